@@ -1,0 +1,42 @@
+// The `rollgate` command line: one subcommand per file under ./commands, registered here.
+import { Command, CommanderError } from 'commander';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const { version } = require('../../package.json') as { version: string };
+
+/** Exit codes shared by every command: 0 ok, 1 the check failed, 2 the call itself was wrong. */
+export const EXIT_USAGE = 2;
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name('rollgate')
+    .description('GitOps progressive delivery: canary Rollouts from Git, driven to completion safely')
+    .version(version)
+    .showHelpAfterError()
+    .exitOverride();
+  // Command registrations (one line each; keep alphabetical).
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
+      return EXIT_USAGE;
+    }
+    process.stderr.write(`rollgate: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+const invokedDirectly = process.argv[1] !== undefined && /rollgate(\.js)?$|main\.(ts|js)$/.test(process.argv[1]);
+if (invokedDirectly) {
+  const code = await main(process.argv);
+  process.exitCode = code;
+}

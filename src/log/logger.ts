@@ -1,0 +1,57 @@
+// The one logger factory: JSON lines in production, pretty output on a TTY, secrets redacted.
+import pino, { type Logger, type LoggerOptions } from 'pino';
+
+export type { Logger } from 'pino';
+
+/** Field paths whose values never reach a log line, at any depth we log objects. */
+export const REDACTED_PATHS = [
+  'password',
+  'token',
+  'secret',
+  'secretValue',
+  'authorization',
+  'auth',
+  'headers.authorization',
+  'headers.Authorization',
+  'headers["x-gitlab-token"]',
+  'headers["x-hub-signature-256"]',
+  '*.password',
+  '*.token',
+  '*.secret',
+  '*.authorization',
+  '*.auth',
+  '*.*.password',
+  '*.*.token',
+  '*.*.secret',
+  'req.headers.authorization',
+  'req.headers["x-gitlab-token"]',
+  'config.webhooks.*.secret',
+  'config.sources[*].auth',
+];
+
+export interface LoggerSettings {
+  level?: string;
+  /** `json` always emits JSON lines; `pretty` always pretty-prints; `auto` pretty-prints on a TTY. */
+  format?: 'json' | 'pretty' | 'auto';
+  name?: string;
+  /** Where lines go; defaults to stdout. Tests pass a stream to read what was logged. */
+  destination?: NodeJS.WritableStream;
+}
+
+export function createLogger(settings: LoggerSettings = {}): Logger {
+  const format = settings.format ?? 'auto';
+  const pretty = format === 'pretty' || (format === 'auto' && settings.destination === undefined && process.stdout.isTTY);
+  const options: LoggerOptions = {
+    level: settings.level ?? process.env.ROLLGATE_LOG_LEVEL ?? 'info',
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    base: settings.name ? { name: settings.name } : {},
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  if (pretty) {
+    return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } } });
+  }
+  return settings.destination ? pino(options, settings.destination) : pino(options);
+}
+
+/** A logger that drops everything: for library code called without one, and for quiet tests. */
+export const silentLogger: Logger = pino({ level: 'silent' });
