@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 
 declare module 'vitest' {
@@ -27,7 +28,7 @@ export async function freePort(): Promise<number> {
 }
 
 async function waitForRedis(port: number, child: ChildProcess): Promise<void> {
-  const { default: Redis } = await import('ioredis');
+  const { Redis } = await import('ioredis');
   const deadline = Date.now() + 10_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`redis-server exited with code ${child.exitCode}`);
