@@ -1,0 +1,138 @@
+// The rollgate configuration schema: one zod definition gives the types, the defaults and the checks.
+import { z } from 'zod';
+
+const durationPattern = /^(\d+(\.\d+)?(ms|s|m|h))+$|^\d+$/;
+/** A Go-style duration as Argo users write it ("30s", "5m", "1h30m") or integer seconds. */
+const durationString = z
+  .union([z.string(), z.number().int().nonnegative()])
+  .refine((v) => typeof v === 'number' || durationPattern.test(v), {
+    message: 'must be a duration such as "30s", "5m", "1h" or a whole number of seconds',
+  });
+
+/**
+ * Where a secret comes from. Exactly one of the three; `secret` inline is allowed for local use but
+ * `secretFile` (a mounted Kubernetes Secret) or `secretEnv` is what production should use.
+ */
+const secretFields = {
+  secret: z.string().min(1).optional(),
+  secretFile: z.string().min(1).optional(),
+  secretEnv: z.string().min(1).optional(),
+};
+const oneSecret = (s: { secret?: string; secretFile?: string; secretEnv?: string }): boolean =>
+  [s.secret, s.secretFile, s.secretEnv].filter((v) => v !== undefined).length <= 1;
+const secretSource = z.object(secretFields).strict().refine(oneSecret, {
+  message: 'give at most one of secret, secretFile, secretEnv',
+});
+/** Bitbucket Cloud signs nothing; its deliveries are verified by the hook's UUID instead. */
+const bitbucketSecretSource = z
+  .object({ ...secretFields, hookUuid: z.string().min(1).optional() })
+  .strict()
+  .refine(oneSecret, { message: 'give at most one of secret, secretFile, secretEnv' });
+
+const sourceAuth = z
+  .object({
+    username: z.string().optional(),
+    usernameEnv: z.string().optional(),
+    password: z.string().optional(),
+    passwordEnv: z.string().optional(),
+    passwordFile: z.string().optional(),
+    token: z.string().optional(),
+    tokenEnv: z.string().optional(),
+    tokenFile: z.string().optional(),
+  })
+  .strict();
+
+const source = z
+  .object({
+    name: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label (lowercase letters, digits, -)'),
+    url: z.string().regex(/^(https?|file):\/\/|^\//, 'must be an http(s) URL or an absolute path'),
+    branch: z.string().min(1).default('main'),
+    path: z.string().default('.'),
+    interval: durationString.default('30s'),
+    namespace: z.string().optional(),
+    prune: z.boolean().default(false),
+    selfHeal: z.boolean().default(false),
+    auth: sourceAuth.optional(),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    log: z
+      .object({
+        level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+        format: z.enum(['auto', 'json', 'pretty']).default('auto'),
+      })
+      .strict()
+      .prefault({}),
+    redis: z
+      .object({
+        url: z
+          .string()
+          .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+          .default('redis://127.0.0.1:6379'),
+        prefix: z.string().min(1).default('rollgate'),
+      })
+      .strict()
+      .prefault({}),
+    kubernetes: z
+      .object({
+        kubeconfig: z.string().default(''),
+        context: z.string().default(''),
+      })
+      .strict()
+      .prefault({}),
+    server: z
+      .object({
+        host: z.string().default('0.0.0.0'),
+        port: z.number().int().min(0).max(65535).default(8080),
+      })
+      .strict()
+      .prefault({}),
+    workers: z
+      .object({
+        concurrency: z.number().int().min(1).max(256).default(8),
+        lockDurationMs: z.number().int().min(1000).default(30_000),
+      })
+      .strict()
+      .prefault({}),
+    git: z
+      .object({
+        cacheDir: z.string().default('.rollgate/git'),
+      })
+      .strict()
+      .prefault({}),
+    sources: z.array(source).default([]),
+    webhooks: z
+      .object({
+        github: secretSource.optional(),
+        gitlab: secretSource.optional(),
+        gitea: secretSource.optional(),
+        bitbucket: bitbucketSecretSource.optional(),
+        generic: secretSource.optional(),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict()
+  .superRefine((config, ctx) => {
+    const seen = new Map<string, number>();
+    config.sources.forEach((s, i) => {
+      const first = seen.get(s.name);
+      if (first !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['sources', i, 'name'],
+          message: `duplicate source name "${s.name}" (also sources[${first}])`,
+        });
+      }
+      seen.set(s.name, i);
+    });
+  });
+
+export type RollgateConfig = z.infer<typeof configSchema>;
+export type SourceConfig = RollgateConfig['sources'][number];
+export type SecretSource = z.infer<typeof secretSource>;
+export type WebhookProvider = keyof RollgateConfig['webhooks'];

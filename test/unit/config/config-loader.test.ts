@@ -1,0 +1,145 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  ConfigError,
+  configKeys,
+  loadConfig,
+  resolveSecret,
+  SecretUnavailableError,
+} from '../../../src/config/index.ts';
+
+function tempFile(text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'rollgate-config-')), 'rollgate.yaml');
+  writeFileSync(file, text);
+  return file;
+}
+
+function problemsOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ConfigError)
+      return err.problems.map((p) => `${p.origin ?? ''} ${p.path}: ${p.message}`);
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('gives the documented defaults with no file and no environment', () => {
+    const config = loadConfig({ env: {} });
+    expect(config.redis.url).toBe('redis://127.0.0.1:6379');
+    expect(config.server.port).toBe(8080);
+    expect(config.workers.concurrency).toBe(8);
+    expect(config.sources).toEqual([]);
+  });
+
+  it('the shipped config/rollgate.yaml is valid and equals the defaults', () => {
+    expect(loadConfig({ file: 'config/rollgate.yaml', env: {} })).toEqual(loadConfig({ env: {} }));
+  });
+
+  it('fills source defaults', () => {
+    const file = tempFile('sources:\n  - { name: apps, url: http://127.0.0.1:9000/apps.git }\n');
+    const [source] = loadConfig({ file, env: {} }).sources;
+    expect(source).toMatchObject({
+      name: 'apps',
+      branch: 'main',
+      path: '.',
+      interval: '30s',
+      prune: false,
+      selfHeal: false,
+    });
+  });
+
+  it('lets the environment override the file, and flags override both', () => {
+    const file = tempFile('workers:\n  concurrency: 3\nserver:\n  port: 9000\n');
+    const env = {
+      ROLLGATE_WORKERS_CONCURRENCY: '5',
+      ROLLGATE_SERVER_PORT: '9100',
+      ROLLGATE_REDIS_URL: 'redis://r:6380',
+    };
+    const config = loadConfig({ file, env, overrides: { 'server.port': 9200 } });
+    expect(config.workers.concurrency).toBe(5);
+    expect(config.server.port).toBe(9200);
+    expect(config.redis.url).toBe('redis://r:6380');
+  });
+
+  it('derives an environment variable for every leaf, including nested webhook secrets', () => {
+    const names = configKeys().map((k) => k.env);
+    expect(names).toContain('ROLLGATE_WORKERS_LOCK_DURATION_MS');
+    expect(names).toContain('ROLLGATE_WEBHOOKS_GITHUB_SECRET_FILE');
+    expect(names).toContain('ROLLGATE_SOURCES');
+    const config = loadConfig({ env: { ROLLGATE_WEBHOOKS_GITLAB_SECRET_ENV: 'GL_TOKEN' } });
+    expect(config.webhooks.gitlab).toEqual({ secretEnv: 'GL_TOKEN' });
+  });
+
+  it('accepts sources from the environment as JSON', () => {
+    const config = loadConfig({ env: { ROLLGATE_SOURCES: '[{"name":"a","url":"http://h/a.git"}]' } });
+    expect(config.sources[0]?.name).toBe('a');
+  });
+
+  it('refuses a bad value with the file, line, key path and reason', () => {
+    const file = tempFile('server:\n  port: 8080\nworkers:\n  concurrency: 0\n');
+    const problems = problemsOf(() => loadConfig({ file, env: {} }));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(
+      new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:4:\\d+ workers\\.concurrency: .*>=1`),
+    );
+  });
+
+  it('names the environment variable when that is where a bad value came from', () => {
+    expect(problemsOf(() => loadConfig({ env: { ROLLGATE_SERVER_PORT: 'eighty' } }))).toEqual([
+      'env ROLLGATE_SERVER_PORT server.port: expected a number, got "eighty"',
+    ]);
+  });
+
+  it('refuses unknown keys, duplicate source names, bad URLs and two secrets at once', () => {
+    const file = tempFile(
+      [
+        'workers: { concurency: 4 }',
+        'sources:',
+        '  - { name: apps, url: "ftp://x" }',
+        '  - { name: apps, url: "http://h/a.git" }',
+        'webhooks:',
+        '  github: { secret: a, secretEnv: B }',
+      ].join('\n'),
+    );
+    const problems = problemsOf(() => loadConfig({ file, env: {} })).join('\n');
+    expect(problems).toMatch(/workers: Unrecognized key: "concurency"/);
+    expect(problems).toMatch(/sources\[0\]\.url: must be an http\(s\) URL/);
+    expect(problems).toMatch(/sources\[1\]\.name: duplicate source name "apps"/);
+    expect(problems).toMatch(/webhooks\.github: give at most one of secret, secretFile, secretEnv/);
+  });
+
+  it('refuses an unknown --set key and lists the known ones', () => {
+    expect(problemsOf(() => loadConfig({ env: {}, overrides: { 'worker.concurrency': '2' } }))[0]).toMatch(
+      /worker\.concurrency: unknown setting \(known: .*workers\.concurrency/,
+    );
+  });
+
+  it('reports invalid YAML with its line', () => {
+    const file = tempFile('server:\n  port: [8080\n');
+    expect(problemsOf(() => loadConfig({ file, env: {} }))[0]).toMatch(
+      new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+`),
+    );
+  });
+});
+
+describe('resolveSecret', () => {
+  it('reads inline, environment and file secrets', () => {
+    const file = tempFile('s3cret\n');
+    expect(resolveSecret('github', { secret: 'a' })).toBe('a');
+    expect(resolveSecret('github', { secretEnv: 'GH' }, { GH: 'b' })).toBe('b');
+    expect(resolveSecret('github', { secretFile: file })).toBe('s3cret');
+    expect(resolveSecret('github', undefined)).toBeUndefined();
+  });
+
+  it('fails clearly, without the value, when the source is missing', () => {
+    expect(() => resolveSecret('github', { secretEnv: 'NOPE' }, {})).toThrow(SecretUnavailableError);
+    expect(() => resolveSecret('github', { secretFile: '/nonexistent/x' })).toThrow(
+      /cannot read \/nonexistent\/x: ENOENT/,
+    );
+  });
+});
