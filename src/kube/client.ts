@@ -1,0 +1,175 @@
+// Kubernetes connection: where the kubeconfig comes from (explicit precedence) and the typed API clients.
+import { existsSync, readFileSync } from 'node:fs';
+import { isIPv6 } from 'node:net';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import {
+  ApiextensionsV1Api,
+  AppsV1Api,
+  BatchV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  EventsV1Api,
+  KubeConfig,
+} from '@kubernetes/client-node';
+
+/** Where a kubeconfig was found, in the order they are tried. */
+export type KubeConfigSource = 'flag' | 'env' | 'home' | 'in-cluster';
+
+/** No kubeconfig anywhere: a human must point us at a cluster. */
+export class KubeConfigNotFoundError extends Error {
+  override readonly name = 'KubeConfigNotFoundError';
+  readonly code = 'kube.config_not_found';
+  constructor(readonly tried: string[]) {
+    super(`no kubeconfig found (tried: ${tried.join(', ')}); pass --kubeconfig FILE or set KUBECONFIG`);
+  }
+}
+
+/** A kubeconfig that was named explicitly (flag or KUBECONFIG) but does not exist. */
+export class KubeConfigMissingFileError extends Error {
+  override readonly name = 'KubeConfigMissingFileError';
+  readonly code = 'kube.config_missing_file';
+  constructor(
+    readonly file: string,
+    readonly source: KubeConfigSource,
+  ) {
+    super(`kubeconfig ${file} (from ${source === 'flag' ? '--kubeconfig' : 'KUBECONFIG'}) does not exist`);
+  }
+}
+
+/** Inputs of the lookup; every field defaults to the real process environment (tests inject their own). */
+export interface KubeConfigLookup {
+  /** `--kubeconfig FILE`: wins over everything else. */
+  kubeconfig?: string | undefined;
+  env?: NodeJS.ProcessEnv;
+  homeDir?: string;
+  /** Prefix for the service-account files (`/var/run/secrets/kubernetes.io/serviceaccount`); tests only. */
+  inClusterRoot?: string;
+  fileExists?: (path: string) => boolean;
+}
+
+/** The result of the lookup: a loaded config and where it came from (worth logging once at start). */
+export interface LoadedKubeConfig {
+  kubeConfig: KubeConfig;
+  source: KubeConfigSource;
+  /** The file(s) read, or the API server address for in-cluster. */
+  origin: string;
+}
+
+const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
+/**
+ * Loads a kubeconfig with the precedence kubectl users expect:
+ * `--kubeconfig` → `KUBECONFIG` (first file wins for the current context, others merged) →
+ * `~/.kube/config` → in-cluster service account (KUBERNETES_SERVICE_HOST + token file).
+ */
+export function loadKubeConfig(lookup: KubeConfigLookup = {}): LoadedKubeConfig {
+  const env = lookup.env ?? process.env;
+  const exists = lookup.fileExists ?? existsSync;
+  const tried: string[] = [];
+
+  if (lookup.kubeconfig !== undefined && lookup.kubeconfig !== '') {
+    if (!exists(lookup.kubeconfig)) throw new KubeConfigMissingFileError(lookup.kubeconfig, 'flag');
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(lookup.kubeconfig);
+    return { kubeConfig, source: 'flag', origin: lookup.kubeconfig };
+  }
+  tried.push('--kubeconfig');
+
+  const envFiles = (env.KUBECONFIG ?? '').split(delimiter).filter((file) => file !== '');
+  if (envFiles.length > 0) {
+    const present = envFiles.filter((file) => exists(file));
+    if (present.length === 0) throw new KubeConfigMissingFileError(envFiles.join(delimiter), 'env');
+    const kubeConfig = new KubeConfig();
+    const [first, ...rest] = present as [string, ...string[]];
+    kubeConfig.loadFromFile(first);
+    for (const file of rest) {
+      const other = new KubeConfig();
+      other.loadFromFile(file);
+      mergeFirstWins(kubeConfig, other);
+    }
+    return { kubeConfig, source: 'env', origin: present.join(delimiter) };
+  }
+  tried.push('KUBECONFIG');
+
+  const home = lookup.homeDir ?? env.HOME ?? homedir();
+  const homeConfig = join(home, '.kube', 'config');
+  if (exists(homeConfig)) {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(homeConfig);
+    return { kubeConfig, source: 'home', origin: homeConfig };
+  }
+  tried.push(homeConfig);
+
+  const root = lookup.inClusterRoot ?? '';
+  const host = env.KUBERNETES_SERVICE_HOST;
+  if (host !== undefined && host !== '' && exists(`${root}${SERVICE_ACCOUNT_TOKEN}`)) {
+    const kubeConfig = inClusterConfig(host, env.KUBERNETES_SERVICE_PORT ?? '443', root, exists);
+    return { kubeConfig, source: 'in-cluster', origin: kubeConfig.getCurrentCluster()?.server ?? host };
+  }
+  tried.push('in-cluster service account');
+  throw new KubeConfigNotFoundError(tried);
+}
+
+/** kubectl's KUBECONFIG merge rule: the first file to define a cluster, user or context wins. */
+function mergeFirstWins(target: KubeConfig, other: KubeConfig): void {
+  const clusters = new Set(target.getClusters().map((c) => c.name));
+  const users = new Set(target.getUsers().map((u) => u.name));
+  const contexts = new Set(target.getContexts().map((c) => c.name));
+  for (const cluster of other.getClusters()) if (!clusters.has(cluster.name)) target.addCluster(cluster);
+  for (const user of other.getUsers()) if (!users.has(user.name)) target.addUser(user);
+  for (const context of other.getContexts()) if (!contexts.has(context.name)) target.addContext(context);
+}
+
+/** The service-account config client-node's loadFromCluster builds, but from the env we were given. */
+function inClusterConfig(
+  host: string,
+  port: string,
+  root: string,
+  exists: (path: string) => boolean,
+): KubeConfig {
+  const dir = `${root}/var/run/secrets/kubernetes.io/serviceaccount`;
+  const scheme = port === '80' || port === '8080' || port === '8001' ? 'http' : 'https';
+  const server = `${scheme}://${isIPv6(host) ? `[${host}]` : host}:${port}`;
+  const namespace = exists(`${dir}/namespace`) ? readFileSync(`${dir}/namespace`, 'utf8').trim() : undefined;
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromOptions({
+    clusters: [{ name: 'inCluster', server, caFile: `${dir}/ca.crt`, skipTLSVerify: false }],
+    users: [
+      { name: 'inClusterUser', authProvider: { name: 'tokenFile', config: { tokenFile: `${dir}/token` } } },
+    ],
+    contexts: [{ name: 'inClusterContext', cluster: 'inCluster', user: 'inClusterUser', namespace }],
+    currentContext: 'inClusterContext',
+  });
+  return kubeConfig;
+}
+
+/** The typed API clients Rollgate uses, all made from one KubeConfig. */
+export interface KubeClients {
+  kubeConfig: KubeConfig;
+  core: CoreV1Api;
+  apps: AppsV1Api;
+  batch: BatchV1Api;
+  events: EventsV1Api;
+  custom: CustomObjectsApi;
+  apiextensions: ApiextensionsV1Api;
+}
+
+/** Builds every client from one config (cheap: no request is made). */
+export function createKubeClients(kubeConfig: KubeConfig): KubeClients {
+  return {
+    kubeConfig,
+    core: kubeConfig.makeApiClient(CoreV1Api),
+    apps: kubeConfig.makeApiClient(AppsV1Api),
+    batch: kubeConfig.makeApiClient(BatchV1Api),
+    events: kubeConfig.makeApiClient(EventsV1Api),
+    custom: kubeConfig.makeApiClient(CustomObjectsApi),
+    apiextensions: kubeConfig.makeApiClient(ApiextensionsV1Api),
+  };
+}
+
+/** The namespace of the current context, or `default`: what `-n` falls back to, as with kubectl. */
+export function currentNamespace(kubeConfig: KubeConfig): string {
+  const context = kubeConfig.getContextObject(kubeConfig.getCurrentContext());
+  return context?.namespace ?? 'default';
+}

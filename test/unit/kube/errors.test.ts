@@ -1,0 +1,91 @@
+// Error mapping: every ApiException code and network failure lands on the right typed error.
+import { ApiException } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { dispositionOf, kubeCall, toKubeError, type KubeApiError } from '../../../src/kube/errors.ts';
+
+const request = { verb: 'patch', kind: 'ReplicaSet', namespace: 'ns', name: 'web-abc' } as const;
+
+function apiError(
+  code: number,
+  body: object | string,
+  headers: Record<string, string> = {},
+): ApiException<unknown> {
+  return new ApiException(
+    code,
+    'Unknown API Status Code!',
+    typeof body === 'string' ? body : JSON.stringify(body),
+    headers,
+  );
+}
+
+describe('toKubeError', () => {
+  const rows: Array<{ status: number; code: string; disposition: string }> = [
+    { status: 404, code: 'kube.not_found', disposition: 'notFound' },
+    { status: 409, code: 'kube.conflict', disposition: 'conflict' },
+    { status: 410, code: 'kube.gone', disposition: 'conflict' },
+    { status: 422, code: 'kube.invalid', disposition: 'stalled' },
+    { status: 400, code: 'kube.invalid', disposition: 'stalled' },
+    { status: 403, code: 'kube.forbidden', disposition: 'stalled' },
+    { status: 429, code: 'kube.throttled', disposition: 'transient' },
+    { status: 500, code: 'kube.transient', disposition: 'transient' },
+    { status: 503, code: 'kube.transient', disposition: 'transient' },
+  ];
+  for (const row of rows) {
+    it(`maps HTTP ${row.status} to ${row.code}`, () => {
+      const err = toKubeError(
+        apiError(row.status, { kind: 'Status', reason: 'R', message: 'm' }),
+        request,
+      ) as KubeApiError;
+      expect(err.code).toBe(row.code);
+      expect(err.disposition).toBe(row.disposition);
+      expect(dispositionOf(err)).toBe(row.disposition);
+      expect(err.status).toBe(row.status);
+      expect(err.request).toEqual(request);
+    });
+  }
+
+  it('keeps the API server message and the object in the error text', () => {
+    const err = toKubeError(
+      apiError(409, {
+        kind: 'Status',
+        status: 'Failure',
+        reason: 'Conflict',
+        message:
+          'Operation cannot be fulfilled on replicasets.apps "web-abc": the object has been modified; please apply your changes to the latest version and try again',
+      }),
+      request,
+    );
+    expect(err.message).toContain('patch ReplicaSet/ns/web-abc');
+    expect(err.message).toContain('the object has been modified');
+    expect(err.name).toBe('KubeConflictError');
+  });
+
+  it('reads retry-after from the Status details or the header on 429', () => {
+    const fromBody = toKubeError(
+      apiError(429, { reason: 'TooManyRequests', details: { retryAfterSeconds: 3 } }),
+      request,
+    );
+    expect(fromBody).toMatchObject({ code: 'kube.throttled', retryAfterMs: 3000 });
+    const fromHeader = toKubeError(apiError(429, 'slow down', { 'Retry-After': '2' }), request);
+    expect(fromHeader).toMatchObject({ code: 'kube.throttled', retryAfterMs: 2000 });
+  });
+
+  it('treats refused and reset connections (also nested as fetch causes) as transient', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+    const wrapped = new TypeError('fetch failed', { cause: refused });
+    const err = toKubeError(wrapped, request) as KubeApiError;
+    expect(err.code).toBe('kube.transient');
+    expect(err.message).toContain('ECONNREFUSED');
+  });
+
+  it('passes programming errors through unchanged', () => {
+    const bug = new TypeError('x is undefined');
+    expect(toKubeError(bug, request)).toBe(bug);
+  });
+
+  it('kubeCall rethrows the mapped error', async () => {
+    await expect(
+      kubeCall(request, () => Promise.reject(apiError(404, { reason: 'NotFound', message: 'gone' }))),
+    ).rejects.toMatchObject({ code: 'kube.not_found' });
+  });
+});
