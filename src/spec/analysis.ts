@@ -1,0 +1,232 @@
+// AnalysisTemplate, ClusterAnalysisTemplate and AnalysisRun: zod schemas and types, as Argo Rollouts defines them.
+import { z } from 'zod';
+import { ACCEPTED_API_VERSIONS } from './api-version.ts';
+import { intOrStringSchema, looseMapSchema, objectMetaSchema } from './kube-meta.ts';
+import { durationValueSchema, dryRunSchema, measurementRetentionSchema } from './rollout.ts';
+
+export {
+  ROLLGATE_API_VERSION,
+  ARGO_API_VERSION,
+  ACCEPTED_API_VERSIONS,
+  toRollgateApiVersion,
+} from './api-version.ts';
+
+/** A template argument: a literal, a Secret key, a pod field or a pod-template hash. */
+export const argumentSchema = z.object({
+  name: z.string().min(1, { error: 'must not be empty' }),
+  value: z.string().optional(),
+  valueFrom: z
+    .object({
+      secretKeyRef: z.object({ name: z.string(), key: z.string() }).optional(),
+      fieldRef: z.object({ fieldPath: z.string() }).optional(),
+      podTemplateHashValue: z.enum(['Stable', 'Latest']).optional(),
+    })
+    .optional(),
+});
+export type Argument = z.infer<typeof argumentSchema>;
+
+export const webMetricHeaderSchema = z.object({ key: z.string(), value: z.string() });
+export type WebMetricHeader = z.infer<typeof webMetricHeaderSchema>;
+
+export const prometheusMetricSchema = z.object({
+  address: z.string().optional(),
+  query: z.string(),
+  /** Seconds. */
+  timeout: z.int().min(0).optional(),
+  headers: z.array(webMetricHeaderSchema).optional(),
+  authentication: z
+    .object({
+      sigv4: looseMapSchema.optional(),
+      oauth2: z
+        .object({
+          tokenUrl: z.string().optional(),
+          clientId: z.string().optional(),
+          clientSecret: z.string().optional(),
+          scopes: z.array(z.string()).optional(),
+        })
+        .optional(),
+    })
+    .optional(),
+  insecure: z.boolean().optional(),
+  rangeQuery: looseMapSchema.optional(),
+});
+export type PrometheusMetric = z.infer<typeof prometheusMetricSchema>;
+
+export const webMetricSchema = z.object({
+  url: z.string(),
+  method: z.enum(['GET', 'POST', 'PUT']).optional(),
+  headers: z.array(webMetricHeaderSchema).optional(),
+  body: z.string().optional(),
+  jsonBody: z.unknown().optional(),
+  jsonPath: z.string().optional(),
+  timeoutSeconds: z.int().min(0).optional(),
+  insecure: z.boolean().optional(),
+  authentication: looseMapSchema.optional(),
+});
+export type WebMetric = z.infer<typeof webMetricSchema>;
+
+export const jobMetricSchema = z.object({
+  metadata: z
+    .object({
+      labels: z.record(z.string(), z.string()).optional(),
+      annotations: z.record(z.string(), z.string()).optional(),
+    })
+    .optional(),
+  /** batch/v1 JobSpec, passed through as written. */
+  spec: looseMapSchema,
+});
+export type JobMetric = z.infer<typeof jobMetricSchema>;
+
+/** Providers Rollgate runs; the others are parsed as loose objects so they can be reported. */
+export const SUPPORTED_METRIC_PROVIDERS = ['prometheus', 'web', 'job'] as const;
+export const OTHER_METRIC_PROVIDERS = [
+  'kayenta',
+  'datadog',
+  'newRelic',
+  'wavefront',
+  'cloudWatch',
+  'graphite',
+  'influxdb',
+  'skywalking',
+  'plugin',
+] as const;
+
+export const metricProviderSchema = z.object({
+  prometheus: prometheusMetricSchema.optional(),
+  web: webMetricSchema.optional(),
+  job: jobMetricSchema.optional(),
+  kayenta: looseMapSchema.optional(),
+  datadog: looseMapSchema.optional(),
+  newRelic: looseMapSchema.optional(),
+  wavefront: looseMapSchema.optional(),
+  cloudWatch: looseMapSchema.optional(),
+  graphite: looseMapSchema.optional(),
+  influxdb: looseMapSchema.optional(),
+  skywalking: looseMapSchema.optional(),
+  plugin: looseMapSchema.optional(),
+});
+export type MetricProvider = z.infer<typeof metricProviderSchema>;
+
+/** One metric: how to measure, how often, and when it counts as success or failure. */
+export const metricSchema = z.object({
+  name: z.string().min(1, { error: 'must not be empty' }),
+  interval: durationValueSchema.optional(),
+  initialDelay: durationValueSchema.optional(),
+  count: intOrStringSchema.optional(),
+  successCondition: z.string().optional(),
+  failureCondition: z.string().optional(),
+  failureLimit: intOrStringSchema.optional(),
+  inconclusiveLimit: intOrStringSchema.optional(),
+  consecutiveErrorLimit: intOrStringSchema.optional(),
+  consecutiveSuccessLimit: intOrStringSchema.optional(),
+  provider: metricProviderSchema,
+});
+export type Metric = z.infer<typeof metricSchema>;
+
+/** AnalysisTemplate / ClusterAnalysisTemplate spec. */
+export const analysisTemplateSpecSchema = z.object({
+  metrics: z.array(metricSchema).min(1, { error: 'at least one metric is required' }),
+  args: z.array(argumentSchema).optional(),
+  dryRun: z.array(dryRunSchema).optional(),
+  measurementRetention: z.array(measurementRetentionSchema).optional(),
+});
+export type AnalysisTemplateSpec = z.infer<typeof analysisTemplateSpecSchema>;
+
+const apiVersionSchema = z.enum(ACCEPTED_API_VERSIONS, {
+  error: (iss) => `must be one of ${ACCEPTED_API_VERSIONS.join(', ')}, got ${JSON.stringify(iss.input)}`,
+});
+
+export const analysisTemplateSchema = z.object({
+  apiVersion: apiVersionSchema,
+  kind: z.literal('AnalysisTemplate'),
+  metadata: objectMetaSchema,
+  spec: analysisTemplateSpecSchema,
+});
+export type AnalysisTemplate = z.infer<typeof analysisTemplateSchema>;
+
+export const clusterAnalysisTemplateSchema = z.object({
+  apiVersion: apiVersionSchema,
+  kind: z.literal('ClusterAnalysisTemplate'),
+  metadata: objectMetaSchema,
+  spec: analysisTemplateSpecSchema,
+});
+export type ClusterAnalysisTemplate = z.infer<typeof clusterAnalysisTemplateSchema>;
+
+// ---------------------------------------------------------------------------------------------------
+// AnalysisRun
+
+export const ANALYSIS_PHASES = [
+  'Pending',
+  'Running',
+  'Successful',
+  'Failed',
+  'Error',
+  'Inconclusive',
+] as const;
+export type AnalysisPhase = (typeof ANALYSIS_PHASES)[number];
+
+export const analysisRunSpecSchema = z.object({
+  metrics: z.array(metricSchema).min(1, { error: 'at least one metric is required' }),
+  args: z.array(argumentSchema).optional(),
+  terminate: z.boolean().optional(),
+  dryRun: z.array(dryRunSchema).optional(),
+  measurementRetention: z.array(measurementRetentionSchema).optional(),
+});
+export type AnalysisRunSpec = z.infer<typeof analysisRunSpecSchema>;
+
+export const measurementSchema = z.looseObject({
+  phase: z.enum(ANALYSIS_PHASES),
+  value: z.string().optional(),
+  startedAt: z.string().optional(),
+  finishedAt: z.string().optional(),
+  message: z.string().optional(),
+  metadata: z.record(z.string(), z.string()).optional(),
+  resumeAt: z.string().optional(),
+});
+export type Measurement = z.infer<typeof measurementSchema>;
+
+export const metricResultSchema = z.looseObject({
+  name: z.string(),
+  phase: z.enum(ANALYSIS_PHASES),
+  measurements: z.array(measurementSchema).optional(),
+  message: z.string().optional(),
+  count: z.int().optional(),
+  successful: z.int().optional(),
+  failed: z.int().optional(),
+  inconclusive: z.int().optional(),
+  error: z.int().optional(),
+  consecutiveError: z.int().optional(),
+  consecutiveSuccess: z.int().optional(),
+  dryRun: z.boolean().optional(),
+  metadata: z.record(z.string(), z.string()).optional(),
+});
+export type MetricResult = z.infer<typeof metricResultSchema>;
+
+export const runSummarySchema = z.looseObject({
+  count: z.int().optional(),
+  successful: z.int().optional(),
+  failed: z.int().optional(),
+  inconclusive: z.int().optional(),
+  error: z.int().optional(),
+});
+export type RunSummary = z.infer<typeof runSummarySchema>;
+
+/** AnalysisRun status; unknown extra fields are kept (x-kubernetes-preserve-unknown-fields in the CRD). */
+export const analysisRunStatusSchema = z.looseObject({
+  phase: z.enum(ANALYSIS_PHASES).optional(),
+  message: z.string().optional(),
+  metricResults: z.array(metricResultSchema).optional(),
+  startedAt: z.string().optional(),
+  runSummary: runSummarySchema.optional(),
+  dryRunSummary: runSummarySchema.optional(),
+});
+export type AnalysisRunStatus = z.infer<typeof analysisRunStatusSchema>;
+
+export const analysisRunSchema = z.object({
+  apiVersion: apiVersionSchema,
+  kind: z.literal('AnalysisRun'),
+  metadata: objectMetaSchema,
+  spec: analysisRunSpecSchema,
+  status: analysisRunStatusSchema.optional(),
+});
+export type AnalysisRun = z.infer<typeof analysisRunSchema>;

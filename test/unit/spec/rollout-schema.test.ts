@@ -1,0 +1,125 @@
+// Tests for the Rollout / analysis schemas, defaults and the apiVersion conversion.
+import { describe, it, expect } from 'vitest';
+import {
+  rolloutSchema,
+  withDefaults,
+  canaryStepKind,
+  ROLLOUT_DEFAULTS,
+  toRollgateApiVersion,
+  ROLLGATE_API_VERSION,
+  ARGO_API_VERSION,
+  type Rollout,
+} from '../../../src/spec/rollout.ts';
+import { analysisTemplateSchema, analysisRunSchema } from '../../../src/spec/analysis.ts';
+
+const rollout = {
+  apiVersion: ARGO_API_VERSION,
+  kind: 'Rollout',
+  metadata: { name: 'web', namespace: 'apps' },
+  spec: {
+    replicas: 4,
+    selector: { matchLabels: { app: 'web' } },
+    template: {
+      metadata: { labels: { app: 'web' } },
+      spec: { containers: [{ name: 'web', image: 'nginx:1.27', ports: [{ containerPort: 80 }] }] },
+    },
+    strategy: {
+      canary: { steps: [{ setWeight: 20 }, { pause: { duration: '1m' } }, { pause: {} }] },
+    },
+  },
+};
+
+describe('rolloutSchema', () => {
+  it('accepts an Argo canary Rollout and keeps the pod template as written', () => {
+    const parsed = rolloutSchema.parse(rollout);
+    expect(parsed.spec.template.spec.containers[0]).toMatchObject({ ports: [{ containerPort: 80 }] });
+    expect(parsed.spec.strategy.canary?.steps?.map(canaryStepKind)).toEqual(['setWeight', 'pause', 'pause']);
+  });
+
+  it('refuses a setWeight above 100 with the value in the message', () => {
+    const bad = structuredClone(rollout);
+    bad.spec.strategy.canary.steps[0] = { setWeight: 150 };
+    const result = rolloutSchema.safeParse(bad);
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.path).toEqual(['spec', 'strategy', 'canary', 'steps', 0, 'setWeight']);
+    expect(result.error?.issues[0]?.message).toBe('must be between 0 and 100, got 150');
+  });
+
+  it('refuses a step that sets two kinds at once', () => {
+    const bad = structuredClone(rollout) as { spec: { strategy: { canary: { steps: unknown[] } } } };
+    bad.spec.strategy.canary.steps[0] = { setWeight: 10, pause: {} };
+    const result = rolloutSchema.safeParse(bad);
+    expect(result.error?.issues[0]?.message).toContain('got setWeight and pause');
+  });
+
+  it('keeps unknown status fields the planner adds', () => {
+    const parsed = rolloutSchema.parse({
+      ...rollout,
+      status: { phase: 'Paused', currentStepIndex: 1, rollgate: { progressStartedAt: 'x' } },
+    });
+    expect((parsed.status as Record<string, unknown>)['rollgate']).toEqual({ progressStartedAt: 'x' });
+  });
+});
+
+describe('withDefaults', () => {
+  it("fills Argo's defaults and keeps what is set", () => {
+    const spec = withDefaults(rolloutSchema.parse(rollout).spec);
+    expect(spec.progressDeadlineSeconds).toBe(600);
+    expect(spec.revisionHistoryLimit).toBe(10);
+    expect(spec.replicas).toBe(4);
+    expect(spec.strategy.canary).toMatchObject({
+      maxSurge: '25%',
+      maxUnavailable: '25%',
+      abortScaleDownDelaySeconds: 30,
+      scaleDownDelaySeconds: 30,
+    });
+    expect(ROLLOUT_DEFAULTS.progressDeadlineSeconds).toBe(600);
+  });
+});
+
+describe('toRollgateApiVersion', () => {
+  it('moves an Argo object to rollgate.dev without touching the spec', () => {
+    const parsed: Rollout = rolloutSchema.parse(rollout);
+    const converted = toRollgateApiVersion(parsed);
+    expect(converted.apiVersion).toBe(ROLLGATE_API_VERSION);
+    expect(converted.spec).toBe(parsed.spec);
+    expect(parsed.apiVersion).toBe(ARGO_API_VERSION);
+  });
+});
+
+describe('analysis schemas', () => {
+  it('accepts a template with int-or-string limits and a web provider', () => {
+    const parsed = analysisTemplateSchema.parse({
+      apiVersion: ARGO_API_VERSION,
+      kind: 'AnalysisTemplate',
+      metadata: { name: 'success-rate' },
+      spec: {
+        args: [{ name: 'svc' }, { name: 'token', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }],
+        metrics: [
+          {
+            name: 'rate',
+            interval: '1m',
+            count: '{{args.count}}',
+            failureLimit: 3,
+            provider: { web: { url: 'http://x', headers: [{ key: 'a', value: 'b' }], jsonPath: '{$.ok}' } },
+          },
+        ],
+      },
+    });
+    expect(parsed.spec.metrics[0]?.count).toBe('{{args.count}}');
+  });
+
+  it('accepts an AnalysisRun status with measurements', () => {
+    const parsed = analysisRunSchema.parse({
+      apiVersion: ROLLGATE_API_VERSION,
+      kind: 'AnalysisRun',
+      metadata: { name: 'r1' },
+      spec: { metrics: [{ name: 'm', provider: { prometheus: { query: 'up' } } }] },
+      status: {
+        phase: 'Running',
+        metricResults: [{ name: 'm', phase: 'Running', measurements: [{ phase: 'Successful', value: '1' }] }],
+      },
+    });
+    expect(parsed.status?.metricResults?.[0]?.measurements?.[0]?.value).toBe('1');
+  });
+});
