@@ -1,0 +1,79 @@
+// What the executor read from the cluster for one rollout: the planner's only view of the world.
+import type { Rollout } from '../spec/rollout.ts';
+
+/** A ReplicaSet as observed (owned by the rollout, or carrying its pod-template-hash and selector). */
+export interface ObservedReplicaSet {
+  name: string;
+  uid: string;
+  resourceVersion: string;
+  /** Value of the `rollouts-pod-template-hash` label ('' when absent). */
+  podTemplateHash: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  /** spec.replicas (0 when absent). */
+  replicas: number;
+  /** status counts (0 when the ReplicaSet has no status yet). */
+  status: { replicas: number; readyReplicas: number; availableReplicas: number };
+  /** spec.template as stored (with the hash label). */
+  template: object;
+  /** RFC 3339 creation time; orders revisions for revisionHistoryLimit. */
+  creationTimestamp: string;
+  /** An ownerReference with controller: true points at this rollout. */
+  controlledByRollout: boolean;
+}
+
+/** One container of an observed pod, with the state that explains why it is not ready. */
+export interface ObservedContainer {
+  name: string;
+  image: string;
+  /** state.waiting.reason, e.g. ImagePullBackOff, CrashLoopBackOff, ErrImagePull, CreateContainerConfigError. */
+  waitingReason?: string;
+  waitingMessage?: string;
+  /** state.terminated.reason or lastState.terminated.reason. */
+  terminatedReason?: string;
+  restartCount: number;
+}
+
+/** A pod of one of the rollout's ReplicaSets. */
+export interface ObservedPod {
+  name: string;
+  podTemplateHash: string;
+  phase: string;
+  ready: boolean;
+  containers: ObservedContainer[];
+}
+
+/** A Service named by strategy.canary.canaryService / stableService. */
+export interface ObservedService {
+  name: string;
+  resourceVersion: string;
+  selector: Record<string, string>;
+}
+
+/** The phases of an AnalysisRun, as Argo names them. */
+export type ObservedAnalysisRunPhase =
+  'Pending' | 'Running' | 'Successful' | 'Failed' | 'Error' | 'Inconclusive';
+
+/** An AnalysisRun owned by the rollout (the planner names them deterministically, see {@link analysisRunName}). */
+export interface ObservedAnalysisRun {
+  name: string;
+  phase: ObservedAnalysisRunPhase;
+  message?: string;
+  labels: Record<string, string>;
+  /** spec.terminate is set (or the run already reached a final phase). */
+  terminated: boolean;
+}
+
+/**
+ * Everything the planner may look at. `rollout` is the live object (metadata with name, namespace,
+ * uid, generation, resourceVersion; spec; status). Lists may be empty; nothing is assumed consistent.
+ */
+export interface ObservedState {
+  rollout: Rollout;
+  replicaSets: ObservedReplicaSet[];
+  pods: ObservedPod[];
+  services: ObservedService[];
+  analysisRuns: ObservedAnalysisRun[];
+  /** The last traffic-router error, if the last setTrafficWeights failed. Never blocks an abort. */
+  traffic?: { error?: string };
+}

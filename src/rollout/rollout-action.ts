@@ -1,0 +1,115 @@
+// The planner's output: plain, serializable actions with absolute targets, safe to execute twice.
+
+/** Label that ties a ReplicaSet, its selector and its pods to one pod template (as Argo Rollouts). */
+export const POD_TEMPLATE_HASH_LABEL = 'rollouts-pod-template-hash';
+/** Annotation on an old ReplicaSet: when it may be scaled to 0 (RFC 3339). Never written empty. */
+export const SCALE_DOWN_DEADLINE_ANNOTATION = 'rollgate.dev/scale-down-deadline';
+/** Label on AnalysisRuns naming their rollout. */
+export const ROLLOUT_NAME_LABEL = 'rollgate.dev/rollout';
+/** Label on AnalysisRuns: 'Step' or 'Background' (values as Argo's rollout-type label). */
+export const ANALYSIS_TYPE_LABEL = 'rollgate.dev/analysis-type';
+/** Label on step AnalysisRuns: the step index that started them. */
+export const STEP_INDEX_LABEL = 'rollgate.dev/step-index';
+
+/**
+ * Create the ReplicaSet `name` (= `<rollout>-<hash>`), owned by the rollout (ownerReference
+ * controller: true, set by the executor). `labels` go on the RS, `selector` is its spec.selector,
+ * `template` already carries the hash label in its metadata.labels.
+ */
+export interface CreateReplicaSetAction {
+  kind: 'createReplicaSet';
+  name: string;
+  podTemplateHash: string;
+  replicas: number;
+  template: object;
+  selector: { matchLabels: Record<string, string> };
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+
+/**
+ * Set spec.replicas (absolute) of an existing ReplicaSet, conditional on `resourceVersion`. `annotations`
+ * are changed in the SAME write: a string sets the annotation, null removes it. Values are never empty.
+ */
+export interface ScaleReplicaSetAction {
+  kind: 'scaleReplicaSet';
+  name: string;
+  resourceVersion: string;
+  replicas: number;
+  annotations?: Record<string, string | null>;
+}
+
+/** Delete an old, scaled-to-0 ReplicaSet beyond revisionHistoryLimit (precondition: resourceVersion). */
+export interface DeleteReplicaSetAction {
+  kind: 'deleteReplicaSet';
+  name: string;
+  resourceVersion: string;
+}
+
+/**
+ * Tell the traffic router the weights: `canaryWeight`% to pods of `canaryHash`, the rest to `stableHash`.
+ * canaryHash is absent when there is no canary (all traffic to stable).
+ */
+export interface SetTrafficWeightsAction {
+  kind: 'setTrafficWeights';
+  canaryWeight: number;
+  stableHash: string;
+  canaryHash?: string;
+}
+
+/** Point a Service's `rollouts-pod-template-hash` selector at a pod template hash (other keys kept). */
+export interface PatchServiceSelectorAction {
+  kind: 'patchServiceSelector';
+  service: string;
+  resourceVersion: string;
+  podTemplateHash: string;
+}
+
+/** One argument of an AnalysisRun; podTemplateHashValue references are already resolved into `value`. */
+export interface AnalysisRunArgumentValue {
+  name: string;
+  value?: string;
+  valueFrom?: { fieldRef?: { fieldPath: string } };
+}
+
+/** Create an AnalysisRun from templates (the analysis module merges templates and runs it). */
+export interface CreateAnalysisRunAction {
+  kind: 'createAnalysisRun';
+  name: string;
+  templates: Array<{ templateName: string; clusterScope?: boolean }>;
+  args: AnalysisRunArgumentValue[];
+  labels: Record<string, string>;
+  background: boolean;
+}
+
+/** Set spec.terminate on a running AnalysisRun. */
+export interface TerminateAnalysisRunAction {
+  kind: 'terminateAnalysisRun';
+  name: string;
+}
+
+/** Delete an AnalysisRun (used when a promote asks for a fresh background run). */
+export interface DeleteAnalysisRunAction {
+  kind: 'deleteAnalysisRun';
+  name: string;
+}
+
+/** A Kubernetes Event on the Rollout; the executor deduplicates by reason + message. */
+export interface EmitEventAction {
+  kind: 'emitEvent';
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+/** Everything the planner can ask for. The rollout's status is not an action: see {@link RolloutPlan.status}. */
+export type RolloutAction =
+  | CreateReplicaSetAction
+  | ScaleReplicaSetAction
+  | DeleteReplicaSetAction
+  | SetTrafficWeightsAction
+  | PatchServiceSelectorAction
+  | CreateAnalysisRunAction
+  | TerminateAnalysisRunAction
+  | DeleteAnalysisRunAction
+  | EmitEventAction;

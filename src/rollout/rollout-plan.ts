@@ -1,0 +1,39 @@
+// The result of one planning pass: actions, the complete next status, and when to look again.
+import type { RolloutStatus } from '../spec/rollout.ts';
+import type { RolloutAction } from './rollout-action.ts';
+
+/**
+ * The start of the current no-progress window (progress deadline). Progress = the canary ReplicaSet's
+ * available replicas rising above `availableReplicas` (the highest count seen in this window), so
+ * readiness flaps never reset it. Absent while nothing is expected to progress (paused, complete).
+ */
+export interface ProgressWindow {
+  /** RFC 3339. */
+  since: string;
+  /** Highest available-replica count of the canary seen since `since`. */
+  availableReplicas: number;
+  /** The revision the window belongs to; a new revision starts a new window. */
+  podTemplateHash: string;
+}
+
+/** Argo's status plus the fields Rollgate adds (kept by the CRD's preserve-unknown-fields). */
+export type PlannedRolloutStatus = RolloutStatus & {
+  progress?: ProgressWindow;
+  /** The last canary hash replaced by a newer revision before it completed. */
+  supersededPodHash?: string;
+};
+
+/**
+ * One pass of the planner.
+ * - `actions`: run in order; stop at the first failure (a 409 means re-read and re-plan).
+ * - `status`: the complete next status; write it through /status only if it differs from the live one.
+ * - `requeueAfterMs`: the earliest moment a timer can change the plan (pause end, progress deadline,
+ *   scale-down deadline, abort delay); absent when only a cluster change can. `0` means "plan again
+ *   right away" (a pass that deliberately stopped after recording a phase, e.g. the abort).
+ *   A pass that emitted actions is always followed by another pass once they are applied.
+ */
+export interface RolloutPlan {
+  actions: RolloutAction[];
+  status: PlannedRolloutStatus;
+  requeueAfterMs?: number;
+}
