@@ -1,0 +1,16 @@
+// What a job handler returns: the one place a handler says what the queue should do next.
+
+/**
+ * The outcome of one job run.
+ * - `done`: nothing more to do until something new happens.
+ * - `requeue`: run again after `afterMs` (a wait, not a failure: a pause ending, an analysis interval).
+ * - `stalled`: a human must act; the job fails at once, without retries.
+ * A handler that throws means "transient": the job is retried with capped exponential backoff.
+ */
+export type JobOutcome =
+  | { kind: 'done' }
+  | { kind: 'requeue'; afterMs: number; reason: string }
+  | { kind: 'stalled'; reason: string };
+
+/** The label each outcome (and a thrown error) is counted under in metrics and logs. */
+export type JobOutcomeLabel = JobOutcome['kind'] | 'error' | 'invalid';

@@ -1,0 +1,91 @@
+// Typed, versioned payloads of the jobs on each queue, validated when a worker picks a job up.
+import { z } from 'zod';
+import type { QueueName } from './queue-names.ts';
+import { InvalidJobPayloadError } from './invalid-job-payload-error.ts';
+
+/** A reconcile job names a rollout and nothing else: the worker reads the latest state itself. */
+export const reconcilePayloadSchema = z.object({
+  v: z.literal(1),
+  namespace: z.string().min(1),
+  name: z.string().min(1),
+});
+export type ReconcilePayload = z.infer<typeof reconcilePayloadSchema>;
+
+/** Why a poll was asked for. */
+export const pollReasonSchema = z.enum(['schedule', 'webhook', 'start']);
+export type PollReason = z.infer<typeof pollReasonSchema>;
+
+/** A poll job: check one source (by its configured name) for a new commit. */
+export const pollPayloadSchema = z.object({
+  v: z.literal(1),
+  source: z.string().min(1),
+  reason: pollReasonSchema,
+});
+export type PollPayload = z.infer<typeof pollPayloadSchema>;
+
+/** One object a sync job carries: what changed in Git between two commits. */
+export const syncObjectSchema = z.object({
+  apiVersion: z.string().min(1),
+  kind: z.string().min(1),
+  namespace: z.string().optional(),
+  name: z.string().min(1),
+  /** Path of the file in the repository, for error messages and events. */
+  file: z.string().optional(),
+  change: z.enum(['added', 'changed', 'removed']),
+});
+export type SyncObject = z.infer<typeof syncObjectSchema>;
+
+/**
+ * A sync job: apply (or prune) objects of one source at one commit. The objects are references;
+ * the sync worker reads their content from Git at `commit`, so payloads stay small. The shape is
+ * version 1 and may grow fields (the sync module owns its meaning).
+ */
+export const syncPayloadSchema = z.object({
+  v: z.literal(1),
+  source: z.string().min(1),
+  commit: z.string().min(1),
+  /** The last commit synced before this one, when known (`null` on a first sync). */
+  previousCommit: z.string().nullable().optional(),
+  objects: z.array(syncObjectSchema),
+});
+export type SyncPayload = z.infer<typeof syncPayloadSchema>;
+
+/** The payload type of each queue. */
+export interface PayloadByQueue {
+  poll: PollPayload;
+  sync: SyncPayload;
+  reconcile: ReconcilePayload;
+}
+
+const schemas: { [N in QueueName]: z.ZodType<PayloadByQueue[N]> } = {
+  poll: pollPayloadSchema,
+  sync: syncPayloadSchema,
+  reconcile: reconcilePayloadSchema,
+};
+
+/** Validates a job's data read from Redis; throws InvalidJobPayloadError when it is not a payload of `queue`. */
+export function parseJobPayload<N extends QueueName>(
+  queue: N,
+  data: unknown,
+  jobId?: string,
+): PayloadByQueue[N] {
+  const result = schemas[queue].safeParse(data);
+  if (!result.success) {
+    throw new InvalidJobPayloadError(queue, jobId, z.prettifyError(result.error));
+  }
+  return result.data;
+}
+
+/** The rollout key `namespace/name` a reconcile payload stands for. */
+export function rolloutKey(payload: Pick<ReconcilePayload, 'namespace' | 'name'>): string {
+  return `${payload.namespace}/${payload.name}`;
+}
+
+/** Splits a rollout key `namespace/name`; throws RangeError on anything else. */
+export function parseRolloutKey(key: string): { namespace: string; name: string } {
+  const slash = key.indexOf('/');
+  if (slash <= 0 || slash === key.length - 1 || key.indexOf('/', slash + 1) !== -1) {
+    throw new RangeError(`rollout key must be "namespace/name", got ${JSON.stringify(key)}`);
+  }
+  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}

@@ -1,0 +1,45 @@
+// The reconcile queue: one pending job per rollout, wake-ups never lost, earlier wake-ups win.
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { enqueueDeduplicated, type EnqueueResult } from './deduplicated-enqueue.ts';
+import { jobDefaults } from './job-defaults.ts';
+import { parseRolloutKey, type ReconcilePayload } from './job-payloads.ts';
+import type { QueueConnectionOptions } from './queue-connection.ts';
+import { bullPrefix } from './queue-names.ts';
+
+/** Producer side of the `reconcile` queue. */
+export class ReconcileQueue {
+  /** The underlying BullMQ queue (for depth metrics and tests). */
+  readonly queue: Queue;
+  private readonly redis: Redis;
+
+  constructor(options: QueueConnectionOptions) {
+    this.redis = options.connection;
+    this.queue = new Queue('reconcile', {
+      connection: options.connection,
+      prefix: bullPrefix(options.prefix),
+    });
+  }
+
+  /**
+   * Asks for a reconcile of rollout `key` (`namespace/name`), now or after `delayMs` (the planner's
+   * requeueAfter). See enqueueDeduplicated for the guarantees.
+   */
+  async enqueue(key: string, options: { delayMs?: number } = {}): Promise<EnqueueResult> {
+    const { namespace, name } = parseRolloutKey(key);
+    const payload: ReconcilePayload = { v: 1, namespace, name };
+    return enqueueDeduplicated(
+      this.queue,
+      this.redis,
+      key,
+      'reconcile',
+      payload,
+      options.delayMs ?? 0,
+      jobDefaults('reconcile'),
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+}

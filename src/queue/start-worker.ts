@@ -1,0 +1,222 @@
+// Runs a queue's jobs through a handler: outcome → BullMQ (done, delayed requeue, retry, give up).
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { performance } from 'node:perf_hooks';
+import { silentLogger, type Logger } from '../log/logger.ts';
+import type { EnqueueResult } from './deduplicated-enqueue.ts';
+import { parseJobPayload, rolloutKey, type PayloadByQueue } from './job-payloads.ts';
+import type { JobOutcome, JobOutcomeLabel } from './job-outcome.ts';
+import { PollQueue } from './poll-queue.ts';
+import type { QueueName } from './queue-names.ts';
+import { bullPrefix } from './queue-names.ts';
+import { ReconcileQueue } from './reconcile-queue.ts';
+import {
+  DEFAULT_RETRY_BACKOFF,
+  ROLLGATE_BACKOFF_TYPE,
+  retryDelayMs,
+  type RetryBackoff,
+} from './retry-backoff.ts';
+import { SyncQueue } from './sync-queue.ts';
+
+/** What a handler knows about the job it runs. */
+export interface JobContext {
+  queue: QueueName;
+  jobId: string;
+  /** 1 on the first run, 2 on the first retry, … */
+  attempt: number;
+}
+
+/** Runs one job: returns what should happen next, or throws for "transient, retry with backoff". */
+export type JobHandler<N extends QueueName> = (
+  payload: PayloadByQueue[N],
+  context: JobContext,
+) => Promise<JobOutcome>;
+
+/** Reported once per job run, for metrics. */
+export interface JobFinishedEvent {
+  queue: QueueName;
+  jobId: string;
+  outcome: JobOutcomeLabel;
+  durationMs: number;
+}
+
+/** Default lock (ms): a job whose worker stops renewing it for this long is considered stalled. */
+export const DEFAULT_LOCK_DURATION_MS = 30_000;
+/** Default interval (ms) at which every worker looks for stalled jobs and moves them back to wait. */
+export const DEFAULT_STALLED_INTERVAL_MS = 15_000;
+/** Default number of times a job may stall (its worker died) before it is failed. */
+export const DEFAULT_MAX_STALLED_COUNT = 3;
+
+export interface StartWorkerOptions {
+  connection: Redis;
+  prefix?: string;
+  /** Jobs run in parallel by this worker (different ids only: one id never runs twice at once). */
+  concurrency?: number;
+  /** See DEFAULT_LOCK_DURATION_MS. Renewed every lockDuration/2 while the handler runs. */
+  lockDuration?: number;
+  /** See DEFAULT_STALLED_INTERVAL_MS. */
+  stalledInterval?: number;
+  /** See DEFAULT_MAX_STALLED_COUNT. */
+  maxStalledCount?: number;
+  retryBackoff?: RetryBackoff;
+  logger?: Logger;
+  /** Called after every run (any outcome), e.g. to count outcomes and durations. */
+  onJobFinished?: (event: JobFinishedEvent) => void;
+}
+
+/** A started worker. */
+export interface RunningWorker {
+  readonly queue: QueueName;
+  /** The BullMQ worker (for tests and diagnostics). */
+  readonly worker: Worker;
+  /**
+   * Graceful shutdown: takes no new job, waits for running jobs to finish and their requeues to be
+   * written, then closes the worker's own connections (the shared `connection` stays open).
+   * `force: true` stops at once; running jobs are then picked up elsewhere once their lock expires.
+   */
+  stop(options?: { force?: boolean }): Promise<void>;
+}
+
+type Requeue<N extends QueueName> = (
+  payload: PayloadByQueue[N],
+  afterMs: number,
+) => Promise<EnqueueResult | unknown>;
+
+interface Producer<N extends QueueName> {
+  requeue: Requeue<N>;
+  close(): Promise<void>;
+}
+
+function openProducer<N extends QueueName>(queue: N, options: StartWorkerOptions): Producer<N> {
+  const base = { connection: options.connection, prefix: options.prefix };
+  // Each branch narrows N by hand; TypeScript cannot relate the generic to the literal by itself.
+  if (queue === 'reconcile') {
+    const q = new ReconcileQueue(base);
+    const requeue: Requeue<'reconcile'> = (p, afterMs) => q.enqueue(rolloutKey(p), { delayMs: afterMs });
+    return { requeue: requeue as unknown as Requeue<N>, close: () => q.close() };
+  }
+  if (queue === 'poll') {
+    const q = new PollQueue(base);
+    const requeue: Requeue<'poll'> = (p, afterMs) => q.enqueuePoll(p.source, p.reason, { delayMs: afterMs });
+    return { requeue: requeue as unknown as Requeue<N>, close: () => q.close() };
+  }
+  const q = new SyncQueue(base);
+  const requeue: Requeue<'sync'> = (p, afterMs) => q.enqueue(p, { delayMs: afterMs });
+  return { requeue: requeue as unknown as Requeue<N>, close: () => q.close() };
+}
+
+function isRequeue(value: unknown): value is Extract<JobOutcome, { kind: 'requeue' }> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { kind?: unknown }).kind === 'requeue' &&
+    typeof (value as { afterMs?: unknown }).afterMs === 'number'
+  );
+}
+
+/**
+ * Starts processing `queueName` with `handler`.
+ *
+ * - `done` completes the job.
+ * - `requeue` completes the job, then enqueues the same work after `afterMs` (deduplicated: it never
+ *   adds a second pending job, and a request that arrived meanwhile is not delayed by it). It is
+ *   written after completion on purpose: written while the job is still active, it would replace a
+ *   "run again now" that arrived during the run.
+ * - `stalled` fails the job without retries (BullMQ UnrecoverableError); a human must act.
+ * - a thrown error is transient: retried with capped exponential backoff and jitter.
+ * - a payload that does not validate fails at once (retrying cannot fix it).
+ */
+export function startWorker<N extends QueueName>(
+  queueName: N,
+  handler: JobHandler<N>,
+  options: StartWorkerOptions,
+): RunningWorker {
+  const logger = (options.logger ?? silentLogger).child({ queue: queueName });
+  const backoff = options.retryBackoff ?? DEFAULT_RETRY_BACKOFF;
+  const producer = openProducer(queueName, options);
+  const pendingRequeues = new Set<Promise<void>>();
+
+  const report = (job: Job, outcome: JobOutcomeLabel, started: number): void => {
+    options.onJobFinished?.({
+      queue: queueName,
+      jobId: job.id ?? '',
+      outcome,
+      durationMs: performance.now() - started,
+    });
+  };
+
+  const processor = async (job: Job): Promise<JobOutcome> => {
+    const started = performance.now();
+    const jobId = job.id ?? '';
+    let payload: PayloadByQueue[N];
+    try {
+      payload = parseJobPayload(queueName, job.data, jobId);
+    } catch (error) {
+      report(job, 'invalid', started);
+      logger.error({ jobId, err: error }, 'job payload is invalid; dropping the job');
+      throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
+    }
+    let outcome: JobOutcome;
+    try {
+      outcome = await handler(payload, { queue: queueName, jobId, attempt: job.attemptsMade + 1 });
+    } catch (error) {
+      report(job, 'error', started);
+      logger.warn({ jobId, attempt: job.attemptsMade + 1, err: error }, 'job failed; it will be retried');
+      throw error;
+    }
+    report(job, outcome.kind, started);
+    if (outcome.kind === 'stalled') {
+      logger.error({ jobId, reason: outcome.reason }, 'job stalled; a human must act');
+      throw new UnrecoverableError(`stalled: ${outcome.reason}`);
+    }
+    return outcome;
+  };
+
+  const worker = new Worker(queueName, processor, {
+    connection: options.connection,
+    prefix: bullPrefix(options.prefix),
+    concurrency: options.concurrency ?? 1,
+    lockDuration: options.lockDuration ?? DEFAULT_LOCK_DURATION_MS,
+    stalledInterval: options.stalledInterval ?? DEFAULT_STALLED_INTERVAL_MS,
+    maxStalledCount: options.maxStalledCount ?? DEFAULT_MAX_STALLED_COUNT,
+    settings: {
+      backoffStrategy: (attemptsMade, type) =>
+        type === ROLLGATE_BACKOFF_TYPE ? retryDelayMs(attemptsMade, backoff) : backoff.baseMs,
+    },
+  });
+
+  worker.on('completed', (job: Job, result: unknown) => {
+    if (!isRequeue(result)) return;
+    const payload = job.data as PayloadByQueue[N];
+    const pending = producer
+      .requeue(payload, result.afterMs)
+      .then(() => logger.debug({ jobId: job.id, afterMs: result.afterMs, reason: result.reason }, 'requeued'))
+      .catch((error: unknown) =>
+        // Lost only until the next resync or watch event; say so loudly.
+        logger.error(
+          { jobId: job.id, err: error },
+          'could not write the requeue; the next resync will pick it up',
+        ),
+      )
+      .finally(() => pendingRequeues.delete(pending));
+    pendingRequeues.add(pending);
+  });
+  worker.on('stalled', (jobId: string) =>
+    logger.warn({ jobId }, 'job stalled (its worker died); it runs again'),
+  );
+  worker.on('error', (error: Error) => logger.error({ err: error }, 'worker error'));
+
+  let stopping: Promise<void> | undefined;
+  return {
+    queue: queueName,
+    worker,
+    stop(stopOptions = {}) {
+      stopping ??= (async () => {
+        await worker.close(stopOptions.force ?? false);
+        await Promise.allSettled([...pendingRequeues]);
+        await producer.close();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,50 @@
+// Test support: a private random key prefix per test on the run's Redis, removed afterwards.
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { createRedisConnection } from '../../../src/queue/redis-connection.ts';
+
+export interface RedisTestScope {
+  connection: Redis;
+  prefix: string;
+  /** Deletes every key under the prefix and closes the connection. */
+  cleanup(): Promise<void>;
+}
+
+export async function openRedisTestScope(redisUrl: string): Promise<RedisTestScope> {
+  const connection = createRedisConnection(redisUrl);
+  const prefix = `t-${randomUUID().slice(0, 8)}`;
+  return {
+    connection,
+    prefix,
+    async cleanup() {
+      let cursor = '0';
+      do {
+        const [next, keys] = await connection.scan(cursor, 'MATCH', `{${prefix}}*`, 'COUNT', 500);
+        cursor = next;
+        if (keys.length > 0) await connection.del(...keys);
+      } while (cursor !== '0');
+      connection.disconnect();
+    },
+  };
+}
+
+/** Polls `condition` every 20 ms until it holds or `timeoutMs` passes. */
+export async function eventually(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 5_000,
+): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await condition())) {
+    if (performance.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A promise with its resolve function exposed, to hold a job handler open. */
+export function gate(): { promise: Promise<void>; open: () => void } {
+  let open = (): void => undefined;
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
+}
