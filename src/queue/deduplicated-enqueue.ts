@@ -14,7 +14,7 @@ export type EnqueueAction =
   | 'rescheduled'
   /** A job for the id is running: it runs once more afterwards (immediate requests only). */
   | 'after-active'
-  /** A delayed request while a job for the id runs: dropped, the running job decides its own next wake-up. */
+  /** A timer wake-up while a job for the id runs: dropped, the running job decides its own next wake-up. */
   | 'skipped-active';
 
 export interface EnqueueResult {
@@ -34,9 +34,10 @@ const DELAYED_SCORE_FACTOR = 0x1000;
  * - an immediate request while the job is waiting is absorbed (the waiting job will see the news);
  *   while it is delayed, the delayed job is moved to now; while it runs, BullMQ stores the request
  *   and creates exactly one more job when the running one finishes (completed or failed);
- * - a delayed request (`delayMs > 0`) only ever moves a pending job earlier, never later, and is
- *   dropped while a job for the id runs: that run reads newer state than the request was based on
- *   and returns its own next wake-up.
+ * - a delayed request (`delayMs > 0`) only ever moves a pending job earlier, never later;
+ * - a timer wake-up (`wakeUp: true`: the requeueAfter of a finished run) is dropped while a job for
+ *   the id runs: that run reads newer state than the timer was based on and returns its own next
+ *   wake-up. Any other request while a job runs ("news") is kept and runs once more afterwards.
  * Due times are compared on the system clock because BullMQ stamps jobs with it.
  * The checks before a delayed add are not atomic with it: two delayed requests racing within the
  * same few milliseconds may leave the later of the two due times; the next run corrects it.
@@ -49,6 +50,7 @@ export async function enqueueDeduplicated(
   data: unknown,
   delayMs: number,
   jobOptions: JobsOptions,
+  wakeUp = false,
 ): Promise<EnqueueResult> {
   const delay = Math.max(0, Math.round(delayMs));
   const existingId = (await queue.getDeduplicationJobId(dedupId)) ?? undefined;
@@ -59,7 +61,7 @@ export async function enqueueDeduplicated(
   let action: EnqueueAction = 'added';
   if (existingLive && existingId !== undefined) {
     if (state === 'active') {
-      if (delay > 0) return { action: 'skipped-active', jobId: existingId };
+      if (wakeUp) return { action: 'skipped-active', jobId: existingId };
       action = 'after-active';
     } else if (state === 'delayed') {
       const score = await redis.zscore(queue.toKey('delayed'), existingId);

@@ -57,6 +57,7 @@ export class PollQueue {
       payload,
       delayMs,
       jobDefaults('poll'),
+      options.wakeUp ?? false,
     );
   }
 

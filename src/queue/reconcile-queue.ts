@@ -22,10 +22,11 @@ export class ReconcileQueue {
   }
 
   /**
-   * Asks for a reconcile of rollout `key` (`namespace/name`), now or after `delayMs` (the planner's
-   * requeueAfter). See enqueueDeduplicated for the guarantees.
+   * Asks for a reconcile of rollout `key` (`namespace/name`), now or after `delayMs`. `wakeUp: true`
+   * marks the planner's requeueAfter of a finished run (the worker glue sets it). See
+   * enqueueDeduplicated for the guarantees.
    */
-  async enqueue(key: string, options: { delayMs?: number } = {}): Promise<EnqueueResult> {
+  async enqueue(key: string, options: { delayMs?: number; wakeUp?: boolean } = {}): Promise<EnqueueResult> {
     const { namespace, name } = parseRolloutKey(key);
     const payload: ReconcilePayload = { v: 1, namespace, name };
     return enqueueDeduplicated(
@@ -36,6 +37,7 @@ export class ReconcileQueue {
       payload,
       options.delayMs ?? 0,
       jobDefaults('reconcile'),
+      options.wakeUp ?? false,
     );
   }
 

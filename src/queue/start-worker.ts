@@ -92,12 +92,14 @@ function openProducer<N extends QueueName>(queue: N, options: StartWorkerOptions
   // Each branch narrows N by hand; TypeScript cannot relate the generic to the literal by itself.
   if (queue === 'reconcile') {
     const q = new ReconcileQueue(base);
-    const requeue: Requeue<'reconcile'> = (p, afterMs) => q.enqueue(rolloutKey(p), { delayMs: afterMs });
+    const requeue: Requeue<'reconcile'> = (p, afterMs) =>
+      q.enqueue(rolloutKey(p), { delayMs: afterMs, wakeUp: true });
     return { requeue: requeue as unknown as Requeue<N>, close: () => q.close() };
   }
   if (queue === 'poll') {
     const q = new PollQueue(base);
-    const requeue: Requeue<'poll'> = (p, afterMs) => q.enqueuePoll(p.source, p.reason, { delayMs: afterMs });
+    const requeue: Requeue<'poll'> = (p, afterMs) =>
+      q.enqueuePoll(p.source, p.reason, { delayMs: afterMs, wakeUp: true });
     return { requeue: requeue as unknown as Requeue<N>, close: () => q.close() };
   }
   const q = new SyncQueue(base);

@@ -116,7 +116,7 @@ describe('ReconcileQueue.enqueue', () => {
     expect(await queue.queue.getJobCounts('delayed')).toEqual({ delayed: 0 });
   });
 
-  it('drops a delayed request while the rollout runs (the run decides its own next wake-up)', async () => {
+  it('drops a timer wake-up while the rollout runs (the run decides its own next wake-up)', async () => {
     const hold = gate();
     let runs = 0;
     worker(async () => {
@@ -126,7 +126,7 @@ describe('ReconcileQueue.enqueue', () => {
     });
     await queue.enqueue('prod/web');
     await eventually(() => runs === 1);
-    expect((await queue.enqueue('prod/web', { delayMs: 50 })).action).toBe('skipped-active');
+    expect((await queue.enqueue('prod/web', { delayMs: 50, wakeUp: true })).action).toBe('skipped-active');
     hold.open();
     await new Promise((r) => setTimeout(r, 400));
     expect(runs).toBe(1);

@@ -1,0 +1,96 @@
+// Poll queue against the real Redis: schedulers per source, coalesced webhook polls.
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { PollQueue } from '../../../src/queue/poll-queue.ts';
+import { startWorker, type RunningWorker } from '../../../src/queue/start-worker.ts';
+import type { PollPayload } from '../../../src/queue/job-payloads.ts';
+import { eventually, openRedisTestScope, type RedisTestScope } from './redis-test-prefix.ts';
+
+let scope: RedisTestScope;
+let queue: PollQueue;
+const workers: RunningWorker[] = [];
+
+beforeEach(async () => {
+  scope = await openRedisTestScope(inject('redisUrl'));
+  queue = new PollQueue({ connection: scope.connection, prefix: scope.prefix, webhookCoalesceMs: 50 });
+});
+
+afterEach(async () => {
+  for (const w of workers.splice(0)) await w.stop({ force: true });
+  await queue.close();
+  await scope.cleanup();
+});
+
+function pollWorker(polls: PollPayload[], workMs = 0): void {
+  workers.push(
+    startWorker(
+      'poll',
+      async (p) => {
+        polls.push(p);
+        if (workMs > 0) await new Promise((r) => setTimeout(r, workMs));
+        return { kind: 'done' };
+      },
+      { connection: scope.connection, prefix: scope.prefix, concurrency: 4 },
+    ),
+  );
+}
+
+describe('PollQueue', () => {
+  it('coalesces a burst of 50 webhook pushes into a few polls, and loses none', async () => {
+    const polls: PollPayload[] = [];
+    pollWorker(polls, 100);
+    for (let i = 0; i < 50; i++) {
+      await queue.enqueuePoll('apps', 'webhook');
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    await eventually(
+      async () => (await queue.queue.getJobCounts('waiting', 'delayed', 'active')).active === 0,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    await eventually(async () => {
+      const c = await queue.queue.getJobCounts('waiting', 'delayed', 'active');
+      return c.waiting + c.delayed + c.active === 0;
+    });
+    expect(polls.length).toBeGreaterThanOrEqual(1);
+    expect(polls.length).toBeLessThanOrEqual(4);
+    expect(polls.every((p) => p.source === 'apps' && p.reason === 'webhook')).toBe(true);
+  });
+
+  it('polls after a push that arrives while the previous poll runs', async () => {
+    const polls: PollPayload[] = [];
+    pollWorker(polls, 300);
+    await queue.enqueuePoll('apps', 'webhook');
+    await eventually(() => polls.length === 1);
+    await queue.enqueuePoll('apps', 'webhook');
+    await eventually(() => polls.length === 2, 3_000);
+  });
+
+  it('keeps one scheduler per source, updates intervals, removes dropped sources', async () => {
+    await queue.syncSchedules([
+      { source: 'apps', intervalMs: 30_000 },
+      { source: 'infra', intervalMs: 60_000 },
+    ]);
+    expect((await queue.listSchedules()).sort((a, b) => a.source.localeCompare(b.source))).toEqual([
+      { source: 'apps', intervalMs: 30_000 },
+      { source: 'infra', intervalMs: 60_000 },
+    ]);
+    const removed = await queue.syncSchedules([{ source: 'apps', intervalMs: 10_000 }]);
+    expect(removed).toEqual(['infra']);
+    expect(await queue.listSchedules()).toEqual([{ source: 'apps', intervalMs: 10_000 }]);
+    expect(await queue.removeSchedule('apps')).toBe(true);
+    expect(await queue.listSchedules()).toEqual([]);
+  });
+
+  it('runs scheduled polls at the interval, once per tick across several workers', async () => {
+    const polls: PollPayload[] = [];
+    pollWorker(polls);
+    pollWorker(polls);
+    await queue.upsertSchedule({ source: 'apps', intervalMs: 250 });
+    await eventually(() => polls.length >= 3, 5_000);
+    const started = performance.now();
+    const before = polls.length;
+    await new Promise((r) => setTimeout(r, 1_000));
+    const perSecond = ((polls.length - before) * 1_000) / (performance.now() - started);
+    expect(perSecond).toBeLessThanOrEqual(5.5);
+    expect(polls.every((p) => p.source === 'apps' && p.reason === 'schedule')).toBe(true);
+  });
+});
