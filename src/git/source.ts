@@ -1,0 +1,411 @@
+// A Git source: one-request change check, shallow single-branch fetch, and a per-object manifest diff.
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import git from 'isomorphic-git';
+import type { GitAuth } from 'isomorphic-git';
+import type { Clock } from '../clock/clock.ts';
+import { systemClock } from '../clock/clock.ts';
+import type { Logger } from '../log/logger.ts';
+import { silentLogger } from '../log/logger.ts';
+import type { GitErrorContext, GitStep } from './errors/git-error-context.ts';
+import { GitAuthFailedError } from './errors/git-auth-failed.ts';
+import { GitObjectMissingError } from './errors/git-object-missing.ts';
+import { GitProtocolError } from './errors/git-protocol.ts';
+import { GitRefNotFoundError } from './errors/git-ref-not-found.ts';
+import { GitRepositoryNotFoundError } from './errors/git-repository-not-found.ts';
+import { GitUnreachableError } from './errors/git-unreachable.ts';
+import { GitHttpTransport } from './http-transport.ts';
+import { diffManifests } from './manifest-diff.ts';
+import type { ManifestChange } from './manifest-diff.ts';
+import type { ManifestParser, ManifestProblem } from './manifest-parser.ts';
+import { yamlManifestParser } from './manifest-parser.ts';
+import { splitRemoteUrl } from './remote-url.ts';
+import { diffTargets, isManifestPath, normalizeSourcePath, resolvePath } from './tree-diff.ts';
+import type { FileChange, ObjectReader, TreeEntry } from './tree-diff.ts';
+
+/** Credentials of a source, already resolved from env/files by the config layer. Never logged. */
+export interface SourceAuth {
+  username?: string;
+  password?: string;
+  /** A token (GitHub/GitLab/Gitea/Bitbucket access token): sent as the basic-auth password. */
+  token?: string;
+}
+
+/** A Git source as configured: which repository, branch and folder Rollgate follows. */
+export interface Source {
+  name: string;
+  /** http(s) URL of the repository. Credentials in the URL are moved to `auth` and never logged. */
+  url: string;
+  branch: string;
+  /** Folder (or single file) inside the repository; `.` or `` for the whole repository. */
+  path: string;
+  /** Poll interval as configured ("30s" or seconds); used by the scheduler, not by GitSource. */
+  interval?: string | number;
+  auth?: SourceAuth;
+  prune?: boolean;
+  selfHeal?: boolean;
+}
+
+/** Options of {@link GitSource}. */
+export interface GitSourceOptions {
+  /** Folder holding one bare cache repository per source (`<cacheDir>/<source name>.git`). */
+  cacheDir: string;
+  logger?: Logger;
+  clock?: Clock;
+  /** Parses and validates manifest files; defaults to {@link yamlManifestParser}. */
+  parser?: ManifestParser;
+  /** Shared HTTP transport (request counting, capability memory); one per source by default. */
+  transport?: GitHttpTransport;
+}
+
+/** How the new commit relates to the one it is compared with. */
+export type HistoryRelation = 'initial' | 'same' | 'fast-forward' | 'rewritten' | 'unknown';
+
+/** Everything a diff found; {@link GitSource.diff} returns only `changes`. */
+export interface SourceDiff {
+  source: string;
+  from?: string;
+  to: string;
+  /**
+   * `incremental`: compared with `from`'s tree. `full`: `from` was not given or is not in the cache, so
+   * every object at `to` is reported added (nothing can be reported removed).
+   */
+  basis: 'incremental' | 'full';
+  history: HistoryRelation;
+  changes: ManifestChange[];
+  problems: ManifestProblem[];
+  /** Manifest files whose blob differs. */
+  files: FileChange[];
+  /** Objects read from the cache for this diff (what "skipping equal subtrees" saves). */
+  reads: { commits: number; trees: number; blobs: number };
+}
+
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'ECONNABORTED',
+  'UND_ERR_SOCKET',
+]);
+
+interface ErrorShape {
+  code?: unknown;
+  message?: unknown;
+  data?: { statusCode?: unknown };
+}
+
+/** How many locally present ancestors are walked to tell a fast-forward from a rewrite. */
+const HISTORY_WALK_LIMIT = 200;
+
+/**
+ * One Git source with its own bare cache repository. All remote access goes through isomorphic-git over
+ * http(s); credentials reach the server only through isomorphic-git's onAuth callback.
+ */
+export class GitSource {
+  readonly name: string;
+  /** The remote URL without credentials: what logs and errors show. */
+  readonly url: string;
+  readonly branch: string;
+  readonly path: string;
+  readonly gitdir: string;
+  private readonly auth: SourceAuth | undefined;
+  private readonly logger: Logger;
+  private readonly parser: ManifestParser;
+  private readonly transport: GitHttpTransport;
+  private readonly cache: object = {};
+  private initialized = false;
+
+  constructor(
+    readonly source: Source,
+    options: GitSourceOptions,
+  ) {
+    const { url, credentials } = splitRemoteUrl(source.url);
+    this.name = source.name;
+    this.url = url;
+    this.branch = source.branch;
+    this.path = normalizeSourcePath(source.path);
+    this.gitdir = join(options.cacheDir, `${source.name.replace(/[^A-Za-z0-9._-]/g, '_')}.git`);
+    const auth = { ...credentials, ...(source.auth ?? {}) };
+    this.auth = auth.username || auth.password || auth.token ? auth : undefined;
+    this.logger = (options.logger ?? silentLogger).child({ source: source.name, url });
+    this.parser = options.parser ?? yamlManifestParser;
+    this.transport = options.transport ?? new GitHttpTransport(options.clock ?? systemClock);
+  }
+
+  /** HTTP requests this source's transport sent over the network (for metrics and tests). */
+  get requestCount(): number {
+    return this.transport.requestCount;
+  }
+
+  /**
+   * The branch's commit on the remote, or undefined when the branch does not exist. One protocol v2
+   * `ls-refs` request (the capability advertisement before it is remembered after the first call).
+   */
+  async remoteHead(): Promise<string | undefined> {
+    const ref = `refs/heads/${this.branch}`;
+    try {
+      const refs = await git.listServerRefs({
+        http: this.transport,
+        url: this.url,
+        prefix: ref,
+        protocolVersion: 2,
+        ...this.authCallbacks(),
+      });
+      const head = refs.find((r) => r.ref === ref)?.oid;
+      this.logger.debug({ head }, 'remote head checked');
+      return head;
+    } catch (error) {
+      throw this.mapError(error, 'ref-check');
+    }
+  }
+
+  /**
+   * Fetches only the branch, shallow (depth 1), without tags, into the cache; returns the fetched commit.
+   * Older commits already in the cache are kept, so the next diff can compare with them.
+   */
+  async fetch(): Promise<string> {
+    await this.ensureCache();
+    try {
+      const result = await git.fetch({
+        fs,
+        http: this.transport,
+        gitdir: this.gitdir,
+        url: this.url,
+        ref: this.branch,
+        remoteRef: this.branch,
+        singleBranch: true,
+        depth: 1,
+        tags: false,
+        cache: this.cache,
+        ...this.authCallbacks(),
+      });
+      const head = result.fetchHead;
+      if (!head) {
+        throw new GitRefNotFoundError(`branch ${this.branch} not found`, this.context('fetch'));
+      }
+      this.logger.debug({ head }, 'fetched');
+      return head;
+    } catch (error) {
+      throw this.mapError(error, 'fetch');
+    }
+  }
+
+  /** Per-object changes between two commits under the source's path (see {@link diffReport}). */
+  async diff(from: string | undefined, to: string): Promise<ManifestChange[]> {
+    return (await this.diffReport(from, to)).changes;
+  }
+
+  /**
+   * Diffs `from` (the last synced commit) and `to` (a fetched commit) under the source's path by walking
+   * both trees and skipping every subtree whose id is equal; only blobs of changed `.yaml`/`.yml` files
+   * are read. Force-pushes and unrelated histories need nothing special: the comparison is always
+   * tree-to-tree against the last synced commit, as long as it is still in the cache. When it is not
+   * (first sync, new cache), every object at `to` is reported added.
+   */
+  async diffReport(from: string | undefined, to: string): Promise<SourceDiff> {
+    const reads = { commits: 0, trees: 0, blobs: 0 };
+    const reader = this.objectReader(reads);
+    let toTree: string;
+    try {
+      toTree = await this.treeOf(to, reads);
+    } catch (error) {
+      throw this.mapError(error, 'diff');
+    }
+    let fromTree: string | undefined;
+    if (from !== undefined && from !== to) {
+      fromTree = await this.treeOf(from, reads).catch(() => undefined);
+      if (fromTree === undefined) {
+        this.logger.warn(
+          { from, to },
+          'last synced commit is not in the cache: reporting every object as added',
+        );
+      }
+    }
+    const history: HistoryRelation =
+      from === undefined
+        ? 'initial'
+        : from === to
+          ? 'same'
+          : fromTree === undefined
+            ? 'unknown'
+            : await this.relation(from, to, reads);
+    let files: FileChange[] = [];
+    if (from !== to) {
+      try {
+        const before = fromTree === undefined ? undefined : await resolvePath(reader, fromTree, this.path);
+        const after = await resolvePath(reader, toTree, this.path);
+        files = await diffTargets(reader, before, after, this.path, isManifestPath);
+      } catch (error) {
+        throw this.mapError(error, 'diff');
+      }
+    }
+    const { changes, problems } = await diffManifests(files, (oid) => reader.readBlob(oid), this.parser);
+    for (const problem of problems) {
+      this.logger.warn(
+        { file: problem.file, line: problem.line, key: problem.key },
+        `invalid manifest skipped: ${problem.message}`,
+      );
+    }
+    const report: SourceDiff = {
+      source: this.name,
+      to,
+      basis: from !== undefined && (fromTree !== undefined || from === to) ? 'incremental' : 'full',
+      history,
+      changes,
+      problems,
+      files,
+      reads,
+    };
+    if (from !== undefined) report.from = from;
+    this.logger.info(
+      { from, to, basis: report.basis, history, changes: changes.length, problems: problems.length, reads },
+      'diff computed',
+    );
+    return report;
+  }
+
+  private async ensureCache(): Promise<void> {
+    if (this.initialized) return;
+    if (!fs.existsSync(join(this.gitdir, 'HEAD'))) {
+      await fs.promises.mkdir(this.gitdir, { recursive: true });
+      await git.init({ fs, gitdir: this.gitdir, bare: true, defaultBranch: this.branch });
+    }
+    // Rewritten on every start so a changed URL in the config is followed; the URL holds no credentials.
+    await git.addRemote({ fs, gitdir: this.gitdir, remote: 'origin', url: this.url, force: true });
+    this.initialized = true;
+  }
+
+  private async treeOf(commit: string, reads: SourceDiff['reads']): Promise<string> {
+    if (!fs.existsSync(this.gitdir)) {
+      throw new GitObjectMissingError(`commit ${commit} is not in the cache`, this.context('diff'));
+    }
+    reads.commits += 1;
+    const { commit: parsed } = await git.readCommit({
+      fs,
+      gitdir: this.gitdir,
+      oid: commit,
+      cache: this.cache,
+    });
+    return parsed.tree;
+  }
+
+  /** Walks `to`'s first parents that are in the cache looking for `from`; no network. */
+  private async relation(from: string, to: string, reads: SourceDiff['reads']): Promise<HistoryRelation> {
+    let current: string | undefined = to;
+    for (let i = 0; i < HISTORY_WALK_LIMIT && current !== undefined; i += 1) {
+      let parents: string[];
+      try {
+        reads.commits += 1;
+        parents = (await git.readCommit({ fs, gitdir: this.gitdir, oid: current, cache: this.cache })).commit
+          .parent;
+      } catch {
+        return 'unknown';
+      }
+      if (parents.includes(from)) return 'fast-forward';
+      if (parents.length === 0) return 'rewritten';
+      current = parents[0];
+    }
+    return 'unknown';
+  }
+
+  private objectReader(reads: SourceDiff['reads']): ObjectReader {
+    const { gitdir, cache } = this;
+    return {
+      async readTree(oid: string): Promise<TreeEntry[]> {
+        reads.trees += 1;
+        const { tree } = await git.readTree({ fs, gitdir, oid, cache });
+        return tree.map((entry) => ({
+          name: entry.path,
+          oid: entry.oid,
+          type: entry.type,
+          mode: entry.mode,
+        }));
+      },
+      async readBlob(oid: string): Promise<Uint8Array> {
+        reads.blobs += 1;
+        return (await git.readBlob({ fs, gitdir, oid, cache })).blob;
+      },
+    };
+  }
+
+  private authCallbacks(): {
+    onAuth: (url: string, auth: GitAuth) => GitAuth | undefined;
+    onAuthFailure: () => GitAuth;
+  } {
+    return {
+      onAuth: () => {
+        if (!this.auth) return undefined;
+        if (this.auth.token !== undefined) {
+          return { username: this.auth.username ?? 'x-access-token', password: this.auth.token };
+        }
+        return { username: this.auth.username ?? '', password: this.auth.password ?? '' };
+      },
+      // The same credentials would be refused again: stop instead of retrying.
+      onAuthFailure: () => ({ cancel: true }),
+    };
+  }
+
+  private context(step: GitStep, status?: number): GitErrorContext {
+    const context: GitErrorContext = { source: this.name, url: this.url, step };
+    if (status !== undefined) context.status = status;
+    return context;
+  }
+
+  /** Maps anything isomorphic-git or the network throws to one of our typed errors. */
+  private mapError(error: unknown, step: GitStep): Error {
+    if (
+      error instanceof GitUnreachableError ||
+      error instanceof GitAuthFailedError ||
+      error instanceof GitRefNotFoundError ||
+      error instanceof GitRepositoryNotFoundError ||
+      error instanceof GitObjectMissingError ||
+      error instanceof GitProtocolError
+    ) {
+      return error;
+    }
+    const shape = (typeof error === 'object' && error !== null ? error : {}) as ErrorShape;
+    const code = typeof shape.code === 'string' ? shape.code : undefined;
+    const message = typeof shape.message === 'string' ? shape.message : String(error);
+    if (code === 'HttpError') {
+      const status = typeof shape.data?.statusCode === 'number' ? shape.data.statusCode : undefined;
+      const context = this.context(step, status);
+      if (status === 401) {
+        const reason = this.auth
+          ? 'credentials refused'
+          : 'the server requires credentials and the source has none';
+        return new GitAuthFailedError(`authentication failed: ${reason}`, context);
+      }
+      if (status === 403) return new GitAuthFailedError('access forbidden (403)', context);
+      if (status === 404) return new GitRepositoryNotFoundError('no repository at this URL (404)', context);
+      if (status !== undefined && status >= 500) {
+        return new GitUnreachableError(`server error ${status}`, context, { cause: error });
+      }
+      return new GitProtocolError(`unexpected HTTP status ${status ?? 'unknown'}`, context, { cause: error });
+    }
+    if (code === 'UserCanceledError') {
+      return new GitAuthFailedError('authentication failed: credentials refused', this.context(step, 401));
+    }
+    if (
+      (code !== undefined && NETWORK_CODES.has(code)) ||
+      /socket hang up|ECONNREFUSED|ENOTFOUND/.test(message)
+    ) {
+      return new GitUnreachableError(`remote unreachable (${code ?? message})`, this.context(step), {
+        cause: error,
+      });
+    }
+    if (code === 'NotFoundError') {
+      if (step === 'fetch') {
+        return new GitRefNotFoundError(`branch ${this.branch} not found`, this.context(step));
+      }
+      return new GitObjectMissingError(`object not in the cache: ${message}`, this.context(step), {
+        cause: error,
+      });
+    }
+    return new GitProtocolError(`git ${step} failed: ${message}`, this.context(step), { cause: error });
+  }
+}
