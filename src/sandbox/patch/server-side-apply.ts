@@ -1,0 +1,352 @@
+// Server-side apply: merge an applied configuration, track field ownership per manager, detect conflicts.
+
+import type { KubeObject, ManagedFieldsEntry } from '../controllers/kube-object.ts';
+import { isPlainObject } from '../controllers/kube-object.ts';
+import { formatKubeTime } from '../controllers/kube-time.ts';
+import { applyListType } from './apply-list-types.ts';
+import type { PathElement } from './field-path.ts';
+import { formatFieldPath, itemKey, removeAt, valueAt } from './field-path.ts';
+import { FieldSet, fieldSetOf, isGranularPath, schemaPathOf, systemMetadataFields } from './field-set.ts';
+import { jsonEqual } from './json-equal.ts';
+import { isBuiltInGroup } from './patch-schema.ts';
+import { ServerSideApplyError } from './patch-errors.ts';
+
+/** One field another manager owns with a different value than the applied one. */
+export interface ApplyConflict {
+  manager: string;
+  /** The field as the API server prints it, e.g. `.spec.replicas`. */
+  field: string;
+  /** The apiVersion the owning manager wrote with (for the message's "using apps/v1"). */
+  apiVersion: string;
+}
+
+/** Options of one apply request. */
+export interface ServerSideApplyOptions {
+  /** The fieldManager query parameter. */
+  manager: string;
+  /** The force query parameter: take conflicting fields instead of failing. */
+  force: boolean;
+  now: Date;
+  /** `status` when applying to the /status subresource (only status is considered). */
+  subresource?: 'status';
+}
+
+/** The merged object with its managedFields, and the conflicts (non-empty: the server answers 409). */
+export interface ServerSideApplyResult {
+  object: KubeObject;
+  conflicts: ApplyConflict[];
+}
+
+/** The manager the API server assigns to fields set before anyone applied (live object without managedFields). */
+export const beforeFirstApplyManager = 'before-first-apply';
+
+interface OwnerEntry {
+  manager: string;
+  operation: 'Apply' | 'Update';
+  apiVersion: string;
+  time?: string;
+  subresource?: string;
+  set: FieldSet;
+}
+
+function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash === -1 ? '' : apiVersion.slice(0, slash);
+}
+
+function readEntries(object: KubeObject | undefined): OwnerEntry[] | undefined {
+  const raw = object?.metadata.managedFields;
+  if (!Array.isArray(raw)) return undefined;
+  return raw.filter(isPlainObject).flatMap((entry): OwnerEntry[] => {
+    if (typeof entry.manager !== 'string') return [];
+    const owner: OwnerEntry = {
+      manager: entry.manager,
+      operation: entry.operation === 'Apply' ? 'Apply' : 'Update',
+      apiVersion: typeof entry.apiVersion === 'string' ? entry.apiVersion : (object?.apiVersion ?? ''),
+      set: FieldSet.fromFieldsV1(entry.fieldsV1),
+    };
+    if (typeof entry.time === 'string') owner.time = entry.time;
+    if (typeof entry.subresource === 'string' && entry.subresource !== '')
+      owner.subresource = entry.subresource;
+    return [owner];
+  });
+}
+
+function writeEntries(entries: OwnerEntry[]): ManagedFieldsEntry[] {
+  return entries
+    .filter((entry) => entry.set.size > 0)
+    .map((entry) => {
+      const out: ManagedFieldsEntry = {
+        manager: entry.manager,
+        operation: entry.operation,
+        apiVersion: entry.apiVersion,
+        fieldsType: 'FieldsV1',
+        fieldsV1: entry.set.toFieldsV1(),
+      };
+      if (entry.time !== undefined) out.time = entry.time;
+      if (entry.subresource !== undefined) out.subresource = entry.subresource;
+      return out;
+    });
+}
+
+function sameSlot(
+  entry: OwnerEntry,
+  manager: string,
+  operation: string,
+  subresource: string | undefined,
+): boolean {
+  return entry.manager === manager && entry.operation === operation && entry.subresource === subresource;
+}
+
+/** The object without apiVersion/kind/server metadata: what field sets are computed over. */
+function content(object: KubeObject, subresource: 'status' | undefined): Record<string, unknown> {
+  if (subresource === 'status') return object.status === undefined ? {} : { status: object.status };
+  const copy: Record<string, unknown> = { ...object };
+  if (isPlainObject(object.metadata)) {
+    copy.metadata = Object.fromEntries(
+      Object.entries(object.metadata).filter(([key]) => !systemMetadataFields.has(key)),
+    );
+  }
+  return copy;
+}
+
+function mergeApplied(live: unknown, applied: unknown, path: PathElement[], builtIn: boolean): unknown {
+  if (isPlainObject(applied)) {
+    const result: Record<string, unknown> = isPlainObject(live) ? { ...live } : {};
+    for (const [key, value] of Object.entries(applied)) {
+      if (value === null) delete result[key];
+      else result[key] = mergeApplied(result[key], value, [...path, `f:${key}`], builtIn);
+    }
+    return result;
+  }
+  if (Array.isArray(applied) && Array.isArray(live)) {
+    const list = applyListType(schemaPathOf(path), builtIn);
+    if (list.kind === 'set') {
+      const result = [...live];
+      for (const item of applied)
+        if (!result.some((existing) => jsonEqual(existing, item))) result.push(item);
+      return result;
+    }
+    if (list.kind === 'map') {
+      const result = [...live];
+      for (const item of applied) {
+        const key = itemKey(item, list);
+        if (key === undefined) return structuredClone(applied);
+        const index = result.findIndex((existing) => jsonEqual(itemKey(existing, list), key));
+        if (index === -1) result.push(structuredClone(item));
+        else
+          result[index] = mergeApplied(result[index], item, [...path, `k:${JSON.stringify(key)}`], builtIn);
+      }
+      return result;
+    }
+  }
+  return structuredClone(applied);
+}
+
+/** True when the field at path holds a different value (or presence, for granular nodes) in a and b. */
+export function fieldDiffers(a: unknown, b: unknown, path: readonly PathElement[]): boolean {
+  const left = valueAt(a, path);
+  const right = valueAt(b, path);
+  if (left.found !== right.found) return true;
+  if (!left.found) return false;
+  if (isGranularPath(path)) return false;
+  return !jsonEqual(left.value, right.value);
+}
+
+function ensureValidApply(applied: KubeObject, live: KubeObject | undefined): void {
+  if (!isPlainObject(applied) || !isPlainObject(applied.metadata))
+    throw new ServerSideApplyError('an applied configuration must be an object with metadata', 'metadata');
+  if (typeof applied.apiVersion !== 'string' || applied.apiVersion === '')
+    throw new ServerSideApplyError('apiVersion must be set in an applied configuration', 'apiVersion');
+  if (typeof applied.kind !== 'string' || applied.kind === '')
+    throw new ServerSideApplyError('kind must be set in an applied configuration', 'kind');
+  if (live !== undefined && live.kind !== applied.kind)
+    throw new ServerSideApplyError(
+      `kind ${applied.kind} does not match the object's kind ${live.kind}`,
+      'kind',
+    );
+}
+
+/**
+ * Server-side apply of `applied` onto `live` (undefined: create) for field manager `opts.manager`.
+ * Keyed lists merge by their list-map keys, sets by value, other lists replace. Fields another manager
+ * owns whose applied value differs are conflicts: without force they are returned and nothing changes
+ * (the server answers 409); with force the applier takes them over. Fields the manager applied before
+ * and now omits are removed unless another manager also owns them. The result carries managedFields
+ * in the fieldsV1 format. The server should strip `status` from `applied` for kinds with a status
+ * subresource before calling (subresource unset), as the real apiserver resets it.
+ */
+export function serverSideApply(
+  live: KubeObject | undefined,
+  applied: KubeObject,
+  opts: ServerSideApplyOptions,
+): ServerSideApplyResult {
+  ensureValidApply(applied, live);
+  const builtIn = isBuiltInGroup(groupOf(applied.apiVersion));
+  const subresource = opts.subresource;
+  const liveContent = live === undefined ? {} : content(live, subresource);
+  const appliedContent = content(applied, subresource);
+  const appliedSet = fieldSetOf(appliedContent, builtIn);
+
+  let entries = readEntries(live);
+  if (entries === undefined || (entries.length === 0 && live !== undefined)) {
+    entries =
+      live === undefined
+        ? []
+        : [
+            {
+              manager: beforeFirstApplyManager,
+              operation: 'Update',
+              apiVersion: live.apiVersion,
+              time: formatKubeTime(opts.now),
+              set: fieldSetOf(content(live, undefined), isBuiltInGroup(groupOf(live.apiVersion))),
+            },
+          ];
+  }
+  const mine = entries.find((entry) => sameSlot(entry, opts.manager, 'Apply', subresource));
+  const others = entries.filter((entry) => entry !== mine);
+
+  const conflictPaths: Array<{ entry: OwnerEntry; path: PathElement[] }> = [];
+  for (const path of appliedSet.list()) {
+    if (!fieldDiffers(liveContent, appliedContent, path)) continue;
+    for (const entry of others) if (entry.set.has(path)) conflictPaths.push({ entry, path });
+  }
+  if (conflictPaths.length > 0 && !opts.force) {
+    const conflicts = conflictPaths
+      .map(({ entry, path }) => ({
+        manager: entry.manager,
+        field: formatFieldPath(path),
+        apiVersion: entry.apiVersion,
+      }))
+      .sort((a, b) => a.manager.localeCompare(b.manager) || a.field.localeCompare(b.field));
+    return { object: live ?? applied, conflicts };
+  }
+  for (const { entry, path } of conflictPaths) entry.set.removeWithDescendants(path);
+
+  const merged = mergeApplied(liveContent, appliedContent, [], builtIn) as Record<string, unknown>;
+  const dropped = mine === undefined ? new FieldSet() : mine.set.difference(appliedSet);
+  for (const path of dropped.list()) {
+    if (appliedSet.hasSelfOrDescendant(path)) continue;
+    if (others.some((entry) => entry.set.hasSelfOrDescendant(path))) continue;
+    removeAt(merged, path);
+  }
+
+  const base: KubeObject =
+    live === undefined
+      ? { apiVersion: applied.apiVersion, kind: applied.kind, metadata: {} }
+      : structuredClone(live);
+  let object: KubeObject;
+  if (subresource === 'status') {
+    object = base;
+    if (isPlainObject(merged.status)) object.status = merged.status;
+    else delete object.status;
+  } else {
+    const keptMetadata = Object.fromEntries(
+      Object.entries(base.metadata).filter(([key]) => systemMetadataFields.has(key)),
+    );
+    for (const key of ['name', 'namespace', 'generateName'] as const) {
+      if (live === undefined && applied.metadata[key] !== undefined)
+        keptMetadata[key] = applied.metadata[key];
+    }
+    const mergedMetadata = isPlainObject(merged.metadata) ? merged.metadata : {};
+    object = {
+      ...merged,
+      apiVersion: applied.apiVersion,
+      kind: applied.kind,
+      metadata: { ...mergedMetadata, ...keptMetadata },
+    };
+    if (live?.status !== undefined && applied.status === undefined) object.status = live.status;
+  }
+
+  const updated: OwnerEntry = {
+    manager: opts.manager,
+    operation: 'Apply',
+    apiVersion: applied.apiVersion,
+    time: formatKubeTime(opts.now),
+    set: appliedSet,
+  };
+  if (subresource !== undefined) updated.subresource = subresource;
+  const nextEntries =
+    mine === undefined ? [...entries, updated] : entries.map((entry) => (entry === mine ? updated : entry));
+  object.metadata.managedFields = writeEntries(nextEntries);
+  return { object, conflicts: [] };
+}
+
+/**
+ * The 409 message the real API server sends for apply conflicts, e.g.
+ * `Apply failed with 1 conflict: conflict with "kubectl" using apps/v1: .spec.replicas`.
+ */
+export function formatApplyConflictMessage(conflicts: readonly ApplyConflict[]): string {
+  const count = `Apply failed with ${conflicts.length} conflict${conflicts.length === 1 ? '' : 's'}`;
+  if (conflicts.length === 1) {
+    const only = conflicts[0];
+    if (only !== undefined)
+      return `${count}: conflict with "${only.manager}" using ${only.apiVersion}: ${only.field}`;
+  }
+  const groups = new Map<string, ApplyConflict[]>();
+  for (const conflict of conflicts) {
+    const key = `${conflict.manager}\u0000${conflict.apiVersion}`;
+    groups.set(key, [...(groups.get(key) ?? []), conflict]);
+  }
+  const parts = [...groups.values()].map((group) => {
+    const first = group[0];
+    const lines = group.map((conflict) => `- ${conflict.field}`).join('\n');
+    return `conflicts with "${first?.manager ?? ''}" using ${first?.apiVersion ?? ''}:\n${lines}`;
+  });
+  return `${count}: ${parts.join('\n')}`;
+}
+
+/**
+ * Records field ownership for a non-apply write (create, update, patch; operation Update): the
+ * manager takes every field the write set or changed, other managers lose those fields, removed
+ * fields leave every set. managedFields sent in `after` replace the stored ones (an empty list resets
+ * them); otherwise they carry over from `before`. Returns `after` with managedFields set.
+ */
+export function recordUpdateManagedFields(
+  before: KubeObject | undefined,
+  after: KubeObject,
+  manager: string,
+  now: Date,
+  subresource?: 'status',
+): KubeObject {
+  const builtIn = isBuiltInGroup(groupOf(after.apiVersion));
+  const sent = Array.isArray(after.metadata.managedFields) ? readEntries(after) : undefined;
+  const entries = sent ?? readEntries(before) ?? [];
+  const beforeContent = before === undefined ? {} : content(before, subresource);
+  const afterContent = content(after, subresource);
+  const beforeSet = fieldSetOf(beforeContent, builtIn);
+  const afterSet = fieldSetOf(afterContent, builtIn);
+
+  const changed = afterSet
+    .list()
+    .filter((path) => !beforeSet.has(path) || fieldDiffers(beforeContent, afterContent, path));
+  const removed = beforeSet.difference(afterSet).list();
+  for (const entry of entries) {
+    for (const path of changed) entry.set.removeWithDescendants(path);
+    for (const path of removed) entry.set.removeWithDescendants(path);
+  }
+  let next = entries;
+  if (changed.length > 0) {
+    const slot = entries.find((entry) => sameSlot(entry, manager, 'Update', subresource));
+    if (slot === undefined) {
+      const entry: OwnerEntry = {
+        manager,
+        operation: 'Update',
+        apiVersion: after.apiVersion,
+        time: formatKubeTime(now),
+        set: new FieldSet(changed),
+      };
+      if (subresource !== undefined) entry.subresource = subresource;
+      next = [...entries, entry];
+    } else {
+      slot.set = slot.set.union(new FieldSet(changed));
+      slot.time = formatKubeTime(now);
+      slot.apiVersion = after.apiVersion;
+    }
+  }
+  const result = structuredClone(after);
+  const written = writeEntries(next);
+  if (written.length > 0) result.metadata.managedFields = written;
+  else delete result.metadata.managedFields;
+  return result;
+}
