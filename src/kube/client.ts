@@ -11,6 +11,8 @@ import {
   CustomObjectsApi,
   EventsV1Api,
   KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
 } from '@kubernetes/client-node';
 
 /** Where a kubeconfig was found, in the order they are tried. */
@@ -172,4 +174,39 @@ export function createKubeClients(kubeConfig: KubeConfig): KubeClients {
 export function currentNamespace(kubeConfig: KubeConfig): string {
   const context = kubeConfig.getContextObject(kubeConfig.getCurrentContext());
   return context?.namespace ?? 'default';
+}
+
+/** Request options that send a body as an RFC 7386 merge patch (client-node otherwise picks JSON patch). */
+export const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+/** Request options that send a body as a server-side apply patch. */
+export const APPLY_PATCH = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
+
+/** The field manager of every Rollgate write. */
+export const FIELD_MANAGER = 'rollgate';
+
+/** The JSON form of a typed client-node model (Dates become RFC 3339 strings), for comparing and planning. */
+export function toPlainObject<T>(value: unknown): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** A ready connection for a command: clients, the default namespace, and where the config came from. */
+export interface KubeConnection {
+  clients: KubeClients;
+  namespace: string;
+  source: KubeConfigSource;
+  origin: string;
+}
+
+/** Loads the kubeconfig (see {@link loadKubeConfig}) and builds the clients; `namespace` wins over the context's. */
+export function connectKube(
+  options: { kubeconfig?: string | undefined; namespace?: string | undefined } = {},
+): KubeConnection {
+  const loaded = loadKubeConfig({ kubeconfig: options.kubeconfig });
+  return {
+    clients: createKubeClients(loaded.kubeConfig),
+    namespace: options.namespace ?? currentNamespace(loaded.kubeConfig),
+    source: loaded.source,
+    origin: loaded.origin,
+  };
 }

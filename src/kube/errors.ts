@@ -86,11 +86,11 @@ interface StatusBody {
 
 function parseStatusBody(body: unknown): StatusBody {
   let value = body;
-  if (typeof value === 'string') {
+  if (typeof body === 'string') {
     try {
-      value = JSON.parse(value) as unknown;
+      value = JSON.parse(body) as unknown;
     } catch {
-      return { message: value.slice(0, 500) };
+      return { message: body.slice(0, 500) };
     }
   }
   if (typeof value !== 'object' || value === null) return {};

@@ -1,0 +1,20 @@
+// `rollgate install [--kubeconfig FILE]`: install or upgrade Rollgate's CRDs (server-side apply, idempotent).
+import type { Command } from 'commander';
+import { connectKube } from '../../kube/client.ts';
+import { installCrds } from '../../kube/install-crds.ts';
+import { rollgateCrds } from '../../spec/crds.ts';
+
+export function registerInstallCommand(program: Command): void {
+  program
+    .command('install')
+    .description(
+      "install or upgrade Rollgate's CustomResourceDefinitions (server-side apply; safe to repeat)",
+    )
+    .option('--kubeconfig <file>', 'kubeconfig file (default: KUBECONFIG, ~/.kube/config, in-cluster)')
+    .action(async (options: { kubeconfig?: string }) => {
+      const { clients } = connectKube(options);
+      const results = await installCrds(clients, rollgateCrds());
+      for (const { name, result } of results)
+        process.stdout.write(`customresourcedefinition/${name} ${result}\n`);
+    });
+}

@@ -1,0 +1,69 @@
+// `rollgate status NAME [-n NS] [--output text|json] [--watch]`: where a rollout stands and why.
+import { Option, type Command } from 'commander';
+import { connectKube, type KubeClients } from '../../kube/client.ts';
+import { formatRolloutView, readRolloutView, type RolloutView } from '../../kube/rollout-view.ts';
+import type { RolloutKey } from '../../kube/observed-state-reader.ts';
+
+/** How often --watch re-reads the rollout. */
+const WATCH_INTERVAL_MS = 2_000;
+
+interface StatusOptions {
+  namespace?: string;
+  output: 'text' | 'json';
+  watch?: boolean;
+  kubeconfig?: string;
+}
+
+function render(view: RolloutView, output: 'text' | 'json'): string {
+  return output === 'json' ? `${JSON.stringify(view, null, 2)}\n` : formatRolloutView(view);
+}
+
+async function watchRollout(clients: KubeClients, key: RolloutKey, output: 'text' | 'json'): Promise<void> {
+  let last = '';
+  let stopped = false;
+  const stop = (): void => {
+    stopped = true;
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    while (!stopped) {
+      const view = await readRolloutView(clients, key);
+      const text =
+        view === undefined ? `rollout ${key.namespace}/${key.name} not found\n` : render(view, output);
+      if (text !== last) {
+        process.stdout.write(output === 'text' && last !== '' ? `\n${text}` : text);
+        last = text;
+      }
+      await new Promise((resolve) => setTimeout(resolve, WATCH_INTERVAL_MS));
+    }
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}
+
+export function registerStatusCommand(program: Command): void {
+  program
+    .command('status')
+    .description(
+      'show a rollout: steps (current marked), weights, ReplicaSets, failing pods, pauses, analysis',
+    )
+    .argument('<name>', 'rollout name')
+    .option('-n, --namespace <ns>', 'namespace (default: the context namespace)')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .option('-w, --watch', 'keep printing the status whenever it changes (Ctrl-C to stop)')
+    .option('--kubeconfig <file>', 'kubeconfig file (default: KUBECONFIG, ~/.kube/config, in-cluster)')
+    .action(async (name: string, options: StatusOptions) => {
+      const { clients, namespace } = connectKube(options);
+      const key = { namespace, name };
+      if (options.watch) return watchRollout(clients, key, options.output);
+      const view = await readRolloutView(clients, key);
+      if (view === undefined) {
+        process.stderr.write(`rollgate: rollout ${namespace}/${name} not found\n`);
+        process.exitCode = 1;
+        return;
+      }
+      process.stdout.write(render(view, options.output));
+    });
+}

@@ -1,0 +1,268 @@
+// Reads one rollout's world from the cluster (Rollout, its ReplicaSets, pods, Services, AnalysisRuns) into the planner's ObservedState.
+import type { V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
+import type {
+  ObservedAnalysisRun,
+  ObservedAnalysisRunPhase,
+  ObservedContainer,
+  ObservedPod,
+  ObservedReplicaSet,
+  ObservedService,
+  ObservedState,
+} from '../rollout/index.ts';
+import { POD_TEMPLATE_HASH_LABEL } from '../rollout/index.ts';
+import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
+import { rolloutSchema, type Rollout } from '../spec/rollout.ts';
+import { toPlainObject, type KubeClients } from './client.ts';
+import { isNotFound, kubeCall } from './errors.ts';
+import { formatLabelSelector } from './label-selector.ts';
+
+/** The namespace and name of one rollout: the reconcile key. */
+export interface RolloutKey {
+  namespace: string;
+  name: string;
+}
+
+/** The Rollout object in the cluster does not match our schema: a human must fix it. */
+export class InvalidRolloutObjectError extends Error {
+  override readonly name = 'InvalidRolloutObjectError';
+  readonly code = 'kube.invalid_rollout';
+  constructor(
+    readonly key: RolloutKey,
+    readonly issues: string[],
+  ) {
+    super(`rollout ${key.namespace}/${key.name} is invalid: ${issues.join('; ')}`);
+  }
+}
+
+/** What one read returns: the planner's input plus the raw Rollout (for status writes and events). */
+export interface ObservedRead {
+  observed: ObservedState;
+  /** The live object as JSON (metadata, spec, status), what the status write is compared against. */
+  raw: Record<string, unknown>;
+}
+
+const ROLLOUT_PLURAL = 'rollouts';
+const ANALYSIS_RUN_PLURAL = 'analysisruns';
+const VERSION = 'v1alpha1';
+
+const ANALYSIS_PHASES: readonly ObservedAnalysisRunPhase[] = [
+  'Pending',
+  'Running',
+  'Successful',
+  'Failed',
+  'Error',
+  'Inconclusive',
+];
+
+/**
+ * Reads everything the planner looks at with one request per kind: get Rollout, list ReplicaSets and
+ * pods by the rollout's selector, get each named Service, list AnalysisRuns; filters by ownership.
+ */
+export class ObservedStateReader {
+  constructor(private readonly clients: KubeClients) {}
+
+  /** The live Rollout as JSON, or undefined when it does not exist. */
+  async readRolloutObject(key: RolloutKey): Promise<Record<string, unknown> | undefined> {
+    try {
+      return (await kubeCall({ verb: 'get', kind: 'Rollout', ...key }, () =>
+        this.clients.custom.getNamespacedCustomObject({
+          group: ROLLGATE_API_GROUP,
+          version: VERSION,
+          namespace: key.namespace,
+          plural: ROLLOUT_PLURAL,
+          name: key.name,
+        }),
+      )) as Record<string, unknown>;
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** Reads the rollout and what it owns; undefined when the Rollout is gone. */
+  async read(key: RolloutKey): Promise<ObservedRead | undefined> {
+    const raw = await this.readRolloutObject(key);
+    if (raw === undefined) return undefined;
+    const parsed = rolloutSchema.safeParse(raw);
+    if (!parsed.success) {
+      throw new InvalidRolloutObjectError(
+        key,
+        parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`),
+      );
+    }
+    const rollout = parsed.data;
+    const uid = rollout.metadata.uid ?? '';
+    const labelSelector = formatLabelSelector(rollout.spec.selector);
+    const { namespace } = key;
+    const canary = rollout.spec.strategy.canary;
+    const serviceNames = [canary?.canaryService, canary?.stableService].filter(
+      (name, index, all): name is string => name !== undefined && name !== '' && all.indexOf(name) === index,
+    );
+
+    const [replicaSetList, podList, services, analysisRuns] = await Promise.all([
+      kubeCall({ verb: 'list', kind: 'ReplicaSet', namespace }, () =>
+        this.clients.apps.listNamespacedReplicaSet({ namespace, labelSelector }),
+      ),
+      kubeCall({ verb: 'list', kind: 'Pod', namespace }, () =>
+        this.clients.core.listNamespacedPod({ namespace, labelSelector }),
+      ),
+      Promise.all(serviceNames.map((name) => this.readService(namespace, name))),
+      this.readAnalysisRuns(namespace, uid),
+    ]);
+
+    const replicaSets = replicaSetList.items
+      .map((item) => toObservedReplicaSet(toPlainObject<V1ReplicaSet>(item), uid))
+      .filter((rs): rs is ObservedReplicaSet => rs !== undefined);
+    const ownedHashes = new Set(replicaSets.map((rs) => rs.podTemplateHash));
+    const pods = podList.items
+      .map((item) => toPlainObject<V1Pod>(item))
+      .filter((pod) => pod.metadata?.deletionTimestamp === undefined)
+      .map(toObservedPod)
+      .filter((pod) => ownedHashes.has(pod.podTemplateHash));
+
+    const observed: ObservedState = {
+      rollout: rollout as Rollout,
+      replicaSets,
+      pods,
+      services: services.filter((service): service is ObservedService => service !== undefined),
+      analysisRuns,
+    };
+    return { observed, raw };
+  }
+
+  private async readService(namespace: string, name: string): Promise<ObservedService | undefined> {
+    try {
+      const service = await kubeCall({ verb: 'get', kind: 'Service', namespace, name }, () =>
+        this.clients.core.readNamespacedService({ namespace, name }),
+      );
+      return {
+        name,
+        resourceVersion: service.metadata?.resourceVersion ?? '',
+        selector: { ...(service.spec?.selector ?? {}) },
+      };
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  private async readAnalysisRuns(namespace: string, rolloutUid: string): Promise<ObservedAnalysisRun[]> {
+    let list: { items?: unknown[] };
+    try {
+      list = (await kubeCall({ verb: 'list', kind: 'AnalysisRun', namespace }, () =>
+        this.clients.custom.listNamespacedCustomObject({
+          group: ROLLGATE_API_GROUP,
+          version: VERSION,
+          namespace,
+          plural: ANALYSIS_RUN_PLURAL,
+        }),
+      )) as { items?: unknown[] };
+    } catch (err) {
+      // Before `rollgate install` has created the AnalysisRun CRD there are simply no runs.
+      if (isNotFound(err)) return [];
+      throw err;
+    }
+    const runs: ObservedAnalysisRun[] = [];
+    for (const item of list.items ?? []) {
+      const run = toObservedAnalysisRun(item, rolloutUid);
+      if (run !== undefined) runs.push(run);
+    }
+    return runs;
+  }
+}
+
+interface OwnerReferenceLike {
+  uid?: string;
+  controller?: boolean;
+}
+
+function controllerOwner(refs: OwnerReferenceLike[] | undefined): OwnerReferenceLike | undefined {
+  return refs?.find((ref) => ref.controller === true);
+}
+
+/** Owned by this rollout, or an orphan the rollout may adopt; ReplicaSets controlled by others are not ours. */
+function toObservedReplicaSet(rs: V1ReplicaSet, rolloutUid: string): ObservedReplicaSet | undefined {
+  const owner = controllerOwner(rs.metadata?.ownerReferences);
+  if (owner !== undefined && owner.uid !== rolloutUid) return undefined;
+  const labels = { ...(rs.metadata?.labels ?? {}) };
+  return {
+    name: rs.metadata?.name ?? '',
+    uid: rs.metadata?.uid ?? '',
+    resourceVersion: rs.metadata?.resourceVersion ?? '',
+    podTemplateHash: labels[POD_TEMPLATE_HASH_LABEL] ?? '',
+    labels,
+    annotations: { ...(rs.metadata?.annotations ?? {}) },
+    replicas: rs.spec?.replicas ?? 0,
+    status: {
+      replicas: rs.status?.replicas ?? 0,
+      readyReplicas: rs.status?.readyReplicas ?? 0,
+      availableReplicas: rs.status?.availableReplicas ?? 0,
+    },
+    template: (rs.spec?.template ?? {}) as object,
+    creationTimestamp: String(rs.metadata?.creationTimestamp ?? ''),
+    controlledByRollout: owner !== undefined,
+  };
+}
+
+function toObservedPod(pod: V1Pod): ObservedPod {
+  const statuses = pod.status?.containerStatuses ?? [];
+  const containers: ObservedContainer[] = (pod.spec?.containers ?? []).map((container) => {
+    const status = statuses.find((s) => s.name === container.name);
+    const observed: ObservedContainer = {
+      name: container.name,
+      image: status?.image ?? container.image ?? '',
+      restartCount: status?.restartCount ?? 0,
+    };
+    const waiting = status?.state?.waiting;
+    if (waiting?.reason) observed.waitingReason = waiting.reason;
+    if (waiting?.message) observed.waitingMessage = waiting.message;
+    const terminated = status?.state?.terminated?.reason ?? status?.lastState?.terminated?.reason;
+    if (terminated) observed.terminatedReason = terminated;
+    return observed;
+  });
+  const ready = (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+  return {
+    name: pod.metadata?.name ?? '',
+    podTemplateHash: pod.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL] ?? '',
+    phase: pod.status?.phase ?? 'Pending',
+    ready,
+    containers,
+  };
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+
+function stringMap(value: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, entry] of Object.entries(asRecord(value))) if (typeof entry === 'string') out[key] = entry;
+  return out;
+}
+
+/** A run owned (ownerReference uid) by the rollout; others in the namespace are ignored. */
+function toObservedAnalysisRun(item: unknown, rolloutUid: string): ObservedAnalysisRun | undefined {
+  const object = asRecord(item);
+  const metadata = asRecord(object.metadata);
+  const owners = Array.isArray(metadata.ownerReferences)
+    ? (metadata.ownerReferences as OwnerReferenceLike[])
+    : [];
+  if (!owners.some((ref) => ref.uid === rolloutUid)) return undefined;
+  const status = asRecord(object.status);
+  const spec = asRecord(object.spec);
+  const phaseValue = status.phase;
+  const phase = ANALYSIS_PHASES.includes(phaseValue as ObservedAnalysisRunPhase)
+    ? (phaseValue as ObservedAnalysisRunPhase)
+    : 'Pending';
+  const final = phase === 'Successful' || phase === 'Failed' || phase === 'Error' || phase === 'Inconclusive';
+  const run: ObservedAnalysisRun = {
+    name: typeof metadata.name === 'string' ? metadata.name : '',
+    phase,
+    labels: stringMap(metadata.labels),
+    terminated: spec.terminate === true || final,
+  };
+  if (typeof status.message === 'string') run.message = status.message;
+  return run;
+}

@@ -1,0 +1,230 @@
+// A read-only summary of one rollout for humans and scripts: steps, weights, ReplicaSets, failing pods, pauses, analysis.
+import type { ObservedState } from '../rollout/index.ts';
+import type { KubeClients } from './client.ts';
+import { ObservedStateReader, type RolloutKey } from './observed-state-reader.ts';
+
+/** One canary step as shown: its index, a short description, and where the rollout stands relative to it. */
+export interface StepView {
+  index: number;
+  description: string;
+  state: 'done' | 'current' | 'pending';
+}
+
+/** One ReplicaSet as shown. */
+export interface ReplicaSetView {
+  name: string;
+  podTemplateHash: string;
+  role: 'stable' | 'canary' | 'old';
+  desired: number;
+  current: number;
+  ready: number;
+  available: number;
+  scaleDownDeadline?: string;
+}
+
+/** A pod that is not Ready, with the reason a user needs (ImagePullBackOff, CrashLoopBackOff, …). */
+export interface FailingPodView {
+  name: string;
+  podTemplateHash: string;
+  container: string;
+  reason: string;
+  message?: string;
+  restartCount: number;
+}
+
+/** Everything `rollgate status` prints; the JSON output is exactly this object. */
+export interface RolloutView {
+  namespace: string;
+  name: string;
+  phase: string;
+  message?: string;
+  paused: boolean;
+  aborted: boolean;
+  abortedAt?: string;
+  currentStepIndex?: number;
+  steps: StepView[];
+  weights: { canary: number; stable: number };
+  stableRS?: string;
+  currentPodHash?: string;
+  replicas: { desired: number; updated: number; ready: number; available: number };
+  pauseConditions: Array<{ reason: string; startTime: string }>;
+  replicaSets: ReplicaSetView[];
+  failingPods: FailingPodView[];
+  analysisRuns: Array<{ name: string; phase: string; message?: string }>;
+  conditions: Array<{ type: string; status: string; reason?: string; message?: string }>;
+}
+
+function describeStep(step: Record<string, unknown>): string {
+  if (step.setWeight !== undefined) return `setWeight: ${String(step.setWeight)}`;
+  if (step.pause !== undefined) {
+    const duration = (step.pause as { duration?: unknown } | null)?.duration;
+    return duration === undefined ? 'pause (until promoted)' : `pause: ${String(duration)}`;
+  }
+  if (step.setCanaryScale !== undefined) {
+    const scale = step.setCanaryScale as Record<string, unknown>;
+    if (scale.replicas !== undefined) return `setCanaryScale: ${String(scale.replicas)} replicas`;
+    if (scale.weight !== undefined) return `setCanaryScale: ${String(scale.weight)}%`;
+    return 'setCanaryScale: match traffic weight';
+  }
+  if (step.analysis !== undefined) {
+    const templates = ((step.analysis as { templates?: Array<{ templateName?: string }> }).templates ?? [])
+      .map((t) => t.templateName)
+      .join(', ');
+    return `analysis: ${templates}`;
+  }
+  return Object.keys(step)[0] ?? 'unknown step';
+}
+
+/** Builds the view from an observed state (pure: tests call it without a cluster). */
+export function buildRolloutView(observed: ObservedState): RolloutView {
+  const { rollout } = observed;
+  const status = rollout.status ?? {};
+  const steps = (rollout.spec.strategy.canary?.steps ?? []) as Array<Record<string, unknown>>;
+  const currentStepIndex = status.currentStepIndex;
+  const stepIndex = currentStepIndex ?? 0;
+  const canaryWeight = status.canary?.weights?.canary.weight ?? 0;
+  const stableWeight = status.canary?.weights?.stable.weight ?? 100 - canaryWeight;
+  const replicaSets: ReplicaSetView[] = observed.replicaSets
+    .map((rs): ReplicaSetView => {
+      const role: ReplicaSetView['role'] =
+        rs.podTemplateHash === status.stableRS
+          ? 'stable'
+          : rs.podTemplateHash === status.currentPodHash
+            ? 'canary'
+            : 'old';
+      const view: ReplicaSetView = {
+        name: rs.name,
+        podTemplateHash: rs.podTemplateHash,
+        role,
+        desired: rs.replicas,
+        current: rs.status.replicas,
+        ready: rs.status.readyReplicas,
+        available: rs.status.availableReplicas,
+      };
+      const deadline = rs.annotations['rollgate.dev/scale-down-deadline'];
+      if (deadline !== undefined) view.scaleDownDeadline = deadline;
+      return view;
+    })
+    .sort(
+      (a, b) => ['canary', 'stable', 'old'].indexOf(a.role) - ['canary', 'stable', 'old'].indexOf(b.role),
+    );
+  const failingPods: FailingPodView[] = [];
+  for (const pod of observed.pods) {
+    if (pod.ready) continue;
+    for (const container of pod.containers) {
+      const reason = container.waitingReason ?? container.terminatedReason;
+      if (reason === undefined || reason === 'ContainerCreating') continue;
+      const view: FailingPodView = {
+        name: pod.name,
+        podTemplateHash: pod.podTemplateHash,
+        container: container.name,
+        reason,
+        restartCount: container.restartCount,
+      };
+      if (container.waitingMessage) view.message = container.waitingMessage;
+      failingPods.push(view);
+    }
+  }
+  const view: RolloutView = {
+    namespace: rollout.metadata.namespace ?? 'default',
+    name: rollout.metadata.name,
+    phase: status.phase ?? 'Unknown',
+    paused: rollout.spec.paused === true || (status.pauseConditions ?? []).length > 0,
+    aborted: status.abort === true,
+    steps: steps.map((step, index) => ({
+      index,
+      description: describeStep(step),
+      state: index < stepIndex ? 'done' : index === stepIndex ? 'current' : 'pending',
+    })),
+    weights: { canary: canaryWeight, stable: stableWeight },
+    replicas: {
+      desired: rollout.spec.replicas ?? 1,
+      updated: status.updatedReplicas ?? 0,
+      ready: status.readyReplicas ?? 0,
+      available: status.availableReplicas ?? 0,
+    },
+    pauseConditions: (status.pauseConditions ?? []).map((c) => ({
+      reason: c.reason,
+      startTime: c.startTime,
+    })),
+    replicaSets,
+    failingPods,
+    analysisRuns: observed.analysisRuns.map((run) => ({
+      name: run.name,
+      phase: run.phase,
+      ...(run.message ? { message: run.message } : {}),
+    })),
+    conditions: (status.conditions ?? []).map((c) => ({
+      type: c.type,
+      status: c.status,
+      ...(c.reason ? { reason: c.reason } : {}),
+      ...(c.message ? { message: c.message } : {}),
+    })),
+  };
+  if (status.message) view.message = status.message;
+  if (status.abortedAt) view.abortedAt = status.abortedAt;
+  if (currentStepIndex !== undefined) view.currentStepIndex = currentStepIndex;
+  if (status.stableRS) view.stableRS = status.stableRS;
+  if (status.currentPodHash) view.currentPodHash = status.currentPodHash;
+  return view;
+}
+
+/** Reads the rollout and builds its view; undefined when the Rollout does not exist. */
+export async function readRolloutView(
+  clients: KubeClients,
+  key: RolloutKey,
+): Promise<RolloutView | undefined> {
+  const read = await new ObservedStateReader(clients).read(key);
+  return read === undefined ? undefined : buildRolloutView(read.observed);
+}
+
+/** The view as text, one fact per line, the current step marked with `▶`. */
+export function formatRolloutView(view: RolloutView): string {
+  const lines: string[] = [];
+  lines.push(`Name:       ${view.name}`);
+  lines.push(`Namespace:  ${view.namespace}`);
+  lines.push(`Status:     ${view.phase}${view.aborted ? ' (aborted)' : ''}${view.paused ? ' (paused)' : ''}`);
+  if (view.message) lines.push(`Message:    ${view.message}`);
+  lines.push(`Weights:    canary ${view.weights.canary}%, stable ${view.weights.stable}%`);
+  lines.push(
+    `Replicas:   desired ${view.replicas.desired}, updated ${view.replicas.updated}, ready ${view.replicas.ready}, available ${view.replicas.available}`,
+  );
+  if (view.stableRS) lines.push(`Stable:     ${view.stableRS}`);
+  if (view.currentPodHash) lines.push(`Revision:   ${view.currentPodHash}`);
+  if (view.steps.length > 0) {
+    const complete = (view.currentStepIndex ?? 0) >= view.steps.length;
+    lines.push(`Steps:${complete ? '      (all complete)' : ''}`);
+    for (const step of view.steps) {
+      const mark = step.state === 'current' ? '▶' : step.state === 'done' ? '✔' : ' ';
+      lines.push(`  ${mark} ${step.index}: ${step.description}`);
+    }
+  }
+  if (view.pauseConditions.length > 0) {
+    lines.push('Paused:');
+    for (const condition of view.pauseConditions)
+      lines.push(`  ${condition.reason} since ${condition.startTime}`);
+  }
+  if (view.replicaSets.length > 0) {
+    lines.push('ReplicaSets:');
+    for (const rs of view.replicaSets) {
+      const deadline = rs.scaleDownDeadline ? `  scale-down at ${rs.scaleDownDeadline}` : '';
+      lines.push(
+        `  ${rs.name}  ${rs.role.padEnd(6)}  ready ${rs.ready}/${rs.desired}  available ${rs.available}${deadline}`,
+      );
+    }
+  }
+  if (view.failingPods.length > 0) {
+    lines.push('Failing pods:');
+    for (const pod of view.failingPods) {
+      const message = pod.message ? `: ${pod.message}` : '';
+      const restarts = pod.restartCount > 0 ? ` (restarts ${pod.restartCount})` : '';
+      lines.push(`  ${pod.name} ${pod.container}: ${pod.reason}${message}${restarts}`);
+    }
+  }
+  if (view.analysisRuns.length > 0) {
+    lines.push('AnalysisRuns:');
+    for (const run of view.analysisRuns)
+      lines.push(`  ${run.name}  ${run.phase}${run.message ? `: ${run.message}` : ''}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
