@@ -155,9 +155,13 @@ export const CANARY_STEP_KINDS = [
 ] as const;
 export type CanaryStepKind = (typeof CANARY_STEP_KINDS)[number];
 
+/** Step kinds that are mutually exclusive within one step (Argo allows e.g. setCanaryScale with setHeaderRoute). */
+export const EXCLUSIVE_STEP_KINDS = ['setWeight', 'pause', 'experiment', 'analysis'] as const;
+
 /**
- * One canary step. As in Argo, a step is an object with exactly one of its fields set; use
- * {@link canaryStepKind} to tell which.
+ * One canary step. As in Argo, a step is an object with its kind's field set: at most one of
+ * setWeight, pause, experiment and analysis; the route and scale fields may accompany each other. Use
+ * {@link canaryStepKind} / {@link canaryStepKinds} to tell what a step does.
  */
 export const canaryStepSchema = z
   .object({
@@ -172,19 +176,24 @@ export const canaryStepSchema = z
   })
   .superRefine((step, ctx) => {
     const set = CANARY_STEP_KINDS.filter((kind) => step[kind] !== undefined);
-    if (set.length !== 1) {
+    const exclusive = EXCLUSIVE_STEP_KINDS.filter((kind) => step[kind] !== undefined);
+    if (set.length === 0) {
+      ctx.addIssue({ code: 'custom', message: `a step must set one of ${CANARY_STEP_KINDS.join(', ')}` });
+    } else if (exclusive.length > 1) {
       ctx.addIssue({
         code: 'custom',
-        message:
-          set.length === 0
-            ? `a step must set exactly one of ${CANARY_STEP_KINDS.join(', ')}`
-            : `a step must set exactly one of its fields, got ${set.join(' and ')}`,
+        message: `a step must set only one of ${EXCLUSIVE_STEP_KINDS.join(', ')}, got ${exclusive.join(' and ')}`,
       });
     }
   });
 export type CanaryStep = z.infer<typeof canaryStepSchema>;
 
-/** Which kind of step this is (the first field set, in {@link CANARY_STEP_KINDS} order). */
+/** Every kind a step sets, in {@link CANARY_STEP_KINDS} order (usually one). */
+export function canaryStepKinds(step: CanaryStep): CanaryStepKind[] {
+  return CANARY_STEP_KINDS.filter((kind) => step[kind] !== undefined);
+}
+
+/** The step's main kind: the first field set, in {@link CANARY_STEP_KINDS} order. */
 export function canaryStepKind(step: CanaryStep): CanaryStepKind | undefined {
   return CANARY_STEP_KINDS.find((kind) => step[kind] !== undefined);
 }

@@ -1,0 +1,70 @@
+// Semantic checks on AnalysisTemplate / ClusterAnalysisTemplate / AnalysisRun specs whose shape is valid.
+import type { AnalysisTemplateSpec, AnalysisRunSpec } from './analysis.ts';
+import { OTHER_METRIC_PROVIDERS, SUPPORTED_METRIC_PROVIDERS } from './analysis.ts';
+import { parseDuration } from './duration.ts';
+import type { IssueCollector } from './validation-issue.ts';
+
+const INTEGER_TEXT = /^\d+$/;
+const PLACEHOLDER = /\{\{.+\}\}/;
+const PROVIDERS = [...SUPPORTED_METRIC_PROVIDERS, ...OTHER_METRIC_PROVIDERS];
+
+/** Checks metric names, durations, int-or-string limits, providers and args of an analysis spec. */
+export function checkAnalysisSpec(spec: AnalysisTemplateSpec | AnalysisRunSpec, sink: IssueCollector): void {
+  const metricNames = new Map<string, number>();
+  spec.metrics.forEach((metric, index) => {
+    const at = (...rest: Array<string | number>) => ['spec', 'metrics', index, ...rest];
+    const first = metricNames.get(metric.name);
+    if (first !== undefined) {
+      sink.error(at('name'), `duplicate metric name ${JSON.stringify(metric.name)} (also metrics[${first}])`);
+    } else {
+      metricNames.set(metric.name, index);
+    }
+    for (const field of ['interval', 'initialDelay'] as const) {
+      const value = metric[field];
+      if (value === undefined || (typeof value === 'string' && PLACEHOLDER.test(value))) continue;
+      try {
+        parseDuration(value);
+      } catch (err) {
+        sink.error(at(field), err instanceof Error ? err.message : String(err));
+      }
+    }
+    for (const field of [
+      'count',
+      'failureLimit',
+      'inconclusiveLimit',
+      'consecutiveErrorLimit',
+      'consecutiveSuccessLimit',
+    ] as const) {
+      const value = metric[field];
+      if (value === undefined) continue;
+      if (typeof value === 'number' ? value < 0 : !INTEGER_TEXT.test(value) && !PLACEHOLDER.test(value)) {
+        sink.error(
+          at(field),
+          `must be a non-negative integer or an argument placeholder like "{{args.${field}}}", got ${JSON.stringify(value)}`,
+        );
+      }
+    }
+    const providers = PROVIDERS.filter((name) => metric.provider[name] !== undefined);
+    if (providers.length === 0) {
+      sink.error(at('provider'), `must set one provider (${SUPPORTED_METRIC_PROVIDERS.join(', ')})`);
+    } else if (providers.length > 1) {
+      sink.error(at('provider'), `must set only one provider, got ${providers.join(' and ')}`);
+    }
+  });
+
+  const argNames = new Map<string, number>();
+  (spec.args ?? []).forEach((arg, index) => {
+    const first = argNames.get(arg.name);
+    if (first !== undefined) {
+      sink.error(
+        ['spec', 'args', index, 'name'],
+        `duplicate argument ${JSON.stringify(arg.name)} (also args[${first}])`,
+      );
+    } else {
+      argNames.set(arg.name, index);
+    }
+    if (arg.value !== undefined && arg.valueFrom !== undefined) {
+      sink.error(['spec', 'args', index], 'must set only one of value and valueFrom');
+    }
+  });
+}

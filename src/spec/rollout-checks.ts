@@ -1,0 +1,281 @@
+// Semantic checks on a Rollout whose shape is valid: the rules zod cannot express, with user-facing messages.
+import { parseDuration } from './duration.ts';
+import type { FieldPath } from './field-path.ts';
+import { isEmptySelector, selectorMismatches } from './label-selector.ts';
+import type { AnalysisTemplateRef, Rollout } from './rollout.ts';
+import { ROLLOUT_DEFAULTS, canaryStepKinds } from './rollout.ts';
+import { parseQuantity } from './quantity.ts';
+import type { Container } from './kube-meta.ts';
+import type { IssueCollector } from './validation-issue.ts';
+
+/** Annotation on a Rollout listing analysis templates that live in the cluster, not in the validated set. */
+export const EXPECT_IN_CLUSTER_ANNOTATION = 'rollgate.dev/expect-in-cluster';
+
+/** Answers whether a referenced analysis template is known to exist. */
+export interface AnalysisTemplateLookup {
+  hasTemplate(namespace: string | undefined, name: string): boolean;
+  hasClusterTemplate(name: string): boolean;
+}
+
+export interface RolloutCheckContext {
+  /** When absent, template references are not checked (a single object has nothing to look in). */
+  templates?: AnalysisTemplateLookup;
+}
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const PERCENT = /^\d+%$/;
+
+/** Names listed in {@link EXPECT_IN_CLUSTER_ANNOTATION} ("*" means every reference). */
+export function expectedInCluster(annotations: Readonly<Record<string, string>> | undefined): Set<string> {
+  const raw = annotations?.[EXPECT_IN_CLUSTER_ANNOTATION] ?? '';
+  return new Set(
+    raw
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== ''),
+  );
+}
+
+/** Checks the parts of a Rollout that the schema cannot (selector vs labels, durations, quantities, references, …). */
+export function checkRollout(
+  rollout: Rollout,
+  sink: IssueCollector,
+  context: RolloutCheckContext = {},
+): void {
+  const { metadata, spec } = rollout;
+  if (metadata.name.length > 253 || !DNS_SUBDOMAIN.test(metadata.name)) {
+    sink.error(
+      ['metadata', 'name'],
+      `must be a DNS subdomain (lowercase letters, digits, "-" and "."), got ${JSON.stringify(metadata.name)}`,
+    );
+  }
+
+  const { canary, blueGreen } = spec.strategy;
+  if (canary === undefined && blueGreen === undefined) {
+    sink.error(['spec', 'strategy'], 'must set strategy.canary (Rollgate drives canary strategies)');
+  } else if (canary !== undefined && blueGreen !== undefined) {
+    sink.error(['spec', 'strategy'], 'must set only one of strategy.canary and strategy.blueGreen');
+  }
+
+  if (spec.workloadRef === undefined) {
+    if (isEmptySelector(spec.selector)) {
+      sink.error(['spec', 'selector'], 'must not be empty: give matchLabels or matchExpressions');
+    } else {
+      const labels = spec.template.metadata?.labels ?? {};
+      const mismatches = selectorMismatches(spec.selector, labels);
+      if (mismatches.length > 0) {
+        sink.error(
+          ['spec', 'template', 'metadata', 'labels'],
+          `do not match spec.selector: ${mismatches.join('; ')}`,
+        );
+      }
+    }
+    checkContainers(spec.template.spec.containers, ['spec', 'template', 'spec', 'containers'], sink);
+    if (spec.template.spec.initContainers !== undefined) {
+      checkContainers(
+        spec.template.spec.initContainers,
+        ['spec', 'template', 'spec', 'initContainers'],
+        sink,
+      );
+    }
+  }
+
+  const deadline = spec.progressDeadlineSeconds ?? ROLLOUT_DEFAULTS.progressDeadlineSeconds;
+  if (deadline <= (spec.minReadySeconds ?? 0)) {
+    sink.error(
+      ['spec', spec.progressDeadlineSeconds === undefined ? 'minReadySeconds' : 'progressDeadlineSeconds'],
+      `progressDeadlineSeconds (${deadline}) must be greater than minReadySeconds (${spec.minReadySeconds ?? 0})`,
+    );
+  }
+
+  if (spec.restartAt !== undefined && Number.isNaN(Date.parse(spec.restartAt))) {
+    sink.error(['spec', 'restartAt'], `must be an RFC 3339 time, got ${JSON.stringify(spec.restartAt)}`);
+  }
+
+  if (canary !== undefined) checkCanary(rollout, sink, context);
+}
+
+function checkContainers(containers: Container[], at: FieldPath, sink: IssueCollector): void {
+  const seen = new Map<string, number>();
+  containers.forEach((container, index) => {
+    const first = seen.get(container.name);
+    if (first !== undefined) {
+      sink.error(
+        [...at, index, 'name'],
+        `duplicate container name ${JSON.stringify(container.name)} (also containers[${first}])`,
+      );
+    } else {
+      seen.set(container.name, index);
+    }
+    const resources = container.resources;
+    if (resources === undefined) return;
+    const parsed: Record<'limits' | 'requests', Map<string, number>> = {
+      limits: new Map(),
+      requests: new Map(),
+    };
+    for (const kind of ['limits', 'requests'] as const) {
+      for (const [resource, quantity] of Object.entries(resources[kind] ?? {})) {
+        const path = [...at, index, 'resources', kind, resource];
+        try {
+          const value = parseQuantity(quantity);
+          if (value < 0) sink.error(path, `must not be negative, got ${JSON.stringify(quantity)}`);
+          else parsed[kind].set(resource, value);
+        } catch (err) {
+          sink.error(path, err instanceof Error ? err.message : String(err));
+        }
+      }
+    }
+    for (const [resource, request] of parsed.requests) {
+      const limit = parsed.limits.get(resource);
+      if (limit !== undefined && request > limit) {
+        sink.error(
+          [...at, index, 'resources', 'requests', resource],
+          `must be less than or equal to the ${resource} limit (${String(resources.limits?.[resource])})`,
+        );
+      }
+    }
+  });
+}
+
+function checkIntOrPercent(
+  value: number | string | undefined,
+  path: FieldPath,
+  sink: IssueCollector,
+): number | 'percent' | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'number') {
+    if (value < 0) sink.error(path, `must be >= 0, got ${value}`);
+    return value;
+  }
+  if (!PERCENT.test(value)) {
+    sink.error(path, `must be an integer or a percentage like "25%", got ${JSON.stringify(value)}`);
+    return undefined;
+  }
+  return value === '0%' ? 0 : 'percent';
+}
+
+function checkCanary(rollout: Rollout, sink: IssueCollector, context: RolloutCheckContext): void {
+  const canary = rollout.spec.strategy.canary;
+  if (canary === undefined) return;
+  const at = (...rest: Array<string | number>): FieldPath => ['spec', 'strategy', 'canary', ...rest];
+  const steps = canary.steps ?? [];
+  const hasTrafficRouting = canary.trafficRouting !== undefined;
+
+  if (canary.canaryService !== undefined && canary.canaryService === canary.stableService) {
+    sink.error(
+      at('canaryService'),
+      `must differ from stableService (both are ${JSON.stringify(canary.canaryService)})`,
+    );
+  }
+  const surge = checkIntOrPercent(canary.maxSurge, at('maxSurge'), sink);
+  const unavailable = checkIntOrPercent(canary.maxUnavailable, at('maxUnavailable'), sink);
+  if (surge === 0 && unavailable === 0) {
+    sink.error(
+      at('maxSurge'),
+      'maxSurge and maxUnavailable cannot both be 0 (the rollout could never progress)',
+    );
+  }
+  if (canary.dynamicStableScale === true && !hasTrafficRouting) {
+    sink.error(at('dynamicStableScale'), 'requires strategy.canary.trafficRouting');
+  }
+  if (canary.dynamicStableScale === true && canary.scaleDownDelaySeconds !== undefined) {
+    sink.error(at('dynamicStableScale'), 'cannot be used together with scaleDownDelaySeconds');
+  }
+
+  const references = { rollout, sink, context };
+  if (canary.analysis !== undefined) {
+    if ((canary.analysis.startingStep ?? 0) > steps.length) {
+      sink.error(
+        at('analysis', 'startingStep'),
+        `must be at most the number of steps (${steps.length}), got ${canary.analysis.startingStep}`,
+      );
+    }
+    checkTemplateRefs(canary.analysis.templates, at('analysis'), references);
+  }
+
+  steps.forEach((step, index) => {
+    const stepAt = (...rest: Array<string | number>): FieldPath => at('steps', index, ...rest);
+    for (const kind of canaryStepKinds(step)) {
+      switch (kind) {
+        case 'pause': {
+          const duration = step.pause?.duration;
+          if (duration !== undefined) {
+            try {
+              parseDuration(duration);
+            } catch (err) {
+              sink.error(stepAt('pause', 'duration'), err instanceof Error ? err.message : String(err));
+            }
+          }
+          break;
+        }
+        case 'setCanaryScale': {
+          const scale = step.setCanaryScale ?? {};
+          const set = (['replicas', 'weight', 'matchTrafficWeight'] as const).filter(
+            (key) => scale[key] !== undefined,
+          );
+          if (set.length !== 1) {
+            sink.error(
+              stepAt('setCanaryScale'),
+              set.length === 0
+                ? 'must set one of replicas, weight, matchTrafficWeight'
+                : `must set only one of replicas, weight, matchTrafficWeight, got ${set.join(' and ')}`,
+            );
+          }
+          if (!hasTrafficRouting) {
+            sink.error(
+              stepAt('setCanaryScale'),
+              "requires strategy.canary.trafficRouting (without a router the canary's share is its replica count)",
+            );
+          }
+          break;
+        }
+        case 'analysis':
+          checkTemplateRefs(step.analysis?.templates, stepAt('analysis'), references);
+          break;
+        case 'setHeaderRoute':
+        case 'setMirrorRoute': {
+          const routeName = step[kind]?.name;
+          if (!hasTrafficRouting) sink.error(stepAt(kind), 'requires strategy.canary.trafficRouting');
+          else if (!(canary.trafficRouting?.managedRoutes ?? []).some((route) => route.name === routeName)) {
+            sink.error(
+              stepAt(kind, 'name'),
+              `must be listed in strategy.canary.trafficRouting.managedRoutes, got ${JSON.stringify(routeName)}`,
+            );
+          }
+          break;
+        }
+        default:
+          break;
+      }
+    }
+  });
+}
+
+function checkTemplateRefs(
+  templates: AnalysisTemplateRef[] | undefined,
+  at: FieldPath,
+  { rollout, sink, context }: { rollout: Rollout; sink: IssueCollector; context: RolloutCheckContext },
+): void {
+  if (templates === undefined || templates.length === 0) {
+    sink.error([...at, 'templates'], 'must list at least one template');
+    return;
+  }
+  const lookup = context.templates;
+  if (lookup === undefined) return;
+  const expected = expectedInCluster(rollout.metadata.annotations);
+  templates.forEach((ref, index) => {
+    const name = ref.templateName;
+    if (expected.has(name) || expected.has('*')) return;
+    const found =
+      ref.clusterScope === true
+        ? lookup.hasClusterTemplate(name)
+        : lookup.hasTemplate(rollout.metadata.namespace, name);
+    if (found) return;
+    const kind = ref.clusterScope === true ? 'ClusterAnalysisTemplate' : 'AnalysisTemplate';
+    const where = ref.clusterScope === true ? '' : ` in namespace ${rollout.metadata.namespace ?? '(unset)'}`;
+    sink.error(
+      [...at, 'templates', index, 'templateName'],
+      `${kind} ${JSON.stringify(name)} not found among the validated manifests${where}; add it, or list it in the annotation ${EXPECT_IN_CLUSTER_ANNOTATION} if it already exists in the cluster`,
+    );
+  });
+}

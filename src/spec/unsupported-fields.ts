@@ -1,0 +1,217 @@
+// What Rollgate does not honour yet: each Argo field is either an error (behaviour would differ) or a warning.
+import type { FieldPath } from './field-path.ts';
+import type { IssueCollector } from './validation-issue.ts';
+import { TRAFFIC_ROUTING_PROVIDERS } from './rollout.ts';
+import type { CanaryStepKind } from './rollout.ts';
+import { OTHER_METRIC_PROVIDERS } from './analysis.ts';
+
+/**
+ * Traffic routers Rollgate drives through `strategy.canary.trafficRouting`. Empty for now: traffic is
+ * split by replica ratio (with canaryService/stableService selectors); the Gateway API, Istio and NGINX
+ * routers are planned. A router listed here stops being reported as unsupported.
+ */
+export const SUPPORTED_TRAFFIC_ROUTERS: readonly string[] = [];
+
+/** How a field Rollgate does not honour is reported. */
+export type UnsupportedSeverity = 'error' | 'warning';
+
+/** One row of the unsupported-field policy (also rendered in docs/spec.md). */
+export interface UnsupportedRule {
+  /** Field path pattern as documented (`[]` marks any list index). */
+  field: string;
+  severity: UnsupportedSeverity;
+  /** Why, as printed after `unsupported: <path>`. */
+  reason: string;
+}
+
+/** The policy for Rollout fields, in the order the checks apply. */
+export const ROLLOUT_UNSUPPORTED_RULES = {
+  blueGreen: {
+    field: 'spec.strategy.blueGreen',
+    severity: 'error',
+    reason: 'Rollgate drives canary strategies only',
+  },
+  workloadRef: {
+    field: 'spec.workloadRef',
+    severity: 'error',
+    reason: 'Rollgate needs the pod template inline in spec.template',
+  },
+  trafficRouting: {
+    field: 'spec.strategy.canary.trafficRouting.<provider>',
+    severity: 'error',
+    reason: 'Rollgate splits traffic by replica ratio only for now',
+  },
+  experiment: {
+    field: 'spec.strategy.canary.steps[].experiment',
+    severity: 'error',
+    reason: 'Rollgate does not run Experiments',
+  },
+  plugin: {
+    field: 'spec.strategy.canary.steps[].plugin',
+    severity: 'error',
+    reason: 'Rollgate does not run step plugins',
+  },
+  setHeaderRoute: {
+    field: 'spec.strategy.canary.steps[].setHeaderRoute',
+    severity: 'error',
+    reason: 'header routes need a traffic router',
+  },
+  setMirrorRoute: {
+    field: 'spec.strategy.canary.steps[].setMirrorRoute',
+    severity: 'error',
+    reason: 'mirror routes need a traffic router',
+  },
+  pingPong: {
+    field: 'spec.strategy.canary.pingPong',
+    severity: 'error',
+    reason: 'ping-pong services need a traffic router',
+  },
+  antiAffinity: {
+    field: 'spec.strategy.canary.antiAffinity',
+    severity: 'error',
+    reason: 'canary pods would be scheduled without the anti-affinity rule',
+  },
+  canaryMetadata: {
+    field: 'spec.strategy.canary.canaryMetadata',
+    severity: 'warning',
+    reason: 'the labels/annotations are not added to canary pods yet',
+  },
+  stableMetadata: {
+    field: 'spec.strategy.canary.stableMetadata',
+    severity: 'warning',
+    reason: 'the labels/annotations are not added to stable pods yet',
+  },
+  scaleDownDelayRevisionLimit: {
+    field: 'spec.strategy.canary.scaleDownDelayRevisionLimit',
+    severity: 'warning',
+    reason: 'old ReplicaSets are scaled down after scaleDownDelaySeconds without a revision limit',
+  },
+  analysisRunMetadata: {
+    field: 'spec.strategy.canary.(analysis|steps[].analysis).analysisRunMetadata',
+    severity: 'warning',
+    reason: 'the labels/annotations are not added to AnalysisRuns yet',
+  },
+  rollbackWindow: {
+    field: 'spec.rollbackWindow',
+    severity: 'warning',
+    reason: 'a rollback goes through the canary steps like any new revision',
+  },
+  analysisHistory: {
+    field: 'spec.analysis',
+    severity: 'warning',
+    reason: 'AnalysisRun history limits are not applied yet',
+  },
+} as const satisfies Record<string, UnsupportedRule>;
+
+/** The policy for analysis fields. */
+export const ANALYSIS_UNSUPPORTED_RULES = {
+  provider: {
+    field:
+      'spec.metrics[].provider.<kayenta|datadog|newRelic|wavefront|cloudWatch|graphite|influxdb|skywalking|plugin>',
+    severity: 'error',
+    reason: 'Rollgate runs prometheus, web and job metrics',
+  },
+} as const satisfies Record<string, UnsupportedRule>;
+
+function report(sink: IssueCollector, path: FieldPath, printed: string, rule: UnsupportedRule): void {
+  const message = `unsupported: ${printed} (${rule.reason})`;
+  if (rule.severity === 'error') sink.error(path, message);
+  else sink.warn(path, message);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Reports every Rollout field Rollgate does not honour. Works on the raw object (before the shape
+ * check) so an unsupported feature is named even when its object would not otherwise parse.
+ */
+export function checkUnsupportedRolloutFields(value: Record<string, unknown>, sink: IssueCollector): void {
+  const r = ROLLOUT_UNSUPPORTED_RULES;
+  const spec = value['spec'];
+  if (!isRecord(spec)) return;
+  if (spec['workloadRef'] !== undefined)
+    report(sink, ['spec', 'workloadRef'], 'spec.workloadRef', r.workloadRef);
+  if (spec['rollbackWindow'] !== undefined)
+    report(sink, ['spec', 'rollbackWindow'], 'spec.rollbackWindow', r.rollbackWindow);
+  if (spec['analysis'] !== undefined) report(sink, ['spec', 'analysis'], 'spec.analysis', r.analysisHistory);
+  const strategy = spec['strategy'];
+  if (!isRecord(strategy)) return;
+  if (strategy['blueGreen'] !== undefined)
+    report(sink, ['spec', 'strategy', 'blueGreen'], 'strategy.blueGreen', r.blueGreen);
+  const canary = strategy['canary'];
+  if (!isRecord(canary)) return;
+  const at = (...rest: Array<string | number>): FieldPath => ['spec', 'strategy', 'canary', ...rest];
+  const trafficRouting = canary['trafficRouting'];
+  if (isRecord(trafficRouting)) {
+    for (const provider of TRAFFIC_ROUTING_PROVIDERS) {
+      if (trafficRouting[provider] === undefined || SUPPORTED_TRAFFIC_ROUTERS.includes(provider)) continue;
+      report(
+        sink,
+        at('trafficRouting', provider),
+        `strategy.canary.trafficRouting.${provider}`,
+        r.trafficRouting,
+      );
+    }
+  }
+  for (const field of [
+    'pingPong',
+    'antiAffinity',
+    'canaryMetadata',
+    'stableMetadata',
+    'scaleDownDelayRevisionLimit',
+  ] as const) {
+    if (canary[field] !== undefined) report(sink, at(field), `strategy.canary.${field}`, r[field]);
+  }
+  const background = canary['analysis'];
+  if (isRecord(background) && background['analysisRunMetadata'] !== undefined) {
+    report(
+      sink,
+      at('analysis', 'analysisRunMetadata'),
+      'strategy.canary.analysis.analysisRunMetadata',
+      r.analysisRunMetadata,
+    );
+  }
+  const steps = canary['steps'];
+  if (!Array.isArray(steps)) return;
+  steps.forEach((step: unknown, index) => {
+    if (!isRecord(step)) return;
+    for (const kind of [
+      'experiment',
+      'plugin',
+      'setHeaderRoute',
+      'setMirrorRoute',
+    ] as const satisfies readonly CanaryStepKind[]) {
+      if (step[kind] !== undefined)
+        report(sink, at('steps', index, kind), `strategy.canary.steps[${index}].${kind}`, r[kind]);
+    }
+    const analysis = step['analysis'];
+    if (isRecord(analysis) && analysis['analysisRunMetadata'] !== undefined) {
+      report(
+        sink,
+        at('steps', index, 'analysis', 'analysisRunMetadata'),
+        `strategy.canary.steps[${index}].analysis.analysisRunMetadata`,
+        r.analysisRunMetadata,
+      );
+    }
+  });
+}
+
+/** Reports metric providers Rollgate cannot run, in an AnalysisTemplate/ClusterAnalysisTemplate/AnalysisRun. */
+export function checkUnsupportedAnalysisFields(value: Record<string, unknown>, sink: IssueCollector): void {
+  const spec = value['spec'];
+  if (!isRecord(spec) || !Array.isArray(spec['metrics'])) return;
+  spec['metrics'].forEach((metric: unknown, index) => {
+    if (!isRecord(metric) || !isRecord(metric['provider'])) return;
+    for (const provider of OTHER_METRIC_PROVIDERS) {
+      if (metric['provider'][provider] === undefined) continue;
+      report(
+        sink,
+        ['spec', 'metrics', index, 'provider', provider],
+        `spec.metrics[${index}].provider.${provider}`,
+        ANALYSIS_UNSUPPORTED_RULES.provider,
+      );
+    }
+  });
+}

@@ -1,0 +1,266 @@
+// Validation of Rollout and analysis objects: shape (zod), unsupported fields, semantics, cross-object rules.
+import type { z } from 'zod';
+import { analysisRunSchema, analysisTemplateSchema, clusterAnalysisTemplateSchema } from './analysis.ts';
+import { checkAnalysisSpec } from './analysis-checks.ts';
+import { ARGO_API_VERSION, ROLLGATE_API_VERSION } from './api-version.ts';
+import { issueMessage } from './issue-messages.ts';
+import { parseManifests } from './manifest.ts';
+import type { ManifestObject, ParsedManifests, ParseManifestsOptions } from './manifest.ts';
+import { rolloutSchema } from './rollout.ts';
+import type { Rollout } from './rollout.ts';
+import { checkRollout } from './rollout-checks.ts';
+import type { AnalysisTemplateLookup, RolloutCheckContext } from './rollout-checks.ts';
+import { checkUnsupportedAnalysisFields, checkUnsupportedRolloutFields } from './unsupported-fields.ts';
+import { IssueCollector } from './validation-issue.ts';
+import type { ValidationIssue } from './validation-issue.ts';
+
+export type { ValidationIssue } from './validation-issue.ts';
+export type { AnalysisTemplateLookup, RolloutCheckContext } from './rollout-checks.ts';
+export { EXPECT_IN_CLUSTER_ANNOTATION } from './rollout-checks.ts';
+
+/** The kinds Rollgate validates (in the argoproj.io or rollgate.dev group); every other kind is skipped. */
+export const VALIDATED_KINDS = [
+  'Rollout',
+  'AnalysisTemplate',
+  'ClusterAnalysisTemplate',
+  'AnalysisRun',
+] as const;
+export type ValidatedKind = (typeof VALIDATED_KINDS)[number];
+
+const GROUPS = new Set([ARGO_API_VERSION.split('/')[0], ROLLGATE_API_VERSION.split('/')[0]]);
+
+/** True when the object is one of {@link VALIDATED_KINDS} in the Argo or Rollgate API group. */
+export function isValidatedKind(obj: { apiVersion: string; kind: string }): boolean {
+  return (
+    GROUPS.has(obj.apiVersion.split('/')[0]) && (VALIDATED_KINDS as readonly string[]).includes(obj.kind)
+  );
+}
+
+/** The result for one object (or for one unreadable YAML document, with kind null). */
+export interface ObjectValidation {
+  file: string;
+  line: number;
+  col: number;
+  apiVersion: string | null;
+  kind: string | null;
+  name: string | null;
+  namespace: string | null;
+  valid: boolean;
+  errors: ValidationIssue[];
+  warnings: ValidationIssue[];
+}
+
+/** A document that was not validated, and why (non-Kubernetes YAML, or a kind Rollgate does not handle). */
+export interface SkippedDocument {
+  file: string;
+  line: number;
+  col: number;
+  apiVersion: string | null;
+  kind: string | null;
+  name: string | null;
+  reason: string;
+}
+
+export interface ValidationReport {
+  objects: ObjectValidation[];
+  skipped: SkippedDocument[];
+  summary: { valid: number; invalid: number; skipped: number };
+}
+
+const SCHEMAS: Record<ValidatedKind, z.ZodType> = {
+  Rollout: rolloutSchema,
+  AnalysisTemplate: analysisTemplateSchema,
+  ClusterAnalysisTemplate: clusterAnalysisTemplateSchema,
+  AnalysisRun: analysisRunSchema,
+};
+
+function startsWith(path: ReadonlyArray<PropertyKey>, prefix: ReadonlyArray<PropertyKey>): boolean {
+  return prefix.every((segment, index) => path[index] === segment);
+}
+
+/**
+ * Validates one parsed object: unsupported fields, then shape, then (when the shape is valid)
+ * semantics. Analysis-template references are checked only when `context.templates` is given.
+ */
+export function validateObject(obj: ManifestObject, context: RolloutCheckContext = {}): ObjectValidation {
+  const sink = new IssueCollector(obj.lineOf);
+  const kind = obj.kind as ValidatedKind;
+  const schema = isValidatedKind(obj) ? SCHEMAS[kind] : undefined;
+  if (schema === undefined) {
+    sink.error([], `kind ${obj.kind} (${obj.apiVersion}) is not a kind Rollgate validates`);
+  } else {
+    if (kind === 'Rollout') checkUnsupportedRolloutFields(obj.value, sink);
+    else checkUnsupportedAnalysisFields(obj.value, sink);
+    const result = schema.safeParse(obj.value, { reportInput: true, error: issueMessage });
+    if (result.success) {
+      if (kind === 'Rollout') checkRollout(result.data as Rollout, sink, context);
+      else checkAnalysisSpec((result.data as z.infer<typeof analysisTemplateSchema>).spec, sink);
+    } else {
+      const spec = obj.value['spec'];
+      // With workloadRef the template lives elsewhere; its absence is not a second problem to report.
+      const usesWorkloadRef = typeof spec === 'object' && spec !== null && 'workloadRef' in spec;
+      for (const issue of result.error.issues) {
+        if (
+          usesWorkloadRef &&
+          (startsWith(issue.path, ['spec', 'template']) || startsWith(issue.path, ['spec', 'selector']))
+        )
+          continue;
+        sink.error(
+          issue.path.map((segment) => (typeof segment === 'number' ? segment : String(segment))),
+          issue.message,
+        );
+      }
+    }
+  }
+  return {
+    file: obj.file,
+    line: obj.position.line,
+    col: obj.position.col,
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    name: obj.name ?? null,
+    namespace: obj.namespace ?? null,
+    valid: sink.errors.length === 0,
+    errors: sink.errors,
+    warnings: sink.warnings,
+  };
+}
+
+// Namespace matching for references: an unset namespace is the one the object will be applied to, so
+// it matches any namespace (we cannot know it offline).
+function sameNamespace(a: string | undefined, b: string | undefined): boolean {
+  return a === undefined || b === undefined || a === b;
+}
+
+function templateLookup(objects: readonly ManifestObject[]): AnalysisTemplateLookup {
+  const namespaced = new Map<string, Array<string | undefined>>();
+  const cluster = new Set<string>();
+  for (const obj of objects) {
+    if (obj.name === undefined || !isValidatedKind(obj)) continue;
+    if (obj.kind === 'ClusterAnalysisTemplate') cluster.add(obj.name);
+    if (obj.kind === 'AnalysisTemplate')
+      namespaced.set(obj.name, [...(namespaced.get(obj.name) ?? []), obj.namespace]);
+  }
+  return {
+    hasTemplate: (namespace, name) => (namespaced.get(name) ?? []).some((ns) => sameNamespace(ns, namespace)),
+    hasClusterTemplate: (name) => cluster.has(name),
+  };
+}
+
+/**
+ * Validates everything already parsed: each known object on its own, then across objects
+ * (duplicates, analysis-template references). Unknown kinds and non-Kubernetes documents are skipped
+ * with a note; unreadable YAML documents are reported as invalid entries with kind null.
+ */
+export function validateParsedManifests(files: readonly ParsedManifests[]): ValidationReport {
+  const report: ValidationReport = {
+    objects: [],
+    skipped: [],
+    summary: { valid: 0, invalid: 0, skipped: 0 },
+  };
+  const known: ManifestObject[] = [];
+  const byDocument: Array<{ order: number; entry: ObjectValidation | null; obj?: ManifestObject }> = [];
+  for (const parsed of files) {
+    const entries: Array<{ index: number; entry: ObjectValidation | null; obj?: ManifestObject }> = [];
+    for (const error of parsed.errors) {
+      entries.push({
+        index: error.documentIndex,
+        entry: {
+          file: parsed.file,
+          line: error.line,
+          col: error.col,
+          apiVersion: null,
+          kind: null,
+          name: null,
+          namespace: null,
+          valid: false,
+          errors: [
+            {
+              path: '',
+              line: error.line,
+              col: error.col,
+              message:
+                error.name === 'ManifestLimitError'
+                  ? `refused: ${error.reason}`
+                  : `invalid YAML: ${error.reason}`,
+            },
+          ],
+          warnings: [],
+        },
+      });
+    }
+    for (const skipped of parsed.skipped) {
+      report.skipped.push({
+        file: parsed.file,
+        line: skipped.position.line,
+        col: skipped.position.col,
+        apiVersion: null,
+        kind: null,
+        name: null,
+        reason: skipped.reason,
+      });
+    }
+    for (const obj of parsed.objects) {
+      if (!isValidatedKind(obj)) {
+        report.skipped.push({
+          file: obj.file,
+          line: obj.position.line,
+          col: obj.position.col,
+          apiVersion: obj.apiVersion,
+          kind: obj.kind,
+          name: obj.name ?? null,
+          reason: `kind ${obj.kind} (${obj.apiVersion}) is not validated by Rollgate`,
+        });
+        continue;
+      }
+      known.push(obj);
+      entries.push({ index: obj.documentIndex, entry: null, obj });
+    }
+    entries.sort((a, b) => a.index - b.index);
+    for (const entry of entries) byDocument.push({ order: byDocument.length, ...entry });
+  }
+
+  const context: RolloutCheckContext = { templates: templateLookup(known) };
+  const firstSeen = new Map<string, ManifestObject>();
+  for (const { entry, obj } of byDocument) {
+    if (entry !== null) {
+      report.objects.push(entry);
+      continue;
+    }
+    if (obj === undefined) continue;
+    const result = validateObject(obj, context);
+    if (obj.name !== undefined) {
+      const namespace = obj.kind === 'ClusterAnalysisTemplate' ? '' : (obj.namespace ?? '');
+      const key = `${obj.kind}/${namespace}/${obj.name}`;
+      const first = firstSeen.get(key);
+      if (first === undefined) {
+        firstSeen.set(key, obj);
+      } else {
+        const { line, col } = obj.lineOf(['metadata', 'name']);
+        const shown = namespace === '' ? obj.name : `${namespace}/${obj.name}`;
+        result.errors.push({
+          path: 'metadata.name',
+          line,
+          col,
+          message: `duplicate ${obj.kind} ${JSON.stringify(shown)}: first defined at ${first.file}:${first.position.line}`,
+        });
+        result.valid = false;
+      }
+    }
+    report.objects.push(result);
+  }
+  for (const object of report.objects) {
+    if (object.valid) report.summary.valid += 1;
+    else report.summary.invalid += 1;
+  }
+  report.summary.skipped = report.skipped.length;
+  return report;
+}
+
+/** Parses and validates a set of YAML files (see {@link validateParsedManifests}). */
+export function validateManifests(
+  files: ReadonlyArray<{ file: string; text: string }>,
+  options: ParseManifestsOptions = {},
+): ValidationReport {
+  return validateParsedManifests(files.map(({ file, text }) => parseManifests(text, file, options)));
+}
