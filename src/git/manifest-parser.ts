@@ -71,7 +71,7 @@ export const yamlManifestParser: ManifestParser = {
           file,
           line: at.line,
           column: at.col,
-          message: `invalid YAML: ${first?.message.split('\n')[0] ?? 'unreadable document'}`,
+          message: `invalid YAML in the document starting at line ${start.line}: ${first?.message.split('\n')[0] ?? 'unreadable document'}`,
         });
         continue;
       }

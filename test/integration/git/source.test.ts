@@ -1,0 +1,472 @@
+// GitSource against real repositories served by `git http-backend` through the smart-HTTP bridge.
+import { PassThrough } from 'node:stream';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/log/logger.ts';
+import { GitAuthFailedError } from '../../../src/git/errors/git-auth-failed.ts';
+import { GitRefNotFoundError } from '../../../src/git/errors/git-ref-not-found.ts';
+import { GitRepositoryNotFoundError } from '../../../src/git/errors/git-repository-not-found.ts';
+import { GitUnreachableError } from '../../../src/git/errors/git-unreachable.ts';
+import type { ManifestChange } from '../../../src/git/manifest-diff.ts';
+import { serveGitRepositories } from '../../../src/git/smart-http-server.ts';
+import type { GitServer, GitServerOptions } from '../../../src/git/smart-http-server.ts';
+import { GitSource } from '../../../src/git/source.ts';
+import type { GitSourceOptions, Source } from '../../../src/git/source.ts';
+import {
+  configMapYaml,
+  createBareRepository,
+  makeTempDir,
+  WorkingCopy,
+  type TempDir,
+} from '../../support/git-fixtures.ts';
+
+interface Fixture {
+  tmp: TempDir;
+  bare: string;
+  wc: WorkingCopy;
+  server: GitServer;
+  repoUrl: string;
+  source(overrides?: Partial<Source>, options?: Partial<GitSourceOptions>): GitSource;
+}
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function fixture(serverOptions: Partial<GitServerOptions> = {}): Promise<Fixture> {
+  const tmp = makeTempDir();
+  cleanups.push(() => tmp.remove());
+  const root = join(tmp.path, 'repos');
+  const bare = createBareRepository(root, 'apps');
+  const wc = new WorkingCopy(join(tmp.path, 'work'));
+  const server = await serveGitRepositories({ root, receivePack: true, ...serverOptions });
+  cleanups.push(() => server.stop());
+  const repoUrl = `${server.url}/apps.git`;
+  let caches = 0;
+  return {
+    tmp,
+    bare,
+    wc,
+    server,
+    repoUrl,
+    source: (overrides = {}, options = {}) =>
+      new GitSource(
+        { name: 'apps', url: repoUrl, branch: 'main', path: 'envs/prod', ...overrides },
+        { cacheDir: join(tmp.path, `cache-${(caches += 1)}`), ...options },
+      ),
+  };
+}
+
+function summary(changes: ManifestChange[]): string[] {
+  return changes.map(
+    (c) =>
+      `${c.change} ${c.key} ${c.file}${c.change === 'changed' && c.previousFile ? ` (from ${c.previousFile})` : ''}`,
+  );
+}
+
+function capturedLogger(): { logger: ReturnType<typeof createLogger>; text: () => string } {
+  const stream = new PassThrough();
+  const chunks: string[] = [];
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk.toString('utf8')));
+  return {
+    logger: createLogger({ destination: stream, format: 'json', level: 'trace' }),
+    text: () => chunks.join(''),
+  };
+}
+
+describe('GitSource change check', () => {
+  it('answers an unchanged remote with one request at the server and no fetch', async () => {
+    const f = await fixture();
+    f.wc.write({ 'envs/prod/app.yaml': configMapYaml('app', { v: '1' }) });
+    const first = f.wc.commit();
+    await f.wc.push(f.bare);
+    const source = f.source();
+    expect(await source.remoteHead()).toBe(first);
+    const synced = await source.fetch();
+
+    f.server.resetRequestCount();
+    const head = await source.remoteHead();
+    expect(head).toBe(synced);
+    expect(f.server.requestCount()).toBe(1);
+  });
+
+  it('sees a new commit with the same single request', async () => {
+    const f = await fixture();
+    f.wc.write({ 'envs/prod/app.yaml': configMapYaml('app', { v: '1' }) });
+    f.wc.commit();
+    await f.wc.push(f.bare);
+    const source = f.source();
+    await source.remoteHead();
+    f.wc.write({ 'envs/prod/app.yaml': configMapYaml('app', { v: '2' }) });
+    const second = f.wc.commit();
+    await f.wc.push(f.repoUrl);
+
+    f.server.resetRequestCount();
+    expect(await source.remoteHead()).toBe(second);
+    expect(f.server.requestCount()).toBe(1);
+  });
+
+  it('reports a branch that does not exist as undefined, and fetching it as GitRefNotFoundError', async () => {
+    const f = await fixture();
+    f.wc.write({ 'envs/prod/app.yaml': configMapYaml('app', {}) });
+    f.wc.commit();
+    await f.wc.push(f.bare);
+    const source = f.source({ branch: 'release' });
+    expect(await source.remoteHead()).toBeUndefined();
+    await expect(source.fetch()).rejects.toBeInstanceOf(GitRefNotFoundError);
+  });
+
+  it('does not mistake a branch for another one sharing its prefix', async () => {
+    const f = await fixture();
+    f.wc.write({ 'envs/prod/app.yaml': configMapYaml('app', {}) });
+    const main = f.wc.commit();
+    await f.wc.push(f.bare);
+    expect(await f.source({ branch: 'mai' }).remoteHead()).toBeUndefined();
+    expect(await f.source({ branch: 'main' }).remoteHead()).toBe(main);
+  });
+
+  it('reports a missing repository as GitRepositoryNotFoundError', async () => {
+    const f = await fixture();
+    const source = f.source({ url: `${f.server.url}/nothing-here.git` });
+    const error: unknown = await source.remoteHead().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GitRepositoryNotFoundError);
+    expect((error as GitRepositoryNotFoundError).code).toBe('git.repository-not-found');
+  });
+});
+
+describe('GitSource diff', () => {
+  it('reports exactly the one object changed deep in a tree and reads only its blobs', async () => {
+    const f = await fixture();
+    const files: Record<string, string> = {};
+    for (let d = 0; d < 8; d += 1) {
+      for (let i = 0; i < 8; i += 1)
+        files[`envs/prod/team-${d}/svc-${i}.yaml`] = configMapYaml(`svc-${d}-${i}`, { v: '1' });
+    }
+    files['envs/prod/a/b/c/d/deep.yaml'] =
+      configMapYaml('deep', { v: '1' }) + '---\n' + configMapYaml('deep-2', { v: '1' });
+    files['envs/staging/other.yaml'] = configMapYaml('staging', { v: '1' });
+    f.wc.write(files);
+    f.wc.commit();
+    await f.wc.push(f.bare);
+    const source = f.source();
+    const from = await source.fetch();
+
+    f.wc.write({
+      'envs/prod/a/b/c/d/deep.yaml':
+        configMapYaml('deep', { v: '2' }) + '---\n' + configMapYaml('deep-2', { v: '1' }),
+    });
+    f.wc.commit();
+    await f.wc.push(f.bare);
+    const to = await source.fetch();
+    const report = await source.diffReport(from, to);
+
+    expect(summary(report.changes)).toEqual(['changed ConfigMap//deep envs/prod/a/b/c/d/deep.yaml']);
+    const change = report.changes[0];
+    expect(change?.change === 'changed' && change.object.object).toMatchObject({ data: { v: '2' } });
+    expect(change?.change === 'changed' && change.previous.object).toMatchObject({ data: { v: '1' } });
+    // The old and the new blob of that one file, nothing else.
+    expect(report.reads.blobs).toBe(2);
+    // root, envs, prod, a, b, c, d on each side; none of the 8 team folders is opened.
+    expect(report.reads.trees).toBe(14);
+    expect(report.basis).toBe('incremental');
+    expect(report.history).toBe('fast-forward');
+  });
+
+  it('reads no tree below the path when only files outside the path changed', async () => {
+    const f = await fixture();
+    f.wc.write({
+      'envs/prod/app.yaml': configMapYaml('app', {}),
+      'envs/staging/app.yaml': configMapYaml('app', { v: '1' }),
+    });
+    f.wc.commit();
+    await f.wc.push(f.bare);
+    const source = f.source();
+    const from = await source.fetch();
+    f.wc.write({ 'envs/staging/app.yaml': configMapYaml('app', { v: '2' }), 'README.yaml': 'x: 1\n' });
+    f.wc.commit();
+    await f.wc.push(f.bare);
+    const report = await source.diffReport(from, await source.fetch());
+    expect(report.changes).toEqual([]);
+    expect(report.reads.blobs).toBe(0);
+    expect(report.reads.trees).toBe(4); // root and envs on each side, then prod's ids are equal
+  });
+
+  it('reports added, removed and renamed files per object, and ignores files outside the path', async () => {
+    const f = await fixture();
+    f.wc.write({
+      'envs/prod/keep.yaml': configMapYaml('keep', {}),
+      'envs/prod/gone.yaml': configMapYaml('gone', {}),
+      'envs/prod/old-name.yml': configMapYaml('moved', { v: '1' }),
+      'envs/prod/moved-and-changed.yaml': configMapYaml('mc', { v: '1' }),
+      'envs/prod/notes.txt': 'not a manifest',
+    });
+    f.wc.commit();
+    await f.wc.push(f.bare);
+    const source = f.source();
+    const from = await source.fetch();
+
+    f.wc.write({
+      'envs/prod/gone.yaml': null,
+      'envs/prod/new/added.yaml': configMapYaml('added', {}),
+      'envs/prod/moved-and-changed.yaml': null,
+      'envs/prod/elsewhere/mc.yaml': configMapYaml('mc', { v: '2' }),
+      'envs/prod/notes.txt': 'still not a manifest',
+      'envs/staging/outside.yaml': configMapYaml('outside', {}),
+    });
+    f.wc.move('envs/prod/old-name.yml', 'envs/prod/renamed/new-name.yaml');
+    f.wc.commit();
+    await f.wc.push(f.bare);
+    const changes = await source.diff(from, await source.fetch());
+
+    expect(summary(changes)).toEqual([
+      'changed ConfigMap//mc envs/prod/elsewhere/mc.yaml (from envs/prod/moved-and-changed.yaml)',
+      'removed ConfigMap//gone envs/prod/gone.yaml',
+      'added ConfigMap//added envs/prod/new/added.yaml',
+    ]);
+  });
+
+  it('reports only the document that changed in a multi-document file', async () => {
+    const f = await fixture();
+    const docs = (v: string): string =>
+      [
+        configMapYaml('one', { v: '1' }),
+        configMapYaml('two', { v }, 'team'),
+        configMapYaml('three', { v: '1' }),
+      ].join('---\n');
+    f.wc.write({ 'envs/prod/all.yaml': docs('1') });
+    f.wc.commit();
+    await f.wc.push(f.bare);
+    const source = f.source();
+    const from = await source.fetch();
+    // Reformatting a document (comments, key order) is not a change; the value of one is.
+    f.wc.write({ 'envs/prod/all.yaml': `# comment\n${docs('2')}` });
+    f.wc.commit();
+    await f.wc.push(f.bare);
+    const changes = await source.diff(from, await source.fetch());
+    expect(summary(changes)).toEqual(['changed ConfigMap/team/two envs/prod/all.yaml']);
+    expect(changes[0]?.change === 'changed' && changes[0].line).toBe(9); // after the comment and the first document
+  });
+
+  it('lists every object as added on the first sync', async () => {
+    const f = await fixture();
+    f.wc.write({
+      'envs/prod/a.yaml': configMapYaml('a', {}),
+      'envs/prod/x/b.yaml': configMapYaml('b', {}),
+      'c.yaml': configMapYaml('c', {}),
+    });
+    f.wc.commit();
+    await f.wc.push(f.bare);
+    const source = f.source();
+    const report = await source.diffReport(undefined, await source.fetch());
+    expect(summary(report.changes)).toEqual([
+      'added ConfigMap//a envs/prod/a.yaml',
+      'added ConfigMap//b envs/prod/x/b.yaml',
+    ]);
+    expect(report.basis).toBe('full');
+    expect(report.history).toBe('initial');
+  });
+
+  it('diffs a force-push against the last synced tree', async () => {
+    const f = await fixture();
+    f.wc.write({
+      'envs/prod/a.yaml': configMapYaml('a', { v: '1' }),
+      'envs/prod/b.yaml': configMapYaml('b', {}),
+    });
+    f.wc.commit('base');
+    f.wc.write({ 'envs/prod/c.yaml': configMapYaml('c', {}) });
+    f.wc.commit('adds c');
+    await f.wc.push(f.bare);
+    const source = f.source();
+    const synced = await source.fetch();
+
+    // Rewrite "adds c" into a commit that changes a instead: c never existed in the new history.
+    f.wc.write({ 'envs/prod/c.yaml': null, 'envs/prod/a.yaml': configMapYaml('a', { v: '2' }) });
+    f.wc.amend('rewritten');
+    await f.wc.push(f.repoUrl, { force: true });
+    const rewritten = await source.fetch();
+    const report = await source.diffReport(synced, rewritten);
+
+    expect(summary(report.changes)).toEqual([
+      'changed ConfigMap//a envs/prod/a.yaml',
+      'removed ConfigMap//c envs/prod/c.yaml',
+    ]);
+    expect(report.basis).toBe('incremental');
+    expect(report.history).not.toBe('fast-forward');
+  });
+
+  it('diffs an unrelated history against the last synced tree', async () => {
+    const f = await fixture();
+    f.wc.write({
+      'envs/prod/a.yaml': configMapYaml('a', { v: '1' }),
+      'envs/prod/b.yaml': configMapYaml('b', {}),
+    });
+    f.wc.commit();
+    await f.wc.push(f.bare);
+    const source = f.source();
+    const synced = await source.fetch();
+
+    f.wc.orphan();
+    f.wc.write({
+      'envs/prod/a.yaml': configMapYaml('a', { v: '1' }),
+      'envs/prod/d.yaml': configMapYaml('d', {}),
+    });
+    f.wc.commit('a new root');
+    await f.wc.push(f.bare, { force: true });
+    const report = await source.diffReport(synced, await source.fetch());
+
+    expect(summary(report.changes)).toEqual([
+      'removed ConfigMap//b envs/prod/b.yaml',
+      'added ConfigMap//d envs/prod/d.yaml',
+    ]);
+    expect(report.history).toBe('rewritten');
+  });
+
+  it('falls back to everything added when the last synced commit is not in the cache', async () => {
+    const f = await fixture();
+    f.wc.write({ 'envs/prod/a.yaml': configMapYaml('a', {}) });
+    const synced = f.wc.commit();
+    f.wc.write({ 'envs/prod/b.yaml': configMapYaml('b', {}) });
+    f.wc.commit();
+    await f.wc.push(f.bare);
+    const fresh = f.source(); // a new cache dir: as after a restart without a persistent volume
+    const report = await fresh.diffReport(synced, await fresh.fetch());
+    expect(report.basis).toBe('full');
+    expect(summary(report.changes)).toEqual([
+      'added ConfigMap//a envs/prod/a.yaml',
+      'added ConfigMap//b envs/prod/b.yaml',
+    ]);
+  });
+
+  it('reports invalid YAML with its line, keeps other objects, and never removes what the broken file held', async () => {
+    const f = await fixture();
+    f.wc.write({
+      'envs/prod/good.yaml': configMapYaml('good', { v: '1' }),
+      'envs/prod/mixed.yaml': configMapYaml('m1', { v: '1' }) + '---\n' + configMapYaml('m2', { v: '1' }),
+    });
+    f.wc.commit();
+    await f.wc.push(f.bare);
+    const source = f.source();
+    const from = await source.fetch();
+
+    f.wc.write({
+      'envs/prod/good.yaml': configMapYaml('good', { v: '2' }),
+      'envs/prod/new.yaml': configMapYaml('new', {}),
+      'envs/prod/mixed.yaml':
+        configMapYaml('m1', { v: '2' }) +
+        '---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: m2\ndata: [unclosed\n',
+      'envs/prod/nameless.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n',
+    });
+    f.wc.commit();
+    await f.wc.push(f.bare);
+    const report = await source.diffReport(from, await source.fetch());
+
+    expect(summary(report.changes)).toEqual([
+      'changed ConfigMap//good envs/prod/good.yaml',
+      'changed ConfigMap//m1 envs/prod/mixed.yaml',
+      'added ConfigMap//new envs/prod/new.yaml',
+    ]);
+    expect(report.problems.map((p) => `${p.file}:${p.line}`)).toEqual([
+      'envs/prod/mixed.yaml:13',
+      'envs/prod/nameless.yaml:1',
+    ]);
+    expect(report.problems[0]?.message).toMatch(/invalid YAML in the document starting at line 8/);
+    expect(report.problems[1]?.message).toMatch(/metadata\.name/);
+  });
+});
+
+describe('GitSource auth and outages', () => {
+  const password = 's3cret-pa55word-xyz';
+
+  it('fetches with good basic credentials', async () => {
+    const f = await fixture({ basicAuth: { username: 'robot', password } });
+    f.wc.write({ 'envs/prod/a.yaml': configMapYaml('a', {}) });
+    const head = f.wc.commit();
+    await f.wc.push(f.bare);
+    const source = f.source({ auth: { username: 'robot', password } });
+    expect(await source.remoteHead()).toBe(head);
+    expect(await source.fetch()).toBe(head);
+    f.server.resetRequestCount();
+    expect(await source.remoteHead()).toBe(head);
+    expect(f.server.requestCount()).toBe(1);
+  });
+
+  it('accepts a token as the password, and credentials in the URL, without keeping them in the URL', async () => {
+    const f = await fixture({ basicAuth: { username: 'x-access-token', password } });
+    f.wc.write({ 'envs/prod/a.yaml': configMapYaml('a', {}) });
+    const head = f.wc.commit();
+    await f.wc.push(f.bare);
+    expect(await f.source({ auth: { token: password } }).remoteHead()).toBe(head);
+    const inUrl = f.source({ url: f.repoUrl.replace('http://', `http://x-access-token:${password}@`) });
+    expect(inUrl.url).toBe(f.repoUrl);
+    expect(await inUrl.remoteHead()).toBe(head);
+  });
+
+  it('turns bad or missing credentials into GitAuthFailedError without revealing the password', async () => {
+    const f = await fixture({ basicAuth: { username: 'robot', password } });
+    f.wc.write({ 'envs/prod/a.yaml': configMapYaml('a', {}) });
+    f.wc.commit();
+    await f.wc.push(f.bare);
+    const { logger, text } = capturedLogger();
+    const wrong = `${password}-wrong`;
+    const bad = f.source({ auth: { username: 'robot', password: wrong } }, { logger });
+    for (const attempt of [() => bad.remoteHead(), () => bad.fetch()]) {
+      const error: unknown = await attempt().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(GitAuthFailedError);
+      const shown = `${String(error)} ${JSON.stringify(error)} ${(error as Error).stack ?? ''}`;
+      expect(shown).not.toContain(wrong);
+      expect(shown).toContain(f.repoUrl);
+    }
+    const none = await f
+      .source({}, { logger })
+      .remoteHead()
+      .catch((e: unknown) => e);
+    expect(none).toBeInstanceOf(GitAuthFailedError);
+    expect((none as GitAuthFailedError).message).toMatch(/requires credentials/);
+
+    const inUrl = f.source({ url: f.repoUrl.replace('http://', `http://robot:${wrong}@`) }, { logger });
+    const fromUrl: unknown = await inUrl.fetch().catch((e: unknown) => e);
+    expect(fromUrl).toBeInstanceOf(GitAuthFailedError);
+    expect(`${String(fromUrl)} ${JSON.stringify(fromUrl)}`).not.toContain(wrong);
+    expect(text()).not.toContain(wrong);
+    expect(text()).not.toContain(password);
+  });
+
+  it('reports a server outage as GitUnreachableError and recovers when it is back', async () => {
+    const f = await fixture();
+    f.wc.write({ 'envs/prod/a.yaml': configMapYaml('a', { v: '1' }) });
+    f.wc.commit();
+    await f.wc.push(f.bare);
+    const source = f.source();
+    const synced = await source.fetch();
+    expect(await source.remoteHead()).toBe(synced);
+
+    f.server.setDown(true);
+    f.wc.write({ 'envs/prod/a.yaml': configMapYaml('a', { v: '2' }) });
+    const next = f.wc.commit();
+    await f.wc.push(f.bare);
+    const down: unknown = await source.remoteHead().catch((e: unknown) => e);
+    expect(down).toBeInstanceOf(GitUnreachableError);
+    expect(down).toMatchObject({
+      code: 'git.unreachable',
+      context: { source: 'apps', step: 'ref-check', status: 503 },
+    });
+    await expect(source.fetch()).rejects.toBeInstanceOf(GitUnreachableError);
+
+    f.server.setDown(false);
+    expect(await source.remoteHead()).toBe(next);
+    const fetched = await source.fetch();
+    expect(summary(await source.diff(synced, fetched))).toEqual(['changed ConfigMap//a envs/prod/a.yaml']);
+  });
+
+  it('reports a closed port as GitUnreachableError', async () => {
+    const f = await fixture();
+    const url = f.server.url;
+    await f.server.stop();
+    const error: unknown = await f
+      .source({ url: `${url}/apps.git` })
+      .remoteHead()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GitUnreachableError);
+  });
+});
