@@ -1,0 +1,148 @@
+// Reconciles one AnalysisRun: plan, take the due measurements through providers, record, re-plan.
+import type { Logger } from '../log/logger.ts';
+import { silentLogger } from '../log/logger.ts';
+import type { AnalysisRun, AnalysisRunStatus, Measurement, Metric } from '../spec/analysis.ts';
+import { resolveMetricSecrets, type SecretResolver } from './build-analysis-run.ts';
+import { evaluateMeasurement } from './evaluate-measurement.ts';
+import { planAnalysisRun } from './plan-analysis-run.ts';
+import type { MetricProviderRegistry, ProviderMeasurement } from './providers/metric-provider.ts';
+import { recordMeasurement } from './record-measurement.ts';
+
+/** What {@link reconcileAnalysisRun} needs; everything with I/O is injected. */
+export interface AnalysisRunDeps {
+  providers: MetricProviderRegistry;
+  now: Date;
+  resolveSecret?: SecretResolver;
+  logger?: Logger;
+}
+
+/** The run's next status (to write with the run's resourceVersion) and when to reconcile it again. */
+export interface AnalysisRunOutcome {
+  status: AnalysisRunStatus;
+  requeueAfterMs?: number;
+  /** The metrics measured in this pass (for logs and tests). */
+  measured: string[];
+}
+
+const MAX_STORED_VALUE = 4096;
+
+function scrub(text: string | undefined, secrets: readonly string[]): string | undefined {
+  if (text === undefined) return undefined;
+  let out = text;
+  for (const secret of secrets) if (secret.length > 0) out = out.split(secret).join('[redacted]');
+  return out.length > MAX_STORED_VALUE ? `${out.slice(0, MAX_STORED_VALUE)}…` : out;
+}
+
+function toMeasurement(
+  metric: Metric,
+  answer: ProviderMeasurement,
+  now: Date,
+  secrets: readonly string[],
+): Measurement {
+  const base = { ...(answer.metadata && { metadata: answer.metadata }) };
+  if (answer.phase === 'Running') {
+    return {
+      ...base,
+      phase: 'Running',
+      resumeAt: new Date(now.getTime() + (answer.resumeAfterMs ?? 0)).toISOString(),
+    };
+  }
+  const value = scrub(
+    answer.raw ?? (typeof answer.value === 'string' ? answer.value : JSON.stringify(answer.value)),
+    secrets,
+  );
+  if (answer.phase !== undefined) {
+    const message = scrub(answer.message, secrets);
+    return {
+      ...base,
+      phase: answer.phase,
+      ...(value !== undefined && { value }),
+      ...(message !== undefined && { message }),
+    };
+  }
+  const verdict = evaluateMeasurement(metric, answer.value);
+  const message = scrub(verdict.message, secrets);
+  return {
+    ...base,
+    phase: verdict.phase,
+    ...(value !== undefined && { value }),
+    ...(message !== undefined && { message }),
+  };
+}
+
+async function takeMeasurement(
+  run: AnalysisRun,
+  metric: Metric,
+  deps: AnalysisRunDeps,
+  logger: Logger,
+): Promise<Measurement> {
+  let secrets: string[] = [];
+  try {
+    const resolved = await resolveMetricSecrets(metric, run, deps.resolveSecret);
+    secrets = resolved.secretValues;
+    const provider = deps.providers.forMetric(resolved.metric);
+    const last = run.status?.metricResults?.find((r) => r.name === metric.name)?.measurements?.at(-1);
+    const inFlight = last !== undefined && last.finishedAt === undefined ? last : undefined;
+    const answer = await provider.measure(resolved.metric, run, {
+      now: deps.now,
+      logger,
+      ...(inFlight && { inFlight }),
+    });
+    const measurement = toMeasurement(resolved.metric, answer, deps.now, secrets);
+    // A measurement resumed from in flight keeps its start time.
+    return inFlight?.startedAt !== undefined
+      ? { ...measurement, startedAt: inFlight.startedAt }
+      : measurement;
+  } catch (error) {
+    const message =
+      scrub(error instanceof Error ? error.message : String(error), secrets) ?? 'measurement failed';
+    logger.warn({ run: run.metadata.name, metric: metric.name, err: message }, 'analysis measurement failed');
+    return { phase: 'Error', message };
+  }
+}
+
+/**
+ * One reconcile of an AnalysisRun: plans at `deps.now`, ends in-flight measurements of a terminated
+ * run through their provider, takes every due measurement (in parallel; a provider error or a
+ * condition error becomes an Error measurement carrying the message, never a thrown error), records
+ * them and plans again for the status to write and the requeue delay. Secret values used in a
+ * measurement are scrubbed from what is stored. Reading and writing the AnalysisRun object is the
+ * caller's job.
+ */
+export async function reconcileAnalysisRun(
+  run: AnalysisRun,
+  deps: AnalysisRunDeps,
+): Promise<AnalysisRunOutcome> {
+  const logger = deps.logger ?? silentLogger;
+  const plan = planAnalysisRun(run, deps.now);
+  let current: AnalysisRun = { ...run, status: plan.status };
+  for (const name of plan.terminate) {
+    const metric = run.spec.metrics.find((m) => m.name === name);
+    const last = run.status?.metricResults?.find((r) => r.name === name)?.measurements?.at(-1);
+    if (metric === undefined || last === undefined) continue;
+    try {
+      const provider = deps.providers.forMetric(metric);
+      await provider.terminate?.(metric, run, last, { now: deps.now, logger });
+    } catch (error) {
+      logger.warn(
+        { run: run.metadata.name, metric: name, err: (error as Error).message },
+        'could not stop an in-flight measurement',
+      );
+    }
+  }
+  const metrics = plan.measure
+    .map((name) => run.spec.metrics.find((m) => m.name === name))
+    .filter((m): m is Metric => m !== undefined);
+  const measurements = await Promise.all(
+    metrics.map((metric) => takeMeasurement(current, metric, deps, logger)),
+  );
+  metrics.forEach((metric, i) => {
+    current = recordMeasurement(current, metric.name, measurements[i] as Measurement, deps.now);
+  });
+  const next = planAnalysisRun(current, deps.now);
+  const outcome: AnalysisRunOutcome = { status: next.status, measured: metrics.map((m) => m.name) };
+  // Something due again at once (e.g. a zero interval) is retried promptly rather than in a tight loop.
+  if (next.measure.length > 0) outcome.requeueAfterMs = 1000;
+  else if (next.requeueAfterMs !== undefined) outcome.requeueAfterMs = next.requeueAfterMs;
+  return outcome;
+}
