@@ -1,6 +1,7 @@
 // The `rollgate` command line: one subcommand per file under ./commands, registered here.
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
+import { registerSandboxCommand } from './commands/sandbox.ts';
 
 const require = createRequire(import.meta.url);
 const { version } = require('../../package.json') as { version: string };
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   // Command registrations (one line each; keep alphabetical).
+  registerSandboxCommand(program);
   return program;
 }
 

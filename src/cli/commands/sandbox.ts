@@ -1,0 +1,96 @@
+// `rollgate sandbox`: serves a simulated Kubernetes API in the foreground and writes a kubeconfig for it.
+import { resolve } from 'node:path';
+import { type Command, CommanderError, Option } from 'commander';
+import { createLogger } from '../../log/logger.ts';
+import { startSandbox } from '../../sandbox/index.ts';
+
+interface SandboxCommandOptions {
+  port: string;
+  host: string;
+  kubeconfig: string;
+  conflictRate: string;
+  errorRate: string;
+  latencyMs: string;
+  seed?: string;
+  missingImage: string[];
+  readyDelayMs: string;
+  token?: string;
+}
+
+function usage(message: string): CommanderError {
+  return new CommanderError(2, 'rollgate.usage', message);
+}
+
+function parseNumber(
+  flag: string,
+  text: string,
+  { min, max, integer }: { min: number; max?: number; integer?: boolean },
+): number {
+  const value = Number(text);
+  if (
+    text.trim() === '' ||
+    !Number.isFinite(value) ||
+    value < min ||
+    (max !== undefined && value > max) ||
+    (integer && !Number.isInteger(value))
+  ) {
+    throw usage(
+      `--${flag} must be ${integer ? 'an integer' : 'a number'} ${max !== undefined ? `between ${min} and ${max}` : `>= ${min}`} (got "${text}")`,
+    );
+  }
+  return value;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** Registers `rollgate sandbox`. */
+export function registerSandboxCommand(program: Command): void {
+  program
+    .command('sandbox')
+    .description(
+      'serve a simulated Kubernetes API (with ReplicaSet, Job and kubelet simulation) for kubectl and Rollgate',
+    )
+    .option('--port <port>', 'TCP port to listen on', '6443')
+    .option('--host <host>', 'address to bind (loopback unless told otherwise)', '127.0.0.1')
+    .option('--kubeconfig <file>', 'where to write the kubeconfig', '.rollgate/sandbox.kubeconfig')
+    .option('--conflict-rate <rate>', 'share of update requests answered 409 Conflict (0..1)', '0')
+    .option('--error-rate <rate>', 'share of requests answered 500 (0..1)', '0')
+    .option('--latency-ms <ms>', 'delay added to every request', '0')
+    .option('--seed <n>', 'seed for names, uids and injected faults')
+    .option('--missing-image <pattern>', 'image glob the registry lacks (repeatable)', collect, [])
+    .option('--ready-delay-ms <ms>', 'how long healthy pods take to become Ready', '1000')
+    .addOption(new Option('--token <token>', 'require this bearer token').env('ROLLGATE_SANDBOX_TOKEN'))
+    .action(async (opts: SandboxCommandOptions) => {
+      const port = parseNumber('port', opts.port, { min: 0, max: 65535, integer: true });
+      const sandbox = await startSandbox({
+        port,
+        host: opts.host,
+        faults: {
+          conflictRate: parseNumber('conflict-rate', opts.conflictRate, { min: 0, max: 1 }),
+          errorRate: parseNumber('error-rate', opts.errorRate, { min: 0, max: 1 }),
+          latencyMs: parseNumber('latency-ms', opts.latencyMs, { min: 0, integer: true }),
+        },
+        ...(opts.seed !== undefined
+          ? { seed: parseNumber('seed', opts.seed, { min: 0, integer: true }) }
+          : {}),
+        missingImages: opts.missingImage,
+        readyDelayMs: parseNumber('ready-delay-ms', opts.readyDelayMs, { min: 0, integer: true }),
+        ...(opts.token !== undefined ? { token: opts.token } : {}),
+        logger: createLogger({ name: 'sandbox', format: 'json', destination: process.stderr }),
+      });
+      const kubeconfig = resolve(opts.kubeconfig);
+      await sandbox.writeKubeconfig(kubeconfig);
+      process.stdout.write(`sandbox ready: kubeconfig ${kubeconfig} server ${sandbox.url}\n`);
+      await new Promise<void>((done) => {
+        const stop = (): void => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          void sandbox.stop().then(done);
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+    });
+}

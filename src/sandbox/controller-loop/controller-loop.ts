@@ -1,0 +1,306 @@
+// Runs the simulated controllers (CRDs, namespaces, GC, ReplicaSets, Jobs, kubelet) over the store until nothing changes.
+import type { Clock } from '../../clock/clock.ts';
+import type { Logger } from '../../log/logger.ts';
+import type { ControllerOptions, KubeObject } from '../controllers/index.ts';
+import { kubeletStatus, planJob, planReplicaSet, sandboxNodeName } from '../controllers/index.ts';
+import { defaultPodSpec } from '../validation/apply-defaults.ts';
+import { ApiStatusError } from '../api/api-status-error.ts';
+import type { ResourceRegistry } from '../resources/resource-registry.ts';
+import type { ResourceType } from '../resources/resource-type.ts';
+import { deepEqual } from '../store/deep-equal.ts';
+import type { ObjectStore, StoredObject } from '../store/object-store.ts';
+import { isoSeconds, typeKeyOf } from '../store/object-store.ts';
+
+export interface ControllerLoopDeps {
+  store: ObjectStore;
+  registry: ResourceRegistry;
+  clock: Clock;
+  options: ControllerOptions;
+  logger: Logger;
+  /** Safety net against controllers that never agree with each other. */
+  maxPasses?: number;
+}
+
+/** Thrown when the controllers keep writing after maxPasses passes (a bug, never expected). */
+export class ControllersDidNotSettleError extends Error {
+  override readonly name = 'ControllersDidNotSettleError';
+  readonly code = 'sandbox.controllers.unsettled';
+  constructor(readonly passes: number) {
+    super(`sandbox controllers still changing objects after ${passes} passes`);
+  }
+}
+
+function must(registry: ResourceRegistry, group: string, kind: string): ResourceType {
+  const type = registry.anyVersionOfKind(group, kind);
+  if (!type) throw new Error(`sandbox: built-in kind ${group}/${kind} missing`);
+  return type;
+}
+
+function ownedBy(obj: StoredObject, uid: string): boolean {
+  return (obj.metadata.ownerReferences ?? []).some((r) => r.uid === uid && r.controller === true);
+}
+
+/** One pass over every controller; counts writes and the earliest time anything will change by itself. */
+export class ControllerLoop {
+  private readonly pendingCrdCleanup: ResourceType[] = [];
+  /** The earliest moment a controller said something will change without a write (from the last run). */
+  nextChangeAt: Date | undefined;
+
+  constructor(private readonly deps: ControllerLoopDeps) {}
+
+  /** Remembers the kinds of a deleted CRD so their objects are removed on the next run. */
+  cleanupCrdObjects(types: ResourceType[]): void {
+    this.pendingCrdCleanup.push(...types);
+  }
+
+  /** Runs passes until one writes nothing; returns the number of writes made. */
+  runToQuiescence(): number {
+    const max = this.deps.maxPasses ?? 100;
+    let total = 0;
+    for (let pass = 0; pass < max; pass++) {
+      const { writes, nextChangeAt } = this.pass();
+      total += writes;
+      if (writes === 0) {
+        this.nextChangeAt = nextChangeAt;
+        return total;
+      }
+    }
+    throw new ControllersDidNotSettleError(max);
+  }
+
+  private pass(): { writes: number; nextChangeAt: Date | undefined } {
+    let writes = 0;
+    let next: Date | undefined;
+    const note = (at: Date | undefined): void => {
+      if (at && (!next || at < next)) next = at;
+    };
+    const guard = (what: string, fn: () => boolean): void => {
+      try {
+        if (fn()) writes++;
+      } catch (err) {
+        // A controller write that loses to a concurrent change is retried on the next pass.
+        if (err instanceof ApiStatusError && (err.status.code === 409 || err.status.code === 404)) {
+          writes++;
+          return;
+        }
+        this.deps.logger.warn({ err, what }, 'sandbox controller write failed');
+      }
+    };
+    writes += this.crds(guard);
+    this.namespaces(guard);
+    this.garbageCollect(guard);
+    const now = this.deps.clock.now();
+    this.workloads(guard, note, now);
+    this.kubelet(guard, note, now);
+    return { writes, nextChangeAt: next };
+  }
+
+  private crds(guard: (what: string, fn: () => boolean) => void): number {
+    const { store, registry } = this.deps;
+    let writes = 0;
+    for (const type of this.pendingCrdCleanup.splice(0)) {
+      for (const { typeKey, object } of store.allObjects()) {
+        if (typeKey !== typeKeyOf(type)) continue;
+        guard('crd-cleanup', () => {
+          store.finishDeletion(type, object.metadata.namespace ?? '', object.metadata.name ?? '');
+          return true;
+        });
+        writes++;
+      }
+    }
+    const crdType = must(registry, 'apiextensions.k8s.io', 'CustomResourceDefinition');
+    for (const crd of store.list(crdType)) {
+      const spec = (crd.spec ?? {}) as {
+        names?: Record<string, unknown>;
+        versions?: Array<{ name?: string; storage?: boolean }>;
+      };
+      const previous = (crd.status ?? {}) as { conditions?: Array<Record<string, unknown>> };
+      const at = isoSeconds(this.deps.clock.now());
+      const condition = (type: string, reason: string, message: string): Record<string, unknown> => {
+        const old = previous.conditions?.find((c) => c.type === type);
+        return {
+          type,
+          status: 'True',
+          lastTransitionTime: old?.status === 'True' ? old.lastTransitionTime : at,
+          reason,
+          message,
+        };
+      };
+      const status = {
+        conditions: [
+          condition('NamesAccepted', 'NoConflicts', 'no conflicts found'),
+          condition('Established', 'InitialNamesAccepted', 'the initial names have been accepted'),
+        ],
+        acceptedNames: spec.names ?? {},
+        storedVersions: (spec.versions ?? []).filter((v) => v.storage).map((v) => v.name ?? ''),
+      };
+      if (deepEqual(status, crd.status)) continue;
+      guard('crd-status', () => {
+        store.update(crdType, { ...crd, status }, '', { subresource: 'status' });
+        return true;
+      });
+    }
+    return writes;
+  }
+
+  private namespaces(guard: (what: string, fn: () => boolean) => void): void {
+    const { store, registry } = this.deps;
+    const nsType = must(registry, '', 'Namespace');
+    for (const ns of store.list(nsType)) {
+      if (ns.metadata.deletionTimestamp === undefined) continue;
+      const name = ns.metadata.name ?? '';
+      let remaining = 0;
+      for (const { typeKey, object } of store.allObjects()) {
+        if (object.metadata.namespace !== name || typeKey === '/Namespace') continue;
+        remaining++;
+        if (object.metadata.deletionTimestamp !== undefined) continue;
+        const type = this.typeOf(typeKey);
+        if (!type) continue;
+        guard('namespace-cleanup', () => {
+          store.delete(type, name, object.metadata.name ?? '', { propagationPolicy: 'Background' });
+          return true;
+        });
+      }
+      if (remaining === 0) {
+        guard('namespace-finalize', () => {
+          store.finishDeletion(nsType, '', name);
+          return true;
+        });
+      }
+    }
+  }
+
+  private typeOf(typeKey: string): ResourceType | undefined {
+    const slash = typeKey.indexOf('/');
+    return this.deps.registry.anyVersionOfKind(typeKey.slice(0, slash), typeKey.slice(slash + 1));
+  }
+
+  /** Background GC of dependents whose owners are gone, and foreground deletion of owners. */
+  private garbageCollect(guard: (what: string, fn: () => boolean) => void): void {
+    const { store } = this.deps;
+    const all = store.allObjects();
+    const uids = new Set(all.map((o) => o.object.metadata.uid));
+    for (const { typeKey, object } of all) {
+      const refs = object.metadata.ownerReferences ?? [];
+      if (refs.length === 0) continue;
+      const type = this.typeOf(typeKey);
+      if (!type) continue;
+      const alive = refs.filter((r) => uids.has(r.uid));
+      if (alive.length === refs.length) continue;
+      const ns = object.metadata.namespace ?? '';
+      const name = object.metadata.name ?? '';
+      if (alive.length === 0) {
+        if (object.metadata.deletionTimestamp !== undefined) continue;
+        guard('gc-delete', () => {
+          store.delete(type, ns, name, { propagationPolicy: 'Background' });
+          return true;
+        });
+      } else {
+        guard('gc-unlink', () => {
+          const current = store.get(type, ns, name);
+          if (!current) return false;
+          current.metadata.ownerReferences = alive;
+          store.update(type, current, ns);
+          return true;
+        });
+      }
+    }
+    for (const { typeKey, object } of all) {
+      if (object.metadata.deletionTimestamp === undefined) continue;
+      if (!(object.metadata.finalizers ?? []).includes('foregroundDeletion')) continue;
+      const type = this.typeOf(typeKey);
+      if (!type) continue;
+      const uid = object.metadata.uid ?? '';
+      const dependents = all.filter((o) =>
+        (o.object.metadata.ownerReferences ?? []).some((r) => r.uid === uid),
+      );
+      if (dependents.length > 0) {
+        for (const dep of dependents) {
+          if (dep.object.metadata.deletionTimestamp !== undefined) continue;
+          const depType = this.typeOf(dep.typeKey);
+          if (!depType) continue;
+          guard('gc-foreground-dependent', () => {
+            store.delete(depType, dep.object.metadata.namespace ?? '', dep.object.metadata.name ?? '', {
+              propagationPolicy: 'Foreground',
+            });
+            return true;
+          });
+        }
+        continue;
+      }
+      guard('gc-foreground-owner', () => {
+        const current = store.get(type, object.metadata.namespace ?? '', object.metadata.name ?? '');
+        if (!current) return false;
+        current.metadata.finalizers = (current.metadata.finalizers ?? []).filter(
+          (f) => f !== 'foregroundDeletion',
+        );
+        store.update(type, current, object.metadata.namespace ?? '');
+        return true;
+      });
+    }
+  }
+
+  private workloads(
+    guard: (what: string, fn: () => boolean) => void,
+    note: (at: Date | undefined) => void,
+    now: Date,
+  ): void {
+    const { store, registry, options } = this.deps;
+    const podType = must(registry, '', 'Pod');
+    const pods = store.list(podType);
+    const controllers: Array<[ResourceType, typeof planReplicaSet]> = [
+      [must(registry, 'apps', 'ReplicaSet'), planReplicaSet],
+      [must(registry, 'batch', 'Job'), planJob],
+    ];
+    for (const [type, plan] of controllers) {
+      for (const owner of store.list(type)) {
+        const ns = owner.metadata.namespace ?? '';
+        const uid = owner.metadata.uid ?? '';
+        const owned = pods.filter((p) => p.metadata.namespace === ns && ownedBy(p, uid));
+        const result = plan(owner as KubeObject, owned as KubeObject[], now, options);
+        note(result.nextChangeAt);
+        for (const pod of result.create) {
+          guard(`${type.kind}-create-pod`, () => {
+            const spec = (pod.spec ??= {});
+            defaultPodSpec(spec);
+            spec.nodeName ??= sandboxNodeName;
+            store.create(podType, pod as StoredObject, ns);
+            return true;
+          });
+        }
+        for (const podName of result.delete) {
+          guard(`${type.kind}-delete-pod`, () => {
+            store.delete(podType, ns, podName, { propagationPolicy: 'Background' });
+            return true;
+          });
+        }
+        if (!deepEqual(result.status, owner.status ?? {})) {
+          guard(`${type.kind}-status`, () => {
+            store.update(type, { ...owner, status: result.status }, ns, { subresource: 'status' });
+            return true;
+          });
+        }
+      }
+    }
+  }
+
+  private kubelet(
+    guard: (what: string, fn: () => boolean) => void,
+    note: (at: Date | undefined) => void,
+    now: Date,
+  ): void {
+    const { store, registry, options } = this.deps;
+    const podType = must(registry, '', 'Pod');
+    for (const pod of store.list(podType)) {
+      const result = kubeletStatus(pod as KubeObject, now, options);
+      note(result.nextChangeAt);
+      if (deepEqual(result.status, pod.status ?? {})) continue;
+      guard('kubelet-status', () => {
+        store.update(podType, { ...pod, status: result.status }, pod.metadata.namespace ?? '', {
+          subresource: 'status',
+        });
+        return true;
+      });
+    }
+  }
+}

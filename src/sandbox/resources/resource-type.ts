@@ -1,0 +1,122 @@
+// What the sandbox knows about one served resource: its group/version/kind, plural, scope and subresources.
+
+/** One REST resource the sandbox serves, built in or from a CRD. */
+export interface ResourceType {
+  group: string;
+  version: string;
+  kind: string;
+  listKind: string;
+  plural: string;
+  singular: string;
+  namespaced: boolean;
+  shortNames: string[];
+  categories: string[];
+  /** Whether `/status` exists; then main-resource writes ignore status and `/status` writes only status. */
+  statusSubresource: boolean;
+  /** Whether metadata.generation is kept (bumped on every non-metadata, non-status change). */
+  tracksGeneration: boolean;
+  /** Extra columns for `kubectl get` (JSONPath-ish dotted paths, from CRD additionalPrinterColumns). */
+  printerColumns: PrinterColumn[];
+  /** Set for resources served from a CRD: that CRD's name. */
+  crdName?: string;
+}
+
+export interface PrinterColumn {
+  name: string;
+  type: string;
+  jsonPath: string;
+  description?: string;
+  priority?: number;
+}
+
+/** `apps/v1` or `v1` for the core group. */
+export function apiVersionOf(type: Pick<ResourceType, 'group' | 'version'>): string {
+  return type.group === '' ? type.version : `${type.group}/${type.version}`;
+}
+
+/** Splits `apps/v1` into group and version; `v1` is the core group. */
+export function parseApiVersion(apiVersion: string): { group: string; version: string } {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0
+    ? { group: '', version: apiVersion }
+    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+}
+
+function builtin(
+  group: string,
+  version: string,
+  kind: string,
+  plural: string,
+  opts: Partial<
+    Pick<ResourceType, 'namespaced' | 'shortNames' | 'statusSubresource' | 'tracksGeneration' | 'categories'>
+  >,
+): ResourceType {
+  return {
+    group,
+    version,
+    kind,
+    listKind: `${kind}List`,
+    plural,
+    singular: kind.toLowerCase(),
+    namespaced: opts.namespaced ?? true,
+    shortNames: opts.shortNames ?? [],
+    categories: opts.categories ?? [],
+    statusSubresource: opts.statusSubresource ?? false,
+    tracksGeneration: opts.tracksGeneration ?? false,
+    printerColumns: [],
+  };
+}
+
+/** The built-in kinds the sandbox serves from the start. */
+export const BUILTIN_RESOURCE_TYPES: readonly ResourceType[] = [
+  builtin('', 'v1', 'Namespace', 'namespaces', {
+    namespaced: false,
+    shortNames: ['ns'],
+    statusSubresource: true,
+  }),
+  builtin('', 'v1', 'Pod', 'pods', {
+    shortNames: ['po'],
+    statusSubresource: true,
+    tracksGeneration: true,
+    categories: ['all'],
+  }),
+  builtin('', 'v1', 'Service', 'services', {
+    shortNames: ['svc'],
+    statusSubresource: true,
+    categories: ['all'],
+  }),
+  builtin('', 'v1', 'ConfigMap', 'configmaps', { shortNames: ['cm'] }),
+  builtin('', 'v1', 'Secret', 'secrets', {}),
+  builtin('', 'v1', 'Event', 'events', { shortNames: ['ev'] }),
+  builtin('', 'v1', 'ServiceAccount', 'serviceaccounts', { shortNames: ['sa'] }),
+  builtin('events.k8s.io', 'v1', 'Event', 'events', { shortNames: ['ev'] }),
+  builtin('apps', 'v1', 'ReplicaSet', 'replicasets', {
+    shortNames: ['rs'],
+    statusSubresource: true,
+    tracksGeneration: true,
+    categories: ['all'],
+  }),
+  builtin('apps', 'v1', 'Deployment', 'deployments', {
+    shortNames: ['deploy'],
+    statusSubresource: true,
+    tracksGeneration: true,
+    categories: ['all'],
+  }),
+  builtin('batch', 'v1', 'Job', 'jobs', {
+    statusSubresource: true,
+    tracksGeneration: true,
+    categories: ['all'],
+  }),
+  builtin('coordination.k8s.io', 'v1', 'Lease', 'leases', {}),
+  builtin('networking.k8s.io', 'v1', 'Ingress', 'ingresses', {
+    shortNames: ['ing'],
+    statusSubresource: true,
+    tracksGeneration: true,
+  }),
+  builtin('apiextensions.k8s.io', 'v1', 'CustomResourceDefinition', 'customresourcedefinitions', {
+    namespaced: false,
+    shortNames: ['crd', 'crds'],
+    statusSubresource: true,
+    tracksGeneration: true,
+  }),
+];

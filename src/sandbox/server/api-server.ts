@@ -1,0 +1,788 @@
+// The sandbox's HTTP front: routes Kubernetes REST requests to the store with real API semantics.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { parse as parseYaml } from 'yaml';
+import type { Clock } from '../../clock/clock.ts';
+import type { Logger } from '../../log/logger.ts';
+import {
+  ApiStatusError,
+  applyConflict,
+  badRequest,
+  conflict,
+  internalError,
+  invalid,
+  methodNotAllowed,
+  unauthorized,
+  unsupportedMediaType,
+} from '../api/api-status-error.ts';
+import type { FaultSettings } from '../faults/fault-settings.ts';
+import { faultSettingsPatchSchema } from '../faults/fault-settings.ts';
+import type { SeededRandom } from '../random/seeded-random.ts';
+import type { ResourceRegistry } from '../resources/resource-registry.ts';
+import type { ResourceType } from '../resources/resource-type.ts';
+import { apiVersionOf, parseApiVersion } from '../resources/resource-type.ts';
+import {
+  fieldSelectorKeys,
+  fieldsOf,
+  parseFieldSelector,
+  parseLabelSelector,
+} from '../selectors/label-selector.ts';
+import type { ObjectStore, PropagationPolicy, StoredObject } from '../store/object-store.ts';
+import { sandboxNodeName } from '../controllers/index.ts';
+import { applyDefaults } from '../validation/apply-defaults.ts';
+import { validateObject } from '../validation/validate-object.ts';
+import { coreVersions, group, groupList, resourceList, SANDBOX_VERSION } from './discovery.ts';
+import { openApiGroupVersion, openApiRoot } from './openapi.ts';
+import { formatApplyConflictMessage } from '../patch/index.ts';
+import type { PatchEngines } from './patch-engines.ts';
+import { patchErrorToStatus } from './patch-engines.ts';
+import { buildTable, type IncludeObject } from './table.ts';
+import { serveWatch } from './watch-stream.ts';
+
+/** Everything the HTTP front needs; the controllers and fault settings are shared with the in-process API. */
+export interface ApiServerDeps {
+  store: ObjectStore;
+  registry: ResourceRegistry;
+  clock: Clock;
+  faults: FaultSettings;
+  faultRandom: SeededRandom;
+  /** For defaulted values such as Service ClusterIPs. */
+  random: SeededRandom;
+  patches: PatchEngines;
+  logger: Logger;
+  token?: string;
+  bookmarkIntervalMs: number;
+  /** Called after every successful write so the controllers can react. */
+  onWrite(): void;
+}
+
+interface Route {
+  type: ResourceType;
+  namespace: string | undefined;
+  name: string | undefined;
+  subresource: string | undefined;
+}
+
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+function notServed(): ApiStatusError {
+  return new ApiStatusError({
+    message: 'the server could not find the requested resource',
+    reason: 'NotFound',
+    details: {},
+    code: 404,
+  });
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > MAX_BODY_BYTES)
+      throw new ApiStatusError({
+        message: 'the request is too large',
+        reason: 'RequestEntityTooLarge',
+        code: 413,
+      });
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function sendJson(res: ServerResponse, code: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function parseJsonBody(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw badRequest(
+      `Object 'Kind' is missing in '${text.slice(0, 200)}': ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+}
+
+function wantsTable(req: IncomingMessage): boolean {
+  return /as=Table/.test(req.headers.accept ?? '');
+}
+
+/** The API server: a node:http server plus the request handler (exposed for tests). */
+export class ApiServer {
+  readonly server: Server;
+
+  constructor(private readonly deps: ApiServerDeps) {
+    this.server = createServer((req, res) => {
+      this.handle(req, res).catch((err: unknown) => this.fail(res, err));
+    });
+  }
+
+  private fail(res: ServerResponse, err: unknown): void {
+    const status =
+      err instanceof ApiStatusError ? err : internalError(err instanceof Error ? err.message : String(err));
+    if (!(err instanceof ApiStatusError)) this.deps.logger.error({ err }, 'sandbox request failed');
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    sendJson(res, status.httpStatus, status.status);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://sandbox');
+    const method = (req.method ?? 'GET').toUpperCase();
+    if (this.deps.token !== undefined && req.headers.authorization !== `Bearer ${this.deps.token}`) {
+      throw unauthorized();
+    }
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    if (path.startsWith('/sandbox/')) return this.handleAdmin(req, res, path, method);
+    if (this.deps.faults.latencyMs > 0) {
+      await new Promise((resolve) => setTimeout(resolve, this.deps.faults.latencyMs));
+    }
+    if (this.deps.faults.errorRate > 0 && this.deps.faultRandom.chance(this.deps.faults.errorRate)) {
+      throw internalError('sandbox: injected server error');
+    }
+    const segments = path
+      .split('/')
+      .filter((s) => s !== '')
+      .map(decodeURIComponent);
+    const discovery = this.discovery(path, segments, req);
+    if (discovery !== undefined) {
+      if (method !== 'GET')
+        throw methodNotAllowed(`the server does not allow this method on the requested resource`);
+      sendJson(res, 200, discovery);
+      return;
+    }
+    const route = this.route(segments);
+    await this.handleResource(req, res, url, method, route);
+  }
+
+  private discovery(path: string, segments: string[], req: IncomingMessage): unknown {
+    const { registry } = this.deps;
+    if (path === '/version') return SANDBOX_VERSION;
+    if (path === '/healthz' || path === '/livez' || path === '/readyz') return 'ok';
+    if (path === '/api') return coreVersions(req.headers.host ?? '127.0.0.1');
+    if (path === '/apis') return groupList(registry);
+    if (segments[0] === 'api' && segments.length === 2)
+      return resourceList(registry, '', segments[1] ?? '') ?? notFoundThrow();
+    if (segments[0] === 'apis' && segments.length === 2)
+      return group(registry, segments[1] ?? '') ?? notFoundThrow();
+    if (segments[0] === 'apis' && segments.length === 3) {
+      return resourceList(registry, segments[1] ?? '', segments[2] ?? '') ?? notFoundThrow();
+    }
+    if (path === '/openapi/v3') return openApiRoot(registry);
+    if (segments[0] === 'openapi' && segments[1] === 'v3') {
+      const isCore = segments[2] === 'api';
+      const doc = isCore
+        ? openApiGroupVersion(registry, '', segments[3] ?? '')
+        : openApiGroupVersion(registry, segments[3] ?? '', segments[4] ?? '');
+      return doc ?? notFoundThrow();
+    }
+    if (segments[0] === 'openapi') throw notServed();
+    return undefined;
+  }
+
+  private route(segments: string[]): Route {
+    let groupName: string;
+    let version: string;
+    let rest: string[];
+    if (segments[0] === 'api' && segments[1] !== undefined) {
+      groupName = '';
+      version = segments[1];
+      rest = segments.slice(2);
+    } else if (segments[0] === 'apis' && segments[1] !== undefined && segments[2] !== undefined) {
+      groupName = segments[1];
+      version = segments[2];
+      rest = segments.slice(3);
+    } else {
+      throw notServed();
+    }
+    let namespace: string | undefined;
+    if (rest[0] === 'namespaces' && rest.length >= 3 && rest[2] !== 'status' && rest[2] !== 'finalize') {
+      namespace = rest[1];
+      rest = rest.slice(2);
+    }
+    const [plural, name, subresource, extra] = rest;
+    if (plural === undefined || extra !== undefined) throw notServed();
+    const type = this.deps.registry.byPlural(groupName, version, plural);
+    if (!type) throw notServed();
+    if (!type.namespaced && namespace !== undefined) throw notServed();
+    if (type.namespaced && namespace === undefined && name !== undefined) throw notServed();
+    if (
+      subresource !== undefined &&
+      !(subresource === 'status' && type.statusSubresource) &&
+      subresource !== 'finalize'
+    ) {
+      throw notServed();
+    }
+    return { type, namespace, name, subresource };
+  }
+
+  private async handleAdmin(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    method: string,
+  ): Promise<void> {
+    const { faults, store } = this.deps;
+    if (path === '/sandbox/faults') {
+      if (method === 'GET') return sendJson(res, 200, faults);
+      if (method === 'PUT' || method === 'PATCH' || method === 'POST') {
+        const parsed = faultSettingsPatchSchema.safeParse(parseJsonBody(await readBody(req)));
+        if (!parsed.success) throw badRequest(`invalid fault settings: ${parsed.error.message}`);
+        Object.assign(faults, parsed.data);
+        return sendJson(res, 200, faults);
+      }
+      throw methodNotAllowed('GET, PUT or PATCH /sandbox/faults');
+    }
+    if (path === '/sandbox/compact' && method === 'POST') {
+      store.compact();
+      return sendJson(res, 200, { compactedThrough: store.oldestResumableVersion });
+    }
+    throw notServed();
+  }
+
+  private async handleResource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    method: string,
+    route: Route,
+  ): Promise<void> {
+    const { type, name } = route;
+    const isWrite = method !== 'GET';
+    if (isWrite && method !== 'POST' && name !== undefined && this.deps.faults.conflictRate > 0) {
+      if (
+        (method === 'PUT' || method === 'PATCH') &&
+        this.deps.faultRandom.chance(this.deps.faults.conflictRate)
+      ) {
+        throw conflict(type, name);
+      }
+    }
+    if (name === undefined) {
+      if (method === 'GET') return this.list(req, res, url, route);
+      if (method === 'POST') return this.create(req, res, url, route);
+      if (method === 'DELETE') return this.deleteCollection(req, res, url, route);
+      throw methodNotAllowed(`the server does not allow this method on the requested resource`);
+    }
+    if (method === 'GET') return this.get(req, res, url, route, name);
+    if (method === 'PUT') return this.replace(req, res, url, route, name);
+    if (method === 'PATCH') return this.patch(req, res, url, route, name);
+    if (method === 'DELETE') return this.delete(req, res, url, route, name);
+    throw methodNotAllowed(`the server does not allow this method on the requested resource`);
+  }
+
+  private ns(route: Route): string {
+    return route.type.namespaced ? (route.namespace ?? '') : '';
+  }
+
+  private respondObject(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    code: number,
+    type: ResourceType,
+    obj: StoredObject,
+  ): void {
+    if (wantsTable(req)) {
+      sendJson(
+        res,
+        code,
+        buildTable(type, [obj], this.deps.clock.now(), includeObject(url), {
+          resourceVersion: obj.metadata.resourceVersion,
+        }),
+      );
+      return;
+    }
+    sendJson(res, code, obj);
+  }
+
+  private get(req: IncomingMessage, res: ServerResponse, url: URL, route: Route, name: string): void {
+    const obj = this.deps.store.get(route.type, this.ns(route), name);
+    if (!obj) throw notFoundOf(route.type, name);
+    this.respondObject(req, res, url, 200, route.type, obj);
+  }
+
+  private matcher(url: URL): (obj: StoredObject) => boolean {
+    const labels = parseLabelSelector(url.searchParams.get('labelSelector'));
+    const fieldText = url.searchParams.get('fieldSelector');
+    const fields = parseFieldSelector(fieldText);
+    const keys = fieldSelectorKeys(fieldText);
+    return (o) =>
+      labels.matches(o.metadata.labels ?? {}) &&
+      (keys.length === 0 || fields.matches(fieldsOf(o as unknown as Record<string, unknown>, keys)));
+  }
+
+  private list(req: IncomingMessage, res: ServerResponse, url: URL, route: Route): void {
+    const { type } = route;
+    const matches = this.matcher(url);
+    const watch = url.searchParams.get('watch');
+    if (watch === 'true' || watch === '1') {
+      const table = wantsTable(req);
+      const include = includeObject(url);
+      const timeout = url.searchParams.get('timeoutSeconds');
+      serveWatch(
+        res,
+        {
+          type,
+          namespace: route.namespace,
+          matches,
+          resourceVersion: url.searchParams.get('resourceVersion') ?? undefined,
+          allowBookmarks: url.searchParams.get('allowWatchBookmarks') === 'true',
+          timeoutMs: timeout ? Number(timeout) * 1000 : undefined,
+          render: (obj) =>
+            table
+              ? buildTable(type, [obj], this.deps.clock.now(), include, {
+                  resourceVersion: obj.metadata.resourceVersion,
+                })
+              : obj,
+        },
+        {
+          store: this.deps.store,
+          faults: this.deps.faults,
+          bookmarkIntervalMs: this.deps.bookmarkIntervalMs,
+        },
+      );
+      return;
+    }
+    const all = this.deps.store.list(type, route.namespace).filter(matches);
+    const resourceVersion = String(this.deps.store.resourceVersion);
+    const limit = Number(url.searchParams.get('limit') ?? '0');
+    const token = url.searchParams.get('continue');
+    let start = 0;
+    let listVersion = resourceVersion;
+    if (token) {
+      const decoded = decodeContinue(token);
+      start = decoded.offset;
+      listVersion = decoded.resourceVersion;
+    }
+    let items = all.slice(start);
+    const listMeta: Record<string, unknown> = { resourceVersion: listVersion };
+    if (limit > 0 && items.length > limit) {
+      items = items.slice(0, limit);
+      listMeta.continue = encodeContinue(start + limit, listVersion);
+      listMeta.remainingItemCount = all.length - start - limit;
+    }
+    if (wantsTable(req)) {
+      sendJson(res, 200, buildTable(type, items, this.deps.clock.now(), includeObject(url), listMeta));
+      return;
+    }
+    sendJson(res, 200, { kind: type.listKind, apiVersion: apiVersionOf(type), metadata: listMeta, items });
+  }
+
+  private async readObject(req: IncomingMessage, route: Route): Promise<StoredObject> {
+    const body = parseJsonBody(await readBody(req));
+    if (!isRecord(body)) throw badRequest('the request body must be a JSON object');
+    const obj = body as StoredObject;
+    if (!isRecord(obj.metadata)) obj.metadata = {};
+    const expected = apiVersionOf(route.type);
+    if (obj.kind !== undefined && obj.kind !== route.type.kind) {
+      throw badRequest(
+        `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`,
+      );
+    }
+    if (obj.apiVersion !== undefined && obj.apiVersion !== expected) {
+      throw badRequest(
+        `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`,
+      );
+    }
+    if (
+      route.type.namespaced &&
+      obj.metadata.namespace !== undefined &&
+      obj.metadata.namespace !== '' &&
+      obj.metadata.namespace !== route.namespace
+    ) {
+      throw badRequest(
+        'the namespace of the provided object does not match the namespace sent on the request',
+      );
+    }
+    return obj;
+  }
+
+  private async create(req: IncomingMessage, res: ServerResponse, url: URL, route: Route): Promise<void> {
+    const obj = await this.readObject(req, route);
+    applyDefaults(route.type, obj, this.deps.random, sandboxNodeName);
+    validateObject(route.type, obj);
+    if (isDryRun(url)) {
+      this.respondObject(req, res, url, 201, route.type, {
+        ...obj,
+        apiVersion: apiVersionOf(route.type),
+        kind: route.type.kind,
+      });
+      return;
+    }
+    const managed = this.deps.patches.recordUpdate(
+      undefined,
+      obj,
+      fieldManagerOf(req, url),
+      this.deps.clock.now(),
+    );
+    const created = this.deps.store.create(route.type, managed, this.ns(route));
+    this.deps.onWrite();
+    this.respondObject(req, res, url, 201, route.type, created);
+  }
+
+  private async replace(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    route: Route,
+    name: string,
+  ): Promise<void> {
+    const obj = await this.readObject(req, route);
+    if (obj.metadata.name !== undefined && obj.metadata.name !== name) {
+      throw badRequest(
+        `the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`,
+      );
+    }
+    obj.metadata.name = name;
+    this.write(req, res, url, route, name, obj, false);
+  }
+
+  /** The common tail of PUT and non-apply PATCH: validate, update, answer. */
+  private write(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    route: Route,
+    name: string,
+    input: StoredObject,
+    patched: boolean,
+    recordManager = true,
+  ): void {
+    const { store } = this.deps;
+    const status = route.subresource === 'status';
+    if (!status) {
+      applyDefaults(route.type, input, this.deps.random, sandboxNodeName);
+      validateObject(route.type, input);
+    }
+    const current = store.get(route.type, this.ns(route), name);
+    if (!current) throw notFoundOf(route.type, name);
+    const obj = recordManager
+      ? this.deps.patches.recordUpdate(
+          current,
+          input,
+          fieldManagerOf(req, url),
+          this.deps.clock.now(),
+          status ? 'status' : undefined,
+        )
+      : input;
+    if (isDryRun(url)) {
+      this.respondObject(req, res, url, 200, route.type, obj);
+      return;
+    }
+    const updated = store.update(route.type, obj, this.ns(route), {
+      ...(status ? { subresource: 'status' as const } : {}),
+      requireResourceVersion: route.type.crdName !== undefined && !patched,
+    });
+    this.deps.onWrite();
+    this.respondObject(req, res, url, 200, route.type, updated);
+  }
+
+  private async patch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    route: Route,
+    name: string,
+  ): Promise<void> {
+    const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+    const text = await readBody(req);
+    const { store, patches } = this.deps;
+    const current = store.get(route.type, this.ns(route), name);
+    const kind = { group: route.type.group, version: route.type.version, kind: route.type.kind };
+    if (contentType === 'application/apply-patch+yaml') {
+      return this.apply(req, res, url, route, name, text, current);
+    }
+    const known = [
+      'application/merge-patch+json',
+      'application/strategic-merge-patch+json',
+      'application/json-patch+json',
+    ];
+    if (!known.includes(contentType)) throw unsupportedMediaType(route.type.crdName === undefined);
+    if (!current) throw notFoundOf(route.type, name);
+    const patchBody = parseJsonBody(text);
+    let result: StoredObject;
+    try {
+      if (contentType === 'application/merge-patch+json') result = patches.merge(current, patchBody);
+      else if (contentType === 'application/strategic-merge-patch+json')
+        result = patches.strategic(current, patchBody, kind);
+      else result = patches.json(current, patchBody);
+    } catch (err) {
+      const status = patchErrorToStatus(err, { ...route.type }, name);
+      if (status) throw status;
+      throw err;
+    }
+    if (!isRecord(result) || !isRecord(result.metadata))
+      throw badRequest('the patch produced an object without metadata');
+    result.metadata.name = name;
+    this.write(req, res, url, route, name, result, true);
+  }
+
+  private apply(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    route: Route,
+    name: string,
+    text: string,
+    current: StoredObject | undefined,
+  ): void {
+    const manager = url.searchParams.get('fieldManager');
+    if (!manager) {
+      throw invalid({ plural: 'patchoptions', group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [
+        {
+          reason: 'FieldValueRequired',
+          message: 'Required value: is required for apply patch',
+          field: 'fieldManager',
+        },
+      ]);
+    }
+    let applied: unknown;
+    try {
+      applied = parseYaml(text) as unknown;
+    } catch (err) {
+      throw badRequest(`error decoding YAML: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (!isRecord(applied)) throw badRequest('the apply patch must be an object');
+    const obj = applied as StoredObject;
+    if (!isRecord(obj.metadata)) obj.metadata = {};
+    if (obj.metadata.name !== undefined && obj.metadata.name !== name) {
+      throw badRequest(
+        `the name of the object (${String(obj.metadata.name)}) does not match the name on the URL (${name})`,
+      );
+    }
+    const expected = apiVersionOf(route.type);
+    const gv = typeof obj.apiVersion === 'string' ? parseApiVersion(obj.apiVersion) : undefined;
+    if (!gv || gv.group !== route.type.group || obj.kind !== route.type.kind) {
+      throw badRequest(
+        `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`,
+      );
+    }
+    obj.apiVersion = expected;
+    const force = url.searchParams.get('force') === 'true';
+    const status = route.subresource === 'status';
+    if (!status && route.type.statusSubresource) delete obj.status;
+    let outcome;
+    try {
+      outcome = this.deps.patches.apply(current, obj, {
+        manager,
+        force,
+        now: this.deps.clock.now(),
+        ...(status ? { subresource: 'status' as const } : {}),
+      });
+    } catch (err) {
+      const mapped = patchErrorToStatus(err, { ...route.type }, name);
+      if (mapped) throw mapped;
+      throw err;
+    }
+    if (outcome.conflicts.length > 0 && !force) {
+      throw applyConflict(route.type, name, formatApplyConflictMessage(outcome.conflicts), outcome.conflicts);
+    }
+    const result = outcome.object;
+    result.metadata.name = name;
+    if (!current) {
+      if (status) throw notFoundOf(route.type, name);
+      applyDefaults(route.type, result, this.deps.random, sandboxNodeName);
+      validateObject(route.type, result);
+      if (isDryRun(url)) return this.respondObject(req, res, url, 201, route.type, result);
+      const created = this.deps.store.create(route.type, result, this.ns(route));
+      this.deps.onWrite();
+      this.respondObject(req, res, url, 201, route.type, created);
+      return;
+    }
+    result.metadata.resourceVersion = obj.metadata.resourceVersion ?? current.metadata.resourceVersion;
+    this.write(req, res, url, route, name, result, true, false);
+  }
+
+  private async deleteOptions(
+    req: IncomingMessage,
+    url: URL,
+  ): Promise<{
+    propagationPolicy?: PropagationPolicy;
+    preconditions?: { uid?: string; resourceVersion?: string };
+  }> {
+    const text = await readBody(req);
+    const body = text.trim() === '' ? {} : parseJsonBody(text);
+    const opts = isRecord(body) ? body : {};
+    let policy = (url.searchParams.get('propagationPolicy') ?? opts.propagationPolicy) as string | undefined;
+    const orphan = url.searchParams.get('orphanDependents') ?? opts.orphanDependents;
+    if (policy === undefined && (orphan === true || orphan === 'true')) policy = 'Orphan';
+    if (policy !== undefined && policy !== 'Background' && policy !== 'Foreground' && policy !== 'Orphan') {
+      throw invalid({ plural: 'deleteoptions', group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', [
+        {
+          reason: 'FieldValueNotSupported',
+          message: `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`,
+          field: 'propagationPolicy',
+        },
+      ]);
+    }
+    const pre = isRecord(opts.preconditions)
+      ? (opts.preconditions as { uid?: string; resourceVersion?: string })
+      : undefined;
+    return {
+      ...(policy ? { propagationPolicy: policy as PropagationPolicy } : {}),
+      ...(pre ? { preconditions: pre } : {}),
+    };
+  }
+
+  private defaultPolicy(type: ResourceType): PropagationPolicy {
+    // batch/v1 Jobs still orphan their pods by default, as on a real cluster.
+    return type.group === 'batch' && type.kind === 'Job' ? 'Orphan' : 'Background';
+  }
+
+  private async delete(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    route: Route,
+    name: string,
+  ): Promise<void> {
+    const options = await this.deleteOptions(req, url);
+    const policy = options.propagationPolicy ?? this.defaultPolicy(route.type);
+    if (isDryRun(url)) {
+      const obj = this.deps.store.get(route.type, this.ns(route), name);
+      if (!obj) throw notFoundOf(route.type, name);
+      return this.respondObject(req, res, url, 200, route.type, obj);
+    }
+    const result = this.deleteOne(route.type, this.ns(route), name, policy, options.preconditions);
+    this.deps.onWrite();
+    sendJson(res, result.outcome === 'deleted' ? 200 : 202, result.object);
+  }
+
+  /** Deletes one object, orphaning its dependents first when asked to. */
+  deleteOne(
+    type: ResourceType,
+    namespace: string,
+    name: string,
+    policy: PropagationPolicy,
+    preconditions?: { uid?: string; resourceVersion?: string },
+  ) {
+    const { store } = this.deps;
+    const current = store.get(type, namespace, name);
+    if (!current) throw notFoundOf(type, name);
+    if (policy === 'Orphan') orphanDependents(store, this.deps.registry, current.metadata.uid ?? '');
+    return store.delete(type, namespace, name, {
+      propagationPolicy: policy,
+      ...(preconditions ? { preconditions } : {}),
+    });
+  }
+
+  private async deleteCollection(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    route: Route,
+  ): Promise<void> {
+    const options = await this.deleteOptions(req, url);
+    const policy = options.propagationPolicy ?? this.defaultPolicy(route.type);
+    const matches = this.matcher(url);
+    const victims = this.deps.store.list(route.type, route.namespace).filter(matches);
+    const deleted: StoredObject[] = [];
+    if (!isDryRun(url)) {
+      for (const v of victims) {
+        deleted.push(
+          this.deleteOne(route.type, v.metadata.namespace ?? '', v.metadata.name ?? '', policy).object,
+        );
+      }
+      this.deps.onWrite();
+    }
+    sendJson(res, 200, {
+      kind: route.type.listKind,
+      apiVersion: apiVersionOf(route.type),
+      metadata: { resourceVersion: String(this.deps.store.resourceVersion) },
+      items: isDryRun(url) ? victims : deleted,
+    });
+  }
+
+  /** Starts listening; resolves with the bound address. */
+  async listen(port: number, host: string): Promise<{ port: number; host: string }> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = this.server.address();
+    if (address === null || typeof address === 'string')
+      throw new Error('sandbox: server has no TCP address');
+    return { port: address.port, host };
+  }
+
+  /** Stops accepting connections and closes open ones (watches included). */
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+}
+
+function notFoundThrow(): never {
+  throw notServed();
+}
+
+function notFoundOf(type: ResourceType, name: string): ApiStatusError {
+  return new ApiStatusError({
+    message: `${type.group === '' ? type.plural : `${type.plural}.${type.group}`} "${name}" not found`,
+    reason: 'NotFound',
+    details: { name, ...(type.group === '' ? {} : { group: type.group }), kind: type.plural },
+    code: 404,
+  });
+}
+
+/** The field manager of a non-apply write: ?fieldManager=, else the client's user agent up to the first '/'. */
+function fieldManagerOf(req: IncomingMessage, url: URL): string {
+  const given = url.searchParams.get('fieldManager');
+  if (given) return given;
+  const agent = req.headers['user-agent'] ?? '';
+  const prefix = agent.split('/')[0]?.trim() ?? '';
+  return prefix === '' ? 'unknown' : prefix.slice(0, 128);
+}
+
+function includeObject(url: URL): IncludeObject {
+  const v = url.searchParams.get('includeObject');
+  return v === 'None' || v === 'Object' ? v : 'Metadata';
+}
+
+function isDryRun(url: URL): boolean {
+  return url.searchParams.getAll('dryRun').includes('All');
+}
+
+function encodeContinue(offset: number, resourceVersion: string): string {
+  return Buffer.from(JSON.stringify({ offset, resourceVersion })).toString('base64url');
+}
+
+function decodeContinue(token: string): { offset: number; resourceVersion: string } {
+  try {
+    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown;
+    if (isRecord(parsed) && typeof parsed.offset === 'number' && typeof parsed.resourceVersion === 'string') {
+      return { offset: parsed.offset, resourceVersion: parsed.resourceVersion };
+    }
+  } catch {
+    // fall through to the error below
+  }
+  throw badRequest('continue key is not valid');
+}
+
+/** Removes ownerReferences to `uid` from every object (propagationPolicy=Orphan). */
+export function orphanDependents(store: ObjectStore, registry: ResourceRegistry, uid: string): void {
+  for (const { typeKey, object } of store.allObjects()) {
+    const refs = object.metadata.ownerReferences ?? [];
+    if (!refs.some((r) => r.uid === uid)) continue;
+    const [groupName = '', kind = ''] = typeKey.split('/');
+    const type = registry.anyVersionOfKind(groupName, kind);
+    if (!type) continue;
+    const next = structuredClone(object);
+    next.metadata.ownerReferences = refs.filter((r) => r.uid !== uid);
+    store.update(type, next, object.metadata.namespace ?? '');
+  }
+}

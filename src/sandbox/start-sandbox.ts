@@ -1,0 +1,192 @@
+// Starts a sandbox cluster in-process: store + API server + controllers, and the handle tests drive it with.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ManualClock, systemClock, type Clock } from '../clock/clock.ts';
+import { silentLogger, type Logger } from '../log/logger.ts';
+import { ControllerLoop } from './controller-loop/controller-loop.ts';
+import type { FaultSettings } from './faults/fault-settings.ts';
+import { noFaults } from './faults/fault-settings.ts';
+import { SeededRandom } from './random/seeded-random.ts';
+import { ResourceRegistry } from './resources/resource-registry.ts';
+import { ApiServer } from './server/api-server.ts';
+import { sandboxPatchEngines } from './server/patch-engines.ts';
+import { ObjectStore } from './store/object-store.ts';
+import { sandboxKubeConfig, sandboxKubeconfigYaml } from './sandbox-kubeconfig.ts';
+
+export interface SandboxOptions {
+  /** TCP port; 0 (default) picks a free one. */
+  port?: number;
+  /** Bind address; loopback by default. */
+  host?: string;
+  /** Seed for generated names, uids and injected faults (default 1). */
+  seed?: number;
+  /** Initial fault settings (all off by default); mutate `sandbox.faults` to change them later. */
+  faults?: Partial<FaultSettings>;
+  /** Time source for timestamps and controllers; a ManualClock makes everything deterministic. */
+  clock?: Clock;
+  /** Image globs the simulated registry lacks (pulls fail with ErrImagePull / ImagePullBackOff). */
+  missingImages?: string[];
+  /** How long a healthy pod takes to become Ready (default 1000 ms). */
+  readyDelayMs?: number;
+  /** When set, every request must carry `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Watch events kept for resume (older resourceVersions get 410 Gone). Default 10000. */
+  historyLimit?: number;
+  /** Interval between watch BOOKMARK events when a client allows them (real time, default 10 s). */
+  bookmarkIntervalMs?: number;
+  logger?: Logger;
+}
+
+/** A running sandbox. */
+export interface Sandbox {
+  url: string;
+  /** A client-node KubeConfig pointing at this sandbox. */
+  kubeConfig: KubeConfig;
+  kubeconfigYaml: string;
+  writeKubeconfig(path: string): Promise<void>;
+  /** Live fault settings: changes apply to the next HTTP request (never to the controllers' own writes). */
+  faults: FaultSettings;
+  /** With a ManualClock: moves time forward, stopping at every moment a controller expects a change. */
+  advance(ms: number): Promise<void>;
+  /** Runs the controllers until they change nothing more. */
+  settle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Thrown by `advance` when the sandbox runs on a clock it cannot move. */
+export class SandboxClockError extends Error {
+  override readonly name = 'SandboxClockError';
+  readonly code = 'sandbox.clock.not-manual';
+  constructor() {
+    super('sandbox.advance() needs a ManualClock (startSandbox({ clock: new ManualClock() }))');
+  }
+}
+
+const SYSTEM_CLOCK_WAKE_CAP_MS = 500;
+const BUILTIN_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+/** Starts the sandbox API server and its controllers; resolves once it accepts connections. */
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const seed = options.seed ?? 1;
+  const faults: FaultSettings = { ...noFaults, ...options.faults };
+  const store = new ObjectStore({
+    clock,
+    random: new SeededRandom(seed),
+    historyLimit: options.historyLimit ?? 10_000,
+  });
+  const registry = new ResourceRegistry();
+  const loop = new ControllerLoop({
+    store,
+    registry,
+    clock,
+    logger,
+    options: { missingImages: options.missingImages ?? [], readyDelayMs: options.readyDelayMs ?? 1000 },
+  });
+  store.subscribe((event) => {
+    if (event.typeKey !== 'apiextensions.k8s.io/CustomResourceDefinition') return;
+    const name = event.object.metadata.name ?? '';
+    if (event.type === 'DELETED') loop.cleanupCrdObjects(registry.unregisterCrd(name));
+    else if (event.object.metadata.deletionTimestamp === undefined) registry.registerCrd(event.object);
+  });
+  const nsType = registry.anyVersionOfKind('', 'Namespace');
+  if (!nsType) throw new Error('sandbox: Namespace type missing');
+  for (const name of BUILTIN_NAMESPACES)
+    store.create(nsType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, '');
+
+  let stopped = false;
+  let scheduled: NodeJS.Immediate | undefined;
+  let wakeTimer: NodeJS.Timeout | undefined;
+  const run = (): void => {
+    scheduled = undefined;
+    if (stopped) return;
+    try {
+      loop.runToQuiescence();
+    } catch (err) {
+      logger.error({ err }, 'sandbox controllers failed');
+    }
+    if (!(clock instanceof ManualClock)) armWakeTimer();
+  };
+  const armWakeTimer = (): void => {
+    if (wakeTimer) clearTimeout(wakeTimer);
+    wakeTimer = undefined;
+    const next = loop.nextChangeAt;
+    if (!next || stopped) return;
+    const delay = Math.min(Math.max(next.getTime() - clock.now().getTime(), 5), SYSTEM_CLOCK_WAKE_CAP_MS);
+    wakeTimer = setTimeout(schedule, delay);
+    wakeTimer.unref();
+  };
+  const schedule = (): void => {
+    if (scheduled || stopped) return;
+    scheduled = setImmediate(run);
+  };
+  const unsubscribeClock = clock instanceof ManualClock ? clock.onAdvance(() => schedule()) : () => undefined;
+
+  const server = new ApiServer({
+    store,
+    registry,
+    clock,
+    faults,
+    faultRandom: new SeededRandom(seed ^ 0x5bd1e995),
+    random: new SeededRandom(seed ^ 0x27d4eb2f),
+    patches: sandboxPatchEngines,
+    logger,
+    ...(options.token !== undefined ? { token: options.token } : {}),
+    bookmarkIntervalMs: options.bookmarkIntervalMs ?? 10_000,
+    onWrite: schedule,
+  });
+  const bound = await server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+  const hostForUrl = bound.host.includes(':') ? `[${bound.host}]` : bound.host;
+  const url = `http://${hostForUrl}:${bound.port}`;
+  const kubeconfigYaml = sandboxKubeconfigYaml(url, options.token);
+  loop.runToQuiescence();
+  if (!(clock instanceof ManualClock)) armWakeTimer();
+
+  const settleNow = (): void => {
+    if (scheduled) {
+      clearImmediate(scheduled);
+      scheduled = undefined;
+    }
+    loop.runToQuiescence();
+  };
+
+  return {
+    url,
+    kubeConfig: sandboxKubeConfig(url, options.token),
+    kubeconfigYaml,
+    faults,
+    async writeKubeconfig(path: string): Promise<void> {
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, kubeconfigYaml, { mode: 0o600 });
+    },
+    async settle(): Promise<void> {
+      settleNow();
+      await new Promise((resolve) => setImmediate(resolve));
+    },
+    async advance(ms: number): Promise<void> {
+      if (!(clock instanceof ManualClock)) throw new SandboxClockError();
+      const target = clock.now().getTime() + ms;
+      settleNow();
+      for (;;) {
+        const next = loop.nextChangeAt?.getTime();
+        const now = clock.now().getTime();
+        if (next === undefined || next > target) break;
+        clock.advance(Math.max(next - now, 1));
+        settleNow();
+      }
+      const rest = target - clock.now().getTime();
+      if (rest > 0) clock.advance(rest);
+      settleNow();
+      await new Promise((resolve) => setImmediate(resolve));
+    },
+    async stop(): Promise<void> {
+      stopped = true;
+      unsubscribeClock();
+      if (scheduled) clearImmediate(scheduled);
+      if (wakeTimer) clearTimeout(wakeTimer);
+      await server.close();
+    },
+  };
+}

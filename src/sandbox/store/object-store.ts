@@ -1,0 +1,477 @@
+// The sandbox's etcd: objects by group/kind/namespace/name, one global resourceVersion, an event history for watch.
+import type { Clock } from '../../clock/clock.ts';
+import {
+  alreadyExists,
+  ApiStatusError,
+  conflict,
+  conflictWithMessage,
+  invalid,
+  notFound,
+} from '../api/api-status-error.ts';
+import type { SeededRandom } from '../random/seeded-random.ts';
+import type { ResourceType } from '../resources/resource-type.ts';
+import { apiVersionOf } from '../resources/resource-type.ts';
+import { deepEqual } from './deep-equal.ts';
+
+/** Object metadata as stored; unknown keys are kept as given. */
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  finalizers?: string[];
+  managedFields?: unknown[];
+  [key: string]: unknown;
+}
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+/** Any Kubernetes object as the sandbox stores it. */
+export interface StoredObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  [key: string]: unknown;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** One change, kept in the history that watches replay from. */
+export interface StoreEvent {
+  type: WatchEventType;
+  resourceVersion: number;
+  /** `group/kind`: events of every version of a kind share it. */
+  typeKey: string;
+  namespace: string;
+  object: StoredObject;
+  /** For MODIFIED: the object before the change (watches with selectors turn transitions into ADDED/DELETED). */
+  previous?: StoredObject;
+}
+
+export type PropagationPolicy = 'Background' | 'Foreground' | 'Orphan';
+
+export interface DeleteOptions {
+  propagationPolicy?: PropagationPolicy;
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+export interface DeleteResult {
+  object: StoredObject;
+  /** `deleted` when gone now; `terminating` when finalizers keep it (deletionTimestamp set). */
+  outcome: 'deleted' | 'terminating';
+}
+
+export interface UpdateOptions {
+  /** `status`: only status changes; otherwise status changes are ignored for kinds with a status subresource. */
+  subresource?: 'status';
+  /** PUT semantics: require metadata.resourceVersion (CRD-served kinds do, like the real server). */
+  requireResourceVersion?: boolean;
+}
+
+export interface ObjectStoreOptions {
+  clock: Clock;
+  random: SeededRandom;
+  /** How many events watches can resume from (older resourceVersions get 410 Gone). */
+  historyLimit?: number;
+}
+
+const NAMESPACE_KEY = '/Namespace';
+
+export function typeKeyOf(type: Pick<ResourceType, 'group' | 'kind'>): string {
+  return `${type.group}/${type.kind}`;
+}
+
+function storageKey(type: ResourceType, namespace: string, name: string): string {
+  return `${typeKeyOf(type)}|${type.namespaced ? namespace : ''}|${name}`;
+}
+
+function clone<T>(value: T): T {
+  return structuredClone(value);
+}
+
+function withoutMetaAndStatus(obj: StoredObject, ignoreStatus: boolean): Record<string, unknown> {
+  const rest: Record<string, unknown> = { ...obj };
+  delete rest.metadata;
+  delete rest.apiVersion;
+  delete rest.kind;
+  if (ignoreStatus) delete rest.status;
+  return rest;
+}
+
+/** Metadata the server owns: a client may not change these through an update. */
+const SERVER_OWNED_META = [
+  'uid',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'generation',
+];
+
+/**
+ * In-memory object storage with Kubernetes write semantics (create, update with optimistic
+ * concurrency, status subresource, generation, finalizers) and a bounded event history.
+ */
+export class ObjectStore {
+  private readonly objects = new Map<string, StoredObject>();
+  private readonly history: StoreEvent[] = [];
+  private readonly listeners = new Set<(event: StoreEvent) => void>();
+  private revision = 0;
+  /** Highest resourceVersion no longer in the history: resuming at or before it is 410 Gone. */
+  private compactedThrough = 0;
+  private readonly historyLimit: number;
+
+  constructor(private readonly options: ObjectStoreOptions) {
+    this.historyLimit = options.historyLimit ?? 10_000;
+  }
+
+  /** The current global resourceVersion (what a list reports). */
+  get resourceVersion(): number {
+    return this.revision;
+  }
+
+  /** The oldest resourceVersion a watch may resume from. */
+  get oldestResumableVersion(): number {
+    return this.compactedThrough;
+  }
+
+  /** Subscribes to every change; returns the unsubscribe function. */
+  subscribe(listener: (event: StoreEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Events after `resourceVersion`, or undefined when the history no longer reaches back that far. */
+  eventsSince(resourceVersion: number): StoreEvent[] | undefined {
+    if (resourceVersion < this.compactedThrough) return undefined;
+    return this.history.filter((e) => e.resourceVersion > resourceVersion);
+  }
+
+  /** Drops the whole history (as etcd compaction does): older watches then get 410 Gone. */
+  compact(): void {
+    this.compactedThrough = this.revision;
+    this.history.length = 0;
+  }
+
+  get(type: ResourceType, namespace: string, name: string): StoredObject | undefined {
+    const found = this.objects.get(storageKey(type, namespace, name));
+    return found ? this.present(type, found) : undefined;
+  }
+
+  /** Objects of a type, in one namespace or all (namespace undefined), sorted by namespace then name. */
+  list(type: ResourceType, namespace?: string): StoredObject[] {
+    const prefix = `${typeKeyOf(type)}|`;
+    const out: StoredObject[] = [];
+    for (const [key, obj] of this.objects) {
+      if (!key.startsWith(prefix)) continue;
+      if (namespace !== undefined && type.namespaced && obj.metadata.namespace !== namespace) continue;
+      out.push(this.present(type, obj));
+    }
+    return out.sort((a, b) => {
+      const an = `${a.metadata.namespace ?? ''}/${a.metadata.name ?? ''}`;
+      const bn = `${b.metadata.namespace ?? ''}/${b.metadata.name ?? ''}`;
+      return an < bn ? -1 : an > bn ? 1 : 0;
+    });
+  }
+
+  /** Every stored object with its typeKey (for garbage collection and namespace cleanup). */
+  allObjects(): Array<{ typeKey: string; object: StoredObject }> {
+    return [...this.objects.entries()].map(([key, object]) => ({ typeKey: key.split('|')[0] ?? '', object }));
+  }
+
+  /** Creates an object: assigns name (generateName), uid, resourceVersion, creationTimestamp, generation. */
+  create(type: ResourceType, input: StoredObject, namespace: string): StoredObject {
+    const obj = clone(input);
+    const meta: ObjectMeta = { ...(obj.metadata ?? {}) };
+    obj.metadata = meta;
+    if (type.namespaced) {
+      meta.namespace = namespace;
+      this.requireActiveNamespace(type, namespace, meta.name ?? meta.generateName ?? '');
+    } else {
+      delete meta.namespace;
+    }
+    if (!meta.name) {
+      if (!meta.generateName) {
+        throw invalid({ ...type }, '', [
+          {
+            reason: 'FieldValueRequired',
+            message: 'name or generateName is required',
+            field: 'metadata.name',
+          },
+        ]);
+      }
+      let candidate = meta.generateName + this.options.random.nameSuffix();
+      while (this.objects.has(storageKey(type, namespace, candidate))) {
+        candidate = meta.generateName + this.options.random.nameSuffix();
+      }
+      meta.name = candidate;
+    }
+    const key = storageKey(type, namespace, meta.name);
+    if (this.objects.has(key)) throw alreadyExists(type, meta.name);
+    meta.uid = this.options.random.uuid();
+    meta.creationTimestamp = isoSeconds(this.options.clock.now());
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    if (type.tracksGeneration) meta.generation = 1;
+    else delete meta.generation;
+    if (type.statusSubresource) resetStatusOnCreate(type, obj);
+    obj.apiVersion = apiVersionOf(type);
+    obj.kind = type.kind;
+    dropEmptyMeta(meta);
+    meta.resourceVersion = String(++this.revision);
+    this.objects.set(key, obj);
+    this.emit('ADDED', type, obj);
+    return this.present(type, obj);
+  }
+
+  /**
+   * Replaces an object. A given metadata.resourceVersion must match (409 Conflict otherwise).
+   * Returns the stored object; a write that changes nothing keeps the resourceVersion.
+   */
+  update(
+    type: ResourceType,
+    input: StoredObject,
+    namespace: string,
+    options: UpdateOptions = {},
+  ): StoredObject {
+    const name = input.metadata?.name ?? '';
+    const key = storageKey(type, namespace, name);
+    const current = this.objects.get(key);
+    if (!current) throw notFound(type, name);
+    const givenVersion = input.metadata?.resourceVersion;
+    if (
+      givenVersion !== undefined &&
+      givenVersion !== '' &&
+      givenVersion !== current.metadata.resourceVersion
+    ) {
+      throw conflict(type, name);
+    }
+    if ((givenVersion === undefined || givenVersion === '') && options.requireResourceVersion) {
+      throw invalid({ ...type }, name, [
+        {
+          reason: 'FieldValueInvalid',
+          message: 'Invalid value: 0: must be specified for an update',
+          field: 'metadata.resourceVersion',
+        },
+      ]);
+    }
+    const givenUid = input.metadata?.uid;
+    if (givenUid !== undefined && givenUid !== '' && givenUid !== current.metadata.uid) {
+      throw conflictWithMessage(
+        type,
+        name,
+        `Precondition failed: UID in precondition: ${givenUid}, UID in object meta: ${current.metadata.uid ?? ''}`,
+      );
+    }
+    let next: StoredObject;
+    if (options.subresource === 'status') {
+      next = clone(current);
+      if (input.status === undefined) delete next.status;
+      else next.status = clone(input.status);
+    } else {
+      next = clone(input);
+      next.metadata = { ...(input.metadata ?? {}) };
+      for (const field of SERVER_OWNED_META) {
+        if (current.metadata[field] === undefined) delete next.metadata[field];
+        else next.metadata[field] = current.metadata[field];
+      }
+      if (type.namespaced) next.metadata.namespace = namespace;
+      else delete next.metadata.namespace;
+      if (type.statusSubresource) {
+        if (current.status === undefined) delete next.status;
+        else next.status = clone(current.status);
+      }
+      if (current.metadata.deletionTimestamp !== undefined) {
+        const added = (next.metadata.finalizers ?? []).filter(
+          (f) => !(current.metadata.finalizers ?? []).includes(f),
+        );
+        if (added.length > 0) {
+          throw invalid({ ...type }, name, [
+            {
+              reason: 'FieldValueForbidden',
+              message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"${added.join('", "')}"}`,
+              field: 'metadata.finalizers',
+            },
+          ]);
+        }
+      }
+    }
+    next.apiVersion = current.apiVersion;
+    next.kind = current.kind;
+    next.metadata.resourceVersion = current.metadata.resourceVersion;
+    dropEmptyMeta(next.metadata);
+    if (deepEqual(next, current)) return this.present(type, current);
+    if (
+      type.tracksGeneration &&
+      !deepEqual(
+        withoutMetaAndStatus(next, type.statusSubresource),
+        withoutMetaAndStatus(current, type.statusSubresource),
+      )
+    ) {
+      next.metadata.generation = (current.metadata.generation ?? 0) + 1;
+    }
+    if (next.metadata.deletionTimestamp !== undefined && (next.metadata.finalizers ?? []).length === 0) {
+      return this.remove(type, key, next);
+    }
+    next.metadata.resourceVersion = String(++this.revision);
+    this.objects.set(key, next);
+    this.emit('MODIFIED', type, next, current);
+    return this.present(type, next);
+  }
+
+  /** Deletes now, or marks deletionTimestamp when finalizers (or Foreground propagation) keep the object. */
+  delete(type: ResourceType, namespace: string, name: string, options: DeleteOptions = {}): DeleteResult {
+    const key = storageKey(type, namespace, name);
+    const current = this.objects.get(key);
+    if (!current) throw notFound(type, name);
+    const pre = options.preconditions;
+    if (pre?.uid && pre.uid !== current.metadata.uid) {
+      throw conflictWithMessage(
+        type,
+        name,
+        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid ?? ''}`,
+      );
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
+      throw conflictWithMessage(
+        type,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`,
+      );
+    }
+    const finalizers = [...(current.metadata.finalizers ?? [])];
+    if (options.propagationPolicy === 'Foreground' && !finalizers.includes('foregroundDeletion')) {
+      finalizers.push('foregroundDeletion');
+    }
+    const isNamespace = typeKeyOf(type) === NAMESPACE_KEY;
+    if (finalizers.length === 0 && !isNamespace) {
+      return { object: this.remove(type, key, clone(current)), outcome: 'deleted' };
+    }
+    if (
+      current.metadata.deletionTimestamp !== undefined &&
+      deepEqual(finalizers, current.metadata.finalizers ?? [])
+    ) {
+      return { object: this.present(type, current), outcome: 'terminating' };
+    }
+    const next = clone(current);
+    next.metadata.deletionTimestamp ??= isoSeconds(this.options.clock.now());
+    next.metadata.deletionGracePeriodSeconds ??= 0;
+    if (finalizers.length > 0) next.metadata.finalizers = finalizers;
+    if (isNamespace) {
+      next.status = { ...(next.status as Record<string, unknown> | undefined), phase: 'Terminating' };
+    }
+    if (type.tracksGeneration) next.metadata.generation = (current.metadata.generation ?? 0) + 1;
+    next.metadata.resourceVersion = String(++this.revision);
+    this.objects.set(key, next);
+    this.emit('MODIFIED', type, next, current);
+    return { object: this.present(type, next), outcome: 'terminating' };
+  }
+
+  /** Removes an object that is terminating and has nothing left blocking it (namespaces, foreground GC). */
+  finishDeletion(type: ResourceType, namespace: string, name: string): void {
+    const key = storageKey(type, namespace, name);
+    const current = this.objects.get(key);
+    if (current) this.remove(type, key, clone(current));
+  }
+
+  private remove(type: ResourceType, key: string, last: StoredObject): StoredObject {
+    this.objects.delete(key);
+    last.metadata.resourceVersion = String(++this.revision);
+    this.emit('DELETED', type, last);
+    return this.present(type, last);
+  }
+
+  private requireActiveNamespace(type: ResourceType, namespace: string, name: string): void {
+    const ns = this.objects.get(`${NAMESPACE_KEY}||${namespace}`);
+    if (!ns) throw notFound({ plural: 'namespaces', group: '' }, namespace);
+    if (ns.metadata.deletionTimestamp !== undefined) {
+      throw new ApiStatusError({
+        message: `${type.plural}${type.group ? `.${type.group}` : ''} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+        reason: 'Forbidden',
+        details: {
+          name,
+          ...(type.group ? { group: type.group } : {}),
+          kind: type.plural,
+          causes: [
+            {
+              reason: 'NamespaceTerminating',
+              message: `namespace ${namespace} is being terminated`,
+              field: 'metadata.namespace',
+            },
+          ],
+        },
+        code: 403,
+      });
+    }
+  }
+
+  private emit(
+    eventType: WatchEventType,
+    type: ResourceType,
+    obj: StoredObject,
+    previous?: StoredObject,
+  ): void {
+    const event: StoreEvent = {
+      type: eventType,
+      resourceVersion: this.revision,
+      typeKey: typeKeyOf(type),
+      namespace: obj.metadata.namespace ?? '',
+      object: clone(obj),
+    };
+    if (previous) event.previous = clone(previous);
+    this.history.push(event);
+    if (this.history.length > this.historyLimit) {
+      const dropped = this.history.shift();
+      if (dropped) this.compactedThrough = dropped.resourceVersion;
+    }
+    for (const listener of this.listeners) listener(event);
+  }
+
+  /** A copy as the caller's version of the type sees it (apiVersion follows the URL's version). */
+  private present(type: ResourceType, obj: StoredObject): StoredObject {
+    const out = clone(obj);
+    out.apiVersion = apiVersionOf(type);
+    return out;
+  }
+}
+
+/** RFC 3339 with second precision, as metav1.Time serializes. */
+export function isoSeconds(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Like the real registry strategies: a client cannot create an object with a status of its choosing. */
+function resetStatusOnCreate(type: ResourceType, obj: StoredObject): void {
+  const key = typeKeyOf(type);
+  if (key === NAMESPACE_KEY) {
+    obj.spec = { finalizers: ['kubernetes'] };
+    obj.status = { phase: 'Active' };
+  } else if (key === '/Pod') {
+    obj.status = { phase: 'Pending', qosClass: 'BestEffort' };
+  } else {
+    delete obj.status;
+  }
+}
+
+function dropEmptyMeta(meta: ObjectMeta): void {
+  for (const field of ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const) {
+    const value = meta[field];
+    if (value === undefined) continue;
+    if (Array.isArray(value) ? value.length === 0 : Object.keys(value).length === 0) delete meta[field];
+  }
+  if (meta.generateName === '') delete meta.generateName;
+}
