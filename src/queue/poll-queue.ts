@@ -45,7 +45,7 @@ export class PollQueue {
   async enqueuePoll(
     source: string,
     reason: PollReason,
-    options: { delayMs?: number } = {},
+    options: { delayMs?: number; wakeUp?: boolean } = {},
   ): Promise<EnqueueResult> {
     const payload: PollPayload = { v: 1, source, reason };
     const delayMs = options.delayMs ?? (reason === 'webhook' ? this.webhookCoalesceMs : 0);

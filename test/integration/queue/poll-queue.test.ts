@@ -48,7 +48,7 @@ describe('PollQueue', () => {
     await new Promise((r) => setTimeout(r, 300));
     await eventually(async () => {
       const c = await queue.queue.getJobCounts('waiting', 'delayed', 'active');
-      return c.waiting + c.delayed + c.active === 0;
+      return (c.waiting ?? 0) + (c.delayed ?? 0) + (c.active ?? 0) === 0;
     });
     expect(polls.length).toBeGreaterThanOrEqual(1);
     expect(polls.length).toBeLessThanOrEqual(4);

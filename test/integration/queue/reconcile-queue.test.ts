@@ -4,6 +4,7 @@ import { ReconcileQueue } from '../../../src/queue/reconcile-queue.ts';
 import { startWorker, type RunningWorker } from '../../../src/queue/start-worker.ts';
 import type { ReconcilePayload } from '../../../src/queue/job-payloads.ts';
 import type { JobOutcome } from '../../../src/queue/job-outcome.ts';
+import type { EnqueueResult } from '../../../src/queue/deduplicated-enqueue.ts';
 import { eventually, gate, openRedisTestScope, type RedisTestScope } from './redis-test-prefix.ts';
 
 let scope: RedisTestScope;
@@ -34,7 +35,7 @@ function worker(handler: (p: ReconcilePayload) => Promise<JobOutcome>, concurren
 
 describe('ReconcileQueue.enqueue', () => {
   it('keeps one pending job when the same rollout is enqueued 10 times', async () => {
-    const results = [];
+    const results: EnqueueResult[] = [];
     for (let i = 0; i < 10; i++) results.push(await queue.enqueue('prod/web'));
     await queue.enqueue('prod/api');
     const counts = await queue.queue.getJobCounts('waiting', 'delayed', 'active');
@@ -60,7 +61,7 @@ describe('ReconcileQueue.enqueue', () => {
     });
     await queue.enqueue('prod/web');
     await eventually(() => runs.length === 1);
-    const during = [];
+    const during: EnqueueResult[] = [];
     for (let i = 0; i < 5; i++) during.push(await queue.enqueue('prod/web'));
     expect(during.every((r) => r.action === 'after-active')).toBe(true);
     hold.open();

@@ -1,0 +1,342 @@
+// The one HTTP server of a Rollgate process: webhooks, /healthz, /readyz and /metrics (node:http).
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Redis } from 'ioredis';
+import { silentLogger, type Logger } from '../log/logger.ts';
+import { bullPrefix } from '../queue/queue-names.ts';
+import { redisDeliveryLedger, DEFAULT_DELIVERY_TTL_SECONDS } from './delivery-ledger.ts';
+import { metrics as processMetrics, type RollgateMetrics } from './metrics.ts';
+import { bitbucketProvider } from './webhook-providers/bitbucket.ts';
+import { genericProvider } from './webhook-providers/generic.ts';
+import { giteaProvider } from './webhook-providers/gitea.ts';
+import { githubProvider } from './webhook-providers/github.ts';
+import { gitlabProvider } from './webhook-providers/gitlab.ts';
+import type { OnPush, WebhookProvider, WebhookProviderName, WebhooksConfig } from './webhook-types.ts';
+
+/** Largest webhook body accepted: 1 MiB (GitHub caps its own payloads at 25 MB; ours are refs only). */
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** A named readiness condition: false or a throw means "not ready". */
+export interface ReadinessCheck {
+  name: string;
+  check: () => Promise<boolean | void> | boolean | void;
+}
+
+export interface HttpServerOptions {
+  /** Port to listen on; 0 picks a free one (see the returned url). */
+  port: number;
+  /** Interface to bind (default 0.0.0.0). */
+  host?: string;
+  /** Per-provider secrets; a provider without one refuses every delivery. */
+  webhooks?: WebhooksConfig;
+  /** Redis for delivery-id deduplication and the readiness ping. */
+  redis: Redis;
+  /** Queue key prefix (without braces); delivery ids are kept under it. */
+  prefix?: string;
+  /** Receives each verified push (one call per branch); it should only enqueue. */
+  onPush: OnPush;
+  /** Extra readiness checks besides the Redis ping. */
+  readiness?: readonly ReadinessCheck[];
+  logger?: Logger;
+  /** Metrics to record into and expose (default: the process-wide `metrics`). */
+  metrics?: RollgateMetrics;
+  bodyLimitBytes?: number;
+  deliveryTtlSeconds?: number;
+}
+
+export interface RunningHttpServer {
+  /** `http://host:port`, with the port actually bound. */
+  readonly url: string;
+  readonly port: number;
+  /** Stops accepting connections, lets requests in flight finish (up to 5 s), then closes. */
+  stop(): Promise<void>;
+}
+
+const PROVIDERS: Record<WebhookProviderName, WebhookProvider> = {
+  github: githubProvider,
+  gitlab: gitlabProvider,
+  gitea: giteaProvider,
+  bitbucket: bitbucketProvider,
+  generic: genericProvider,
+};
+
+/** Webhook delivery outcomes, as counted in rollgate_webhook_deliveries_total. */
+export type DeliveryOutcome =
+  | 'accepted'
+  | 'ignored'
+  | 'duplicate'
+  | 'unauthorized'
+  | 'not_configured'
+  | 'too_large'
+  | 'bad_request'
+  | 'error';
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = `${JSON.stringify(body)}\n`;
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    ...headers,
+  });
+  res.end(text);
+}
+
+/** Reads the body up to `limit` bytes; undefined when it is larger (the rest is drained, then dropped). */
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    drain(req, limit);
+    return undefined;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      drain(req, limit);
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/** Lets a refused upload finish (so the client reads our 413), but cuts it off past 8× the limit. */
+function drain(req: IncomingMessage, limit: number): void {
+  let drained = 0;
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > limit * 8) req.destroy();
+  });
+  req.resume();
+}
+
+function parseBody(
+  raw: Buffer,
+  contentType: string | undefined,
+): { ok: true; value: unknown } | { ok: false } {
+  try {
+    let text = raw.toString('utf8');
+    // GitHub and Gitea can send `application/x-www-form-urlencoded` with the JSON in `payload`.
+    if (contentType?.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
+      text = new URLSearchParams(text).get('payload') ?? '';
+    }
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/**
+ * Starts the HTTP server:
+ * - `POST /webhooks/{github,gitlab,gitea,bitbucket,generic}`: authenticate (403 when the provider has
+ *   no secret configured, 401 on a bad or missing signature), 413 over the body limit, 400 on bad
+ *   JSON, 200 for an already-seen delivery id, else 202 once `onPush` has enqueued the polls
+ *   (503 when it fails, and the delivery id is forgotten so a redelivery works).
+ * - `GET /healthz`: 200 while the process serves requests.
+ * - `GET /readyz`: 200 when Redis answers PING and every readiness check passes, else 503.
+ * - `GET /metrics`: Prometheus text format from the metrics registry.
+ */
+export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
+  const logger = (options.logger ?? silentLogger).child({ component: 'http' });
+  const metrics = options.metrics ?? processMetrics;
+  const webhooks = options.webhooks ?? {};
+  const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const ledger = redisDeliveryLedger(
+    options.redis,
+    bullPrefix(options.prefix),
+    options.deliveryTtlSeconds ?? DEFAULT_DELIVERY_TTL_SECONDS,
+  );
+
+  const handleWebhook = async (
+    provider: WebhookProvider,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<void> => {
+    const deliveryId = provider.deliveryId(req.headers);
+    const event = provider.eventName(req.headers);
+    const answer = (
+      outcome: DeliveryOutcome,
+      status: number,
+      body: Record<string, unknown>,
+      headers = {},
+    ): void => {
+      metrics.webhookDeliveriesTotal.inc({ provider: provider.name, outcome });
+      const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+      logger[level](
+        { provider: provider.name, deliveryId, event, outcome, status, reason: body.reason },
+        'webhook delivery',
+      );
+      sendJson(res, status, { provider: provider.name, deliveryId: deliveryId ?? null, ...body }, headers);
+    };
+
+    if (!provider.isConfigured(webhooks)) {
+      req.resume();
+      answer('not_configured', 403, {
+        status: 'refused',
+        reason: `webhook provider ${provider.name} has no secret configured; every delivery is refused (set webhooks.${provider.name}.secret)`,
+      });
+      return;
+    }
+    const raw = await readBody(req, bodyLimit);
+    if (raw === undefined) {
+      answer(
+        'too_large',
+        413,
+        { status: 'refused', reason: `body larger than ${bodyLimit} bytes` },
+        { connection: 'close' },
+      );
+      return;
+    }
+    const verification = provider.verify(req.headers, raw, webhooks);
+    if (!verification.ok) {
+      answer(verification.status === 403 ? 'not_configured' : 'unauthorized', verification.status, {
+        status: 'refused',
+        reason: verification.reason,
+      });
+      return;
+    }
+    const parsed = parseBody(raw, req.headers['content-type']);
+    if (!parsed.ok) {
+      answer('bad_request', 400, { status: 'refused', reason: 'body is not valid JSON' });
+      return;
+    }
+    const meaning = provider.interpret(req.headers, parsed.value);
+    if (meaning.kind === 'invalid') {
+      answer('bad_request', 400, { status: 'refused', reason: meaning.reason });
+      return;
+    }
+    if (deliveryId !== undefined && !(await ledger.firstSeen(provider.name, deliveryId))) {
+      answer('duplicate', 200, { status: 'duplicate', reason: 'delivery already received; ignored' });
+      return;
+    }
+    if (meaning.kind === 'ignored') {
+      answer('ignored', 202, { status: 'ignored', reason: meaning.reason });
+      return;
+    }
+    try {
+      const sourcesQueued: string[] = [];
+      for (const branch of meaning.branches) {
+        const handled = await options.onPush({
+          provider: provider.name,
+          deliveryId,
+          repositoryUrls: meaning.repositoryUrls,
+          branch,
+          cause: meaning.cause,
+        });
+        sourcesQueued.push(...handled.sourcesQueued);
+      }
+      answer('accepted', 202, {
+        status: 'accepted',
+        branches: meaning.branches,
+        sourcesQueued,
+        reason: sourcesQueued.length > 0 ? 'polls enqueued' : 'no source tracks this repository and branch',
+      });
+    } catch (error) {
+      if (deliveryId !== undefined) await ledger.forget(provider.name, deliveryId).catch(() => undefined);
+      logger.error({ provider: provider.name, deliveryId, err: error }, 'webhook: could not enqueue polls');
+      answer('error', 503, { status: 'error', reason: 'could not enqueue the poll; redeliver later' });
+    }
+  };
+
+  const handleReady = async (res: ServerResponse): Promise<void> => {
+    const results: Record<string, string> = {};
+    const timeout = <T>(p: Promise<T>): Promise<T> =>
+      Promise.race([
+        p,
+        new Promise<T>((_, reject) =>
+          setTimeout(() => reject(new Error('timed out after 2 s')), 2_000).unref(),
+        ),
+      ]);
+    try {
+      await timeout(options.redis.ping());
+      results.redis = 'ok';
+    } catch (error) {
+      results.redis = `failed: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    for (const check of options.readiness ?? []) {
+      try {
+        const ok = await timeout(Promise.resolve(check.check()));
+        results[check.name] = ok === false ? 'failed: not ready' : 'ok';
+      } catch (error) {
+        results[check.name] = `failed: ${error instanceof Error ? error.message : String(error)}`;
+      }
+    }
+    const ready = Object.values(results).every((r) => r === 'ok');
+    sendJson(res, ready ? 200 : 503, { ready, checks: results });
+  };
+
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const webhook = /^\/webhooks\/([a-z]+)\/?$/.exec(path);
+    if (webhook) {
+      const provider = PROVIDERS[webhook[1] as WebhookProviderName] as WebhookProvider | undefined;
+      if (provider === undefined || !Object.hasOwn(PROVIDERS, webhook[1] ?? '')) {
+        sendJson(res, 404, {
+          error: `unknown webhook provider ${webhook[1]}; use one of ${Object.keys(PROVIDERS).join(', ')}`,
+        });
+        return;
+      }
+      if (req.method !== 'POST') {
+        sendJson(res, 405, { error: 'webhooks accept POST only' }, { allow: 'POST' });
+        return;
+      }
+      await handleWebhook(provider, req, res);
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      sendJson(res, 405, { error: `${req.method ?? ''} not allowed on ${path}` }, { allow: 'GET' });
+      return;
+    }
+    if (path === '/healthz') return sendJson(res, 200, { alive: true });
+    if (path === '/readyz') return handleReady(res);
+    if (path === '/metrics') {
+      const text = await metrics.registry.metrics();
+      res.writeHead(200, { 'content-type': metrics.registry.contentType });
+      res.end(text);
+      return;
+    }
+    sendJson(res, 404, { error: `no route ${path}` });
+  };
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      logger.error({ err: error, path: req.url }, 'request failed');
+      if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
+      else res.destroy();
+    });
+  });
+  // Slow-loris guard: a client gets 30 s to send its headers and body.
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 15_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '0.0.0.0', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  logger.info({ url }, 'HTTP server listening');
+
+  return {
+    url,
+    port: address.port,
+    stop: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const force = setTimeout(() => server.closeAllConnections(), 5_000);
+      force.unref();
+      await closed;
+      clearTimeout(force);
+    },
+  };
+}

@@ -1,0 +1,137 @@
+// Rollgate's Prometheus metrics: typed handles other modules record into, on a registry of our own.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { JobFinishedEvent } from '../queue/start-worker.ts';
+import type { QueueDepth } from '../queue/queue-depths.ts';
+
+/** Reads queue depths when Prometheus scrapes (set by the process that owns the queues). */
+export type QueueDepthSource = () => Promise<QueueDepth[]>;
+
+/** Every metric Rollgate exports; docs/metrics.md documents each name and label. */
+export interface RollgateMetrics {
+  readonly registry: Registry;
+  /** Polls of a source by result: `unchanged` (ref check only), `changed`, `error`. */
+  readonly pollsTotal: Counter<'source' | 'result'>;
+  /** Duration of a Git fetch of a source, in seconds. */
+  readonly gitFetchDurationSeconds: Histogram<'source'>;
+  /** Objects changed between two synced commits of a source (added + changed + removed). */
+  readonly diffObjects: Histogram<'source'>;
+  /** Jobs per queue and state, read from Redis at scrape time. */
+  readonly queueJobs: Gauge<'queue' | 'state'>;
+  /** Jobs finished per queue and outcome (`done`, `requeue`, `stalled`, `error`, `invalid`). */
+  readonly jobsTotal: Counter<'queue' | 'outcome'>;
+  /** Duration of one job run, per queue and outcome, in seconds. */
+  readonly jobDurationSeconds: Histogram<'queue' | 'outcome'>;
+  /** Duration of one reconcile pass of a rollout, in seconds, by result. */
+  readonly reconcileDurationSeconds: Histogram<'result'>;
+  /** Reconcile passes that failed, by reason (error code). */
+  readonly reconcileErrorsTotal: Counter<'reason'>;
+  /** Writes that hit a 409 Conflict and were re-planned, by object kind. */
+  readonly conflictsRetriedTotal: Counter<'kind'>;
+  /** Webhook deliveries by provider and outcome. */
+  readonly webhookDeliveriesTotal: Counter<'provider' | 'outcome'>;
+  /** Sets (or clears) where queue depths come from. */
+  setQueueDepthSource(source: QueueDepthSource | undefined): void;
+  /** Records a finished job (pass as startWorker's onJobFinished). */
+  observeJobFinished(event: JobFinishedEvent): void;
+}
+
+const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/**
+ * Creates a fresh set of metrics on a new registry (never prom-client's global one), with the
+ * process metrics (`process_*`, `nodejs_*`) when `processMetrics` is true.
+ */
+export function createRollgateMetrics(options: { processMetrics?: boolean } = {}): RollgateMetrics {
+  const registry = new Registry();
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+  let depthSource: QueueDepthSource | undefined;
+
+  const queueJobs = new Gauge({
+    name: 'rollgate_queue_jobs',
+    help: 'Jobs in each queue by state, read from Redis when scraped.',
+    labelNames: ['queue', 'state'] as const,
+    registers: [registry],
+    async collect() {
+      if (depthSource === undefined) return;
+      const depths = await depthSource();
+      this.reset();
+      for (const d of depths) this.set({ queue: d.queue, state: d.state }, d.count);
+    },
+  });
+
+  const jobsTotal = new Counter({
+    name: 'rollgate_jobs_total',
+    help: 'Jobs finished, by queue and outcome.',
+    labelNames: ['queue', 'outcome'] as const,
+    registers: [registry],
+  });
+  const jobDurationSeconds = new Histogram({
+    name: 'rollgate_job_duration_seconds',
+    help: 'Duration of one job run, by queue and outcome.',
+    labelNames: ['queue', 'outcome'] as const,
+    buckets: SECONDS_BUCKETS,
+    registers: [registry],
+  });
+
+  return {
+    registry,
+    pollsTotal: new Counter({
+      name: 'rollgate_polls_total',
+      help: 'Polls of a source, by result (unchanged, changed, error).',
+      labelNames: ['source', 'result'] as const,
+      registers: [registry],
+    }),
+    gitFetchDurationSeconds: new Histogram({
+      name: 'rollgate_git_fetch_duration_seconds',
+      help: 'Duration of a Git fetch of a source.',
+      labelNames: ['source'] as const,
+      buckets: SECONDS_BUCKETS,
+      registers: [registry],
+    }),
+    diffObjects: new Histogram({
+      name: 'rollgate_diff_objects',
+      help: 'Objects added, changed or removed between two synced commits of a source.',
+      labelNames: ['source'] as const,
+      buckets: [0, 1, 2, 5, 10, 25, 50, 100, 250, 1000, 5000],
+      registers: [registry],
+    }),
+    queueJobs,
+    jobsTotal,
+    jobDurationSeconds,
+    reconcileDurationSeconds: new Histogram({
+      name: 'rollgate_reconcile_duration_seconds',
+      help: 'Duration of one reconcile pass of a rollout, by result.',
+      labelNames: ['result'] as const,
+      buckets: SECONDS_BUCKETS,
+      registers: [registry],
+    }),
+    reconcileErrorsTotal: new Counter({
+      name: 'rollgate_reconcile_errors_total',
+      help: 'Reconcile passes that failed, by reason.',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    conflictsRetriedTotal: new Counter({
+      name: 'rollgate_conflicts_retried_total',
+      help: 'Writes answered 409 Conflict that were re-read and re-planned, by object kind.',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+    }),
+    webhookDeliveriesTotal: new Counter({
+      name: 'rollgate_webhook_deliveries_total',
+      help: 'Webhook deliveries, by provider and outcome.',
+      labelNames: ['provider', 'outcome'] as const,
+      registers: [registry],
+    }),
+    setQueueDepthSource(source) {
+      depthSource = source;
+    },
+    observeJobFinished(event) {
+      jobsTotal.inc({ queue: event.queue, outcome: event.outcome });
+      jobDurationSeconds.observe({ queue: event.queue, outcome: event.outcome }, event.durationMs / 1_000);
+    },
+  };
+}
+
+/** The process-wide metrics other modules import and record into. */
+export const metrics: RollgateMetrics = createRollgateMetrics();

@@ -1,0 +1,53 @@
+// Turns a verified push into coalesced polls of every source on that repository and branch.
+import { silentLogger, type Logger } from '../log/logger.ts';
+import type { PollQueue } from '../queue/poll-queue.ts';
+import { redactRepoUrl, repoUrlKey } from './repo-url.ts';
+import type { OnPush, PushHandled, PushNotice } from './webhook-types.ts';
+
+/** What the router needs to know about a source. */
+export interface WatchedSource {
+  name: string;
+  url: string;
+  branch: string;
+}
+
+export interface PushRouterOptions {
+  /** The configured sources; a function so a reloaded configuration is seen at once. */
+  sources: readonly WatchedSource[] | (() => readonly WatchedSource[]);
+  pollQueue: Pick<PollQueue, 'enqueuePoll'>;
+  logger?: Logger;
+}
+
+/** The sources a push concerns: same repository (see repoUrlKey) and same branch. */
+export function sourcesForPush(
+  notice: Pick<PushNotice, 'repositoryUrls' | 'branch'>,
+  sources: readonly WatchedSource[],
+): WatchedSource[] {
+  const keys = new Set(notice.repositoryUrls.map(repoUrlKey).filter((k): k is string => k !== undefined));
+  return sources.filter((s) => s.branch === notice.branch && keys.has(repoUrlKey(s.url) ?? ''));
+}
+
+/**
+ * Builds the server's onPush: enqueues a `webhook` poll of each matching source (coalesced per
+ * source by the poll queue); a push to an untracked repository or branch enqueues nothing.
+ */
+export function createPushRouter(options: PushRouterOptions): OnPush {
+  const logger = options.logger ?? silentLogger;
+  const current = (): readonly WatchedSource[] =>
+    typeof options.sources === 'function' ? options.sources() : options.sources;
+  return async (notice): Promise<PushHandled> => {
+    const matched = sourcesForPush(notice, current());
+    for (const source of matched) await options.pollQueue.enqueuePoll(source.name, 'webhook');
+    logger.info(
+      {
+        provider: notice.provider,
+        deliveryId: notice.deliveryId,
+        branch: notice.branch,
+        repository: notice.repositoryUrls.map(redactRepoUrl)[0],
+        sources: matched.map((s) => s.name),
+      },
+      matched.length > 0 ? 'push: polls enqueued' : 'push: no source tracks this repository and branch',
+    );
+    return { sourcesQueued: matched.map((s) => s.name) };
+  };
+}

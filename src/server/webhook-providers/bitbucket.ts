@@ -1,0 +1,174 @@
+// Bitbucket webhooks. Data Center/Server (and Cloud hooks with a secret) sign the body:
+// X-Hub-Signature `sha256=<hex>`. Cloud hooks without a secret are recognised by X-Hook-UUID,
+// which must be one of the configured hook UUIDs. Events: `repo:refs_changed` and `pr:merged`
+// (Server), `repo:push` and `pullrequest:fulfilled` (Cloud).
+import { z } from 'zod';
+import { checkHmacHeader, constantTimeEqual, header } from '../signature.ts';
+import type { WebhookProvider } from '../webhook-types.ts';
+import { branchOfRef, presentUrls } from './payload-fields.ts';
+
+const hrefList = z.array(z.object({ href: z.string() })).optional();
+
+const serverRepositorySchema = z.object({
+  links: z.object({ clone: hrefList, self: hrefList }).optional(),
+});
+
+const refsChangedSchema = z.object({
+  repository: serverRepositorySchema,
+  changes: z.array(
+    z.object({
+      ref: z.object({ id: z.string(), type: z.string().optional() }).optional(),
+      refId: z.string().optional(),
+      type: z.string().optional(),
+    }),
+  ),
+});
+
+const serverMergedSchema = z.object({
+  pullRequest: z.object({
+    toRef: z.object({ id: z.string(), repository: serverRepositorySchema }),
+  }),
+});
+
+const cloudRepositorySchema = z.object({
+  full_name: z.string().optional(),
+  links: z.object({ html: z.object({ href: z.string() }).optional() }).optional(),
+});
+
+const cloudPushSchema = z.object({
+  repository: cloudRepositorySchema,
+  push: z.object({
+    changes: z.array(z.object({ new: z.object({ type: z.string(), name: z.string() }).nullish() })),
+  }),
+});
+
+const cloudFulfilledSchema = z.object({
+  pullrequest: z.object({
+    destination: z.object({ branch: z.object({ name: z.string() }), repository: cloudRepositorySchema }),
+  }),
+});
+
+function serverUrls(repo: z.infer<typeof serverRepositorySchema>): string[] {
+  return presentUrls([...(repo.links?.clone ?? []), ...(repo.links?.self ?? [])].map((l) => l.href));
+}
+
+function cloudUrls(repo: z.infer<typeof cloudRepositorySchema>): string[] {
+  return presentUrls([
+    repo.links?.html?.href,
+    repo.full_name === undefined ? undefined : `https://bitbucket.org/${repo.full_name}`,
+  ]);
+}
+
+/** `{ABC-123}` and `abc-123` are the same hook UUID. */
+function normaliseUuid(uuid: string): string {
+  return uuid.trim().replace(/^\{/, '').replace(/\}$/, '').toLowerCase();
+}
+
+export const bitbucketProvider: WebhookProvider = {
+  name: 'bitbucket',
+  isConfigured: (config) =>
+    (config.bitbucket?.secret ?? '').length > 0 ||
+    (config.bitbucket?.hookUuids ?? []).some((u) => u.length > 0),
+  verify(headers, rawBody, config) {
+    const signature = header(headers, 'x-hub-signature');
+    const secret = config.bitbucket?.secret ?? '';
+    if (signature !== undefined) {
+      if (secret.length === 0) {
+        return {
+          ok: false,
+          status: 401,
+          reason: 'X-Hub-Signature sent but no bitbucket secret is configured',
+        };
+      }
+      const reason = checkHmacHeader(signature, 'X-Hub-Signature', secret, rawBody, true);
+      return reason === undefined ? { ok: true } : { ok: false, status: 401, reason };
+    }
+    const hookUuid = header(headers, 'x-hook-uuid');
+    if (hookUuid !== undefined) {
+      const given = normaliseUuid(hookUuid);
+      // Compare against every configured UUID (no early exit) so timing says nothing about which matched.
+      const matches = (config.bitbucket?.hookUuids ?? []).filter((u) =>
+        constantTimeEqual(normaliseUuid(u), given),
+      );
+      return matches.length > 0
+        ? { ok: true }
+        : {
+            ok: false,
+            status: 401,
+            reason: 'X-Hook-UUID is not one of the configured Bitbucket Cloud hooks',
+          };
+    }
+    return {
+      ok: false,
+      status: 401,
+      reason: secret.length > 0 ? 'missing X-Hub-Signature header' : 'missing X-Hook-UUID header',
+    };
+  },
+  deliveryId: (headers) => header(headers, 'x-request-uuid') ?? header(headers, 'x-request-id'),
+  eventName: (headers) => header(headers, 'x-event-key'),
+  interpret(headers, body) {
+    const event = header(headers, 'x-event-key');
+    switch (event) {
+      case 'diagnostics:ping':
+        return { kind: 'ignored', reason: 'ping event' };
+      case 'repo:refs_changed': {
+        const p = refsChangedSchema.safeParse(body);
+        if (!p.success)
+          return { kind: 'invalid', reason: 'repo:refs_changed payload without repository or changes' };
+        const branches = p.data.changes
+          .filter((c) => c.type !== 'DELETE')
+          .map((c) => branchOfRef(c.ref?.id ?? c.refId))
+          .filter((b): b is string => b !== undefined);
+        if (branches.length === 0) return { kind: 'ignored', reason: 'no branch updated' };
+        return {
+          kind: 'push',
+          cause: 'push',
+          branches: [...new Set(branches)],
+          repositoryUrls: serverUrls(p.data.repository),
+        };
+      }
+      case 'pr:merged': {
+        const p = serverMergedSchema.safeParse(body);
+        if (!p.success) return { kind: 'invalid', reason: 'pr:merged payload without pullRequest.toRef' };
+        const branch = branchOfRef(p.data.pullRequest.toRef.id);
+        if (branch === undefined)
+          return { kind: 'ignored', reason: 'merged into something that is not a branch' };
+        return {
+          kind: 'push',
+          cause: 'merge',
+          branches: [branch],
+          repositoryUrls: serverUrls(p.data.pullRequest.toRef.repository),
+        };
+      }
+      case 'repo:push': {
+        const p = cloudPushSchema.safeParse(body);
+        if (!p.success)
+          return { kind: 'invalid', reason: 'repo:push payload without repository or push.changes' };
+        const branches = p.data.push.changes
+          .map((c) => (c.new?.type === 'branch' ? c.new.name : undefined))
+          .filter((b): b is string => b !== undefined);
+        if (branches.length === 0) return { kind: 'ignored', reason: 'no branch updated' };
+        return {
+          kind: 'push',
+          cause: 'push',
+          branches: [...new Set(branches)],
+          repositoryUrls: cloudUrls(p.data.repository),
+        };
+      }
+      case 'pullrequest:fulfilled': {
+        const p = cloudFulfilledSchema.safeParse(body);
+        if (!p.success)
+          return { kind: 'invalid', reason: 'pullrequest:fulfilled payload without destination' };
+        const dest = p.data.pullrequest.destination;
+        return {
+          kind: 'push',
+          cause: 'merge',
+          branches: [dest.branch.name],
+          repositoryUrls: cloudUrls(dest.repository),
+        };
+      }
+      default:
+        return { kind: 'ignored', reason: `event ${event ?? '(none)'} does not change a branch` };
+    }
+  },
+};

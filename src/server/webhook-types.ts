@@ -1,0 +1,65 @@
+// Shapes shared by the webhook server and its providers: configuration, push notices, verdicts.
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** The providers the webhook server answers for, one path each: `/webhooks/<name>`. */
+export const WEBHOOK_PROVIDERS = ['github', 'gitlab', 'gitea', 'bitbucket', 'generic'] as const;
+export type WebhookProviderName = (typeof WEBHOOK_PROVIDERS)[number];
+
+/** Secrets already resolved (from the config's secret / secretFile / secretEnv) by the caller. */
+export interface WebhookProviderConfig {
+  secret?: string;
+}
+
+/** Bitbucket: Data Center/Server (and Cloud webhooks with a secret) sign; other Cloud hooks are known by UUID. */
+export interface BitbucketWebhookConfig extends WebhookProviderConfig {
+  /** The UUIDs of the Bitbucket Cloud webhooks to accept (X-Hook-UUID), braces optional. */
+  hookUuids?: string[];
+}
+
+export interface WebhooksConfig {
+  github?: WebhookProviderConfig;
+  gitlab?: WebhookProviderConfig;
+  gitea?: WebhookProviderConfig;
+  bitbucket?: BitbucketWebhookConfig;
+  generic?: WebhookProviderConfig;
+}
+
+/** A push to (or a merged pull request into) a branch, as the server hands it to the process. */
+export interface PushNotice {
+  provider: WebhookProviderName;
+  deliveryId: string | undefined;
+  /** Every URL the payload names for the repository (clone, ssh, web); any may match a source. */
+  repositoryUrls: string[];
+  branch: string;
+  cause: 'push' | 'merge';
+}
+
+/** What the process did with a push: the sources whose poll was enqueued (empty: branch not tracked). */
+export interface PushHandled {
+  sourcesQueued: string[];
+}
+
+/** Called for each verified push; should only enqueue (the HTTP answer waits for it). */
+export type OnPush = (notice: PushNotice) => Promise<PushHandled> | PushHandled;
+
+/** Outcome of authenticating a delivery. */
+export type Verification = { ok: true } | { ok: false; status: 401 | 403; reason: string };
+
+/** What a verified payload means. */
+export type Interpretation =
+  | { kind: 'push'; repositoryUrls: string[]; branches: string[]; cause: 'push' | 'merge' }
+  | { kind: 'ignored'; reason: string }
+  /** The payload is JSON but not what this provider's event should carry (answered 400). */
+  | { kind: 'invalid'; reason: string };
+
+/** One provider's rules: how deliveries are authenticated, identified and read. */
+export interface WebhookProvider {
+  readonly name: WebhookProviderName;
+  /** True when the configuration allows verifying anything at all. */
+  isConfigured(config: WebhooksConfig): boolean;
+  verify(headers: IncomingHttpHeaders, rawBody: Buffer, config: WebhooksConfig): Verification;
+  deliveryId(headers: IncomingHttpHeaders): string | undefined;
+  /** The event name from the headers, for logs. */
+  eventName(headers: IncomingHttpHeaders): string | undefined;
+  interpret(headers: IncomingHttpHeaders, body: unknown): Interpretation;
+}

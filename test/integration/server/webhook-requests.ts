@@ -1,0 +1,209 @@
+// Test support: the webhook requests each Git host sends, built from their documented payload shapes.
+import { createHmac, randomUUID } from 'node:crypto';
+
+export interface WebhookRequest {
+  headers: Record<string, string>;
+  body: string;
+}
+
+const hmac = (secret: string, body: string): string =>
+  createHmac('sha256', secret).update(body).digest('hex');
+
+export interface PushSpec {
+  branch: string;
+  secret: string;
+  deliveryId?: string;
+  /** Replace the body after signing (to test signature mismatch) or before (raw override). */
+  body?: string;
+}
+
+export function githubPush(
+  repo: { clone: string; html: string; ssh: string },
+  spec: PushSpec,
+): WebhookRequest {
+  const body =
+    spec.body ??
+    JSON.stringify({
+      ref: `refs/heads/${spec.branch}`,
+      before: '0'.repeat(40),
+      after: 'a'.repeat(40),
+      repository: { full_name: 'acme/apps', clone_url: repo.clone, html_url: repo.html, ssh_url: repo.ssh },
+      pusher: { name: 'dev' },
+    });
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': 'push',
+      'x-github-delivery': spec.deliveryId ?? randomUUID(),
+      'x-hub-signature-256': `sha256=${hmac(spec.secret, body)}`,
+    },
+  };
+}
+
+export function githubMergedPr(
+  repo: { clone: string },
+  spec: PushSpec & { merged: boolean },
+): WebhookRequest {
+  const body = JSON.stringify({
+    action: 'closed',
+    number: 7,
+    pull_request: {
+      merged: spec.merged,
+      head: { ref: 'feature', repo: { clone_url: repo.clone } },
+      base: { ref: spec.branch, repo: { clone_url: repo.clone } },
+    },
+    repository: { clone_url: repo.clone },
+  });
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': 'pull_request',
+      'x-github-delivery': spec.deliveryId ?? randomUUID(),
+      'x-hub-signature-256': `sha256=${hmac(spec.secret, body)}`,
+    },
+  };
+}
+
+export function gitlabPush(
+  project: { http: string; ssh: string; web: string },
+  spec: PushSpec,
+): WebhookRequest {
+  const body =
+    spec.body ??
+    JSON.stringify({
+      object_kind: 'push',
+      event_name: 'push',
+      ref: `refs/heads/${spec.branch}`,
+      project: { git_http_url: project.http, git_ssh_url: project.ssh, web_url: project.web },
+      repository: { git_http_url: project.http, git_ssh_url: project.ssh, homepage: project.web },
+    });
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-gitlab-event': 'Push Hook',
+      'x-gitlab-event-uuid': spec.deliveryId ?? randomUUID(),
+      'x-gitlab-token': spec.secret,
+    },
+  };
+}
+
+export function gitlabMerge(project: { http: string }, spec: PushSpec & { action: string }): WebhookRequest {
+  const body = JSON.stringify({
+    object_kind: 'merge_request',
+    project: { git_http_url: project.http },
+    object_attributes: {
+      action: spec.action,
+      source_branch: 'feature',
+      target_branch: spec.branch,
+      target: { git_http_url: project.http },
+    },
+  });
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-gitlab-event': 'Merge Request Hook',
+      'x-gitlab-event-uuid': spec.deliveryId ?? randomUUID(),
+      'x-gitlab-token': spec.secret,
+    },
+  };
+}
+
+export function giteaPush(
+  repo: { clone: string; html: string },
+  spec: PushSpec & { forgejo?: boolean },
+): WebhookRequest {
+  const body =
+    spec.body ??
+    JSON.stringify({
+      ref: `refs/heads/${spec.branch}`,
+      before: '0'.repeat(40),
+      after: 'b'.repeat(40),
+      repository: { full_name: 'acme/platform', clone_url: repo.clone, html_url: repo.html },
+    });
+  const vendor = spec.forgejo === true ? 'forgejo' : 'gitea';
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      [`x-${vendor}-event`]: 'push',
+      [`x-${vendor}-delivery`]: spec.deliveryId ?? randomUUID(),
+      [`x-${vendor}-signature`]: hmac(spec.secret, body),
+    },
+  };
+}
+
+export function bitbucketServerPush(clone: { http: string; ssh: string }, spec: PushSpec): WebhookRequest {
+  const body =
+    spec.body ??
+    JSON.stringify({
+      eventKey: 'repo:refs_changed',
+      repository: {
+        slug: 'deploy',
+        project: { key: 'OPS' },
+        links: {
+          clone: [
+            { href: clone.ssh, name: 'ssh' },
+            { href: clone.http, name: 'http' },
+          ],
+        },
+      },
+      changes: [
+        {
+          ref: { id: `refs/heads/${spec.branch}`, displayId: spec.branch, type: 'BRANCH' },
+          refId: `refs/heads/${spec.branch}`,
+          fromHash: '1'.repeat(40),
+          toHash: '2'.repeat(40),
+          type: 'UPDATE',
+        },
+      ],
+    });
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'x-event-key': 'repo:refs_changed',
+      'x-request-id': spec.deliveryId ?? randomUUID(),
+      'x-hub-signature': `sha256=${hmac(spec.secret, body)}`,
+    },
+  };
+}
+
+/** Bitbucket Cloud without a secret: authenticated by the hook's UUID (passed as `secret`). */
+export function bitbucketCloudPush(repo: { fullName: string }, spec: PushSpec): WebhookRequest {
+  const body =
+    spec.body ??
+    JSON.stringify({
+      repository: {
+        full_name: repo.fullName,
+        links: { html: { href: `https://bitbucket.org/${repo.fullName}` } },
+      },
+      push: {
+        changes: [{ new: { type: 'branch', name: spec.branch }, old: { type: 'branch', name: spec.branch } }],
+      },
+    });
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-event-key': 'repo:push',
+      'x-request-uuid': spec.deliveryId ?? randomUUID(),
+      'x-hook-uuid': spec.secret,
+    },
+  };
+}
+
+export function genericPush(repository: string, spec: PushSpec): WebhookRequest {
+  const body = spec.body ?? JSON.stringify({ repository, branch: spec.branch });
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-rollgate-delivery': spec.deliveryId ?? randomUUID(),
+      'x-rollgate-signature': `sha256=${hmac(spec.secret, body)}`,
+    },
+  };
+}

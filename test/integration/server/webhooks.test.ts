@@ -1,0 +1,298 @@
+// The webhook server end to end: real HTTP requests as each Git host sends them, real Redis, real poll queue.
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { PollQueue } from '../../../src/queue/poll-queue.ts';
+import { startHttpServer, type RunningHttpServer } from '../../../src/server/http-server.ts';
+import { createRollgateMetrics } from '../../../src/server/metrics.ts';
+import { createPushRouter, type WatchedSource } from '../../../src/server/push-router.ts';
+import type { PushNotice, WebhookProviderName, WebhooksConfig } from '../../../src/server/webhook-types.ts';
+import { openRedisTestScope, type RedisTestScope } from '../queue/redis-test-prefix.ts';
+import {
+  bitbucketCloudPush,
+  bitbucketServerPush,
+  genericPush,
+  giteaPush,
+  githubMergedPr,
+  githubPush,
+  gitlabMerge,
+  gitlabPush,
+  type PushSpec,
+  type WebhookRequest,
+} from './webhook-requests.ts';
+
+const HOOK_UUID = '{0f1e2d3c-4b5a-6978-8a9b-acbdcedf0011}';
+const CONFIG: WebhooksConfig = {
+  github: { secret: 'gh-secret' },
+  gitlab: { secret: 'gl-token' },
+  gitea: { secret: 'gt-secret' },
+  bitbucket: { secret: 'bb-secret', hookUuids: [HOOK_UUID.toUpperCase()] },
+  generic: { secret: 'generic-secret' },
+};
+
+interface ProviderCase {
+  label: string;
+  provider: WebhookProviderName;
+  secret: string;
+  source: WatchedSource;
+  request: (spec: PushSpec) => WebhookRequest;
+}
+
+const CASES: ProviderCase[] = [
+  {
+    label: 'github',
+    provider: 'github',
+    secret: 'gh-secret',
+    source: { name: 'gh-apps', url: 'https://ci-bot:token@GitHub.example/acme/apps/', branch: 'main' },
+    request: (spec) =>
+      githubPush(
+        {
+          clone: 'https://github.example/acme/apps.git',
+          html: 'https://github.example/acme/apps',
+          ssh: 'git@github.example:acme/apps.git',
+        },
+        spec,
+      ),
+  },
+  {
+    label: 'gitlab',
+    provider: 'gitlab',
+    secret: 'gl-token',
+    source: { name: 'gl-infra', url: 'http://gitlab.example/acme/infra', branch: 'main' },
+    request: (spec) =>
+      gitlabPush(
+        {
+          http: 'https://gitlab.example/acme/infra.git',
+          ssh: 'git@gitlab.example:acme/infra.git',
+          web: 'https://gitlab.example/acme/infra',
+        },
+        spec,
+      ),
+  },
+  {
+    label: 'gitea',
+    provider: 'gitea',
+    secret: 'gt-secret',
+    source: { name: 'gitea-platform', url: 'http://127.0.0.1:3000/acme/platform.git', branch: 'main' },
+    request: (spec) =>
+      giteaPush(
+        { clone: 'http://127.0.0.1:3000/acme/platform.git', html: 'http://127.0.0.1:3000/acme/platform' },
+        spec,
+      ),
+  },
+  {
+    label: 'forgejo (gitea endpoint)',
+    provider: 'gitea',
+    secret: 'gt-secret',
+    source: { name: 'gitea-platform', url: 'http://127.0.0.1:3000/acme/platform.git', branch: 'main' },
+    request: (spec) =>
+      giteaPush(
+        { clone: 'http://127.0.0.1:3000/acme/platform.git', html: 'http://127.0.0.1:3000/acme/platform' },
+        { ...spec, forgejo: true },
+      ),
+  },
+  {
+    label: 'bitbucket server',
+    provider: 'bitbucket',
+    secret: 'bb-secret',
+    source: { name: 'bb-deploy', url: 'ssh://git@bitbucket.example:7999/ops/deploy.git', branch: 'main' },
+    request: (spec) =>
+      bitbucketServerPush(
+        {
+          http: 'https://bitbucket.example/scm/ops/deploy.git',
+          ssh: 'ssh://git@bitbucket.example:7999/ops/deploy.git',
+        },
+        spec,
+      ),
+  },
+  {
+    label: 'bitbucket cloud (hook uuid)',
+    provider: 'bitbucket',
+    secret: HOOK_UUID,
+    source: { name: 'bbc-web', url: 'https://bitbucket.org/acme/web.git', branch: 'main' },
+    request: (spec) => bitbucketCloudPush({ fullName: 'acme/web' }, spec),
+  },
+  {
+    label: 'generic',
+    provider: 'generic',
+    secret: 'generic-secret',
+    source: { name: 'generic-repo', url: 'https://git.example/acme/generic.git', branch: 'main' },
+    request: (spec) => genericPush('https://git.example/acme/generic', spec),
+  },
+];
+
+const SOURCES: WatchedSource[] = [
+  ...new Map(CASES.map((c) => [c.source.name, c.source])).values(),
+  { name: 'gh-apps-staging', url: 'https://github.example/acme/apps.git', branch: 'staging' },
+];
+
+let scope: RedisTestScope;
+let pollQueue: PollQueue;
+let server: RunningHttpServer;
+let notices: PushNotice[];
+
+async function start(webhooks: WebhooksConfig): Promise<RunningHttpServer> {
+  const router = createPushRouter({ sources: SOURCES, pollQueue });
+  return startHttpServer({
+    port: 0,
+    host: '127.0.0.1',
+    webhooks,
+    redis: scope.connection,
+    prefix: scope.prefix,
+    metrics: createRollgateMetrics({ processMetrics: false }),
+    onPush: async (notice) => {
+      notices.push(notice);
+      return router(notice);
+    },
+  });
+}
+
+async function send(
+  path: string,
+  req: WebhookRequest,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: req.headers, body: req.body });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+async function queuedPolls(): Promise<Array<{ source: string; reason: string }>> {
+  const jobs = await pollQueue.queue.getJobs(['waiting', 'delayed', 'active']);
+  return jobs.map((j) => j.data as { source: string; reason: string });
+}
+
+beforeEach(async () => {
+  scope = await openRedisTestScope(inject('redisUrl'));
+  pollQueue = new PollQueue({ connection: scope.connection, prefix: scope.prefix });
+  notices = [];
+  server = await start(CONFIG);
+});
+
+afterEach(async () => {
+  await server.stop();
+  await pollQueue.close();
+  await scope.cleanup();
+});
+
+describe.each(CASES)('POST /webhooks/$provider from $label', (c) => {
+  const path = `/webhooks/${c.provider}`;
+
+  it('accepts a correctly signed push with 202 and enqueues a poll of the tracked source', async () => {
+    const res = await send(path, c.request({ branch: 'main', secret: c.secret }));
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ status: 'accepted', sourcesQueued: [c.source.name] });
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({ provider: c.provider, branch: 'main', cause: 'push' });
+    expect(await queuedPolls()).toEqual([{ v: 1, source: c.source.name, reason: 'webhook' }]);
+  });
+
+  it('refuses a bad signature with 401 and enqueues nothing', async () => {
+    const wrong =
+      c.provider === 'bitbucket' && c.secret === HOOK_UUID
+        ? '{00000000-0000-0000-0000-000000000000}'
+        : 'wrong';
+    const res = await send(path, c.request({ branch: 'main', secret: wrong }));
+    expect(res.status).toBe(401);
+    expect(res.body.status).toBe('refused');
+    expect(JSON.stringify(res.body)).not.toContain(c.secret);
+    expect(notices).toHaveLength(0);
+    expect(await queuedPolls()).toEqual([]);
+  });
+
+  it('ignores a repeated delivery id', async () => {
+    const first = await send(path, c.request({ branch: 'main', secret: c.secret, deliveryId: 'delivery-1' }));
+    const again = await send(path, c.request({ branch: 'main', secret: c.secret, deliveryId: 'delivery-1' }));
+    expect(first.status).toBe(202);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ status: 'duplicate', deliveryId: 'delivery-1' });
+    expect(notices).toHaveLength(1);
+  });
+
+  it('answers 202 for a push to an untracked branch but enqueues nothing', async () => {
+    const res = await send(path, c.request({ branch: 'feature/x', secret: c.secret }));
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ status: 'accepted', sourcesQueued: [] });
+    expect(await queuedPolls()).toEqual([]);
+  });
+
+  it('refuses a body over 1 MiB with 413', async () => {
+    const big = `{"pad":"${'x'.repeat(1024 * 1024 - 9)}"}`;
+    expect(Buffer.byteLength(big)).toBe(1024 * 1024 + 1);
+    const res = await send(path, c.request({ branch: 'main', secret: c.secret, body: big }));
+    expect(res.status).toBe(413);
+    expect(notices).toHaveLength(0);
+  });
+
+  it('accepts a body of exactly 1 MiB (limit is inclusive) and reads it', async () => {
+    const body = `{"pad":"${'x'.repeat(1024 * 1024 - 10)}"}`;
+    const res = await send(path, c.request({ branch: 'main', secret: c.secret, body }));
+    expect([400, 202]).toContain(res.status);
+    expect(res.status).not.toBe(413);
+  });
+
+  it('refuses malformed JSON with 400', async () => {
+    const res = await send(
+      path,
+      c.request({ branch: 'main', secret: c.secret, body: '{"ref": "refs/heads/ma' }),
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.reason).toContain('JSON');
+    expect(notices).toHaveLength(0);
+  });
+
+  it('refuses every delivery with 403 when the provider has no secret configured', async () => {
+    await server.stop();
+    server = await start({});
+    const res = await send(path, c.request({ branch: 'main', secret: c.secret }));
+    expect(res.status).toBe(403);
+    expect(String(res.body.reason)).toContain(`webhook provider ${c.provider} has no secret configured`);
+    expect(notices).toHaveLength(0);
+    expect(await queuedPolls()).toEqual([]);
+  });
+});
+
+describe('merged pull/merge requests', () => {
+  const repo = { clone: 'https://github.example/acme/apps.git' };
+
+  it('polls the base branch of a merged GitHub pull request, not of a closed unmerged one', async () => {
+    const merged = await send(
+      '/webhooks/github',
+      githubMergedPr(repo, { branch: 'staging', secret: 'gh-secret', merged: true }),
+    );
+    expect(merged.status).toBe(202);
+    expect(merged.body).toMatchObject({ sourcesQueued: ['gh-apps-staging'] });
+    expect(notices[0]).toMatchObject({ branch: 'staging', cause: 'merge' });
+    const closed = await send(
+      '/webhooks/github',
+      githubMergedPr(repo, { branch: 'main', secret: 'gh-secret', merged: false }),
+    );
+    expect(closed.status).toBe(202);
+    expect(closed.body.status).toBe('ignored');
+    expect(notices).toHaveLength(1);
+  });
+
+  it('polls the target branch of a merged GitLab merge request only on action merge', async () => {
+    const project = { http: 'https://gitlab.example/acme/infra.git' };
+    const opened = await send(
+      '/webhooks/gitlab',
+      gitlabMerge(project, { branch: 'main', secret: 'gl-token', action: 'open' }),
+    );
+    expect(opened.body.status).toBe('ignored');
+    const merged = await send(
+      '/webhooks/gitlab',
+      gitlabMerge(project, { branch: 'main', secret: 'gl-token', action: 'merge' }),
+    );
+    expect(merged.status).toBe(202);
+    expect(merged.body).toMatchObject({ sourcesQueued: ['gl-infra'] });
+  });
+});
+
+describe('coalescing', () => {
+  it('turns a burst of 50 signed pushes into one pending poll', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        send('/webhooks/github', CASES[0]!.request({ branch: 'main', secret: 'gh-secret' })),
+      ),
+    );
+    expect(results.every((r) => r.status === 202)).toBe(true);
+    expect(notices).toHaveLength(50);
+    expect(await queuedPolls()).toHaveLength(1);
+  });
+});
