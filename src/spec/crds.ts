@@ -1,0 +1,184 @@
+// CustomResourceDefinitions for our kinds (rollgate.dev/v1alpha1), generated from the zod schemas.
+import { z } from 'zod';
+import { analysisRunSchema, analysisTemplateSchema, clusterAnalysisTemplateSchema } from './analysis.ts';
+import { ROLLGATE_API_GROUP } from './api-version.ts';
+import { rolloutSchema } from './rollout.ts';
+import { toStructuralSchema, type SchemaNode } from './structural-schema.ts';
+
+interface PrinterColumn {
+  name: string;
+  type: 'string' | 'integer' | 'date' | 'boolean' | 'number';
+  jsonPath: string;
+  description?: string;
+}
+
+interface CrdDefinition {
+  kind: string;
+  plural: string;
+  singular: string;
+  shortNames: string[];
+  scope: 'Namespaced' | 'Cluster';
+  schema: z.ZodType;
+  columns: PrinterColumn[];
+  /** Rollouts expose a scale subresource like Argo's, so an HPA can target them. */
+  scale?: boolean;
+  hasStatus: boolean;
+}
+
+const AGE: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
+
+/** The kinds we define, in file order; also the names of the files in deploy/crds/. */
+export const CRD_DEFINITIONS: readonly CrdDefinition[] = [
+  {
+    kind: 'Rollout',
+    plural: 'rollouts',
+    singular: 'rollout',
+    shortNames: ['ro'],
+    scope: 'Namespaced',
+    schema: rolloutSchema,
+    scale: true,
+    hasStatus: true,
+    columns: [
+      { name: 'Desired', type: 'integer', jsonPath: '.spec.replicas', description: 'Number of desired pods' },
+      { name: 'Current', type: 'integer', jsonPath: '.status.replicas', description: 'Total number of pods' },
+      {
+        name: 'Up-to-date',
+        type: 'integer',
+        jsonPath: '.status.updatedReplicas',
+        description: 'Pods on the newest template',
+      },
+      {
+        name: 'Available',
+        type: 'integer',
+        jsonPath: '.status.availableReplicas',
+        description: 'Available pods',
+      },
+      {
+        name: 'Phase',
+        type: 'string',
+        jsonPath: '.status.phase',
+        description: 'Healthy, Progressing, Paused or Degraded',
+      },
+      {
+        name: 'Step',
+        type: 'integer',
+        jsonPath: '.status.currentStepIndex',
+        description: 'Current canary step',
+      },
+      AGE,
+    ],
+  },
+  {
+    kind: 'AnalysisTemplate',
+    plural: 'analysistemplates',
+    singular: 'analysistemplate',
+    shortNames: ['at'],
+    scope: 'Namespaced',
+    schema: analysisTemplateSchema,
+    hasStatus: false,
+    columns: [AGE],
+  },
+  {
+    kind: 'ClusterAnalysisTemplate',
+    plural: 'clusteranalysistemplates',
+    singular: 'clusteranalysistemplate',
+    shortNames: ['cat'],
+    scope: 'Cluster',
+    schema: clusterAnalysisTemplateSchema,
+    hasStatus: false,
+    columns: [AGE],
+  },
+  {
+    kind: 'AnalysisRun',
+    plural: 'analysisruns',
+    singular: 'analysisrun',
+    shortNames: ['ar'],
+    scope: 'Namespaced',
+    schema: analysisRunSchema,
+    hasStatus: true,
+    columns: [
+      { name: 'Status', type: 'string', jsonPath: '.status.phase', description: 'AnalysisRun phase' },
+      AGE,
+    ],
+  },
+];
+
+function openApiSchema(definition: CrdDefinition): SchemaNode {
+  const json = z.toJSONSchema(definition.schema, {
+    target: 'openapi-3.0',
+    unrepresentable: 'any',
+    io: 'input',
+  });
+  const properties = (json as { properties?: Record<string, SchemaNode> }).properties ?? {};
+  const spec = properties['spec'];
+  if (spec === undefined) throw new Error(`schema of ${definition.kind} has no spec`);
+  const schema: SchemaNode = {
+    type: 'object',
+    description: `${definition.kind}: same spec as Argo Rollouts' argoproj.io/v1alpha1 ${definition.kind}.`,
+    properties: {
+      apiVersion: { type: 'string' },
+      kind: { type: 'string' },
+      metadata: { type: 'object' },
+      spec: toStructuralSchema(spec),
+      // Status is written by Rollgate only; it carries rollgate-specific fields beside Argo's.
+      ...(definition.hasStatus
+        ? { status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } }
+        : {}),
+    },
+    required: ['spec'],
+  };
+  return schema;
+}
+
+/** The CRD name of a kind, e.g. `rollouts.rollgate.dev`. */
+export function crdName(definition: Pick<CrdDefinition, 'plural'>): string {
+  return `${definition.plural}.${ROLLGATE_API_GROUP}`;
+}
+
+/**
+ * The CustomResourceDefinition objects (apiextensions.k8s.io/v1) for Rollout, AnalysisTemplate,
+ * ClusterAnalysisTemplate and AnalysisRun in {@link ROLLGATE_API_GROUP}, ready to apply.
+ */
+export function rollgateCrds(): object[] {
+  return CRD_DEFINITIONS.map((definition) => ({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: crdName(definition), labels: { 'app.kubernetes.io/part-of': 'rollgate' } },
+    spec: {
+      group: ROLLGATE_API_GROUP,
+      names: {
+        kind: definition.kind,
+        listKind: `${definition.kind}List`,
+        plural: definition.plural,
+        singular: definition.singular,
+        shortNames: definition.shortNames,
+      },
+      scope: definition.scope,
+      versions: [
+        {
+          name: 'v1alpha1',
+          served: true,
+          storage: true,
+          ...(definition.hasStatus || definition.scale === true
+            ? {
+                subresources: {
+                  ...(definition.hasStatus ? { status: {} } : {}),
+                  ...(definition.scale === true
+                    ? {
+                        scale: {
+                          specReplicasPath: '.spec.replicas',
+                          statusReplicasPath: '.status.HPAReplicas',
+                          labelSelectorPath: '.status.selector',
+                        },
+                      }
+                    : {}),
+                },
+              }
+            : {}),
+          additionalPrinterColumns: definition.columns,
+          schema: { openAPIV3Schema: openApiSchema(definition) },
+        },
+      ],
+    },
+  }));
+}
