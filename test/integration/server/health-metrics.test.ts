@@ -1,0 +1,204 @@
+// /healthz, /readyz and /metrics against the real Redis.
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { PollQueue } from '../../../src/queue/poll-queue.ts';
+import { ReconcileQueue } from '../../../src/queue/reconcile-queue.ts';
+import { readQueueDepths } from '../../../src/queue/queue-depths.ts';
+import { startHttpServer, type RunningHttpServer } from '../../../src/server/http-server.ts';
+import { createRollgateMetrics, type RollgateMetrics } from '../../../src/server/metrics.ts';
+import { openRedisTestScope, type RedisTestScope } from '../queue/redis-test-prefix.ts';
+import { genericPush } from './webhook-requests.ts';
+
+/** Every metric name docs/metrics.md documents. */
+const DOCUMENTED_METRICS = [
+  'rollgate_polls_total',
+  'rollgate_git_fetch_duration_seconds',
+  'rollgate_diff_objects',
+  'rollgate_queue_jobs',
+  'rollgate_jobs_total',
+  'rollgate_job_duration_seconds',
+  'rollgate_reconcile_duration_seconds',
+  'rollgate_reconcile_errors_total',
+  'rollgate_conflicts_retried_total',
+  'rollgate_webhook_deliveries_total',
+];
+
+let scope: RedisTestScope;
+let server: RunningHttpServer | undefined;
+let metrics: RollgateMetrics;
+
+beforeEach(async () => {
+  scope = await openRedisTestScope(inject('redisUrl'));
+  metrics = createRollgateMetrics({ processMetrics: true });
+});
+
+afterEach(async () => {
+  await server?.stop();
+  server = undefined;
+  await scope.cleanup();
+});
+
+describe('health endpoints', () => {
+  it('is alive and ready when Redis answers and every check passes', async () => {
+    server = await startHttpServer({
+      port: 0,
+      host: '127.0.0.1',
+      redis: scope.connection,
+      prefix: scope.prefix,
+      metrics,
+      onPush: () => ({ sourcesQueued: [] }),
+      readiness: [{ name: 'kubernetes', check: () => true }],
+    });
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ ready: true, checks: { redis: 'ok', kubernetes: 'ok' } });
+  });
+
+  it('is alive but not ready when Redis is unreachable or a check fails, and says which', async () => {
+    const deadRedis = new Redis({
+      host: '127.0.0.1',
+      port: 1,
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+    });
+    deadRedis.on('error', () => undefined);
+    try {
+      server = await startHttpServer({
+        port: 0,
+        host: '127.0.0.1',
+        redis: deadRedis,
+        metrics,
+        onPush: () => ({ sourcesQueued: [] }),
+        readiness: [
+          { name: 'informer', check: () => false },
+          {
+            name: 'kubernetes',
+            check: () => {
+              throw new Error('API server unreachable');
+            },
+          },
+        ],
+      });
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      const res = await fetch(`${server.url}/readyz`);
+      expect(res.status).toBe(503);
+      const body = (await res.json()) as { ready: boolean; checks: Record<string, string> };
+      expect(body.ready).toBe(false);
+      expect(body.checks.redis).toMatch(/^failed/);
+      expect(body.checks.informer).toBe('failed: not ready');
+      expect(body.checks.kubernetes).toBe('failed: API server unreachable');
+    } finally {
+      deadRedis.disconnect();
+    }
+  });
+
+  it('answers 404 for unknown paths and providers, 405 for wrong methods', async () => {
+    server = await startHttpServer({
+      port: 0,
+      host: '127.0.0.1',
+      redis: scope.connection,
+      metrics,
+      onPush: () => ({ sourcesQueued: [] }),
+    });
+    expect((await fetch(`${server.url}/nope`)).status).toBe(404);
+    expect((await fetch(`${server.url}/webhooks/svn`, { method: 'POST', body: '{}' })).status).toBe(404);
+    expect((await fetch(`${server.url}/webhooks/constructor`, { method: 'POST', body: '{}' })).status).toBe(
+      404,
+    );
+    expect((await fetch(`${server.url}/webhooks/github`)).status).toBe(405);
+    expect((await fetch(`${server.url}/healthz`, { method: 'DELETE' })).status).toBe(405);
+  });
+});
+
+describe('GET /metrics', () => {
+  it('exposes every documented metric, webhook outcomes and queue depths read at scrape time', async () => {
+    const pollQueue = new PollQueue({ connection: scope.connection, prefix: scope.prefix });
+    const reconcileQueue = new ReconcileQueue({ connection: scope.connection, prefix: scope.prefix });
+    try {
+      metrics.setQueueDepthSource(() => readQueueDepths([pollQueue, reconcileQueue]));
+      server = await startHttpServer({
+        port: 0,
+        host: '127.0.0.1',
+        webhooks: { generic: { secret: 's' } },
+        redis: scope.connection,
+        prefix: scope.prefix,
+        metrics,
+        onPush: async () => {
+          await pollQueue.enqueuePoll('apps', 'webhook');
+          return { sourcesQueued: ['apps'] };
+        },
+      });
+      await reconcileQueue.enqueue('prod/web');
+      await reconcileQueue.enqueue('prod/api');
+      const push = genericPush('https://git.example/acme/apps', { branch: 'main', secret: 's' });
+      await fetch(`${server.url}/webhooks/generic`, {
+        method: 'POST',
+        headers: push.headers,
+        body: push.body,
+      });
+      await fetch(`${server.url}/webhooks/generic`, {
+        method: 'POST',
+        headers: { ...push.headers, 'x-rollgate-signature': 'sha256=00' },
+        body: push.body,
+      });
+      metrics.pollsTotal.inc({ source: 'apps', result: 'unchanged' });
+
+      const res = await fetch(`${server.url}/metrics`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/plain');
+      const text = await res.text();
+      for (const name of DOCUMENTED_METRICS) expect(text).toContain(`# TYPE ${name} `);
+      expect(text).toContain('rollgate_webhook_deliveries_total{provider="generic",outcome="accepted"} 1');
+      expect(text).toContain(
+        'rollgate_webhook_deliveries_total{provider="generic",outcome="unauthorized"} 1',
+      );
+      expect(text).toContain('rollgate_queue_jobs{queue="reconcile",state="waiting"} 2');
+      expect(text).toContain('rollgate_queue_jobs{queue="poll",state="delayed"} 1');
+      expect(text).toContain('rollgate_polls_total{source="apps",result="unchanged"} 1');
+      expect(text).toContain('process_cpu_seconds_total');
+    } finally {
+      await pollQueue.close();
+      await reconcileQueue.close();
+    }
+  });
+});
+
+describe('enqueue failure', () => {
+  it('answers 503 when the poll cannot be enqueued, and processes the redelivery of that id', async () => {
+    let failing = true;
+    let handled = 0;
+    server = await startHttpServer({
+      port: 0,
+      host: '127.0.0.1',
+      webhooks: { generic: { secret: 's' } },
+      redis: scope.connection,
+      prefix: scope.prefix,
+      metrics,
+      onPush: () => {
+        if (failing) throw new Error('Redis is read-only');
+        handled++;
+        return { sourcesQueued: ['apps'] };
+      },
+    });
+    const push = genericPush('https://git.example/acme/apps', {
+      branch: 'main',
+      secret: 's',
+      deliveryId: 'd-1',
+    });
+    const send = (): Promise<Response> =>
+      fetch(`${server?.url ?? ''}/webhooks/generic`, {
+        method: 'POST',
+        headers: push.headers,
+        body: push.body,
+      });
+    const first = await send();
+    expect(first.status).toBe(503);
+    expect(JSON.stringify(await first.json())).not.toContain('Redis is read-only');
+    failing = false;
+    const redelivery = await send();
+    expect(redelivery.status).toBe(202);
+    expect(handled).toBe(1);
+  });
+});
