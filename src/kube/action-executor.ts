@@ -276,6 +276,9 @@ export class ActionExecutor {
           name: rollout.metadata.name,
           namespace,
           uid: rollout.metadata.uid ?? '',
+          object: read.raw,
+          stableHash: rollout.status?.stableRS,
+          latestHash: rollout.status?.currentPodHash,
         });
         await kubeCall({ verb: 'create', kind: 'AnalysisRun', namespace, name: action.name }, () =>
           clients.custom.createNamespacedCustomObject({

@@ -1,49 +1,54 @@
-// Builds the AnalysisRun object a createAnalysisRun action asks for, from the AnalysisTemplates in the cluster.
+// Builds the AnalysisRun object a createAnalysisRun action asks for, from the (Cluster)AnalysisTemplates in the cluster.
+import { buildAnalysisRun, objectArgumentResolver } from '../analysis/build-analysis-run.ts';
 import type { CreateAnalysisRunAction } from '../rollout/index.ts';
-import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../spec/api-version.ts';
+import { analysisTemplateSchema, clusterAnalysisTemplateSchema } from '../spec/analysis.ts';
+import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
 import type { KubeClients } from './client.ts';
 import { kubeCall } from './errors.ts';
 
-/** The owner written into the run's ownerReferences (controller: true). */
+/** The rollout that owns the run, with what argument resolution may read from it. */
 export interface AnalysisRunOwner {
   apiVersion: string;
   kind: string;
   name: string;
   namespace: string;
   uid: string;
+  /** The live Rollout object (fieldRef arguments read from it). */
+  object?: unknown;
+  stableHash?: string | undefined;
+  latestHash?: string | undefined;
 }
 
-/** Turns an action into the AnalysisRun body to create; injectable so the analysis module can supply its own. */
+/** Turns an action into the AnalysisRun body to create; injectable for tests. */
 export type AnalysisRunFactory = (
   clients: KubeClients,
   action: CreateAnalysisRunAction,
   owner: AnalysisRunOwner,
 ) => Promise<Record<string, unknown>>;
 
-interface NamedEntry {
-  name?: unknown;
-  [key: string]: unknown;
-}
-
-function entries(value: unknown): NamedEntry[] {
-  return Array.isArray(value)
-    ? (value.filter((item) => typeof item === 'object' && item !== null) as NamedEntry[])
-    : [];
+/** The templates cannot make a run (missing argument, invalid template, duplicate metric): a human must act. */
+export class AnalysisRunBuildError extends Error {
+  override readonly name = 'AnalysisRunBuildError';
+  readonly code = 'kube.analysis_run_build';
+  constructor(
+    readonly run: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`cannot build AnalysisRun ${run}: ${message}`, options);
+  }
 }
 
 /**
- * Default factory: reads each referenced (Cluster)AnalysisTemplate, concatenates their metrics (a
- * metric name defined twice is kept once, first wins), and merges args (action values win over
- * template defaults). `{{args.*}}` placeholders stay in the run: the analysis executor resolves them.
+ * Default factory: reads each referenced template (namespaced AnalysisTemplate or
+ * ClusterAnalysisTemplate, in rollgate.dev), validates it, and lets the analysis module's
+ * `buildAnalysisRun` merge metrics and arguments exactly as Argo does.
  */
 export const buildAnalysisRunFromTemplates: AnalysisRunFactory = async (clients, action, owner) => {
-  const metrics: NamedEntry[] = [];
-  const args = new Map<string, NamedEntry>();
-  const dryRun: NamedEntry[] = [];
-  const measurementRetention: NamedEntry[] = [];
+  const templates = [];
   for (const ref of action.templates) {
     const kind = ref.clusterScope ? 'ClusterAnalysisTemplate' : 'AnalysisTemplate';
-    const template = (await kubeCall(
+    const raw = await kubeCall(
       {
         verb: 'get',
         kind,
@@ -65,37 +70,29 @@ export const buildAnalysisRunFromTemplates: AnalysisRunFactory = async (clients,
               plural: 'analysistemplates',
               name: ref.templateName,
             }),
-    )) as { spec?: Record<string, unknown> };
-    const spec = template.spec ?? {};
-    for (const metric of entries(spec.metrics))
-      if (!metrics.some((m) => m.name === metric.name)) metrics.push(metric);
-    for (const arg of entries(spec.args))
-      if (typeof arg.name === 'string' && !args.has(arg.name)) args.set(arg.name, arg);
-    dryRun.push(...entries(spec.dryRun));
-    measurementRetention.push(...entries(spec.measurementRetention));
+    );
+    const parsed = (ref.clusterScope ? clusterAnalysisTemplateSchema : analysisTemplateSchema).safeParse(raw);
+    if (!parsed.success)
+      throw new AnalysisRunBuildError(
+        action.name,
+        `${kind} ${ref.templateName} is invalid: ${parsed.error.message}`,
+      );
+    templates.push(parsed.data);
   }
-  for (const arg of action.args) args.set(arg.name, { ...arg });
-  const spec: Record<string, unknown> = { metrics, args: [...args.values()] };
-  if (dryRun.length > 0) spec.dryRun = dryRun;
-  if (measurementRetention.length > 0) spec.measurementRetention = measurementRetention;
-  return {
-    apiVersion: ROLLGATE_API_VERSION,
-    kind: 'AnalysisRun',
-    metadata: {
+  try {
+    return buildAnalysisRun(templates, action.args, {
       name: action.name,
       namespace: owner.namespace,
       labels: action.labels,
-      ownerReferences: [
-        {
-          apiVersion: owner.apiVersion,
-          kind: owner.kind,
-          name: owner.name,
-          uid: owner.uid,
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
-    },
-    spec,
-  };
+      ownerReference: { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name, uid: owner.uid },
+      resolver: objectArgumentResolver(owner.object ?? {}, {
+        ...(owner.stableHash !== undefined ? { Stable: owner.stableHash } : {}),
+        ...(owner.latestHash !== undefined ? { Latest: owner.latestHash } : {}),
+      }),
+    }) as unknown as Record<string, unknown>;
+  } catch (err) {
+    throw new AnalysisRunBuildError(action.name, err instanceof Error ? err.message : String(err), {
+      cause: err,
+    });
+  }
 };

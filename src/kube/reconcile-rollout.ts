@@ -7,7 +7,7 @@ import type { Rollout } from '../spec/rollout.ts';
 import { ReplicaRatioRouter } from '../traffic/replica-ratio-router.ts';
 import type { TrafficRouter } from '../traffic/traffic-router.ts';
 import { ActionExecutor, UnsafeActionError, type ExecutionReport } from './action-executor.ts';
-import type { AnalysisRunFactory } from './analysis-run-factory.ts';
+import { AnalysisRunBuildError, type AnalysisRunFactory } from './analysis-run-factory.ts';
 import { DEFAULT_CONFLICT_BACKOFF, DEFAULT_TRANSIENT_BACKOFF, backoffDelayMs } from './backoff.ts';
 import type { KubeClients } from './client.ts';
 import { KubeThrottledError, dispositionOf } from './errors.ts';
@@ -125,7 +125,9 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
   /** Handles a failed read or pass: returns an outcome to hand back, or undefined to try again now. */
   const onFailure = async (err: unknown, where: string): Promise<ReconcileOutcome | undefined> => {
     const disposition =
-      err instanceof InvalidRolloutObjectError || err instanceof UnsafeActionError
+      err instanceof InvalidRolloutObjectError ||
+      err instanceof UnsafeActionError ||
+      err instanceof AnalysisRunBuildError
         ? 'stalled'
         : dispositionOf(err);
     if (disposition === 'stalled') {

@@ -1,0 +1,321 @@
+// Test harness: a sandbox on a ManualClock with our CRDs, a Rollout in it, and a reconcile loop that checks invariants after every call.
+import { KubeConfig } from '@kubernetes/client-node';
+import { ManualClock } from '../../../src/clock/clock.ts';
+import { createKubeClients, type KubeClients } from '../../../src/kube/client.ts';
+import { installCrds } from '../../../src/kube/install-crds.ts';
+import { ObservedStateReader, type RolloutKey } from '../../../src/kube/observed-state-reader.ts';
+import {
+  reconcileRollout,
+  type ReconcileDeps,
+  type ReconcileOutcome,
+  type TrafficErrorMemory,
+} from '../../../src/kube/reconcile-rollout.ts';
+import { silentLogger } from '../../../src/log/logger.ts';
+import { resolveReplicaBudget } from '../../../src/rollout/canary-replica-counts.ts';
+import { podTemplateHash, type ObservedState } from '../../../src/rollout/index.ts';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../../src/sandbox/index.ts';
+import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/spec/api-version.ts';
+import { rollgateCrds } from '../../../src/spec/crds.ts';
+import type { TrafficRouter } from '../../../src/traffic/traffic-router.ts';
+
+export const NAMESPACE = 'default';
+
+/**
+ * client-node 2 refuses http:// servers unless the cluster says insecure-skip-tls-verify, which the
+ * sandbox's own kubeconfig does not (yet): build one that does.
+ */
+export function plainHttpKubeConfig(url: string): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromOptions({
+    clusters: [{ name: 'sandbox', server: url, skipTLSVerify: true }],
+    users: [{ name: 'sandbox' }],
+    contexts: [{ name: 'sandbox', cluster: 'sandbox', user: 'sandbox', namespace: 'default' }],
+    currentContext: 'sandbox',
+  });
+  return kubeConfig;
+}
+const SCALE_DOWN_DEADLINE = 'rollgate.dev/scale-down-deadline';
+
+/** Options of a test Rollout; the template's image and sandbox behaviour are what tests vary. */
+export interface TestRolloutOptions {
+  name?: string;
+  replicas?: number;
+  image?: string;
+  behavior?: string;
+  steps?: unknown[];
+  progressDeadlineSeconds?: number;
+  progressDeadlineAbort?: boolean;
+  scaleDownDelaySeconds?: number;
+  abortScaleDownDelaySeconds?: number;
+  canaryService?: string;
+  stableService?: string;
+  maxSurge?: number | string;
+  maxUnavailable?: number | string;
+}
+
+/** A Rollout object as `kubectl apply` would send it (rollgate.dev group). */
+export function testRollout(options: TestRolloutOptions = {}): Record<string, unknown> {
+  const name = options.name ?? 'web';
+  const annotations: Record<string, string> = {};
+  if (options.behavior) annotations['sandbox.rollgate.dev/behavior'] = options.behavior;
+  const canary: Record<string, unknown> = {
+    steps: options.steps ?? [
+      { setWeight: 20 },
+      { pause: { duration: '10s' } },
+      { setWeight: 60 },
+      { pause: { duration: '10s' } },
+    ],
+  };
+  if (options.scaleDownDelaySeconds !== undefined)
+    canary.scaleDownDelaySeconds = options.scaleDownDelaySeconds;
+  if (options.abortScaleDownDelaySeconds !== undefined)
+    canary.abortScaleDownDelaySeconds = options.abortScaleDownDelaySeconds;
+  if (options.canaryService) canary.canaryService = options.canaryService;
+  if (options.stableService) canary.stableService = options.stableService;
+  if (options.maxSurge !== undefined) canary.maxSurge = options.maxSurge;
+  if (options.maxUnavailable !== undefined) canary.maxUnavailable = options.maxUnavailable;
+  const spec: Record<string, unknown> = {
+    replicas: options.replicas ?? 3,
+    selector: { matchLabels: { app: name } },
+    template: {
+      metadata: { labels: { app: name }, annotations },
+      spec: { containers: [{ name: 'app', image: options.image ?? 'app:1.0' }] },
+    },
+    strategy: { canary },
+  };
+  if (options.progressDeadlineSeconds !== undefined)
+    spec.progressDeadlineSeconds = options.progressDeadlineSeconds;
+  if (options.progressDeadlineAbort !== undefined) spec.progressDeadlineAbort = options.progressDeadlineAbort;
+  return {
+    apiVersion: ROLLGATE_API_VERSION,
+    kind: 'Rollout',
+    metadata: { name, namespace: NAMESPACE },
+    spec,
+  };
+}
+
+/** One invariant violation, with the moment and state it was seen in. */
+export interface InvariantViolation {
+  at: string;
+  message: string;
+}
+
+/**
+ * The issue's invariants on one observed state:
+ * pods ≤ replicas + maxSurge; available ≥ replicas − maxUnavailable while stable is healthy;
+ * at most one canary ReplicaSet with pods; the scale-down-deadline annotation never empty.
+ */
+export function checkInvariants(observed: ObservedState, stableWasHealthy: boolean): string[] {
+  const problems: string[] = [];
+  const { rollout } = observed;
+  const replicas = rollout.spec.replicas ?? 1;
+  const canary = rollout.spec.strategy.canary;
+  const budget = resolveReplicaBudget(replicas, canary?.maxSurge ?? '25%', canary?.maxUnavailable ?? '25%');
+  const specTotal = observed.replicaSets.reduce((sum, rs) => sum + rs.replicas, 0);
+  const ceiling = replicas + budget.maxSurge;
+  if (specTotal > ceiling)
+    problems.push(`ReplicaSets ask for ${specTotal} pods, more than ${ceiling} (replicas + maxSurge)`);
+  if (observed.pods.length > ceiling) problems.push(`${observed.pods.length} pods run, more than ${ceiling}`);
+  const status = rollout.status ?? {};
+  if (stableWasHealthy && status.abort !== true) {
+    const available = observed.replicaSets.reduce((sum, rs) => sum + rs.status.availableReplicas, 0);
+    const floor = replicas - budget.maxUnavailable;
+    if (available < floor)
+      problems.push(`${available} pods available, fewer than ${floor} (replicas - maxUnavailable)`);
+  }
+  const canaries = observed.replicaSets.filter(
+    (rs) =>
+      rs.podTemplateHash !== status.stableRS &&
+      rs.annotations[SCALE_DOWN_DEADLINE] === undefined &&
+      rs.replicas > 0 &&
+      rs.podTemplateHash !== status.currentPodHash,
+  );
+  if (canaries.length > 0)
+    problems.push(
+      `ReplicaSets ${canaries.map((rs) => rs.name).join(', ')} run pods but are neither stable, canary nor scheduled for scale-down`,
+    );
+  for (const rs of observed.replicaSets) {
+    const value = rs.annotations[SCALE_DOWN_DEADLINE];
+    if (value !== undefined && (value === '' || Number.isNaN(Date.parse(value))))
+      problems.push(`${rs.name} has ${SCALE_DOWN_DEADLINE}=${JSON.stringify(value)}`);
+  }
+  return problems;
+}
+
+export interface HarnessOptions extends SandboxOptions {
+  router?: TrafficRouter;
+}
+
+/** A sandbox with our CRDs, clients on it, and a reconcile loop on the same ManualClock. */
+export class ReconcileHarness {
+  readonly violations: InvariantViolation[] = [];
+  readonly outcomes: ReconcileOutcome[] = [];
+  writes = 0;
+  conflicts = 0;
+  reconciles = 0;
+  /** Set once the stable ReplicaSet has had all its pods available: the availability floor applies from then on. */
+  stableWasHealthy = false;
+  trafficErrors: TrafficErrorMemory = new Map();
+
+  private constructor(
+    readonly sandbox: Sandbox,
+    readonly clock: ManualClock,
+    readonly clients: KubeClients,
+    private readonly router: TrafficRouter | undefined,
+  ) {}
+
+  static async start(options: HarnessOptions = {}): Promise<ReconcileHarness> {
+    const clock =
+      options.clock instanceof ManualClock ? options.clock : new ManualClock(Date.UTC(2026, 0, 1));
+    const sandbox = await startSandbox({ readyDelayMs: 1000, ...options, clock });
+    const clients = createKubeClients(plainHttpKubeConfig(sandbox.url));
+    await installCrds(clients, rollgateCrds());
+    await sandbox.settle();
+    return new ReconcileHarness(sandbox, clock, clients, options.router);
+  }
+
+  async stop(): Promise<void> {
+    await this.sandbox.stop();
+  }
+
+  async createRollout(object: Record<string, unknown>): Promise<RolloutKey> {
+    const metadata = object.metadata as { name: string; namespace: string };
+    await this.clients.custom.createNamespacedCustomObject({
+      group: ROLLGATE_API_GROUP,
+      version: 'v1alpha1',
+      namespace: metadata.namespace,
+      plural: 'rollouts',
+      body: object,
+    });
+    return { namespace: metadata.namespace, name: metadata.name };
+  }
+
+  async createService(name: string, selector: Record<string, string>): Promise<void> {
+    await this.clients.core.createNamespacedService({
+      namespace: NAMESPACE,
+      body: {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name },
+        spec: { selector, ports: [{ port: 80 }] },
+      },
+    });
+  }
+
+  /** Reads the live Rollout object (plain JSON). */
+  async rollout(
+    key: RolloutKey,
+  ): Promise<Record<string, unknown> & { spec: Record<string, unknown>; status?: Record<string, unknown> }> {
+    return (await this.clients.custom.getNamespacedCustomObject({
+      group: ROLLGATE_API_GROUP,
+      version: 'v1alpha1',
+      plural: 'rollouts',
+      ...key,
+    })) as Record<string, unknown> & { spec: Record<string, unknown>; status?: Record<string, unknown> };
+  }
+
+  async observe(key: RolloutKey): Promise<ObservedState> {
+    const read = await new ObservedStateReader(this.clients).read(key);
+    if (read === undefined) throw new Error(`rollout ${key.name} is gone`);
+    return read.observed;
+  }
+
+  /** Merge-patches the Rollout spec (a new revision, replicas, pause…) as a user or Git sync would. */
+  async patchSpec(key: RolloutKey, spec: Record<string, unknown>): Promise<void> {
+    const { MERGE_PATCH } = await import('../../../src/kube/client.ts');
+    await this.clients.custom.patchNamespacedCustomObject(
+      { group: ROLLGATE_API_GROUP, version: 'v1alpha1', plural: 'rollouts', ...key, body: { spec } },
+      MERGE_PATCH,
+    );
+  }
+
+  deps(extra: Partial<ReconcileDeps> = {}): ReconcileDeps {
+    return {
+      clients: this.clients,
+      clock: this.clock,
+      logger: silentLogger,
+      sleep: async () => undefined,
+      random: () => 0.5,
+      trafficErrors: this.trafficErrors,
+      ...(this.router ? { router: this.router } : {}),
+      ...extra,
+    };
+  }
+
+  /** One reconcile call, then the invariants on a fresh read. */
+  async reconcile(key: RolloutKey, extra: Partial<ReconcileDeps> = {}): Promise<ReconcileOutcome> {
+    const outcome = await reconcileRollout(key, this.deps(extra));
+    this.reconciles += 1;
+    this.outcomes.push(outcome);
+    this.writes += outcome.stats?.writes ?? 0;
+    this.conflicts += outcome.stats?.conflicts ?? 0;
+    await this.sandbox.settle();
+    await this.check(key);
+    return outcome;
+  }
+
+  async check(key: RolloutKey): Promise<void> {
+    const faults = { ...this.sandbox.faults };
+    Object.assign(this.sandbox.faults, { conflictRate: 0, errorRate: 0 });
+    try {
+      const observed = await this.observe(key);
+      const status = observed.rollout.status ?? {};
+      const stable = observed.replicaSets.find((rs) => rs.podTemplateHash === status.stableRS);
+      if (
+        stable &&
+        stable.replicas > 0 &&
+        stable.status.availableReplicas >= (observed.rollout.spec.replicas ?? 1)
+      )
+        this.stableWasHealthy = true;
+      for (const message of checkInvariants(observed, this.stableWasHealthy))
+        this.violations.push({ at: this.clock.now().toISOString(), message });
+    } finally {
+      Object.assign(this.sandbox.faults, faults);
+    }
+  }
+
+  /**
+   * Drives the rollout like the queue would: reconcile, then let time pass until the requeue asks
+   * (at most `stepMs`, at least 100 ms), until `done(observed)` or `timeoutMs` of fake time.
+   * Returns the fake milliseconds it took.
+   */
+  async runUntil(
+    key: RolloutKey,
+    done: (observed: ObservedState) => boolean,
+    options: { timeoutMs?: number; stepMs?: number; extra?: Partial<ReconcileDeps> } = {},
+  ): Promise<number> {
+    const start = this.clock.now().getTime();
+    const timeoutMs = options.timeoutMs ?? 600_000;
+    const stepMs = options.stepMs ?? 1_000;
+    for (;;) {
+      const outcome = await this.reconcile(key, options.extra);
+      const faults = { ...this.sandbox.faults };
+      Object.assign(this.sandbox.faults, { conflictRate: 0, errorRate: 0 });
+      const observed = await this.observe(key);
+      Object.assign(this.sandbox.faults, faults);
+      if (done(observed)) return this.clock.now().getTime() - start;
+      const elapsed = this.clock.now().getTime() - start;
+      if (elapsed > timeoutMs)
+        throw new Error(
+          `not done after ${elapsed} ms of fake time; status ${JSON.stringify(observed.rollout.status)}; last outcome ${JSON.stringify(outcome)}`,
+        );
+      const wait = outcome.kind === 'requeue' ? Math.min(Math.max(outcome.afterMs, 100), stepMs) : stepMs;
+      await this.sandbox.advance(wait);
+    }
+  }
+}
+
+/** The rollout finished: stable is the desired template's hash, and every other ReplicaSet is at 0. */
+export function isFullyPromoted(observed: ObservedState): boolean {
+  const status = observed.rollout.status ?? {};
+  const desired = podTemplateHash(observed.rollout.spec.template, status.collisionCount);
+  if (status.phase !== 'Healthy' || status.stableRS !== desired || status.currentPodHash !== desired)
+    return false;
+  const replicas = observed.rollout.spec.replicas ?? 1;
+  const stable = observed.replicaSets.find((rs) => rs.podTemplateHash === status.stableRS);
+  return (
+    stable !== undefined &&
+    stable.status.availableReplicas === replicas &&
+    observed.replicaSets.every((rs) => rs === stable || (rs.replicas === 0 && rs.status.replicas === 0))
+  );
+}
