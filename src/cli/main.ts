@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
 import { registerSandboxCommand } from './commands/sandbox.ts';
+import { registerValidateCommand } from './commands/validate.ts';
 
 const require = createRequire(import.meta.url);
 const { version } = require('../../package.json') as { version: string };
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
     .exitOverride();
   // Command registrations (one line each; keep alphabetical).
   registerSandboxCommand(program);
+  registerValidateCommand(program);
   return program;
 }
 
