@@ -65,3 +65,8 @@ const granularMaps = new Set([
 export function isGranularMap(schemaPath: readonly string[]): boolean {
   return granularMaps.has(schemaPath[schemaPath.length - 1] ?? '');
 }
+
+/** Struct fields the built-in types mark atomic (`+structType=atomic` / `+mapType=atomic`): owned and replaced whole. */
+export function isAtomicField(schemaPath: readonly string[], builtIn: boolean): boolean {
+  return builtIn && schemaPath[schemaPath.length - 1] === 'selector';
+}

@@ -1,7 +1,7 @@
 // Sets of owned field paths: built from an object, compared, and converted to/from the fieldsV1 format.
 
 import { isPlainObject } from '../controllers/kube-object.ts';
-import { applyListType, isGranularMap } from './apply-list-types.ts';
+import { applyListType, isAtomicField, isGranularMap } from './apply-list-types.ts';
 import type { PathElement } from './field-path.ts';
 import { itemKey, keyElement } from './field-path.ts';
 
@@ -133,6 +133,10 @@ export function isGranularPath(path: readonly PathElement[]): boolean {
 export function fieldSetOf(object: Record<string, unknown>, builtIn: boolean): FieldSet {
   const set = new FieldSet();
   const walk = (value: unknown, path: PathElement[]): void => {
+    if (isPlainObject(value) && path.length > 0 && isAtomicField(schemaPathOf(path), builtIn)) {
+      set.add(path);
+      return;
+    }
     if (isPlainObject(value)) {
       const entries = Object.entries(value).filter(([key]) => {
         if (path.length === 0) return key !== 'apiVersion' && key !== 'kind';

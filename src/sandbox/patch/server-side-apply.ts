@@ -3,7 +3,7 @@
 import type { KubeObject, ManagedFieldsEntry } from '../controllers/kube-object.ts';
 import { isPlainObject } from '../controllers/kube-object.ts';
 import { formatKubeTime } from '../controllers/kube-time.ts';
-import { applyListType } from './apply-list-types.ts';
+import { applyListType, isAtomicField } from './apply-list-types.ts';
 import type { PathElement } from './field-path.ts';
 import { formatFieldPath, itemKey, removeAt, valueAt } from './field-path.ts';
 import { FieldSet, fieldSetOf, isGranularPath, schemaPathOf, systemMetadataFields } from './field-set.ts';
@@ -111,7 +111,7 @@ function content(object: KubeObject, subresource: 'status' | undefined): Record<
 }
 
 function mergeApplied(live: unknown, applied: unknown, path: PathElement[], builtIn: boolean): unknown {
-  if (isPlainObject(applied)) {
+  if (isPlainObject(applied) && !(path.length > 0 && isAtomicField(schemaPathOf(path), builtIn))) {
     const result: Record<string, unknown> = isPlainObject(live) ? { ...live } : {};
     for (const [key, value] of Object.entries(applied)) {
       if (value === null) delete result[key];
