@@ -27,6 +27,7 @@ import {
   parseLabelSelector,
 } from '../selectors/label-selector.ts';
 import type { ObjectStore, PropagationPolicy, StoredObject } from '../store/object-store.ts';
+import { isoSeconds } from '../store/object-store.ts';
 import { sandboxNodeName } from '../controllers/index.ts';
 import { applyDefaults } from '../validation/apply-defaults.ts';
 import { validateObject } from '../validation/validate-object.ts';
@@ -393,6 +394,9 @@ export class ApiServer {
         `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`,
       );
     }
+    obj.apiVersion = expected;
+    obj.kind = route.type.kind;
+    normalizeMetaTimes(obj);
     if (
       route.type.namespaced &&
       obj.metadata.namespace !== undefined &&
@@ -737,6 +741,25 @@ function notFoundOf(type: ResourceType, name: string): ApiStatusError {
     details: { name, ...(type.group === '' ? {} : { group: type.group }), kind: type.plural },
     code: 404,
   });
+}
+
+/** metav1.Time has second precision: clients that send `.000Z` (client-node does) must not look like a change. */
+function normalizeMetaTimes(obj: StoredObject): void {
+  const seconds = (v: unknown): unknown => {
+    if (typeof v !== 'string') return v;
+    const t = Date.parse(v);
+    return Number.isNaN(t) ? v : isoSeconds(new Date(t));
+  };
+  const meta = obj.metadata;
+  if (meta.creationTimestamp !== undefined)
+    meta.creationTimestamp = seconds(meta.creationTimestamp) as string;
+  if (meta.deletionTimestamp !== undefined)
+    meta.deletionTimestamp = seconds(meta.deletionTimestamp) as string;
+  if (Array.isArray(meta.managedFields)) {
+    for (const entry of meta.managedFields) {
+      if (isRecord(entry) && entry.time !== undefined) entry.time = seconds(entry.time);
+    }
+  }
 }
 
 /** The field manager of a non-apply write: ?fieldManager=, else the client's user agent up to the first '/'. */

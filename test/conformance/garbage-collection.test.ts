@@ -1,0 +1,115 @@
+// Conformance: ownerReferences garbage collection (background, foreground, orphan) and finalizers.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  connectConformanceCluster,
+  configMap,
+  replicaSet,
+  type ConformanceCluster,
+} from './support/conformance-cluster.ts';
+
+let cluster: ConformanceCluster;
+beforeAll(async () => {
+  cluster = await connectConformanceCluster();
+});
+afterAll(async () => {
+  await cluster.stop();
+});
+
+async function ownerWithDependent(name: string): Promise<void> {
+  const owner = await cluster.objects.create(configMap(name, cluster.namespace));
+  await cluster.objects.create({
+    ...configMap(`${name}-dep`, cluster.namespace),
+    metadata: {
+      name: `${name}-dep`,
+      namespace: cluster.namespace,
+      ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name, uid: owner.metadata?.uid ?? '' }],
+    },
+  });
+}
+
+const exists = async (name: string): Promise<boolean> =>
+  cluster.core
+    .readNamespacedConfigMap({ name, namespace: cluster.namespace })
+    .then(() => true)
+    .catch((err: { code?: number }) => {
+      if (err.code === 404) return false;
+      throw err;
+    });
+
+describe('garbage collection', () => {
+  it('deletes dependents in the background once the owner is gone', async () => {
+    await ownerWithDependent('gc-bg');
+    await cluster.core.deleteNamespacedConfigMap({ name: 'gc-bg', namespace: cluster.namespace });
+    expect(await exists('gc-bg')).toBe(false);
+    await cluster.eventually(async () => ((await exists('gc-bg-dep')) ? undefined : true));
+  });
+
+  it('keeps dependents and drops their ownerReference with propagationPolicy=Orphan', async () => {
+    await ownerWithDependent('gc-orphan');
+    await cluster.core.deleteNamespacedConfigMap({
+      name: 'gc-orphan',
+      namespace: cluster.namespace,
+      propagationPolicy: 'Orphan',
+    });
+    const dep = await cluster.eventually(async () => {
+      const cm = await cluster.core.readNamespacedConfigMap({
+        name: 'gc-orphan-dep',
+        namespace: cluster.namespace,
+      });
+      return (cm.metadata?.ownerReferences ?? []).length === 0 ? cm : undefined;
+    });
+    expect(dep.metadata?.name).toBe('gc-orphan-dep');
+  });
+
+  it('deletes dependents before the owner with propagationPolicy=Foreground', async () => {
+    await ownerWithDependent('gc-fg');
+    await cluster.core.deleteNamespacedConfigMap({
+      name: 'gc-fg',
+      namespace: cluster.namespace,
+      propagationPolicy: 'Foreground',
+    });
+    await cluster.eventually(async () =>
+      (await exists('gc-fg')) || (await exists('gc-fg-dep')) ? undefined : true,
+    );
+  });
+
+  it('deletes the pods of a deleted ReplicaSet', async () => {
+    await cluster.objects.create(replicaSet('gc-rs', cluster.namespace, 2));
+    await cluster.eventually(async () => {
+      const pods = await cluster.core.listNamespacedPod({
+        namespace: cluster.namespace,
+        labelSelector: 'app=gc-rs',
+      });
+      return pods.items.length === 2 ? true : undefined;
+    });
+    await cluster.apps.deleteNamespacedReplicaSet({ name: 'gc-rs', namespace: cluster.namespace });
+    await cluster.eventually(async () => {
+      const pods = await cluster.core.listNamespacedPod({
+        namespace: cluster.namespace,
+        labelSelector: 'app=gc-rs',
+      });
+      return pods.items.filter((p) => !p.metadata?.deletionTimestamp).length === 0 ? true : undefined;
+    }, 60_000);
+  });
+});
+
+describe('finalizers', () => {
+  it('marks deletionTimestamp and keeps the object until the last finalizer is removed', async () => {
+    await cluster.objects.create({
+      ...configMap('fin', cluster.namespace),
+      metadata: { name: 'fin', namespace: cluster.namespace, finalizers: ['rollgate.dev/test'] },
+    });
+    await cluster.core.deleteNamespacedConfigMap({ name: 'fin', namespace: cluster.namespace });
+    const terminating = await cluster.core.readNamespacedConfigMap({
+      name: 'fin',
+      namespace: cluster.namespace,
+    });
+    expect(terminating.metadata?.deletionTimestamp).toBeInstanceOf(Date);
+    await cluster.core.patchNamespacedConfigMap({
+      name: 'fin',
+      namespace: cluster.namespace,
+      body: [{ op: 'remove', path: '/metadata/finalizers' }],
+    });
+    expect(await exists('fin')).toBe(false);
+  });
+});

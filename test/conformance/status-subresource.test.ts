@@ -1,0 +1,165 @@
+// Conformance: the /status subresource only changes status; the main resource ignores status.
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectConformanceCluster, type ConformanceCluster } from './support/conformance-cluster.ts';
+
+let cluster: ConformanceCluster;
+let crdName: string;
+let group: string;
+beforeAll(async () => {
+  cluster = await connectConformanceCluster();
+  group = `${cluster.unique('conf')}.rollgate.dev`;
+  crdName = `gadgets.${group}`;
+  await cluster.objects.create({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: crdName },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        },
+      ],
+    },
+  } as never);
+  await cluster.eventually(async () => {
+    const crd = (await cluster.objects.read({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: crdName },
+    })) as {
+      status?: { conditions?: Array<{ type: string; status: string }> };
+    };
+    return crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')
+      ? true
+      : undefined;
+  });
+});
+afterAll(async () => {
+  await cluster.objects
+    .delete({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: crdName },
+    })
+    .catch(() => undefined);
+  await cluster.stop();
+});
+
+const gadget = (name: string) => ({
+  apiVersion: `${group}/v1`,
+  kind: 'Gadget',
+  metadata: { name, namespace: cluster.namespace },
+  spec: { size: 1 },
+  status: { phase: 'FromCreate' },
+});
+
+describe('status subresource of a custom resource', () => {
+  it('drops status sent on create', async () => {
+    const created = (await cluster.custom.createNamespacedCustomObject({
+      group,
+      version: 'v1',
+      namespace: cluster.namespace,
+      plural: 'gadgets',
+      body: gadget('g1'),
+    })) as { status?: unknown; metadata: { generation: number } };
+    expect(created.status).toBeUndefined();
+    expect(created.metadata.generation).toBe(1);
+  });
+
+  it('changes only status through /status, without bumping generation', async () => {
+    const updated = (await cluster.custom.patchNamespacedCustomObjectStatus(
+      {
+        group,
+        version: 'v1',
+        namespace: cluster.namespace,
+        plural: 'gadgets',
+        name: 'g1',
+        body: { spec: { size: 99 }, status: { phase: 'Ready' } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    )) as { spec: { size: number }; status: { phase: string }; metadata: { generation: number } };
+    expect(updated.status.phase).toBe('Ready');
+    expect(updated.spec.size).toBe(1);
+    expect(updated.metadata.generation).toBe(1);
+  });
+
+  it('ignores status in writes to the main resource and bumps generation for spec', async () => {
+    const updated = (await cluster.custom.patchNamespacedCustomObject(
+      {
+        group,
+        version: 'v1',
+        namespace: cluster.namespace,
+        plural: 'gadgets',
+        name: 'g1',
+        body: { spec: { size: 2 }, status: { phase: 'Hacked' } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    )) as { spec: { size: number }; status: { phase: string }; metadata: { generation: number } };
+    expect(updated.spec.size).toBe(2);
+    expect(updated.status.phase).toBe('Ready');
+    expect(updated.metadata.generation).toBe(2);
+  });
+
+  it('requires a resourceVersion to replace a custom resource', async () => {
+    const live = (await cluster.custom.getNamespacedCustomObject({
+      group,
+      version: 'v1',
+      namespace: cluster.namespace,
+      plural: 'gadgets',
+      name: 'g1',
+    })) as {
+      metadata: Record<string, unknown>;
+    };
+    delete live.metadata.resourceVersion;
+    await expect(
+      cluster.custom.replaceNamespacedCustomObject({
+        group,
+        version: 'v1',
+        namespace: cluster.namespace,
+        plural: 'gadgets',
+        name: 'g1',
+        body: live,
+      }),
+    ).rejects.toMatchObject({ code: 422 });
+  });
+});
+
+describe('status subresource of a built-in kind', () => {
+  it('keeps ReplicaSet status when the main resource is replaced with a different status', async () => {
+    await cluster.apps.createNamespacedReplicaSet({
+      namespace: cluster.namespace,
+      body: {
+        metadata: { name: 'rs-status' },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: { app: 'rs-status' } },
+          template: {
+            metadata: { labels: { app: 'rs-status' } },
+            spec: { containers: [{ name: 'a', image: 'nginx:1.27' }] },
+          },
+        },
+      },
+    });
+    const settled = await cluster.eventually(async () => {
+      const rs = await cluster.apps.readNamespacedReplicaSet({
+        name: 'rs-status',
+        namespace: cluster.namespace,
+      });
+      return rs.status?.observedGeneration === 1 ? rs : undefined;
+    });
+    const replaced = await cluster.apps.replaceNamespacedReplicaSet({
+      name: 'rs-status',
+      namespace: cluster.namespace,
+      body: { ...settled, status: { replicas: 42 } },
+    });
+    expect(replaced.status?.replicas).toBe(0);
+  });
+});
