@@ -18,8 +18,8 @@ export function readConditions(status: Record<string, unknown> | undefined): Arr
 }
 
 /**
- * Returns the list with `condition` set: lastTransitionTime stays when the status is unchanged,
- * otherwise it becomes `now`. `stamp` names extra time fields to set to now (e.g. lastProbeTime).
+ * Returns the list with `condition` set: an identical condition is kept as is; lastTransitionTime stays
+ * when only reason or message changed, otherwise it becomes `now`. `stamp` names extra time fields to set to now (e.g. lastProbeTime).
  */
 export function setCondition(
   conditions: Array<Record<string, unknown>>,
@@ -28,6 +28,14 @@ export function setCondition(
   stamp: string[] = [],
 ): Array<Record<string, unknown>> {
   const previous = conditions.find((existing) => existing.type === condition.type);
+  // An unchanged condition is left exactly as it was, so repeated passes write nothing.
+  if (
+    previous !== undefined &&
+    previous.status === condition.status &&
+    previous.reason === condition.reason &&
+    previous.message === condition.message
+  )
+    return conditions;
   const transition =
     previous !== undefined &&
     previous.status === condition.status &&

@@ -160,6 +160,9 @@ function ensureValidApply(applied: KubeObject, live: KubeObject | undefined): vo
     throw new ServerSideApplyError('apiVersion must be set in an applied configuration', 'apiVersion');
   if (typeof applied.kind !== 'string' || applied.kind === '')
     throw new ServerSideApplyError('kind must be set in an applied configuration', 'kind');
+  const sentManagedFields = applied.metadata.managedFields;
+  if (Array.isArray(sentManagedFields) && sentManagedFields.length > 0)
+    throw new ServerSideApplyError('metadata.managedFields must be nil', 'metadata.managedFields');
   if (live !== undefined && live.kind !== applied.kind)
     throw new ServerSideApplyError(
       `kind ${applied.kind} does not match the object's kind ${live.kind}`,

@@ -151,3 +151,17 @@ describe('planJob', () => {
     expect(cluster.owner.status?.completionTime).toBe('2026-01-01T00:00:02Z');
   });
 });
+
+describe('planJob: stable output', () => {
+  it('a failing job waiting for its pods to stop writes the same status on later passes', () => {
+    const cluster = new MiniCluster(
+      aJob({ backoffLimit: 0, activeDeadlineSeconds: 3 }, { 'sandbox.rollgate.dev/job-duration': '60s' }),
+      planJob,
+      options,
+    );
+    cluster.run(t0, 0, 3000, 500);
+    const first = planJob(cluster.owner, cluster.pods, at(3500), options);
+    const second = planJob({ ...cluster.owner, status: first.status }, cluster.pods, at(9000), options);
+    expect(second.status).toEqual(first.status);
+  });
+});

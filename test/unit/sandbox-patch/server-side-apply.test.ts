@@ -7,6 +7,7 @@ import {
   formatApplyConflictMessage,
   recordUpdateManagedFields,
   serverSideApply,
+  ServerSideApplyError,
 } from '../../../src/sandbox/patch/index.ts';
 
 const now = new Date('2026-01-01T00:00:00Z');
@@ -343,5 +344,24 @@ describe('FieldSet', () => {
       'f:spec': { 'f:containers': { 'k:{"name":"app"}': { '.': {}, 'f:image': {} } }, 'f:replicas': {} },
     };
     expect(FieldSet.fromFieldsV1(fields).toFieldsV1()).toEqual(fields);
+  });
+});
+
+describe('serverSideApply: invalid requests', () => {
+  it('rejects managedFields in the applied configuration, as the API server does', () => {
+    const withFields = applied(baseSpec);
+    withFields.metadata.managedFields = [
+      { manager: 'x', operation: 'Apply', apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: {} },
+    ];
+    expect(() => serverSideApply(undefined, withFields, { manager: 'rollgate', force: false, now })).toThrow(
+      'metadata.managedFields must be nil',
+    );
+  });
+
+  it('rejects a configuration without apiVersion or kind', () => {
+    const noKind = { ...applied(baseSpec), kind: '' };
+    expect(() => serverSideApply(undefined, noKind, { manager: 'rollgate', force: false, now })).toThrow(
+      ServerSideApplyError,
+    );
   });
 });
