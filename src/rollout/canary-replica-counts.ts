@@ -1,0 +1,178 @@
+// The replica arithmetic of a replica-ratio canary: targets from the weight, and the next safe move.
+import type { IntOrString } from '../spec/kube-meta.ts';
+import { InvalidSpecError } from './invalid-spec-error.ts';
+
+/** Surge and unavailability resolved to pod counts for a given replica count. */
+export interface ReplicaBudget {
+  maxSurge: number;
+  maxUnavailable: number;
+}
+
+/** Pods a ReplicaSet asks for (spec.replicas) and how many of them are available. */
+export interface ReplicaSetCount {
+  replicas: number;
+  available: number;
+}
+
+/** An old ReplicaSet (neither stable nor canary); `scaleDown` says its deadline has passed. */
+export interface OtherReplicaSetCount extends ReplicaSetCount {
+  scaleDown: boolean;
+}
+
+export interface CanaryReplicaCountsInput {
+  /** spec.replicas of the rollout. */
+  replicas: number;
+  /** Canary traffic weight, 0–100. */
+  weight: number;
+  budget: ReplicaBudget;
+  /** strategy.canary.minPodsPerReplicaSet: a ReplicaSet that runs at all runs at least this many pods. */
+  minPodsPerReplicaSet?: number;
+  /** A setCanaryScale override of the canary's pod count (replicas, or a weight of spec.replicas). */
+  canaryScale?: { replicas?: number; weight?: number };
+  /** Never scale the canary down (an abort inside abortScaleDownDelaySeconds, or a delay of 0). */
+  holdCanary?: boolean;
+  current: { canary: ReplicaSetCount; stable: ReplicaSetCount; others?: OtherReplicaSetCount[] };
+}
+
+export interface CanaryReplicaCounts {
+  /** Where the ReplicaSets are going at this weight. */
+  target: { canary: number; stable: number };
+  /** The next spec.replicas of each, one safe move from `current` (others in input order). */
+  next: { canary: number; stable: number; others: number[] };
+  /** Most pods allowed at once: replicas + maxSurge. */
+  ceiling: number;
+  /** Fewest available pods allowed: replicas − maxUnavailable. */
+  floor: number;
+}
+
+const PERCENT = /^(\d+)%$/;
+const INTEGER = /^\d+$/;
+
+function ceilDiv(a: number, b: number): number {
+  return Math.floor((a + b - 1) / b);
+}
+
+function resolveIntOrPercent(value: IntOrString, replicas: number, roundUp: boolean, field: string): number {
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value) || value < 0)
+      throw new InvalidSpecError(`must be a non-negative integer`, field);
+    return value;
+  }
+  const percent = PERCENT.exec(value.trim());
+  if (percent?.[1] !== undefined) {
+    const p = Number(percent[1]);
+    return roundUp ? ceilDiv(replicas * p, 100) : Math.floor((replicas * p) / 100);
+  }
+  if (INTEGER.test(value.trim())) return Number(value.trim());
+  throw new InvalidSpecError(
+    `must be an integer or a percentage like "25%", got ${JSON.stringify(value)}`,
+    field,
+  );
+}
+
+/**
+ * Resolves maxSurge (percentages round up) and maxUnavailable (round down) for `replicas`, as Kubernetes
+ * does; when both come out 0, maxUnavailable becomes 1 so a rollout can always move.
+ *
+ * @throws InvalidSpecError for a value that is neither an integer nor a percentage.
+ */
+export function resolveReplicaBudget(
+  replicas: number,
+  maxSurge: IntOrString,
+  maxUnavailable: IntOrString,
+): ReplicaBudget {
+  const surge = resolveIntOrPercent(maxSurge, replicas, true, 'spec.strategy.canary.maxSurge');
+  const unavailable = resolveIntOrPercent(
+    maxUnavailable,
+    replicas,
+    false,
+    'spec.strategy.canary.maxUnavailable',
+  );
+  if (surge === 0 && unavailable === 0) return { maxSurge: 0, maxUnavailable: 1 };
+  return { maxSurge: surge, maxUnavailable: unavailable };
+}
+
+function clampCount(n: number): number {
+  return Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
+}
+
+/**
+ * The canary replica arithmetic (no traffic router: the weight is a replica ratio).
+ *
+ * Targets: canary = ⌈replicas·weight/100⌉, stable = ⌈replicas·(100−weight)/100⌉ (so weight 0 → no canary
+ * pods, 100 → all pods canary and none stable, and anything in between keeps at least one pod of each),
+ * raised to minPodsPerReplicaSet for a ReplicaSet that runs at all, then fitted under the surge ceiling.
+ *
+ * The next move from `current`: scale-ups only into the room under the ceiling (stable first, it is what
+ * users fall back to), scale-downs only of unavailable pods plus the available pods above the floor (old
+ * ReplicaSets first, then canary, then stable). Both can be applied together: pods never exceed
+ * max(ceiling, current total) and available pods never drop below min(floor, currently available).
+ */
+export function canaryReplicaCounts(input: CanaryReplicaCountsInput): CanaryReplicaCounts {
+  const replicas = clampCount(input.replicas);
+  const weight = Math.min(100, clampCount(input.weight));
+  const ceiling = replicas + clampCount(input.budget.maxSurge);
+  const floor = Math.max(0, replicas - clampCount(input.budget.maxUnavailable));
+
+  let canaryTarget =
+    input.canaryScale?.replicas !== undefined
+      ? clampCount(input.canaryScale.replicas)
+      : ceilDiv(
+          replicas *
+            (input.canaryScale?.weight !== undefined
+              ? Math.min(100, clampCount(input.canaryScale.weight))
+              : weight),
+          100,
+        );
+  let stableTarget = ceilDiv(replicas * (100 - weight), 100);
+  const minPods = Math.min(clampCount(input.minPodsPerReplicaSet ?? 0), replicas);
+  if (canaryTarget > 0) canaryTarget = Math.max(canaryTarget, minPods);
+  if (stableTarget > 0) stableTarget = Math.max(stableTarget, minPods);
+  if (canaryTarget > ceiling) canaryTarget = ceiling;
+  if (canaryTarget + stableTarget > ceiling) stableTarget = Math.max(0, ceiling - canaryTarget);
+
+  const canary = normalize(input.current.canary);
+  const stable = normalize(input.current.stable);
+  const others = (input.current.others ?? []).map((other) => ({
+    ...normalize(other),
+    scaleDown: other.scaleDown,
+  }));
+
+  const total = canary.replicas + stable.replicas + others.reduce((sum, other) => sum + other.replicas, 0);
+  let room = Math.max(0, ceiling - total);
+  let nextStable = stable.replicas;
+  let nextCanary = canary.replicas;
+  if (stableTarget > nextStable) {
+    const add = Math.min(stableTarget - nextStable, room);
+    nextStable += add;
+    room -= add;
+  }
+  if (canaryTarget > nextCanary) nextCanary += Math.min(canaryTarget - nextCanary, room);
+
+  const available =
+    canary.available + stable.available + others.reduce((sum, other) => sum + other.available, 0);
+  let budget = Math.max(0, available - floor);
+  const shrink = (count: ReplicaSetCount, target: number): number => {
+    if (target >= count.replicas) return count.replicas;
+    const want = count.replicas - target;
+    const free = Math.min(want, count.replicas - count.available);
+    const paid = Math.min(want - free, budget);
+    budget -= paid;
+    return count.replicas - free - paid;
+  };
+  const nextOthers = others.map((other) => (other.scaleDown ? shrink(other, 0) : other.replicas));
+  if (!input.holdCanary && canaryTarget < canary.replicas) nextCanary = shrink(canary, canaryTarget);
+  if (stableTarget < stable.replicas) nextStable = shrink(stable, stableTarget);
+
+  return {
+    target: { canary: canaryTarget, stable: stableTarget },
+    next: { canary: nextCanary, stable: nextStable, others: nextOthers },
+    ceiling,
+    floor,
+  };
+}
+
+function normalize(count: ReplicaSetCount): ReplicaSetCount {
+  const replicas = clampCount(count.replicas);
+  return { replicas, available: Math.min(clampCount(count.available), replicas) };
+}

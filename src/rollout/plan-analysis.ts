@@ -1,0 +1,82 @@
+// Sub-planner: step and background AnalysisRuns: names, creation, and what their phase means for the rollout.
+import type { RolloutAnalysis } from '../spec/rollout.ts';
+import type { ObservedAnalysisRun } from './observed-state.ts';
+import {
+  ANALYSIS_TYPE_LABEL,
+  POD_TEMPLATE_HASH_LABEL,
+  ROLLOUT_NAME_LABEL,
+  STEP_INDEX_LABEL,
+  type AnalysisRunArgumentValue,
+  type CreateAnalysisRunAction,
+} from './rollout-action.ts';
+
+/** What an AnalysisRun's state means for the rollout. */
+export type AnalysisVerdict = 'missing' | 'running' | 'successful' | 'failed' | 'inconclusive';
+
+/** `<rollout>-<hash>-<stepIndex>` for a step run, `<rollout>-<hash>-background` for the background run. */
+export function analysisRunName(rolloutName: string, hash: string, step: number | 'background'): string {
+  return `${rolloutName}-${hash}-${step}`;
+}
+
+/** The verdict for a run (or its absence). */
+export function analysisVerdict(run: ObservedAnalysisRun | undefined): AnalysisVerdict {
+  if (run === undefined) return 'missing';
+  switch (run.phase) {
+    case 'Successful':
+      return 'successful';
+    case 'Failed':
+    case 'Error':
+      return 'failed';
+    case 'Inconclusive':
+      return 'inconclusive';
+    default:
+      return 'running';
+  }
+}
+
+/** Resolves podTemplateHashValue references (Stable / Latest) into plain values. */
+export function resolveAnalysisArgs(
+  analysis: RolloutAnalysis,
+  hashes: { stable?: string; latest: string },
+): AnalysisRunArgumentValue[] {
+  return (analysis.args ?? []).map((arg) => {
+    const ref = arg.valueFrom?.podTemplateHashValue;
+    if (ref !== undefined)
+      return { name: arg.name, value: ref === 'Stable' ? (hashes.stable ?? '') : hashes.latest };
+    if (arg.valueFrom?.fieldRef !== undefined)
+      return { name: arg.name, valueFrom: { fieldRef: arg.valueFrom.fieldRef } };
+    return arg.value !== undefined ? { name: arg.name, value: arg.value } : { name: arg.name };
+  });
+}
+
+/** The createAnalysisRun action for a step (`step` = index) or the background analysis. */
+export function createAnalysisRunAction(
+  rolloutName: string,
+  analysis: RolloutAnalysis,
+  hashes: { stable?: string; latest: string },
+  step: number | 'background',
+): CreateAnalysisRunAction {
+  const labels: Record<string, string> = {
+    [ROLLOUT_NAME_LABEL]: rolloutName,
+    [POD_TEMPLATE_HASH_LABEL]: hashes.latest,
+    [ANALYSIS_TYPE_LABEL]: step === 'background' ? 'Background' : 'Step',
+  };
+  if (step !== 'background') labels[STEP_INDEX_LABEL] = String(step);
+  return {
+    kind: 'createAnalysisRun',
+    name: analysisRunName(rolloutName, hashes.latest, step),
+    templates: (analysis.templates ?? []).map((template) =>
+      template.clusterScope === undefined
+        ? { templateName: template.templateName }
+        : { templateName: template.templateName, clusterScope: template.clusterScope },
+    ),
+    args: resolveAnalysisArgs(analysis, hashes),
+    labels,
+    background: step === 'background',
+  };
+}
+
+/** A run that is still going and should be stopped (not already terminated or finished). */
+export function isStoppable(run: ObservedAnalysisRun): boolean {
+  return !run.terminated && (run.phase === 'Pending' || run.phase === 'Running');
+}

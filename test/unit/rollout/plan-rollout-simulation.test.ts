@@ -1,0 +1,129 @@
+// Whole-planner simulation: an in-memory world driven by planRollout with a fake clock, invariants every pass.
+import { describe, it, expect } from 'vitest';
+import type { CanaryStep } from '../../../src/spec/rollout.ts';
+import { resolveReplicaBudget } from '../../../src/rollout/index.ts';
+import { aRollout, hashOf } from '../../builders/rollout-builder.ts';
+import { InMemoryWorld } from '../../builders/in-memory-world.ts';
+
+/** mulberry32: a small seeded PRNG, so every trial can be replayed from its seed. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const STEP_SETS: CanaryStep[][] = [
+  [],
+  [{ setWeight: 25 }, { pause: { duration: '10s' } }, { setWeight: 50 }, { pause: {} }, { setWeight: 75 }],
+  [{ setWeight: 20 }, { analysis: { templates: [{ templateName: 'ok' }] } }, { pause: { duration: 5 } }],
+  [
+    { setCanaryScale: { replicas: 1 } },
+    { setWeight: 50 },
+    { pause: {} },
+    { setCanaryScale: { matchTrafficWeight: true } },
+  ],
+];
+
+interface TrialResult {
+  passes: number;
+  converged: boolean;
+}
+
+/** Runs one randomized trial and asserts the invariants after every reconcile. */
+function trial(seed: number): TrialResult {
+  const random = prng(seed);
+  const replicas = 1 + Math.floor(random() * 5);
+  const steps = STEP_SETS[Math.floor(random() * STEP_SETS.length)] ?? [];
+  const background = random() < 0.3;
+  const rollout = aRollout()
+    .withReplicas(replicas)
+    .withSteps(...steps)
+    .withCanary({
+      scaleDownDelaySeconds: Math.floor(random() * 10),
+      canaryService: 'web-canary',
+      stableService: 'web-stable',
+      ...(background ? { analysis: { templates: [{ templateName: 'bg' }], startingStep: 1 } } : {}),
+    })
+    .build();
+  const readyAfterMs = 1000 + Math.floor(random() * 3000);
+  const world = new InMemoryWorld({
+    rollout,
+    behaviour: () => ({ kind: 'healthy', readyAfterMs }),
+    services: [
+      { name: 'web-canary', selector: { app: 'web' } },
+      { name: 'web-stable', selector: { app: 'web' } },
+    ],
+  });
+  const budget = resolveReplicaBudget(replicas, '25%', '25%');
+  const ceiling = replicas + budget.maxSurge;
+  const floor = replicas - budget.maxUnavailable;
+  let version = 1;
+  const revisions = 1 + Math.floor(random() * 4);
+  const everStable = new Set<string>();
+  let passes = 0;
+
+  for (; passes < 3000; passes++) {
+    const before = world.totals();
+    const plan = world.reconcile();
+    const after = world.totals();
+    const status = world.rollout.status ?? {};
+    if (status.stableRS !== undefined) everStable.add(status.stableRS);
+    const context = `seed ${seed} pass ${passes} R=${replicas}`;
+    expect(after.pods, `${context}: pods above replicas + maxSurge`).toBeLessThanOrEqual(
+      Math.max(ceiling, before.pods),
+    );
+    if (before.available >= floor) {
+      expect(after.available, `${context}: available below replicas - maxUnavailable`).toBeGreaterThanOrEqual(
+        floor,
+      );
+    }
+    const canariesWithPods = world.hashesWithPods().filter((hash) => !everStable.has(hash));
+    expect(canariesWithPods.length, `${context}: more than one canary with pods`).toBeLessThanOrEqual(1);
+    for (const value of world.deadlineAnnotations()) expect(value, `${context}: empty deadline`).not.toBe('');
+    expect(
+      plan.status.conditions?.find((c) => c.type === 'InvalidSpec'),
+      context,
+    ).toBeUndefined();
+
+    // The outside world: new revisions at random moments, promotes of indefinite pauses.
+    if (version < revisions && random() < 0.04) {
+      version += 1;
+      world.setImage(`app:${version}`);
+      continue;
+    }
+    if ((status.pauseConditions ?? []).length > 0 && random() < 0.1) {
+      world.patchStatus({ pauseConditions: null });
+      continue;
+    }
+    const latest = hashOf(`app:${version}`);
+    const done =
+      version === revisions &&
+      status.stableRS === latest &&
+      status.phase === 'Healthy' &&
+      world.hashesWithPods().every((hash) => hash === latest);
+    if (done) return { passes, converged: true };
+    const wrote = plan.actions.some((action) => action.kind !== 'emitEvent');
+    if (!wrote)
+      world.advance(
+        plan.requeueAfterMs !== undefined && plan.requeueAfterMs > 0
+          ? Math.min(plan.requeueAfterMs, 1000)
+          : 1000,
+      );
+  }
+  return { passes, converged: false };
+}
+
+describe('planRollout simulation', () => {
+  it('100 randomized trials (replicas 1..5, random supersedes) converge to the newest revision fully promoted', () => {
+    const failures: number[] = [];
+    for (let seed = 1; seed <= 100; seed++) {
+      if (!trial(seed).converged) failures.push(seed);
+    }
+    expect(failures).toEqual([]);
+  });
+});
