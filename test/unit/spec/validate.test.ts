@@ -1,0 +1,348 @@
+// Tests for validation: each malformed input gets its own precise error at the right line.
+import { describe, it, expect } from 'vitest';
+import {
+  validateManifests,
+  validateObject,
+  EXPECT_IN_CLUSTER_ANNOTATION,
+} from '../../../src/spec/validate.ts';
+import { parseManifests } from '../../../src/spec/manifest.ts';
+
+// A valid canary Rollout; tests replace one line or block to break exactly one thing.
+const ROLLOUT = `apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata:
+  name: web
+  namespace: apps
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27
+          resources:
+            requests: {cpu: 100m, memory: 64Mi}
+            limits: {cpu: "1", memory: 128Mi}
+  strategy:
+    canary:
+      steps:
+        - setWeight: 20
+        - pause: {duration: 30s}
+        - setWeight: 60
+        - pause: {}
+`;
+
+const TEMPLATE = `apiVersion: argoproj.io/v1alpha1
+kind: AnalysisTemplate
+metadata:
+  name: success-rate
+  namespace: apps
+spec:
+  args:
+    - name: service
+  metrics:
+    - name: success
+      interval: 1m
+      count: 3
+      failureLimit: "{{args.limit}}"
+      successCondition: result[0] >= 0.95
+      provider:
+        prometheus:
+          address: http://prometheus:9090
+          query: sum(rate(ok[1m])) / sum(rate(all[1m]))
+`;
+
+function check(text: string, file = 'rollout.yaml') {
+  const report = validateManifests([{ file, text }]);
+  const errors = report.objects.flatMap((o) =>
+    o.errors.map((e) => `${e.line}:${e.col} ${e.path}: ${e.message}`),
+  );
+  const warnings = report.objects.flatMap((o) => o.warnings.map((e) => `${e.line} ${e.path}: ${e.message}`));
+  return { report, errors, warnings };
+}
+
+describe('validateManifests: a valid Rollout and AnalysisTemplate', () => {
+  it('reports both objects valid, with their file and line', () => {
+    const { report, errors } = check(`${ROLLOUT}---\n${TEMPLATE}`);
+    expect(errors).toEqual([]);
+    expect(report.objects.map((o) => [o.kind, o.name, o.line, o.valid])).toEqual([
+      ['Rollout', 'web', 1, true],
+      ['AnalysisTemplate', 'success-rate', 30, true],
+    ]);
+    expect(report.summary).toEqual({ valid: 2, invalid: 0, skipped: 0 });
+  });
+
+  it('accepts the rollgate.dev apiVersion too', () => {
+    expect(check(ROLLOUT.replace('argoproj.io/v1alpha1', 'rollgate.dev/v1alpha1')).errors).toEqual([]);
+  });
+});
+
+describe('validateManifests: malformed Rollouts', () => {
+  it('missing selector', () => {
+    const text = ROLLOUT.replace('  selector:\n    matchLabels:\n      app: web\n', '');
+    expect(check(text).errors).toEqual(['6:1 spec.selector: required']);
+  });
+
+  it('template labels that do not match the selector', () => {
+    const text = ROLLOUT.replace('      labels:\n        app: web', '      labels:\n        app: api');
+    expect(check(text).errors).toEqual([
+      '13:7 spec.template.metadata.labels: do not match spec.selector: label app is "api", the selector wants "web"',
+    ]);
+  });
+
+  it('an empty selector', () => {
+    const text = ROLLOUT.replace('  selector:\n    matchLabels:\n      app: web\n', '  selector: {}\n');
+    expect(check(text).errors).toEqual([
+      '8:3 spec.selector: must not be empty: give matchLabels or matchExpressions',
+    ]);
+  });
+
+  it('setWeight 150', () => {
+    const text = ROLLOUT.replace('- setWeight: 60', '- setWeight: 150');
+    expect(check(text).errors).toEqual([
+      '27:11 spec.strategy.canary.steps[2].setWeight: must be between 0 and 100, got 150',
+    ]);
+  });
+
+  it('a pause duration that cannot be parsed', () => {
+    const text = ROLLOUT.replace('duration: 30s', 'duration: 30 seconds');
+    expect(check(text).errors).toEqual([
+      '26:19 spec.strategy.canary.steps[1].pause.duration: invalid duration "30 seconds": unexpected "30 seconds" (expected e.g. "30s", "5m", "1h30m", "250ms" or integer seconds)',
+    ]);
+  });
+
+  it('memory: invalid', () => {
+    const text = ROLLOUT.replace('memory: 128Mi', 'memory: invalid');
+    expect(check(text).errors).toEqual([
+      '21:32 spec.template.spec.containers[0].resources.limits.memory: invalid quantity "invalid": expected a number with an optional suffix (m, k, M, G, Ki, Mi, Gi, …), e.g. "500m" or "128Mi"',
+    ]);
+  });
+
+  it('a request above its limit', () => {
+    const text = ROLLOUT.replace('cpu: 100m', 'cpu: "2"');
+    expect(check(text).errors).toEqual([
+      '20:24 spec.template.spec.containers[0].resources.requests.cpu: must be less than or equal to the cpu limit (1)',
+    ]);
+  });
+
+  it('wrong types', () => {
+    const text = ROLLOUT.replace('replicas: 3', 'replicas: three').replace(
+      'image: nginx:1.27',
+      'image: [nginx]',
+    );
+    expect(check(text).errors).toEqual([
+      '7:3 spec.replicas: must be an integer, got "three"',
+      '18:11 spec.template.spec.containers[0].image: must be a string, got a list',
+    ]);
+  });
+
+  it('negative replicas', () => {
+    expect(check(ROLLOUT.replace('replicas: 3', 'replicas: -1')).errors).toEqual([
+      '7:3 spec.replicas: must be >= 0, got -1',
+    ]);
+  });
+
+  it('a step with two kinds, and one with none', () => {
+    const text = ROLLOUT.replace('- setWeight: 20', '- setWeight: 20\n          pause: {}').replace(
+      '- pause: {}',
+      '- setweight: 10',
+    );
+    expect(check(text).errors).toEqual([
+      '25:11 spec.strategy.canary.steps[0]: a step must set only one of setWeight, pause, experiment, analysis, got setWeight and pause',
+      '29:11 spec.strategy.canary.steps[3]: a step must set one of setWeight, pause, setCanaryScale, analysis, experiment, setHeaderRoute, setMirrorRoute, plugin',
+    ]);
+  });
+
+  it('an unknown apiVersion for a known kind', () => {
+    expect(check(ROLLOUT.replace('argoproj.io/v1alpha1', 'argoproj.io/v1beta1')).errors).toEqual([
+      '1:1 apiVersion: must be one of argoproj.io/v1alpha1, rollgate.dev/v1alpha1, got "argoproj.io/v1beta1"',
+    ]);
+  });
+
+  it('setHeaderRoute without trafficRouting', () => {
+    const text = ROLLOUT.replace('- pause: {}', '- setHeaderRoute: {name: canary-header}');
+    expect(check(text).errors.sort()).toEqual([
+      '28:11 spec.strategy.canary.steps[3].setHeaderRoute: requires strategy.canary.trafficRouting',
+      '28:11 spec.strategy.canary.steps[3].setHeaderRoute: unsupported: strategy.canary.steps[3].setHeaderRoute (header routes need a traffic router)',
+    ]);
+  });
+
+  it('maxSurge and maxUnavailable both 0', () => {
+    const text = ROLLOUT.replace(
+      '    canary:\n',
+      '    canary:\n      maxSurge: 0\n      maxUnavailable: "0%"\n',
+    );
+    expect(check(text).errors).toEqual([
+      '24:7 spec.strategy.canary.maxSurge: maxSurge and maxUnavailable cannot both be 0 (the rollout could never progress)',
+    ]);
+  });
+
+  it('no strategy at all', () => {
+    const text = ROLLOUT.slice(0, ROLLOUT.indexOf('  strategy:')) + '  strategy: {}\n';
+    expect(check(text).errors).toEqual([
+      '22:3 spec.strategy: must set strategy.canary (Rollgate drives canary strategies)',
+    ]);
+  });
+
+  it('duplicate objects are reported at the second, with the line of the first', () => {
+    const { errors, report } = check(`${ROLLOUT}---\n${ROLLOUT}`);
+    expect(errors).toEqual([
+      '33:3 metadata.name: duplicate Rollout "apps/web": first defined at rollout.yaml:1',
+    ]);
+    expect(report.objects.map((o) => o.valid)).toEqual([true, false]);
+  });
+
+  it('duplicates across files name the first file', () => {
+    const report = validateManifests([
+      { file: 'a.yaml', text: TEMPLATE },
+      { file: 'b.yaml', text: TEMPLATE },
+    ]);
+    expect(report.objects[1]?.errors[0]?.message).toBe(
+      'duplicate AnalysisTemplate "apps/success-rate": first defined at a.yaml:1',
+    );
+  });
+
+  it('invalid YAML is an invalid entry with file:line:col', () => {
+    const { report } = check(`${ROLLOUT}---\napiVersion: v1\nkind: X\nspec:\n\tfoo: 1\n`);
+    expect(report.summary).toEqual({ valid: 1, invalid: 1, skipped: 0 });
+    expect(report.objects[1]).toMatchObject({
+      file: 'rollout.yaml',
+      line: 33,
+      col: 1,
+      kind: null,
+      valid: false,
+      errors: [{ path: '', line: 33, col: 1, message: 'invalid YAML: Tabs are not allowed as indentation' }],
+    });
+  });
+
+  it('an alias bomb is refused as invalid', () => {
+    const bomb = `apiVersion: argoproj.io/v1alpha1\nkind: Rollout\na: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n`;
+    const { report } = check(bomb);
+    expect(report.objects[0]?.errors[0]?.message).toBe(
+      'refused: alias expansion exceeds 100 (a YAML alias bomb?)',
+    );
+    expect(report.summary.invalid).toBe(1);
+  });
+
+  it('skips other kinds and non-Kubernetes YAML with a note', () => {
+    const { report } = check('apiVersion: v1\nkind: Service\nmetadata: {name: web}\n---\nfoo: bar\n');
+    expect(report.summary).toEqual({ valid: 0, invalid: 0, skipped: 2 });
+    expect(report.skipped.map((s) => s.reason)).toEqual([
+      'not a Kubernetes object (no apiVersion/kind)',
+      'kind Service (v1) is not validated by Rollgate',
+    ]);
+  });
+});
+
+describe('unsupported fields', () => {
+  it('blueGreen is an error with the documented message', () => {
+    const text = ROLLOUT.replace(
+      / {2}strategy:[\s\S]*$/,
+      '  strategy:\n    blueGreen:\n      activeService: web\n',
+    );
+    expect(check(text).errors).toEqual([
+      '23:5 spec.strategy.blueGreen: unsupported: strategy.blueGreen (Rollgate drives canary strategies only)',
+    ]);
+  });
+
+  it('canaryMetadata is a warning and leaves the object valid', () => {
+    const text = ROLLOUT.replace(
+      '    canary:\n',
+      '    canary:\n      canaryMetadata:\n        labels: {role: canary}\n',
+    );
+    const { report, warnings } = check(text);
+    expect(report.objects[0]?.valid).toBe(true);
+    expect(warnings).toEqual([
+      '24 spec.strategy.canary.canaryMetadata: unsupported: strategy.canary.canaryMetadata (the labels/annotations are not added to canary pods yet)',
+    ]);
+  });
+
+  it('an unsupported metric provider is an error on the template', () => {
+    const text = TEMPLATE.replace(/ {8}prometheus:[\s\S]*$/, '        datadog:\n          query: avg:x\n');
+    expect(check(text).errors).toEqual([
+      '16:9 spec.metrics[0].provider.datadog: unsupported: spec.metrics[0].provider.datadog (Rollgate runs prometheus, web and job metrics)',
+    ]);
+  });
+});
+
+describe('analysis template references', () => {
+  const withAnalysis = ROLLOUT.replace(
+    '- pause: {}',
+    '- analysis:\n            templates:\n              - templateName: success-rate',
+  );
+
+  it('are found among the validated manifests in the same namespace', () => {
+    expect(check(`${withAnalysis}---\n${TEMPLATE}`).errors).toEqual([]);
+  });
+
+  it('are an error when missing', () => {
+    expect(check(withAnalysis).errors).toEqual([
+      `30:17 spec.strategy.canary.steps[3].analysis.templates[0].templateName: AnalysisTemplate "success-rate" not found among the validated manifests in namespace apps; add it, or list it in the annotation ${EXPECT_IN_CLUSTER_ANNOTATION} if it already exists in the cluster`,
+    ]);
+  });
+
+  it('in another namespace do not count', () => {
+    const elsewhere = TEMPLATE.replace('namespace: apps', 'namespace: other');
+    expect(check(`${withAnalysis}---\n${elsewhere}`).errors).toHaveLength(1);
+  });
+
+  it('may be declared as expected in the cluster', () => {
+    const annotated = withAnalysis.replace(
+      '  namespace: apps\n',
+      `  namespace: apps\n  annotations:\n    ${EXPECT_IN_CLUSTER_ANNOTATION}: "success-rate, other"\n`,
+    );
+    expect(check(annotated).errors).toEqual([]);
+  });
+
+  it('clusterScope references look for a ClusterAnalysisTemplate', () => {
+    const cluster = withAnalysis.replace(
+      '- templateName: success-rate',
+      '- templateName: success-rate\n                clusterScope: true',
+    );
+    expect(check(`${cluster}---\n${TEMPLATE}`).errors[0]).toContain(
+      'ClusterAnalysisTemplate "success-rate" not found',
+    );
+    const clusterTemplate = TEMPLATE.replace(
+      'kind: AnalysisTemplate',
+      'kind: ClusterAnalysisTemplate',
+    ).replace('  namespace: apps\n', '');
+    expect(check(`${cluster}---\n${clusterTemplate}`).errors).toEqual([]);
+  });
+});
+
+describe('malformed AnalysisTemplates', () => {
+  it('bad interval, bad count and no provider', () => {
+    const text = TEMPLATE.replace('interval: 1m', 'interval: often')
+      .replace('count: 3', 'count: many')
+      .replace(/ {6}provider:[\s\S]*$/, '      provider: {}\n');
+    expect(check(text).errors).toEqual([
+      '11:7 spec.metrics[0].interval: invalid duration "often": unexpected "often" (expected e.g. "30s", "5m", "1h30m", "250ms" or integer seconds)',
+      '12:7 spec.metrics[0].count: must be a non-negative integer or an argument placeholder like "{{args.count}}", got "many"',
+      '15:7 spec.metrics[0].provider: must set one provider (prometheus, web, job)',
+    ]);
+  });
+});
+
+describe('validateObject', () => {
+  it('validates one object without cross-object checks', () => {
+    const obj = parseManifests(
+      ROLLOUT.replace('- pause: {}', '- analysis: {templates: [{templateName: x}]}'),
+      'r.yaml',
+    ).objects[0]!;
+    const result = validateObject(obj);
+    expect(result.valid).toBe(true);
+    expect(result).toMatchObject({
+      file: 'r.yaml',
+      line: 1,
+      kind: 'Rollout',
+      name: 'web',
+      namespace: 'apps',
+    });
+  });
+});
