@@ -12,6 +12,22 @@ const SCP_LIKE = /^(?:[^@/\s]+@)?([^:/\s]+):(?!\/\/)(.+)$/;
 export function repoUrlKey(url: string): string | undefined {
   const trimmed = url.trim();
   if (trimmed.length === 0) return undefined;
+  // Local repositories (the demo, tests): an absolute path and its file:// URL are the same.
+  if (trimmed.startsWith('/') || /^file:\/\//i.test(trimmed)) {
+    let local = trimmed;
+    if (!trimmed.startsWith('/')) {
+      try {
+        local = decodeURIComponent(new URL(trimmed).pathname);
+      } catch {
+        return undefined;
+      }
+    }
+    local = local
+      .replace(/\/+$/, '')
+      .replace(/\.git$/i, '')
+      .replace(/\/+$/, '');
+    return local.length === 0 ? undefined : `file://${local}`;
+  }
   let host: string;
   let path: string;
   const scp = /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? null : SCP_LIKE.exec(trimmed);

@@ -12,7 +12,9 @@ export interface WebhookProviderConfig {
 
 /** Bitbucket: Data Center/Server (and Cloud webhooks with a secret) sign; other Cloud hooks are known by UUID. */
 export interface BitbucketWebhookConfig extends WebhookProviderConfig {
-  /** The UUIDs of the Bitbucket Cloud webhooks to accept (X-Hook-UUID), braces optional. */
+  /** The UUID of the Bitbucket Cloud webhook to accept (X-Hook-UUID), braces optional (config key). */
+  hookUuid?: string;
+  /** More Bitbucket Cloud webhook UUIDs to accept, e.g. one per repository. */
   hookUuids?: string[];
 }
 

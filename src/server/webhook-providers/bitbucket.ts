@@ -4,7 +4,7 @@
 // (Server), `repo:push` and `pullrequest:fulfilled` (Cloud).
 import { z } from 'zod';
 import { checkHmacHeader, constantTimeEqual, header } from '../signature.ts';
-import type { WebhookProvider } from '../webhook-types.ts';
+import type { WebhookProvider, WebhooksConfig } from '../webhook-types.ts';
 import { branchOfRef, presentUrls } from './payload-fields.ts';
 
 const hrefList = z.array(z.object({ href: z.string() })).optional();
@@ -64,11 +64,17 @@ function normaliseUuid(uuid: string): string {
   return uuid.trim().replace(/^\{/, '').replace(/\}$/, '').toLowerCase();
 }
 
+function configuredHookUuids(config: WebhooksConfig): string[] {
+  const { hookUuid, hookUuids = [] } = config.bitbucket ?? {};
+  return [...(hookUuid === undefined ? [] : [hookUuid]), ...hookUuids].filter(
+    (u) => normaliseUuid(u).length > 0,
+  );
+}
+
 export const bitbucketProvider: WebhookProvider = {
   name: 'bitbucket',
   isConfigured: (config) =>
-    (config.bitbucket?.secret ?? '').length > 0 ||
-    (config.bitbucket?.hookUuids ?? []).some((u) => u.length > 0),
+    (config.bitbucket?.secret ?? '').length > 0 || configuredHookUuids(config).length > 0,
   verify(headers, rawBody, config) {
     const signature = header(headers, 'x-hub-signature');
     const secret = config.bitbucket?.secret ?? '';
@@ -87,9 +93,7 @@ export const bitbucketProvider: WebhookProvider = {
     if (hookUuid !== undefined) {
       const given = normaliseUuid(hookUuid);
       // Compare against every configured UUID (no early exit) so timing says nothing about which matched.
-      const matches = (config.bitbucket?.hookUuids ?? []).filter((u) =>
-        constantTimeEqual(normaliseUuid(u), given),
-      );
+      const matches = configuredHookUuids(config).filter((u) => constantTimeEqual(normaliseUuid(u), given));
       return matches.length > 0
         ? { ok: true }
         : {

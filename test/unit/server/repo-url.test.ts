@@ -62,3 +62,11 @@ describe('sourcesForPush', () => {
     ).toEqual([]);
   });
 });
+
+describe('local repositories', () => {
+  it('treats an absolute path and its file:// URL as the same repository', () => {
+    expect(repoUrlKey('/tmp/demo/apps.git')).toBe('file:///tmp/demo/apps');
+    expect(sameRepository('/tmp/demo/apps.git/', 'file:///tmp/demo/apps')).toBe(true);
+    expect(sameRepository('/tmp/demo/apps', '/tmp/demo/other')).toBe(false);
+  });
+});

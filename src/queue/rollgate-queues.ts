@@ -1,0 +1,62 @@
+// The three queues opened together, plus the level-triggered "enqueue everything" a process runs
+// on start and after Redis was emptied.
+import { PollQueue, type PollSchedule } from './poll-queue.ts';
+import type { QueueConnectionOptions } from './queue-connection.ts';
+import { readQueueDepths, type QueueDepth } from './queue-depths.ts';
+import { ReconcileQueue } from './reconcile-queue.ts';
+import { SyncQueue } from './sync-queue.ts';
+
+/** Producer handles for every queue of one installation (one prefix). */
+export interface RollgateQueues {
+  poll: PollQueue;
+  sync: SyncQueue;
+  reconcile: ReconcileQueue;
+  /** Jobs per queue and state (for the rollgate_queue_jobs metric). */
+  depths(): Promise<QueueDepth[]>;
+  close(): Promise<void>;
+}
+
+/** Opens the `poll`, `sync` and `reconcile` queues on one connection and prefix. */
+export function openRollgateQueues(
+  options: QueueConnectionOptions & { webhookCoalesceMs?: number },
+): RollgateQueues {
+  const poll = new PollQueue(options);
+  const sync = new SyncQueue(options);
+  const reconcile = new ReconcileQueue(options);
+  return {
+    poll,
+    sync,
+    reconcile,
+    depths: () => readQueueDepths([poll, sync, reconcile]),
+    close: async () => {
+      await Promise.all([poll.close(), sync.close(), reconcile.close()]);
+    },
+  };
+}
+
+/** What a resync found to enqueue. */
+export interface ResyncReport {
+  schedulersRemoved: string[];
+  pollsEnqueued: number;
+  reconcilesEnqueued: number;
+}
+
+/**
+ * Re-derives all work (level-triggered): makes the poll schedulers match the configured sources,
+ * enqueues a `start` poll of every source and a reconcile of every known rollout (`namespace/name`,
+ * listed from the cluster). Everything is deduplicated, so running it twice, or in several processes
+ * at once, costs nothing more than the Redis round trips.
+ */
+export async function enqueueEverything(
+  queues: Pick<RollgateQueues, 'poll' | 'reconcile'>,
+  known: { sources: readonly PollSchedule[]; rollouts: readonly string[] },
+): Promise<ResyncReport> {
+  const schedulersRemoved = await queues.poll.syncSchedules(known.sources);
+  for (const source of known.sources) await queues.poll.enqueuePoll(source.source, 'start');
+  for (const key of known.rollouts) await queues.reconcile.enqueue(key);
+  return {
+    schedulersRemoved,
+    pollsEnqueued: known.sources.length,
+    reconcilesEnqueued: known.rollouts.length,
+  };
+}
