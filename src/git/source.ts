@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
-import type { GitAuth } from 'isomorphic-git';
+import type { FsClient, GitAuth } from 'isomorphic-git';
 import type { Clock } from '../clock/clock.ts';
 import { systemClock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
@@ -19,6 +19,9 @@ import { diffManifests } from './manifest-diff.ts';
 import type { ManifestChange } from './manifest-diff.ts';
 import type { ManifestParser, ManifestProblem } from './manifest-parser.ts';
 import { yamlManifestParser } from './manifest-parser.ts';
+import { ObjectMemory } from './object-memory.ts';
+import type { CommitSummary } from './object-memory.ts';
+import { readSnapshotFs } from './read-snapshot-fs.ts';
 import { splitRemoteUrl } from './remote-url.ts';
 import { diffTargets, isManifestPath, normalizeSourcePath, resolvePath } from './tree-diff.ts';
 import type { FileChange, ObjectReader, TreeEntry } from './tree-diff.ts';
@@ -56,7 +59,16 @@ export interface GitSourceOptions {
   parser?: ManifestParser;
   /** Shared HTTP transport (request counting, capability memory); one per source by default. */
   transport?: GitHttpTransport;
+  /**
+   * History depth asked for on fetches after the first (default {@link DEFAULT_FETCH_DEPTH}). When more
+   * commits than this were pushed between two fetches, the fetch costs one full snapshot instead of the
+   * changes only; it never downloads more history than this.
+   */
+  fetchDepth?: number;
 }
+
+/** Commits asked for on incremental fetches; see {@link GitSourceOptions.fetchDepth}. */
+export const DEFAULT_FETCH_DEPTH = 20;
 
 /** How the new commit relates to the one it is compared with. */
 export type HistoryRelation = 'initial' | 'same' | 'fast-forward' | 'rewritten' | 'unknown';
@@ -76,8 +88,11 @@ export interface SourceDiff {
   problems: ManifestProblem[];
   /** Manifest files whose blob differs. */
   files: FileChange[];
-  /** Objects read from the cache for this diff (what "skipping equal subtrees" saves). */
-  reads: { commits: number; trees: number; blobs: number };
+  /**
+   * Objects the diff looked at (what "skipping equal subtrees" saves): commits, trees and blobs asked
+   * for, and how many of those trees and commits were answered from memory instead of the object store.
+   */
+  reads: { commits: number; trees: number; blobs: number; fromMemory: number };
 }
 
 const NETWORK_CODES = new Set([
@@ -118,6 +133,8 @@ export class GitSource {
   private readonly parser: ManifestParser;
   private readonly transport: GitHttpTransport;
   private readonly cache: object = {};
+  private readonly memory = new ObjectMemory();
+  private readonly fetchDepth: number;
   private initialized = false;
 
   constructor(
@@ -135,6 +152,7 @@ export class GitSource {
     this.logger = (options.logger ?? silentLogger).child({ source: source.name, url });
     this.parser = options.parser ?? yamlManifestParser;
     this.transport = options.transport ?? new GitHttpTransport(options.clock ?? systemClock);
+    this.fetchDepth = options.fetchDepth ?? DEFAULT_FETCH_DEPTH;
   }
 
   /** HTTP requests this source's transport sent over the network (for metrics and tests). */
@@ -170,6 +188,9 @@ export class GitSource {
    */
   async fetch(): Promise<string> {
     await this.ensureCache();
+    const previous = await git
+      .resolveRef({ fs, gitdir: this.gitdir, ref: `refs/heads/${this.branch}` })
+      .catch(() => undefined);
     try {
       const result = await git.fetch({
         fs,
@@ -179,7 +200,10 @@ export class GitSource {
         ref: this.branch,
         remoteRef: this.branch,
         singleBranch: true,
-        depth: 1,
+        // The first fetch takes the tip alone. Later ones ask for up to `fetchDepth` commits: the server
+        // then finds our previous tip among them and sends only new objects (with depth 1 it would send the
+        // whole snapshot again, since a depth-1 tip has no parent linking it to what we have).
+        depth: previous === undefined ? 1 : this.fetchDepth,
         tags: false,
         cache: this.cache,
         ...this.authCallbacks(),
@@ -188,6 +212,15 @@ export class GitSource {
       if (!head) {
         throw new GitRefNotFoundError(`branch ${this.branch} not found`, this.context('fetch'));
       }
+      // isomorphic-git offers the local branch as "have" on the next fetch; without it every fetch would
+      // download the whole snapshot again.
+      await git.writeRef({
+        fs,
+        gitdir: this.gitdir,
+        ref: `refs/heads/${this.branch}`,
+        value: head,
+        force: true,
+      });
       this.logger.debug({ head }, 'fetched');
       return head;
     } catch (error) {
@@ -208,17 +241,18 @@ export class GitSource {
    * (first sync, new cache), every object at `to` is reported added.
    */
   async diffReport(from: string | undefined, to: string): Promise<SourceDiff> {
-    const reads = { commits: 0, trees: 0, blobs: 0 };
-    const reader = this.objectReader(reads);
+    const reads = { commits: 0, trees: 0, blobs: 0, fromMemory: 0 };
+    const snapshot = readSnapshotFs();
+    const reader = this.objectReader(reads, snapshot);
     let toTree: string;
     try {
-      toTree = await this.treeOf(to, reads);
+      toTree = await this.treeOf(to, reads, snapshot);
     } catch (error) {
       throw this.mapError(error, 'diff');
     }
     let fromTree: string | undefined;
     if (from !== undefined && from !== to) {
-      fromTree = await this.treeOf(from, reads).catch(() => undefined);
+      fromTree = await this.treeOf(from, reads, snapshot).catch(() => undefined);
       if (fromTree === undefined) {
         this.logger.warn(
           { from, to },
@@ -233,7 +267,7 @@ export class GitSource {
           ? 'same'
           : fromTree === undefined
             ? 'unknown'
-            : await this.relation(from, to, reads);
+            : await this.relation(from, to, reads, snapshot);
     let files: FileChange[] = [];
     if (from !== to) {
       try {
@@ -280,29 +314,42 @@ export class GitSource {
     this.initialized = true;
   }
 
-  private async treeOf(commit: string, reads: SourceDiff['reads']): Promise<string> {
-    if (!fs.existsSync(this.gitdir)) {
-      throw new GitObjectMissingError(`commit ${commit} is not in the cache`, this.context('diff'));
-    }
+  private async treeOf(commit: string, reads: SourceDiff['reads'], snapshot: FsClient): Promise<string> {
+    return (await this.commitSummary(commit, reads, snapshot)).tree;
+  }
+
+  private async commitSummary(
+    oid: string,
+    reads: SourceDiff['reads'],
+    snapshot: FsClient,
+  ): Promise<CommitSummary> {
     reads.commits += 1;
-    const { commit: parsed } = await git.readCommit({
-      fs,
-      gitdir: this.gitdir,
-      oid: commit,
-      cache: this.cache,
-    });
-    return parsed.tree;
+    const known = this.memory.commit(oid);
+    if (known) {
+      reads.fromMemory += 1;
+      return known;
+    }
+    if (!fs.existsSync(this.gitdir)) {
+      throw new GitObjectMissingError(`commit ${oid} is not in the cache`, this.context('diff'));
+    }
+    const { commit } = await git.readCommit({ fs: snapshot, gitdir: this.gitdir, oid, cache: this.cache });
+    const summary: CommitSummary = { tree: commit.tree, parents: commit.parent };
+    this.memory.rememberCommit(oid, summary);
+    return summary;
   }
 
   /** Walks `to`'s first parents that are in the cache looking for `from`; no network. */
-  private async relation(from: string, to: string, reads: SourceDiff['reads']): Promise<HistoryRelation> {
+  private async relation(
+    from: string,
+    to: string,
+    reads: SourceDiff['reads'],
+    snapshot: FsClient,
+  ): Promise<HistoryRelation> {
     let current: string | undefined = to;
     for (let i = 0; i < HISTORY_WALK_LIMIT && current !== undefined; i += 1) {
       let parents: string[];
       try {
-        reads.commits += 1;
-        parents = (await git.readCommit({ fs, gitdir: this.gitdir, oid: current, cache: this.cache })).commit
-          .parent;
+        parents = (await this.commitSummary(current, reads, snapshot)).parents;
       } catch {
         return 'unknown';
       }
@@ -313,22 +360,29 @@ export class GitSource {
     return 'unknown';
   }
 
-  private objectReader(reads: SourceDiff['reads']): ObjectReader {
-    const { gitdir, cache } = this;
+  private objectReader(reads: SourceDiff['reads'], snapshot: FsClient): ObjectReader {
+    const { gitdir, cache, memory } = this;
     return {
       async readTree(oid: string): Promise<TreeEntry[]> {
         reads.trees += 1;
-        const { tree } = await git.readTree({ fs, gitdir, oid, cache });
-        return tree.map((entry) => ({
+        const known = memory.tree(oid);
+        if (known) {
+          reads.fromMemory += 1;
+          return known;
+        }
+        const { tree } = await git.readTree({ fs: snapshot, gitdir, oid, cache });
+        const entries = tree.map((entry) => ({
           name: entry.path,
           oid: entry.oid,
           type: entry.type,
           mode: entry.mode,
         }));
+        memory.rememberTree(oid, entries);
+        return entries;
       },
       async readBlob(oid: string): Promise<Uint8Array> {
         reads.blobs += 1;
-        return (await git.readBlob({ fs, gitdir, oid, cache })).blob;
+        return (await git.readBlob({ fs: snapshot, gitdir, oid, cache })).blob;
       },
     };
   }
