@@ -40,7 +40,7 @@ export type ReconcileOutcome =
 export type RolloutPlanner = (rollout: Rollout, observed: ObservedState, now: Date) => RolloutPlan;
 
 /** Where the last traffic-router error per rollout is kept between calls (a Map is enough per process). */
-export type TrafficErrorMemory = Map<string, string>;
+export type TrafficErrorMemory = Map<string, { message: string; failures: number }>;
 
 export interface ReconcileDeps {
   clients: KubeClients;
@@ -101,7 +101,7 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
   const sleep = deps.sleep ?? realSleep;
   const random = deps.random ?? Math.random;
   const planner = deps.planner ?? planRollout;
-  const trafficErrors = deps.trafficErrors ?? new Map<string, string>();
+  const trafficErrors: TrafficErrorMemory = deps.trafficErrors ?? new Map();
   const reader = new ObservedStateReader(deps.clients);
   const executor = new ActionExecutor({
     clients: deps.clients,
@@ -168,7 +168,7 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
     if (read === undefined) return { kind: 'done', stats };
 
     const lastTrafficError = trafficErrors.get(keyOf(key));
-    if (lastTrafficError !== undefined) read.observed.traffic = { error: lastTrafficError };
+    if (lastTrafficError !== undefined) read.observed.traffic = { error: lastTrafficError.message };
     const now = deps.clock.now();
     let plan: RolloutPlan;
     try {
@@ -184,7 +184,11 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
     }
     const report = await executor.execute(plan, read);
     stats.writes += report.writes;
-    if (report.trafficError !== undefined) trafficErrors.set(keyOf(key), report.trafficError);
+    if (report.trafficError !== undefined)
+      trafficErrors.set(keyOf(key), {
+        message: report.trafficError,
+        failures: (trafficErrors.get(keyOf(key))?.failures ?? 0) + 1,
+      });
     else if (plan.actions.some((action: RolloutAction) => action.kind === 'setTrafficWeights'))
       trafficErrors.delete(keyOf(key));
     if (deps.onPass) await deps.onPass({ observed: read.observed, plan, report });
@@ -200,13 +204,18 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
     );
     // Something changed, or the planner asked to look again at once: the next pass observes the result.
     if (report.writes > 0 || plan.requeueAfterMs === 0) continue;
-    if (report.trafficError !== undefined)
+    if (report.trafficError !== undefined) {
+      // Retry the router with a backoff that grows across calls, but never past a planner timer
+      // (the progress deadline must still fire on time).
+      const failures = trafficErrors.get(keyOf(key))?.failures ?? 1;
+      const retryMs = backoffDelayMs(failures - 1, { ...DEFAULT_TRANSIENT_BACKOFF, maxMs: resyncMs, random });
       return {
         kind: 'requeue',
-        afterMs: backoff(new Error(report.trafficError)),
-        reason: 'traffic router failed',
+        afterMs: plan.requeueAfterMs !== undefined ? Math.min(retryMs, plan.requeueAfterMs) : retryMs,
+        reason: `traffic router failed: ${report.trafficError}`,
         stats,
       };
+    }
     if (plan.requeueAfterMs !== undefined) {
       const afterMs = replicaSetsSettled(read.observed)
         ? plan.requeueAfterMs

@@ -153,8 +153,10 @@ export class ReconcileHarness {
   writes = 0;
   conflicts = 0;
   reconciles = 0;
-  /** Set once the stable ReplicaSet has had all its pods available: the availability floor applies from then on. */
-  stableWasHealthy = false;
+  /** Rollouts whose stable ReplicaSet has had all its pods available: the availability floor applies from then on. */
+  readonly stableWasHealthy = new Set<string>();
+  /** What the invariant check read after the last reconcile of each rollout. */
+  readonly lastObserved = new Map<string, ObservedState>();
   trafficErrors: TrafficErrorMemory = new Map();
 
   private constructor(
@@ -259,6 +261,8 @@ export class ReconcileHarness {
     Object.assign(this.sandbox.faults, { conflictRate: 0, errorRate: 0 });
     try {
       const observed = await this.observe(key);
+      const id = `${key.namespace}/${key.name}`;
+      this.lastObserved.set(id, observed);
       const status = observed.rollout.status ?? {};
       const stable = observed.replicaSets.find((rs) => rs.podTemplateHash === status.stableRS);
       if (
@@ -266,9 +270,9 @@ export class ReconcileHarness {
         stable.replicas > 0 &&
         stable.status.availableReplicas >= (observed.rollout.spec.replicas ?? 1)
       )
-        this.stableWasHealthy = true;
-      for (const message of checkInvariants(observed, this.stableWasHealthy))
-        this.violations.push({ at: this.clock.now().toISOString(), message });
+        this.stableWasHealthy.add(id);
+      for (const message of checkInvariants(observed, this.stableWasHealthy.has(id)))
+        this.violations.push({ at: this.clock.now().toISOString(), message: `${key.name}: ${message}` });
     } finally {
       Object.assign(this.sandbox.faults, faults);
     }
@@ -289,10 +293,8 @@ export class ReconcileHarness {
     const stepMs = options.stepMs ?? 1_000;
     for (;;) {
       const outcome = await this.reconcile(key, options.extra);
-      const faults = { ...this.sandbox.faults };
-      Object.assign(this.sandbox.faults, { conflictRate: 0, errorRate: 0 });
-      const observed = await this.observe(key);
-      Object.assign(this.sandbox.faults, faults);
+      const observed = this.lastObserved.get(`${key.namespace}/${key.name}`);
+      if (observed === undefined) throw new Error(`rollout ${key.name} was not observed`);
       if (done(observed)) return this.clock.now().getTime() - start;
       const elapsed = this.clock.now().getTime() - start;
       if (elapsed > timeoutMs)
