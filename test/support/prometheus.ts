@@ -167,6 +167,7 @@ export async function startPrometheus(
     await stop();
     throw new Error(
       `could not start prometheus (${binary}; apt-get install prometheus): ${(error as Error).message}`,
+      { cause: error },
     );
   }
   return { address, exporter, waitFor, stop };
