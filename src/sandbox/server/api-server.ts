@@ -379,7 +379,25 @@ export class ApiServer {
   }
 
   private async readObject(req: IncomingMessage, route: Route): Promise<StoredObject> {
-    const body = parseJsonBody(await readBody(req));
+    const contentType = (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
+    let body: unknown;
+    if (contentType === 'application/json' || contentType === '') {
+      body = parseJsonBody(await readBody(req));
+    } else if (contentType === 'application/yaml') {
+      try {
+        body = parseYaml(await readBody(req)) as unknown;
+      } catch (err) {
+        throw badRequest(`error decoding YAML: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    } else {
+      // Protobuf is not spoken here; client-go falls back to JSON after a 415, as against older servers.
+      await readBody(req);
+      throw new ApiStatusError({
+        message: `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
+        reason: 'UnsupportedMediaType',
+        code: 415,
+      });
+    }
     if (!isRecord(body)) throw badRequest('the request body must be a JSON object');
     const obj = body as StoredObject;
     if (!isRecord(obj.metadata)) obj.metadata = {};
