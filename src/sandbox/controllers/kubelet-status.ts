@@ -403,7 +403,10 @@ function condition(
  */
 export function kubeletStatus(pod: KubeObject, now: Date, options: ControllerOptions): KubeletResult {
   const createdAt = parseKubeTime(pod.metadata.creationTimestamp) ?? now.getTime();
-  const deletedAt = parseKubeTime(pod.metadata.deletionTimestamp);
+  // deletionTimestamp is when the grace period ends; the kubelet stops the pod from the delete request on.
+  const deletionDeadline = parseKubeTime(pod.metadata.deletionTimestamp);
+  const graceMs = Math.max(0, pod.metadata.deletionGracePeriodSeconds ?? 0) * 1000;
+  const deletedAt = deletionDeadline === undefined ? undefined : deletionDeadline - graceMs;
   const spec = pod.spec ?? {};
   const containers = containerList(spec, 'containers');
   const initContainers = containerList(spec, 'initContainers');

@@ -302,8 +302,9 @@ export function formatApplyConflictMessage(conflicts: readonly ApplyConflict[]):
 /**
  * Records field ownership for a non-apply write (create, update, patch; operation Update): the
  * manager takes every field the write set or changed, other managers lose those fields, removed
- * fields leave every set. managedFields sent in `after` replace the stored ones (an empty list resets
- * them); otherwise they carry over from `before`. Returns `after` with managedFields set.
+ * fields leave every set. A non-empty managedFields list sent in `after` replaces the stored one (`[{}]`
+ * resets it, as on the real server); absent or `[]`, it carries over from `before`. Returns `after`
+ * with managedFields set.
  */
 export function recordUpdateManagedFields(
   before: KubeObject | undefined,
@@ -313,7 +314,8 @@ export function recordUpdateManagedFields(
   subresource?: 'status',
 ): KubeObject {
   const builtIn = isBuiltInGroup(groupOf(after.apiVersion));
-  const sent = Array.isArray(after.metadata.managedFields) ? readEntries(after) : undefined;
+  const sentFields = after.metadata.managedFields;
+  const sent = Array.isArray(sentFields) && sentFields.length > 0 ? readEntries(after) : undefined;
   const entries = sent ?? readEntries(before) ?? [];
   const beforeContent = before === undefined ? {} : content(before, subresource);
   const afterContent = content(after, subresource);

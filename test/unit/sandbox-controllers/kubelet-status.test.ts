@@ -275,3 +275,19 @@ describe('kubelet: Job pods', () => {
     expect(stateOf(done).terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
   });
 });
+
+describe('kubelet: graceful deletion', () => {
+  it('stops reporting Ready from the delete request (deletionTimestamp minus the grace period)', () => {
+    const pod = aPod();
+    pod.metadata.deletionTimestamp = '2026-01-01T00:00:40Z';
+    pod.metadata.deletionGracePeriodSeconds = 30;
+    expect(conditionOf(kubeletStatus(pod, at(9000), options).status, 'Ready')?.status).toBe('True');
+    const terminating = kubeletStatus(pod, at(10_000), options);
+    expect(conditionOf(terminating.status, 'Ready')).toMatchObject({
+      status: 'False',
+      lastTransitionTime: '2026-01-01T00:00:10Z',
+    });
+    expect(terminating.nextChangeAt).toBeUndefined();
+    expect(kubeletStatus(pod, at(9000), options).nextChangeAt).toEqual(at(10_000));
+  });
+});

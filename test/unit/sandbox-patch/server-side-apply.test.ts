@@ -365,3 +365,19 @@ describe('serverSideApply: invalid requests', () => {
     );
   });
 });
+
+describe('recordUpdateManagedFields: managedFields sent by the client', () => {
+  it('[] keeps the stored ownership, [{}] resets it', () => {
+    const live = create('rollgate', applied(baseSpec));
+    const kept = structuredClone(live);
+    kept.metadata.managedFields = [];
+    expect(recordUpdateManagedFields(live, kept, 'kubectl-replace', later).metadata.managedFields).toEqual(
+      live.metadata.managedFields,
+    );
+    const reset = structuredClone(live);
+    reset.metadata.managedFields = [{} as never];
+    expect(
+      recordUpdateManagedFields(live, reset, 'kubectl-replace', later).metadata.managedFields,
+    ).toBeUndefined();
+  });
+});
