@@ -155,7 +155,7 @@ describe('GET /metrics', () => {
         'rollgate_webhook_deliveries_total{provider="generic",outcome="unauthorized"} 1',
       );
       expect(text).toContain('rollgate_queue_jobs{queue="reconcile",state="waiting"} 2');
-      expect(text).toContain('rollgate_queue_jobs{queue="poll",state="delayed"} 1');
+      expect(text).toContain('rollgate_queue_jobs{queue="poll",state="waiting"} 1');
       expect(text).toContain('rollgate_polls_total{source="apps",result="unchanged"} 1');
       expect(text).toContain('process_cpu_seconds_total');
     } finally {
