@@ -1,0 +1,147 @@
+// `rollgate validate` end to end: the real CLI entry (bin/rollgate.js), its output and exit codes.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runValidate } from '../../../src/cli/commands/validate.ts';
+
+const root = join(import.meta.dirname, '..', '..', '..');
+const examples = join(root, '..', 'shared', 'corpus', 'argo-rollouts', 'examples');
+
+function rollgate(
+  args: string[],
+  cwd: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(root, 'bin', 'rollgate.js'), ...args], { cwd });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const GOOD = `apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata:
+  name: web
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers: [{name: web, image: "nginx:1.27"}]
+  strategy:
+    canary:
+      steps: [{setWeight: 50}, {pause: {duration: 1m}}]
+`;
+
+/** Runs the command's function in-process (spawning the CLI costs seconds per call on a busy machine). */
+async function validateInProcess(paths: string[], output: 'text' | 'json', cwd: string) {
+  let stdout = '';
+  let stderr = '';
+  const previous = process.cwd();
+  process.chdir(cwd);
+  try {
+    const code = await runValidate(
+      paths,
+      { output },
+      {
+        stdout: { write: (text: string) => (stdout += text) },
+        stderr: { write: (text: string) => (stderr += text) },
+      },
+    );
+    return { code, stdout, stderr };
+  } finally {
+    process.chdir(previous);
+  }
+}
+
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'rollgate-validate-'));
+  mkdirSync(join(dir, 'good', 'nested'), { recursive: true });
+  writeFileSync(join(dir, 'good', 'nested', 'web.yaml'), GOOD);
+  writeFileSync(join(dir, 'good', 'notes.txt'), 'not yaml, not walked');
+  mkdirSync(join(dir, 'bad'));
+  writeFileSync(
+    join(dir, 'bad', 'api.yml'),
+    GOOD.replace('setWeight: 50', 'setWeight: 150').replace('name: web\n', 'name: api\n'),
+  );
+  writeFileSync(join(dir, 'bad', 'service.yaml'), 'apiVersion: v1\nkind: Service\nmetadata: {name: web}\n');
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('rollgate validate', () => {
+  it('exits 0 and prints a summary when everything is valid', async () => {
+    const run = await validateInProcess(['good'], 'text', dir);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('1 object checked: 1 valid, 0 invalid, 0 skipped\n');
+  });
+
+  it('exits 1 with one line per problem: file:line:col: kind/name: field.path: message', async () => {
+    const run = await rollgate(['validate', 'bad', 'good'], dir);
+    expect(run.code).toBe(1);
+    expect(run.stdout.split('\n')).toEqual([
+      'bad/api.yml:15:16: Rollout/api: spec.strategy.canary.steps[0].setWeight: must be between 0 and 100, got 150',
+      'note: skipped 1 object of kinds Rollgate does not validate (Service)',
+      '2 objects checked: 1 valid, 1 invalid, 1 skipped',
+      '',
+    ]);
+  });
+
+  it('--output json gives objects and a summary', async () => {
+    const run = await validateInProcess(['bad/api.yml'], 'json', dir);
+    expect(run.code).toBe(1);
+    const report = JSON.parse(run.stdout) as {
+      objects: Array<Record<string, unknown>>;
+      summary: Record<string, number>;
+    };
+    expect(report.summary).toEqual({ valid: 0, invalid: 1, skipped: 0 });
+    expect(report.objects[0]).toMatchObject({
+      file: 'bad/api.yml',
+      line: 1,
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Rollout',
+      name: 'api',
+      valid: false,
+      errors: [
+        {
+          path: 'spec.strategy.canary.steps[0].setWeight',
+          line: 15,
+          message: 'must be between 0 and 100, got 150',
+        },
+      ],
+      warnings: [],
+    });
+  });
+
+  it('exits 2 for a path that does not exist, and for no path at all', async () => {
+    const [missing, none] = await Promise.all([
+      rollgate(['validate', 'nowhere'], dir),
+      rollgate(['validate'], dir),
+    ]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no such file or directory: nowhere');
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("missing required argument 'path'");
+  });
+
+  it('tells the truth about the Argo Rollouts examples', async () => {
+    const run = await validateInProcess([examples], 'text', dir);
+    expect(run.code).toBe(1);
+    const summary = run.stdout.trim().split('\n').at(-1);
+    expect(summary).toBe('28 objects checked: 11 valid, 17 invalid, 50 skipped');
+    expect(run.stdout).toContain(
+      `${join(examples, 'rollout-bluegreen.yaml')}:25:5: Rollout/rollout-bluegreen: spec.strategy.blueGreen: unsupported: strategy.blueGreen (Rollgate drives canary strategies only)`,
+    );
+  });
+});
