@@ -27,5 +27,5 @@ export function splitRemoteUrl(url: string): { url: string; credentials: UrlCred
 
 /** The URL with any userinfo removed; safe to log. Works on unparsable strings too. */
 export function redactUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');
+  return url.replace(/\/\/[^/@\s]*@/g, '//');
 }
