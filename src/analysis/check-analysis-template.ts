@@ -1,0 +1,72 @@
+// Static checks of an AnalysisTemplate spec before any run exists: conditions compile, settings read, provider known.
+import type { AnalysisTemplateSpec } from '../spec/analysis.ts';
+import { compileMetricConditions } from './evaluate-measurement.ts';
+import { metricSettings } from './metric-settings.ts';
+import { referencedArgs } from './substitute-args.ts';
+
+/** One problem found in a template, with the field path it concerns. */
+export interface AnalysisTemplateIssue {
+  path: string;
+  message: string;
+}
+
+/** Providers Rollgate can measure with today. */
+export const SUPPORTED_PROVIDER_TYPES: readonly string[] = ['prometheus', 'web', 'job'];
+
+/**
+ * Checks what a run would trip over later: each condition compiles (unless it still holds an
+ * `{{args.x}}` placeholder, checked once the run is built), interval/count/limits read as numbers
+ * (same exception), exactly one provider is set and it is supported, every `{{args.x}}` is declared.
+ */
+export function checkAnalysisTemplate(spec: AnalysisTemplateSpec): AnalysisTemplateIssue[] {
+  const issues: AnalysisTemplateIssue[] = [];
+  const declared = new Set((spec.args ?? []).map((a) => a.name));
+  spec.metrics.forEach((metric, i) => {
+    const at = `spec.metrics[${i}]`;
+    for (const field of ['successCondition', 'failureCondition'] as const) {
+      const condition = metric[field];
+      if (condition === undefined || referencedArgs(condition).size > 0) continue;
+      try {
+        compileMetricConditions({ [field]: condition });
+      } catch (error) {
+        issues.push({ path: `${at}.${field}`, message: (error as Error).message });
+      }
+    }
+    const timing = [
+      metric.interval,
+      metric.initialDelay,
+      metric.count,
+      metric.failureLimit,
+      metric.inconclusiveLimit,
+    ];
+    if (referencedArgs(timing).size === 0) {
+      try {
+        metricSettings(metric);
+      } catch (error) {
+        issues.push({ path: at, message: (error as Error).message });
+      }
+    }
+    const providers = Object.entries(metric.provider)
+      .filter(([, v]) => v != null)
+      .map(([k]) => k);
+    if (providers.length !== 1) {
+      issues.push({
+        path: `${at}.provider`,
+        message: `exactly one provider must be set, found ${providers.length === 0 ? 'none' : providers.join(', ')}`,
+      });
+    } else if (!SUPPORTED_PROVIDER_TYPES.includes(providers[0] as string)) {
+      issues.push({
+        path: `${at}.provider.${providers[0]}`,
+        message: `provider "${providers[0]}" is not supported yet (supported: ${SUPPORTED_PROVIDER_TYPES.join(', ')})`,
+      });
+    }
+    for (const name of referencedArgs(metric)) {
+      if (!declared.has(name))
+        issues.push({
+          path: at,
+          message: `{{args.${name}}} is used but spec.args does not declare "${name}"`,
+        });
+    }
+  });
+  return issues;
+}

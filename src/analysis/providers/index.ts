@@ -1,0 +1,44 @@
+// The metric providers (I/O): Prometheus, web and job, and the registry the run executor looks them up in.
+import type { JobRunner } from './job-runner.ts';
+import { createJobProvider } from './job-provider.ts';
+import { createMetricProviderRegistry, type MetricProviderRegistry } from './metric-provider.ts';
+import { createPrometheusProvider, type PrometheusProviderOptions } from './prometheus-provider.ts';
+import { createWebProvider } from './web-provider.ts';
+
+export {
+  createJobProvider,
+  metricJobName,
+  JOB_NAME_METADATA,
+  JOB_RUN_LABEL,
+  JOB_METRIC_LABEL,
+} from './job-provider.ts';
+export { createPrometheusProvider, mapPrometheusResult } from './prometheus-provider.ts';
+export type { PrometheusProviderOptions } from './prometheus-provider.ts';
+export { createWebProvider, selectJsonPath, normalizeJsonPath } from './web-provider.ts';
+export { createMetricProviderRegistry, metricProviderType } from './metric-provider.ts';
+export type {
+  MetricProvider,
+  MetricProviderRegistry,
+  MeasureContext,
+  ProviderMeasurement,
+} from './metric-provider.ts';
+export type { JobRunner, JobManifest, JobOwner, JobRunStatus } from './job-runner.ts';
+export { MetricProviderError } from './metric-provider-error.ts';
+
+/** Options for {@link createDefaultMetricProviders}. */
+export interface DefaultMetricProvidersOptions {
+  /** Runs job metrics; without it, job metrics are reported as unsupported. */
+  jobRunner?: JobRunner;
+  prometheus?: PrometheusProviderOptions;
+}
+
+/** The registry a reconcile worker uses: prometheus, web, and job when a JobRunner is given. */
+export function createDefaultMetricProviders(
+  options: DefaultMetricProvidersOptions = {},
+): MetricProviderRegistry {
+  return createMetricProviderRegistry([
+    createPrometheusProvider(options.prometheus),
+    createWebProvider(),
+    ...(options.jobRunner ? [createJobProvider(options.jobRunner)] : []),
+  ]);
+}
