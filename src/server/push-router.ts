@@ -1,7 +1,8 @@
 // Turns a verified push into coalesced polls of every source on that repository and branch.
 import { silentLogger, type Logger } from '../log/logger.ts';
 import type { PollQueue } from '../queue/poll-queue.ts';
-import { redactRepoUrl, repoUrlKey } from './repo-url.ts';
+import { redactUrl } from '../git/remote-url.ts';
+import { repoUrlKey } from './repo-url.ts';
 import type { OnPush, PushHandled, PushNotice } from './webhook-types.ts';
 
 /** What the router needs to know about a source. */
@@ -43,7 +44,7 @@ export function createPushRouter(options: PushRouterOptions): OnPush {
         provider: notice.provider,
         deliveryId: notice.deliveryId,
         branch: notice.branch,
-        repository: notice.repositoryUrls.map(redactRepoUrl)[0],
+        repository: notice.repositoryUrls.map(redactUrl)[0],
         sources: matched.map((s) => s.name),
       },
       matched.length > 0 ? 'push: polls enqueued' : 'push: no source tracks this repository and branch',

@@ -58,17 +58,3 @@ export function sameRepository(a: string, b: string): boolean {
   const ka = repoUrlKey(a);
   return ka !== undefined && ka === repoUrlKey(b);
 }
-
-/** The URL without user name and password, safe to log. */
-export function redactRepoUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.username || parsed.password) {
-      parsed.username = '';
-      parsed.password = '';
-    }
-    return parsed.toString();
-  } catch {
-    return url.replace(/\/\/[^@/]*@/, '//');
-  }
-}

@@ -1,6 +1,6 @@
 // Repository URL identity and push-to-source matching.
 import { describe, expect, it } from 'vitest';
-import { redactRepoUrl, repoUrlKey, sameRepository } from '../../../src/server/repo-url.ts';
+import { repoUrlKey, sameRepository } from '../../../src/server/repo-url.ts';
 import { sourcesForPush } from '../../../src/server/push-router.ts';
 
 describe('repoUrlKey', () => {
@@ -27,13 +27,6 @@ describe('repoUrlKey', () => {
     expect(sameRepository('https://github.com/acme/apps', 'https://github.com/acme/apps-config')).toBe(false);
     expect(sameRepository('https://github.com/acme/apps', 'https://gitlab.com/acme/apps')).toBe(false);
     expect(sameRepository('https://github.com/acme/apps', 'git@github.com:acme/apps.git')).toBe(true);
-  });
-
-  it('removes credentials before a URL is logged', () => {
-    expect(redactRepoUrl('https://bot:ghp_abc@github.com/acme/apps.git')).toBe(
-      'https://github.com/acme/apps.git',
-    );
-    expect(redactRepoUrl('git@github.com:acme/apps.git')).toBe('git@github.com:acme/apps.git');
   });
 });
 
