@@ -4,12 +4,12 @@ import type { ProgressWindow } from './rollout-plan.ts';
 export interface DeadlineInput {
   /** The revision that should be progressing. */
   hash: string;
-  /** The canary still has to gain available replicas to reach its target. */
-  expectingProgress: boolean;
-  /** Paused (spec.paused or a pause condition): the clock does not run. */
-  paused: boolean;
+  /** Available canary replicas the current step needs. */
+  target: number;
   /** Available canary replicas that count as progress (restarted pods excluded). */
   available: number;
+  /** spec.paused or a pause the rollout cannot leave by itself (inconclusive analysis): the clock stops. */
+  paused: boolean;
   /** The window from the live status. */
   window?: ProgressWindow;
   /** progressDeadlineSeconds in milliseconds. */
@@ -18,33 +18,58 @@ export interface DeadlineInput {
 }
 
 export interface DeadlineResult {
-  /** The window to persist (absent while nothing is expected to progress or while paused). */
-  window?: ProgressWindow;
+  /** The window to persist. */
+  window: ProgressWindow;
   exceeded: boolean;
-  /** When the deadline expires, if it has not yet. */
+  /** When the deadline expires, if the clock runs and it has not expired yet. */
   wakeAtMs?: number;
 }
 
 /**
- * Progress is the canary's available count rising above the highest count seen in the window; only then
- * does the window restart, so pods flapping Ready never extend the deadline. A new revision starts a new
- * window. While paused, or once nothing is expected to progress, the window is dropped; it starts afresh
- * (from `now`) when progress is expected again.
+ * The deadline clock runs while the canary has fewer available replicas than its step needs. Its window
+ * starts afresh for a new revision, a new target, or after a pause (spec.paused, inconclusive analysis).
+ *
+ * Progress is the available count rising above the highest count seen in the window; it restarts the
+ * window. Progress that does not stick — the count falls again sooner than one deadline later, as when a
+ * crash-looping pod was Ready for a moment — is undone: the window that ran before it resumes, so pods
+ * flapping Ready never extend the deadline. A loss after the count held for a full deadline starts a new
+ * window instead.
  */
 export function planDeadline(input: DeadlineInput): DeadlineResult {
-  if (!input.expectingProgress || input.paused) return { exceeded: false };
+  const nowMs = input.now.getTime();
   const nowIso = input.now.toISOString();
+  const fresh: ProgressWindow = {
+    since: nowIso,
+    availableReplicas: input.available,
+    podTemplateHash: input.hash,
+    target: input.target,
+  };
   const previous = input.window;
   const since = previous === undefined ? Number.NaN : Date.parse(previous.since);
   let window: ProgressWindow;
-  if (previous === undefined || previous.podTemplateHash !== input.hash || Number.isNaN(since)) {
-    window = { since: nowIso, availableReplicas: input.available, podTemplateHash: input.hash };
+  if (
+    previous === undefined ||
+    Number.isNaN(since) ||
+    previous.podTemplateHash !== input.hash ||
+    previous.target !== input.target
+  ) {
+    window = fresh;
+  } else if (input.paused) {
+    window = previous.paused === true ? previous : { ...previous, paused: true };
+  } else if (previous.paused === true) {
+    window = fresh;
   } else if (input.available > previous.availableReplicas) {
-    window = { since: nowIso, availableReplicas: input.available, podTemplateHash: input.hash };
+    window = { ...fresh, previousSince: previous.since };
+  } else if (input.available < previous.availableReplicas) {
+    const undone = previous.previousSince !== undefined && nowMs - since < input.deadlineMs;
+    window = undone ? { ...fresh, since: previous.previousSince as string } : fresh;
   } else {
     window = previous;
   }
+  if (input.paused) window = window.paused === true ? window : { ...window, paused: true };
+  const running = !input.paused && input.available < input.target;
+  if (!running) return { window, exceeded: false };
   const expiresAt = Date.parse(window.since) + input.deadlineMs;
-  if (input.now.getTime() >= expiresAt) return { window, exceeded: true };
+  if (nowMs >= expiresAt) return { window, exceeded: true };
   return { window, exceeded: false, wakeAtMs: expiresAt };
 }

@@ -176,12 +176,21 @@ function baseStatus(pass: Pass, stableHash: string, weights: DesiredTraffic | 'k
   }) as PlannedRolloutStatus;
 }
 
+/** How soon a failing traffic router is tried again when nothing else is pending. */
+export const ROUTER_RETRY_MS = 5000;
+
 function finish(
   pass: Pass,
   actions: RolloutAction[],
   status: PlannedRolloutStatus,
   immediate = false,
 ): RolloutPlan {
+  if (
+    pass.context.observed.traffic?.error !== undefined &&
+    actions.some((a) => a.kind === 'setTrafficWeights')
+  ) {
+    pass.wakeAtMs.push(pass.context.now.getTime() + ROUTER_RETRY_MS);
+  }
   const all = [...pass.housekeeping, ...actions, ...pass.events];
   const nowMs = pass.context.now.getTime();
   const finalStatus = status.message === '' ? (({ message: _m, ...rest }) => rest)(status) : status;
@@ -281,17 +290,18 @@ function planPromoted(pass: Pass): RolloutPlan {
   const available = rs === undefined ? 0 : countOf(rs).available;
   const deadline = planDeadline({
     hash,
-    expectingProgress: available < replicas,
-    paused: context.spec.paused,
+    target: replicas,
     available,
+    paused: context.spec.paused,
     window: state.progress,
     deadlineMs: context.spec.progressDeadlineSeconds * 1000,
     now,
   });
-  state.progress = deadline.window;
   if (deadline.wakeAtMs !== undefined) pass.wakeAtMs.push(deadline.wakeAtMs);
 
   const complete = rs !== undefined && rs.replicas === replicas && available >= replicas;
+  // Once the revision is complete nothing is expected to progress: the window goes.
+  state.progress = complete ? undefined : deadline.window;
   const failures = describePodFailures(findPodFailures(context.observed.pods, hash));
   const live = context.status;
   let phase: Outcome['phase'];
@@ -482,11 +492,14 @@ function planCanary(pass: Pass): RolloutPlan {
 
     // Progress deadline: every pass, before and independent of traffic (F1, F5).
     const target = countsAt(state.promoteFull ? steps.length : state.stepIndex).target.canary;
+    const inconclusivePause = state.pauseConditions.some((c) => c.reason === INCONCLUSIVE_ANALYSIS_RUN);
+    // A pause step waits on time or a human, not on pods: the clock runs whenever the canary is below its
+    // step's target (pods crashing after a brief Ready). spec.paused and an inconclusive analysis stop it.
     const deadline = planDeadline({
       hash,
-      expectingProgress: rs === undefined || honestAvailable < target,
-      paused: context.spec.paused || state.pauseConditions.length > 0,
+      target: rs === undefined ? Math.max(1, target) : target,
       available: honestAvailable,
+      paused: context.spec.paused || inconclusivePause,
       window: state.progress,
       deadlineMs: context.spec.progressDeadlineSeconds * 1000,
       now,

@@ -3,17 +3,23 @@ import type { RolloutStatus } from '../spec/rollout.ts';
 import type { RolloutAction } from './rollout-action.ts';
 
 /**
- * The start of the current no-progress window (progress deadline). Progress = the canary ReplicaSet's
- * available replicas rising above `availableReplicas` (the highest count seen in this window), so
- * readiness flaps never reset it. Absent while nothing is expected to progress (paused, complete).
+ * The progress-deadline window (see planDeadline). Progress = the canary ReplicaSet's available replicas
+ * rising above `availableReplicas` (the highest count seen in this window), so readiness flaps never
+ * reset it.
  */
 export interface ProgressWindow {
-  /** RFC 3339. */
+  /** RFC 3339: when the current no-progress window started. */
   since: string;
   /** Highest available-replica count of the canary seen since `since`. */
   availableReplicas: number;
   /** The revision the window belongs to; a new revision starts a new window. */
   podTemplateHash: string;
+  /** The available count the current step needs; a new target starts a new window. */
+  target: number;
+  /** The window's start before the last progress; restored if that progress is lost again (a flap). */
+  previousSince?: string;
+  /** Set while the rollout is paused; the clock restarts when the pause ends. */
+  paused?: boolean;
 }
 
 /** Argo's status plus the fields Rollgate adds (kept by the CRD's preserve-unknown-fields). */
