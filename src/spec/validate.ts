@@ -12,6 +12,7 @@ import { checkRollout } from './rollout-checks.ts';
 import type { AnalysisTemplateLookup, RolloutCheckContext } from './rollout-checks.ts';
 import { checkUnsupportedAnalysisFields, checkUnsupportedRolloutFields } from './unsupported-fields.ts';
 import { IssueCollector } from './validation-issue.ts';
+import { unknownFields } from './unknown-fields.ts';
 import type { ValidationIssue } from './validation-issue.ts';
 
 export type { ValidationIssue } from './validation-issue.ts';
@@ -93,6 +94,9 @@ export function validateObject(obj: ManifestObject, context: RolloutCheckContext
     else checkUnsupportedAnalysisFields(obj.value, sink);
     const result = schema.safeParse(obj.value, { reportInput: true, error: issueMessage });
     if (result.success) {
+      for (const path of unknownFields(schema, obj.value)) {
+        sink.warn(path, 'unknown field: ignored (not part of the argoproj.io/v1alpha1 schema)');
+      }
       if (kind === 'Rollout') checkRollout(result.data as Rollout, sink, context);
       else checkAnalysisSpec((result.data as z.infer<typeof analysisTemplateSchema>).spec, sink);
     } else {

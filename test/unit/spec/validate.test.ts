@@ -240,6 +240,29 @@ describe('validateManifests: malformed Rollouts', () => {
   });
 });
 
+describe('unknown fields', () => {
+  it('warns about a misspelt field instead of dropping it silently', () => {
+    const text = ROLLOUT.replace('  replicas: 3\n', '  replicas: 3\n  progresDeadlineSeconds: 60\n').replace(
+      '- setWeight: 60',
+      '- setWeight: 60\n          wieght: 1',
+    );
+    const { report, warnings } = check(text);
+    expect(report.objects[0]?.valid).toBe(true);
+    expect(warnings).toEqual([
+      '8 spec.progresDeadlineSeconds: unknown field: ignored (not part of the argoproj.io/v1alpha1 schema)',
+      '29 spec.strategy.canary.steps[2].wieght: unknown field: ignored (not part of the argoproj.io/v1alpha1 schema)',
+    ]);
+  });
+
+  it('does not flag fields inside the pod template or metadata', () => {
+    const text = ROLLOUT.replace(
+      '          image: nginx:1.27\n',
+      '          image: nginx:1.27\n          imagePullPolicy: Always\n',
+    );
+    expect(check(text).warnings).toEqual([]);
+  });
+});
+
 describe('unsupported fields', () => {
   it('blueGreen is an error with the documented message', () => {
     const text = ROLLOUT.replace(
