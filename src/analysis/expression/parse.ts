@@ -18,34 +18,39 @@ interface InfixRule {
 }
 
 // Binding powers follow expr-lang, so conditions copied from Argo parse the same way.
-const SYMBOL_INFIX: Readonly<Record<string, InfixRule>> = {
-  '?': { op: '?', bp: 5, rightAssoc: true, width: 1 },
-  '||': { op: '||', bp: 10, width: 1 },
-  '&&': { op: '&&', bp: 15, width: 1 },
-  '==': { op: '==', bp: 20, width: 1 },
-  '!=': { op: '!=', bp: 20, width: 1 },
-  '<': { op: '<', bp: 20, width: 1 },
-  '<=': { op: '<=', bp: 20, width: 1 },
-  '>': { op: '>', bp: 20, width: 1 },
-  '>=': { op: '>=', bp: 20, width: 1 },
-  '+': { op: '+', bp: 30, width: 1 },
-  '-': { op: '-', bp: 30, width: 1 },
-  '*': { op: '*', bp: 60, width: 1 },
-  '/': { op: '/', bp: 60, width: 1 },
-  '%': { op: '%', bp: 60, width: 1 },
-  '**': { op: '**', bp: 100, rightAssoc: true, width: 1 },
-  '^': { op: '**', bp: 100, rightAssoc: true, width: 1 },
-  '??': { op: '??', bp: 500, width: 1 },
-};
+const SYMBOL_INFIX: ReadonlyMap<string, InfixRule> = new Map(
+  Object.entries({
+    '?': { op: '?', bp: 5, rightAssoc: true, width: 1 },
+    '||': { op: '||', bp: 10, width: 1 },
+    '&&': { op: '&&', bp: 15, width: 1 },
+    '==': { op: '==', bp: 20, width: 1 },
+    '!=': { op: '!=', bp: 20, width: 1 },
+    '<': { op: '<', bp: 20, width: 1 },
+    '<=': { op: '<=', bp: 20, width: 1 },
+    '>': { op: '>', bp: 20, width: 1 },
+    '>=': { op: '>=', bp: 20, width: 1 },
+    '+': { op: '+', bp: 30, width: 1 },
+    '-': { op: '-', bp: 30, width: 1 },
+    '*': { op: '*', bp: 60, width: 1 },
+    '/': { op: '/', bp: 60, width: 1 },
+    '%': { op: '%', bp: 60, width: 1 },
+    '**': { op: '**', bp: 100, rightAssoc: true, width: 1 },
+    '^': { op: '**', bp: 100, rightAssoc: true, width: 1 },
+    '??': { op: '??', bp: 500, width: 1 },
+  } satisfies Record<string, InfixRule>),
+);
 
-const WORD_INFIX: Readonly<Record<string, InfixRule>> = {
-  or: { op: '||', bp: 10, width: 1 },
-  and: { op: '&&', bp: 15, width: 1 },
-  in: { op: 'in', bp: 20, width: 1 },
-  contains: { op: 'contains', bp: 20, width: 1 },
-  startsWith: { op: 'startsWith', bp: 20, width: 1 },
-  endsWith: { op: 'endsWith', bp: 20, width: 1 },
-};
+// Maps, not object literals: a name like `constructor` must not find Object.prototype members.
+const WORD_INFIX: ReadonlyMap<string, InfixRule> = new Map(
+  Object.entries({
+    or: { op: '||', bp: 10, width: 1 },
+    and: { op: '&&', bp: 15, width: 1 },
+    in: { op: 'in', bp: 20, width: 1 },
+    contains: { op: 'contains', bp: 20, width: 1 },
+    startsWith: { op: 'startsWith', bp: 20, width: 1 },
+    endsWith: { op: 'endsWith', bp: 20, width: 1 },
+  } satisfies Record<string, InfixRule>),
+);
 
 const UNARY_NOT_BP = 50;
 const UNARY_SIGN_BP = 90;
@@ -132,7 +137,7 @@ class Parser {
 
   private infixRule(): InfixRule | undefined {
     const t = this.peek();
-    if (t.kind === 'op') return SYMBOL_INFIX[t.value];
+    if (t.kind === 'op') return SYMBOL_INFIX.get(t.value);
     if (t.kind !== 'name') return undefined;
     if (t.value === 'not') {
       const after = this.peek(1);
@@ -140,7 +145,7 @@ class Parser {
     }
     if (t.value === 'matches')
       this.fail('the "matches" operator is not supported (regular expressions can stall)', t);
-    return WORD_INFIX[t.value];
+    return WORD_INFIX.get(t.value);
   }
 
   private parseExpr(minBp: number): ExpressionNode {

@@ -96,7 +96,7 @@ export function tokenize(source: string): Token[] {
             i += 6;
             continue;
           }
-          const mapped = e === undefined ? undefined : ESCAPES[e];
+          const mapped = e !== undefined && Object.hasOwn(ESCAPES, e) ? ESCAPES[e] : undefined;
           if (mapped === undefined) return fail(`unknown escape \\${e ?? ''}`, i);
           value += mapped;
           i += 2;
