@@ -1,5 +1,5 @@
 // Turns changed manifest files into per-object changes (added / changed / removed) keyed by kind/namespace/name.
-import type { ManifestObject, ManifestParser, ManifestProblem } from './manifest-parser.ts';
+import type { SourceManifest, ManifestParser, ManifestProblem } from './manifest-parser.ts';
 import type { FileChange } from './tree-diff.ts';
 
 /** An object that appeared in Git. */
@@ -9,7 +9,7 @@ export interface ManifestAdded {
   /** File (repository path) and line the object is defined at now. */
   file: string;
   line: number;
-  object: ManifestObject;
+  object: SourceManifest;
 }
 
 /** An object whose parsed content differs (formatting and comments do not count). */
@@ -18,8 +18,8 @@ export interface ManifestChanged {
   key: string;
   file: string;
   line: number;
-  object: ManifestObject;
-  previous: ManifestObject;
+  object: SourceManifest;
+  previous: SourceManifest;
   /** Set when the object also moved to another file. */
   previousFile?: string;
 }
@@ -30,7 +30,7 @@ export interface ManifestRemoved {
   key: string;
   /** The file it was defined in before. */
   file: string;
-  previous: ManifestObject;
+  previous: SourceManifest;
 }
 
 /** One object-level change between two commits of a source. */
@@ -62,7 +62,7 @@ export function sameValue(a: unknown, b: unknown): boolean {
 
 interface Located {
   file: string;
-  object: ManifestObject;
+  object: SourceManifest;
 }
 
 /**

@@ -1,17 +1,18 @@
 // Turns one manifest file's text into keyed Kubernetes objects plus per-object problems with lines.
-import { LineCounter, parseAllDocuments } from 'yaml';
+import { parseManifests } from '../spec/manifest.ts';
+import { isValidatedKind, validateObject } from '../spec/validate.ts';
 
-/** One Kubernetes object found in a manifest file. */
-export interface ManifestObject {
+/** One Kubernetes object found in a manifest file of a source. */
+export interface SourceManifest {
   /** `kind/namespace/name` (namespace empty when the manifest sets none): the identity diffs compare by. */
   key: string;
   apiVersion: string;
   kind: string;
   namespace?: string;
   name: string;
-  /** The parsed document, as plain JSON-compatible data. */
+  /** The parsed document, as plain JSON-compatible data (aliases expanded). */
   object: Record<string, unknown>;
-  /** 1-based line where the document starts. */
+  /** 1-based line where the object starts. */
   line: number;
 }
 
@@ -27,14 +28,11 @@ export interface ManifestProblem {
 
 /** What a manifest file holds. */
 export interface ManifestFile {
-  objects: ManifestObject[];
+  objects: SourceManifest[];
   problems: ManifestProblem[];
 }
 
-/**
- * Parses and validates manifest files. The spec module's parser/validator plugs in here; the default
- * ({@link yamlManifestParser}) only checks what a diff needs: YAML syntax and apiVersion/kind/metadata.name.
- */
+/** Parses and validates manifest files; {@link specManifestParser} is the one sources use. */
 export interface ManifestParser {
   parse(file: string, text: string): ManifestFile;
 }
@@ -44,94 +42,65 @@ export function manifestKey(kind: string, namespace: string | undefined, name: s
   return `${kind}/${namespace ?? ''}/${name}`;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Refuses alias bombs: a few aliases are normal, thousands are an attack. */
-const MAX_ALIAS_COUNT = 100;
-
 /**
- * The default parser: multi-document YAML with `yaml`, one problem per unusable document (with its line),
- * every other document kept. Empty documents and documents with neither apiVersion nor kind (non-Kubernetes
- * YAML) are ignored.
+ * The parser sources use: the spec module's multi-document YAML parser (positions, alias and size bounds)
+ * and, for the kinds Rollgate validates (Rollout, AnalysisTemplate, ClusterAnalysisTemplate,
+ * AnalysisRun), its validator. Every other kind needs only apiVersion, kind and metadata.name.
+ * Documents that are not Kubernetes objects (no apiVersion/kind) are ignored; each unusable document is
+ * one problem with its line, and the file's other documents are kept.
  */
-export const yamlManifestParser: ManifestParser = {
+export const specManifestParser: ManifestParser = {
   parse(file, text) {
-    const lineCounter = new LineCounter();
+    const parsed = parseManifests(text, file);
     const result: ManifestFile = { objects: [], problems: [] };
-    const documents = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-    const list = Array.isArray(documents) ? documents : [];
-    for (const document of list) {
-      const start = lineCounter.linePos(document.contents?.range[0] ?? document.range[0]);
-      if (document.errors.length > 0) {
-        const first = document.errors[0];
-        const at = first ? lineCounter.linePos(first.pos[0]) : start;
-        result.problems.push({
-          file,
-          line: at.line,
-          column: at.col,
-          message: `invalid YAML in the document starting at line ${start.line}: ${first?.message.split('\n')[0] ?? 'unreadable document'}`,
-        });
-        continue;
-      }
-      let value: unknown;
-      try {
-        value = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-      } catch (error) {
-        result.problems.push({
-          file,
-          line: start.line,
-          column: start.col,
-          message: `invalid YAML: ${String(error)}`,
-        });
-        continue;
-      }
-      if (value === null || value === undefined) continue;
-      if (!isRecord(value)) {
-        result.problems.push({
-          file,
-          line: start.line,
-          column: start.col,
-          message: 'a manifest must be a mapping',
-        });
-        continue;
-      }
-      if (value.apiVersion === undefined && value.kind === undefined) continue;
-      const metadata = isRecord(value.metadata) ? value.metadata : {};
-      const { apiVersion, kind } = value;
-      const { name, namespace } = metadata;
-      const missing: string[] = [];
-      if (typeof apiVersion !== 'string' || apiVersion === '') missing.push('apiVersion');
-      if (typeof kind !== 'string' || kind === '') missing.push('kind');
-      if (typeof name !== 'string' || name === '') missing.push('metadata.name');
-      if (namespace !== undefined && typeof namespace !== 'string') missing.push('metadata.namespace');
-      if (
-        missing.length > 0 ||
-        typeof apiVersion !== 'string' ||
-        typeof kind !== 'string' ||
-        typeof name !== 'string'
-      ) {
-        result.problems.push({
-          file,
-          line: start.line,
-          column: start.col,
-          message: `missing or invalid ${missing.join(', ')}`,
-        });
-        continue;
-      }
-      const ns = typeof namespace === 'string' && namespace !== '' ? namespace : undefined;
-      const object: ManifestObject = {
-        key: manifestKey(kind, ns, name),
-        apiVersion,
-        kind,
-        name,
-        object: value,
-        line: start.line,
-      };
-      if (ns !== undefined) object.namespace = ns;
-      result.objects.push(object);
+    for (const error of parsed.errors) {
+      result.problems.push({
+        file,
+        line: error.line,
+        column: error.col,
+        message: error.message.replace(`${file}:${error.line}:${error.col}: `, ''),
+      });
     }
+    for (const object of parsed.objects) {
+      const { line, col } = object.position;
+      if (object.name === undefined || object.name === '') {
+        result.problems.push({
+          file,
+          line,
+          column: col,
+          message: `${object.kind}: metadata.name is required`,
+        });
+        continue;
+      }
+      const key = manifestKey(object.kind, object.namespace || undefined, object.name);
+      if (isValidatedKind(object)) {
+        const validation = validateObject(object);
+        const first = validation.errors[0];
+        if (first !== undefined) {
+          const more = validation.errors.length > 1 ? ` (and ${validation.errors.length - 1} more)` : '';
+          const where = first.path === '' ? '' : `${first.path}: `;
+          result.problems.push({
+            file,
+            line: first.line,
+            column: first.col,
+            key,
+            message: `${object.kind}/${object.name}: ${where}${first.message}${more}`,
+          });
+          continue;
+        }
+      }
+      const manifest: SourceManifest = {
+        key,
+        apiVersion: object.apiVersion,
+        kind: object.kind,
+        name: object.name,
+        object: object.value,
+        line,
+      };
+      if (object.namespace) manifest.namespace = object.namespace;
+      result.objects.push(manifest);
+    }
+    result.problems.sort((a, b) => a.line - b.line);
     return result;
   },
 };

@@ -18,7 +18,7 @@ import { GitHttpTransport } from './http-transport.ts';
 import { diffManifests } from './manifest-diff.ts';
 import type { ManifestChange } from './manifest-diff.ts';
 import type { ManifestParser, ManifestProblem } from './manifest-parser.ts';
-import { yamlManifestParser } from './manifest-parser.ts';
+import { specManifestParser } from './manifest-parser.ts';
 import { ObjectMemory } from './object-memory.ts';
 import type { CommitSummary } from './object-memory.ts';
 import { readSnapshotFs } from './read-snapshot-fs.ts';
@@ -55,7 +55,7 @@ export interface GitSourceOptions {
   cacheDir: string;
   logger?: Logger;
   clock?: Clock;
-  /** Parses and validates manifest files; defaults to {@link yamlManifestParser}. */
+  /** Parses and validates manifest files; defaults to {@link specManifestParser}. */
   parser?: ManifestParser;
   /** Shared HTTP transport (request counting, capability memory); one per source by default. */
   transport?: GitHttpTransport;
@@ -150,7 +150,7 @@ export class GitSource {
     const auth = { ...credentials, ...(source.auth ?? {}) };
     this.auth = auth.username || auth.password || auth.token ? auth : undefined;
     this.logger = (options.logger ?? silentLogger).child({ source: source.name, url });
-    this.parser = options.parser ?? yamlManifestParser;
+    this.parser = options.parser ?? specManifestParser;
     this.transport = options.transport ?? new GitHttpTransport(options.clock ?? systemClock);
     this.fetchDepth = options.fetchDepth ?? DEFAULT_FETCH_DEPTH;
   }

@@ -1,7 +1,7 @@
 // Object-level diff of changed manifest files: moves, holds on invalid edits, duplicates, formatting.
 import { describe, expect, it } from 'vitest';
 import { diffManifests, sameValue } from '../../../src/git/manifest-diff.ts';
-import { yamlManifestParser } from '../../../src/git/manifest-parser.ts';
+import { specManifestParser } from '../../../src/git/manifest-parser.ts';
 import type { FileChange } from '../../../src/git/tree-diff.ts';
 
 /** Blobs named by their content, so a FileChange can carry the text itself as its "oid". */
@@ -19,7 +19,7 @@ function change(path: string, before: string | undefined, after: string | undefi
 }
 
 async function diff(files: FileChange[]): Promise<{ changes: string[]; problems: string[] }> {
-  const result = await diffManifests(files, readBlob, yamlManifestParser);
+  const result = await diffManifests(files, readBlob, specManifestParser);
   return {
     changes: result.changes.map(
       (c) =>

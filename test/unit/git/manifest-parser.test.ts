@@ -1,23 +1,35 @@
-// The default manifest parser: multi-document YAML, lines, unusable documents reported one by one.
+// The source manifest parser (spec module underneath): keys, lines, per-document problems.
 import { describe, expect, it } from 'vitest';
-import { yamlManifestParser } from '../../../src/git/manifest-parser.ts';
+import { specManifestParser } from '../../../src/git/manifest-parser.ts';
 
-describe('yamlManifestParser', () => {
+const ROLLOUT = `apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata:
+  name: web
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27
+  strategy:
+    canary:
+      steps:
+        - setWeight: 20
+        - pause: {}
+`;
+
+describe('specManifestParser', () => {
   it('finds every object of a multi-document file with the line it starts at', () => {
-    const text = [
-      '# leading comment',
-      'apiVersion: v1',
-      'kind: Service',
-      'metadata: { name: web, namespace: shop }',
-      '---',
-      '---',
-      'apiVersion: argoproj.io/v1alpha1',
-      'kind: Rollout',
-      'metadata:',
-      '  name: web',
-      '',
-    ].join('\n');
-    const { objects, problems } = yamlManifestParser.parse('app.yaml', text);
+    const text = `# leading comment\napiVersion: v1\nkind: Service\nmetadata: { name: web, namespace: shop }\n---\n---\n${ROLLOUT}`;
+    const { objects, problems } = specManifestParser.parse('app.yaml', text);
     expect(problems).toEqual([]);
     expect(objects.map((o) => [o.key, o.line])).toEqual([
       ['Service/shop/web', 2],
@@ -26,37 +38,52 @@ describe('yamlManifestParser', () => {
     expect(objects[1]?.apiVersion).toBe('argoproj.io/v1alpha1');
   });
 
-  it('reports each unusable document and keeps the others', () => {
+  it('reports an invalid Rollout at the faulty field, keyed, and keeps the other documents', () => {
+    const invalid = ROLLOUT.replace('setWeight: 20', 'setWeight: 150');
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: ok }\n---\n${invalid}`;
+    const { objects, problems } = specManifestParser.parse('f.yaml', text);
+    expect(objects.map((o) => o.key)).toEqual(['ConfigMap//ok']);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatchObject({ file: 'f.yaml', line: 25, key: 'Rollout//web' });
+    expect(problems[0]?.message).toMatch(/^Rollout\/web: spec\.strategy\.canary\.steps\[0\]\.setWeight: /);
+  });
+
+  it('reports objects without a name and invalid YAML, one problem per document', () => {
     const text = [
+      'apiVersion: v1',
+      'kind: ConfigMap',
+      'metadata: {}',
+      '---',
       'apiVersion: v1',
       'kind: ConfigMap',
       'metadata: { name: ok }',
       '---',
-      'kind: ConfigMap',
-      'metadata: { name: no-api-version }',
-      '---',
-      '- a list',
-      '---',
       'apiVersion: v1',
       'kind: ConfigMap',
+      'data: [unclosed',
+      '---',
+      'apiVersion: v1',
+      'kind: Secret',
       'metadata: { name: also-ok }',
     ].join('\n');
-    const { objects, problems } = yamlManifestParser.parse('f.yaml', text);
-    expect(objects.map((o) => o.name)).toEqual(['ok', 'also-ok']);
-    expect(problems.map((p) => [p.line, p.message])).toEqual([
-      [5, 'missing or invalid apiVersion'],
-      [8, 'a manifest must be a mapping'],
-    ]);
+    const { objects, problems } = specManifestParser.parse('f.yaml', text);
+    expect(objects.map((o) => o.key)).toEqual(['ConfigMap//ok', 'Secret//also-ok']);
+    expect(problems.map((p) => p.line)).toEqual([1, 12]);
+    expect(problems[0]?.message).toMatch(/metadata\.name is required/);
+    expect(problems[1]?.message).toMatch(/invalid YAML/);
   });
 
-  it('skips YAML that is not a Kubernetes object', () => {
-    const { objects, problems } = yamlManifestParser.parse('values.yaml', 'replicas: 3\nimage: web:1\n');
+  it('ignores YAML that is not a Kubernetes object', () => {
+    const { objects, problems } = specManifestParser.parse(
+      'values.yaml',
+      'replicas: 3\nimage: web:1\n---\n- a list\n',
+    );
     expect(objects).toEqual([]);
     expect(problems).toEqual([]);
   });
 
   it('refuses duplicate keys and alias bombs quickly, with a line', () => {
-    const duplicate = yamlManifestParser.parse(
+    const duplicate = specManifestParser.parse(
       'd.yaml',
       'apiVersion: v1\nkind: ConfigMap\nkind: Secret\nmetadata: { name: x }\n',
     );
@@ -71,7 +98,7 @@ describe('yamlManifestParser', () => {
     }
     const bomb = `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: bomb }\ndata:\n${levels.map((l) => `  ${l}`).join('\n')}\n`;
     const started = performance.now();
-    const result = yamlManifestParser.parse('bomb.yaml', bomb);
+    const result = specManifestParser.parse('bomb.yaml', bomb);
     expect(performance.now() - started).toBeLessThan(1000);
     expect(result.objects).toEqual([]);
     expect(result.problems[0]?.line).toBe(1);
