@@ -32,6 +32,19 @@ function matchesKey(item: unknown, key: Record<string, unknown>): boolean {
   });
 }
 
+const parsedElements = new Map<string, unknown>();
+
+/** JSON.parse of a path element's payload, memoized (the same keys are looked up again and again). */
+function parseElement(text: string): unknown {
+  let parsed = parsedElements.get(text);
+  if (parsed === undefined) {
+    parsed = JSON.parse(text) as unknown;
+    if (parsedElements.size > 10_000) parsedElements.clear();
+    parsedElements.set(text, parsed);
+  }
+  return parsed;
+}
+
 /** Finds the index of the child a path element names inside a parent value; -1 / undefined if absent. */
 function childIndex(parent: unknown, element: PathElement): string | number | undefined {
   const tag = element.slice(0, 2);
@@ -39,12 +52,12 @@ function childIndex(parent: unknown, element: PathElement): string | number | un
   if (tag === 'f:') return isPlainObject(parent) && Object.hasOwn(parent, rest) ? rest : undefined;
   if (!Array.isArray(parent)) return undefined;
   if (tag === 'k:') {
-    const key = JSON.parse(rest) as Record<string, unknown>;
+    const key = parseElement(rest) as Record<string, unknown>;
     const index = parent.findIndex((item) => matchesKey(item, key));
     return index === -1 ? undefined : index;
   }
   if (tag === 'v:') {
-    const value = JSON.parse(rest) as unknown;
+    const value = parseElement(rest);
     const index = parent.findIndex((item) => jsonEqual(item, value));
     return index === -1 ? undefined : index;
   }

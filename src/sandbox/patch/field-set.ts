@@ -46,7 +46,9 @@ export class FieldSet {
 
   /** The paths, shortest first (parents before children). */
   list(): PathElement[][] {
-    return [...this.paths.values()].sort((a, b) => a.length - b.length || a.join().localeCompare(b.join()));
+    return [...this.paths.entries()]
+      .sort(([keyA, a], [keyB, b]) => a.length - b.length || (keyA < keyB ? -1 : keyA > keyB ? 1 : 0))
+      .map(([, path]) => path);
   }
 
   union(other: FieldSet): FieldSet {
@@ -59,28 +61,31 @@ export class FieldSet {
 
   /** The fieldsV1 JSON: nested `f:`/`k:`/`v:` keys, `.` marking a node that is itself owned. */
   toFieldsV1(): Record<string, unknown> {
-    const root: Record<string, Record<string, unknown>> = {};
-    for (const path of this.list()) {
-      let node: Record<string, unknown> = root;
-      for (const element of path) {
-        const next = node[element];
-        if (isPlainObject(next)) node = next;
-        else {
-          const created: Record<string, unknown> = {};
-          node[element] = created;
-          node = created;
-        }
-      }
+    interface Node {
+      member: boolean;
+      children: Map<string, Node>;
     }
-    const markMembers = (node: Record<string, unknown>, prefix: PathElement[]): Record<string, unknown> => {
+    const root: Node = { member: false, children: new Map() };
+    for (const path of this.paths.values()) {
+      let node = root;
+      for (const element of path) {
+        let next = node.children.get(element);
+        if (next === undefined) {
+          next = { member: false, children: new Map() };
+          node.children.set(element, next);
+        }
+        node = next;
+      }
+      node.member = true;
+    }
+    const write = (node: Node, isRoot: boolean): Record<string, unknown> => {
       const out: Record<string, unknown> = {};
-      const keys = Object.keys(node);
-      if (keys.length > 0 && prefix.length > 0 && this.has(prefix)) out['.'] = {};
-      for (const key of keys.sort())
-        out[key] = markMembers(node[key] as Record<string, unknown>, [...prefix, key]);
+      if (node.member && node.children.size > 0 && !isRoot) out['.'] = {};
+      for (const key of [...node.children.keys()].sort())
+        out[key] = write(node.children.get(key) as Node, false);
       return out;
     };
-    return markMembers(root, []);
+    return write(root, true);
   }
 
   /** Parses fieldsV1 JSON (unknown input is tolerated: junk nodes are skipped). */

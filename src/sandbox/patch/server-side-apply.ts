@@ -129,13 +129,21 @@ function mergeApplied(live: unknown, applied: unknown, path: PathElement[], buil
     }
     if (list.kind === 'map') {
       const result = [...live];
+      const indexByKey = new Map<string, number>();
+      result.forEach((existing, index) => {
+        const key = itemKey(existing, list);
+        const element = key === undefined ? undefined : JSON.stringify(key);
+        if (element !== undefined && !indexByKey.has(element)) indexByKey.set(element, index);
+      });
       for (const item of applied) {
         const key = itemKey(item, list);
         if (key === undefined) return structuredClone(applied);
-        const index = result.findIndex((existing) => jsonEqual(itemKey(existing, list), key));
-        if (index === -1) result.push(structuredClone(item));
-        else
-          result[index] = mergeApplied(result[index], item, [...path, `k:${JSON.stringify(key)}`], builtIn);
+        const element = JSON.stringify(key);
+        const index = indexByKey.get(element);
+        if (index === undefined) {
+          indexByKey.set(element, result.length);
+          result.push(structuredClone(item));
+        } else result[index] = mergeApplied(result[index], item, [...path, `k:${element}`], builtIn);
       }
       return result;
     }
@@ -151,6 +159,20 @@ export function fieldDiffers(a: unknown, b: unknown, path: readonly PathElement[
   if (!left.found) return false;
   if (isGranularPath(path)) return false;
   return !jsonEqual(left.value, right.value);
+}
+
+/** Maps and lists emptied by removing their last field go too (the real server nulls them out). */
+function pruneEmptyAncestors(root: unknown, path: readonly PathElement[]): void {
+  for (let depth = path.length - 1; depth > 0; depth -= 1) {
+    const ancestor = path.slice(0, depth);
+    const found = valueAt(root, ancestor);
+    const empty =
+      found.found &&
+      ((Array.isArray(found.value) && found.value.length === 0) ||
+        (isPlainObject(found.value) && Object.keys(found.value).length === 0));
+    if (!empty) return;
+    removeAt(root, ancestor);
+  }
 }
 
 function ensureValidApply(applied: KubeObject, live: KubeObject | undefined): void {
@@ -187,7 +209,8 @@ export function serverSideApply(
   ensureValidApply(applied, live);
   const builtIn = isBuiltInGroup(groupOf(applied.apiVersion));
   const subresource = opts.subresource;
-  const liveContent = live === undefined ? {} : content(live, subresource);
+  // A private deep copy: the merge below shares and then edits parts of it in place.
+  const liveContent = live === undefined ? {} : structuredClone(content(live, subresource));
   const appliedContent = content(applied, subresource);
   const appliedSet = fieldSetOf(appliedContent, builtIn);
 
@@ -211,8 +234,9 @@ export function serverSideApply(
 
   const conflictPaths: Array<{ entry: OwnerEntry; path: PathElement[] }> = [];
   for (const path of appliedSet.list()) {
-    if (!fieldDiffers(liveContent, appliedContent, path)) continue;
-    for (const entry of others) if (entry.set.has(path)) conflictPaths.push({ entry, path });
+    const owners = others.filter((entry) => entry.set.has(path));
+    if (owners.length === 0 || !fieldDiffers(liveContent, appliedContent, path)) continue;
+    for (const entry of owners) conflictPaths.push({ entry, path });
   }
   if (conflictPaths.length > 0 && !opts.force) {
     const conflicts = conflictPaths
@@ -232,15 +256,13 @@ export function serverSideApply(
     if (appliedSet.hasSelfOrDescendant(path)) continue;
     if (others.some((entry) => entry.set.hasSelfOrDescendant(path))) continue;
     removeAt(merged, path);
+    pruneEmptyAncestors(merged, path);
   }
 
-  const base: KubeObject =
-    live === undefined
-      ? { apiVersion: applied.apiVersion, kind: applied.kind, metadata: {} }
-      : structuredClone(live);
+  const base: KubeObject = live ?? { apiVersion: applied.apiVersion, kind: applied.kind, metadata: {} };
   let object: KubeObject;
   if (subresource === 'status') {
-    object = base;
+    object = structuredClone(base);
     if (isPlainObject(merged.status)) object.status = merged.status;
     else delete object.status;
   } else {
@@ -258,7 +280,6 @@ export function serverSideApply(
       kind: applied.kind,
       metadata: { ...mergedMetadata, ...keptMetadata },
     };
-    if (live?.status !== undefined && applied.status === undefined) object.status = live.status;
   }
 
   const updated: OwnerEntry = {

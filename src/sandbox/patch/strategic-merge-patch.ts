@@ -35,7 +35,7 @@ function mergeList(original: unknown, patch: unknown[], field: FieldRule, path: 
   if (patch.some((item) => isPlainObject(item) && item.$patch === 'replace')) {
     return patch.filter((item) => !(isPlainObject(item) && item.$patch === 'replace')).map(withoutDirectives);
   }
-  const result = Array.isArray(original) ? structuredClone(original) : [];
+  const result: unknown[] = Array.isArray(original) ? original : [];
   const mergeKey = field.list?.mergeKey;
   if (mergeKey === undefined) {
     for (const item of patch) if (!result.some((existing) => jsonEqual(existing, item))) result.push(item);
@@ -97,7 +97,7 @@ function mergeMap(
   if (directive === 'replace') return withoutDirectives(patch) as Record<string, unknown>;
   if (directive !== undefined && directive !== 'merge')
     throw new StrategicMergePatchError(`Unknown patch type: ${String(directive)}`, path);
-  const result: Record<string, unknown> = isPlainObject(original) ? structuredClone(original) : {};
+  const result: Record<string, unknown> = isPlainObject(original) ? original : {};
   const retain = patch.$retainKeys;
   if (retain !== undefined) {
     if (!Array.isArray(retain))
@@ -158,7 +158,8 @@ export function applyStrategicMergePatch(
   if (root === undefined) throw new StrategicMergeUnsupportedError(gvk);
   if (!isPlainObject(patch))
     throw new StrategicMergePatchError('a strategic merge patch must be a JSON object', '');
-  const merged = mergeMap(target, patch, structRules[root], '');
+  // One deep copy up front; the merge then works in place on the copy.
+  const merged = mergeMap(structuredClone(target), patch, structRules[root], '');
   if (merged === deleteMarker)
     throw new StrategicMergePatchError('$patch: delete is not allowed at the root', '');
   return merged;

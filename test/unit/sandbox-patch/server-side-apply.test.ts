@@ -381,3 +381,17 @@ describe('recordUpdateManagedFields: managedFields sent by the client', () => {
     ).toBeUndefined();
   });
 });
+
+describe('serverSideApply: inputs stay untouched', () => {
+  it('does not mutate live or applied, even when it removes dropped fields', () => {
+    const live = create('rollgate', applied(baseSpec, { app: 'web', tier: 'front' }));
+    const snapshot = structuredClone(live);
+    const config = applied({ replicas: 2 }, {});
+    const configSnapshot = structuredClone(config);
+    const result = serverSideApply(live, config, { manager: 'rollgate', force: false, now: later });
+    expect(result.object.metadata.labels).toBeUndefined();
+    expect(result.object.spec?.template).toBeUndefined();
+    expect(live).toEqual(snapshot);
+    expect(config).toEqual(configSnapshot);
+  });
+});

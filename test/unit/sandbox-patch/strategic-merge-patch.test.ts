@@ -241,3 +241,13 @@ describe('applyStrategicMergePatch', () => {
     expect(target).toEqual(aDeployment());
   });
 });
+
+describe('applyStrategicMergePatch: result independence', () => {
+  it('the result shares nothing with the target', () => {
+    const target = aDeployment();
+    const result = applyStrategicMergePatch(target, { spec: { replicas: 3 } }, deployment) as Doc;
+    result.metadata.labels = { changed: 'yes' };
+    (result.spec.template.spec.containers[0] as { image: string }).image = 'mutated';
+    expect(target).toEqual(aDeployment());
+  });
+});
