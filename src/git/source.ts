@@ -136,6 +136,7 @@ export class GitSource {
   private readonly memory = new ObjectMemory();
   private readonly fetchDepth: number;
   private initialized = false;
+  private fetching: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly source: Source,
@@ -183,10 +184,19 @@ export class GitSource {
   }
 
   /**
-   * Fetches only the branch, shallow (depth 1), without tags, into the cache; returns the fetched commit.
-   * Older commits already in the cache are kept, so the next diff can compare with them.
+   * Fetches only the branch, without tags, into the cache; returns the fetched commit. The first fetch
+   * is shallow (depth 1); later ones offer the previous tip and ask for at most `fetchDepth` commits, so
+   * only new objects travel. Older commits already in the cache are kept for the next diff. Calls on one
+   * GitSource run one at a time.
    */
   async fetch(): Promise<string> {
+    // Two fetches into one cache at once (a scheduled poll and a webhook poll) would race on its files.
+    const run = this.fetching.then(() => this.fetchOnce());
+    this.fetching = run.catch(() => undefined);
+    return run;
+  }
+
+  private async fetchOnce(): Promise<string> {
     await this.ensureCache();
     const previous = await git
       .resolveRef({ fs, gitdir: this.gitdir, ref: `refs/heads/${this.branch}` })

@@ -1,4 +1,6 @@
 // GitSource against real repositories served by `git http-backend` through the smart-HTTP bridge.
+import { createHash } from 'node:crypto';
+import { readdirSync, statSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -132,6 +134,80 @@ describe('GitSource change check', () => {
     const error: unknown = await source.remoteHead().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GitRepositoryNotFoundError);
     expect((error as GitRepositoryNotFoundError).code).toBe('git.repository-not-found');
+  });
+});
+
+describe('GitSource fetch', () => {
+  /** Content that does not compress, so pack sizes follow what was sent. */
+  function noise(i: number): string {
+    return Array.from({ length: 8 }, (_, k) => createHash('sha256').update(`${i}:${k}`).digest('hex')).join(
+      '',
+    );
+  }
+
+  function packBytes(gitdir: string): number[] {
+    const dir = join(gitdir, 'objects', 'pack');
+    return readdirSync(dir)
+      .filter((f) => f.endsWith('.pack'))
+      .map((f) => statSync(join(dir, f)).size);
+  }
+
+  it('downloads only new objects after the first fetch', async () => {
+    const f = await fixture();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 300; i += 1)
+      files[`envs/prod/app-${i}.yaml`] = configMapYaml(`app-${i}`, { i: String(i), noise: noise(i) });
+    f.wc.write(files);
+    f.wc.commit();
+    await f.wc.push(f.bare);
+    const source = f.source();
+    const first = await source.fetch();
+    const [initial] = packBytes(source.gitdir);
+
+    f.wc.write({ 'envs/prod/app-7.yaml': configMapYaml('app-7', { i: 'changed' }) });
+    const second = f.wc.commit();
+    await f.wc.push(f.bare);
+    expect(await source.fetch()).toBe(second);
+    const sizes = packBytes(source.gitdir);
+    expect(sizes).toHaveLength(2);
+    const added = sizes.find((size) => size !== initial) ?? 0;
+    // The new pack holds the new commit, the changed trees (the 300-entry one) and one blob.
+    expect(added).toBeLessThan((initial ?? 0) / 8);
+    expect(summary(await source.diff(first, second))).toEqual([
+      'changed ConfigMap//app-7 envs/prod/app-7.yaml',
+    ]);
+  });
+
+  it('still diffs correctly when more commits than fetchDepth arrived between two fetches', async () => {
+    const f = await fixture();
+    f.wc.write({ 'envs/prod/a.yaml': configMapYaml('a', { v: '0' }) });
+    f.wc.commit();
+    await f.wc.push(f.bare);
+    const source = f.source({}, { fetchDepth: 2 });
+    const synced = await source.fetch();
+    for (let i = 1; i <= 6; i += 1) {
+      f.wc.write({
+        [`envs/prod/n${i}.yaml`]: configMapYaml(`n${i}`, {}),
+        'envs/prod/a.yaml': configMapYaml('a', { v: String(i) }),
+      });
+      f.wc.commit();
+    }
+    await f.wc.push(f.bare);
+    const report = await source.diffReport(synced, await source.fetch());
+    expect(report.changes.map((c) => `${c.change} ${c.key}`)).toEqual([
+      'changed ConfigMap//a',
+      ...[1, 2, 3, 4, 5, 6].map((i) => `added ConfigMap//n${i}`),
+    ]);
+    expect(report.basis).toBe('incremental');
+  });
+
+  it('serialises concurrent fetches on one source', async () => {
+    const f = await fixture();
+    f.wc.write({ 'envs/prod/a.yaml': configMapYaml('a', {}) });
+    const head = f.wc.commit();
+    await f.wc.push(f.bare);
+    const source = f.source();
+    expect(await Promise.all([source.fetch(), source.fetch(), source.fetch()])).toEqual([head, head, head]);
   });
 });
 
