@@ -4,7 +4,8 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runValidate } from '../../../src/cli/commands/validate.ts';
+import { Command, CommanderError } from 'commander';
+import { registerValidateCommand, runValidate } from '../../../src/cli/commands/validate.ts';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const examples = join(root, '..', 'shared', 'corpus', 'argo-rollouts', 'examples');
@@ -87,17 +88,6 @@ describe('rollgate validate', () => {
     expect(run.stdout).toBe('1 object checked: 1 valid, 0 invalid, 0 skipped\n');
   });
 
-  it('exits 1 with one line per problem: file:line:col: kind/name: field.path: message', async () => {
-    const run = await rollgate(['validate', 'bad', 'good'], dir);
-    expect(run.code).toBe(1);
-    expect(run.stdout.split('\n')).toEqual([
-      'bad/api.yml:15:16: Rollout/api: spec.strategy.canary.steps[0].setWeight: must be between 0 and 100, got 150',
-      'note: skipped 1 object of kinds Rollgate does not validate (Service)',
-      '2 objects checked: 1 valid, 1 invalid, 1 skipped',
-      '',
-    ]);
-  });
-
   it('--output json gives objects and a summary', async () => {
     const run = await validateInProcess(['bad/api.yml'], 'json', dir);
     expect(run.code).toBe(1);
@@ -124,15 +114,29 @@ describe('rollgate validate', () => {
     });
   });
 
-  it('exits 2 for a path that does not exist, and for no path at all', async () => {
-    const [missing, none] = await Promise.all([
+  it('the real entry (bin/rollgate.js): exit 1 with one line per problem, exit 2 for a missing path', async () => {
+    // Spawned in parallel: each start of the CLI costs seconds on a busy machine.
+    const [bad, missing] = await Promise.all([
+      rollgate(['validate', 'bad', 'good'], dir),
       rollgate(['validate', 'nowhere'], dir),
-      rollgate(['validate'], dir),
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout.split('\n')).toEqual([
+      'bad/api.yml:15:16: Rollout/api: spec.strategy.canary.steps[0].setWeight: must be between 0 and 100, got 150',
+      'note: skipped 1 object of kinds Rollgate does not validate (Service)',
+      '2 objects checked: 1 valid, 1 invalid, 1 skipped',
+      '',
     ]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no such file or directory: nowhere');
-    expect(none.code).toBe(2);
-    expect(none.stderr).toContain("missing required argument 'path'");
+  });
+
+  it('refuses a call without a path as a usage error', async () => {
+    const program = new Command().exitOverride().configureOutput({ writeErr: () => undefined });
+    registerValidateCommand(program);
+    const error = await program.parseAsync(['node', 'rollgate', 'validate']).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(CommanderError);
+    expect((error as CommanderError).code).toBe('commander.missingArgument');
   });
 
   it('tells the truth about the Argo Rollouts examples', async () => {
