@@ -118,6 +118,16 @@ function creatingView(ctx: PodContext, container: ContainerSpec, changeAt: numbe
   };
 }
 
+/** The image as the kubelet names it in back-off messages: as written, plus `:latest` when untagged. */
+function withDefaultTag(image: string): string {
+  const lastSegment = image.slice(image.lastIndexOf('/') + 1);
+  return lastSegment.includes(':') || lastSegment.includes('@') ? image : `${image}:latest`;
+}
+
+/**
+ * Failed pulls retried with back-off. During the back-off the message carries the last pull error,
+ * as kubelets from v1.32 on report it (`Back-off pulling image "x": ErrImagePull: <error>`).
+ */
 function pullFailureView(ctx: PodContext, container: ContainerSpec, missing: boolean): ContainerView {
   const firstAttempt = ctx.createdAt + ctx.startDelayMs;
   if (ctx.now < firstAttempt) return creatingView(ctx, container, firstAttempt);
@@ -136,7 +146,10 @@ function pullFailureView(ctx: PodContext, container: ContainerSpec, missing: boo
   const state =
     ctx.now < showErrUntil
       ? waiting('ErrImagePull', cause)
-      : waiting('ImagePullBackOff', `Back-off pulling image "${container.image}"`);
+      : waiting(
+          'ImagePullBackOff',
+          `Back-off pulling image "${withDefaultTag(container.image)}": ErrImagePull: ${cause}`,
+        );
   return {
     status: baseStatus(container, { state }),
     ready: false,

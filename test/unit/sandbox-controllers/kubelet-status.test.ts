@@ -102,7 +102,7 @@ describe('kubelet: image pulls', () => {
     const backOff = kubeletStatus(pod, at(3000), options);
     expect(stateOf(backOff.status).waiting).toEqual({
       reason: 'ImagePullBackOff',
-      message: 'Back-off pulling image "app:1.0"',
+      message: `Back-off pulling image "app:1.0": ErrImagePull: ${String(stateOf(pulling.status).waiting?.message)}`,
     });
     expect(backOff.nextChangeAt).toEqual(at(10_500));
     expect(stateOf(kubeletStatus(pod, at(10_600), options).status).waiting?.reason).toBe('ErrImagePull');
@@ -118,10 +118,15 @@ describe('kubelet: image pulls', () => {
     const status = kubeletStatus(pod, at(600), missing).status;
     expect(stateOf(status).waiting?.reason).toBe('ErrImagePull');
     expect(String(stateOf(status).waiting?.message)).toMatch(/docker\.io\/library\/app:9\.9: not found$/);
-    expect(stateOf(kubeletStatus(pod, at(5000), missing).status).waiting).toEqual({
-      reason: 'ImagePullBackOff',
-      message: 'Back-off pulling image "app:9.9"',
-    });
+    const backOff = stateOf(kubeletStatus(pod, at(5000), missing).status).waiting;
+    expect(backOff?.reason).toBe('ImagePullBackOff');
+    expect(String(backOff?.message)).toMatch(
+      /^Back-off pulling image "app:9\.9": ErrImagePull: rpc error: code = NotFound .*: not found$/,
+    );
+    const untagged = aPod({}, [{ name: 'app', image: 'registry.local/app' }]);
+    expect(String(stateOf(kubeletStatus(untagged, at(5000), missing).status).waiting?.message)).toMatch(
+      /^Back-off pulling image "registry\.local\/app:latest": ErrImagePull: /,
+    );
     const local = aPod({}, [{ name: 'app', image: 'registry.local/team/app:2' }]);
     expect(stateOf(kubeletStatus(local, at(600), missing).status).waiting?.reason).toBe('ErrImagePull');
     const fine = kubeletStatus(aPod({}, [{ name: 'app', image: 'app:1.0' }]), at(1000), missing).status;
