@@ -1,4 +1,5 @@
 // Conformance: object metadata, optimistic concurrency and the exact Status bodies of 404/409/422.
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectConformanceCluster,
@@ -26,14 +27,13 @@ describe('object metadata', () => {
   });
 
   it('names objects from generateName with a 5-character suffix', async () => {
-    const a = await cluster.objects.create({
-      ...configMap('', cluster.namespace),
-      metadata: { generateName: 'gen-', namespace: cluster.namespace },
-    });
-    const b = await cluster.objects.create({
-      ...configMap('', cluster.namespace),
-      metadata: { generateName: 'gen-', namespace: cluster.namespace },
-    });
+    const generated = (): Promise<KubernetesObject> =>
+      cluster.objects.create({
+        ...configMap('', cluster.namespace),
+        metadata: { generateName: 'gen-', namespace: cluster.namespace },
+      } as KubernetesObject);
+    const a = await generated();
+    const b = await generated();
     expect(a.metadata?.name).toMatch(/^gen-[a-z0-9]{5}$/);
     expect(b.metadata?.name).not.toBe(a.metadata?.name);
   });

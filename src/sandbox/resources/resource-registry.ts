@@ -20,7 +20,10 @@ interface CrdShape {
       name?: string;
       served?: boolean;
       storage?: boolean;
-      subresources?: { status?: unknown };
+      subresources?: {
+        status?: unknown;
+        scale?: { specReplicasPath?: string; statusReplicasPath?: string; labelSelectorPath?: string };
+      };
       additionalPrinterColumns?: PrinterColumn[];
     }>;
   };
@@ -102,6 +105,14 @@ export class ResourceRegistry {
         printerColumns: v.additionalPrinterColumns ?? [],
         crdName: name,
       };
+      const scale = v.subresources?.scale;
+      if (scale?.specReplicasPath && scale.statusReplicasPath) {
+        type.scale = {
+          specReplicasPath: scale.specReplicasPath,
+          statusReplicasPath: scale.statusReplicasPath,
+          ...(scale.labelSelectorPath ? { labelSelectorPath: scale.labelSelectorPath } : {}),
+        };
+      }
       this.types.push(type);
       added.push(type);
     }

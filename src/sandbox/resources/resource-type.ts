@@ -13,12 +13,21 @@ export interface ResourceType {
   categories: string[];
   /** Whether `/status` exists; then main-resource writes ignore status and `/status` writes only status. */
   statusSubresource: boolean;
+  /** Where `/scale` reads and writes replicas, when the kind has a scale subresource. */
+  scale?: ScaleSubresource;
   /** Whether metadata.generation is kept (bumped on every non-metadata, non-status change). */
   tracksGeneration: boolean;
   /** Extra columns for `kubectl get` (JSONPath-ish dotted paths, from CRD additionalPrinterColumns). */
   printerColumns: PrinterColumn[];
   /** Set for resources served from a CRD: that CRD's name. */
   crdName?: string;
+}
+
+/** A CRD's `subresources.scale` (JSON paths such as `.spec.replicas`); built-ins use the same shape. */
+export interface ScaleSubresource {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
 }
 
 export interface PrinterColumn {
@@ -48,7 +57,10 @@ function builtin(
   kind: string,
   plural: string,
   opts: Partial<
-    Pick<ResourceType, 'namespaced' | 'shortNames' | 'statusSubresource' | 'tracksGeneration' | 'categories'>
+    Pick<
+      ResourceType,
+      'namespaced' | 'shortNames' | 'statusSubresource' | 'tracksGeneration' | 'categories' | 'scale'
+    >
   >,
 ): ResourceType {
   return {
@@ -64,8 +76,15 @@ function builtin(
     statusSubresource: opts.statusSubresource ?? false,
     tracksGeneration: opts.tracksGeneration ?? false,
     printerColumns: [],
+    ...(opts.scale ? { scale: opts.scale } : {}),
   };
 }
+
+/** The scale subresource of ReplicaSets and Deployments (selector rendered from spec.selector). */
+const workloadScale: ScaleSubresource = {
+  specReplicasPath: '.spec.replicas',
+  statusReplicasPath: '.status.replicas',
+};
 
 /** The built-in kinds the sandbox serves from the start. */
 export const BUILTIN_RESOURCE_TYPES: readonly ResourceType[] = [
@@ -92,12 +111,14 @@ export const BUILTIN_RESOURCE_TYPES: readonly ResourceType[] = [
   builtin('events.k8s.io', 'v1', 'Event', 'events', { shortNames: ['ev'] }),
   builtin('apps', 'v1', 'ReplicaSet', 'replicasets', {
     shortNames: ['rs'],
+    scale: workloadScale,
     statusSubresource: true,
     tracksGeneration: true,
     categories: ['all'],
   }),
   builtin('apps', 'v1', 'Deployment', 'deployments', {
     shortNames: ['deploy'],
+    scale: workloadScale,
     statusSubresource: true,
     tracksGeneration: true,
     categories: ['all'],

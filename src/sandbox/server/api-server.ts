@@ -36,6 +36,8 @@ import { openApiGroupVersion, openApiRoot } from './openapi.ts';
 import { formatApplyConflictMessage } from '../patch/index.ts';
 import type { PatchEngines } from './patch-engines.ts';
 import { patchErrorToStatus } from './patch-engines.ts';
+import { decodeProtobufObject } from './protobuf-body.ts';
+import { toScale, withScale } from './scale-subresource.ts';
 import { buildTable, type IncludeObject } from './table.ts';
 import { serveWatch } from './watch-stream.ts';
 
@@ -74,7 +76,20 @@ function notServed(): ApiStatusError {
   });
 }
 
+function protobufUnsupported(): ApiStatusError {
+  return new ApiStatusError({
+    message:
+      'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (protobuf only for Namespace, ConfigMap, Secret, ServiceAccount)',
+    reason: 'UnsupportedMediaType',
+    code: 415,
+  });
+}
+
 async function readBody(req: IncomingMessage): Promise<string> {
+  return (await readRawBody(req)).toString('utf8');
+}
+
+async function readRawBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -88,7 +103,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
       });
     chunks.push(buf);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 function sendJson(res: ServerResponse, code: number, body: unknown): void {
@@ -219,6 +234,7 @@ export class ApiServer {
     if (
       subresource !== undefined &&
       !(subresource === 'status' && type.statusSubresource) &&
+      !(subresource === 'scale' && type.scale !== undefined) &&
       subresource !== 'finalize'
     ) {
       throw notServed();
@@ -267,6 +283,8 @@ export class ApiServer {
         throw conflict(type, name);
       }
     }
+    if (name !== undefined && route.subresource === 'scale')
+      return this.scale(req, res, url, route, name, method);
     if (name === undefined) {
       if (method === 'GET') return this.list(req, res, url, route);
       if (method === 'POST') return this.create(req, res, url, route);
@@ -389,8 +407,11 @@ export class ApiServer {
       } catch (err) {
         throw badRequest(`error decoding YAML: ${err instanceof Error ? err.message : String(err)}`);
       }
+    } else if (contentType === 'application/vnd.kubernetes.protobuf') {
+      // kubectl's `create namespace|configmap|secret|serviceaccount` generators send protobuf.
+      body = decodeProtobufObject(await readRawBody(req));
+      if (body === undefined) throw protobufUnsupported();
     } else {
-      // Protobuf is not spoken here; client-go falls back to JSON after a 415, as against older servers.
       await readBody(req);
       throw new ApiStatusError({
         message: `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
@@ -478,6 +499,7 @@ export class ApiServer {
     input: StoredObject,
     patched: boolean,
     recordManager = true,
+    render?: (obj: StoredObject) => unknown,
   ): void {
     const { store } = this.deps;
     const status = route.subresource === 'status';
@@ -497,7 +519,8 @@ export class ApiServer {
         )
       : input;
     if (isDryRun(url)) {
-      this.respondObject(req, res, url, 200, route.type, obj);
+      if (render) sendJson(res, 200, render(obj));
+      else this.respondObject(req, res, url, 200, route.type, obj);
       return;
     }
     const updated = store.update(route.type, obj, this.ns(route), {
@@ -505,7 +528,8 @@ export class ApiServer {
       requireResourceVersion: route.type.crdName !== undefined && !patched,
     });
     this.deps.onWrite();
-    this.respondObject(req, res, url, 200, route.type, updated);
+    if (render) sendJson(res, 200, render(updated));
+    else this.respondObject(req, res, url, 200, route.type, updated);
   }
 
   private async patch(
@@ -622,6 +646,65 @@ export class ApiServer {
     }
     result.metadata.resourceVersion = obj.metadata.resourceVersion ?? current.metadata.resourceVersion;
     this.write(req, res, url, route, name, result, true, false);
+  }
+
+  /** GET, PUT and PATCH of `/scale`: only the replica count changes on the workload. */
+  private async scale(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    route: Route,
+    name: string,
+    method: string,
+  ): Promise<void> {
+    const type = route.type;
+    const scale = type.scale;
+    if (!scale) throw notServed();
+    const scaled = { ...type, scale };
+    const current = this.deps.store.get(type, this.ns(route), name);
+    if (!current) throw notFoundOf(type, name);
+    const view = toScale(scaled, current);
+    if (method === 'GET') return sendJson(res, 200, view);
+    let next: unknown;
+    const text = await readBody(req);
+    if (method === 'PUT') {
+      next = parseJsonBody(text);
+    } else if (method === 'PATCH') {
+      const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+      const body = parseJsonBody(text);
+      try {
+        if (contentType === 'application/json-patch+json')
+          next = this.deps.patches.json(view as StoredObject, body);
+        else if (
+          contentType === 'application/merge-patch+json' ||
+          contentType === 'application/strategic-merge-patch+json'
+        ) {
+          next = this.deps.patches.merge(view as StoredObject, body);
+        } else throw unsupportedMediaType(true);
+      } catch (err) {
+        throw patchErrorToStatus(err, { ...type }, name) ?? err;
+      }
+    } else {
+      throw methodNotAllowed('the server does not allow this method on the requested resource');
+    }
+    const scaleObj = (isRecord(next) ? next : {}) as {
+      metadata?: { resourceVersion?: string };
+      spec?: { replicas?: unknown };
+    };
+    const replicas = scaleObj.spec?.replicas;
+    if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+      throw invalid({ plural: 'scale', group: 'autoscaling', kind: 'Scale' }, name, [
+        {
+          reason: 'FieldValueInvalid',
+          message: `Invalid value: ${String(replicas)}: must be greater than or equal to 0`,
+          field: 'spec.replicas',
+        },
+      ]);
+    }
+    const updated = withScale(scaled, current, replicas, scaleObj.metadata?.resourceVersion);
+    this.write(req, res, url, { ...route, subresource: undefined }, name, updated, true, true, (obj) =>
+      toScale(scaled, obj),
+    );
   }
 
   private async deleteOptions(

@@ -69,6 +69,17 @@ function resourceEntries(type: ResourceType): Array<Record<string, unknown>> {
       verbs: ['get', 'patch', 'update'],
     });
   }
+  if (type.scale) {
+    out.push({
+      name: `${type.plural}/scale`,
+      singularName: '',
+      namespaced: type.namespaced,
+      group: 'autoscaling',
+      version: 'v1',
+      kind: 'Scale',
+      verbs: ['get', 'patch', 'update'],
+    });
+  }
   return out;
 }
 

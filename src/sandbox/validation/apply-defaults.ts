@@ -122,7 +122,7 @@ export function applyDefaults(
       }
       break;
     case '/Secret':
-      obj.type ??= 'Opaque';
+      if (typeof obj.type !== 'string' || obj.type === '') obj.type = 'Opaque';
       break;
     default:
       break;

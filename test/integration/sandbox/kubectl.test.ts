@@ -132,6 +132,34 @@ describe('kubectl against rollgate sandbox', () => {
     expect(await podCount('web')).toBe(2);
   });
 
+  it('scales through the scale subresource', async () => {
+    expect(await kubectl('scale', 'rs', 'web', '--replicas=3')).toContain('replicaset.apps/web scaled');
+    await kubectl('wait', '--for=jsonpath={.status.readyReplicas}=3', 'rs/web', '--timeout=20s');
+    expect(await podCount('web')).toBe(3);
+    await kubectl('scale', 'rs', 'web', '--replicas=2');
+    await kubectl('wait', '--for=jsonpath={.status.replicas}=2', 'rs/web', '--timeout=20s');
+  });
+
+  it('creates namespaces, configmaps and secrets with kubectl create generators', async () => {
+    expect(await kubectl('create', 'namespace', 'team-a')).toContain('namespace/team-a created');
+    await kubectl('create', 'configmap', 'settings', '-n', 'team-a', '--from-literal=mode=fast');
+    await kubectl('create', 'secret', 'generic', 'creds', '-n', 'team-a', '--from-literal=user=admin');
+    expect(await kubectl('get', 'configmap', 'settings', '-n', 'team-a', '-o', 'jsonpath={.data.mode}')).toBe(
+      'fast',
+    );
+    const secret = await kubectl(
+      'get',
+      'secret',
+      'creds',
+      '-n',
+      'team-a',
+      '-o',
+      'jsonpath={.type} {.data.user}',
+    );
+    expect(secret).toBe(`Opaque ${Buffer.from('admin').toString('base64')}`);
+    expect(await kubectl('delete', 'namespace', 'team-a')).toContain('namespace "team-a" deleted');
+  });
+
   it('round-trips get -o json through replace, and re-apply reports unchanged', async () => {
     const json = await kubectl('get', 'rs', 'web', '-o', 'json');
     const parsed = JSON.parse(json) as { metadata: { uid: string; resourceVersion: string } };
