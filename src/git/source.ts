@@ -1,6 +1,7 @@
 // A Git source: one-request change check, shallow single-branch fetch, and a per-object manifest diff.
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import git from 'isomorphic-git';
 import type { FsClient, GitAuth } from 'isomorphic-git';
 import type { Clock } from '../clock/clock.ts';
@@ -23,6 +24,8 @@ import { ObjectMemory } from './object-memory.ts';
 import type { CommitSummary } from './object-memory.ts';
 import { readSnapshotFs } from './read-snapshot-fs.ts';
 import { splitRemoteUrl } from './remote-url.ts';
+import { serveGitRepositories } from './smart-http-server.ts';
+import type { GitServer } from './smart-http-server.ts';
 import { diffTargets, isManifestPath, normalizeSourcePath, resolvePath } from './tree-diff.ts';
 import type { FileChange, ObjectReader, TreeEntry } from './tree-diff.ts';
 
@@ -37,7 +40,10 @@ export interface SourceAuth {
 /** A Git source as configured: which repository, branch and folder Rollgate follows. */
 export interface Source {
   name: string;
-  /** http(s) URL of the repository. Credentials in the URL are moved to `auth` and never logged. */
+  /**
+   * http(s) URL of the repository (credentials in it are moved to `auth` and never logged), or an
+   * absolute local path / file:// URL, which is served in-process over smart HTTP (see `close()`).
+   */
   url: string;
   branch: string;
   /** Folder (or single file) inside the repository; `.` or `` for the whole repository. */
@@ -137,6 +143,9 @@ export class GitSource {
   private readonly fetchDepth: number;
   private initialized = false;
   private fetching: Promise<unknown> = Promise.resolve();
+  /** Set for a local repository path: it is served in-process over smart HTTP like any remote. */
+  private readonly localPath: string | undefined;
+  private localServer: Promise<GitServer> | undefined;
 
   constructor(
     readonly source: Source,
@@ -145,6 +154,8 @@ export class GitSource {
     const { url, credentials } = splitRemoteUrl(source.url);
     this.name = source.name;
     this.url = url;
+    if (source.url.startsWith('/')) this.localPath = source.url;
+    else if (source.url.startsWith('file://')) this.localPath = fileURLToPath(source.url);
     this.branch = source.branch;
     this.path = normalizeSourcePath(source.path);
     this.gitdir = join(options.cacheDir, `${source.name.replace(/[^A-Za-z0-9._-]/g, '_')}.git`);
@@ -154,6 +165,25 @@ export class GitSource {
     this.parser = options.parser ?? specManifestParser;
     this.transport = options.transport ?? new GitHttpTransport(options.clock ?? systemClock);
     this.fetchDepth = options.fetchDepth ?? DEFAULT_FETCH_DEPTH;
+  }
+
+  /** Stops the in-process server of a local-path source; a no-op for remote sources. */
+  async close(): Promise<void> {
+    const server = this.localServer;
+    this.localServer = undefined;
+    if (server) await (await server).stop();
+  }
+
+  /** The URL isomorphic-git talks to: the remote's, or the in-process server's for a local path. */
+  private async remoteUrl(): Promise<string> {
+    if (this.localPath === undefined) return this.url;
+    if (!this.localServer) {
+      this.localServer = serveGitRepositories({ root: dirname(this.localPath), logger: this.logger });
+      this.localServer.catch(() => {
+        this.localServer = undefined;
+      });
+    }
+    return `${(await this.localServer).url}/${encodeURIComponent(basename(this.localPath))}`;
   }
 
   /** HTTP requests this source's transport sent over the network (for metrics and tests). */
@@ -170,7 +200,7 @@ export class GitSource {
     try {
       const refs = await git.listServerRefs({
         http: this.transport,
-        url: this.url,
+        url: await this.remoteUrl(),
         prefix: ref,
         protocolVersion: 2,
         ...this.authCallbacks(),
@@ -206,7 +236,7 @@ export class GitSource {
         fs,
         http: this.transport,
         gitdir: this.gitdir,
-        url: this.url,
+        url: await this.remoteUrl(),
         ref: this.branch,
         remoteRef: this.branch,
         singleBranch: true,
@@ -320,7 +350,13 @@ export class GitSource {
       await git.init({ fs, gitdir: this.gitdir, bare: true, defaultBranch: this.branch });
     }
     // Rewritten on every start so a changed URL in the config is followed; the URL holds no credentials.
-    await git.addRemote({ fs, gitdir: this.gitdir, remote: 'origin', url: this.url, force: true });
+    await git.addRemote({
+      fs,
+      gitdir: this.gitdir,
+      remote: 'origin',
+      url: await this.remoteUrl(),
+      force: true,
+    });
     this.initialized = true;
   }
 

@@ -201,6 +201,21 @@ describe('GitSource fetch', () => {
     expect(report.basis).toBe('incremental');
   });
 
+  it('follows a local repository path (bare or working copy) by serving it in-process', async () => {
+    const f = await fixture();
+    f.wc.write({ 'envs/prod/a.yaml': configMapYaml('a', { v: '1' }) });
+    const first = f.wc.commit();
+    await f.wc.push(f.bare);
+    for (const url of [f.bare, `file://${f.wc.dir}`]) {
+      const source = f.source({ url });
+      cleanups.push(() => source.close());
+      expect(source.url).toBe(url);
+      expect(await source.remoteHead()).toBe(first);
+      expect(await source.fetch()).toBe(first);
+      expect(summary(await source.diff(undefined, first))).toEqual(['added ConfigMap//a envs/prod/a.yaml']);
+    }
+  });
+
   it('serialises concurrent fetches on one source', async () => {
     const f = await fixture();
     f.wc.write({ 'envs/prod/a.yaml': configMapYaml('a', {}) });
