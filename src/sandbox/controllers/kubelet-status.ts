@@ -483,7 +483,8 @@ export function kubeletStatus(pod: KubeObject, now: Date, options: ControllerOpt
     : allReady
       ? Math.max(...views.map((view) => view.readyChangedAt))
       : Math.max(createdAt, ...views.filter((view) => !view.ready).map((view) => view.readyChangedAt));
-  if (phase === 'Succeeded' || phase === 'Failed') allReady = false;
+  const finished = phase === 'Succeeded' || phase === 'Failed';
+  if (finished) allReady = false;
   const unready = views
     .filter((view) => !view.ready || terminating)
     .map((view) => String(view.status.name))
@@ -495,7 +496,10 @@ export function kubeletStatus(pod: KubeObject, now: Date, options: ControllerOpt
   const status: Record<string, unknown> = {
     phase,
     conditions: [
-      condition('PodReadyToStartContainers', true, createdAt),
+      // A finished pod's sandbox is torn down, so it can no longer start containers.
+      finished
+        ? condition('PodReadyToStartContainers', false, readyChangedAt)
+        : condition('PodReadyToStartContainers', true, createdAt),
       condition('Initialized', true, createdAt),
       condition('Ready', allReady, readyChangedAt, notReadyReason, notReadyMessage),
       condition('ContainersReady', allReady, readyChangedAt, notReadyReason, notReadyMessage),

@@ -267,6 +267,10 @@ describe('kubelet: Job pods', () => {
     expect(done.phase).toBe('Succeeded');
     expect(stateOf(done).terminated).toMatchObject({ exitCode: 0, reason: 'Completed' });
     expect(conditionOf(done, 'Ready')).toMatchObject({ status: 'False', reason: 'PodCompleted' });
+    expect(conditionOf(done, 'PodReadyToStartContainers')).toMatchObject({
+      status: 'False',
+      lastTransitionTime: '2026-01-01T00:00:02Z',
+    });
   });
 
   it('fails with exit code 1 after the job-duration when job-result is fail', () => {
