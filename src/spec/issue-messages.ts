@@ -34,9 +34,10 @@ function describeSchema(schema: unknown): string {
   }
 }
 
-function describeExpected(expected: string, inst: unknown): string {
-  if (expected === 'number' || expected === 'int')
-    return describeSchema(inst) === 'an integer' || expected === 'int' ? 'an integer' : 'a number';
+// zod reports `z.int()` failures as expected "number" (wrong type) or "int" (a fraction).
+function describeExpected(expected: string, schema: unknown): string {
+  if (expected === 'int') return 'an integer';
+  if (expected === 'number') return describeSchema(schema);
   if (expected === 'string') return 'a string';
   if (expected === 'boolean') return 'true or false';
   if (expected === 'object' || expected === 'record' || expected === 'map') return 'a mapping';

@@ -151,10 +151,44 @@ function templateLookup(objects: readonly ManifestObject[]): AnalysisTemplateLoo
   };
 }
 
+function unreadableDocument(file: string, error: ParsedManifests['errors'][number]): ObjectValidation {
+  const message =
+    error.code === 'rollgate.spec.yaml-limit' ? `refused: ${error.reason}` : `invalid YAML: ${error.reason}`;
+  return {
+    file,
+    line: error.line,
+    col: error.col,
+    apiVersion: null,
+    kind: null,
+    name: null,
+    namespace: null,
+    valid: false,
+    errors: [{ path: '', line: error.line, col: error.col, message }],
+    warnings: [],
+  };
+}
+
+function skippedObject(obj: ManifestObject): SkippedDocument {
+  return {
+    file: obj.file,
+    line: obj.position.line,
+    col: obj.position.col,
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    name: obj.name ?? null,
+    reason: `kind ${obj.kind} (${obj.apiVersion}) is not validated by Rollgate`,
+  };
+}
+
+// A document to report, in file order: either already judged unreadable, or an object to validate.
+type PendingDocument =
+  { documentIndex: number; unreadable: ObjectValidation } | { documentIndex: number; object: ManifestObject };
+
 /**
  * Validates everything already parsed: each known object on its own, then across objects
  * (duplicates, analysis-template references). Unknown kinds and non-Kubernetes documents are skipped
- * with a note; unreadable YAML documents are reported as invalid entries with kind null.
+ * with a note; unreadable YAML documents are reported as invalid entries with kind null. Objects are
+ * reported in file order, then document order.
  */
 export function validateParsedManifests(files: readonly ParsedManifests[]): ValidationReport {
   const report: ValidationReport = {
@@ -162,76 +196,40 @@ export function validateParsedManifests(files: readonly ParsedManifests[]): Vali
     skipped: [],
     summary: { valid: 0, invalid: 0, skipped: 0 },
   };
-  const known: ManifestObject[] = [];
-  const byDocument: Array<{ order: number; entry: ObjectValidation | null; obj?: ManifestObject }> = [];
+  const pending: PendingDocument[] = [];
   for (const parsed of files) {
-    const entries: Array<{ index: number; entry: ObjectValidation | null; obj?: ManifestObject }> = [];
-    for (const error of parsed.errors) {
-      entries.push({
-        index: error.documentIndex,
-        entry: {
-          file: parsed.file,
-          line: error.line,
-          col: error.col,
-          apiVersion: null,
-          kind: null,
-          name: null,
-          namespace: null,
-          valid: false,
-          errors: [
-            {
-              path: '',
-              line: error.line,
-              col: error.col,
-              message:
-                error.name === 'ManifestLimitError'
-                  ? `refused: ${error.reason}`
-                  : `invalid YAML: ${error.reason}`,
-            },
-          ],
-          warnings: [],
-        },
-      });
+    const inFile: PendingDocument[] = parsed.errors.map((error) => ({
+      documentIndex: error.documentIndex,
+      unreadable: unreadableDocument(parsed.file, error),
+    }));
+    const skipped: SkippedDocument[] = parsed.skipped.map((doc) => ({
+      file: parsed.file,
+      line: doc.position.line,
+      col: doc.position.col,
+      apiVersion: null,
+      kind: null,
+      name: null,
+      reason: doc.reason,
+    }));
+    for (const object of parsed.objects) {
+      if (isValidatedKind(object)) inFile.push({ documentIndex: object.documentIndex, object });
+      else skipped.push(skippedObject(object));
     }
-    for (const skipped of parsed.skipped) {
-      report.skipped.push({
-        file: parsed.file,
-        line: skipped.position.line,
-        col: skipped.position.col,
-        apiVersion: null,
-        kind: null,
-        name: null,
-        reason: skipped.reason,
-      });
-    }
-    for (const obj of parsed.objects) {
-      if (!isValidatedKind(obj)) {
-        report.skipped.push({
-          file: obj.file,
-          line: obj.position.line,
-          col: obj.position.col,
-          apiVersion: obj.apiVersion,
-          kind: obj.kind,
-          name: obj.name ?? null,
-          reason: `kind ${obj.kind} (${obj.apiVersion}) is not validated by Rollgate`,
-        });
-        continue;
-      }
-      known.push(obj);
-      entries.push({ index: obj.documentIndex, entry: null, obj });
-    }
-    entries.sort((a, b) => a.index - b.index);
-    for (const entry of entries) byDocument.push({ order: byDocument.length, ...entry });
+    inFile.sort((a, b) => a.documentIndex - b.documentIndex);
+    skipped.sort((a, b) => a.line - b.line);
+    pending.push(...inFile);
+    report.skipped.push(...skipped);
   }
 
-  const context: RolloutCheckContext = { templates: templateLookup(known) };
+  const objects = pending.flatMap((doc) => ('object' in doc ? [doc.object] : []));
+  const context: RolloutCheckContext = { templates: templateLookup(objects) };
   const firstSeen = new Map<string, ManifestObject>();
-  for (const { entry, obj } of byDocument) {
-    if (entry !== null) {
-      report.objects.push(entry);
+  for (const doc of pending) {
+    if (!('object' in doc)) {
+      report.objects.push(doc.unreadable);
       continue;
     }
-    if (obj === undefined) continue;
+    const obj = doc.object;
     const result = validateObject(obj, context);
     if (obj.name !== undefined) {
       const namespace = obj.kind === 'ClusterAnalysisTemplate' ? '' : (obj.namespace ?? '');

@@ -234,8 +234,8 @@ describe('validateManifests: malformed Rollouts', () => {
     const { report } = check('apiVersion: v1\nkind: Service\nmetadata: {name: web}\n---\nfoo: bar\n');
     expect(report.summary).toEqual({ valid: 0, invalid: 0, skipped: 2 });
     expect(report.skipped.map((s) => s.reason)).toEqual([
-      'not a Kubernetes object (no apiVersion/kind)',
       'kind Service (v1) is not validated by Rollgate',
+      'not a Kubernetes object (no apiVersion/kind)',
     ]);
   });
 });
