@@ -50,7 +50,8 @@ const limit = (n: number | undefined, fallback: number | undefined): number | un
 };
 
 /**
- * Reads a metric's settings. Count: as written when > 0; otherwise 1 without an interval, unbounded with one.
+ * Reads a metric's settings. Count: as written when > 0 (more than 1 needs an interval); otherwise 1
+ * without an interval, unbounded with one.
  * @throws MetricSettingsError naming the field.
  */
 export function metricSettings(metric: Metric): MetricSettings {
@@ -70,6 +71,14 @@ export function metricSettings(metric: Metric): MetricSettings {
     ),
   };
   if (intervalMs !== undefined && intervalMs > 0) settings.intervalMs = intervalMs;
+  if (count !== undefined && count > 1 && settings.intervalMs === undefined) {
+    // As Argo's validation: without an interval there would be no time for the second measurement.
+    throw new MetricSettingsError(
+      metric.name,
+      'count',
+      `is ${count} but there is no interval (count > 1 needs one)`,
+    );
+  }
   if (count !== undefined && count > 0) settings.count = count;
   else if (settings.intervalMs === undefined) settings.count = 1;
   if (consecutiveSuccessLimit !== undefined && consecutiveSuccessLimit > 0)

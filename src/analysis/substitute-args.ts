@@ -35,7 +35,15 @@ function walk(
   if (Array.isArray(value)) return value.map((item) => walk(item, values, deferred, templates));
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = walk(item, values, deferred, templates);
+    for (const [key, item] of Object.entries(value)) {
+      // defineProperty, not assignment: a manifest key "__proto__" must stay a plain key.
+      Object.defineProperty(out, key, {
+        value: walk(item, values, deferred, templates),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
     return out;
   }
   return value;

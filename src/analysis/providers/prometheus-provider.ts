@@ -86,7 +86,11 @@ export function createPrometheusProvider(options: PrometheusProviderOptions = {}
         'content-type': 'application/x-www-form-urlencoded',
         accept: 'application/json',
       };
-      for (const h of spec.headers ?? []) headers[h.key.toLowerCase()] = h.value;
+      for (const h of spec.headers ?? []) {
+        const key = h.key.toLowerCase();
+        // A header named __proto__ would replace the object's prototype instead of adding a header.
+        if (key !== '__proto__') headers[key] = h.value;
+      }
       const timeoutSeconds =
         spec.timeout ?? options.defaultTimeoutSeconds ?? PROMETHEUS_DEFAULT_TIMEOUT_SECONDS;
       const body = new URLSearchParams({ query: spec.query, timeout: `${timeoutSeconds}s` }).toString();

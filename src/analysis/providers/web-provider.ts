@@ -57,7 +57,11 @@ export function createWebProvider(): MetricProvider {
         throw new MetricProviderError(TYPE, 'authentication is not supported yet (use headers)', metric.name);
       }
       const headers: Record<string, string> = {};
-      for (const h of spec.headers ?? []) headers[h.key.toLowerCase()] = h.value;
+      for (const h of spec.headers ?? []) {
+        const key = h.key.toLowerCase();
+        // A header named __proto__ would replace the object's prototype instead of adding a header.
+        if (key !== '__proto__') headers[key] = h.value;
+      }
       let body: string | undefined;
       if (spec.jsonBody !== undefined) {
         body = JSON.stringify(spec.jsonBody);

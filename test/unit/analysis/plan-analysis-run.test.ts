@@ -367,6 +367,13 @@ const rows: Row[] = [
     wantRequeueAfterMs: 5_000,
   },
   {
+    name: 'count above 1 without an interval is refused (Argo validation), not left waiting forever',
+    given: aRun(aMetric('m', { count: 2 })).build(),
+    now: at(0),
+    wantPhase: 'Error',
+    wantMeasure: [],
+  },
+  {
     name: 'an unreadable interval is the metric Error, reported on the run',
     given: aRun(aMetric('m', { interval: 'soon' })).build(),
     now: at(0),
