@@ -94,7 +94,12 @@ export function parseManifests(
     return result;
   }
   const lineCounter = new LineCounter();
-  const documents = parseAllDocuments(text, { lineCounter, uniqueKeys: true, logLevel: 'error' });
+  const documents = parseAllDocuments(text, {
+    lineCounter,
+    uniqueKeys: true,
+    merge: true,
+    logLevel: 'error',
+  });
   // parseAllDocuments returns an EmptyStream (an array with no documents) for empty input.
   documents.forEach((doc, documentIndex) => {
     const at = (offset: number | undefined): SourcePosition => lineCounter.linePos(offset ?? 0);

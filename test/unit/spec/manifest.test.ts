@@ -100,6 +100,14 @@ describe('parseManifests', () => {
     expect(parsed.objects[0]?.value['y']).toEqual({ k: 1 });
   });
 
+  it('applies merge keys (<<) as Kubernetes YAML tooling does', () => {
+    const parsed = parseManifests(
+      'apiVersion: v1\nkind: A\nbase: &b {x: 1, y: 2}\nspec:\n  <<: *b\n  y: 3\n',
+      'merge.yaml',
+    );
+    expect(parsed.objects[0]?.value['spec']).toEqual({ x: 1, y: 3 });
+  });
+
   it('refuses a file over the size bound', () => {
     const parsed = parseManifests('a: 1\n'.repeat(100), 'big.yaml', { maxBytes: 100 });
     expect(parsed.errors[0]).toBeInstanceOf(ManifestLimitError);
