@@ -1,6 +1,7 @@
 // The `rollgate` command line: one subcommand per file under ./commands, registered here.
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
+import { registerRunCommands } from './commands/run.ts';
 import { registerSandboxCommand } from './commands/sandbox.ts';
 import { registerValidateCommand } from './commands/validate.ts';
 
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   // Command registrations (one line each; keep alphabetical).
+  registerRunCommands(program);
   registerSandboxCommand(program);
   registerValidateCommand(program);
   return program;

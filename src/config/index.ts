@@ -9,3 +9,4 @@ export {
 export { loadConfig, configKeys, type LoadConfigOptions, type ConfigKey } from './config-loader.ts';
 export { ConfigError, type ConfigProblem } from './config-error.ts';
 export { resolveSecret, SecretUnavailableError, type SecretReference } from './secret-source.ts';
+export { resolveSourceAuth, type ResolvedSourceAuth } from './source-auth.ts';

@@ -81,6 +81,8 @@ export const configSchema = z
       .object({
         kubeconfig: z.string().default(''),
         context: z.string().default(''),
+        stateNamespace: z.string().min(1).default('rollgate-system'),
+        defaultNamespace: z.string().min(1).default('default'),
       })
       .strict()
       .prefault({}),
@@ -101,6 +103,7 @@ export const configSchema = z
     git: z
       .object({
         cacheDir: z.string().default('.rollgate/git'),
+        webhookCoalesceMs: z.number().int().min(0).max(60_000).default(0),
       })
       .strict()
       .prefault({}),

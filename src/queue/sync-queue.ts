@@ -14,15 +14,17 @@ export class SyncQueue {
   }
 
   /**
-   * Adds a sync job. Deduplicated per `source@commit`: the same commit enqueued again while its job
-   * is pending is absorbed; while it runs, it is applied once more afterwards (applies are idempotent).
+   * Adds a sync job. Deduplicated per source: a sync always moves the cluster to the branch's newest
+   * commit, so one pending job per source is enough, and two syncs of one source never run at once
+   * (an older commit can never be applied after a newer one). A request that arrives while the
+   * source's sync runs is kept and runs once more afterwards.
    */
   async enqueue(payload: SyncPayload, options: { delayMs?: number } = {}): Promise<string | undefined> {
     const valid = syncPayloadSchema.parse(payload);
     const job = await this.queue.add('sync', valid, {
       ...jobDefaults('sync'),
       delay: Math.max(0, Math.round(options.delayMs ?? 0)),
-      deduplication: { id: `${valid.source}@${valid.commit}`, keepLastIfActive: true },
+      deduplication: { id: `source:${valid.source}`, keepLastIfActive: true },
     });
     return job.id;
   }

@@ -1,0 +1,191 @@
+// Applies desired objects from Git to the cluster by server-side apply, and prunes what left Git.
+import {
+  KubernetesObjectApi,
+  PatchStrategy,
+  type KubeConfig,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+import { FIELD_MANAGER, toPlainObject } from '../kube/client.ts';
+import { isNotFound, kubeCall } from '../kube/errors.ts';
+import { toRollgateApiVersion } from '../spec/api-version.ts';
+import { driftedFields } from './drift.ts';
+import {
+  COMMIT_ANNOTATION,
+  FILE_ANNOTATION,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  SOURCE_LABEL,
+} from './sync-labels.ts';
+
+/** An object as Git wants it, with where it is defined. */
+export interface DesiredObject {
+  key: string;
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+  object: Record<string, unknown>;
+  file: string;
+  line?: number;
+}
+
+/** The identity of a live object. */
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+}
+
+export type ApplyResult = 'created' | 'updated' | 'unchanged';
+export type RemoveResult = 'deleted' | 'absent' | 'not-managed';
+
+/** The cluster does not serve this kind (its CRD is not installed): a human must act. */
+export class UnknownKindError extends Error {
+  override readonly name = 'UnknownKindError';
+  readonly code = 'sync.unknown_kind';
+  constructor(
+    readonly apiVersion: string,
+    readonly kind: string,
+  ) {
+    super(`the cluster does not serve ${kind} in ${apiVersion} (is its CustomResourceDefinition installed?)`);
+  }
+}
+
+/** client-node's dynamic client with the discovery lookup it keeps protected made public. */
+class DiscoveringObjectApi extends KubernetesObjectApi {
+  async isNamespaced(apiVersion: string, kind: string): Promise<boolean | undefined> {
+    return (await this.resource(apiVersion, kind))?.namespaced;
+  }
+}
+
+type Json = Record<string, unknown>;
+
+const metadataOf = (obj: Json): Json => (obj.metadata ?? {}) as Json;
+
+/** Applies and removes objects of one source; every write uses field manager `rollgate`. */
+export class ObjectApplier {
+  private readonly api: DiscoveringObjectApi;
+
+  constructor(
+    kubeConfig: KubeConfig,
+    private readonly options: { source: string; defaultNamespace: string },
+  ) {
+    this.api = kubeConfig.makeApiClient(DiscoveringObjectApi);
+  }
+
+  /** The object exactly as it will be applied: in-cluster apiVersion, namespace, ownership labels. */
+  async prepare(desired: DesiredObject, commit: string): Promise<Json> {
+    const converted = toRollgateApiVersion(desired.object) as Json;
+    const apiVersion = String(converted.apiVersion);
+    const namespaced = await this.api.isNamespaced(apiVersion, desired.kind).catch(() => undefined);
+    if (namespaced === undefined) throw new UnknownKindError(apiVersion, desired.kind);
+    const metadata = { ...metadataOf(converted) };
+    if (namespaced) metadata.namespace = desired.namespace ?? this.options.defaultNamespace;
+    else delete metadata.namespace;
+    metadata.labels = {
+      ...((metadata.labels ?? {}) as Json),
+      [MANAGED_BY_LABEL]: MANAGED_BY_VALUE,
+      [SOURCE_LABEL]: this.options.source,
+    };
+    metadata.annotations = {
+      ...((metadata.annotations ?? {}) as Json),
+      [COMMIT_ANNOTATION]: commit,
+      [FILE_ANNOTATION]: desired.file,
+    };
+    // Status belongs to controllers; Git never writes it.
+    const { status: _status, ...rest } = converted;
+    return { ...rest, metadata };
+  }
+
+  /** The live object, or undefined. */
+  async read(ref: ObjectRef): Promise<Json | undefined> {
+    try {
+      const live = await kubeCall(
+        { verb: 'get', kind: ref.kind, namespace: ref.namespace, name: ref.name },
+        () =>
+          this.api.read({
+            apiVersion: ref.apiVersion,
+            kind: ref.kind,
+            metadata: { name: ref.name, namespace: ref.namespace },
+          }),
+      );
+      return toPlainObject<Json>(live);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * Server-side applies the prepared object (force: Git is the source of truth for the fields it sets).
+   * Sends nothing when the live object already holds every value, from the same commit.
+   */
+  async apply(prepared: Json): Promise<ApplyResult> {
+    const metadata = metadataOf(prepared);
+    const ref: ObjectRef = {
+      apiVersion: String(prepared.apiVersion),
+      kind: String(prepared.kind),
+      name: String(metadata.name),
+      ...(typeof metadata.namespace === 'string' ? { namespace: metadata.namespace } : {}),
+    };
+    const live = await this.read(ref);
+    if (live && driftedFields(prepared, live).length === 0) return 'unchanged';
+    await kubeCall({ verb: 'apply', kind: ref.kind, namespace: ref.namespace, name: ref.name }, () =>
+      this.api.patch(
+        prepared as KubernetesObject,
+        undefined,
+        undefined,
+        FIELD_MANAGER,
+        true,
+        PatchStrategy.ServerSideApply,
+      ),
+    );
+    return live ? 'updated' : 'created';
+  }
+
+  /** Fields where the live object differs from what was applied (ignoring the commit/file bookkeeping). */
+  async drift(prepared: Json): Promise<string[] | undefined> {
+    const metadata = metadataOf(prepared);
+    const live = await this.read({
+      apiVersion: String(prepared.apiVersion),
+      kind: String(prepared.kind),
+      name: String(metadata.name),
+      ...(typeof metadata.namespace === 'string' ? { namespace: metadata.namespace } : {}),
+    });
+    if (!live) return ['(object is missing)'];
+    const annotations = { ...((metadata.annotations ?? {}) as Json) };
+    delete annotations[COMMIT_ANNOTATION];
+    delete annotations[FILE_ANNOTATION];
+    return driftedFields({ ...prepared, metadata: { ...metadata, annotations } }, live);
+  }
+
+  /** Deletes an object that left Git, but only one this source applied. */
+  async remove(ref: ObjectRef): Promise<RemoveResult> {
+    const apiVersion = String(toRollgateApiVersion({ apiVersion: ref.apiVersion }).apiVersion);
+    const namespaced = await this.api.isNamespaced(apiVersion, ref.kind).catch(() => undefined);
+    if (namespaced === undefined) return 'absent';
+    const namespace = namespaced ? (ref.namespace ?? this.options.defaultNamespace) : undefined;
+    const live = await this.read({ ...ref, apiVersion, ...(namespace ? { namespace } : {}) });
+    if (!live) return 'absent';
+    const labels = (metadataOf(live).labels ?? {}) as Json;
+    if (labels[MANAGED_BY_LABEL] !== MANAGED_BY_VALUE || labels[SOURCE_LABEL] !== this.options.source)
+      return 'not-managed';
+    try {
+      await kubeCall({ verb: 'delete', kind: ref.kind, namespace, name: ref.name }, () =>
+        this.api.delete(
+          { apiVersion, kind: ref.kind, metadata: { name: ref.name, ...(namespace ? { namespace } : {}) } },
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          'Background',
+        ),
+      );
+      return 'deleted';
+    } catch (err) {
+      if (isNotFound(err)) return 'absent';
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,136 @@
+// The last synced commit and the status of every source, kept in a ConfigMap so Redis stays disposable.
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import type { SyncedCommitStore } from '../git/synced-commit-store.ts';
+import type { KubeClients } from '../kube/client.ts';
+import { dispositionOf, isNotFound, kubeCall } from '../kube/errors.ts';
+
+/** ConfigMap holding `<source>.commit` and `<source>.status` keys. */
+export const SOURCE_STATE_CONFIGMAP = 'rollgate-sources';
+
+/** What a platform team sees about a source (`kubectl get cm rollgate-sources -o yaml`). */
+export interface SourceStatus {
+  /** `Synced`: the cluster follows the branch. `Degraded`: some objects were skipped. `Failed`: the last sync did not happen. */
+  phase: 'Synced' | 'Degraded' | 'Failed';
+  message: string;
+  commit?: string;
+  lastAttemptAt: string;
+  lastSyncedAt?: string;
+  /** Objects that could not be used, with file and line. */
+  problems?: Array<{ file: string; line: number; message: string }>;
+  /** Objects removed from Git but kept because prune is off, or drifted but kept because selfHeal is off. */
+  pending?: Array<{ key: string; reason: 'prune disabled' | 'drifted' }>;
+}
+
+const MAX_ATTEMPTS = 5;
+
+/**
+ * The cluster-backed store. Why a ConfigMap and not Redis: losing Redis must not turn the next poll
+ * into a full re-apply of every object; why not annotations on each object: a source's commit is one
+ * fact, and removed objects have nowhere to carry it.
+ */
+export class ConfigMapSourceStateStore implements SyncedCommitStore {
+  constructor(
+    private readonly clients: KubeClients,
+    readonly namespace: string,
+  ) {}
+
+  async get(source: string): Promise<string | undefined> {
+    return (await this.read())?.data?.[`${source}.commit`];
+  }
+
+  async set(source: string, commit: string): Promise<void> {
+    await this.update({ [`${source}.commit`]: commit });
+  }
+
+  async status(source: string): Promise<SourceStatus | undefined> {
+    const raw = (await this.read())?.data?.[`${source}.status`];
+    return raw ? (JSON.parse(raw) as SourceStatus) : undefined;
+  }
+
+  async setStatus(source: string, status: SourceStatus): Promise<void> {
+    await this.update({ [`${source}.status`]: JSON.stringify(status) });
+  }
+
+  private async read(): Promise<V1ConfigMap | undefined> {
+    try {
+      return await kubeCall(
+        { verb: 'get', kind: 'ConfigMap', namespace: this.namespace, name: SOURCE_STATE_CONFIGMAP },
+        () =>
+          this.clients.core.readNamespacedConfigMap({
+            name: SOURCE_STATE_CONFIGMAP,
+            namespace: this.namespace,
+          }),
+      );
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** Read-modify-write carrying the resourceVersion read; a conflict re-reads (never a blind overwrite). */
+  private async update(entries: Record<string, string>): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const live = await this.read();
+      try {
+        if (!live) {
+          await this.ensureNamespace();
+          await kubeCall(
+            { verb: 'create', kind: 'ConfigMap', namespace: this.namespace, name: SOURCE_STATE_CONFIGMAP },
+            () =>
+              this.clients.core.createNamespacedConfigMap({
+                namespace: this.namespace,
+                body: {
+                  apiVersion: 'v1',
+                  kind: 'ConfigMap',
+                  metadata: {
+                    name: SOURCE_STATE_CONFIGMAP,
+                    namespace: this.namespace,
+                    labels: { 'app.kubernetes.io/managed-by': 'rollgate' },
+                  },
+                  data: entries,
+                },
+              }),
+          );
+        } else {
+          if (Object.entries(entries).every(([k, v]) => live.data?.[k] === v)) return;
+          await kubeCall(
+            { verb: 'update', kind: 'ConfigMap', namespace: this.namespace, name: SOURCE_STATE_CONFIGMAP },
+            () =>
+              this.clients.core.replaceNamespacedConfigMap({
+                name: SOURCE_STATE_CONFIGMAP,
+                namespace: this.namespace,
+                body: { ...live, data: { ...(live.data ?? {}), ...entries } },
+              }),
+          );
+        }
+        return;
+      } catch (err) {
+        const disposition = dispositionOf(err);
+        // AlreadyExists (a racing creator) and Conflict both mean: read again and redo.
+        if (attempt >= MAX_ATTEMPTS || (disposition !== 'conflict' && disposition !== 'transient')) throw err;
+      }
+    }
+  }
+
+  private async ensureNamespace(): Promise<void> {
+    const request = { kind: 'Namespace', name: this.namespace } as const;
+    try {
+      await kubeCall({ ...request, verb: 'get' }, () =>
+        this.clients.core.readNamespace({ name: this.namespace }),
+      );
+      return;
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    try {
+      await kubeCall({ ...request, verb: 'create' }, () =>
+        this.clients.core.createNamespace({
+          body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: this.namespace } },
+        }),
+      );
+    } catch (err) {
+      // Someone else created it first: that is what we wanted.
+      if (dispositionOf(err) !== 'conflict') throw err;
+    }
+  }
+}

@@ -1,0 +1,274 @@
+// One source's GitOps step: check the branch (poll), then apply what changed since the last synced commit (sync).
+import type { Clock } from '../clock/clock.ts';
+import type { ManifestChange } from '../git/manifest-diff.ts';
+import type { GitSource } from '../git/source.ts';
+import type { EventRecorder } from '../kube/event-recorder.ts';
+import { dispositionOf } from '../kube/errors.ts';
+import type { Logger } from '../log/logger.ts';
+import { ARGO_API_VERSION, ROLLGATE_API_VERSION } from '../spec/api-version.ts';
+import { applyOrder } from './apply-order.ts';
+import type { ApplyResult, DesiredObject, ObjectApplier, RemoveResult } from './object-applier.ts';
+import type { SourceStatus } from './source-state-store.ts';
+
+/** Where a source's last synced commit and status live (a ConfigMap in production). */
+export interface SourceStateStore {
+  get(source: string): Promise<string | undefined>;
+  set(source: string, commit: string): Promise<void>;
+  setStatus(source: string, status: SourceStatus): Promise<void>;
+}
+
+export interface SourceSyncDeps {
+  git: GitSource;
+  applier: ObjectApplier;
+  state: SourceStateStore;
+  /** Asks for a reconcile of a rollout whose desired state changed. */
+  enqueueReconcile: (key: { namespace: string; name: string }) => Promise<void>;
+  events?: EventRecorder;
+  clock: Clock;
+  logger: Logger;
+  prune: boolean;
+  defaultNamespace: string;
+}
+
+/** What one sync did, object by object. */
+export interface SyncReport {
+  source: string;
+  commit: string;
+  previous?: string;
+  applied: Array<{ key: string; result: ApplyResult }>;
+  removed: Array<{ key: string; result: RemoveResult | 'kept (prune disabled)' }>;
+  problems: Array<{ key?: string; file: string; line: number; message: string }>;
+}
+
+const isRolloutKind = (apiVersion: string, kind: string): boolean =>
+  kind === 'Rollout' && (apiVersion === ARGO_API_VERSION || apiVersion === ROLLGATE_API_VERSION);
+
+/** The poll: one ref request. Returns the remote commit when it differs from the last synced one. */
+export async function checkSource(
+  deps: Pick<SourceSyncDeps, 'git' | 'state'>,
+): Promise<{ head?: string; last?: string; changed: boolean }> {
+  const [head, last] = await Promise.all([deps.git.remoteHead(), deps.state.get(deps.git.name)]);
+  return {
+    ...(head ? { head } : {}),
+    ...(last ? { last } : {}),
+    changed: head !== undefined && head !== last,
+  };
+}
+
+function desiredOf(change: Exclude<ManifestChange, { change: 'removed' }>): DesiredObject {
+  const o = change.object;
+  return {
+    key: change.key,
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    name: o.name,
+    object: o.object,
+    file: change.file,
+    line: change.line,
+    ...(o.namespace ? { namespace: o.namespace } : {}),
+  };
+}
+
+/**
+ * Fetches the branch and applies every object that changed since the last synced commit. Objects that
+ * fail validation or are refused by the API server are reported and skipped; every other object
+ * proceeds. The synced commit moves only when nothing transient failed, so a retry re-diffs the same
+ * range (applies are idempotent and unchanged objects are not written).
+ */
+export async function syncSource(deps: SourceSyncDeps): Promise<SyncReport> {
+  const { git, applier, logger } = deps;
+  const attemptAt = deps.clock.now().toISOString();
+  const previous = await deps.state.get(git.name);
+  let commit: string;
+  try {
+    commit = await git.fetch();
+  } catch (err) {
+    await deps.state.setStatus(git.name, {
+      phase: 'Failed',
+      message: `fetch failed: ${(err as Error).message}`,
+      lastAttemptAt: attemptAt,
+      ...(previous ? { commit: previous } : {}),
+    });
+    throw err;
+  }
+  const diff = await git.diffReport(previous, commit);
+  const report: SyncReport = {
+    source: git.name,
+    commit,
+    ...(previous ? { previous } : {}),
+    applied: [],
+    removed: [],
+    problems: diff.problems.map((p) => ({
+      ...(p.key ? { key: p.key } : {}),
+      file: p.file,
+      line: p.line,
+      message: p.message,
+    })),
+  };
+  let transient: unknown;
+
+  const upserts = applyOrder(
+    diff.changes.filter((c): c is Exclude<ManifestChange, { change: 'removed' }> => c.change !== 'removed'),
+  );
+  for (const change of upserts) {
+    const desired = desiredOf(change);
+    try {
+      const prepared = await applier.prepare(desired, commit);
+      const result = await applier.apply(prepared);
+      report.applied.push({ key: desired.key, result });
+      if (result !== 'unchanged' && isRolloutKind(desired.apiVersion, desired.kind)) {
+        const namespace = String(
+          (prepared.metadata as { namespace?: unknown }).namespace ?? deps.defaultNamespace,
+        );
+        await deps.enqueueReconcile({ namespace, name: desired.name });
+      }
+    } catch (err) {
+      const disposition = dispositionOf(err);
+      if (disposition === 'transient' || disposition === 'conflict') {
+        transient ??= err;
+        continue;
+      }
+      report.problems.push({
+        key: desired.key,
+        file: desired.file,
+        line: desired.line ?? 1,
+        message: (err as Error).message,
+      });
+    }
+  }
+
+  const removals = applyOrder(
+    diff.changes.filter((c): c is Extract<ManifestChange, { change: 'removed' }> => c.change === 'removed'),
+  ).reverse();
+  for (const change of removals) {
+    if (!deps.prune) {
+      report.removed.push({ key: change.key, result: 'kept (prune disabled)' });
+      continue;
+    }
+    const p = change.previous;
+    try {
+      const result = await applier.remove({
+        apiVersion: p.apiVersion,
+        kind: p.kind,
+        name: p.name,
+        ...(p.namespace ? { namespace: p.namespace } : {}),
+      });
+      report.removed.push({ key: change.key, result });
+    } catch (err) {
+      transient ??= err;
+    }
+  }
+
+  await reportProblems(deps, report);
+  const written = report.applied.filter((a) => a.result !== 'unchanged').length;
+  if (transient !== undefined) {
+    await deps.state.setStatus(git.name, {
+      phase: 'Failed',
+      message: `sync of ${commit.slice(0, 12)} will be retried: ${(transient as Error).message}`,
+      commit: previous ?? '',
+      lastAttemptAt: attemptAt,
+    });
+    throw transient;
+  }
+  await deps.state.set(git.name, commit);
+  const pending = report.removed
+    .filter((r) => r.result === 'kept (prune disabled)')
+    .map((r) => ({ key: r.key, reason: 'prune disabled' as const }));
+  await deps.state.setStatus(git.name, {
+    phase: report.problems.length > 0 ? 'Degraded' : 'Synced',
+    message:
+      report.problems.length > 0
+        ? `${report.problems.length} object(s) skipped; ${written} applied`
+        : `synced ${commit.slice(0, 12)}: ${written} applied, ${report.removed.filter((r) => r.result === 'deleted').length} pruned`,
+    commit,
+    lastAttemptAt: attemptAt,
+    lastSyncedAt: deps.clock.now().toISOString(),
+    ...(report.problems.length > 0
+      ? { problems: report.problems.map(({ file, line, message }) => ({ file, line, message })) }
+      : {}),
+    ...(pending.length > 0 ? { pending } : {}),
+  });
+  logger.info(
+    {
+      commit,
+      previous,
+      basis: diff.basis,
+      applied: written,
+      unchanged: report.applied.length - written,
+      removed: report.removed.length,
+      problems: report.problems.length,
+    },
+    'source synced',
+  );
+  return report;
+}
+
+/** Problems are logged, and put on the Rollout as a Warning Event when the object is an existing Rollout. */
+async function reportProblems(deps: SourceSyncDeps, report: SyncReport): Promise<void> {
+  for (const problem of report.problems) {
+    deps.logger.warn(
+      { file: problem.file, line: problem.line, object: problem.key },
+      `object skipped: ${problem.message}`,
+    );
+    const [kind, namespace, name] = (problem.key ?? '').split('/');
+    if (!deps.events || kind !== 'Rollout' || !name) continue;
+    await deps.events.record(
+      {
+        apiVersion: ROLLGATE_API_VERSION,
+        kind: 'Rollout',
+        namespace: namespace || deps.defaultNamespace,
+        name,
+      },
+      {
+        type: 'Warning',
+        reason: 'InvalidManifest',
+        message: `${problem.file}:${problem.line}: ${problem.message} (commit ${report.commit.slice(0, 12)}; the cluster keeps the previous revision)`,
+      },
+    );
+  }
+}
+
+/** What a drift check found. */
+export interface DriftReport {
+  source: string;
+  commit: string;
+  drifted: Array<{ key: string; fields: string[]; healed: boolean }>;
+}
+
+/**
+ * Compares every object of the last synced commit with the cluster. A drifted object (a field Git sets
+ * was changed in the cluster, or the object was deleted) is re-applied when `selfHeal` is on, and
+ * otherwise reported in the source status. Reads Git from the local cache only (no network).
+ */
+export async function checkDrift(
+  deps: SourceSyncDeps & { selfHeal: boolean },
+): Promise<DriftReport | undefined> {
+  const commit = await deps.state.get(deps.git.name);
+  if (!commit) return undefined;
+  const everything = await deps.git.diffReport(undefined, commit);
+  const report: DriftReport = { source: deps.git.name, commit, drifted: [] };
+  for (const change of everything.changes) {
+    if (change.change === 'removed') continue;
+    const desired = desiredOf(change);
+    const prepared = await deps.applier.prepare(desired, commit);
+    const fields = await deps.applier.drift(prepared);
+    if (!fields || fields.length === 0) continue;
+    let healed = false;
+    if (deps.selfHeal) {
+      await deps.applier.apply(prepared);
+      healed = true;
+      if (isRolloutKind(desired.apiVersion, desired.kind)) {
+        const namespace = String(
+          (prepared.metadata as { namespace?: unknown }).namespace ?? deps.defaultNamespace,
+        );
+        await deps.enqueueReconcile({ namespace, name: desired.name });
+      }
+    }
+    report.drifted.push({ key: desired.key, fields, healed });
+    deps.logger.warn(
+      { object: desired.key, fields, healed },
+      healed ? 'drift repaired (selfHeal)' : 'drift detected (selfHeal off)',
+    );
+  }
+  return report;
+}

@@ -1,0 +1,11 @@
+// The labels and annotations Rollgate puts on every object it applies from Git.
+
+/** Marks an object as applied by Rollgate: only objects with it are ever pruned. */
+export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+export const MANAGED_BY_VALUE = 'rollgate';
+/** The source (by configured name) an object came from; prune and drift look only at their own source. */
+export const SOURCE_LABEL = 'rollgate.dev/source';
+/** The commit an object was last applied from. */
+export const COMMIT_ANNOTATION = 'rollgate.dev/commit';
+/** The file (repository path) it is defined in, so an error or event can point at it. */
+export const FILE_ANNOTATION = 'rollgate.dev/file';

@@ -1,0 +1,94 @@
+// Process wiring: the all-in-one process (`rollgate run`) and the split ones (`poller`, `reconciler`).
+import { installCrds } from '../src/kube/install-crds.ts';
+import { rollgateCrds } from '../src/spec/crds.ts';
+import { startRedisResetDetector, type RedisResetDetector } from '../src/queue/redis-reset-detector.ts';
+import { createPushRouter } from '../src/server/push-router.ts';
+import { startHttpServer, type RunningHttpServer } from '../src/server/http-server.ts';
+import { metrics as defaultMetrics, type RollgateMetrics } from '../src/server/metrics.ts';
+import { startPoller, type PollerOptions, type RunningPoller } from './poller.ts';
+import { startReconciler, type ReconcilerOptions, type RunningReconciler } from './reconciler.ts';
+import { webhookSecrets, type Runtime } from './runtime.ts';
+
+export type ProcessRole = 'all' | 'poller' | 'reconciler';
+
+export interface RunningProcess {
+  role: ProcessRole;
+  http: RunningHttpServer;
+  poller?: RunningPoller;
+  reconciler?: RunningReconciler;
+  /** Graceful: stop taking work, finish current jobs, close connections. */
+  stop(options?: { force?: boolean }): Promise<void>;
+}
+
+export interface StartProcessOptions {
+  role: ProcessRole;
+  metrics?: RollgateMetrics;
+  poller?: PollerOptions;
+  reconciler?: ReconcilerOptions;
+  /** Install or upgrade our CRDs on start (default true; `rollgate install` does it explicitly). */
+  installCrds?: boolean;
+  /** How often to look for an emptied Redis (default 10 s). */
+  redisCheckIntervalMs?: number;
+}
+
+/**
+ * Starts a Rollgate process: CRDs, workers for its role, the HTTP server (webhooks on poller roles,
+ * /healthz, /readyz and /metrics on all), and the Redis-reset detector that re-enqueues everything.
+ */
+export async function startProcess(runtime: Runtime, options: StartProcessOptions): Promise<RunningProcess> {
+  const { config, logger } = runtime;
+  const metrics = options.metrics ?? defaultMetrics;
+  if (options.installCrds ?? true) {
+    const results = await installCrds(runtime.kube.clients, rollgateCrds());
+    logger.info({ crds: results.map((r) => `${r.name}: ${r.result}`) }, 'CRDs installed');
+  }
+  const runsPoller = options.role !== 'reconciler';
+  const runsReconciler = options.role !== 'poller';
+  const reconciler = runsReconciler
+    ? await startReconciler(runtime, { metrics, ...options.reconciler })
+    : undefined;
+  const poller = runsPoller ? await startPoller(runtime, { metrics, ...options.poller }) : undefined;
+  if (poller) metrics.setQueueDepthSource(() => poller.queues.depths());
+
+  const http = await startHttpServer({
+    port: config.server.port,
+    host: config.server.host,
+    webhooks: runsPoller ? webhookSecrets(config) : {},
+    redis: runtime.redis,
+    prefix: config.redis.prefix,
+    onPush: poller
+      ? createPushRouter({
+          sources: config.sources.map((s) => ({ name: s.name, url: s.url, branch: s.branch })),
+          pollQueue: poller.queues.poll,
+          logger,
+        })
+      : () => ({ sourcesQueued: [] }),
+    logger,
+    metrics,
+  });
+
+  const detector: RedisResetDetector = await startRedisResetDetector({
+    connection: runtime.redis,
+    prefix: config.redis.prefix,
+    intervalMs: options.redisCheckIntervalMs ?? 10_000,
+    logger,
+    onReset: async () => {
+      await poller?.enqueueAll();
+      await reconciler?.enqueueAll();
+    },
+  });
+  logger.info({ role: options.role, url: http.url }, 'rollgate started');
+
+  return {
+    role: options.role,
+    http,
+    ...(poller ? { poller } : {}),
+    ...(reconciler ? { reconciler } : {}),
+    async stop(stopOptions) {
+      detector.stop();
+      await http.stop();
+      await Promise.all([poller?.stop(stopOptions), reconciler?.stop(stopOptions)]);
+      await runtime.close();
+    },
+  };
+}
