@@ -132,6 +132,7 @@ function createReplicaSet(context: RolloutContext, hash: string, replicas: numbe
     },
     labels,
     annotations: {},
+    minReadySeconds: context.spec.minReadySeconds,
   };
 }
 

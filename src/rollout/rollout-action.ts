@@ -25,6 +25,8 @@ export interface CreateReplicaSetAction {
   selector: { matchLabels: Record<string, string> };
   labels: Record<string, string>;
   annotations: Record<string, string>;
+  /** spec.minReadySeconds of the Rollout, copied to the ReplicaSet (0 when unset). */
+  minReadySeconds: number;
 }
 
 /**

@@ -42,6 +42,11 @@ export interface WorldOptions {
   services?: Array<{ name: string; selector: Record<string, string> }>;
   /** Makes every setTrafficWeights fail with this error. */
   routerError?: string;
+  /**
+   * Injected failures, like 409s: called before each write; true makes it fail, which stops the pass
+   * there (the status is not written), as the executor does. Called once more for the status write.
+   */
+  fail?: (what: RolloutAction['kind'] | 'status') => boolean;
 }
 
 /** The in-memory world: one rollout and what it owns. */
@@ -55,6 +60,8 @@ export class InMemoryWorld {
   readonly writes: RolloutAction[] = [];
   trafficWeight = 0;
   trafficError: string | undefined;
+  /** Writes refused by the injected `fail`. */
+  conflicts = 0;
   private version = 100;
   private podSeq = 0;
   private readonly options: WorldOptions;
@@ -150,6 +157,10 @@ export class InMemoryWorld {
   /** Applies actions in order (stopping at a failing router call, as the executor does), then the status. */
   apply(plan: RolloutPlan): void {
     for (const action of plan.actions) {
+      if (action.kind !== 'emitEvent' && this.options.fail?.(action.kind) === true) {
+        this.conflicts += 1;
+        return;
+      }
       if (action.kind !== 'emitEvent') this.writes.push(action);
       switch (action.kind) {
         case 'createReplicaSet': {
@@ -226,6 +237,10 @@ export class InMemoryWorld {
           this.events.push({ type: action.type, reason: action.reason, message: action.message });
           break;
       }
+    }
+    if (this.options.fail?.('status') === true) {
+      this.conflicts += 1;
+      return;
     }
     this.rollout = { ...this.rollout, status: structuredClone(plan.status) };
     this.syncPods();

@@ -34,9 +34,17 @@ interface TrialResult {
   converged: boolean;
 }
 
+interface TrialOptions {
+  /** Share of writes (actions and status) refused like a 409, stopping the pass. */
+  conflictRate?: number;
+  /** Users abort at random moments and retry a little later. */
+  aborts?: boolean;
+}
+
 /** Runs one randomized trial and asserts the invariants after every reconcile. */
-function trial(seed: number): TrialResult {
+function trial(seed: number, options: TrialOptions = {}): TrialResult {
   const random = prng(seed);
+  const faults = prng(seed * 7919);
   const replicas = 1 + Math.floor(random() * 5);
   const steps = STEP_SETS[Math.floor(random() * STEP_SETS.length)] ?? [];
   const background = random() < 0.3;
@@ -54,6 +62,7 @@ function trial(seed: number): TrialResult {
   const world = new InMemoryWorld({
     rollout,
     behaviour: () => ({ kind: 'healthy', readyAfterMs }),
+    fail: () => faults() < (options.conflictRate ?? 0),
     services: [
       { name: 'web-canary', selector: { app: 'web' } },
       { name: 'web-stable', selector: { app: 'web' } },
@@ -82,7 +91,9 @@ function trial(seed: number): TrialResult {
         floor,
       );
     }
-    const canariesWithPods = world.hashesWithPods().filter((hash) => !everStable.has(hash));
+    // Before any revision is recorded stable there is no canary (the first deploy may itself be replaced).
+    const canariesWithPods =
+      status.stableRS === undefined ? [] : world.hashesWithPods().filter((hash) => !everStable.has(hash));
     expect(canariesWithPods.length, `${context}: more than one canary with pods`).toBeLessThanOrEqual(1);
     for (const value of world.deadlineAnnotations()) expect(value, `${context}: empty deadline`).not.toBe('');
     expect(
@@ -100,6 +111,19 @@ function trial(seed: number): TrialResult {
       world.patchStatus({ pauseConditions: null });
       continue;
     }
+    if (
+      options.aborts === true &&
+      status.stableRS !== status.currentPodHash &&
+      status.abort !== true &&
+      random() < 0.02
+    ) {
+      world.patchStatus({ abort: true });
+      continue;
+    }
+    if (status.abort === true && status.phase === 'Degraded' && random() < 0.05) {
+      world.patchStatus({ abort: false });
+      continue;
+    }
     const latest = hashOf(`app:${version}`);
     const done =
       version === revisions &&
@@ -107,7 +131,7 @@ function trial(seed: number): TrialResult {
       status.phase === 'Healthy' &&
       world.hashesWithPods().every((hash) => hash === latest);
     if (done) return { passes, converged: true };
-    const wrote = plan.actions.some((action) => action.kind !== 'emitEvent');
+    const wrote = plan.actions.some((action) => action.kind !== 'emitEvent') || plan.requeueAfterMs === 0;
     if (!wrote)
       world.advance(
         plan.requeueAfterMs !== undefined && plan.requeueAfterMs > 0
@@ -123,6 +147,14 @@ describe('planRollout simulation', () => {
     const failures: number[] = [];
     for (let seed = 1; seed <= 100; seed++) {
       if (!trial(seed).converged) failures.push(seed);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('100 trials with 30 % of writes refused (409-like), user aborts and retries also converge', () => {
+    const failures: number[] = [];
+    for (let seed = 1001; seed <= 1100; seed++) {
+      if (!trial(seed, { conflictRate: 0.3, aborts: true }).converged) failures.push(seed);
     }
     expect(failures).toEqual([]);
   });
