@@ -91,6 +91,17 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     severity: 'warning',
     reason: 'the labels/annotations are not added to AnalysisRuns yet',
   },
+  restartAt: {
+    field: 'spec.restartAt',
+    severity: 'warning',
+    reason: 'pods are not restarted yet',
+  },
+  matchExpressions: {
+    field: 'spec.selector.matchExpressions',
+    severity: 'warning',
+    reason:
+      'ReplicaSet selectors get matchLabels only for now; pods are told apart by their pod-template hash',
+  },
   rollbackWindow: {
     field: 'spec.rollbackWindow',
     severity: 'warning',
@@ -133,6 +144,20 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
   if (!isRecord(spec)) return;
   if (spec['workloadRef'] !== undefined)
     report(sink, ['spec', 'workloadRef'], 'spec.workloadRef', r.workloadRef);
+  if (spec['restartAt'] !== undefined) report(sink, ['spec', 'restartAt'], 'spec.restartAt', r.restartAt);
+  const selector = spec['selector'];
+  if (
+    isRecord(selector) &&
+    Array.isArray(selector['matchExpressions']) &&
+    selector['matchExpressions'].length > 0
+  ) {
+    report(
+      sink,
+      ['spec', 'selector', 'matchExpressions'],
+      'spec.selector.matchExpressions',
+      r.matchExpressions,
+    );
+  }
   if (spec['rollbackWindow'] !== undefined)
     report(sink, ['spec', 'rollbackWindow'], 'spec.rollbackWindow', r.rollbackWindow);
   if (spec['analysis'] !== undefined) report(sink, ['spec', 'analysis'], 'spec.analysis', r.analysisHistory);

@@ -286,6 +286,22 @@ describe('unsupported fields', () => {
     ]);
   });
 
+  it('restartAt and selector.matchExpressions are warnings', () => {
+    const text = ROLLOUT.replace(
+      '  replicas: 3\n',
+      '  replicas: 3\n  restartAt: "2026-01-01T00:00:00Z"\n',
+    ).replace(
+      '    matchLabels:\n      app: web\n',
+      '    matchLabels:\n      app: web\n    matchExpressions:\n      - {key: app, operator: In, values: [web]}\n',
+    );
+    const { report, warnings } = check(text);
+    expect(report.objects[0]?.valid).toBe(true);
+    expect(warnings).toEqual([
+      '8 spec.restartAt: unsupported: spec.restartAt (pods are not restarted yet)',
+      '12 spec.selector.matchExpressions: unsupported: spec.selector.matchExpressions (ReplicaSet selectors get matchLabels only for now; pods are told apart by their pod-template hash)',
+    ]);
+  });
+
   it('an unsupported metric provider is an error on the template', () => {
     const text = TEMPLATE.replace(/ {8}prometheus:[\s\S]*$/, '        datadog:\n          query: avg:x\n');
     expect(check(text).errors).toEqual([
