@@ -21,6 +21,8 @@ import type { ManifestChange } from './manifest-diff.ts';
 import type { ManifestParser, ManifestProblem } from './manifest-parser.ts';
 import { specManifestParser } from './manifest-parser.ts';
 import { ObjectMemory } from './object-memory.ts';
+import { compactPacks, countPacks } from './pack-compaction.ts';
+import type { PackCompaction } from './pack-compaction.ts';
 import type { CommitSummary } from './object-memory.ts';
 import { readSnapshotFs } from './read-snapshot-fs.ts';
 import { splitRemoteUrl } from './remote-url.ts';
@@ -71,7 +73,19 @@ export interface GitSourceOptions {
    * changes only; it never downloads more history than this.
    */
   fetchDepth?: number;
+  /**
+   * Each fetch that brings something adds a pack to the cache; past this many they are compacted into
+   * one holding the trees of the last {@link KEPT_FETCHED_COMMITS} fetched commits (default
+   * {@link DEFAULT_MAX_PACKS}). A diff from a commit older than those becomes a full diff.
+   */
+  maxPacks?: number;
 }
+
+/** Packs a cache may hold before they are compacted into one; see {@link GitSourceOptions.maxPacks}. */
+export const DEFAULT_MAX_PACKS = 32;
+
+/** How many recently fetched commits a compaction keeps (the last synced commit is normally among them). */
+export const KEPT_FETCHED_COMMITS = 8;
 
 /** Commits asked for on incremental fetches; see {@link GitSourceOptions.fetchDepth}. */
 export const DEFAULT_FETCH_DEPTH = 20;
@@ -138,11 +152,12 @@ export class GitSource {
   private readonly logger: Logger;
   private readonly parser: ManifestParser;
   private readonly transport: GitHttpTransport;
-  private readonly cache: object = {};
-  private readonly memory = new ObjectMemory();
+  private cache: object = {};
+  private memory = new ObjectMemory();
   private readonly fetchDepth: number;
   private initialized = false;
-  private fetching: Promise<unknown> = Promise.resolve();
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly maxPacks: number;
   /** Set for a local repository path: it is served in-process over smart HTTP like any remote. */
   private readonly localPath: string | undefined;
   private localServer: Promise<GitServer> | undefined;
@@ -165,6 +180,7 @@ export class GitSource {
     this.parser = options.parser ?? specManifestParser;
     this.transport = options.transport ?? new GitHttpTransport(options.clock ?? systemClock);
     this.fetchDepth = options.fetchDepth ?? DEFAULT_FETCH_DEPTH;
+    this.maxPacks = options.maxPacks ?? DEFAULT_MAX_PACKS;
   }
 
   /** Stops the in-process server of a local-path source; a no-op for remote sources. */
@@ -220,9 +236,16 @@ export class GitSource {
    * GitSource run one at a time.
    */
   async fetch(): Promise<string> {
-    // Two fetches into one cache at once (a scheduled poll and a webhook poll) would race on its files.
-    const run = this.fetching.then(() => this.fetchOnce());
-    this.fetching = run.catch(() => undefined);
+    return this.exclusive(() => this.fetchOnce());
+  }
+
+  /**
+   * Runs cache work one operation at a time: two fetches into one cache at once (a scheduled poll and a
+   * webhook poll) would race on its files, and a diff must not read packs a compaction is replacing.
+   */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work);
+    this.queue = run.catch(() => undefined);
     return run;
   }
 
@@ -262,10 +285,35 @@ export class GitSource {
         force: true,
       });
       this.logger.debug({ head }, 'fetched');
+      await this.rememberFetched(head);
       return head;
     } catch (error) {
       throw this.mapError(error, 'fetch');
     }
+  }
+
+  /** Records the fetched commit and compacts the cache's packs when there are too many. */
+  private async rememberFetched(head: string): Promise<void> {
+    const file = join(this.gitdir, 'rollgate-fetched');
+    const previous = (await fs.promises.readFile(file, 'utf8').catch(() => '')).split('\n').filter(Boolean);
+    const recent = [head, ...previous.filter((commit) => commit !== head)].slice(0, KEPT_FETCHED_COMMITS);
+    await fs.promises.writeFile(file, `${recent.join('\n')}\n`);
+    if ((await countPacks(this.gitdir)) <= this.maxPacks) return;
+    let result: PackCompaction;
+    try {
+      result = await compactPacks(this.gitdir, recent);
+    } catch (error) {
+      // The fetch itself succeeded; an uncompacted cache is only slower. Try again after the next fetch.
+      this.logger.warn({ err: error }, 'cache pack compaction failed');
+      return;
+    }
+    // Pack indexes of deleted packs, and trees of commits no longer kept, must not be used again.
+    this.cache = {};
+    this.memory = new ObjectMemory();
+    this.logger.info(
+      { packsBefore: result.packsBefore, objects: result.objects, kept: result.kept.length },
+      'cache packs compacted',
+    );
   }
 
   /** Per-object changes between two commits under the source's path (see {@link diffReport}). */
@@ -281,6 +329,10 @@ export class GitSource {
    * (first sync, new cache), every object at `to` is reported added.
    */
   async diffReport(from: string | undefined, to: string): Promise<SourceDiff> {
+    return this.exclusive(() => this.diffOnce(from, to));
+  }
+
+  private async diffOnce(from: string | undefined, to: string): Promise<SourceDiff> {
     const reads = { commits: 0, trees: 0, blobs: 0, fromMemory: 0 };
     const snapshot = readSnapshotFs();
     const reader = this.objectReader(reads, snapshot);

@@ -216,6 +216,33 @@ describe('GitSource fetch', () => {
     }
   });
 
+  it('compacts the packs of many fetches into one, keeping the recently fetched commits', async () => {
+    const f = await fixture();
+    const source = f.source({}, { maxPacks: 3 });
+    const commits: string[] = [];
+    for (let i = 0; i < 10; i += 1) {
+      f.wc.write({
+        [`envs/prod/n${i}.yaml`]: configMapYaml(`n${i}`, {}),
+        'envs/prod/a.yaml': configMapYaml('a', { v: String(i) }),
+      });
+      commits.push(f.wc.commit());
+      await f.wc.push(f.bare);
+      expect(await source.fetch()).toBe(commits[i]);
+      expect(packBytes(source.gitdir).length).toBeLessThanOrEqual(3);
+    }
+    const recent = await source.diffReport(commits[7], commits[9] ?? '');
+    expect(recent.basis).toBe('incremental');
+    expect(summary(recent.changes)).toEqual([
+      'changed ConfigMap//a envs/prod/a.yaml',
+      'added ConfigMap//n8 envs/prod/n8.yaml',
+      'added ConfigMap//n9 envs/prod/n9.yaml',
+    ]);
+    // The first commits were fetched more than KEPT_FETCHED_COMMITS fetches before the last compaction.
+    const old = await source.diffReport(commits[0], commits[9] ?? '');
+    expect(old.basis).toBe('full');
+    expect(old.changes).toHaveLength(11);
+  });
+
   it('serialises concurrent fetches on one source', async () => {
     const f = await fixture();
     f.wc.write({ 'envs/prod/a.yaml': configMapYaml('a', {}) });
