@@ -16,8 +16,34 @@ export interface ApplyConflict {
   manager: string;
   /** The field as the API server prints it, e.g. `.spec.replicas`. */
   field: string;
-  /** The apiVersion the owning manager wrote with (for the message's "using apps/v1"). */
+  /** The apiVersion the owning manager wrote with. */
   apiVersion: string;
+  /** How the owner wrote the field. */
+  operation: 'Apply' | 'Update';
+  subresource?: string;
+  time?: string;
+  /**
+   * The owner as the API server names it in messages and causes (`conflict with <owner>`):
+   * `"rollgate"` for an applier, `"kubectl-edit" using apps/v1 at 2026-01-01T00:00:00Z` for an updater,
+   * with ` with subresource "status"` after the name when the entry is for a subresource.
+   */
+  owner: string;
+}
+
+/** The owner string of a managedFields entry, as the API server's conflict messages print it. */
+function describeOwner(entry: {
+  manager: string;
+  operation: string;
+  apiVersion: string;
+  subresource?: string;
+  time?: string;
+}): string {
+  let text = JSON.stringify(entry.manager);
+  if (entry.subresource !== undefined) text += ` with subresource ${JSON.stringify(entry.subresource)}`;
+  if (entry.operation !== 'Update') return text;
+  return entry.time === undefined
+    ? `${text} using ${entry.apiVersion}`
+    : `${text} using ${entry.apiVersion} at ${entry.time}`;
 }
 
 /** Options of one apply request. */
@@ -240,11 +266,18 @@ export function serverSideApply(
   }
   if (conflictPaths.length > 0 && !opts.force) {
     const conflicts = conflictPaths
-      .map(({ entry, path }) => ({
-        manager: entry.manager,
-        field: formatFieldPath(path),
-        apiVersion: entry.apiVersion,
-      }))
+      .map(({ entry, path }): ApplyConflict => {
+        const conflict: ApplyConflict = {
+          manager: entry.manager,
+          field: formatFieldPath(path),
+          apiVersion: entry.apiVersion,
+          operation: entry.operation,
+          owner: describeOwner(entry),
+        };
+        if (entry.subresource !== undefined) conflict.subresource = entry.subresource;
+        if (entry.time !== undefined) conflict.time = entry.time;
+        return conflict;
+      })
       .sort((a, b) => a.manager.localeCompare(b.manager) || a.field.localeCompare(b.field));
     return { object: live ?? applied, conflicts };
   }
@@ -298,26 +331,22 @@ export function serverSideApply(
 
 /**
  * The 409 message the real API server sends for apply conflicts, e.g.
- * `Apply failed with 1 conflict: conflict with "kubectl" using apps/v1: .spec.replicas`.
+ * `Apply failed with 1 conflict: conflict with "kubectl-edit" using apps/v1 at 2026-01-01T00:00:00Z: .spec.replicas`
+ * (an Update owner) or `… conflict with "rollgate": .spec.replicas` (an Apply owner).
  */
 export function formatApplyConflictMessage(conflicts: readonly ApplyConflict[]): string {
-  const count = `Apply failed with ${conflicts.length} conflict${conflicts.length === 1 ? '' : 's'}`;
-  if (conflicts.length === 1) {
-    const only = conflicts[0];
-    if (only !== undefined)
-      return `${count}: conflict with "${only.manager}" using ${only.apiVersion}: ${only.field}`;
-  }
+  const only = conflicts.length === 1 ? conflicts[0] : undefined;
+  if (only !== undefined) return `Apply failed with 1 conflict: conflict with ${only.owner}: ${only.field}`;
   const groups = new Map<string, ApplyConflict[]>();
-  for (const conflict of conflicts) {
-    const key = `${conflict.manager}\u0000${conflict.apiVersion}`;
-    groups.set(key, [...(groups.get(key) ?? []), conflict]);
-  }
-  const parts = [...groups.values()].map((group) => {
-    const first = group[0];
-    const lines = group.map((conflict) => `- ${conflict.field}`).join('\n');
-    return `conflicts with "${first?.manager ?? ''}" using ${first?.apiVersion ?? ''}:\n${lines}`;
-  });
-  return `${count}: ${parts.join('\n')}`;
+  for (const conflict of conflicts)
+    groups.set(conflict.owner, [...(groups.get(conflict.owner) ?? []), conflict]);
+  const lines = [...groups.keys()]
+    .sort()
+    .flatMap((owner) => [
+      `conflicts with ${owner}:`,
+      ...(groups.get(owner) ?? []).map((conflict) => `- ${conflict.field}`),
+    ]);
+  return `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
 }
 
 /**

@@ -123,11 +123,18 @@ describe('serverSideApply: conflicts and force', () => {
       now: later,
     });
     expect(result.conflicts).toEqual([
-      { manager: 'rollgate', field: '.spec.replicas', apiVersion: 'apps/v1' },
+      {
+        manager: 'rollgate',
+        field: '.spec.replicas',
+        apiVersion: 'apps/v1',
+        operation: 'Apply',
+        time: '2026-01-01T00:00:00Z',
+        owner: '"rollgate"',
+      },
     ]);
     expect(result.object.spec?.replicas).toBe(2);
     expect(formatApplyConflictMessage(result.conflicts)).toBe(
-      'Apply failed with 1 conflict: conflict with "rollgate" using apps/v1: .spec.replicas',
+      'Apply failed with 1 conflict: conflict with "rollgate": .spec.replicas',
     );
   });
 
@@ -178,9 +185,12 @@ describe('serverSideApply: conflicts and force', () => {
       force: false,
       now: later,
     });
-    expect(result.conflicts).toEqual([
-      { manager: 'kubectl-edit', field: '.spec.replicas', apiVersion: 'apps/v1' },
+    expect(result.conflicts).toMatchObject([
+      { manager: 'kubectl-edit', field: '.spec.replicas', apiVersion: 'apps/v1', operation: 'Update' },
     ]);
+    expect(formatApplyConflictMessage(result.conflicts)).toBe(
+      'Apply failed with 1 conflict: conflict with "kubectl-edit" using apps/v1 at 2026-01-01T00:01:00Z: .spec.replicas',
+    );
   });
 
   it('an object without managedFields belongs to before-first-apply', () => {
@@ -193,20 +203,44 @@ describe('serverSideApply: conflicts and force', () => {
       force: false,
       now,
     });
-    expect(result.conflicts).toEqual([
-      { manager: 'before-first-apply', field: '.spec.replicas', apiVersion: 'apps/v1' },
+    expect(result.conflicts).toMatchObject([
+      { manager: 'before-first-apply', field: '.spec.replicas', apiVersion: 'apps/v1', operation: 'Update' },
     ]);
   });
 
-  it('formats several conflicts like the API server', () => {
+  it('formats several conflicts like the API server, grouped by owner', () => {
+    const editor = {
+      apiVersion: 'apps/v1',
+      operation: 'Update' as const,
+      manager: 'kubectl-edit',
+      owner: '"kubectl-edit" using apps/v1 at 2026-01-01T00:00:00Z',
+    };
+    const applier = { apiVersion: 'apps/v1', operation: 'Apply' as const, manager: 'ci', owner: '"ci"' };
     expect(
       formatApplyConflictMessage([
-        { manager: 'a', field: '.spec.replicas', apiVersion: 'apps/v1' },
-        { manager: 'a', field: '.spec.paused', apiVersion: 'apps/v1' },
+        { ...editor, field: '.spec.replicas' },
+        { ...applier, field: '.spec.paused' },
+        { ...editor, field: '.spec.minReadySeconds' },
       ]),
     ).toBe(
-      'Apply failed with 2 conflicts: conflicts with "a" using apps/v1:\n- .spec.replicas\n- .spec.paused',
+      'Apply failed with 3 conflicts: conflicts with "ci":\n- .spec.paused\n' +
+        'conflicts with "kubectl-edit" using apps/v1 at 2026-01-01T00:00:00Z:\n- .spec.replicas\n- .spec.minReadySeconds',
     );
+  });
+
+  it('names the subresource of a status owner', () => {
+    const live = create('rollgate', applied(baseSpec));
+    const withStatus = serverSideApply(
+      live,
+      { ...applied({}, {}), status: { replicas: 2 } },
+      { manager: 'controller', force: false, now, subresource: 'status' },
+    ).object;
+    const conflict = serverSideApply(
+      withStatus,
+      { ...applied({}, {}), status: { replicas: 3 } },
+      { manager: 'other', force: false, now, subresource: 'status' },
+    ).conflicts;
+    expect(conflict.map((entry) => entry.owner)).toEqual(['"controller" with subresource "status"']);
   });
 });
 
