@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log/logger.ts';
 import { GitAuthFailedError } from '../../../src/git/errors/git-auth-failed.ts';
+import { GitObjectMissingError } from '../../../src/git/errors/git-object-missing.ts';
 import { GitRefNotFoundError } from '../../../src/git/errors/git-ref-not-found.ts';
 import { GitRepositoryNotFoundError } from '../../../src/git/errors/git-repository-not-found.ts';
 import { GitUnreachableError } from '../../../src/git/errors/git-unreachable.ts';
@@ -438,6 +439,17 @@ describe('GitSource diff', () => {
       'added ConfigMap//d envs/prod/d.yaml',
     ]);
     expect(report.history).toBe('rewritten');
+  });
+
+  it('refuses to diff to a commit that was never fetched', async () => {
+    const f = await fixture();
+    f.wc.write({ 'envs/prod/a.yaml': configMapYaml('a', {}) });
+    const head = f.wc.commit();
+    await f.wc.push(f.bare);
+    await expect(f.source().diff(undefined, head)).rejects.toBeInstanceOf(GitObjectMissingError);
+    const source = f.source();
+    await source.fetch();
+    await expect(source.diff(head, 'f'.repeat(40))).rejects.toMatchObject({ code: 'git.object-missing' });
   });
 
   it('falls back to everything added when the last synced commit is not in the cache', async () => {

@@ -1,0 +1,26 @@
+// The git module's public surface: sources, the smart-HTTP server, manifest diffs, errors, the synced-commit store.
+export { GitSource, DEFAULT_FETCH_DEPTH, DEFAULT_MAX_PACKS, KEPT_FETCHED_COMMITS } from './source.ts';
+export type { GitSourceOptions, HistoryRelation, Source, SourceAuth, SourceDiff } from './source.ts';
+export { serveGitRepositories, DEFAULT_HTTP_BACKEND } from './smart-http-server.ts';
+export type { GitServer, GitServerOptions } from './smart-http-server.ts';
+export { diffManifests, sameValue } from './manifest-diff.ts';
+export type {
+  ManifestAdded,
+  ManifestChange,
+  ManifestChanged,
+  ManifestDiff,
+  ManifestRemoved,
+} from './manifest-diff.ts';
+export { manifestKey, specManifestParser } from './manifest-parser.ts';
+export type { ManifestFile, ManifestParser, ManifestProblem, SourceManifest } from './manifest-parser.ts';
+export { InMemorySyncedCommitStore } from './synced-commit-store.ts';
+export type { SyncedCommitStore } from './synced-commit-store.ts';
+export { redactUrl, splitRemoteUrl } from './remote-url.ts';
+export { GitHttpTransport, CAPABILITIES_TTL_MS } from './http-transport.ts';
+export { GitAuthFailedError } from './errors/git-auth-failed.ts';
+export { GitObjectMissingError } from './errors/git-object-missing.ts';
+export { GitProtocolError } from './errors/git-protocol.ts';
+export { GitRefNotFoundError } from './errors/git-ref-not-found.ts';
+export { GitRepositoryNotFoundError } from './errors/git-repository-not-found.ts';
+export { GitUnreachableError } from './errors/git-unreachable.ts';
+export type { GitErrorContext, GitStep } from './errors/git-error-context.ts';
