@@ -5,6 +5,9 @@ import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git
 import type { Clock } from '../clock/clock.ts';
 import { systemClock } from '../clock/clock.ts';
 
+/** A request whose connection stays silent this long fails (the remote hangs); not a cap on downloads. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
+
 /** How long a remembered capability advertisement is trusted before it is asked for again. */
 export const CAPABILITIES_TTL_MS = 10 * 60_000;
 
@@ -54,6 +57,7 @@ export class GitHttpTransport implements HttpClient {
   constructor(
     private readonly clock: Clock = systemClock,
     private readonly inner: HttpClient = nodeHttp,
+    private readonly idleTimeoutMs: number = DEFAULT_IDLE_TIMEOUT_MS,
   ) {}
 
   /** Requests that went over the network (answers from memory are not counted). */
@@ -89,7 +93,12 @@ export class GitHttpTransport implements HttpClient {
     this.sent += 1;
     let response: GitHttpResponse;
     try {
-      response = await this.inner.request(request);
+      // isomorphic-git sets no timeout: without one a remote that accepts and never answers hangs a poll.
+      const fetchOptions: Record<string, unknown> = {
+        timeout: this.idleTimeoutMs,
+        ...(request.fetchOptions ?? {}),
+      };
+      response = await this.inner.request({ ...request, fetchOptions });
     } catch (error) {
       this.forget(request.url);
       throw error;

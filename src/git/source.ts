@@ -65,6 +65,8 @@ export interface GitSourceOptions {
   clock?: Clock;
   /** Parses and validates manifest files; defaults to {@link specManifestParser}. */
   parser?: ManifestParser;
+  /** A request whose connection stays silent this long fails as unreachable (default 30 s). */
+  idleTimeoutMs?: number;
   /** Shared HTTP transport (request counting, capability memory); one per source by default. */
   transport?: GitHttpTransport;
   /**
@@ -178,7 +180,9 @@ export class GitSource {
     this.auth = auth.username || auth.password || auth.token ? auth : undefined;
     this.logger = (options.logger ?? silentLogger).child({ source: source.name, url });
     this.parser = options.parser ?? specManifestParser;
-    this.transport = options.transport ?? new GitHttpTransport(options.clock ?? systemClock);
+    this.transport =
+      options.transport ??
+      new GitHttpTransport(options.clock ?? systemClock, undefined, options.idleTimeoutMs);
     this.fetchDepth = options.fetchDepth ?? DEFAULT_FETCH_DEPTH;
     this.maxPacks = options.maxPacks ?? DEFAULT_MAX_PACKS;
   }
@@ -544,7 +548,7 @@ export class GitSource {
     }
     if (
       (code !== undefined && NETWORK_CODES.has(code)) ||
-      /socket hang up|ECONNREFUSED|ENOTFOUND/.test(message)
+      /socket hang up|ECONNREFUSED|ENOTFOUND|Request timed out/.test(message)
     ) {
       return new GitUnreachableError(`remote unreachable (${code ?? message})`, this.context(step), {
         cause: error,

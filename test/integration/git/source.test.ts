@@ -1,6 +1,7 @@
 // GitSource against real repositories served by `git http-backend` through the smart-HTTP bridge.
 import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
+import { createServer, type Socket, type AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -587,6 +588,25 @@ describe('GitSource auth and outages', () => {
     expect(await source.remoteHead()).toBe(next);
     const fetched = await source.fetch();
     expect(summary(await source.diff(synced, fetched))).toEqual(['changed ConfigMap//a envs/prod/a.yaml']);
+  });
+
+  it('gives up on a remote that accepts connections and never answers', async () => {
+    const f = await fixture();
+    const silent = createServer(() => undefined);
+    const sockets = new Set<Socket>();
+    silent.on('connection', (socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          for (const socket of sockets) socket.destroy();
+          silent.close(() => resolve());
+        }),
+    );
+    const { port } = silent.address() as AddressInfo;
+    const source = f.source({ url: `http://127.0.0.1:${port}/apps.git` }, { idleTimeoutMs: 200 });
+    const error: unknown = await source.remoteHead().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GitUnreachableError);
   });
 
   it('reports a closed port as GitUnreachableError', async () => {
