@@ -196,6 +196,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     async stop(stopOptions) {
       await Promise.all([pollWorker.stop(stopOptions), syncWorker.stop(stopOptions)]);
       await queues.close();
+      for (const { git } of sources.values()) await git.close();
     },
   };
 }

@@ -1,0 +1,178 @@
+// A whole Rollgate (poller, sync, workers, webhook server) over a sandbox cluster and a served Git repo.
+import { createHmac, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { configSchema, type RollgateConfig } from '../../../src/config/index.ts';
+import { serveGitRepositories, type GitServer } from '../../../src/git/smart-http-server.ts';
+import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
+import { silentLogger } from '../../../src/log/logger.ts';
+import { createRollgateMetrics } from '../../../src/server/metrics.ts';
+import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { startProcess, type RunningProcess } from '../../../workers/all-in-one.ts';
+import { openRuntime } from '../../../workers/runtime.ts';
+import { createBareRepository, makeTempDir, WorkingCopy, type TempDir } from '../../support/git-fixtures.ts';
+
+export const WEBHOOK_SECRET = 'pipeline-test-secret';
+
+export interface Pipeline {
+  sandbox: Sandbox;
+  git: GitServer;
+  repoUrl: string;
+  work: WorkingCopy;
+  clients: KubeClients;
+  config: RollgateConfig;
+  start(
+    overrides?: Partial<{ interval: string; lockDurationMs: number; prune: boolean; selfHeal: boolean }>,
+  ): Promise<RunningProcess>;
+  /** Sends a GitHub push webhook for the branch, signed with `secret` (the configured one by default). */
+  pushWebhook(process: RunningProcess, options?: { secret?: string }): Promise<Response>;
+  rollout(name: string, namespace?: string): Promise<Record<string, any> | undefined>;
+  replicaSets(
+    namespace?: string,
+  ): Promise<Array<{ name: string; replicas: number; hash: string; image: string }>>;
+  stop(): Promise<void>;
+}
+
+export async function startPipeline(
+  redisUrl: string,
+  options: { missingImages?: string[] } = {},
+): Promise<Pipeline> {
+  const tmp: TempDir = makeTempDir('rollgate-pipeline-');
+  const sandbox = await startSandbox({
+    readyDelayMs: 100,
+    ...(options.missingImages ? { missingImages: options.missingImages } : {}),
+  });
+  createBareRepository(join(tmp.path, 'repos'), 'apps');
+  const git = await serveGitRepositories({ root: join(tmp.path, 'repos'), receivePack: true });
+  const repoUrl = `${git.url}/apps.git`;
+  const work = new WorkingCopy(join(tmp.path, 'work'));
+  const clients = createKubeClients(sandbox.kubeConfig);
+  const processes: RunningProcess[] = [];
+  const prefix = `rg-pipeline-${randomUUID().slice(0, 8)}`;
+  let config = configSchema.parse({});
+
+  return {
+    sandbox,
+    git,
+    repoUrl,
+    work,
+    clients,
+    get config() {
+      return config;
+    },
+    async start(overrides = {}) {
+      config = configSchema.parse({
+        log: { level: 'silent' },
+        redis: { url: redisUrl, prefix },
+        server: { host: '127.0.0.1', port: 0 },
+        workers: { concurrency: 4, lockDurationMs: overrides.lockDurationMs ?? 30_000 },
+        git: { cacheDir: join(tmp.path, `cache-${processes.length}`) },
+        sources: [
+          {
+            name: 'apps',
+            url: repoUrl,
+            branch: 'main',
+            path: '.',
+            interval: overrides.interval ?? '1h',
+            prune: overrides.prune ?? false,
+            selfHeal: overrides.selfHeal ?? false,
+          },
+        ],
+        webhooks: { github: { secret: WEBHOOK_SECRET } },
+      });
+      const runtime = openRuntime(config, {
+        logger: silentLogger,
+        kube: { clients, namespace: 'default', source: 'flag', origin: sandbox.url },
+      });
+      const running = await startProcess(runtime, {
+        role: 'all',
+        metrics: createRollgateMetrics(),
+        redisCheckIntervalMs: 500,
+        reconciler: { reconcile: { resyncMs: 250 } },
+      });
+      processes.push(running);
+      return running;
+    },
+    async pushWebhook(process, opts = {}) {
+      const body = JSON.stringify({
+        ref: 'refs/heads/main',
+        after: work.head(),
+        repository: { clone_url: repoUrl, html_url: repoUrl, full_name: 'test/apps' },
+      });
+      const signature = `sha256=${createHmac('sha256', opts.secret ?? WEBHOOK_SECRET)
+        .update(body)
+        .digest('hex')}`;
+      return fetch(`${process.http.url}/webhooks/github`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-github-event': 'push',
+          'x-github-delivery': randomUUID(),
+          'x-hub-signature-256': signature,
+        },
+        body,
+      });
+    },
+    async rollout(name, namespace = 'default') {
+      try {
+        const obj = await clients.custom.getNamespacedCustomObject({
+          group: 'rollgate.dev',
+          version: 'v1alpha1',
+          namespace,
+          plural: 'rollouts',
+          name,
+        });
+        return toPlainObject<Record<string, any>>(obj);
+      } catch {
+        return undefined;
+      }
+    },
+    async replicaSets(namespace = 'default') {
+      const list = await clients.apps.listNamespacedReplicaSet({ namespace });
+      return list.items.map((rs) => ({
+        name: rs.metadata?.name ?? '',
+        replicas: rs.spec?.replicas ?? 0,
+        hash: rs.metadata?.labels?.['rollouts-pod-template-hash'] ?? '',
+        image: rs.spec?.template?.spec?.containers[0]?.image ?? '',
+      }));
+    },
+    async stop() {
+      for (const p of processes.reverse()) await p.stop({ force: true }).catch(() => undefined);
+      await git.stop();
+      await sandbox.stop();
+      tmp.remove();
+    },
+  };
+}
+
+/** A canary Rollout as users write it for Argo Rollouts. */
+export function rolloutYaml(options: {
+  name?: string;
+  image: string;
+  replicas?: number;
+  steps?: string;
+}): string {
+  const name = options.name ?? 'web';
+  return `apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata:
+  name: ${name}
+spec:
+  replicas: ${options.replicas ?? 2}
+  revisionHistoryLimit: 3
+  progressDeadlineSeconds: 30
+  selector:
+    matchLabels: { app: ${name} }
+  template:
+    metadata:
+      labels: { app: ${name} }
+    spec:
+      containers:
+        - name: app
+          image: ${options.image}
+  strategy:
+    canary:
+      scaleDownDelaySeconds: 0
+      steps:
+${options.steps ?? '        - setWeight: 50\n        - pause: {}'}
+`;
+}
