@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { eventually } from '../../support/eventually.ts';
 import { configMapYaml } from '../../support/git-fixtures.ts';
-import { rolloutYaml, startPipeline, type Pipeline } from './pipeline-harness.ts';
+import { rolloutYaml, startPipeline, type LiveRollout, type Pipeline } from './pipeline-harness.ts';
 
 let pipeline: Pipeline | undefined;
 afterEach(async () => {
@@ -10,7 +10,7 @@ afterEach(async () => {
   pipeline = undefined;
 });
 
-const imageOf = (rollout: Record<string, any> | undefined): string | undefined =>
+const imageOf = (rollout: LiveRollout | undefined): string | undefined =>
   rollout?.spec?.template?.spec?.containers?.[0]?.image;
 
 describe('GitOps pipeline', () => {
@@ -34,7 +34,7 @@ describe('GitOps pipeline', () => {
       'app.kubernetes.io/managed-by': 'rollgate',
       'rollgate.dev/source': 'apps',
     });
-    expect(first.metadata.annotations['rollgate.dev/file']).toBe('apps/web.yaml');
+    expect(first.metadata.annotations?.['rollgate.dev/file']).toBe('apps/web.yaml');
     const cm = await p.clients.core.readNamespacedConfigMap({ name: 'web-config', namespace: 'default' });
     expect(cm.data).toEqual({ a: '1' });
 
@@ -54,8 +54,8 @@ describe('GitOps pipeline', () => {
       const r = await p.rollout('web');
       return r?.status?.phase === 'Paused' ? r : undefined;
     });
-    expect(paused.metadata.annotations['rollgate.dev/commit']).toBe(commit);
-    expect(paused.status.currentStepIndex).toBe(1);
+    expect(paused.metadata.annotations?.['rollgate.dev/commit']).toBe(commit);
+    expect(paused.status?.currentStepIndex).toBe(1);
     const state = await p.clients.core.readNamespacedConfigMap({
       name: 'rollgate-sources',
       namespace: 'rollgate-system',

@@ -5,11 +5,25 @@ import { configSchema, type RollgateConfig } from '../../../src/config/index.ts'
 import { serveGitRepositories, type GitServer } from '../../../src/git/smart-http-server.ts';
 import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
-import { createRollgateMetrics } from '../../../src/server/metrics.ts';
+import { createRollgateMetrics, type RollgateMetrics } from '../../../src/server/metrics.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { startProcess, type RunningProcess } from '../../../workers/all-in-one.ts';
 import { openRuntime } from '../../../workers/runtime.ts';
 import { createBareRepository, makeTempDir, WorkingCopy, type TempDir } from '../../support/git-fixtures.ts';
+
+/** The parts of a live Rollout these tests read. */
+export interface LiveRollout {
+  apiVersion: string;
+  metadata: { labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: { template?: { spec?: { containers?: Array<{ image?: string }> } } };
+  status?: {
+    phase?: string;
+    message?: string;
+    currentStepIndex?: number;
+    stableRS?: string;
+    currentPodHash?: string;
+  };
+}
 
 export const WEBHOOK_SECRET = 'pipeline-test-secret';
 
@@ -21,11 +35,19 @@ export interface Pipeline {
   clients: KubeClients;
   config: RollgateConfig;
   start(
-    overrides?: Partial<{ interval: string; lockDurationMs: number; prune: boolean; selfHeal: boolean }>,
+    overrides?: Partial<{
+      interval: string;
+      lockDurationMs: number;
+      prune: boolean;
+      selfHeal: boolean;
+      redisUrl: string;
+    }>,
   ): Promise<RunningProcess>;
+  /** Polls the process has run, of any result (from its own metrics registry). */
+  polls(process: RunningProcess): Promise<number>;
   /** Sends a GitHub push webhook for the branch, signed with `secret` (the configured one by default). */
   pushWebhook(process: RunningProcess, options?: { secret?: string }): Promise<Response>;
-  rollout(name: string, namespace?: string): Promise<Record<string, any> | undefined>;
+  rollout(name: string, namespace?: string): Promise<LiveRollout | undefined>;
   replicaSets(
     namespace?: string,
   ): Promise<Array<{ name: string; replicas: number; hash: string; image: string }>>;
@@ -47,6 +69,7 @@ export async function startPipeline(
   const work = new WorkingCopy(join(tmp.path, 'work'));
   const clients = createKubeClients(sandbox.kubeConfig);
   const processes: RunningProcess[] = [];
+  const metricsOf = new Map<RunningProcess, RollgateMetrics>();
   const prefix = `rg-pipeline-${randomUUID().slice(0, 8)}`;
   let config = configSchema.parse({});
 
@@ -62,7 +85,7 @@ export async function startPipeline(
     async start(overrides = {}) {
       config = configSchema.parse({
         log: { level: 'silent' },
-        redis: { url: redisUrl, prefix },
+        redis: { url: overrides.redisUrl ?? redisUrl, prefix },
         server: { host: '127.0.0.1', port: 0 },
         workers: { concurrency: 4, lockDurationMs: overrides.lockDurationMs ?? 30_000 },
         git: { cacheDir: join(tmp.path, `cache-${processes.length}`) },
@@ -83,14 +106,22 @@ export async function startPipeline(
         logger: silentLogger,
         kube: { clients, namespace: 'default', source: 'flag', origin: sandbox.url },
       });
+      const metrics = createRollgateMetrics();
       const running = await startProcess(runtime, {
         role: 'all',
-        metrics: createRollgateMetrics(),
+        metrics,
         redisCheckIntervalMs: 500,
         reconciler: { reconcile: { resyncMs: 250 } },
+        poller: { driftCheckEveryMs: 500 },
       });
       processes.push(running);
+      metricsOf.set(running, metrics);
       return running;
+    },
+    async polls(process) {
+      const metrics = metricsOf.get(process);
+      if (!metrics) return 0;
+      return (await metrics.pollsTotal.get()).values.reduce((sum, v) => sum + v.value, 0);
     },
     async pushWebhook(process, opts = {}) {
       const body = JSON.stringify({
@@ -121,7 +152,7 @@ export async function startPipeline(
           plural: 'rollouts',
           name,
         });
-        return toPlainObject<Record<string, any>>(obj);
+        return toPlainObject<LiveRollout>(obj);
       } catch {
         return undefined;
       }

@@ -1,0 +1,196 @@
+// The pipeline under trouble: a worker dies mid-rollout, Redis is emptied, a burst of pushes, prune, drift.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { eventually } from '../../support/eventually.ts';
+import { configMapYaml } from '../../support/git-fixtures.ts';
+import { freePort } from '../../support/global-setup.ts';
+import { rolloutYaml, startPipeline, type Pipeline } from './pipeline-harness.ts';
+
+let pipeline: Pipeline | undefined;
+let privateRedis: { url: string; stop(): Promise<void> } | undefined;
+afterEach(async () => {
+  await pipeline?.stop();
+  await privateRedis?.stop();
+  pipeline = undefined;
+  privateRedis = undefined;
+});
+
+/** A redis-server of this test's own, so flushing it disturbs no other test. */
+async function startPrivateRedis(): Promise<{ url: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'rollgate-flush-'));
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir],
+    {
+      stdio: 'ignore',
+    },
+  );
+  const url = `redis://127.0.0.1:${port}`;
+  await eventually('the private redis-server', async () => {
+    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      return (await client.ping()) === 'PONG';
+    } finally {
+      client.disconnect();
+    }
+  });
+  return {
+    url,
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const timedSteps = '        - setWeight: 50\n        - pause: { duration: 2s }';
+
+describe('pipeline resilience', () => {
+  it('finishes a rollout on another worker when the first one dies mid-canary', async () => {
+    pipeline = await startPipeline(inject('redisUrl'));
+    const p = pipeline;
+    p.work.write({ 'web.yaml': rolloutYaml({ image: 'web:1.0', steps: timedSteps }) });
+    p.work.commit('first');
+    await p.work.push(p.repoUrl);
+    const first = await p.start({ lockDurationMs: 2_000 });
+    await eventually(
+      'the first revision to be stable',
+      async () => (await p.rollout('web'))?.status?.phase === 'Healthy',
+    );
+
+    p.work.write({ 'web.yaml': rolloutYaml({ image: 'web:2.0', steps: timedSteps }) });
+    p.work.commit('second');
+    await p.work.push(p.repoUrl);
+    await p.pushWebhook(first);
+    await eventually('the canary to start', async () =>
+      (await p.replicaSets()).some((rs) => rs.image === 'web:2.0' && rs.replicas > 0),
+    );
+    await first.stop({ force: true });
+
+    await p.start({ lockDurationMs: 2_000 });
+    const done = await eventually(
+      'the second worker to complete the rollout',
+      async () => {
+        const r = await p.rollout('web');
+        return r?.status?.phase === 'Healthy' && r.status.stableRS === r.status.currentPodHash
+          ? r
+          : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
+    const sets = await p.replicaSets();
+    expect(sets.find((rs) => rs.hash === done.status?.stableRS)?.image).toBe('web:2.0');
+    expect(sets.filter((rs) => rs.replicas > 0)).toHaveLength(1);
+  }, 60_000);
+
+  it('converges after Redis is emptied mid-rollout (Redis holds only work in flight)', async () => {
+    privateRedis = await startPrivateRedis();
+    pipeline = await startPipeline(privateRedis.url);
+    const p = pipeline;
+    p.work.write({ 'web.yaml': rolloutYaml({ image: 'web:1.0', steps: timedSteps }) });
+    p.work.commit('first');
+    await p.work.push(p.repoUrl);
+    const running = await p.start();
+    await eventually(
+      'the first revision to be stable',
+      async () => (await p.rollout('web'))?.status?.phase === 'Healthy',
+    );
+
+    p.work.write({ 'web.yaml': rolloutYaml({ image: 'web:2.0', steps: timedSteps }) });
+    p.work.commit('second');
+    await p.work.push(p.repoUrl);
+    await p.pushWebhook(running);
+    await eventually(
+      'the canary to reach its timed pause',
+      async () => (await p.rollout('web'))?.status?.phase === 'Paused',
+    );
+
+    const admin = new Redis(privateRedis.url);
+    await admin.flushall();
+    admin.disconnect();
+
+    await eventually(
+      'the rollout to complete although its pause-end wake-up was lost with Redis',
+      async () => {
+        const r = await p.rollout('web');
+        return r?.status?.phase === 'Healthy' && r.status.stableRS === r.status.currentPodHash;
+      },
+      { timeoutMs: 30_000 },
+    );
+  });
+
+  it('turns a burst of 50 pushes into a few polls', async () => {
+    pipeline = await startPipeline(inject('redisUrl'));
+    const p = pipeline;
+    p.work.write({ 'cm.yaml': configMapYaml('burst', { n: '0' }) });
+    p.work.commit('first');
+    await p.work.push(p.repoUrl);
+    const running = await p.start();
+    await eventually('the first sync', async () => (await p.polls(running)) >= 1);
+    const before = await p.polls(running);
+
+    p.work.write({ 'cm.yaml': configMapYaml('burst', { n: '50' }) });
+    p.work.commit('burst');
+    await p.work.push(p.repoUrl);
+    const answers = await Promise.all(Array.from({ length: 50 }, () => p.pushWebhook(running)));
+    expect(answers.every((a) => a.status === 202)).toBe(true);
+    await eventually('the pushed change to arrive', async () => {
+      const cm = await p.clients.core.readNamespacedConfigMap({ name: 'burst', namespace: 'default' });
+      return cm.data?.n === '50';
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    const polls = (await p.polls(running)) - before;
+    expect(polls).toBeGreaterThanOrEqual(1);
+    expect(polls).toBeLessThanOrEqual(5);
+  });
+
+  it('prunes objects removed from Git only when the source says prune, and re-applies drift with selfHeal', async () => {
+    pipeline = await startPipeline(inject('redisUrl'));
+    const p = pipeline;
+    p.work.write({
+      'keep.yaml': configMapYaml('keep', { v: 'git' }),
+      'gone.yaml': configMapYaml('gone', { v: '1' }),
+    });
+    p.work.commit('first');
+    await p.work.push(p.repoUrl);
+    const running = await p.start({ prune: true, selfHeal: true, interval: '1s' });
+    const read = async (name: string): Promise<Record<string, string> | undefined> => {
+      try {
+        return (await p.clients.core.readNamespacedConfigMap({ name, namespace: 'default' })).data;
+      } catch {
+        return undefined;
+      }
+    };
+    await eventually('both ConfigMaps', async () => (await read('keep')) && (await read('gone')));
+
+    // Someone edits the live object by hand: selfHeal puts Git's value back.
+    const live = await p.clients.core.readNamespacedConfigMap({ name: 'keep', namespace: 'default' });
+    await p.clients.core.replaceNamespacedConfigMap({
+      name: 'keep',
+      namespace: 'default',
+      body: { ...live, data: { v: 'hand-edited' } },
+    });
+    await eventually('selfHeal to restore the value from Git', async () => (await read('keep'))?.v === 'git');
+
+    // An object Rollgate did not apply is never pruned.
+    await p.clients.core.createNamespacedConfigMap({
+      namespace: 'default',
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'handmade' }, data: { v: 'mine' } },
+    });
+    p.work.write({ 'gone.yaml': null });
+    p.work.commit('remove one');
+    await p.work.push(p.repoUrl);
+    await p.pushWebhook(running);
+    await eventually('the removed object to be pruned', async () => (await read('gone')) === undefined);
+    expect(await read('keep')).toEqual({ v: 'git' });
+    expect(await read('handmade')).toEqual({ v: 'mine' });
+  });
+});
