@@ -1,6 +1,14 @@
 // The `rollgate` command line: one subcommand per file under ./commands, registered here.
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
+import { registerAbortCommand } from './commands/abort.ts';
+import { registerInstallCommand } from './commands/install.ts';
+import { registerPauseCommand } from './commands/pause.ts';
+import { registerPromoteCommand } from './commands/promote.ts';
+import { registerRestartCommand } from './commands/restart.ts';
+import { registerResumeCommand } from './commands/resume.ts';
+import { registerRetryCommand } from './commands/retry.ts';
+import { registerStatusCommand } from './commands/status.ts';
 import { registerRunCommands } from './commands/run.ts';
 import { registerSandboxCommand } from './commands/sandbox.ts';
 import { registerValidateCommand } from './commands/validate.ts';
@@ -20,6 +28,14 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   // Command registrations (one line each; keep alphabetical).
+  registerAbortCommand(program);
+  registerInstallCommand(program);
+  registerPauseCommand(program);
+  registerPromoteCommand(program);
+  registerRestartCommand(program);
+  registerResumeCommand(program);
+  registerRetryCommand(program);
+  registerStatusCommand(program);
   registerRunCommands(program);
   registerSandboxCommand(program);
   registerValidateCommand(program);

@@ -155,7 +155,7 @@ export class ActionExecutor {
           },
           spec: {
             replicas: action.replicas,
-            minReadySeconds: rollout.spec.minReadySeconds,
+            minReadySeconds: action.minReadySeconds,
             selector: action.selector,
             template: action.template as V1PodTemplateSpec,
           },

@@ -43,6 +43,7 @@ describe('ActionExecutor against the sandbox', () => {
       selector: { matchLabels: { app: name, 'rollouts-pod-template-hash': hash } },
       labels: { app: name, 'rollouts-pod-template-hash': hash },
       annotations: {},
+      minReadySeconds: 0,
     };
   }
 
