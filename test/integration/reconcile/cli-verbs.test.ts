@@ -1,0 +1,188 @@
+// The rollout CLI verbs through `main()` against the sandbox: install, status (text/json), promote, pause/resume, abort/retry, restart.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../../src/cli/main.ts';
+import type { RolloutView } from '../../../src/kube/rollout-view.ts';
+import { ReconcileHarness, isFullyPromoted, testRollout } from './reconcile-harness.ts';
+
+async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    out.push(String(chunk));
+    return true;
+  });
+  const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    err.push(String(chunk));
+    return true;
+  });
+  try {
+    const code = await main(['node', 'rollgate', ...args]);
+    return { code, stdout: out.join(''), stderr: err.join('') };
+  } finally {
+    stdout.mockRestore();
+    stderr.mockRestore();
+    process.exitCode = undefined;
+  }
+}
+
+describe('rollout CLI verbs', () => {
+  let harness: ReconcileHarness;
+  let dir: string;
+  let kubeconfig: string;
+  beforeAll(async () => {
+    harness = await ReconcileHarness.start();
+    dir = mkdtempSync(join(tmpdir(), 'rollgate-cli-'));
+    kubeconfig = join(dir, 'kubeconfig');
+    writeFileSync(
+      kubeconfig,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters:',
+        `- name: sandbox\n  cluster: { server: "${harness.sandbox.url}", insecure-skip-tls-verify: true }`,
+        'users:',
+        '- name: sandbox\n  user: {}',
+        'contexts:',
+        '- name: sandbox\n  context: { cluster: sandbox, user: sandbox, namespace: default }',
+        'current-context: sandbox',
+        '',
+      ].join('\n'),
+    );
+  });
+  afterAll(async () => {
+    await harness.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('install is idempotent: the second run reports every CRD unchanged', async () => {
+    const first = await run('install', '--kubeconfig', kubeconfig);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(
+      /customresourcedefinition\/rollouts\.rollgate\.dev (created|updated|unchanged)/,
+    );
+    const second = await run('install', '--kubeconfig', kubeconfig);
+    expect(second.code).toBe(0);
+    const lines = second.stdout.trim().split('\n');
+    expect(lines.length).toBeGreaterThanOrEqual(4);
+    expect(lines.every((line) => line.endsWith(' unchanged'))).toBe(true);
+  });
+
+  it('shows a paused canary and moves it with promote, pause/resume, abort/retry and restart', async () => {
+    const key = await harness.createRollout(
+      testRollout({
+        name: 'cli',
+        replicas: 3,
+        steps: [{ setWeight: 34 }, { pause: {} }, { setWeight: 67 }, { pause: {} }],
+      }),
+    );
+    await harness.runUntil(key, isFullyPromoted, { timeoutMs: 30_000 });
+    await harness.patchSpec(key, {
+      template: {
+        metadata: { labels: { app: 'cli' } },
+        spec: { containers: [{ name: 'app', image: 'app:2.0' }] },
+      },
+    });
+    await harness.runUntil(key, (o) => o.rollout.status?.phase === 'Paused', { timeoutMs: 30_000 });
+
+    const json = await run('status', 'cli', '-n', 'default', '--output', 'json', '--kubeconfig', kubeconfig);
+    expect(json.code).toBe(0);
+    const view = JSON.parse(json.stdout) as RolloutView;
+    expect(view.phase).toBe('Paused');
+    expect(view.steps.map((s) => s.state)).toEqual(['done', 'current', 'pending', 'pending']);
+    expect(view.pauseConditions[0]?.reason).toBe('CanaryPauseStep');
+    expect(view.weights.canary).toBe(34);
+    expect(view.replicaSets.map((rs) => rs.role).sort()).toEqual(['canary', 'stable']);
+
+    const text = await run('status', 'cli', '--kubeconfig', kubeconfig);
+    expect(text.stdout).toContain('▶ 1: pause (until promoted)');
+    expect(text.stdout).toMatch(/Status: +Paused/);
+    expect(text.stdout).toContain('CanaryPauseStep');
+
+    expect((await run('promote', 'cli', '--kubeconfig', kubeconfig)).stdout).toContain(
+      'promoted (pause cleared)',
+    );
+    expect((await harness.rollout(key)).status?.pauseConditions ?? []).toEqual([]);
+    await harness.runUntil(
+      key,
+      (o) => o.rollout.status?.currentStepIndex === 3 && o.rollout.status.phase === 'Paused',
+      {
+        timeoutMs: 30_000,
+      },
+    );
+
+    expect((await run('pause', 'cli', '--kubeconfig', kubeconfig)).code).toBe(0);
+    expect((await harness.rollout(key)).spec.paused).toBe(true);
+    expect((await run('resume', 'cli', '--kubeconfig', kubeconfig)).code).toBe(0);
+    expect((await harness.rollout(key)).spec.paused).toBe(false);
+
+    expect((await run('abort', 'cli', '--kubeconfig', kubeconfig)).code).toBe(0);
+    expect((await harness.rollout(key)).status?.abort).toBe(true);
+    await harness.runUntil(key, (o) => o.rollout.status?.phase === 'Degraded', { timeoutMs: 10_000 });
+    const aborted = JSON.parse(
+      (await run('status', 'cli', '-o', 'json', '--kubeconfig', kubeconfig)).stdout,
+    ) as RolloutView;
+    expect(aborted.aborted).toBe(true);
+    expect(aborted.message).toMatch(/RolloutAborted/);
+    expect((await run('retry', 'cli', '--kubeconfig', kubeconfig)).code).toBe(0);
+    expect((await harness.rollout(key)).status?.abort).toBe(false);
+    // Retry restarts the steps: the canary comes back and stops at the first pause again.
+    await harness.runUntil(
+      key,
+      (o) => o.rollout.status?.phase === 'Paused' && o.rollout.status.abort !== true,
+      {
+        timeoutMs: 30_000,
+      },
+    );
+
+    expect((await run('promote', 'cli', '--full', '--kubeconfig', kubeconfig)).code).toBe(0);
+    expect((await harness.rollout(key)).status?.promoteFull).toBe(true);
+    await harness.runUntil(key, isFullyPromoted, { timeoutMs: 30_000 });
+
+    expect((await run('restart', 'cli', '--kubeconfig', kubeconfig)).code).toBe(0);
+    const restartAt = (await harness.rollout(key)).spec.restartAt;
+    expect(typeof restartAt).toBe('string');
+    expect(Number.isNaN(Date.parse(String(restartAt)))).toBe(false);
+    expect(harness.violations).toEqual([]);
+  });
+
+  it('promote without a pause skips the current step', async () => {
+    const key = await harness.createRollout(
+      testRollout({
+        name: 'cli-skip',
+        replicas: 2,
+        steps: [{ setWeight: 50 }, { pause: { duration: '1h' } }, { setWeight: 80 }],
+      }),
+    );
+    await harness.runUntil(key, isFullyPromoted, { timeoutMs: 30_000 });
+    await harness.patchSpec(key, {
+      template: {
+        metadata: { labels: { app: 'cli-skip' } },
+        spec: { containers: [{ name: 'app', image: 'app:2.0' }] },
+      },
+    });
+    await harness.reconcile(key);
+    const before = (await harness.rollout(key)).status?.currentStepIndex as number;
+    const status = (await harness.rollout(key)).status as { pauseConditions?: unknown[] };
+    if ((status.pauseConditions ?? []).length === 0) {
+      expect((await run('promote', 'cli-skip', '--kubeconfig', kubeconfig)).stdout).toContain(
+        `step ${before} skipped`,
+      );
+      expect((await harness.rollout(key)).status?.currentStepIndex).toBe(before + 1);
+    } else {
+      expect((await run('promote', 'cli-skip', '--kubeconfig', kubeconfig)).stdout).toContain(
+        'pause cleared',
+      );
+    }
+  });
+
+  it('exits 1 for a missing rollout and 2 for a missing argument', async () => {
+    const missing = await run('status', 'nope', '--kubeconfig', kubeconfig);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('rollout default/nope not found');
+    expect((await run('abort', 'nope', '--kubeconfig', kubeconfig)).code).toBe(1);
+    expect((await run('promote', '--kubeconfig', kubeconfig)).code).toBe(2);
+  });
+});

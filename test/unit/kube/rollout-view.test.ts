@@ -1,0 +1,124 @@
+// What `rollgate status` shows for an observed rollout: steps marked, roles, failing pods with reasons.
+import { describe, expect, it } from 'vitest';
+import { buildRolloutView, formatRolloutView } from '../../../src/kube/rollout-view.ts';
+import type { ObservedState } from '../../../src/rollout/index.ts';
+
+function observed(): ObservedState {
+  return {
+    rollout: {
+      apiVersion: 'rollgate.dev/v1alpha1',
+      kind: 'Rollout',
+      metadata: { name: 'web', namespace: 'shop' },
+      spec: {
+        replicas: 4,
+        selector: { matchLabels: { app: 'web' } },
+        template: {
+          metadata: { labels: { app: 'web' } },
+          spec: { containers: [{ name: 'app', image: 'app:2' }] },
+        },
+        strategy: {
+          canary: {
+            steps: [{ setWeight: 25 }, { pause: {} }, { setWeight: 75 }, { pause: { duration: '30s' } }],
+          },
+        },
+      },
+      status: {
+        phase: 'Paused',
+        currentStepIndex: 1,
+        stableRS: 'aaa',
+        currentPodHash: 'bbb',
+        pauseConditions: [{ reason: 'CanaryPauseStep', startTime: '2026-01-01T00:00:00Z' }],
+        canary: {
+          weights: {
+            canary: { weight: 25, podTemplateHash: 'bbb' },
+            stable: { weight: 75, podTemplateHash: 'aaa' },
+          },
+        },
+      },
+    },
+    replicaSets: [
+      rs('web-aaa', 'aaa', 3, 3),
+      rs('web-bbb', 'bbb', 1, 0),
+      {
+        ...rs('web-old', 'old', 0, 0),
+        annotations: { 'rollgate.dev/scale-down-deadline': '2026-01-01T00:01:00Z' },
+      },
+    ],
+    pods: [
+      {
+        name: 'web-bbb-x1',
+        podTemplateHash: 'bbb',
+        phase: 'Pending',
+        ready: false,
+        containers: [
+          {
+            name: 'app',
+            image: 'app:2',
+            waitingReason: 'ImagePullBackOff',
+            waitingMessage: 'Back-off pulling image "app:2"',
+            restartCount: 0,
+          },
+        ],
+      },
+      { name: 'web-aaa-y1', podTemplateHash: 'aaa', phase: 'Running', ready: true, containers: [] },
+    ],
+    services: [],
+    analysisRuns: [{ name: 'web-bbb-2', phase: 'Running', labels: {}, terminated: false }],
+  };
+}
+
+function rs(name: string, hash: string, replicas: number, available: number) {
+  return {
+    name,
+    uid: name,
+    resourceVersion: '1',
+    podTemplateHash: hash,
+    labels: {},
+    annotations: {},
+    replicas,
+    status: { replicas, readyReplicas: available, availableReplicas: available },
+    template: {},
+    creationTimestamp: '2026-01-01T00:00:00Z',
+    controlledByRollout: true,
+  };
+}
+
+describe('buildRolloutView', () => {
+  it('marks steps, names ReplicaSet roles and lists failing pods with their reason', () => {
+    const view = buildRolloutView(observed());
+    expect(view.steps.map((s) => `${s.index}:${s.state}:${s.description}`)).toEqual([
+      '0:done:setWeight: 25',
+      '1:current:pause (until promoted)',
+      '2:pending:setWeight: 75',
+      '3:pending:pause: 30s',
+    ]);
+    expect(view.replicaSets.map((r) => `${r.name}:${r.role}`)).toEqual([
+      'web-bbb:canary',
+      'web-aaa:stable',
+      'web-old:old',
+    ]);
+    expect(view.weights).toEqual({ canary: 25, stable: 75 });
+    expect(view.paused).toBe(true);
+    expect(view.failingPods).toEqual([
+      {
+        name: 'web-bbb-x1',
+        podTemplateHash: 'bbb',
+        container: 'app',
+        reason: 'ImagePullBackOff',
+        message: 'Back-off pulling image "app:2"',
+        restartCount: 0,
+      },
+    ]);
+    expect(view.analysisRuns).toEqual([{ name: 'web-bbb-2', phase: 'Running' }]);
+  });
+
+  it('prints the current step marked and the reasons a user acts on', () => {
+    const text = formatRolloutView(buildRolloutView(observed()));
+    expect(text).toContain('▶ 1: pause (until promoted)');
+    expect(text).toContain('✔ 0: setWeight: 25');
+    expect(text).toContain('CanaryPauseStep since 2026-01-01T00:00:00Z');
+    expect(text).toContain('web-bbb-x1 app: ImagePullBackOff: Back-off pulling image "app:2"');
+    expect(text).toContain('web-old  old     ready 0/0  available 0  scale-down at 2026-01-01T00:01:00Z');
+    expect(text).toContain('web-bbb-2  Running');
+  });
+});
