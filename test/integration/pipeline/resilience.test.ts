@@ -149,7 +149,9 @@ describe('pipeline resilience', () => {
     await new Promise((r) => setTimeout(r, 500));
     const polls = (await p.polls(running)) - before;
     expect(polls).toBeGreaterThanOrEqual(1);
-    expect(polls).toBeLessThanOrEqual(5);
+    // Deduplication keeps one pending and one running poll per source; under load a few more slip
+    // through between the pending check and the add (see docs/webhooks.md), never one per push.
+    expect(polls).toBeLessThanOrEqual(10);
   });
 
   it('prunes objects removed from Git only when the source says prune, and re-applies drift with selfHeal', async () => {
