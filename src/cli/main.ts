@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
 import { registerAbortCommand } from './commands/abort.ts';
+import { registerDemoCommand } from './commands/demo.ts';
 import { registerInstallCommand } from './commands/install.ts';
 import { registerPauseCommand } from './commands/pause.ts';
 import { registerPromoteCommand } from './commands/promote.ts';
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
     .exitOverride();
   // Command registrations (one line each; keep alphabetical).
   registerAbortCommand(program);
+  registerDemoCommand(program);
   registerInstallCommand(program);
   registerPauseCommand(program);
   registerPromoteCommand(program);

@@ -1,0 +1,83 @@
+// `rollgate demo` (= `npm run demo`): the whole of Rollgate on embedded defaults, played through a canary story.
+import { CommanderError, type Command } from 'commander';
+import { DemoRedisUnavailableError, runDemo } from '../../demo/index.ts';
+
+interface DemoFlags {
+  exit?: boolean;
+  redis?: string;
+  port: string;
+  kubeconfig: string;
+}
+
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (text.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535)
+    throw new CommanderError(
+      2,
+      'rollgate.usage',
+      `--port must be an integer between 0 and 65535 (got "${text}")`,
+    );
+  return port;
+}
+
+/** Registers `rollgate demo`. */
+export function registerDemoCommand(program: Command): void {
+  program
+    .command('demo')
+    .description(
+      'run Redis, a sandbox cluster, a Git repository and Rollgate, then play a canary, a supersede and an abort',
+    )
+    .option(
+      '--exit',
+      'stop once the story is over, even on a terminal (the default when stdout is not a TTY)',
+    )
+    .option(
+      '--redis <url>',
+      'Redis to use (default: $REDIS_URL, else 127.0.0.1:6379, else a private redis-server)',
+    )
+    .option('--port <n>', 'port of the webhook server (0: any free port)', '0')
+    .option('--kubeconfig <file>', 'where to write the sandbox kubeconfig', '.rollgate/demo.kubeconfig')
+    .action(async (flags: DemoFlags) => {
+      const port = parsePort(flags.port);
+      const interrupt = new AbortController();
+      let stopRequested: () => void = () => undefined;
+      const stopped = new Promise<void>((resolve) => {
+        stopRequested = resolve;
+      });
+      let signals = 0;
+      const onSignal = (): void => {
+        signals += 1;
+        if (signals > 1) process.exit(130);
+        process.stdout.write('\nstopping the demo…\n');
+        interrupt.abort();
+        stopRequested();
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      try {
+        const keepRunning = process.stdout.isTTY === true && flags.exit !== true;
+        const result = await runDemo({
+          out: process.stdout,
+          ...(flags.redis !== undefined ? { redisUrl: flags.redis } : {}),
+          port,
+          kubeconfigPath: flags.kubeconfig,
+          signal: interrupt.signal,
+          ...(keepRunning ? { keepRunningUntil: stopped } : {}),
+        });
+        process.stdout.write(
+          result.ok ? 'demo finished: every scenario as expected\n' : 'demo FAILED: see above\n',
+        );
+        process.exitCode = result.ok ? 0 : 1;
+      } catch (err) {
+        if (err instanceof DemoRedisUnavailableError) {
+          process.stderr.write(`rollgate demo: ${err.message}\n`);
+          process.exitCode = 1;
+          return;
+        }
+        throw err;
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    });
+}

@@ -1,0 +1,111 @@
+// The demo's Git side: a bare repository served over smart HTTP, and a work clone committed to with the real git CLI.
+import { execFile } from 'node:child_process';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serveGitRepositories, type GitServer } from '../git/smart-http-server.ts';
+import { DemoGitError } from './demo-git-error.ts';
+
+/** The demo repository as a user sees it: a URL to clone, and a work clone the demo commits in. */
+export interface DemoRepository {
+  /** Clone URL, e.g. `http://127.0.0.1:41234/demo.git`. */
+  url: string;
+  /** The work clone the demo commits in (a plain folder with `.git`). */
+  workDir: string;
+  /** Rewrites the Rollout's image, commits and pushes; returns the new commit id. */
+  commitImage(image: string, message: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export interface CreateDemoRepositoryOptions {
+  /** Folder the bare repository and the work clone go in (the caller removes it). */
+  dir: string;
+  /** The files of the first commit (examples/demo/). */
+  seedDir: string;
+  /** The file holding the Rollout whose image the demo changes, relative to seedDir. */
+  rolloutFile: string;
+  host?: string;
+  port?: number;
+}
+
+/** Git without the user's or the system's config (no hooks, signing or editors); a fixed identity. */
+function gitEnvironment(): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: tmpdir(),
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_AUTHOR_NAME: 'Rollgate Demo',
+    GIT_AUTHOR_EMAIL: 'demo@rollgate.invalid',
+    GIT_COMMITTER_NAME: 'Rollgate Demo',
+    GIT_COMMITTER_EMAIL: 'demo@rollgate.invalid',
+  };
+}
+
+/** Runs git without blocking the event loop: the server answering the push lives in this process. */
+function git(cwd: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('git', args, { cwd, env: gitEnvironment(), encoding: 'utf8' }, (error, stdout, stderr) => {
+      if (error) reject(new DemoGitError(args, stderr || error.message));
+      else resolve(stdout.trim());
+    });
+  });
+}
+
+const IMAGE_LINE = /^(\s*image:\s*)(\S+)\s*$/m;
+
+/** Replaces the first `image:` value of a manifest; throws when there is none. */
+export function replaceImage(manifest: string, image: string): string {
+  if (!IMAGE_LINE.test(manifest)) throw new Error('the demo Rollout has no "image:" line to change');
+  return manifest.replace(IMAGE_LINE, (_line, head: string) => `${head}${image}`);
+}
+
+/**
+ * Creates `<dir>/repos/demo.git`, serves it with push enabled, clones it into `<dir>/work`, commits the
+ * seed files and pushes them with the real git CLI, as a user would.
+ */
+export async function createDemoRepository(options: CreateDemoRepositoryOptions): Promise<DemoRepository> {
+  const reposDir = join(options.dir, 'repos');
+  const bareDir = join(reposDir, 'demo.git');
+  const workDir = join(options.dir, 'work');
+  await mkdir(bareDir, { recursive: true });
+  await git(bareDir, ['init', '--bare', '--quiet', '--initial-branch=main']);
+  const server: GitServer = await serveGitRepositories({
+    root: reposDir,
+    receivePack: true,
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 0,
+  });
+  const url = `${server.url}/demo.git`;
+  try {
+    await git(options.dir, ['clone', '--quiet', url, workDir]);
+    await git(workDir, ['checkout', '--quiet', '-B', 'main']);
+    await cp(options.seedDir, workDir, { recursive: true });
+    await git(workDir, ['add', '--all']);
+    await git(workDir, ['commit', '--quiet', '-m', 'demo: first deployment']);
+    await git(workDir, ['push', '--quiet', 'origin', 'HEAD:refs/heads/main']);
+  } catch (err) {
+    await server.stop();
+    throw err;
+  }
+  const rolloutPath = join(workDir, options.rolloutFile);
+  return {
+    url,
+    workDir,
+    async commitImage(image, message) {
+      await writeFile(rolloutPath, replaceImage(await readFile(rolloutPath, 'utf8'), image));
+      await git(workDir, ['commit', '--quiet', '-am', message]);
+      await git(workDir, ['push', '--quiet', 'origin', 'HEAD:refs/heads/main']);
+      return git(workDir, ['rev-parse', 'HEAD']);
+    },
+    async stop() {
+      await server.stop();
+    },
+  };
+}
+
+/** The current commit of the work clone. */
+export async function headCommit(workDir: string): Promise<string> {
+  return git(workDir, ['rev-parse', 'HEAD']);
+}

@@ -1,0 +1,610 @@
+// `rollgate demo`: Redis, a sandbox cluster, a served Git repository and a whole Rollgate, driven through a scripted canary story.
+import { createHmac, randomBytes } from 'node:crypto';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { configSchema } from '../config/index.ts';
+import { createKubeClients } from '../kube/client.ts';
+import { createLogger, type Logger } from '../log/logger.ts';
+import { bullPrefix } from '../queue/queue-names.ts';
+import { startSandbox, type Sandbox } from '../sandbox/index.ts';
+import { createRollgateMetrics } from '../server/metrics.ts';
+import { startProcess, type RunningProcess } from '../../workers/all-in-one.ts';
+import { openRuntime } from '../../workers/runtime.ts';
+import { deleteDemoKeys, findDemoRedis, redactUrl, type DemoRedis } from './demo-redis.ts';
+import { createDemoRepository, type DemoRepository } from './demo-repository.ts';
+import { DemoScenarioError } from './demo-scenario-error.ts';
+import {
+  currentImage,
+  describeSnapshot,
+  imageTag,
+  readRolloutSnapshot,
+  stableImage,
+  type RolloutSnapshot,
+} from './rollout-snapshot.ts';
+
+/** The images the story commits, in order; the last one is missing from the sandbox's registry. */
+export const DEMO_IMAGES = {
+  first: 'ghcr.io/rollgate/demo-app:1.0.0',
+  canary: 'ghcr.io/rollgate/demo-app:1.1.0',
+  superseded: 'ghcr.io/rollgate/demo-app:1.2.0',
+  newest: 'ghcr.io/rollgate/demo-app:1.3.0',
+  missing: 'ghcr.io/rollgate/demo-app:9.9.9-does-not-exist',
+} as const;
+
+/** The Rollout the demo drives (examples/demo/rollout.yaml). */
+export const DEMO_ROLLOUT = { namespace: 'default', name: 'demo' } as const;
+
+/** The seed folder shipped with the project: examples/demo/. */
+export const DEFAULT_SEED_DIR = fileURLToPath(new URL('../../examples/demo/', import.meta.url));
+
+/** Where the demo writes what it prints. */
+export interface DemoOutput {
+  write(text: string): unknown;
+}
+
+export interface DemoOptions {
+  out: DemoOutput;
+  /** Redis URL (`--redis`); else REDIS_URL, 127.0.0.1:6379, or a private redis-server. */
+  redisUrl?: string;
+  /** Environment read for REDIS_URL (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Where to write the sandbox kubeconfig (default `.rollgate/demo.kubeconfig`). */
+  kubeconfigPath?: string;
+  /** Where Rollgate's own log lines go (default `.rollgate/demo.log`). */
+  logPath?: string;
+  /** Port of the webhook / metrics server (default 0: a free one). */
+  port?: number;
+  /** examples/demo/ unless told otherwise. */
+  seedDir?: string;
+  /** How long a healthy sandbox pod takes to become Ready (default 500 ms). */
+  readyDelayMs?: number;
+  /** Longest wait for one scenario's outcome (default 60 s). */
+  scenarioTimeoutMs?: number;
+  /**
+   * After the scripted part, keep everything running until this resolves (Ctrl-C in the CLI). Absent:
+   * stop at once (`--exit`, not a TTY, tests).
+   */
+  keepRunningUntil?: Promise<void>;
+  /** Aborts the scripted part early (Ctrl-C during the story); everything is still stopped cleanly. */
+  signal?: AbortSignal;
+}
+
+/** What one scenario was expected to do and what it did. */
+export interface DemoScenarioResult {
+  name: string;
+  expected: string;
+  ok: boolean;
+  /** What happened, in a sentence. */
+  detail: string;
+  durationMs: number;
+  phase?: string;
+  message?: string;
+  aborted?: boolean;
+  stableImage?: string;
+}
+
+/** The whole run: `ok` is false when any scenario missed its expected outcome (exit code 1). */
+export interface DemoResult {
+  ok: boolean;
+  scenarios: DemoScenarioResult[];
+  /** The scripted part, from start to summary. */
+  durationMs: number;
+  repoUrl: string;
+  webhookUrl: string;
+  kubeconfigPath: string;
+  redis: { url: string; origin: DemoRedis['origin'] };
+  /** Redis keys of this run deleted at the end. */
+  keysDeleted: number;
+}
+
+const POLL_MS = 250;
+const PRINT_EVERY_MS = 1000;
+const MAX_MESSAGE_CHARS = 220;
+
+interface DemoContext {
+  out: DemoOutput;
+  sandbox: Sandbox;
+  repo: DemoRepository;
+  rollgate: RunningProcess;
+  webhookSecret: string;
+  startedAt: number;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+function elapsed(ctx: { startedAt: number }): string {
+  return `${((performance.now() - ctx.startedAt) / 1000).toFixed(1).padStart(5)}s`;
+}
+
+function clip(text: string): string {
+  return text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS - 1)}…` : text;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((done) => {
+    const timer = setTimeout(finish, ms);
+    function finish(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', finish);
+      done();
+    }
+    signal?.addEventListener('abort', finish, { once: true });
+  });
+}
+
+/** Sends the generic webhook a Git server would send after a push; the answer must be 202. */
+async function sendPushWebhook(ctx: DemoContext): Promise<void> {
+  const body = JSON.stringify({ repository: ctx.repo.url, branch: 'main' });
+  const signature = createHmac('sha256', ctx.webhookSecret).update(body).digest('hex');
+  const response = await fetch(`${ctx.rollgate.http.url}/webhooks/generic`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-rollgate-signature': `sha256=${signature}`,
+      'x-rollgate-delivery': randomBytes(8).toString('hex'),
+    },
+    body,
+  });
+  const text = await response.text();
+  if (response.status !== 202) {
+    throw new DemoScenarioError(
+      'webhook',
+      `webhook answered ${response.status}, expected 202: ${clip(text)}`,
+    );
+  }
+}
+
+/** Commits a new image with the git CLI, pushes it and sends the webhook, printing what it did. */
+async function pushImage(ctx: DemoContext, image: string, message: string): Promise<string> {
+  const commit = await ctx.repo.commitImage(image, message);
+  ctx.out.write(
+    `  [${elapsed(ctx)}] git push: ${commit.slice(0, 7)} "${message}" (image ${imageTag(image)})\n`,
+  );
+  await sendPushWebhook(ctx);
+  ctx.out.write(`  [${elapsed(ctx)}] webhook sent: POST /webhooks/generic → 202 Accepted\n`);
+  return commit;
+}
+
+/**
+ * Watches the rollout every 250 ms, printing a progress line whenever it changes and at least every
+ * second, until `done` holds or the scenario times out. Returns the last snapshot and whether `done` held.
+ */
+async function watchUntil(
+  ctx: DemoContext,
+  done: (snapshot: RolloutSnapshot) => boolean,
+  observe: (snapshot: RolloutSnapshot) => void = () => undefined,
+): Promise<{ reached: boolean; last?: RolloutSnapshot }> {
+  const clients = createKubeClients(ctx.sandbox.kubeConfig);
+  const deadline = performance.now() + ctx.timeoutMs;
+  let lastLine = '';
+  let lastPrintedAt = 0;
+  let last: RolloutSnapshot | undefined;
+  for (;;) {
+    if (ctx.signal?.aborted) return { reached: false, ...(last ? { last } : {}) };
+    let line: string;
+    try {
+      const snapshot = await readRolloutSnapshot(clients, DEMO_ROLLOUT);
+      if (snapshot) {
+        last = snapshot;
+        observe(snapshot);
+      }
+      line = snapshot ? describeSnapshot(snapshot) : 'waiting for Rollout default/demo to appear';
+    } catch (err) {
+      line = `cannot read the rollout: ${err instanceof Error ? err.message : String(err)}`;
+    }
+    const reached = last !== undefined && done(last);
+    const now = performance.now();
+    if (line !== lastLine || now - lastPrintedAt >= PRINT_EVERY_MS || reached) {
+      ctx.out.write(`  [${elapsed(ctx)}] ${clip(line)}\n`);
+      lastLine = line;
+      lastPrintedAt = now;
+    }
+    if (reached) return { reached: true, ...(last ? { last } : {}) };
+    if (now > deadline) return { reached: false, ...(last ? { last } : {}) };
+    await sleep(POLL_MS, ctx.signal);
+  }
+}
+
+function isSettledOn(snapshot: RolloutSnapshot, image: string): boolean {
+  const { view } = snapshot;
+  return (
+    view.phase === 'Healthy' &&
+    stableImage(snapshot) === image &&
+    view.currentPodHash === view.stableRS &&
+    view.replicas.available >= view.replicas.desired
+  );
+}
+
+function resultFrom(
+  base: { name: string; expected: string; startedAt: number },
+  ok: boolean,
+  detail: string,
+  last: RolloutSnapshot | undefined,
+): DemoScenarioResult {
+  const result: DemoScenarioResult = {
+    name: base.name,
+    expected: base.expected,
+    ok,
+    detail,
+    durationMs: Math.round(performance.now() - base.startedAt),
+  };
+  if (last) {
+    result.phase = last.view.phase;
+    result.aborted = last.view.aborted;
+    if (last.view.message !== undefined) result.message = last.view.message;
+    const stable = stableImage(last);
+    if (stable !== undefined) result.stableImage = stable;
+  }
+  return result;
+}
+
+function describeLast(last: RolloutSnapshot | undefined): string {
+  if (!last) return 'the Rollout never appeared in the cluster';
+  const { view } = last;
+  return `last seen: phase ${view.phase}${view.message ? ` (${clip(view.message)})` : ''}, stable ${imageTag(stableImage(last))}, newest ${imageTag(currentImage(last))}`;
+}
+
+function banner(ctx: DemoContext, title: string): void {
+  ctx.out.write(`\n▶ ${title}\n`);
+}
+
+async function firstSync(ctx: DemoContext): Promise<DemoScenarioResult> {
+  const base = {
+    name: 'first sync',
+    expected: `Rollout demo Healthy on ${imageTag(DEMO_IMAGES.first)}, 5/5 available`,
+    startedAt: performance.now(),
+  };
+  banner(ctx, `1/4 First sync: the seed commit (${imageTag(DEMO_IMAGES.first)}) becomes the stable revision`);
+  await sendPushWebhook(ctx);
+  ctx.out.write(`  [${elapsed(ctx)}] webhook sent for the seed commit\n`);
+  const { reached, last } = await watchUntil(ctx, (s) => isSettledOn(s, DEMO_IMAGES.first));
+  return reached
+    ? resultFrom(base, true, 'applied from Git and Healthy with every replica available', last)
+    : resultFrom(base, false, `did not become Healthy in time; ${describeLast(last)}`, last);
+}
+
+async function canaryWalk(ctx: DemoContext): Promise<DemoScenarioResult> {
+  const base = {
+    name: 'canary',
+    expected: `canary ${imageTag(DEMO_IMAGES.canary)} walks 20% → 50% → 80% and is promoted`,
+    startedAt: performance.now(),
+  };
+  banner(
+    ctx,
+    `2/4 Canary: commit image ${imageTag(DEMO_IMAGES.canary)}; the canary walks its steps to Healthy`,
+  );
+  await pushImage(ctx, DEMO_IMAGES.canary, 'demo: release 1.1.0');
+  const weights = new Set<number>();
+  const { reached, last } = await watchUntil(
+    ctx,
+    (s) => isSettledOn(s, DEMO_IMAGES.canary),
+    (s) => {
+      const w = s.view.weights.canary;
+      if (currentImage(s) === DEMO_IMAGES.canary && w > 0 && w < 100) weights.add(w);
+    },
+  );
+  const walked = [...weights].sort((a, b) => a - b);
+  if (!reached) return resultFrom(base, false, `not promoted in time; ${describeLast(last)}`, last);
+  if (walked.length === 0)
+    return resultFrom(
+      base,
+      false,
+      'became stable without any canary weight being seen: the steps were skipped',
+      last,
+    );
+  return resultFrom(
+    base,
+    true,
+    `canary weights seen ${walked.map((w) => `${w}%`).join(' → ')}, then promoted`,
+    last,
+  );
+}
+
+async function supersede(ctx: DemoContext): Promise<DemoScenarioResult> {
+  const base = {
+    name: 'supersede',
+    expected: `${imageTag(DEMO_IMAGES.newest)} replaces the running canary ${imageTag(DEMO_IMAGES.superseded)} and completes`,
+    startedAt: performance.now(),
+  };
+  banner(
+    ctx,
+    `3/4 Supersede: commit ${imageTag(DEMO_IMAGES.superseded)}, then ${imageTag(DEMO_IMAGES.newest)} while the first is mid-canary`,
+  );
+  await pushImage(ctx, DEMO_IMAGES.superseded, 'demo: release 1.2.0');
+  const midCanary = await watchUntil(
+    ctx,
+    (s) =>
+      currentImage(s) === DEMO_IMAGES.superseded &&
+      stableImage(s) === DEMO_IMAGES.canary &&
+      (s.view.currentStepIndex ?? 0) >= 2 &&
+      s.view.weights.canary > 0,
+  );
+  if (!midCanary.reached)
+    return resultFrom(
+      base,
+      false,
+      `${imageTag(DEMO_IMAGES.superseded)} never got mid-canary; ${describeLast(midCanary.last)}`,
+      midCanary.last,
+    );
+  ctx.out.write(
+    `  [${elapsed(ctx)}] ${imageTag(DEMO_IMAGES.superseded)} is mid-canary at ${midCanary.last?.view.weights.canary ?? 0}%: pushing ${imageTag(DEMO_IMAGES.newest)} now\n`,
+  );
+  await pushImage(ctx, DEMO_IMAGES.newest, 'demo: release 1.3.0 (supersedes 1.2.0)');
+  let newestWasCanaryOverOldStable = false;
+  const stablesSeen = new Set<string>();
+  let supersededHash: string | undefined;
+  const { reached, last } = await watchUntil(
+    ctx,
+    (s) => {
+      if (!isSettledOn(s, DEMO_IMAGES.newest)) return false;
+      // Done only once the superseded revision is scaled away as well.
+      const old = s.view.replicaSets.find((rs) => rs.podTemplateHash === supersededHash);
+      return old === undefined || old.desired === 0;
+    },
+    (s) => {
+      const stable = stableImage(s);
+      if (stable !== undefined) stablesSeen.add(stable);
+      for (const [hash, image] of s.images) if (image === DEMO_IMAGES.superseded) supersededHash = hash;
+      if (currentImage(s) === DEMO_IMAGES.newest && stable === DEMO_IMAGES.canary)
+        newestWasCanaryOverOldStable = true;
+    },
+  );
+  if (!reached) return resultFrom(base, false, `not completed in time; ${describeLast(last)}`, last);
+  if (stablesSeen.has(DEMO_IMAGES.superseded))
+    return resultFrom(
+      base,
+      false,
+      `${imageTag(DEMO_IMAGES.superseded)} became stable although it was superseded`,
+      last,
+    );
+  if (!newestWasCanaryOverOldStable)
+    return resultFrom(
+      base,
+      false,
+      `${imageTag(DEMO_IMAGES.newest)} was never seen as the canary over ${imageTag(DEMO_IMAGES.canary)}`,
+      last,
+    );
+  return resultFrom(
+    base,
+    true,
+    `${imageTag(DEMO_IMAGES.newest)} became the canary over stable ${imageTag(DEMO_IMAGES.canary)}, ${imageTag(DEMO_IMAGES.superseded)} was scaled to 0 and never promoted; ${imageTag(DEMO_IMAGES.newest)} completed`,
+    last,
+  );
+}
+
+async function abortOnPullFailure(ctx: DemoContext): Promise<DemoScenarioResult> {
+  const base = {
+    name: 'abort',
+    expected: 'an image that cannot be pulled is aborted by the progress deadline; stable keeps serving',
+    startedAt: performance.now(),
+  };
+  banner(ctx, `4/4 Abort: commit an image the registry lacks (${imageTag(DEMO_IMAGES.missing)})`);
+  await pushImage(ctx, DEMO_IMAGES.missing, 'demo: release 9.9.9 (its image was never pushed)');
+  const { reached, last } = await watchUntil(
+    ctx,
+    (s) =>
+      s.view.aborted &&
+      currentImage(s) === DEMO_IMAGES.missing &&
+      s.view.weights.canary === 0 &&
+      stableImage(s) === DEMO_IMAGES.newest,
+  );
+  if (!reached) return resultFrom(base, false, `not aborted in time; ${describeLast(last)}`, last);
+  const message = last?.view.message ?? '';
+  if (!message.includes('ImagePullBackOff'))
+    return resultFrom(
+      base,
+      false,
+      `aborted, but the status message does not name ImagePullBackOff: "${clip(message)}"`,
+      last,
+    );
+  return resultFrom(
+    base,
+    true,
+    `aborted after progressDeadlineSeconds; traffic back to stable ${imageTag(DEMO_IMAGES.newest)}; the message names ImagePullBackOff`,
+    last,
+  );
+}
+
+function printSummary(ctx: DemoContext, scenarios: DemoScenarioResult[], totalMs: number): void {
+  ctx.out.write('\n━━ Summary ━━\n');
+  for (const s of scenarios) {
+    ctx.out.write(
+      `  ${s.ok ? '✔' : '✘'} ${s.name.padEnd(11)} ${(s.durationMs / 1000).toFixed(1).padStart(5)}s  ${s.detail}\n`,
+    );
+    if (!s.ok) ctx.out.write(`      expected: ${s.expected}\n`);
+  }
+  const abort = scenarios.find((s) => s.name === 'abort');
+  if (abort?.message) ctx.out.write(`  abort message: ${abort.message}\n`);
+  const passed = scenarios.filter((s) => s.ok).length;
+  ctx.out.write(
+    `  ${passed}/${scenarios.length} scenarios reached their expected outcome in ${(totalMs / 1000).toFixed(1)}s\n`,
+  );
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+function printHowToContinue(
+  ctx: DemoContext,
+  kubeconfigPath: string,
+  logPath: string,
+  keepRunning: boolean,
+): void {
+  const body = JSON.stringify({ repository: ctx.repo.url, branch: 'main' });
+  const hook = `${ctx.rollgate.http.url}/webhooks/generic`;
+  const lines = [
+    '',
+    '━━ Continue by hand ━━',
+    keepRunning
+      ? '  Everything keeps running until you press Ctrl-C. In another terminal:'
+      : '  (run `npm run demo` in a terminal, without --exit, to keep everything running and try these)',
+    `  export KUBECONFIG=${kubeconfigPath}`,
+    '  kubectl get rollouts.rollgate.dev,rs,pods',
+    '  npx rollgate status demo --watch',
+    `  git clone ${ctx.repo.url} demo && cd demo`,
+    '  # edit rollout.yaml (e.g. the image tag), then:',
+    '  git commit -am "my change" && git push',
+    '  # Rollgate polls every 10 s; the webhook a Git server would send makes it follow at once:',
+    `  BODY=${shellQuote(body)}`,
+    `  SIG=$(printf '%s' "$BODY" | openssl dgst -sha256 -hmac ${shellQuote(ctx.webhookSecret)} | sed 's/^.* //')`,
+    `  curl -sS -X POST ${hook} -H 'content-type: application/json' -H "X-Rollgate-Signature: sha256=$SIG" -d "$BODY"`,
+    `  Rollgate's own log: ${logPath}`,
+    '',
+  ];
+  ctx.out.write(`${lines.join('\n')}\n`);
+}
+
+/**
+ * Runs the demo: finds Redis, starts the sandbox, the Git server and Rollgate, plays the four scenarios
+ * with live progress, prints a summary and how to continue, then (if asked) keeps running until
+ * `keepRunningUntil` resolves. Always stops what it started and deletes its Redis keys.
+ */
+export async function runDemo(options: DemoOptions): Promise<DemoResult> {
+  const out = options.out;
+  const startedAt = performance.now();
+  const kubeconfigPath = resolve(options.kubeconfigPath ?? '.rollgate/demo.kubeconfig');
+  const logPath = resolve(options.logPath ?? '.rollgate/demo.log');
+  const runId = randomBytes(4).toString('hex');
+  const prefix = `rollgate-demo-${runId}`;
+  const webhookSecret = randomBytes(16).toString('hex');
+  const parts: Array<{ what: string; stop: () => Promise<unknown> }> = [];
+  let logStream: WriteStream | undefined;
+
+  out.write('Rollgate demo: a canary Rollout in Git, driven into a sandbox cluster.\n\n');
+  const redis = await findDemoRedis({
+    ...(options.redisUrl !== undefined ? { url: options.redisUrl } : {}),
+    ...(options.env ? { env: options.env } : {}),
+  });
+  const redisOrigin = {
+    given: 'from --redis',
+    REDIS_URL: 'from REDIS_URL',
+    local: 'already running locally',
+    private: 'a private redis-server started for this demo',
+  }[redis.origin];
+  out.write(
+    `  Redis       ${redactUrl(redis.url)} (${redisOrigin}); keys under ${bullPrefix(prefix)}, deleted at the end\n`,
+  );
+
+  let result: DemoResult;
+  let keysDeleted: number;
+  try {
+    const sandbox = await startSandbox({
+      readyDelayMs: options.readyDelayMs ?? 500,
+      missingImages: [DEMO_IMAGES.missing],
+    });
+    parts.push({ what: 'sandbox', stop: () => sandbox.stop() });
+    await sandbox.writeKubeconfig(kubeconfigPath);
+    out.write(`  Cluster     sandbox API at ${sandbox.url}; kubeconfig ${kubeconfigPath}\n`);
+
+    const tmp = await mkdtemp(join(tmpdir(), 'rollgate-demo-'));
+    parts.push({ what: 'temporary files', stop: () => rm(tmp, { recursive: true, force: true }) });
+    const repo = await createDemoRepository({
+      dir: tmp,
+      seedDir: options.seedDir ?? DEFAULT_SEED_DIR,
+      rolloutFile: 'rollout.yaml',
+    });
+    parts.push({ what: 'git server', stop: () => repo.stop() });
+    out.write(`  Git         ${repo.url} (seeded from examples/demo/, pushed with git)\n`);
+
+    await mkdir(dirname(logPath), { recursive: true });
+    logStream = createWriteStream(logPath, { flags: 'w' });
+    const logger: Logger = createLogger({
+      level: 'info',
+      format: 'json',
+      name: 'rollgate',
+      destination: logStream,
+    });
+    const config = configSchema.parse({
+      log: { level: 'info', format: 'json' },
+      redis: { url: redis.url, prefix },
+      kubernetes: { kubeconfig: kubeconfigPath },
+      server: { host: '127.0.0.1', port: options.port ?? 0 },
+      git: { cacheDir: join(tmp, 'git-cache') },
+      sources: [{ name: 'demo', url: repo.url, branch: 'main', path: '.', interval: '10s', prune: true }],
+      webhooks: { generic: { secret: webhookSecret } },
+    });
+    const clients = createKubeClients(sandbox.kubeConfig);
+    const runtime = openRuntime(config, {
+      logger,
+      kube: { clients, namespace: 'default', source: 'flag', origin: sandbox.url },
+    });
+    let rollgate: RunningProcess;
+    try {
+      rollgate = await startProcess(runtime, {
+        role: 'all',
+        metrics: createRollgateMetrics(),
+        redisCheckIntervalMs: 2_000,
+      });
+    } catch (err) {
+      await runtime.close();
+      throw err;
+    }
+    parts.push({ what: 'rollgate', stop: () => rollgate.stop() });
+    out.write(
+      `  Rollgate    poller, sync and reconcile workers; webhooks at ${rollgate.http.url}/webhooks/generic\n`,
+    );
+    out.write(`              log: ${logPath}\n`);
+
+    const ctx: DemoContext = {
+      out,
+      sandbox,
+      repo,
+      rollgate,
+      webhookSecret,
+      startedAt,
+      timeoutMs: options.scenarioTimeoutMs ?? 60_000,
+      ...(options.signal ? { signal: options.signal } : {}),
+    };
+    const scenarios: DemoScenarioResult[] = [];
+    for (const scenario of [firstSync, canaryWalk, supersede, abortOnPullFailure]) {
+      if (options.signal?.aborted) break;
+      const outcome = await scenario(ctx);
+      scenarios.push(outcome);
+      out.write(`  ${outcome.ok ? '✔' : '✘'} ${outcome.name}: ${outcome.detail}\n`);
+      // Each scenario builds on the one before; after a miss the rest would only fail for that reason.
+      if (!outcome.ok) break;
+    }
+    const durationMs = Math.round(performance.now() - startedAt);
+    printSummary(ctx, scenarios, durationMs);
+    if (options.signal?.aborted) out.write('  interrupted: the story did not finish\n');
+    const keepRunning = options.keepRunningUntil !== undefined && !options.signal?.aborted;
+    printHowToContinue(ctx, kubeconfigPath, logPath, keepRunning);
+    if (keepRunning) await options.keepRunningUntil;
+    result = {
+      ok: scenarios.length === 4 && scenarios.every((s) => s.ok),
+      scenarios,
+      durationMs,
+      repoUrl: repo.url,
+      webhookUrl: `${rollgate.http.url}/webhooks/generic`,
+      kubeconfigPath,
+      redis: { url: redactUrl(redis.url), origin: redis.origin },
+      keysDeleted: 0,
+    };
+  } finally {
+    await stopAll(parts, out);
+    keysDeleted = await deleteDemoKeys(redis.url, `${bullPrefix(prefix)}:*`).catch(() => 0);
+    await redis.stop();
+    logStream?.end();
+  }
+  return { ...result, keysDeleted };
+}
+
+/** Stops in reverse order of start; a failure to stop one part is reported, never hides another. */
+async function stopAll(
+  parts: Array<{ what: string; stop: () => Promise<unknown> }>,
+  out: DemoOutput,
+): Promise<void> {
+  for (const part of parts.reverse()) {
+    try {
+      await part.stop();
+    } catch (err) {
+      out.write(
+        `  warning: stopping the ${part.what} failed: ${err instanceof Error ? err.message : String(err)}\n`,
+      );
+    }
+  }
+}

@@ -1,0 +1,63 @@
+// The demo as a smoke test: the whole story through Redis, the sandbox, real git and Rollgate, with --exit semantics.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { DEMO_IMAGES, runDemo, type DemoResult } from '../../../src/demo/index.ts';
+
+describe('rollgate demo', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rollgate-demo-test-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('plays first sync, canary, supersede and abort to their expected outcomes, then cleans up', async () => {
+    const redisUrl = inject('redisUrl');
+    let printed = '';
+    const result: DemoResult = await runDemo({
+      out: { write: (text: string) => (printed += text) },
+      redisUrl,
+      kubeconfigPath: join(dir, 'demo.kubeconfig'),
+      logPath: join(dir, 'demo.log'),
+    });
+
+    expect(result.scenarios.map((s) => [s.name, s.ok])).toEqual([
+      ['first sync', true],
+      ['canary', true],
+      ['supersede', true],
+      ['abort', true],
+    ]);
+    expect(result.ok).toBe(true);
+    const [first, canary, supersede, abort] = result.scenarios;
+    expect(first).toMatchObject({ phase: 'Healthy', aborted: false, stableImage: DEMO_IMAGES.first });
+    expect(canary).toMatchObject({ phase: 'Healthy', stableImage: DEMO_IMAGES.canary });
+    expect(canary?.detail).toContain('20% → 50% → 80%');
+    expect(supersede).toMatchObject({ phase: 'Healthy', stableImage: DEMO_IMAGES.newest });
+    expect(abort).toMatchObject({ phase: 'Degraded', aborted: true, stableImage: DEMO_IMAGES.newest });
+    expect(abort?.message).toMatch(/ProgressDeadlineExceeded/);
+    expect(abort?.message).toMatch(/ImagePullBackOff/);
+    expect(result.durationMs).toBeLessThan(120_000);
+
+    // What the user reads: live progress, the summary, and how to continue by hand.
+    expect(printed).toMatch(/step 2\/6 pause: 3s · canary 20% \/ stable 80%/);
+    expect(printed).toContain('4/4 scenarios reached their expected outcome');
+    expect(printed).toContain(`export KUBECONFIG=${join(dir, 'demo.kubeconfig')}`);
+    expect(printed).toContain(`git clone ${result.repoUrl}`);
+    expect(printed).toContain(`curl -sS -X POST ${result.webhookUrl}`);
+    expect(readFileSync(join(dir, 'demo.kubeconfig'), 'utf8')).toContain('server: http://127.0.0.1:');
+    expect(readFileSync(join(dir, 'demo.log'), 'utf8')).toContain('rollgate started');
+
+    // Progress lines come at least every second while a scenario runs.
+    const times = [...printed.matchAll(/^ {2}\[ *(\d+\.\d)s\]/gm)].map((m) => Number(m[1]));
+    const gaps = times.slice(1).map((t, i) => t - (times[i] ?? 0));
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(1.6);
+
+    // Nothing of the run is left in Redis.
+    expect(result.keysDeleted).toBeGreaterThan(0);
+    const redis = new Redis(redisUrl);
+    try {
+      expect(await redis.keys('{rollgate-demo-*')).toEqual([]);
+    } finally {
+      redis.disconnect();
+    }
+  }, 150_000);
+});
