@@ -161,13 +161,11 @@ describe('server-side apply', () => {
     const { code, status } = await failure(apply(applied(3), 'bob'));
     expect(code).toBe(409);
     expect(status.reason).toBe('Conflict');
-    expect(status.message).toBe(
-      'Apply failed with 1 conflict: conflict with "alice" using apps/v1: .spec.replicas',
-    );
+    expect(status.message).toBe('Apply failed with 1 conflict: conflict with "alice": .spec.replicas');
     expect(status.details?.causes).toEqual([
       {
         reason: 'FieldManagerConflict',
-        message: 'conflict with "alice" using apps/v1',
+        message: 'conflict with "alice"',
         field: '.spec.replicas',
       },
     ]);

@@ -109,7 +109,7 @@ export function applyConflict(
   subject: ErrorSubject,
   name: string,
   message: string,
-  conflicts: Array<{ manager: string; field: string; apiVersion: string }>,
+  conflicts: Array<{ owner: string; field: string }>,
 ): ApiStatusError {
   return new ApiStatusError({
     message,
@@ -118,7 +118,7 @@ export function applyConflict(
       ...details(subject, name),
       causes: conflicts.map((c) => ({
         reason: 'FieldManagerConflict',
-        message: `conflict with "${c.manager}" using ${c.apiVersion}`,
+        message: `conflict with ${c.owner}`,
         field: c.field,
       })),
     },

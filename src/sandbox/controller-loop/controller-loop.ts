@@ -11,6 +11,14 @@ import { deepEqual } from '../store/deep-equal.ts';
 import type { ObjectStore, StoredObject } from '../store/object-store.ts';
 import { isoSeconds, typeKeyOf } from '../store/object-store.ts';
 
+/** How long a deleted pod stays Terminating (capped by its grace period). */
+export const POD_TERMINATION_MS = 1000;
+
+function parseKubeTimeMs(value: string | undefined): number | undefined {
+  const t = value === undefined ? NaN : Date.parse(value);
+  return Number.isNaN(t) ? undefined : t;
+}
+
 export interface ControllerLoopDeps {
   store: ObjectStore;
   registry: ResourceRegistry;
@@ -292,6 +300,20 @@ export class ControllerLoop {
     const { store, registry, options } = this.deps;
     const podType = must(registry, '', 'Pod');
     for (const pod of store.list(podType)) {
+      const deletion = parseKubeTimeMs(pod.metadata.deletionTimestamp);
+      if (deletion !== undefined && (pod.metadata.finalizers ?? []).length === 0) {
+        // The containers stop within the grace period; the sandbox takes at most POD_TERMINATION_MS.
+        const graceMs = (pod.metadata.deletionGracePeriodSeconds ?? 0) * 1000;
+        const goneAt = deletion - graceMs + Math.min(graceMs, POD_TERMINATION_MS);
+        if (now.getTime() >= goneAt) {
+          guard('kubelet-remove', () => {
+            store.finishDeletion(podType, pod.metadata.namespace ?? '', pod.metadata.name ?? '');
+            return true;
+          });
+          continue;
+        }
+        note(new Date(goneAt));
+      }
       const result = kubeletStatus(pod as KubeObject, now, options);
       note(result.nextChangeAt);
       if (deepEqual(result.status, pod.status ?? {})) continue;

@@ -26,7 +26,7 @@ import {
   parseFieldSelector,
   parseLabelSelector,
 } from '../selectors/label-selector.ts';
-import type { ObjectStore, PropagationPolicy, StoredObject } from '../store/object-store.ts';
+import type { DeleteOptions, ObjectStore, PropagationPolicy, StoredObject } from '../store/object-store.ts';
 import { isoSeconds } from '../store/object-store.ts';
 import { sandboxNodeName } from '../controllers/index.ts';
 import { applyDefaults } from '../validation/apply-defaults.ts';
@@ -57,6 +57,9 @@ export interface ApiServerDeps {
   /** Called after every successful write so the controllers can react. */
   onWrite(): void;
 }
+
+/** DeleteOptions as read from the body and query. */
+type DeleteRequest = Pick<DeleteOptions, 'propagationPolicy' | 'preconditions' | 'gracePeriodSeconds'>;
 
 interface Route {
   type: ResourceType;
@@ -707,13 +710,7 @@ export class ApiServer {
     );
   }
 
-  private async deleteOptions(
-    req: IncomingMessage,
-    url: URL,
-  ): Promise<{
-    propagationPolicy?: PropagationPolicy;
-    preconditions?: { uid?: string; resourceVersion?: string };
-  }> {
+  private async deleteOptions(req: IncomingMessage, url: URL): Promise<DeleteRequest> {
     const text = await readBody(req);
     const body = text.trim() === '' ? {} : parseJsonBody(text);
     const opts = isRecord(body) ? body : {};
@@ -732,9 +729,12 @@ export class ApiServer {
     const pre = isRecord(opts.preconditions)
       ? (opts.preconditions as { uid?: string; resourceVersion?: string })
       : undefined;
+    const graceText = url.searchParams.get('gracePeriodSeconds') ?? opts.gracePeriodSeconds;
+    const grace = graceText === undefined || graceText === null ? undefined : Number(graceText);
     return {
       ...(policy ? { propagationPolicy: policy as PropagationPolicy } : {}),
       ...(pre ? { preconditions: pre } : {}),
+      ...(grace !== undefined && Number.isFinite(grace) ? { gracePeriodSeconds: Math.max(0, grace) } : {}),
     };
   }
 
@@ -757,7 +757,10 @@ export class ApiServer {
       if (!obj) throw notFoundOf(route.type, name);
       return this.respondObject(req, res, url, 200, route.type, obj);
     }
-    const result = this.deleteOne(route.type, this.ns(route), name, policy, options.preconditions);
+    const result = this.deleteOne(route.type, this.ns(route), name, {
+      ...options,
+      propagationPolicy: policy,
+    });
     this.deps.onWrite();
     sendJson(res, result.outcome === 'deleted' ? 200 : 202, result.object);
   }
@@ -767,17 +770,14 @@ export class ApiServer {
     type: ResourceType,
     namespace: string,
     name: string,
-    policy: PropagationPolicy,
-    preconditions?: { uid?: string; resourceVersion?: string },
+    options: DeleteRequest & { propagationPolicy: PropagationPolicy },
   ) {
     const { store } = this.deps;
     const current = store.get(type, namespace, name);
     if (!current) throw notFoundOf(type, name);
-    if (policy === 'Orphan') orphanDependents(store, this.deps.registry, current.metadata.uid ?? '');
-    return store.delete(type, namespace, name, {
-      propagationPolicy: policy,
-      ...(preconditions ? { preconditions } : {}),
-    });
+    if (options.propagationPolicy === 'Orphan')
+      orphanDependents(store, this.deps.registry, current.metadata.uid ?? '');
+    return store.delete(type, namespace, name, options);
   }
 
   private async deleteCollection(
@@ -794,7 +794,10 @@ export class ApiServer {
     if (!isDryRun(url)) {
       for (const v of victims) {
         deleted.push(
-          this.deleteOne(route.type, v.metadata.namespace ?? '', v.metadata.name ?? '', policy).object,
+          this.deleteOne(route.type, v.metadata.namespace ?? '', v.metadata.name ?? '', {
+            ...options,
+            propagationPolicy: policy,
+          }).object,
         );
       }
       this.deps.onWrite();

@@ -68,6 +68,8 @@ export type PropagationPolicy = 'Background' | 'Foreground' | 'Orphan';
 export interface DeleteOptions {
   propagationPolicy?: PropagationPolicy;
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** Pods only: seconds the pod may take to terminate (default spec.terminationGracePeriodSeconds, 30); 0 removes at once. */
+  gracePeriodSeconds?: number;
 }
 
 export interface DeleteResult {
@@ -324,7 +326,9 @@ export class ObjectStore {
     ) {
       next.metadata.generation = (current.metadata.generation ?? 0) + 1;
     }
-    if (next.metadata.deletionTimestamp !== undefined && (next.metadata.finalizers ?? []).length === 0) {
+    const removedLastFinalizer =
+      (current.metadata.finalizers ?? []).length > 0 && (next.metadata.finalizers ?? []).length === 0;
+    if (next.metadata.deletionTimestamp !== undefined && removedLastFinalizer) {
       return this.remove(type, key, next);
     }
     next.metadata.resourceVersion = String(++this.revision);
@@ -358,7 +362,8 @@ export class ObjectStore {
       finalizers.push('foregroundDeletion');
     }
     const isNamespace = typeKeyOf(type) === NAMESPACE_KEY;
-    if (finalizers.length === 0 && !isNamespace) {
+    const grace = podGraceSeconds(type, current, options.gracePeriodSeconds);
+    if (finalizers.length === 0 && !isNamespace && grace === 0) {
       return { object: this.remove(type, key, clone(current)), outcome: 'deleted' };
     }
     if (
@@ -368,8 +373,9 @@ export class ObjectStore {
       return { object: this.present(type, current), outcome: 'terminating' };
     }
     const next = clone(current);
-    next.metadata.deletionTimestamp ??= isoSeconds(this.options.clock.now());
-    next.metadata.deletionGracePeriodSeconds ??= 0;
+    const now = this.options.clock.now();
+    next.metadata.deletionTimestamp ??= isoSeconds(new Date(now.getTime() + grace * 1000));
+    next.metadata.deletionGracePeriodSeconds ??= grace;
     if (finalizers.length > 0) next.metadata.finalizers = finalizers;
     if (isNamespace) {
       next.status = { ...(next.status as Record<string, unknown> | undefined), phase: 'Terminating' };
@@ -452,6 +458,20 @@ export class ObjectStore {
 /** RFC 3339 with second precision, as metav1.Time serializes. */
 export function isoSeconds(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * How long a pod may take to terminate: 0 (remove now) for everything else, for pods that already
+ * finished, and when the caller asks for 0; else the requested or the pod's own grace period.
+ */
+function podGraceSeconds(type: ResourceType, pod: StoredObject, requested: number | undefined): number {
+  if (typeKeyOf(type) !== '/Pod') return 0;
+  const phase = (pod.status as { phase?: string } | undefined)?.phase;
+  if (phase === 'Succeeded' || phase === 'Failed') return 0;
+  const own = (pod.spec as { terminationGracePeriodSeconds?: unknown } | undefined)
+    ?.terminationGracePeriodSeconds;
+  const grace = requested ?? (typeof own === 'number' ? own : 30);
+  return Math.max(0, Math.floor(grace));
 }
 
 /** Like the real registry strategies: a client cannot create an object with a status of its choosing. */

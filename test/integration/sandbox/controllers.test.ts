@@ -85,6 +85,9 @@ describe('ReplicaSet controller and kubelet', () => {
       body: [{ op: 'replace', path: '/spec/replicas', value: 1 }],
     });
     await sandbox.settle();
+    const terminating = (await podsOf('scale')).filter((p) => p.metadata?.deletionTimestamp !== undefined);
+    expect(terminating).toHaveLength(2);
+    await sandbox.advance(1000);
     expect(await podsOf('scale')).toHaveLength(1);
     const rs = await apps.readNamespacedReplicaSet({ name: 'scale', namespace: 'default' });
     expect(rs.status?.replicas).toBe(1);
