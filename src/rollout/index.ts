@@ -30,7 +30,7 @@ export {
 } from './rollout-action.ts';
 export type { RolloutPlan, PlannedRolloutStatus, ProgressWindow } from './rollout-plan.ts';
 export { podTemplateHash, canonicalJson } from './pod-template-hash.ts';
-export { planRollout } from './plan-rollout.ts';
+export { planRollout, ROUTER_RETRY_MS } from './plan-rollout.ts';
 export {
   canaryReplicaCounts,
   resolveReplicaBudget,

@@ -242,6 +242,16 @@ function planPromoted(pass: Pass): RolloutPlan {
   const firstDeploy = revision.stableHash === undefined;
   const rs = revision.current;
   stopStaleRuns(pass, new Set());
+  if (revision.newRevision && revision.supersededHash !== undefined && !firstDeploy) {
+    // The template went back to the stable one mid-canary: the canary is superseded by the stable.
+    pass.events.push(
+      event(
+        'Normal',
+        'RolloutSuperseded',
+        `Revision ${revision.supersededHash} superseded by the stable revision ${hash}; scaling it down`,
+      ),
+    );
+  }
   state.stepIndex = context.steps.length;
   state.pauseConditions = [];
   state.controllerPause = false;

@@ -350,6 +350,38 @@ describe('user verbs and supersede', () => {
   });
 });
 
+describe('rollback and scaling', () => {
+  it('going back to the stable template mid-canary drains the canary without steps', () => {
+    const world = healthyWorld(
+      aRollout().withReplicas(3).withSteps({ setWeight: 50 }, { pause: {} }).build(),
+    );
+    world.setImage('app:2');
+    runUntil(world, (w) => w.rollout.status?.phase === 'Paused');
+    world.setImage('app:1');
+    const plans = runUntil(
+      world,
+      (w) =>
+        w.rollout.status?.phase === 'Healthy' &&
+        (replicasOf(w, 'app:2') ?? 0) === 0 &&
+        replicasOf(w, 'app:1') === 3,
+    );
+    expect(plans[0]?.actions).toContainEqual(
+      expect.objectContaining({ kind: 'emitEvent', reason: 'RolloutSuperseded' }),
+    );
+    expect(world.rollout.status?.stableRS).toBe(hashOf('app:1'));
+    expect(world.rollout.status?.supersededPodHash).toBe(hashOf('app:2'));
+  });
+
+  it('changing spec.replicas on a healthy rollout scales the stable within the surge', () => {
+    const world = healthyWorld(aRollout().withReplicas(2).build());
+    world.rollout = { ...world.rollout, spec: { ...world.rollout.spec, replicas: 5 } };
+    const plan = world.reconcile();
+    expect(plan.actions).toContainEqual(expect.objectContaining({ kind: 'scaleReplicaSet', replicas: 5 }));
+    runUntil(world, (w) => w.rollout.status?.phase === 'Healthy');
+    expect(world.rollout.status?.availableReplicas).toBe(5);
+  });
+});
+
 describe('idempotence', () => {
   it('a pass over its own result changes nothing and writes nothing once settled', () => {
     const world = healthyWorld(
