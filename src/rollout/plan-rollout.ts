@@ -651,15 +651,11 @@ function planCanary(pass: Pass): RolloutPlan {
   const completing = index >= steps.length;
   if (background !== undefined && !completing && index >= (background.startingStep ?? 0)) {
     wanted.add(backgroundName);
-    if (
-      backgroundRun === undefined ||
-      pass.housekeeping.some((a) => a.kind === 'deleteAnalysisRun' && a.name === backgroundName)
-    ) {
-      if (backgroundRun === undefined) {
-        stepActions.push(
-          createAnalysisRunAction(name, background, { stable: stableHash, latest: hash }, 'background'),
-        );
-      }
+    // A run deleted this pass (promoted while inconclusive) is recreated on the next one.
+    if (backgroundRun === undefined) {
+      stepActions.push(
+        createAnalysisRunAction(name, background, { stable: stableHash, latest: hash }, 'background'),
+      );
     }
   }
   stopStaleRuns(pass, wanted);
