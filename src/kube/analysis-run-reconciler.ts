@@ -1,0 +1,171 @@
+// Measures one rollout's unfinished AnalysisRuns and writes their status (with the run's resourceVersion).
+import { isDeepStrictEqual } from 'node:util';
+import { isCompletedPhase } from '../analysis/analysis-phase.ts';
+import { reconcileAnalysisRun } from '../analysis/run-executor.ts';
+import type { SecretResolver } from '../analysis/build-analysis-run.ts';
+import { createDefaultMetricProviders } from '../analysis/providers/index.ts';
+import type { MetricProviderRegistry } from '../analysis/providers/metric-provider.ts';
+import type { Clock } from '../clock/clock.ts';
+import type { Logger } from '../log/logger.ts';
+import { analysisRunSchema, type AnalysisRun } from '../spec/analysis.ts';
+import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
+import type { KubeClients } from './client.ts';
+import { FIELD_MANAGER } from './client.ts';
+import { dispositionOf, isNotFound, kubeCall } from './errors.ts';
+import { createKubeJobRunner } from './job-runner.ts';
+import { createKubeSecretResolver } from './secret-resolver.ts';
+
+const VERSION = 'v1alpha1';
+const PLURAL = 'analysisruns';
+/** How soon a run whose status write lost a race (409) or failed for a moment is looked at again. */
+export const ANALYSIS_RETRY_MS = 1_000;
+
+/** The rollout whose runs are reconciled. */
+export interface AnalysisRunsKey {
+  namespace: string;
+  name: string;
+}
+
+/** What {@link reconcileAnalysisRuns} needs; providers and secrets default to the cluster-backed ones. */
+export interface AnalysisRunsDeps {
+  clients: KubeClients;
+  clock: Clock;
+  logger: Logger;
+  /** Defaults to prometheus + web + job (jobs through {@link createKubeJobRunner}). */
+  providers?: MetricProviderRegistry;
+  /** Defaults to {@link createKubeSecretResolver}. */
+  resolveSecret?: SecretResolver;
+}
+
+/** When the rollout's runs want to be measured again; absent when none is running. */
+export interface AnalysisRunsOutcome {
+  requeueAfterMs?: number;
+  /** Runs whose status was written in this call (for logs and tests). */
+  written: string[];
+  /** Runs whose status write was refused with 409 (re-read on the next call). */
+  conflicts: string[];
+}
+
+interface RunItem {
+  metadata?: { name?: string; resourceVersion?: string; ownerReferences?: Array<{ uid?: string }> };
+}
+
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return Math.min(a, b);
+}
+
+/**
+ * Reconciles every unfinished AnalysisRun owned (ownerReference uid) by the rollout `key`: takes the
+ * due measurements through the providers (`reconcileAnalysisRun`), then replaces the run's `status`
+ * through the /status subresource carrying the resourceVersion it read, so a concurrent change makes
+ * the write fail with 409 instead of being overwritten (the run is simply measured again on the next
+ * call). A run with spec.terminate still gets its final status. Unchanged status is not written.
+ * A run that fails validation is skipped with a warning; a missing rollout or CRD means no runs.
+ * @returns the earliest requeue any run asked for.
+ * @throws typed kube errors when the rollout or the runs cannot be listed (transient: retry later).
+ */
+export async function reconcileAnalysisRuns(
+  key: AnalysisRunsKey,
+  deps: AnalysisRunsDeps,
+): Promise<AnalysisRunsOutcome> {
+  const { clients, logger } = deps;
+  const outcome: AnalysisRunsOutcome = { written: [], conflicts: [] };
+  let rolloutUid: string | undefined;
+  let items: unknown[];
+  try {
+    const rollout = (await kubeCall({ verb: 'get', kind: 'Rollout', ...key }, () =>
+      clients.custom.getNamespacedCustomObject({
+        group: ROLLGATE_API_GROUP,
+        version: VERSION,
+        namespace: key.namespace,
+        plural: 'rollouts',
+        name: key.name,
+      }),
+    )) as { metadata?: { uid?: string } };
+    rolloutUid = rollout.metadata?.uid;
+    const list = (await kubeCall({ verb: 'list', kind: 'AnalysisRun', namespace: key.namespace }, () =>
+      clients.custom.listNamespacedCustomObject({
+        group: ROLLGATE_API_GROUP,
+        version: VERSION,
+        namespace: key.namespace,
+        plural: PLURAL,
+      }),
+    )) as { items?: unknown[] };
+    items = list.items ?? [];
+  } catch (err) {
+    if (isNotFound(err)) return outcome;
+    throw err;
+  }
+  if (rolloutUid === undefined) return outcome;
+  const owned = items.filter((item) =>
+    ((item as RunItem).metadata?.ownerReferences ?? []).some((ref) => ref.uid === rolloutUid),
+  );
+  const providers =
+    deps.providers ?? createDefaultMetricProviders({ jobRunner: createKubeJobRunner(clients) });
+  const resolveSecret = deps.resolveSecret ?? createKubeSecretResolver(clients);
+
+  for (const item of owned) {
+    const name = (item as RunItem).metadata?.name ?? '';
+    const parsed = analysisRunSchema.safeParse(item);
+    if (!parsed.success) {
+      logger.warn({ run: name, err: parsed.error.message }, 'skipping an invalid AnalysisRun');
+      continue;
+    }
+    const run: AnalysisRun = parsed.data;
+    if (isCompletedPhase(run.status?.phase)) continue;
+    const result = await reconcileAnalysisRun(run, {
+      providers,
+      now: deps.clock.now(),
+      resolveSecret,
+      logger,
+    });
+    if (!isCompletedPhase(result.status.phase))
+      outcome.requeueAfterMs = earliest(outcome.requeueAfterMs, result.requeueAfterMs);
+    // Compared as JSON: an absent and an undefined field are the same write.
+    if (isDeepStrictEqual(JSON.parse(JSON.stringify(result.status)), run.status)) continue;
+    try {
+      await writeRunStatus(clients, key.namespace, item as Record<string, unknown>, result.status);
+      outcome.written.push(name);
+      logger.debug(
+        { run: name, phase: result.status.phase, measured: result.measured },
+        'AnalysisRun status written',
+      );
+    } catch (err) {
+      if (dispositionOf(err) === 'conflict') {
+        outcome.conflicts.push(name);
+        logger.debug({ run: name }, 'AnalysisRun changed while measuring; measuring again next time');
+      } else if (isNotFound(err)) {
+        continue;
+      } else {
+        logger.warn({ run: name, err: (err as Error).message }, 'could not write AnalysisRun status');
+      }
+      outcome.requeueAfterMs = earliest(outcome.requeueAfterMs, ANALYSIS_RETRY_MS);
+    }
+  }
+  return outcome;
+}
+
+/** Replaces the run's status via /status with the object as read (its resourceVersion included). */
+async function writeRunStatus(
+  clients: KubeClients,
+  namespace: string,
+  live: Record<string, unknown>,
+  status: AnalysisRun['status'],
+): Promise<void> {
+  const metadata = live.metadata as { name: string };
+  await kubeCall(
+    { verb: 'update', kind: 'AnalysisRun', namespace, name: metadata.name, subresource: 'status' },
+    () =>
+      clients.custom.replaceNamespacedCustomObjectStatus({
+        group: ROLLGATE_API_GROUP,
+        version: VERSION,
+        namespace,
+        plural: PLURAL,
+        name: metadata.name,
+        body: { ...live, status },
+        fieldManager: FIELD_MANAGER,
+      }),
+  );
+}

@@ -1,0 +1,97 @@
+// Step analysis end to end: the run is built from the template in the cluster, measured in the reconcile call, and decides the rollout.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createMetricProviderRegistry,
+  type MetricProvider,
+} from '../../../src/analysis/providers/metric-provider.ts';
+import { ROLLGATE_API_GROUP } from '../../../src/spec/api-version.ts';
+import { ReconcileHarness, isFullyPromoted, testRollout, NAMESPACE } from './reconcile-harness.ts';
+
+/** A "web" provider that answers from a table instead of the network: the value per URL. */
+function fakeWebProvider(values: Map<string, number>): MetricProvider {
+  return {
+    type: 'web',
+    measure: async (metric) => {
+      const url = (metric.provider as { web?: { url?: string } }).web?.url ?? '';
+      return { value: values.get(url) ?? 0 };
+    },
+  };
+}
+
+describe('analysis steps through the reconciler', () => {
+  let harness: ReconcileHarness;
+  const values = new Map<string, number>();
+  const analysis = { providers: createMetricProviderRegistry([fakeWebProvider(values)]) };
+  beforeAll(async () => {
+    harness = await ReconcileHarness.start({ seed: 9 });
+    await harness.clients.custom.createNamespacedCustomObject({
+      group: ROLLGATE_API_GROUP,
+      version: 'v1alpha1',
+      namespace: NAMESPACE,
+      plural: 'analysistemplates',
+      body: {
+        apiVersion: 'rollgate.dev/v1alpha1',
+        kind: 'AnalysisTemplate',
+        metadata: { name: 'success-rate', namespace: NAMESPACE },
+        spec: {
+          args: [{ name: 'service' }],
+          metrics: [
+            {
+              name: 'success-rate',
+              count: 2,
+              interval: '2s',
+              successCondition: 'result >= 0.95',
+              failureCondition: 'result < 0.95',
+              provider: { web: { url: 'http://metrics/{{args.service}}' } },
+            },
+          ],
+        },
+      },
+    });
+  });
+  afterAll(async () => harness.stop());
+
+  for (const [name, value, expected] of [
+    ['analysis-good', 0.99, 'promoted'],
+    ['analysis-bad', 0.5, 'aborted'],
+  ] as const) {
+    it(`a canary whose metric reads ${value} is ${expected}`, async () => {
+      values.set(`http://metrics/${name}`, value);
+      const key = await harness.createRollout(
+        testRollout({
+          name,
+          replicas: 2,
+          steps: [
+            { setWeight: 50 },
+            {
+              analysis: {
+                templates: [{ templateName: 'success-rate' }],
+                args: [{ name: 'service', value: name }],
+              },
+            },
+          ],
+        }),
+      );
+      const extra = { analysis };
+      await harness.runUntil(key, isFullyPromoted, { timeoutMs: 30_000, extra });
+      await harness.patchSpec(key, {
+        template: {
+          metadata: { labels: { app: name } },
+          spec: { containers: [{ name: 'app', image: 'app:2.0' }] },
+        },
+      });
+      await harness.runUntil(
+        key,
+        (o) => (expected === 'promoted' ? isFullyPromoted(o) : o.rollout.status?.phase === 'Degraded'),
+        { timeoutMs: 60_000, extra },
+      );
+      const observed = await harness.observe(key);
+      expect(observed.analysisRuns).toHaveLength(1);
+      const run = observed.analysisRuns[0];
+      expect(run?.phase).toBe(expected === 'promoted' ? 'Successful' : 'Failed');
+      if (expected === 'aborted')
+        expect(observed.rollout.status?.message).toMatch(/RolloutAborted.*AnalysisRun/);
+      expect(harness.violations).toEqual([]);
+    });
+  }
+});
