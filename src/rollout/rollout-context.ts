@@ -1,6 +1,7 @@
 // Reads what one planning pass needs from the Rollout: defaulted spec, parsed steps, budgets, names.
 import { parseDuration } from '../spec/duration.ts';
 import {
+  TRAFFIC_ROUTING_PROVIDERS,
   canaryStepKind,
   withDefaults,
   type CanaryStep,
@@ -82,7 +83,11 @@ export function readRolloutContext(rollout: Rollout, observed: ObservedState, no
       'spec.strategy.canary',
     );
   }
-  if (canary.trafficRouting !== undefined) {
+  const routing = canary.trafficRouting as Record<string, unknown> | undefined;
+  if (
+    routing !== undefined &&
+    TRAFFIC_ROUTING_PROVIDERS.some((provider) => routing[provider] !== undefined)
+  ) {
     throw new InvalidSpecError(
       'traffic routers are not supported yet (replica ratio only)',
       'spec.strategy.canary.trafficRouting',

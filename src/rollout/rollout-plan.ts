@@ -32,7 +32,9 @@ export type PlannedRolloutStatus = RolloutStatus & {
 /**
  * One pass of the planner.
  * - `actions`: run in order; stop at the first failure (a 409 means re-read and re-plan).
- * - `status`: the complete next status; write it through /status only if it differs from the live one.
+ * - `status`: the complete next status (unknown live fields kept); replace the /status subresource with it,
+ *   conditional on the resourceVersion read, only if it differs from the live one. Do not merge-patch it:
+ *   fields the planner drops (pauseConditions, abort, …) must disappear.
  * - `requeueAfterMs`: the earliest moment a timer can change the plan (pause end, progress deadline,
  *   scale-down deadline, abort delay); absent when only a cluster change can. `0` means "plan again
  *   right away" (a pass that deliberately stopped after recording a phase, e.g. the abort).
