@@ -2,11 +2,8 @@
 import { Watch } from '@kubernetes/client-node';
 import { toPlainObject } from '../src/kube/client.ts';
 import { kubeCall } from '../src/kube/errors.ts';
-import {
-  reconcileRollout,
-  type ReconcileDeps,
-  type TrafficErrorMemory,
-} from '../src/kube/reconcile-rollout.ts';
+import type { ReconcileDeps, TrafficErrorMemory } from '../src/kube/reconcile-rollout.ts';
+import { reconcileRolloutWithAnalysis } from '../src/kube/reconcile-with-analysis.ts';
 import { rolloutKey } from '../src/queue/job-payloads.ts';
 import { ReconcileQueue } from '../src/queue/reconcile-queue.ts';
 import { startWorker, type RunningWorker } from '../src/queue/start-worker.ts';
@@ -56,7 +53,8 @@ export async function startReconciler(
     'reconcile',
     async (payload) => {
       const started = performance.now();
-      const outcome = await reconcileRollout(
+      // AnalysisRuns are measured in the same job, first, so a run's new phase reaches the planner at once.
+      const outcome = await reconcileRolloutWithAnalysis(
         { namespace: payload.namespace, name: payload.name },
         {
           ...options.reconcile,

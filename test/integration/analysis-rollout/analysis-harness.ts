@@ -1,0 +1,80 @@
+// Test harness: the reconcile harness plus AnalysisRuns measured as the reconcile worker does (runs first, then the rollout).
+import type { AnalysisRun } from '../../../src/spec/analysis.ts';
+import type { RolloutKey } from '../../../src/kube/observed-state-reader.ts';
+import type { ReconcileOutcome } from '../../../src/kube/reconcile-rollout.ts';
+import { reconcileRolloutWithAnalysis } from '../../../src/kube/reconcile-with-analysis.ts';
+import type { ObservedState } from '../../../src/rollout/index.ts';
+import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/spec/api-version.ts';
+import { NAMESPACE, ReconcileHarness } from '../reconcile/reconcile-harness.ts';
+
+export { NAMESPACE, ReconcileHarness };
+
+/** An AnalysisTemplate in the cluster (rollgate.dev group), as Git sync would apply it. */
+export async function createAnalysisTemplate(
+  harness: ReconcileHarness,
+  name: string,
+  spec: Record<string, unknown>,
+): Promise<void> {
+  await harness.clients.custom.createNamespacedCustomObject({
+    group: ROLLGATE_API_GROUP,
+    version: 'v1alpha1',
+    namespace: NAMESPACE,
+    plural: 'analysistemplates',
+    body: { apiVersion: ROLLGATE_API_VERSION, kind: 'AnalysisTemplate', metadata: { name }, spec },
+  });
+}
+
+/** The AnalysisRuns owned by the rollout (ownerReference uid), oldest first. */
+export async function analysisRunsOf(harness: ReconcileHarness, key: RolloutKey): Promise<AnalysisRun[]> {
+  const rollout = await harness.rollout(key);
+  const uid = (rollout.metadata as { uid?: string }).uid;
+  const list = (await harness.clients.custom.listNamespacedCustomObject({
+    group: ROLLGATE_API_GROUP,
+    version: 'v1alpha1',
+    namespace: key.namespace,
+    plural: 'analysisruns',
+  })) as { items: AnalysisRun[] };
+  return list.items.filter((run) =>
+    (run.metadata.ownerReferences ?? []).some((ref) => (ref as { uid?: string }).uid === uid),
+  );
+}
+
+/** One reconcile job as the worker runs it: runs measured, then the rollout (with the harness' invariant checks). */
+export async function reconcileWithAnalysis(
+  harness: ReconcileHarness,
+  key: RolloutKey,
+): Promise<ReconcileOutcome> {
+  return reconcileRolloutWithAnalysis(key, {
+    ...harness.deps(),
+    reconcile: (k) => harness.reconcile(k),
+  });
+}
+
+/**
+ * Drives the rollout like the queue would: one job, then fake time passes until its requeue (at most
+ * `stepMs`, at least 100 ms), until `done(observed)` or `timeoutMs` of fake time.
+ * Returns the fake milliseconds it took.
+ */
+export async function driveUntil(
+  harness: ReconcileHarness,
+  key: RolloutKey,
+  done: (observed: ObservedState) => boolean,
+  options: { timeoutMs?: number; stepMs?: number } = {},
+): Promise<number> {
+  const start = harness.clock.now().getTime();
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const stepMs = options.stepMs ?? 5_000;
+  for (;;) {
+    const outcome = await reconcileWithAnalysis(harness, key);
+    const observed = harness.lastObserved.get(`${key.namespace}/${key.name}`);
+    if (observed === undefined) throw new Error(`rollout ${key.name} was not observed`);
+    if (done(observed)) return harness.clock.now().getTime() - start;
+    const elapsed = harness.clock.now().getTime() - start;
+    if (elapsed > timeoutMs)
+      throw new Error(
+        `not done after ${elapsed} ms of fake time; status ${JSON.stringify(observed.rollout.status)}; runs ${JSON.stringify(observed.analysisRuns)}; last outcome ${JSON.stringify(outcome)}`,
+      );
+    const wait = outcome.kind === 'requeue' ? Math.min(Math.max(outcome.afterMs, 100), stepMs) : stepMs;
+    await harness.sandbox.advance(wait);
+  }
+}
