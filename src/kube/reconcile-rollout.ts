@@ -12,7 +12,6 @@ import { DEFAULT_CONFLICT_BACKOFF, DEFAULT_TRANSIENT_BACKOFF, backoffDelayMs } f
 import type { KubeClients } from './client.ts';
 import { KubeThrottledError, dispositionOf } from './errors.ts';
 import { EventRecorder } from './event-recorder.ts';
-import { reconcileAnalysisRunObject, type AnalysisDeps } from './reconcile-analysis-run.ts';
 import { InvalidRolloutObjectError, ObservedStateReader, type RolloutKey } from './observed-state-reader.ts';
 
 /** Counters of one reconcile call: for logs, metrics and the write-budget bench. */
@@ -62,11 +61,6 @@ export interface ReconcileDeps {
   planner?: RolloutPlanner;
   analysisRuns?: AnalysisRunFactory;
   trafficErrors?: TrafficErrorMemory;
-  /**
-   * Measures the rollout's running AnalysisRuns in the same call (before planning), with these
-   * providers. Without it AnalysisRuns are only read: another worker must run them.
-   */
-  analysis?: AnalysisDeps;
   /** Called after every pass with what was read and done: tests check invariants here. */
   onPass?: (pass: {
     observed: ObservedState;
@@ -86,27 +80,6 @@ function replicaSetsSettled(observed: ObservedState): boolean {
   return observed.replicaSets.every(
     (rs) => rs.status.replicas === rs.replicas && rs.status.availableReplicas === rs.replicas,
   );
-}
-
-const RUNNING_ANALYSIS_PHASES = new Set(['Pending', 'Running']);
-
-/** Reconciles every owned AnalysisRun still measuring; reports writes and the earliest next measurement. */
-async function measureAnalysisRuns(
-  observed: ObservedState,
-  analysis: AnalysisDeps,
-  deps: { clients: KubeClients; clock: Clock; logger: Logger },
-): Promise<{ written: number; requeueAfterMs?: number }> {
-  const namespace = observed.rollout.metadata.namespace ?? 'default';
-  let written = 0;
-  let requeueAfterMs: number | undefined;
-  for (const run of observed.analysisRuns) {
-    if (!RUNNING_ANALYSIS_PHASES.has(run.phase)) continue;
-    const result = await reconcileAnalysisRunObject({ namespace, name: run.name }, { ...analysis, ...deps });
-    if (result.written) written += 1;
-    if (result.requeueAfterMs !== undefined)
-      requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, result.requeueAfterMs);
-  }
-  return requeueAfterMs === undefined ? { written } : { written, requeueAfterMs };
 }
 
 function keyOf(key: RolloutKey): string {
@@ -140,7 +113,6 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
   });
   const stats: ReconcileStats = { passes: 0, writes: 0, conflicts: 0, transientErrors: 0 };
   let retries = 0;
-  let analysisRequeueMs: number | undefined;
 
   const backoff = (err: unknown): number => {
     const policy = dispositionOf(err) === 'conflict' ? DEFAULT_CONFLICT_BACKOFF : DEFAULT_TRANSIENT_BACKOFF;
@@ -195,24 +167,6 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
     }
     if (read === undefined) return { kind: 'done', stats };
 
-    if (deps.analysis !== undefined) {
-      let measured: { written: number; requeueAfterMs?: number };
-      try {
-        measured = await measureAnalysisRuns(read.observed, deps.analysis, { ...deps, logger });
-      } catch (err) {
-        const outcome = await onFailure(err, 'analysis');
-        if (outcome) return outcome;
-        continue;
-      }
-      if (measured.requeueAfterMs !== undefined)
-        analysisRequeueMs = Math.min(analysisRequeueMs ?? Infinity, measured.requeueAfterMs);
-      if (measured.written > 0) {
-        // A run's phase changed: plan from the fresh read.
-        stats.writes += measured.written;
-        continue;
-      }
-    }
-
     const lastTrafficError = trafficErrors.get(keyOf(key));
     if (lastTrafficError !== undefined) read.observed.traffic = { error: lastTrafficError.message };
     const now = deps.clock.now();
@@ -262,10 +216,7 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
         stats,
       };
     }
-    const timerMs =
-      plan.requeueAfterMs === undefined
-        ? analysisRequeueMs
-        : Math.min(plan.requeueAfterMs, analysisRequeueMs ?? Infinity);
+    const timerMs = plan.requeueAfterMs;
     if (timerMs !== undefined) {
       const afterMs = replicaSetsSettled(read.observed) ? timerMs : Math.min(timerMs, resyncMs);
       return { kind: 'requeue', afterMs, reason: 'timer', stats };

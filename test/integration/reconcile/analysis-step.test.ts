@@ -1,9 +1,11 @@
-// Step analysis end to end: the run is built from the template in the cluster, measured in the reconcile call, and decides the rollout.
+// Step analysis end to end: the run is built from the template in the cluster, measured in the same reconcile job, and decides the rollout.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createMetricProviderRegistry,
   type MetricProvider,
 } from '../../../src/analysis/providers/metric-provider.ts';
+import { abortRollout } from '../../../src/kube/rollout-commands.ts';
+import { reconcileRolloutWithAnalysis } from '../../../src/kube/reconcile-with-analysis.ts';
 import { ROLLGATE_API_GROUP } from '../../../src/spec/api-version.ts';
 import { ReconcileHarness, isFullyPromoted, testRollout, NAMESPACE } from './reconcile-harness.ts';
 
@@ -21,9 +23,10 @@ function fakeWebProvider(values: Map<string, number>): MetricProvider {
 describe('analysis steps through the reconciler', () => {
   let harness: ReconcileHarness;
   const values = new Map<string, number>();
-  const analysis = { providers: createMetricProviderRegistry([fakeWebProvider(values)]) };
+  const providers = createMetricProviderRegistry([fakeWebProvider(values)]);
   beforeAll(async () => {
     harness = await ReconcileHarness.start({ seed: 9 });
+    harness.reconcileImpl = (key, deps) => reconcileRolloutWithAnalysis(key, { ...deps, providers });
     await harness.clients.custom.createNamespacedCustomObject({
       group: ROLLGATE_API_GROUP,
       version: 'v1alpha1',
@@ -72,8 +75,7 @@ describe('analysis steps through the reconciler', () => {
           ],
         }),
       );
-      const extra = { analysis };
-      await harness.runUntil(key, isFullyPromoted, { timeoutMs: 30_000, extra });
+      await harness.runUntil(key, isFullyPromoted, { timeoutMs: 30_000 });
       await harness.patchSpec(key, {
         template: {
           metadata: { labels: { app: name } },
@@ -83,7 +85,7 @@ describe('analysis steps through the reconciler', () => {
       await harness.runUntil(
         key,
         (o) => (expected === 'promoted' ? isFullyPromoted(o) : o.rollout.status?.phase === 'Degraded'),
-        { timeoutMs: 60_000, extra },
+        { timeoutMs: 60_000 },
       );
       const observed = await harness.observe(key);
       expect(observed.analysisRuns).toHaveLength(1);
@@ -94,4 +96,42 @@ describe('analysis steps through the reconciler', () => {
       expect(harness.violations).toEqual([]);
     });
   }
+
+  it('takes a manual abort while the step analysis is running within one resync (F1)', async () => {
+    const name = 'analysis-abort';
+    values.set(`http://metrics/${name}`, 0.99);
+    const key = await harness.createRollout(
+      testRollout({
+        name,
+        replicas: 2,
+        steps: [
+          { setWeight: 50 },
+          {
+            analysis: {
+              templates: [{ templateName: 'success-rate' }],
+              args: [{ name: 'service', value: name }],
+            },
+          },
+        ],
+      }),
+    );
+    await harness.runUntil(key, isFullyPromoted, { timeoutMs: 30_000 });
+    await harness.patchSpec(key, {
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'app', image: 'app:2.0' }] },
+      },
+    });
+    await harness.runUntil(key, (o) => o.analysisRuns.some((run) => run.phase === 'Running'), {
+      timeoutMs: 30_000,
+    });
+    await abortRollout(harness.clients, key);
+    const took = await harness.runUntil(
+      key,
+      (o) => o.rollout.status?.phase === 'Degraded' && o.rollout.status.canary?.weights?.canary.weight === 0,
+      { timeoutMs: 5_000 },
+    );
+    expect(took).toBeLessThanOrEqual(5_000);
+    expect(harness.violations).toEqual([]);
+  });
 });

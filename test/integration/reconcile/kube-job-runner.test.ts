@@ -1,6 +1,6 @@
 // The job metric provider's JobRunner against the sandbox's Job controller: create (idempotent), status, delete.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeJobRunner } from '../../../src/kube/kube-job-runner.ts';
+import { createKubeJobRunner } from '../../../src/kube/job-runner.ts';
 import { ReconcileHarness, NAMESPACE } from './reconcile-harness.ts';
 
 function jobSpec(result: 'succeed' | 'fail') {
@@ -15,7 +15,7 @@ function jobSpec(result: 'succeed' | 'fail') {
   };
 }
 
-describe('KubeJobRunner', () => {
+describe('createKubeJobRunner', () => {
   let harness: ReconcileHarness;
   const owner = { apiVersion: 'rollgate.dev/v1alpha1', kind: 'AnalysisRun' as const, name: 'run-1', uid: '' };
   beforeAll(async () => {
@@ -38,7 +38,7 @@ describe('KubeJobRunner', () => {
   afterAll(async () => harness.stop());
 
   it('reports Running, then Succeeded or Failed as the Job ends, and deletes it', async () => {
-    const runner = new KubeJobRunner(harness.clients);
+    const runner = createKubeJobRunner(harness.clients);
     for (const result of ['succeed', 'fail'] as const) {
       const name = `metric-${result}`;
       expect(await runner.create(NAMESPACE, { metadata: { name }, spec: jobSpec(result) }, owner)).toBe(name);

@@ -159,6 +159,8 @@ export class ReconcileHarness {
   /** What the invariant check read after the last reconcile of each rollout. */
   readonly lastObserved = new Map<string, ObservedState>();
   trafficErrors: TrafficErrorMemory = new Map();
+  /** The reconcile entry point the harness drives (tests swap in the analysis-measuring one). */
+  reconcileImpl: (key: RolloutKey, deps: ReconcileDeps) => Promise<ReconcileOutcome> = reconcileRollout;
 
   private constructor(
     readonly sandbox: Sandbox,
@@ -256,7 +258,7 @@ export class ReconcileHarness {
     verify = true,
   ): Promise<ReconcileOutcome> {
     const id = `${key.namespace}/${key.name}`;
-    const outcome = await reconcileRollout(
+    const outcome = await this.reconcileImpl(
       key,
       this.deps({
         onPass: ({ observed }) => {
