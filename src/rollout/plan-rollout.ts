@@ -473,6 +473,21 @@ function planCanary(pass: Pass): RolloutPlan {
   const backgroundName = analysisRunName(name, hash, 'background');
   const backgroundRun = findRun(backgroundName);
 
+  // A pause step waits on time or a human, not on pods: the clock runs whenever the canary is below its
+  // step's target (pods crashing after a brief Ready). spec.paused and an inconclusive analysis stop it.
+  const deadlineAt = (target: number) =>
+    planDeadline({
+      hash,
+      target: rs === undefined ? Math.max(1, target) : target,
+      available: honestAvailable,
+      paused:
+        context.spec.paused || state.pauseConditions.some((c) => c.reason === INCONCLUSIVE_ANALYSIS_RUN),
+      window: state.progress,
+      deadlineMs: context.spec.progressDeadlineSeconds * 1000,
+      now,
+    });
+  let deadlineWakeAtMs: number | undefined;
+
   if (!state.abort) {
     // Background analysis: a failure aborts; an inconclusive result pauses until promote or abort (F4).
     const verdict = analysisVerdict(backgroundRun);
@@ -503,20 +518,9 @@ function planCanary(pass: Pass): RolloutPlan {
 
     // Progress deadline: every pass, before and independent of traffic (F1, F5).
     const target = countsAt(state.promoteFull ? steps.length : state.stepIndex).target.canary;
-    const inconclusivePause = state.pauseConditions.some((c) => c.reason === INCONCLUSIVE_ANALYSIS_RUN);
-    // A pause step waits on time or a human, not on pods: the clock runs whenever the canary is below its
-    // step's target (pods crashing after a brief Ready). spec.paused and an inconclusive analysis stop it.
-    const deadline = planDeadline({
-      hash,
-      target: rs === undefined ? Math.max(1, target) : target,
-      available: honestAvailable,
-      paused: context.spec.paused || inconclusivePause,
-      window: state.progress,
-      deadlineMs: context.spec.progressDeadlineSeconds * 1000,
-      now,
-    });
+    const deadline = deadlineAt(target);
     state.progress = deadline.window;
-    if (deadline.wakeAtMs !== undefined) pass.wakeAtMs.push(deadline.wakeAtMs);
+    deadlineWakeAtMs = deadline.wakeAtMs;
     deadlineExceeded = deadline.exceeded;
     if (deadline.exceeded && context.spec.progressDeadlineAbort && abortCause === undefined) {
       abortCause = withFailures(
@@ -608,8 +612,17 @@ function planCanary(pass: Pass): RolloutPlan {
       index += 1;
       state.controllerPause = false;
     }
+    if (index !== state.stepIndex) {
+      // A new step may need a new target: the window follows it now, so the next pass changes nothing.
+      const moved = deadlineAt(countsAt(index).target.canary);
+      state.progress = moved.window;
+      deadlineWakeAtMs = moved.wakeAtMs;
+      deadlineExceeded = moved.exceeded;
+    }
     state.stepIndex = index;
   }
+
+  if (deadlineWakeAtMs !== undefined) pass.wakeAtMs.push(deadlineWakeAtMs);
 
   // Abort: recorded first, in a pass of its own (status and events only); then traffic, then scale (F1).
   if (abortCause !== undefined && !state.abort) state.abort = true;

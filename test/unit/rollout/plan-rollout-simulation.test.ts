@@ -78,6 +78,7 @@ function trial(seed: number, options: TrialOptions = {}): TrialResult {
 
   for (; passes < 3000; passes++) {
     const before = world.totals();
+    const conflictsBefore = world.conflicts;
     const plan = world.reconcile();
     const after = world.totals();
     const status = world.rollout.status ?? {};
@@ -132,6 +133,15 @@ function trial(seed: number, options: TrialOptions = {}): TrialResult {
       world.hashesWithPods().every((hash) => hash === latest);
     if (done) return { passes, converged: true };
     const wrote = plan.actions.some((action) => action.kind !== 'emitEvent') || plan.requeueAfterMs === 0;
+    if (!wrote && world.conflicts === conflictsBefore) {
+      // Nothing to do: planning again at the same moment must change nothing (a no-op pass writes nothing).
+      const again = world.reconcile();
+      expect(
+        again.actions.filter((a) => a.kind !== 'emitEvent'),
+        `${context}: no-op pass wrote`,
+      ).toEqual([]);
+      expect(again.status, `${context}: no-op pass changed status`).toEqual(plan.status);
+    }
     if (!wrote)
       world.advance(
         plan.requeueAfterMs !== undefined && plan.requeueAfterMs > 0
