@@ -11,12 +11,12 @@ interface DemoFlags {
 
 function parsePort(text: string): number {
   const port = Number(text);
-  if (text.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535)
-    throw new CommanderError(
-      2,
-      'rollgate.usage',
-      `--port must be an integer between 0 and 65535 (got "${text}")`,
-    );
+  if (text.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535) {
+    const message = `--port must be an integer between 0 and 65535 (got "${text}")`;
+    // main() maps a CommanderError to exit code 2 without printing it: say why here.
+    process.stderr.write(`rollgate demo: ${message}\n`);
+    throw new CommanderError(2, 'rollgate.usage', message);
+  }
   return port;
 }
 
