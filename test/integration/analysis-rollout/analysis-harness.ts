@@ -1,4 +1,5 @@
 // Test harness: the reconcile harness plus AnalysisRuns measured as the reconcile worker does (runs first, then the rollout).
+import type { MetricProviderRegistry } from '../../../src/analysis/providers/metric-provider.ts';
 import type { AnalysisRun } from '../../../src/spec/analysis.ts';
 import type { RolloutKey } from '../../../src/kube/observed-state-reader.ts';
 import type { ReconcileOutcome } from '../../../src/kube/reconcile-rollout.ts';
@@ -34,19 +35,22 @@ export async function analysisRunsOf(harness: ReconcileHarness, key: RolloutKey)
     namespace: key.namespace,
     plural: 'analysisruns',
   })) as { items: AnalysisRun[] };
-  return list.items.filter((run) =>
-    (run.metadata.ownerReferences ?? []).some((ref) => (ref as { uid?: string }).uid === uid),
-  );
+  return list.items.filter((run) => {
+    const owners = (run.metadata as { ownerReferences?: Array<{ uid?: string }> }).ownerReferences;
+    return (owners ?? []).some((ref) => ref.uid === uid);
+  });
 }
 
 /** One reconcile job as the worker runs it: runs measured, then the rollout (with the harness' invariant checks). */
 export async function reconcileWithAnalysis(
   harness: ReconcileHarness,
   key: RolloutKey,
+  providers?: MetricProviderRegistry,
 ): Promise<ReconcileOutcome> {
   return reconcileRolloutWithAnalysis(key, {
     ...harness.deps(),
     reconcile: (k) => harness.reconcile(k),
+    ...(providers && { providers }),
   });
 }
 
@@ -59,13 +63,13 @@ export async function driveUntil(
   harness: ReconcileHarness,
   key: RolloutKey,
   done: (observed: ObservedState) => boolean,
-  options: { timeoutMs?: number; stepMs?: number } = {},
+  options: { timeoutMs?: number; stepMs?: number; providers?: MetricProviderRegistry } = {},
 ): Promise<number> {
   const start = harness.clock.now().getTime();
   const timeoutMs = options.timeoutMs ?? 120_000;
   const stepMs = options.stepMs ?? 5_000;
   for (;;) {
-    const outcome = await reconcileWithAnalysis(harness, key);
+    const outcome = await reconcileWithAnalysis(harness, key, options.providers);
     const observed = harness.lastObserved.get(`${key.namespace}/${key.name}`);
     if (observed === undefined) throw new Error(`rollout ${key.name} was not observed`);
     if (done(observed)) return harness.clock.now().getTime() - start;

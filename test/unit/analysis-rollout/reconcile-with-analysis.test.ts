@@ -1,0 +1,68 @@
+// When the reconcile job looks again (analysis vs rollout requeue), and how a Job's status reads.
+import { describe, expect, it } from 'vitest';
+import { jobRunStatus } from '../../../src/kube/job-runner.ts';
+import type { ReconcileOutcome } from '../../../src/kube/reconcile-rollout.ts';
+import { withAnalysisRequeue } from '../../../src/kube/reconcile-with-analysis.ts';
+
+const stats = { passes: 1, writes: 2, conflicts: 0, transientErrors: 0 };
+
+describe('withAnalysisRequeue', () => {
+  const rows: Array<{ name: string; given: ReconcileOutcome; analysis?: number; want: ReconcileOutcome }> = [
+    {
+      name: 'no analysis requeue keeps done',
+      given: { kind: 'done' },
+      want: { kind: 'done' },
+    },
+    {
+      name: 'done becomes a requeue at the analysis time',
+      given: { kind: 'done', stats },
+      analysis: 10_000,
+      want: { kind: 'requeue', afterMs: 10_000, reason: 'analysis', stats },
+    },
+    {
+      name: 'an earlier analysis time wins over a later rollout requeue',
+      given: { kind: 'requeue', afterMs: 30_000, reason: 'pause' },
+      analysis: 5_000,
+      want: { kind: 'requeue', afterMs: 5_000, reason: 'analysis' },
+    },
+    {
+      name: 'an earlier rollout requeue is kept',
+      given: { kind: 'requeue', afterMs: 1_000, reason: 'pods' },
+      analysis: 5_000,
+      want: { kind: 'requeue', afterMs: 1_000, reason: 'pods' },
+    },
+    {
+      name: 'stalled stays stalled',
+      given: { kind: 'stalled', reason: 'invalid' },
+      analysis: 1_000,
+      want: { kind: 'stalled', reason: 'invalid' },
+    },
+  ];
+  for (const row of rows)
+    it(row.name, () => {
+      expect(withAnalysisRequeue(row.given, row.analysis)).toEqual(row.want);
+    });
+});
+
+describe('jobRunStatus', () => {
+  const condition = (type: string, status = 'True') => ({ type, status });
+  it.each([
+    ['no status yet', {}, 'Running'],
+    ['active pod', { status: { active: 1 } }, 'Running'],
+    ['Complete condition', { status: { conditions: [condition('Complete')] } }, 'Succeeded'],
+    ['succeeded pod before the condition', { status: { succeeded: 1 } }, 'Succeeded'],
+    ['Failed condition', { status: { conditions: [condition('Failed')] } }, 'Failed'],
+    [
+      'Failed wins over a succeeded pod',
+      { status: { succeeded: 1, conditions: [condition('Failed')] } },
+      'Failed',
+    ],
+    [
+      'a False condition does not count',
+      { status: { conditions: [condition('Complete', 'False')] } },
+      'Running',
+    ],
+  ] as const)('%s → %s', (_name, job, want) => {
+    expect(jobRunStatus(job)).toBe(want);
+  });
+});
