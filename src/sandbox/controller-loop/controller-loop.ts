@@ -154,8 +154,7 @@ export class ControllerLoop {
   private namespaces(guard: (what: string, fn: () => boolean) => void): void {
     const { store, registry } = this.deps;
     const nsType = must(registry, '', 'Namespace');
-    for (const ns of store.list(nsType)) {
-      if (ns.metadata.deletionTimestamp === undefined) continue;
+    for (const ns of store.list(nsType, undefined, (o) => o.metadata.deletionTimestamp !== undefined)) {
       const name = ns.metadata.name ?? '';
       let remaining = 0;
       for (const { typeKey, object } of store.allObjects()) {
@@ -186,14 +185,13 @@ export class ControllerLoop {
   /** Background GC of dependents whose owners are gone, and foreground deletion of owners. */
   private garbageCollect(guard: (what: string, fn: () => boolean) => void): void {
     const { store } = this.deps;
-    const all = store.allObjects();
-    const uids = new Set(all.map((o) => o.object.metadata.uid));
+    const all = store.gcCandidates();
     for (const { typeKey, object } of all) {
       const refs = object.metadata.ownerReferences ?? [];
       if (refs.length === 0) continue;
       const type = this.typeOf(typeKey);
       if (!type) continue;
-      const alive = refs.filter((r) => uids.has(r.uid));
+      const alive = refs.filter((r) => store.hasUid(r.uid));
       if (alive.length === refs.length) continue;
       const ns = object.metadata.namespace ?? '';
       const name = object.metadata.name ?? '';

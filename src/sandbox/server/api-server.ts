@@ -374,7 +374,7 @@ export class ApiServer {
       );
       return;
     }
-    const all = this.deps.store.list(type, route.namespace).filter(matches);
+    const all = this.deps.store.list(type, route.namespace, matches);
     const resourceVersion = String(this.deps.store.resourceVersion);
     const limit = Number(url.searchParams.get('limit') ?? '0');
     const token = url.searchParams.get('continue');
@@ -789,7 +789,7 @@ export class ApiServer {
     const options = await this.deleteOptions(req, url);
     const policy = options.propagationPolicy ?? this.defaultPolicy(route.type);
     const matches = this.matcher(url);
-    const victims = this.deps.store.list(route.type, route.namespace).filter(matches);
+    const victims = this.deps.store.list(route.type, route.namespace, matches);
     const deleted: StoredObject[] = [];
     if (!isDryRun(url)) {
       for (const v of victims) {

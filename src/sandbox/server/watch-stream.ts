@@ -86,8 +86,12 @@ export function serveWatch(res: ServerResponse, request: WatchRequest, context: 
   res.on('close', close);
   const rv = request.resourceVersion;
   if (rv === undefined || rv === '' || rv === '0') {
-    const objects = store.list(request.type, request.type.namespaced ? request.namespace : undefined);
-    for (const obj of objects) if (request.matches(obj)) deliver('ADDED', obj);
+    const objects = store.list(
+      request.type,
+      request.type.namespaced ? request.namespace : undefined,
+      request.matches,
+    );
+    for (const obj of objects) deliver('ADDED', obj);
   } else {
     const from = Number(rv);
     const events = Number.isInteger(from) ? store.eventsSince(from) : undefined;
