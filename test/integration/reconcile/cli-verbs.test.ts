@@ -1,5 +1,5 @@
 // The rollout CLI verbs through `main()` against the sandbox: install, status (text/json), promote, pause/resume, abort/retry, restart.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -36,21 +36,7 @@ describe('rollout CLI verbs', () => {
     harness = await ReconcileHarness.start();
     dir = mkdtempSync(join(tmpdir(), 'rollgate-cli-'));
     kubeconfig = join(dir, 'kubeconfig');
-    writeFileSync(
-      kubeconfig,
-      [
-        'apiVersion: v1',
-        'kind: Config',
-        'clusters:',
-        `- name: sandbox\n  cluster: { server: "${harness.sandbox.url}", insecure-skip-tls-verify: true }`,
-        'users:',
-        '- name: sandbox\n  user: {}',
-        'contexts:',
-        '- name: sandbox\n  context: { cluster: sandbox, user: sandbox, namespace: default }',
-        'current-context: sandbox',
-        '',
-      ].join('\n'),
-    );
+    await harness.sandbox.writeKubeconfig(kubeconfig);
   });
   afterAll(async () => {
     await harness.stop();

@@ -1,5 +1,4 @@
 // Test harness: a sandbox on a ManualClock with our CRDs, a Rollout in it, and a reconcile loop that checks invariants after every call.
-import { KubeConfig } from '@kubernetes/client-node';
 import { ManualClock } from '../../../src/clock/clock.ts';
 import { createKubeClients, type KubeClients } from '../../../src/kube/client.ts';
 import { installCrds } from '../../../src/kube/install-crds.ts';
@@ -20,20 +19,6 @@ import type { TrafficRouter } from '../../../src/traffic/traffic-router.ts';
 
 export const NAMESPACE = 'default';
 
-/**
- * client-node 2 refuses http:// servers unless the cluster says insecure-skip-tls-verify, which the
- * sandbox's own kubeconfig does not (yet): build one that does.
- */
-export function plainHttpKubeConfig(url: string): KubeConfig {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 'sandbox', server: url, skipTLSVerify: true }],
-    users: [{ name: 'sandbox' }],
-    contexts: [{ name: 'sandbox', cluster: 'sandbox', user: 'sandbox', namespace: 'default' }],
-    currentContext: 'sandbox',
-  });
-  return kubeConfig;
-}
 const SCALE_DOWN_DEADLINE = 'rollgate.dev/scale-down-deadline';
 
 /** Options of a test Rollout; the template's image and sandbox behaviour are what tests vary. */
@@ -173,7 +158,7 @@ export class ReconcileHarness {
     const clock =
       options.clock instanceof ManualClock ? options.clock : new ManualClock(Date.UTC(2026, 0, 1));
     const sandbox = await startSandbox({ readyDelayMs: 1000, ...options, clock });
-    const clients = createKubeClients(plainHttpKubeConfig(sandbox.url));
+    const clients = createKubeClients(sandbox.kubeConfig);
     await installCrds(clients, rollgateCrds());
     await sandbox.settle();
     return new ReconcileHarness(sandbox, clock, clients, options.router);
