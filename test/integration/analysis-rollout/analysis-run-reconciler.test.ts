@@ -48,7 +48,7 @@ describe('reconcileAnalysisRuns against the sandbox', () => {
   beforeAll(async () => {
     harness = await ReconcileHarness.start({ seed: 61 });
     rollout = await harness.createRollout(testRollout({ name: 'owner' }));
-    rolloutUid = String((await harness.rollout(rollout)).metadata.uid);
+    rolloutUid = await uidOf(rollout);
     await harness.clients.core.createNamespacedSecret({
       namespace: NAMESPACE,
       body: {
@@ -84,6 +84,10 @@ describe('reconcileAnalysisRuns against the sandbox', () => {
         spec,
       },
     });
+  }
+
+  async function uidOf(key: RolloutKey): Promise<string> {
+    return String(((await harness.rollout(key)).metadata as { uid?: string }).uid);
   }
 
   async function readRun(name: string): Promise<AnalysisRun> {
@@ -140,11 +144,7 @@ describe('reconcileAnalysisRuns against the sandbox', () => {
     const web = fakeWeb(() => 1);
     const other = await harness.createRollout(testRollout({ name: 'other' }));
     // A dependent whose owner does not exist is garbage-collected, so the other owner is real.
-    await createRun(
-      'foreign',
-      { metrics: [webMetric('ok')] },
-      String((await harness.rollout(other)).metadata.uid),
-    );
+    await createRun('foreign', { metrics: [webMetric('ok')] }, await uidOf(other));
     const outcome = await reconcileAnalysisRuns(rollout, {
       clients: harness.clients,
       clock: harness.clock,

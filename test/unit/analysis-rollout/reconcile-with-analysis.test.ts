@@ -1,4 +1,5 @@
 // When the reconcile job looks again (analysis vs rollout requeue), and how a Job's status reads.
+import type { V1Job } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { jobRunStatus } from '../../../src/kube/job-runner.ts';
 import type { ReconcileOutcome } from '../../../src/kube/reconcile-rollout.ts';
@@ -63,6 +64,6 @@ describe('jobRunStatus', () => {
       'Running',
     ],
   ] as const)('%s → %s', (_name, job, want) => {
-    expect(jobRunStatus(job)).toBe(want);
+    expect(jobRunStatus(job as V1Job)).toBe(want);
   });
 });
