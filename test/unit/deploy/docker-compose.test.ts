@@ -1,0 +1,55 @@
+// docker-compose.yml cannot run here (no Docker engine): check that what it promises matches the code.
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../../src/cli/main.ts';
+import { configKeys, loadConfig } from '../../../src/config/index.ts';
+
+interface ComposeService {
+  build?: string;
+  image?: string;
+  command?: string[];
+  ports?: string[];
+  environment?: Record<string, string>;
+  depends_on?: Record<string, { condition: string }>;
+  volumes?: string[];
+}
+
+const compose = parse(readFileSync('docker-compose.yml', 'utf8')) as { services: Record<string, ComposeService> };
+const rollgateServices = Object.entries(compose.services).filter(([, s]) => s.build === '.');
+
+describe('docker-compose.yml', () => {
+  it('describes Redis, the all-in-one process and the split poller / reconciler', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['poller', 'reconciler', 'redis', 'rollgate']);
+    expect(compose.services.redis?.image).toMatch(/^redis:7/);
+    expect(compose.services.rollgate?.ports).toContain('8080:8080');
+  });
+
+  it('runs only commands the CLI has', () => {
+    const commands = new Set(buildProgram().commands.map((c) => c.name()));
+    for (const [name, service] of rollgateServices) {
+      const command = service.command?.[0];
+      expect(commands.has(command ?? ''), `${name} runs "${command}"`).toBe(true);
+    }
+  });
+
+  it('sets only environment variables Rollgate reads, and they make a valid configuration', () => {
+    const known = new Set(configKeys().map((k) => k.env));
+    for (const [name, service] of rollgateServices) {
+      const env = service.environment ?? {};
+      const rollgateVars = Object.keys(env).filter((k) => k.startsWith('ROLLGATE_'));
+      for (const key of rollgateVars) expect(known.has(key), `${name}: ${key}`).toBe(true);
+      const resolved = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.replace(/\$\{[^}]*:-([^}]*)\}/g, '$1')]));
+      const config = loadConfig({ file: 'config/rollgate.yaml', env: resolved });
+      expect(config.redis.url).toBe('redis://redis:6379');
+      expect(service.depends_on?.redis?.condition).toBe('service_healthy');
+    }
+  });
+
+  it('builds from a Dockerfile whose default command is the all-in-one process', () => {
+    const dockerfile = readFileSync('Dockerfile', 'utf8');
+    expect(dockerfile).toMatch(/ENTRYPOINT \["node", "bin\/rollgate.js"\]/);
+    expect(dockerfile).toMatch(/CMD \["run", "--config", "\/app\/config\/rollgate.yaml"\]/);
+    expect(dockerfile).toMatch(/EXPOSE 8080/);
+  });
+});
