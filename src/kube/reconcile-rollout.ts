@@ -72,6 +72,8 @@ export interface ReconcileDeps {
 export const DEFAULT_MAX_PASSES = 10;
 export const DEFAULT_MAX_RETRIES = 5;
 export const DEFAULT_RESYNC_MS = 5_000;
+/** Requeue delay when a call used all its passes and was still writing. */
+export const PASS_BUDGET_REQUEUE_MS = 1_000;
 
 const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -225,5 +227,12 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
       return { kind: 'requeue', afterMs: resyncMs, reason: 'waiting for pods', stats };
     return { kind: 'done', stats };
   }
-  return { kind: 'requeue', afterMs: 0, reason: 'pass budget used while still making progress', stats };
+  // Still writing after maxPasses: come back soon, but not at once, so a plan that never settles
+  // (a bug) costs one reconcile per second instead of a hot loop.
+  return {
+    kind: 'requeue',
+    afterMs: Math.min(PASS_BUDGET_REQUEUE_MS, resyncMs),
+    reason: 'pass budget used while still making progress',
+    stats,
+  };
 }

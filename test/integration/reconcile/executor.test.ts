@@ -188,4 +188,15 @@ describe('ActionExecutor against the sandbox', () => {
     const outcome = await reconcileRollout(key, harness.deps());
     expect(outcome.kind).toBe('stalled');
   });
+
+  it('bounds a plan that never settles: maxPasses, then a delayed requeue, never a hot loop', async () => {
+    const key = await harness.createRollout(testRollout({ name: 'exec-f', replicas: 1 }));
+    let n = 0;
+    const restless = (): RolloutPlan => {
+      n += 1;
+      return { actions: [], status: { phase: 'Progressing', message: `pass ${n}` } };
+    };
+    const outcome = await reconcileRollout(key, harness.deps({ planner: restless, maxPasses: 4 }));
+    expect(outcome).toMatchObject({ kind: 'requeue', afterMs: 1_000, stats: { passes: 4, writes: 4 } });
+  });
 });
