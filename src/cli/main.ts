@@ -1,5 +1,6 @@
 // The `rollgate` command line: one subcommand per file under ./commands, registered here.
 import { Command, CommanderError } from 'commander';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { registerAbortCommand } from './commands/abort.ts';
 import { registerDemoCommand } from './commands/demo.ts';
@@ -15,7 +16,11 @@ import { registerSandboxCommand } from './commands/sandbox.ts';
 import { registerValidateCommand } from './commands/validate.ts';
 
 const require = createRequire(import.meta.url);
-const { version } = require('../../package.json') as { version: string };
+// From source the package root is two folders up; from a build (dist/src/cli) it is three.
+const packageJson = ['../../package.json', '../../../package.json'].find((p) =>
+  existsSync(new URL(p, import.meta.url)),
+);
+const { version } = require(packageJson ?? '../../package.json') as { version: string };
 
 /** Exit codes shared by every command: 0 ok, 1 the check failed, 2 the call itself was wrong. */
 export const EXIT_USAGE = 2;
@@ -51,7 +56,12 @@ export async function main(argv: string[]): Promise<number> {
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (err) {
     if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
+      if (
+        err.code === 'commander.helpDisplayed' ||
+        err.code === 'commander.version' ||
+        err.code === 'commander.help'
+      )
+        return 0;
       return EXIT_USAGE;
     }
     process.stderr.write(`rollgate: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -59,7 +69,8 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-const invokedDirectly = process.argv[1] !== undefined && /rollgate(\.js)?$|main\.(ts|js)$/.test(process.argv[1]);
+const invokedDirectly =
+  process.argv[1] !== undefined && /rollgate(\.js)?$|main\.(ts|js)$/.test(process.argv[1]);
 if (invokedDirectly) {
   const code = await main(process.argv);
   process.exitCode = code;
