@@ -258,11 +258,22 @@ export class ControllerLoop {
       [must(registry, 'apps', 'ReplicaSet'), planReplicaSet],
       [must(registry, 'batch', 'Job'), planJob],
     ];
+    const podsByOwner = new Map<string, StoredObject[]>();
+    for (const pod of pods) {
+      const controller = (pod.metadata.ownerReferences ?? []).find((r) => r.controller === true);
+      if (!controller) continue;
+      const list = podsByOwner.get(controller.uid) ?? [];
+      list.push(pod);
+      podsByOwner.set(controller.uid, list);
+    }
     for (const [type, plan] of controllers) {
+      const component = type.kind === 'Job' ? 'job-controller' : 'replicaset-controller';
       for (const owner of store.list(type)) {
         const ns = owner.metadata.namespace ?? '';
         const uid = owner.metadata.uid ?? '';
-        const owned = pods.filter((p) => p.metadata.namespace === ns && ownedBy(p, uid));
+        const owned = (podsByOwner.get(uid) ?? []).filter(
+          (p) => p.metadata.namespace === ns && ownedBy(p, uid),
+        );
         const result = plan(owner as KubeObject, owned as KubeObject[], now, options);
         note(result.nextChangeAt);
         for (const pod of result.create) {
@@ -270,13 +281,21 @@ export class ControllerLoop {
             const spec = (pod.spec ??= {});
             defaultPodSpec(spec);
             spec.nodeName ??= sandboxNodeName;
-            store.create(podType, pod as StoredObject, ns);
+            const created = store.create(podType, pod as StoredObject, ns);
+            this.recordEvent(
+              owner,
+              component,
+              'SuccessfulCreate',
+              `Created pod: ${created.metadata.name ?? ''}`,
+              now,
+            );
             return true;
           });
         }
         for (const podName of result.delete) {
           guard(`${type.kind}-delete-pod`, () => {
             store.delete(podType, ns, podName, { propagationPolicy: 'Background' });
+            this.recordEvent(owner, component, 'SuccessfulDelete', `Deleted pod: ${podName}`, now);
             return true;
           });
         }
@@ -288,6 +307,48 @@ export class ControllerLoop {
         }
       }
     }
+  }
+
+  /** A core/v1 Event about `object`, as the named controller would record it (shown by kubectl describe). */
+  private recordEvent(
+    object: StoredObject,
+    component: string,
+    reason: string,
+    message: string,
+    now: Date,
+  ): void {
+    const { store, registry } = this.deps;
+    const eventType = must(registry, '', 'Event');
+    const at = isoSeconds(now);
+    const meta = object.metadata;
+    // Best effort, like client-go's event recorder: e.g. a terminating namespace refuses new events.
+    if (store.isNamespaceTerminating(meta.namespace ?? 'default')) return;
+    store.create(
+      eventType,
+      {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { generateName: `${meta.name ?? 'object'}.`, namespace: meta.namespace ?? 'default' },
+        involvedObject: {
+          apiVersion: object.apiVersion,
+          kind: object.kind,
+          name: meta.name,
+          namespace: meta.namespace,
+          uid: meta.uid,
+          resourceVersion: meta.resourceVersion,
+        },
+        reason,
+        message,
+        type: 'Normal',
+        source: { component },
+        reportingComponent: component,
+        reportingInstance: '',
+        firstTimestamp: at,
+        lastTimestamp: at,
+        count: 1,
+      },
+      meta.namespace ?? 'default',
+    );
   }
 
   private kubelet(

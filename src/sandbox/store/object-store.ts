@@ -252,6 +252,12 @@ export class ObjectStore {
     return [...this.objects.gcCandidates.values()];
   }
 
+  /** True when the namespace is being deleted (or gone): nothing new may be created in it. */
+  isNamespaceTerminating(namespace: string): boolean {
+    const ns = this.objects.get(`${NAMESPACE_KEY}||${namespace}`);
+    return ns === undefined || ns.metadata.deletionTimestamp !== undefined;
+  }
+
   /** Whether an object with this uid exists. */
   hasUid(uid: string): boolean {
     return this.objects.uids.has(uid);
