@@ -1,5 +1,6 @@
 // Canary analysis end to end: sandbox cluster + a real Prometheus; promoted by good metrics, aborted by bad ones, F4, failing job metric.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatAnalysisRunViews, readAnalysisRunViews } from '../../../src/kube/analysis-run-view.ts';
 import type { RolloutKey } from '../../../src/kube/observed-state-reader.ts';
 import { promoteRollout } from '../../../src/kube/rollout-commands.ts';
 import type { ObservedState } from '../../../src/rollout/index.ts';
@@ -199,6 +200,12 @@ describe('analysis in the running reconciler (sandbox + real Prometheus)', () =>
     const runs = await analysisRunsOf(harness, key);
     expect(runs).toHaveLength(1);
     expect(runs[0]?.metadata.uid).toBe(run?.metadata.uid);
+    // `rollgate status` shows the run, its metric and the inconclusive measurement.
+    const uid = String((paused.rollout.metadata as { uid?: string }).uid);
+    const text = formatAnalysisRunViews(await readAnalysisRunViews(harness.clients, key, uid)).join('\n');
+    expect(text).toMatch(/\(background\)\s+Inconclusive/);
+    expect(text).toMatch(/success-rate\s+Inconclusive/);
+    expect(text).toContain('Inconclusive [0.7]');
 
     // Promote: the pause is cleared and a fresh run (new uid) measures the now-good metric.
     await setSuccessRate('f4', 0.99);
