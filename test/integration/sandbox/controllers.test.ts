@@ -74,6 +74,13 @@ describe('ReplicaSet controller and kubelet', () => {
       availableReplicas: 3,
       observedGeneration: 1,
     });
+    const events = await core.listNamespacedEvent({
+      namespace: 'default',
+      fieldSelector: 'involvedObject.name=web',
+    });
+    const created = events.items.filter((e) => e.reason === 'SuccessfulCreate').map((e) => e.message ?? '');
+    expect(created).toHaveLength(3);
+    for (const message of created) expect(message).toMatch(/^Created pod: web-[a-z0-9]{5}$/);
   });
 
   it('scales down when replicas are lowered', async () => {
