@@ -101,7 +101,8 @@ function clampCount(n: number): number {
  *
  * Targets: canary = ⌈replicas·weight/100⌉, stable = ⌈replicas·(100−weight)/100⌉ (so weight 0 → no canary
  * pods, 100 → all pods canary and none stable, and anything in between keeps at least one pod of each),
- * raised to minPodsPerReplicaSet for a ReplicaSet that runs at all, then fitted under the surge ceiling.
+ * raised to minPodsPerReplicaSet for a ReplicaSet that runs at all, the stable raised so both together
+ * reach the availability floor (a setCanaryScale can ask for fewer), then fitted under the surge ceiling.
  *
  * The next move from `current`: scale-ups only into the room under the ceiling (stable first, it is what
  * users fall back to), scale-downs only of unavailable pods plus the available pods above the floor (old
@@ -128,6 +129,9 @@ export function canaryReplicaCounts(input: CanaryReplicaCountsInput): CanaryRepl
   const minPods = Math.min(clampCount(input.minPodsPerReplicaSet ?? 0), replicas);
   if (canaryTarget > 0) canaryTarget = Math.max(canaryTarget, minPods);
   if (stableTarget > 0) stableTarget = Math.max(stableTarget, minPods);
+  // A setCanaryScale can leave the two targets short of the floor: the stable makes up the difference,
+  // or the floor would forbid ever reaching them.
+  stableTarget = Math.max(stableTarget, Math.min(replicas, floor - canaryTarget));
   if (canaryTarget > ceiling) canaryTarget = ceiling;
   if (canaryTarget + stableTarget > ceiling) stableTarget = Math.max(0, ceiling - canaryTarget);
 

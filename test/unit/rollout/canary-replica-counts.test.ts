@@ -209,6 +209,18 @@ describe('canaryReplicaCounts options', () => {
     expect(result.target).toEqual({ canary: 2, stable: 4 });
   });
 
+  it('a setCanaryScale below the weight never leaves the targets under the availability floor', () => {
+    const result = canaryReplicaCounts({
+      replicas: 4,
+      weight: 50,
+      budget: { maxSurge: 2, maxUnavailable: 0 },
+      canaryScale: { replicas: 1 },
+      current: { canary: { replicas: 1, available: 1 }, stable: { replicas: 3, available: 3 } },
+    });
+    expect(result.target).toEqual({ canary: 1, stable: 3 });
+    expect(result.next).toEqual({ canary: 1, stable: 3, others: [] });
+  });
+
   it('holdCanary keeps canary pods during an abort delay while the stable grows into free room', () => {
     const result = canaryReplicaCounts({
       replicas: 4,
