@@ -1,8 +1,9 @@
-// Conformance: ownerReferences garbage collection (background, foreground, orphan) and finalizers.
+// Conformance: ownerReferences garbage collection (background, foreground, orphan), finalizers and namespace deletion.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectConformanceCluster,
   configMap,
+  failure,
   replicaSet,
   type ConformanceCluster,
 } from './support/conformance-cluster.ts';
@@ -111,5 +112,34 @@ describe('finalizers', () => {
       body: [{ op: 'remove', path: '/metadata/finalizers' }],
     });
     expect(await exists('fin')).toBe(false);
+  });
+});
+
+describe('namespaces', () => {
+  it('deletes a namespace with its objects', async () => {
+    const name = `${cluster.namespace}-x`;
+    await cluster.core.createNamespace({ body: { metadata: { name } } });
+    await cluster.core.createNamespacedConfigMap({ namespace: name, body: { metadata: { name: 'inside' } } });
+    await cluster.core.deleteNamespace({ name });
+    await cluster.eventually(async () => {
+      const gone = await cluster.core.readNamespace({ name }).then(
+        () => false,
+        (err: { code?: number }) => err.code === 404,
+      );
+      return gone ? true : undefined;
+    }, 60_000);
+    const { code } = await failure(cluster.core.readNamespacedConfigMap({ name: 'inside', namespace: name }));
+    expect(code).toBe(404);
+  });
+
+  it('refuses objects in a namespace that does not exist', async () => {
+    const { code, status } = await failure(
+      cluster.core.createNamespacedConfigMap({
+        namespace: `${cluster.namespace}-absent`,
+        body: { metadata: { name: 'x' } },
+      }),
+    );
+    expect(code).toBe(404);
+    expect(status.message).toBe(`namespaces "${cluster.namespace}-absent" not found`);
   });
 });
