@@ -1,6 +1,6 @@
 // `rollgate demo`: Redis, a sandbox cluster, a served Git repository and a whole Rollgate, driven through a scripted canary story.
 import { createHmac, randomBytes } from 'node:crypto';
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -37,8 +37,15 @@ export const DEMO_IMAGES = {
 /** The Rollout the demo drives (examples/demo/rollout.yaml). */
 export const DEMO_ROLLOUT = { namespace: 'default', name: 'demo' } as const;
 
-/** The seed folder shipped with the project: examples/demo/. */
-export const DEFAULT_SEED_DIR = fileURLToPath(new URL('../../examples/demo/', import.meta.url));
+/**
+ * The seed folder shipped with the project, examples/demo/: two levels up from src/demo when run from
+ * source, three from dist/src/demo when built.
+ */
+export const DEFAULT_SEED_DIR =
+  ['../../examples/demo/', '../../../examples/demo/']
+    .map((relative) => fileURLToPath(new URL(relative, import.meta.url)))
+    .find((dir) => existsSync(join(dir, 'rollout.yaml'))) ??
+  fileURLToPath(new URL('../../examples/demo/', import.meta.url));
 
 /** Where the demo writes what it prints. */
 export interface DemoOutput {
@@ -563,6 +570,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     for (const scenario of [firstSync, canaryWalk, supersede, abortOnPullFailure]) {
       if (options.signal?.aborted) break;
       const outcome = await scenario(ctx);
+      // Cut short by Ctrl-C: not an outcome, so not reported as a miss.
+      if (options.signal?.aborted && !outcome.ok) break;
       scenarios.push(outcome);
       out.write(`  ${outcome.ok ? '✔' : '✘'} ${outcome.name}: ${outcome.detail}\n`);
       // Each scenario builds on the one before; after a miss the rest would only fail for that reason.
@@ -572,7 +581,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     printSummary(ctx, scenarios, durationMs);
     if (options.signal?.aborted) out.write('  interrupted: the story did not finish\n');
     const keepRunning = options.keepRunningUntil !== undefined && !options.signal?.aborted;
-    printHowToContinue(ctx, kubeconfigPath, logPath, keepRunning);
+    if (!options.signal?.aborted) printHowToContinue(ctx, kubeconfigPath, logPath, keepRunning);
     if (keepRunning) await options.keepRunningUntil;
     result = {
       ok: scenarios.length === 4 && scenarios.every((s) => s.ok),

@@ -64,8 +64,13 @@ export function registerDemoCommand(program: Command): void {
           signal: interrupt.signal,
           ...(keepRunning ? { keepRunningUntil: stopped } : {}),
         });
+        const interrupted = !result.ok && interrupt.signal.aborted;
         process.stdout.write(
-          result.ok ? 'demo finished: every scenario as expected\n' : 'demo FAILED: see above\n',
+          result.ok
+            ? 'demo finished: every scenario as expected\n'
+            : interrupted
+              ? 'demo interrupted before the story finished\n'
+              : 'demo FAILED: a scenario missed its expected outcome (see above)\n',
         );
         process.exitCode = result.ok ? 0 : 1;
       } catch (err) {
