@@ -17,7 +17,9 @@ interface SandboxCommandOptions {
   token?: string;
 }
 
+/** A usage error: said on stderr (main() only maps the code), exit code 2. */
 function usage(message: string): CommanderError {
+  process.stderr.write(`rollgate sandbox: ${message}\n`);
   return new CommanderError(2, 'rollgate.usage', message);
 }
 

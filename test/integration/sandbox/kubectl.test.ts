@@ -296,3 +296,21 @@ spec:
     expect(code).toBe(0);
   });
 });
+
+describe('rollgate sandbox usage errors', () => {
+  it('exits 2 and says why for an out-of-range flag', async () => {
+    const result = await run(process.execPath, [
+      'bin/rollgate.js',
+      'sandbox',
+      '--conflict-rate',
+      '2',
+      '--kubeconfig',
+      join(dir, 'unused'),
+    ]).then(
+      () => ({ code: 0, stderr: '' }),
+      (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--conflict-rate must be a number between 0 and 1');
+  });
+});
