@@ -7,6 +7,7 @@ import { createDefaultMetricProviders } from '../analysis/providers/index.ts';
 import type { MetricProviderRegistry } from '../analysis/providers/metric-provider.ts';
 import type { Clock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
+import { ROLLOUT_NAME_LABEL } from '../rollout/rollout-action.ts';
 import { analysisRunSchema, type AnalysisRun } from '../spec/analysis.ts';
 import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
 import type { KubeClients } from './client.ts';
@@ -57,7 +58,8 @@ function earliest(a: number | undefined, b: number | undefined): number | undefi
 }
 
 /**
- * Reconciles every unfinished AnalysisRun owned (ownerReference uid) by the rollout `key`: takes the
+ * Reconciles every unfinished AnalysisRun of the rollout `key` (labelled `rollgate.dev/rollout=<name>`,
+ * as the executor creates them, and owned by the rollout's uid): takes the
  * due measurements through the providers (`reconcileAnalysisRun`), then replaces the run's `status`
  * through the /status subresource carrying the resourceVersion it read, so a concurrent change makes
  * the write fail with 409 instead of being overwritten (the run is simply measured again on the next
@@ -91,6 +93,8 @@ export async function reconcileAnalysisRuns(
         version: VERSION,
         namespace: key.namespace,
         plural: PLURAL,
+        // Narrows the list on the server; ownership is still decided by the ownerReference uid below.
+        labelSelector: `${ROLLOUT_NAME_LABEL}=${key.name}`,
       }),
     )) as { items?: unknown[] };
     items = list.items ?? [];

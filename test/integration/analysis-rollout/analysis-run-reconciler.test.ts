@@ -71,6 +71,8 @@ describe('reconcileAnalysisRuns against the sandbox', () => {
         kind: 'AnalysisRun',
         metadata: {
           name,
+          // As the executor labels runs; `foreign` below carries it too, so ownership alone must exclude it.
+          labels: { 'rollgate.dev/rollout': 'owner' },
           ownerReferences: [
             {
               apiVersion: ROLLGATE_API_VERSION,
