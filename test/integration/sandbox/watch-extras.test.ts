@@ -1,5 +1,5 @@
-// Sandbox-only watch behaviours: bookmarks at a configurable interval and timeoutSeconds.
-import { CoreV1Api } from '@kubernetes/client-node';
+// Sandbox-only watch behaviours: bookmarks, timeoutSeconds, and a client-node informer surviving drops and 410s.
+import { CoreV1Api, makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { recordWatch } from '../../conformance/support/watch-recorder.ts';
@@ -42,5 +42,47 @@ describe('watch extras', () => {
     await watch.ended;
     expect(watch.events.filter((e) => e.type === 'BOOKMARK')).toEqual([]);
     expect(watch.events.map((e) => e.type)).toEqual(['ADDED']);
+  });
+});
+
+describe('client-node informer', () => {
+  it('keeps its cache right through dropped watches and an expired resourceVersion', async () => {
+    const own = await startSandbox({});
+    try {
+      const core = own.kubeConfig.makeApiClient(CoreV1Api);
+      const informer = makeInformer<V1ConfigMap>(
+        own.kubeConfig,
+        '/api/v1/namespaces/default/configmaps',
+        () => core.listNamespacedConfigMap({ namespace: 'default' }),
+      );
+      const seen: string[] = [];
+      informer.on('add', (o) => seen.push(`add ${o.metadata?.name ?? ''}`));
+      informer.on('update', (o) => seen.push(`update ${o.metadata?.name ?? ''}`));
+      informer.on('delete', (o) => seen.push(`delete ${o.metadata?.name ?? ''}`));
+      await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'a' } } });
+      await informer.start();
+      await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'b' } } });
+      await core.patchNamespacedConfigMap({
+        name: 'b',
+        namespace: 'default',
+        body: [{ op: 'add', path: '/data', value: { x: '1' } }],
+      });
+      await core.deleteNamespacedConfigMap({ name: 'a', namespace: 'default' });
+      own.faults.watchDropAfterEvents = 1;
+      await fetch(`${own.url}/sandbox/compact`, { method: 'POST' });
+      await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'c' } } });
+      const deadline = Date.now() + 5000;
+      while (!seen.includes('add c') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await informer.stop();
+      expect(seen).toEqual(['add a', 'add b', 'update b', 'delete a', 'add c']);
+      expect(
+        informer
+          .list()
+          .map((o) => o.metadata?.name)
+          .sort(),
+      ).toEqual(['b', 'c']);
+    } finally {
+      await own.stop();
+    }
   });
 });
