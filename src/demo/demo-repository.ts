@@ -1,5 +1,6 @@
 // The demo's Git side: a bare repository served over smart HTTP, and a work clone committed to with the real git CLI.
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,9 +72,12 @@ export async function createDemoRepository(options: CreateDemoRepositoryOptions)
   const workDir = join(options.dir, 'work');
   await mkdir(bareDir, { recursive: true });
   await git(bareDir, ['init', '--bare', '--quiet', '--initial-branch=main']);
+  // Ask git where its helpers live (Debian: /usr/lib/git-core; macOS and others differ).
+  const httpBackend = join(await git(options.dir, ['--exec-path']), 'git-http-backend');
   const server: GitServer = await serveGitRepositories({
     root: reposDir,
     receivePack: true,
+    ...(existsSync(httpBackend) ? { httpBackend } : {}),
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
   });
