@@ -36,7 +36,7 @@ describe('watch extras', () => {
     const core = sandbox.kubeConfig.makeApiClient(CoreV1Api);
     await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'nb' } } });
     const watch = await recordWatch(sandbox.kubeConfig, '/api/v1/namespaces/default/configmaps', {
-      timeoutSeconds: 1,
+      timeoutSeconds: '1',
       fieldSelector: 'metadata.name=nb',
     });
     await watch.ended;
