@@ -23,7 +23,10 @@ beforeAll(async () => {
           name: 'v1',
           served: true,
           storage: true,
-          subresources: { status: {} },
+          subresources: {
+            status: {},
+            scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
+          },
           schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
         },
       ],
@@ -161,5 +164,44 @@ describe('status subresource of a built-in kind', () => {
       body: { ...settled, status: { replicas: 42 } },
     });
     expect(replaced.status?.replicas).toBe(0);
+  });
+});
+
+describe('scale subresource of a custom resource', () => {
+  it('reads and writes spec replicas through /scale', async () => {
+    await cluster.custom.createNamespacedCustomObject({
+      group,
+      version: 'v1',
+      namespace: cluster.namespace,
+      plural: 'gadgets',
+      body: { ...gadget('scaled'), spec: { replicas: 2 } },
+    });
+    const before = (await cluster.custom.getNamespacedCustomObjectScale({
+      group,
+      version: 'v1',
+      namespace: cluster.namespace,
+      plural: 'gadgets',
+      name: 'scaled',
+    })) as { kind: string; spec: { replicas: number } };
+    expect(before).toMatchObject({ kind: 'Scale', spec: { replicas: 2 } });
+    await cluster.custom.patchNamespacedCustomObjectScale(
+      {
+        group,
+        version: 'v1',
+        namespace: cluster.namespace,
+        plural: 'gadgets',
+        name: 'scaled',
+        body: { spec: { replicas: 5 } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    const live = (await cluster.custom.getNamespacedCustomObject({
+      group,
+      version: 'v1',
+      namespace: cluster.namespace,
+      plural: 'gadgets',
+      name: 'scaled',
+    })) as { spec: { replicas: number } };
+    expect(live.spec.replicas).toBe(5);
   });
 });
