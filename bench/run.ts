@@ -21,7 +21,7 @@ const files = readdirSync(here)
   .filter((f) => only.length === 0 || only.some((o) => f.startsWith(o)))
   .sort();
 
-const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 **30)} GiB, Node ${process.version}`;
+const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 const date = new Date().toISOString().slice(0, 10);
 const sections: string[] = [];
 let failed = false;
@@ -34,10 +34,14 @@ for (const file of files) {
     const results = await mod.run();
     process.stdout.write('done\n');
     const rows = results.map(
-      (r) => `| ${r.name} | ${Number.isInteger(r.value) ? r.value : r.value.toFixed(2)} ${r.unit} | ${r.goal ?? ''} | ${r.notes ?? ''} |`,
+      (r) =>
+        `| ${r.name} | ${Number.isInteger(r.value) ? r.value : r.value.toFixed(2)} ${r.unit} | ${r.goal ?? ''} | ${r.notes ?? ''} |`,
     );
-    for (const r of results) console.log(`  ${r.name}: ${r.value} ${r.unit}${r.goal ? ` (goal ${r.goal})` : ''}`);
-    sections.push(`### ${name}\n\n| measure | result | goal | notes |\n|---|---|---|---|\n${rows.join('\n')}\n`);
+    for (const r of results)
+      console.log(`  ${r.name}: ${r.value} ${r.unit}${r.goal ? ` (goal ${r.goal})` : ''}`);
+    sections.push(
+      `### ${name}\n\n| measure | result | goal | notes |\n|---|---|---|---|\n${rows.join('\n')}\n`,
+    );
   } catch (err) {
     failed = true;
     process.stdout.write(`failed: ${(err as Error).stack ?? String(err)}\n`);
@@ -46,7 +50,8 @@ for (const file of files) {
 }
 
 const target = join(root, 'docs', 'BENCHMARKS.md');
-const header = '# Benchmarks\n\nProduced by `npm run bench` (bench/*.bench.ts). Newest run first; older runs are kept below it.\n';
+const header =
+  '# Benchmarks\n\nProduced by `npm run bench` (bench/*.bench.ts). Newest run first; older runs are kept below it.\n';
 const previous = existsSync(target) ? readFileSync(target, 'utf8').replace(header, '') : '';
 const run = `\n## ${date} — ${machine}\n\n${sections.join('\n')}`;
 if (only.length === 0) writeFileSync(target, `${header}${run}${previous}`);

@@ -62,6 +62,8 @@ export async function main(argv: string[]): Promise<number> {
         err.code === 'commander.help'
       )
         return 0;
+      // Commander prints its own parse errors; a usage error raised by a command's action is ours to print.
+      if (!err.code.startsWith('commander.')) process.stderr.write(`rollgate: ${err.message}\n`);
       return EXIT_USAGE;
     }
     process.stderr.write(`rollgate: ${err instanceof Error ? err.message : String(err)}\n`);
