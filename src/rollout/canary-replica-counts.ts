@@ -108,7 +108,6 @@ function clampCount(n: number): number {
  * users fall back to), scale-downs only of unavailable pods plus the available pods above the floor (old
  * ReplicaSets first, then canary, then stable). Both can be applied together: pods never exceed
  * max(ceiling, current total) and available pods never drop below min(floor, currently available).
- * A stable none of whose pods is available gives its pods up to a canary that needs the room.
  */
 export function canaryReplicaCounts(input: CanaryReplicaCountsInput): CanaryReplicaCounts {
   const replicas = clampCount(input.replicas);
@@ -147,15 +146,7 @@ export function canaryReplicaCounts(input: CanaryReplicaCountsInput): CanaryRepl
   let room = Math.max(0, ceiling - total);
   let nextStable = stable.replicas;
   let nextCanary = canary.replicas;
-  // A stable with pods but none available serves nothing: it does not grow while the canary needs room,
-  // and its (unavailable) pods give way to the canary, or the rollout could never leave a broken stable.
-  const stableBroken = stable.replicas > 0 && stable.available === 0 && canaryTarget > canary.replicas;
-  let evicted = 0;
-  if (stableBroken && room < canaryTarget - canary.replicas) {
-    evicted = Math.min(stable.replicas, canaryTarget - canary.replicas - room);
-    room += evicted;
-  }
-  if (stableTarget > nextStable && !stableBroken) {
+  if (stableTarget > nextStable) {
     const add = Math.min(stableTarget - nextStable, room);
     nextStable += add;
     room -= add;
@@ -176,7 +167,6 @@ export function canaryReplicaCounts(input: CanaryReplicaCountsInput): CanaryRepl
   const nextOthers = others.map((other) => (other.scaleDown ? shrink(other, 0) : other.replicas));
   if (!input.holdCanary && canaryTarget < canary.replicas) nextCanary = shrink(canary, canaryTarget);
   if (stableTarget < stable.replicas) nextStable = shrink(stable, stableTarget);
-  if (evicted > 0) nextStable = Math.min(nextStable, stable.replicas - evicted);
 
   return {
     target: { canary: canaryTarget, stable: stableTarget },

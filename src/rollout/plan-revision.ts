@@ -9,10 +9,7 @@ export interface Revision {
   hash: string;
   /** The ReplicaSet of `hash`, if it exists (adopted when several carry the hash: the `<rollout>-<hash>` one first). */
   current?: ObservedReplicaSet;
-  /**
-   * status.stableRS when its ReplicaSet still exists; else the serving ReplicaSet with most available pods;
-   * absent when nothing serves (first deploy: the current revision becomes stable at once).
-   */
+  /** status.stableRS when its ReplicaSet still exists; otherwise absent (the next revision becomes stable at once). */
   stableHash?: string;
   stable?: ObservedReplicaSet;
   /** Every other ReplicaSet (neither current nor stable), oldest first. */
@@ -21,8 +18,6 @@ export interface Revision {
   newRevision: boolean;
   /** The canary a new template replaced before it completed (status.currentPodHash), if any. */
   supersededHash?: string;
-  /** status.stableRS was unusable and the stable was taken to be the serving ReplicaSet with most available pods. */
-  stableInferred: boolean;
 }
 
 /** Name of the ReplicaSet for a revision: `<rollout>-<hash>`. */
@@ -62,35 +57,13 @@ export function planRevision(context: RolloutContext): Revision {
             sets.filter((rs) => rs.podTemplateHash === stableHashInStatus),
             replicaSetName(name, stableHashInStatus),
           );
-  let stableHash = stable !== undefined ? stableHashInStatus : undefined;
-  let inferredStable: ObservedReplicaSet | undefined;
-  if (stable === undefined) {
-    // No usable stableRS in status (never written, lost, or its ReplicaSet is gone): if another revision
-    // still serves (has available pods), it is the stable one, so the current revision goes through its
-    // steps instead of replacing everything at once. Only with nothing serving is it a first deploy.
-    inferredStable = sets
-      .filter(
-        (rs) => rs.podTemplateHash !== hash && rs.podTemplateHash !== '' && rs.status.availableReplicas > 0,
-      )
-      .sort((a, b) => b.status.availableReplicas - a.status.availableReplicas || byCreation(b, a))[0];
-    stableHash = inferredStable?.podTemplateHash;
-  }
-  const stableSet = stable ?? inferredStable;
-  const others = sets.filter((rs) => rs !== current && rs !== stableSet);
+  const stableHash = stable !== undefined ? stableHashInStatus : undefined;
+  const others = sets.filter((rs) => rs !== current && rs !== stable);
   const previous = status.currentPodHash;
   const newRevision = previous !== hash;
   const supersededHash =
     newRevision && previous !== undefined && previous !== '' && previous !== stableHashInStatus
       ? previous
       : undefined;
-  return {
-    hash,
-    current,
-    stableHash,
-    stable: stableSet,
-    others,
-    newRevision,
-    supersededHash,
-    stableInferred: inferredStable !== undefined,
-  };
+  return { hash, current, stableHash, stable, others, newRevision, supersededHash };
 }

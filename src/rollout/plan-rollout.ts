@@ -423,15 +423,6 @@ function planCanary(pass: Pass): RolloutPlan {
   const stepRunName = (index: number) => analysisRunName(name, hash, index);
   const findRun = (runName: string) => context.observed.analysisRuns.find((run) => run.name === runName);
 
-  if (revision.stableInferred) {
-    pass.events.push(
-      event(
-        'Warning',
-        'StableRevisionInferred',
-        `status.stableRS was missing or stale; taking serving revision ${stableHash} as stable`,
-      ),
-    );
-  }
   if (revision.newRevision) {
     pass.events.push(
       revision.supersededHash !== undefined
@@ -554,8 +545,7 @@ function planCanary(pass: Pass): RolloutPlan {
           rs !== undefined &&
           rs.replicas === counts.target.canary &&
           honestAvailable >= counts.target.canary &&
-          // A stable that serves nothing cannot hold the steps back (it may have no room to reach its count).
-          (stable.replicas === counts.target.stable || stable.status.availableReplicas === 0) &&
+          stable.replicas === counts.target.stable &&
           trafficIsSet(live, trafficAt(index), routerError);
         if (!settled) break;
       } else if (step.kind === 'pause') {
@@ -684,11 +674,8 @@ function planCanary(pass: Pass): RolloutPlan {
   stopStaleRuns(pass, wanted);
 
   // At most one canary with pods: while a superseded canary drains, the new one holds and the stable
-  // takes the load (weight 0), which is also what frees the availability budget the drain needs. A stable
-  // that cannot serve (none of its pods available) could never free that budget: then the new canary
-  // proceeds at once rather than wedge behind the drain.
-  const stableServes = stable.status.availableReplicas > 0 || replicas === 0;
-  const draining = stableServes && old.some((entry) => entry.due && entry.rs.replicas > 0);
+  // takes the load (weight 0), which is also what frees the availability budget the drain needs.
+  const draining = old.some((entry) => entry.due && entry.rs.replicas > 0);
   const counts = draining ? countsAt(index, { weight: 0, hold: true }) : countsAt(index);
   if (draining) counts.next.canary = Math.min(counts.next.canary, rs?.replicas ?? 0);
   const paused = context.spec.paused || state.pauseConditions.length > 0;
@@ -708,12 +695,6 @@ function planCanary(pass: Pass): RolloutPlan {
   const desired = draining ? { ...trafficAt(index), canaryWeight: 0 } : trafficAt(index);
   const traffic = trafficFor(desired);
   let trafficEmitted = false;
-  // A stable that serves nothing gives its room to the canary: that shrink goes first, in the same pass,
-  // since the canary's growth counts on it (see canaryReplicaCounts).
-  const canaryGrows = counts.next.canary > (rs?.replicas ?? 0);
-  if (canaryGrows && stable.status.availableReplicas === 0 && counts.next.stable < stable.replicas) {
-    actions.push(scale(stable, counts.next.stable));
-  }
   if (rs === undefined) {
     actions.push(createReplicaSet(context, hash, counts.next.canary));
     pass.events.push(event('Normal', 'ReplicaSetCreated', `Created canary ReplicaSet ${rsName}`));

@@ -221,20 +221,6 @@ describe('canaryReplicaCounts options', () => {
     expect(result.next).toEqual({ canary: 1, stable: 3, others: [] });
   });
 
-  it('a stable with no available pod gives way to a canary that needs room', () => {
-    const result = canaryReplicaCounts({
-      replicas: 4,
-      weight: 20,
-      budget: { maxSurge: 1, maxUnavailable: 0 },
-      current: {
-        canary: { replicas: 0, available: 0 },
-        stable: { replicas: 4, available: 0 },
-        others: [{ replicas: 1, available: 1, scaleDown: true }],
-      },
-    });
-    expect(result.next).toEqual({ canary: 1, stable: 3, others: [1] });
-  });
-
   it('holdCanary keeps canary pods during an abort delay while the stable grows into free room', () => {
     const result = canaryReplicaCounts({
       replicas: 4,
