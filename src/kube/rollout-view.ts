@@ -1,4 +1,5 @@
 // A read-only summary of one rollout for humans and scripts: steps, weights, ReplicaSets, failing pods, pauses, analysis.
+import { formatAnalysisRunViews, readAnalysisRunViews, type AnalysisRunView } from './analysis-run-view.ts';
 import type { ObservedState } from '../rollout/index.ts';
 import type { KubeClients } from './client.ts';
 import { ObservedStateReader, type RolloutKey } from './observed-state-reader.ts';
@@ -51,6 +52,8 @@ export interface RolloutView {
   replicaSets: ReplicaSetView[];
   failingPods: FailingPodView[];
   analysisRuns: Array<{ name: string; phase: string; message?: string }>;
+  /** Each run's metrics and last measurements (filled by readRolloutView). */
+  analysisRunDetails?: AnalysisRunView[];
   conditions: Array<{ type: string; status: string; reason?: string; message?: string }>;
 }
 
@@ -175,7 +178,14 @@ export async function readRolloutView(
   key: RolloutKey,
 ): Promise<RolloutView | undefined> {
   const read = await new ObservedStateReader(clients).read(key);
-  return read === undefined ? undefined : buildRolloutView(read.observed);
+  if (read === undefined) return undefined;
+  const view = buildRolloutView(read.observed);
+  view.analysisRunDetails = await readAnalysisRunViews(
+    clients,
+    key,
+    read.observed.rollout.metadata?.uid ?? '',
+  );
+  return view;
 }
 
 /** The view as text, one fact per line, the current step marked with `▶`. */
@@ -221,7 +231,9 @@ export function formatRolloutView(view: RolloutView): string {
       lines.push(`  ${pod.name} ${pod.container}: ${pod.reason}${message}${restarts}`);
     }
   }
-  if (view.analysisRuns.length > 0) {
+  if (view.analysisRunDetails !== undefined) {
+    lines.push(...formatAnalysisRunViews(view.analysisRunDetails));
+  } else if (view.analysisRuns.length > 0) {
     lines.push('AnalysisRuns:');
     for (const run of view.analysisRuns)
       lines.push(`  ${run.name}  ${run.phase}${run.message ? `: ${run.message}` : ''}`);
