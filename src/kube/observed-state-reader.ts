@@ -262,6 +262,9 @@ function toObservedAnalysisRun(item: unknown, rolloutUid: string): ObservedAnaly
     phase,
     labels: stringMap(metadata.labels),
     terminated: spec.terminate === true || final,
+    ...(typeof metadata.creationTimestamp === 'string'
+      ? { creationTimestamp: metadata.creationTimestamp }
+      : {}),
   };
   if (typeof status.message === 'string') run.message = status.message;
   return run;

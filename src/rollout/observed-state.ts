@@ -62,6 +62,8 @@ export interface ObservedAnalysisRun {
   labels: Record<string, string>;
   /** spec.terminate is set (or the run already reached a final phase). */
   terminated: boolean;
+  /** metadata.creationTimestamp (RFC 3339): orders runs for history limits. */
+  creationTimestamp?: string;
 }
 
 /**

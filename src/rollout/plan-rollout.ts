@@ -1,4 +1,5 @@
 // The canary planner: one pure pass from (rollout, observed state, now) to actions, next status and requeue.
+import { planRunHistory } from './plan-run-history.ts';
 import type { PauseCondition, Rollout, RolloutStatus } from '../spec/rollout.ts';
 import {
   canaryReplicaCounts,
@@ -192,7 +193,19 @@ function finish(
   ) {
     pass.wakeAtMs.push(pass.context.now.getTime() + ROUTER_RETRY_MS);
   }
-  const all = [...pass.housekeeping, ...actions, ...pass.events];
+  const collected = immediate
+    ? []
+    : planRunHistory(
+        pass.context.rollout.spec,
+        pass.context.observed.analysisRuns,
+        status.currentPodHash,
+      ).filter(
+        (gc) =>
+          ![...pass.housekeeping, ...actions].some(
+            (a) => a.kind === 'deleteAnalysisRun' && 'name' in gc && a.name === gc.name,
+          ),
+      );
+  const all = [...pass.housekeeping, ...collected, ...actions, ...pass.events];
   const nowMs = pass.context.now.getTime();
   const finalStatus = status.message === '' ? (({ message: _m, ...rest }) => rest)(status) : status;
   if (immediate) return { actions: all, status: finalStatus, requeueAfterMs: 0 };

@@ -107,11 +107,6 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     severity: 'warning',
     reason: 'a rollback goes through the canary steps like any new revision',
   },
-  analysisHistory: {
-    field: 'spec.analysis',
-    severity: 'warning',
-    reason: 'AnalysisRun history limits are not applied yet',
-  },
 } as const satisfies Record<string, UnsupportedRule>;
 
 /** The policy for analysis fields. */
@@ -160,7 +155,6 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
   }
   if (spec['rollbackWindow'] !== undefined)
     report(sink, ['spec', 'rollbackWindow'], 'spec.rollbackWindow', r.rollbackWindow);
-  if (spec['analysis'] !== undefined) report(sink, ['spec', 'analysis'], 'spec.analysis', r.analysisHistory);
   const strategy = spec['strategy'];
   if (!isRecord(strategy)) return;
   if (strategy['blueGreen'] !== undefined)
