@@ -861,7 +861,7 @@ function normalizeMetaTimes(obj: StoredObject): void {
     meta.deletionTimestamp = seconds(meta.deletionTimestamp) as string;
   if (Array.isArray(meta.managedFields)) {
     for (const entry of meta.managedFields) {
-      if (isRecord(entry) && entry.time !== undefined) entry.time = seconds(entry.time);
+      if (entry.time !== undefined) entry.time = seconds(entry.time) as string;
     }
   }
 }

@@ -12,34 +12,10 @@ import type { SeededRandom } from '../random/seeded-random.ts';
 import type { ResourceType } from '../resources/resource-type.ts';
 import { apiVersionOf } from '../resources/resource-type.ts';
 import { deepEqual } from './deep-equal.ts';
+import type { ObjectMeta } from '../controllers/kube-object.ts';
 
-/** Object metadata as stored; unknown keys are kept as given. */
-export interface ObjectMeta {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  deletionGracePeriodSeconds?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences?: OwnerReference[];
-  finalizers?: string[];
-  managedFields?: unknown[];
-  [key: string]: unknown;
-}
-
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
+// One definition of object metadata for the whole sandbox (store, server, controllers, patch engines).
+export type { ObjectMeta, OwnerReference } from '../controllers/kube-object.ts';
 
 /** Any Kubernetes object as the sandbox stores it. */
 export interface StoredObject {
