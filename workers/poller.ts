@@ -20,7 +20,10 @@ import type { Runtime } from './runtime.ts';
 
 export interface RunningPoller {
   queues: RollgateQueues;
-  sources: Map<string, { config: SourceConfig; git: GitSource }>;
+  sources: Map<
+    string,
+    { config: SourceConfig; git: GitSource; deps: SourceSyncDeps & { selfHeal: boolean } }
+  >;
   state: SourceStateStore;
   /** Recreates the poll schedulers and polls every source once (start, Redis emptied). */
   enqueueAll(): Promise<void>;
@@ -69,7 +72,10 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   const withSourceLock = keyedLock();
   const lastDriftCheck = new Map<string, number>();
 
-  const sources = new Map<string, { config: SourceConfig; git: GitSource }>();
+  const sources = new Map<
+    string,
+    { config: SourceConfig; git: GitSource; deps: SourceSyncDeps & { selfHeal: boolean } }
+  >();
   for (const source of config.sources) {
     const auth = resolveSourceAuth(source);
     const git = new GitSource(
@@ -82,27 +88,29 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       },
       { cacheDir, logger: log, clock },
     );
-    sources.set(source.name, { config: source, git });
+    const defaultNamespace = source.namespace ?? config.kubernetes.defaultNamespace;
+    // Built once per source: the applier keeps its API discovery cache between jobs.
+    const deps = {
+      git,
+      applier: new ObjectApplier(runtime.kube.clients.kubeConfig, { source: source.name, defaultNamespace }),
+      state,
+      enqueueReconcile: async (key: { namespace: string; name: string }) => {
+        await queues.reconcile.enqueue(`${key.namespace}/${key.name}`);
+      },
+      events,
+      clock,
+      logger: log.child({ source: source.name }),
+      prune: source.prune,
+      selfHeal: source.selfHeal,
+      defaultNamespace,
+    };
+    sources.set(source.name, { config: source, git, deps });
   }
 
   const depsFor = (name: string): SourceSyncDeps & { selfHeal: boolean } => {
     const entry = sources.get(name);
     if (!entry) throw new Error(`unknown source ${name}`);
-    const defaultNamespace = entry.config.namespace ?? config.kubernetes.defaultNamespace;
-    return {
-      git: entry.git,
-      applier: new ObjectApplier(runtime.kube.clients.kubeConfig, { source: name, defaultNamespace }),
-      state,
-      enqueueReconcile: async (key) => {
-        await queues.reconcile.enqueue(`${key.namespace}/${key.name}`);
-      },
-      events,
-      clock,
-      logger: log.child({ source: name }),
-      prune: entry.config.prune,
-      selfHeal: entry.config.selfHeal,
-      defaultNamespace,
-    };
+    return entry.deps;
   };
 
   const pollWorker: RunningWorker = startWorker(
