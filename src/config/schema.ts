@@ -1,12 +1,15 @@
 // The rollgate configuration schema: one zod definition gives the types, the defaults and the checks.
 import { z } from 'zod';
+import { isDuration, parseDuration } from '../spec/duration.ts';
 
-const durationPattern = /^(\d+(\.\d+)?(ms|s|m|h))+$|^\d+$/;
-/** A Go-style duration as Argo users write it ("30s", "5m", "1h30m") or integer seconds. */
+/**
+ * A poll interval as Argo users write durations ("30s", "5m", "1h30m") or whole seconds: the spec
+ * module's parser decides, so the config accepts exactly what the poller can schedule (and never 0).
+ */
 const durationString = z
   .union([z.string(), z.number().int().nonnegative()])
-  .refine((v) => typeof v === 'number' || durationPattern.test(v), {
-    message: 'must be a duration such as "30s", "5m", "1h" or a whole number of seconds',
+  .refine((v) => isDuration(v) && parseDuration(v) > 0, {
+    message: 'must be a duration above zero such as "30s", "5m", "1h" or a whole number of seconds',
   });
 
 /**

@@ -143,3 +143,16 @@ describe('resolveSecret', () => {
     );
   });
 });
+
+describe('source intervals', () => {
+  it('accepts the durations the poller can schedule and refuses zero or nonsense', () => {
+    const env = (interval: string): Record<string, string> => ({
+      ROLLGATE_SOURCES: JSON.stringify([{ name: 'a', url: 'http://h/a.git', interval }]),
+    });
+    expect(loadConfig({ env: env('1h30m') }).sources[0]?.interval).toBe('1h30m');
+    expect(() => loadConfig({ env: env('0s') })).toThrow(
+      /sources\[0\]\.interval: must be a duration above zero/,
+    );
+    expect(() => loadConfig({ env: env('soon') })).toThrow(/sources\[0\]\.interval/);
+  });
+});
