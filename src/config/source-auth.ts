@@ -1,7 +1,6 @@
 // Turns a source's configured auth (inline, env or file references) into the credentials Git uses.
-import { readFileSync } from 'node:fs';
 import type { SourceConfig } from './schema.ts';
-import { SecretUnavailableError } from './secret-source.ts';
+import { resolveSecret } from './secret-source.ts';
 
 export interface ResolvedSourceAuth {
   username?: string;
@@ -16,24 +15,16 @@ function pick(
   file: string | undefined,
   env: Record<string, string | undefined>,
 ): string | undefined {
-  if (inline !== undefined) return inline;
-  if (envName !== undefined) {
-    const value = env[envName];
-    if (value === undefined || value === '')
-      throw new SecretUnavailableError(what, `environment variable ${envName} is not set`);
-    return value;
-  }
-  if (file !== undefined) {
-    try {
-      return readFileSync(file, 'utf8').trim();
-    } catch (err) {
-      throw new SecretUnavailableError(
-        what,
-        `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
-      );
-    }
-  }
-  return undefined;
+  // Same precedence and errors as webhook secrets: inline, then environment, then file.
+  return resolveSecret(
+    what,
+    {
+      ...(inline !== undefined ? { secret: inline } : {}),
+      ...(envName !== undefined ? { secretEnv: envName } : {}),
+      ...(file !== undefined ? { secretFile: file } : {}),
+    },
+    env,
+  );
 }
 
 /** The credentials of a source, or undefined when it has none. Values are never logged. */

@@ -8,6 +8,7 @@ import {
   loadConfig,
   resolveSecret,
   SecretUnavailableError,
+  resolveSourceAuth,
 } from '../../../src/config/index.ts';
 
 function tempFile(text: string): string {
@@ -154,5 +155,24 @@ describe('source intervals', () => {
       /sources\[0\]\.interval: must be a duration above zero/,
     );
     expect(() => loadConfig({ env: env('soon') })).toThrow(/sources\[0\]\.interval/);
+  });
+});
+
+describe('resolveSourceAuth', () => {
+  it('resolves inline, environment and file credentials, and names what is missing', () => {
+    const file = tempFile('tok-from-file\n');
+    expect(
+      resolveSourceAuth({ name: 'apps', auth: { username: 'git', passwordEnv: 'PW' } }, { PW: 'pw' }),
+    ).toEqual({
+      username: 'git',
+      password: 'pw',
+    });
+    expect(resolveSourceAuth({ name: 'apps', auth: { tokenFile: file } }, {})).toEqual({
+      token: 'tok-from-file',
+    });
+    expect(resolveSourceAuth({ name: 'apps' })).toBeUndefined();
+    expect(() => resolveSourceAuth({ name: 'apps', auth: { tokenEnv: 'NOPE' } }, {})).toThrow(
+      /source apps token is not available: environment variable NOPE is not set/,
+    );
   });
 });
