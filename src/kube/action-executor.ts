@@ -7,7 +7,13 @@ import { SCALE_DOWN_DEADLINE_ANNOTATION, canonicalJson } from '../rollout/index.
 import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../spec/api-version.ts';
 import type { TrafficRouter } from '../traffic/traffic-router.ts';
 import { FIELD_MANAGER, MERGE_PATCH, type KubeClients } from './client.ts';
-import { KubeConflictError, isNotFound, kubeCall, type KubeRequestContext } from './errors.ts';
+import {
+  KubeConflictError,
+  KubeThrottledError,
+  isNotFound,
+  kubeCall,
+  type KubeRequestContext,
+} from './errors.ts';
 import type { EventRecorder } from './event-recorder.ts';
 import type { ObservedRead } from './observed-state-reader.ts';
 import { buildAnalysisRunFromTemplates, type AnalysisRunFactory } from './analysis-run-factory.ts';
@@ -326,6 +332,45 @@ export class ActionExecutor {
           return { kind: action.kind, target: action.name, result: 'deleted' };
         } catch (err) {
           if (isNotFound(err)) return { kind: action.kind, target: action.name, result: 'unchanged' };
+          throw err;
+        }
+      }
+      case 'evictPod': {
+        const request: KubeRequestContext = {
+          verb: 'create',
+          kind: 'Pod',
+          namespace,
+          name: action.name,
+          subresource: 'eviction',
+        };
+        try {
+          await kubeCall(request, () =>
+            clients.core.createNamespacedPodEviction({
+              namespace,
+              name: action.name,
+              body: {
+                apiVersion: 'policy/v1',
+                kind: 'Eviction',
+                metadata: { name: action.name, namespace },
+                ...(action.uid !== undefined
+                  ? { deleteOptions: { preconditions: { uid: action.uid } } }
+                  : {}),
+              },
+            }),
+          );
+          return { kind: action.kind, target: action.name, result: 'deleted' };
+        } catch (err) {
+          // Gone, or replaced by another pod of the same name (uid precondition): nothing left to restart.
+          if (isNotFound(err) || err instanceof KubeConflictError)
+            return { kind: action.kind, target: action.name, result: 'unchanged' };
+          // A PodDisruptionBudget said not now: the restart waits and the pod is tried on a later pass.
+          if (err instanceof KubeThrottledError) {
+            this.deps.logger.info(
+              { rollout: rollout.metadata.name, pod: action.name, reason: err.message },
+              'eviction refused by a disruption budget; restart waits',
+            );
+            return { kind: action.kind, target: action.name, result: 'failed' };
+          }
           throw err;
         }
       }

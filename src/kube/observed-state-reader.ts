@@ -114,11 +114,11 @@ export class ObservedStateReader {
       .map((item) => toObservedReplicaSet(toPlainObject<V1ReplicaSet>(item), uid))
       .filter((rs): rs is ObservedReplicaSet => rs !== undefined);
     const ownedHashes = new Set(replicaSets.map((rs) => rs.podTemplateHash));
-    const pods = podList.items
+    const ownedPods = podList.items
       .map((item) => toPlainObject<V1Pod>(item))
-      .filter((pod) => pod.metadata?.deletionTimestamp === undefined)
-      .map(toObservedPod)
-      .filter((pod) => ownedHashes.has(pod.podTemplateHash));
+      .filter((pod) => ownedHashes.has(pod.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL] ?? ''));
+    const terminating = (pod: V1Pod) => pod.metadata?.deletionTimestamp != null;
+    const pods = ownedPods.filter((pod) => !terminating(pod)).map(toObservedPod);
 
     const observed: ObservedState = {
       rollout: rollout as Rollout,
@@ -126,6 +126,7 @@ export class ObservedStateReader {
       pods,
       services: services.filter((service): service is ObservedService => service !== undefined),
       analysisRuns,
+      terminatingPods: ownedPods.filter(terminating).length,
     };
     return { observed, raw };
   }
@@ -227,6 +228,10 @@ function toObservedPod(pod: V1Pod): ObservedPod {
     phase: pod.status?.phase ?? 'Pending',
     ready,
     containers,
+    ...(pod.metadata?.uid !== undefined ? { uid: pod.metadata.uid } : {}),
+    ...(pod.metadata?.creationTimestamp != null
+      ? { creationTimestamp: String(pod.metadata.creationTimestamp) }
+      : {}),
   };
 }
 

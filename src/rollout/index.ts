@@ -19,6 +19,7 @@ export type {
   AnalysisRunArgumentValue,
   TerminateAnalysisRunAction,
   DeleteAnalysisRunAction,
+  EvictPodAction,
   EmitEventAction,
 } from './rollout-action.ts';
 export {
@@ -31,6 +32,7 @@ export {
 export type { RolloutPlan, PlannedRolloutStatus, ProgressWindow } from './rollout-plan.ts';
 export { podTemplateHash, canonicalJson } from './pod-template-hash.ts';
 export { planRollout, ROUTER_RETRY_MS } from './plan-rollout.ts';
+export { planRestart, RESTART_RECHECK_MS, type RestartInput, type RestartPlan } from './plan-restart.ts';
 export {
   canaryReplicaCounts,
   resolveReplicaBudget,

@@ -41,6 +41,10 @@ export interface ObservedPod {
   phase: string;
   ready: boolean;
   containers: ObservedContainer[];
+  /** metadata.uid: an eviction is conditional on it, so a replacement with the same name is never hit. */
+  uid?: string;
+  /** metadata.creationTimestamp (RFC 3339). A pod without one cannot be shown newer than a restart. */
+  creationTimestamp?: string;
 }
 
 /** A Service named by strategy.canary.canaryService / stableService. */
@@ -76,6 +80,11 @@ export interface ObservedState {
   pods: ObservedPod[];
   services: ObservedService[];
   analysisRuns: ObservedAnalysisRun[];
+  /**
+   * Pods of the rollout's ReplicaSets that are terminating (deletionTimestamp set). They are not in `pods`,
+   * but they are disruptions already in flight: a restart counts them against maxUnavailable.
+   */
+  terminatingPods?: number;
   /** The last traffic-router error, if the last setTrafficWeights failed. Never blocks an abort. */
   traffic?: { error?: string };
 }

@@ -1,4 +1,5 @@
 // The canary planner: one pure pass from (rollout, observed state, now) to actions, next status and requeue.
+import { planRestart } from './plan-restart.ts';
 import { planRunHistory } from './plan-run-history.ts';
 import type { PauseCondition, Rollout, RolloutStatus } from '../spec/rollout.ts';
 import {
@@ -894,6 +895,46 @@ function planAborted(
   return finish(pass, actions, status);
 }
 
+/**
+ * Adds the restart (spec.restartAt) to a pass: evictions go after everything else the pass does and only
+ * when it leaves the ReplicaSets alone, so a restart never competes with a scale for the same budget.
+ */
+function withRestart(pass: Pass, plan: RolloutPlan): RolloutPlan {
+  const { context, revision } = pass;
+  const restart = planRestart({
+    restartAt: context.spec.restartAt,
+    restartedAt: context.status.restartedAt,
+    now: context.now,
+    newRevision: revision.newRevision,
+    replicaSets: [revision.stable, revision.current],
+    pods: context.observed.pods,
+    terminatingPods: context.observed.terminatingPods ?? 0,
+    maxUnavailable: context.budget.maxUnavailable,
+    // A pass that stops right after recording a phase (requeue 0) is followed at once by one that acts.
+    reshaping:
+      plan.requeueAfterMs === 0 ||
+      plan.actions.some(
+        (a) => a.kind === 'createReplicaSet' || a.kind === 'scaleReplicaSet' || a.kind === 'deleteReplicaSet',
+      ),
+  });
+  if (restart.evictions.length === 0 && restart.events.length === 0 && restart.wakeAtMs === undefined)
+    return plan;
+  const events = plan.actions.filter((a) => a.kind === 'emitEvent');
+  const writes = plan.actions.filter((a) => a.kind !== 'emitEvent');
+  const wakeAfterMs =
+    restart.wakeAtMs === undefined ? undefined : Math.max(0, restart.wakeAtMs - context.now.getTime());
+  const requeueAfterMs =
+    wakeAfterMs === undefined
+      ? plan.requeueAfterMs
+      : Math.min(plan.requeueAfterMs ?? Number.POSITIVE_INFINITY, wakeAfterMs);
+  return {
+    actions: [...writes, ...restart.evictions, ...events, ...restart.events],
+    status:
+      restart.restartedAt === undefined ? plan.status : { ...plan.status, restartedAt: restart.restartedAt },
+    ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
+  };
+}
+
 function invalidPlan(rollout: Rollout, error: unknown, now: Date, reason: string): RolloutPlan {
   const message = error instanceof Error ? error.message : String(error);
   const live: RolloutStatus = rollout?.status ?? {};
@@ -937,7 +978,7 @@ export function planRollout(rollout: Rollout, observed: ObservedState, now: Date
         ? planPromoted(pass)
         : planCanary(pass);
     assertDeadlineAnnotations(plan.actions);
-    return plan;
+    return withRestart(pass, plan);
   } catch (error) {
     return invalidPlan(
       rollout,

@@ -96,6 +96,18 @@ export interface DeleteAnalysisRunAction {
   name: string;
 }
 
+/**
+ * Evict a pod (policy/v1 Eviction, so PodDisruptionBudgets are honoured) for a restart (spec.restartAt);
+ * its ReplicaSet replaces it. Conditional on `uid`. A refusal by a disruption budget is not an error: the
+ * pod is tried again on a later pass.
+ */
+export interface EvictPodAction {
+  kind: 'evictPod';
+  name: string;
+  uid?: string;
+  podTemplateHash: string;
+}
+
 /** A Kubernetes Event on the Rollout; the executor deduplicates by reason + message. */
 export interface EmitEventAction {
   kind: 'emitEvent';
@@ -114,4 +126,5 @@ export type RolloutAction =
   | CreateAnalysisRunAction
   | TerminateAnalysisRunAction
   | DeleteAnalysisRunAction
+  | EvictPodAction
   | EmitEventAction;

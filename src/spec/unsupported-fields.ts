@@ -91,11 +91,6 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     severity: 'warning',
     reason: 'the labels/annotations are not added to AnalysisRuns yet',
   },
-  restartAt: {
-    field: 'spec.restartAt',
-    severity: 'warning',
-    reason: 'pods are not restarted yet',
-  },
   matchExpressions: {
     field: 'spec.selector.matchExpressions',
     severity: 'warning',
@@ -139,7 +134,6 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
   if (!isRecord(spec)) return;
   if (spec['workloadRef'] !== undefined)
     report(sink, ['spec', 'workloadRef'], 'spec.workloadRef', r.workloadRef);
-  if (spec['restartAt'] !== undefined) report(sink, ['spec', 'restartAt'], 'spec.restartAt', r.restartAt);
   const selector = spec['selector'];
   if (
     isRecord(selector) &&

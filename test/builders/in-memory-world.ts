@@ -105,7 +105,15 @@ export class InMemoryWorld {
       container.restartCount = Math.floor(age / (behaviour.upMs + behaviour.downMs));
       if (!ready) container.waitingReason = 'CrashLoopBackOff';
     }
-    return { name: pod.name, podTemplateHash: pod.hash, phase: 'Running', ready, containers: [container] };
+    return {
+      name: pod.name,
+      uid: `uid-${pod.name}`,
+      creationTimestamp: new Date(pod.createdAt).toISOString(),
+      podTemplateHash: pod.hash,
+      phase: 'Running',
+      ready,
+      containers: [container],
+    };
   }
 
   /** The ReplicaSet controller: pods follow spec.replicas (unready pods are removed first). */
@@ -233,6 +241,10 @@ export class InMemoryWorld {
         case 'deleteAnalysisRun':
           this.runs.delete(action.name);
           break;
+        case 'evictPod':
+          // The ReplicaSet replaces the pod on the next sync, with a fresh creation time.
+          for (const set of this.sets.values()) set.pods = set.pods.filter((pod) => pod.name !== action.name);
+          break;
         case 'emitEvent':
           this.events.push({ type: action.type, reason: action.reason, message: action.message });
           break;
@@ -262,6 +274,22 @@ export class InMemoryWorld {
       metadata: { ...this.rollout.metadata, generation: (this.rollout.metadata.generation ?? 1) + 1 },
       spec,
     };
+  }
+
+  /** Changes spec fields other than the template (restartAt, paused, …), as `kubectl patch` would. */
+  patchSpec(fields: Partial<Rollout['spec']>): void {
+    this.rollout = {
+      ...this.rollout,
+      metadata: { ...this.rollout.metadata, generation: (this.rollout.metadata.generation ?? 1) + 1 },
+      spec: { ...structuredClone(this.rollout.spec), ...structuredClone(fields) },
+    };
+  }
+
+  /** Creation times (ms) of every pod, by ReplicaSet hash. */
+  podAges(): Array<{ hash: string; name: string; createdAt: number }> {
+    return [...this.sets.values()].flatMap((set) =>
+      set.pods.map((pod) => ({ hash: pod.hash, name: pod.name, createdAt: pod.createdAt })),
+    );
   }
 
   /** Patches status as the CLI does (promote, abort, retry). */
