@@ -55,6 +55,29 @@ export interface RolloutView {
   /** Each run's metrics and last measurements (filled by readRolloutView). */
   analysisRunDetails?: AnalysisRunView[];
   conditions: Array<{ type: string; status: string; reason?: string; message?: string }>;
+  /** spec.restartAt and how far the restart got (absent when no restart was ever asked for). */
+  restart?: RestartView;
+}
+
+/** A restart as shown: `pending` until every stable/canary pod is newer than `restartAt`, then `done`. */
+export interface RestartView {
+  restartAt: string;
+  state: 'pending' | 'done';
+  /** Stable and canary pods created before restartAt. */
+  podsToRestart: number;
+}
+
+function restartView(observed: ObservedState): RestartView | undefined {
+  const { spec, status } = observed.rollout;
+  const restartAt = spec.restartAt;
+  if (restartAt === undefined) return undefined;
+  const atMs = Date.parse(restartAt);
+  const doneMs = Date.parse(status?.restartedAt ?? '');
+  const current = new Set([status?.stableRS, status?.currentPodHash]);
+  const podsToRestart = observed.pods.filter(
+    (pod) => current.has(pod.podTemplateHash) && !(Date.parse(pod.creationTimestamp ?? '') >= atMs),
+  ).length;
+  return { restartAt, state: doneMs >= atMs ? 'done' : 'pending', podsToRestart };
 }
 
 function describeStep(step: Record<string, unknown>): string {
@@ -169,6 +192,8 @@ export function buildRolloutView(observed: ObservedState): RolloutView {
   if (currentStepIndex !== undefined) view.currentStepIndex = currentStepIndex;
   if (status.stableRS) view.stableRS = status.stableRS;
   if (status.currentPodHash) view.currentPodHash = status.currentPodHash;
+  const restart = restartView(observed);
+  if (restart !== undefined) view.restart = restart;
   return view;
 }
 
@@ -208,6 +233,14 @@ export function formatRolloutView(view: RolloutView): string {
       const mark = step.state === 'current' ? '▶' : step.state === 'done' ? '✔' : ' ';
       lines.push(`  ${mark} ${step.index}: ${step.description}`);
     }
+  }
+  if (view.restart !== undefined) {
+    const { restartAt, state, podsToRestart } = view.restart;
+    lines.push(
+      state === 'done'
+        ? `Restart:    done (every pod created after ${restartAt})`
+        : `Restart:    pods created before ${restartAt} are being replaced (${podsToRestart} left)`,
+    );
   }
   if (view.pauseConditions.length > 0) {
     lines.push('Paused:');

@@ -121,4 +121,27 @@ describe('buildRolloutView', () => {
     expect(text).toContain('web-old  old     ready 0/0  available 0  scale-down at 2026-01-01T00:01:00Z');
     expect(text).toContain('web-bbb-2  Running');
   });
+
+  it('shows a restart: how many stable and canary pods are still older than restartAt, then done', () => {
+    const state = observed();
+    state.rollout.spec.restartAt = '2026-01-01T00:05:00Z';
+    state.pods = state.pods.map((pod, index) => ({
+      ...pod,
+      creationTimestamp: index === 0 ? '2026-01-01T00:06:00Z' : '2026-01-01T00:01:00Z',
+    }));
+    const pending = buildRolloutView(state);
+    expect(pending.restart).toEqual({
+      restartAt: '2026-01-01T00:05:00Z',
+      state: 'pending',
+      podsToRestart: 1,
+    });
+    expect(formatRolloutView(pending)).toContain(
+      'Restart:    pods created before 2026-01-01T00:05:00Z are being replaced (1 left)',
+    );
+    state.rollout.status = { ...state.rollout.status, restartedAt: '2026-01-01T00:05:00Z' };
+    expect(formatRolloutView(buildRolloutView(state))).toContain(
+      'Restart:    done (every pod created after 2026-01-01T00:05:00Z)',
+    );
+    expect(buildRolloutView(observed()).restart).toBeUndefined();
+  });
 });
