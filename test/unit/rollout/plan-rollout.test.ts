@@ -7,7 +7,7 @@ import {
   type RolloutAction,
   type RolloutPlan,
 } from '../../../src/rollout/index.ts';
-import { aPod, anObservedState } from '../../builders/observed-state-builder.ts';
+import { aPod, anObservedState, type ReplicaSetOptions } from '../../builders/observed-state-builder.ts';
 import { aRollout, hashOf } from '../../builders/rollout-builder.ts';
 import type { Rollout } from '../../../src/spec/rollout.ts';
 
@@ -25,11 +25,23 @@ const weights = (canary: number, canaryImage: string, stableImage = 'app:1') => 
   canary: { weight: canary, podTemplateHash: hashOf(canaryImage) },
   stable: { weight: 100 - canary, podTemplateHash: hashOf(stableImage) },
 });
+/** A rollout of `replicas` pods whose template moves from app:1 to app:2. */
+const anUpdate = (replicas: number) => aRollout().withReplicas(replicas).withImage('app:2');
+/** What the planner sees of `rollout`: one ReplicaSet per image, given as replicas or full options. */
+const observedWith = (rollout: Rollout, replicaSets: Record<string, number | ReplicaSetOptions>) => {
+  const observed = anObservedState(rollout);
+  for (const [image, options] of Object.entries(replicaSets))
+    observed.withReplicaSet(image, typeof options === 'number' ? { replicas: options } : options);
+  return observed;
+};
+/** planRollout at NOW, over the ReplicaSets of {@link observedWith}. */
+const planOver = (rollout: Rollout, replicaSets: Record<string, number | ReplicaSetOptions> = {}) =>
+  planRollout(rollout, observedWith(rollout, replicaSets).build(), NOW);
 
 describe('first deploy and steady state', () => {
   it('fresh rollout: creates <name>-<hash> with the hash label on RS, selector and template; it becomes stable at once', () => {
     const rollout = aRollout().withReplicas(3).withSteps({ setWeight: 50 }).build();
-    const plan = planRollout(rollout, anObservedState(rollout).build(), NOW);
+    const plan = planOver(rollout);
     const create = plan.actions.find((a) => a.kind === 'createReplicaSet');
     const hash = hashOf('app:1');
     expect(create).toMatchObject({
@@ -51,11 +63,7 @@ describe('first deploy and steady state', () => {
 
   it('an existing ReplicaSet with the same hash is adopted, not duplicated (RS exists, status empty)', () => {
     const rollout = aRollout().withReplicas(2).build();
-    const plan = planRollout(
-      rollout,
-      anObservedState(rollout).withReplicaSet('app:1', { replicas: 2 }).build(),
-      NOW,
-    );
+    const plan = planOver(rollout, { 'app:1': 2 });
     expect(writes(plan).filter((a) => a.kind === 'createReplicaSet')).toEqual([]);
     expect(plan.status.phase).toBe('Healthy');
     expect(condition(plan, 'Healthy')?.status).toBe('True');
@@ -64,7 +72,7 @@ describe('first deploy and steady state', () => {
 
   it('a healthy rollout re-planned over its own status writes nothing and requeues nothing', () => {
     const rollout = aRollout().withReplicas(2).build();
-    const observed = anObservedState(rollout).withReplicaSet('app:1', { replicas: 2 }).build();
+    const observed = observedWith(rollout, { 'app:1': 2 }).build();
     const first = planRollout(rollout, observed, NOW);
     const again = planRollout(
       { ...rollout, status: first.status },
@@ -78,21 +86,15 @@ describe('first deploy and steady state', () => {
 });
 
 describe('canary steps', () => {
-  const canary = (build: (r: ReturnType<typeof aRollout>) => ReturnType<typeof aRollout>) =>
-    build(aRollout().withReplicas(4).withImage('app:2'));
-
   it('new revision: creates the canary within the surge ceiling and records the update', () => {
-    const rollout = canary((r) => r.withSteps({ setWeight: 25 }, { pause: {} }))
+    const rollout = anUpdate(4)
+      .withSteps({ setWeight: 25 }, { pause: {} })
       .withStatus({
         stableRS: hashOf('app:1'),
         currentPodHash: hashOf('app:1'),
       })
       .build();
-    const plan = planRollout(
-      rollout,
-      anObservedState(rollout).withReplicaSet('app:1', { replicas: 4 }).build(),
-      NOW,
-    );
+    const plan = planOver(rollout, { 'app:1': 4 });
     expect(plan.actions).toContainEqual(expect.objectContaining({ kind: 'createReplicaSet', replicas: 1 }));
     expect(plan.actions).toContainEqual(
       expect.objectContaining({ kind: 'emitEvent', reason: 'RolloutUpdated' }),
@@ -106,22 +108,16 @@ describe('canary steps', () => {
   });
 
   it('scale up first, then traffic, then scale stable down — one phase per pass', () => {
-    const rollout = canary((r) => r.withSteps({ setWeight: 50 }))
-      .atStep(0)
-      .build();
+    const rollout = anUpdate(4).withSteps({ setWeight: 50 }).atStep(0).build();
     const withCanary = (canaryReplicas: number, canaryAvailable: number, stable: number, w?: number) => {
       const r: Rollout =
         w === undefined
           ? rollout
           : { ...rollout, status: { ...rollout.status, canary: { weights: weights(w, 'app:2') } } };
-      return planRollout(
-        r,
-        anObservedState(r)
-          .withReplicaSet('app:1', { replicas: stable })
-          .withReplicaSet('app:2', { replicas: canaryReplicas, available: canaryAvailable })
-          .build(),
-        NOW,
-      );
+      return planOver(r, {
+        'app:1': stable,
+        'app:2': { replicas: canaryReplicas, available: canaryAvailable },
+      });
     };
     expect(kinds(withCanary(0, 0, 4))).toEqual(['scaleReplicaSet']);
     expect(scaleOf(withCanary(0, 0, 4), 'app:2')?.replicas).toBe(1);
@@ -135,18 +131,12 @@ describe('canary steps', () => {
   });
 
   it('a settled setWeight step advances to a pause step, which starts its timer', () => {
-    const rollout = canary((r) => r.withSteps({ setWeight: 50 }, { pause: { duration: '1m' } }))
+    const rollout = anUpdate(4)
+      .withSteps({ setWeight: 50 }, { pause: { duration: '1m' } })
       .atStep(0)
       .withStatus({ canary: { weights: weights(50, 'app:2') } })
       .build();
-    const plan = planRollout(
-      rollout,
-      anObservedState(rollout)
-        .withReplicaSet('app:1', { replicas: 2 })
-        .withReplicaSet('app:2', { replicas: 2 })
-        .build(),
-      NOW,
-    );
+    const plan = planOver(rollout, { 'app:1': 2, 'app:2': 2 });
     expect(plan.status.currentStepIndex).toBe(1);
     expect(plan.status.pauseConditions).toEqual([
       { reason: 'CanaryPauseStep', startTime: NOW.toISOString() },
@@ -158,18 +148,12 @@ describe('canary steps', () => {
   });
 
   it('promote while paused (conditions cleared by the CLI, even if our last status write conflicted) advances', () => {
-    const rollout = canary((r) => r.withSteps({ setWeight: 50 }, { pause: {} }, { setWeight: 100 }))
+    const rollout = anUpdate(4)
+      .withSteps({ setWeight: 50 }, { pause: {} }, { setWeight: 100 })
       .atStep(1)
       .withStatus({ canary: { weights: weights(50, 'app:2') }, controllerPause: true })
       .build();
-    const plan = planRollout(
-      rollout,
-      anObservedState(rollout)
-        .withReplicaSet('app:1', { replicas: 2 })
-        .withReplicaSet('app:2', { replicas: 2 })
-        .build(),
-      NOW,
-    );
+    const plan = planOver(rollout, { 'app:1': 2, 'app:2': 2 });
     expect(plan.status.currentStepIndex).toBe(2);
     expect(plan.status.pauseConditions).toBeUndefined();
     expect(plan.status.controllerPause).toBeUndefined();
@@ -189,14 +173,7 @@ describe('canary steps', () => {
         controllerPause: true,
       })
       .build();
-    const plan = planRollout(
-      rollout,
-      anObservedState(rollout)
-        .withReplicaSet('app:1', { replicas: 2 })
-        .withReplicaSet('app:2', { replicas: 2 })
-        .build(),
-      NOW,
-    );
+    const plan = planOver(rollout, { 'app:1': 2, 'app:2': 2 });
     expect(plan.status).toMatchObject({
       currentStepIndex: 0,
       currentPodHash: hashOf('app:3'),
@@ -212,16 +189,11 @@ describe('canary steps', () => {
   });
 
   it('status says step 3 but the canary ReplicaSet is missing: it is recreated, the index kept', () => {
-    const rollout = canary((r) =>
-      r.withSteps({ setWeight: 25 }, { pause: {} }, { setWeight: 50 }, { setWeight: 75 }),
-    )
+    const rollout = anUpdate(4)
+      .withSteps({ setWeight: 25 }, { pause: {} }, { setWeight: 50 }, { setWeight: 75 })
       .atStep(3)
       .build();
-    const plan = planRollout(
-      rollout,
-      anObservedState(rollout).withReplicaSet('app:1', { replicas: 4 }).build(),
-      NOW,
-    );
+    const plan = planOver(rollout, { 'app:1': 4 });
     expect(plan.actions).toContainEqual(
       expect.objectContaining({ kind: 'createReplicaSet', podTemplateHash: hashOf('app:2') }),
     );
@@ -229,33 +201,15 @@ describe('canary steps', () => {
   });
 
   it('replicas 1: canary and stable each keep one pod until the end, then the canary alone', () => {
-    const rollout = aRollout()
-      .withReplicas(1)
-      .withImage('app:2')
-      .withSteps({ setWeight: 50 })
-      .atStep(0)
-      .build();
-    const plan = planRollout(
-      rollout,
-      anObservedState(rollout).withReplicaSet('app:1', { replicas: 1 }).build(),
-      NOW,
-    );
+    const rollout = anUpdate(1).withSteps({ setWeight: 50 }).atStep(0).build();
+    const plan = planOver(rollout, { 'app:1': 1 });
     expect(plan.actions).toContainEqual(expect.objectContaining({ kind: 'createReplicaSet', replicas: 1 }));
-    const done = aRollout()
-      .withReplicas(1)
-      .withImage('app:2')
+    const done = anUpdate(1)
       .withSteps({ setWeight: 50 })
       .atStep(1)
       .withStatus({ canary: { weights: weights(50, 'app:2') } })
       .build();
-    const completion = planRollout(
-      done,
-      anObservedState(done)
-        .withReplicaSet('app:1', { replicas: 1 })
-        .withReplicaSet('app:2', { replicas: 1 })
-        .build(),
-      NOW,
-    );
+    const completion = planOver(done, { 'app:1': 1, 'app:2': 1 });
     expect(completion.status).toMatchObject({ stableRS: hashOf('app:2'), phase: 'Healthy' });
     const annotated = scaleOf(completion, 'app:1');
     expect(annotated).toMatchObject({
@@ -271,9 +225,7 @@ describe('analysis', () => {
     phase: 'Running' | 'Successful' | 'Failed' | 'Inconclusive',
     status: Record<string, unknown> = {},
   ) => {
-    const rollout = aRollout()
-      .withReplicas(2)
-      .withImage('app:2')
+    const rollout = anUpdate(2)
       .withSteps(
         { setWeight: 50 },
         {
@@ -291,9 +243,7 @@ describe('analysis', () => {
       .atStep(1)
       .withStatus({ canary: { weights: weights(50, 'app:2') }, ...status })
       .build();
-    const builder = anObservedState(rollout)
-      .withReplicaSet('app:1', { replicas: 1 })
-      .withReplicaSet('app:2', { replicas: 1 });
+    const builder = observedWith(rollout, { 'app:1': 1, 'app:2': 1 });
     if (phase !== 'Running' || status.created === true) {
       builder.withAnalysisRun({
         name: `web-${hashOf('app:2')}-1`,
@@ -353,16 +303,12 @@ describe('analysis', () => {
   });
 
   it('background analysis starts at startingStep and is terminated on completion', () => {
-    const rollout = aRollout()
-      .withReplicas(2)
-      .withImage('app:2')
+    const rollout = anUpdate(2)
       .withSteps({ setWeight: 50 }, { pause: {} })
       .withCanary({ analysis: { templates: [{ templateName: 'bg' }], startingStep: 1 } })
       .atStep(0)
       .build();
-    const observed = anObservedState(rollout)
-      .withReplicaSet('app:1', { replicas: 2 })
-      .withReplicaSet('app:2', { replicas: 0 });
+    const observed = observedWith(rollout, { 'app:1': 2, 'app:2': 0 });
     expect(kinds(planRollout(rollout, observed.build(), NOW))).not.toContain('createAnalysisRun');
     const atOne = { ...rollout, status: { ...rollout.status, currentStepIndex: 1 } };
     const start = planRollout(atOne, { ...observed.build(), rollout: atOne }, NOW);
@@ -379,9 +325,7 @@ describe('analysis', () => {
     };
     const complete = planRollout(
       done,
-      anObservedState(done)
-        .withReplicaSet('app:1', { replicas: 0 })
-        .withReplicaSet('app:2', { replicas: 2 })
+      observedWith(done, { 'app:1': 0, 'app:2': 2 })
         .withAnalysisRun({ name: `web-${hashOf('app:2')}-background`, phase: 'Running' })
         .build(),
       NOW,
@@ -396,17 +340,13 @@ describe('analysis', () => {
 
 describe('abort', () => {
   const aborted = (extra: Record<string, unknown>, trafficError?: string) => {
-    const rollout = aRollout()
-      .withReplicas(4)
-      .withImage('app:2')
+    const rollout = anUpdate(4)
       .withSteps({ setWeight: 50 }, { pause: {} })
       .withCanary({ canaryService: 'web-canary', stableService: 'web-stable' })
       .atStep(1)
       .withStatus({ canary: { weights: weights(50, 'app:2') }, ...extra })
       .build();
-    const builder = anObservedState(rollout)
-      .withReplicaSet('app:1', { replicas: 2 })
-      .withReplicaSet('app:2', { replicas: 2, available: 0 })
+    const builder = observedWith(rollout, { 'app:1': 2, 'app:2': { replicas: 2, available: 0 } })
       .withPod(
         aPod('web-x-1', 'app:2', {
           waitingReason: 'ImagePullBackOff',
@@ -461,9 +401,7 @@ describe('abort', () => {
   });
 
   it('abortScaleDownDelaySeconds 0 leaves the canary pods', () => {
-    const rollout = aRollout()
-      .withReplicas(4)
-      .withImage('app:2')
+    const rollout = anUpdate(4)
       .withSteps({ setWeight: 50 })
       .withCanary({ abortScaleDownDelaySeconds: 0 })
       .atStep(0)
@@ -475,43 +413,27 @@ describe('abort', () => {
         canary: { weights: weights(0, 'app:1') },
       })
       .build();
-    const plan = planRollout(
-      rollout,
-      anObservedState(rollout)
-        .withReplicaSet('app:1', { replicas: 2 })
-        .withReplicaSet('app:2', { replicas: 2 })
-        .build(),
-      NOW,
-    );
+    const plan = planOver(rollout, { 'app:1': 2, 'app:2': 2 });
     expect(scaleOf(plan, 'app:2')).toBeUndefined();
     expect(scaleOf(plan, 'app:1')?.replicas).toBe(3);
     expect(plan.requeueAfterMs).toBeUndefined();
   });
 
   it('abort while superseded: the new revision clears the abort and starts over', () => {
-    const plan = (() => {
-      const rollout = aRollout()
-        .withReplicas(2)
-        .withImage('app:3')
-        .withSteps({ setWeight: 50 })
-        .withStatus({
-          stableRS: hashOf('app:1'),
-          currentPodHash: hashOf('app:2'),
-          abort: true,
-          abortedAt: ago(5),
-          phase: 'Degraded',
-          message: 'RolloutAborted: x',
-        })
-        .build();
-      return planRollout(
-        rollout,
-        anObservedState(rollout)
-          .withReplicaSet('app:1', { replicas: 1 })
-          .withReplicaSet('app:2', { replicas: 1 })
-          .build(),
-        NOW,
-      );
-    })();
+    const rollout = aRollout()
+      .withReplicas(2)
+      .withImage('app:3')
+      .withSteps({ setWeight: 50 })
+      .withStatus({
+        stableRS: hashOf('app:1'),
+        currentPodHash: hashOf('app:2'),
+        abort: true,
+        abortedAt: ago(5),
+        phase: 'Degraded',
+        message: 'RolloutAborted: x',
+      })
+      .build();
+    const plan = planOver(rollout, { 'app:1': 1, 'app:2': 1 });
     expect(plan.status.abort).toBeUndefined();
     expect(plan.status.abortedAt).toBeUndefined();
     expect(plan.status.phase).toBe('Progressing');
@@ -519,18 +441,14 @@ describe('abort', () => {
   });
 
   it('retry (abort cleared) restarts from step 0 and deletes the failed runs so they can be recreated', () => {
-    const rollout = aRollout()
-      .withReplicas(2)
-      .withImage('app:2')
+    const rollout = anUpdate(2)
       .withSteps({ setWeight: 50 }, { analysis: { templates: [{ templateName: 't' }] } })
       .atStep(1)
       .withStatus({ abortedAt: ago(100), phase: 'Degraded', message: 'RolloutAborted: x' })
       .build();
     const plan = planRollout(
       rollout,
-      anObservedState(rollout)
-        .withReplicaSet('app:1', { replicas: 2 })
-        .withReplicaSet('app:2', { replicas: 0 })
+      observedWith(rollout, { 'app:1': 2, 'app:2': 0 })
         .withAnalysisRun({
           name: `web-${hashOf('app:2')}-1`,
           phase: 'Failed',
@@ -568,7 +486,7 @@ describe('never throws', () => {
       ],
     ];
     for (const [name, rollout] of cases) {
-      const plan = planRollout(rollout, anObservedState(rollout).build(), NOW);
+      const plan = planOver(rollout);
       expect(plan.actions, name).toEqual([]);
       expect(condition(plan, 'InvalidSpec'), name).toMatchObject({ status: 'True' });
       expect(plan.status.phase, name).toBe('Degraded');
@@ -602,16 +520,11 @@ describe('never throws', () => {
     ];
     for (const status of oddStatuses) {
       const rollout = { ...base, status };
-      const observed = anObservedState(rollout)
-        .withReplicaSet('app:1', { replicas: 7, available: 3 })
-        .withReplicaSet('app:2', {
-          replicas: 2,
-          available: 5,
-          annotations: { [SCALE_DOWN_DEADLINE_ANNOTATION]: '' },
-        })
-        .withReplicaSet('app:0', { replicas: 1, annotations: { [SCALE_DOWN_DEADLINE_ANNOTATION]: 'nope' } })
-        .build();
-      const plan = planRollout(rollout, observed, NOW);
+      const plan = planOver(rollout, {
+        'app:1': { replicas: 7, available: 3 },
+        'app:2': { replicas: 2, available: 5, annotations: { [SCALE_DOWN_DEADLINE_ANNOTATION]: '' } },
+        'app:0': { replicas: 1, annotations: { [SCALE_DOWN_DEADLINE_ANNOTATION]: 'nope' } },
+      });
       expect(condition(plan, 'InvalidSpec'), JSON.stringify(status)).toBeUndefined();
       for (const action of plan.actions) {
         if (action.kind === 'scaleReplicaSet')
