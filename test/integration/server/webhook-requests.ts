@@ -17,28 +17,47 @@ export interface PushSpec {
   body?: string;
 }
 
+/** The body a spec asks for, else `payload` as JSON. */
+const bodyOf = (spec: PushSpec, payload: unknown): string => spec.body ?? JSON.stringify(payload);
+
+/** The delivery id a spec names, else a fresh one (hosts send a new id per delivery). */
+const deliveryOf = (spec: PushSpec): string => spec.deliveryId ?? randomUUID();
+
+/** A JSON request with the host's own headers after the content type. */
+const jsonRequest = (
+  body: string,
+  headers: Record<string, string>,
+  contentType = 'application/json',
+): WebhookRequest => ({ body, headers: { 'content-type': contentType, ...headers } });
+
+/** GitHub signs the body with HMAC-SHA256 in x-hub-signature-256. */
+const githubRequest = (event: string, body: string, spec: PushSpec): WebhookRequest =>
+  jsonRequest(body, {
+    'x-github-event': event,
+    'x-github-delivery': deliveryOf(spec),
+    'x-hub-signature-256': `sha256=${hmac(spec.secret, body)}`,
+  });
+
+/** GitLab sends the secret itself as x-gitlab-token. */
+const gitlabRequest = (event: string, body: string, spec: PushSpec): WebhookRequest =>
+  jsonRequest(body, {
+    'x-gitlab-event': event,
+    'x-gitlab-event-uuid': deliveryOf(spec),
+    'x-gitlab-token': spec.secret,
+  });
+
 export function githubPush(
   repo: { clone: string; html: string; ssh: string },
   spec: PushSpec,
 ): WebhookRequest {
-  const body =
-    spec.body ??
-    JSON.stringify({
-      ref: `refs/heads/${spec.branch}`,
-      before: '0'.repeat(40),
-      after: 'a'.repeat(40),
-      repository: { full_name: 'acme/apps', clone_url: repo.clone, html_url: repo.html, ssh_url: repo.ssh },
-      pusher: { name: 'dev' },
-    });
-  return {
-    body,
-    headers: {
-      'content-type': 'application/json',
-      'x-github-event': 'push',
-      'x-github-delivery': spec.deliveryId ?? randomUUID(),
-      'x-hub-signature-256': `sha256=${hmac(spec.secret, body)}`,
-    },
-  };
+  const body = bodyOf(spec, {
+    ref: `refs/heads/${spec.branch}`,
+    before: '0'.repeat(40),
+    after: 'a'.repeat(40),
+    repository: { full_name: 'acme/apps', clone_url: repo.clone, html_url: repo.html, ssh_url: repo.ssh },
+    pusher: { name: 'dev' },
+  });
+  return githubRequest('push', body, spec);
 }
 
 export function githubMergedPr(
@@ -55,39 +74,21 @@ export function githubMergedPr(
     },
     repository: { clone_url: repo.clone },
   });
-  return {
-    body,
-    headers: {
-      'content-type': 'application/json',
-      'x-github-event': 'pull_request',
-      'x-github-delivery': spec.deliveryId ?? randomUUID(),
-      'x-hub-signature-256': `sha256=${hmac(spec.secret, body)}`,
-    },
-  };
+  return githubRequest('pull_request', body, spec);
 }
 
 export function gitlabPush(
   project: { http: string; ssh: string; web: string },
   spec: PushSpec,
 ): WebhookRequest {
-  const body =
-    spec.body ??
-    JSON.stringify({
-      object_kind: 'push',
-      event_name: 'push',
-      ref: `refs/heads/${spec.branch}`,
-      project: { git_http_url: project.http, git_ssh_url: project.ssh, web_url: project.web },
-      repository: { git_http_url: project.http, git_ssh_url: project.ssh, homepage: project.web },
-    });
-  return {
-    body,
-    headers: {
-      'content-type': 'application/json',
-      'x-gitlab-event': 'Push Hook',
-      'x-gitlab-event-uuid': spec.deliveryId ?? randomUUID(),
-      'x-gitlab-token': spec.secret,
-    },
-  };
+  const body = bodyOf(spec, {
+    object_kind: 'push',
+    event_name: 'push',
+    ref: `refs/heads/${spec.branch}`,
+    project: { git_http_url: project.http, git_ssh_url: project.ssh, web_url: project.web },
+    repository: { git_http_url: project.http, git_ssh_url: project.ssh, homepage: project.web },
+  });
+  return gitlabRequest('Push Hook', body, spec);
 }
 
 export function gitlabMerge(project: { http: string }, spec: PushSpec & { action: string }): WebhookRequest {
@@ -101,109 +102,83 @@ export function gitlabMerge(project: { http: string }, spec: PushSpec & { action
       target: { git_http_url: project.http },
     },
   });
-  return {
-    body,
-    headers: {
-      'content-type': 'application/json',
-      'x-gitlab-event': 'Merge Request Hook',
-      'x-gitlab-event-uuid': spec.deliveryId ?? randomUUID(),
-      'x-gitlab-token': spec.secret,
-    },
-  };
+  return gitlabRequest('Merge Request Hook', body, spec);
 }
 
 export function giteaPush(
   repo: { clone: string; html: string },
   spec: PushSpec & { forgejo?: boolean },
 ): WebhookRequest {
-  const body =
-    spec.body ??
-    JSON.stringify({
-      ref: `refs/heads/${spec.branch}`,
-      before: '0'.repeat(40),
-      after: 'b'.repeat(40),
-      repository: { full_name: 'acme/platform', clone_url: repo.clone, html_url: repo.html },
-    });
+  const body = bodyOf(spec, {
+    ref: `refs/heads/${spec.branch}`,
+    before: '0'.repeat(40),
+    after: 'b'.repeat(40),
+    repository: { full_name: 'acme/platform', clone_url: repo.clone, html_url: repo.html },
+  });
   const vendor = spec.forgejo === true ? 'forgejo' : 'gitea';
-  return {
-    body,
-    headers: {
-      'content-type': 'application/json',
-      [`x-${vendor}-event`]: 'push',
-      [`x-${vendor}-delivery`]: spec.deliveryId ?? randomUUID(),
-      [`x-${vendor}-signature`]: hmac(spec.secret, body),
-    },
-  };
+  return jsonRequest(body, {
+    [`x-${vendor}-event`]: 'push',
+    [`x-${vendor}-delivery`]: deliveryOf(spec),
+    [`x-${vendor}-signature`]: hmac(spec.secret, body),
+  });
 }
 
 export function bitbucketServerPush(clone: { http: string; ssh: string }, spec: PushSpec): WebhookRequest {
-  const body =
-    spec.body ??
-    JSON.stringify({
-      eventKey: 'repo:refs_changed',
-      repository: {
-        slug: 'deploy',
-        project: { key: 'OPS' },
-        links: {
-          clone: [
-            { href: clone.ssh, name: 'ssh' },
-            { href: clone.http, name: 'http' },
-          ],
-        },
+  const body = bodyOf(spec, {
+    eventKey: 'repo:refs_changed',
+    repository: {
+      slug: 'deploy',
+      project: { key: 'OPS' },
+      links: {
+        clone: [
+          { href: clone.ssh, name: 'ssh' },
+          { href: clone.http, name: 'http' },
+        ],
       },
-      changes: [
-        {
-          ref: { id: `refs/heads/${spec.branch}`, displayId: spec.branch, type: 'BRANCH' },
-          refId: `refs/heads/${spec.branch}`,
-          fromHash: '1'.repeat(40),
-          toHash: '2'.repeat(40),
-          type: 'UPDATE',
-        },
-      ],
-    });
-  return {
+    },
+    changes: [
+      {
+        ref: { id: `refs/heads/${spec.branch}`, displayId: spec.branch, type: 'BRANCH' },
+        refId: `refs/heads/${spec.branch}`,
+        fromHash: '1'.repeat(40),
+        toHash: '2'.repeat(40),
+        type: 'UPDATE',
+      },
+    ],
+  });
+  return jsonRequest(
     body,
-    headers: {
-      'content-type': 'application/json; charset=utf-8',
+    {
       'x-event-key': 'repo:refs_changed',
-      'x-request-id': spec.deliveryId ?? randomUUID(),
+      'x-request-id': deliveryOf(spec),
       'x-hub-signature': `sha256=${hmac(spec.secret, body)}`,
     },
-  };
+    'application/json; charset=utf-8',
+  );
 }
 
 /** Bitbucket Cloud without a secret: authenticated by the hook's UUID (passed as `secret`). */
 export function bitbucketCloudPush(repo: { fullName: string }, spec: PushSpec): WebhookRequest {
-  const body =
-    spec.body ??
-    JSON.stringify({
-      repository: {
-        full_name: repo.fullName,
-        links: { html: { href: `https://bitbucket.org/${repo.fullName}` } },
-      },
-      push: {
-        changes: [{ new: { type: 'branch', name: spec.branch }, old: { type: 'branch', name: spec.branch } }],
-      },
-    });
-  return {
-    body,
-    headers: {
-      'content-type': 'application/json',
-      'x-event-key': 'repo:push',
-      'x-request-uuid': spec.deliveryId ?? randomUUID(),
-      'x-hook-uuid': spec.secret,
+  const body = bodyOf(spec, {
+    repository: {
+      full_name: repo.fullName,
+      links: { html: { href: `https://bitbucket.org/${repo.fullName}` } },
     },
-  };
+    push: {
+      changes: [{ new: { type: 'branch', name: spec.branch }, old: { type: 'branch', name: spec.branch } }],
+    },
+  });
+  return jsonRequest(body, {
+    'x-event-key': 'repo:push',
+    'x-request-uuid': deliveryOf(spec),
+    'x-hook-uuid': spec.secret,
+  });
 }
 
 export function genericPush(repository: string, spec: PushSpec): WebhookRequest {
-  const body = spec.body ?? JSON.stringify({ repository, branch: spec.branch });
-  return {
-    body,
-    headers: {
-      'content-type': 'application/json',
-      'x-rollgate-delivery': spec.deliveryId ?? randomUUID(),
-      'x-rollgate-signature': `sha256=${hmac(spec.secret, body)}`,
-    },
-  };
+  const body = bodyOf(spec, { repository, branch: spec.branch });
+  return jsonRequest(body, {
+    'x-rollgate-delivery': deliveryOf(spec),
+    'x-rollgate-signature': `sha256=${hmac(spec.secret, body)}`,
+  });
 }
