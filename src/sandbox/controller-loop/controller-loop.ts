@@ -1,8 +1,14 @@
-// Runs the simulated controllers (CRDs, namespaces, GC, ReplicaSets, Jobs, kubelet) over the store until nothing changes.
+// Runs the simulated controllers (CRDs, namespaces, GC, ReplicaSets, Jobs, kubelet, PDBs) over the store until nothing changes.
 import type { Clock } from '../../clock/clock.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { ControllerOptions, KubeObject } from '../controllers/index.ts';
-import { kubeletStatus, planJob, planReplicaSet, sandboxNodeName } from '../controllers/index.ts';
+import {
+  kubeletStatus,
+  planDisruptionBudget,
+  planJob,
+  planReplicaSet,
+  sandboxNodeName,
+} from '../controllers/index.ts';
 import { defaultPodSpec } from '../validation/apply-defaults.ts';
 import { ApiStatusError } from '../api/api-status-error.ts';
 import type { ResourceRegistry } from '../resources/resource-registry.ts';
@@ -100,6 +106,7 @@ export class ControllerLoop {
     const now = this.deps.clock.now();
     this.workloads(guard, note, now);
     this.kubelet(guard, note, now);
+    this.disruptionBudgets(guard, note, now);
     return { writes, nextChangeAt: next };
   }
 
@@ -349,6 +356,35 @@ export class ControllerLoop {
       },
       meta.namespace ?? 'default',
     );
+  }
+
+  /** The disruption controller: every PodDisruptionBudget's status from the pods it selects now. */
+  private disruptionBudgets(
+    guard: (what: string, fn: () => boolean) => void,
+    note: (at: Date | undefined) => void,
+    now: Date,
+  ): void {
+    const { store, registry } = this.deps;
+    const pdbType = must(registry, 'policy', 'PodDisruptionBudget');
+    const budgets = store.list(pdbType);
+    if (budgets.length === 0) return;
+    const pods = store.list(must(registry, '', 'Pod'));
+    const replicaSets = store.list(must(registry, 'apps', 'ReplicaSet'));
+    for (const pdb of budgets) {
+      const ns = pdb.metadata.namespace ?? '';
+      const plan = planDisruptionBudget(
+        pdb as KubeObject,
+        pods.filter((p) => p.metadata.namespace === ns) as KubeObject[],
+        replicaSets.filter((rs) => rs.metadata.namespace === ns) as KubeObject[],
+        now,
+      );
+      note(plan.nextChangeAt);
+      if (deepEqual(plan.status, pdb.status ?? {})) continue;
+      guard('disruption-budget-status', () => {
+        store.update(pdbType, { ...pdb, status: plan.status }, ns, { subresource: 'status' });
+        return true;
+      });
+    }
   }
 
   private kubelet(

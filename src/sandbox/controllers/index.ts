@@ -7,6 +7,16 @@ export { defaultControllerOptions, isMissingImage, normalizeImage } from './cont
 export type { ControllerPlan } from './controller-plan.ts';
 export { planReplicaSet, podFromTemplate, compareForDeletion } from './replica-set-controller.ts';
 export { planJob, jobPodFailureBackOffMs } from './job-controller.ts';
+export type { DisruptionBudgetCounts, DisruptionBudgetPlan } from './disruption-budget.ts';
+export {
+  planDisruptionBudget,
+  budgetSelects,
+  evictionBudgetSelects,
+  scaledIntOrPercent,
+  withDisruptionAllowedCondition,
+  DisruptionBudgetSpecError,
+  DISRUPTED_POD_TIMEOUT_MS,
+} from './disruption-budget.ts';
 export type { KubeletResult } from './kubelet-status.ts';
 export { kubeletStatus, kubeletBackOffMs, sandboxNodeName } from './kubelet-status.ts';
 export {

@@ -15,6 +15,8 @@ export interface ResourceType {
   statusSubresource: boolean;
   /** Where `/scale` reads and writes replicas, when the kind has a scale subresource. */
   scale?: ScaleSubresource;
+  /** Whether POST `/eviction` (a policy/v1 Eviction, honouring PodDisruptionBudgets) exists: pods only. */
+  eviction?: boolean;
   /** Whether metadata.generation is kept (bumped on every non-metadata, non-status change). */
   tracksGeneration: boolean;
   /** Extra columns for `kubectl get` (JSONPath-ish dotted paths, from CRD additionalPrinterColumns). */
@@ -59,7 +61,13 @@ function builtin(
   opts: Partial<
     Pick<
       ResourceType,
-      'namespaced' | 'shortNames' | 'statusSubresource' | 'tracksGeneration' | 'categories' | 'scale'
+      | 'namespaced'
+      | 'shortNames'
+      | 'statusSubresource'
+      | 'tracksGeneration'
+      | 'categories'
+      | 'scale'
+      | 'eviction'
     >
   >,
 ): ResourceType {
@@ -77,6 +85,7 @@ function builtin(
     tracksGeneration: opts.tracksGeneration ?? false,
     printerColumns: [],
     ...(opts.scale ? { scale: opts.scale } : {}),
+    ...(opts.eviction ? { eviction: true } : {}),
   };
 }
 
@@ -98,6 +107,7 @@ export const BUILTIN_RESOURCE_TYPES: readonly ResourceType[] = [
     statusSubresource: true,
     tracksGeneration: true,
     categories: ['all'],
+    eviction: true,
   }),
   builtin('', 'v1', 'Service', 'services', {
     shortNames: ['svc'],
@@ -127,6 +137,11 @@ export const BUILTIN_RESOURCE_TYPES: readonly ResourceType[] = [
     statusSubresource: true,
     tracksGeneration: true,
     categories: ['all'],
+  }),
+  builtin('policy', 'v1', 'PodDisruptionBudget', 'poddisruptionbudgets', {
+    shortNames: ['pdb'],
+    statusSubresource: true,
+    tracksGeneration: true,
   }),
   builtin('coordination.k8s.io', 'v1', 'Lease', 'leases', {}),
   builtin('networking.k8s.io', 'v1', 'Ingress', 'ingresses', {

@@ -204,6 +204,14 @@ function columnsFor(type: ResourceType): Column[] {
         col('Data', (o) => Object.keys(rec(o.data)).length, 'integer'),
         ageColumn,
       ];
+    case 'policy/PodDisruptionBudget':
+      return [
+        nameColumn,
+        col('Min Available', (o) => spec(o).minAvailable ?? 'N/A'),
+        col('Max Unavailable', (o) => spec(o).maxUnavailable ?? 'N/A'),
+        col('Allowed Disruptions', (o) => status(o).disruptionsAllowed ?? 0, 'integer'),
+        ageColumn,
+      ];
     case 'apiextensions.k8s.io/CustomResourceDefinition':
       return [nameColumn, col('Created At', (o) => o.metadata.creationTimestamp ?? '', 'date')];
     default:

@@ -122,6 +122,65 @@ function checkWorkload(obj: StoredObject, causes: StatusCause[], requireReplicas
   checkPodSpec(template.spec, 'spec.template.spec', causes);
 }
 
+const PERCENT = /^[0-9]+%$/;
+
+/** ValidatePositiveIntOrPercent plus the PDB's 100% cap, for minAvailable and maxUnavailable. */
+function checkIntOrPercent(value: unknown, field: string, causes: StatusCause[]): void {
+  if (value === undefined || value === null) return;
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value) || value < 0) {
+      causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${value}: must be greater than or equal to 0`,
+        field,
+      });
+    }
+    return;
+  }
+  if (typeof value !== 'string' || !PERCENT.test(value)) {
+    causes.push({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: "${String(value)}": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')`,
+      field,
+    });
+    return;
+  }
+  if (Number(value.slice(0, -1)) > 100) {
+    causes.push({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: "${value}": must not be greater than 100%`,
+      field,
+    });
+  }
+}
+
+/** policy/v1 PodDisruptionBudget: one of minAvailable/maxUnavailable, each an int ≥ 0 or a percentage ≤ 100%. */
+function checkDisruptionBudget(obj: StoredObject, causes: StatusCause[]): void {
+  const spec = isRecord(obj.spec) ? obj.spec : {};
+  const { minAvailable, maxUnavailable, unhealthyPodEvictionPolicy } = spec;
+  const has = (v: unknown): boolean => v !== undefined && v !== null;
+  if (has(minAvailable) && has(maxUnavailable)) {
+    causes.push({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: "minAvailable: ${String(minAvailable)}, maxUnavailable: ${String(maxUnavailable)}": minAvailable and maxUnavailable cannot be both set`,
+      field: 'spec',
+    });
+  }
+  checkIntOrPercent(minAvailable, 'spec.minAvailable', causes);
+  checkIntOrPercent(maxUnavailable, 'spec.maxUnavailable', causes);
+  if (
+    has(unhealthyPodEvictionPolicy) &&
+    unhealthyPodEvictionPolicy !== 'IfHealthyBudget' &&
+    unhealthyPodEvictionPolicy !== 'AlwaysAllow'
+  ) {
+    causes.push({
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: "${String(unhealthyPodEvictionPolicy)}": supported values: "AlwaysAllow", "IfHealthyBudget"`,
+      field: 'spec.unhealthyPodEvictionPolicy',
+    });
+  }
+}
+
 /** Throws 422 Invalid when a built-in object breaks the rules the real API server enforces (a useful subset). */
 export function validateObject(type: ResourceType, obj: StoredObject): void {
   const causes: StatusCause[] = [];
@@ -133,6 +192,9 @@ export function validateObject(type: ResourceType, obj: StoredObject): void {
     case 'apps/ReplicaSet':
     case 'apps/Deployment':
       checkWorkload(obj, causes, true);
+      break;
+    case 'policy/PodDisruptionBudget':
+      checkDisruptionBudget(obj, causes);
       break;
     case 'batch/Job': {
       const spec = isRecord(obj.spec) ? obj.spec : {};
