@@ -37,6 +37,7 @@ import { formatApplyConflictMessage } from '../patch/index.ts';
 import type { PatchEngines } from './patch-engines.ts';
 import { patchErrorToStatus } from './patch-engines.ts';
 import { decodeProtobufObject } from './protobuf-body.ts';
+import { evictPod } from './eviction-subresource.ts';
 import { toScale, withScale } from './scale-subresource.ts';
 import { buildTable, type IncludeObject } from './table.ts';
 import { serveWatch } from './watch-stream.ts';
@@ -238,6 +239,7 @@ export class ApiServer {
       subresource !== undefined &&
       !(subresource === 'status' && type.statusSubresource) &&
       !(subresource === 'scale' && type.scale !== undefined) &&
+      !(subresource === 'eviction' && type.eviction === true) &&
       subresource !== 'finalize'
     ) {
       throw notServed();
@@ -288,6 +290,8 @@ export class ApiServer {
     }
     if (name !== undefined && route.subresource === 'scale')
       return this.scale(req, res, url, route, name, method);
+    if (name !== undefined && route.subresource === 'eviction')
+      return this.evict(req, res, url, route, name, method);
     if (name === undefined) {
       if (method === 'GET') return this.list(req, res, url, route);
       if (method === 'POST') return this.create(req, res, url, route);
@@ -708,6 +712,50 @@ export class ApiServer {
     this.write(req, res, url, { ...route, subresource: undefined }, name, updated, true, true, (obj) =>
       toScale(scaled, obj),
     );
+  }
+
+  /** POST `…/pods/{name}/eviction` (create is its only verb, as on a real server). */
+  private async evict(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    route: Route,
+    name: string,
+    method: string,
+  ): Promise<void> {
+    if (method !== 'POST')
+      throw methodNotAllowed('the server does not allow this method on the requested resource');
+    const contentType = (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
+    const text = await readBody(req);
+    let body: unknown;
+    if (contentType === 'application/yaml') {
+      try {
+        body = parseYaml(text) as unknown;
+      } catch (err) {
+        throw badRequest(`error decoding YAML: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    } else if (contentType === 'application/json' || contentType === '') {
+      body = parseJsonBody(text);
+    } else {
+      throw new ApiStatusError({
+        message: `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
+        reason: 'UnsupportedMediaType',
+        code: 415,
+      });
+    }
+    const outcome = evictPod(
+      {
+        store: this.deps.store,
+        registry: this.deps.registry,
+        now: this.deps.clock.now(),
+        deletePod: (namespace, podName, options) => {
+          this.deleteOne(route.type, namespace, podName, options);
+        },
+      },
+      { namespace: this.ns(route), name, body, dryRun: isDryRun(url) },
+    );
+    if (outcome.wrote) this.deps.onWrite();
+    sendJson(res, outcome.code, outcome.body);
   }
 
   private async deleteOptions(req: IncomingMessage, url: URL): Promise<DeleteRequest> {

@@ -80,6 +80,17 @@ function resourceEntries(type: ResourceType): Array<Record<string, unknown>> {
       verbs: ['get', 'patch', 'update'],
     });
   }
+  if (type.eviction) {
+    out.push({
+      name: `${type.plural}/eviction`,
+      singularName: '',
+      namespaced: type.namespaced,
+      group: 'policy',
+      version: 'v1',
+      kind: 'Eviction',
+      verbs: ['create'],
+    });
+  }
   return out;
 }
 
