@@ -4,6 +4,7 @@ import {
   createMetricProviderRegistry,
   type MetricProvider,
 } from '../../../src/analysis/providers/metric-provider.ts';
+import type { RolloutKey } from '../../../src/kube/observed-state-reader.ts';
 import { abortRollout } from '../../../src/kube/rollout-commands.ts';
 import { reconcileRolloutWithAnalysis } from '../../../src/kube/reconcile-with-analysis.ts';
 import { ROLLGATE_API_GROUP } from '../../../src/spec/api-version.ts';
@@ -54,52 +55,11 @@ describe('analysis steps through the reconciler', () => {
   });
   afterAll(async () => harness.stop());
 
-  for (const [name, value, expected] of [
-    ['analysis-good', 0.99, 'promoted'],
-    ['analysis-bad', 0.5, 'aborted'],
-  ] as const) {
-    it(`a canary whose metric reads ${value} is ${expected}`, async () => {
-      values.set(`http://metrics/${name}`, value);
-      const key = await harness.createRollout(
-        testRollout({
-          name,
-          replicas: 2,
-          steps: [
-            { setWeight: 50 },
-            {
-              analysis: {
-                templates: [{ templateName: 'success-rate' }],
-                args: [{ name: 'service', value: name }],
-              },
-            },
-          ],
-        }),
-      );
-      await harness.runUntil(key, isFullyPromoted, { timeoutMs: 30_000 });
-      await harness.patchSpec(key, {
-        template: {
-          metadata: { labels: { app: name } },
-          spec: { containers: [{ name: 'app', image: 'app:2.0' }] },
-        },
-      });
-      await harness.runUntil(
-        key,
-        (o) => (expected === 'promoted' ? isFullyPromoted(o) : o.rollout.status?.phase === 'Degraded'),
-        { timeoutMs: 60_000 },
-      );
-      const observed = await harness.observe(key);
-      expect(observed.analysisRuns).toHaveLength(1);
-      const run = observed.analysisRuns[0];
-      expect(run?.phase).toBe(expected === 'promoted' ? 'Successful' : 'Failed');
-      if (expected === 'aborted')
-        expect(observed.rollout.status?.message).toMatch(/RolloutAborted.*AnalysisRun/);
-      expect(harness.violations).toEqual([]);
-    });
-  }
-
-  it('takes a manual abort while the step analysis is running within one resync (F1)', async () => {
-    const name = 'analysis-abort';
-    values.set(`http://metrics/${name}`, 0.99);
+  /**
+   * A 2-replica rollout `name` whose second step runs the success-rate analysis on its own service,
+   * fully promoted at its first image and then updated to app:2.0: the canary that gets analysed.
+   */
+  async function updateAnalysedRollout(name: string): Promise<RolloutKey> {
     const key = await harness.createRollout(
       testRollout({
         name,
@@ -122,6 +82,35 @@ describe('analysis steps through the reconciler', () => {
         spec: { containers: [{ name: 'app', image: 'app:2.0' }] },
       },
     });
+    return key;
+  }
+
+  for (const [name, value, expected] of [
+    ['analysis-good', 0.99, 'promoted'],
+    ['analysis-bad', 0.5, 'aborted'],
+  ] as const) {
+    it(`a canary whose metric reads ${value} is ${expected}`, async () => {
+      values.set(`http://metrics/${name}`, value);
+      const key = await updateAnalysedRollout(name);
+      await harness.runUntil(
+        key,
+        (o) => (expected === 'promoted' ? isFullyPromoted(o) : o.rollout.status?.phase === 'Degraded'),
+        { timeoutMs: 60_000 },
+      );
+      const observed = await harness.observe(key);
+      expect(observed.analysisRuns).toHaveLength(1);
+      const run = observed.analysisRuns[0];
+      expect(run?.phase).toBe(expected === 'promoted' ? 'Successful' : 'Failed');
+      if (expected === 'aborted')
+        expect(observed.rollout.status?.message).toMatch(/RolloutAborted.*AnalysisRun/);
+      expect(harness.violations).toEqual([]);
+    });
+  }
+
+  it('takes a manual abort while the step analysis is running within one resync (F1)', async () => {
+    const name = 'analysis-abort';
+    values.set(`http://metrics/${name}`, 0.99);
+    const key = await updateAnalysedRollout(name);
     await harness.runUntil(key, (o) => o.analysisRuns.some((run) => run.phase === 'Running'), {
       timeoutMs: 30_000,
     });
