@@ -1,50 +1,28 @@
 // The source manifest parser (spec module underneath): keys, lines, per-document problems.
 import { describe, expect, it } from 'vitest';
 import { specManifestParser } from '../../../src/git/manifest-parser.ts';
-
-const ROLLOUT = `apiVersion: argoproj.io/v1alpha1
-kind: Rollout
-metadata:
-  name: web
-spec:
-  replicas: 3
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.27
-  strategy:
-    canary:
-      steps:
-        - setWeight: 20
-        - pause: {}
-`;
+import { ROLLOUT_YAML } from '../../builders/rollout-manifest.ts';
 
 describe('specManifestParser', () => {
   it('finds every object of a multi-document file with the line it starts at', () => {
-    const text = `# leading comment\napiVersion: v1\nkind: Service\nmetadata: { name: web, namespace: shop }\n---\n---\n${ROLLOUT}`;
+    const text = `# leading comment\napiVersion: v1\nkind: Service\nmetadata: { name: web, namespace: shop }\n---\n---\n${ROLLOUT_YAML}`;
     const { objects, problems } = specManifestParser.parse('app.yaml', text);
     expect(problems).toEqual([]);
     expect(objects.map((o) => [o.key, o.line])).toEqual([
       ['Service/shop/web', 2],
-      ['Rollout//web', 7],
+      ['Rollout/apps/web', 7],
     ]);
     expect(objects[1]?.apiVersion).toBe('argoproj.io/v1alpha1');
   });
 
   it('reports an invalid Rollout at the faulty field, keyed, and keeps the other documents', () => {
-    const invalid = ROLLOUT.replace('setWeight: 20', 'setWeight: 150');
+    const invalid = ROLLOUT_YAML.replace('setWeight: 20', 'setWeight: 150');
     const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: ok }\n---\n${invalid}`;
     const { objects, problems } = specManifestParser.parse('f.yaml', text);
     expect(objects.map((o) => o.key)).toEqual(['ConfigMap//ok']);
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatchObject({ file: 'f.yaml', line: 25, key: 'Rollout//web' });
+    // Four lines of ConfigMap, then the Rollout, whose first step is its line 25.
+    expect(problems[0]).toMatchObject({ file: 'f.yaml', line: 29, key: 'Rollout/apps/web' });
     expect(problems[0]?.message).toMatch(/^Rollout\/web: spec\.strategy\.canary\.steps\[0\]\.setWeight: /);
   });
 

@@ -6,38 +6,10 @@ import {
   EXPECT_IN_CLUSTER_ANNOTATION,
 } from '../../../src/spec/validate.ts';
 import { parseManifests } from '../../../src/spec/manifest.ts';
+import { ROLLOUT_YAML } from '../../builders/rollout-manifest.ts';
 
-// A valid canary Rollout; tests replace one line or block to break exactly one thing.
-const ROLLOUT = `apiVersion: argoproj.io/v1alpha1
-kind: Rollout
-metadata:
-  name: web
-  namespace: apps
-spec:
-  replicas: 3
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.27
-          resources:
-            requests: {cpu: 100m, memory: 64Mi}
-            limits: {cpu: "1", memory: 128Mi}
-  strategy:
-    canary:
-      steps:
-        - setWeight: 20
-        - pause: {duration: 30s}
-        - setWeight: 60
-        - pause: {}
-`;
-
+// ROLLOUT_YAML (a valid canary Rollout) and TEMPLATE (a valid AnalysisTemplate): tests replace one line or
+// block to break exactly one thing.
 const TEMPLATE = `apiVersion: argoproj.io/v1alpha1
 kind: AnalysisTemplate
 metadata:
@@ -69,7 +41,7 @@ function check(text: string, file = 'rollout.yaml') {
 
 describe('validateManifests: a valid Rollout and AnalysisTemplate', () => {
   it('reports both objects valid, with their file and line', () => {
-    const { report, errors } = check(`${ROLLOUT}---\n${TEMPLATE}`);
+    const { report, errors } = check(`${ROLLOUT_YAML}---\n${TEMPLATE}`);
     expect(errors).toEqual([]);
     expect(report.objects.map((o) => [o.kind, o.name, o.line, o.valid])).toEqual([
       ['Rollout', 'web', 1, true],
@@ -79,60 +51,60 @@ describe('validateManifests: a valid Rollout and AnalysisTemplate', () => {
   });
 
   it('accepts the rollgate.dev apiVersion too', () => {
-    expect(check(ROLLOUT.replace('argoproj.io/v1alpha1', 'rollgate.dev/v1alpha1')).errors).toEqual([]);
+    expect(check(ROLLOUT_YAML.replace('argoproj.io/v1alpha1', 'rollgate.dev/v1alpha1')).errors).toEqual([]);
   });
 });
 
 describe('validateManifests: malformed Rollouts', () => {
   it('missing selector', () => {
-    const text = ROLLOUT.replace('  selector:\n    matchLabels:\n      app: web\n', '');
+    const text = ROLLOUT_YAML.replace('  selector:\n    matchLabels:\n      app: web\n', '');
     expect(check(text).errors).toEqual(['6:1 spec.selector: required']);
   });
 
   it('template labels that do not match the selector', () => {
-    const text = ROLLOUT.replace('      labels:\n        app: web', '      labels:\n        app: api');
+    const text = ROLLOUT_YAML.replace('      labels:\n        app: web', '      labels:\n        app: api');
     expect(check(text).errors).toEqual([
       '13:7 spec.template.metadata.labels: do not match spec.selector: label app is "api", the selector wants "web"',
     ]);
   });
 
   it('an empty selector', () => {
-    const text = ROLLOUT.replace('  selector:\n    matchLabels:\n      app: web\n', '  selector: {}\n');
+    const text = ROLLOUT_YAML.replace('  selector:\n    matchLabels:\n      app: web\n', '  selector: {}\n');
     expect(check(text).errors).toEqual([
       '8:3 spec.selector: must not be empty: give matchLabels or matchExpressions',
     ]);
   });
 
   it('setWeight 150', () => {
-    const text = ROLLOUT.replace('- setWeight: 60', '- setWeight: 150');
+    const text = ROLLOUT_YAML.replace('- setWeight: 60', '- setWeight: 150');
     expect(check(text).errors).toEqual([
       '27:11 spec.strategy.canary.steps[2].setWeight: must be between 0 and 100, got 150',
     ]);
   });
 
   it('a pause duration that cannot be parsed', () => {
-    const text = ROLLOUT.replace('duration: 30s', 'duration: 30 seconds');
+    const text = ROLLOUT_YAML.replace('duration: 30s', 'duration: 30 seconds');
     expect(check(text).errors).toEqual([
       '26:19 spec.strategy.canary.steps[1].pause.duration: invalid duration "30 seconds": unexpected "30 seconds" (expected e.g. "30s", "5m", "1h30m", "250ms" or integer seconds)',
     ]);
   });
 
   it('memory: invalid', () => {
-    const text = ROLLOUT.replace('memory: 128Mi', 'memory: invalid');
+    const text = ROLLOUT_YAML.replace('memory: 128Mi', 'memory: invalid');
     expect(check(text).errors).toEqual([
       '21:32 spec.template.spec.containers[0].resources.limits.memory: invalid quantity "invalid": expected a number with an optional suffix (m, k, M, G, Ki, Mi, Gi, …), e.g. "500m" or "128Mi"',
     ]);
   });
 
   it('a request above its limit', () => {
-    const text = ROLLOUT.replace('cpu: 100m', 'cpu: "2"');
+    const text = ROLLOUT_YAML.replace('cpu: 100m', 'cpu: "2"');
     expect(check(text).errors).toEqual([
       '20:24 spec.template.spec.containers[0].resources.requests.cpu: must be less than or equal to the cpu limit (1)',
     ]);
   });
 
   it('wrong types', () => {
-    const text = ROLLOUT.replace('replicas: 3', 'replicas: three').replace(
+    const text = ROLLOUT_YAML.replace('replicas: 3', 'replicas: three').replace(
       'image: nginx:1.27',
       'image: [nginx]',
     );
@@ -143,13 +115,13 @@ describe('validateManifests: malformed Rollouts', () => {
   });
 
   it('negative replicas', () => {
-    expect(check(ROLLOUT.replace('replicas: 3', 'replicas: -1')).errors).toEqual([
+    expect(check(ROLLOUT_YAML.replace('replicas: 3', 'replicas: -1')).errors).toEqual([
       '7:3 spec.replicas: must be >= 0, got -1',
     ]);
   });
 
   it('a step with two kinds, and one with none', () => {
-    const text = ROLLOUT.replace('- setWeight: 20', '- setWeight: 20\n          pause: {}').replace(
+    const text = ROLLOUT_YAML.replace('- setWeight: 20', '- setWeight: 20\n          pause: {}').replace(
       '- pause: {}',
       '- setweight: 10',
     );
@@ -160,13 +132,13 @@ describe('validateManifests: malformed Rollouts', () => {
   });
 
   it('an unknown apiVersion for a known kind', () => {
-    expect(check(ROLLOUT.replace('argoproj.io/v1alpha1', 'argoproj.io/v1beta1')).errors).toEqual([
+    expect(check(ROLLOUT_YAML.replace('argoproj.io/v1alpha1', 'argoproj.io/v1beta1')).errors).toEqual([
       '1:1 apiVersion: must be one of argoproj.io/v1alpha1, rollgate.dev/v1alpha1, got "argoproj.io/v1beta1"',
     ]);
   });
 
   it('setHeaderRoute without trafficRouting', () => {
-    const text = ROLLOUT.replace('- pause: {}', '- setHeaderRoute: {name: canary-header}');
+    const text = ROLLOUT_YAML.replace('- pause: {}', '- setHeaderRoute: {name: canary-header}');
     expect(check(text).errors.sort()).toEqual([
       '28:11 spec.strategy.canary.steps[3].setHeaderRoute: requires strategy.canary.trafficRouting',
       '28:11 spec.strategy.canary.steps[3].setHeaderRoute: unsupported: strategy.canary.steps[3].setHeaderRoute (header routes need a traffic router)',
@@ -174,7 +146,7 @@ describe('validateManifests: malformed Rollouts', () => {
   });
 
   it('maxSurge and maxUnavailable both 0', () => {
-    const text = ROLLOUT.replace(
+    const text = ROLLOUT_YAML.replace(
       '    canary:\n',
       '    canary:\n      maxSurge: 0\n      maxUnavailable: "0%"\n',
     );
@@ -184,14 +156,14 @@ describe('validateManifests: malformed Rollouts', () => {
   });
 
   it('no strategy at all', () => {
-    const text = ROLLOUT.slice(0, ROLLOUT.indexOf('  strategy:')) + '  strategy: {}\n';
+    const text = ROLLOUT_YAML.slice(0, ROLLOUT_YAML.indexOf('  strategy:')) + '  strategy: {}\n';
     expect(check(text).errors).toEqual([
       '22:3 spec.strategy: must set strategy.canary (Rollgate drives canary strategies)',
     ]);
   });
 
   it('duplicate objects are reported at the second, with the line of the first', () => {
-    const { errors, report } = check(`${ROLLOUT}---\n${ROLLOUT}`);
+    const { errors, report } = check(`${ROLLOUT_YAML}---\n${ROLLOUT_YAML}`);
     expect(errors).toEqual([
       '33:3 metadata.name: duplicate Rollout "apps/web": first defined at rollout.yaml:1',
     ]);
@@ -209,7 +181,7 @@ describe('validateManifests: malformed Rollouts', () => {
   });
 
   it('invalid YAML is an invalid entry with file:line:col', () => {
-    const { report } = check(`${ROLLOUT}---\napiVersion: v1\nkind: X\nspec:\n\tfoo: 1\n`);
+    const { report } = check(`${ROLLOUT_YAML}---\napiVersion: v1\nkind: X\nspec:\n\tfoo: 1\n`);
     expect(report.summary).toEqual({ valid: 1, invalid: 1, skipped: 0 });
     expect(report.objects[1]).toMatchObject({
       file: 'rollout.yaml',
@@ -242,10 +214,10 @@ describe('validateManifests: malformed Rollouts', () => {
 
 describe('unknown fields', () => {
   it('warns about a misspelt field instead of dropping it silently', () => {
-    const text = ROLLOUT.replace('  replicas: 3\n', '  replicas: 3\n  progresDeadlineSeconds: 60\n').replace(
-      '- setWeight: 60',
-      '- setWeight: 60\n          wieght: 1',
-    );
+    const text = ROLLOUT_YAML.replace(
+      '  replicas: 3\n',
+      '  replicas: 3\n  progresDeadlineSeconds: 60\n',
+    ).replace('- setWeight: 60', '- setWeight: 60\n          wieght: 1');
     const { report, warnings } = check(text);
     expect(report.objects[0]?.valid).toBe(true);
     expect(warnings).toEqual([
@@ -255,7 +227,7 @@ describe('unknown fields', () => {
   });
 
   it('does not flag fields inside the pod template or metadata', () => {
-    const text = ROLLOUT.replace(
+    const text = ROLLOUT_YAML.replace(
       '          image: nginx:1.27\n',
       '          image: nginx:1.27\n          imagePullPolicy: Always\n',
     );
@@ -265,7 +237,7 @@ describe('unknown fields', () => {
 
 describe('unsupported fields', () => {
   it('blueGreen is an error with the documented message', () => {
-    const text = ROLLOUT.replace(
+    const text = ROLLOUT_YAML.replace(
       / {2}strategy:[\s\S]*$/,
       '  strategy:\n    blueGreen:\n      activeService: web\n',
     );
@@ -275,7 +247,7 @@ describe('unsupported fields', () => {
   });
 
   it('canaryMetadata is a warning and leaves the object valid', () => {
-    const text = ROLLOUT.replace(
+    const text = ROLLOUT_YAML.replace(
       '    canary:\n',
       '    canary:\n      canaryMetadata:\n        labels: {role: canary}\n',
     );
@@ -287,7 +259,7 @@ describe('unsupported fields', () => {
   });
 
   it('selector.matchExpressions is a warning; restartAt is supported', () => {
-    const text = ROLLOUT.replace(
+    const text = ROLLOUT_YAML.replace(
       '  replicas: 3\n',
       '  replicas: 3\n  restartAt: "2026-01-01T00:00:00Z"\n',
     ).replace(
@@ -310,7 +282,7 @@ describe('unsupported fields', () => {
 });
 
 describe('analysis template references', () => {
-  const withAnalysis = ROLLOUT.replace(
+  const withAnalysis = ROLLOUT_YAML.replace(
     '- pause: {}',
     '- analysis:\n            templates:\n              - templateName: success-rate',
   );
@@ -370,7 +342,7 @@ describe('malformed AnalysisTemplates', () => {
 describe('validateObject', () => {
   it('validates one object without cross-object checks', () => {
     const obj = parseManifests(
-      ROLLOUT.replace('- pause: {}', '- analysis: {templates: [{templateName: x}]}'),
+      ROLLOUT_YAML.replace('- pause: {}', '- analysis: {templates: [{templateName: x}]}'),
       'r.yaml',
     ).objects[0]!;
     const result = validateObject(obj);
