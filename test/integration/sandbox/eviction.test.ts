@@ -205,6 +205,43 @@ describe('pods/eviction', () => {
     );
   });
 
+  it('lets an unready pod go without spending the budget while the budget is met (IfHealthyBudget), or always with AlwaysAllow', async () => {
+    const ready = await readyReplicaSet('mix', 2);
+    await core.createNamespacedPod({
+      namespace: NS,
+      body: {
+        metadata: {
+          name: 'mix-stuck',
+          labels: { app: 'mix' },
+          annotations: { 'sandbox.rollgate.dev/behavior': 'never-ready' },
+        },
+        spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] },
+      },
+    });
+    await sandbox.advance(1000);
+    await createBudget('mix-pdb', 'mix', { minAvailable: 2 });
+    expect(await budgetStatus('mix-pdb')).toMatchObject({ currentHealthy: 2, disruptionsAllowed: 0 });
+    expect((await failure(() => evict(nameOf(ready[0])))).code).toBe(429);
+    await evict('mix-stuck', { dryRun: 'All' });
+    await policy.patchNamespacedPodDisruptionBudget({
+      name: 'mix-pdb',
+      namespace: NS,
+      body: [{ op: 'replace', path: '/spec/minAvailable', value: 3 }],
+    });
+    await sandbox.settle();
+    const refused = await failure(() => evict('mix-stuck'));
+    expect(refused.status.details?.causes?.[0]?.message).toBe(
+      'The disruption budget mix-pdb needs 3 healthy pods and has 2 currently',
+    );
+    await policy.patchNamespacedPodDisruptionBudget({
+      name: 'mix-pdb',
+      namespace: NS,
+      body: [{ op: 'add', path: '/spec/unhealthyPodEvictionPolicy', value: 'AlwaysAllow' }],
+    });
+    await evict('mix-stuck');
+    expect(await isTerminating('mix-stuck')).toBe(true);
+  });
+
   it('answers 500 when two budgets select the pod', async () => {
     const [victim] = await readyReplicaSet('dup', 2);
     await createBudget('dup-a', 'dup', { maxUnavailable: 1 });
