@@ -14,6 +14,7 @@ import {
   InvalidAnnotationValueError,
   SCALE_DOWN_DEADLINE_ANNOTATION,
   canonicalJson,
+  type DesiredCondition,
   podTemplateHash,
   setCondition,
   removeCondition,
@@ -27,6 +28,18 @@ const iso = (seconds: number) => at(seconds).toISOString();
 
 describe('planDeadline', () => {
   const base = { hash: 'h1', target: 2, deadlineMs: 10_000, paused: false };
+  /** The window in status: opened at `since` seconds with `availableReplicas` of h1's target 2. */
+  const progressWindow = (
+    since: number,
+    availableReplicas: number,
+    more: { previousSince?: string; paused?: boolean } = {},
+  ) => ({
+    since: iso(since),
+    availableReplicas,
+    podTemplateHash: 'h1',
+    target: 2,
+    ...more,
+  });
   const rows = [
     {
       name: 'no window yet: starts one now and wakes at its end',
@@ -35,96 +48,42 @@ describe('planDeadline', () => {
     },
     {
       name: 'no progress: the window keeps its start and expires',
-      input: {
-        ...base,
-        available: 0,
-        now: at(10),
-        window: { since: iso(0), availableReplicas: 0, podTemplateHash: 'h1', target: 2 },
-      },
+      input: { ...base, available: 0, now: at(10), window: progressWindow(0, 0) },
       want: { since: iso(0), exceeded: true },
     },
     {
       name: 'progress restarts the window',
-      input: {
-        ...base,
-        available: 1,
-        now: at(8),
-        window: { since: iso(0), availableReplicas: 0, podTemplateHash: 'h1', target: 2 },
-      },
+      input: { ...base, available: 1, now: at(8), window: progressWindow(0, 0) },
       want: { since: iso(8), exceeded: false, wakeAtMs: T0 + 18_000 },
     },
     {
       name: 'a flap (progress lost within a deadline) resumes the earlier window',
-      input: {
-        ...base,
-        available: 0,
-        now: at(11),
-        window: {
-          since: iso(8),
-          availableReplicas: 1,
-          podTemplateHash: 'h1',
-          target: 2,
-          previousSince: iso(0),
-        },
-      },
+      input: { ...base, available: 0, now: at(11), window: progressWindow(8, 1, { previousSince: iso(0) }) },
       want: { since: iso(0), exceeded: true },
     },
     {
       name: 'a loss after the count held a full deadline starts a new window',
-      input: {
-        ...base,
-        available: 0,
-        now: at(30),
-        window: {
-          since: iso(8),
-          availableReplicas: 1,
-          podTemplateHash: 'h1',
-          target: 2,
-          previousSince: iso(0),
-        },
-      },
+      input: { ...base, available: 0, now: at(30), window: progressWindow(8, 1, { previousSince: iso(0) }) },
       want: { since: iso(30), exceeded: false, wakeAtMs: T0 + 40_000 },
     },
     {
       name: 'a new revision starts a new window',
-      input: {
-        ...base,
-        hash: 'h2',
-        available: 0,
-        now: at(50),
-        window: { since: iso(0), availableReplicas: 0, podTemplateHash: 'h1', target: 2 },
-      },
+      input: { ...base, hash: 'h2', available: 0, now: at(50), window: progressWindow(0, 0) },
       want: { since: iso(50), exceeded: false, wakeAtMs: T0 + 60_000 },
     },
     {
       name: 'paused: the clock stops, even past the deadline',
-      input: {
-        ...base,
-        paused: true,
-        available: 0,
-        now: at(100),
-        window: { since: iso(0), availableReplicas: 0, podTemplateHash: 'h1', target: 2 },
-      },
+      input: { ...base, paused: true, available: 0, now: at(100), window: progressWindow(0, 0) },
       want: { since: iso(0), exceeded: false },
     },
     {
       name: 'after a pause the clock restarts',
-      input: {
-        ...base,
-        available: 0,
-        now: at(100),
-        window: { since: iso(0), availableReplicas: 0, podTemplateHash: 'h1', target: 2, paused: true },
-      },
+      input: { ...base, available: 0, now: at(100), window: progressWindow(0, 0, { paused: true }) },
       want: { since: iso(100), exceeded: false, wakeAtMs: T0 + 110_000 },
     },
     {
       name: 'at target: the clock does not run',
-      input: {
-        ...base,
-        available: 2,
-        now: at(100),
-        window: { since: iso(0), availableReplicas: 2, podTemplateHash: 'h1', target: 2 },
-      },
+      input: { ...base, available: 2, now: at(100), window: progressWindow(0, 2) },
       want: { since: iso(0), exceeded: false },
     },
   ];
@@ -163,6 +122,8 @@ describe('steps', () => {
     expect(canaryScaleAt(steps, 5)).toBeUndefined();
   });
 
+  /** Status of a pause step that started at `seconds`. */
+  const pausedSince = (seconds: number) => [{ reason: 'CanaryPauseStep', startTime: iso(seconds) }];
   const rows = [
     {
       name: 'starts: adds CanaryPauseStep and controllerPause, wakes at the end of the duration',
@@ -171,31 +132,17 @@ describe('steps', () => {
     },
     {
       name: 'timed: not done before the duration',
-      input: {
-        durationMs: 30_000,
-        pauseConditions: [{ reason: 'CanaryPauseStep', startTime: iso(0) }],
-        controllerPause: true,
-        now: at(29),
-      },
+      input: { durationMs: 30_000, pauseConditions: pausedSince(0), controllerPause: true, now: at(29) },
       want: { done: false, wakeAtMs: T0 + 30_000, conditions: 1 },
     },
     {
       name: 'timed: done when the duration passed (restart-proof: from startTime in status)',
-      input: {
-        durationMs: 30_000,
-        pauseConditions: [{ reason: 'CanaryPauseStep', startTime: iso(0) }],
-        controllerPause: true,
-        now: at(30),
-      },
+      input: { durationMs: 30_000, pauseConditions: pausedSince(0), controllerPause: true, now: at(30) },
       want: { done: true },
     },
     {
       name: 'indefinite: stays paused',
-      input: {
-        pauseConditions: [{ reason: 'CanaryPauseStep', startTime: iso(0) }],
-        controllerPause: true,
-        now: at(3600),
-      },
+      input: { pauseConditions: pausedSince(0), controllerPause: true, now: at(3600) },
       want: { done: false, conditions: 1 },
     },
     {
@@ -228,47 +175,25 @@ describe('steps', () => {
 });
 
 describe('setCondition', () => {
+  const condition = (
+    type: DesiredCondition['type'],
+    status: DesiredCondition['status'],
+    reason = 'r',
+    message = '',
+  ): DesiredCondition => ({ type, status, reason, message });
   it('keeps lastTransitionTime while the status stays, updates lastUpdateTime only on change', () => {
-    const first = setCondition(
-      undefined,
-      { type: 'Available', status: 'True', reason: 'A', message: 'm' },
-      at(0),
-    );
-    const same = setCondition(
-      first,
-      { type: 'Available', status: 'True', reason: 'A', message: 'm' },
-      at(10),
-    );
+    const first = setCondition(undefined, condition('Available', 'True', 'A', 'm'), at(0));
+    const same = setCondition(first, condition('Available', 'True', 'A', 'm'), at(10));
     expect(same).toEqual(first);
-    const reworded = setCondition(
-      same,
-      { type: 'Available', status: 'True', reason: 'B', message: 'n' },
-      at(20),
-    );
+    const reworded = setCondition(same, condition('Available', 'True', 'B', 'n'), at(20));
     expect(reworded[0]).toMatchObject({ lastTransitionTime: iso(0), lastUpdateTime: iso(20), reason: 'B' });
-    const flipped = setCondition(
-      reworded,
-      { type: 'Available', status: 'False', reason: 'B', message: 'n' },
-      at(30),
-    );
+    const flipped = setCondition(reworded, condition('Available', 'False', 'B', 'n'), at(30));
     expect(flipped[0]).toMatchObject({ lastTransitionTime: iso(30), lastUpdateTime: iso(30) });
   });
   it('keeps a stable order and removes by type', () => {
-    let conditions = setCondition(
-      undefined,
-      { type: 'Healthy', status: 'True', reason: 'r', message: '' },
-      at(0),
-    );
-    conditions = setCondition(
-      conditions,
-      { type: 'Progressing', status: 'True', reason: 'r', message: '' },
-      at(0),
-    );
-    conditions = setCondition(
-      conditions,
-      { type: 'InvalidSpec', status: 'True', reason: 'r', message: '' },
-      at(0),
-    );
+    let conditions = setCondition(undefined, condition('Healthy', 'True'), at(0));
+    conditions = setCondition(conditions, condition('Progressing', 'True'), at(0));
+    conditions = setCondition(conditions, condition('InvalidSpec', 'True'), at(0));
     expect(conditions.map((c) => c.type)).toEqual(['InvalidSpec', 'Progressing', 'Healthy']);
     expect(removeCondition(conditions, 'InvalidSpec').map((c) => c.type)).toEqual(['Progressing', 'Healthy']);
   });
