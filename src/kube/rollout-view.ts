@@ -59,15 +59,18 @@ export interface RolloutView {
   restart?: RestartView;
 }
 
-/** A restart as shown: `pending` until every stable/canary pod is newer than `restartAt`, then `done`. */
+/**
+ * A restart as shown: `scheduled` while restartAt is still ahead, `pending` until every stable/canary pod is
+ * newer than it, then `done`.
+ */
 export interface RestartView {
   restartAt: string;
-  state: 'pending' | 'done';
+  state: 'scheduled' | 'pending' | 'done';
   /** Stable and canary pods created before restartAt. */
   podsToRestart: number;
 }
 
-function restartView(observed: ObservedState): RestartView | undefined {
+function restartView(observed: ObservedState, now: Date | undefined): RestartView | undefined {
   const { spec, status } = observed.rollout;
   const restartAt = spec.restartAt;
   if (restartAt === undefined) return undefined;
@@ -77,7 +80,8 @@ function restartView(observed: ObservedState): RestartView | undefined {
   const podsToRestart = observed.pods.filter(
     (pod) => current.has(pod.podTemplateHash) && !(Date.parse(pod.creationTimestamp ?? '') >= atMs),
   ).length;
-  return { restartAt, state: doneMs >= atMs ? 'done' : 'pending', podsToRestart };
+  const state = doneMs >= atMs ? 'done' : now !== undefined && now.getTime() < atMs ? 'scheduled' : 'pending';
+  return { restartAt, state, podsToRestart };
 }
 
 function describeStep(step: Record<string, unknown>): string {
@@ -101,8 +105,8 @@ function describeStep(step: Record<string, unknown>): string {
   return Object.keys(step)[0] ?? 'unknown step';
 }
 
-/** Builds the view from an observed state (pure: tests call it without a cluster). */
-export function buildRolloutView(observed: ObservedState): RolloutView {
+/** Builds the view from an observed state (pure: tests call it without a cluster); `now` tells a scheduled restart. */
+export function buildRolloutView(observed: ObservedState, now?: Date): RolloutView {
   const { rollout } = observed;
   const status = rollout.status ?? {};
   const steps = (rollout.spec.strategy.canary?.steps ?? []) as Array<Record<string, unknown>>;
@@ -192,7 +196,7 @@ export function buildRolloutView(observed: ObservedState): RolloutView {
   if (currentStepIndex !== undefined) view.currentStepIndex = currentStepIndex;
   if (status.stableRS) view.stableRS = status.stableRS;
   if (status.currentPodHash) view.currentPodHash = status.currentPodHash;
-  const restart = restartView(observed);
+  const restart = restartView(observed, now);
   if (restart !== undefined) view.restart = restart;
   return view;
 }
@@ -201,10 +205,11 @@ export function buildRolloutView(observed: ObservedState): RolloutView {
 export async function readRolloutView(
   clients: KubeClients,
   key: RolloutKey,
+  now?: Date,
 ): Promise<RolloutView | undefined> {
   const read = await new ObservedStateReader(clients).read(key);
   if (read === undefined) return undefined;
-  const view = buildRolloutView(read.observed);
+  const view = buildRolloutView(read.observed, now);
   view.analysisRunDetails = await readAnalysisRunViews(
     clients,
     key,
@@ -239,7 +244,9 @@ export function formatRolloutView(view: RolloutView): string {
     lines.push(
       state === 'done'
         ? `Restart:    done (every pod created after ${restartAt})`
-        : `Restart:    pods created before ${restartAt} are being replaced (${podsToRestart} left)`,
+        : state === 'scheduled'
+          ? `Restart:    scheduled for ${restartAt}`
+          : `Restart:    pods created before ${restartAt} are being replaced (${podsToRestart} left)`,
     );
   }
   if (view.pauseConditions.length > 0) {

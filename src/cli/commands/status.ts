@@ -1,5 +1,6 @@
 // `rollgate status NAME [-n NS] [--output text|json] [--watch]`: where a rollout stands and why.
 import { Option, type Command } from 'commander';
+import { systemClock } from '../../clock/clock.ts';
 import { connectKube, type KubeClients } from '../../kube/client.ts';
 import { formatRolloutView, readRolloutView, type RolloutView } from '../../kube/rollout-view.ts';
 import type { RolloutKey } from '../../kube/observed-state-reader.ts';
@@ -28,7 +29,7 @@ async function watchRollout(clients: KubeClients, key: RolloutKey, output: 'text
   process.once('SIGTERM', stop);
   try {
     while (!stopped) {
-      const view = await readRolloutView(clients, key);
+      const view = await readRolloutView(clients, key, systemClock.now());
       const text =
         view === undefined ? `rollout ${key.namespace}/${key.name} not found\n` : render(view, output);
       if (text !== last) {
@@ -58,7 +59,7 @@ export function registerStatusCommand(program: Command): void {
       const { clients, namespace } = connectKube(options);
       const key = { namespace, name };
       if (options.watch) return watchRollout(clients, key, options.output);
-      const view = await readRolloutView(clients, key);
+      const view = await readRolloutView(clients, key, systemClock.now());
       if (view === undefined) {
         process.stderr.write(`rollgate: rollout ${namespace}/${name} not found\n`);
         process.exitCode = 1;

@@ -131,6 +131,15 @@ describe('rollout CLI verbs', () => {
     const restartAt = (await harness.rollout(key)).spec.restartAt;
     expect(typeof restartAt).toBe('string');
     expect(Number.isNaN(Date.parse(String(restartAt)))).toBe(false);
+    expect((await run('status', 'cli', '--kubeconfig', kubeconfig)).stdout).toContain(
+      `Restart:    pods created before ${String(restartAt)} are being replaced (3 left)`,
+    );
+    // The CLI stamps the machine's time, far ahead of the sandbox's fake clock: for the reconciler the
+    // restart is scheduled, and it waits exactly until then.
+    const outcome = await harness.reconcile(key);
+    expect(outcome).toMatchObject({ kind: 'requeue' });
+    const waitMs = outcome.kind === 'requeue' ? outcome.afterMs : 0;
+    expect(harness.clock.now().getTime() + waitMs).toBe(Date.parse(String(restartAt)));
     expect(harness.violations).toEqual([]);
   });
 

@@ -143,5 +143,11 @@ describe('buildRolloutView', () => {
       'Restart:    done (every pod created after 2026-01-01T00:05:00Z)',
     );
     expect(buildRolloutView(observed()).restart).toBeUndefined();
+    const scheduled = buildRolloutView(state, new Date('2026-01-01T00:04:00Z'));
+    expect(scheduled.restart?.state).toBe('done');
+    state.rollout.status = { ...state.rollout.status, restartedAt: undefined };
+    expect(formatRolloutView(buildRolloutView(state, new Date('2026-01-01T00:04:00Z')))).toContain(
+      'Restart:    scheduled for 2026-01-01T00:05:00Z',
+    );
   });
 });
