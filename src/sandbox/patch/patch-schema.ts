@@ -10,6 +10,8 @@ export interface StrategicListRule {
 export interface FieldRule {
   type?: string;
   list?: StrategicListRule;
+  /** `patchStrategy:"replace"` on an object field: the patch's value replaces it whole (PDB selector). */
+  replace?: boolean;
 }
 
 /** The fields of a struct that need more than the default (maps merge, lists replace). */
@@ -63,6 +65,12 @@ export const structRules: Record<string, StructRule> = {
   },
   Namespace: { metadata: { type: 'ObjectMeta' }, status: { type: 'WorkloadStatus' } },
   PodTemplate: { metadata: { type: 'ObjectMeta' }, template: { type: 'PodTemplateSpec' } },
+  PodDisruptionBudgetSpec: { selector: { replace: true } },
+  PodDisruptionBudget: {
+    metadata: { type: 'ObjectMeta' },
+    spec: { type: 'PodDisruptionBudgetSpec' },
+    status: { type: 'WorkloadStatus' },
+  },
   Object: { metadata: { type: 'ObjectMeta' } },
 };
 
@@ -118,6 +126,8 @@ export function rootStructFor(gvk: { group: string; kind: string }): string | un
       return 'ServiceAccount';
     case 'PodTemplate':
       return 'PodTemplate';
+    case 'PodDisruptionBudget':
+      return 'PodDisruptionBudget';
     default:
       return 'Object';
   }

@@ -122,6 +122,8 @@ function mergeMap(
     const field = rules?.[key];
     if (value === null) {
       delete result[key];
+    } else if (isPlainObject(value) && field?.replace === true) {
+      result[key] = withoutDirectives(value);
     } else if (isPlainObject(value)) {
       const merged = mergeMap(result[key], value, rulesOf(field), childPath);
       if (merged === deleteMarker) delete result[key];

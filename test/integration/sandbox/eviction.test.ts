@@ -1,6 +1,6 @@
 // Evicting pods through the sandbox as Rollgate's restarts will: pods/eviction, PodDisruptionBudgets, kubectl.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -400,5 +400,14 @@ spec:
     const before = await kubectl('get', 'pdb', 'shop', '-o', 'jsonpath={.metadata.resourceVersion}');
     expect(await kubectl('apply', '-f', manifest)).toContain('poddisruptionbudget.policy/shop configured');
     expect(await kubectl('get', 'pdb', 'shop', '-o', 'jsonpath={.metadata.resourceVersion}')).toBe(before);
+    // That replace strategy also means a label dropped from the selector is gone, not merged back in.
+    writeFileSync(
+      manifest,
+      readFileSync(manifest, 'utf8').replace('matchLabels: {app: shop}', 'matchLabels: {tier: web}'),
+    );
+    await kubectl('apply', '-f', manifest);
+    expect(await kubectl('get', 'pdb', 'shop', '-o', 'jsonpath={.spec.selector.matchLabels}')).toBe(
+      '{"tier":"web"}',
+    );
   });
 });
