@@ -1,20 +1,9 @@
 // Conformance: ownerReferences garbage collection (background, foreground, orphan), finalizers and namespace deletion.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  connectConformanceCluster,
-  configMap,
-  failure,
-  replicaSet,
-  type ConformanceCluster,
-} from './support/conformance-cluster.ts';
+import { describe, expect, it } from 'vitest';
+import { configMap, failure, replicaSet } from './support/conformance-cluster.ts';
+import { useConformanceCluster } from '../support/use-conformance-cluster.ts';
 
-let cluster: ConformanceCluster;
-beforeAll(async () => {
-  cluster = await connectConformanceCluster();
-});
-afterAll(async () => {
-  await cluster.stop();
-});
+const cluster = useConformanceCluster();
 
 async function ownerWithDependent(name: string): Promise<void> {
   const owner = await cluster.objects.create(configMap(name, cluster.namespace));

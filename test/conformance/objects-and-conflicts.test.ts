@@ -1,21 +1,10 @@
 // Conformance: object metadata, optimistic concurrency and the exact Status bodies of 404/409/422.
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  connectConformanceCluster,
-  configMap,
-  failure,
-  replicaSet,
-  type ConformanceCluster,
-} from './support/conformance-cluster.ts';
+import { describe, expect, it } from 'vitest';
+import { configMap, failure, replicaSet } from './support/conformance-cluster.ts';
+import { useConformanceCluster } from '../support/use-conformance-cluster.ts';
 
-let cluster: ConformanceCluster;
-beforeAll(async () => {
-  cluster = await connectConformanceCluster();
-});
-afterAll(async () => {
-  await cluster.stop();
-});
+const cluster = useConformanceCluster();
 
 describe('object metadata', () => {
   it('assigns uid, creationTimestamp, resourceVersion and generation on create', async () => {

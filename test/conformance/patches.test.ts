@@ -1,21 +1,10 @@
 // Conformance: merge, strategic merge, JSON patch and server-side apply (managers, conflicts, force).
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  connectConformanceCluster,
-  configMap,
-  failure,
-  replicaSet,
-  type ConformanceCluster,
-} from './support/conformance-cluster.ts';
+import { describe, expect, it } from 'vitest';
+import { configMap, failure, replicaSet } from './support/conformance-cluster.ts';
+import { useConformanceCluster } from '../support/use-conformance-cluster.ts';
 
-let cluster: ConformanceCluster;
-beforeAll(async () => {
-  cluster = await connectConformanceCluster();
-});
-afterAll(async () => {
-  await cluster.stop();
-});
+const cluster = useConformanceCluster();
 
 type Container = { name: string; image: string; env?: Array<{ name: string; value: string }> };
 const containersOf = (obj: unknown): Container[] =>

@@ -1,14 +1,10 @@
 // Conformance: list with label selectors (equality and set-based), field selectors and pagination.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  connectConformanceCluster,
-  failure,
-  type ConformanceCluster,
-} from './support/conformance-cluster.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { failure } from './support/conformance-cluster.ts';
+import { useConformanceCluster } from '../support/use-conformance-cluster.ts';
 
-let cluster: ConformanceCluster;
+const cluster = useConformanceCluster();
 beforeAll(async () => {
-  cluster = await connectConformanceCluster();
   const objects: Array<[string, Record<string, string>]> = [
     ['sel-a', { app: 'web', tier: 'front' }],
     ['sel-b', { app: 'web', tier: 'back' }],
@@ -21,9 +17,6 @@ beforeAll(async () => {
       body: { metadata: { name, labels } },
     });
   }
-});
-afterAll(async () => {
-  await cluster.stop();
 });
 
 async function names(labelSelector?: string, fieldSelector?: string): Promise<string[]> {

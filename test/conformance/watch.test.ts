@@ -1,19 +1,10 @@
 // Conformance: watch streams, resume from a resourceVersion, 410 Gone for expired versions, selector transitions.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  connectConformanceCluster,
-  configMap,
-  type ConformanceCluster,
-} from './support/conformance-cluster.ts';
+import { describe, expect, it } from 'vitest';
+import { configMap } from './support/conformance-cluster.ts';
+import { useConformanceCluster } from '../support/use-conformance-cluster.ts';
 import { recordWatch } from './support/watch-recorder.ts';
 
-let cluster: ConformanceCluster;
-beforeAll(async () => {
-  cluster = await connectConformanceCluster();
-});
-afterAll(async () => {
-  await cluster.stop();
-});
+const cluster = useConformanceCluster();
 
 const path = () => `/api/v1/namespaces/${cluster.namespace}/configmaps`;
 
