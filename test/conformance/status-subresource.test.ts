@@ -1,13 +1,12 @@
 // Conformance: the /status subresource only changes status; the main resource ignores status.
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectConformanceCluster, type ConformanceCluster } from './support/conformance-cluster.ts';
+import { useConformanceCluster } from '../support/use-conformance-cluster.ts';
 
-let cluster: ConformanceCluster;
+const cluster = useConformanceCluster();
 let crdName: string;
 let group: string;
 beforeAll(async () => {
-  cluster = await connectConformanceCluster();
   group = `${cluster.unique('conf')}.rollgate.dev`;
   crdName = `gadgets.${group}`;
   await cluster.objects.create({
@@ -53,8 +52,11 @@ afterAll(async () => {
       metadata: { name: crdName },
     })
     .catch(() => undefined);
-  await cluster.stop();
 });
+
+/** Where the gadgets of this file's namespace live, for the custom-objects client. */
+const gadgets = () => ({ group, version: 'v1', namespace: cluster.namespace, plural: 'gadgets' });
+const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 const gadget = (name: string) => ({
   apiVersion: `${group}/v1`,
@@ -67,10 +69,7 @@ const gadget = (name: string) => ({
 describe('status subresource of a custom resource', () => {
   it('drops status sent on create', async () => {
     const created = (await cluster.custom.createNamespacedCustomObject({
-      group,
-      version: 'v1',
-      namespace: cluster.namespace,
-      plural: 'gadgets',
+      ...gadgets(),
       body: gadget('g1'),
     })) as { status?: unknown; metadata: { generation: number } };
     expect(created.status).toBeUndefined();
@@ -79,15 +78,8 @@ describe('status subresource of a custom resource', () => {
 
   it('changes only status through /status, without bumping generation', async () => {
     const updated = (await cluster.custom.patchNamespacedCustomObjectStatus(
-      {
-        group,
-        version: 'v1',
-        namespace: cluster.namespace,
-        plural: 'gadgets',
-        name: 'g1',
-        body: { spec: { size: 99 }, status: { phase: 'Ready' } },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      { ...gadgets(), name: 'g1', body: { spec: { size: 99 }, status: { phase: 'Ready' } } },
+      MERGE_PATCH,
     )) as { spec: { size: number }; status: { phase: string }; metadata: { generation: number } };
     expect(updated.status.phase).toBe('Ready');
     expect(updated.spec.size).toBe(1);
@@ -96,15 +88,8 @@ describe('status subresource of a custom resource', () => {
 
   it('ignores status in writes to the main resource and bumps generation for spec', async () => {
     const updated = (await cluster.custom.patchNamespacedCustomObject(
-      {
-        group,
-        version: 'v1',
-        namespace: cluster.namespace,
-        plural: 'gadgets',
-        name: 'g1',
-        body: { spec: { size: 2 }, status: { phase: 'Hacked' } },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      { ...gadgets(), name: 'g1', body: { spec: { size: 2 }, status: { phase: 'Hacked' } } },
+      MERGE_PATCH,
     )) as { spec: { size: number }; status: { phase: string }; metadata: { generation: number } };
     expect(updated.spec.size).toBe(2);
     expect(updated.status.phase).toBe('Ready');
@@ -112,25 +97,12 @@ describe('status subresource of a custom resource', () => {
   });
 
   it('requires a resourceVersion to replace a custom resource', async () => {
-    const live = (await cluster.custom.getNamespacedCustomObject({
-      group,
-      version: 'v1',
-      namespace: cluster.namespace,
-      plural: 'gadgets',
-      name: 'g1',
-    })) as {
+    const live = (await cluster.custom.getNamespacedCustomObject({ ...gadgets(), name: 'g1' })) as {
       metadata: Record<string, unknown>;
     };
     delete live.metadata.resourceVersion;
     await expect(
-      cluster.custom.replaceNamespacedCustomObject({
-        group,
-        version: 'v1',
-        namespace: cluster.namespace,
-        plural: 'gadgets',
-        name: 'g1',
-        body: live,
-      }),
+      cluster.custom.replaceNamespacedCustomObject({ ...gadgets(), name: 'g1', body: live }),
     ).rejects.toMatchObject({ code: 422 });
   });
 });
@@ -170,36 +142,20 @@ describe('status subresource of a built-in kind', () => {
 describe('scale subresource of a custom resource', () => {
   it('reads and writes spec replicas through /scale', async () => {
     await cluster.custom.createNamespacedCustomObject({
-      group,
-      version: 'v1',
-      namespace: cluster.namespace,
-      plural: 'gadgets',
+      ...gadgets(),
       body: { ...gadget('scaled'), spec: { replicas: 2 } },
     });
     const before = (await cluster.custom.getNamespacedCustomObjectScale({
-      group,
-      version: 'v1',
-      namespace: cluster.namespace,
-      plural: 'gadgets',
+      ...gadgets(),
       name: 'scaled',
     })) as { kind: string; spec: { replicas: number } };
     expect(before).toMatchObject({ kind: 'Scale', spec: { replicas: 2 } });
     await cluster.custom.patchNamespacedCustomObjectScale(
-      {
-        group,
-        version: 'v1',
-        namespace: cluster.namespace,
-        plural: 'gadgets',
-        name: 'scaled',
-        body: { spec: { replicas: 5 } },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      { ...gadgets(), name: 'scaled', body: { spec: { replicas: 5 } } },
+      MERGE_PATCH,
     );
     const live = (await cluster.custom.getNamespacedCustomObject({
-      group,
-      version: 'v1',
-      namespace: cluster.namespace,
-      plural: 'gadgets',
+      ...gadgets(),
       name: 'scaled',
     })) as { spec: { replicas: number } };
     expect(live.spec.replicas).toBe(5);
