@@ -100,6 +100,14 @@ describe('reconcileAnalysisRuns against the sandbox', () => {
     await harness.clients.custom.deleteNamespacedCustomObject({ ...RUNS, name });
   }
 
+  /** What reconcileAnalysisRuns runs on: the harness's clients and clock, measuring with `web` alone. */
+  const measuringWith = (web: { provider: MetricProvider }) => ({
+    clients: harness.clients,
+    clock: harness.clock,
+    logger: silentLogger,
+    providers: createMetricProviderRegistry([web.provider]),
+  });
+
   const webMetric = (name: string, extra: Record<string, unknown> = {}) => ({
     name,
     interval: '10s',
@@ -111,12 +119,7 @@ describe('reconcileAnalysisRuns against the sandbox', () => {
 
   it('measures when due, writes status, skips unchanged writes, and stops once the run is finished', async () => {
     const web = fakeWeb(() => 1);
-    const deps = {
-      clients: harness.clients,
-      clock: harness.clock,
-      logger: silentLogger,
-      providers: createMetricProviderRegistry([web.provider]),
-    };
+    const deps = measuringWith(web);
     await createRun('counted', { metrics: [webMetric('ok')] });
     const first = await reconcileAnalysisRuns(rollout, deps);
     expect(first.written).toEqual(['counted']);
@@ -147,12 +150,7 @@ describe('reconcileAnalysisRuns against the sandbox', () => {
     const other = await harness.createRollout(testRollout({ name: 'other' }));
     // A dependent whose owner does not exist is garbage-collected, so the other owner is real.
     await createRun('foreign', { metrics: [webMetric('ok')] }, await uidOf(other));
-    const outcome = await reconcileAnalysisRuns(rollout, {
-      clients: harness.clients,
-      clock: harness.clock,
-      logger: silentLogger,
-      providers: createMetricProviderRegistry([web.provider]),
-    });
+    const outcome = await reconcileAnalysisRuns(rollout, measuringWith(web));
     expect(outcome.written).toEqual([]);
     expect(web.seen).toHaveLength(0);
     expect((await readRun('foreign')).status).toBeUndefined();
@@ -171,12 +169,7 @@ describe('reconcileAnalysisRuns against the sandbox', () => {
       }
       return 1;
     });
-    const deps = {
-      clients: harness.clients,
-      clock: harness.clock,
-      logger: silentLogger,
-      providers: createMetricProviderRegistry([web.provider]),
-    };
+    const deps = measuringWith(web);
     await createRun('raced', { metrics: [webMetric('ok')] });
     const lost = await reconcileAnalysisRuns(rollout, deps);
     expect(lost.conflicts).toEqual(['raced']);
@@ -196,12 +189,7 @@ describe('reconcileAnalysisRuns against the sandbox', () => {
 
   it('gives a terminated run its final status', async () => {
     const web = fakeWeb(() => 1);
-    const deps = {
-      clients: harness.clients,
-      clock: harness.clock,
-      logger: silentLogger,
-      providers: createMetricProviderRegistry([web.provider]),
-    };
+    const deps = measuringWith(web);
     await createRun('stopped', { metrics: [webMetric('forever', { count: undefined })] });
     await reconcileAnalysisRuns(rollout, deps);
     expect((await readRun('stopped')).status?.phase).toBe('Running');
@@ -220,12 +208,7 @@ describe('reconcileAnalysisRuns against the sandbox', () => {
     const web = fakeWeb((metric) => {
       throw new Error(`upstream refused header ${metric.provider.web?.headers?.[0]?.value ?? ''}`);
     });
-    const deps = {
-      clients: harness.clients,
-      clock: harness.clock,
-      logger: silentLogger,
-      providers: createMetricProviderRegistry([web.provider]),
-    };
+    const deps = measuringWith(web);
     await createRun('secret', {
       args: [{ name: 'token', valueFrom: { secretKeyRef: { name: 'creds', key: 'token' } } }],
       metrics: [
