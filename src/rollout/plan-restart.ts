@@ -19,6 +19,10 @@ export interface RestartInput {
    * out are not restarted: their pods go at their scale-down deadline.
    */
   replicaSets: ReadonlyArray<ObservedReplicaSet | undefined>;
+  /** The rollout's other ReplicaSets: not restarted, but their available pods count toward capacity. */
+  others: readonly ObservedReplicaSet[];
+  /** spec.replicas: capacity is measured against it. */
+  desiredReplicas: number;
   /** Live (non-terminating) pods of the rollout. */
   pods: readonly ObservedPod[];
   /** Pods of the rollout already terminating. */
@@ -96,16 +100,21 @@ export function planRestart(input: RestartInput): RestartPlan {
   const oldPods = input.pods
     .filter((pod) => hashes.has(pod.podTemplateHash) && createdBefore(pod, restartAtMs))
     .sort(oldestFirst);
-  // Unavailable now: what the ReplicaSets report missing (or what the pod list shows, if it is ahead of
-  // their status), plus pods on their way out.
-  const unavailable =
-    input.terminatingPods +
-    replicaSets.reduce((sum, rs) => {
-      const ready = input.pods.filter(
-        (pod) => pod.podTemplateHash === rs.podTemplateHash && pod.ready,
-      ).length;
-      return sum + Math.max(0, rs.replicas - Math.min(rs.status.availableReplicas, ready));
-    }, 0);
+  // A ReplicaSet's available pods, by its status or by the pod list if that is ahead of the status.
+  const availableOf = (rs: ObservedReplicaSet) =>
+    Math.min(
+      rs.status.availableReplicas,
+      input.pods.filter((pod) => pod.podTemplateHash === rs.podTemplateHash && pod.ready).length,
+    );
+  // Unavailable now: the larger of what the restarted ReplicaSets miss and what the whole rollout misses
+  // against spec.replicas (a canary step may be using the budget itself), plus pods on their way out.
+  const missing = replicaSets.reduce((sum, rs) => sum + Math.max(0, rs.replicas - availableOf(rs)), 0);
+  const restartedNames = new Set(replicaSets.map((rs) => rs.name));
+  const total = [...replicaSets, ...input.others.filter((rs) => !restartedNames.has(rs.name))].reduce(
+    (sum, rs) => sum + availableOf(rs),
+    0,
+  );
+  const unavailable = input.terminatingPods + Math.max(missing, input.desiredReplicas - total);
 
   if (oldPods.length === 0) {
     if (unavailable > 0) return { ...NOTHING, wakeAtMs: nowMs + RESTART_RECHECK_MS };

@@ -907,6 +907,8 @@ function withRestart(pass: Pass, plan: RolloutPlan): RolloutPlan {
     now: context.now,
     newRevision: revision.newRevision,
     replicaSets: [revision.stable, revision.current],
+    others: context.observed.replicaSets,
+    desiredReplicas: context.replicas,
     pods: context.observed.pods,
     terminatingPods: context.observed.terminatingPods ?? 0,
     maxUnavailable: context.budget.maxUnavailable,

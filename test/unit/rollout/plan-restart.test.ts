@@ -34,6 +34,8 @@ function input(overrides: Partial<RestartInput> = {}): RestartInput {
     now: new Date(T0 + 200_000),
     newRevision: false,
     replicaSets: [stable],
+    others: [],
+    desiredReplicas: 4,
     pods: [
       podOf('app:1', 'web-a', 10),
       podOf('app:1', 'web-b', 5),
@@ -98,6 +100,27 @@ describe('planRestart', () => {
     expect(planRestart(gone).evictions).toEqual([]);
     // A larger budget leaves room for one more.
     expect(evicted(planRestart({ ...gone, maxUnavailable: 2 }))).toEqual(['web-b']);
+  });
+
+  it('counts capacity against spec.replicas: a canary step already using the budget leaves none', () => {
+    const canary = aReplicaSet('web', 'app:2', { replicas: 1 });
+    const stable = stableSet(3);
+    const pods = [...input().pods.slice(0, 3), podOf('app:2', 'web-canary', 150)];
+    const atFloor = input({
+      replicaSets: [stable, canary],
+      others: [stable, canary],
+      desiredReplicas: 5,
+      pods,
+    });
+    expect(planRestart(atFloor).evictions).toEqual([]);
+    // An old ReplicaSet's available pods still serve: they count toward capacity.
+    const old = aReplicaSet('web', 'app:0', { replicas: 1 });
+    const withOld = {
+      ...atFloor,
+      others: [stable, canary, old],
+      pods: [...pods, podOf('app:0', 'web-old', 1)],
+    };
+    expect(evicted(planRestart(withOld))).toEqual(['web-b']);
   });
 
   it('waits while the pass reshapes ReplicaSets', () => {

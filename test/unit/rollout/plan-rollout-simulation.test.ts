@@ -39,12 +39,17 @@ interface TrialOptions {
   conflictRate?: number;
   /** Users abort at random moments and retry a little later. */
   aborts?: boolean;
+  /** Users restart (spec.restartAt = now) at random moments, also mid-canary and mid-restart. */
+  restarts?: boolean;
 }
 
 /** Runs one randomized trial and asserts the invariants after every reconcile. */
 function trial(seed: number, options: TrialOptions = {}): TrialResult {
   const random = prng(seed);
   const faults = prng(seed * 7919);
+  // Its own sequence, so the other trials replay exactly as before.
+  const restarts = prng(seed * 31337);
+  let restartAt: string | undefined;
   const replicas = 1 + Math.floor(random() * 5);
   const steps = STEP_SETS[Math.floor(random() * STEP_SETS.length)] ?? [];
   const background = random() < 0.3;
@@ -98,9 +103,12 @@ function trial(seed: number, options: TrialOptions = {}): TrialResult {
     expect(after.pods, `${context}: pods above replicas + maxSurge`).toBeLessThanOrEqual(
       Math.max(ceiling, before.pods),
     );
+    // A restart with maxUnavailable 0 still replaces one pod at a time (as Argo Rollouts).
+    const restartFloor =
+      restartAt !== undefined && budget.maxUnavailable === 0 ? Math.max(0, floor - 1) : floor;
     if (before.available >= floor) {
       expect(after.available, `${context}: available below replicas - maxUnavailable`).toBeGreaterThanOrEqual(
-        floor,
+        restartFloor,
       );
     }
     // Before any revision is recorded stable there is no canary (the first deploy may itself be replaced).
@@ -132,6 +140,11 @@ function trial(seed: number, options: TrialOptions = {}): TrialResult {
       world.patchStatus({ abort: true });
       continue;
     }
+    if (options.restarts === true && restarts() < 0.03) {
+      restartAt = new Date(world.now).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      world.patchSpec({ restartAt });
+      continue;
+    }
     if (status.abort === true && status.phase === 'Degraded' && random() < 0.05) {
       world.patchStatus({ abort: false });
       continue;
@@ -141,7 +154,8 @@ function trial(seed: number, options: TrialOptions = {}): TrialResult {
       version === revisions &&
       status.stableRS === latest &&
       status.phase === 'Healthy' &&
-      world.hashesWithPods().every((hash) => hash === latest);
+      world.hashesWithPods().every((hash) => hash === latest) &&
+      (restartAt === undefined || status.restartedAt === restartAt);
     if (done) return { passes, converged: true };
     const wrote = plan.actions.some((action) => action.kind !== 'emitEvent') || plan.requeueAfterMs === 0;
     if (!wrote && world.conflicts === conflictsBefore) {
@@ -176,6 +190,14 @@ describe('planRollout simulation', () => {
     const failures: number[] = [];
     for (let seed = 1001; seed <= 1100; seed++) {
       if (!trial(seed, { conflictRate: 0.3, aborts: true }).converged) failures.push(seed);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('100 trials with restarts at random moments (and 30 % refused writes) converge, restarts complete', () => {
+    const failures: number[] = [];
+    for (let seed = 2001; seed <= 2100; seed++) {
+      if (!trial(seed, { conflictRate: 0.3, aborts: true, restarts: true }).converged) failures.push(seed);
     }
     expect(failures).toEqual([]);
   });
