@@ -1,44 +1,25 @@
 // Reconcile queue against the real Redis: one pending job per rollout, none lost, earlier wake-ups win.
-import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
-import { ReconcileQueue } from '../../../src/queue/reconcile-queue.ts';
-import { startWorker, type RunningWorker } from '../../../src/queue/start-worker.ts';
+import { describe, expect, it } from 'vitest';
+import type { RunningWorker } from '../../../src/queue/start-worker.ts';
 import type { ReconcilePayload } from '../../../src/queue/job-payloads.ts';
 import type { JobOutcome } from '../../../src/queue/job-outcome.ts';
 import type { EnqueueResult } from '../../../src/queue/deduplicated-enqueue.ts';
-import { eventually, gate, openRedisTestScope, type RedisTestScope } from './redis-test-prefix.ts';
+import { useReconcileQueueTestbed } from '../../support/reconcile-queue-testbed.ts';
+import { eventually, gate } from './redis-test-prefix.ts';
 
-let scope: RedisTestScope;
-let queue: ReconcileQueue;
-const workers: RunningWorker[] = [];
+const testbed = useReconcileQueueTestbed();
 
-beforeEach(async () => {
-  scope = await openRedisTestScope(inject('redisUrl'));
-  queue = new ReconcileQueue({ connection: scope.connection, prefix: scope.prefix });
-});
-
-afterEach(async () => {
-  for (const w of workers.splice(0)) await w.stop({ force: true });
-  await queue.close();
-  await scope.cleanup();
-});
-
+/** A worker that retries fast (30 ms base backoff) so retries show within a test. */
 function worker(handler: (p: ReconcilePayload) => Promise<JobOutcome>, concurrency = 4): RunningWorker {
-  const w = startWorker('reconcile', handler, {
-    connection: scope.connection,
-    prefix: scope.prefix,
-    concurrency,
-    retryBackoff: { baseMs: 30, capMs: 100, jitter: 0 },
-  });
-  workers.push(w);
-  return w;
+  return testbed.startWorker(handler, { concurrency, retryBackoff: { baseMs: 30, capMs: 100, jitter: 0 } });
 }
 
 describe('ReconcileQueue.enqueue', () => {
   it('keeps one pending job when the same rollout is enqueued 10 times', async () => {
     const results: EnqueueResult[] = [];
-    for (let i = 0; i < 10; i++) results.push(await queue.enqueue('prod/web'));
-    await queue.enqueue('prod/api');
-    const counts = await queue.queue.getJobCounts('waiting', 'delayed', 'active');
+    for (let i = 0; i < 10; i++) results.push(await testbed.queue.enqueue('prod/web'));
+    await testbed.queue.enqueue('prod/api');
+    const counts = await testbed.queue.queue.getJobCounts('waiting', 'delayed', 'active');
     expect(counts.waiting).toBe(2);
     expect(results[0]?.action).toBe('added');
     expect(results.slice(1).every((r) => r.action === 'coalesced' && r.jobId === results[0]?.jobId)).toBe(
@@ -59,10 +40,10 @@ describe('ReconcileQueue.enqueue', () => {
       running--;
       return { kind: 'done' };
     });
-    await queue.enqueue('prod/web');
+    await testbed.queue.enqueue('prod/web');
     await eventually(() => runs.length === 1);
     const during: EnqueueResult[] = [];
-    for (let i = 0; i < 5; i++) during.push(await queue.enqueue('prod/web'));
+    for (let i = 0; i < 5; i++) during.push(await testbed.queue.enqueue('prod/web'));
     expect(during.every((r) => r.action === 'after-active')).toBe(true);
     hold.open();
     await eventually(() => runs.length === 2);
@@ -77,7 +58,7 @@ describe('ReconcileQueue.enqueue', () => {
       runAt.push(performance.now());
       return runAt.length === 1 ? { kind: 'requeue', afterMs: 400, reason: 'pause' } : { kind: 'done' };
     });
-    await queue.enqueue('prod/web');
+    await testbed.queue.enqueue('prod/web');
     await eventually(() => runAt.length === 2, 5_000);
     const [first = 0, second = 0] = runAt;
     expect(second - first).toBeGreaterThanOrEqual(380);
@@ -86,13 +67,13 @@ describe('ReconcileQueue.enqueue', () => {
   });
 
   it('lets an earlier wake-up win over a later one and never adds a second delayed job', async () => {
-    const later = await queue.enqueue('prod/web', { delayMs: 60_000 });
+    const later = await testbed.queue.enqueue('prod/web', { delayMs: 60_000 });
     expect(later.action).toBe('added');
-    const evenLater = await queue.enqueue('prod/web', { delayMs: 120_000 });
+    const evenLater = await testbed.queue.enqueue('prod/web', { delayMs: 120_000 });
     expect(evenLater.action).toBe('coalesced');
-    const earlier = await queue.enqueue('prod/web', { delayMs: 300 });
+    const earlier = await testbed.queue.enqueue('prod/web', { delayMs: 300 });
     expect(earlier.action).toBe('rescheduled');
-    expect(await queue.queue.getJobCounts('delayed', 'waiting')).toEqual({ delayed: 1, waiting: 0 });
+    expect(await testbed.queue.queue.getJobCounts('delayed', 'waiting')).toEqual({ delayed: 1, waiting: 0 });
 
     const runs: number[] = [];
     const started = performance.now();
@@ -105,8 +86,8 @@ describe('ReconcileQueue.enqueue', () => {
   });
 
   it('runs a delayed rollout at once when an immediate request arrives', async () => {
-    await queue.enqueue('prod/web', { delayMs: 60_000 });
-    const now = await queue.enqueue('prod/web');
+    await testbed.queue.enqueue('prod/web', { delayMs: 60_000 });
+    const now = await testbed.queue.enqueue('prod/web');
     expect(now.action).toBe('rescheduled');
     const runs: string[] = [];
     worker(async (p) => {
@@ -114,7 +95,7 @@ describe('ReconcileQueue.enqueue', () => {
       return { kind: 'done' };
     });
     await eventually(() => runs.length === 1, 3_000);
-    expect(await queue.queue.getJobCounts('delayed')).toEqual({ delayed: 0 });
+    expect(await testbed.queue.queue.getJobCounts('delayed')).toEqual({ delayed: 0 });
   });
 
   it('drops a timer wake-up while the rollout runs (the run decides its own next wake-up)', async () => {
@@ -125,9 +106,11 @@ describe('ReconcileQueue.enqueue', () => {
       if (runs === 1) await hold.promise;
       return { kind: 'done' };
     });
-    await queue.enqueue('prod/web');
+    await testbed.queue.enqueue('prod/web');
     await eventually(() => runs === 1);
-    expect((await queue.enqueue('prod/web', { delayMs: 50, wakeUp: true })).action).toBe('skipped-active');
+    expect((await testbed.queue.enqueue('prod/web', { delayMs: 50, wakeUp: true })).action).toBe(
+      'skipped-active',
+    );
     hold.open();
     await new Promise((r) => setTimeout(r, 400));
     expect(runs).toBe(1);
@@ -142,19 +125,22 @@ describe('ReconcileQueue.enqueue', () => {
       if (p.name === 'broken') return { kind: 'stalled', reason: 'spec is invalid' };
       return { kind: 'done' };
     });
-    await queue.enqueue('prod/flaky');
-    await queue.enqueue('prod/broken');
-    await eventually(async () => (await queue.queue.getJobCounts('completed', 'failed')).failed === 1, 5_000);
+    await testbed.queue.enqueue('prod/flaky');
+    await testbed.queue.enqueue('prod/broken');
+    await eventually(
+      async () => (await testbed.queue.queue.getJobCounts('completed', 'failed')).failed === 1,
+      5_000,
+    );
     await eventually(() => attempts.get('flaky') === 3, 5_000);
     await new Promise((r) => setTimeout(r, 200));
     expect(attempts.get('broken')).toBe(1);
-    const [failed] = await queue.queue.getFailed();
+    const [failed] = await testbed.queue.queue.getFailed();
     expect(failed?.failedReason).toContain('spec is invalid');
     // The rollout is free again: a new request after a failure is a new job, not swallowed.
-    expect((await queue.enqueue('prod/broken')).action).toBe('added');
+    expect((await testbed.queue.enqueue('prod/broken')).action).toBe('added');
   });
 
   it('rejects a key that is not namespace/name', async () => {
-    await expect(queue.enqueue('web')).rejects.toThrow(/namespace\/name/);
+    await expect(testbed.queue.enqueue('web')).rejects.toThrow(/namespace\/name/);
   });
 });
