@@ -238,6 +238,18 @@ function oldCounts(old: readonly OldReplicaSet[]): Array<ReplicaSetCount & { sca
   return old.map((entry) => ({ ...countOf(entry.rs), scaleDown: entry.due }));
 }
 
+/** An inconclusive AnalysisRun pauses the rollout (as Argo) until a human promotes or aborts (F4). */
+function pauseForInconclusiveRun(pass: Pass, runName: string): void {
+  pass.state.pauseConditions.push({
+    reason: INCONCLUSIVE_ANALYSIS_RUN,
+    startTime: pass.context.now.toISOString(),
+  });
+  pass.state.controllerPause = true;
+  pass.events.push(
+    event('Warning', 'AnalysisRunInconclusive', `AnalysisRun ${runName} is inconclusive: rollout paused`),
+  );
+}
+
 /** Stops every run that is not the current step's or the active background run. */
 function stopStaleRuns(pass: Pass, wanted: ReadonlySet<string>): void {
   for (const run of pass.context.observed.analysisRuns) {
@@ -517,15 +529,7 @@ function planCanary(pass: Pass): RolloutPlan {
           pass.housekeeping.push({ kind: 'deleteAnalysisRun', name: backgroundName });
           state.controllerPause = false;
         } else {
-          state.pauseConditions.push({ reason: INCONCLUSIVE_ANALYSIS_RUN, startTime: now.toISOString() });
-          state.controllerPause = true;
-          pass.events.push(
-            event(
-              'Warning',
-              'AnalysisRunInconclusive',
-              `AnalysisRun ${backgroundName} is inconclusive: rollout paused`,
-            ),
-          );
+          pauseForInconclusiveRun(pass, backgroundName);
         }
       }
     }
@@ -602,15 +606,7 @@ function planCanary(pass: Pass): RolloutPlan {
         }
         if (verdict === 'inconclusive') {
           if (!(state.controllerPause && state.pauseConditions.length === 0)) {
-            state.pauseConditions.push({ reason: INCONCLUSIVE_ANALYSIS_RUN, startTime: now.toISOString() });
-            state.controllerPause = true;
-            pass.events.push(
-              event(
-                'Warning',
-                'AnalysisRunInconclusive',
-                `AnalysisRun ${runName} is inconclusive: rollout paused`,
-              ),
-            );
+            pauseForInconclusiveRun(pass, runName);
             break;
           }
           // Promoted while inconclusive: the step counts as passed.
