@@ -1,10 +1,10 @@
 // `rollgate demo` as a user runs it: exit codes and messages when it cannot start.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../support/global-setup.ts';
 
 const entry = join(import.meta.dirname, '../../../bin/rollgate.js');
 
@@ -24,23 +24,12 @@ function run(
   });
 }
 
-async function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 describe('rollgate demo (CLI)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'rollgate-demo-cli-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('exits 1 and names the Redis when REDIS_URL does not answer', async () => {
-    const url = `redis://127.0.0.1:${await closedPort()}`;
+    const url = `redis://127.0.0.1:${await freePort()}`;
     const result = await run(['demo', '--exit', '--kubeconfig', join(dir, 'k')], { REDIS_URL: url });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`Redis at ${url} (REDIS_URL) does not answer PING`);

@@ -1,19 +1,10 @@
 // How the demo finds Redis: an explicit URL, REDIS_URL, the local one, a private redis-server, or clear advice.
-import { createServer } from 'node:net';
 import { describe, expect, inject, it } from 'vitest';
 import { DemoRedisUnavailableError, findDemoRedis, redisAnswers } from '../../../src/demo/index.ts';
+import { freePort } from '../../support/global-setup.ts';
 
-/** A loopback port nobody listens on. */
-async function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** A Redis URL that does not answer: a loopback port that was free and is closed again. */
+const silentRedisUrl = async (): Promise<string> => `redis://127.0.0.1:${await freePort()}`;
 
 describe('findDemoRedis', () => {
   it('uses REDIS_URL when it answers, and leaves it running', async () => {
@@ -25,7 +16,7 @@ describe('findDemoRedis', () => {
   });
 
   it('refuses a REDIS_URL that does not answer, naming it, instead of trying anything else', async () => {
-    const url = `redis://127.0.0.1:${await closedPort()}`;
+    const url = await silentRedisUrl();
     const error = await findDemoRedis({ env: { REDIS_URL: url } }).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(DemoRedisUnavailableError);
     expect((error as DemoRedisUnavailableError).code).toBe('rollgate.demo.redis-unavailable');
@@ -33,7 +24,7 @@ describe('findDemoRedis', () => {
   });
 
   it('starts a private redis-server when nothing answers, and stops it afterwards', async () => {
-    const redis = await findDemoRedis({ env: {}, localUrl: `redis://127.0.0.1:${await closedPort()}` });
+    const redis = await findDemoRedis({ env: {}, localUrl: await silentRedisUrl() });
     expect(redis.origin).toBe('private');
     expect(await redisAnswers(redis.url)).toBe(true);
     await redis.stop();
@@ -43,7 +34,7 @@ describe('findDemoRedis', () => {
   it('says what to do when there is no Redis and no redis-server', async () => {
     const error = await findDemoRedis({
       env: {},
-      localUrl: `redis://127.0.0.1:${await closedPort()}`,
+      localUrl: await silentRedisUrl(),
       redisServer: '/nonexistent/redis-server',
     }).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(DemoRedisUnavailableError);
