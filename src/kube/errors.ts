@@ -28,54 +28,60 @@ export abstract class KubeApiError extends Error {
   }
 }
 
-/** 404: the object (or its kind) does not exist. */
-export class KubeNotFoundError extends KubeApiError {
-  override readonly name = 'KubeNotFoundError';
-  readonly code = 'kube.not_found';
-  readonly disposition = 'notFound' as const;
+/**
+ * The base of one kind of kube error: its `name`, stable `code` and disposition, written once here
+ * instead of in a class body per kind. Each kind still subclasses it, so it keeps its own exported
+ * class for `instanceof` and its own `code` for comparisons across processes.
+ */
+function kubeErrorKind<const Code extends string, const Disposition extends KubeErrorDisposition>(
+  name: string,
+  code: Code,
+  disposition: Disposition,
+) {
+  abstract class KubeErrorKind extends KubeApiError {
+    override readonly name: string = name;
+    readonly code: Code = code;
+    readonly disposition: Disposition = disposition;
+  }
+  return KubeErrorKind;
 }
+
+/** 404: the object (or its kind) does not exist. */
+export class KubeNotFoundError extends kubeErrorKind('KubeNotFoundError', 'kube.not_found', 'notFound') {}
 
 /** 409 (resourceVersion mismatch or AlreadyExists): the world moved; re-read and re-plan, never resend. */
-export class KubeConflictError extends KubeApiError {
-  override readonly name = 'KubeConflictError';
-  readonly code = 'kube.conflict';
-  readonly disposition = 'conflict' as const;
-}
+export class KubeConflictError extends kubeErrorKind('KubeConflictError', 'kube.conflict', 'conflict') {}
 
 /** 410: a watch or list continuation is too old; start again from a fresh list. */
-export class KubeGoneError extends KubeApiError {
-  override readonly name = 'KubeGoneError';
-  readonly code = 'kube.gone';
-  readonly disposition = 'conflict' as const;
-}
+export class KubeGoneError extends kubeErrorKind('KubeGoneError', 'kube.gone', 'conflict') {}
 
-/** 400/422: the server refuses the object itself; retrying the same write cannot help, a human must act. */
-export class KubeInvalidError extends KubeApiError {
-  override readonly name = 'KubeInvalidError';
-  readonly code = 'kube.invalid';
-  readonly disposition = 'stalled' as const;
-}
+/** 400/415/422: the server refuses the object itself; retrying the same write cannot help, a human must act. */
+export class KubeInvalidError extends kubeErrorKind('KubeInvalidError', 'kube.invalid', 'stalled') {}
 
 /** 401/403: our credentials or RBAC do not allow this; a human must act. */
-export class KubeForbiddenError extends KubeApiError {
-  override readonly name = 'KubeForbiddenError';
-  readonly code = 'kube.forbidden';
-  readonly disposition = 'stalled' as const;
-}
+export class KubeForbiddenError extends kubeErrorKind('KubeForbiddenError', 'kube.forbidden', 'stalled') {}
 
 /** 429: the API server asks us to slow down (honour `retryAfterMs` when given). */
-export class KubeThrottledError extends KubeApiError {
-  override readonly name = 'KubeThrottledError';
-  readonly code = 'kube.throttled';
-  readonly disposition = 'transient' as const;
+export class KubeThrottledError extends kubeErrorKind('KubeThrottledError', 'kube.throttled', 'transient') {
   retryAfterMs: number | undefined;
 }
 
-/** 5xx, timeouts, refused or reset connections: try again with backoff. */
-export class KubeTransientError extends KubeApiError {
-  override readonly name = 'KubeTransientError';
-  readonly code = 'kube.transient';
-  readonly disposition = 'transient' as const;
+/** 5xx, 408, timeouts, refused or reset connections: try again with backoff. */
+export class KubeTransientError extends kubeErrorKind('KubeTransientError', 'kube.transient', 'transient') {}
+
+/** The constructor every kind shares (that of {@link KubeApiError}). */
+type KubeErrorClass = new (...args: ConstructorParameters<typeof KubeTransientError>) => KubeApiError;
+
+/** Which kind an HTTP status means; a status not named here is a refusal of the request itself. */
+function kubeErrorClassOf(status: number): KubeErrorClass {
+  if (status === 404) return KubeNotFoundError;
+  if (status === 409) return KubeConflictError;
+  if (status === 410) return KubeGoneError;
+  if (status === 400 || status === 415 || status === 422) return KubeInvalidError;
+  if (status === 401 || status === 403) return KubeForbiddenError;
+  if (status === 429) return KubeThrottledError;
+  if (status >= 500 || status === 408) return KubeTransientError;
+  return KubeInvalidError;
 }
 
 interface StatusBody {
@@ -156,25 +162,15 @@ export function toKubeError(err: unknown, request: KubeRequestContext): Error {
     const status = err.code;
     const body = parseStatusBody(err.body);
     const text = `${describe(request)}: HTTP ${status}${body.reason ? ` ${body.reason}` : ''}: ${body.message ?? 'no message'}`;
-    const options = { cause: err };
-    if (status === 404) return new KubeNotFoundError(text, request, status, body.reason, options);
-    if (status === 409) return new KubeConflictError(text, request, status, body.reason, options);
-    if (status === 410) return new KubeGoneError(text, request, status, body.reason, options);
-    if (status === 400 || status === 415 || status === 422)
-      return new KubeInvalidError(text, request, status, body.reason, options);
-    if (status === 401 || status === 403)
-      return new KubeForbiddenError(text, request, status, body.reason, options);
-    if (status === 429) {
-      const throttled = new KubeThrottledError(text, request, status, body.reason, options);
+    const ErrorClass = kubeErrorClassOf(status);
+    const mapped = new ErrorClass(text, request, status, body.reason, { cause: err });
+    if (mapped instanceof KubeThrottledError) {
       const headerSeconds = Number(header(err.headers as Record<string, string> | undefined, 'retry-after'));
       const seconds =
         body.details?.retryAfterSeconds ?? (Number.isFinite(headerSeconds) ? headerSeconds : undefined);
-      throttled.retryAfterMs = seconds !== undefined && seconds > 0 ? seconds * 1000 : undefined;
-      return throttled;
+      mapped.retryAfterMs = seconds !== undefined && seconds > 0 ? seconds * 1000 : undefined;
     }
-    if (status >= 500 || status === 408)
-      return new KubeTransientError(text, request, status, body.reason, options);
-    return new KubeInvalidError(text, request, status, body.reason, options);
+    return mapped;
   }
   const network = networkCode(err);
   if (network !== undefined) {

@@ -1,7 +1,20 @@
 // Error mapping: every ApiException code and network failure lands on the right typed error.
 import { ApiException } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { dispositionOf, kubeCall, toKubeError, type KubeApiError } from '../../../src/kube/errors.ts';
+import {
+  dispositionOf,
+  isNotFound,
+  kubeCall,
+  KubeApiError,
+  KubeConflictError,
+  KubeForbiddenError,
+  KubeGoneError,
+  KubeInvalidError,
+  KubeNotFoundError,
+  KubeThrottledError,
+  KubeTransientError,
+  toKubeError,
+} from '../../../src/kube/errors.ts';
 
 const request = { verb: 'patch', kind: 'ReplicaSet', namespace: 'ns', name: 'web-abc' } as const;
 
@@ -19,16 +32,20 @@ function apiError(
 }
 
 describe('toKubeError', () => {
-  const rows: Array<{ status: number; code: string; disposition: string }> = [
-    { status: 404, code: 'kube.not_found', disposition: 'notFound' },
-    { status: 409, code: 'kube.conflict', disposition: 'conflict' },
-    { status: 410, code: 'kube.gone', disposition: 'conflict' },
-    { status: 422, code: 'kube.invalid', disposition: 'stalled' },
-    { status: 400, code: 'kube.invalid', disposition: 'stalled' },
-    { status: 403, code: 'kube.forbidden', disposition: 'stalled' },
-    { status: 429, code: 'kube.throttled', disposition: 'transient' },
-    { status: 500, code: 'kube.transient', disposition: 'transient' },
-    { status: 503, code: 'kube.transient', disposition: 'transient' },
+  const rows: Array<{ status: number; code: string; disposition: string; type: typeof KubeApiError }> = [
+    { status: 404, code: 'kube.not_found', disposition: 'notFound', type: KubeNotFoundError },
+    { status: 409, code: 'kube.conflict', disposition: 'conflict', type: KubeConflictError },
+    { status: 410, code: 'kube.gone', disposition: 'conflict', type: KubeGoneError },
+    { status: 422, code: 'kube.invalid', disposition: 'stalled', type: KubeInvalidError },
+    { status: 400, code: 'kube.invalid', disposition: 'stalled', type: KubeInvalidError },
+    { status: 415, code: 'kube.invalid', disposition: 'stalled', type: KubeInvalidError },
+    { status: 418, code: 'kube.invalid', disposition: 'stalled', type: KubeInvalidError },
+    { status: 401, code: 'kube.forbidden', disposition: 'stalled', type: KubeForbiddenError },
+    { status: 403, code: 'kube.forbidden', disposition: 'stalled', type: KubeForbiddenError },
+    { status: 429, code: 'kube.throttled', disposition: 'transient', type: KubeThrottledError },
+    { status: 408, code: 'kube.transient', disposition: 'transient', type: KubeTransientError },
+    { status: 500, code: 'kube.transient', disposition: 'transient', type: KubeTransientError },
+    { status: 503, code: 'kube.transient', disposition: 'transient', type: KubeTransientError },
   ];
   for (const row of rows) {
     it(`maps HTTP ${row.status} to ${row.code}`, () => {
@@ -41,6 +58,12 @@ describe('toKubeError', () => {
       expect(dispositionOf(err)).toBe(row.disposition);
       expect(err.status).toBe(row.status);
       expect(err.request).toEqual(request);
+      // Callers match with instanceof as well as by code; the name is what a log line shows.
+      expect(err).toBeInstanceOf(row.type);
+      expect(err).toBeInstanceOf(KubeApiError);
+      expect(err).toBeInstanceOf(Error);
+      expect(err.name).toBe(row.type.name);
+      expect(isNotFound(err)).toBe(row.status === 404);
     });
   }
 
