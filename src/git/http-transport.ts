@@ -1,4 +1,4 @@
-// The HTTP client handed to isomorphic-git: counts requests and remembers protocol v2 capability adverts.
+// The HTTP client handed to isomorphic-git: counts requests, remembers capability adverts, answers known tips.
 import { createHash } from 'node:crypto';
 import nodeHttp from 'isomorphic-git/http/node';
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git/http/node';
@@ -41,6 +41,44 @@ async function* replay(body: Uint8Array): AsyncIterableIterator<Uint8Array> {
   yield body;
 }
 
+const UPLOAD_PACK_ADVERT_SUFFIX = '/info/refs?service=git-upload-pack';
+const SERVICE_LINE = '# service=git-upload-pack\n';
+
+function pktLine(text: string): string {
+  return `${(Buffer.byteLength(text) + 4).toString(16).padStart(4, '0')}${text}`;
+}
+
+/**
+ * The capability list of a protocol v1 upload-pack advertisement (what follows the NUL of its first ref
+ * line, newline included), or undefined when the body is not one.
+ */
+export function v1AdvertCapabilities(body: Uint8Array): string | undefined {
+  const text = Buffer.from(body).toString('latin1');
+  let at = 0;
+  const lines: string[] = [];
+  while (at + 4 <= text.length && lines.length < 2) {
+    const length = Number.parseInt(text.slice(at, at + 4), 16);
+    if (Number.isNaN(length)) return undefined;
+    if (length === 0) {
+      at += 4;
+      continue;
+    }
+    lines.push(text.slice(at + 4, at + length));
+    at += length;
+  }
+  if (lines[0] !== SERVICE_LINE || lines[1] === undefined) return undefined;
+  const nul = lines[1].indexOf('\0');
+  return nul === -1 ? undefined : lines[1].slice(nul + 1);
+}
+
+/** A protocol v1 upload-pack advertisement listing only `ref` at `oid`, with `capabilities`. */
+export function knownTipAdvert(ref: string, oid: string, capabilities: string): Uint8Array {
+  return Buffer.from(
+    `${pktLine(SERVICE_LINE)}0000${pktLine(`${oid} ${ref}\0${capabilities}`)}0000`,
+    'latin1',
+  );
+}
+
 /**
  * An isomorphic-git HttpClient over `isomorphic-git/http/node`.
  *
@@ -52,6 +90,8 @@ async function* replay(body: Uint8Array): AsyncIterableIterator<Uint8Array> {
  */
 export class GitHttpTransport implements HttpClient {
   private readonly remembered = new Map<string, RememberedAnswer>();
+  /** Capabilities of each repository's last v1 advertisement (per credentials), for {@link withKnownTip}. */
+  private readonly v1Capabilities = new Map<string, { capabilities: string; storedAt: number }>();
   private sent = 0;
 
   constructor(
@@ -73,6 +113,44 @@ export class GitHttpTransport implements HttpClient {
     }
     const prefix = `${repositoryOf(repositoryUrl)} `;
     for (const key of this.remembered.keys()) if (key.startsWith(prefix)) this.remembered.delete(key);
+    for (const key of this.v1Capabilities.keys()) if (key.startsWith(prefix)) this.v1Capabilities.delete(key);
+  }
+
+  /**
+   * An HttpClient for one fetch of `ref` whose commit `oid` a ref check has just returned. Why: a fetch
+   * (isomorphic-git speaks protocol v1 for it) starts by asking for the v1 advertisement, i.e. for the
+   * branch head again. This client answers that request from memory, listing only `ref` at `oid` with
+   * the capabilities the repository advertised last time, so the fetch costs one request: the pack.
+   * Without remembered capabilities (first fetch, TTL passed, something failed) the request goes out
+   * as usual. If `oid` is no longer on the server, the server refuses the pack request and the caller
+   * must fetch again without a known tip.
+   */
+  withKnownTip(ref: string, oid: string): HttpClient {
+    return {
+      request: async (request) => {
+        if (!this.isV1Advert(request)) return this.request(request);
+        const caps = this.v1Capabilities.get(this.keyOf(request));
+        if (caps && this.clock.now().getTime() - caps.storedAt < CAPABILITIES_TTL_MS) {
+          return {
+            url: request.url,
+            method: 'GET',
+            statusCode: 200,
+            statusMessage: 'OK',
+            headers: { 'content-type': 'application/x-git-upload-pack-advertisement' },
+            body: replay(knownTipAdvert(ref, oid, caps.capabilities)),
+          };
+        }
+        // A request without credentials to a repository that wants some gets the remembered challenge,
+        // so isomorphic-git asks onAuth and comes back with credentials (then answered from memory).
+        const challenge = this.remembered.get(this.keyOf(request));
+        if (
+          challenge?.statusCode === 401 &&
+          this.clock.now().getTime() - challenge.storedAt < CAPABILITIES_TTL_MS
+        )
+          return this.replayAnswer(request, challenge);
+        return this.request(request);
+      },
+    };
   }
 
   request = async (request: GitHttpRequest): Promise<GitHttpResponse> => {
@@ -80,14 +158,7 @@ export class GitHttpTransport implements HttpClient {
     if (key !== undefined) {
       const hit = this.remembered.get(key);
       if (hit && this.clock.now().getTime() - hit.storedAt < CAPABILITIES_TTL_MS) {
-        return {
-          url: request.url,
-          method: 'GET',
-          statusCode: hit.statusCode,
-          statusMessage: hit.statusMessage,
-          headers: { ...hit.headers },
-          body: replay(hit.body),
-        };
+        return this.replayAnswer(request, hit);
       }
     }
     this.sent += 1;
@@ -106,6 +177,13 @@ export class GitHttpTransport implements HttpClient {
     if (response.statusCode >= 500 || (request.method === 'POST' && response.statusCode !== 200)) {
       this.forget(request.url);
     }
+    if (this.isV1Advert(request) && this.worthRemembering(request, response) && response.statusCode === 200) {
+      const body = await collect(response.body);
+      const capabilities = v1AdvertCapabilities(body);
+      if (capabilities !== undefined)
+        this.v1Capabilities.set(this.keyOf(request), { capabilities, storedAt: this.clock.now().getTime() });
+      return { ...response, body: replay(body) };
+    }
     if (key === undefined || !this.worthRemembering(request, response)) return response;
     const body = await collect(response.body);
     if (response.statusCode === 200 && !Buffer.from(body).toString('latin1').includes('version 2\n')) {
@@ -122,14 +200,38 @@ export class GitHttpTransport implements HttpClient {
     return { ...response, body: replay(body) };
   };
 
-  private keyFor(request: GitHttpRequest): string | undefined {
-    if ((request.method ?? 'GET') !== 'GET') return undefined;
-    if (!request.url.endsWith('/info/refs?service=git-upload-pack')) return undefined;
-    if (!header(request.headers, 'git-protocol')?.includes('version=2')) return undefined;
+  private replayAnswer(request: GitHttpRequest, answer: RememberedAnswer): GitHttpResponse {
+    return {
+      url: request.url,
+      method: 'GET',
+      statusCode: answer.statusCode,
+      statusMessage: answer.statusMessage,
+      headers: { ...answer.headers },
+      body: replay(answer.body),
+    };
+  }
+
+  /** A request for the upload-pack advertisement in protocol v0/v1 (the first request of a fetch). */
+  private isV1Advert(request: GitHttpRequest): boolean {
+    return (
+      (request.method ?? 'GET') === 'GET' &&
+      request.url.endsWith(UPLOAD_PACK_ADVERT_SUFFIX) &&
+      !header(request.headers, 'git-protocol')?.includes('version=2')
+    );
+  }
+
+  /** Repository URL plus a digest of the credentials sent (so no map ever holds credentials). */
+  private keyOf(request: GitHttpRequest): string {
     const authorization = header(request.headers, 'authorization') ?? '';
-    // Credentials are part of the key only as a digest, so the map never holds them.
     const digest = authorization ? createHash('sha256').update(authorization).digest('hex') : '-';
     return `${repositoryOf(request.url)} ${digest}`;
+  }
+
+  private keyFor(request: GitHttpRequest): string | undefined {
+    if ((request.method ?? 'GET') !== 'GET') return undefined;
+    if (!request.url.endsWith(UPLOAD_PACK_ADVERT_SUFFIX)) return undefined;
+    if (!header(request.headers, 'git-protocol')?.includes('version=2')) return undefined;
+    return this.keyOf(request);
   }
 
   private worthRemembering(request: GitHttpRequest, response: GitHttpResponse): boolean {

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import git from 'isomorphic-git';
-import type { FsClient, GitAuth } from 'isomorphic-git';
+import type { FsClient, GitAuth, HttpClient } from 'isomorphic-git';
 import type { Clock } from '../clock/clock.ts';
 import { systemClock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
@@ -238,9 +238,36 @@ export class GitSource {
    * is shallow (depth 1); later ones offer the previous tip and ask for at most `fetchDepth` commits, so
    * only new objects travel. Older commits already in the cache are kept for the next diff. Calls on one
    * GitSource run one at a time.
+   *
+   * `knownHead`: the branch's commit as a ref check just returned it. The fetch then does not ask the
+   * remote for the branch again (see {@link GitHttpTransport.withKnownTip}): one request instead of two,
+   * none when the commit is already the cached branch tip. It returns that commit, even when the branch
+   * has moved on since (the caller decides which commit is newest). When the remote no longer has it
+   * (force-pushed away), the fetch asks for the branch and returns its current commit.
    */
-  async fetch(): Promise<string> {
-    return this.exclusive(() => this.fetchOnce());
+  async fetch(options: { knownHead?: string } = {}): Promise<string> {
+    const { knownHead } = options;
+    return this.exclusive(async () => {
+      const previous = await this.cachedTip();
+      if (knownHead === undefined) return this.fetchOnce(this.transport, previous);
+      if (previous === knownHead) return knownHead;
+      try {
+        const tip = this.transport.withKnownTip(`refs/heads/${this.branch}`, knownHead);
+        const fetched = await this.fetchOnce(tip, previous);
+        if (fetched === knownHead) return fetched;
+      } catch (error) {
+        this.logger.debug({ knownHead, err: (error as Error).message }, 'fetch of the known head refused');
+      }
+      return this.fetchOnce(this.transport, await this.cachedTip());
+    });
+  }
+
+  /** The branch tip in the cache (the last fetched commit), if any. */
+  private async cachedTip(): Promise<string | undefined> {
+    await this.ensureCache();
+    return git
+      .resolveRef({ fs, gitdir: this.gitdir, ref: `refs/heads/${this.branch}` })
+      .catch(() => undefined);
   }
 
   /**
@@ -253,15 +280,11 @@ export class GitSource {
     return run;
   }
 
-  private async fetchOnce(): Promise<string> {
-    await this.ensureCache();
-    const previous = await git
-      .resolveRef({ fs, gitdir: this.gitdir, ref: `refs/heads/${this.branch}` })
-      .catch(() => undefined);
+  private async fetchOnce(http: HttpClient, previous: string | undefined): Promise<string> {
     try {
       const result = await git.fetch({
         fs,
-        http: this.transport,
+        http,
         gitdir: this.gitdir,
         url: await this.remoteUrl(),
         ref: this.branch,
@@ -279,6 +302,18 @@ export class GitSource {
       if (!head) {
         throw new GitRefNotFoundError(`branch ${this.branch} not found`, this.context('fetch'));
       }
+      // A server refusing a wanted commit may answer without a pack rather than with an error.
+      await git
+        .readCommit({ fs, gitdir: this.gitdir, oid: head, cache: this.cache })
+        .catch((error: unknown) => {
+          throw new GitObjectMissingError(
+            `fetched commit ${head} is not in the cache`,
+            this.context('fetch'),
+            {
+              cause: error,
+            },
+          );
+        });
       // isomorphic-git offers the local branch as "have" on the next fetch; without it every fetch would
       // download the whole snapshot again.
       await git.writeRef({
@@ -318,6 +353,18 @@ export class GitSource {
       { packsBefore: result.packsBefore, objects: result.objects, kept: result.kept.length },
       'cache packs compacted',
     );
+  }
+
+  /**
+   * True when `ancestor` is on the first-parent chain of `descendant` within the cache (no network):
+   * `descendant` was built on top of it, so `ancestor` is the older of the two. False when unknown.
+   */
+  async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
+    if (ancestor === descendant) return false;
+    return this.exclusive(async () => {
+      const reads = { commits: 0, trees: 0, blobs: 0, fromMemory: 0 };
+      return (await this.relation(ancestor, descendant, reads, readSnapshotFs())) === 'fast-forward';
+    });
   }
 
   /** Per-object changes between two commits under the source's path (see {@link diffReport}). */

@@ -111,6 +111,45 @@ describe('GitSource change check', () => {
     expect(f.server.requestCount()).toBe(1);
   });
 
+  it('fetches the commit a ref check returned with one request: the branch is not asked for again', async () => {
+    const f = await fixture();
+    f.wc.write({ 'envs/prod/app.yaml': configMapYaml('app', { v: '1' }) });
+    const first = f.wc.commit();
+    await f.wc.push(f.bare);
+    const source = f.source();
+    await source.fetch();
+    f.wc.write({ 'envs/prod/app.yaml': configMapYaml('app', { v: '2' }) });
+    const second = f.wc.commit();
+    await f.wc.push(f.repoUrl);
+
+    const head = await source.remoteHead();
+    f.server.resetRequestCount();
+    expect(await source.fetch({ knownHead: head })).toBe(second);
+    expect(f.server.requestCount()).toBe(1);
+    expect(summary(await source.diff(first, second))).toEqual(['changed ConfigMap//app envs/prod/app.yaml']);
+
+    f.server.resetRequestCount();
+    expect(await source.fetch({ knownHead: second })).toBe(second);
+    expect(f.server.requestCount()).toBe(0);
+  });
+
+  it('asks for the branch when the server does not have the known head', async () => {
+    const f = await fixture();
+    f.wc.write({ 'envs/prod/app.yaml': configMapYaml('app', { v: '1' }) });
+    f.wc.commit();
+    await f.wc.push(f.bare);
+    const source = f.source();
+    await source.fetch();
+    f.wc.write({ 'envs/prod/app.yaml': configMapYaml('app', { v: '2' }) });
+    const second = f.wc.commit();
+    await f.wc.push(f.repoUrl);
+
+    // E.g. a head seen before a force-push, after the server collected it.
+    const unknown = createHash('sha1').update('never pushed').digest('hex');
+    expect(await source.fetch({ knownHead: unknown })).toBe(second);
+    expect(summary(await source.diff(undefined, second))).toEqual(['added ConfigMap//app envs/prod/app.yaml']);
+  });
+
   it('reports a branch that does not exist as undefined, and fetching it as GitRefNotFoundError', async () => {
     const f = await fixture();
     f.wc.write({ 'envs/prod/app.yaml': configMapYaml('app', {}) });
