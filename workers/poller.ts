@@ -3,6 +3,7 @@ import { join, isAbsolute } from 'node:path';
 import { resolveSourceAuth, type SourceConfig } from '../src/config/index.ts';
 import { GitSource } from '../src/git/source.ts';
 import { EventRecorder } from '../src/kube/event-recorder.ts';
+import { RedisObservedHeads } from '../src/queue/observed-heads.ts';
 import { enqueueEverything, openRollgateQueues, type RollgateQueues } from '../src/queue/rollgate-queues.ts';
 import { startWorker, type RunningWorker } from '../src/queue/start-worker.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../src/server/metrics.ts';
@@ -69,6 +70,8 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   const cacheDir = isAbsolute(config.git.cacheDir)
     ? config.git.cacheDir
     : join(process.cwd(), config.git.cacheDir);
+  // How a poll hands the head it saw to the sync (which then does not ask the remote again).
+  const heads = new RedisObservedHeads(redis, config.redis.prefix);
   const withSourceLock = keyedLock();
   const lastDriftCheck = new Map<string, number>();
 
@@ -103,6 +106,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       prune: source.prune,
       selfHeal: source.selfHeal,
       defaultNamespace,
+      heads,
     };
     sources.set(source.name, { config: source, git, deps });
   }

@@ -51,6 +51,10 @@ export class ConfigMapSourceStateStore implements SyncedCommitStore {
     await this.update({ [`${source}.status`]: JSON.stringify(status) });
   }
 
+  async setSynced(source: string, commit: string, status: SourceStatus): Promise<void> {
+    await this.update({ [`${source}.commit`]: commit, [`${source}.status`]: JSON.stringify(status) });
+  }
+
   private async read(): Promise<V1ConfigMap | undefined> {
     try {
       return await kubeCall(

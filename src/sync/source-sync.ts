@@ -15,6 +15,23 @@ export interface SourceStateStore {
   get(source: string): Promise<string | undefined>;
   set(source: string, commit: string): Promise<void>;
   setStatus(source: string, status: SourceStatus): Promise<void>;
+  /** The synced commit and the status in one write (what a successful sync records). */
+  setSynced(source: string, commit: string, status: SourceStatus): Promise<void>;
+}
+
+/**
+ * The newest branch head a poll has seen, per source: how a poll hands its ref check to the sync, so
+ * the sync does not ask the remote for the branch again. Observations are ordered by tickets taken
+ * before asking the remote: a ref check that started later wins over one that started earlier, even
+ * when it answers first. Shared by every poller process (Redis in production: RedisObservedHeads).
+ */
+export interface ObservedHeads {
+  /** A number larger than every ticket taken before for this source. */
+  ticket(source: string): Promise<number>;
+  /** Records `commit` as seen by the holder of `ticket`, unless a later ticket was recorded; true if recorded. */
+  record(source: string, ticket: number, commit: string): Promise<boolean>;
+  /** The recorded commit, if any. */
+  newest(source: string): Promise<string | undefined>;
 }
 
 export interface SourceSyncDeps {
@@ -28,6 +45,8 @@ export interface SourceSyncDeps {
   logger: Logger;
   prune: boolean;
   defaultNamespace: string;
+  /** Without it, every sync asks the remote for the branch (one request more per sync). */
+  heads?: ObservedHeads;
 }
 
 /** What one sync did, object by object. */
@@ -43,11 +62,21 @@ export interface SyncReport {
 const isRolloutKind = (apiVersion: string, kind: string): boolean =>
   kind === 'Rollout' && (apiVersion === ARGO_API_VERSION || apiVersion === ROLLGATE_API_VERSION);
 
-/** The poll: one ref request. Returns the remote commit when it differs from the last synced one. */
+/**
+ * The poll: one ref request. Returns the remote commit when it differs from the last synced one, and
+ * records it as the newest head seen (see {@link ObservedHeads}) for the sync that follows.
+ */
 export async function checkSource(
-  deps: Pick<SourceSyncDeps, 'git' | 'state'>,
+  deps: Pick<SourceSyncDeps, 'git' | 'state' | 'heads'>,
 ): Promise<{ head?: string; last?: string; changed: boolean }> {
-  const [head, last] = await Promise.all([deps.git.remoteHead(), deps.state.get(deps.git.name)]);
+  const { git, heads } = deps;
+  const observe = async (): Promise<string | undefined> => {
+    const ticket = await heads?.ticket(git.name);
+    const remote = await git.remoteHead();
+    if (remote !== undefined && ticket !== undefined) await heads?.record(git.name, ticket, remote);
+    return remote;
+  };
+  const [head, last] = await Promise.all([observe(), deps.state.get(git.name)]);
   return {
     ...(head ? { head } : {}),
     ...(last ? { last } : {}),
@@ -70,19 +99,41 @@ function desiredOf(change: Exclude<ManifestChange, { change: 'removed' }>): Desi
 }
 
 /**
+ * Which commit a sync moves to: the newest head a poll recorded (it may be newer than the one the
+ * sync job was enqueued for: sync jobs are deduplicated per source, so a waiting job stands for every
+ * later request), else none (ask the remote). The ticket orders what the sync itself fetches.
+ */
+async function syncTarget(deps: SourceSyncDeps): Promise<{ target?: string; ticket?: number }> {
+  if (!deps.heads) return {};
+  const [ticket, target] = await Promise.all([
+    deps.heads.ticket(deps.git.name),
+    deps.heads.newest(deps.git.name),
+  ]);
+  return { ticket, ...(target !== undefined ? { target } : {}) };
+}
+
+/**
  * Fetches the branch and applies every object that changed since the last synced commit. Objects that
  * fail validation or are refused by the API server are reported and skipped; every other object
  * proceeds. The synced commit moves only when nothing transient failed, so a retry re-diffs the same
  * range (applies are idempotent and unchanged objects are not written).
+ *
+ * The commit is the newest head a poll recorded (fetched without asking the remote for the branch
+ * again), or the branch's current commit when none is recorded. A commit that the cache shows to be an
+ * ancestor of the last synced one is older than what the cluster has: it is not applied.
  */
 export async function syncSource(deps: SourceSyncDeps): Promise<SyncReport> {
   const { git, applier, logger } = deps;
   const attemptAt = deps.clock.now().toISOString();
-  const previous = await deps.state.get(git.name);
-  let commit: string;
-  try {
-    commit = await git.fetch();
-  } catch (err) {
+  const { target, ticket } = await syncTarget(deps);
+  const [previousRead, fetchRead] = await Promise.allSettled([
+    deps.state.get(git.name),
+    git.fetch(target !== undefined ? { knownHead: target } : {}),
+  ]);
+  if (previousRead.status === 'rejected') throw previousRead.reason;
+  const previous = previousRead.value;
+  if (fetchRead.status === 'rejected') {
+    const err: unknown = fetchRead.reason;
     await deps.state.setStatus(git.name, {
       phase: 'Failed',
       message: `fetch failed: ${(err as Error).message}`,
@@ -91,7 +142,21 @@ export async function syncSource(deps: SourceSyncDeps): Promise<SyncReport> {
     });
     throw err;
   }
+  const commit = fetchRead.value;
+  // The remote answered with its current branch commit (nothing recorded, or the recorded one is gone):
+  // that is now the newest head seen.
+  if (commit !== target && ticket !== undefined) await deps.heads?.record(git.name, ticket, commit);
   const diff = await git.diffReport(previous, commit);
+  // A fast-forward is newer by construction; anything else is checked against the synced history.
+  if (
+    previous !== undefined &&
+    diff.history !== 'fast-forward' &&
+    diff.history !== 'same' &&
+    (await git.isAncestor(commit, previous))
+  ) {
+    logger.info({ commit, previous }, 'newest head seen is older than the synced commit; nothing applied');
+    return { source: git.name, commit: previous, previous, applied: [], removed: [], problems: [] };
+  }
   const report: SyncReport = {
     source: git.name,
     commit,
@@ -170,11 +235,10 @@ export async function syncSource(deps: SourceSyncDeps): Promise<SyncReport> {
     });
     throw transient;
   }
-  await deps.state.set(git.name, commit);
   const pending = report.removed
     .filter((r) => r.result === 'kept (prune disabled)')
     .map((r) => ({ key: r.key, reason: 'prune disabled' as const }));
-  await deps.state.setStatus(git.name, {
+  await deps.state.setSynced(git.name, commit, {
     phase: report.problems.length > 0 ? 'Degraded' : 'Synced',
     message:
       report.problems.length > 0

@@ -1,0 +1,52 @@
+// The newest branch head any poll has seen, per source, shared by every poller process through Redis.
+import type { Redis } from 'ioredis';
+import type { ObservedHeads } from '../sync/source-sync.ts';
+import { bullPrefix } from './queue-names.ts';
+
+/**
+ * Records `commit` under `ticket` unless a later ticket is recorded already, and keeps the ticket
+ * counter above every ticket seen (a ticket taken before Redis was emptied must not outrank new ones).
+ */
+const RECORD_SCRIPT = `
+local recorded = tonumber(redis.call('HGET', KEYS[1], 'ticket') or '0')
+local ticket = tonumber(ARGV[1])
+if tonumber(redis.call('HGET', KEYS[1], 'next') or '0') < ticket then
+  redis.call('HSET', KEYS[1], 'next', ticket)
+end
+if ticket <= recorded then return 0 end
+redis.call('HSET', KEYS[1], 'ticket', ticket, 'commit', ARGV[2])
+return 1
+`;
+
+/**
+ * {@link ObservedHeads} in one Redis hash per source (`{prefix}:observed-head:<source>`: `next` ticket,
+ * recorded `ticket` and `commit`). Why Redis: the poll that saw a commit and the sync that applies it
+ * may run in different processes. Losing it costs nothing but one ref request: a sync without a record
+ * asks the remote for the branch, as before.
+ */
+export class RedisObservedHeads implements ObservedHeads {
+  private readonly prefix: string;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix?: string,
+  ) {
+    this.prefix = bullPrefix(prefix);
+  }
+
+  private key(source: string): string {
+    return `${this.prefix}:observed-head:${source}`;
+  }
+
+  async ticket(source: string): Promise<number> {
+    return this.redis.hincrby(this.key(source), 'next', 1);
+  }
+
+  async record(source: string, ticket: number, commit: string): Promise<boolean> {
+    return (await this.redis.eval(RECORD_SCRIPT, 1, this.key(source), String(ticket), commit)) === 1;
+  }
+
+  async newest(source: string): Promise<string | undefined> {
+    return (await this.redis.hget(this.key(source), 'commit')) ?? undefined;
+  }
+}
