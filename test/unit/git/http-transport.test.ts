@@ -2,10 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git/http/node';
 import { ManualClock } from '../../../src/clock/clock.ts';
-import { CAPABILITIES_TTL_MS, GitHttpTransport } from '../../../src/git/http-transport.ts';
+import { CAPABILITIES_TTL_MS, GitHttpTransport, knownTipAdvert } from '../../../src/git/http-transport.ts';
 
 const V2_ADVERT = '000eversion 2\n0013ls-refs=unborn\n0000';
-const V1_ADVERT = '001e# service=git-upload-pack\n0000003fabc refs/heads/main\0side-band\n0000';
+const V1_ADVERT = '001e# service=git-upload-pack\n00000022abc refs/heads/main\0side-band\n0000';
 const REPO = 'http://git.example/apps.git';
 
 class FakeServer implements HttpClient {
@@ -58,6 +58,9 @@ const discover = (
     url: `${REPO}/info/refs?service=git-upload-pack`,
     headers: { 'Git-Protocol': 'version=2', ...headers },
   });
+const fetchAdvert = (client: HttpClient, headers: Record<string, string> = {}): Promise<GitHttpResponse> =>
+  client.request({ method: 'GET', url: `${REPO}/info/refs?service=git-upload-pack`, headers });
+const TIP = 'd'.repeat(40);
 const lsRefs = (transport: GitHttpTransport): Promise<GitHttpResponse> =>
   transport.request({ method: 'POST', url: `${REPO}/git-upload-pack`, headers: {} });
 
@@ -116,6 +119,39 @@ describe('GitHttpTransport', () => {
     expect((await discover(transport, { Authorization: 'Basic bad' })).statusCode).toBe(200);
     expect((await discover(transport, { Authorization: 'Basic bad' })).statusCode).toBe(200);
     expect(server.seen).toHaveLength(3);
+  });
+
+  it('answers the v1 advertisement of a fetch whose tip a ref check returned, listing only that branch', async () => {
+    const server = new FakeServer();
+    server.advert = V1_ADVERT;
+    const transport = new GitHttpTransport(new ManualClock(), server);
+    expect(await text(await fetchAdvert(transport))).toBe(V1_ADVERT);
+
+    const known = transport.withKnownTip('refs/heads/main', TIP);
+    const answer = await fetchAdvert(known);
+    expect(answer.headers?.['content-type']).toBe('application/x-git-upload-pack-advertisement');
+    expect(await text(answer)).toBe(
+      new TextDecoder().decode(knownTipAdvert('refs/heads/main', TIP, 'side-band\n')),
+    );
+    await known.request({ method: 'POST', url: `${REPO}/git-upload-pack`, headers: {} });
+    expect(server.seen.map((r) => r.method)).toEqual(['GET', 'POST']);
+    expect(transport.requestCount).toBe(2);
+  });
+
+  it('asks the server for a known-tip advertisement until it has one for those credentials, and after a failure', async () => {
+    const server = new FakeServer();
+    server.advert = V1_ADVERT;
+    const transport = new GitHttpTransport(new ManualClock(), server);
+    const known = transport.withKnownTip('refs/heads/main', TIP);
+    expect(await text(await fetchAdvert(known))).toBe(V1_ADVERT);
+    await fetchAdvert(known, { Authorization: 'Basic other' });
+    await fetchAdvert(known);
+    expect(server.seen).toHaveLength(2);
+
+    server.failNext = 503;
+    await lsRefs(transport);
+    expect(await text(await fetchAdvert(known))).toBe(V1_ADVERT);
+    expect(server.seen).toHaveLength(4);
   });
 
   it('keeps answers for different credentials apart', async () => {
