@@ -46,44 +46,30 @@ async function readRollout(clients: KubeClients, key: RolloutKey): Promise<LiveR
   }
 }
 
-async function patchSpec(
+/** Merge-patches the Rollout itself or its status subresource (the two halves of a verb's change). */
+async function patchRollout(
   clients: KubeClients,
   key: RolloutKey,
+  part: 'spec' | 'status',
   body: Record<string, unknown>,
 ): Promise<void> {
-  await kubeCall({ verb: 'patch', kind: 'Rollout', ...key }, () =>
-    clients.custom.patchNamespacedCustomObject(
-      {
-        group: ROLLGATE_API_GROUP,
-        version: VERSION,
-        plural: PLURAL,
-        ...key,
-        body,
-        fieldManager: FIELD_MANAGER,
-      },
-      MERGE_PATCH,
-    ),
-  );
-}
-
-async function patchStatus(
-  clients: KubeClients,
-  key: RolloutKey,
-  body: Record<string, unknown>,
-): Promise<void> {
-  await kubeCall({ verb: 'patch', kind: 'Rollout', ...key, subresource: 'status' }, () =>
-    clients.custom.patchNamespacedCustomObjectStatus(
-      {
-        group: ROLLGATE_API_GROUP,
-        version: VERSION,
-        plural: PLURAL,
-        ...key,
-        body,
-        fieldManager: FIELD_MANAGER,
-      },
-      MERGE_PATCH,
-    ),
-  );
+  const params = {
+    group: ROLLGATE_API_GROUP,
+    version: VERSION,
+    plural: PLURAL,
+    ...key,
+    body,
+    fieldManager: FIELD_MANAGER,
+  };
+  if (part === 'spec') {
+    await kubeCall({ verb: 'patch', kind: 'Rollout', ...key }, () =>
+      clients.custom.patchNamespacedCustomObject(params, MERGE_PATCH),
+    );
+  } else {
+    await kubeCall({ verb: 'patch', kind: 'Rollout', ...key, subresource: 'status' }, () =>
+      clients.custom.patchNamespacedCustomObjectStatus(params, MERGE_PATCH),
+    );
+  }
 }
 
 /** The named Rollout does not exist. */
@@ -111,8 +97,8 @@ async function withRead(
     const live = await readRollout(clients, key);
     const decision = decide(live);
     try {
-      if (decision.statusPatch) await patchStatus(clients, key, decision.statusPatch);
-      if (decision.specPatch) await patchSpec(clients, key, decision.specPatch);
+      if (decision.statusPatch) await patchRollout(clients, key, 'status', decision.statusPatch);
+      if (decision.specPatch) await patchRollout(clients, key, 'spec', decision.specPatch);
       return { rollout: key, ...stripPreconditions(decision) };
     } catch (err) {
       if ((err as { code?: string }).code !== 'kube.conflict' || attempt >= MAX_CONFLICT_RETRIES) throw err;
@@ -183,20 +169,27 @@ export async function promoteRollout(
   });
 }
 
+/**
+ * A verb whose patch does not depend on what was read (abort, retry, restart, pause, resume): the
+ * read is still made, so a missing Rollout is a RolloutNotFoundError rather than a 404 from the patch.
+ */
+async function sendFixedPatch(
+  clients: KubeClients,
+  key: RolloutKey,
+  patch: Pick<RolloutCommandResult, 'specPatch'> | Pick<RolloutCommandResult, 'statusPatch'>,
+  summary: string,
+): Promise<RolloutCommandResult> {
+  return withRead(clients, key, () => ({ ...patch, summary: `rollout ${key.name} ${summary}` }));
+}
+
 /** `abort`: status.abort = true (the reconciler records the abort, then sends traffic to stable). */
 export async function abortRollout(clients: KubeClients, key: RolloutKey): Promise<RolloutCommandResult> {
-  return withRead(clients, key, () => ({
-    statusPatch: { status: { abort: true } },
-    summary: `rollout ${key.name} aborted`,
-  }));
+  return sendFixedPatch(clients, key, { statusPatch: { status: { abort: true } } }, 'aborted');
 }
 
 /** `retry`: status.abort = false (the reconciler restarts the steps of the current revision). */
 export async function retryRollout(clients: KubeClients, key: RolloutKey): Promise<RolloutCommandResult> {
-  return withRead(clients, key, () => ({
-    statusPatch: { status: { abort: false } },
-    summary: `rollout ${key.name} retried`,
-  }));
+  return sendFixedPatch(clients, key, { statusPatch: { status: { abort: false } } }, 'retried');
 }
 
 /** `restart`: spec.restartAt = now (RFC 3339, seconds): pods created before it are replaced. */
@@ -209,24 +202,20 @@ export async function restartRollout(
     .now()
     .toISOString()
     .replace(/\.\d{3}Z$/, 'Z');
-  return withRead(clients, key, () => ({
-    specPatch: { spec: { restartAt } },
-    summary: `rollout ${key.name} restarts pods created before ${restartAt}`,
-  }));
+  return sendFixedPatch(
+    clients,
+    key,
+    { specPatch: { spec: { restartAt } } },
+    `restarts pods created before ${restartAt}`,
+  );
 }
 
 /** `pause`: spec.paused = true. */
 export async function pauseRollout(clients: KubeClients, key: RolloutKey): Promise<RolloutCommandResult> {
-  return withRead(clients, key, () => ({
-    specPatch: { spec: { paused: true } },
-    summary: `rollout ${key.name} paused`,
-  }));
+  return sendFixedPatch(clients, key, { specPatch: { spec: { paused: true } } }, 'paused');
 }
 
 /** `resume`: spec.paused = false. */
 export async function resumeRollout(clients: KubeClients, key: RolloutKey): Promise<RolloutCommandResult> {
-  return withRead(clients, key, () => ({
-    specPatch: { spec: { paused: false } },
-    summary: `rollout ${key.name} resumed`,
-  }));
+  return sendFixedPatch(clients, key, { specPatch: { spec: { paused: false } } }, 'resumed');
 }

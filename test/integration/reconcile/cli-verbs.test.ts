@@ -99,12 +99,15 @@ describe('rollout CLI verbs', () => {
       },
     );
 
-    expect((await run('pause', 'cli', '--kubeconfig', kubeconfig)).code).toBe(0);
+    const paused = await run('pause', 'cli', '--kubeconfig', kubeconfig);
+    expect(paused).toMatchObject({ code: 0, stdout: 'rollout cli paused\n' });
     expect((await harness.rollout(key)).spec.paused).toBe(true);
-    expect((await run('resume', 'cli', '--kubeconfig', kubeconfig)).code).toBe(0);
+    const resumed = await run('resume', 'cli', '--kubeconfig', kubeconfig);
+    expect(resumed).toMatchObject({ code: 0, stdout: 'rollout cli resumed\n' });
     expect((await harness.rollout(key)).spec.paused).toBe(false);
 
-    expect((await run('abort', 'cli', '--kubeconfig', kubeconfig)).code).toBe(0);
+    const abort = await run('abort', 'cli', '--kubeconfig', kubeconfig);
+    expect(abort).toMatchObject({ code: 0, stdout: 'rollout cli aborted\n' });
     expect((await harness.rollout(key)).status?.abort).toBe(true);
     await harness.runUntil(key, (o) => o.rollout.status?.phase === 'Degraded', { timeoutMs: 10_000 });
     const aborted = JSON.parse(
@@ -112,7 +115,8 @@ describe('rollout CLI verbs', () => {
     ) as RolloutView;
     expect(aborted.aborted).toBe(true);
     expect(aborted.message).toMatch(/RolloutAborted/);
-    expect((await run('retry', 'cli', '--kubeconfig', kubeconfig)).code).toBe(0);
+    const retry = await run('retry', 'cli', '--kubeconfig', kubeconfig);
+    expect(retry).toMatchObject({ code: 0, stdout: 'rollout cli retried\n' });
     expect((await harness.rollout(key)).status?.abort).toBe(false);
     // Retry restarts the steps: the canary comes back and stops at the first pause again.
     await harness.runUntil(
@@ -127,9 +131,11 @@ describe('rollout CLI verbs', () => {
     expect((await harness.rollout(key)).status?.promoteFull).toBe(true);
     await harness.runUntil(key, isFullyPromoted, { timeoutMs: 30_000 });
 
-    expect((await run('restart', 'cli', '--kubeconfig', kubeconfig)).code).toBe(0);
+    const restart = await run('restart', 'cli', '--kubeconfig', kubeconfig);
+    expect(restart.code).toBe(0);
     const restartAt = (await harness.rollout(key)).spec.restartAt;
     expect(typeof restartAt).toBe('string');
+    expect(restart.stdout).toBe(`rollout cli restarts pods created before ${String(restartAt)}\n`);
     expect(Number.isNaN(Date.parse(String(restartAt)))).toBe(false);
     expect((await run('status', 'cli', '--kubeconfig', kubeconfig)).stdout).toContain(
       `Restart:    pods created before ${String(restartAt)} are being replaced (3 left)`,
@@ -177,7 +183,12 @@ describe('rollout CLI verbs', () => {
     const missing = await run('status', 'nope', '--kubeconfig', kubeconfig);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('rollout default/nope not found');
-    expect((await run('abort', 'nope', '--kubeconfig', kubeconfig)).code).toBe(1);
+    const abortMissing = await run('abort', 'nope', '--kubeconfig', kubeconfig);
+    expect(abortMissing.code).toBe(1);
+    expect(abortMissing.stderr).toContain('rollout default/nope not found');
+    const pauseMissing = await run('pause', 'nope', '--kubeconfig', kubeconfig);
+    expect(pauseMissing.code).toBe(1);
+    expect(pauseMissing.stderr).toContain('rollout default/nope not found');
     expect((await run('promote', '--kubeconfig', kubeconfig)).code).toBe(2);
   });
 });
