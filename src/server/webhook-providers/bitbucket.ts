@@ -4,7 +4,7 @@
 // (Server), `repo:push` and `pullrequest:fulfilled` (Cloud).
 import { z } from 'zod';
 import { checkHmacHeader, constantTimeEqual, header } from '../signature.ts';
-import type { WebhookProvider, WebhooksConfig } from '../webhook-types.ts';
+import type { Interpretation, WebhookProvider, WebhooksConfig } from '../webhook-types.ts';
 import { branchOfRef, presentUrls } from './payload-fields.ts';
 
 const hrefList = z.array(z.object({ href: z.string() })).optional();
@@ -71,6 +71,16 @@ function configuredHookUuids(config: WebhooksConfig): string[] {
   );
 }
 
+/**
+ * A push (Server `repo:refs_changed`, Cloud `repo:push`): the branches it updated, each once; ignored
+ * when it updated none (only tags, or only deletions).
+ */
+function pushOfBranches(branches: Array<string | undefined>, repositoryUrls: string[]): Interpretation {
+  const updated = branches.filter((b): b is string => b !== undefined);
+  if (updated.length === 0) return { kind: 'ignored', reason: 'no branch updated' };
+  return { kind: 'push', cause: 'push', branches: [...new Set(updated)], repositoryUrls };
+}
+
 export const bitbucketProvider: WebhookProvider = {
   name: 'bitbucket',
   isConfigured: (config) =>
@@ -119,17 +129,10 @@ export const bitbucketProvider: WebhookProvider = {
         const p = refsChangedSchema.safeParse(body);
         if (!p.success)
           return { kind: 'invalid', reason: 'repo:refs_changed payload without repository or changes' };
-        const branches = p.data.changes
-          .filter((c) => c.type !== 'DELETE')
-          .map((c) => branchOfRef(c.ref?.id ?? c.refId))
-          .filter((b): b is string => b !== undefined);
-        if (branches.length === 0) return { kind: 'ignored', reason: 'no branch updated' };
-        return {
-          kind: 'push',
-          cause: 'push',
-          branches: [...new Set(branches)],
-          repositoryUrls: serverUrls(p.data.repository),
-        };
+        return pushOfBranches(
+          p.data.changes.filter((c) => c.type !== 'DELETE').map((c) => branchOfRef(c.ref?.id ?? c.refId)),
+          serverUrls(p.data.repository),
+        );
       }
       case 'pr:merged': {
         const p = serverMergedSchema.safeParse(body);
@@ -148,16 +151,10 @@ export const bitbucketProvider: WebhookProvider = {
         const p = cloudPushSchema.safeParse(body);
         if (!p.success)
           return { kind: 'invalid', reason: 'repo:push payload without repository or push.changes' };
-        const branches = p.data.push.changes
-          .map((c) => (c.new?.type === 'branch' ? c.new.name : undefined))
-          .filter((b): b is string => b !== undefined);
-        if (branches.length === 0) return { kind: 'ignored', reason: 'no branch updated' };
-        return {
-          kind: 'push',
-          cause: 'push',
-          branches: [...new Set(branches)],
-          repositoryUrls: cloudUrls(p.data.repository),
-        };
+        return pushOfBranches(
+          p.data.push.changes.map((c) => (c.new?.type === 'branch' ? c.new.name : undefined)),
+          cloudUrls(p.data.repository),
+        );
       }
       case 'pullrequest:fulfilled': {
         const p = cloudFulfilledSchema.safeParse(body);

@@ -98,8 +98,43 @@ describe('bitbucket', () => {
 
   it('ignores a Cloud push that only deleted a branch', () => {
     const body = { repository: { full_name: 'acme/web' }, push: { changes: [{ new: null }] } };
-    expect(bitbucketProvider.interpret({ 'x-event-key': 'repo:push' }, body)).toMatchObject({
+    expect(bitbucketProvider.interpret({ 'x-event-key': 'repo:push' }, body)).toEqual({
       kind: 'ignored',
+      reason: 'no branch updated',
+    });
+  });
+
+  it('reads each branch of a Cloud repo:push once, tags left out', () => {
+    const body = {
+      repository: { full_name: 'acme/web' },
+      push: {
+        changes: [
+          { new: { type: 'branch', name: 'main' } },
+          { new: { type: 'tag', name: 'v2' } },
+          { new: { type: 'branch', name: 'main' } },
+          { new: { type: 'branch', name: 'dev' } },
+        ],
+      },
+    };
+    expect(bitbucketProvider.interpret({ 'x-event-key': 'repo:push' }, body)).toEqual({
+      kind: 'push',
+      cause: 'push',
+      branches: ['main', 'dev'],
+      repositoryUrls: ['https://bitbucket.org/acme/web'],
+    });
+  });
+
+  it('ignores a Server repo:refs_changed that only deleted a branch or moved a tag', () => {
+    const body = {
+      repository: serverRepo,
+      changes: [
+        { ref: { id: 'refs/heads/old', type: 'BRANCH' }, type: 'DELETE' },
+        { refId: 'refs/tags/v3', type: 'ADD' },
+      ],
+    };
+    expect(bitbucketProvider.interpret({ 'x-event-key': 'repo:refs_changed' }, body)).toEqual({
+      kind: 'ignored',
+      reason: 'no branch updated',
     });
   });
 
