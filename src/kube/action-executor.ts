@@ -33,6 +33,11 @@ export interface ExecutionReport {
   outcomes: ActionOutcome[];
   /** API writes sent (creates, updates, patches, deletes, status, events, router writes). */
   writes: number;
+  /**
+   * Writes that change what the next pass observes (all but Events). Only these call for another pass at
+   * once: an Event repeated on every pass (a restart refused by a disruption budget) must not spin.
+   */
+  stateWrites: number;
   stoppedBy?: Error;
   /** The traffic router's error in this pass, fed back to the planner on the next one. */
   trafficError?: string;
@@ -103,12 +108,15 @@ export class ActionExecutor {
   constructor(private readonly deps: ActionExecutorDeps) {}
 
   async execute(plan: RolloutPlan, read: ObservedRead): Promise<ExecutionReport> {
-    const report: ExecutionReport = { outcomes: [], writes: 0, statusWritten: false };
+    const report: ExecutionReport = { outcomes: [], writes: 0, stateWrites: 0, statusWritten: false };
     for (const action of plan.actions) {
       try {
         const outcome = await this.apply(action, read, report);
         report.outcomes.push(outcome);
-        if (outcome.result !== 'unchanged' && outcome.result !== 'failed') report.writes += 1;
+        if (outcome.result !== 'unchanged' && outcome.result !== 'failed') {
+          report.writes += 1;
+          if (action.kind !== 'emitEvent') report.stateWrites += 1;
+        }
       } catch (err) {
         report.stoppedBy = err instanceof Error ? err : new Error(String(err));
         return report;
@@ -119,6 +127,7 @@ export class ActionExecutor {
       report.outcomes.push(outcome);
       if (outcome.result === 'updated') {
         report.writes += 1;
+        report.stateWrites += 1;
         report.statusWritten = true;
       }
     } catch (err) {

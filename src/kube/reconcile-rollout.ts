@@ -205,7 +205,7 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
       'pass done',
     );
     // Something changed, or the planner asked to look again at once: the next pass observes the result.
-    if (report.writes > 0 || plan.requeueAfterMs === 0) continue;
+    if (report.stateWrites > 0 || plan.requeueAfterMs === 0) continue;
     if (report.trafficError !== undefined) {
       // Retry the router with a backoff that grows across calls, but never past a planner timer
       // (the progress deadline must still fire on time).
