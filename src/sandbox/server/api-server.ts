@@ -130,6 +130,54 @@ function parseJsonBody(text: string): unknown {
   }
 }
 
+function decodeYaml(text: string): unknown {
+  try {
+    return parseYaml(text) as unknown;
+  } catch (err) {
+    throw badRequest(`error decoding YAML: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** The media type of the request body, without parameters (`; charset=utf-8`). */
+function mediaTypeOf(req: IncomingMessage, fallback: string): string {
+  return (req.headers['content-type'] ?? fallback).split(';')[0]?.trim() ?? '';
+}
+
+/** A JSON or YAML body as a value; any other media type is answered 415, as the real server does. */
+function decodeTextBody(mediaType: string, text: string): unknown {
+  if (mediaType === 'application/json' || mediaType === '') return parseJsonBody(text);
+  if (mediaType === 'application/yaml') return decodeYaml(text);
+  throw new ApiStatusError({
+    message: `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
+    reason: 'UnsupportedMediaType',
+    code: 415,
+  });
+}
+
+function apiVersionMismatch(obj: StoredObject, expected: string): ApiStatusError {
+  return badRequest(
+    `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`,
+  );
+}
+
+/** PUT and apply name the object twice (URL and body); a body may leave the name out, never differ. */
+function checkNameMatchesUrl(obj: StoredObject, name: string): void {
+  if (obj.metadata.name !== undefined && obj.metadata.name !== name) {
+    throw badRequest(
+      `the name of the object (${String(obj.metadata.name)}) does not match the name on the URL (${name})`,
+    );
+  }
+}
+
+/** Runs a patch engine; its typed errors become the Status a real API server answers with. */
+function runPatchEngine<T>(type: ResourceType, name: string, run: () => T): T {
+  try {
+    return run();
+  } catch (err) {
+    throw patchErrorToStatus(err, { ...type }, name) ?? err;
+  }
+}
+
 function wantsTable(req: IncomingMessage): boolean {
   return /as=Table/.test(req.headers.accept ?? '');
 }
@@ -404,41 +452,24 @@ export class ApiServer {
   }
 
   private async readObject(req: IncomingMessage, route: Route): Promise<StoredObject> {
-    const contentType = (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
+    const mediaType = mediaTypeOf(req, 'application/json');
     let body: unknown;
-    if (contentType === 'application/json' || contentType === '') {
-      body = parseJsonBody(await readBody(req));
-    } else if (contentType === 'application/yaml') {
-      try {
-        body = parseYaml(await readBody(req)) as unknown;
-      } catch (err) {
-        throw badRequest(`error decoding YAML: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    } else if (contentType === 'application/vnd.kubernetes.protobuf') {
+    if (mediaType === 'application/vnd.kubernetes.protobuf') {
       // kubectl's `create namespace|configmap|secret|serviceaccount` generators send protobuf.
       body = decodeProtobufObject(await readRawBody(req));
       if (body === undefined) throw protobufUnsupported();
     } else {
-      await readBody(req);
-      throw new ApiStatusError({
-        message: `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
-        reason: 'UnsupportedMediaType',
-        code: 415,
-      });
+      body = decodeTextBody(mediaType, await readBody(req));
     }
     if (!isRecord(body)) throw badRequest('the request body must be a JSON object');
     const obj = body as StoredObject;
     if (!isRecord(obj.metadata)) obj.metadata = {};
     const expected = apiVersionOf(route.type);
-    if (obj.kind !== undefined && obj.kind !== route.type.kind) {
-      throw badRequest(
-        `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`,
-      );
-    }
-    if (obj.apiVersion !== undefined && obj.apiVersion !== expected) {
-      throw badRequest(
-        `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`,
-      );
+    if (
+      (obj.kind !== undefined && obj.kind !== route.type.kind) ||
+      (obj.apiVersion !== undefined && obj.apiVersion !== expected)
+    ) {
+      throw apiVersionMismatch(obj, expected);
     }
     obj.apiVersion = expected;
     obj.kind = route.type.kind;
@@ -458,23 +489,27 @@ export class ApiServer {
 
   private async create(req: IncomingMessage, res: ServerResponse, url: URL, route: Route): Promise<void> {
     const obj = await this.readObject(req, route);
+    this.insert(req, res, url, route, obj, (checked) =>
+      this.deps.patches.recordUpdate(undefined, checked, fieldManagerOf(req, url), this.deps.clock.now()),
+    );
+  }
+
+  /**
+   * The common tail of POST and of an apply that creates: default, validate, store, answer 201.
+   * `beforeStore` adds what only a stored object carries (a dry run answers without it).
+   */
+  private insert(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    route: Route,
+    obj: StoredObject,
+    beforeStore: (obj: StoredObject) => StoredObject = (checked) => checked,
+  ): void {
     applyDefaults(route.type, obj, this.deps.random, sandboxNodeName);
     validateObject(route.type, obj);
-    if (isDryRun(url)) {
-      this.respondObject(req, res, url, 201, route.type, {
-        ...obj,
-        apiVersion: apiVersionOf(route.type),
-        kind: route.type.kind,
-      });
-      return;
-    }
-    const managed = this.deps.patches.recordUpdate(
-      undefined,
-      obj,
-      fieldManagerOf(req, url),
-      this.deps.clock.now(),
-    );
-    const created = this.deps.store.create(route.type, managed, this.ns(route));
+    if (isDryRun(url)) return this.respondObject(req, res, url, 201, route.type, obj);
+    const created = this.deps.store.create(route.type, beforeStore(obj), this.ns(route));
     this.deps.onWrite();
     this.respondObject(req, res, url, 201, route.type, created);
   }
@@ -487,11 +522,7 @@ export class ApiServer {
     name: string,
   ): Promise<void> {
     const obj = await this.readObject(req, route);
-    if (obj.metadata.name !== undefined && obj.metadata.name !== name) {
-      throw badRequest(
-        `the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`,
-      );
-    }
+    checkNameMatchesUrl(obj, name);
     obj.metadata.name = name;
     this.write(req, res, url, route, name, obj, false);
   }
@@ -525,18 +556,17 @@ export class ApiServer {
           status ? 'status' : undefined,
         )
       : input;
-    if (isDryRun(url)) {
-      if (render) sendJson(res, 200, render(obj));
-      else this.respondObject(req, res, url, 200, route.type, obj);
-      return;
-    }
+    const answer = (written: StoredObject): void => {
+      if (render) sendJson(res, 200, render(written));
+      else this.respondObject(req, res, url, 200, route.type, written);
+    };
+    if (isDryRun(url)) return answer(obj);
     const updated = store.update(route.type, obj, this.ns(route), {
       ...(status ? { subresource: 'status' as const } : {}),
       requireResourceVersion: route.type.crdName !== undefined && !patched,
     });
     this.deps.onWrite();
-    if (render) sendJson(res, 200, render(updated));
-    else this.respondObject(req, res, url, 200, route.type, updated);
+    answer(updated);
   }
 
   private async patch(
@@ -546,7 +576,7 @@ export class ApiServer {
     route: Route,
     name: string,
   ): Promise<void> {
-    const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+    const contentType = mediaTypeOf(req, '');
     const text = await readBody(req);
     const { store, patches } = this.deps;
     const current = store.get(route.type, this.ns(route), name);
@@ -562,17 +592,12 @@ export class ApiServer {
     if (!known.includes(contentType)) throw unsupportedMediaType(route.type.crdName === undefined);
     if (!current) throw notFoundOf(route.type, name);
     const patchBody = parseJsonBody(text);
-    let result: StoredObject;
-    try {
-      if (contentType === 'application/merge-patch+json') result = patches.merge(current, patchBody);
-      else if (contentType === 'application/strategic-merge-patch+json')
-        result = patches.strategic(current, patchBody, kind);
-      else result = patches.json(current, patchBody);
-    } catch (err) {
-      const status = patchErrorToStatus(err, { ...route.type }, name);
-      if (status) throw status;
-      throw err;
-    }
+    const result = runPatchEngine(route.type, name, () => {
+      if (contentType === 'application/merge-patch+json') return patches.merge(current, patchBody);
+      if (contentType === 'application/strategic-merge-patch+json')
+        return patches.strategic(current, patchBody, kind);
+      return patches.json(current, patchBody);
+    });
     if (!isRecord(result) || !isRecord(result.metadata))
       throw badRequest('the patch produced an object without metadata');
     result.metadata.name = name;
@@ -598,44 +623,28 @@ export class ApiServer {
         },
       ]);
     }
-    let applied: unknown;
-    try {
-      applied = parseYaml(text) as unknown;
-    } catch (err) {
-      throw badRequest(`error decoding YAML: ${err instanceof Error ? err.message : String(err)}`);
-    }
+    const applied = decodeYaml(text);
     if (!isRecord(applied)) throw badRequest('the apply patch must be an object');
     const obj = applied as StoredObject;
     if (!isRecord(obj.metadata)) obj.metadata = {};
-    if (obj.metadata.name !== undefined && obj.metadata.name !== name) {
-      throw badRequest(
-        `the name of the object (${String(obj.metadata.name)}) does not match the name on the URL (${name})`,
-      );
-    }
+    checkNameMatchesUrl(obj, name);
     const expected = apiVersionOf(route.type);
     const gv = typeof obj.apiVersion === 'string' ? parseApiVersion(obj.apiVersion) : undefined;
     if (!gv || gv.group !== route.type.group || obj.kind !== route.type.kind) {
-      throw badRequest(
-        `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`,
-      );
+      throw apiVersionMismatch(obj, expected);
     }
     obj.apiVersion = expected;
     const force = url.searchParams.get('force') === 'true';
     const status = route.subresource === 'status';
     if (!status && route.type.statusSubresource) delete obj.status;
-    let outcome;
-    try {
-      outcome = this.deps.patches.apply(current, obj, {
+    const outcome = runPatchEngine(route.type, name, () =>
+      this.deps.patches.apply(current, obj, {
         manager,
         force,
         now: this.deps.clock.now(),
         ...(status ? { subresource: 'status' as const } : {}),
-      });
-    } catch (err) {
-      const mapped = patchErrorToStatus(err, { ...route.type }, name);
-      if (mapped) throw mapped;
-      throw err;
-    }
+      }),
+    );
     if (outcome.conflicts.length > 0 && !force) {
       throw applyConflict(route.type, name, formatApplyConflictMessage(outcome.conflicts), outcome.conflicts);
     }
@@ -643,13 +652,7 @@ export class ApiServer {
     result.metadata.name = name;
     if (!current) {
       if (status) throw notFoundOf(route.type, name);
-      applyDefaults(route.type, result, this.deps.random, sandboxNodeName);
-      validateObject(route.type, result);
-      if (isDryRun(url)) return this.respondObject(req, res, url, 201, route.type, result);
-      const created = this.deps.store.create(route.type, result, this.ns(route));
-      this.deps.onWrite();
-      this.respondObject(req, res, url, 201, route.type, created);
-      return;
+      return this.insert(req, res, url, route, result);
     }
     result.metadata.resourceVersion = obj.metadata.resourceVersion ?? current.metadata.resourceVersion;
     this.write(req, res, url, route, name, result, true, false);
@@ -677,20 +680,18 @@ export class ApiServer {
     if (method === 'PUT') {
       next = parseJsonBody(text);
     } else if (method === 'PATCH') {
-      const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+      const contentType = mediaTypeOf(req, '');
       const body = parseJsonBody(text);
-      try {
+      next = runPatchEngine(type, name, () => {
         if (contentType === 'application/json-patch+json')
-          next = this.deps.patches.json(view as StoredObject, body);
-        else if (
+          return this.deps.patches.json(view as StoredObject, body);
+        if (
           contentType === 'application/merge-patch+json' ||
           contentType === 'application/strategic-merge-patch+json'
-        ) {
-          next = this.deps.patches.merge(view as StoredObject, body);
-        } else throw unsupportedMediaType(true);
-      } catch (err) {
-        throw patchErrorToStatus(err, { ...type }, name) ?? err;
-      }
+        )
+          return this.deps.patches.merge(view as StoredObject, body);
+        throw unsupportedMediaType(true);
+      });
     } else {
       throw methodNotAllowed('the server does not allow this method on the requested resource');
     }
@@ -725,24 +726,7 @@ export class ApiServer {
   ): Promise<void> {
     if (method !== 'POST')
       throw methodNotAllowed('the server does not allow this method on the requested resource');
-    const contentType = (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
-    const text = await readBody(req);
-    let body: unknown;
-    if (contentType === 'application/yaml') {
-      try {
-        body = parseYaml(text) as unknown;
-      } catch (err) {
-        throw badRequest(`error decoding YAML: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    } else if (contentType === 'application/json' || contentType === '') {
-      body = parseJsonBody(text);
-    } else {
-      throw new ApiStatusError({
-        message: `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
-        reason: 'UnsupportedMediaType',
-        code: 415,
-      });
-    }
+    const body = decodeTextBody(mediaTypeOf(req, 'application/json'), await readBody(req));
     const outcome = evictPod(
       {
         store: this.deps.store,
