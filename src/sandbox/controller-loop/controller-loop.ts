@@ -44,6 +44,11 @@ export class ControllersDidNotSettleError extends Error {
   }
 }
 
+/** Runs one controller write; counts it when `fn` says it wrote, and retries lost races on the next pass. */
+type WriteGuard = (what: string, fn: () => boolean) => void;
+/** Records a moment at which something will change without a write (a pod becoming ready, …). */
+type NoteChange = (at: Date | undefined) => void;
+
 function must(registry: ResourceRegistry, group: string, kind: string): ResourceType {
   const type = registry.anyVersionOfKind(group, kind);
   if (!type) throw new Error(`sandbox: built-in kind ${group}/${kind} missing`);
@@ -85,10 +90,10 @@ export class ControllerLoop {
   private pass(): { writes: number; nextChangeAt: Date | undefined } {
     let writes = 0;
     let next: Date | undefined;
-    const note = (at: Date | undefined): void => {
+    const note: NoteChange = (at) => {
       if (at && (!next || at < next)) next = at;
     };
-    const guard = (what: string, fn: () => boolean): void => {
+    const guard: WriteGuard = (what, fn) => {
       try {
         if (fn()) writes++;
       } catch (err) {
@@ -110,7 +115,7 @@ export class ControllerLoop {
     return { writes, nextChangeAt: next };
   }
 
-  private crds(guard: (what: string, fn: () => boolean) => void): number {
+  private crds(guard: WriteGuard): number {
     const { store, registry } = this.deps;
     let writes = 0;
     for (const type of this.pendingCrdCleanup.splice(0)) {
@@ -149,16 +154,12 @@ export class ControllerLoop {
         acceptedNames: spec.names ?? {},
         storedVersions: (spec.versions ?? []).filter((v) => v.storage).map((v) => v.name ?? ''),
       };
-      if (deepEqual(status, crd.status)) continue;
-      guard('crd-status', () => {
-        store.update(crdType, { ...crd, status }, '', { subresource: 'status' });
-        return true;
-      });
+      this.writeStatus(guard, 'crd-status', crdType, crd, status);
     }
     return writes;
   }
 
-  private namespaces(guard: (what: string, fn: () => boolean) => void): void {
+  private namespaces(guard: WriteGuard): void {
     const { store, registry } = this.deps;
     const nsType = must(registry, '', 'Namespace');
     for (const ns of store.list(nsType, undefined, (o) => o.metadata.deletionTimestamp !== undefined)) {
@@ -190,7 +191,7 @@ export class ControllerLoop {
   }
 
   /** Background GC of dependents whose owners are gone, and foreground deletion of owners. */
-  private garbageCollect(guard: (what: string, fn: () => boolean) => void): void {
+  private garbageCollect(guard: WriteGuard): void {
     const { store } = this.deps;
     const all = store.gcCandidates();
     for (const { typeKey, object } of all) {
@@ -253,11 +254,7 @@ export class ControllerLoop {
     }
   }
 
-  private workloads(
-    guard: (what: string, fn: () => boolean) => void,
-    note: (at: Date | undefined) => void,
-    now: Date,
-  ): void {
+  private workloads(guard: WriteGuard, note: NoteChange, now: Date): void {
     const { store, registry, options } = this.deps;
     const podType = must(registry, '', 'Pod');
     const pods = store.list(podType);
@@ -306,14 +303,26 @@ export class ControllerLoop {
             return true;
           });
         }
-        if (!deepEqual(result.status, owner.status ?? {})) {
-          guard(`${type.kind}-status`, () => {
-            store.update(type, { ...owner, status: result.status }, ns, { subresource: 'status' });
-            return true;
-          });
-        }
+        this.writeStatus(guard, `${type.kind}-status`, type, owner, result.status);
       }
     }
+  }
+
+  /** Writes `status` through the status subresource, unless the object already has exactly that status. */
+  private writeStatus(
+    guard: WriteGuard,
+    what: string,
+    type: ResourceType,
+    object: StoredObject,
+    status: StoredObject['status'],
+  ): void {
+    if (deepEqual(status, object.status ?? {})) return;
+    guard(what, () => {
+      this.deps.store.update(type, { ...object, status }, object.metadata.namespace ?? '', {
+        subresource: 'status',
+      });
+      return true;
+    });
   }
 
   /** A core/v1 Event about `object`, as the named controller would record it (shown by kubectl describe). */
@@ -359,11 +368,7 @@ export class ControllerLoop {
   }
 
   /** The disruption controller: every PodDisruptionBudget's status from the pods it selects now. */
-  private disruptionBudgets(
-    guard: (what: string, fn: () => boolean) => void,
-    note: (at: Date | undefined) => void,
-    now: Date,
-  ): void {
+  private disruptionBudgets(guard: WriteGuard, note: NoteChange, now: Date): void {
     const { store, registry } = this.deps;
     const pdbType = must(registry, 'policy', 'PodDisruptionBudget');
     const budgets = store.list(pdbType);
@@ -379,19 +384,11 @@ export class ControllerLoop {
         now,
       );
       note(plan.nextChangeAt);
-      if (deepEqual(plan.status, pdb.status ?? {})) continue;
-      guard('disruption-budget-status', () => {
-        store.update(pdbType, { ...pdb, status: plan.status }, ns, { subresource: 'status' });
-        return true;
-      });
+      this.writeStatus(guard, 'disruption-budget-status', pdbType, pdb, plan.status);
     }
   }
 
-  private kubelet(
-    guard: (what: string, fn: () => boolean) => void,
-    note: (at: Date | undefined) => void,
-    now: Date,
-  ): void {
+  private kubelet(guard: WriteGuard, note: NoteChange, now: Date): void {
     const { store, registry, options } = this.deps;
     const podType = must(registry, '', 'Pod');
     for (const pod of store.list(podType)) {
@@ -411,13 +408,7 @@ export class ControllerLoop {
       }
       const result = kubeletStatus(pod as KubeObject, now, options);
       note(result.nextChangeAt);
-      if (deepEqual(result.status, pod.status ?? {})) continue;
-      guard('kubelet-status', () => {
-        store.update(podType, { ...pod, status: result.status }, pod.metadata.namespace ?? '', {
-          subresource: 'status',
-        });
-        return true;
-      });
+      this.writeStatus(guard, 'kubelet-status', podType, pod, result.status);
     }
   }
 }
