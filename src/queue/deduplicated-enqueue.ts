@@ -4,7 +4,7 @@ import type { Queue, JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { systemClock } from '../clock/clock.ts';
 
-/** What an enqueue did, as far as it could tell (for logs and tests; the guarantees hold regardless). */
+/** What an enqueue did (for logs and tests; the guarantees hold regardless). */
 export type EnqueueAction =
   /** No job existed for the id: a new one was added. */
   | 'added'
@@ -12,7 +12,7 @@ export type EnqueueAction =
   | 'coalesced'
   /** A delayed job for the id was due later than asked: it was moved earlier. */
   | 'rescheduled'
-  /** A job for the id is running: it runs once more afterwards (immediate requests only). */
+  /** A job for the id is running: it runs once more afterwards. */
   | 'after-active'
   /** A timer wake-up while a job for the id runs: dropped, the running job decides its own next wake-up. */
   | 'skipped-active';
@@ -23,8 +23,51 @@ export interface EnqueueResult {
   jobId: string | undefined;
 }
 
-/** BullMQ bakes a 12-bit counter into the delayed set's scores: `dueMs * 4096 + n`. */
-const DELAYED_SCORE_FACTOR = 0x1000;
+/**
+ * Looks at the job holding a deduplication id and settles every request that needs no new job, in one
+ * step (Redis runs a script alone, so no job can start, finish or move in between):
+ * - no live job → `add`; a running job → `after-active` (the caller adds: BullMQ keeps the request for
+ *   after the run), or `skipped-active` for a timer wake-up;
+ * - a waiting job, or a delayed one due no later than asked → `coalesced`;
+ * - a delayed job due later than asked → moved earlier here, as BullMQ's own changeDelay does (new
+ *   score `due * 4096 + n`, `delay` field, `delayed` event, delay marker) → `rescheduled`.
+ * KEYS: dedup key, active, wait, paused, prioritized, waiting-children, delayed, marker, events, meta.
+ * ARGV: job key prefix, delay ms, now ms, wake-up flag.
+ */
+const DECIDE_SCRIPT = `
+local rcall = redis.call
+local jobId = rcall('GET', KEYS[1])
+if not jobId or rcall('EXISTS', ARGV[1] .. jobId) == 0 then return {'add', false} end
+if rcall('LPOS', KEYS[2], jobId) then
+  if ARGV[4] == '1' then return {'skipped-active', jobId} end
+  return {'after-active', jobId}
+end
+local score = rcall('ZSCORE', KEYS[7], jobId)
+if score then
+  local delay = tonumber(ARGV[2])
+  local wanted = tonumber(ARGV[3]) + delay
+  if math.floor(tonumber(score) / 0x1000) <= wanted then return {'coalesced', jobId} end
+  local minScore = wanted * 0x1000
+  local maxScore = (wanted + 1) * 0x1000 - 1
+  local newScore = minScore
+  local last = rcall('ZREVRANGEBYSCORE', KEYS[7], maxScore, minScore, 'WITHSCORES', 'LIMIT', 0, 1)
+  if last[2] then newScore = math.min(tonumber(last[2]) + 1, maxScore) end
+  rcall('ZADD', KEYS[7], newScore, jobId)
+  rcall('HSET', ARGV[1] .. jobId, 'delay', delay)
+  local maxEvents = rcall('HGET', KEYS[10], 'opts.maxLenEvents') or 10000
+  rcall('XADD', KEYS[9], 'MAXLEN', '~', maxEvents, '*', 'event', 'delayed', 'jobId', jobId, 'delay', wanted)
+  local first = rcall('ZRANGE', KEYS[7], 0, 0, 'WITHSCORES')
+  if first[2] then rcall('ZADD', KEYS[8], tonumber(first[2]) / 0x1000, '1') end
+  return {'rescheduled', jobId}
+end
+if rcall('LPOS', KEYS[3], jobId) or rcall('LPOS', KEYS[4], jobId) or rcall('ZSCORE', KEYS[5], jobId)
+  or rcall('ZSCORE', KEYS[6], jobId) then
+  return {'coalesced', jobId}
+end
+return {'add', false}
+`;
+
+type Decision = 'add' | 'after-active' | 'skipped-active' | 'coalesced' | 'rescheduled';
 
 /**
  * Enqueues `data` under deduplication id `dedupId`.
@@ -38,9 +81,11 @@ const DELAYED_SCORE_FACTOR = 0x1000;
  * - a timer wake-up (`wakeUp: true`: the requeueAfter of a finished run) is dropped while a job for
  *   the id runs: that run reads newer state than the timer was based on and returns its own next
  *   wake-up. Any other request while a job runs ("news") is kept and runs once more afterwards.
- * Due times are compared on the system clock because BullMQ stamps jobs with it.
- * The checks before a delayed add are not atomic with it: two delayed requests racing within the
- * same few milliseconds may leave the later of the two due times; the next run corrects it.
+ *
+ * One round trip decides and settles every case that adds nothing (see DECIDE_SCRIPT); a second one,
+ * BullMQ's own atomic add, handles the rest. Between the two a job may start or finish; BullMQ's add
+ * then still keeps one pending and one running job and loses no request. Due times are compared on
+ * the system clock because BullMQ stamps jobs with it.
  */
 export async function enqueueDeduplicated(
   queue: Queue,
@@ -53,30 +98,37 @@ export async function enqueueDeduplicated(
   wakeUp = false,
 ): Promise<EnqueueResult> {
   const delay = Math.max(0, Math.round(delayMs));
-  const existingId = (await queue.getDeduplicationJobId(dedupId)) ?? undefined;
-  const state = existingId === undefined ? undefined : await queue.getJobState(existingId);
-  const existingLive =
-    state !== undefined && state !== 'unknown' && state !== 'completed' && state !== 'failed';
-
-  let action: EnqueueAction = 'added';
-  if (existingLive && existingId !== undefined) {
-    if (state === 'active') {
-      if (wakeUp) return { action: 'skipped-active', jobId: existingId };
-      action = 'after-active';
-    } else if (state === 'delayed') {
-      const score = await redis.zscore(queue.toKey('delayed'), existingId);
-      const dueMs = score === null ? 0 : Math.floor(Number(score) / DELAYED_SCORE_FACTOR);
-      if (dueMs <= systemClock.now().getTime() + delay) return { action: 'coalesced', jobId: existingId };
-      action = 'rescheduled';
-    } else {
-      return { action: 'coalesced', jobId: existingId };
-    }
+  const keys = [
+    queue.toKey(`de:${dedupId}`),
+    ...[
+      'active',
+      'wait',
+      'paused',
+      'prioritized',
+      'waiting-children',
+      'delayed',
+      'marker',
+      'events',
+      'meta',
+    ].map((type) => queue.toKey(type)),
+  ];
+  const [decision, existingId] = (await redis.eval(
+    DECIDE_SCRIPT,
+    keys.length,
+    ...keys,
+    queue.toKey(''),
+    String(delay),
+    String(systemClock.now().getTime()),
+    wakeUp ? '1' : '0',
+  )) as [Decision, string | null];
+  if (decision !== 'add' && decision !== 'after-active') {
+    return { action: decision, jobId: existingId ?? undefined };
   }
-
   const job = await queue.add(jobName, data, {
     ...jobOptions,
     delay,
     deduplication: { id: dedupId, keepLastIfActive: true, reschedule: true },
   });
-  return { action, jobId: action === 'after-active' ? existingId : job.id };
+  if (decision === 'after-active') return { action: 'after-active', jobId: existingId ?? undefined };
+  return { action: 'added', jobId: job.id };
 }
