@@ -37,14 +37,18 @@ export function isValidatedKind(obj: { apiVersion: string; kind: string }): bool
   );
 }
 
-/** The result for one object (or for one unreadable YAML document, with kind null). */
-export interface ObjectValidation {
+/** Where a reported document starts, and what it says it is (null where it does not say). */
+export interface DocumentIdentity {
   file: string;
   line: number;
   col: number;
   apiVersion: string | null;
   kind: string | null;
   name: string | null;
+}
+
+/** The result for one object (or for one unreadable YAML document, with kind null). */
+export interface ObjectValidation extends DocumentIdentity {
   namespace: string | null;
   valid: boolean;
   errors: ValidationIssue[];
@@ -52,13 +56,7 @@ export interface ObjectValidation {
 }
 
 /** A document that was not validated, and why (non-Kubernetes YAML, or a kind Rollgate does not handle). */
-export interface SkippedDocument {
-  file: string;
-  line: number;
-  col: number;
-  apiVersion: string | null;
-  kind: string | null;
-  name: string | null;
+export interface SkippedDocument extends DocumentIdentity {
   reason: string;
 }
 
@@ -117,12 +115,7 @@ export function validateObject(obj: ManifestObject, context: RolloutCheckContext
     }
   }
   return {
-    file: obj.file,
-    line: obj.position.line,
-    col: obj.position.col,
-    apiVersion: obj.apiVersion,
-    kind: obj.kind,
-    name: obj.name ?? null,
+    ...identityOf(obj),
     namespace: obj.namespace ?? null,
     valid: sink.errors.length === 0,
     errors: sink.errors,
@@ -168,7 +161,7 @@ function unreadableDocument(file: string, error: ParsedManifests['errors'][numbe
   };
 }
 
-function skippedObject(obj: ManifestObject): SkippedDocument {
+function identityOf(obj: ManifestObject): DocumentIdentity {
   return {
     file: obj.file,
     line: obj.position.line,
@@ -176,6 +169,12 @@ function skippedObject(obj: ManifestObject): SkippedDocument {
     apiVersion: obj.apiVersion,
     kind: obj.kind,
     name: obj.name ?? null,
+  };
+}
+
+function skippedObject(obj: ManifestObject): SkippedDocument {
+  return {
+    ...identityOf(obj),
     reason: `kind ${obj.kind} (${obj.apiVersion}) is not validated by Rollgate`,
   };
 }

@@ -202,6 +202,39 @@ describe('validateManifests: malformed Rollouts', () => {
     expect(report.summary.invalid).toBe(1);
   });
 
+  it('reports each object and each skipped kind with where it is and what it says it is, in that order', () => {
+    const { report } = check(
+      `${TEMPLATE}---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\n`,
+      'mix.yaml',
+    );
+    // Key order is what `rollgate validate --output json` prints.
+    expect(JSON.stringify(report.objects[0])).toBe(
+      JSON.stringify({
+        file: 'mix.yaml',
+        line: 1,
+        col: 1,
+        apiVersion: 'argoproj.io/v1alpha1',
+        kind: 'AnalysisTemplate',
+        name: 'success-rate',
+        namespace: 'apps',
+        valid: true,
+        errors: [],
+        warnings: [],
+      }),
+    );
+    expect(JSON.stringify(report.skipped[0])).toBe(
+      JSON.stringify({
+        file: 'mix.yaml',
+        line: 20,
+        col: 1,
+        apiVersion: 'v1',
+        kind: 'Service',
+        name: 'web',
+        reason: 'kind Service (v1) is not validated by Rollgate',
+      }),
+    );
+  });
+
   it('skips other kinds and non-Kubernetes YAML with a note', () => {
     const { report } = check('apiVersion: v1\nkind: Service\nmetadata: {name: web}\n---\nfoo: bar\n');
     expect(report.summary).toEqual({ valid: 0, invalid: 0, skipped: 2 });
