@@ -145,8 +145,7 @@ function templateLookup(objects: readonly ManifestObject[]): AnalysisTemplateLoo
 }
 
 function unreadableDocument(file: string, error: ParsedManifests['errors'][number]): ObjectValidation {
-  const message =
-    error.code === 'rollgate.spec.yaml-limit' ? `refused: ${error.reason}` : `invalid YAML: ${error.reason}`;
+  const message = `${error.verdict}: ${error.reason}`;
   return {
     file,
     line: error.line,

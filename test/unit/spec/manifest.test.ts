@@ -70,6 +70,13 @@ describe('parseManifests', () => {
     expect(error.code).toBe('rollgate.spec.yaml-syntax');
     expect([error.file, error.line, error.documentIndex]).toEqual(['bad.yaml', 7, 1]);
     expect(error.message).toBe('bad.yaml:7:1: invalid YAML: Tabs are not allowed as indentation');
+    expect(error).toMatchObject({
+      name: 'ManifestSyntaxError',
+      col: 1,
+      reason: 'Tabs are not allowed as indentation',
+    });
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(ManifestLimitError);
   });
 
   it('refuses a duplicate key in a mapping', () => {
@@ -93,6 +100,16 @@ describe('parseManifests', () => {
     expect(parsed.errors[0]?.message).toBe(
       'bomb.yaml:1:1: refused: alias expansion exceeds 100 (a YAML alias bomb?)',
     );
+    expect(parsed.errors[0]).toMatchObject({
+      name: 'ManifestLimitError',
+      code: 'rollgate.spec.yaml-limit',
+      file: 'bomb.yaml',
+      line: 1,
+      col: 1,
+      documentIndex: 0,
+      reason: 'alias expansion exceeds 100 (a YAML alias bomb?)',
+    });
+    expect(parsed.errors[0]).not.toBeInstanceOf(ManifestSyntaxError);
   });
 
   it('accepts ordinary aliases and expands them', () => {
