@@ -136,20 +136,19 @@ const apiVersionSchema = z.enum(ACCEPTED_API_VERSIONS, {
   error: (iss) => `must be one of ${ACCEPTED_API_VERSIONS.join(', ')}, got ${JSON.stringify(iss.input)}`,
 });
 
-export const analysisTemplateSchema = z.object({
-  apiVersion: apiVersionSchema,
-  kind: z.literal('AnalysisTemplate'),
-  metadata: objectMetaSchema,
-  spec: analysisTemplateSpecSchema,
-});
+/** One argoproj.io kind as Argo defines it: apiVersion, kind, metadata and its spec. */
+function analysisObjectSchema<const Kind extends string, Spec extends z.ZodType>(kind: Kind, spec: Spec) {
+  return z.object({ apiVersion: apiVersionSchema, kind: z.literal(kind), metadata: objectMetaSchema, spec });
+}
+
+export const analysisTemplateSchema = analysisObjectSchema('AnalysisTemplate', analysisTemplateSpecSchema);
 export type AnalysisTemplate = z.infer<typeof analysisTemplateSchema>;
 
-export const clusterAnalysisTemplateSchema = z.object({
-  apiVersion: apiVersionSchema,
-  kind: z.literal('ClusterAnalysisTemplate'),
-  metadata: objectMetaSchema,
-  spec: analysisTemplateSpecSchema,
-});
+/** The cluster-scoped twin of AnalysisTemplate: the same spec, another kind. */
+export const clusterAnalysisTemplateSchema = analysisObjectSchema(
+  'ClusterAnalysisTemplate',
+  analysisTemplateSpecSchema,
+);
 export type ClusterAnalysisTemplate = z.infer<typeof clusterAnalysisTemplateSchema>;
 
 // ---------------------------------------------------------------------------------------------------
@@ -222,11 +221,7 @@ export const analysisRunStatusSchema = z.looseObject({
 });
 export type AnalysisRunStatus = z.infer<typeof analysisRunStatusSchema>;
 
-export const analysisRunSchema = z.object({
-  apiVersion: apiVersionSchema,
-  kind: z.literal('AnalysisRun'),
-  metadata: objectMetaSchema,
-  spec: analysisRunSpecSchema,
+export const analysisRunSchema = analysisObjectSchema('AnalysisRun', analysisRunSpecSchema).extend({
   status: analysisRunStatusSchema.optional(),
 });
 export type AnalysisRun = z.infer<typeof analysisRunSchema>;
