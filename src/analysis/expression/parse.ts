@@ -9,48 +9,68 @@ import { tokenize, type Token } from './tokenize.ts';
 /** Names an expression may never use, even as a member: they lead out of plain data into the runtime. */
 export const FORBIDDEN_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
+type InfixOperator = BinaryOperator | '?';
+
 interface InfixRule {
-  op: BinaryOperator | '?';
+  op: InfixOperator;
   bp: number;
-  rightAssoc?: boolean;
+  rightAssoc: boolean;
   /** Tokens consumed (2 for `not in`). */
   width: number;
 }
 
-// Binding powers follow expr-lang, so conditions copied from Argo parse the same way.
-const SYMBOL_INFIX: ReadonlyMap<string, InfixRule> = new Map(
-  Object.entries({
-    '?': { op: '?', bp: 5, rightAssoc: true, width: 1 },
-    '||': { op: '||', bp: 10, width: 1 },
-    '&&': { op: '&&', bp: 15, width: 1 },
-    '==': { op: '==', bp: 20, width: 1 },
-    '!=': { op: '!=', bp: 20, width: 1 },
-    '<': { op: '<', bp: 20, width: 1 },
-    '<=': { op: '<=', bp: 20, width: 1 },
-    '>': { op: '>', bp: 20, width: 1 },
-    '>=': { op: '>=', bp: 20, width: 1 },
-    '+': { op: '+', bp: 30, width: 1 },
-    '-': { op: '-', bp: 30, width: 1 },
-    '*': { op: '*', bp: 60, width: 1 },
-    '/': { op: '/', bp: 60, width: 1 },
-    '%': { op: '%', bp: 60, width: 1 },
-    '**': { op: '**', bp: 100, rightAssoc: true, width: 1 },
-    '^': { op: '**', bp: 100, rightAssoc: true, width: 1 },
-    '??': { op: '??', bp: 500, width: 1 },
-  } satisfies Record<string, InfixRule>),
-);
+// Binding powers follow expr-lang, so conditions copied from Argo parse the same way. One power per
+// operator, whatever its spelling (`||` and `or`, `**` and `^`).
+const BINDING_POWER: Readonly<Record<InfixOperator, number>> = {
+  '?': 5,
+  '||': 10,
+  '&&': 15,
+  '==': 20,
+  '!=': 20,
+  '<': 20,
+  '<=': 20,
+  '>': 20,
+  '>=': 20,
+  in: 20,
+  'not in': 20,
+  contains: 20,
+  startsWith: 20,
+  endsWith: 20,
+  '+': 30,
+  '-': 30,
+  '*': 60,
+  '/': 60,
+  '%': 60,
+  '**': 100,
+  '??': 500,
+};
+const RIGHT_ASSOCIATIVE: ReadonlySet<InfixOperator> = new Set(['?', '**']);
 
-// Maps, not object literals: a name like `constructor` must not find Object.prototype members.
-const WORD_INFIX: ReadonlyMap<string, InfixRule> = new Map(
-  Object.entries({
-    or: { op: '||', bp: 10, width: 1 },
-    and: { op: '&&', bp: 15, width: 1 },
-    in: { op: 'in', bp: 20, width: 1 },
-    contains: { op: 'contains', bp: 20, width: 1 },
-    startsWith: { op: 'startsWith', bp: 20, width: 1 },
-    endsWith: { op: 'endsWith', bp: 20, width: 1 },
-  } satisfies Record<string, InfixRule>),
+function infixRule(op: InfixOperator, width = 1): InfixRule {
+  return { op, bp: BINDING_POWER[op], rightAssoc: RIGHT_ASSOCIATIVE.has(op), width };
+}
+
+/**
+ * The rule for each spelling the tokenizer may read: operators spelt as themselves, plus aliases.
+ * Maps, not object literals: a name like `constructor` must not find Object.prototype members.
+ */
+function rulesBySpelling(
+  operators: readonly InfixOperator[],
+  aliases: Readonly<Record<string, InfixOperator>>,
+): ReadonlyMap<string, InfixRule> {
+  const spellings: Array<[string, InfixOperator]> = [
+    ...operators.map((op): [string, InfixOperator] => [op, op]),
+    ...Object.entries(aliases),
+  ];
+  return new Map(spellings.map(([spelling, op]) => [spelling, infixRule(op)]));
+}
+
+const SYMBOL_INFIX = rulesBySpelling(
+  ['?', '||', '&&', '==', '!=', '<', '<=', '>', '>=', '+', '-', '*', '/', '%', '**', '??'],
+  { '^': '**' },
 );
+const WORD_INFIX = rulesBySpelling(['in', 'contains', 'startsWith', 'endsWith'], { or: '||', and: '&&' });
+const NOT_IN = infixRule('not in', 2);
 
 const UNARY_NOT_BP = 50;
 const UNARY_SIGN_BP = 90;
@@ -141,7 +161,7 @@ class Parser {
     if (t.kind !== 'name') return undefined;
     if (t.value === 'not') {
       const after = this.peek(1);
-      return after.kind === 'name' && after.value === 'in' ? { op: 'not in', bp: 20, width: 2 } : undefined;
+      return after.kind === 'name' && after.value === 'in' ? NOT_IN : undefined;
     }
     if (t.value === 'matches')
       this.fail('the "matches" operator is not supported (regular expressions can stall)', t);

@@ -76,6 +76,27 @@ describe('conditions as Argo users write them', () => {
     expect(run(source, result)).toEqual(expected);
   });
 
+  it.each<[string, unknown]>([
+    ['true || true && false', true],
+    ['true or true and false', true],
+    ['false and true or true', true],
+    ['false && true || true', true],
+    ['2 ** 3 ^ 2', 512],
+    ['2 ^ 3 ** 2', 512],
+    ['-2 ** 2', -4],
+    ['1 + 2 in [3]', true],
+    ['1 + 1 not in [2]', false],
+    ['1 < 2 == true', true],
+    ['10 - 4 - 3', 3],
+    ['2 * 3 % 4', 2],
+    ['result ?? 1 + 1', 2],
+    ['true ? 1 : false ? 2 : 3', 1],
+    ['false ? 1 : false ? 2 : 3', 3],
+    ['"abc" contains "a" and "abc" endsWith "c" or false', true],
+  ])('binds %s as expr-lang does, whatever the operator is spelt', (source, expected) => {
+    expect(run(source, null)).toEqual(expected);
+  });
+
   it('parses the same way for \'single\' and "double" quoted strings with escapes', () => {
     expect(run(`result == 'it\\'s'`, "it's")).toBe(true);
     expect(run('result == "a\\"b\\n"', 'a"b\n')).toBe(true);
