@@ -158,6 +158,8 @@ export class GitSource {
   private memory = new ObjectMemory();
   private readonly fetchDepth: number;
   private initialized = false;
+  /** See {@link cachedTip}. */
+  private tip: string | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly maxPacks: number;
   /** Set for a local repository path: it is served in-process over smart HTTP like any remote. */
@@ -262,12 +264,16 @@ export class GitSource {
     });
   }
 
-  /** The branch tip in the cache (the last fetched commit), if any. */
+  /**
+   * The branch tip in the cache (the last fetched commit), if any. Read from disk once, then kept in
+   * memory: only this GitSource writes the cache, and a file read costs milliseconds on a busy machine.
+   */
   private async cachedTip(): Promise<string | undefined> {
     await this.ensureCache();
-    return git
+    this.tip ??= await git
       .resolveRef({ fs, gitdir: this.gitdir, ref: `refs/heads/${this.branch}` })
       .catch(() => undefined);
+    return this.tip;
   }
 
   /**
@@ -323,6 +329,7 @@ export class GitSource {
         value: head,
         force: true,
       });
+      this.tip = head;
       this.logger.debug({ head }, 'fetched');
       await this.rememberFetched(head);
       return head;
