@@ -11,6 +11,7 @@ import {
   internalError,
   invalid,
   methodNotAllowed,
+  notFound,
   unauthorized,
   unsupportedMediaType,
 } from '../api/api-status-error.ts';
@@ -380,7 +381,7 @@ export class ApiServer {
 
   private get(req: IncomingMessage, res: ServerResponse, url: URL, route: Route, name: string): void {
     const obj = this.deps.store.get(route.type, this.ns(route), name);
-    if (!obj) throw notFoundOf(route.type, name);
+    if (!obj) throw notFound(route.type, name);
     this.respondObject(req, res, url, 200, route.type, obj);
   }
 
@@ -546,7 +547,7 @@ export class ApiServer {
       validateObject(route.type, input);
     }
     const current = store.get(route.type, this.ns(route), name);
-    if (!current) throw notFoundOf(route.type, name);
+    if (!current) throw notFound(route.type, name);
     const obj = recordManager
       ? this.deps.patches.recordUpdate(
           current,
@@ -590,7 +591,7 @@ export class ApiServer {
       'application/json-patch+json',
     ];
     if (!known.includes(contentType)) throw unsupportedMediaType(route.type.crdName === undefined);
-    if (!current) throw notFoundOf(route.type, name);
+    if (!current) throw notFound(route.type, name);
     const patchBody = parseJsonBody(text);
     const result = runPatchEngine(route.type, name, () => {
       if (contentType === 'application/merge-patch+json') return patches.merge(current, patchBody);
@@ -651,7 +652,7 @@ export class ApiServer {
     const result = outcome.object;
     result.metadata.name = name;
     if (!current) {
-      if (status) throw notFoundOf(route.type, name);
+      if (status) throw notFound(route.type, name);
       return this.insert(req, res, url, route, result);
     }
     result.metadata.resourceVersion = obj.metadata.resourceVersion ?? current.metadata.resourceVersion;
@@ -672,7 +673,7 @@ export class ApiServer {
     if (!scale) throw notServed();
     const scaled = { ...type, scale };
     const current = this.deps.store.get(type, this.ns(route), name);
-    if (!current) throw notFoundOf(type, name);
+    if (!current) throw notFound(type, name);
     const view = toScale(scaled, current);
     if (method === 'GET') return sendJson(res, 200, view);
     let next: unknown;
@@ -786,7 +787,7 @@ export class ApiServer {
     const policy = options.propagationPolicy ?? this.defaultPolicy(route.type);
     if (isDryRun(url)) {
       const obj = this.deps.store.get(route.type, this.ns(route), name);
-      if (!obj) throw notFoundOf(route.type, name);
+      if (!obj) throw notFound(route.type, name);
       return this.respondObject(req, res, url, 200, route.type, obj);
     }
     const result = this.deleteOne(route.type, this.ns(route), name, {
@@ -806,7 +807,7 @@ export class ApiServer {
   ) {
     const { store } = this.deps;
     const current = store.get(type, namespace, name);
-    if (!current) throw notFoundOf(type, name);
+    if (!current) throw notFound(type, name);
     if (options.propagationPolicy === 'Orphan')
       orphanDependents(store, this.deps.registry, current.metadata.uid ?? '');
     return store.delete(type, namespace, name, options);
@@ -868,15 +869,6 @@ export class ApiServer {
 
 function notFoundThrow(): never {
   throw notServed();
-}
-
-function notFoundOf(type: ResourceType, name: string): ApiStatusError {
-  return new ApiStatusError({
-    message: `${type.group === '' ? type.plural : `${type.plural}.${type.group}`} "${name}" not found`,
-    reason: 'NotFound',
-    details: { name, ...(type.group === '' ? {} : { group: type.group }), kind: type.plural },
-    code: 404,
-  });
 }
 
 /** metav1.Time has second precision: clients that send `.000Z` (client-node does) must not look like a change. */

@@ -30,6 +30,20 @@ async function send(method: string, path: string, contentType: string, body: str
 
 const configMaps = `/api/v1/namespaces/${NS}/configmaps`;
 
+function replicaSet(name: string): object {
+  return {
+    metadata: { name },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'app', image: 'app:1' }] },
+      },
+    },
+  };
+}
+
 async function configMapNames(): Promise<string[]> {
   const list = (await (await fetch(`${sandbox.url}${configMaps}`)).json()) as {
     items: Array<{ metadata: { name: string } }>;
@@ -150,22 +164,7 @@ describe('patch errors as Status answers', () => {
     expect(failedTest).toMatchObject({ status: 422, body: { reason: 'Invalid' } });
 
     const replicaSets = `/apis/apps/v1/namespaces/${NS}/replicasets`;
-    const created = await send(
-      'POST',
-      replicaSets,
-      'application/json',
-      JSON.stringify({
-        metadata: { name: 'r' },
-        spec: {
-          replicas: 1,
-          selector: { matchLabels: { app: 'r' } },
-          template: {
-            metadata: { labels: { app: 'r' } },
-            spec: { containers: [{ name: 'app', image: 'app:1' }] },
-          },
-        },
-      }),
-    );
+    const created = await send('POST', replicaSets, 'application/json', JSON.stringify(replicaSet('r')));
     expect(created.status).toBe(201);
     const scale = `${replicaSets}/r/scale`;
     const unknown = await send('PATCH', scale, 'application/json', '{"spec":{"replicas":2}}');
@@ -196,5 +195,28 @@ describe('eviction bodies', () => {
       'apiVersion: policy/v1\nkind: Eviction\nmetadata:\n  name: e\n  namespace: default\n',
     );
     expect(yaml.status).toBe(201);
+  });
+});
+
+describe('missing objects', () => {
+  it('answers GET, PUT, PATCH and /scale of a missing object with the same 404 Status', async () => {
+    const path = `/apis/apps/v1/namespaces/${NS}/replicasets/absent`;
+    const expected = {
+      status: 404,
+      body: {
+        reason: 'NotFound',
+        message: 'replicasets.apps "absent" not found',
+        details: { name: 'absent', group: 'apps', kind: 'replicasets' },
+      },
+    };
+    const get = await fetch(`${sandbox.url}${path}`);
+    expect({ status: get.status, body: (await get.json()) as unknown }).toMatchObject(expected);
+    expect(await send('PUT', path, 'application/json', JSON.stringify(replicaSet('absent')))).toMatchObject(
+      expected,
+    );
+    expect(await send('PATCH', path, 'application/merge-patch+json', '{}')).toMatchObject(expected);
+    expect(await send('PATCH', `${path}/scale`, 'application/merge-patch+json', '{}')).toMatchObject(
+      expected,
+    );
   });
 });
