@@ -1,4 +1,5 @@
 // The error for an analysis condition that parsed but failed while being evaluated against a result.
+import { expressionErrorMessage } from './expression-error-message.ts';
 
 /** A runtime failure (type mismatch, index out of range, bad conversion…); `column` is 1-based. */
 export class ExpressionEvaluationError extends Error {
@@ -11,6 +12,6 @@ export class ExpressionEvaluationError extends Error {
     /** 1-based column of the sub-expression that failed. */
     readonly column: number,
   ) {
-    super(`${reason} (column ${column} of ${JSON.stringify(expression.slice(0, 200))})`);
+    super(expressionErrorMessage(reason, expression, column));
   }
 }

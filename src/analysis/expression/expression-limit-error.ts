@@ -1,4 +1,5 @@
 // The error for an analysis condition that exceeds a safety bound (length, nesting, evaluation steps, size).
+import { expressionErrorMessage } from './expression-error-message.ts';
 
 /** Which bound was hit; limits exist so a hostile or runaway expression cannot stall the controller. */
 export type ExpressionLimit = 'length' | 'depth' | 'steps' | 'size';
@@ -15,8 +16,6 @@ export class ExpressionLimitError extends Error {
     /** 1-based column where the limit was hit (1 when it concerns the whole input). */
     readonly column: number,
   ) {
-    super(
-      `expression exceeds the ${limit} limit of ${max} (column ${column} of ${JSON.stringify(expression.slice(0, 200))})`,
-    );
+    super(expressionErrorMessage(`expression exceeds the ${limit} limit of ${max}`, expression, column));
   }
 }

@@ -1,4 +1,5 @@
 // The error for an analysis condition that cannot be parsed (or names something it may not use).
+import { expressionErrorMessage } from './expression-error-message.ts';
 
 /** An expression that is not valid Rollgate/expr syntax; `column` is 1-based into `expression`. */
 export class ExpressionSyntaxError extends Error {
@@ -12,6 +13,6 @@ export class ExpressionSyntaxError extends Error {
     /** 1-based column of the offending character. */
     readonly column: number,
   ) {
-    super(`${reason} (column ${column} of ${JSON.stringify(expression.slice(0, 200))})`);
+    super(expressionErrorMessage(reason, expression, column));
   }
 }

@@ -142,6 +142,25 @@ describe('errors carry the column and never escape as crashes', () => {
     expect(() => expression.evaluate({ result })).toThrow(message);
   });
 
+  it('says where in the expression each kind of error happened, with long expressions cut to 200 characters', () => {
+    const messageOf = (act: () => unknown): string => {
+      try {
+        act();
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return expect.unreachable();
+    };
+    expect(messageOf(() => compileExpression('result >'))).toMatch(/ \(column 9 of "result >"\)$/);
+    expect(messageOf(() => run('result % 0', 4))).toMatch(
+      /^.*divide by zero.* \(column \d+ of "result % 0"\)$/,
+    );
+    const huge = `result == "${'a'.repeat(EXPRESSION_LIMITS.maxLength)}"`;
+    expect(messageOf(() => compileExpression(huge))).toBe(
+      `expression exceeds the length limit of ${EXPRESSION_LIMITS.maxLength} (column 1 of ${JSON.stringify(huge.slice(0, 200))})`,
+    );
+  });
+
   it('points at the failing sub-expression', () => {
     try {
       run('len(result) > 0 && result[5] > 1', [1]);
