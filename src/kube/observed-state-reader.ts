@@ -10,6 +10,7 @@ import type {
   ObservedState,
 } from '../rollout/index.ts';
 import { POD_TEMPLATE_HASH_LABEL } from '../rollout/index.ts';
+import { ANALYSIS_PHASES } from '../spec/analysis.ts';
 import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
 import { rolloutSchema, type Rollout } from '../spec/rollout.ts';
 import { toPlainObject, type KubeClients } from './client.ts';
@@ -44,15 +45,6 @@ export interface ObservedRead {
 const ROLLOUT_PLURAL = 'rollouts';
 const ANALYSIS_RUN_PLURAL = 'analysisruns';
 const VERSION = 'v1alpha1';
-
-const ANALYSIS_PHASES: readonly ObservedAnalysisRunPhase[] = [
-  'Pending',
-  'Running',
-  'Successful',
-  'Failed',
-  'Error',
-  'Inconclusive',
-];
 
 /**
  * Reads everything the planner looks at with one request per kind: get Rollout, list ReplicaSets and

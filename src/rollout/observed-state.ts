@@ -1,4 +1,5 @@
 // What the executor read from the cluster for one rollout: the planner's only view of the world.
+import type { AnalysisPhase } from '../spec/analysis.ts';
 import type { Rollout } from '../spec/rollout.ts';
 
 /** A ReplicaSet as observed (owned by the rollout, or carrying its pod-template-hash and selector). */
@@ -55,8 +56,7 @@ export interface ObservedService {
 }
 
 /** The phases of an AnalysisRun, as Argo names them. */
-export type ObservedAnalysisRunPhase =
-  'Pending' | 'Running' | 'Successful' | 'Failed' | 'Error' | 'Inconclusive';
+export type ObservedAnalysisRunPhase = AnalysisPhase;
 
 /** An AnalysisRun owned by the rollout (the planner names them deterministically, see {@link analysisRunName}). */
 export interface ObservedAnalysisRun {
