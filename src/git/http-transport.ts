@@ -122,8 +122,8 @@ export class GitHttpTransport implements HttpClient {
    * branch head again. This client answers that request from memory, listing only `ref` at `oid` with
    * the capabilities the repository advertised last time, so the fetch costs one request: the pack.
    * Without remembered capabilities (first fetch, TTL passed, something failed) the request goes out
-   * as usual. If `oid` is no longer on the server, the server refuses the pack request and the caller
-   * must fetch again without a known tip.
+   * as usual. If the server no longer has `oid`, the pack request brings no such commit (GitSource
+   * checks) and the caller must fetch again without a known tip.
    */
   withKnownTip(ref: string, oid: string): HttpClient {
     return {

@@ -147,7 +147,9 @@ describe('GitSource change check', () => {
     // E.g. a head seen before a force-push, after the server collected it.
     const unknown = createHash('sha1').update('never pushed').digest('hex');
     expect(await source.fetch({ knownHead: unknown })).toBe(second);
-    expect(summary(await source.diff(undefined, second))).toEqual(['added ConfigMap//app envs/prod/app.yaml']);
+    expect(summary(await source.diff(undefined, second))).toEqual([
+      'added ConfigMap//app envs/prod/app.yaml',
+    ]);
   });
 
   it('reports a branch that does not exist as undefined, and fetching it as GitRefNotFoundError', async () => {
