@@ -1,10 +1,7 @@
 // Benchmark: an unchanged poll (the change check alone): HTTP requests made and CPU time spent per poll.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { GitSource } from '../src/git/source.ts';
+import { serveGitRepositoriesInChild } from './git-server-process.ts';
 import {
   configMapYaml,
   createBareRepository,
@@ -13,32 +10,6 @@ import {
 } from '../test/support/git-fixtures.ts';
 
 const POLLS = 200;
-
-/** Runs the smart-HTTP server in a child process so the CPU measured here is the poller's alone. */
-async function startServerProcess(root: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const serverModule = pathToFileURL(
-    fileURLToPath(new URL('../src/git/smart-http-server.ts', import.meta.url)),
-  ).href;
-  const code = [
-    `const { serveGitRepositories } = await import(${JSON.stringify(serverModule)});`,
-    `const server = await serveGitRepositories({ root: ${JSON.stringify(root)} });`,
-    'console.log(server.url);',
-    "process.on('SIGTERM', () => server.stop().then(() => process.exit(0)));",
-  ].join('\n');
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const lines = createInterface({ input: child.stdout });
-  const [line] = (await once(lines, 'line')) as [string];
-  return {
-    url: line.trim(),
-    stop: async () => {
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
 
 /** Runs the benchmark; see docs/sources.md for what the numbers mean. */
 export async function run(): Promise<
@@ -52,7 +23,7 @@ export async function run(): Promise<
     wc.write({ [`envs/prod/app-${i}.yaml`]: configMapYaml(`app-${i}`, { v: '1' }) });
   wc.commit();
   await wc.push(bare);
-  const server = await startServerProcess(root);
+  const server = await serveGitRepositoriesInChild(root);
   try {
     const source = new GitSource(
       { name: 'apps', url: `${server.url}/apps.git`, branch: 'main', path: 'envs/prod' },

@@ -56,7 +56,11 @@ export interface Pipeline {
 
 export async function startPipeline(
   redisUrl: string,
-  options: { missingImages?: string[] } = {},
+  options: {
+    missingImages?: string[];
+    /** Serves the repository (default: serveGitRepositories in this process, push allowed). */
+    gitServer?: (root: string) => Promise<GitServer>;
+  } = {},
 ): Promise<Pipeline> {
   const tmp: TempDir = makeTempDir('rollgate-pipeline-');
   const sandbox = await startSandbox({
@@ -64,7 +68,10 @@ export async function startPipeline(
     ...(options.missingImages ? { missingImages: options.missingImages } : {}),
   });
   createBareRepository(join(tmp.path, 'repos'), 'apps');
-  const git = await serveGitRepositories({ root: join(tmp.path, 'repos'), receivePack: true });
+  const root = join(tmp.path, 'repos');
+  const git = await (options.gitServer ?? ((r) => serveGitRepositories({ root: r, receivePack: true })))(
+    root,
+  );
   const repoUrl = `${git.url}/apps.git`;
   const work = new WorkingCopy(join(tmp.path, 'work'));
   const clients = createKubeClients(sandbox.kubeConfig);
