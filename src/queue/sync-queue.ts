@@ -14,10 +14,11 @@ export class SyncQueue {
   }
 
   /**
-   * Adds a sync job. Deduplicated per source: a sync always moves the cluster to the branch's newest
-   * commit, so one pending job per source is enough, and two syncs of one source never run at once
-   * (an older commit can never be applied after a newer one). A request that arrives while the
-   * source's sync runs is kept and runs once more afterwards.
+   * Adds a sync job. Deduplicated per source: a sync moves the cluster to the newest branch head a
+   * poll recorded when it starts (not to the payload's `commit`, which may be stale), so one pending
+   * job per source is enough, and two syncs of one source never run at once (an older commit can never
+   * be applied after a newer one). A request that arrives while the source's sync runs is kept and
+   * runs once more afterwards.
    */
   async enqueue(payload: SyncPayload, options: { delayMs?: number } = {}): Promise<string | undefined> {
     const valid = syncPayloadSchema.parse(payload);
