@@ -37,8 +37,9 @@ export type SyncObject = z.infer<typeof syncObjectSchema>;
 
 /**
  * A sync job: apply (or prune) objects of one source at one commit. The objects are references;
- * the sync worker reads their content from Git at `commit`, so payloads stay small. The shape is
- * version 1 and may grow fields (the sync module owns its meaning).
+ * the sync worker reads their content from Git, so payloads stay small. `commit` is the head the
+ * poll saw; the sync moves to the newest head recorded when it starts, which may be later (see
+ * docs/sync.md). The shape is version 1 and may grow fields (the sync module owns its meaning).
  */
 export const syncPayloadSchema = z.object({
   v: z.literal(1),
