@@ -45,6 +45,15 @@ export interface RestartPlan {
 
 const NOTHING: RestartPlan = { evictions: [], events: [], remaining: 0 };
 
+/** The restart is over (done or cancelled): status.restartedAt catches up with spec.restartAt. */
+function ended(restartAt: string, reason: string, message: string): RestartPlan {
+  return {
+    ...NOTHING,
+    restartedAt: restartAt,
+    events: [{ kind: 'emitEvent', type: 'Normal', reason, message }],
+  };
+}
+
 function createdBefore(pod: ObservedPod, restartAtMs: number): boolean {
   const created = Date.parse(pod.creationTimestamp ?? '');
   return Number.isNaN(created) || created < restartAtMs;
@@ -78,18 +87,11 @@ export function planRestart(input: RestartInput): RestartPlan {
   const nowMs = input.now.getTime();
   if (nowMs < restartAtMs) return { ...NOTHING, wakeAtMs: restartAtMs };
   if (input.newRevision) {
-    return {
-      ...NOTHING,
-      restartedAt: restartAt,
-      events: [
-        {
-          kind: 'emitEvent',
-          type: 'Normal',
-          reason: 'RestartCancelled',
-          message: `Restart requested at ${restartAt} cancelled: a new revision replaces the pods`,
-        },
-      ],
-    };
+    return ended(
+      restartAt,
+      'RestartCancelled',
+      `Restart requested at ${restartAt} cancelled: a new revision replaces the pods`,
+    );
   }
 
   const replicaSets = input.replicaSets.filter(
@@ -118,18 +120,7 @@ export function planRestart(input: RestartInput): RestartPlan {
 
   if (oldPods.length === 0) {
     if (unavailable > 0) return { ...NOTHING, wakeAtMs: nowMs + RESTART_RECHECK_MS };
-    return {
-      ...NOTHING,
-      restartedAt: restartAt,
-      events: [
-        {
-          kind: 'emitEvent',
-          type: 'Normal',
-          reason: 'RolloutRestarted',
-          message: `All pods created before ${restartAt} were replaced`,
-        },
-      ],
-    };
+    return ended(restartAt, 'RolloutRestarted', `All pods created before ${restartAt} were replaced`);
   }
   const waiting = { ...NOTHING, remaining: oldPods.length, wakeAtMs: nowMs + RESTART_RECHECK_MS };
   if (input.reshaping) return waiting;
