@@ -62,6 +62,14 @@ async function fixture(serverOptions: Partial<GitServerOptions> = {}): Promise<F
   };
 }
 
+/** Commits envs/prod/app.yaml at version `v` and pushes it to `remote` (the bare path or the served URL). */
+async function publish(f: Fixture, v: string, remote: string): Promise<string> {
+  f.wc.write({ 'envs/prod/app.yaml': configMapYaml('app', { v }) });
+  const commit = f.wc.commit();
+  await f.wc.push(remote);
+  return commit;
+}
+
 function summary(changes: ManifestChange[]): string[] {
   return changes.map(
     (c) =>
@@ -82,9 +90,7 @@ function capturedLogger(): { logger: ReturnType<typeof createLogger>; text: () =
 describe('GitSource change check', () => {
   it('answers an unchanged remote with one request at the server and no fetch', async () => {
     const f = await fixture();
-    f.wc.write({ 'envs/prod/app.yaml': configMapYaml('app', { v: '1' }) });
-    const first = f.wc.commit();
-    await f.wc.push(f.bare);
+    const first = await publish(f, '1', f.bare);
     const source = f.source();
     expect(await source.remoteHead()).toBe(first);
     const synced = await source.fetch();
@@ -97,14 +103,10 @@ describe('GitSource change check', () => {
 
   it('sees a new commit with the same single request', async () => {
     const f = await fixture();
-    f.wc.write({ 'envs/prod/app.yaml': configMapYaml('app', { v: '1' }) });
-    f.wc.commit();
-    await f.wc.push(f.bare);
+    await publish(f, '1', f.bare);
     const source = f.source();
     await source.remoteHead();
-    f.wc.write({ 'envs/prod/app.yaml': configMapYaml('app', { v: '2' }) });
-    const second = f.wc.commit();
-    await f.wc.push(f.repoUrl);
+    const second = await publish(f, '2', f.repoUrl);
 
     f.server.resetRequestCount();
     expect(await source.remoteHead()).toBe(second);
@@ -113,14 +115,10 @@ describe('GitSource change check', () => {
 
   it('fetches the commit a ref check returned with one request: the branch is not asked for again', async () => {
     const f = await fixture();
-    f.wc.write({ 'envs/prod/app.yaml': configMapYaml('app', { v: '1' }) });
-    const first = f.wc.commit();
-    await f.wc.push(f.bare);
+    const first = await publish(f, '1', f.bare);
     const source = f.source();
     await source.fetch();
-    f.wc.write({ 'envs/prod/app.yaml': configMapYaml('app', { v: '2' }) });
-    const second = f.wc.commit();
-    await f.wc.push(f.repoUrl);
+    const second = await publish(f, '2', f.repoUrl);
 
     const head = await source.remoteHead();
     f.server.resetRequestCount();
@@ -135,14 +133,10 @@ describe('GitSource change check', () => {
 
   it('asks for the branch when the server does not have the known head', async () => {
     const f = await fixture();
-    f.wc.write({ 'envs/prod/app.yaml': configMapYaml('app', { v: '1' }) });
-    f.wc.commit();
-    await f.wc.push(f.bare);
+    await publish(f, '1', f.bare);
     const source = f.source();
     await source.fetch();
-    f.wc.write({ 'envs/prod/app.yaml': configMapYaml('app', { v: '2' }) });
-    const second = f.wc.commit();
-    await f.wc.push(f.repoUrl);
+    const second = await publish(f, '2', f.repoUrl);
 
     // E.g. a head seen before a force-push, after the server collected it.
     const unknown = createHash('sha1').update('never pushed').digest('hex');
