@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import {
-  ApiException,
   AppsV1Api,
   CoreV1Api,
   PolicyV1Api,
@@ -14,7 +13,8 @@ import {
 } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/clock/clock.ts';
-import { startSandbox, type Sandbox, type StatusBody } from '../../../src/sandbox/index.ts';
+import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { failure } from '../../conformance/support/conformance-cluster.ts';
 
 const NS = 'default';
 let clock: ManualClock;
@@ -92,18 +92,6 @@ async function evict(
 }
 
 /** The HTTP code and Status body of a call that must fail. */
-async function failure(call: () => Promise<unknown>): Promise<{ code: number; status: StatusBody }> {
-  try {
-    await call();
-  } catch (err) {
-    if (err instanceof ApiException) {
-      const body: unknown = typeof err.body === 'string' ? JSON.parse(err.body) : err.body;
-      return { code: err.code, status: body as StatusBody };
-    }
-    throw err;
-  }
-  throw new Error('expected the call to fail, it succeeded');
-}
 
 async function budgetStatus(name: string) {
   return (await policy.readNamespacedPodDisruptionBudget({ name, namespace: NS })).status;
@@ -147,7 +135,7 @@ describe('pods/eviction', () => {
   it('refuses with 429 and the budget named when minAvailable would be violated', async () => {
     const pods = await readyReplicaSet('api', 3);
     await createBudget('api-pdb', 'api', { minAvailable: 3 });
-    const refused = await failure(() => evict(nameOf(pods[0])));
+    const refused = await failure(evict(nameOf(pods[0])));
     expect(refused.code).toBe(429);
     expect(refused.status).toMatchObject({
       kind: 'Status',
@@ -173,7 +161,7 @@ describe('pods/eviction', () => {
     expect(await budgetStatus('pay-pdb')).toMatchObject({ disruptionsAllowed: 1, currentHealthy: 3 });
     await evict(nameOf(pods[0]));
     // No settle in between: the budget is checked against the pods as they are now.
-    const refused = await failure(() => evict(nameOf(pods[1])));
+    const refused = await failure(evict(nameOf(pods[1])));
     expect(refused.code).toBe(429);
     expect(refused.status.details?.causes?.[0]?.message).toBe(
       'The disruption budget pay-pdb needs 2 healthy pods and has 2 currently',
@@ -198,7 +186,7 @@ describe('pods/eviction', () => {
     });
     await evict(nameOf(pods[0]));
     await evict(nameOf(pods[1]));
-    const refused = await failure(() => evict(nameOf(pods[2])));
+    const refused = await failure(evict(nameOf(pods[2])));
     expect(refused.code).toBe(429);
     expect(refused.status.details?.causes?.[0]?.message).toBe(
       'The disruption budget cart-pdb needs 2 healthy pods and has 2 currently',
@@ -221,7 +209,7 @@ describe('pods/eviction', () => {
     await sandbox.advance(1000);
     await createBudget('mix-pdb', 'mix', { minAvailable: 2 });
     expect(await budgetStatus('mix-pdb')).toMatchObject({ currentHealthy: 2, disruptionsAllowed: 0 });
-    expect((await failure(() => evict(nameOf(ready[0])))).code).toBe(429);
+    expect((await failure(evict(nameOf(ready[0])))).code).toBe(429);
     await evict('mix-stuck', { dryRun: 'All' });
     await policy.patchNamespacedPodDisruptionBudget({
       name: 'mix-pdb',
@@ -229,7 +217,7 @@ describe('pods/eviction', () => {
       body: [{ op: 'replace', path: '/spec/minAvailable', value: 3 }],
     });
     await sandbox.settle();
-    const refused = await failure(() => evict('mix-stuck'));
+    const refused = await failure(evict('mix-stuck'));
     expect(refused.status.details?.causes?.[0]?.message).toBe(
       'The disruption budget mix-pdb needs 3 healthy pods and has 2 currently',
     );
@@ -246,7 +234,7 @@ describe('pods/eviction', () => {
     const [victim] = await readyReplicaSet('dup', 2);
     await createBudget('dup-a', 'dup', { maxUnavailable: 1 });
     await createBudget('dup-b', 'dup', { minAvailable: 1 });
-    const refused = await failure(() => evict(nameOf(victim)));
+    const refused = await failure(evict(nameOf(victim)));
     expect(refused.code).toBe(500);
     expect(refused.status).toMatchObject({
       status: 'Failure',
@@ -261,7 +249,7 @@ describe('pods/eviction', () => {
     const [victim] = await readyReplicaSet('pre', 2);
     await createBudget('pre-pdb', 'pre', { maxUnavailable: 1 });
     const before = await policy.readNamespacedPodDisruptionBudget({ name: 'pre-pdb', namespace: NS });
-    const refused = await failure(() =>
+    const refused = await failure(
       evict(nameOf(victim), { deleteOptions: { preconditions: { uid: 'not-the-uid' } } }),
     );
     expect(refused.code).toBe(409);
@@ -296,11 +284,11 @@ describe('pods/eviction', () => {
       body: [{ op: 'replace', path: '/spec/maxUnavailable', value: 0 }],
     });
     await sandbox.settle();
-    expect((await failure(() => evict(nameOf(pods[0]), { dryRun: 'All' }))).code).toBe(429);
+    expect((await failure(evict(nameOf(pods[0]), { dryRun: 'All' }))).code).toBe(429);
   });
 
   it('answers 404 for a missing pod and 405 for anything but POST', async () => {
-    const missing = await failure(() => evict('nobody'));
+    const missing = await failure(evict('nobody'));
     expect(missing.code).toBe(404);
     expect(missing.status).toMatchObject({ reason: 'NotFound', message: 'pods "nobody" not found' });
     const [pod] = await readyReplicaSet('verbs', 1);
