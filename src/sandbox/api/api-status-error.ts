@@ -191,7 +191,3 @@ export function internalError(message: string): ApiStatusError {
     code: 500,
   });
 }
-
-export function serviceUnavailable(message: string): ApiStatusError {
-  return new ApiStatusError({ message, reason: 'ServiceUnavailable', code: 503 });
-}

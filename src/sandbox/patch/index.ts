@@ -12,7 +12,7 @@ export {
 } from './server-side-apply.ts';
 export { FieldSet, fieldSetOf } from './field-set.ts';
 export { jsonEqual } from './json-equal.ts';
-export { parseJsonPointer, formatJsonPointer } from './json-pointer.ts';
+export { parseJsonPointer } from './json-pointer.ts';
 export {
   JsonPatchError,
   StrategicMergeUnsupportedError,

@@ -3,7 +3,6 @@ import type { ServerResponse } from 'node:http';
 import type { FaultSettings } from '../faults/fault-settings.ts';
 import type { ResourceType } from '../resources/resource-type.ts';
 import { apiVersionOf } from '../resources/resource-type.ts';
-import type { Selector } from '../selectors/label-selector.ts';
 import type { ObjectStore, StoreEvent, StoredObject } from '../store/object-store.ts';
 import { typeKeyOf } from '../store/object-store.ts';
 import { expired } from '../api/api-status-error.ts';
@@ -24,18 +23,6 @@ export interface WatchContext {
   store: ObjectStore;
   faults: FaultSettings;
   bookmarkIntervalMs: number;
-}
-
-/** Builds a `matches` function from parsed selectors. */
-export function selectorMatcher(
-  labels: Selector,
-  fields: Selector,
-  fieldKeys: string[],
-  fieldsOf: (o: StoredObject, keys: string[]) => Record<string, string | undefined>,
-): (o: StoredObject) => boolean {
-  return (o) =>
-    labels.matches(o.metadata.labels ?? {}) &&
-    (fieldKeys.length === 0 || fields.matches(fieldsOf(o, fieldKeys)));
 }
 
 /** Streams a watch to the response until the client goes away, a timeout, or an injected drop. */
