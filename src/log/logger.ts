@@ -40,7 +40,8 @@ export interface LoggerSettings {
 
 export function createLogger(settings: LoggerSettings = {}): Logger {
   const format = settings.format ?? 'auto';
-  const pretty = format === 'pretty' || (format === 'auto' && settings.destination === undefined && process.stdout.isTTY);
+  const pretty =
+    format === 'pretty' || (format === 'auto' && settings.destination === undefined && process.stdout.isTTY);
   const options: LoggerOptions = {
     level: settings.level ?? process.env.ROLLGATE_LOG_LEVEL ?? 'info',
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
@@ -48,7 +49,10 @@ export function createLogger(settings: LoggerSettings = {}): Logger {
     timestamp: pino.stdTimeFunctions.isoTime,
   };
   if (pretty) {
-    return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } } });
+    return pino({
+      ...options,
+      transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } },
+    });
   }
   return settings.destination ? pino(options, settings.destination) : pino(options);
 }

@@ -15,7 +15,9 @@ interface ComposeService {
   volumes?: string[];
 }
 
-const compose = parse(readFileSync('docker-compose.yml', 'utf8')) as { services: Record<string, ComposeService> };
+const compose = parse(readFileSync('docker-compose.yml', 'utf8')) as {
+  services: Record<string, ComposeService>;
+};
 const rollgateServices = Object.entries(compose.services).filter(([, s]) => s.build === '.');
 
 describe('docker-compose.yml', () => {
@@ -39,7 +41,9 @@ describe('docker-compose.yml', () => {
       const env = service.environment ?? {};
       const rollgateVars = Object.keys(env).filter((k) => k.startsWith('ROLLGATE_'));
       for (const key of rollgateVars) expect(known.has(key), `${name}: ${key}`).toBe(true);
-      const resolved = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.replace(/\$\{[^}]*:-([^}]*)\}/g, '$1')]));
+      const resolved = Object.fromEntries(
+        Object.entries(env).map(([k, v]) => [k, v.replace(/\$\{[^}]*:-([^}]*)\}/g, '$1')]),
+      );
       const config = loadConfig({ file: 'config/rollgate.yaml', env: resolved });
       expect(config.redis.url).toBe('redis://redis:6379');
       expect(service.depends_on?.redis?.condition).toBe('service_healthy');

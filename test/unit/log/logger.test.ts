@@ -20,7 +20,10 @@ function capture(): { stream: PassThrough; lines: () => Array<Record<string, unk
 describe('createLogger', () => {
   it('writes JSON lines with level, time and message', () => {
     const out = capture();
-    createLogger({ destination: out.stream, format: 'json' }).info({ rollout: 'default/app' }, 'step advanced');
+    createLogger({ destination: out.stream, format: 'json' }).info(
+      { rollout: 'default/app' },
+      'step advanced',
+    );
     const [line] = out.lines();
     expect(line).toMatchObject({ level: 30, msg: 'step advanced', rollout: 'default/app' });
     expect(typeof line?.time).toBe('string');
@@ -29,7 +32,14 @@ describe('createLogger', () => {
   it('never writes secret-bearing fields', () => {
     const out = capture();
     const log = createLogger({ destination: out.stream, format: 'json' });
-    log.info({ token: 'tok-123', source: { auth: { password: 'pw-456' } }, headers: { authorization: 'Bearer xyz' } }, 'polled');
+    log.info(
+      {
+        token: 'tok-123',
+        source: { auth: { password: 'pw-456' } },
+        headers: { authorization: 'Bearer xyz' },
+      },
+      'polled',
+    );
     log.info({ config: { webhooks: { github: { secret: 'gh-789' } } } }, 'loaded');
     const text = JSON.stringify(out.lines());
     for (const secret of ['tok-123', 'pw-456', 'Bearer xyz', 'gh-789']) expect(text).not.toContain(secret);
