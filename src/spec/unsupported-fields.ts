@@ -91,6 +91,19 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     severity: 'warning',
     reason: 'the labels/annotations are not added to AnalysisRuns yet',
   },
+  // A rollout-level dryRun left out would let a metric meant as dry run abort the rollout.
+  analysisDryRun: {
+    field: 'spec.strategy.canary.(analysis|steps[].analysis).dryRun',
+    severity: 'error',
+    reason:
+      "the rollout's dryRun is not passed to its AnalysisRuns yet, so these metrics would decide the rollout; list them in the template's spec.dryRun",
+  },
+  analysisMeasurementRetention: {
+    field: 'spec.strategy.canary.(analysis|steps[].analysis).measurementRetention',
+    severity: 'warning',
+    reason:
+      "the rollout's measurementRetention is not passed to its AnalysisRuns yet; the template's spec.measurementRetention is",
+  },
   matchExpressions: {
     field: 'spec.selector.matchExpressions',
     severity: 'warning',
@@ -177,15 +190,7 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
   ] as const) {
     if (canary[field] !== undefined) report(sink, at(field), `strategy.canary.${field}`, r[field]);
   }
-  const background = canary['analysis'];
-  if (isRecord(background) && background['analysisRunMetadata'] !== undefined) {
-    report(
-      sink,
-      at('analysis', 'analysisRunMetadata'),
-      'strategy.canary.analysis.analysisRunMetadata',
-      r.analysisRunMetadata,
-    );
-  }
+  checkRolloutAnalysis(canary['analysis'], at('analysis'), 'strategy.canary.analysis', sink);
   const steps = canary['steps'];
   if (!Array.isArray(steps)) return;
   steps.forEach((step: unknown, index) => {
@@ -199,16 +204,32 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       if (step[kind] !== undefined)
         report(sink, at('steps', index, kind), `strategy.canary.steps[${index}].${kind}`, r[kind]);
     }
-    const analysis = step['analysis'];
-    if (isRecord(analysis) && analysis['analysisRunMetadata'] !== undefined) {
-      report(
-        sink,
-        at('steps', index, 'analysis', 'analysisRunMetadata'),
-        `strategy.canary.steps[${index}].analysis.analysisRunMetadata`,
-        r.analysisRunMetadata,
-      );
-    }
+    checkRolloutAnalysis(
+      step['analysis'],
+      at('steps', index, 'analysis'),
+      `strategy.canary.steps[${index}].analysis`,
+      sink,
+    );
   });
+}
+
+// The fields of a background or step analysis that do not reach the AnalysisRuns it creates.
+function checkRolloutAnalysis(
+  analysis: unknown,
+  path: FieldPath,
+  printed: string,
+  sink: IssueCollector,
+): void {
+  if (!isRecord(analysis)) return;
+  const r = ROLLOUT_UNSUPPORTED_RULES;
+  const rules = [
+    ['analysisRunMetadata', r.analysisRunMetadata],
+    ['dryRun', r.analysisDryRun],
+    ['measurementRetention', r.analysisMeasurementRetention],
+  ] as const;
+  for (const [field, rule] of rules) {
+    if (analysis[field] !== undefined) report(sink, [...path, field], `${printed}.${field}`, rule);
+  }
 }
 
 /** Reports metric providers Rollgate cannot run, in an AnalysisTemplate/ClusterAnalysisTemplate/AnalysisRun. */
