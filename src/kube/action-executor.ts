@@ -3,7 +3,7 @@ import type { V1PodTemplateSpec, V1ReplicaSet } from '@kubernetes/client-node';
 import type { Clock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
 import type { RolloutAction, RolloutPlan } from '../rollout/index.ts';
-import { SCALE_DOWN_DEADLINE_ANNOTATION, canonicalJson } from '../rollout/index.ts';
+import { POD_TEMPLATE_HASH_LABEL, SCALE_DOWN_DEADLINE_ANNOTATION, canonicalJson } from '../rollout/index.ts';
 import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../spec/api-version.ts';
 import type { TrafficRouter } from '../traffic/traffic-router.ts';
 import { FIELD_MANAGER, MERGE_PATCH, type KubeClients } from './client.ts';
@@ -263,7 +263,7 @@ export class ActionExecutor {
         const live = read.observed.services.find((service) => service.name === action.service);
         if (live === undefined)
           throw new KubeConflictError(`${action.service} not observed`, request, undefined, 'Stale');
-        if (live.selector['rollouts-pod-template-hash'] === action.podTemplateHash)
+        if (live.selector[POD_TEMPLATE_HASH_LABEL] === action.podTemplateHash)
           return { kind: action.kind, target: action.service, result: 'unchanged' };
         await kubeCall(request, () =>
           clients.core.patchNamespacedService(
@@ -273,7 +273,7 @@ export class ActionExecutor {
               fieldManager: FIELD_MANAGER,
               body: {
                 metadata: { resourceVersion: action.resourceVersion },
-                spec: { selector: { 'rollouts-pod-template-hash': action.podTemplateHash } },
+                spec: { selector: { [POD_TEMPLATE_HASH_LABEL]: action.podTemplateHash } },
               },
             },
             MERGE_PATCH,

@@ -1,6 +1,6 @@
 // A read-only summary of one rollout for humans and scripts: steps, weights, ReplicaSets, failing pods, pauses, analysis.
 import { formatAnalysisRunViews, readAnalysisRunViews, type AnalysisRunView } from './analysis-run-view.ts';
-import type { ObservedState } from '../rollout/index.ts';
+import { SCALE_DOWN_DEADLINE_ANNOTATION, type ObservedState } from '../rollout/index.ts';
 import type { KubeClients } from './client.ts';
 import { ObservedStateReader, type RolloutKey } from './observed-state-reader.ts';
 
@@ -131,7 +131,7 @@ export function buildRolloutView(observed: ObservedState, now?: Date): RolloutVi
         ready: rs.status.readyReplicas,
         available: rs.status.availableReplicas,
       };
-      const deadline = rs.annotations['rollgate.dev/scale-down-deadline'];
+      const deadline = rs.annotations[SCALE_DOWN_DEADLINE_ANNOTATION];
       if (deadline !== undefined) view.scaleDownDeadline = deadline;
       return view;
     })

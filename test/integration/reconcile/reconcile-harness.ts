@@ -11,15 +11,17 @@ import {
 } from '../../../src/kube/reconcile-rollout.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 import { resolveReplicaBudget } from '../../../src/rollout/canary-replica-counts.ts';
-import { podTemplateHash, type ObservedState } from '../../../src/rollout/index.ts';
+import {
+  SCALE_DOWN_DEADLINE_ANNOTATION,
+  podTemplateHash,
+  type ObservedState,
+} from '../../../src/rollout/index.ts';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../../src/sandbox/index.ts';
 import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/spec/api-version.ts';
 import { rollgateCrds } from '../../../src/spec/crds.ts';
 import type { TrafficRouter } from '../../../src/traffic/traffic-router.ts';
 
 export const NAMESPACE = 'default';
-
-const SCALE_DOWN_DEADLINE = 'rollgate.dev/scale-down-deadline';
 
 /** Options of a test Rollout; the template's image and sandbox behaviour are what tests vary. */
 export interface TestRolloutOptions {
@@ -113,7 +115,7 @@ export function checkInvariants(observed: ObservedState, stableWasHealthy: boole
   const canaries = observed.replicaSets.filter(
     (rs) =>
       rs.podTemplateHash !== status.stableRS &&
-      rs.annotations[SCALE_DOWN_DEADLINE] === undefined &&
+      rs.annotations[SCALE_DOWN_DEADLINE_ANNOTATION] === undefined &&
       rs.replicas > 0,
   );
   if (canaries.length > 1)
@@ -121,9 +123,9 @@ export function checkInvariants(observed: ObservedState, stableWasHealthy: boole
       `${canaries.length} canary ReplicaSets run pods: ${canaries.map((rs) => rs.name).join(', ')}`,
     );
   for (const rs of observed.replicaSets) {
-    const value = rs.annotations[SCALE_DOWN_DEADLINE];
+    const value = rs.annotations[SCALE_DOWN_DEADLINE_ANNOTATION];
     if (value !== undefined && (value === '' || Number.isNaN(Date.parse(value))))
-      problems.push(`${rs.name} has ${SCALE_DOWN_DEADLINE}=${JSON.stringify(value)}`);
+      problems.push(`${rs.name} has ${SCALE_DOWN_DEADLINE_ANNOTATION}=${JSON.stringify(value)}`);
   }
   return problems;
 }
