@@ -22,5 +22,6 @@ export { GitObjectMissingError } from './errors/git-object-missing.ts';
 export { GitProtocolError } from './errors/git-protocol.ts';
 export { GitRefNotFoundError } from './errors/git-ref-not-found.ts';
 export { GitRepositoryNotFoundError } from './errors/git-repository-not-found.ts';
+export { GitSourceError } from './errors/git-source-error.ts';
 export { GitUnreachableError } from './errors/git-unreachable.ts';
 export type { GitErrorContext, GitStep } from './errors/git-error-context.ts';

@@ -14,6 +14,7 @@ import { GitObjectMissingError } from './errors/git-object-missing.ts';
 import { GitProtocolError } from './errors/git-protocol.ts';
 import { GitRefNotFoundError } from './errors/git-ref-not-found.ts';
 import { GitRepositoryNotFoundError } from './errors/git-repository-not-found.ts';
+import { GitSourceError } from './errors/git-source-error.ts';
 import { GitUnreachableError } from './errors/git-unreachable.ts';
 import { GitHttpTransport } from './http-transport.ts';
 import { diffManifests } from './manifest-diff.ts';
@@ -568,16 +569,7 @@ export class GitSource {
 
   /** Maps anything isomorphic-git or the network throws to one of our typed errors. */
   private mapError(error: unknown, step: GitStep): Error {
-    if (
-      error instanceof GitUnreachableError ||
-      error instanceof GitAuthFailedError ||
-      error instanceof GitRefNotFoundError ||
-      error instanceof GitRepositoryNotFoundError ||
-      error instanceof GitObjectMissingError ||
-      error instanceof GitProtocolError
-    ) {
-      return error;
-    }
+    if (error instanceof GitSourceError) return error;
     const shape = (typeof error === 'object' && error !== null ? error : {}) as ErrorShape;
     const code = typeof shape.code === 'string' ? shape.code : undefined;
     const message = typeof shape.message === 'string' ? shape.message : String(error);

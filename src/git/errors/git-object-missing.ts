@@ -1,16 +1,8 @@
 // A commit or tree the diff needs is not in the local cache (fetch first).
-import type { GitErrorContext } from './git-error-context.ts';
+import { GitSourceError } from './git-source-error.ts';
 
 /** A commit or tree the diff needs is not in the local cache (fetch first). */
-export class GitObjectMissingError extends Error {
+export class GitObjectMissingError extends GitSourceError {
   override readonly name = 'GitObjectMissingError';
   readonly code = 'git.object-missing';
-
-  constructor(
-    message: string,
-    readonly context: GitErrorContext,
-    options?: { cause?: unknown },
-  ) {
-    super(`${message} (source ${context.source}, ${context.url}, ${context.step})`, options);
-  }
 }

@@ -1,16 +1,8 @@
 // The source's branch does not exist on the remote.
-import type { GitErrorContext } from './git-error-context.ts';
+import { GitSourceError } from './git-source-error.ts';
 
 /** The source's branch does not exist on the remote. */
-export class GitRefNotFoundError extends Error {
+export class GitRefNotFoundError extends GitSourceError {
   override readonly name = 'GitRefNotFoundError';
   readonly code = 'git.ref-not-found';
-
-  constructor(
-    message: string,
-    readonly context: GitErrorContext,
-    options?: { cause?: unknown },
-  ) {
-    super(`${message} (source ${context.source}, ${context.url}, ${context.step})`, options);
-  }
 }

@@ -1,16 +1,8 @@
 // The remote has no repository at the source's URL (404).
-import type { GitErrorContext } from './git-error-context.ts';
+import { GitSourceError } from './git-source-error.ts';
 
 /** The remote has no repository at the source's URL (404). */
-export class GitRepositoryNotFoundError extends Error {
+export class GitRepositoryNotFoundError extends GitSourceError {
   override readonly name = 'GitRepositoryNotFoundError';
   readonly code = 'git.repository-not-found';
-
-  constructor(
-    message: string,
-    readonly context: GitErrorContext,
-    options?: { cause?: unknown },
-  ) {
-    super(`${message} (source ${context.source}, ${context.url}, ${context.step})`, options);
-  }
 }
