@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../../src/cli/main.ts';
-import { configKeys, loadConfig } from '../../../src/config/index.ts';
+import { configKeys, loadConfig, resolveSecret } from '../../../src/config/index.ts';
 
 interface ComposeService {
   build?: string;
@@ -20,11 +20,28 @@ const compose = parse(readFileSync('docker-compose.yml', 'utf8')) as {
 };
 const rollgateServices = Object.entries(compose.services).filter(([, s]) => s.build === '.');
 
+/** A service's environment as Compose passes it when the host sets none: `${VAR:-default}` → default. */
+function resolvedEnvironment(service: ComposeService | undefined): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(service?.environment ?? {}).map(([k, v]) => [k, v.replace(/\$\{[^}]*:-([^}]*)\}/g, '$1')]),
+  );
+}
+
 describe('docker-compose.yml', () => {
   it('describes Redis, the all-in-one process and the split poller / reconciler', () => {
     expect(Object.keys(compose.services).sort()).toEqual(['poller', 'reconciler', 'redis', 'rollgate']);
     expect(compose.services.redis?.image).toMatch(/^redis:7/);
     expect(compose.services.rollgate?.ports).toContain('8080:8080');
+  });
+
+  it('serves webhooks from whichever process runs the poller: published port and a webhook secret', () => {
+    for (const name of ['rollgate', 'poller']) {
+      const service = compose.services[name];
+      expect(service?.ports, name).toContain('8080:8080');
+      const env = resolvedEnvironment(service);
+      const config = loadConfig({ file: 'config/rollgate.yaml', env });
+      expect(resolveSecret('webhooks.github', config.webhooks.github, env), name).toBe('change-me');
+    }
   });
 
   it('runs only commands the CLI has', () => {
@@ -41,10 +58,7 @@ describe('docker-compose.yml', () => {
       const env = service.environment ?? {};
       const rollgateVars = Object.keys(env).filter((k) => k.startsWith('ROLLGATE_'));
       for (const key of rollgateVars) expect(known.has(key), `${name}: ${key}`).toBe(true);
-      const resolved = Object.fromEntries(
-        Object.entries(env).map(([k, v]) => [k, v.replace(/\$\{[^}]*:-([^}]*)\}/g, '$1')]),
-      );
-      const config = loadConfig({ file: 'config/rollgate.yaml', env: resolved });
+      const config = loadConfig({ file: 'config/rollgate.yaml', env: resolvedEnvironment(service) });
       expect(config.redis.url).toBe('redis://redis:6379');
       expect(service.depends_on?.redis?.condition).toBe('service_healthy');
     }
