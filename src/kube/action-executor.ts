@@ -3,7 +3,12 @@ import type { V1PodTemplateSpec, V1ReplicaSet } from '@kubernetes/client-node';
 import type { Clock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
 import type { RolloutAction, RolloutPlan } from '../rollout/index.ts';
-import { POD_TEMPLATE_HASH_LABEL, SCALE_DOWN_DEADLINE_ANNOTATION, canonicalJson } from '../rollout/index.ts';
+import {
+  POD_TEMPLATE_HASH_LABEL,
+  SCALE_DOWN_DEADLINE_ANNOTATION,
+  canonicalJson,
+  parseDeadline,
+} from '../rollout/index.ts';
 import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../spec/api-version.ts';
 import type { TrafficRouter } from '../traffic/traffic-router.ts';
 import { FIELD_MANAGER, MERGE_PATCH, type KubeClients } from './client.ts';
@@ -66,15 +71,16 @@ export interface ActionExecutorDeps {
   analysisRuns?: AnalysisRunFactory | undefined;
 }
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
-
-/** The annotation values a ReplicaSet write may carry; the scale-down deadline must be a real timestamp. */
+/**
+ * The annotation values a ReplicaSet write may carry; the scale-down deadline must be a timestamp the
+ * planner itself would read back (its parseDeadline), so what is written is never treated as missing.
+ */
 export function validateAnnotations(
   annotations: Record<string, string | null> | undefined,
 ): string | undefined {
   for (const [key, value] of Object.entries(annotations ?? {})) {
     if (value === null) continue;
-    if (key === SCALE_DOWN_DEADLINE_ANNOTATION && (!RFC3339.test(value) || Number.isNaN(Date.parse(value))))
+    if (key === SCALE_DOWN_DEADLINE_ANNOTATION && parseDeadline(value) === undefined)
       return `annotation ${key} must be an RFC 3339 timestamp, got ${JSON.stringify(value)}`;
   }
   return undefined;
