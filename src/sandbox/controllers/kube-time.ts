@@ -1,4 +1,5 @@
 // Kubernetes timestamps: RFC 3339 with second precision (metav1.Time), and Go-style durations in messages.
+import { DurationError, parseDuration } from '../../spec/duration.ts';
 
 /** Formats a time as the API server serializes metav1.Time, e.g. `2026-01-01T00:00:05Z`. */
 export function formatKubeTime(time: Date | number): string {
@@ -23,22 +24,16 @@ export function formatGoDuration(ms: number): string {
   return hours > 0 ? `${hours}h${minutes}m${seconds}s` : `${minutes}m${seconds}s`;
 }
 
-const durationPart = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
-
-/** Parses a duration annotation such as `20s`, `1m30s`, `1500ms`; undefined when it is not one. */
+/**
+ * Parses a duration annotation such as `20s`, `1m30s`, `1500ms` or `45` (seconds) with the project's
+ * duration parser, to whole milliseconds; undefined when absent or not a duration.
+ */
 export function parseDurationMs(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const text = value.trim();
-  if (text === '') return undefined;
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  let total = 0;
-  let consumed = 0;
-  for (const match of text.matchAll(durationPart)) {
-    if (match.index !== consumed) return undefined;
-    consumed += match[0].length;
-    const amount = Number(match[1]);
-    const unit = match[2];
-    total += amount * (unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000);
+  try {
+    return Math.round(parseDuration(value));
+  } catch (err) {
+    if (err instanceof DurationError) return undefined;
+    throw err;
   }
-  return consumed === text.length ? Math.round(total) : undefined;
 }
