@@ -3,7 +3,9 @@ import type { Clock } from '../../clock/clock.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { ControllerOptions, KubeObject } from '../controllers/index.ts';
 import {
+  formatKubeTime,
   kubeletStatus,
+  parseKubeTime,
   planDisruptionBudget,
   planJob,
   planReplicaSet,
@@ -15,15 +17,10 @@ import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import type { ResourceType } from '../resources/resource-type.ts';
 import { deepEqual } from '../store/deep-equal.ts';
 import type { ObjectStore, StoredObject } from '../store/object-store.ts';
-import { isoSeconds, typeKeyOf } from '../store/object-store.ts';
+import { typeKeyOf } from '../store/object-store.ts';
 
 /** How long a deleted pod stays Terminating (capped by its grace period). */
 export const POD_TERMINATION_MS = 1000;
-
-function parseKubeTimeMs(value: string | undefined): number | undefined {
-  const t = value === undefined ? NaN : Date.parse(value);
-  return Number.isNaN(t) ? undefined : t;
-}
 
 export interface ControllerLoopDeps {
   store: ObjectStore;
@@ -135,7 +132,7 @@ export class ControllerLoop {
         versions?: Array<{ name?: string; storage?: boolean }>;
       };
       const previous = (crd.status ?? {}) as { conditions?: Array<Record<string, unknown>> };
-      const at = isoSeconds(this.deps.clock.now());
+      const at = formatKubeTime(this.deps.clock.now());
       const condition = (type: string, reason: string, message: string): Record<string, unknown> => {
         const old = previous.conditions?.find((c) => c.type === type);
         return {
@@ -335,7 +332,7 @@ export class ControllerLoop {
   ): void {
     const { store, registry } = this.deps;
     const eventType = must(registry, '', 'Event');
-    const at = isoSeconds(now);
+    const at = formatKubeTime(now);
     const meta = object.metadata;
     // Best effort, like client-go's event recorder: e.g. a terminating namespace refuses new events.
     if (store.isNamespaceTerminating(meta.namespace ?? 'default')) return;
@@ -392,7 +389,7 @@ export class ControllerLoop {
     const { store, registry, options } = this.deps;
     const podType = must(registry, '', 'Pod');
     for (const pod of store.list(podType)) {
-      const deletion = parseKubeTimeMs(pod.metadata.deletionTimestamp);
+      const deletion = parseKubeTime(pod.metadata.deletionTimestamp);
       if (deletion !== undefined && (pod.metadata.finalizers ?? []).length === 0) {
         // The containers stop within the grace period; the sandbox takes at most POD_TERMINATION_MS.
         const graceMs = (pod.metadata.deletionGracePeriodSeconds ?? 0) * 1000;

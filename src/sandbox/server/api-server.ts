@@ -28,8 +28,7 @@ import {
   parseLabelSelector,
 } from '../selectors/label-selector.ts';
 import type { DeleteOptions, ObjectStore, PropagationPolicy, StoredObject } from '../store/object-store.ts';
-import { isoSeconds } from '../store/object-store.ts';
-import { sandboxNodeName } from '../controllers/index.ts';
+import { formatKubeTime, sandboxNodeName } from '../controllers/index.ts';
 import { applyDefaults } from '../validation/apply-defaults.ts';
 import { validateObject } from '../validation/validate-object.ts';
 import { coreVersions, group, groupList, resourceList, SANDBOX_VERSION } from './discovery.ts';
@@ -876,7 +875,7 @@ function normalizeMetaTimes(obj: StoredObject): void {
   const seconds = (v: unknown): unknown => {
     if (typeof v !== 'string') return v;
     const t = Date.parse(v);
-    return Number.isNaN(t) ? v : isoSeconds(new Date(t));
+    return Number.isNaN(t) ? v : formatKubeTime(t);
   };
   const meta = obj.metadata;
   if (meta.creationTimestamp !== undefined)

@@ -13,6 +13,7 @@ import type { ResourceType } from '../resources/resource-type.ts';
 import { apiVersionOf } from '../resources/resource-type.ts';
 import { deepEqual } from './deep-equal.ts';
 import type { ObjectMeta } from '../controllers/kube-object.ts';
+import { formatKubeTime } from '../controllers/kube-time.ts';
 
 // One definition of object metadata for the whole sandbox (store, server, controllers, patch engines).
 export type { ObjectMeta, OwnerReference } from '../controllers/kube-object.ts';
@@ -274,7 +275,7 @@ export class ObjectStore {
     const key = storageKey(type, namespace, meta.name);
     if (this.objects.has(key)) throw alreadyExists(type, meta.name);
     meta.uid = this.options.random.uuid();
-    meta.creationTimestamp = isoSeconds(this.options.clock.now());
+    meta.creationTimestamp = formatKubeTime(this.options.clock.now());
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     if (type.tracksGeneration) meta.generation = 1;
@@ -423,7 +424,7 @@ export class ObjectStore {
     }
     const next = clone(current);
     const now = this.options.clock.now();
-    next.metadata.deletionTimestamp ??= isoSeconds(new Date(now.getTime() + grace * 1000));
+    next.metadata.deletionTimestamp ??= formatKubeTime(now.getTime() + grace * 1000);
     next.metadata.deletionGracePeriodSeconds ??= grace;
     if (finalizers.length > 0) next.metadata.finalizers = finalizers;
     if (isNamespace) {
@@ -503,11 +504,6 @@ export class ObjectStore {
     out.apiVersion = apiVersionOf(type);
     return out;
   }
-}
-
-/** RFC 3339 with second precision, as metav1.Time serializes. */
-export function isoSeconds(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /**
