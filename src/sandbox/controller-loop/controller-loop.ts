@@ -15,7 +15,7 @@ import { defaultPodSpec } from '../validation/apply-defaults.ts';
 import { ApiStatusError } from '../api/api-status-error.ts';
 import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import type { ResourceType } from '../resources/resource-type.ts';
-import { deepEqual } from '../store/deep-equal.ts';
+import { jsonEqual } from '../patch/json-equal.ts';
 import type { ObjectStore, StoredObject } from '../store/object-store.ts';
 import { typeKeyOf } from '../store/object-store.ts';
 
@@ -313,7 +313,7 @@ export class ControllerLoop {
     object: StoredObject,
     status: StoredObject['status'],
   ): void {
-    if (deepEqual(status, object.status ?? {})) return;
+    if (jsonEqual(status, object.status ?? {})) return;
     guard(what, () => {
       this.deps.store.update(type, { ...object, status }, object.metadata.namespace ?? '', {
         subresource: 'status',

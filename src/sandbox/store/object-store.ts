@@ -11,7 +11,7 @@ import {
 import type { SeededRandom } from '../random/seeded-random.ts';
 import type { ResourceType } from '../resources/resource-type.ts';
 import { apiVersionOf } from '../resources/resource-type.ts';
-import { deepEqual } from './deep-equal.ts';
+import { jsonEqual } from '../patch/json-equal.ts';
 import type { ObjectMeta } from '../controllers/kube-object.ts';
 import { formatKubeTime } from '../controllers/kube-time.ts';
 
@@ -366,10 +366,10 @@ export class ObjectStore {
     next.kind = current.kind;
     next.metadata.resourceVersion = current.metadata.resourceVersion;
     dropEmptyMeta(next.metadata);
-    if (deepEqual(next, current)) return this.present(type, current);
+    if (jsonEqual(next, current)) return this.present(type, current);
     if (
       type.tracksGeneration &&
-      !deepEqual(
+      !jsonEqual(
         withoutMetaAndStatus(next, type.statusSubresource),
         withoutMetaAndStatus(current, type.statusSubresource),
       )
@@ -418,7 +418,7 @@ export class ObjectStore {
     }
     if (
       current.metadata.deletionTimestamp !== undefined &&
-      deepEqual(finalizers, current.metadata.finalizers ?? [])
+      jsonEqual(finalizers, current.metadata.finalizers ?? [])
     ) {
       return { object: this.present(type, current), outcome: 'terminating' };
     }
