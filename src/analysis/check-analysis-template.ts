@@ -1,5 +1,5 @@
 // Static checks of an AnalysisTemplate spec before any run exists: conditions compile, settings read, provider known.
-import type { AnalysisTemplateSpec } from '../spec/analysis.ts';
+import { SUPPORTED_METRIC_PROVIDERS, type AnalysisTemplateSpec } from '../spec/analysis.ts';
 import { compileMetricConditions } from './evaluate-measurement.ts';
 import { metricSettings } from './metric-settings.ts';
 import { referencedArgs } from './substitute-args.ts';
@@ -10,8 +10,8 @@ export interface AnalysisTemplateIssue {
   message: string;
 }
 
-/** Providers Rollgate can measure with today. */
-export const SUPPORTED_PROVIDER_TYPES: readonly string[] = ['prometheus', 'web', 'job'];
+// Widened to string so any provider key can be looked up.
+const SUPPORTED: readonly string[] = SUPPORTED_METRIC_PROVIDERS;
 
 /**
  * Checks what a run would trip over later: each condition compiles (unless it still holds an
@@ -32,12 +32,15 @@ export function checkAnalysisTemplate(spec: AnalysisTemplateSpec): AnalysisTempl
         issues.push({ path: `${at}.${field}`, message: (error as Error).message });
       }
     }
+    // Every field metricSettings reads.
     const timing = [
       metric.interval,
       metric.initialDelay,
       metric.count,
       metric.failureLimit,
       metric.inconclusiveLimit,
+      metric.consecutiveErrorLimit,
+      metric.consecutiveSuccessLimit,
     ];
     if (referencedArgs(timing).size === 0) {
       try {
@@ -54,10 +57,10 @@ export function checkAnalysisTemplate(spec: AnalysisTemplateSpec): AnalysisTempl
         path: `${at}.provider`,
         message: `exactly one provider must be set, found ${providers.length === 0 ? 'none' : providers.join(', ')}`,
       });
-    } else if (!SUPPORTED_PROVIDER_TYPES.includes(providers[0] as string)) {
+    } else if (!SUPPORTED.includes(providers[0] as string)) {
       issues.push({
         path: `${at}.provider.${providers[0]}`,
-        message: `provider "${providers[0]}" is not supported yet (supported: ${SUPPORTED_PROVIDER_TYPES.join(', ')})`,
+        message: `provider "${providers[0]}" is not supported yet (supported: ${SUPPORTED.join(', ')})`,
       });
     }
     for (const name of referencedArgs(metric)) {

@@ -14,7 +14,7 @@ export { evaluateMeasurement, compileMetricConditions } from './evaluate-measure
 export type { MeasurementVerdict } from './evaluate-measurement.ts';
 export { reconcileAnalysisRun } from './run-executor.ts';
 export type { AnalysisRunDeps, AnalysisRunOutcome } from './run-executor.ts';
-export { checkAnalysisTemplate, SUPPORTED_PROVIDER_TYPES } from './check-analysis-template.ts';
+export { checkAnalysisTemplate } from './check-analysis-template.ts';
 export type { AnalysisTemplateIssue } from './check-analysis-template.ts';
 export { isCompletedPhase, isWorsePhase } from './analysis-phase.ts';
 export { metricSettings } from './metric-settings.ts';

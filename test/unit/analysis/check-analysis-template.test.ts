@@ -1,4 +1,4 @@
-// Static template checks: what a user sees from `validate` before any AnalysisRun exists.
+// Static template checks: what checkAnalysisTemplate reports before any AnalysisRun exists.
 import { describe, expect, it } from 'vitest';
 import { checkAnalysisTemplate } from '../../../src/analysis/check-analysis-template.ts';
 import type { AnalysisTemplateSpec } from '../../../src/spec/analysis.ts';
@@ -6,7 +6,7 @@ import type { AnalysisTemplateSpec } from '../../../src/spec/analysis.ts';
 const prom = { prometheus: { address: 'http://p', query: 'q' } };
 
 describe('checkAnalysisTemplate', () => {
-  it('accepts a sound template, including conditions and counts that wait for args', () => {
+  it('accepts a sound template, including conditions, counts and limits that wait for args', () => {
     const spec: AnalysisTemplateSpec = {
       args: [{ name: 'threshold' }, { name: 'n' }],
       metrics: [
@@ -17,6 +17,8 @@ describe('checkAnalysisTemplate', () => {
           count: '{{args.n}}',
           provider: prom,
         },
+        { name: 'c', consecutiveErrorLimit: '{{args.n}}', provider: prom },
+        { name: 'd', interval: '1m', consecutiveSuccessLimit: '{{args.n}}', provider: prom },
       ],
     };
     expect(checkAnalysisTemplate(spec)).toEqual([]);
