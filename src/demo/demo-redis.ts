@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { redactUrl } from '../git/remote-url.ts';
 import { DemoRedisUnavailableError } from './demo-redis-unavailable-error.ts';
 
 /** Where the demo's Redis came from, and how to give it back. */
@@ -137,17 +138,6 @@ export async function findDemoRedis(options: FindDemoRedisOptions = {}): Promise
     ].join('\n'),
     ['REDIS_URL', redactUrl(localUrl), program],
   );
-}
-
-/** The URL without its password, for messages. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString().replace(/\/$/, '');
-  } catch {
-    return '<unparseable URL>';
-  }
 }
 
 /** Deletes every key under a BullMQ prefix (`{prefix}:*`), so a shared Redis keeps nothing of the demo. */

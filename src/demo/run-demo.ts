@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configSchema } from '../config/index.ts';
+import { redactUrl } from '../git/remote-url.ts';
 import { createKubeClients } from '../kube/client.ts';
 import { createLogger, type Logger } from '../log/logger.ts';
 import { bullPrefix } from '../queue/queue-names.ts';
@@ -13,7 +14,7 @@ import { startSandbox, type Sandbox } from '../sandbox/index.ts';
 import { createRollgateMetrics } from '../server/metrics.ts';
 import { startProcess, type RunningProcess } from '../../workers/all-in-one.ts';
 import { openRuntime } from '../../workers/runtime.ts';
-import { deleteDemoKeys, findDemoRedis, redactUrl, type DemoRedis } from './demo-redis.ts';
+import { deleteDemoKeys, findDemoRedis, type DemoRedis } from './demo-redis.ts';
 import { createDemoRepository, type DemoRepository } from './demo-repository.ts';
 import { DemoScenarioError } from './demo-scenario-error.ts';
 import {
