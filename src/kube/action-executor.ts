@@ -1,6 +1,5 @@
 // Applies a planner's actions and status with idempotent, conditional writes; stops the pass at the first conflict.
 import type { V1PodTemplateSpec, V1ReplicaSet } from '@kubernetes/client-node';
-import type { Clock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
 import type { RolloutAction, RolloutPlan } from '../rollout/index.ts';
 import {
@@ -64,7 +63,6 @@ export class UnsafeActionError extends Error {
 /** Dependencies of the executor. */
 export interface ActionExecutorDeps {
   clients: KubeClients;
-  clock: Clock;
   logger: Logger;
   events: EventRecorder;
   router?: TrafficRouter | undefined;

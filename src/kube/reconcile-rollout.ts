@@ -107,7 +107,6 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
   const reader = new ObservedStateReader(deps.clients);
   const executor = new ActionExecutor({
     clients: deps.clients,
-    clock: deps.clock,
     logger,
     events: deps.events ?? new EventRecorder(deps.clients.core, deps.clock, logger),
     router: deps.router ?? new ReplicaRatioRouter(deps.clients.core),

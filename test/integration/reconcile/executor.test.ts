@@ -17,7 +17,6 @@ describe('ActionExecutor against the sandbox', () => {
     reader = new ObservedStateReader(harness.clients);
     executor = new ActionExecutor({
       clients: harness.clients,
-      clock: harness.clock,
       logger: silentLogger,
       events: new EventRecorder(harness.clients.core, harness.clock, silentLogger),
     });
