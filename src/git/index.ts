@@ -1,4 +1,4 @@
-// The git module's public surface: sources, the smart-HTTP server, manifest diffs, errors, the synced-commit store.
+// The git module's public surface: sources, the smart-HTTP server, manifest diffs, errors.
 export { GitSource, DEFAULT_FETCH_DEPTH, DEFAULT_MAX_PACKS, KEPT_FETCHED_COMMITS } from './source.ts';
 export type { GitSourceOptions, HistoryRelation, Source, SourceAuth, SourceDiff } from './source.ts';
 export { serveGitRepositories, DEFAULT_HTTP_BACKEND } from './smart-http-server.ts';
@@ -13,8 +13,6 @@ export type {
 } from './manifest-diff.ts';
 export { manifestKey, specManifestParser } from './manifest-parser.ts';
 export type { ManifestFile, ManifestParser, ManifestProblem, SourceManifest } from './manifest-parser.ts';
-export { InMemorySyncedCommitStore } from './synced-commit-store.ts';
-export type { SyncedCommitStore } from './synced-commit-store.ts';
 export { redactUrl, splitRemoteUrl } from './remote-url.ts';
 export { GitHttpTransport, CAPABILITIES_TTL_MS } from './http-transport.ts';
 export { GitAuthFailedError } from './errors/git-auth-failed.ts';

@@ -51,11 +51,7 @@ export interface Source {
   branch: string;
   /** Folder (or single file) inside the repository; `.` or `` for the whole repository. */
   path: string;
-  /** Poll interval as configured ("30s" or seconds); used by the scheduler, not by GitSource. */
-  interval?: string | number;
   auth?: SourceAuth;
-  prune?: boolean;
-  selfHeal?: boolean;
 }
 
 /** Options of {@link GitSource}. */

@@ -1,8 +1,8 @@
 // The last synced commit and the status of every source, kept in a ConfigMap so Redis stays disposable.
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import type { SyncedCommitStore } from '../git/synced-commit-store.ts';
 import type { KubeClients } from '../kube/client.ts';
 import { dispositionOf, isNotFound, kubeCall } from '../kube/errors.ts';
+import type { SourceStateStore } from './source-sync.ts';
 
 /** ConfigMap holding `<source>.commit` and `<source>.status` keys. */
 export const SOURCE_STATE_CONFIGMAP = 'rollgate-sources';
@@ -17,8 +17,8 @@ export interface SourceStatus {
   lastSyncedAt?: string;
   /** Objects that could not be used, with file and line. */
   problems?: Array<{ file: string; line: number; message: string }>;
-  /** Objects removed from Git but kept because prune is off, or drifted but kept because selfHeal is off. */
-  pending?: Array<{ key: string; reason: 'prune disabled' | 'drifted' }>;
+  /** Objects removed from Git but kept because prune is off (drift is logged, not recorded here). */
+  pending?: Array<{ key: string; reason: 'prune disabled' }>;
 }
 
 const MAX_ATTEMPTS = 5;
@@ -28,7 +28,7 @@ const MAX_ATTEMPTS = 5;
  * into a full re-apply of every object; why not annotations on each object: a source's commit is one
  * fact, and removed objects have nowhere to carry it.
  */
-export class ConfigMapSourceStateStore implements SyncedCommitStore {
+export class ConfigMapSourceStateStore implements SourceStateStore {
   constructor(
     private readonly clients: KubeClients,
     readonly namespace: string,
@@ -36,15 +36,6 @@ export class ConfigMapSourceStateStore implements SyncedCommitStore {
 
   async get(source: string): Promise<string | undefined> {
     return (await this.read())?.data?.[`${source}.commit`];
-  }
-
-  async set(source: string, commit: string): Promise<void> {
-    await this.update({ [`${source}.commit`]: commit });
-  }
-
-  async status(source: string): Promise<SourceStatus | undefined> {
-    const raw = (await this.read())?.data?.[`${source}.status`];
-    return raw ? (JSON.parse(raw) as SourceStatus) : undefined;
   }
 
   async setStatus(source: string, status: SourceStatus): Promise<void> {

@@ -13,7 +13,6 @@ import type { SourceStatus } from './source-state-store.ts';
 /** Where a source's last synced commit and status live (a ConfigMap in production). */
 export interface SourceStateStore {
   get(source: string): Promise<string | undefined>;
-  set(source: string, commit: string): Promise<void>;
   setStatus(source: string, status: SourceStatus): Promise<void>;
   /** The synced commit and the status in one write (what a successful sync records). */
   setSynced(source: string, commit: string, status: SourceStatus): Promise<void>;

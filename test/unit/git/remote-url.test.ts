@@ -1,7 +1,6 @@
 // Remote URLs: credentials moved out of the URL and never shown.
 import { describe, expect, it } from 'vitest';
 import { redactUrl, splitRemoteUrl } from '../../../src/git/remote-url.ts';
-import { InMemorySyncedCommitStore } from '../../../src/git/synced-commit-store.ts';
 
 describe('splitRemoteUrl', () => {
   it('moves user and password out of the URL, decoded', () => {
@@ -18,15 +17,5 @@ describe('splitRemoteUrl', () => {
   it('redacts even strings that are not valid URLs', () => {
     expect(redactUrl('https://user:secret@host/x')).toBe('https://host/x');
     expect(splitRemoteUrl('not a url://user:secret@').url).not.toContain('secret');
-  });
-});
-
-describe('InMemorySyncedCommitStore', () => {
-  it('remembers the last commit per source', async () => {
-    const store = new InMemorySyncedCommitStore({ apps: 'a'.repeat(40) });
-    expect(await store.get('apps')).toBe('a'.repeat(40));
-    expect(await store.get('other')).toBeUndefined();
-    await store.set('apps', 'b'.repeat(40));
-    expect(await store.get('apps')).toBe('b'.repeat(40));
   });
 });
