@@ -13,16 +13,8 @@ import { readFieldRef } from './field-ref.ts';
 import { MissingArgumentError } from './missing-argument-error.ts';
 import { referencedArgs, substituteArgs } from './substitute-args.ts';
 
-/** An argument as a rollout passes it (or as a template declares it). */
-export interface AnalysisArgumentInput {
-  name: string;
-  value?: string;
-  valueFrom?: {
-    secretKeyRef?: { name: string; key: string };
-    fieldRef?: { fieldPath: string };
-    podTemplateHashValue?: 'Stable' | 'Latest';
-  };
-}
+/** An argument as a rollout passes it (or as a template declares it): the spec's Argument. */
+export type AnalysisArgumentInput = Argument;
 
 /** Resolves `valueFrom.fieldRef` and `valueFrom.podTemplateHashValue` when the run is built. */
 export interface ArgumentResolver {
