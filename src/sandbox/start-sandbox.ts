@@ -91,8 +91,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (event.type === 'DELETED') loop.cleanupCrdObjects(registry.unregisterCrd(name));
     else if (event.object.metadata.deletionTimestamp === undefined) registry.registerCrd(event.object);
   });
-  const nsType = registry.anyVersionOfKind('', 'Namespace');
-  if (!nsType) throw new Error('sandbox: Namespace type missing');
+  const nsType = registry.builtIn('', 'Namespace');
   for (const name of BUILTIN_NAMESPACES)
     store.create(nsType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, '');
 

@@ -46,12 +46,6 @@ type WriteGuard = (what: string, fn: () => boolean) => void;
 /** Records a moment at which something will change without a write (a pod becoming ready, …). */
 type NoteChange = (at: Date | undefined) => void;
 
-function must(registry: ResourceRegistry, group: string, kind: string): ResourceType {
-  const type = registry.anyVersionOfKind(group, kind);
-  if (!type) throw new Error(`sandbox: built-in kind ${group}/${kind} missing`);
-  return type;
-}
-
 function ownedBy(obj: StoredObject, uid: string): boolean {
   return (obj.metadata.ownerReferences ?? []).some((r) => r.uid === uid && r.controller === true);
 }
@@ -125,7 +119,7 @@ export class ControllerLoop {
         writes++;
       }
     }
-    const crdType = must(registry, 'apiextensions.k8s.io', 'CustomResourceDefinition');
+    const crdType = registry.builtIn('apiextensions.k8s.io', 'CustomResourceDefinition');
     for (const crd of store.list(crdType)) {
       const spec = (crd.spec ?? {}) as {
         names?: Record<string, unknown>;
@@ -158,7 +152,7 @@ export class ControllerLoop {
 
   private namespaces(guard: WriteGuard): void {
     const { store, registry } = this.deps;
-    const nsType = must(registry, '', 'Namespace');
+    const nsType = registry.builtIn('', 'Namespace');
     for (const ns of store.list(nsType, undefined, (o) => o.metadata.deletionTimestamp !== undefined)) {
       const name = ns.metadata.name ?? '';
       let remaining = 0;
@@ -253,11 +247,11 @@ export class ControllerLoop {
 
   private workloads(guard: WriteGuard, note: NoteChange, now: Date): void {
     const { store, registry, options } = this.deps;
-    const podType = must(registry, '', 'Pod');
+    const podType = registry.builtIn('', 'Pod');
     const pods = store.list(podType);
     const controllers: Array<[ResourceType, typeof planReplicaSet]> = [
-      [must(registry, 'apps', 'ReplicaSet'), planReplicaSet],
-      [must(registry, 'batch', 'Job'), planJob],
+      [registry.builtIn('apps', 'ReplicaSet'), planReplicaSet],
+      [registry.builtIn('batch', 'Job'), planJob],
     ];
     const podsByOwner = new Map<string, StoredObject[]>();
     for (const pod of pods) {
@@ -331,7 +325,7 @@ export class ControllerLoop {
     now: Date,
   ): void {
     const { store, registry } = this.deps;
-    const eventType = must(registry, '', 'Event');
+    const eventType = registry.builtIn('', 'Event');
     const at = formatKubeTime(now);
     const meta = object.metadata;
     // Best effort, like client-go's event recorder: e.g. a terminating namespace refuses new events.
@@ -367,11 +361,11 @@ export class ControllerLoop {
   /** The disruption controller: every PodDisruptionBudget's status from the pods it selects now. */
   private disruptionBudgets(guard: WriteGuard, note: NoteChange, now: Date): void {
     const { store, registry } = this.deps;
-    const pdbType = must(registry, 'policy', 'PodDisruptionBudget');
+    const pdbType = registry.builtIn('policy', 'PodDisruptionBudget');
     const budgets = store.list(pdbType);
     if (budgets.length === 0) return;
-    const pods = store.list(must(registry, '', 'Pod'));
-    const replicaSets = store.list(must(registry, 'apps', 'ReplicaSet'));
+    const pods = store.list(registry.builtIn('', 'Pod'));
+    const replicaSets = store.list(registry.builtIn('apps', 'ReplicaSet'));
     for (const pdb of budgets) {
       const ns = pdb.metadata.namespace ?? '';
       const plan = planDisruptionBudget(
@@ -387,7 +381,7 @@ export class ControllerLoop {
 
   private kubelet(guard: WriteGuard, note: NoteChange, now: Date): void {
     const { store, registry, options } = this.deps;
-    const podType = must(registry, '', 'Pod');
+    const podType = registry.builtIn('', 'Pod');
     for (const pod of store.list(podType)) {
       const deletion = parseKubeTime(pod.metadata.deletionTimestamp);
       if (deletion !== undefined && (pod.metadata.finalizers ?? []).length === 0) {

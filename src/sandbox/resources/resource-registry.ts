@@ -55,6 +55,13 @@ export class ResourceRegistry {
     return this.types.find((t) => t.group === group && t.kind === kind);
   }
 
+  /** A kind the sandbox always serves (Pod, ReplicaSet, …); its absence is a sandbox bug. */
+  builtIn(group: string, kind: string): ResourceType {
+    const type = this.anyVersionOfKind(group, kind);
+    if (!type) throw new Error(`sandbox: built-in kind ${group}/${kind} missing`);
+    return type;
+  }
+
   all(): readonly ResourceType[] {
     return this.types;
   }

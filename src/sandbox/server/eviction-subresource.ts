@@ -10,7 +10,6 @@ import {
 } from '../controllers/index.ts';
 import { formatKubeTime } from '../controllers/kube-time.ts';
 import type { ResourceRegistry } from '../resources/resource-registry.ts';
-import type { ResourceType } from '../resources/resource-type.ts';
 import type { DeleteOptions, ObjectStore, PropagationPolicy, StoredObject } from '../store/object-store.ts';
 
 /** The Eviction API versions the subresource accepts (policy/v1beta1 is still decoded, as kube-apiserver does). */
@@ -114,12 +113,6 @@ function canIgnoreBudgets(pod: StoredObject): boolean {
   );
 }
 
-function must(registry: ResourceRegistry, group: string, kind: string): ResourceType {
-  const type = registry.anyVersionOfKind(group, kind);
-  if (!type) throw new Error(`sandbox: built-in kind ${group}/${kind} missing`);
-  return type;
-}
-
 /** 429 TooManyRequests naming the budget, word for word as kube-apiserver's eviction handler. */
 export function budgetViolated(name: string, desiredHealthy: number, currentHealthy: number): ApiStatusError {
   return new ApiStatusError({
@@ -154,7 +147,7 @@ const MORE_THAN_ONE_BUDGET = {
 export function evictPod(deps: EvictionDeps, request: EvictionRequest): EvictionOutcome {
   const { store, registry } = deps;
   const parsed = parseEviction(request);
-  const podType = must(registry, '', 'Pod');
+  const podType = registry.builtIn('', 'Pod');
   const pod = store.get(podType, request.namespace, request.name);
   if (!pod) throw notFound({ ...podType }, request.name);
   const options = {
@@ -168,7 +161,7 @@ export function evictPod(deps: EvictionDeps, request: EvictionRequest): Eviction
   };
   if (canIgnoreBudgets(pod)) return remove();
 
-  const pdbType = must(registry, 'policy', 'PodDisruptionBudget');
+  const pdbType = registry.builtIn('policy', 'PodDisruptionBudget');
   const budgets = store.list(pdbType, request.namespace, (pdb) =>
     evictionBudgetSelects(pdb as KubeObject, pod as KubeObject),
   );
@@ -177,7 +170,7 @@ export function evictPod(deps: EvictionDeps, request: EvictionRequest): Eviction
   if (!pdb) return remove();
 
   const pods = store.list(podType, request.namespace) as KubeObject[];
-  const replicaSets = store.list(must(registry, 'apps', 'ReplicaSet'), request.namespace) as KubeObject[];
+  const replicaSets = store.list(registry.builtIn('apps', 'ReplicaSet'), request.namespace) as KubeObject[];
   const fresh = planDisruptionBudget(pdb as KubeObject, pods, replicaSets, deps.now);
   if (!isPodReady(pod as KubeObject)) {
     // An unready pod does not count as healthy, so evicting it spends nothing from the budget.
