@@ -108,8 +108,3 @@ export async function createDemoRepository(options: CreateDemoRepositoryOptions)
     },
   };
 }
-
-/** The current commit of the work clone. */
-export async function headCommit(workDir: string): Promise<string> {
-  return git(workDir, ['rev-parse', 'HEAD']);
-}

@@ -2,14 +2,12 @@
 export {
   runDemo,
   DEMO_IMAGES,
-  DEMO_ROLLOUT,
-  DEFAULT_SEED_DIR,
   type DemoOptions,
   type DemoOutput,
   type DemoResult,
   type DemoScenarioResult,
 } from './run-demo.ts';
-export { findDemoRedis, deleteDemoKeys, redisAnswers, type DemoRedis } from './demo-redis.ts';
+export { findDemoRedis, redisAnswers, type DemoRedis } from './demo-redis.ts';
 export { DemoRedisUnavailableError } from './demo-redis-unavailable-error.ts';
 export { DemoScenarioError } from './demo-scenario-error.ts';
 export { DemoGitError } from './demo-git-error.ts';

@@ -36,13 +36,13 @@ export const DEMO_IMAGES = {
 } as const;
 
 /** The Rollout the demo drives (examples/demo/rollout.yaml). */
-export const DEMO_ROLLOUT = { namespace: 'default', name: 'demo' } as const;
+const DEMO_ROLLOUT = { namespace: 'default', name: 'demo' } as const;
 
 /**
  * The seed folder shipped with the project, examples/demo/: two levels up from src/demo when run from
  * source, three from dist/src/demo when built.
  */
-export const DEFAULT_SEED_DIR =
+const DEFAULT_SEED_DIR =
   ['../../examples/demo/', '../../../examples/demo/']
     .map((relative) => fileURLToPath(new URL(relative, import.meta.url)))
     .find((dir) => existsSync(join(dir, 'rollout.yaml'))) ??
