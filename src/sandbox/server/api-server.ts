@@ -28,7 +28,7 @@ import {
   parseLabelSelector,
 } from '../selectors/label-selector.ts';
 import type { DeleteOptions, ObjectStore, PropagationPolicy, StoredObject } from '../store/object-store.ts';
-import { formatKubeTime, sandboxNodeName } from '../controllers/index.ts';
+import { formatKubeTime, isPlainObject, sandboxNodeName } from '../controllers/index.ts';
 import { applyDefaults } from '../validation/apply-defaults.ts';
 import { validateObject } from '../validation/validate-object.ts';
 import { coreVersions, group, groupList, resourceList, SANDBOX_VERSION } from './discovery.ts';
@@ -114,10 +114,6 @@ function sendJson(res: ServerResponse, code: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function parseJsonBody(text: string): unknown {
@@ -461,9 +457,9 @@ export class ApiServer {
     } else {
       body = decodeTextBody(mediaType, await readBody(req));
     }
-    if (!isRecord(body)) throw badRequest('the request body must be a JSON object');
+    if (!isPlainObject(body)) throw badRequest('the request body must be a JSON object');
     const obj = body as StoredObject;
-    if (!isRecord(obj.metadata)) obj.metadata = {};
+    if (!isPlainObject(obj.metadata)) obj.metadata = {};
     const expected = apiVersionOf(route.type);
     if (
       (obj.kind !== undefined && obj.kind !== route.type.kind) ||
@@ -598,7 +594,7 @@ export class ApiServer {
         return patches.strategic(current, patchBody, kind);
       return patches.json(current, patchBody);
     });
-    if (!isRecord(result) || !isRecord(result.metadata))
+    if (!isPlainObject(result) || !isPlainObject(result.metadata))
       throw badRequest('the patch produced an object without metadata');
     result.metadata.name = name;
     this.write(req, res, url, route, name, result, true);
@@ -624,9 +620,9 @@ export class ApiServer {
       ]);
     }
     const applied = decodeYaml(text);
-    if (!isRecord(applied)) throw badRequest('the apply patch must be an object');
+    if (!isPlainObject(applied)) throw badRequest('the apply patch must be an object');
     const obj = applied as StoredObject;
-    if (!isRecord(obj.metadata)) obj.metadata = {};
+    if (!isPlainObject(obj.metadata)) obj.metadata = {};
     checkNameMatchesUrl(obj, name);
     const expected = apiVersionOf(route.type);
     const gv = typeof obj.apiVersion === 'string' ? parseApiVersion(obj.apiVersion) : undefined;
@@ -695,7 +691,7 @@ export class ApiServer {
     } else {
       throw methodNotAllowed('the server does not allow this method on the requested resource');
     }
-    const scaleObj = (isRecord(next) ? next : {}) as {
+    const scaleObj = (isPlainObject(next) ? next : {}) as {
       metadata?: { resourceVersion?: string };
       spec?: { replicas?: unknown };
     };
@@ -745,7 +741,7 @@ export class ApiServer {
   private async deleteOptions(req: IncomingMessage, url: URL): Promise<DeleteRequest> {
     const text = await readBody(req);
     const body = text.trim() === '' ? {} : parseJsonBody(text);
-    const opts = isRecord(body) ? body : {};
+    const opts = isPlainObject(body) ? body : {};
     let policy = (url.searchParams.get('propagationPolicy') ?? opts.propagationPolicy) as string | undefined;
     const orphan = url.searchParams.get('orphanDependents') ?? opts.orphanDependents;
     if (policy === undefined && (orphan === true || orphan === 'true')) policy = 'Orphan';
@@ -758,7 +754,7 @@ export class ApiServer {
         },
       ]);
     }
-    const pre = isRecord(opts.preconditions)
+    const pre = isPlainObject(opts.preconditions)
       ? (opts.preconditions as { uid?: string; resourceVersion?: string })
       : undefined;
     const graceText = url.searchParams.get('gracePeriodSeconds') ?? opts.gracePeriodSeconds;
@@ -914,7 +910,11 @@ function encodeContinue(offset: number, resourceVersion: string): string {
 function decodeContinue(token: string): { offset: number; resourceVersion: string } {
   try {
     const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown;
-    if (isRecord(parsed) && typeof parsed.offset === 'number' && typeof parsed.resourceVersion === 'string') {
+    if (
+      isPlainObject(parsed) &&
+      typeof parsed.offset === 'number' &&
+      typeof parsed.resourceVersion === 'string'
+    ) {
       return { offset: parsed.offset, resourceVersion: parsed.resourceVersion };
     }
   } catch {

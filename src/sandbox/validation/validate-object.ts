@@ -4,6 +4,7 @@ import { invalid } from '../api/api-status-error.ts';
 import type { ResourceType } from '../resources/resource-type.ts';
 import { typeKeyOf, type StoredObject } from '../store/object-store.ts';
 import { selectorFromObject } from '../selectors/label-selector.ts';
+import { isPlainObject } from '../controllers/kube-object.ts';
 
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -12,10 +13,6 @@ const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 
 /** Kinds whose names must be DNS-1123 labels (63 chars, no dots) rather than subdomains. */
 const LABEL_NAMED = new Set(['/Namespace', '/Service']);
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function goMap(m: Record<string, unknown>): string {
   return `map[string]string{${Object.entries(m)
@@ -60,7 +57,7 @@ function checkMeta(type: ResourceType, obj: StoredObject, causes: StatusCause[])
 }
 
 function checkPodSpec(spec: unknown, path: string, causes: StatusCause[]): void {
-  if (!isRecord(spec)) {
+  if (!isPlainObject(spec)) {
     causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: `${path}.containers` });
     return;
   }
@@ -70,7 +67,7 @@ function checkPodSpec(spec: unknown, path: string, causes: StatusCause[]): void 
     return;
   }
   containers.forEach((c: unknown, i) => {
-    const container = isRecord(c) ? c : {};
+    const container = isPlainObject(c) ? c : {};
     const name = container.name;
     if (typeof name !== 'string' || name === '') {
       causes.push({
@@ -90,7 +87,7 @@ function checkPodSpec(spec: unknown, path: string, causes: StatusCause[]): void 
 }
 
 function checkWorkload(obj: StoredObject, causes: StatusCause[], requireReplicas: boolean): void {
-  const spec = isRecord(obj.spec) ? obj.spec : {};
+  const spec = isPlainObject(obj.spec) ? obj.spec : {};
   const replicas = spec.replicas;
   if (
     requireReplicas &&
@@ -104,11 +101,13 @@ function checkWorkload(obj: StoredObject, causes: StatusCause[], requireReplicas
     });
   }
   const selector = spec.selector;
-  const template = isRecord(spec.template) ? spec.template : {};
-  const templateMeta = isRecord(template.metadata) ? template.metadata : {};
-  const templateLabels = isRecord(templateMeta.labels) ? (templateMeta.labels as Record<string, string>) : {};
+  const template = isPlainObject(spec.template) ? spec.template : {};
+  const templateMeta = isPlainObject(template.metadata) ? template.metadata : {};
+  const templateLabels = isPlainObject(templateMeta.labels)
+    ? (templateMeta.labels as Record<string, string>)
+    : {};
   if (
-    !isRecord(selector) ||
+    !isPlainObject(selector) ||
     (Object.keys(selector.matchLabels ?? {}).length === 0 && !Array.isArray(selector.matchExpressions))
   ) {
     causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.selector' });
@@ -156,7 +155,7 @@ function checkIntOrPercent(value: unknown, field: string, causes: StatusCause[])
 
 /** policy/v1 PodDisruptionBudget: one of minAvailable/maxUnavailable, each an int ≥ 0 or a percentage ≤ 100%. */
 function checkDisruptionBudget(obj: StoredObject, causes: StatusCause[]): void {
-  const spec = isRecord(obj.spec) ? obj.spec : {};
+  const spec = isPlainObject(obj.spec) ? obj.spec : {};
   const { minAvailable, maxUnavailable, unhealthyPodEvictionPolicy } = spec;
   const has = (v: unknown): boolean => v !== undefined && v !== null;
   if (has(minAvailable) && has(maxUnavailable)) {
@@ -197,9 +196,9 @@ export function validateObject(type: ResourceType, obj: StoredObject): void {
       checkDisruptionBudget(obj, causes);
       break;
     case 'batch/Job': {
-      const spec = isRecord(obj.spec) ? obj.spec : {};
-      const template = isRecord(spec.template) ? spec.template : {};
-      const podSpec = isRecord(template.spec) ? template.spec : {};
+      const spec = isPlainObject(obj.spec) ? obj.spec : {};
+      const template = isPlainObject(spec.template) ? spec.template : {};
+      const podSpec = isPlainObject(template.spec) ? template.spec : {};
       checkPodSpec(template.spec, 'spec.template.spec', causes);
       const policy = podSpec.restartPolicy;
       if (policy !== 'Never' && policy !== 'OnFailure') {
@@ -212,10 +211,10 @@ export function validateObject(type: ResourceType, obj: StoredObject): void {
       break;
     }
     case '/Service': {
-      const spec = isRecord(obj.spec) ? obj.spec : {};
+      const spec = isPlainObject(obj.spec) ? obj.spec : {};
       const ports = Array.isArray(spec.ports) ? spec.ports : [];
       ports.forEach((p: unknown, i) => {
-        const port = isRecord(p) ? p.port : undefined;
+        const port = isPlainObject(p) ? p.port : undefined;
         if (typeof port !== 'number' || port < 1 || port > 65535) {
           causes.push({
             reason: port === undefined ? 'FieldValueRequired' : 'FieldValueInvalid',
@@ -230,8 +229,8 @@ export function validateObject(type: ResourceType, obj: StoredObject): void {
       break;
     }
     case 'apiextensions.k8s.io/CustomResourceDefinition': {
-      const spec = isRecord(obj.spec) ? obj.spec : {};
-      const names = isRecord(spec.names) ? spec.names : {};
+      const spec = isPlainObject(obj.spec) ? obj.spec : {};
+      const names = isPlainObject(spec.names) ? spec.names : {};
       const group = typeof spec.group === 'string' ? spec.group : '';
       if (group === '')
         causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.group' });
