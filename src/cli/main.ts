@@ -14,6 +14,7 @@ import { registerStatusCommand } from './commands/status.ts';
 import { registerRunCommands } from './commands/run.ts';
 import { registerSandboxCommand } from './commands/sandbox.ts';
 import { registerValidateCommand } from './commands/validate.ts';
+import { EXIT_USAGE } from './usage-error.ts';
 
 const require = createRequire(import.meta.url);
 // From source the package root is two folders up; from a build (dist/src/cli) it is three.
@@ -21,9 +22,6 @@ const packageJson = ['../../package.json', '../../../package.json'].find((p) =>
   existsSync(new URL(p, import.meta.url)),
 );
 const { version } = require(packageJson ?? '../../package.json') as { version: string };
-
-/** Exit codes shared by every command: 0 ok, 1 the check failed, 2 the call itself was wrong. */
-export const EXIT_USAGE = 2;
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -62,8 +60,7 @@ export async function main(argv: string[]): Promise<number> {
         err.code === 'commander.help'
       )
         return 0;
-      // Commander prints its own parse errors; a usage error raised by a command's action is ours to print.
-      if (!err.code.startsWith('commander.')) process.stderr.write(`rollgate: ${err.message}\n`);
+      // Commander prints its own parse errors, and a command's usageError() has said why.
       return EXIT_USAGE;
     }
     process.stderr.write(`rollgate: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -1,23 +1,13 @@
 // `rollgate demo` (= `npm run demo`): the whole of Rollgate on embedded defaults, played through a canary story.
-import { CommanderError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { DemoRedisUnavailableError, runDemo } from '../../demo/index.ts';
+import { parseNumberFlag } from '../number-flag.ts';
 
 interface DemoFlags {
   exit?: boolean;
   redis?: string;
   port: string;
   kubeconfig: string;
-}
-
-function parsePort(text: string): number {
-  const port = Number(text);
-  if (text.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535) {
-    const message = `--port must be an integer between 0 and 65535 (got "${text}")`;
-    // main() maps a CommanderError to exit code 2 without printing it: say why here.
-    process.stderr.write(`rollgate demo: ${message}\n`);
-    throw new CommanderError(2, 'rollgate.usage', message);
-  }
-  return port;
 }
 
 /** Registers `rollgate demo`. */
@@ -38,7 +28,7 @@ export function registerDemoCommand(program: Command): void {
     .option('--port <n>', 'port of the webhook server (0: any free port)', '0')
     .option('--kubeconfig <file>', 'where to write the sandbox kubeconfig', '.rollgate/demo.kubeconfig')
     .action(async (flags: DemoFlags) => {
-      const port = parsePort(flags.port);
+      const port = parseNumberFlag('demo', 'port', flags.port, { min: 0, max: 65535, integer: true });
       const interrupt = new AbortController();
       let stopRequested: () => void = () => undefined;
       const stopped = new Promise<void>((resolve) => {

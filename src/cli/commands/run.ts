@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { ConfigError, loadConfig, type RollgateConfig } from '../../config/index.ts';
 import { openRuntime } from '../../../workers/runtime.ts';
 import { startProcess, type ProcessRole } from '../../../workers/all-in-one.ts';
+import { usageError } from '../usage-error.ts';
 
 interface ProcessFlags {
   config?: string;
@@ -29,16 +30,12 @@ export function configFromFlags(flags: ProcessFlags): RollgateConfig {
   return loadConfig({ ...(file ? { file } : {}), overrides });
 }
 
-async function runUntilSignal(role: ProcessRole, flags: ProcessFlags): Promise<void> {
+async function runUntilSignal(command: string, role: ProcessRole, flags: ProcessFlags): Promise<void> {
   let config: RollgateConfig;
   try {
     config = configFromFlags(flags);
   } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`rollgate: ${err.message}\n`);
-      process.exitCode = 2;
-      return;
-    }
+    if (err instanceof ConfigError) throw usageError(command, err.message);
     throw err;
   }
   const runtime = openRuntime(config);
@@ -73,7 +70,7 @@ function processCommand(program: Command, name: string, role: ProcessRole, descr
       'override any configuration key, e.g. --set workers.concurrency=4 (repeatable)',
       collect,
     )
-    .action(async (flags: ProcessFlags) => runUntilSignal(role, flags));
+    .action(async (flags: ProcessFlags) => runUntilSignal(name, role, flags));
 }
 
 export function registerRunCommands(program: Command): void {

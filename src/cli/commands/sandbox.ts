@@ -1,8 +1,9 @@
 // `rollgate sandbox`: serves a simulated Kubernetes API in the foreground and writes a kubeconfig for it.
 import { resolve } from 'node:path';
-import { type Command, CommanderError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { createLogger } from '../../log/logger.ts';
 import { startSandbox } from '../../sandbox/index.ts';
+import { parseNumberFlag, type NumberRange } from '../number-flag.ts';
 
 interface SandboxCommandOptions {
   port: string;
@@ -17,31 +18,8 @@ interface SandboxCommandOptions {
   token?: string;
 }
 
-/** A usage error: said on stderr (main() only maps the code), exit code 2. */
-function usage(message: string): CommanderError {
-  process.stderr.write(`rollgate sandbox: ${message}\n`);
-  return new CommanderError(2, 'rollgate.usage', message);
-}
-
-function parseNumber(
-  flag: string,
-  text: string,
-  { min, max, integer }: { min: number; max?: number; integer?: boolean },
-): number {
-  const value = Number(text);
-  if (
-    text.trim() === '' ||
-    !Number.isFinite(value) ||
-    value < min ||
-    (max !== undefined && value > max) ||
-    (integer && !Number.isInteger(value))
-  ) {
-    throw usage(
-      `--${flag} must be ${integer ? 'an integer' : 'a number'} ${max !== undefined ? `between ${min} and ${max}` : `>= ${min}`} (got "${text}")`,
-    );
-  }
-  return value;
-}
+const parseNumber = (flag: string, text: string, range: NumberRange): number =>
+  parseNumberFlag('sandbox', flag, text, range);
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];

@@ -1,5 +1,5 @@
 // `rollgate validate <path...> [--output text|json]`: checks Rollout and analysis manifests offline.
-import { CommanderError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseManifests } from '../../spec/manifest.ts';
@@ -8,6 +8,7 @@ import {
   type ObjectValidation,
   type ValidationReport,
 } from '../../spec/validate.ts';
+import { usageError } from '../usage-error.ts';
 
 /** Folders never walked into: VCS metadata and dependency trees. */
 const SKIPPED_DIRECTORIES = new Set(['.git', 'node_modules']);
@@ -142,7 +143,7 @@ export function formatValidationJson(report: ValidationReport): string {
 
 /**
  * Runs the command: returns the exit code (0 no invalid object, 1 some invalid). A missing path is
- * a usage error: it is printed and thrown as a CommanderError with exit code 2.
+ * a usage error: said on `output.stderr` and thrown (exit code 2).
  */
 export async function runValidate(
   paths: readonly string[],
@@ -153,10 +154,7 @@ export async function runValidate(
   try {
     report = await validatePaths(paths);
   } catch (err) {
-    if (err instanceof ValidatePathError) {
-      output.stderr.write(`rollgate validate: ${err.message}\n`);
-      throw new CommanderError(2, 'rollgate.usage', err.message);
-    }
+    if (err instanceof ValidatePathError) throw usageError('validate', err.message, output.stderr);
     throw err;
   }
   output.stdout.write(

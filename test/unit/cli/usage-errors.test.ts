@@ -1,0 +1,60 @@
+// A call a command refuses after parsing: exit code 2 and the reason said exactly once on stderr.
+import { describe, expect, it, vi } from 'vitest';
+import { main } from '../../../src/cli/main.ts';
+
+async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    out.push(String(chunk));
+    return true;
+  });
+  const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    err.push(String(chunk));
+    return true;
+  });
+  try {
+    const code = await main(['node', 'rollgate', ...args]);
+    return { code, stdout: out.join(''), stderr: err.join('') };
+  } finally {
+    stdout.mockRestore();
+    stderr.mockRestore();
+    process.exitCode = undefined;
+  }
+}
+
+describe('usage errors raised by a command', () => {
+  it.each([
+    [
+      ['sandbox', '--port', 'abc'],
+      'rollgate sandbox: --port must be an integer between 0 and 65535 (got "abc")\n',
+    ],
+    [
+      ['sandbox', '--conflict-rate', '2'],
+      'rollgate sandbox: --conflict-rate must be a number between 0 and 1 (got "2")\n',
+    ],
+    [['demo', '--port', '-5'], 'rollgate demo: --port must be an integer between 0 and 65535 (got "-5")\n'],
+    [
+      ['validate', '/nonexistent/manifests'],
+      'rollgate validate: no such file or directory: /nonexistent/manifests\n',
+    ],
+  ])('rollgate %j exits 2 and says why once', async (args, said) => {
+    const result = await run(...args);
+    expect(result).toEqual({ code: 2, stdout: '', stderr: said });
+  });
+
+  it('refuses an invalid configuration of run, poller and reconciler before connecting, once', async () => {
+    for (const command of ['run', 'poller', 'reconciler']) {
+      const result = await run(command, '--set', 'workers.concurrency=0');
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(
+        [
+          `rollgate ${command}: invalid configuration:`,
+          '  command line: workers.concurrency: Too small: expected number to be >=1',
+          '',
+        ].join('\n'),
+      );
+    }
+  });
+});
