@@ -24,6 +24,19 @@ export interface HttpResponse {
 
 const DEFAULT_MAX_BODY = 10 * 1024 * 1024;
 
+/** A metric's `headers: [{key, value}]` as request headers, names lowercased (the last of a name wins). */
+export function headersFromList(
+  list: ReadonlyArray<{ key: string; value: string }> = [],
+): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const { key, value } of list) {
+    const name = key.toLowerCase();
+    // A header named __proto__ would replace the object's prototype instead of adding a header.
+    if (name !== '__proto__') headers[name] = value;
+  }
+  return headers;
+}
+
 /**
  * Parses and checks a URL: only http: and https: are allowed; user:password in the URL becomes a
  * Basic Authorization header (and is removed from the URL, so it never appears in messages).

@@ -1,6 +1,6 @@
 // The Prometheus metric provider: one instant query per measurement, results mapped as Argo maps them.
 import type { Metric } from '../../spec/analysis.ts';
-import { sendHttpRequest } from './http-request.ts';
+import { headersFromList, sendHttpRequest } from './http-request.ts';
 import type { MetricProvider, ProviderMeasurement } from './metric-provider.ts';
 import { MetricProviderError } from './metric-provider-error.ts';
 
@@ -85,12 +85,8 @@ export function createPrometheusProvider(options: PrometheusProviderOptions = {}
       const headers: Record<string, string> = {
         'content-type': 'application/x-www-form-urlencoded',
         accept: 'application/json',
+        ...headersFromList(spec.headers),
       };
-      for (const h of spec.headers ?? []) {
-        const key = h.key.toLowerCase();
-        // A header named __proto__ would replace the object's prototype instead of adding a header.
-        if (key !== '__proto__') headers[key] = h.value;
-      }
       const timeoutSeconds =
         spec.timeout ?? options.defaultTimeoutSeconds ?? PROMETHEUS_DEFAULT_TIMEOUT_SECONDS;
       const body = new URLSearchParams({ query: spec.query, timeout: `${timeoutSeconds}s` }).toString();

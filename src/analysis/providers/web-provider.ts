@@ -1,7 +1,7 @@
 // The web metric provider: one HTTP(S) request per measurement, the JSON body (or a jsonPath into it) as result.
 import { JSONPath } from 'jsonpath-plus';
 import type { Metric } from '../../spec/analysis.ts';
-import { sendHttpRequest } from './http-request.ts';
+import { headersFromList, sendHttpRequest } from './http-request.ts';
 import type { MetricProvider } from './metric-provider.ts';
 import { MetricProviderError } from './metric-provider-error.ts';
 
@@ -56,12 +56,7 @@ export function createWebProvider(): MetricProvider {
       if (spec.authentication !== undefined) {
         throw new MetricProviderError(TYPE, 'authentication is not supported yet (use headers)', metric.name);
       }
-      const headers: Record<string, string> = {};
-      for (const h of spec.headers ?? []) {
-        const key = h.key.toLowerCase();
-        // A header named __proto__ would replace the object's prototype instead of adding a header.
-        if (key !== '__proto__') headers[key] = h.value;
-      }
+      const headers = headersFromList(spec.headers);
       let body: string | undefined;
       if (spec.jsonBody !== undefined) {
         body = JSON.stringify(spec.jsonBody);
