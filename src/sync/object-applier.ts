@@ -63,6 +63,17 @@ type Json = Record<string, unknown>;
 
 const metadataOf = (obj: Json): Json => (obj.metadata ?? {}) as Json;
 
+/** The live object a prepared one is applied to. */
+function refOf(prepared: Json): ObjectRef {
+  const metadata = metadataOf(prepared);
+  return {
+    apiVersion: String(prepared.apiVersion),
+    kind: String(prepared.kind),
+    name: String(metadata.name),
+    ...(typeof metadata.namespace === 'string' ? { namespace: metadata.namespace } : {}),
+  };
+}
+
 /** Applies and removes objects of one source; every write uses field manager `rollgate`. */
 export class ObjectApplier {
   private readonly api: DiscoveringObjectApi;
@@ -122,13 +133,7 @@ export class ObjectApplier {
    * Sends nothing when the live object already holds every value, from the same commit.
    */
   async apply(prepared: Json): Promise<ApplyResult> {
-    const metadata = metadataOf(prepared);
-    const ref: ObjectRef = {
-      apiVersion: String(prepared.apiVersion),
-      kind: String(prepared.kind),
-      name: String(metadata.name),
-      ...(typeof metadata.namespace === 'string' ? { namespace: metadata.namespace } : {}),
-    };
+    const ref = refOf(prepared);
     const live = await this.read(ref);
     if (live && driftedFields(prepared, live).length === 0) return 'unchanged';
     await kubeCall({ verb: 'apply', kind: ref.kind, namespace: ref.namespace, name: ref.name }, () =>
@@ -146,14 +151,9 @@ export class ObjectApplier {
 
   /** Fields where the live object differs from what was applied (ignoring the commit/file bookkeeping). */
   async drift(prepared: Json): Promise<string[] | undefined> {
-    const metadata = metadataOf(prepared);
-    const live = await this.read({
-      apiVersion: String(prepared.apiVersion),
-      kind: String(prepared.kind),
-      name: String(metadata.name),
-      ...(typeof metadata.namespace === 'string' ? { namespace: metadata.namespace } : {}),
-    });
+    const live = await this.read(refOf(prepared));
     if (!live) return ['(object is missing)'];
+    const metadata = metadataOf(prepared);
     const annotations = { ...((metadata.annotations ?? {}) as Json) };
     delete annotations[COMMIT_ANNOTATION];
     delete annotations[FILE_ANNOTATION];

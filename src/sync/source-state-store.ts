@@ -3,6 +3,7 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { KubeClients } from '../kube/client.ts';
 import { dispositionOf, isNotFound, kubeCall } from '../kube/errors.ts';
 import type { SourceStateStore } from './source-sync.ts';
+import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from './sync-labels.ts';
 
 /** ConfigMap holding `<source>.commit` and `<source>.status` keys. */
 export const SOURCE_STATE_CONFIGMAP = 'rollgate-sources';
@@ -80,7 +81,7 @@ export class ConfigMapSourceStateStore implements SourceStateStore {
                   metadata: {
                     name: SOURCE_STATE_CONFIGMAP,
                     namespace: this.namespace,
-                    labels: { 'app.kubernetes.io/managed-by': 'rollgate' },
+                    labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE },
                   },
                   data: entries,
                 },

@@ -58,8 +58,17 @@ export interface SyncReport {
   problems: Array<{ key?: string; file: string; line: number; message: string }>;
 }
 
-const isRolloutKind = (apiVersion: string, kind: string): boolean =>
-  kind === 'Rollout' && (apiVersion === ARGO_API_VERSION || apiVersion === ROLLGATE_API_VERSION);
+/** A Rollout whose desired state was just written is reconciled at once, in the namespace it went to. */
+async function enqueueIfRollout(
+  deps: Pick<SourceSyncDeps, 'enqueueReconcile' | 'defaultNamespace'>,
+  desired: DesiredObject,
+  prepared: Record<string, unknown>,
+): Promise<void> {
+  const { apiVersion, kind } = desired;
+  if (kind !== 'Rollout' || (apiVersion !== ARGO_API_VERSION && apiVersion !== ROLLGATE_API_VERSION)) return;
+  const namespace = String((prepared.metadata as { namespace?: unknown }).namespace ?? deps.defaultNamespace);
+  await deps.enqueueReconcile({ namespace, name: desired.name });
+}
 
 /**
  * The poll: one ref request. Returns the remote commit when it differs from the last synced one, and
@@ -180,12 +189,7 @@ export async function syncSource(deps: SourceSyncDeps): Promise<SyncReport> {
       const prepared = await applier.prepare(desired, commit);
       const result = await applier.apply(prepared);
       report.applied.push({ key: desired.key, result });
-      if (result !== 'unchanged' && isRolloutKind(desired.apiVersion, desired.kind)) {
-        const namespace = String(
-          (prepared.metadata as { namespace?: unknown }).namespace ?? deps.defaultNamespace,
-        );
-        await deps.enqueueReconcile({ namespace, name: desired.name });
-      }
+      if (result !== 'unchanged') await enqueueIfRollout(deps, desired, prepared);
     } catch (err) {
       const disposition = dispositionOf(err);
       if (disposition === 'transient' || disposition === 'conflict') {
@@ -320,12 +324,7 @@ export async function checkDrift(
     if (deps.selfHeal) {
       await deps.applier.apply(prepared);
       healed = true;
-      if (isRolloutKind(desired.apiVersion, desired.kind)) {
-        const namespace = String(
-          (prepared.metadata as { namespace?: unknown }).namespace ?? deps.defaultNamespace,
-        );
-        await deps.enqueueReconcile({ namespace, name: desired.name });
-      }
+      await enqueueIfRollout(deps, desired, prepared);
     }
     report.drifted.push({ key: desired.key, fields, healed });
     deps.logger.warn(
