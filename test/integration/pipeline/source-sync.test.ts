@@ -6,9 +6,11 @@ import { ManualClock } from '../../../src/clock/clock.ts';
 import { serveGitRepositories, type GitServer } from '../../../src/git/smart-http-server.ts';
 import { GitSource } from '../../../src/git/source.ts';
 import { createKubeClients, type KubeClients } from '../../../src/kube/client.ts';
+import { installCrds } from '../../../src/kube/install-crds.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 import { RedisObservedHeads } from '../../../src/queue/observed-heads.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { rollgateCrds } from '../../../src/spec/crds.ts';
 import { ObjectApplier } from '../../../src/sync/object-applier.ts';
 import { ConfigMapSourceStateStore } from '../../../src/sync/source-state-store.ts';
 import { checkSource, syncSource, type SourceSyncDeps } from '../../../src/sync/source-sync.ts';
@@ -20,6 +22,7 @@ import {
   type TempDir,
 } from '../../support/git-fixtures.ts';
 import { openRedisTestScope, type RedisTestScope } from '../queue/redis-test-prefix.ts';
+import { rolloutYaml } from './pipeline-harness.ts';
 
 let tmp: TempDir;
 let sandbox: Sandbox;
@@ -117,5 +120,91 @@ describe('poll → sync hand-off', () => {
     expect(report.applied).toEqual([]);
     expect(await liveVersion()).toBe('3');
     expect(await deps.state.get('apps')).toBe(newest);
+  });
+});
+
+/** The source status as `kubectl get configmap rollgate-sources` shows it. */
+async function sourceStatus(): Promise<{ phase?: string; pending?: Array<{ key: string; reason: string }> }> {
+  const cm = await clients.core.readNamespacedConfigMap({
+    name: 'rollgate-sources',
+    namespace: 'rollgate-system',
+  });
+  return JSON.parse(cm.data?.['apps.status'] ?? '{}') as {
+    phase?: string;
+    pending?: Array<{ key: string; reason: string }>;
+  };
+}
+
+async function configMapExists(name: string): Promise<boolean> {
+  return clients.core.readNamespacedConfigMap({ name, namespace: 'default' }).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** What the poller does on a push: a poll records the new head, then the sync job runs. */
+async function pollAndSync(d: SourceSyncDeps): Promise<Awaited<ReturnType<typeof syncSource>>> {
+  await checkSource(d);
+  return syncSource(d);
+}
+
+describe('applying and pruning', () => {
+  it('keeps an object removed from Git while prune is off and lists it as pending; deletes it with prune on', async () => {
+    work.write({
+      'cm.yaml': configMapYaml('web-config', { version: '1' }),
+      'gone.yaml': configMapYaml('gone', {}),
+    });
+    work.commit('two objects');
+    await work.push(`${server.url}/apps.git`);
+    await pollAndSync(deps);
+    expect(await configMapExists('gone')).toBe(true);
+
+    work.write({ 'gone.yaml': null });
+    work.commit('one removed');
+    await work.push(`${server.url}/apps.git`);
+    const kept = await pollAndSync(deps);
+    expect(kept.removed).toEqual([{ key: 'ConfigMap//gone', result: 'kept (prune disabled)' }]);
+    expect(await configMapExists('gone')).toBe(true);
+    expect(await sourceStatus()).toMatchObject({
+      phase: 'Synced',
+      pending: [{ key: 'ConfigMap//gone', reason: 'prune disabled' }],
+    });
+
+    // The same removal, seen again by a source that prunes (the state still holds the previous commit).
+    await deps.state.setSynced('apps', kept.previous ?? '', {
+      phase: 'Synced',
+      message: '',
+      lastAttemptAt: '',
+    });
+    const pruned = await pollAndSync({ ...deps, prune: true });
+    expect(pruned.removed).toEqual([{ key: 'ConfigMap//gone', result: 'deleted' }]);
+    expect(await configMapExists('gone')).toBe(false);
+    expect((await sourceStatus()).pending).toBeUndefined();
+  });
+
+  it('queues a Rollout for reconcile when its applied spec changed, and not when nothing changed', async () => {
+    await installCrds(clients, rollgateCrds());
+    const queued: string[] = [];
+    const withQueue: SourceSyncDeps = {
+      ...deps,
+      enqueueReconcile: async ({ namespace, name }) => void queued.push(`${namespace}/${name}`),
+    };
+    work.write({ 'web.yaml': rolloutYaml({ image: 'web:1.0' }), 'cm.yaml': configMapYaml('web-config', {}) });
+    work.commit('a rollout');
+    await work.push(`${server.url}/apps.git`);
+    await pollAndSync(withQueue);
+    expect(queued).toEqual(['default/web']);
+
+    work.write({ 'cm.yaml': configMapYaml('web-config', { v: '2' }) });
+    work.commit('only the ConfigMap');
+    await work.push(`${server.url}/apps.git`);
+    await pollAndSync(withQueue);
+    expect(queued).toEqual(['default/web']);
+
+    work.write({ 'web.yaml': rolloutYaml({ image: 'web:2.0' }) });
+    work.commit('a new image');
+    await work.push(`${server.url}/apps.git`);
+    await pollAndSync(withQueue);
+    expect(queued).toEqual(['default/web', 'default/web']);
   });
 });
