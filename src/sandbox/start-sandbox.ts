@@ -5,6 +5,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { ManualClock, systemClock, type Clock } from '../clock/clock.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { ControllerLoop } from './controller-loop/controller-loop.ts';
+import { defaultControllerOptions } from './controllers/index.ts';
 import type { FaultSettings } from './faults/fault-settings.ts';
 import { noFaults } from './faults/fault-settings.ts';
 import { SeededRandom } from './random/seeded-random.ts';
@@ -83,7 +84,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     registry,
     clock,
     logger,
-    options: { missingImages: options.missingImages ?? [], readyDelayMs: options.readyDelayMs ?? 1000 },
+    options: {
+      missingImages: options.missingImages ?? defaultControllerOptions.missingImages,
+      readyDelayMs: options.readyDelayMs ?? defaultControllerOptions.readyDelayMs,
+    },
   });
   store.subscribe((event) => {
     if (event.typeKey !== 'apiextensions.k8s.io/CustomResourceDefinition') return;
