@@ -10,7 +10,7 @@ import {
   StrategicMergePatchError,
   StrategicMergeUnsupportedError,
 } from '../patch/index.ts';
-import type { ApplyConflict } from '../patch/index.ts';
+import type { ApplyConflict, ServerSideApplyOptions } from '../patch/index.ts';
 import type { KubeObject } from '../controllers/index.ts';
 import {
   ApiStatusError,
@@ -27,13 +27,6 @@ export interface ApplyOutcome {
   conflicts: ApplyConflict[];
 }
 
-export interface ApplyOptions {
-  manager: string;
-  force: boolean;
-  now: Date;
-  subresource?: 'status';
-}
-
 /** The patch kinds the API server accepts, plus managedFields bookkeeping for plain writes. */
 export interface PatchEngines {
   merge(target: StoredObject, patch: unknown): StoredObject;
@@ -43,7 +36,7 @@ export interface PatchEngines {
     kind: { group: string; version: string; kind: string },
   ): StoredObject;
   json(target: StoredObject, ops: unknown): StoredObject;
-  apply(live: StoredObject | undefined, applied: StoredObject, options: ApplyOptions): ApplyOutcome;
+  apply(live: StoredObject | undefined, applied: StoredObject, options: ServerSideApplyOptions): ApplyOutcome;
   recordUpdate(
     before: StoredObject | undefined,
     after: StoredObject,
