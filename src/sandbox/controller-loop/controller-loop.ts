@@ -96,7 +96,7 @@ export class ControllerLoop {
         this.deps.logger.warn({ err, what }, 'sandbox controller write failed');
       }
     };
-    writes += this.crds(guard);
+    this.crds(guard);
     this.namespaces(guard);
     this.garbageCollect(guard);
     const now = this.deps.clock.now();
@@ -106,9 +106,8 @@ export class ControllerLoop {
     return { writes, nextChangeAt: next };
   }
 
-  private crds(guard: WriteGuard): number {
+  private crds(guard: WriteGuard): void {
     const { store, registry } = this.deps;
-    let writes = 0;
     for (const type of this.pendingCrdCleanup.splice(0)) {
       for (const { typeKey, object } of store.allObjects()) {
         if (typeKey !== typeKeyOf(type)) continue;
@@ -116,7 +115,6 @@ export class ControllerLoop {
           store.finishDeletion(type, object.metadata.namespace ?? '', object.metadata.name ?? '');
           return true;
         });
-        writes++;
       }
     }
     const crdType = registry.builtIn('apiextensions.k8s.io', 'CustomResourceDefinition');
@@ -147,7 +145,6 @@ export class ControllerLoop {
       };
       this.writeStatus(guard, 'crd-status', crdType, crd, status);
     }
-    return writes;
   }
 
   private namespaces(guard: WriteGuard): void {
