@@ -14,8 +14,6 @@ export interface WebhookProviderConfig {
 export interface BitbucketWebhookConfig extends WebhookProviderConfig {
   /** The UUID of the Bitbucket Cloud webhook to accept (X-Hook-UUID), braces optional (config key). */
   hookUuid?: string;
-  /** More Bitbucket Cloud webhook UUIDs to accept, e.g. one per repository. */
-  hookUuids?: string[];
 }
 
 export interface WebhooksConfig {

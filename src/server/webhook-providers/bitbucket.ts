@@ -64,11 +64,10 @@ function normaliseUuid(uuid: string): string {
   return uuid.trim().replace(/^\{/, '').replace(/\}$/, '').toLowerCase();
 }
 
-function configuredHookUuids(config: WebhooksConfig): string[] {
-  const { hookUuid, hookUuids = [] } = config.bitbucket ?? {};
-  return [...(hookUuid === undefined ? [] : [hookUuid]), ...hookUuids].filter(
-    (u) => normaliseUuid(u).length > 0,
-  );
+/** The configured hook UUID, normalised; undefined when none (or only braces) is configured. */
+function configuredHookUuid(config: WebhooksConfig): string | undefined {
+  const uuid = normaliseUuid(config.bitbucket?.hookUuid ?? '');
+  return uuid.length > 0 ? uuid : undefined;
 }
 
 /**
@@ -84,7 +83,7 @@ function pushOfBranches(branches: Array<string | undefined>, repositoryUrls: str
 export const bitbucketProvider: WebhookProvider = {
   name: 'bitbucket',
   isConfigured: (config) =>
-    (config.bitbucket?.secret ?? '').length > 0 || configuredHookUuids(config).length > 0,
+    (config.bitbucket?.secret ?? '').length > 0 || configuredHookUuid(config) !== undefined,
   verify(headers, rawBody, config) {
     const signature = header(headers, 'x-hub-signature');
     const secret = config.bitbucket?.secret ?? '';
@@ -101,10 +100,8 @@ export const bitbucketProvider: WebhookProvider = {
     }
     const hookUuid = header(headers, 'x-hook-uuid');
     if (hookUuid !== undefined) {
-      const given = normaliseUuid(hookUuid);
-      // Compare against every configured UUID (no early exit) so timing says nothing about which matched.
-      const matches = configuredHookUuids(config).filter((u) => constantTimeEqual(normaliseUuid(u), given));
-      return matches.length > 0
+      const configured = configuredHookUuid(config);
+      return configured !== undefined && constantTimeEqual(normaliseUuid(hookUuid), configured)
         ? { ok: true }
         : {
             ok: false,

@@ -24,7 +24,7 @@ const CONFIG: WebhooksConfig = {
   github: { secret: 'gh-secret' },
   gitlab: { secret: 'gl-token' },
   gitea: { secret: 'gt-secret' },
-  bitbucket: { secret: 'bb-secret', hookUuids: [HOOK_UUID.toUpperCase()] },
+  bitbucket: { secret: 'bb-secret', hookUuid: HOOK_UUID.toUpperCase() },
   generic: { secret: 'generic-secret' },
 };
 
