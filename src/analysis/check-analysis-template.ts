@@ -2,6 +2,7 @@
 import { SUPPORTED_METRIC_PROVIDERS, type AnalysisTemplateSpec } from '../spec/analysis.ts';
 import { compileMetricConditions } from './evaluate-measurement.ts';
 import { metricSettings } from './metric-settings.ts';
+import { metricProviderKeys } from './providers/metric-provider.ts';
 import { referencedArgs } from './substitute-args.ts';
 
 /** One problem found in a template, with the field path it concerns. */
@@ -49,9 +50,7 @@ export function checkAnalysisTemplate(spec: AnalysisTemplateSpec): AnalysisTempl
         issues.push({ path: at, message: (error as Error).message });
       }
     }
-    const providers = Object.entries(metric.provider)
-      .filter(([, v]) => v != null)
-      .map(([k]) => k);
+    const providers = metricProviderKeys(metric);
     if (providers.length !== 1) {
       issues.push({
         path: `${at}.provider`,

@@ -15,7 +15,7 @@ export {
 export { createPrometheusProvider, mapPrometheusResult } from './prometheus-provider.ts';
 export type { PrometheusProviderOptions } from './prometheus-provider.ts';
 export { createWebProvider, selectJsonPath, normalizeJsonPath } from './web-provider.ts';
-export { createMetricProviderRegistry, metricProviderType } from './metric-provider.ts';
+export { createMetricProviderRegistry, metricProviderKeys } from './metric-provider.ts';
 export type {
   MetricProvider,
   MetricProviderRegistry,

@@ -43,12 +43,11 @@ export interface MetricProviderRegistry {
   types(): string[];
 }
 
-/** The provider key set on a metric (`prometheus`, `web`, …), or undefined when none or several are set. */
-export function metricProviderType(metric: Metric): string | undefined {
-  const keys = Object.entries(metric.provider)
+/** The provider keys set on a metric (`prometheus`, `web`, …); a valid metric has exactly one. */
+export function metricProviderKeys(metric: Pick<Metric, 'provider'>): string[] {
+  return Object.entries(metric.provider)
     .filter(([, v]) => v !== undefined && v !== null)
     .map(([k]) => k);
-  return keys.length === 1 ? keys[0] : undefined;
 }
 
 /** A registry over `providers`; a later provider of the same type replaces an earlier one. */
@@ -56,9 +55,7 @@ export function createMetricProviderRegistry(providers: readonly MetricProvider[
   const byType = new Map(providers.map((p) => [p.type, p]));
   return {
     forMetric(metric) {
-      const keys = Object.keys(metric.provider).filter(
-        (k) => (metric.provider as Record<string, unknown>)[k] != null,
-      );
+      const keys = metricProviderKeys(metric);
       if (keys.length !== 1) {
         throw new MetricProviderError(
           'provider',
