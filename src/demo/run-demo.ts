@@ -1,5 +1,5 @@
 // `rollgate demo`: Redis, a sandbox cluster, a served Git repository and a whole Rollgate, driven through a scripted canary story.
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,11 +7,12 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configSchema } from '../config/index.ts';
 import { redactUrl } from '../git/remote-url.ts';
-import { createKubeClients } from '../kube/client.ts';
+import { createKubeClients, type KubeClients } from '../kube/client.ts';
 import { createLogger, type Logger } from '../log/logger.ts';
 import { bullPrefix } from '../queue/queue-names.ts';
-import { startSandbox, type Sandbox } from '../sandbox/index.ts';
+import { startSandbox } from '../sandbox/index.ts';
 import { createRollgateMetrics } from '../server/metrics.ts';
+import { hmacSha256Hex } from '../server/signature.ts';
 import { startProcess, type RunningProcess } from '../../workers/all-in-one.ts';
 import { openRuntime } from '../../workers/runtime.ts';
 import { deleteDemoKeys, findDemoRedis, type DemoRedis } from './demo-redis.ts';
@@ -114,9 +115,11 @@ const MAX_MESSAGE_CHARS = 220;
 
 interface DemoContext {
   out: DemoOutput;
-  sandbox: Sandbox;
+  /** Clients of the sandbox cluster, for watching the rollout. */
+  clients: KubeClients;
   repo: DemoRepository;
-  rollgate: RunningProcess;
+  /** Rollgate's generic push webhook (`…/webhooks/generic`). */
+  webhookUrl: string;
   webhookSecret: string;
   startedAt: number;
   timeoutMs: number;
@@ -143,15 +146,19 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** The generic webhook's body for a push to the demo repository's main branch. */
+function pushNoticeBody(ctx: DemoContext): string {
+  return JSON.stringify({ repository: ctx.repo.url, branch: 'main' });
+}
+
 /** Sends the generic webhook a Git server would send after a push; the answer must be 202. */
 async function sendPushWebhook(ctx: DemoContext): Promise<void> {
-  const body = JSON.stringify({ repository: ctx.repo.url, branch: 'main' });
-  const signature = createHmac('sha256', ctx.webhookSecret).update(body).digest('hex');
-  const response = await fetch(`${ctx.rollgate.http.url}/webhooks/generic`, {
+  const body = pushNoticeBody(ctx);
+  const response = await fetch(ctx.webhookUrl, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
-      'x-rollgate-signature': `sha256=${signature}`,
+      'x-rollgate-signature': `sha256=${hmacSha256Hex(ctx.webhookSecret, Buffer.from(body))}`,
       'x-rollgate-delivery': randomBytes(8).toString('hex'),
     },
     body,
@@ -185,7 +192,6 @@ async function watchUntil(
   done: (snapshot: RolloutSnapshot) => boolean,
   observe: (snapshot: RolloutSnapshot) => void = () => undefined,
 ): Promise<{ reached: boolean; last?: RolloutSnapshot }> {
-  const clients = createKubeClients(ctx.sandbox.kubeConfig);
   const deadline = performance.now() + ctx.timeoutMs;
   let lastLine = '';
   let lastPrintedAt = 0;
@@ -194,7 +200,7 @@ async function watchUntil(
     if (ctx.signal?.aborted) return { reached: false, ...(last ? { last } : {}) };
     let line: string;
     try {
-      const snapshot = await readRolloutSnapshot(clients, DEMO_ROLLOUT);
+      const snapshot = await readRolloutSnapshot(ctx.clients, DEMO_ROLLOUT);
       if (snapshot) {
         last = snapshot;
         observe(snapshot);
@@ -442,8 +448,7 @@ function printHowToContinue(
   logPath: string,
   keepRunning: boolean,
 ): void {
-  const body = JSON.stringify({ repository: ctx.repo.url, branch: 'main' });
-  const hook = `${ctx.rollgate.http.url}/webhooks/generic`;
+  const body = pushNoticeBody(ctx);
   const lines = [
     '',
     '━━ Continue by hand ━━',
@@ -459,7 +464,7 @@ function printHowToContinue(
     '  # Rollgate polls every 10 s; the webhook a Git server would send makes it follow at once:',
     `  BODY=${shellQuote(body)}`,
     `  SIG=$(printf '%s' "$BODY" | openssl dgst -sha256 -hmac ${shellQuote(ctx.webhookSecret)} | sed 's/^.* //')`,
-    `  curl -sS -X POST ${hook} -H 'content-type: application/json' -H "X-Rollgate-Signature: sha256=$SIG" -d "$BODY"`,
+    `  curl -sS -X POST ${ctx.webhookUrl} -H 'content-type: application/json' -H "X-Rollgate-Signature: sha256=$SIG" -d "$BODY"`,
     `  Rollgate's own log: ${logPath}`,
     '',
   ];
@@ -552,16 +557,15 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       throw err;
     }
     parts.push({ what: 'rollgate', stop: () => rollgate.stop() });
-    out.write(
-      `  Rollgate    poller, sync and reconcile workers; webhooks at ${rollgate.http.url}/webhooks/generic\n`,
-    );
+    const webhookUrl = `${rollgate.http.url}/webhooks/generic`;
+    out.write(`  Rollgate    poller, sync and reconcile workers; webhooks at ${webhookUrl}\n`);
     out.write(`              log: ${logPath}\n`);
 
     const ctx: DemoContext = {
       out,
-      sandbox,
+      clients,
       repo,
-      rollgate,
+      webhookUrl,
       webhookSecret,
       startedAt,
       timeoutMs: options.scenarioTimeoutMs ?? 60_000,
@@ -589,7 +593,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       scenarios,
       durationMs,
       repoUrl: repo.url,
-      webhookUrl: `${rollgate.http.url}/webhooks/generic`,
+      webhookUrl,
       kubeconfigPath,
       redis: { url: redactUrl(redis.url), origin: redis.origin },
       keysDeleted: 0,
