@@ -175,12 +175,8 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     async (payload) => {
       if (!sources.has(payload.source))
         return { kind: 'stalled', reason: `source ${payload.source} is not configured here` };
-      const started = performance.now();
       const report = await withSourceLock(payload.source, () => syncSource(depsFor(payload.source)));
-      metrics.gitFetchDurationSeconds.observe(
-        { source: payload.source },
-        (performance.now() - started) / 1000,
-      );
+      metrics.gitFetchDurationSeconds.observe({ source: payload.source }, report.fetchSeconds);
       metrics.diffObjects.observe({ source: payload.source }, report.applied.length + report.removed.length);
       return { kind: 'done' };
     },

@@ -56,6 +56,8 @@ export interface SyncReport {
   applied: Array<{ key: string; result: ApplyResult }>;
   removed: Array<{ key: string; result: RemoveResult | 'kept (prune disabled)' }>;
   problems: Array<{ key?: string; file: string; line: number; message: string }>;
+  /** How long the Git fetch took (the rest of a sync is diff and cluster writes). */
+  fetchSeconds: number;
 }
 
 /** A Rollout whose desired state was just written is reconciled at once, in the namespace it went to. */
@@ -134,10 +136,12 @@ export async function syncSource(deps: SourceSyncDeps): Promise<SyncReport> {
   const { git, applier, logger } = deps;
   const attemptAt = deps.clock.now().toISOString();
   const { target, ticket } = await syncTarget(deps);
+  const fetchStarted = performance.now();
   const [previousRead, fetchRead] = await Promise.allSettled([
     deps.state.get(git.name),
     git.fetch(target !== undefined ? { knownHead: target } : {}),
   ]);
+  const fetchSeconds = (performance.now() - fetchStarted) / 1000;
   if (previousRead.status === 'rejected') throw previousRead.reason;
   const previous = previousRead.value;
   if (fetchRead.status === 'rejected') {
@@ -163,7 +167,15 @@ export async function syncSource(deps: SourceSyncDeps): Promise<SyncReport> {
     (await git.isAncestor(commit, previous))
   ) {
     logger.info({ commit, previous }, 'newest head seen is older than the synced commit; nothing applied');
-    return { source: git.name, commit: previous, previous, applied: [], removed: [], problems: [] };
+    return {
+      source: git.name,
+      commit: previous,
+      previous,
+      applied: [],
+      removed: [],
+      problems: [],
+      fetchSeconds,
+    };
   }
   const report: SyncReport = {
     source: git.name,
@@ -177,6 +189,7 @@ export async function syncSource(deps: SourceSyncDeps): Promise<SyncReport> {
       line: p.line,
       message: p.message,
     })),
+    fetchSeconds,
   };
   let transient: unknown;
 

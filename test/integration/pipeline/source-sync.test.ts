@@ -89,8 +89,13 @@ describe('poll → sync hand-off', () => {
     await checkSource(deps);
 
     server.resetRequestCount();
+    const started = performance.now();
     const report = await syncSource(deps);
+    const syncSeconds = (performance.now() - started) / 1000;
     expect(server.requestCount()).toBe(1);
+    // The fetch alone is timed (rollgate_git_fetch_duration_seconds), not the diff and the applies.
+    expect(report.fetchSeconds).toBeGreaterThan(0);
+    expect(report.fetchSeconds).toBeLessThan(syncSeconds);
     expect(report.commit).toBe(newest);
     expect(await liveVersion()).toBe('3');
     expect(await deps.state.get('apps')).toBe(newest);
