@@ -47,7 +47,8 @@ describe('watch extras', () => {
 
 describe('client-node informer', () => {
   it('keeps its cache right through dropped watches and an expired resourceVersion', async () => {
-    const own = await startSandbox({});
+    // A history of one event: a watch dropped after the first of three deletions can only resume with 410.
+    const own = await startSandbox({ historyLimit: 1 });
     try {
       const core = own.kubeConfig.makeApiClient(CoreV1Api);
       const informer = makeInformer<V1ConfigMap>(
@@ -59,28 +60,51 @@ describe('client-node informer', () => {
       informer.on('add', (o) => seen.push(`add ${o.metadata?.name ?? ''}`));
       informer.on('update', (o) => seen.push(`update ${o.metadata?.name ?? ''}`));
       informer.on('delete', (o) => seen.push(`delete ${o.metadata?.name ?? ''}`));
-      await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'a' } } });
+      const until = async (entry: string): Promise<void> => {
+        const deadline = Date.now() + 5000;
+        while (!seen.includes(entry) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      };
+      const create = (name: string, labels: Record<string, string> = {}) =>
+        core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name, labels } } });
+      await create('a');
       await informer.start();
-      await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'b' } } });
+      await create('b');
       await core.patchNamespacedConfigMap({
         name: 'b',
         namespace: 'default',
         body: [{ op: 'add', path: '/data', value: { x: '1' } }],
       });
       await core.deleteNamespacedConfigMap({ name: 'a', namespace: 'default' });
+      for (const name of ['c', 'd', 'e']) await create(name, { batch: 'old' });
+      await until('add e');
       own.faults.watchDropAfterEvents = 1;
-      await fetch(`${own.url}/sandbox/compact`, { method: 'POST' });
-      await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'c' } } });
-      const deadline = Date.now() + 5000;
-      while (!seen.includes('add c') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      // One request, three DELETED events: the watch delivers the first and drops; the two others are
+      // already out of the history when the informer resumes, so only a re-list can show them.
+      await core.deleteCollectionNamespacedConfigMap({ namespace: 'default', labelSelector: 'batch=old' });
+      await until('delete e');
+      own.faults.watchDropAfterEvents = 0;
+      await create('f');
+      await until('add f');
       await informer.stop();
-      expect(seen).toEqual(['add a', 'add b', 'update b', 'delete a', 'add c']);
+      expect(seen).toEqual([
+        'add a',
+        'add b',
+        'update b',
+        'delete a',
+        'add c',
+        'add d',
+        'add e',
+        'delete c',
+        'delete d',
+        'delete e',
+        'add f',
+      ]);
       expect(
         informer
           .list()
           .map((o) => o.metadata?.name)
           .sort(),
-      ).toEqual(['b', 'c']);
+      ).toEqual(['b', 'f']);
     } finally {
       await own.stop();
     }
