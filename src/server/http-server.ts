@@ -195,10 +195,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     }
     const verification = provider.verify(req.headers, raw, webhooks);
     if (!verification.ok) {
-      answer(verification.status === 403 ? 'not_configured' : 'unauthorized', verification.status, {
-        status: 'refused',
-        reason: verification.reason,
-      });
+      answer('unauthorized', 401, { status: 'refused', reason: verification.reason });
       return;
     }
     const parsed = parseBody(raw, req.headers['content-type']);

@@ -42,8 +42,8 @@ export interface PushHandled {
 /** Called for each verified push; should only enqueue (the HTTP answer waits for it). */
 export type OnPush = (notice: PushNotice) => Promise<PushHandled> | PushHandled;
 
-/** Outcome of authenticating a delivery. */
-export type Verification = { ok: true } | { ok: false; status: 401 | 403; reason: string };
+/** Outcome of authenticating a delivery; a refusal is answered 401 (an unconfigured provider never gets here). */
+export type Verification = { ok: true } | { ok: false; reason: string };
 
 /** What a verified payload means. */
 export type Interpretation =

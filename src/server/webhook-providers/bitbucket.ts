@@ -91,12 +91,11 @@ export const bitbucketProvider: WebhookProvider = {
       if (secret.length === 0) {
         return {
           ok: false,
-          status: 401,
           reason: 'X-Hub-Signature sent but no bitbucket secret is configured',
         };
       }
       const reason = checkHmacHeader(signature, 'X-Hub-Signature', secret, rawBody, true);
-      return reason === undefined ? { ok: true } : { ok: false, status: 401, reason };
+      return reason === undefined ? { ok: true } : { ok: false, reason };
     }
     const hookUuid = header(headers, 'x-hook-uuid');
     if (hookUuid !== undefined) {
@@ -105,13 +104,12 @@ export const bitbucketProvider: WebhookProvider = {
         ? { ok: true }
         : {
             ok: false,
-            status: 401,
-            reason: 'X-Hook-UUID is not one of the configured Bitbucket Cloud hooks',
+            reason:
+              'X-Hook-UUID does not match the configured Bitbucket Cloud hook (webhooks.bitbucket.hookUuid)',
           };
     }
     return {
       ok: false,
-      status: 401,
       reason: secret.length > 0 ? 'missing X-Hub-Signature header' : 'missing X-Hook-UUID header',
     };
   },

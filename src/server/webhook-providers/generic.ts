@@ -17,7 +17,7 @@ export const genericProvider: WebhookProvider = {
       rawBody,
       true,
     );
-    return reason === undefined ? { ok: true } : { ok: false, status: 401, reason };
+    return reason === undefined ? { ok: true } : { ok: false, reason };
   },
   deliveryId: (headers) => header(headers, 'x-rollgate-delivery'),
   eventName: () => 'push',

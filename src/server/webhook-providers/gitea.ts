@@ -21,7 +21,7 @@ export const giteaProvider: WebhookProvider = {
       rawBody,
       false,
     );
-    return reason === undefined ? { ok: true } : { ok: false, status: 401, reason };
+    return reason === undefined ? { ok: true } : { ok: false, reason };
   },
   deliveryId: (headers) => header(headers, 'x-forgejo-delivery') ?? header(headers, 'x-gitea-delivery'),
   eventName,

@@ -65,7 +65,7 @@ export const githubProvider: WebhookProvider = {
       rawBody,
       true,
     );
-    return reason === undefined ? { ok: true } : { ok: false, status: 401, reason };
+    return reason === undefined ? { ok: true } : { ok: false, reason };
   },
   deliveryId: (headers: IncomingHttpHeaders) => header(headers, 'x-github-delivery'),
   eventName: (headers: IncomingHttpHeaders) => header(headers, 'x-github-event'),

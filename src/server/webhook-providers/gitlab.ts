@@ -43,10 +43,10 @@ export const gitlabProvider: WebhookProvider = {
   isConfigured: (config) => (config.gitlab?.secret ?? '').length > 0,
   verify(headers, _rawBody, config) {
     const token = header(headers, 'x-gitlab-token');
-    if (token === undefined) return { ok: false, status: 401, reason: 'missing X-Gitlab-Token header' };
+    if (token === undefined) return { ok: false, reason: 'missing X-Gitlab-Token header' };
     return constantTimeEqual(token, config.gitlab?.secret ?? '')
       ? { ok: true }
-      : { ok: false, status: 401, reason: 'X-Gitlab-Token does not match the configured secret' };
+      : { ok: false, reason: 'X-Gitlab-Token does not match the configured secret' };
   },
   deliveryId: (headers) => header(headers, 'x-gitlab-event-uuid') ?? header(headers, 'x-gitlab-webhook-uuid'),
   eventName: (headers) => header(headers, 'x-gitlab-event'),
