@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { configMap, failure, replicaSet } from './support/conformance-cluster.ts';
 import { useConformanceCluster } from '../support/use-conformance-cluster.ts';
+import { recordWatch } from './support/watch-recorder.ts';
 
 const cluster = useConformanceCluster();
 
@@ -53,6 +54,11 @@ describe('garbage collection', () => {
 
   it('deletes dependents before the owner with propagationPolicy=Foreground', async () => {
     await ownerWithDependent('gc-fg');
+    const watch = await recordWatch(
+      cluster.kubeConfig,
+      `/api/v1/namespaces/${cluster.namespace}/configmaps`,
+      {},
+    );
     await cluster.core.deleteNamespacedConfigMap({
       name: 'gc-fg',
       namespace: cluster.namespace,
@@ -61,6 +67,14 @@ describe('garbage collection', () => {
     await cluster.eventually(async () =>
       (await exists('gc-fg')) || (await exists('gc-fg-dep')) ? undefined : true,
     );
+    const events = await watch.until((seen) =>
+      seen.some((e) => e.type === 'DELETED' && e.object.metadata?.name === 'gc-fg'),
+    );
+    watch.stop();
+    const deleted = events
+      .filter((e) => e.type === 'DELETED' && e.object.metadata?.name?.startsWith('gc-fg'))
+      .map((e) => e.object.metadata?.name);
+    expect(deleted).toEqual(['gc-fg-dep', 'gc-fg']);
   });
 
   it('deletes the pods of a deleted ReplicaSet', async () => {
