@@ -4,7 +4,6 @@ import type { Logger } from '../log/logger.ts';
 import type { ObservedState, RolloutAction, RolloutPlan } from '../rollout/index.ts';
 import { planRollout } from '../rollout/index.ts';
 import type { Rollout } from '../spec/rollout.ts';
-import { ReplicaRatioRouter } from '../traffic/replica-ratio-router.ts';
 import type { TrafficRouter } from '../traffic/traffic-router.ts';
 import { ActionExecutor, UnsafeActionError, type ExecutionReport } from './action-executor.ts';
 import { AnalysisRunBuildError, type AnalysisRunFactory } from './analysis-run-factory.ts';
@@ -46,7 +45,7 @@ export interface ReconcileDeps {
   clients: KubeClients;
   clock: Clock;
   logger: Logger;
-  /** Defaults to the replica-ratio router (Service selectors by pod-template hash). */
+  /** A traffic router; none by default (replica ratio: the planner's scale and selector writes are the split). */
   router?: TrafficRouter;
   /** Read → plan → act passes per call before handing back to the queue (default 10). */
   maxPasses?: number;
@@ -109,7 +108,7 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
     clients: deps.clients,
     logger,
     events: deps.events ?? new EventRecorder(deps.clients.core, deps.clock, logger),
-    router: deps.router ?? new ReplicaRatioRouter(deps.clients.core),
+    router: deps.router,
     analysisRuns: deps.analysisRuns,
   });
   const stats: ReconcileStats = { passes: 0, writes: 0, conflicts: 0, transientErrors: 0 };

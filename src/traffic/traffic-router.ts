@@ -1,4 +1,4 @@
-// The traffic-routing contract: how a canary's share of traffic is set and checked, whatever does the routing.
+// The traffic-routing contract: how a canary's share of traffic is set, whatever does the routing.
 
 /** What a router needs to send `canaryWeight` % of traffic to the canary and the rest to stable. */
 export interface TrafficWeightsInput {
@@ -14,26 +14,15 @@ export interface TrafficWeightsInput {
 }
 
 /**
- * A traffic router. `setWeights` must be idempotent (the same input twice changes nothing the second
- * time); `verify` says whether the last weights are in effect. Errors are thrown; the reconciler
- * records them and feeds them back to the planner, and they never block an abort.
+ * A traffic router (a mesh or an ingress). `setWeights` must be idempotent (the same input twice
+ * changes nothing the second time). Errors are thrown; the reconciler records them and feeds them
+ * back to the planner, and they never block an abort.
+ *
+ * Without a router (replica ratio, the only mode today) the weight is the replica split the planner
+ * already made, and the canaryService / stableService selectors are the planner's own
+ * `patchServiceSelector` actions, so there is nothing left for a router to do.
  */
 export interface TrafficRouter {
   readonly type: string;
   setWeights(input: TrafficWeightsInput): Promise<void>;
-  verify(input: TrafficWeightsInput): Promise<boolean>;
-}
-
-/** A router call failed; carries the router type and the rollout, and keeps the cause. */
-export class TrafficRouterError extends Error {
-  override readonly name = 'TrafficRouterError';
-  readonly code = 'traffic.router_failed';
-  constructor(
-    readonly router: string,
-    readonly rollout: { namespace: string; name: string },
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`traffic router ${router} for ${rollout.namespace}/${rollout.name}: ${message}`, options);
-  }
 }
