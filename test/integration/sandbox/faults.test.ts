@@ -1,5 +1,5 @@
 // Fault injection (conflicts, 5xx, latency, dropped watches), its admin endpoint, determinism and token auth.
-import { CoreV1Api } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { failure } from '../../conformance/support/conformance-cluster.ts';
@@ -111,6 +111,27 @@ describe('fault injection', () => {
     await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'cm' } } });
     const { code } = await failure(patchData(core, 'x'));
     expect(code).toBe(409);
+    // Every update request now conflicts, yet the controllers create pods and write status as usual.
+    const apps = sandbox.kubeConfig.makeApiClient(AppsV1Api);
+    await apps.createNamespacedReplicaSet({
+      namespace: 'default',
+      body: {
+        metadata: { name: 'web' },
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: { app: 'web' } },
+          template: {
+            metadata: { labels: { app: 'web' } },
+            spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] },
+          },
+        },
+      },
+    });
+    await sandbox.settle();
+    const pods = await core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=web' });
+    expect(pods.items).toHaveLength(2);
+    const rs = await apps.readNamespacedReplicaSet({ name: 'web', namespace: 'default' });
+    expect(rs.status).toMatchObject({ replicas: 2, observedGeneration: 1 });
   });
 });
 
