@@ -7,7 +7,8 @@ export {
   type DemoResult,
   type DemoScenarioResult,
 } from './run-demo.ts';
-export { findDemoRedis, redisAnswers, type DemoRedis } from './demo-redis.ts';
+export { findDemoRedis, type DemoRedis } from './demo-redis.ts';
+export { redisAnswers } from './redis-answers.ts';
 export { DemoRedisUnavailableError } from './demo-redis-unavailable-error.ts';
 export { DemoScenarioError } from './demo-scenario-error.ts';
 export { DemoGitError } from './demo-git-error.ts';

@@ -2,9 +2,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freeLoopbackPort } from '../../src/demo/free-loopback-port.ts';
 
 /** A /metrics endpoint serving gauges the test controls. */
 export interface TestExporter {
@@ -85,19 +85,6 @@ async function instantQuery(address: string, query: string): Promise<number[] | 
   }
 }
 
-/** A port free right now on 127.0.0.1 (Prometheus cannot listen on port 0 and report it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -127,7 +114,8 @@ export async function startPrometheus(
       '',
     ].join('\n'),
   );
-  const port = await freePort();
+  // Prometheus cannot listen on port 0 and report the port it got.
+  const port = await freeLoopbackPort();
   const address = `http://127.0.0.1:${port}`;
   let output = '';
   const child: ChildProcess = spawn(
