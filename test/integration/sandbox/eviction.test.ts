@@ -91,8 +91,6 @@ async function evict(
   });
 }
 
-/** The HTTP code and Status body of a call that must fail. */
-
 async function budgetStatus(name: string) {
   return (await policy.readNamespacedPodDisruptionBudget({ name, namespace: NS })).status;
 }
