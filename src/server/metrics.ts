@@ -23,9 +23,9 @@ export interface RollgateMetrics {
   readonly jobDurationSeconds: Histogram<'queue' | 'outcome'>;
   /** Duration of one reconcile pass of a rollout, in seconds, by result. */
   readonly reconcileDurationSeconds: Histogram<'result'>;
-  /** Reconcile passes that failed, by reason (error code). */
+  /** Reconcile jobs that stopped for a human to act (`reason`: `stalled`); retried errors are in jobsTotal. */
   readonly reconcileErrorsTotal: Counter<'reason'>;
-  /** Writes that hit a 409 Conflict and were re-planned, by object kind. */
+  /** Writes answered 409 (or 404) and re-planned, by the kind of object reconciled (`Rollout`). */
   readonly conflictsRetriedTotal: Counter<'kind'>;
   /** Webhook deliveries by provider and outcome. */
   readonly webhookDeliveriesTotal: Counter<'provider' | 'outcome'>;
@@ -107,13 +107,13 @@ export function createRollgateMetrics(options: { processMetrics?: boolean } = {}
     }),
     reconcileErrorsTotal: new Counter({
       name: 'rollgate_reconcile_errors_total',
-      help: 'Reconcile passes that failed, by reason.',
+      help: 'Reconcile jobs that stopped for a human to act, by reason.',
       labelNames: ['reason'] as const,
       registers: [registry],
     }),
     conflictsRetriedTotal: new Counter({
       name: 'rollgate_conflicts_retried_total',
-      help: 'Writes answered 409 Conflict that were re-read and re-planned, by object kind.',
+      help: 'Writes answered 409 Conflict (or 404) that were re-read and re-planned, by kind of object reconciled.',
       labelNames: ['kind'] as const,
       registers: [registry],
     }),
