@@ -39,12 +39,10 @@ export function parseDuration(value: string | number): number {
   const text = value.trim();
   if (text === '') throw new DurationError(value, 'is empty');
   if (INTEGER_SECONDS.test(text)) return Number(text) * 1000;
-  if (text === '0') return 0;
   if (text.startsWith('-')) throw new DurationError(value, 'must not be negative');
   const body = text.startsWith('+') ? text.slice(1) : text;
   let total = 0;
   let at = 0;
-  TERM.lastIndex = 0;
   while (at < body.length) {
     TERM.lastIndex = at;
     const match = TERM.exec(body);

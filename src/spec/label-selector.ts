@@ -31,11 +31,6 @@ export function selectorMismatches(
   return problems;
 }
 
-/** True when the labels satisfy every requirement of the selector. An empty selector matches everything. */
-export function selectorMatches(selector: LabelSelector, labels: Readonly<Record<string, string>>): boolean {
-  return selectorMismatches(selector, labels).length === 0;
-}
-
 /** True when the selector has no requirement at all (Kubernetes refuses such a selector on workloads). */
 export function isEmptySelector(selector: LabelSelector): boolean {
   return (
