@@ -282,6 +282,17 @@ const rows: Row[] = [
     wantMeasure: [],
   },
   {
+    name: 'a dry-run pattern matches whole names: "error" does not take "errors-5xx" out of the verdict',
+    given: aRun(aMetric('error'), aMetric('errors-5xx'))
+      .withSpec({ dryRun: [{ metricName: 'error' }] })
+      .measured('error', ['Failed'])
+      .measured('errors-5xx', ['Failed'])
+      .build(),
+    now: at(1),
+    wantPhase: 'Failed',
+    wantMeasure: [],
+  },
+  {
     name: 'a dry-run failure does not stop the other metrics',
     given: aRun(aMetric('dry'), aMetric('real', { interval: '10s', count: 3 }))
       .withSpec({ dryRun: [{ metricName: 'dry' }] })
