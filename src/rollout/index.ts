@@ -31,7 +31,7 @@ export {
 } from './rollout-action.ts';
 export type { RolloutPlan, PlannedRolloutStatus, ProgressWindow } from './rollout-plan.ts';
 export { podTemplateHash, canonicalJson } from './pod-template-hash.ts';
-export { planRollout, ROUTER_RETRY_MS } from './plan-rollout.ts';
+export { planRollout } from './plan-rollout.ts';
 export { planRestart, RESTART_RECHECK_MS, type RestartInput, type RestartPlan } from './plan-restart.ts';
 export {
   canaryReplicaCounts,
@@ -42,17 +42,9 @@ export {
   type ReplicaSetCount,
   type OtherReplicaSetCount,
 } from './canary-replica-counts.ts';
-export { setCondition, removeCondition, findCondition, CONDITION_TYPES } from './rollout-conditions.ts';
-export type { DesiredCondition, RolloutConditionType } from './rollout-conditions.ts';
-export { analysisRunName } from './plan-analysis.ts';
-export { replicaSetName } from './plan-revision.ts';
-export { CANARY_PAUSE_STEP, INCONCLUSIVE_ANALYSIS_RUN } from './plan-steps.ts';
+export { setCondition, removeCondition } from './rollout-conditions.ts';
+export type { DesiredCondition } from './rollout-conditions.ts';
+export { INCONCLUSIVE_ANALYSIS_RUN } from './plan-steps.ts';
 export { parseDeadline } from './plan-scale-down.ts';
 export { InvalidSpecError } from './invalid-spec-error.ts';
 export { InvalidAnnotationValueError } from './plan-scale-down.ts';
-export {
-  findPodFailures,
-  describePodFailures,
-  FAILING_WAITING_REASONS,
-  type PodFailure,
-} from './failing-pods.ts';

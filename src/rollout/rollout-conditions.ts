@@ -70,11 +70,3 @@ export function removeCondition(
 ): RolloutCondition[] {
   return sorted((conditions ?? []).filter((condition) => condition.type !== type));
 }
-
-/** The condition of `type`, if present. */
-export function findCondition(
-  conditions: readonly RolloutCondition[] | undefined,
-  type: RolloutConditionType,
-): RolloutCondition | undefined {
-  return conditions?.find((condition) => condition.type === type);
-}
