@@ -9,18 +9,13 @@ import { silentLogger } from '../src/log/logger.ts';
 import { startSandbox } from '../src/sandbox/index.ts';
 import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../src/spec/api-version.ts';
 import { rollgateCrds } from '../src/spec/crds.ts';
+import type { BenchResult } from './run.ts';
+import { median } from './stats.ts';
 
 const CALLS = 200;
 const group = { group: ROLLGATE_API_GROUP, version: 'v1alpha1', namespace: 'default' };
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
-
-export async function run(): Promise<
-  Array<{ name: string; value: number; unit: string; goal?: string; notes?: string }>
-> {
+export async function run(): Promise<BenchResult[]> {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const sandbox = await startSandbox({ clock });
   try {

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { serveGitRepositories } from '../src/git/smart-http-server.ts';
 import { GitSource } from '../src/git/source.ts';
 import { createBareRepository, git, gitEnv, makeTempDir } from '../test/support/git-fixtures.ts';
+import type { BenchResult } from './run.ts';
+import { median } from './stats.ts';
 
 const DIRS = 100;
 const FILES_PER_DIR = 100;
@@ -65,15 +67,8 @@ function importStream(): string {
   return out.join('\n');
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
-
 /** Runs the benchmark; see docs/sources.md for what the numbers mean. */
-export async function run(): Promise<
-  Array<{ name: string; value: number; unit: string; goal?: string; notes?: string }>
-> {
+export async function run(): Promise<BenchResult[]> {
   const tmp = makeTempDir('rollgate-bench-diff-');
   const root = join(tmp.path, 'repos');
   const bare = createBareRepository(root, 'big');

@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import { GitSource } from '../src/git/source.ts';
 import { serveGitRepositoriesInChild } from './git-server-process.ts';
+import type { BenchResult } from './run.ts';
 import {
   configMapYaml,
   createBareRepository,
@@ -12,9 +13,7 @@ import {
 const POLLS = 200;
 
 /** Runs the benchmark; see docs/sources.md for what the numbers mean. */
-export async function run(): Promise<
-  Array<{ name: string; value: number; unit: string; goal?: string; notes?: string }>
-> {
+export async function run(): Promise<BenchResult[]> {
   const tmp = makeTempDir('rollgate-bench-poll-');
   const root = join(tmp.path, 'repos');
   const bare = createBareRepository(root, 'apps');

@@ -8,19 +8,9 @@ import { rolloutYaml, startPipeline } from '../test/integration/pipeline/pipelin
 import { serveGitRepositoriesInChild } from './git-server-process.ts';
 import { redisForBench } from './private-redis.ts';
 import type { BenchResult } from './run.ts';
+import { median, percentile } from './stats.ts';
 
 const PUSHES = 20;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
-
-function median(values: number[]): number {
-  return percentile(
-    [...values].sort((a, b) => a - b),
-    50,
-  );
-}
 
 /** The newest finished job of `queue` created at or after `since` (epoch ms). */
 async function jobSince(queue: Queue, since: number): Promise<Job | undefined> {
@@ -81,7 +71,6 @@ async function measure(
         result.stages.sync.push(sync.finishedOn - sync.processedOn);
       }
     }
-    result.latencies.sort((a, b) => a - b);
     return result;
   } finally {
     await pipeline.stop();

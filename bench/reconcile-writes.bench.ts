@@ -4,10 +4,9 @@ import {
   isFullyPromoted,
   testRollout,
 } from '../test/integration/reconcile/reconcile-harness.ts';
+import type { BenchResult } from './run.ts';
 
-export async function run(): Promise<
-  Array<{ name: string; value: number; unit: string; goal?: string; notes?: string }>
-> {
+export async function run(): Promise<BenchResult[]> {
   const harness = await ReconcileHarness.start();
   try {
     const key = await harness.createRollout(

@@ -2,14 +2,8 @@
 import { AppsV1Api, CoreV1Api, Watch } from '@kubernetes/client-node';
 import { ManualClock } from '../src/clock/clock.ts';
 import { startSandbox } from '../src/sandbox/index.ts';
-
-interface BenchResult {
-  name: string;
-  value: number;
-  unit: string;
-  goal?: string;
-  notes?: string;
-}
+import type { BenchResult } from './run.ts';
+import { median } from './stats.ts';
 
 export async function run(): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
@@ -117,10 +111,9 @@ export async function run(): Promise<BenchResult[]> {
       await arrived;
     }
     controller.abort();
-    const sorted = latencies.slice(1).sort((a, b) => a - b);
     results.push({
       name: 'sandbox: write → watch event (p50)',
-      value: sorted[Math.floor(sorted.length / 2)] ?? 0,
+      value: median(latencies.slice(1)),
       unit: 'ms',
       notes: 'includes the write round trip',
     });

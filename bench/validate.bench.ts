@@ -2,6 +2,8 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { parseManifests } from '../src/spec/manifest.ts';
 import { validateManifests } from '../src/spec/validate.ts';
+import type { BenchResult } from './run.ts';
+import { median } from './stats.ts';
 
 function rollout(i: number): string {
   return `apiVersion: argoproj.io/v1alpha1
@@ -79,14 +81,7 @@ function cpuMs(usage: NodeJS.CpuUsage): number {
   return (usage.user + usage.system) / 1000;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
-
-export async function run(): Promise<
-  Array<{ name: string; value: number; unit: string; goal?: string; notes?: string }>
-> {
+export async function run(): Promise<BenchResult[]> {
   const files = corpus();
   // Warm up the JIT and zod's compiled schemas once, as a long-running process would be.
   const warm = validateManifests(files);

@@ -1,5 +1,5 @@
 // Benchmark: webhook delivery → poll enqueued / poll started, and how a burst of pushes coalesces.
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { redisForBench } from './private-redis.ts';
 import { PollQueue } from '../src/queue/poll-queue.ts';
@@ -8,6 +8,9 @@ import { startWorker } from '../src/queue/start-worker.ts';
 import { startHttpServer } from '../src/server/http-server.ts';
 import { createRollgateMetrics } from '../src/server/metrics.ts';
 import { createPushRouter } from '../src/server/push-router.ts';
+import { hmacSha256Hex } from '../src/server/signature.ts';
+import type { BenchResult } from './run.ts';
+import { percentile } from './stats.ts';
 
 const SECRET = 'bench-secret';
 const REPO = 'https://github.example/acme/apps.git';
@@ -24,19 +27,12 @@ function githubPush(): { headers: Record<string, string>; body: string } {
       'content-type': 'application/json',
       'x-github-event': 'push',
       'x-github-delivery': randomUUID(),
-      'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
+      'x-hub-signature-256': `sha256=${hmacSha256Hex(SECRET, Buffer.from(body))}`,
     },
   };
 }
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-}
-
-export async function run(): Promise<
-  Array<{ name: string; value: number; unit: string; goal?: string; notes?: string }>
-> {
+export async function run(): Promise<BenchResult[]> {
   const redis = await redisForBench();
   const connection = createRedisConnection(redis.url);
   const prefix = `bench-${randomUUID().slice(0, 8)}`;
