@@ -55,16 +55,6 @@ export class RolloutBuilder {
     return this;
   }
 
-  paused(paused = true): this {
-    this.rollout.spec.paused = paused;
-    return this;
-  }
-
-  withGeneration(generation: number): this {
-    this.rollout.metadata.generation = generation;
-    return this;
-  }
-
   /** Status as the planner left it: stable `stableImage`, canary = current image at step `index`. */
   atStep(index: number, stableImage = 'app:1'): this {
     this.withStatus({
