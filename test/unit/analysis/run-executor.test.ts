@@ -161,6 +161,33 @@ describe('reconcileAnalysisRun', () => {
     expect(outcome.status.metricResults?.[0]?.measurements?.[0]?.message).toBe('GET [redacted] failed');
   });
 
+  it('cuts a stored value at 4 KiB', async () => {
+    const clock = new ManualClock();
+    const huge: MetricProvider = {
+      type: 'prometheus',
+      measure: () => Promise.resolve({ value: [0.99], raw: 'x'.repeat(10_000) }),
+    };
+    const outcome = await reconcileAnalysisRun(aRun([promMetric()]), {
+      providers: createMetricProviderRegistry([huge]),
+      now: clock.now(),
+    });
+    expect(outcome.status.metricResults?.[0]?.measurements?.[0]?.value).toBe(`${'x'.repeat(4096)}…`);
+  });
+
+  it('checks a measurement still in flight with no resume time again after 1 s, not in a tight loop', async () => {
+    const clock = new ManualClock();
+    const pending: MetricProvider = {
+      type: 'prometheus',
+      measure: () => Promise.resolve({ value: null, phase: 'Running' }),
+    };
+    const outcome = await reconcileAnalysisRun(aRun([promMetric()]), {
+      providers: createMetricProviderRegistry([pending]),
+      now: clock.now(),
+    });
+    expect(outcome.status.phase).toBe('Running');
+    expect(outcome.requeueAfterMs).toBe(1_000);
+  });
+
   it('measures several metrics in one pass and wakes for the soonest', async () => {
     const clock = new ManualClock();
     const a = scripted([[1]]);
