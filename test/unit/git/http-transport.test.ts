@@ -154,6 +154,25 @@ describe('GitHttpTransport', () => {
     expect(server.seen).toHaveLength(4);
   });
 
+  it('replays the remembered challenge to a known-tip fetch without credentials, then answers it from memory', async () => {
+    const server = new FakeServer();
+    server.requireAuth = true;
+    const transport = new GitHttpTransport(new ManualClock(), server);
+    // A ref check met the challenge; a fetch with credentials saw the repository's v1 advertisement.
+    expect((await discover(transport)).statusCode).toBe(401);
+    server.advert = V1_ADVERT;
+    await fetchAdvert(transport, { Authorization: 'Basic good' });
+    expect(server.seen).toHaveLength(2);
+
+    const known = transport.withKnownTip('refs/heads/main', TIP);
+    expect((await fetchAdvert(known)).statusCode).toBe(401);
+    const answer = await fetchAdvert(known, { Authorization: 'Basic good' });
+    expect(await text(answer)).toBe(
+      new TextDecoder().decode(knownTipAdvert('refs/heads/main', TIP, 'side-band\n')),
+    );
+    expect(server.seen).toHaveLength(2);
+  });
+
   it('keeps answers for different credentials apart', async () => {
     const server = new FakeServer();
     const transport = new GitHttpTransport(new ManualClock(), server);
