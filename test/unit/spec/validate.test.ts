@@ -387,6 +387,102 @@ describe('malformed AnalysisTemplates', () => {
   });
 });
 
+describe('semantic checks the schema cannot express', () => {
+  it.each<[string, string, string[]]>([
+    [
+      'a name that is not a DNS subdomain',
+      ROLLOUT_YAML.replace('  name: web\n', '  name: Web_1\n'),
+      ['4:3 metadata.name: must be a DNS subdomain (lowercase letters, digits, "-" and "."), got "Web_1"'],
+    ],
+    [
+      'two containers of one name',
+      ROLLOUT_YAML.replace(
+        '            limits: {cpu: "1", memory: 128Mi}\n',
+        '            limits: {cpu: "1", memory: 128Mi}\n        - name: web\n          image: sidecar:1\n',
+      ),
+      ['22:11 spec.template.spec.containers[1].name: duplicate container name "web" (also containers[0])'],
+    ],
+    [
+      'minReadySeconds above the default progress deadline',
+      ROLLOUT_YAML.replace('  replicas: 3\n', '  replicas: 3\n  minReadySeconds: 700\n'),
+      ['8:3 spec.minReadySeconds: progressDeadlineSeconds (600) must be greater than minReadySeconds (700)'],
+    ],
+    [
+      'a restartAt that is not a time',
+      ROLLOUT_YAML.replace('  replicas: 3\n', '  replicas: 3\n  restartAt: tomorrow\n'),
+      ['8:3 spec.restartAt: must be an RFC 3339 time, got "tomorrow"'],
+    ],
+    [
+      'one Service as both canary and stable',
+      ROLLOUT_YAML.replace(
+        '    canary:\n',
+        '    canary:\n      canaryService: web\n      stableService: web\n',
+      ),
+      ['24:7 spec.strategy.canary.canaryService: must differ from stableService (both are "web")'],
+    ],
+    [
+      'a maxSurge that is neither a count nor a percentage',
+      ROLLOUT_YAML.replace('    canary:\n', '    canary:\n      maxSurge: lots\n'),
+      ['24:7 spec.strategy.canary.maxSurge: must be an integer or a percentage like "25%", got "lots"'],
+    ],
+    [
+      'dynamicStableScale without a router and with scaleDownDelaySeconds',
+      ROLLOUT_YAML.replace(
+        '    canary:\n',
+        '    canary:\n      dynamicStableScale: true\n      scaleDownDelaySeconds: 30\n',
+      ),
+      [
+        '24:7 spec.strategy.canary.dynamicStableScale: requires strategy.canary.trafficRouting',
+        '24:7 spec.strategy.canary.dynamicStableScale: cannot be used together with scaleDownDelaySeconds',
+      ],
+    ],
+    [
+      'a background analysis starting after the last step',
+      `${ROLLOUT_YAML.replace(
+        '    canary:\n',
+        '    canary:\n      analysis:\n        templates: [{templateName: success-rate}]\n        startingStep: 9\n',
+      )}---\n${TEMPLATE}`,
+      ['26:9 spec.strategy.canary.analysis.startingStep: must be at most the number of steps (4), got 9'],
+    ],
+    [
+      'an analysis step without templates',
+      ROLLOUT_YAML.replace('- pause: {}', '- analysis: {templates: []}'),
+      ['28:22 spec.strategy.canary.steps[3].analysis.templates: must list at least one template'],
+    ],
+    [
+      'a setCanaryScale with two sizes and no router',
+      ROLLOUT_YAML.replace('- pause: {}', '- setCanaryScale: {replicas: 1, weight: 10}'),
+      [
+        '28:11 spec.strategy.canary.steps[3].setCanaryScale: must set only one of replicas, weight, matchTrafficWeight, got replicas and weight',
+        "28:11 spec.strategy.canary.steps[3].setCanaryScale: requires strategy.canary.trafficRouting (without a router the canary's share is its replica count)",
+      ],
+    ],
+    [
+      'two metrics of one name',
+      `${TEMPLATE}    - name: success\n      provider:\n        web: {url: "http://x"}\n`,
+      ['19:7 spec.metrics[1].name: duplicate metric name "success" (also metrics[0])'],
+    ],
+    [
+      'a metric with two providers',
+      TEMPLATE.replace('        prometheus:\n', '        web: {url: "http://x"}\n        prometheus:\n'),
+      ['15:7 spec.metrics[0].provider: must set only one provider, got prometheus and web'],
+    ],
+    [
+      'an argument declared twice, the second with both value and valueFrom',
+      TEMPLATE.replace(
+        '    - name: service\n',
+        '    - name: service\n    - name: service\n      value: a\n      valueFrom: {fieldRef: {fieldPath: metadata.name}}\n',
+      ),
+      [
+        '9:7 spec.args[1].name: duplicate argument "service" (also args[0])',
+        '9:7 spec.args[1]: must set only one of value and valueFrom',
+      ],
+    ],
+  ])('%s', (_name, text, wantErrors) => {
+    expect(check(text).errors).toEqual(wantErrors);
+  });
+});
+
 describe('validateObject', () => {
   it('validates one object without cross-object checks', () => {
     const obj = parseManifests(
