@@ -212,17 +212,22 @@ describe('F3: old ReplicaSets are always scaled down', () => {
     world.setImage('app:2');
     const plans = runUntil(world, (w) => w.rollout.status?.stableRS === hashOf('app:2'));
     const completedAt = world.now;
-    const annotated = plans
-      .flatMap((p) => p.actions)
-      .filter(
-        (a) => a.kind === 'scaleReplicaSet' && a.annotations?.[SCALE_DOWN_DEADLINE_ANNOTATION] !== undefined,
-      );
-    for (const action of annotated) {
-      if (action.kind === 'scaleReplicaSet')
-        expect(action.annotations?.[SCALE_DOWN_DEADLINE_ANNOTATION]).not.toBe('');
-    }
+    // The completing pass keeps the old stable's pods and dates their end in the same write.
+    const oldStable = `web-${hashOf('app:1')}`;
+    expect(plans.at(-1)?.actions).toContainEqual(
+      expect.objectContaining({
+        kind: 'scaleReplicaSet',
+        name: oldStable,
+        replicas: replicasOf(world, 'app:1'),
+        annotations: { [SCALE_DOWN_DEADLINE_ANNOTATION]: new Date(completedAt + 5_000).toISOString() },
+      }),
+    );
+    expect(replicasOf(world, 'app:1')).toBeGreaterThan(0);
     runUntil(world, (w) => (replicasOf(w, 'app:1') ?? 0) === 0, 20_000);
+    // Not before the deadline, and soon after it; a dated scale-down is never "repaired".
+    expect(world.now - completedAt).toBeGreaterThanOrEqual(5_000);
     expect(world.now - completedAt).toBeLessThanOrEqual(6_000);
+    expect(world.events.map((e) => e.reason)).not.toContain('ScaleDownDeadlineRepaired');
     for (const value of world.deadlineAnnotations()) expect(value).not.toBe('');
   });
 
