@@ -1,5 +1,4 @@
 // Benchmark: what measuring AnalysisRuns adds to a reconcile job (sandbox API, fake provider), idle and with a running run.
-import { KubeConfig } from '@kubernetes/client-node';
 import { createMetricProviderRegistry } from '../src/analysis/providers/metric-provider.ts';
 import { ManualClock } from '../src/clock/clock.ts';
 import { reconcileAnalysisRuns } from '../src/kube/analysis-run-reconciler.ts';
@@ -19,14 +18,7 @@ export async function run(): Promise<BenchResult[]> {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const sandbox = await startSandbox({ clock });
   try {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromOptions({
-      clusters: [{ name: 's', server: sandbox.url, skipTLSVerify: true }],
-      users: [{ name: 's' }],
-      contexts: [{ name: 's', cluster: 's', user: 's', namespace: 'default' }],
-      currentContext: 's',
-    });
-    const clients = createKubeClients(kubeConfig);
+    const clients = createKubeClients(sandbox.kubeConfig);
     await installCrds(clients, rollgateCrds());
     const rollout = (await clients.custom.createNamespacedCustomObject({
       ...group,
