@@ -454,6 +454,7 @@ describe('planAnalysisRun', () => {
       .build();
     const plan = planAnalysisRun(run, at(3));
     expect(plan.status.phase).toBe('Successful');
+    expect(plan.status.message).toBe('Run Terminated');
     expect(plan.terminate).toEqual(['job']);
     const last = plan.status.metricResults?.[0]?.measurements?.at(-1);
     expect(last).toMatchObject({

@@ -356,6 +356,11 @@ describe('analysis template references', () => {
       `  namespace: apps\n  annotations:\n    ${EXPECT_IN_CLUSTER_ANNOTATION}: "success-rate, other"\n`,
     );
     expect(check(annotated).errors).toEqual([]);
+    const everything = withAnalysis.replace(
+      '  namespace: apps\n',
+      `  namespace: apps\n  annotations:\n    ${EXPECT_IN_CLUSTER_ANNOTATION}: "*"\n`,
+    );
+    expect(check(everything).errors).toEqual([]);
   });
 
   it('clusterScope references look for a ClusterAnalysisTemplate', () => {
