@@ -52,7 +52,7 @@ function pktLine(text: string): string {
  * The capability list of a protocol v1 upload-pack advertisement (what follows the NUL of its first ref
  * line, newline included), or undefined when the body is not one.
  */
-export function v1AdvertCapabilities(body: Uint8Array): string | undefined {
+function v1AdvertCapabilities(body: Uint8Array): string | undefined {
   const text = Buffer.from(body).toString('latin1');
   let at = 0;
   const lines: string[] = [];
@@ -105,13 +105,9 @@ export class GitHttpTransport implements HttpClient {
     return this.sent;
   }
 
-  /** Forgets every remembered advertisement. */
-  forget(repositoryUrl?: string): void {
-    if (repositoryUrl === undefined) {
-      this.remembered.clear();
-      return;
-    }
-    const prefix = `${repositoryOf(repositoryUrl)} `;
+  /** Forgets everything remembered for the repository of `url` (something went wrong with it). */
+  private forget(url: string): void {
+    const prefix = `${repositoryOf(url)} `;
     for (const key of this.remembered.keys()) if (key.startsWith(prefix)) this.remembered.delete(key);
     for (const key of this.v1Capabilities.keys()) if (key.startsWith(prefix)) this.v1Capabilities.delete(key);
   }
