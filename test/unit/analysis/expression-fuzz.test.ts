@@ -4,17 +4,8 @@ import { compileExpression } from '../../../src/analysis/expression/compile-expr
 import { ExpressionEvaluationError } from '../../../src/analysis/expression/expression-evaluation-error.ts';
 import { ExpressionLimitError } from '../../../src/analysis/expression/expression-limit-error.ts';
 import { ExpressionSyntaxError } from '../../../src/analysis/expression/expression-syntax-error.ts';
-
-// A small seeded generator (mulberry32) so failures reproduce.
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// mulberry32, seeded, so a failing case reproduces.
+import { SeededRandom } from '../../../src/sandbox/random/seeded-random.ts';
 
 const PIECES = [
   'result',
@@ -101,7 +92,8 @@ const OWN_ERRORS = [ExpressionSyntaxError, ExpressionEvaluationError, Expression
 
 describe('expression fuzz', () => {
   it('compiles or refuses 1500 random token sequences, and evaluates the compiled ones, with typed errors only', () => {
-    const next = random(42);
+    const random = new SeededRandom(42);
+    const next = (): number => random.next();
     let compiled = 0;
     for (let i = 0; i < 1500; i++) {
       const length = 1 + Math.floor(next() * 12);
@@ -135,7 +127,8 @@ describe('expression fuzz', () => {
   });
 
   it('evaluates 1500 random well-formed expressions over odd values with typed errors only', () => {
-    const next = random(7);
+    const random = new SeededRandom(7);
+    const next = (): number => random.next();
     const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T;
     const ATOMS = [
       'result',

@@ -3,18 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { isCompletedPhase } from '../../../src/analysis/analysis-phase.ts';
 import { planAnalysisRun } from '../../../src/analysis/plan-analysis-run.ts';
 import { recordMeasurement } from '../../../src/analysis/record-measurement.ts';
+// mulberry32, seeded, so a failing case reproduces.
+import { SeededRandom } from '../../../src/sandbox/random/seeded-random.ts';
 import type { AnalysisRun, Measurement, Metric } from '../../../src/spec/analysis.ts';
 import { T0 } from './analysis-run-builder.ts';
-
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PHASES: Array<Measurement['phase']> = [
   'Successful',
@@ -27,7 +19,8 @@ const PHASES: Array<Measurement['phase']> = [
 
 describe('planAnalysisRun under random runs', () => {
   it('300 random runs: finite, never stalled, limits respected, final phases stick', () => {
-    const next = random(2026);
+    const random = new SeededRandom(2026);
+    const next = (): number => random.next();
     const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T;
     for (let trial = 0; trial < 300; trial++) {
       const metrics: Metric[] = Array.from({ length: 1 + Math.floor(next() * 3) }, (_, i) => ({
