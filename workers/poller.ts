@@ -5,27 +5,24 @@ import { GitSource } from '../src/git/source.ts';
 import { EventRecorder } from '../src/kube/event-recorder.ts';
 import { RedisObservedHeads } from '../src/queue/observed-heads.ts';
 import { enqueueEverything, openRollgateQueues, type RollgateQueues } from '../src/queue/rollgate-queues.ts';
+import type { JobOutcome } from '../src/queue/job-outcome.ts';
 import { startWorker, type RunningWorker } from '../src/queue/start-worker.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../src/server/metrics.ts';
 import { parseDuration } from '../src/spec/duration.ts';
 import { ObjectApplier } from '../src/sync/object-applier.ts';
 import { ConfigMapSourceStateStore } from '../src/sync/source-state-store.ts';
-import {
-  checkDrift,
-  checkSource,
-  syncSource,
-  type SourceStateStore,
-  type SourceSyncDeps,
-} from '../src/sync/source-sync.ts';
+import { checkDrift, checkSource, syncSource, type SourceSyncDeps } from '../src/sync/source-sync.ts';
 import type { Runtime } from './runtime.ts';
+
+/** A configured source with what its poll and sync jobs use (built once: caches live between jobs). */
+interface PolledSource {
+  config: SourceConfig;
+  git: GitSource;
+  deps: SourceSyncDeps & { selfHeal: boolean };
+}
 
 export interface RunningPoller {
   queues: RollgateQueues;
-  sources: Map<
-    string,
-    { config: SourceConfig; git: GitSource; deps: SourceSyncDeps & { selfHeal: boolean } }
-  >;
-  state: SourceStateStore;
   /** Recreates the poll schedulers and polls every source once (start, Redis emptied). */
   enqueueAll(): Promise<void>;
   stop(options?: { force?: boolean }): Promise<void>;
@@ -33,8 +30,6 @@ export interface RunningPoller {
 
 export interface PollerOptions {
   metrics?: RollgateMetrics;
-  /** Where sources' state lives; defaults to the ConfigMap in kubernetes.stateNamespace. */
-  state?: SourceStateStore;
   /** Drift checks run at most this often per source (default: 5 minutes or the poll interval, whichever is longer). */
   driftCheckEveryMs?: number;
 }
@@ -64,8 +59,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     prefix: config.redis.prefix,
     webhookCoalesceMs: config.git.webhookCoalesceMs,
   });
-  const state =
-    options.state ?? new ConfigMapSourceStateStore(runtime.kube.clients, config.kubernetes.stateNamespace);
+  const state = new ConfigMapSourceStateStore(runtime.kube.clients, config.kubernetes.stateNamespace);
   const events = new EventRecorder(runtime.kube.clients.core, clock, log);
   const cacheDir = isAbsolute(config.git.cacheDir)
     ? config.git.cacheDir
@@ -75,10 +69,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   const withSourceLock = keyedLock();
   const lastDriftCheck = new Map<string, number>();
 
-  const sources = new Map<
-    string,
-    { config: SourceConfig; git: GitSource; deps: SourceSyncDeps & { selfHeal: boolean } }
-  >();
+  const sources = new Map<string, PolledSource>();
   for (const source of config.sources) {
     const auth = resolveSourceAuth(source);
     const git = new GitSource(
@@ -111,18 +102,17 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     sources.set(source.name, { config: source, git, deps });
   }
 
-  const depsFor = (name: string): SourceSyncDeps & { selfHeal: boolean } => {
-    const entry = sources.get(name);
-    if (!entry) throw new Error(`unknown source ${name}`);
-    return entry.deps;
-  };
+  const notConfigured = (source: string): JobOutcome => ({
+    kind: 'stalled',
+    reason: `source ${source} is not configured here`,
+  });
 
   const pollWorker: RunningWorker = startWorker(
     'poll',
     async (payload) => {
-      if (!sources.has(payload.source))
-        return { kind: 'stalled', reason: `source ${payload.source} is not configured here` };
-      const deps = depsFor(payload.source);
+      const entry = sources.get(payload.source);
+      if (!entry) return notConfigured(payload.source);
+      const { deps } = entry;
       try {
         const check = await checkSource(deps);
         metrics.pollsTotal.inc({ source: payload.source, result: check.changed ? 'changed' : 'unchanged' });
@@ -136,7 +126,6 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
           });
           return { kind: 'done' };
         }
-        const entry = sources.get(payload.source)!;
         const every = options.driftCheckEveryMs ?? Math.max(300_000, parseDuration(entry.config.interval));
         const last = lastDriftCheck.get(payload.source) ?? 0;
         if (clock.now().getTime() - last >= every) {
@@ -173,9 +162,9 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   const syncWorker: RunningWorker = startWorker(
     'sync',
     async (payload) => {
-      if (!sources.has(payload.source))
-        return { kind: 'stalled', reason: `source ${payload.source} is not configured here` };
-      const report = await withSourceLock(payload.source, () => syncSource(depsFor(payload.source)));
+      const entry = sources.get(payload.source);
+      if (!entry) return notConfigured(payload.source);
+      const report = await withSourceLock(payload.source, () => syncSource(entry.deps));
       metrics.gitFetchDurationSeconds.observe({ source: payload.source }, report.fetchSeconds);
       metrics.diffObjects.observe({ source: payload.source }, report.applied.length + report.removed.length);
       return { kind: 'done' };
@@ -198,8 +187,6 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
 
   return {
     queues,
-    sources,
-    state,
     enqueueAll,
     async stop(stopOptions) {
       await Promise.all([pollWorker.stop(stopOptions), syncWorker.stop(stopOptions)]);
