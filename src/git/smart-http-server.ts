@@ -77,7 +77,7 @@ function parseCgiHead(text: string): CgiHead {
   return head;
 }
 
-/** Index just past the blank line ending the CGI headers, and where the headers end; -1 if not yet seen. */
+/** Where the CGI headers end and the body starts (past the blank line); undefined until the blank line arrived. */
 function findHeadEnd(buffer: Buffer): { headEnd: number; bodyStart: number } | undefined {
   const crlf = buffer.indexOf('\r\n\r\n');
   const lf = buffer.indexOf('\n\n');

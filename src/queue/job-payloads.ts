@@ -36,10 +36,10 @@ export const syncObjectSchema = z.object({
 export type SyncObject = z.infer<typeof syncObjectSchema>;
 
 /**
- * A sync job: apply (or prune) objects of one source at one commit. The objects are references;
- * the sync worker reads their content from Git, so payloads stay small. `commit` is the head the
- * poll saw; the sync moves to the newest head recorded when it starts, which may be later (see
- * docs/sync.md). The shape is version 1 and may grow fields (the sync module owns its meaning).
+ * A sync job: bring one source's objects in the cluster to its newest commit. Only `source` is read:
+ * the sync moves to the newest head a poll recorded when it starts and diffs for itself (see
+ * docs/sync.md). `commit` (the head the poll saw) and `previousCommit` are there for whoever inspects
+ * the queue; `objects` is sent empty. The shape is version 1 and may grow fields.
  */
 export const syncPayloadSchema = z.object({
   v: z.literal(1),
