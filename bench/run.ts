@@ -4,6 +4,7 @@ import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { format, resolveConfig } from 'prettier';
 
 export interface BenchResult {
   name: string;
@@ -54,6 +55,9 @@ const header =
   '# Benchmarks\n\nProduced by `npm run bench` (bench/*.bench.ts). Newest run first; older runs are kept below it.\n';
 const previous = existsSync(target) ? readFileSync(target, 'utf8').replace(header, '') : '';
 const run = `\n## ${date} — ${machine}\n\n${sections.join('\n')}`;
-if (only.length === 0) writeFileSync(target, `${header}${run}${previous}`);
+// Formatted as `npm run format` would (aligned tables), so the file passes `npm run format:check`.
+const formatted = async (markdown: string): Promise<string> =>
+  format(markdown, { ...(await resolveConfig(target)), filepath: target });
+if (only.length === 0) writeFileSync(target, await formatted(`${header}${run}${previous}`));
 else console.log('(partial run: docs/BENCHMARKS.md not rewritten)');
 process.exitCode = failed ? 1 : 0;
