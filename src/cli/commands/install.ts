@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { connectKube } from '../../kube/client.ts';
 import { installCrds } from '../../kube/install-crds.ts';
 import { rollgateCrds } from '../../spec/crds.ts';
+import { KUBECONFIG_FLAG, KUBECONFIG_HELP, type KubeFlags } from '../kube-flags.ts';
 
 export function registerInstallCommand(program: Command): void {
   program
@@ -10,8 +11,8 @@ export function registerInstallCommand(program: Command): void {
     .description(
       "install or upgrade Rollgate's CustomResourceDefinitions (server-side apply; safe to repeat)",
     )
-    .option('--kubeconfig <file>', 'kubeconfig file (default: KUBECONFIG, ~/.kube/config, in-cluster)')
-    .action(async (options: { kubeconfig?: string }) => {
+    .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
+    .action(async (options: KubeFlags) => {
       const { clients } = connectKube(options);
       const results = await installCrds(clients, rollgateCrds());
       for (const { name, result } of results)

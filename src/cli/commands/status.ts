@@ -4,15 +4,20 @@ import { systemClock } from '../../clock/clock.ts';
 import { connectKube, type KubeClients } from '../../kube/client.ts';
 import { formatRolloutView, readRolloutView, type RolloutView } from '../../kube/rollout-view.ts';
 import type { RolloutKey } from '../../kube/observed-state-reader.ts';
+import {
+  KUBECONFIG_FLAG,
+  KUBECONFIG_HELP,
+  NAMESPACE_FLAG,
+  NAMESPACE_HELP,
+  type KubeFlags,
+} from '../kube-flags.ts';
 
 /** How often --watch re-reads the rollout. */
 const WATCH_INTERVAL_MS = 2_000;
 
-interface StatusOptions {
-  namespace?: string;
+interface StatusOptions extends KubeFlags {
   output: 'text' | 'json';
   watch?: boolean;
-  kubeconfig?: string;
 }
 
 function render(view: RolloutView, output: 'text' | 'json'): string {
@@ -51,10 +56,10 @@ export function registerStatusCommand(program: Command): void {
       'show a rollout: steps (current marked), weights, ReplicaSets, failing pods, pauses, analysis',
     )
     .argument('<name>', 'rollout name')
-    .option('-n, --namespace <ns>', 'namespace (default: the context namespace)')
+    .option(NAMESPACE_FLAG, NAMESPACE_HELP)
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('-w, --watch', 'keep printing the status whenever it changes (Ctrl-C to stop)')
-    .option('--kubeconfig <file>', 'kubeconfig file (default: KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
     .action(async (name: string, options: StatusOptions) => {
       const { clients, namespace } = connectKube(options);
       const key = { namespace, name };

@@ -1,0 +1,36 @@
+// What every one-rollout verb shares (abort, pause, promote, restart, resume, retry): a rollout name,
+// -n and --kubeconfig, one call into kube/rollout-commands, and its summary on stdout.
+import type { Command } from 'commander';
+import { connectKube, type KubeClients } from '../../kube/client.ts';
+import type { RolloutKey } from '../../kube/observed-state-reader.ts';
+import type { RolloutCommandResult } from '../../kube/rollout-commands.ts';
+import {
+  KUBECONFIG_FLAG,
+  KUBECONFIG_HELP,
+  NAMESPACE_FLAG,
+  NAMESPACE_HELP,
+  type KubeFlags,
+} from '../kube-flags.ts';
+
+export interface RolloutVerb<F extends KubeFlags> {
+  name: string;
+  description: string;
+  /** Adds the verb's own flags (shown between -n and --kubeconfig). */
+  flags?: (command: Command) => void;
+  act: (clients: KubeClients, key: RolloutKey, flags: F) => Promise<RolloutCommandResult>;
+}
+
+/** Registers `rollgate <verb> NAME [-n NS] [--kubeconfig FILE]`. */
+export function registerRolloutVerb<F extends KubeFlags>(program: Command, verb: RolloutVerb<F>): void {
+  const command = program
+    .command(verb.name)
+    .description(verb.description)
+    .argument('<name>', 'rollout name')
+    .option(NAMESPACE_FLAG, NAMESPACE_HELP);
+  verb.flags?.(command);
+  command.option(KUBECONFIG_FLAG, KUBECONFIG_HELP).action(async (name: string, flags: F) => {
+    const { clients, namespace } = connectKube(flags);
+    const result = await verb.act(clients, { namespace, name }, flags);
+    process.stdout.write(`${result.summary}\n`);
+  });
+}
