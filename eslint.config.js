@@ -25,15 +25,34 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: ioModules.map((name) => ({ name, message: 'planners are pure: do I/O in src/kube or a provider' })),
+          paths: ioModules.map((name) => ({
+            name,
+            message: 'planners are pure: do I/O in src/kube or a provider',
+          })),
           patterns: [{ group: ['node:*'], message: 'planners are pure: no node: modules' }],
         },
       ],
+      // Clocks, timers, network and process state reached as globals rather than imports.
+      'no-restricted-globals': [
+        'error',
+        ...['fetch', 'performance', 'setTimeout', 'setInterval', 'setImmediate', 'process', 'crypto'].map(
+          (name) => ({ name, message: 'planners are pure: take time and results as parameters' }),
+        ),
+      ],
       'no-restricted-syntax': [
         'error',
-        { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'take `now` as a parameter' },
-        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'take `now` as a parameter' },
-        { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: 'planners are deterministic' },
+        {
+          selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          message: 'take `now` as a parameter',
+        },
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'take `now` as a parameter',
+        },
+        {
+          selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']",
+          message: 'planners are deterministic',
+        },
       ],
     },
   },
