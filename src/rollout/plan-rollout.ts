@@ -783,7 +783,7 @@ function planCompletion(pass: Pass, parts: CanaryParts): RolloutPlan {
   if (parts.stable.replicas > 0) {
     const existing = parseDeadline(parts.stable.annotations[SCALE_DOWN_DEADLINE_ANNOTATION]);
     if (existing === undefined || existing <= now.getTime()) {
-      const delayMs = (context.canary.scaleDownDelaySeconds ?? 30) * 1000;
+      const delayMs = context.canary.scaleDownDelaySeconds * 1000;
       actions.push({
         kind: 'scaleReplicaSet',
         name: parts.stable.name,
@@ -850,7 +850,7 @@ function planAborted(
   const actions: RolloutAction[] = [];
   let trafficEmitted = false;
 
-  const delayMs = (context.canary.abortScaleDownDelaySeconds ?? 30) * 1000;
+  const delayMs = context.canary.abortScaleDownDelaySeconds * 1000;
   const abortedAtMs = Date.parse(state.abortedAt ?? '');
   const scaleDownAt = (Number.isNaN(abortedAtMs) ? now.getTime() : abortedAtMs) + delayMs;
   const hold = delayMs === 0 || now.getTime() < scaleDownAt;
