@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { PollQueue } from '../../../src/queue/poll-queue.ts';
 import { startWorker, type RunningWorker } from '../../../src/queue/start-worker.ts';
 import type { PollPayload } from '../../../src/queue/job-payloads.ts';
-import { eventually, gate, openRedisTestScope, type RedisTestScope } from './redis-test-prefix.ts';
+import { eventually } from '../../support/eventually.ts';
+import { gate, openRedisTestScope, type RedisTestScope } from './redis-test-prefix.ts';
 
 let scope: RedisTestScope;
 let queue: PollQueue;
@@ -68,12 +69,12 @@ describe('PollQueue', () => {
             { connection: scope.connection, prefix: scope.prefix, concurrency: 4 },
           ),
         );
-        await eventually(() => polls.length === 1);
+        await eventually('the first poll to start', () => polls.length === 1);
         // While that poll runs: one more, after it.
         await burst();
         const lastPushAt = performance.now();
         firstPoll.open();
-        await eventually(async () => {
+        await eventually('the second poll, then an empty queue', async () => {
           const c = await burstQueue.queue.getJobCounts('waiting', 'delayed', 'active');
           return polls.length === 2 && (c.waiting ?? 0) + (c.delayed ?? 0) + (c.active ?? 0) === 0;
         });
@@ -91,9 +92,9 @@ describe('PollQueue', () => {
     const polls: PollPayload[] = [];
     pollWorker(polls, 300);
     await queue.enqueuePoll('apps', 'webhook');
-    await eventually(() => polls.length === 1);
+    await eventually('the first poll', () => polls.length === 1);
     await queue.enqueuePoll('apps', 'webhook');
-    await eventually(() => polls.length === 2, 3_000);
+    await eventually('the poll after the push', () => polls.length === 2, { timeoutMs: 3_000 });
   });
 
   it('keeps one scheduler per source, updates intervals, removes dropped sources', async () => {
@@ -117,7 +118,7 @@ describe('PollQueue', () => {
     pollWorker(polls);
     pollWorker(polls);
     await queue.upsertSchedule({ source: 'apps', intervalMs: 250 });
-    await eventually(() => polls.length >= 3, 5_000);
+    await eventually('three scheduled polls', () => polls.length >= 3, { timeoutMs: 5_000 });
     const started = performance.now();
     const before = polls.length;
     await new Promise((r) => setTimeout(r, 1_000));

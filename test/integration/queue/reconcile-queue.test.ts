@@ -5,7 +5,8 @@ import type { ReconcilePayload } from '../../../src/queue/job-payloads.ts';
 import type { JobOutcome } from '../../../src/queue/job-outcome.ts';
 import type { EnqueueResult } from '../../../src/queue/deduplicated-enqueue.ts';
 import { useReconcileQueueTestbed } from '../../support/reconcile-queue-testbed.ts';
-import { eventually, gate } from './redis-test-prefix.ts';
+import { eventually } from '../../support/eventually.ts';
+import { gate } from './redis-test-prefix.ts';
 
 const testbed = useReconcileQueueTestbed();
 
@@ -41,12 +42,12 @@ describe('ReconcileQueue.enqueue', () => {
       return { kind: 'done' };
     });
     await testbed.queue.enqueue('prod/web');
-    await eventually(() => runs.length === 1);
+    await eventually('the first run', () => runs.length === 1);
     const during: EnqueueResult[] = [];
     for (let i = 0; i < 5; i++) during.push(await testbed.queue.enqueue('prod/web'));
     expect(during.every((r) => r.action === 'after-active')).toBe(true);
     hold.open();
-    await eventually(() => runs.length === 2);
+    await eventually('the run after it', () => runs.length === 2);
     await new Promise((r) => setTimeout(r, 300));
     expect(runs).toEqual(['prod/web', 'prod/web']);
     expect(maxParallel).toBe(1);
@@ -59,7 +60,7 @@ describe('ReconcileQueue.enqueue', () => {
       return runAt.length === 1 ? { kind: 'requeue', afterMs: 400, reason: 'pause' } : { kind: 'done' };
     });
     await testbed.queue.enqueue('prod/web');
-    await eventually(() => runAt.length === 2, 5_000);
+    await eventually('the requeued run', () => runAt.length === 2, { timeoutMs: 5_000 });
     const [first = 0, second = 0] = runAt;
     expect(second - first).toBeGreaterThanOrEqual(380);
     await new Promise((r) => setTimeout(r, 200));
@@ -81,7 +82,7 @@ describe('ReconcileQueue.enqueue', () => {
       runs.push(performance.now() - started);
       return { kind: 'done' };
     });
-    await eventually(() => runs.length === 1, 5_000);
+    await eventually('the rescheduled run', () => runs.length === 1, { timeoutMs: 5_000 });
     expect(runs[0]).toBeLessThan(5_000);
   });
 
@@ -94,7 +95,7 @@ describe('ReconcileQueue.enqueue', () => {
       runs.push(p.name);
       return { kind: 'done' };
     });
-    await eventually(() => runs.length === 1, 3_000);
+    await eventually('the run', () => runs.length === 1, { timeoutMs: 3_000 });
     expect(await testbed.queue.queue.getJobCounts('delayed')).toEqual({ delayed: 0 });
   });
 
@@ -107,7 +108,7 @@ describe('ReconcileQueue.enqueue', () => {
       return { kind: 'done' };
     });
     await testbed.queue.enqueue('prod/web');
-    await eventually(() => runs === 1);
+    await eventually('the first run', () => runs === 1);
     expect((await testbed.queue.enqueue('prod/web', { delayMs: 50, wakeUp: true })).action).toBe(
       'skipped-active',
     );
@@ -128,10 +129,11 @@ describe('ReconcileQueue.enqueue', () => {
     await testbed.queue.enqueue('prod/flaky');
     await testbed.queue.enqueue('prod/broken');
     await eventually(
+      'the stalled job to fail',
       async () => (await testbed.queue.queue.getJobCounts('completed', 'failed')).failed === 1,
-      5_000,
+      { timeoutMs: 5_000 },
     );
-    await eventually(() => attempts.get('flaky') === 3, 5_000);
+    await eventually('the third attempt', () => attempts.get('flaky') === 3, { timeoutMs: 5_000 });
     await new Promise((r) => setTimeout(r, 200));
     expect(attempts.get('broken')).toBe(1);
     const [failed] = await testbed.queue.queue.getFailed();

@@ -28,18 +28,6 @@ export async function openRedisTestScope(redisUrl: string): Promise<RedisTestSco
   };
 }
 
-/** Polls `condition` every 20 ms until it holds or `timeoutMs` passes. */
-export async function eventually(
-  condition: () => boolean | Promise<boolean>,
-  timeoutMs = 5_000,
-): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await condition())) {
-    if (performance.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** A promise with its resolve function exposed, to hold a job handler open. */
 export function gate(): { promise: Promise<void>; open: () => void } {
   let open = (): void => undefined;

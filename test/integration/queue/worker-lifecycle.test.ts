@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, inject, it } from 'vitest';
 import type { JobFinishedEvent } from '../../../src/queue/start-worker.ts';
 import { useReconcileQueueTestbed } from '../../support/reconcile-queue-testbed.ts';
-import { eventually, gate } from './redis-test-prefix.ts';
+import { eventually } from '../../support/eventually.ts';
+import { gate } from './redis-test-prefix.ts';
 
 const testbed = useReconcileQueueTestbed();
 
@@ -16,9 +17,9 @@ describe('worker crash and shutdown', () => {
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     try {
-      await eventually(() => output.includes('ready'), 20_000);
+      await eventually('the worker process', () => output.includes('ready'), { timeoutMs: 20_000 });
       await testbed.queue.enqueue('prod/web');
-      await eventually(() => output.includes('started prod/web'), 10_000);
+      await eventually('its job to start', () => output.includes('started prod/web'), { timeoutMs: 10_000 });
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
 
@@ -30,7 +31,7 @@ describe('worker crash and shutdown', () => {
         },
         { lockDuration: 1_000, stalledInterval: 300 },
       );
-      await eventually(() => runs.length === 1, 10_000);
+      await eventually('the job on the second worker', () => runs.length === 1, { timeoutMs: 10_000 });
       expect(runs).toEqual(['prod/web']);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
@@ -50,7 +51,7 @@ describe('worker crash and shutdown', () => {
       { onJobFinished: (e) => finished.push(e) },
     );
     await testbed.queue.enqueue('prod/web');
-    await eventually(() => started.length === 1);
+    await eventually('the job to start', () => started.length === 1);
     let stopped = false;
     const stopping = w.stop().then(() => (stopped = true));
     await new Promise((r) => setTimeout(r, 150));
