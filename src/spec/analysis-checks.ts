@@ -4,7 +4,7 @@ import { OTHER_METRIC_PROVIDERS, SUPPORTED_METRIC_PROVIDERS } from './analysis.t
 import { parseDuration } from './duration.ts';
 import type { IssueCollector } from './validation-issue.ts';
 
-const INTEGER_TEXT = /^\d+$/;
+const INTEGER_TEXT = /^-?\d+$/;
 const PLACEHOLDER = /\{\{.+\}\}/;
 const PROVIDERS = [...SUPPORTED_METRIC_PROVIDERS, ...OTHER_METRIC_PROVIDERS];
 
@@ -28,19 +28,22 @@ export function checkAnalysisSpec(spec: AnalysisTemplateSpec | AnalysisRunSpec, 
         sink.error(at(field), err instanceof Error ? err.message : String(err));
       }
     }
-    for (const field of [
-      'count',
-      'failureLimit',
-      'inconclusiveLimit',
-      'consecutiveErrorLimit',
-      'consecutiveSuccessLimit',
+    for (const [field, negativeAllowed] of [
+      ['count', false],
+      // A negative limit means "no limit" (Argo documents failureLimit: -1).
+      ['failureLimit', true],
+      ['inconclusiveLimit', true],
+      ['consecutiveErrorLimit', true],
+      ['consecutiveSuccessLimit', false],
     ] as const) {
       const value = metric[field];
-      if (value === undefined) continue;
-      if (typeof value === 'number' ? value < 0 : !INTEGER_TEXT.test(value) && !PLACEHOLDER.test(value)) {
+      if (value === undefined || (typeof value === 'string' && PLACEHOLDER.test(value))) continue;
+      const n = typeof value === 'number' ? value : INTEGER_TEXT.test(value) ? Number(value) : NaN;
+      if (Number.isNaN(n) || (n < 0 && !negativeAllowed)) {
+        const kind = negativeAllowed ? 'an integer (negative: no limit)' : 'a non-negative integer';
         sink.error(
           at(field),
-          `must be a non-negative integer or an argument placeholder like "{{args.${field}}}", got ${JSON.stringify(value)}`,
+          `must be ${kind} or an argument placeholder like "{{args.${field}}}", got ${JSON.stringify(value)}`,
         );
       }
     }

@@ -379,6 +379,19 @@ describe('analysis template references', () => {
   });
 });
 
+describe('AnalysisTemplate limits', () => {
+  it('accepts a negative limit as "no limit" (Argo documents failureLimit: -1) but not a negative count', () => {
+    const unlimited = TEMPLATE.replace(
+      '      failureLimit: "{{args.limit}}"\n',
+      '      failureLimit: -1\n      inconclusiveLimit: "-1"\n      consecutiveErrorLimit: -2\n',
+    );
+    expect(check(unlimited).errors).toEqual([]);
+    expect(check(unlimited.replace('count: 3', 'count: -1')).errors).toEqual([
+      '12:7 spec.metrics[0].count: must be a non-negative integer or an argument placeholder like "{{args.count}}", got -1',
+    ]);
+  });
+});
+
 describe('malformed AnalysisTemplates', () => {
   it('bad interval, bad count and no provider', () => {
     const text = TEMPLATE.replace('interval: 1m', 'interval: often')
