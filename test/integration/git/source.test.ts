@@ -280,13 +280,17 @@ describe('GitSource fetch', () => {
     expect(old.changes).toHaveLength(11);
   });
 
-  it('serialises concurrent fetches on one source', async () => {
+  it('serialises concurrent fetches on one source: a head fetched by one is not fetched again by the others', async () => {
     const f = await fixture();
     f.wc.write({ 'envs/prod/a.yaml': configMapYaml('a', {}) });
     const head = f.wc.commit();
     await f.wc.push(f.bare);
     const source = f.source();
-    expect(await Promise.all([source.fetch(), source.fetch(), source.fetch()])).toEqual([head, head, head]);
+    f.server.resetRequestCount();
+    const fetches = [1, 2, 3].map(() => source.fetch({ knownHead: head }));
+    expect(await Promise.all(fetches)).toEqual([head, head, head]);
+    // One fetch: the advertisement and the pack. The two that waited found the head in the cache.
+    expect(f.server.requestCount()).toBe(2);
   });
 });
 
