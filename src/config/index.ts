@@ -1,11 +1,5 @@
 // The configuration module's public face.
-export {
-  configSchema,
-  type RollgateConfig,
-  type SourceConfig,
-  type SecretSource,
-  type WebhookProvider,
-} from './schema.ts';
+export { configSchema, type RollgateConfig, type SourceConfig } from './schema.ts';
 export { loadConfig, configKeys, type LoadConfigOptions, type ConfigKey } from './config-loader.ts';
 export { ConfigError, type ConfigProblem } from './config-error.ts';
 export { resolveSecret, SecretUnavailableError, type SecretReference } from './secret-source.ts';

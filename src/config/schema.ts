@@ -140,5 +140,3 @@ export const configSchema = z
 
 export type RollgateConfig = z.infer<typeof configSchema>;
 export type SourceConfig = RollgateConfig['sources'][number];
-export type SecretSource = z.infer<typeof secretSource>;
-export type WebhookProvider = keyof RollgateConfig['webhooks'];
