@@ -20,7 +20,7 @@ export { isCompletedPhase, isWorsePhase } from './analysis-phase.ts';
 export { metricSettings } from './metric-settings.ts';
 export { DEFAULT_MEASUREMENT_RETENTION } from './measurement-retention.ts';
 export { compileExpression, evaluateCondition } from './expression/compile-expression.ts';
-export type { CompiledExpression, CompileOptions } from './expression/compile-expression.ts';
+export type { CompiledExpression } from './expression/compile-expression.ts';
 export { ExpressionSyntaxError } from './expression/expression-syntax-error.ts';
 export { ExpressionEvaluationError } from './expression/expression-evaluation-error.ts';
 export { ExpressionLimitError } from './expression/expression-limit-error.ts';

@@ -15,11 +15,8 @@ export interface CompiledExpression {
   evaluate(scope: Readonly<Record<string, unknown>>): unknown;
 }
 
-/** Options for {@link compileExpression}. */
-export interface CompileOptions {
-  /** Variables the expression may read; defaults to `['result']` as in Argo conditions. */
-  variables?: readonly string[];
-}
+// The one variable an Argo condition reads: the measured value.
+const VARIABLES: ReadonlySet<string> = new Set(['result']);
 
 /**
  * Parses an expr-lang style expression (the language Argo Rollouts conditions are written in).
@@ -27,9 +24,8 @@ export interface CompileOptions {
  * only reads own data properties of plain objects and arrays.
  * @throws ExpressionSyntaxError with the column, or ExpressionLimitError for over-long or over-deep input.
  */
-export function compileExpression(source: string, options: CompileOptions = {}): CompiledExpression {
-  const variables = new Set(options.variables ?? ['result']);
-  const ast: ExpressionNode = parseExpression(source, { variables });
+export function compileExpression(source: string): CompiledExpression {
+  const ast: ExpressionNode = parseExpression(source, { variables: VARIABLES });
   return {
     source,
     evaluate: (scope) => evaluateExpression(ast, scope, source),
