@@ -13,8 +13,8 @@ export interface WatchedSource {
 }
 
 export interface PushRouterOptions {
-  /** The configured sources; a function so a reloaded configuration is seen at once. */
-  sources: readonly WatchedSource[] | (() => readonly WatchedSource[]);
+  /** The configured sources (the configuration is read once, at start). */
+  sources: readonly WatchedSource[];
   pollQueue: Pick<PollQueue, 'enqueuePoll'>;
   logger?: Logger;
 }
@@ -34,10 +34,8 @@ export function sourcesForPush(
  */
 export function createPushRouter(options: PushRouterOptions): OnPush {
   const logger = options.logger ?? silentLogger;
-  const current = (): readonly WatchedSource[] =>
-    typeof options.sources === 'function' ? options.sources() : options.sources;
   return async (notice): Promise<PushHandled> => {
-    const matched = sourcesForPush(notice, current());
+    const matched = sourcesForPush(notice, options.sources);
     for (const source of matched) await options.pollQueue.enqueuePoll(source.name, 'webhook');
     logger.info(
       {

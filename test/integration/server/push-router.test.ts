@@ -20,7 +20,7 @@ afterEach(async () => {
 });
 
 describe('createPushRouter', () => {
-  it('polls every matching source once, sees configuration changes, and never logs URL credentials', async () => {
+  it('polls every matching source once, coalesces a repeated push, and never logs URL credentials', async () => {
     let lines = '';
     const destination = new Writable({
       write(chunk: Buffer, _enc, done) {
@@ -28,12 +28,13 @@ describe('createPushRouter', () => {
         done();
       },
     });
-    let sources: WatchedSource[] = [
+    const sources: WatchedSource[] = [
       { name: 'prod', url: 'https://github.com/acme/apps.git', branch: 'main' },
       { name: 'prod-mirror', url: 'git@github.com:acme/apps.git', branch: 'main' },
+      { name: 'prod-release', url: 'https://github.com/acme/apps.git', branch: 'release' },
     ];
     const route = createPushRouter({
-      sources: () => sources,
+      sources,
       pollQueue,
       logger: createLogger({ format: 'json', level: 'info', destination }),
     });
@@ -48,9 +49,7 @@ describe('createPushRouter', () => {
     expect(await route(notice)).toEqual({ sourcesQueued: ['prod', 'prod-mirror'] });
     const jobs = await pollQueue.queue.getJobs(['waiting', 'delayed']);
     expect(jobs.map((j) => j.data.source).sort()).toEqual(['prod', 'prod-mirror']);
-
-    sources = [{ name: 'prod', url: 'https://github.com/acme/apps.git', branch: 'release' }];
-    expect(await route(notice)).toEqual({ sourcesQueued: [] });
+    expect(await route({ ...notice, branch: 'feature' })).toEqual({ sourcesQueued: [] });
 
     expect(lines).toContain('"sources":["prod","prod-mirror"]');
     expect(lines).not.toContain('ghs_SECRET123');
