@@ -23,6 +23,20 @@ describe('findDemoRedis', () => {
     expect((error as Error).message).toContain(url);
   });
 
+  it('prefers --redis to REDIS_URL', async () => {
+    const url = inject('redisUrl');
+    const redis = await findDemoRedis({ url, env: { REDIS_URL: await silentRedisUrl() } });
+    expect(redis).toMatchObject({ url, origin: 'given' });
+  });
+
+  it('uses the local Redis when REDIS_URL is not set and it answers, and leaves it running', async () => {
+    const url = inject('redisUrl');
+    const redis = await findDemoRedis({ env: {}, localUrl: url, redisServer: '/nonexistent/redis-server' });
+    expect(redis).toMatchObject({ url, origin: 'local' });
+    await redis.stop();
+    expect(await redisAnswers(url)).toBe(true);
+  });
+
   it('starts a private redis-server when nothing answers, and stops it afterwards', async () => {
     const redis = await findDemoRedis({ env: {}, localUrl: await silentRedisUrl() });
     expect(redis.origin).toBe('private');
@@ -38,6 +52,7 @@ describe('findDemoRedis', () => {
       redisServer: '/nonexistent/redis-server',
     }).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(DemoRedisUnavailableError);
+    expect((error as Error).message).toContain('"/nonexistent/redis-server" could not be started');
     expect((error as Error).message).toContain('apt-get install redis-server');
     expect((error as Error).message).toContain('REDIS_URL=');
   });

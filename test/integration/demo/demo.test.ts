@@ -69,4 +69,43 @@ describe('rollgate demo', () => {
       redis.disconnect();
     }
   }, 150_000);
+
+  it('stops everything when interrupted mid-story, reports no miss, and does not keep running', async () => {
+    const redisUrl = inject('redisUrl');
+    const interrupt = new AbortController();
+    let printed = '';
+    const result = await runDemo({
+      out: {
+        write: (text: string) => {
+          printed += text;
+          // Ctrl-C as the second scenario begins.
+          if (text.includes('▶ 2/4')) interrupt.abort();
+        },
+      },
+      redisUrl,
+      kubeconfigPath: join(dir, 'interrupted.kubeconfig'),
+      logPath: join(dir, 'interrupted.log'),
+      signal: interrupt.signal,
+      // Never resolves: the demo must not wait for it once interrupted.
+      keepRunningUntil: new Promise<void>(() => undefined),
+    });
+
+    expect(result.ok).toBe(false);
+    expect(result.scenarios.map((s) => [s.name, s.ok])).toEqual([['first sync', true]]);
+    expect(printed).toContain('interrupted: the story did not finish');
+    expect(printed).not.toContain('Continue by hand');
+    // Rollgate, the Git server and the sandbox are stopped; the run's Redis keys are gone.
+    const sandboxUrl = /server: (http:\/\/\S+)/.exec(
+      readFileSync(join(dir, 'interrupted.kubeconfig'), 'utf8'),
+    )?.[1];
+    expect(sandboxUrl).toBeDefined();
+    for (const url of [result.webhookUrl, `${result.repoUrl}/info/refs`, `${sandboxUrl}/version`])
+      await expect(fetch(url), url).rejects.toThrow();
+    const redis = new Redis(redisUrl);
+    try {
+      expect(await redis.keys('{rollgate-demo-*')).toEqual([]);
+    } finally {
+      redis.disconnect();
+    }
+  }, 120_000);
 });

@@ -80,6 +80,7 @@ describe('imageTag', () => {
   it('keeps the tag, never a registry port', () => {
     expect(imageTag('ghcr.io/rollgate/demo-app:1.2.0')).toBe('1.2.0');
     expect(imageTag('registry.local:5000/app')).toBe('registry.local:5000/app');
+    expect(imageTag(`app@sha256:${'ab'.repeat(32)}`)).toBe(`sha256:${'ab'.repeat(6)}`);
     expect(imageTag(undefined)).toBe('-');
   });
 });
