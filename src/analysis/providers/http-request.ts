@@ -12,8 +12,6 @@ export interface HttpRequestOptions {
   body?: string;
   timeoutMs: number;
   insecure?: boolean;
-  /** Largest response body read; larger responses are an error (default 10 MiB). */
-  maxBodyBytes?: number;
 }
 
 export interface HttpResponse {
@@ -22,7 +20,8 @@ export interface HttpResponse {
   body: string;
 }
 
-const DEFAULT_MAX_BODY = 10 * 1024 * 1024;
+// The largest response body read; a larger response is an error.
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 /** A metric's `headers: [{key, value}]` as request headers, names lowercased (the last of a name wins). */
 export function headersFromList(
@@ -70,7 +69,6 @@ export function sendHttpRequest(options: HttpRequestOptions): Promise<HttpRespon
   const { url, authorization } = checkHttpUrl(options.provider, options.url);
   const headers: Record<string, string> = { ...(authorization && { authorization }), ...options.headers };
   if (options.body !== undefined) headers['content-length'] = String(Buffer.byteLength(options.body));
-  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const where = `${url.protocol}//${url.host}`;
   return new Promise<HttpResponse>((resolve, reject) => {
     // A whole-request deadline (socket idle timeouts alone would let a slow drip run forever).
@@ -93,9 +91,9 @@ export function sendHttpRequest(options: HttpRequestOptions): Promise<HttpRespon
       let size = 0;
       res.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > maxBody) {
+        if (size > MAX_BODY_BYTES) {
           req.destroy();
-          fail(`response from ${where} is larger than ${maxBody} bytes`);
+          fail(`response from ${where} is larger than ${MAX_BODY_BYTES} bytes`);
           return;
         }
         chunks.push(chunk);
