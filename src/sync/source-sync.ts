@@ -60,6 +60,12 @@ export interface SyncReport {
   fetchSeconds: number;
 }
 
+/** A cluster write that failed for now (5xx, network, 409): the sync fails and is retried as a whole. */
+function isRetryable(err: unknown): boolean {
+  const disposition = dispositionOf(err);
+  return disposition === 'transient' || disposition === 'conflict';
+}
+
 /** A Rollout whose desired state was just written is reconciled at once, in the namespace it went to. */
 async function enqueueIfRollout(
   deps: Pick<SourceSyncDeps, 'enqueueReconcile' | 'defaultNamespace'>,
@@ -204,8 +210,7 @@ export async function syncSource(deps: SourceSyncDeps): Promise<SyncReport> {
       report.applied.push({ key: desired.key, result });
       if (result !== 'unchanged') await enqueueIfRollout(deps, desired, prepared);
     } catch (err) {
-      const disposition = dispositionOf(err);
-      if (disposition === 'transient' || disposition === 'conflict') {
+      if (isRetryable(err)) {
         transient ??= err;
         continue;
       }
@@ -236,7 +241,17 @@ export async function syncSource(deps: SourceSyncDeps): Promise<SyncReport> {
       });
       report.removed.push({ key: change.key, result });
     } catch (err) {
-      transient ??= err;
+      if (isRetryable(err)) {
+        transient ??= err;
+        continue;
+      }
+      // Refused for good (RBAC, admission): reported like a refused apply, so it cannot block the source.
+      report.problems.push({
+        key: change.key,
+        file: change.file,
+        line: p.line,
+        message: (err as Error).message,
+      });
     }
   }
 

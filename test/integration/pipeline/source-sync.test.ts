@@ -6,6 +6,7 @@ import { ManualClock } from '../../../src/clock/clock.ts';
 import { serveGitRepositories, type GitServer } from '../../../src/git/smart-http-server.ts';
 import { GitSource } from '../../../src/git/source.ts';
 import { createKubeClients, type KubeClients } from '../../../src/kube/client.ts';
+import { KubeForbiddenError, KubeTransientError } from '../../../src/kube/errors.ts';
 import { installCrds } from '../../../src/kube/install-crds.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 import { RedisObservedHeads } from '../../../src/queue/observed-heads.ts';
@@ -185,6 +186,40 @@ describe('applying and pruning', () => {
     expect(pruned.removed).toEqual([{ key: 'ConfigMap//gone', result: 'deleted' }]);
     expect(await configMapExists('gone')).toBe(false);
     expect((await sourceStatus()).pending).toBeUndefined();
+  });
+
+  it('reports a deletion the API server refuses for good and moves on; retries one that failed for now', async () => {
+    work.write({
+      'cm.yaml': configMapYaml('web-config', { version: '1' }),
+      'gone.yaml': configMapYaml('gone', {}),
+    });
+    work.commit('two objects');
+    await work.push(`${server.url}/apps.git`);
+    const first = await pollAndSync(deps);
+    work.write({ 'gone.yaml': null, 'cm.yaml': configMapYaml('web-config', { version: '2' }) });
+    const second = work.commit('one removed, one changed');
+    await work.push(`${server.url}/apps.git`);
+
+    const request = { verb: 'delete', kind: 'ConfigMap', namespace: 'default', name: 'gone' } as const;
+    const refusing = (error: Error): SourceSyncDeps => {
+      const applier = new ObjectApplier(sandbox.kubeConfig, { source: 'apps', defaultNamespace: 'default' });
+      applier.remove = () => Promise.reject(error);
+      return { ...deps, prune: true, applier };
+    };
+    await expect(
+      pollAndSync(refusing(new KubeTransientError('503 from the API server', request, 503, undefined))),
+    ).rejects.toThrow(/503/);
+    expect(await deps.state.get('apps')).toBe(first.commit);
+
+    const report = await pollAndSync(
+      refusing(new KubeForbiddenError('delete is forbidden', request, 403, 'Forbidden')),
+    );
+    expect(report.problems).toEqual([
+      { key: 'ConfigMap//gone', file: 'gone.yaml', line: 1, message: 'delete is forbidden' },
+    ]);
+    expect(await liveVersion()).toBe('2');
+    expect(await deps.state.get('apps')).toBe(second);
+    expect(await sourceStatus()).toMatchObject({ phase: 'Degraded' });
   });
 
   it('queues a Rollout for reconcile when its applied spec changed, and not when nothing changed', async () => {
