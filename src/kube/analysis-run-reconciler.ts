@@ -13,6 +13,7 @@ import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
 import type { KubeClients } from './client.ts';
 import { FIELD_MANAGER } from './client.ts';
 import { dispositionOf, isNotFound, kubeCall } from './errors.ts';
+import { ObservedStateReader } from './observed-state-reader.ts';
 import { createKubeJobRunner } from './job-runner.ts';
 import { createKubeSecretResolver } from './secret-resolver.ts';
 
@@ -74,19 +75,12 @@ export async function reconcileAnalysisRuns(
 ): Promise<AnalysisRunsOutcome> {
   const { clients, logger } = deps;
   const outcome: AnalysisRunsOutcome = { written: [], conflicts: [] };
-  let rolloutUid: string | undefined;
+  const rollout = (await new ObservedStateReader(clients).readRolloutObject(key)) as
+    { metadata?: { uid?: string } } | undefined;
+  const rolloutUid = rollout?.metadata?.uid;
+  if (rolloutUid === undefined) return outcome;
   let items: unknown[];
   try {
-    const rollout = (await kubeCall({ verb: 'get', kind: 'Rollout', ...key }, () =>
-      clients.custom.getNamespacedCustomObject({
-        group: ROLLGATE_API_GROUP,
-        version: VERSION,
-        namespace: key.namespace,
-        plural: 'rollouts',
-        name: key.name,
-      }),
-    )) as { metadata?: { uid?: string } };
-    rolloutUid = rollout.metadata?.uid;
     const list = (await kubeCall({ verb: 'list', kind: 'AnalysisRun', namespace: key.namespace }, () =>
       clients.custom.listNamespacedCustomObject({
         group: ROLLGATE_API_GROUP,
@@ -102,7 +96,6 @@ export async function reconcileAnalysisRuns(
     if (isNotFound(err)) return outcome;
     throw err;
   }
-  if (rolloutUid === undefined) return outcome;
   const owned = items.filter((item) =>
     ((item as RunItem).metadata?.ownerReferences ?? []).some((ref) => ref.uid === rolloutUid),
   );

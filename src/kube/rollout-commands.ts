@@ -2,8 +2,8 @@
 import type { Clock } from '../clock/clock.ts';
 import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
 import { FIELD_MANAGER, MERGE_PATCH, type KubeClients } from './client.ts';
-import { KubeNotFoundError, kubeCall } from './errors.ts';
-import type { RolloutKey } from './observed-state-reader.ts';
+import { kubeCall } from './errors.ts';
+import { ObservedStateReader, type RolloutKey } from './observed-state-reader.ts';
 
 /** What a verb changed, for the CLI to print: the patches sent (empty when there was nothing to do). */
 export interface RolloutCommandResult {
@@ -31,19 +31,9 @@ const PLURAL = 'rollouts';
 const MAX_CONFLICT_RETRIES = 5;
 
 async function readRollout(clients: KubeClients, key: RolloutKey): Promise<LiveRollout> {
-  try {
-    return (await kubeCall({ verb: 'get', kind: 'Rollout', ...key }, () =>
-      clients.custom.getNamespacedCustomObject({
-        group: ROLLGATE_API_GROUP,
-        version: VERSION,
-        plural: PLURAL,
-        ...key,
-      }),
-    )) as LiveRollout;
-  } catch (err) {
-    if (err instanceof KubeNotFoundError) throw new RolloutNotFoundError(key, { cause: err });
-    throw err;
-  }
+  const live = await new ObservedStateReader(clients).readRolloutObject(key);
+  if (live === undefined) throw new RolloutNotFoundError(key);
+  return live as LiveRollout;
 }
 
 /** Merge-patches the Rollout itself or its status subresource (the two halves of a verb's change). */
@@ -76,11 +66,8 @@ async function patchRollout(
 export class RolloutNotFoundError extends Error {
   override readonly name = 'RolloutNotFoundError';
   readonly code = 'kube.rollout_not_found';
-  constructor(
-    readonly rollout: RolloutKey,
-    options?: { cause?: unknown },
-  ) {
-    super(`rollout ${rollout.namespace}/${rollout.name} not found`, options);
+  constructor(readonly rollout: RolloutKey) {
+    super(`rollout ${rollout.namespace}/${rollout.name} not found`);
   }
 }
 
