@@ -34,7 +34,7 @@ function formatValue(value: number): string {
 }
 
 /** Starts the exporter on 127.0.0.1, a free port. */
-export async function startTestExporter(): Promise<TestExporter> {
+async function startTestExporter(): Promise<TestExporter> {
   const series = new Map<string, Map<string, number>>();
   const server: Server = createServer((req, res) => {
     if (req.url !== '/metrics') {
