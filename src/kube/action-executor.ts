@@ -35,7 +35,7 @@ export interface ActionOutcome {
 /** The report of one pass. `stoppedBy` is set when a write failed and the rest of the pass was skipped. */
 export interface ExecutionReport {
   outcomes: ActionOutcome[];
-  /** API writes sent (creates, updates, patches, deletes, status, events, router writes). */
+  /** API writes sent (creates, updates, patches, deletes, evictions, status, events); a router call is not counted. */
   writes: number;
   /**
    * Writes that change what the next pass observes (all but Events). Only these call for another pass at
