@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { bullPrefix } from '../queue/queue-names.ts';
-import { redisDeliveryLedger, DEFAULT_DELIVERY_TTL_SECONDS } from './delivery-ledger.ts';
+import { redisDeliveryLedger } from './delivery-ledger.ts';
 import { metrics as processMetrics, type RollgateMetrics } from './metrics.ts';
 import { bitbucketProvider } from './webhook-providers/bitbucket.ts';
 import { genericProvider } from './webhook-providers/generic.ts';
@@ -14,7 +14,7 @@ import { gitlabProvider } from './webhook-providers/gitlab.ts';
 import type { OnPush, WebhookProvider, WebhookProviderName, WebhooksConfig } from './webhook-types.ts';
 
 /** Largest webhook body accepted: 1 MiB (GitHub caps its own payloads at 25 MB; ours are refs only). */
-export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** A named readiness condition: false or a throw means "not ready". */
 export interface ReadinessCheck {
@@ -40,8 +40,6 @@ export interface HttpServerOptions {
   logger?: Logger;
   /** Metrics to record into and expose (default: the process-wide `metrics`). */
   metrics?: RollgateMetrics;
-  bodyLimitBytes?: number;
-  deliveryTtlSeconds?: number;
 }
 
 export interface RunningHttpServer {
@@ -146,12 +144,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const logger = (options.logger ?? silentLogger).child({ component: 'http' });
   const metrics = options.metrics ?? processMetrics;
   const webhooks = options.webhooks ?? {};
-  const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
-  const ledger = redisDeliveryLedger(
-    options.redis,
-    bullPrefix(options.prefix),
-    options.deliveryTtlSeconds ?? DEFAULT_DELIVERY_TTL_SECONDS,
-  );
+  const ledger = redisDeliveryLedger(options.redis, bullPrefix(options.prefix));
 
   const handleWebhook = async (
     provider: WebhookProvider,
@@ -183,12 +176,12 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       });
       return;
     }
-    const raw = await readBody(req, bodyLimit);
+    const raw = await readBody(req, BODY_LIMIT_BYTES);
     if (raw === undefined) {
       answer(
         'too_large',
         413,
-        { status: 'refused', reason: `body larger than ${bodyLimit} bytes` },
+        { status: 'refused', reason: `body larger than ${BODY_LIMIT_BYTES} bytes` },
         { connection: 'close' },
       );
       return;

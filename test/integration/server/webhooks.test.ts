@@ -1,6 +1,7 @@
 // The webhook server end to end: real HTTP requests as each Git host sends them, real Redis, real poll queue.
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { PollQueue } from '../../../src/queue/poll-queue.ts';
+import { bullPrefix } from '../../../src/queue/queue-names.ts';
 import { startHttpServer, type RunningHttpServer } from '../../../src/server/http-server.ts';
 import { createRollgateMetrics } from '../../../src/server/metrics.ts';
 import { createPushRouter, type WatchedSource } from '../../../src/server/push-router.ts';
@@ -203,6 +204,12 @@ describe.each(CASES)('POST /webhooks/$provider from $label', (c) => {
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ status: 'duplicate', deliveryId: 'delivery-1' });
     expect(notices).toHaveLength(1);
+    // Remembered for 24 h, under the installation's prefix (docs/webhooks.md).
+    const ttl = await scope.connection.ttl(
+      `${bullPrefix(scope.prefix)}:webhook-delivery:${c.provider}:delivery-1`,
+    );
+    expect(ttl).toBeGreaterThan(86_400 - 60);
+    expect(ttl).toBeLessThanOrEqual(86_400);
   });
 
   it('answers 202 for a push to an untracked branch but enqueues nothing', async () => {
