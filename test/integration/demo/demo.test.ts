@@ -6,6 +6,16 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { DEMO_IMAGES, runDemo, type DemoResult } from '../../../src/demo/index.ts';
 
+/** The keys any demo run left in the Redis at `url`. */
+async function demoKeysIn(url: string): Promise<string[]> {
+  const redis = new Redis(url);
+  try {
+    return await redis.keys('{rollgate-demo-*');
+  } finally {
+    redis.disconnect();
+  }
+}
+
 describe('rollgate demo', () => {
   const dir = mkdtempSync(join(tmpdir(), 'rollgate-demo-test-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -62,12 +72,7 @@ describe('rollgate demo', () => {
 
     // Nothing of the run is left in Redis.
     expect(result.keysDeleted).toBeGreaterThan(0);
-    const redis = new Redis(redisUrl);
-    try {
-      expect(await redis.keys('{rollgate-demo-*')).toEqual([]);
-    } finally {
-      redis.disconnect();
-    }
+    expect(await demoKeysIn(redisUrl)).toEqual([]);
   }, 150_000);
 
   it('stops everything when interrupted mid-story, reports no miss, and does not keep running', async () => {
@@ -101,11 +106,6 @@ describe('rollgate demo', () => {
     expect(sandboxUrl).toBeDefined();
     for (const url of [result.webhookUrl, `${result.repoUrl}/info/refs`, `${sandboxUrl}/version`])
       await expect(fetch(url), url).rejects.toThrow();
-    const redis = new Redis(redisUrl);
-    try {
-      expect(await redis.keys('{rollgate-demo-*')).toEqual([]);
-    } finally {
-      redis.disconnect();
-    }
+    expect(await demoKeysIn(redisUrl)).toEqual([]);
   }, 120_000);
 });
