@@ -294,6 +294,21 @@ describe('merged pull/merge requests', () => {
   });
 });
 
+describe('content types', () => {
+  it('reads a GitHub push sent as application/x-www-form-urlencoded (JSON in payload=)', async () => {
+    const github = CASES[0]!;
+    const json = github.request({ branch: 'main', secret: 'gh-secret' }).body;
+    const form = new URLSearchParams({ payload: json }).toString();
+    const signed = github.request({ branch: 'main', secret: 'gh-secret', body: form });
+    const res = await send('/webhooks/github', {
+      headers: { ...signed.headers, 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+    });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ status: 'accepted', sourcesQueued: [github.source.name] });
+  });
+});
+
 describe('coalescing', () => {
   it('turns a burst of 50 signed pushes into one pending poll', async () => {
     const results = await Promise.all(
