@@ -40,7 +40,10 @@ export interface ObjectRef {
 export type ApplyResult = 'created' | 'updated' | 'unchanged';
 export type RemoveResult = 'deleted' | 'absent' | 'not-managed';
 
-/** The cluster does not serve this kind (its CRD is not installed): a human must act. */
+/**
+ * The cluster does not serve this kind (its CRD is not installed yet). Not a refusal of the object:
+ * the sync fails and is retried, holding the synced commit, until the CRD exists.
+ */
 export class UnknownKindError extends Error {
   override readonly name = 'UnknownKindError';
   readonly code = 'sync.unknown_kind';
@@ -89,7 +92,7 @@ export class ObjectApplier {
   async prepare(desired: DesiredObject, commit: string): Promise<Json> {
     const converted = toRollgateApiVersion(desired.object) as Json;
     const apiVersion = String(converted.apiVersion);
-    const namespaced = await this.api.isNamespaced(apiVersion, desired.kind).catch(() => undefined);
+    const namespaced = await this.namespacedOf(apiVersion, desired.kind);
     if (namespaced === undefined) throw new UnknownKindError(apiVersion, desired.kind);
     const metadata = { ...metadataOf(converted) };
     if (namespaced) metadata.namespace = desired.namespace ?? this.options.defaultNamespace;
@@ -107,6 +110,20 @@ export class ObjectApplier {
     // Status belongs to controllers; Git never writes it.
     const { status: _status, ...rest } = converted;
     return { ...rest, metadata };
+  }
+
+  /**
+   * Whether the kind is namespaced, by API discovery; undefined when the cluster does not serve it (no
+   * such group/version, or the version lists no such kind). Any other failure of the discovery request
+   * is thrown, typed: a network error must not pass for "not served" (a prune would then be skipped).
+   */
+  private async namespacedOf(apiVersion: string, kind: string): Promise<boolean | undefined> {
+    try {
+      return await kubeCall({ verb: 'get', kind }, () => this.api.isNamespaced(apiVersion, kind));
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
   }
 
   /** The live object, or undefined. */
@@ -163,7 +180,7 @@ export class ObjectApplier {
   /** Deletes an object that left Git, but only one this source applied. */
   async remove(ref: ObjectRef): Promise<RemoveResult> {
     const apiVersion = String(toRollgateApiVersion({ apiVersion: ref.apiVersion }).apiVersion);
-    const namespaced = await this.api.isNamespaced(apiVersion, ref.kind).catch(() => undefined);
+    const namespaced = await this.namespacedOf(apiVersion, ref.kind);
     if (namespaced === undefined) return 'absent';
     const namespace = namespaced ? (ref.namespace ?? this.options.defaultNamespace) : undefined;
     const live = await this.read({ ...ref, apiVersion, ...(namespace ? { namespace } : {}) });

@@ -129,6 +129,26 @@ describe('poll → sync hand-off', () => {
   });
 });
 
+/** A namespaced custom resource kind outside Rollgate's own. */
+const widgetCrd = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'widgets.example.com' },
+  spec: {
+    group: 'example.com',
+    scope: 'Namespaced',
+    names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
+  },
+};
+
 /** The source status as `kubectl get configmap rollgate-sources` shows it. */
 async function sourceStatus(): Promise<{ phase?: string; pending?: Array<{ key: string; reason: string }> }> {
   const cm = await clients.core.readNamespacedConfigMap({
@@ -220,6 +240,26 @@ describe('applying and pruning', () => {
     expect(await liveVersion()).toBe('2');
     expect(await deps.state.get('apps')).toBe(second);
     expect(await sourceStatus()).toMatchObject({ phase: 'Degraded' });
+  });
+
+  it('holds the synced commit while a kind is not served, applying the rest, and syncs it once its CRD exists', async () => {
+    work.write({
+      'cm.yaml': configMapYaml('web-config', { version: '1' }),
+      'widget.yaml': 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 3\n',
+    });
+    const commit = work.commit('a kind without its CRD');
+    await work.push(`${server.url}/apps.git`);
+    await expect(pollAndSync(deps)).rejects.toThrow(/does not serve Widget in example\.com\/v1/);
+    expect(await liveVersion()).toBe('1');
+    expect(await deps.state.get('apps')).toBeUndefined();
+    expect(await sourceStatus()).toMatchObject({ phase: 'Failed' });
+
+    await installCrds(clients, [widgetCrd]);
+    expect((await pollAndSync(deps)).applied).toEqual([
+      { key: 'ConfigMap//web-config', result: 'unchanged' },
+      { key: 'Widget//w', result: 'created' },
+    ]);
+    expect(await deps.state.get('apps')).toBe(commit);
   });
 
   it('queues a Rollout for reconcile when its applied spec changed, and not when nothing changed', async () => {
