@@ -261,8 +261,8 @@ export async function syncSource(deps: SourceSyncDeps): Promise<SyncReport> {
     await deps.state.setStatus(git.name, {
       phase: 'Failed',
       message: `sync of ${commit.slice(0, 12)} will be retried: ${(transient as Error).message}`,
-      commit: previous ?? '',
       lastAttemptAt: attemptAt,
+      ...(previous ? { commit: previous } : {}),
     });
     throw transient;
   }

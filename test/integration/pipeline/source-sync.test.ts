@@ -252,7 +252,9 @@ describe('applying and pruning', () => {
     await expect(pollAndSync(deps)).rejects.toThrow(/does not serve Widget in example\.com\/v1/);
     expect(await liveVersion()).toBe('1');
     expect(await deps.state.get('apps')).toBeUndefined();
-    expect(await sourceStatus()).toMatchObject({ phase: 'Failed' });
+    const failed = await sourceStatus();
+    expect(failed).toMatchObject({ phase: 'Failed' });
+    expect(failed).not.toHaveProperty('commit'); // nothing synced yet: no commit, not an empty one
 
     await installCrds(clients, [widgetCrd]);
     expect((await pollAndSync(deps)).applied).toEqual([
