@@ -50,8 +50,9 @@ export async function resolvePath(
     if (current.type !== 'tree') return undefined;
     const entries = await reader.readTree(current.oid);
     const entry = entries.find((e) => e.name === segment);
-    if (!entry || entry.type === 'commit' || entry.mode === SYMLINK_MODE) return undefined;
-    current = { type: entry.type, oid: entry.oid };
+    const target = entry && toTarget(entry);
+    if (!target) return undefined;
+    current = target;
   }
   return current;
 }
@@ -110,6 +111,7 @@ async function diffNode(
   reportBlob(path, before?.oid, after?.oid, include, out);
 }
 
+/** What an entry points at, or undefined for what a source never follows: submodules and symlinks. */
 function toTarget(entry: TreeEntry): PathTarget | undefined {
   if (entry.type === 'commit' || entry.mode === SYMLINK_MODE) return undefined;
   return { type: entry.type, oid: entry.oid };

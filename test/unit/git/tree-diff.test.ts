@@ -137,6 +137,13 @@ describe('resolvePath', () => {
     expect(await resolvePath(store, root, '.')).toEqual({ type: 'tree', oid: root });
   });
 
+  it('does not follow a symlink or a submodule', async () => {
+    const store = new MemoryStore();
+    const root = store.put({ envs: { prod: { link: '/etc' } }, vendor: { submodule: 'f'.repeat(40) } });
+    expect(await resolvePath(store, root, 'envs/prod')).toBeUndefined();
+    expect(await resolvePath(store, root, 'vendor')).toBeUndefined();
+  });
+
   it('normalises source paths', () => {
     expect(normalizeSourcePath('./envs//prod/')).toBe('envs/prod');
     expect(normalizeSourcePath('/')).toBe('');
