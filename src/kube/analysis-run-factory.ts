@@ -84,6 +84,8 @@ export const buildAnalysisRunFromTemplates: AnalysisRunFactory = async (clients,
       name: action.name,
       namespace: owner.namespace,
       labels: action.labels,
+      ...(action.dryRun !== undefined && { dryRun: action.dryRun }),
+      ...(action.measurementRetention !== undefined && { measurementRetention: action.measurementRetention }),
       ownerReference: { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name, uid: owner.uid },
       resolver: objectArgumentResolver(owner.object ?? {}, {
         ...(owner.stableHash !== undefined ? { Stable: owner.stableHash } : {}),

@@ -73,6 +73,9 @@ export function createAnalysisRunAction(
     args: resolveAnalysisArgs(analysis, hashes),
     labels,
     background: step === 'background',
+    ...(analysis.dryRun !== undefined && analysis.dryRun.length > 0 && { dryRun: analysis.dryRun }),
+    ...(analysis.measurementRetention !== undefined &&
+      analysis.measurementRetention.length > 0 && { measurementRetention: analysis.measurementRetention }),
   };
 }
 

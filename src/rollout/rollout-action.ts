@@ -82,6 +82,9 @@ export interface CreateAnalysisRunAction {
   args: AnalysisRunArgumentValue[];
   labels: Record<string, string>;
   background: boolean;
+  /** The rollout analysis's own dryRun / measurementRetention, added to the templates' (as Argo). */
+  dryRun?: Array<{ metricName: string }>;
+  measurementRetention?: Array<{ metricName: string; limit: number }>;
 }
 
 /** Set spec.terminate on a running AnalysisRun. */

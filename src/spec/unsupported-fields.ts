@@ -91,19 +91,6 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     severity: 'warning',
     reason: 'the labels/annotations are not added to AnalysisRuns yet',
   },
-  // A rollout-level dryRun left out would let a metric meant as dry run abort the rollout.
-  analysisDryRun: {
-    field: 'spec.strategy.canary.(analysis|steps[].analysis).dryRun',
-    severity: 'error',
-    reason:
-      "the rollout's dryRun is not passed to its AnalysisRuns yet, so these metrics would decide the rollout; list them in the template's spec.dryRun",
-  },
-  analysisMeasurementRetention: {
-    field: 'spec.strategy.canary.(analysis|steps[].analysis).measurementRetention',
-    severity: 'warning',
-    reason:
-      "the rollout's measurementRetention is not passed to its AnalysisRuns yet; the template's spec.measurementRetention is",
-  },
   matchExpressions: {
     field: 'spec.selector.matchExpressions',
     severity: 'warning',
@@ -222,11 +209,7 @@ function checkRolloutAnalysis(
 ): void {
   if (!isRecord(analysis)) return;
   const r = ROLLOUT_UNSUPPORTED_RULES;
-  const rules = [
-    ['analysisRunMetadata', r.analysisRunMetadata],
-    ['dryRun', r.analysisDryRun],
-    ['measurementRetention', r.analysisMeasurementRetention],
-  ] as const;
+  const rules = [['analysisRunMetadata', r.analysisRunMetadata]] as const;
   for (const [field, rule] of rules) {
     if (analysis[field] !== undefined) report(sink, [...path, field], `${printed}.${field}`, rule);
   }

@@ -59,7 +59,10 @@ describe('analysis steps through the reconciler', () => {
    * A 2-replica rollout `name` whose second step runs the success-rate analysis on its own service,
    * fully promoted at its first image and then updated to app:2.0: the canary that gets analysed.
    */
-  async function updateAnalysedRollout(name: string): Promise<RolloutKey> {
+  async function updateAnalysedRollout(
+    name: string,
+    analysisFields: Record<string, unknown> = {},
+  ): Promise<RolloutKey> {
     const key = await harness.createRollout(
       testRollout({
         name,
@@ -70,6 +73,7 @@ describe('analysis steps through the reconciler', () => {
             analysis: {
               templates: [{ templateName: 'success-rate' }],
               args: [{ name: 'service', value: name }],
+              ...analysisFields,
             },
           },
         ],
@@ -106,6 +110,36 @@ describe('analysis steps through the reconciler', () => {
       expect(harness.violations).toEqual([]);
     });
   }
+
+  it("a metric in the rollout's own dryRun is measured but does not decide: a bad reading still promotes", async () => {
+    const name = 'analysis-dry-run';
+    values.set(`http://metrics/${name}`, 0.5);
+    const key = await updateAnalysedRollout(name, {
+      dryRun: [{ metricName: 'success-rate' }],
+      measurementRetention: [{ metricName: 'success-rate', limit: 1 }],
+    });
+    await harness.runUntil(key, isFullyPromoted, { timeoutMs: 60_000 });
+    const runs = (await harness.clients.custom.listNamespacedCustomObject({
+      group: ROLLGATE_API_GROUP,
+      version: 'v1alpha1',
+      namespace: NAMESPACE,
+      plural: 'analysisruns',
+      labelSelector: `rollgate.dev/rollout=${name}`,
+    })) as {
+      items: Array<{
+        spec: { dryRun?: unknown; measurementRetention?: unknown };
+        status?: { phase?: string; metricResults?: Array<{ failed?: number; measurements?: unknown[] }> };
+      }>;
+    };
+    expect(runs.items).toHaveLength(1);
+    const run = runs.items[0];
+    expect(run?.spec.dryRun).toEqual([{ metricName: 'success-rate' }]);
+    expect(run?.spec.measurementRetention).toEqual([{ metricName: 'success-rate', limit: 1 }]);
+    expect(run?.status?.phase).toBe('Successful');
+    expect(run?.status?.metricResults?.[0]?.failed).toBeGreaterThanOrEqual(1);
+    expect(run?.status?.metricResults?.[0]?.measurements).toHaveLength(1);
+    expect(harness.violations).toEqual([]);
+  });
 
   it('takes a manual abort while the step analysis is running within one resync (F1)', async () => {
     const name = 'analysis-abort';

@@ -306,19 +306,15 @@ describe('unsupported fields', () => {
     ]);
   });
 
-  it("a rollout analysis's dryRun is an error and its measurementRetention a warning (neither reaches the run)", () => {
+  it("a rollout analysis's dryRun and measurementRetention are accepted (they reach its AnalysisRuns)", () => {
     const text = ROLLOUT_YAML.replace(
       '- pause: {}',
       '- analysis:\n            templates: [{templateName: success-rate}]\n            dryRun: [{metricName: latency}]\n            measurementRetention: [{metricName: latency, limit: 20}]',
     );
     const { report, errors, warnings } = check(`${text}---\n${TEMPLATE}`);
-    expect(report.objects[0]?.valid).toBe(false);
-    expect(errors).toEqual([
-      `30:13 spec.strategy.canary.steps[3].analysis.dryRun: unsupported: strategy.canary.steps[3].analysis.dryRun (the rollout's dryRun is not passed to its AnalysisRuns yet, so these metrics would decide the rollout; list them in the template's spec.dryRun)`,
-    ]);
-    expect(warnings).toEqual([
-      `31 spec.strategy.canary.steps[3].analysis.measurementRetention: unsupported: strategy.canary.steps[3].analysis.measurementRetention (the rollout's measurementRetention is not passed to its AnalysisRuns yet; the template's spec.measurementRetention is)`,
-    ]);
+    expect(report.objects[0]?.valid).toBe(true);
+    expect(errors).toEqual([]);
+    expect(warnings).toEqual([]);
   });
 
   it('an unsupported metric provider is an error on the template', () => {
