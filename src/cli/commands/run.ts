@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { ConfigError, loadConfig, type RollgateConfig } from '../../config/index.ts';
 import { openRuntime } from '../../../workers/runtime.ts';
-import { startProcess, type ProcessRole } from '../../../workers/all-in-one.ts';
+import { startProcess, type ProcessRole, type RunningProcess } from '../../../workers/all-in-one.ts';
 import { usageError } from '../usage-error.ts';
 
 interface ProcessFlags {
@@ -39,7 +39,14 @@ async function runUntilSignal(command: string, role: ProcessRole, flags: Process
     throw err;
   }
   const runtime = openRuntime(config);
-  const running = await startProcess(runtime, { role });
+  let running: RunningProcess;
+  try {
+    running = await startProcess(runtime, { role });
+  } catch (err) {
+    // The open Redis connection would keep the process alive after main() has reported the error.
+    await runtime.close();
+    throw err;
+  }
   await new Promise<void>((resolve) => {
     let stopping = false;
     const stop = (signal: string): void => {
