@@ -19,7 +19,7 @@ import { GitUnreachableError } from './errors/git-unreachable.ts';
 import { GitHttpTransport } from './http-transport.ts';
 import { diffManifests } from './manifest-diff.ts';
 import type { ManifestChange } from './manifest-diff.ts';
-import type { ManifestParser, ManifestProblem } from './manifest-parser.ts';
+import type { ManifestProblem } from './manifest-parser.ts';
 import { specManifestParser } from './manifest-parser.ts';
 import { ObjectMemory } from './object-memory.ts';
 import { compactPacks, countPacks } from './pack-compaction.ts';
@@ -60,12 +60,8 @@ export interface GitSourceOptions {
   cacheDir: string;
   logger?: Logger;
   clock?: Clock;
-  /** Parses and validates manifest files; defaults to {@link specManifestParser}. */
-  parser?: ManifestParser;
   /** A request whose connection stays silent this long fails as unreachable (default 30 s). */
   idleTimeoutMs?: number;
-  /** Shared HTTP transport (request counting, capability memory); one per source by default. */
-  transport?: GitHttpTransport;
   /**
    * History depth asked for on fetches after the first (default {@link DEFAULT_FETCH_DEPTH}). When more
    * commits than this were pushed between two fetches, the fetch costs one full snapshot instead of the
@@ -149,7 +145,6 @@ export class GitSource {
   readonly gitdir: string;
   private readonly auth: SourceAuth | undefined;
   private readonly logger: Logger;
-  private readonly parser: ManifestParser;
   private readonly transport: GitHttpTransport;
   private cache: object = {};
   private memory = new ObjectMemory();
@@ -178,10 +173,7 @@ export class GitSource {
     const auth = { ...credentials, ...(source.auth ?? {}) };
     this.auth = auth.username || auth.password || auth.token ? auth : undefined;
     this.logger = (options.logger ?? silentLogger).child({ source: source.name, url });
-    this.parser = options.parser ?? specManifestParser;
-    this.transport =
-      options.transport ??
-      new GitHttpTransport(options.clock ?? systemClock, undefined, options.idleTimeoutMs);
+    this.transport = new GitHttpTransport(options.clock ?? systemClock, undefined, options.idleTimeoutMs);
     this.fetchDepth = options.fetchDepth ?? DEFAULT_FETCH_DEPTH;
     this.maxPacks = options.maxPacks ?? DEFAULT_MAX_PACKS;
   }
@@ -425,7 +417,11 @@ export class GitSource {
         throw this.mapError(error, 'diff');
       }
     }
-    const { changes, problems } = await diffManifests(files, (oid) => reader.readBlob(oid), this.parser);
+    const { changes, problems } = await diffManifests(
+      files,
+      (oid) => reader.readBlob(oid),
+      specManifestParser,
+    );
     for (const problem of problems) {
       this.logger.warn(
         { file: problem.file, line: problem.line, key: problem.key },
