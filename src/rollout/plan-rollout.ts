@@ -1,7 +1,7 @@
 // The canary planner: one pure pass from (rollout, observed state, now) to actions, next status and requeue.
 import { planRestart } from './plan-restart.ts';
 import { planRunHistory } from './plan-run-history.ts';
-import type { PauseCondition, Rollout, RolloutStatus } from '../spec/rollout.ts';
+import { ROLLOUT_DEFAULTS, type PauseCondition, type Rollout, type RolloutStatus } from '../spec/rollout.ts';
 import {
   canaryReplicaCounts,
   type CanaryReplicaCounts,
@@ -672,7 +672,11 @@ function planCanary(pass: Pass): RolloutPlan {
   const wanted = new Set<string>();
   if (index < steps.length && steps[index]?.kind === 'analysis') wanted.add(stepRunName(index));
   const completing = index >= steps.length;
-  if (background !== undefined && !completing && index >= (background.startingStep ?? 0)) {
+  if (
+    background !== undefined &&
+    !completing &&
+    index >= (background.startingStep ?? ROLLOUT_DEFAULTS.canary.backgroundAnalysisStartingStep)
+  ) {
     wanted.add(backgroundName);
     // A run deleted this pass (promoted while inconclusive) is recreated on the next one.
     if (backgroundRun === undefined) {

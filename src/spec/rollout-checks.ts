@@ -184,7 +184,9 @@ function checkCanary(rollout: Rollout, sink: IssueCollector, context: RolloutChe
 
   const references = { rollout, sink, context };
   if (canary.analysis !== undefined) {
-    if ((canary.analysis.startingStep ?? 0) > steps.length) {
+    if (
+      (canary.analysis.startingStep ?? ROLLOUT_DEFAULTS.canary.backgroundAnalysisStartingStep) > steps.length
+    ) {
       sink.error(
         at('analysis', 'startingStep'),
         `must be at most the number of steps (${steps.length}), got ${canary.analysis.startingStep}`,

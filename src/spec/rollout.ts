@@ -406,7 +406,7 @@ export const ROLLOUT_DEFAULTS = {
   canary: {
     maxSurge: '25%',
     maxUnavailable: '25%',
-    /** Applies when trafficRouting is used; with replica-ratio canaries the old ReplicaSet scales down at once. */
+    /** How long the old stable keeps its pods after a completion (replica-ratio canaries too). */
     scaleDownDelaySeconds: 30,
     abortScaleDownDelaySeconds: 30,
     dynamicStableScale: false,
