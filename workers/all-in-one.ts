@@ -38,34 +38,45 @@ export interface StartProcessOptions {
 export async function startProcess(runtime: Runtime, options: StartProcessOptions): Promise<RunningProcess> {
   const { config, logger } = runtime;
   const metrics = options.metrics ?? defaultMetrics;
+  const runsPoller = options.role !== 'reconciler';
+  const runsReconciler = options.role !== 'poller';
+  // Secrets before anything starts: an unset one must stop the start, not leave workers running.
+  const webhooks = runsPoller ? webhookSecrets(config) : {};
   if (options.installCrds ?? true) {
     const results = await installCrds(runtime.kube.clients, rollgateCrds());
     logger.info({ crds: results.map((r) => `${r.name}: ${r.result}`) }, 'CRDs installed');
   }
-  const runsPoller = options.role !== 'reconciler';
-  const runsReconciler = options.role !== 'poller';
   const reconciler = runsReconciler
     ? await startReconciler(runtime, { metrics, ...options.reconciler })
     : undefined;
-  const poller = runsPoller ? await startPoller(runtime, { metrics, ...options.poller }) : undefined;
-  if (poller) metrics.setQueueDepthSource(() => poller.queues.depths());
-
-  const http = await startHttpServer({
-    port: config.server.port,
-    host: config.server.host,
-    webhooks: runsPoller ? webhookSecrets(config) : {},
-    redis: runtime.redis,
-    prefix: config.redis.prefix,
-    onPush: poller
-      ? createPushRouter({
-          sources: config.sources.map((s) => ({ name: s.name, url: s.url, branch: s.branch })),
-          pollQueue: poller.queues.poll,
-          logger,
-        })
-      : () => ({ sourcesQueued: [] }),
-    logger,
-    metrics,
-  });
+  let poller: RunningPoller | undefined;
+  let http: RunningHttpServer;
+  try {
+    poller = runsPoller ? await startPoller(runtime, { metrics, ...options.poller }) : undefined;
+    const pollQueue = poller?.queues.poll;
+    http = await startHttpServer({
+      port: config.server.port,
+      host: config.server.host,
+      webhooks,
+      redis: runtime.redis,
+      prefix: config.redis.prefix,
+      onPush: pollQueue
+        ? createPushRouter({
+            sources: config.sources.map((s) => ({ name: s.name, url: s.url, branch: s.branch })),
+            pollQueue,
+            logger,
+          })
+        : () => ({ sourcesQueued: [] }),
+      logger,
+      metrics,
+    });
+  } catch (err) {
+    // A start that fails half-way (the port taken, say) stops what it started, so the caller can exit.
+    await Promise.all([poller?.stop({ force: true }), reconciler?.stop({ force: true })]);
+    throw err;
+  }
+  const queues = poller?.queues;
+  if (queues) metrics.setQueueDepthSource(() => queues.depths());
 
   const detector: RedisResetDetector = await startRedisResetDetector({
     connection: runtime.redis,

@@ -1,10 +1,12 @@
-// `rollgate run` that cannot start (cluster unreachable): the real CLI entry reports why and exits 1.
+// `rollgate run` that cannot start (cluster unreachable, a webhook secret unset, the port taken): the real CLI entry reports why and exits 1.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { startSandbox } from '../../../src/sandbox/index.ts';
 import { freePort } from '../../support/global-setup.ts';
 
 const root = join(import.meta.dirname, '..', '..', '..');
@@ -26,11 +28,21 @@ function rollgate(args: string[], limitMs: number): Promise<{ code: number | nul
   });
 }
 
-describe('rollgate run when the cluster cannot be reached', () => {
+describe('rollgate run when it cannot start', () => {
   const dir = mkdtempSync(join(tmpdir(), 'rollgate-run-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('says why and exits 1 instead of hanging on its open Redis connection', async () => {
+  /** The flags every run here shares: its own Redis prefix and Git cache. */
+  const common = () => [
+    '--redis',
+    inject('redisUrl'),
+    '--set',
+    `redis.prefix=run-start-${randomUUID()}`,
+    '--set',
+    `git.cacheDir=${join(dir, 'git')}`,
+  ];
+
+  async function unreachableKubeconfig(): Promise<string> {
     const kubeconfig = join(dir, 'kubeconfig');
     writeFileSync(
       kubeconfig,
@@ -46,23 +58,55 @@ describe('rollgate run when the cluster cannot be reached', () => {
         '',
       ].join('\n'),
     );
+    return kubeconfig;
+  }
+
+  it('the cluster cannot be reached: says why and exits 1 instead of hanging on its open Redis connection', async () => {
+    const kubeconfig = await unreachableKubeconfig();
+    const result = await rollgate(['run', '--kubeconfig', kubeconfig, '--port', '0', ...common()], 20_000);
+    expect(result.stderr).toMatch(/^rollgate: .*CustomResourceDefinition.*ECONNREFUSED/m);
+    expect(result.code).toBe(1);
+  });
+
+  it('a webhook secret variable is unset: refused before anything starts, naming the variable', async () => {
+    const kubeconfig = await unreachableKubeconfig();
+    const variable = `ROLLGATE_TEST_UNSET_${randomUUID().slice(0, 8).toUpperCase()}`;
     const result = await rollgate(
       [
         'run',
         '--kubeconfig',
         kubeconfig,
-        '--redis',
-        inject('redisUrl'),
         '--port',
         '0',
         '--set',
-        `redis.prefix=run-start-${randomUUID()}`,
-        '--set',
-        `git.cacheDir=${join(dir, 'git')}`,
+        `webhooks.github.secretEnv=${variable}`,
+        ...common(),
       ],
       20_000,
     );
-    expect(result.stderr).toMatch(/^rollgate: .*CustomResourceDefinition.*ECONNREFUSED/m);
+    expect(result.stderr).toContain(variable);
+    // The cluster was never contacted: the secret was checked first.
+    expect(result.stderr).not.toContain('ECONNREFUSED');
     expect(result.code).toBe(1);
+  });
+
+  it('the port is taken: stops the workers it started and exits 1', async () => {
+    const sandbox = await startSandbox({});
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const kubeconfig = join(dir, 'sandbox.kubeconfig');
+      await sandbox.writeKubeconfig(kubeconfig);
+      const port = String((taken.address() as AddressInfo).port);
+      const result = await rollgate(
+        ['run', '--kubeconfig', kubeconfig, '--port', port, '--set', 'server.host=127.0.0.1', ...common()],
+        30_000,
+      );
+      expect(result.stderr).toContain('EADDRINUSE');
+      expect(result.code).toBe(1);
+    } finally {
+      taken.close();
+      await sandbox.stop();
+    }
   });
 });
