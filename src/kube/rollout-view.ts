@@ -1,6 +1,6 @@
 // A read-only summary of one rollout for humans and scripts: steps, weights, ReplicaSets, failing pods, pauses, analysis.
 import { formatAnalysisRunViews, readAnalysisRunViews, type AnalysisRunView } from './analysis-run-view.ts';
-import { SCALE_DOWN_DEADLINE_ANNOTATION, type ObservedState } from '../rollout/index.ts';
+import { SCALE_DOWN_DEADLINE_ANNOTATION, podsToRestart, type ObservedState } from '../rollout/index.ts';
 import type { KubeClients } from './client.ts';
 import { ObservedStateReader, type RolloutKey } from './observed-state-reader.ts';
 
@@ -76,12 +76,9 @@ function restartView(observed: ObservedState, now: Date | undefined): RestartVie
   if (restartAt === undefined) return undefined;
   const atMs = Date.parse(restartAt);
   const doneMs = Date.parse(status?.restartedAt ?? '');
-  const current = new Set([status?.stableRS, status?.currentPodHash]);
-  const podsToRestart = observed.pods.filter(
-    (pod) => current.has(pod.podTemplateHash) && !(Date.parse(pod.creationTimestamp ?? '') >= atMs),
-  ).length;
+  const current = new Set([status?.stableRS, status?.currentPodHash].filter((h) => h !== undefined));
   const state = doneMs >= atMs ? 'done' : now !== undefined && now.getTime() < atMs ? 'scheduled' : 'pending';
-  return { restartAt, state, podsToRestart };
+  return { restartAt, state, podsToRestart: podsToRestart(observed.pods, current, restartAt).length };
 }
 
 function describeStep(step: Record<string, unknown>): string {

@@ -32,7 +32,13 @@ export {
 export type { RolloutPlan, PlannedRolloutStatus, ProgressWindow } from './rollout-plan.ts';
 export { podTemplateHash, canonicalJson } from './pod-template-hash.ts';
 export { planRollout } from './plan-rollout.ts';
-export { planRestart, RESTART_RECHECK_MS, type RestartInput, type RestartPlan } from './plan-restart.ts';
+export {
+  planRestart,
+  podsToRestart,
+  RESTART_RECHECK_MS,
+  type RestartInput,
+  type RestartPlan,
+} from './plan-restart.ts';
 export {
   canaryReplicaCounts,
   resolveReplicaBudget,

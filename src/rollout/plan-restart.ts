@@ -19,8 +19,8 @@ export interface RestartInput {
    * out are not restarted: their pods go at their scale-down deadline.
    */
   replicaSets: ReadonlyArray<ObservedReplicaSet | undefined>;
-  /** The rollout's other ReplicaSets: not restarted, but their available pods count toward capacity. */
-  others: readonly ObservedReplicaSet[];
+  /** Every ReplicaSet of the rollout: all their available pods count toward capacity. */
+  allReplicaSets: readonly ObservedReplicaSet[];
   /** spec.replicas: capacity is measured against it. */
   desiredReplicas: number;
   /** Live (non-terminating) pods of the rollout. */
@@ -39,11 +39,9 @@ export interface RestartPlan {
   /** Set when the restart is complete or cancelled: the next status.restartedAt. */
   restartedAt?: string;
   wakeAtMs?: number;
-  /** Pods still to be replaced (0 when there is no restart under way). */
-  remaining: number;
 }
 
-const NOTHING: RestartPlan = { evictions: [], events: [], remaining: 0 };
+const NOTHING: RestartPlan = { evictions: [], events: [] };
 
 /** The restart is over (done or cancelled): status.restartedAt catches up with spec.restartAt. */
 function ended(restartAt: string, reason: string, message: string): RestartPlan {
@@ -54,14 +52,28 @@ function ended(restartAt: string, reason: string, message: string): RestartPlan 
   };
 }
 
-function createdBefore(pod: ObservedPod, restartAtMs: number): boolean {
-  const created = Date.parse(pod.creationTimestamp ?? '');
-  return Number.isNaN(created) || created < restartAtMs;
-}
-
 function oldestFirst(a: ObservedPod, b: ObservedPod): number {
   const byTime = Date.parse(a.creationTimestamp ?? '') - Date.parse(b.creationTimestamp ?? '');
   return Number.isNaN(byTime) || byTime === 0 ? a.name.localeCompare(b.name) : byTime;
+}
+
+/**
+ * The pods of the given revisions that a restart at `restartAt` replaces, oldest first: those created
+ * before it. A pod without a creation time cannot be shown newer, so it counts.
+ */
+export function podsToRestart(
+  pods: readonly ObservedPod[],
+  hashes: ReadonlySet<string>,
+  restartAt: string,
+): ObservedPod[] {
+  const restartAtMs = Date.parse(restartAt);
+  return pods
+    .filter((pod) => {
+      if (!hashes.has(pod.podTemplateHash)) return false;
+      const created = Date.parse(pod.creationTimestamp ?? '');
+      return Number.isNaN(created) || created < restartAtMs;
+    })
+    .sort(oldestFirst);
 }
 
 /**
@@ -98,10 +110,7 @@ export function planRestart(input: RestartInput): RestartPlan {
     (rs, index, all): rs is ObservedReplicaSet =>
       rs !== undefined && rs.replicas > 0 && all.findIndex((other) => other?.name === rs.name) === index,
   );
-  const hashes = new Set(replicaSets.map((rs) => rs.podTemplateHash));
-  const oldPods = input.pods
-    .filter((pod) => hashes.has(pod.podTemplateHash) && createdBefore(pod, restartAtMs))
-    .sort(oldestFirst);
+  const oldPods = podsToRestart(input.pods, new Set(replicaSets.map((rs) => rs.podTemplateHash)), restartAt);
   // A ReplicaSet's available pods, by its status or by the pod list if that is ahead of the status.
   const availableOf = (rs: ObservedReplicaSet) =>
     Math.min(
@@ -111,18 +120,14 @@ export function planRestart(input: RestartInput): RestartPlan {
   // Unavailable now: the larger of what the restarted ReplicaSets miss and what the whole rollout misses
   // against spec.replicas (a canary step may be using the budget itself), plus pods on their way out.
   const missing = replicaSets.reduce((sum, rs) => sum + Math.max(0, rs.replicas - availableOf(rs)), 0);
-  const restartedNames = new Set(replicaSets.map((rs) => rs.name));
-  const total = [...replicaSets, ...input.others.filter((rs) => !restartedNames.has(rs.name))].reduce(
-    (sum, rs) => sum + availableOf(rs),
-    0,
-  );
+  const total = input.allReplicaSets.reduce((sum, rs) => sum + availableOf(rs), 0);
   const unavailable = input.terminatingPods + Math.max(missing, input.desiredReplicas - total);
 
   if (oldPods.length === 0) {
     if (unavailable > 0) return { ...NOTHING, wakeAtMs: nowMs + RESTART_RECHECK_MS };
     return ended(restartAt, 'RolloutRestarted', `All pods created before ${restartAt} were replaced`);
   }
-  const waiting = { ...NOTHING, remaining: oldPods.length, wakeAtMs: nowMs + RESTART_RECHECK_MS };
+  const waiting = { ...NOTHING, wakeAtMs: nowMs + RESTART_RECHECK_MS };
   if (input.reshaping) return waiting;
   const budget = Math.max(1, input.maxUnavailable) - unavailable;
   if (budget <= 0) return waiting;

@@ -907,7 +907,7 @@ function withRestart(pass: Pass, plan: RolloutPlan): RolloutPlan {
     now: context.now,
     newRevision: revision.newRevision,
     replicaSets: [revision.stable, revision.current],
-    others: context.observed.replicaSets,
+    allReplicaSets: context.observed.replicaSets,
     desiredReplicas: context.replicas,
     pods: context.observed.pods,
     terminatingPods: context.observed.terminatingPods ?? 0,

@@ -26,15 +26,16 @@ function stableSet(replicas: number, available = replicas): ObservedReplicaSet {
   return aReplicaSet('web', 'app:1', { replicas, available });
 }
 
+/** A restart of a healthy 4-replica stable; `allReplicaSets` defaults to the restarted ones. */
 function input(overrides: Partial<RestartInput> = {}): RestartInput {
-  const stable = stableSet(4);
+  const replicaSets = overrides.replicaSets ?? [stableSet(4)];
   return {
     restartAt: RESTART_AT,
     restartedAt: undefined,
     now: new Date(T0 + 200_000),
     newRevision: false,
-    replicaSets: [stable],
-    others: [],
+    replicaSets,
+    allReplicaSets: replicaSets.filter((rs) => rs !== undefined),
     desiredReplicas: 4,
     pods: [
       podOf('app:1', 'web-a', 10),
@@ -49,15 +50,17 @@ function input(overrides: Partial<RestartInput> = {}): RestartInput {
   };
 }
 
+/** A restart still under way that evicts nothing this pass: no restartedAt, a look again soon. */
+const NOT_YET = { evictions: [], events: [], wakeAtMs: T0 + 200_000 + RESTART_RECHECK_MS };
+
 const evicted = (plan: ReturnType<typeof planRestart>) => plan.evictions.map((e) => e.name);
 
 describe('planRestart', () => {
   it('does nothing without spec.restartAt, or once status.restartedAt has caught up with it', () => {
-    expect(planRestart(input({ restartAt: undefined }))).toEqual({ evictions: [], events: [], remaining: 0 });
+    expect(planRestart(input({ restartAt: undefined }))).toEqual({ evictions: [], events: [] });
     expect(planRestart(input({ restartedAt: RESTART_AT }))).toEqual({
       evictions: [],
       events: [],
-      remaining: 0,
     });
     expect(planRestart(input({ restartedAt: iso(150) })).evictions).toEqual([]);
   });
@@ -73,7 +76,6 @@ describe('planRestart', () => {
     expect(one.evictions).toEqual([
       { kind: 'evictPod', name: 'web-b', uid: 'uid-web-b', podTemplateHash: hashOf('app:1') },
     ]);
-    expect(one.remaining).toBe(4);
     expect(one.wakeAtMs).toBe(T0 + 200_000 + RESTART_RECHECK_MS);
     expect(one.events[0]?.message).toContain(`Restarting pods created before ${RESTART_AT}: evicting web-b`);
     expect(evicted(planRestart(input({ maxUnavailable: 2 })))).toEqual(['web-b', 'web-a']);
@@ -93,7 +95,8 @@ describe('planRestart', () => {
       ],
     });
     expect(planRestart(notReady).evictions).toEqual([]);
-    expect(planRestart(notReady).remaining).toBe(4);
+    // Still under way: not done, and looked at again soon.
+    expect(planRestart(notReady)).toEqual({ ...NOT_YET });
     expect(planRestart(input({ terminatingPods: 1 })).evictions).toEqual([]);
     // The ReplicaSet's status still says 4 available, but only 3 pods are listed: one is already gone.
     const gone = input({ pods: input().pods.slice(1) });
@@ -108,7 +111,7 @@ describe('planRestart', () => {
     const pods = [...input().pods.slice(0, 3), podOf('app:2', 'web-canary', 150)];
     const atFloor = input({
       replicaSets: [stable, canary],
-      others: [stable, canary],
+      allReplicaSets: [stable, canary],
       desiredReplicas: 5,
       pods,
     });
@@ -117,7 +120,7 @@ describe('planRestart', () => {
     const old = aReplicaSet('web', 'app:0', { replicas: 1 });
     const withOld = {
       ...atFloor,
-      others: [stable, canary, old],
+      allReplicaSets: [stable, canary, old],
       pods: [...pods, podOf('app:0', 'web-old', 1)],
     };
     expect(evicted(planRestart(withOld))).toEqual(['web-b']);
@@ -125,8 +128,7 @@ describe('planRestart', () => {
 
   it('waits while the pass reshapes ReplicaSets', () => {
     const plan = planRestart(input({ reshaping: true }));
-    expect(plan.evictions).toEqual([]);
-    expect(plan.remaining).toBe(4);
+    expect(plan).toEqual({ ...NOT_YET });
   });
 
   it('restarts the stable ReplicaSet first, then the canary', () => {
