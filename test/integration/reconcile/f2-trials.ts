@@ -1,20 +1,15 @@
 // F2's randomized property: revisions and aborts at random moments under 30 % injected 409s always converge. Shared by the default and slow suites.
+import { SeededRandom } from '../../../src/sandbox/random/seeded-random.ts';
 import type { RolloutKey } from '../../../src/kube/observed-state-reader.ts';
 import type { ReconcileOutcome } from '../../../src/kube/reconcile-rollout.ts';
 import { abortRollout } from '../../../src/kube/rollout-commands.ts';
 import type { ObservedState } from '../../../src/rollout/index.ts';
 import { ReconcileHarness, isFullyPromoted, testRollout } from './reconcile-harness.ts';
 
-/** A small seeded PRNG (mulberry32): the same seed replays the same trial. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+/** The sandbox's seeded generator (mulberry32) as a function: the same seed replays the same trial. */
+function seededRandom(seed: number): () => number {
+  const random = new SeededRandom(seed);
+  return () => random.next();
 }
 
 /** One scripted user action at a fake-time offset (ms from the trial's start). */

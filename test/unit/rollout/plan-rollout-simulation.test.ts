@@ -1,20 +1,15 @@
 // Whole-planner simulation: an in-memory world driven by planRollout with a fake clock, invariants every pass.
+import { SeededRandom } from '../../../src/sandbox/random/seeded-random.ts';
 import { describe, it, expect } from 'vitest';
 import type { CanaryStep } from '../../../src/spec/rollout.ts';
 import { resolveReplicaBudget } from '../../../src/rollout/index.ts';
 import { aRollout, hashOf } from '../../builders/rollout-builder.ts';
 import { InMemoryWorld } from '../../builders/in-memory-world.ts';
 
-/** mulberry32: a small seeded PRNG, so every trial can be replayed from its seed. */
+/** The sandbox's seeded generator (mulberry32) as a function: the same seed replays the same trial. */
 function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = new SeededRandom(seed);
+  return () => random.next();
 }
 
 const STEP_SETS: CanaryStep[][] = [
