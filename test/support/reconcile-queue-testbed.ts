@@ -7,7 +7,7 @@ import {
   type RunningWorker,
   type StartWorkerOptions,
 } from '../../src/queue/start-worker.ts';
-import { openRedisTestScope, type RedisTestScope } from '../integration/queue/redis-test-prefix.ts';
+import { openRedisTestScope, type RedisTestScope } from './redis-test-prefix.ts';
 
 /** What each test of the file gets; read it only inside tests. */
 export interface ReconcileQueueTestbed {

@@ -22,7 +22,7 @@ import {
   WorkingCopy,
   type TempDir,
 } from '../../support/git-fixtures.ts';
-import { openRedisTestScope, type RedisTestScope } from '../queue/redis-test-prefix.ts';
+import { openRedisTestScope, type RedisTestScope } from '../../support/redis-test-prefix.ts';
 import { rolloutYaml } from './pipeline-harness.ts';
 
 let tmp: TempDir;

@@ -1,7 +1,7 @@
 // The newest head a poll saw, in Redis: later-started ref checks win, whatever order they answer in.
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { RedisObservedHeads } from '../../../src/queue/observed-heads.ts';
-import { openRedisTestScope, type RedisTestScope } from './redis-test-prefix.ts';
+import { openRedisTestScope, type RedisTestScope } from '../../support/redis-test-prefix.ts';
 
 let scope: RedisTestScope;
 let heads: RedisObservedHeads;

@@ -4,7 +4,7 @@ import { PollQueue } from '../../../src/queue/poll-queue.ts';
 import { startWorker, type RunningWorker } from '../../../src/queue/start-worker.ts';
 import type { PollPayload } from '../../../src/queue/job-payloads.ts';
 import { eventually } from '../../support/eventually.ts';
-import { gate, openRedisTestScope, type RedisTestScope } from './redis-test-prefix.ts';
+import { gate, openRedisTestScope, type RedisTestScope } from '../../support/redis-test-prefix.ts';
 
 let scope: RedisTestScope;
 let queue: PollQueue;

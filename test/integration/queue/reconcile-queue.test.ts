@@ -6,7 +6,7 @@ import type { JobOutcome } from '../../../src/queue/job-outcome.ts';
 import type { EnqueueResult } from '../../../src/queue/deduplicated-enqueue.ts';
 import { useReconcileQueueTestbed } from '../../support/reconcile-queue-testbed.ts';
 import { eventually } from '../../support/eventually.ts';
-import { gate } from './redis-test-prefix.ts';
+import { gate } from '../../support/redis-test-prefix.ts';
 
 const testbed = useReconcileQueueTestbed();
 

@@ -1,7 +1,7 @@
 // Redis reset detection against the real Redis.
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { startRedisResetDetector } from '../../../src/queue/redis-reset-detector.ts';
-import { openRedisTestScope, type RedisTestScope } from './redis-test-prefix.ts';
+import { openRedisTestScope, type RedisTestScope } from '../../support/redis-test-prefix.ts';
 
 let scope: RedisTestScope;
 

@@ -6,7 +6,7 @@ import {
   type RollgateQueues,
 } from '../../../src/queue/rollgate-queues.ts';
 import { startRedisResetDetector } from '../../../src/queue/redis-reset-detector.ts';
-import { openRedisTestScope, type RedisTestScope } from './redis-test-prefix.ts';
+import { openRedisTestScope, type RedisTestScope } from '../../support/redis-test-prefix.ts';
 
 let scope: RedisTestScope;
 let queues: RollgateQueues;

@@ -5,7 +5,7 @@ import { describe, expect, inject, it } from 'vitest';
 import type { JobFinishedEvent } from '../../../src/queue/start-worker.ts';
 import { useReconcileQueueTestbed } from '../../support/reconcile-queue-testbed.ts';
 import { eventually } from '../../support/eventually.ts';
-import { gate } from './redis-test-prefix.ts';
+import { gate } from '../../support/redis-test-prefix.ts';
 
 const testbed = useReconcileQueueTestbed();
 

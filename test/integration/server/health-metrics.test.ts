@@ -6,7 +6,7 @@ import { ReconcileQueue } from '../../../src/queue/reconcile-queue.ts';
 import { readQueueDepths } from '../../../src/queue/queue-depths.ts';
 import { startHttpServer, type RunningHttpServer } from '../../../src/server/http-server.ts';
 import { createRollgateMetrics, type RollgateMetrics } from '../../../src/server/metrics.ts';
-import { openRedisTestScope, type RedisTestScope } from '../queue/redis-test-prefix.ts';
+import { openRedisTestScope, type RedisTestScope } from '../../support/redis-test-prefix.ts';
 import { genericPush } from './webhook-requests.ts';
 
 /** Every metric name docs/metrics.md documents. */

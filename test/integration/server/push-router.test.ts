@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { createLogger } from '../../../src/log/logger.ts';
 import { PollQueue } from '../../../src/queue/poll-queue.ts';
 import { createPushRouter, type WatchedSource } from '../../../src/server/push-router.ts';
-import { openRedisTestScope, type RedisTestScope } from '../queue/redis-test-prefix.ts';
+import { openRedisTestScope, type RedisTestScope } from '../../support/redis-test-prefix.ts';
 
 let scope: RedisTestScope;
 let pollQueue: PollQueue;

@@ -6,7 +6,7 @@ import { startHttpServer, type RunningHttpServer } from '../../../src/server/htt
 import { createRollgateMetrics } from '../../../src/server/metrics.ts';
 import { createPushRouter, type WatchedSource } from '../../../src/server/push-router.ts';
 import type { PushNotice, WebhookProviderName, WebhooksConfig } from '../../../src/server/webhook-types.ts';
-import { openRedisTestScope, type RedisTestScope } from '../queue/redis-test-prefix.ts';
+import { openRedisTestScope, type RedisTestScope } from '../../support/redis-test-prefix.ts';
 import {
   bitbucketCloudPush,
   bitbucketServerPush,

@@ -1,7 +1,7 @@
 // Test support: a private random key prefix per test on the run's Redis, removed afterwards.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { createRedisConnection } from '../../../src/queue/redis-connection.ts';
+import { createRedisConnection } from '../../src/queue/redis-connection.ts';
 
 export interface RedisTestScope {
   connection: Redis;
