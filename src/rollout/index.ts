@@ -29,7 +29,12 @@ export {
   ANALYSIS_TYPE_LABEL,
   STEP_INDEX_LABEL,
 } from './rollout-action.ts';
-export type { RolloutPlan, PlannedRolloutStatus, ProgressWindow } from './rollout-plan.ts';
+export type {
+  RolloutPlan,
+  PlannedRolloutStatus,
+  ProgressWindow,
+  TrafficRouterError,
+} from './rollout-plan.ts';
 export { podTemplateHash, canonicalJson } from './pod-template-hash.ts';
 export { planRollout } from './plan-rollout.ts';
 export {

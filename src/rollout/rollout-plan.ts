@@ -27,7 +27,22 @@ export type PlannedRolloutStatus = RolloutStatus & {
   progress?: ProgressWindow;
   /** The last canary hash replaced by a newer revision before it completed. */
   supersededPodHash?: string;
+  /**
+   * The traffic router's failure streak, recorded by the executor in the status it writes after a
+   * setTrafficWeights call failed (removed once one succeeds). The planner reads it as
+   * `observed.traffic.error`: a failing router is retried and reported, and never blocks an abort.
+   */
+  trafficRouterError?: TrafficRouterError;
 };
+
+/** A traffic-router failure streak (see {@link PlannedRolloutStatus.trafficRouterError}). */
+export interface TrafficRouterError {
+  message: string;
+  /** Consecutive failed calls. */
+  failures: number;
+  /** RFC 3339: the first failure of the streak. */
+  since: string;
+}
 
 /**
  * One pass of the planner.

@@ -406,9 +406,16 @@ export const ROLLOUT_DEFAULTS = {
   canary: {
     maxSurge: '25%',
     maxUnavailable: '25%',
-    /** How long the old stable keeps its pods after a completion (replica-ratio canaries too). */
+    /**
+     * How long the old stable keeps its pods after a completion, and an aborted canary after an abort, when
+     * a traffic router splits the traffic (the router may still send requests to them for a moment).
+     * Without a router (replica ratio) both default to 0, as in Argo: every pod behind the one Service
+     * serves, so an old stable kept running would keep serving the old version.
+     */
     scaleDownDelaySeconds: 30,
     abortScaleDownDelaySeconds: 30,
+    /** The defaults of both delays without a traffic router (and of scaleDownDelaySeconds with dynamicStableScale). */
+    scaleDownDelaySecondsWithoutRouter: 0,
     dynamicStableScale: false,
     backgroundAnalysisStartingStep: 0,
   },
@@ -450,13 +457,22 @@ export function withDefaults(spec: RolloutSpec): RolloutSpecWithDefaults {
   const d = ROLLOUT_DEFAULTS;
   const strategy: RolloutSpecWithDefaults['strategy'] = { ...otherStrategies };
   if (canary !== undefined) {
+    const routing = canary.trafficRouting;
+    const routed =
+      routing !== undefined && TRAFFIC_ROUTING_PROVIDERS.some((provider) => routing[provider] !== undefined);
     strategy.canary = {
       ...canary,
       steps: canary.steps ?? [],
       maxSurge: canary.maxSurge ?? d.canary.maxSurge,
       maxUnavailable: canary.maxUnavailable ?? d.canary.maxUnavailable,
-      scaleDownDelaySeconds: canary.scaleDownDelaySeconds ?? d.canary.scaleDownDelaySeconds,
-      abortScaleDownDelaySeconds: canary.abortScaleDownDelaySeconds ?? d.canary.abortScaleDownDelaySeconds,
+      scaleDownDelaySeconds:
+        canary.scaleDownDelaySeconds ??
+        (routed && canary.dynamicStableScale !== true
+          ? d.canary.scaleDownDelaySeconds
+          : d.canary.scaleDownDelaySecondsWithoutRouter),
+      abortScaleDownDelaySeconds:
+        canary.abortScaleDownDelaySeconds ??
+        (routed ? d.canary.abortScaleDownDelaySeconds : d.canary.scaleDownDelaySecondsWithoutRouter),
       dynamicStableScale: canary.dynamicStableScale ?? d.canary.dynamicStableScale,
     };
   }
