@@ -23,6 +23,21 @@ export const objectMetaSchema = z.looseObject({
 });
 export type ObjectMeta = z.infer<typeof objectMetaSchema>;
 
+/**
+ * ObjectMeta of an object that may be created under a generated name (an AnalysisRun written as Argo's
+ * examples do): `name`, or `generateName`, a prefix the API server completes with 5 random characters.
+ * Neither is `metadata.name: required`.
+ */
+export const generatableObjectMetaSchema = objectMetaSchema
+  .extend({
+    name: z.string().min(1, { error: 'must not be empty' }).optional(),
+    generateName: z.string().min(1, { error: 'must not be empty' }).optional(),
+  })
+  .superRefine((meta, ctx) => {
+    if (meta.name === undefined && meta.generateName === undefined)
+      ctx.addIssue({ code: 'custom', path: ['name'], message: 'required', input: undefined });
+  });
+
 /** Labels and annotations applied to a ReplicaSet's pods (canaryMetadata, stableMetadata, …). */
 export const podMetadataSchema = z.object({
   labels: stringMap.optional(),

@@ -27,6 +27,8 @@ export interface ManifestObject {
   kind: string;
   /** metadata.name, when it is a string. */
   name: string | undefined;
+  /** metadata.generateName, when it is a string (the prefix of a name the API server completes). */
+  generateName: string | undefined;
   /** metadata.namespace, when it is a string. */
   namespace: string | undefined;
   /** The document as plain data (aliases expanded). */
@@ -164,6 +166,7 @@ export function parseManifests(
       apiVersion,
       kind,
       name: typeof meta['name'] === 'string' ? meta['name'] : undefined,
+      generateName: typeof meta['generateName'] === 'string' ? meta['generateName'] : undefined,
       namespace: typeof meta['namespace'] === 'string' ? meta['namespace'] : undefined,
       value: record,
       lineOf: (path) => at(offsetOf(doc, path)),

@@ -4,6 +4,7 @@ import { analysisRunSchema, analysisTemplateSchema, clusterAnalysisTemplateSchem
 import { checkAnalysisSpec } from './analysis-checks.ts';
 import { ARGO_API_VERSION, ROLLGATE_API_VERSION } from './api-version.ts';
 import { issueMessage } from './issue-messages.ts';
+import { generatableObjectMetaSchema } from './kube-meta.ts';
 import { parseManifests } from './manifest.ts';
 import type { ManifestObject, ParsedManifests, ParseManifestsOptions } from './manifest.ts';
 import { rolloutSchema } from './rollout.ts';
@@ -66,12 +67,21 @@ export interface ValidationReport {
   summary: { valid: number; invalid: number; skipped: number };
 }
 
+// An AnalysisRun may be written with `metadata.generateName` instead of a name (it is created, then only
+// observed, as in Argo's examples); Rollouts and analysis templates are referenced by name and need one.
 const SCHEMAS: Record<ValidatedKind, z.ZodType> = {
   Rollout: rolloutSchema,
   AnalysisTemplate: analysisTemplateSchema,
   ClusterAnalysisTemplate: clusterAnalysisTemplateSchema,
-  AnalysisRun: analysisRunSchema,
+  AnalysisRun: analysisRunSchema.extend({ metadata: generatableObjectMetaSchema }),
 };
+
+// What the API server accepts as generateName: the start of a DNS subdomain (it appends 5 characters).
+const GENERATE_NAME_PREFIX = /^[a-z0-9][-a-z0-9.]*$/;
+
+function isMetadataName(path: ReadonlyArray<PropertyKey>): boolean {
+  return path.length === 2 && path[0] === 'metadata' && path[1] === 'name';
+}
 
 function startsWith(path: ReadonlyArray<PropertyKey>, prefix: ReadonlyArray<PropertyKey>): boolean {
   return prefix.every((segment, index) => path[index] === segment);
@@ -97,6 +107,15 @@ export function validateObject(obj: ManifestObject, context: RolloutCheckContext
       }
       if (kind === 'Rollout') checkRollout(result.data as Rollout, sink, context);
       else checkAnalysisSpec((result.data as z.infer<typeof analysisTemplateSchema>).spec, sink);
+      if (
+        obj.name === undefined &&
+        obj.generateName !== undefined &&
+        !GENERATE_NAME_PREFIX.test(obj.generateName)
+      )
+        sink.error(
+          ['metadata', 'generateName'],
+          `must start a DNS subdomain (lowercase letters, digits, "-" and "."), got ${JSON.stringify(obj.generateName)}`,
+        );
     } else {
       const spec = obj.value['spec'];
       // With workloadRef the template lives elsewhere; its absence is not a second problem to report.
@@ -107,9 +126,13 @@ export function validateObject(obj: ManifestObject, context: RolloutCheckContext
           (startsWith(issue.path, ['spec', 'template']) || startsWith(issue.path, ['spec', 'selector']))
         )
           continue;
+        const message =
+          isMetadataName(issue.path) && obj.name === undefined && obj.generateName !== undefined
+            ? `${issue.message} (${kind}s are referenced by name; generateName is for objects nothing refers to, such as AnalysisRuns and Jobs)`
+            : issue.message;
         sink.error(
           issue.path.map((segment) => (typeof segment === 'number' ? segment : String(segment))),
-          issue.message,
+          message,
         );
       }
     }

@@ -497,6 +497,65 @@ describe('semantic checks the schema cannot express', () => {
   });
 });
 
+// An AnalysisRun as Argo's examples write one: a generated name, no template.
+const RUN = `apiVersion: argoproj.io/v1alpha1
+kind: AnalysisRun
+metadata:
+  generateName: smoke-
+  namespace: apps
+spec:
+  metrics:
+    - name: up
+      provider:
+        web: {url: "http://smoke/health"}
+`;
+
+describe('metadata.generateName', () => {
+  it.each<[string, string, string[]]>([
+    ['an AnalysisRun with generateName and no name is valid', RUN, []],
+    ['an AnalysisRun with a name is valid', RUN.replace('generateName: smoke-', 'name: smoke'), []],
+    ['two identical generated AnalysisRuns are not duplicates', `${RUN}---\n${RUN}`, []],
+    [
+      'an AnalysisRun with neither name nor generateName',
+      RUN.replace('  generateName: smoke-\n', ''),
+      ['3:1 metadata.name: required'],
+    ],
+    [
+      'an empty generateName',
+      RUN.replace('generateName: smoke-', 'generateName: ""'),
+      ['4:3 metadata.generateName: must not be empty'],
+    ],
+    [
+      'a generateName that cannot start a DNS subdomain',
+      RUN.replace('generateName: smoke-', 'generateName: Smoke_'),
+      [
+        '4:3 metadata.generateName: must start a DNS subdomain (lowercase letters, digits, "-" and "."), got "Smoke_"',
+      ],
+    ],
+    [
+      'a Rollout with generateName instead of a name',
+      ROLLOUT_YAML.replace('  name: web\n', '  generateName: web-\n'),
+      [
+        '3:1 metadata.name: required (Rollouts are referenced by name; generateName is for objects nothing refers to, such as AnalysisRuns and Jobs)',
+      ],
+    ],
+    [
+      'an AnalysisTemplate with generateName instead of a name',
+      TEMPLATE.replace('  name: success-rate\n', '  generateName: success-rate-\n'),
+      [
+        '3:1 metadata.name: required (AnalysisTemplates are referenced by name; generateName is for objects nothing refers to, such as AnalysisRuns and Jobs)',
+      ],
+    ],
+  ])('%s', (_name, text, wantErrors) => {
+    expect(check(text).errors).toEqual(wantErrors);
+  });
+
+  it('reports a generated object without a name', () => {
+    const { report } = check(RUN);
+    expect(report.objects.map((o) => [o.kind, o.name, o.valid])).toEqual([['AnalysisRun', null, true]]);
+  });
+});
+
 describe('validateObject', () => {
   it('validates one object without cross-object checks', () => {
     const obj = parseManifests(
