@@ -1,15 +1,22 @@
 // Turns one manifest file's text into keyed Kubernetes objects plus per-object problems with lines.
+import { createHash } from 'node:crypto';
 import { parseManifests } from '../spec/manifest.ts';
 import { isValidatedKind, validateObject } from '../spec/validate.ts';
 
 /** One Kubernetes object found in a manifest file of a source. */
 export interface SourceManifest {
-  /** `kind/namespace/name` (namespace empty when the manifest sets none): the identity diffs compare by. */
+  /**
+   * `kind/namespace/name` (namespace empty when the manifest sets none): the identity diffs compare by.
+   * An object with only generateName has `kind/namespace/generateName#digest` (see {@link generatedManifestKey}).
+   */
   key: string;
   apiVersion: string;
   kind: string;
   namespace?: string;
-  name: string;
+  /** metadata.name; absent for an object Git names only by generateName. */
+  name?: string;
+  /** metadata.generateName of an object without a name: it is created, never applied or pruned by name. */
+  generateName?: string;
   /** The parsed document, as plain JSON-compatible data (aliases expanded). */
   object: Record<string, unknown>;
   /** 1-based line where the object starts. */
@@ -42,10 +49,43 @@ export function manifestKey(kind: string, namespace: string | undefined, name: s
   return `${kind}/${namespace ?? ''}/${name}`;
 }
 
+// JSON with object keys sorted, so that key order in the YAML does not change a digest.
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * The identity of a document's content: a sha256 of the parsed object (comments, formatting and key
+ * order do not count), 40 hex characters so that it fits a label value. An object with only
+ * generateName is known by it: it is what the key of such an object ends with, and the label its
+ * created instances carry.
+ */
+export function manifestDigest(object: Record<string, unknown>): string {
+  return createHash('sha256').update(canonicalJson(object)).digest('hex').slice(0, 40);
+}
+
+/** The key of an object with only generateName: its prefix and the start of its content digest. */
+export function generatedManifestKey(
+  kind: string,
+  namespace: string | undefined,
+  generateName: string,
+  digest: string,
+): string {
+  return `${kind}/${namespace ?? ''}/${generateName}#${digest.slice(0, 12)}`;
+}
+
 /**
  * The parser sources use: the spec module's multi-document YAML parser (positions, alias and size bounds)
  * and, for the kinds Rollgate validates (Rollout, AnalysisTemplate, ClusterAnalysisTemplate,
- * AnalysisRun), its validator. Every other kind needs only apiVersion, kind and metadata.name.
+ * AnalysisRun), its validator. Every other kind needs only apiVersion, kind and metadata.name, or
+ * metadata.generateName (an object created under a generated name, keyed by its content).
  * Documents that are not Kubernetes objects (no apiVersion/kind) are ignored; each unusable document is
  * one problem with its line, and the file's other documents are kept.
  */
@@ -63,7 +103,14 @@ export const specManifestParser: ManifestParser = {
     }
     for (const object of parsed.objects) {
       const { line, col } = object.position;
-      if (object.name === undefined || object.name === '') {
+      const name = object.name || undefined;
+      const generateName = object.generateName || undefined;
+      const namespace = object.namespace || undefined;
+      let key: string;
+      if (name !== undefined) key = manifestKey(object.kind, namespace, name);
+      else if (generateName !== undefined)
+        key = generatedManifestKey(object.kind, namespace, generateName, manifestDigest(object.value));
+      else {
         result.problems.push({
           file,
           line,
@@ -72,7 +119,6 @@ export const specManifestParser: ManifestParser = {
         });
         continue;
       }
-      const key = manifestKey(object.kind, object.namespace || undefined, object.name);
       if (isValidatedKind(object)) {
         const validation = validateObject(object);
         const first = validation.errors[0];
@@ -84,7 +130,7 @@ export const specManifestParser: ManifestParser = {
             line: first.line,
             column: first.col,
             key,
-            message: `${object.kind}/${object.name}: ${where}${first.message}${more}`,
+            message: `${object.kind}/${name ?? `${generateName ?? ''}*`}: ${where}${first.message}${more}`,
           });
           continue;
         }
@@ -93,11 +139,11 @@ export const specManifestParser: ManifestParser = {
         key,
         apiVersion: object.apiVersion,
         kind: object.kind,
-        name: object.name,
+        ...(name !== undefined ? { name } : { generateName }),
         object: object.value,
         line,
       };
-      if (object.namespace) manifest.namespace = object.namespace;
+      if (namespace) manifest.namespace = namespace;
       result.objects.push(manifest);
     }
     result.problems.sort((a, b) => a.line - b.line);

@@ -1,10 +1,11 @@
-// Applies desired objects from Git to the cluster by server-side apply, and prunes what left Git.
+// Applies desired objects from Git to the cluster by server-side apply (creates those with only generateName), and prunes what left Git.
 import {
   KubernetesObjectApi,
   PatchStrategy,
   type KubeConfig,
   type KubernetesObject,
 } from '@kubernetes/client-node';
+import { manifestDigest } from '../git/manifest-parser.ts';
 import { FIELD_MANAGER, toPlainObject } from '../kube/client.ts';
 import { isNotFound, kubeCall } from '../kube/errors.ts';
 import { toRollgateApiVersion } from '../spec/api-version.ts';
@@ -14,6 +15,7 @@ import {
   FILE_ANNOTATION,
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
+  MANIFEST_DIGEST_LABEL,
   SOURCE_LABEL,
 } from './sync-labels.ts';
 
@@ -23,7 +25,8 @@ export interface DesiredObject {
   apiVersion: string;
   kind: string;
   namespace?: string;
-  name: string;
+  /** Absent for an object Git names only by generateName (see {@link ObjectApplier.createGenerated}). */
+  name?: string;
   object: Record<string, unknown>;
   file: string;
   line?: number;
@@ -39,6 +42,12 @@ export interface ObjectRef {
 
 export type ApplyResult = 'created' | 'updated' | 'unchanged';
 export type RemoveResult = 'deleted' | 'absent' | 'not-managed';
+
+/** What {@link ObjectApplier.createGenerated} did, and the name the object has in the cluster. */
+export interface CreateGeneratedResult {
+  result: 'created' | 'unchanged';
+  name: string;
+}
 
 /**
  * The cluster does not serve this kind (its CRD is not installed yet). Not a refusal of the object:
@@ -101,6 +110,7 @@ export class ObjectApplier {
       ...((metadata.labels ?? {}) as Json),
       [MANAGED_BY_LABEL]: MANAGED_BY_VALUE,
       [SOURCE_LABEL]: this.options.source,
+      ...(desired.name === undefined ? { [MANIFEST_DIGEST_LABEL]: manifestDigest(desired.object) } : {}),
     };
     metadata.annotations = {
       ...((metadata.annotations ?? {}) as Json),
@@ -164,6 +174,32 @@ export class ObjectApplier {
       ),
     );
     return live ? 'updated' : 'created';
+  }
+
+  /**
+   * Creates (POST) a prepared object that has generateName and no name: server-side apply needs a
+   * name, and the API server makes one up on create. Nothing is created when an object of this source
+   * with the same manifest digest exists already (the label {@link prepare} sets): the answer is then
+   * `unchanged` with that object's name.
+   */
+  async createGenerated(prepared: Json): Promise<CreateGeneratedResult> {
+    const metadata = metadataOf(prepared);
+    const apiVersion = String(prepared.apiVersion);
+    const kind = String(prepared.kind);
+    const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : undefined;
+    const labels = (metadata.labels ?? {}) as Json;
+    const selector = [MANAGED_BY_LABEL, SOURCE_LABEL, MANIFEST_DIGEST_LABEL]
+      .map((label) => `${label}=${String(labels[label])}`)
+      .join(',');
+    const existing = await kubeCall({ verb: 'list', kind, namespace }, () =>
+      this.api.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, selector),
+    );
+    const found = existing.items.find((item) => item.metadata?.deletionTimestamp === undefined);
+    if (found?.metadata?.name !== undefined) return { result: 'unchanged', name: found.metadata.name };
+    const created = await kubeCall({ verb: 'create', kind, namespace }, () =>
+      this.api.create(prepared as KubernetesObject, undefined, undefined, FIELD_MANAGER),
+    );
+    return { result: 'created', name: created.metadata?.name ?? '' };
   }
 
   /** Fields where the live object differs from what was applied (ignoring the commit/file bookkeeping). */

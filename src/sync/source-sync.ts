@@ -53,7 +53,8 @@ export interface SyncReport {
   source: string;
   commit: string;
   previous?: string;
-  applied: Array<{ key: string; result: ApplyResult }>;
+  /** `name` is set for an object Git names only by generateName: the name it has in the cluster. */
+  applied: Array<{ key: string; result: ApplyResult; name?: string }>;
   removed: Array<{ key: string; result: RemoveResult | 'kept (prune disabled)' }>;
   problems: Array<{ key?: string; file: string; line: number; message: string }>;
   /** How long the Git fetch took (the rest of a sync is diff and cluster writes). */
@@ -72,10 +73,11 @@ async function enqueueIfRollout(
   desired: DesiredObject,
   prepared: Record<string, unknown>,
 ): Promise<void> {
-  const { apiVersion, kind } = desired;
+  const { apiVersion, kind, name } = desired;
   if (kind !== 'Rollout' || (apiVersion !== ARGO_API_VERSION && apiVersion !== ROLLGATE_API_VERSION)) return;
+  if (name === undefined) return;
   const namespace = String((prepared.metadata as { namespace?: unknown }).namespace ?? deps.defaultNamespace);
-  await deps.enqueueReconcile({ namespace, name: desired.name });
+  await deps.enqueueReconcile({ namespace, name });
 }
 
 /**
@@ -106,7 +108,7 @@ function desiredOf(change: Exclude<ManifestChange, { change: 'removed' }>): Desi
     key: change.key,
     apiVersion: o.apiVersion,
     kind: o.kind,
-    name: o.name,
+    ...(o.name !== undefined ? { name: o.name } : {}),
     object: o.object,
     file: change.file,
     line: change.line,
@@ -133,6 +135,10 @@ async function syncTarget(deps: SourceSyncDeps): Promise<{ target?: string; tick
  * fail validation or are refused by the API server are reported and skipped; every other object
  * proceeds. The synced commit moves only when nothing transient failed, so a retry re-diffs the same
  * range (applies are idempotent and unchanged objects are not written).
+ *
+ * An object with generateName and no name is created (never applied) when the diff reports it added,
+ * which is when a commit adds it or changes its content (its key holds its content digest), and only
+ * if no object of this source created from the same content exists; it is never pruned.
  *
  * The commit is the newest head a poll recorded (fetched without asking the remote for the branch
  * again), or the branch's current commit when none is recorded. A commit that the cache shows to be an
@@ -206,6 +212,13 @@ export async function syncSource(deps: SourceSyncDeps): Promise<SyncReport> {
     const desired = desiredOf(change);
     try {
       const prepared = await applier.prepare(desired, commit);
+      if (desired.name === undefined) {
+        const { result, name } = await applier.createGenerated(prepared);
+        report.applied.push({ key: desired.key, result, name });
+        if (result === 'created')
+          logger.info({ object: desired.key, name }, 'created under a generated name');
+        continue;
+      }
       const result = await applier.apply(prepared);
       report.applied.push({ key: desired.key, result });
       if (result !== 'unchanged') await enqueueIfRollout(deps, desired, prepared);
@@ -227,11 +240,13 @@ export async function syncSource(deps: SourceSyncDeps): Promise<SyncReport> {
     diff.changes.filter((c): c is Extract<ManifestChange, { change: 'removed' }> => c.change === 'removed'),
   ).reverse();
   for (const change of removals) {
+    const p = change.previous;
+    // Created under a generated name: Git cannot say which object it was, so it is left alone.
+    if (p.name === undefined) continue;
     if (!deps.prune) {
       report.removed.push({ key: change.key, result: 'kept (prune disabled)' });
       continue;
     }
-    const p = change.previous;
     try {
       const result = await applier.remove({
         apiVersion: p.apiVersion,
@@ -343,7 +358,8 @@ export async function checkDrift(
   const everything = await deps.git.diffReport(undefined, commit);
   const report: DriftReport = { source: deps.git.name, commit, drifted: [] };
   for (const change of everything.changes) {
-    if (change.change === 'removed') continue;
+    // Objects created under a generated name are not compared (Git does not know their names).
+    if (change.change === 'removed' || change.object.name === undefined) continue;
     const desired = desiredOf(change);
     const prepared = await deps.applier.prepare(desired, commit);
     const fields = await deps.applier.drift(prepared);

@@ -9,3 +9,9 @@ export const SOURCE_LABEL = 'rollgate.dev/source';
 export const COMMIT_ANNOTATION = 'rollgate.dev/commit';
 /** The file (repository path) it is defined in, so an error or event can point at it. */
 export const FILE_ANNOTATION = 'rollgate.dev/file';
+/**
+ * On an object Git names only by generateName: the digest of the document it was created from (see
+ * manifestDigest in src/git). A sync creates such an object only when no object of its source carries
+ * the digest, so a retried sync, a re-diff or a move to another file does not create a second one.
+ */
+export const MANIFEST_DIGEST_LABEL = 'rollgate.dev/manifest-digest';

@@ -29,7 +29,23 @@ async function diff(files: FileChange[]): Promise<{ changes: string[]; problems:
   };
 }
 
+function job(image: string): string {
+  return `apiVersion: batch/v1\nkind: Job\nmetadata:\n  generateName: smoke-\nspec:\n  template: {spec: {containers: [{name: s, image: ${image}}]}}\n`;
+}
+
 describe('diffManifests', () => {
+  it('reports an object with only generateName added when its content changes (and the old content removed)', async () => {
+    const { changes } = await diff([change('smoke.yaml', job('smoke:1'), job('smoke:2'))]);
+    expect(changes).toEqual([
+      expect.stringMatching(/^added Job\/\/smoke-#[0-9a-f]{12} smoke\.yaml$/),
+      expect.stringMatching(/^removed Job\/\/smoke-#[0-9a-f]{12} smoke\.yaml$/),
+    ]);
+    expect(await diff([change('smoke.yaml', job('smoke:1'), `# reworded\n${job('smoke:1')}`)])).toEqual({
+      changes: [],
+      problems: [],
+    });
+  });
+
   it('does not report an object that moved to another file unchanged', async () => {
     expect(
       await diff([change('a.yaml', cm('x', '1'), undefined), change('b.yaml', undefined, cm('x', '1'))]),

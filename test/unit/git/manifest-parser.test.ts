@@ -51,6 +51,43 @@ describe('specManifestParser', () => {
     expect(problems[1]?.message).toMatch(/invalid YAML/);
   });
 
+  it('keys an object with only generateName by its prefix and content digest, as written or reordered', () => {
+    const job =
+      'apiVersion: batch/v1\nkind: Job\nmetadata:\n  generateName: smoke-\n  namespace: ci\nspec: {backoffLimit: 0}\n';
+    const reordered =
+      '# same Job\nkind: Job\napiVersion: batch/v1\nspec:\n  backoffLimit: 0\nmetadata: {namespace: ci, generateName: smoke-}\n';
+    const [written] = specManifestParser.parse('a.yaml', job).objects;
+    const [again] = specManifestParser.parse('b.yaml', reordered).objects;
+    expect(written).toMatchObject({ kind: 'Job', namespace: 'ci', generateName: 'smoke-' });
+    expect(written).not.toHaveProperty('name');
+    expect(written?.key).toMatch(/^Job\/ci\/smoke-#[0-9a-f]{12}$/);
+    expect(again?.key).toBe(written?.key);
+    const [edited] = specManifestParser.parse(
+      'a.yaml',
+      job.replace('backoffLimit: 0', 'backoffLimit: 1'),
+    ).objects;
+    expect(edited?.key).not.toBe(written?.key);
+    // A name wins over generateName, as on the API server.
+    const [named] = specManifestParser.parse(
+      'a.yaml',
+      job.replace('  generateName: smoke-\n', '  generateName: smoke-\n  name: smoke\n'),
+    ).objects;
+    expect(named).toMatchObject({ key: 'Job/ci/smoke', name: 'smoke' });
+    expect(named).not.toHaveProperty('generateName');
+  });
+
+  it('validates a generated AnalysisRun and refuses a Rollout with only generateName', () => {
+    const run =
+      'apiVersion: argoproj.io/v1alpha1\nkind: AnalysisRun\nmetadata: {generateName: smoke-}\nspec:\n  metrics: [{name: up, provider: {web: {url: "http://x"}}}]\n';
+    const rollout = ROLLOUT_YAML.replace('  name: web\n', '  generateName: web-\n');
+    const { objects, problems } = specManifestParser.parse('f.yaml', `${run}---\n${rollout}`);
+    expect(objects.map((o) => o.key)).toEqual([expect.stringMatching(/^AnalysisRun\/\/smoke-#/)]);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]?.message).toMatch(
+      /^Rollout\/web-\*: metadata\.name: required \(Rollouts are referenced by name/,
+    );
+  });
+
   it('ignores YAML that is not a Kubernetes object', () => {
     const { objects, problems } = specManifestParser.parse(
       'values.yaml',
