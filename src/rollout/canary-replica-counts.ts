@@ -106,7 +106,8 @@ function clampCount(n: number): number {
  *
  * The next move from `current`: scale-ups only into the room under the ceiling (stable first, it is what
  * users fall back to), scale-downs only of unavailable pods plus the available pods above the floor (old
- * ReplicaSets first, then canary, then stable). Both can be applied together: pods never exceed
+ * ReplicaSets first, then canary, then stable). The stable never drops below floor − the canary's
+ * available pods, even when its own pods are unavailable. Both can be applied together: pods never exceed
  * max(ceiling, current total) and available pods never drop below min(floor, currently available).
  */
 export function canaryReplicaCounts(input: CanaryReplicaCountsInput): CanaryReplicaCounts {
@@ -166,7 +167,14 @@ export function canaryReplicaCounts(input: CanaryReplicaCountsInput): CanaryRepl
   };
   const nextOthers = others.map((other) => (other.scaleDown ? shrink(other, 0) : other.replicas));
   if (!input.holdCanary && canaryTarget < canary.replicas) nextCanary = shrink(canary, canaryTarget);
-  if (stableTarget < stable.replicas) nextStable = shrink(stable, stableTarget);
+  if (stableTarget < stable.replicas) {
+    // The stable is the fallback: its pods count as if available (Argo's minAvailable rule while the canary
+    // grows), so it keeps the floor's worth of pods minus what the canary has proven, whatever state its
+    // own pods are in. A second bad revision then never replaces a first bad one: the first keeps its
+    // count and the new one gets the surge; a good one takes over as its pods become available.
+    const keep = Math.max(stableTarget, Math.min(stable.replicas, floor - canary.available));
+    nextStable = Math.max(keep, shrink(stable, stableTarget));
+  }
 
   return {
     target: { canary: canaryTarget, stable: stableTarget },

@@ -36,6 +36,8 @@ export interface RolloutContext {
   replicas: number;
   budget: ReplicaBudget;
   background?: RolloutAnalysisBackground;
+  /** A traffic router splits the traffic (not the replica ratio): changes the defaults of the scale-down delays. */
+  trafficRouted: boolean;
   /** The live status (empty object when absent). */
   status: RolloutStatus;
 }
@@ -84,10 +86,9 @@ export function readRolloutContext(rollout: Rollout, observed: ObservedState, no
     );
   }
   const routing = canary.trafficRouting as Record<string, unknown> | undefined;
-  if (
-    routing !== undefined &&
-    TRAFFIC_ROUTING_PROVIDERS.some((provider) => routing[provider] !== undefined)
-  ) {
+  const trafficRouted =
+    routing !== undefined && TRAFFIC_ROUTING_PROVIDERS.some((provider) => routing[provider] !== undefined);
+  if (trafficRouted) {
     throw new InvalidSpecError(
       'traffic routers are not supported yet (replica ratio only)',
       'spec.strategy.canary.trafficRouting',
@@ -113,6 +114,7 @@ export function readRolloutContext(rollout: Rollout, observed: ObservedState, no
     replicas,
     budget,
     background,
+    trafficRouted,
     status: rollout.status ?? {},
   };
 }

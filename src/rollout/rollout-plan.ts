@@ -42,6 +42,8 @@ export interface TrafficRouterError {
   failures: number;
   /** RFC 3339: the first failure of the streak. */
   since: string;
+  /** RFC 3339: the latest failure (the retry is timed from it; `since` when absent). */
+  at?: string;
 }
 
 /**

@@ -1,5 +1,6 @@
 // planRollout transitions, one observed state at a time, built with the test builders.
 import { describe, it, expect } from 'vitest';
+import { PODS_RESYNC_MS } from '../../../src/rollout/pass/finish-pass.ts';
 import {
   POD_TEMPLATE_HASH_LABEL,
   SCALE_DOWN_DEADLINE_ANNOTATION,
@@ -211,8 +212,24 @@ describe('canary steps', () => {
       .build();
     const completion = planOver(done, { 'app:1': 1, 'app:2': 1 });
     expect(completion.status).toMatchObject({ stableRS: hashOf('app:2'), phase: 'Healthy' });
+    // Without a traffic router the old stable's pods serve behind the same Service: no delay (Argo's default).
     const annotated = scaleOf(completion, 'app:1');
     expect(annotated).toMatchObject({
+      replicas: 1,
+      annotations: { [SCALE_DOWN_DEADLINE_ANNOTATION]: NOW.toISOString() },
+    });
+    expect(completion.requeueAfterMs).toBe(0);
+  });
+
+  it('an explicit scaleDownDelaySeconds on a replica-ratio canary is honoured (an extension of Argo)', () => {
+    const done = anUpdate(1)
+      .withSteps({ setWeight: 50 })
+      .withCanary({ scaleDownDelaySeconds: 30 })
+      .atStep(1)
+      .withStatus({ canary: { weights: weights(50, 'app:2') } })
+      .build();
+    const completion = planOver(done, { 'app:1': 1, 'app:2': 1 });
+    expect(scaleOf(completion, 'app:1')).toMatchObject({
       replicas: 1,
       annotations: { [SCALE_DOWN_DEADLINE_ANNOTATION]: new Date(NOW.getTime() + 30_000).toISOString() },
     });
@@ -342,7 +359,11 @@ describe('abort', () => {
   const aborted = (extra: Record<string, unknown>, trafficError?: string) => {
     const rollout = anUpdate(4)
       .withSteps({ setWeight: 50 }, { pause: {} })
-      .withCanary({ canaryService: 'web-canary', stableService: 'web-stable' })
+      .withCanary({
+        canaryService: 'web-canary',
+        stableService: 'web-stable',
+        abortScaleDownDelaySeconds: 30,
+      })
       .atStep(1)
       .withStatus({ canary: { weights: weights(50, 'app:2') }, ...extra })
       .build();
@@ -381,7 +402,8 @@ describe('abort', () => {
       { kind: 'setTrafficWeights', canaryWeight: 0, stableHash: hashOf('app:1') },
     ]);
     expect(plan.status.message).toBe('RolloutAborted: x');
-    expect(plan.requeueAfterMs).toBe(29_000);
+    // The abort delay ends in 29 s, but the canary's pods are still coming up: look again sooner.
+    expect(plan.requeueAfterMs).toBe(PODS_RESYNC_MS);
   });
 
   it('a failing router never blocks the scale-down; it is retried after the scale actions', () => {
@@ -400,14 +422,31 @@ describe('abort', () => {
     expect(plan.requeueAfterMs).toBe(5000);
   });
 
-  it('abortScaleDownDelaySeconds 0 leaves the canary pods', () => {
+  it('a replica-ratio canary is scaled down at once after an abort (abortScaleDownDelaySeconds defaults to 0)', () => {
     const rollout = anUpdate(4)
       .withSteps({ setWeight: 50 })
-      .withCanary({ abortScaleDownDelaySeconds: 0 })
       .atStep(0)
       .withStatus({
         abort: true,
-        abortedAt: ago(3600),
+        abortedAt: NOW.toISOString(),
+        phase: 'Degraded',
+        message: 'RolloutAborted: x',
+        canary: { weights: weights(0, 'app:1') },
+      })
+      .build();
+    const plan = planOver(rollout, { 'app:1': 2, 'app:2': 2 });
+    expect(scaleOf(plan, 'app:1')?.replicas).toBe(3);
+    expect(scaleOf(plan, 'app:2')?.replicas).toBe(1);
+  });
+
+  it('an explicit abortScaleDownDelaySeconds on a replica-ratio canary keeps its pods that long', () => {
+    const rollout = anUpdate(4)
+      .withSteps({ setWeight: 50 })
+      .withCanary({ abortScaleDownDelaySeconds: 60 })
+      .atStep(0)
+      .withStatus({
+        abort: true,
+        abortedAt: ago(1),
         phase: 'Degraded',
         message: 'RolloutAborted: x',
         canary: { weights: weights(0, 'app:1') },
@@ -416,7 +455,7 @@ describe('abort', () => {
     const plan = planOver(rollout, { 'app:1': 2, 'app:2': 2 });
     expect(scaleOf(plan, 'app:2')).toBeUndefined();
     expect(scaleOf(plan, 'app:1')?.replicas).toBe(3);
-    expect(plan.requeueAfterMs).toBeUndefined();
+    expect(plan.requeueAfterMs).toBe(59_000);
   });
 
   it('abort while superseded: the new revision clears the abort and starts over', () => {

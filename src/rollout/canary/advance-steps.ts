@@ -1,0 +1,133 @@
+// Canary sub-step: walk the steps from the current one while each is done (weights reached, pauses over, analysis passed).
+import type { PauseCondition } from '../../spec/rollout.ts';
+import { analysisRunName, analysisVerdict, createAnalysisRunAction } from '../plan-analysis.ts';
+import { CANARY_PAUSE_STEP, describeStep, planPauseStep } from '../plan-steps.ts';
+import { amend, event, type AbortReason, type Pass } from '../pass/pass.ts';
+import type { EmitEventAction, RolloutAction } from '../rollout-action.ts';
+import {
+  failedRunCause,
+  pauseForInconclusiveRun,
+  pausedOnInconclusiveRun,
+  promotedWhilePaused,
+} from '../sub-steps/judge-analysis-run.ts';
+import { canaryProgressAt } from './canary-deadline.ts';
+import { countsAt, honestAvailable, stableHashOf, stableOf, trafficAt, trafficHolds } from './canary-view.ts';
+
+/**
+ * Advances status.currentStepIndex past every step that is done:
+ * - setWeight / setCanaryScale: both ReplicaSets at that step's counts, the canary's pods available, and
+ *   the router holding the weight;
+ * - pause: its duration over, or promoted (condition CanaryPauseStep removed); a new pause starts its clock
+ *   and emits RolloutPaused;
+ * - analysis: its AnalysisRun Successful (created when missing); Failed/Error is the abort cause;
+ *   Inconclusive pauses until promoted.
+ * Nothing advances while aborted, aborting, paused by spec.paused or by an inconclusive analysis. When
+ * the index moved, the progress deadline follows the new step's target at once.
+ */
+export function advanceSteps(pass: Pass): Pass {
+  const { context, revision } = pass;
+  if (
+    pass.state.abort ||
+    pass.findings.abortCause !== undefined ||
+    context.spec.paused ||
+    pausedOnInconclusiveRun(pass)
+  )
+    return pass;
+  const { steps, now, name } = context;
+  const rs = revision.current;
+  const stable = stableOf(pass);
+  let index = pass.state.promoteFull ? steps.length : pass.state.stepIndex;
+  let pauseConditions: readonly PauseCondition[] = pass.state.pauseConditions;
+  let controllerPause = pass.state.controllerPause;
+  let waitingFor = '';
+  let abortCause: string | undefined;
+  let abortReason: AbortReason | undefined;
+  let inconclusiveRun: string | undefined;
+  const actions: RolloutAction[] = [];
+  const events: EmitEventAction[] = [];
+  const wakeAtMs: number[] = [];
+
+  while (index < steps.length) {
+    const step = steps[index];
+    if (step === undefined) break;
+    if (step.kind === 'setWeight' || step.kind === 'setCanaryScale') {
+      const counts = countsAt(pass, index);
+      const settled =
+        rs !== undefined &&
+        rs.replicas === counts.target.canary &&
+        honestAvailable(pass) >= counts.target.canary &&
+        stable.replicas === counts.target.stable &&
+        trafficHolds(pass, trafficAt(pass, index));
+      if (!settled) break;
+    } else if (step.kind === 'pause') {
+      const result = planPauseStep({ durationMs: step.durationMs, pauseConditions, controllerPause, now });
+      if (!result.done) {
+        pauseConditions = result.pauseConditions;
+        controllerPause = true;
+        if (result.wakeAtMs !== undefined) wakeAtMs.push(result.wakeAtMs);
+        if (result.started)
+          events.push(
+            event('Normal', 'RolloutPaused', `Rollout paused at step ${index}: ${describeStep(step)}`),
+          );
+        break;
+      }
+      pauseConditions = pauseConditions.filter((c) => c.reason !== CANARY_PAUSE_STEP);
+    } else {
+      const runName = analysisRunName(name, revision.hash, index);
+      const run = context.observed.analysisRuns.find((candidate) => candidate.name === runName);
+      const verdict = analysisVerdict(run);
+      if (verdict === 'missing') {
+        actions.push(
+          createAnalysisRunAction(
+            name,
+            step.analysis,
+            { stable: stableHashOf(pass), latest: revision.hash },
+            index,
+          ),
+        );
+        waitingFor = `waiting for AnalysisRun ${runName}`;
+        break;
+      }
+      if (verdict === 'running') {
+        waitingFor = `waiting for AnalysisRun ${runName}`;
+        break;
+      }
+      if (verdict === 'failed') {
+        abortCause = failedRunCause(runName, run);
+        abortReason = 'AnalysisRunFailed';
+        break;
+      }
+      if (
+        verdict === 'inconclusive' &&
+        !promotedWhilePaused({ ...pass, state: { ...pass.state, pauseConditions, controllerPause } })
+      ) {
+        inconclusiveRun = runName;
+        break;
+      }
+      // Promoted while inconclusive: the step counts as passed.
+    }
+    events.push(
+      event(
+        'Normal',
+        'RolloutStepCompleted',
+        `Step ${index + 1}/${steps.length} completed: ${describeStep(step)}`,
+      ),
+    );
+    index += 1;
+    controllerPause = false;
+  }
+
+  let next = amend(pass, {
+    state: { pauseConditions, controllerPause },
+    findings: { waitingFor, ...(abortCause !== undefined ? { abortCause, abortReason } : {}) },
+    actions,
+    events,
+    wakeAtMs,
+  });
+  if (inconclusiveRun !== undefined) next = pauseForInconclusiveRun(next, inconclusiveRun);
+  if (index !== pass.state.stepIndex) {
+    // A new step may need a new target: the window follows it now, so the next pass changes nothing.
+    next = canaryProgressAt(amend(next, { state: { stepIndex: index } }), index, false);
+  }
+  return amend(next, { state: { stepIndex: index } });
+}

@@ -1,0 +1,113 @@
+// What the canary sub-steps derive from a pass: replica targets per step, honest availability, traffic.
+import { canaryReplicaCounts, type CanaryReplicaCounts } from '../canary-replica-counts.ts';
+import { countRestartedReadyPods } from '../failing-pods.ts';
+import type { ObservedReplicaSet } from '../observed-state.ts';
+import { routerErrorOf, routerRetryAtMs } from '../pass/finish-pass.ts';
+import type { Pass } from '../pass/pass.ts';
+import { canaryScaleAt, canaryWeightAt } from '../plan-steps.ts';
+import { planTraffic, trafficIsSet, type DesiredTraffic } from '../plan-traffic.ts';
+import { countOf, oldCounts } from '../replica-sets.ts';
+import type { RolloutAction } from '../rollout-action.ts';
+
+/** The stable ReplicaSet of a canary pass (a canary pass exists only when there is one). */
+export function stableOf(pass: Pass): ObservedReplicaSet {
+  const stable = pass.revision.stable;
+  if (stable === undefined) throw new Error('a canary pass needs a stable ReplicaSet');
+  return stable;
+}
+
+/** The stable hash of a canary pass. */
+export function stableHashOf(pass: Pass): string {
+  return pass.revision.stableHash ?? pass.revision.hash;
+}
+
+/** Available canary pods that count as progress: Ready pods that have restarted are crash loops flapping (F5). */
+export function honestAvailable(pass: Pass): number {
+  const { revision, context } = pass;
+  return Math.max(
+    0,
+    countOf(revision.current).available - countRestartedReadyPods(context.observed.pods, revision.hash),
+  );
+}
+
+/** Options for {@link countsAt}: hold the canary (no scale-down), or a weight overriding the step's. */
+export interface CountsOptions {
+  hold?: boolean;
+  weight?: number;
+}
+
+/** The replica targets and next safe move at step `index` (past the last step: full promotion). */
+export function countsAt(pass: Pass, index: number, options: CountsOptions = {}): CanaryReplicaCounts {
+  const { context, revision } = pass;
+  return canaryReplicaCounts({
+    replicas: context.replicas,
+    weight: options.weight ?? canaryWeightAt(context.steps, index),
+    budget: context.budget,
+    minPodsPerReplicaSet: context.canary.minPodsPerReplicaSet,
+    canaryScale: options.weight === undefined ? canaryScaleAt(context.steps, index) : undefined,
+    holdCanary: options.hold,
+    current: {
+      canary: countOf(revision.current),
+      stable: countOf(stableOf(pass)),
+      others: oldCounts(pass.old),
+    },
+  });
+}
+
+/** The step index the replicas aim at: past the last step once promoted in full. */
+export function targetIndex(pass: Pass): number {
+  return pass.state.promoteFull ? pass.context.steps.length : pass.state.stepIndex;
+}
+
+/** The traffic the router should hold at step `index`. */
+export function trafficAt(pass: Pass, index: number): DesiredTraffic {
+  return {
+    canaryWeight: canaryWeightAt(pass.context.steps, index),
+    stableHash: stableHashOf(pass),
+    canaryHash: pass.revision.hash,
+  };
+}
+
+/** The router holds `desired` as recorded in status and is not failing. */
+export function trafficHolds(pass: Pass, desired: DesiredTraffic): boolean {
+  return trafficIsSet(pass.context.status, desired, routerErrorOf(pass.context)?.message);
+}
+
+/**
+ * The writes that move traffic to `desired`: Service selectors, and the router's weights unless the
+ * router is failing and its retry is not due yet (the retry time is the finishing step's to wake for).
+ */
+export function trafficWrites(pass: Pass, desired: DesiredTraffic): RolloutAction[] {
+  const { context } = pass;
+  const routerError = routerErrorOf(context);
+  const writes = planTraffic({
+    desired,
+    status: context.status,
+    routerError: routerError?.message,
+    services: context.observed.services,
+    canaryService: context.canary.canaryService,
+    stableService: context.canary.stableService,
+  });
+  const retryAt = routerRetryAtMs(context);
+  if (retryAt === undefined || context.now.getTime() >= retryAt) return writes;
+  return writes.filter((write) => write.kind !== 'setTrafficWeights');
+}
+
+/**
+ * A superseded canary still has pods to drain. At most one canary runs pods: meanwhile the new one holds
+ * and the stable takes the load (weight 0), which also frees the availability budget the drain needs.
+ */
+export function draining(pass: Pass): boolean {
+  return pass.old.some((entry) => entry.due && entry.rs.replicas > 0);
+}
+
+/** The counts this pass moves toward: the target step's, or weight 0 with the canary held while draining. */
+export function passCounts(pass: Pass): CanaryReplicaCounts {
+  const index = targetIndex(pass);
+  if (!draining(pass)) return countsAt(pass, index);
+  const counts = countsAt(pass, index, { weight: 0, hold: true });
+  return {
+    ...counts,
+    next: { ...counts.next, canary: Math.min(counts.next.canary, pass.revision.current?.replicas ?? 0) },
+  };
+}

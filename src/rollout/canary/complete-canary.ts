@@ -1,0 +1,89 @@
+// Canary sub-step: past the last step with the canary fully available, the canary becomes the stable.
+import { parseDeadline, deadlineValue } from '../plan-scale-down.ts';
+import type { DesiredTraffic } from '../plan-traffic.ts';
+import { amend, event, type Pass } from '../pass/pass.ts';
+import { routerErrorOf } from '../pass/finish-pass.ts';
+import { SCALE_DOWN_DEADLINE_ANNOTATION, type RolloutAction } from '../rollout-action.ts';
+import { stopUnwantedRuns } from '../sub-steps/judge-analysis-run.ts';
+import {
+  countsAt,
+  draining,
+  honestAvailable,
+  stableHashOf,
+  stableOf,
+  targetIndex,
+  trafficWrites,
+} from './canary-view.ts';
+
+/**
+ * Completes the update when the steps are done (or promoted in full), no superseded canary is still
+ * draining, and the canary runs spec.replicas available pods: status.stableRS becomes the canary's hash,
+ * traffic goes 100 % to it, every run stops, and the old stable is dated for scale-down
+ * (scaleDownDelaySeconds from now, written in the same write as its scale, F3). Without a router the
+ * delay defaults to 0, so the old stable goes on the next pass: its pods sit behind the same Service.
+ */
+export function completeCanary(pass: Pass): Pass {
+  const { context, revision } = pass;
+  const { now, replicas, steps } = context;
+  const rs = revision.current;
+  if (
+    targetIndex(pass) < steps.length ||
+    draining(pass) ||
+    rs === undefined ||
+    rs.replicas !== replicas ||
+    countsAt(pass, steps.length).target.canary !== replicas ||
+    honestAvailable(pass) < replicas
+  )
+    return pass;
+  const stable = stableOf(pass);
+  const actions: RolloutAction[] = [];
+  const wakeAtMs: number[] = [];
+  if (stable.replicas > 0) {
+    const existing = parseDeadline(stable.annotations[SCALE_DOWN_DEADLINE_ANNOTATION]);
+    if (existing === undefined || existing <= now.getTime()) {
+      const at = now.getTime() + context.canary.scaleDownDelaySeconds * 1000;
+      actions.push({
+        kind: 'scaleReplicaSet',
+        name: stable.name,
+        resourceVersion: stable.resourceVersion,
+        replicas: stable.replicas,
+        annotations: { [SCALE_DOWN_DEADLINE_ANNOTATION]: deadlineValue(stable.name, at) },
+      });
+      wakeAtMs.push(at);
+    } else {
+      wakeAtMs.push(existing);
+    }
+  }
+  const desired: DesiredTraffic = { canaryWeight: 0, stableHash: revision.hash };
+  const traffic = trafficWrites(pass, desired);
+  const stopped = stopUnwantedRuns(amend(pass, { findings: { wantedRuns: [] } }));
+  return amend(stopped, {
+    actions: [...actions, ...traffic],
+    wakeAtMs,
+    state: {
+      stepIndex: steps.length,
+      pauseConditions: [],
+      controllerPause: false,
+      promoteFull: false,
+      progress: undefined,
+    },
+    findings: { deadlineWakeAtMs: undefined },
+    events: [
+      event(
+        'Normal',
+        'RolloutCompleted',
+        `Rollout completed update to revision ${revision.hash} (previous stable ${stableHashOf(pass)})`,
+      ),
+    ],
+    verdict: {
+      phase: 'Healthy',
+      message: '',
+      aborted: false,
+      deadlineExceeded: false,
+      paused: false,
+      completed: true,
+      stableHash: revision.hash,
+      weights: traffic.length === 0 || routerErrorOf(context) === undefined ? desired : 'keep',
+    },
+  });
+}

@@ -1,0 +1,112 @@
+// Canary sub-step: one safe move of the ReplicaSets toward the step's counts, traffic between, then the status.
+import { describePodFailures, findPodFailures } from '../failing-pods.ts';
+import { replicaSetName } from '../plan-revision.ts';
+import { oldReplicaSetWrites, planRevisionHistory } from '../plan-scale-down.ts';
+import { INCONCLUSIVE_ANALYSIS_RUN } from '../plan-steps.ts';
+import { amend, event, scale, withFailures, type Pass } from '../pass/pass.ts';
+import { routerErrorOf } from '../pass/finish-pass.ts';
+import { createReplicaSet } from '../replica-sets.ts';
+import type { EmitEventAction, RolloutAction } from '../rollout-action.ts';
+import { deadlineMessage } from '../sub-steps/track-progress.ts';
+import {
+  draining,
+  honestAvailable,
+  passCounts,
+  stableHashOf,
+  stableOf,
+  targetIndex,
+  trafficAt,
+  trafficHolds,
+  trafficWrites,
+} from './canary-view.ts';
+
+/**
+ * One phase per pass, because order matters and the next pass observes the result instead of assuming it:
+ * 1. scale up (within the surge ceiling), creating the canary ReplicaSet when missing;
+ * 2. traffic, once the scale-up is observed (a failing router is retried here and reported);
+ * 3. scale down (within the availability floor): old ReplicaSets first, then canary and stable; with
+ *    nothing else to do, ReplicaSets beyond revisionHistoryLimit are deleted.
+ * Then the phase: Degraded past the progress deadline, Paused, or Progressing with what it waits for.
+ */
+export function scaleAndRoute(pass: Pass): Pass {
+  const { context, revision, state, findings } = pass;
+  const { now, name } = context;
+  const rs = revision.current;
+  const stable = stableOf(pass);
+  const index = targetIndex(pass);
+  const counts = passCounts(pass);
+  const desired = draining(pass) ? { ...trafficAt(pass, index), canaryWeight: 0 } : trafficAt(pass, index);
+  const traffic = trafficWrites(pass, desired);
+  const rsName = replicaSetName(name, revision.hash);
+  const actions: RolloutAction[] = [];
+  const events: EmitEventAction[] = [];
+  let trafficEmitted = false;
+  if (rs === undefined) {
+    actions.push(createReplicaSet(context, revision.hash, counts.next.canary));
+    events.push(event('Normal', 'ReplicaSetCreated', `Created canary ReplicaSet ${rsName}`));
+  } else if (counts.next.canary > rs.replicas || counts.next.stable > stable.replicas) {
+    if (counts.next.canary > rs.replicas) actions.push(scale(rs, counts.next.canary));
+    if (counts.next.stable > stable.replicas) actions.push(scale(stable, counts.next.stable));
+  } else if (traffic.length > 0) {
+    actions.push(...traffic);
+    trafficEmitted = true;
+  } else if (trafficHolds(pass, desired) || routerErrorOf(context) === undefined) {
+    // Scale down only once the router holds the weights: a failing router waiting for its retry holds it.
+    const writes = oldReplicaSetWrites(pass.old, counts.next.others, now);
+    actions.push(...writes.actions);
+    events.push(...writes.events);
+    if (counts.next.canary < rs.replicas) actions.push(scale(rs, counts.next.canary));
+    if (counts.next.stable < stable.replicas) actions.push(scale(stable, counts.next.stable));
+    if (actions.length === 0 && pass.actions.length === 0)
+      actions.push(...planRevisionHistory(revision.others, context.spec.revisionHistoryLimit));
+  }
+
+  const live = context.status;
+  const routerError = routerErrorOf(context);
+  const failures = describePodFailures(findPodFailures(context.observed.pods, revision.hash));
+  const paused = context.spec.paused || state.pauseConditions.length > 0;
+  let phase: 'Degraded' | 'Paused' | 'Progressing';
+  let message: string;
+  if (findings.deadlineExceeded) {
+    phase = 'Degraded';
+    message = deadlineMessage(pass);
+    if (live.phase !== 'Degraded') events.push(event('Warning', 'ProgressDeadlineExceeded', message));
+  } else if (paused) {
+    phase = 'Paused';
+    message = context.spec.paused
+      ? 'manually paused'
+      : state.pauseConditions.some((c) => c.reason === INCONCLUSIVE_ANALYSIS_RUN)
+        ? `${INCONCLUSIVE_ANALYSIS_RUN}: an AnalysisRun is inconclusive; promote or abort`
+        : state.pauseConditions.map((c) => c.reason).join(', ');
+  } else {
+    phase = 'Progressing';
+    const available = honestAvailable(pass);
+    const detail =
+      routerError !== undefined
+        ? `TrafficRoutingError: ${routerError.message}`
+        : findings.waitingFor !== ''
+          ? findings.waitingFor
+          : rs === undefined || rs.replicas < counts.target.canary
+            ? 'more replicas need to be updated'
+            : available < counts.target.canary
+              ? 'updated replicas are still becoming available'
+              : stable.replicas > counts.target.stable || pass.old.some((entry) => entry.rs.replicas > 0)
+                ? 'old replicas are pending termination'
+                : `at step ${index}`;
+    message = withFailures(detail, failures);
+  }
+  return amend(pass, {
+    actions,
+    events,
+    verdict: {
+      phase,
+      message,
+      aborted: false,
+      deadlineExceeded: findings.deadlineExceeded,
+      paused,
+      completed: false,
+      stableHash: stableHashOf(pass),
+      weights: trafficEmitted ? desired : 'keep',
+    },
+  });
+}

@@ -1,0 +1,156 @@
+// The end of a pass: the next status from the verdict, and "when next", decided here and nowhere else.
+import type { ObservedReplicaSet } from '../observed-state.ts';
+import { describePodFailures, findPodFailures } from '../failing-pods.ts';
+import { replicaSetName } from '../plan-revision.ts';
+import { planRunHistory } from '../plan-run-history.ts';
+import { applyOutcome, replicaCounts } from '../plan-status.ts';
+import { weightsStatus } from '../plan-traffic.ts';
+import type { RolloutAction } from '../rollout-action.ts';
+import type { RolloutContext } from '../rollout-context.ts';
+import type { PlannedRolloutStatus, RolloutPlan, TrafficRouterError } from '../rollout-plan.ts';
+import type { Pass, Verdict } from './pass.ts';
+
+/**
+ * How long to wait before looking again while pods come up and nothing else is pending. A cluster
+ * watch normally wakes the rollout sooner; this bounds how long a missed event can delay it.
+ */
+export const PODS_RESYNC_MS = 5_000;
+/** The first retry of a failing traffic router; each further failure doubles it, up to {@link ROUTER_RETRY_MAX_MS}. */
+export const ROUTER_RETRY_MS = 5_000;
+export const ROUTER_RETRY_MAX_MS = 60_000;
+
+function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;
+}
+
+function selectorString(context: RolloutContext): string | undefined {
+  const labels = context.spec.selector.matchLabels;
+  if (labels === undefined) return undefined;
+  return Object.keys(labels)
+    .sort()
+    .map((key) => `${key}=${labels[key] ?? ''}`)
+    .join(',');
+}
+
+/** The router's failure streak as recorded in status, if any. */
+export function routerErrorOf(context: RolloutContext): TrafficRouterError | undefined {
+  const recorded = (context.status as PlannedRolloutStatus).trafficRouterError;
+  const message = context.observed.traffic?.error ?? recorded?.message;
+  if (message === undefined) return undefined;
+  return {
+    message,
+    failures: recorded?.failures ?? 0,
+    since: recorded?.since ?? context.now.toISOString(),
+    ...(recorded?.at !== undefined ? { at: recorded.at } : {}),
+  };
+}
+
+/**
+ * When a failing router may be called again: the last failure plus a backoff that doubles with each
+ * failure of the streak. Undefined when the router is not failing.
+ */
+export function routerRetryAtMs(context: RolloutContext): number | undefined {
+  const error = routerErrorOf(context);
+  if (error === undefined) return undefined;
+  const recorded = (context.status as PlannedRolloutStatus).trafficRouterError;
+  const last = Date.parse(recorded?.at ?? recorded?.since ?? '');
+  // A failure with no recorded time is retried now.
+  if (Number.isNaN(last)) return context.now.getTime();
+  return last + routerBackoffMs(error.failures);
+}
+
+/** The wait after the `failures`-th consecutive failure. */
+function routerBackoffMs(failures: number): number {
+  return Math.min(ROUTER_RETRY_MAX_MS, ROUTER_RETRY_MS * 2 ** Math.max(0, Math.min(failures - 1, 10)));
+}
+
+function settled(rs: ObservedReplicaSet): boolean {
+  return rs.status.replicas === rs.replicas && rs.status.availableReplicas >= rs.replicas;
+}
+
+/** The status fields every pass writes, from its state and verdict. */
+function baseStatus(pass: Pass, verdict: Verdict): PlannedRolloutStatus {
+  const { context, revision, state } = pass;
+  const live = context.status;
+  const generation = context.rollout.metadata.generation;
+  const canary =
+    verdict.weights === 'keep'
+      ? live.canary
+      : dropUndefined({ ...(live.canary ?? {}), weights: weightsStatus(verdict.weights) });
+  const counts = replicaCounts(context.observed.replicaSets, revision.current);
+  return dropUndefined({
+    ...live,
+    ...counts,
+    // The scale subresource reads the pods the rollout runs from here (an HPA's current replicas), as Argo.
+    HPAReplicas: counts.replicas,
+    currentPodHash: revision.hash,
+    stableRS: verdict.stableHash,
+    currentStepIndex: context.steps.length > 0 ? state.stepIndex : undefined,
+    pauseConditions: state.pauseConditions.length > 0 ? [...state.pauseConditions] : undefined,
+    controllerPause: state.controllerPause ? true : undefined,
+    abort: state.abort ? true : undefined,
+    abortedAt: state.abortedAt,
+    promoteFull: state.promoteFull ? true : undefined,
+    progress: state.progress,
+    supersededPodHash: state.supersededPodHash,
+    canary,
+    observedGeneration: generation !== undefined ? String(generation) : live.observedGeneration,
+    selector: selectorString(context) ?? live.selector,
+  }) as PlannedRolloutStatus;
+}
+
+/**
+ * Turns a finished pass into the plan: actions in order (housekeeping, run history, writes, events), the
+ * complete next status, and `requeueAfterMs`, the one place that decides when the rollout is looked at
+ * again: at once after a pass that only recorded a phase; otherwise the earliest of the sub-steps'
+ * timers (pause end, progress deadline, scale-down deadlines, abort delay, analysis), the router's
+ * retry when it is failing, and {@link PODS_RESYNC_MS} while a ReplicaSet still waits for its pods.
+ */
+export function finishPass(pass: Pass & { verdict: Verdict }): RolloutPlan {
+  const { context, revision, verdict } = pass;
+  const now = context.now;
+  const routerError = routerErrorOf(context);
+  const available = context.observed.replicaSets.reduce((sum, rs) => sum + rs.status.availableReplicas, 0);
+  const rsName = replicaSetName(context.name, revision.hash);
+  let status = applyOutcome(
+    baseStatus(pass, verdict),
+    {
+      phase: verdict.phase,
+      message: verdict.message,
+      aborted: verdict.aborted,
+      deadlineExceeded: verdict.deadlineExceeded,
+      paused: verdict.paused,
+      completed: verdict.completed,
+      hash: revision.hash,
+      replicaSetName: rsName,
+      minimumAvailable: available >= context.replicas - context.budget.maxUnavailable,
+      podFailures: describePodFailures(findPodFailures(context.observed.pods, revision.hash)),
+    },
+    now,
+  );
+  if (status.message === '') {
+    const { message: _dropped, ...rest } = status;
+    status = rest;
+  }
+  if (verdict.immediate === true) {
+    return { actions: [...pass.housekeeping, ...pass.actions, ...pass.events], status, requeueAfterMs: 0 };
+  }
+
+  const planned: readonly RolloutAction[] = [...pass.housekeeping, ...pass.actions];
+  const collected = planRunHistory(context.rollout.spec, context.observed.analysisRuns, revision.hash).filter(
+    (gc) => !planned.some((a) => a.kind === 'deleteAnalysisRun' && 'name' in gc && a.name === gc.name),
+  );
+  const actions = [...pass.housekeeping, ...collected, ...pass.actions, ...pass.events];
+
+  const wake = [...pass.wakeAtMs];
+  const retryAt = routerRetryAtMs(context);
+  if (routerError !== undefined && retryAt !== undefined) {
+    // A retry due now is sent by this pass: if it fails too, the next one waits one more backoff step.
+    wake.push(retryAt > now.getTime() ? retryAt : now.getTime() + routerBackoffMs(routerError.failures + 1));
+  }
+  if (pass.findings.deadlineWakeAtMs !== undefined) wake.push(pass.findings.deadlineWakeAtMs);
+  if (!context.observed.replicaSets.every(settled)) wake.push(now.getTime() + PODS_RESYNC_MS);
+  const future = wake.filter((at) => Number.isFinite(at));
+  if (future.length === 0) return { actions, status };
+  return { actions, status, requeueAfterMs: Math.max(0, Math.min(...future) - now.getTime()) };
+}

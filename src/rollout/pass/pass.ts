@@ -1,0 +1,189 @@
+// One planning pass as data: what the sub-steps read (context, revision) and what they decided so far.
+import type { PauseCondition } from '../../spec/rollout.ts';
+import type { ObservedReplicaSet } from '../observed-state.ts';
+import type { Revision } from '../plan-revision.ts';
+import { classifyOldReplicaSets, type OldReplicaSet } from '../plan-scale-down.ts';
+import type { DesiredTraffic } from '../plan-traffic.ts';
+import type { RolloutPhase } from '../../spec/rollout.ts';
+import type { EmitEventAction, RolloutAction, ScaleReplicaSetAction } from '../rollout-action.ts';
+import type { RolloutContext } from '../rollout-context.ts';
+import type { PlannedRolloutStatus, ProgressWindow } from '../rollout-plan.ts';
+
+/** The rollout's own bookkeeping, carried from one pass to the next through status. */
+export interface PassState {
+  stepIndex: number;
+  pauseConditions: readonly PauseCondition[];
+  controllerPause: boolean;
+  abort: boolean;
+  abortedAt?: string | undefined;
+  promoteFull: boolean;
+  progress?: ProgressWindow | undefined;
+  supersededPodHash?: string | undefined;
+}
+
+/** Why an abort was decided; the progress deadline has its own condition reason and event (as Argo). */
+export type AbortReason = 'ProgressDeadlineExceeded' | 'AnalysisRunFailed';
+
+/** What the sub-steps found out on the way, for the ones after them. */
+export interface Findings {
+  /** Set when this pass decides to abort; the message names the cause. */
+  abortCause?: string | undefined;
+  abortReason?: AbortReason | undefined;
+  deadlineExceeded: boolean;
+  /** When the progress deadline expires if nothing changes (the last deadline sub-step's answer). */
+  deadlineWakeAtMs?: number | undefined;
+  /** What the canary waits for (an AnalysisRun), for the status message. */
+  waitingFor: string;
+  /** AnalysisRuns this pass wants kept; every other unfinished run is stopped. */
+  wantedRuns: readonly string[];
+  /** The pass sent the router what it wants (or nothing needed sending): status records those weights. */
+  trafficSent?: boolean | undefined;
+}
+
+/** How a pass ends: the phase and message it reports and the weights it records. */
+export interface Verdict {
+  phase: RolloutPhase;
+  message: string;
+  aborted: boolean;
+  /** The abort (or Degraded state) came from the progress deadline: condition reason ProgressDeadlineExceeded. */
+  deadlineExceeded: boolean;
+  paused: boolean;
+  completed: boolean;
+  /** The hash status.stableRS names after this pass. */
+  stableHash: string;
+  /** The traffic status.canary.weights records: what the router was told this pass, or `keep`. */
+  weights: DesiredTraffic | 'keep';
+  /** The pass only recorded a phase (abort, retry): plan again at once, before acting. */
+  immediate?: boolean;
+}
+
+/** One pass. Sub-steps never modify it; each returns a new one ({@link amend}). */
+export interface Pass {
+  readonly context: RolloutContext;
+  readonly revision: Revision;
+  /** Old ReplicaSets (neither stable nor current) and their scale-down deadlines. */
+  readonly old: readonly OldReplicaSet[];
+  readonly state: PassState;
+  readonly findings: Findings;
+  /** Writes, in order. */
+  readonly actions: readonly RolloutAction[];
+  /** Stops and deletes of AnalysisRuns that no longer matter: harmless in any order, so they lead. */
+  readonly housekeeping: readonly RolloutAction[];
+  readonly events: readonly EmitEventAction[];
+  /** Moments a timer can change the plan (ms since the epoch); the earliest becomes requeueAfter. */
+  readonly wakeAtMs: readonly number[];
+  /** Set by the sub-step that ends the pass; later sub-steps do not run. */
+  readonly verdict?: Verdict;
+}
+
+/** A change to a pass: `state` and `findings` merge, lists append, `verdict` ends the pass. */
+export interface PassChange {
+  state?: Partial<PassState>;
+  findings?: Partial<Findings>;
+  actions?: readonly RolloutAction[];
+  housekeeping?: readonly RolloutAction[];
+  /** Drops the housekeeping and actions so far (an abort's recording pass writes only status and events). */
+  clearWrites?: boolean;
+  events?: readonly EmitEventAction[];
+  wakeAtMs?: ReadonlyArray<number | undefined>;
+  verdict?: Verdict;
+}
+
+/** A new pass with `change` applied. */
+export function amend(pass: Pass, change: PassChange): Pass {
+  return {
+    ...pass,
+    state: change.state ? { ...pass.state, ...change.state } : pass.state,
+    findings: change.findings ? { ...pass.findings, ...change.findings } : pass.findings,
+    actions: [...(change.clearWrites === true ? [] : pass.actions), ...(change.actions ?? [])],
+    housekeeping: [...(change.clearWrites === true ? [] : pass.housekeeping), ...(change.housekeeping ?? [])],
+    events: change.events ? [...pass.events, ...change.events] : pass.events,
+    wakeAtMs: change.wakeAtMs
+      ? [...pass.wakeAtMs, ...change.wakeAtMs.filter((at): at is number => at !== undefined)]
+      : pass.wakeAtMs,
+    ...(change.verdict !== undefined ? { verdict: change.verdict } : {}),
+  };
+}
+
+function isProgressWindow(value: unknown): value is ProgressWindow {
+  if (typeof value !== 'object' || value === null) return false;
+  const w = value as Record<string, unknown>;
+  return (
+    typeof w.since === 'string' &&
+    typeof w.availableReplicas === 'number' &&
+    typeof w.podTemplateHash === 'string'
+  );
+}
+
+/** The bookkeeping from the live status; a new template starts from scratch (steps, pauses, abort, promote). */
+export function readPassState(context: RolloutContext, revision: Revision): PassState {
+  const live = context.status as PlannedRolloutStatus;
+  const supersededPodHash =
+    revision.supersededHash ??
+    (typeof live.supersededPodHash === 'string' ? live.supersededPodHash : undefined);
+  if (revision.newRevision) {
+    return {
+      stepIndex: 0,
+      pauseConditions: [],
+      controllerPause: false,
+      abort: false,
+      promoteFull: false,
+      supersededPodHash,
+    };
+  }
+  const index = Number.isInteger(live.currentStepIndex) ? (live.currentStepIndex as number) : 0;
+  return {
+    stepIndex: Math.min(Math.max(0, index), context.steps.length),
+    pauseConditions: Array.isArray(live.pauseConditions) ? [...live.pauseConditions] : [],
+    controllerPause: live.controllerPause === true,
+    abort: live.abort === true,
+    abortedAt: typeof live.abortedAt === 'string' && live.abortedAt !== '' ? live.abortedAt : undefined,
+    promoteFull: live.promoteFull === true,
+    progress: isProgressWindow(live.progress) ? live.progress : undefined,
+    supersededPodHash,
+  };
+}
+
+/**
+ * Hashes whose missing scale-down deadline is expected rather than a defect to report: a canary that a
+ * newer revision just replaced is announced by the supersede event instead.
+ */
+function quietHashes(context: RolloutContext, revision: Revision): Set<string> {
+  const quiet = new Set<string>();
+  const live = context.status as PlannedRolloutStatus;
+  for (const hash of [revision.supersededHash, live.currentPodHash, live.supersededPodHash]) {
+    if (typeof hash === 'string' && hash !== '') quiet.add(hash);
+  }
+  return quiet;
+}
+
+/** The first pass state: nothing decided yet. */
+export function startPass(context: RolloutContext, revision: Revision): Pass {
+  const old = classifyOldReplicaSets(revision.others, context.now, quietHashes(context, revision));
+  return {
+    context,
+    revision,
+    old,
+    state: readPassState(context, revision),
+    findings: { deadlineExceeded: false, waitingFor: '', wantedRuns: [] },
+    actions: [],
+    housekeeping: [],
+    events: [],
+    wakeAtMs: old.map((entry) => entry.wakeAtMs).filter((at): at is number => at !== undefined),
+  };
+}
+
+/** An event action. */
+export function event(type: 'Normal' | 'Warning', reason: string, message: string): EmitEventAction {
+  return { kind: 'emitEvent', type, reason, message };
+}
+
+/** A scale of `rs` to `replicas`, conditional on the resourceVersion it was planned from. */
+export function scale(rs: ObservedReplicaSet, replicas: number): ScaleReplicaSetAction {
+  return { kind: 'scaleReplicaSet', name: rs.name, resourceVersion: rs.resourceVersion, replicas };
+}
+
+/** `message; failures` when pods are failing, else `message`. */
+export function withFailures(message: string, failures: string): string {
+  return failures === '' ? message : `${message}; ${failures}`;
+}

@@ -1,0 +1,43 @@
+// The rollout's ReplicaSets as the replica arithmetic counts them, and the write that creates one.
+import type { ReplicaSetCount } from './canary-replica-counts.ts';
+import type { ObservedReplicaSet } from './observed-state.ts';
+import type { OldReplicaSet } from './plan-scale-down.ts';
+import { replicaSetName } from './plan-revision.ts';
+import { POD_TEMPLATE_HASH_LABEL, type CreateReplicaSetAction } from './rollout-action.ts';
+import type { RolloutContext } from './rollout-context.ts';
+
+const ZERO: ReplicaSetCount = { replicas: 0, available: 0 };
+
+/** What `rs` asks for and has available (never more available than asked for); zero when absent. */
+export function countOf(rs: ObservedReplicaSet | undefined): ReplicaSetCount {
+  if (rs === undefined) return ZERO;
+  return { replicas: rs.replicas, available: Math.min(rs.status.availableReplicas, rs.replicas) };
+}
+
+/** Old ReplicaSets as the arithmetic takes them: counts plus whether their scale-down is due. */
+export function oldCounts(old: readonly OldReplicaSet[]): Array<ReplicaSetCount & { scaleDown: boolean }> {
+  return old.map((entry) => ({ ...countOf(entry.rs), scaleDown: entry.due }));
+}
+
+/** Creates the ReplicaSet of revision `hash` from the rollout's template, with `replicas` pods. */
+export function createReplicaSet(
+  context: RolloutContext,
+  hash: string,
+  replicas: number,
+): CreateReplicaSetAction {
+  const template = context.rollout.spec.template;
+  const labels = { ...(template.metadata?.labels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash };
+  return {
+    kind: 'createReplicaSet',
+    name: replicaSetName(context.name, hash),
+    podTemplateHash: hash,
+    replicas,
+    template: { ...template, metadata: { ...(template.metadata ?? {}), labels } },
+    selector: {
+      matchLabels: { ...(context.spec.selector.matchLabels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash },
+    },
+    labels,
+    annotations: {},
+    minReadySeconds: context.spec.minReadySeconds,
+  };
+}
