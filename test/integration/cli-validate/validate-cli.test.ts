@@ -139,6 +139,25 @@ describe('rollgate validate', () => {
     expect((error as CommanderError).code).toBe('commander.missingArgument');
   });
 
+  it('accepts an AnalysisRun and a Job written with generateName; one with neither name is still refused', async () => {
+    mkdirSync(join(dir, 'generated'));
+    const run = (meta: string) =>
+      `apiVersion: argoproj.io/v1alpha1\nkind: AnalysisRun\nmetadata:\n${meta}spec:\n  metrics: [{name: up, provider: {web: {url: "http://x"}}}]\n`;
+    const job =
+      'apiVersion: batch/v1\nkind: Job\nmetadata: {generateName: smoke-}\nspec: {template: {spec: {}}}\n';
+    writeFileSync(join(dir, 'generated', 'runs.yaml'), `${run('  generateName: smoke-\n')}---\n${job}`);
+    const good = await validateInProcess(['generated'], 'text', dir);
+    expect(good.code).toBe(0);
+    expect(good.stdout.split('\n').at(-2)).toBe('1 object checked: 1 valid, 0 invalid, 1 skipped');
+
+    writeFileSync(join(dir, 'generated', 'unnamed.yaml'), run('  labels: {a: b}\n'));
+    const bad = await validateInProcess(['generated/unnamed.yaml'], 'text', dir);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toContain(
+      'generated/unnamed.yaml:3:1: AnalysisRun/(unnamed): metadata.name: required',
+    );
+  });
+
   it('tells the truth about the Argo Rollouts examples', async () => {
     const run = await validateInProcess([examples], 'text', dir);
     expect(run.code).toBe(1);
