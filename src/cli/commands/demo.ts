@@ -1,6 +1,6 @@
 // `rollgate demo` (= `npm run demo`): the whole of Rollgate on embedded defaults, played through a canary story.
 import type { Command } from 'commander';
-import { DemoRedisUnavailableError, runDemo } from '../../demo/index.ts';
+import { DemoRedisUnavailableError } from '../../demo/demo-redis-unavailable-error.ts';
 import { parseNumberFlag } from '../number-flag.ts';
 
 interface DemoFlags {
@@ -29,6 +29,8 @@ export function registerDemoCommand(program: Command): void {
     .option('--kubeconfig <file>', 'where to write the sandbox kubeconfig', '.rollgate/demo.kubeconfig')
     .action(async (flags: DemoFlags) => {
       const port = parseNumberFlag('demo', 'port', flags.port, { min: 0, max: 65535, integer: true });
+      // The whole of Rollgate (Redis, Git, the cluster client): loaded only when the demo runs.
+      const { runDemo } = await import('../../demo/index.ts');
       const interrupt = new AbortController();
       let stopRequested: () => void = () => undefined;
       const stopped = new Promise<void>((resolve) => {

@@ -1,8 +1,5 @@
 // `rollgate install [--kubeconfig FILE]`: install or upgrade Rollgate's CRDs (server-side apply, idempotent).
 import type { Command } from 'commander';
-import { connectKube } from '../../kube/client.ts';
-import { installCrds } from '../../kube/install-crds.ts';
-import { rollgateCrds } from '../../spec/crds.ts';
 import { KUBECONFIG_FLAG, KUBECONFIG_HELP, type KubeFlags } from '../kube-flags.ts';
 
 export function registerInstallCommand(program: Command): void {
@@ -13,6 +10,11 @@ export function registerInstallCommand(program: Command): void {
     )
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
     .action(async (options: KubeFlags) => {
+      const [{ connectKube }, { installCrds }, { rollgateCrds }] = await Promise.all([
+        import('../../kube/client.ts'),
+        import('../../kube/install-crds.ts'),
+        import('../../spec/crds.ts'),
+      ]);
       const { clients } = connectKube(options);
       const results = await installCrds(clients, rollgateCrds());
       for (const { name, result } of results)

@@ -1,6 +1,5 @@
 // `rollgate promote NAME [--full]`: resume a paused canary or skip its current step (Argo's plugin patch).
 import type { Command } from 'commander';
-import { promoteRollout } from '../../kube/rollout-commands.ts';
 import type { KubeFlags } from '../kube-flags.ts';
 import { registerRolloutVerb } from './rollout-verb.ts';
 
@@ -11,6 +10,9 @@ export function registerPromoteCommand(program: Command): void {
       'promote a rollout: clear its pause, or skip the current step; --full skips all remaining steps',
     flags: (command) =>
       command.option('--full', 'promote to 100% now, skipping the remaining steps and analysis'),
-    act: (clients, key, flags) => promoteRollout(clients, key, { full: flags.full === true }),
+    act: async (clients, key, flags) => {
+      const { promoteRollout } = await import('../../kube/rollout-commands.ts');
+      return promoteRollout(clients, key, { full: flags.full === true });
+    },
   });
 }

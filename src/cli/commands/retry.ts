@@ -1,12 +1,14 @@
 // `rollgate retry NAME`: retry an aborted rollout: clear the abort and restart its steps.
 import type { Command } from 'commander';
-import { retryRollout } from '../../kube/rollout-commands.ts';
 import { registerRolloutVerb } from './rollout-verb.ts';
 
 export function registerRetryCommand(program: Command): void {
   registerRolloutVerb(program, {
     name: 'retry',
     description: 'retry an aborted rollout: clear the abort and restart its steps',
-    act: (clients, key) => retryRollout(clients, key),
+    act: async (clients, key) => {
+      const { retryRollout } = await import('../../kube/rollout-commands.ts');
+      return retryRollout(clients, key);
+    },
   });
 }

@@ -1,7 +1,7 @@
 // What every one-rollout verb shares (abort, pause, promote, restart, resume, retry): a rollout name,
 // -n and --kubeconfig, one call into kube/rollout-commands, and its summary on stdout.
 import type { Command } from 'commander';
-import { connectKube, type KubeClients } from '../../kube/client.ts';
+import type { KubeClients } from '../../kube/client.ts';
 import type { RolloutKey } from '../../kube/observed-state-reader.ts';
 import type { RolloutCommandResult } from '../../kube/rollout-commands.ts';
 import {
@@ -17,6 +17,7 @@ export interface RolloutVerb<F extends KubeFlags> {
   description: string;
   /** Adds the verb's own flags (shown between -n and --kubeconfig). */
   flags?: (command: Command) => void;
+  /** Loads what it calls with `await import()`, so `--help` and the other verbs never pay for it. */
   act: (clients: KubeClients, key: RolloutKey, flags: F) => Promise<RolloutCommandResult>;
 }
 
@@ -29,6 +30,8 @@ export function registerRolloutVerb<F extends KubeFlags>(program: Command, verb:
     .option(NAMESPACE_FLAG, NAMESPACE_HELP);
   verb.flags?.(command);
   command.option(KUBECONFIG_FLAG, KUBECONFIG_HELP).action(async (name: string, flags: F) => {
+    // @kubernetes/client-node is most of a verb's start-up: only the verbs that talk to a cluster load it.
+    const { connectKube } = await import('../../kube/client.ts');
     const { clients, namespace } = connectKube(flags);
     const result = await verb.act(clients, { namespace, name }, flags);
     process.stdout.write(`${result.summary}\n`);

@@ -1,8 +1,8 @@
 // `rollgate run | poller | reconciler`: the long-running processes, configured from file, env and flags.
 import type { Command } from 'commander';
-import { ConfigError, loadConfig, type RollgateConfig } from '../../config/index.ts';
-import { openRuntime } from '../../../workers/runtime.ts';
-import { startProcess, type ProcessRole, type RunningProcess } from '../../../workers/all-in-one.ts';
+import { ConfigError } from '../../config/config-error.ts';
+import type { RollgateConfig } from '../../config/index.ts';
+import type { ProcessRole, RunningProcess } from '../../../workers/all-in-one.ts';
 import { usageError } from '../usage-error.ts';
 
 interface ProcessFlags {
@@ -16,7 +16,7 @@ interface ProcessFlags {
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 /** Config from the file named by --config (or ROLLGATE_CONFIG), the environment, then the flags. */
-export function configFromFlags(flags: ProcessFlags): RollgateConfig {
+export async function configFromFlags(flags: ProcessFlags): Promise<RollgateConfig> {
   const overrides: Record<string, unknown> = {};
   for (const pair of flags.set ?? []) {
     const eq = pair.indexOf('=');
@@ -27,17 +27,23 @@ export function configFromFlags(flags: ProcessFlags): RollgateConfig {
   if (flags.redis !== undefined) overrides['redis.url'] = flags.redis;
   if (flags.port !== undefined) overrides['server.port'] = flags.port;
   const file = flags.config ?? process.env.ROLLGATE_CONFIG;
+  const { loadConfig } = await import('../../config/index.ts');
   return loadConfig({ ...(file ? { file } : {}), overrides });
 }
 
 async function runUntilSignal(command: string, role: ProcessRole, flags: ProcessFlags): Promise<void> {
   let config: RollgateConfig;
   try {
-    config = configFromFlags(flags);
+    config = await configFromFlags(flags);
   } catch (err) {
     if (err instanceof ConfigError) throw usageError(command, err.message);
     throw err;
   }
+  // The workers bring BullMQ, ioredis, Git and the cluster client: only these three commands load them.
+  const [{ openRuntime }, { startProcess }] = await Promise.all([
+    import('../../../workers/runtime.ts'),
+    import('../../../workers/all-in-one.ts'),
+  ]);
   const runtime = openRuntime(config);
   let running: RunningProcess;
   try {

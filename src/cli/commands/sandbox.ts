@@ -1,8 +1,6 @@
 // `rollgate sandbox`: serves a simulated Kubernetes API in the foreground and writes a kubeconfig for it.
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
-import { createLogger } from '../../log/logger.ts';
-import { startSandbox } from '../../sandbox/index.ts';
 import { parseNumberFlag, type NumberRange } from '../number-flag.ts';
 
 interface SandboxCommandOptions {
@@ -43,9 +41,9 @@ export function registerSandboxCommand(program: Command): void {
     .option('--ready-delay-ms <ms>', 'how long healthy pods take to become Ready', '1000')
     .addOption(new Option('--token <token>', 'require this bearer token').env('ROLLGATE_SANDBOX_TOKEN'))
     .action(async (opts: SandboxCommandOptions) => {
-      const port = parseNumber('port', opts.port, { min: 0, max: 65535, integer: true });
-      const sandbox = await startSandbox({
-        port,
+      // Every flag is checked before the sandbox and its logger are loaded: a typo answers at once.
+      const options = {
+        port: parseNumber('port', opts.port, { min: 0, max: 65535, integer: true }),
         host: opts.host,
         faults: {
           conflictRate: parseNumber('conflict-rate', opts.conflictRate, { min: 0, max: 1 }),
@@ -58,6 +56,13 @@ export function registerSandboxCommand(program: Command): void {
         missingImages: opts.missingImage,
         readyDelayMs: parseNumber('ready-delay-ms', opts.readyDelayMs, { min: 0, integer: true }),
         ...(opts.token !== undefined ? { token: opts.token } : {}),
+      };
+      const [{ createLogger }, { startSandbox }] = await Promise.all([
+        import('../../log/logger.ts'),
+        import('../../sandbox/index.ts'),
+      ]);
+      const sandbox = await startSandbox({
+        ...options,
         logger: createLogger({ name: 'sandbox', format: 'json', destination: process.stderr }),
       });
       const kubeconfig = resolve(opts.kubeconfig);

@@ -1,8 +1,9 @@
 // `rollgate status NAME [-n NS] [--output text|json] [--watch]`: where a rollout stands and why.
 import { Option, type Command } from 'commander';
 import { systemClock } from '../../clock/clock.ts';
-import { connectKube, type KubeClients } from '../../kube/client.ts';
-import { formatRolloutView, readRolloutView, type RolloutView } from '../../kube/rollout-view.ts';
+import type { KubeClients } from '../../kube/client.ts';
+import type * as RolloutViewModule from '../../kube/rollout-view.ts';
+import type { RolloutView } from '../../kube/rollout-view.ts';
 import type { RolloutKey } from '../../kube/observed-state-reader.ts';
 import {
   KUBECONFIG_FLAG,
@@ -20,11 +21,19 @@ interface StatusOptions extends KubeFlags {
   watch?: boolean;
 }
 
-function render(view: RolloutView, output: 'text' | 'json'): string {
-  return output === 'json' ? `${JSON.stringify(view, null, 2)}\n` : formatRolloutView(view);
+/** The view module (and through it @kubernetes/client-node), loaded only when status runs. */
+type ViewModule = typeof RolloutViewModule;
+
+function render(views: ViewModule, view: RolloutView, output: 'text' | 'json'): string {
+  return output === 'json' ? `${JSON.stringify(view, null, 2)}\n` : views.formatRolloutView(view);
 }
 
-async function watchRollout(clients: KubeClients, key: RolloutKey, output: 'text' | 'json'): Promise<void> {
+async function watchRollout(
+  views: ViewModule,
+  clients: KubeClients,
+  key: RolloutKey,
+  output: 'text' | 'json',
+): Promise<void> {
   let last = '';
   let stopped = false;
   const stop = (): void => {
@@ -34,9 +43,9 @@ async function watchRollout(clients: KubeClients, key: RolloutKey, output: 'text
   process.once('SIGTERM', stop);
   try {
     while (!stopped) {
-      const view = await readRolloutView(clients, key, systemClock.now());
+      const view = await views.readRolloutView(clients, key, systemClock.now());
       const text =
-        view === undefined ? `rollout ${key.namespace}/${key.name} not found\n` : render(view, output);
+        view === undefined ? `rollout ${key.namespace}/${key.name} not found\n` : render(views, view, output);
       if (text !== last) {
         process.stdout.write(output === 'text' && last !== '' ? `\n${text}` : text);
         last = text;
@@ -61,15 +70,19 @@ export function registerStatusCommand(program: Command): void {
     .option('-w, --watch', 'keep printing the status whenever it changes (Ctrl-C to stop)')
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
     .action(async (name: string, options: StatusOptions) => {
+      const [{ connectKube }, views] = await Promise.all([
+        import('../../kube/client.ts'),
+        import('../../kube/rollout-view.ts'),
+      ]);
       const { clients, namespace } = connectKube(options);
       const key = { namespace, name };
-      if (options.watch) return watchRollout(clients, key, options.output);
-      const view = await readRolloutView(clients, key, systemClock.now());
+      if (options.watch) return watchRollout(views, clients, key, options.output);
+      const view = await views.readRolloutView(clients, key, systemClock.now());
       if (view === undefined) {
         process.stderr.write(`rollgate: rollout ${namespace}/${name} not found\n`);
         process.exitCode = 1;
         return;
       }
-      process.stdout.write(render(view, options.output));
+      process.stdout.write(render(views, view, options.output));
     });
 }

@@ -2,12 +2,7 @@
 import { Option, type Command } from 'commander';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseManifests } from '../../spec/manifest.ts';
-import {
-  validateParsedManifests,
-  type ObjectValidation,
-  type ValidationReport,
-} from '../../spec/validate.ts';
+import type { ObjectValidation, ValidationReport } from '../../spec/validate.ts';
 import { usageError } from '../usage-error.ts';
 
 /** Folders never walked into: VCS metadata and dependency trees. */
@@ -70,6 +65,12 @@ export async function collectYamlFiles(paths: readonly string[]): Promise<string
 /** Validates the files under `paths` and returns the report. */
 export async function validatePaths(paths: readonly string[]): Promise<ValidationReport> {
   const files = await collectYamlFiles(paths);
+  // The YAML parser and the schemas load here, not with the module: `rollgate --help` registers this
+  // command too.
+  const [{ parseManifests }, { validateParsedManifests }] = await Promise.all([
+    import('../../spec/manifest.ts'),
+    import('../../spec/validate.ts'),
+  ]);
   const parsed = await Promise.all(
     files.map(async (file) => parseManifests(await readFile(file, 'utf8'), file)),
   );
