@@ -27,6 +27,17 @@ describe('object metadata', () => {
     expect(b.metadata?.name).not.toBe(a.metadata?.name);
   });
 
+  it('keeps generateName, and cuts a long prefix to 58 characters so the name fits 63', async () => {
+    const prefix = `${'long-'.repeat(13)}prefix-`;
+    const created = await cluster.objects.create({
+      ...configMap('', cluster.namespace),
+      metadata: { generateName: prefix, namespace: cluster.namespace },
+    } as KubernetesObject);
+    expect(created.metadata?.generateName).toBe(prefix);
+    expect(created.metadata?.name).toHaveLength(63);
+    expect(created.metadata?.name?.startsWith(prefix.slice(0, 58))).toBe(true);
+  });
+
   it('bumps generation on spec changes only, and resourceVersion on every real change', async () => {
     await cluster.objects.create(replicaSet('gen', cluster.namespace, 0));
     // Re-read before each write: the ReplicaSet controller writes status concurrently, as on a real cluster.

@@ -70,6 +70,8 @@ export interface ObjectStoreOptions {
 }
 
 const NAMESPACE_KEY = '/Namespace';
+/** kube-apiserver's maxGeneratedNameLength: 63 minus the 5-character suffix. */
+const MAX_GENERATE_NAME_PREFIX = 58;
 
 export function typeKeyOf(type: Pick<ResourceType, 'group' | 'kind'>): string {
   return `${type.group}/${type.kind}`;
@@ -266,9 +268,11 @@ export class ObjectStore {
           },
         ]);
       }
-      let candidate = meta.generateName + this.options.random.nameSuffix();
+      // As kube-apiserver: the prefix is cut to 58 characters, so the name fits 63.
+      const prefix = meta.generateName.slice(0, MAX_GENERATE_NAME_PREFIX);
+      let candidate = prefix + this.options.random.nameSuffix();
       while (this.objects.has(storageKey(type, namespace, candidate))) {
-        candidate = meta.generateName + this.options.random.nameSuffix();
+        candidate = prefix + this.options.random.nameSuffix();
       }
       meta.name = candidate;
     }
