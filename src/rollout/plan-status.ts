@@ -53,7 +53,8 @@ export function applyOutcome(
   const rsName = outcome.replicaSetName;
   conditions = setCondition(
     conditions,
-    outcome.aborted
+    // A deadline abort keeps saying why (as Argo): the deadline, not the abort that followed it.
+    outcome.aborted && !outcome.deadlineExceeded
       ? { type: 'Progressing', status: 'False', reason: 'RolloutAborted', message: outcome.message }
       : outcome.deadlineExceeded
         ? {

@@ -56,7 +56,7 @@ export function recordAbort(pass: Pass): Pass {
       phase: 'Degraded',
       message,
       aborted: true,
-      deadlineExceeded: byDeadline || findings.deadlineExceeded,
+      deadlineExceeded: byDeadline,
       paused: false,
       completed: false,
       stableHash: revision.stableHash ?? revision.hash,

@@ -1,0 +1,11 @@
+// Test builder for one planner pass: the pass a sub-step receives, from a rollout and what was observed.
+import type { ObservedState } from '../../src/rollout/index.ts';
+import { startPass, type Pass } from '../../src/rollout/pass/pass.ts';
+import { planRevision } from '../../src/rollout/plan-revision.ts';
+import { readRolloutContext } from '../../src/rollout/rollout-context.ts';
+
+/** The pass planRollout would start from for `observed` at `now`, before any sub-step ran. */
+export function aPass(observed: ObservedState, now: Date): Pass {
+  const context = readRolloutContext(observed.rollout, observed, now);
+  return startPass(context, planRevision(context));
+}
