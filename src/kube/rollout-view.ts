@@ -4,11 +4,14 @@ import { SCALE_DOWN_DEADLINE_ANNOTATION, podsToRestart, type ObservedState } fro
 import type { KubeClients } from './client.ts';
 import { ObservedStateReader, type RolloutKey } from './observed-state-reader.ts';
 
-/** One canary step as shown: its index, a short description, and where the rollout stands relative to it. */
+/**
+ * One canary step as shown: its index, a short description, and where the rollout stands relative to it
+ * (`aborted`: the step that was running when the update was aborted).
+ */
 export interface StepView {
   index: number;
   description: string;
-  state: 'done' | 'current' | 'pending';
+  state: 'done' | 'current' | 'aborted' | 'pending';
 }
 
 /** One ReplicaSet as shown. */
@@ -161,7 +164,14 @@ export function buildRolloutView(observed: ObservedState, now?: Date): RolloutVi
     steps: steps.map((step, index) => ({
       index,
       description: describeStep(step),
-      state: index < stepIndex ? 'done' : index === stepIndex ? 'current' : 'pending',
+      state:
+        index < stepIndex
+          ? 'done'
+          : index === stepIndex
+            ? status.abort === true
+              ? 'aborted'
+              : 'current'
+            : 'pending',
     })),
     weights: { canary: canaryWeight, stable: stableWeight },
     replicas: {
@@ -215,7 +225,7 @@ export async function readRolloutView(
   return view;
 }
 
-/** The view as text, one fact per line, the current step marked with `▶`. */
+/** The view as text, one fact per line, the current step marked with `▶` (`✘` where an abort stopped it). */
 export function formatRolloutView(view: RolloutView): string {
   const lines: string[] = [];
   lines.push(`Name:       ${view.name}`);
@@ -231,9 +241,12 @@ export function formatRolloutView(view: RolloutView): string {
   if (view.steps.length > 0) {
     const complete = (view.currentStepIndex ?? 0) >= view.steps.length;
     lines.push(`Steps:${complete ? '      (all complete)' : ''}`);
+    const abortReason = view.conditions.find((c) => c.type === 'Progressing' && c.status === 'False')?.reason;
     for (const step of view.steps) {
-      const mark = step.state === 'current' ? '▶' : step.state === 'done' ? '✔' : ' ';
-      lines.push(`  ${mark} ${step.index}: ${step.description}`);
+      const mark = { current: '▶', done: '✔', aborted: '✘', pending: ' ' }[step.state];
+      const note =
+        step.state === 'aborted' ? `   ← aborted here${abortReason ? ` (${abortReason})` : ''}` : '';
+      lines.push(`  ${mark} ${step.index}: ${step.description}${note}`);
     }
   }
   if (view.restart !== undefined) {

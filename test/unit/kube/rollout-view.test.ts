@@ -122,6 +122,31 @@ describe('buildRolloutView', () => {
     expect(text).toContain('web-bbb-2  Running');
   });
 
+  it('marks the step that was running when a progress deadline aborted the update', () => {
+    const state = observed();
+    state.rollout.status = {
+      ...state.rollout.status,
+      phase: 'Degraded',
+      abort: true,
+      currentStepIndex: 0,
+      pauseConditions: [],
+      message: 'RolloutAborted: ProgressDeadlineExceeded: ReplicaSet "web-bbb" has timed out progressing',
+      conditions: [
+        {
+          type: 'Progressing',
+          status: 'False',
+          reason: 'ProgressDeadlineExceeded',
+          message: 'ReplicaSet "web-bbb" has timed out progressing.',
+        },
+      ],
+    };
+    const view = buildRolloutView(state);
+    expect(view.steps.map((step) => step.state)).toEqual(['aborted', 'pending', 'pending', 'pending']);
+    const text = formatRolloutView(view);
+    expect(text).toContain('✘ 0: setWeight: 25   ← aborted here (ProgressDeadlineExceeded)');
+    expect(text).not.toContain('▶');
+  });
+
   it('shows a restart: how many stable and canary pods are still older than restartAt, then done', () => {
     const state = observed();
     state.rollout.spec.restartAt = '2026-01-01T00:05:00Z';
