@@ -1,0 +1,94 @@
+// The forge contract: the pull requests, comments and commit statuses Rollgate uses, whatever hosts the repository.
+
+/** Which forge API a promotion talks to (Forgejo speaks Gitea's API). */
+export type ForgeProvider = 'github' | 'gitlab' | 'gitea';
+
+/** A pull request (GitLab: merge request) as Rollgate needs to see it. */
+export interface PullRequest {
+  /** GitHub/Gitea: number; GitLab: iid. */
+  number: number;
+  url: string;
+  title: string;
+  body: string;
+  state: 'open' | 'closed' | 'merged';
+  /** Source branch name (no refs/heads/). */
+  head: string;
+  /** The commit the head branch points at. */
+  headSha: string;
+  /** Target branch name. */
+  base: string;
+  /** The merge commit, once merged. */
+  mergeCommitSha?: string;
+  labels: string[];
+  draft: boolean;
+}
+
+/** What opening a pull request takes. */
+export interface OpenPullRequest {
+  head: string;
+  base: string;
+  title: string;
+  body: string;
+  labels?: string[];
+  reviewers?: string[];
+  draft?: boolean;
+}
+
+/** A commit status (GitHub/Gitea: status; GitLab: commit status / pipeline status). */
+export interface CommitStatus {
+  sha: string;
+  state: 'pending' | 'success' | 'failure' | 'error';
+  /** e.g. `rollgate/staging`. */
+  context: string;
+  description: string;
+  targetUrl?: string;
+}
+
+/** The combined state of the checks a merge waits for, at one head commit. */
+export type ChecksState = 'pending' | 'success' | 'failure';
+
+/**
+ * One repository on one forge. Every method is one logical operation, retried inside on rate limits and
+ * network errors (capped backoff); what is left is thrown as a typed ForgeError with a stable `code`:
+ * `forge.unauthorized` (401/403 without rate limit), `forge.not_found` (404), `forge.conflict`
+ * (422/409: e.g. a pull request for that branch already exists), `forge.rate_limited` (retries used up),
+ * `forge.unavailable` (5xx, network). Tokens never appear in errors or logs.
+ */
+export interface Forge {
+  readonly provider: ForgeProvider;
+  /** The open pull request from `head` into `base`, if any (found through the API, so a restart finds it). */
+  findOpenPullRequest(head: string, base: string): Promise<PullRequest | undefined>;
+  getPullRequest(number: number): Promise<PullRequest>;
+  /** Opens a pull request; labels and reviewers are set in the same call or right after. */
+  openPullRequest(request: OpenPullRequest): Promise<PullRequest>;
+  /** Edits title and body (after the head branch was force-updated: a superseding revision). */
+  updatePullRequest(number: number, change: { title: string; body: string }): Promise<PullRequest>;
+  /** Closes without merging, leaving `comment` first when given. */
+  closePullRequest(number: number, comment?: string): Promise<void>;
+  comment(number: number, body: string): Promise<void>;
+  setCommitStatus(status: CommitStatus): Promise<void>;
+  /** The combined state of the statuses and checks on `sha` (what branch protection would wait for). */
+  checksState(sha: string): Promise<ChecksState>;
+  /**
+   * Merges the pull request only if its head is still `sha` (GitHub `sha`, GitLab `sha`, Gitea
+   * `head_commit_id`): a head that moved since it was verified is refused (`forge.conflict`).
+   */
+  merge(number: number, sha: string): Promise<{ mergeCommitSha: string }>;
+}
+
+/** How a promotion reaches its forge (config `promotions[].pullRequest`). */
+export interface ForgeOptions {
+  provider: ForgeProvider;
+  /** API root: https://api.github.com, http(s)://HOST/api/v3, …/api/v4 (GitLab), …/api/v1 (Gitea). */
+  apiUrl: string;
+  /** GitHub/Gitea: `owner/name`; GitLab: project path (`group/sub/name`) or numeric id. */
+  repository: string;
+  /** Resolved from tokenEnv / tokenFile by the config layer; never logged. */
+  token: string;
+  /** Upper bound of one retry wait (ms); tests lower it. Default 60 s. */
+  maxRetryWaitMs?: number;
+  /** Retries of a rate-limited or failing request before giving up. Default 4. */
+  maxRetries?: number;
+  /** Where a waiting retry sleeps; tests inject a fast one. */
+  sleep?: (ms: number) => Promise<void>;
+}
