@@ -67,13 +67,38 @@ describe('withDefaults', () => {
     expect(spec.progressDeadlineSeconds).toBe(600);
     expect(spec.revisionHistoryLimit).toBe(10);
     expect(spec.replicas).toBe(4);
+    // No traffic router: the scale-down delays default to 0, as in Argo.
     expect(spec.strategy.canary).toMatchObject({
       maxSurge: '25%',
       maxUnavailable: '25%',
-      abortScaleDownDelaySeconds: 30,
-      scaleDownDelaySeconds: 30,
+      abortScaleDownDelaySeconds: 0,
+      scaleDownDelaySeconds: 0,
     });
     expect(ROLLOUT_DEFAULTS.progressDeadlineSeconds).toBe(600);
+  });
+
+  it('defaults both scale-down delays to 30 s with a traffic router, and scaleDownDelaySeconds to 0 with dynamicStableScale', () => {
+    const parsed = rolloutSchema.parse(rollout).spec;
+    const routed = (extra: Record<string, unknown>) =>
+      withDefaults({
+        ...parsed,
+        strategy: { canary: { ...parsed.strategy.canary, trafficRouting: { istio: {} }, ...extra } },
+      }).strategy.canary;
+    expect(routed({})).toMatchObject({ scaleDownDelaySeconds: 30, abortScaleDownDelaySeconds: 30 });
+    expect(routed({ dynamicStableScale: true })).toMatchObject({
+      scaleDownDelaySeconds: 0,
+      abortScaleDownDelaySeconds: 30,
+    });
+    expect(routed({ scaleDownDelaySeconds: 5 })).toMatchObject({ scaleDownDelaySeconds: 5 });
+    // managedRoutes alone is no router.
+    expect(
+      withDefaults({
+        ...parsed,
+        strategy: {
+          canary: { ...parsed.strategy.canary, trafficRouting: { managedRoutes: [{ name: 'h' }] } },
+        },
+      }).strategy.canary,
+    ).toMatchObject({ scaleDownDelaySeconds: 0 });
   });
 });
 
