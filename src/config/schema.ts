@@ -61,6 +61,42 @@ const source = z
   })
   .strict();
 
+const promotionName = z
+  .string()
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label (lowercase letters, digits, -)');
+
+/** Where a promotion's pull requests are opened; the token comes from the environment or a file. */
+const pullRequest = z
+  .object({
+    provider: z.enum(['github', 'gitlab', 'gitea']),
+    apiUrl: z.string().regex(/^https?:\/\//, 'must be an http(s) URL such as https://api.github.com'),
+    repository: z.string().min(1),
+    token: z.string().min(1).optional(),
+    tokenEnv: z.string().min(1).optional(),
+    tokenFile: z.string().min(1).optional(),
+    labels: z.array(z.string().min(1)).default([]),
+    reviewers: z.array(z.string().min(1)).default([]),
+    draft: z.boolean().default(false),
+    autoMerge: z.boolean().default(false),
+    author: z
+      .object({ name: z.string().min(1), email: z.string().min(1) })
+      .strict()
+      .default({ name: 'Rollgate', email: 'rollgate@users.noreply.invalid' }),
+  })
+  .strict()
+  .refine((p) => [p.token, p.tokenEnv, p.tokenFile].filter((v) => v !== undefined).length === 1, {
+    message: 'give exactly one of token, tokenEnv, tokenFile',
+  });
+
+const promotion = z
+  .object({
+    name: promotionName,
+    from: z.object({ source: z.string().min(1), rollouts: z.array(z.string().min(1)).optional() }).strict(),
+    to: z.object({ source: z.string().min(1) }).strict(),
+    pullRequest,
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     log: z
@@ -111,6 +147,7 @@ export const configSchema = z
       .strict()
       .prefault({}),
     sources: z.array(source).default([]),
+    promotions: z.array(promotion).default([]),
     webhooks: z
       .object({
         github: secretSource.optional(),
@@ -136,7 +173,33 @@ export const configSchema = z
       }
       seen.set(s.name, i);
     });
+    const promotions = new Map<string, number>();
+    config.promotions.forEach((p, i) => {
+      const first = promotions.get(p.name);
+      if (first !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['promotions', i, 'name'],
+          message: `duplicate promotion name "${p.name}" (also promotions[${first}])`,
+        });
+      promotions.set(p.name, i);
+      for (const end of ['from', 'to'] as const) {
+        if (!seen.has(p[end].source))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['promotions', i, end, 'source'],
+            message: `no source named "${p[end].source}" (sources: ${[...seen.keys()].join(', ') || 'none'})`,
+          });
+      }
+      if (p.from.source === p.to.source)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['promotions', i, 'to', 'source'],
+          message: 'a promotion goes from one source to another',
+        });
+    });
   });
 
 export type RollgateConfig = z.infer<typeof configSchema>;
 export type SourceConfig = RollgateConfig['sources'][number];
+export type PromotionConfig = RollgateConfig['promotions'][number];

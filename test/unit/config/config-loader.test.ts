@@ -114,6 +114,79 @@ describe('loadConfig', () => {
     expect(problems).toMatch(/webhooks\.github: give at most one of secret, secretFile, secretEnv/);
   });
 
+  it('reads promotions with their defaults (the issue-13 contract)', () => {
+    const file = tempFile(
+      [
+        'sources:',
+        '  - { name: staging, url: http://git.example/acme/deploy.git, branch: main, path: envs/staging }',
+        '  - { name: prod, url: http://git.example/acme/deploy.git, branch: main, path: envs/prod }',
+        'promotions:',
+        '  - name: staging-to-prod',
+        '    from: { source: staging }',
+        '    to: { source: prod }',
+        '    pullRequest:',
+        '      provider: github',
+        '      apiUrl: https://api.github.com',
+        '      repository: acme/deploy',
+        '      tokenEnv: FORGE_TOKEN',
+        '      labels: [promotion]',
+      ].join('\n'),
+    );
+    const [promotion] = loadConfig({ file, env: {} }).promotions;
+    expect(promotion).toEqual({
+      name: 'staging-to-prod',
+      from: { source: 'staging' },
+      to: { source: 'prod' },
+      pullRequest: {
+        provider: 'github',
+        apiUrl: 'https://api.github.com',
+        repository: 'acme/deploy',
+        tokenEnv: 'FORGE_TOKEN',
+        labels: ['promotion'],
+        reviewers: [],
+        draft: false,
+        autoMerge: false,
+        author: { name: 'Rollgate', email: 'rollgate@users.noreply.invalid' },
+      },
+    });
+  });
+
+  it('refuses a promotion naming an unknown source, going nowhere, or with no token', () => {
+    const file = tempFile(
+      [
+        'sources:',
+        '  - { name: staging, url: http://h/a.git }',
+        'promotions:',
+        '  - name: p',
+        '    from: { source: staging }',
+        '    to: { source: prd }',
+        '    pullRequest: { provider: gitea, apiUrl: http://h/api/v1, repository: a/b }',
+        '  - name: p',
+        '    from: { source: staging }',
+        '    to: { source: staging }',
+        '    pullRequest: { provider: gitea, apiUrl: http://h, repository: a/b, token: t }',
+      ].join('\n'),
+    );
+    const problems = problemsOf(() => loadConfig({ file, env: {} })).join('\n');
+    expect(problems).toMatch(
+      /:6:\d+ promotions\[0\]\.to\.source: no source named "prd" \(sources: staging\)/,
+    );
+    expect(problems).toMatch(/promotions\[0\]\.pullRequest: give exactly one of token, tokenEnv, tokenFile/);
+    expect(problems).toMatch(/promotions\[1\]\.name: duplicate promotion name "p"/);
+    expect(problems).toMatch(/promotions\[1\]\.to\.source: a promotion goes from one source to another/);
+    const unknownForge = tempFile(
+      [
+        'sources: [{ name: a, url: http://h/a.git }, { name: b, url: http://h/b.git }]',
+        'promotions:',
+        '  - { name: p, from: { source: a }, to: { source: b },',
+        '      pullRequest: { provider: bitbucket, apiUrl: http://h, repository: a/b, token: t } }',
+      ].join('\n'),
+    );
+    expect(problemsOf(() => loadConfig({ file: unknownForge, env: {} })).join('\n')).toMatch(
+      /promotions\[0\]\.pullRequest\.provider: .*github.*gitlab.*gitea/,
+    );
+  });
+
   it('refuses an unknown --set key and lists the known ones', () => {
     expect(problemsOf(() => loadConfig({ env: {}, overrides: { 'worker.concurrency': '2' } }))[0]).toMatch(
       /worker\.concurrency: unknown setting \(known: .*workers\.concurrency/,
