@@ -1,0 +1,161 @@
+// The promotion planner: from a Rollout's finished revision, the target's files and the open pull request, what to do.
+import type { PromotionAction, PromotionFile, PromotionPlan } from './promotion-action.ts';
+import { promotability, type PromotionRollout } from './promotable-revision.ts';
+import {
+  markerLine,
+  pullRequestBody,
+  pullRequestTitle,
+  readMarker,
+  type PromotionEvidence,
+  type PromotionMarker,
+} from './pull-request-text.ts';
+
+/** How often auto-merge looks at a pull request's checks while they run. */
+export const AUTO_MERGE_RECHECK_MS = 30_000;
+
+/** The open pull request from the promotion branch, as the forge returned it. */
+export interface OpenPullRequestView {
+  number: number;
+  url: string;
+  body: string;
+  headSha: string;
+}
+
+export interface PromotionPlanInput {
+  promotion: { name: string; fromSource: string; toSource: string; autoMerge: boolean };
+  rollout: PromotionRollout;
+  /** Steps walked and analysis results, for the body. */
+  evidence: Pick<PromotionEvidence, 'steps' | 'analysis' | 'durationSeconds'>;
+  /**
+   * The target files rewritten to the rollout's images (only those that change); empty when the target
+   * already runs them. Computed by the edge from the target branch with the byte-preserving rewrite.
+   */
+  targetEdits: PromotionFile[];
+  pullRequest?: OpenPullRequestView;
+  /** The checks on the open pull request's head (read only with autoMerge). */
+  checks?: 'pending' | 'success' | 'failure';
+}
+
+/** Rollgate's branch for one promotion and rollout: one branch, at most one open pull request. */
+export function promotionBranch(promotion: string, rollout: string): string {
+  return `rollgate/promote/${promotion}/${rollout}`;
+}
+
+/**
+ * Plans one look at a promotion for one rollout. Only a revision that finished a healthy canary is ever
+ * proposed; a newer healthy revision supersedes the open pull request (branch force-updated, title and
+ * body edited); a target that already runs the revision closes the pull request with a comment; a newer
+ * revision that aborted is reported once on the open pull request and never gets one of its own.
+ */
+export function planPromotion(input: PromotionPlanInput): PromotionPlan {
+  const { promotion, rollout, pullRequest } = input;
+  const key = `${rollout.namespace}/${rollout.name}`;
+  const branch = promotionBranch(promotion.name, rollout.name);
+  const marker = pullRequest === undefined ? undefined : readMarker(pullRequest.body);
+  const verdict = promotability(rollout);
+  const evidence: PromotionEvidence = {
+    ...input.evidence,
+    fromSource: promotion.fromSource,
+    toSource: promotion.toSource,
+    sourceCommit: rollout.commit,
+    images: rollout.images,
+  };
+
+  if (!verdict.promotable) {
+    if (
+      verdict.aborted &&
+      verdict.hash !== undefined &&
+      pullRequest !== undefined &&
+      marker !== undefined &&
+      marker.revision !== verdict.hash &&
+      marker.abortedAfter !== verdict.hash
+    ) {
+      const next: PromotionMarker = { ...marker, abortedAfter: verdict.hash };
+      return {
+        actions: [
+          {
+            kind: 'commentPullRequest',
+            number: pullRequest.number,
+            body: `A newer revision \`${verdict.hash}\` of ${rollout.name} aborted in \`${promotion.fromSource}\` (${rollout.status.message ?? 'aborted'}). This pull request still promotes the last healthy revision \`${marker.revision}\`.`,
+          },
+          // The marker remembers the report, so it is made once, whichever process looks next.
+          { kind: 'updatePullRequest', number: pullRequest.number, body: withMarker(pullRequest.body, next) },
+        ],
+        state: 'blocked',
+        summary: `${key}: revision ${verdict.hash} aborted; pull request #${pullRequest.number} keeps ${marker.revision}`,
+      };
+    }
+    return {
+      actions: [],
+      state: pullRequest !== undefined ? (verdict.aborted ? 'blocked' : 'open') : 'waiting',
+      summary: `${key}: ${verdict.reason}`,
+    };
+  }
+
+  const hash = verdict.hash;
+  const desired: PromotionMarker = { promotion: promotion.name, rollout: key, revision: hash };
+  const title = pullRequestTitle(rollout.name, rollout.images);
+  const body = pullRequestBody(desired, evidence);
+
+  if (input.targetEdits.length === 0) {
+    if (pullRequest === undefined)
+      return { actions: [], state: 'merged', summary: `${key}: ${promotion.toSource} runs revision ${hash}` };
+    return {
+      actions: [
+        {
+          kind: 'closePullRequest',
+          number: pullRequest.number,
+          comment: `\`${promotion.toSource}\` already runs revision \`${hash}\` of ${rollout.name} (merged another way); closing this pull request.`,
+        },
+      ],
+      state: 'closed',
+      summary: `${key}: ${promotion.toSource} already runs ${hash}; closing #${pullRequest.number}`,
+    };
+  }
+
+  const push: PromotionAction = {
+    kind: 'pushBranch',
+    branch,
+    files: input.targetEdits,
+    message: `${title}\n\nRevision ${hash} finished a healthy canary in ${promotion.fromSource} (commit ${rollout.commit || 'unknown'}).`,
+  };
+  if (pullRequest === undefined)
+    return {
+      actions: [push, { kind: 'openPullRequest', head: branch, title, body }],
+      state: 'open',
+      summary: `${key}: opening a pull request for revision ${hash}`,
+    };
+  if (marker?.revision !== hash)
+    return {
+      actions: [
+        push,
+        { kind: 'updatePullRequest', number: pullRequest.number, title, body },
+        {
+          kind: 'commentPullRequest',
+          number: pullRequest.number,
+          body: `Superseded: revision \`${hash}\` finished a healthy canary in \`${promotion.fromSource}\`; the branch now promotes it${marker === undefined ? '' : ` instead of \`${marker.revision}\``}.`,
+        },
+      ],
+      state: 'superseded',
+      summary: `${key}: revision ${hash} supersedes ${marker?.revision ?? 'an unmarked pull request'} in #${pullRequest.number}`,
+    };
+  if (!promotion.autoMerge)
+    return { actions: [], state: 'open', summary: `${key}: #${pullRequest.number} promotes ${hash}` };
+  if (input.checks === 'success')
+    return {
+      actions: [{ kind: 'mergePullRequest', number: pullRequest.number, sha: pullRequest.headSha }],
+      state: 'open',
+      summary: `${key}: checks passed; merging #${pullRequest.number} at ${pullRequest.headSha}`,
+    };
+  return {
+    actions: [],
+    state: 'open',
+    summary: `${key}: #${pullRequest.number} waits for its checks (${input.checks ?? 'pending'})`,
+    ...(input.checks === 'failure' ? {} : { requeueAfterMs: AUTO_MERGE_RECHECK_MS }),
+  };
+}
+
+/** `body` with its marker replaced by `marker`. */
+function withMarker(body: string, marker: PromotionMarker): string {
+  return body.replace(/<!-- rollgate:promotion \{.*?\} -->/, markerLine(marker));
+}

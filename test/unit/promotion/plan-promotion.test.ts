@@ -1,0 +1,130 @@
+// The promotion planner, one table row per situation a user meets.
+import { describe, expect, it } from 'vitest';
+import {
+  planPromotion,
+  promotionBranch,
+  type PromotionPlanInput,
+} from '../../../src/promotion/plan-promotion.ts';
+import type { PromotionRollout } from '../../../src/promotion/promotable-revision.ts';
+import { markerLine, readMarker } from '../../../src/promotion/pull-request-text.ts';
+
+const healthy = (hash: string, more: Partial<PromotionRollout> = {}): PromotionRollout => ({
+  namespace: 'shop',
+  name: 'web',
+  steps: 2,
+  images: [{ container: 'app', image: `registry.example/web:${hash === 'h2' ? '2.0.0' : '1.0.0'}` }],
+  status: { phase: 'Healthy', currentPodHash: hash, stableRS: hash, currentStepIndex: 2 },
+  commit: 'c0ffee',
+  runs: [{ podTemplateHash: hash, phase: 'Successful' }],
+  ...more,
+});
+const promotion = { name: 'staging-to-prod', fromSource: 'staging', toSource: 'prod', autoMerge: false };
+const edits = [{ path: 'envs/prod/web.yaml', text: 'image: registry.example/web:2.0.0\n' }];
+const prFor = (revision: string, more: Partial<{ body: string }> = {}) => ({
+  number: 7,
+  url: 'http://forge/pr/7',
+  headSha: 'abc123',
+  body: `…\n${markerLine({ promotion: 'staging-to-prod', rollout: 'shop/web', revision })}`,
+  ...more,
+});
+const input = (more: Partial<PromotionPlanInput>): PromotionPlanInput => ({
+  promotion,
+  rollout: healthy('h2'),
+  evidence: { steps: ['setWeight 50', 'pause'], analysis: [{ name: 'web-h2-1', phase: 'Successful' }] },
+  targetEdits: edits,
+  ...more,
+});
+const kinds = (plan: ReturnType<typeof planPromotion>) => plan.actions.map((a) => a.kind);
+
+describe('planPromotion', () => {
+  it('a revision that finished a healthy canary: push the branch and open one pull request', () => {
+    const plan = planPromotion(input({}));
+    expect(kinds(plan)).toEqual(['pushBranch', 'openPullRequest']);
+    expect(plan.state).toBe('open');
+    const [push, open] = plan.actions;
+    expect(push).toMatchObject({ branch: 'rollgate/promote/staging-to-prod/web', files: edits });
+    expect(open).toMatchObject({
+      head: promotionBranch('staging-to-prod', 'web'),
+      title: 'Promote web to 2.0.0',
+    });
+    const body = open?.kind === 'openPullRequest' ? open.body : '';
+    expect(body).toContain('c0ffee');
+    expect(body).toContain('`setWeight 50` → `pause`');
+    expect(body).toContain('web-h2-1 Successful');
+    expect(readMarker(body)).toEqual({ promotion: 'staging-to-prod', rollout: 'shop/web', revision: 'h2' });
+  });
+
+  it('the open pull request already promotes this revision: nothing to do', () => {
+    const plan = planPromotion(input({ pullRequest: prFor('h2') }));
+    expect(plan.actions).toEqual([]);
+    expect(plan.state).toBe('open');
+  });
+
+  it('a newer healthy revision supersedes: branch force-updated, title and body edited, a comment says so', () => {
+    const plan = planPromotion(input({ pullRequest: prFor('h1') }));
+    expect(kinds(plan)).toEqual(['pushBranch', 'updatePullRequest', 'commentPullRequest']);
+    expect(plan.state).toBe('superseded');
+    const update = plan.actions[1];
+    expect(update?.kind === 'updatePullRequest' && readMarker(update.body)?.revision).toBe('h2');
+  });
+
+  it.each([
+    ['still progressing', { phase: 'Progressing' as const, currentStepIndex: 1, stableRS: 'h1' }],
+    ['paused at a step', { phase: 'Paused' as const, currentStepIndex: 1, stableRS: 'h1' }],
+    ['aborted', { phase: 'Degraded' as const, abort: true, stableRS: 'h1', message: 'RolloutAborted: x' }],
+  ])('a revision %s gets no pull request', (_name, status) => {
+    const plan = planPromotion(
+      input({ rollout: healthy('h2', { status: { currentPodHash: 'h2', ...status } }) }),
+    );
+    expect(plan.actions).toEqual([]);
+  });
+
+  it('a revision with an inconclusive or failed AnalysisRun is not promoted, even if Healthy', () => {
+    for (const phase of ['Inconclusive', 'Failed', 'Error']) {
+      const plan = planPromotion(
+        input({ rollout: healthy('h2', { runs: [{ podTemplateHash: 'h2', phase }] }) }),
+      );
+      expect(plan.actions, phase).toEqual([]);
+    }
+  });
+
+  it('a newer revision aborts: the open pull request for the last healthy one gets one comment, once', () => {
+    const aborted = healthy('h3', {
+      status: {
+        phase: 'Degraded',
+        currentPodHash: 'h3',
+        stableRS: 'h2',
+        abort: true,
+        message: 'RolloutAborted: x',
+      },
+    });
+    const first = planPromotion(input({ rollout: aborted, pullRequest: prFor('h2') }));
+    expect(kinds(first)).toEqual(['commentPullRequest', 'updatePullRequest']);
+    expect(first.state).toBe('blocked');
+    const update = first.actions[1];
+    const body = update?.kind === 'updatePullRequest' ? update.body : '';
+    expect(readMarker(body)).toMatchObject({ revision: 'h2', abortedAfter: 'h3' });
+    const again = planPromotion(input({ rollout: aborted, pullRequest: prFor('h2', { body }) }));
+    expect(again.actions).toEqual([]);
+  });
+
+  it('the target already runs the revision (merged by hand): the open pull request is closed with a comment', () => {
+    const plan = planPromotion(input({ targetEdits: [], pullRequest: prFor('h2') }));
+    expect(kinds(plan)).toEqual(['closePullRequest']);
+    expect(plan.state).toBe('closed');
+    expect(planPromotion(input({ targetEdits: [] }))).toMatchObject({ actions: [], state: 'merged' });
+  });
+
+  it('auto-merge merges guarded by the head it verified once checks pass, and looks again while they run', () => {
+    const auto = { ...promotion, autoMerge: true };
+    expect(
+      planPromotion(input({ promotion: auto, pullRequest: prFor('h2'), checks: 'success' })).actions,
+    ).toEqual([{ kind: 'mergePullRequest', number: 7, sha: 'abc123' }]);
+    const pending = planPromotion(input({ promotion: auto, pullRequest: prFor('h2'), checks: 'pending' }));
+    expect(pending.actions).toEqual([]);
+    expect(pending.requeueAfterMs).toBe(30_000);
+    const failed = planPromotion(input({ promotion: auto, pullRequest: prFor('h2'), checks: 'failure' }));
+    expect(failed.actions).toEqual([]);
+    expect(failed.requeueAfterMs).toBeUndefined();
+  });
+});
