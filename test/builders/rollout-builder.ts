@@ -76,6 +76,11 @@ export class RolloutBuilder {
     return this;
   }
 
+  withAnnotations(annotations: Record<string, string>): this {
+    this.rollout.metadata.annotations = { ...(this.rollout.metadata.annotations ?? {}), ...annotations };
+    return this;
+  }
+
   withStatus(status: Partial<RolloutStatus> & Record<string, unknown>): this {
     this.rollout.status = { ...(this.rollout.status ?? {}), ...status };
     return this;

@@ -10,6 +10,7 @@ import {
   pausedOnInconclusiveRun,
   promotedWhilePaused,
 } from '../sub-steps/judge-analysis-run.ts';
+import { APPROVE_ANNOTATION, approvalFor, readApproval } from '../approval.ts';
 import { canaryProgressAt } from './canary-deadline.ts';
 import { countsAt, honestAvailable, stableHashOf, stableOf, trafficAt, trafficHolds } from './canary-view.ts';
 
@@ -17,8 +18,9 @@ import { countsAt, honestAvailable, stableHashOf, stableOf, trafficAt, trafficHo
  * Advances status.currentStepIndex past every step that is done:
  * - setWeight / setCanaryScale: both ReplicaSets at that step's counts, the canary's pods available, and
  *   the router holding the weight;
- * - pause: its duration over, or promoted (condition CanaryPauseStep removed); a new pause starts its clock
- *   and emits RolloutPaused;
+ * - pause: its duration over, or promoted (condition CanaryPauseStep removed), or — for an indefinite
+ *   pause — approved in Git by annotation rollgate.dev/approve = "<revision>/<step index>"; a new pause
+ *   starts its clock and emits RolloutPaused (and ApprovalIgnored when a stale approval is present);
  * - analysis: its AnalysisRun Successful (created when missing); Failed/Error is the abort cause;
  *   Inconclusive pauses until promoted.
  * Nothing advances while aborted, aborting, paused by spec.paused or by an inconclusive analysis. When
@@ -60,15 +62,42 @@ export function advanceSteps(pass: Pass): Pass {
         trafficHolds(pass, trafficAt(pass, index));
       if (!settled) break;
     } else if (step.kind === 'pause') {
+      const approval = readApproval(context.rollout.metadata.annotations);
+      if (step.durationMs === undefined && approval === approvalFor(revision.hash, index)) {
+        // Approved in Git for exactly this revision and step: as a promote would.
+        pauseConditions = pauseConditions.filter((c) => c.reason !== CANARY_PAUSE_STEP);
+        events.push(
+          event('Normal', 'RolloutApproved', `Step ${index} approved in Git (${APPROVE_ANNOTATION})`),
+        );
+        events.push(
+          event(
+            'Normal',
+            'RolloutStepCompleted',
+            `Step ${index + 1}/${steps.length} completed: ${describeStep(step)}`,
+          ),
+        );
+        index += 1;
+        controllerPause = false;
+        continue;
+      }
       const result = planPauseStep({ durationMs: step.durationMs, pauseConditions, controllerPause, now });
       if (!result.done) {
         pauseConditions = result.pauseConditions;
         controllerPause = true;
         if (result.wakeAtMs !== undefined) wakeAtMs.push(result.wakeAtMs);
-        if (result.started)
+        if (result.started) {
           events.push(
             event('Normal', 'RolloutPaused', `Rollout paused at step ${index}: ${describeStep(step)}`),
           );
+          if (step.durationMs === undefined && approval !== undefined)
+            events.push(
+              event(
+                'Warning',
+                'ApprovalIgnored',
+                `${APPROVE_ANNOTATION}: "${approval}" does not approve this pause (revision ${revision.hash}, step ${index}); it needs "${approvalFor(revision.hash, index)}"`,
+              ),
+            );
+        }
         break;
       }
       pauseConditions = pauseConditions.filter((c) => c.reason !== CANARY_PAUSE_STEP);

@@ -152,6 +152,50 @@ const rows: Row[] = [
     want: { state: { stepIndex: 0 }, events: [] },
   },
   {
+    name: 'advance-steps: an indefinite pause approved in Git for this revision and step is passed',
+    run: advanceSteps,
+    given: {
+      rollout: update(1, { setWeight: 50 }, { pause: {} }, { setWeight: 100 })
+        .withAnnotations({ 'rollgate.dev/approve': `${hashOf('app:2')}/1` })
+        .withStatus({
+          canary: { weights: weights(50) },
+          controllerPause: true,
+          pauseConditions: [{ reason: 'CanaryPauseStep', startTime: ago(60) }],
+        }),
+      sets: { 'app:1': 2, 'app:2': 2 },
+    },
+    want: {
+      state: { stepIndex: 2, controllerPause: false, pauseConditions: [] },
+      events: ['RolloutApproved', 'RolloutStepCompleted'],
+    },
+  },
+  {
+    name: 'advance-steps: a stale approval (another revision) does nothing and is reported when the pause starts',
+    run: advanceSteps,
+    given: {
+      rollout: update(1, { setWeight: 50 }, { pause: {} })
+        .withAnnotations({ 'rollgate.dev/approve': `${hashOf('app:1')}/1` })
+        .withStatus({ canary: { weights: weights(50) } }),
+      sets: { 'app:1': 2, 'app:2': 2 },
+    },
+    want: { state: { stepIndex: 1, controllerPause: true }, events: ['RolloutPaused', 'ApprovalIgnored'] },
+  },
+  {
+    name: 'advance-steps: an approval of another step does not pass this pause',
+    run: advanceSteps,
+    given: {
+      rollout: update(1, { setWeight: 50 }, { pause: {} })
+        .withAnnotations({ 'rollgate.dev/approve': `${hashOf('app:2')}/3` })
+        .withStatus({
+          canary: { weights: weights(50) },
+          controllerPause: true,
+          pauseConditions: [{ reason: 'CanaryPauseStep', startTime: ago(60) }],
+        }),
+      sets: { 'app:1': 2, 'app:2': 2 },
+    },
+    want: { state: { stepIndex: 1, controllerPause: true }, events: [] },
+  },
+  {
     name: 'advance-steps: a missing step AnalysisRun is created and waited for',
     run: advanceSteps,
     given: { rollout: update(0, { analysis: { templates: [{ templateName: 't' }] } }), sets: { 'app:1': 4 } },
