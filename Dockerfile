@@ -1,9 +1,12 @@
-# Rollgate image: builds the TypeScript once, runs the compiled CLI.
+# Rollgate image: bundles the TypeScript once (scripts/build.ts), runs the bundle.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+# prepare (the build) needs the sources, which come in the next layers: skip it here, then let npm rebuild
+# run the install scripts of the dependencies that --ignore-scripts skipped too.
+RUN npm ci --no-audit --no-fund --ignore-scripts && npm rebuild
+COPY tsconfig.json ./
+COPY scripts/build.ts ./scripts/
 COPY src ./src
 COPY workers ./workers
 RUN npm run build && npm prune --omit=dev
@@ -11,7 +14,7 @@ RUN npm run build && npm prune --omit=dev
 FROM node:20-bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-ENV NODE_ENV=production ROLLGATE_BUILT=1
+ENV NODE_ENV=production
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./

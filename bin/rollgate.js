@@ -1,14 +1,46 @@
 #!/usr/bin/env node
-// Entry shim: runs the TypeScript CLI through tsx so `npx rollgate` works right after `npm ci`,
-// with no build step. Container images build dist/ and set ROLLGATE_BUILT=1 to skip tsx.
-import { existsSync } from 'node:fs';
+// Entry shim. Runs the bundle that `npm ci` (prepare) and `npm run build` write to dist/cli; in a checkout,
+// runs the TypeScript source through tsx instead when ROLLGATE_DEV=1, when there is no bundle, or when a
+// file under src/ or workers/ changed after the bundle was built: an edit is never answered by stale
+// code, only more slowly until the next `npm run build`.
+import { readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const built = join(root, 'dist', 'src', 'cli', 'main.js');
-if (process.env.ROLLGATE_BUILT === '1' && existsSync(built)) {
-  await import(pathToFileURL(built).href);
+const bundle = join(root, 'dist', 'cli', 'main.js');
+
+/** The modification time of `path` in ms, or undefined when it does not exist. */
+function modifiedAt(path) {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the folder `dir` or anything under it changed after `time` (a deletion changes the folder's time). */
+function changedSince(dir, time) {
+  const modified = modifiedAt(dir);
+  if (modified === undefined) return false;
+  if (modified > time) return true;
+  return readdirSync(dir, { withFileTypes: true }).some((entry) => {
+    const path = join(dir, entry.name);
+    return entry.isDirectory() ? changedSince(path, time) : (modifiedAt(path) ?? 0) > time;
+  });
+}
+
+function bundleIsCurrent() {
+  if (process.env.ROLLGATE_DEV === '1' || modifiedAt(bundle) === undefined) return false;
+  // An image ships the bundle without the sources: nothing to be stale against.
+  if (modifiedAt(join(root, 'src', 'cli', 'main.ts')) === undefined) return true;
+  const builtAt = modifiedAt(join(root, 'dist', 'cli', 'build-stamp'));
+  if (builtAt === undefined) return false;
+  return !['src', 'workers'].some((path) => changedSince(join(root, path), builtAt));
+}
+
+if (bundleIsCurrent()) {
+  await import(pathToFileURL(bundle).href);
 } else {
   const { register } = await import('tsx/esm/api');
   register();

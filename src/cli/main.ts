@@ -1,6 +1,5 @@
 // The `rollgate` command line: one subcommand per file under ./commands, registered here.
 import { Command, CommanderError } from 'commander';
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { registerAbortCommand } from './commands/abort.ts';
 import { registerDemoCommand } from './commands/demo.ts';
@@ -17,11 +16,8 @@ import { registerValidateCommand } from './commands/validate.ts';
 import { EXIT_USAGE } from './usage-error.ts';
 
 const require = createRequire(import.meta.url);
-// From source the package root is two folders up; from a build (dist/src/cli) it is three.
-const packageJson = ['../../package.json', '../../../package.json'].find((p) =>
-  existsSync(new URL(p, import.meta.url)),
-);
-const { version } = require(packageJson ?? '../../package.json') as { version: string };
+// Two folders up both from source (src/cli) and from the bundle (dist/cli, see scripts/build.ts).
+const { version } = require('../../package.json') as { version: string };
 
 export function buildProgram(): Command {
   const program = new Command();
