@@ -1,7 +1,21 @@
 // The newest branch head any poll has seen, per source, shared by every poller process through Redis.
 import type { Redis } from 'ioredis';
-import type { ObservedHeads } from '../sync/source-sync.ts';
 import { bullPrefix } from './queue-names.ts';
+
+/**
+ * The newest branch head a poll has seen, per source: how a poll hands its ref check to the sync, so
+ * the sync does not ask the remote for the branch again. Observations are ordered by tickets taken
+ * before asking the remote: a ref check that started later wins over one that started earlier, even
+ * when it answers first. Shared by every poller process (Redis in production: RedisObservedHeads).
+ */
+export interface ObservedHeads {
+  /** A number larger than every ticket taken before for this source. */
+  ticket(source: string): Promise<number>;
+  /** Records `commit` as seen by the holder of `ticket`, unless a later ticket was recorded; true if recorded. */
+  record(source: string, ticket: number, commit: string): Promise<boolean>;
+  /** The recorded commit, if any. */
+  newest(source: string): Promise<string | undefined>;
+}
 
 /**
  * Records `commit` under `ticket` unless a later ticket is recorded already, and keeps the ticket

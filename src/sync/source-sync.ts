@@ -5,6 +5,7 @@ import type { GitSource } from '../git/source.ts';
 import type { EventRecorder } from '../kube/event-recorder.ts';
 import { dispositionOf } from '../kube/errors.ts';
 import type { Logger } from '../log/logger.ts';
+import type { ObservedHeads } from '../queue/observed-heads.ts';
 import { ARGO_API_VERSION, ROLLGATE_API_VERSION } from '../spec/api-version.ts';
 import { applyOrder } from './apply-order.ts';
 import type { ApplyResult, DesiredObject, ObjectApplier, RemoveResult } from './object-applier.ts';
@@ -16,21 +17,6 @@ export interface SourceStateStore {
   setStatus(source: string, status: SourceStatus): Promise<void>;
   /** The synced commit and the status in one write (what a successful sync records). */
   setSynced(source: string, commit: string, status: SourceStatus): Promise<void>;
-}
-
-/**
- * The newest branch head a poll has seen, per source: how a poll hands its ref check to the sync, so
- * the sync does not ask the remote for the branch again. Observations are ordered by tickets taken
- * before asking the remote: a ref check that started later wins over one that started earlier, even
- * when it answers first. Shared by every poller process (Redis in production: RedisObservedHeads).
- */
-export interface ObservedHeads {
-  /** A number larger than every ticket taken before for this source. */
-  ticket(source: string): Promise<number>;
-  /** Records `commit` as seen by the holder of `ticket`, unless a later ticket was recorded; true if recorded. */
-  record(source: string, ticket: number, commit: string): Promise<boolean>;
-  /** The recorded commit, if any. */
-  newest(source: string): Promise<string | undefined>;
 }
 
 export interface SourceSyncDeps {
