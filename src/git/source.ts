@@ -379,6 +379,34 @@ export class GitSource {
     return this.exclusive(() => this.diffOnce(from, to));
   }
 
+  /**
+   * Every manifest file (`.yaml`/`.yml`) under the source's path at `commit` (fetched before), with its
+   * text: what a promotion edits on the target side.
+   */
+  async readManifestFiles(commit: string): Promise<Array<{ path: string; text: string }>> {
+    return this.exclusive(async () => {
+      const reads = { commits: 0, trees: 0, blobs: 0, fromMemory: 0 };
+      const snapshot = readSnapshotFs();
+      const reader = this.objectReader(reads, snapshot);
+      try {
+        const tree = await this.treeOf(commit, reads, snapshot);
+        const target = await resolvePath(reader, tree, this.path);
+        const files = await diffTargets(reader, undefined, target, this.path, isManifestPath);
+        const decoder = new TextDecoder();
+        return await Promise.all(
+          files
+            .filter((file): file is FileChange & { after: string } => file.after !== undefined)
+            .map(async (file) => ({
+              path: file.path,
+              text: decoder.decode(await reader.readBlob(file.after)),
+            })),
+        );
+      } catch (error) {
+        throw this.mapError(error, 'diff');
+      }
+    });
+  }
+
   private async diffOnce(from: string | undefined, to: string): Promise<SourceDiff> {
     const reads = { commits: 0, trees: 0, blobs: 0, fromMemory: 0 };
     const snapshot = readSnapshotFs();

@@ -1,0 +1,178 @@
+// The reconcile side of a process: runs reconcile jobs, and turns cluster changes into jobs (level-triggered).
+import { Watch } from '@kubernetes/client-node';
+import { toPlainObject } from '../kube/client.ts';
+import { kubeCall } from '../kube/errors.ts';
+import type { ReconcileDeps, TrafficErrorMemory } from '../kube/reconcile-rollout.ts';
+import { reconcileRolloutWithAnalysis } from '../kube/reconcile-with-analysis.ts';
+import { rolloutKey } from '../queue/job-payloads.ts';
+import { ReconcileQueue } from '../queue/reconcile-queue.ts';
+import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
+import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
+import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
+import type { Runtime } from './runtime.ts';
+
+export interface RunningReconciler {
+  queue: ReconcileQueue;
+  worker: RunningWorker;
+  /** Enqueues every Rollout in the cluster (start, Redis emptied, watch restarted). */
+  enqueueAll(): Promise<number>;
+  stop(options?: { force?: boolean }): Promise<void>;
+}
+
+export interface ReconcilerOptions {
+  /** Extra reconcile dependencies (router, planner, sleep) — tests and the demo pass these. */
+  reconcile?: Partial<Omit<ReconcileDeps, 'clients' | 'clock' | 'logger'>>;
+  /** Watch Rollouts and ReplicaSets to enqueue on change (default true). */
+  watch?: boolean;
+  metrics?: RollgateMetrics;
+}
+
+const ROLLOUTS_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`;
+const OWNED_REPLICASETS_PATH = '/apis/apps/v1/replicasets';
+
+interface WatchedObject {
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    ownerReferences?: Array<{ kind?: string; name?: string; controller?: boolean }>;
+  };
+}
+
+/** Starts the reconcile worker, the cluster watches that feed it, and enqueues every rollout once. */
+export async function startReconciler(
+  runtime: Runtime,
+  options: ReconcilerOptions = {},
+): Promise<RunningReconciler> {
+  const { config, logger, redis } = runtime;
+  const log = logger.child({ component: 'reconciler' });
+  const queue = new ReconcileQueue({ connection: redis, prefix: config.redis.prefix });
+  const trafficErrors: TrafficErrorMemory = options.reconcile?.trafficErrors ?? new Map();
+  const metrics = options.metrics ?? defaultMetrics;
+
+  const worker = startWorker(
+    'reconcile',
+    async (payload) => {
+      const started = performance.now();
+      // AnalysisRuns are measured in the same job, first, so a run's new phase reaches the planner at once.
+      const outcome = await reconcileRolloutWithAnalysis(
+        { namespace: payload.namespace, name: payload.name },
+        {
+          ...options.reconcile,
+          clients: runtime.kube.clients,
+          clock: runtime.clock,
+          logger: log,
+          trafficErrors,
+        },
+      );
+      metrics.reconcileDurationSeconds.observe(
+        { result: outcome.kind },
+        (performance.now() - started) / 1000,
+      );
+      if (outcome.stats?.conflicts)
+        metrics.conflictsRetriedTotal.inc({ kind: 'Rollout' }, outcome.stats.conflicts);
+      if (outcome.kind === 'stalled') metrics.reconcileErrorsTotal.inc({ reason: 'stalled' });
+      if (outcome.kind === 'requeue')
+        return { kind: 'requeue', afterMs: outcome.afterMs, reason: outcome.reason };
+      if (outcome.kind === 'stalled') return { kind: 'stalled', reason: outcome.reason };
+      return { kind: 'done' };
+    },
+    {
+      connection: redis,
+      prefix: config.redis.prefix,
+      concurrency: config.workers.concurrency,
+      lockDuration: config.workers.lockDurationMs,
+      // A dead worker's job is found by the next stalled check after its lock expires.
+      stalledInterval: Math.max(1_000, Math.min(15_000, config.workers.lockDurationMs / 2)),
+      logger: log,
+      onJobFinished: (event) => metrics.observeJobFinished(event),
+    },
+  );
+
+  const enqueueAll = async (): Promise<number> => {
+    const list = await kubeCall({ verb: 'list', kind: 'Rollout' }, () =>
+      runtime.kube.clients.custom.listClusterCustomObject({
+        group: ROLLGATE_API_GROUP,
+        version: 'v1alpha1',
+        plural: 'rollouts',
+      }),
+    );
+    const items = (toPlainObject<{ items?: WatchedObject[] }>(list).items ?? []).filter(
+      (i) => i.metadata?.name && i.metadata.namespace,
+    );
+    for (const item of items)
+      await queue.enqueue(rolloutKey({ namespace: item.metadata!.namespace!, name: item.metadata!.name! }));
+    return items.length;
+  };
+
+  const watches: Array<{ abort(): void }> = [];
+  let stopping = false;
+  const watch = new Watch(runtime.kube.clients.kubeConfig);
+  const startWatch = async (
+    path: string,
+    query: Record<string, string>,
+    keyOf: (o: WatchedObject) => string | undefined,
+  ): Promise<void> => {
+    const restart = (err?: unknown): void => {
+      if (stopping) return;
+      if (err)
+        log.warn(
+          { path, err: (err as Error).message },
+          'watch ended; restarting and re-enqueueing all rollouts',
+        );
+      setTimeout(() => {
+        if (stopping) return;
+        void startWatch(path, query, keyOf);
+        void enqueueAll().catch((e: unknown) =>
+          log.warn({ err: (e as Error).message }, 're-enqueue after watch restart failed'),
+        );
+      }, 1_000).unref();
+    };
+    try {
+      const controller = await watch.watch(
+        path,
+        { ...query, allowWatchBookmarks: 'true' },
+        (type, obj: WatchedObject) => {
+          if (type === 'BOOKMARK') return;
+          const key = keyOf(obj);
+          if (key)
+            void queue
+              .enqueue(key)
+              .catch((e: unknown) =>
+                log.warn({ key, err: (e as Error).message }, 'enqueue from watch failed'),
+              );
+        },
+        restart,
+      );
+      watches.push(controller);
+    } catch (err) {
+      restart(err);
+    }
+  };
+
+  if (options.watch ?? true) {
+    await startWatch(ROLLOUTS_PATH, {}, (o) =>
+      o.metadata?.name && o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : undefined,
+    );
+    await startWatch(OWNED_REPLICASETS_PATH, { labelSelector: 'rollouts-pod-template-hash' }, (o) => {
+      const owner = o.metadata?.ownerReferences?.find((r) => r.controller && r.kind === 'Rollout');
+      return owner?.name && o.metadata?.namespace ? `${o.metadata.namespace}/${owner.name}` : undefined;
+    });
+  }
+  const count = await enqueueAll().catch((err: unknown) => {
+    log.warn({ err: (err as Error).message }, 'could not list rollouts at start (are the CRDs installed?)');
+    return 0;
+  });
+  log.info({ rollouts: count, concurrency: config.workers.concurrency }, 'reconciler started');
+
+  return {
+    queue,
+    worker,
+    enqueueAll,
+    async stop(stopOptions) {
+      stopping = true;
+      for (const w of watches) w.abort();
+      await worker.stop(stopOptions);
+      await queue.close();
+    },
+  };
+}

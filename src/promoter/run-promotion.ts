@@ -1,0 +1,193 @@
+// One look at a promotion for one rollout: read Rollout, target and pull request; plan; act; report a commit status.
+import type { Forge, PullRequest } from '../forge/forge.ts';
+import { ForgeError } from '../forge/forge-error.ts';
+import type { Logger } from '../log/logger.ts';
+import type { KubeClients } from '../kube/client.ts';
+import { ObservedStateReader, type RolloutKey } from '../kube/observed-state-reader.ts';
+import { planCommitStatus } from '../promotion/commit-status.ts';
+import { planPromotion, promotionBranch } from '../promotion/plan-promotion.ts';
+import type { PromotionAction, PromotionFile, PromotionPlan } from '../promotion/promotion-action.ts';
+import { describeSteps, promotionRolloutOf } from './read-promotion-rollout.ts';
+
+/** The promotion as configured, with its forge already built. */
+export interface PromotionSpec {
+  name: string;
+  fromSource: string;
+  /** Rollout names this promotion carries; all of the source's when absent. */
+  rollouts?: string[];
+  toSource: string;
+  autoMerge: boolean;
+  labels: string[];
+  reviewers: string[];
+  draft: boolean;
+  author: { name: string; email: string };
+}
+
+/** The target side: its branch, the files under its path, and the branch writer. */
+export interface PromotionTarget {
+  branch: string;
+  /** Fetches the target branch and returns its tip and every manifest file under the source's path. */
+  read(): Promise<{ tip: string; files: PromotionFile[] }>;
+  /** Force-updates `branch` to the target tip plus `files`; pushes nothing when it already holds exactly that. */
+  push(request: {
+    branch: string;
+    files: PromotionFile[];
+    message: string;
+    author: { name: string; email: string };
+  }): Promise<{ commit: string; pushed: boolean }>;
+}
+
+/** Rewrites the target files to the rollout's images (only the files that change). */
+export type ImageEditor = (
+  files: readonly PromotionFile[],
+  target: { kind: 'Rollout'; name: string; namespace?: string },
+  images: ReadonlyArray<{ container: string; image: string }>,
+) => PromotionFile[];
+
+export interface PromotionDeps {
+  clients: KubeClients;
+  forge: Forge;
+  target: PromotionTarget;
+  editImages: ImageEditor;
+  logger: Logger;
+  /** Remembers the last status posted per commit and context, so a repeated look posts nothing (lost on restart: harmless). */
+  postedStatuses?: Map<string, string>;
+  /** Counts forge outcomes for /metrics. */
+  onForge?: (what: 'opened' | 'merged' | 'closed' | 'error') => void;
+}
+
+export interface PromotionOutcome {
+  plan?: PromotionPlan;
+  /** The open pull request after the actions (for `rollgate promotions`). */
+  pullRequest?: PullRequest;
+  skipped?: string;
+}
+
+/**
+ * Plans and carries out one promotion for one rollout. Reads happen first (Rollout, target files, the
+ * open pull request, its checks), the pure planner decides, then the actions run in order. A forge or Git
+ * error is thrown typed: transient ones are retried by the queue with backoff, the others (bad token,
+ * missing repository) need a human and are reported on the promotion as they are.
+ */
+export async function runPromotion(
+  promotion: PromotionSpec,
+  key: RolloutKey,
+  deps: PromotionDeps,
+  options: { dryRun?: boolean } = {},
+): Promise<PromotionOutcome> {
+  const log = deps.logger.child({ promotion: promotion.name, rollout: `${key.namespace}/${key.name}` });
+  const read = await new ObservedStateReader(deps.clients).read(key);
+  if (read === undefined) return { skipped: 'the Rollout is gone' };
+  const { rollout, source } = promotionRolloutOf(read);
+  if (source !== promotion.fromSource) return { skipped: `the Rollout comes from source "${source}"` };
+  if (promotion.rollouts !== undefined && !promotion.rollouts.includes(rollout.name))
+    return { skipped: 'the promotion does not carry this Rollout' };
+
+  const status = planCommitStatus(promotion.fromSource, rollout);
+  const posted = deps.postedStatuses ?? new Map<string, string>();
+  if (status !== undefined && !options.dryRun) {
+    const id = `${status.sha} ${status.context}`;
+    const value = `${status.state} ${status.description}`;
+    if (posted.get(id) !== value) {
+      await deps.forge.setCommitStatus(status);
+      posted.set(id, value);
+    }
+  }
+
+  const branch = promotionBranch(promotion.name, rollout.name);
+  let targetEdits: PromotionFile[] = [];
+  if (rollout.status.phase === 'Healthy') {
+    const target = await deps.target.read();
+    targetEdits = deps.editImages(target.files, { kind: 'Rollout', name: rollout.name }, rollout.images);
+  }
+  let pullRequest = await deps.forge.findOpenPullRequest(branch, deps.target.branch);
+  const checks =
+    promotion.autoMerge && pullRequest !== undefined
+      ? await deps.forge.checksState(pullRequest.headSha)
+      : undefined;
+  const plan = planPromotion({
+    promotion: {
+      name: promotion.name,
+      fromSource: promotion.fromSource,
+      toSource: promotion.toSource,
+      autoMerge: promotion.autoMerge,
+    },
+    rollout,
+    evidence: {
+      steps: describeSteps(read),
+      analysis: read.observed.analysisRuns
+        .filter((run) => run.labels['rollouts-pod-template-hash'] === rollout.status.currentPodHash)
+        .map((run) => ({ name: run.name, phase: run.phase })),
+    },
+    targetEdits,
+    ...(pullRequest !== undefined ? { pullRequest } : {}),
+    ...(checks !== undefined ? { checks } : {}),
+  });
+  log.info({ state: plan.state, actions: plan.actions.map((a) => a.kind) }, plan.summary);
+  if (options.dryRun) return { plan, ...(pullRequest !== undefined ? { pullRequest } : {}) };
+
+  for (const action of plan.actions) pullRequest = await act(action, pullRequest, promotion, deps);
+  return { plan, ...(pullRequest !== undefined ? { pullRequest } : {}) };
+}
+
+/** Carries out one action; returns the open pull request as it is afterwards. */
+async function act(
+  action: PromotionAction,
+  current: PullRequest | undefined,
+  promotion: PromotionSpec,
+  deps: PromotionDeps,
+): Promise<PullRequest | undefined> {
+  const { forge, target } = deps;
+  try {
+    switch (action.kind) {
+      case 'pushBranch':
+        await target.push({
+          branch: action.branch,
+          files: action.files,
+          message: action.message,
+          author: promotion.author,
+        });
+        return current;
+      case 'openPullRequest': {
+        try {
+          const opened = await forge.openPullRequest({
+            head: action.head,
+            base: target.branch,
+            title: action.title,
+            body: action.body,
+            labels: promotion.labels,
+            reviewers: promotion.reviewers,
+            draft: promotion.draft,
+          });
+          deps.onForge?.('opened');
+          return opened;
+        } catch (error) {
+          // Another process (or a restart) opened it meanwhile: adopt it rather than open a second one.
+          if (!(error instanceof ForgeError) || error.code !== 'forge.conflict') throw error;
+          const existing = await forge.findOpenPullRequest(action.head, target.branch);
+          if (existing === undefined) throw error;
+          return await forge.updatePullRequest(existing.number, { title: action.title, body: action.body });
+        }
+      }
+      case 'updatePullRequest':
+        return await forge.updatePullRequest(action.number, {
+          title: action.title ?? (current ?? (await forge.getPullRequest(action.number))).title,
+          body: action.body,
+        });
+      case 'commentPullRequest':
+        await forge.comment(action.number, action.body);
+        return current;
+      case 'closePullRequest':
+        await forge.closePullRequest(action.number, action.comment);
+        deps.onForge?.('closed');
+        return undefined;
+      case 'mergePullRequest':
+        await forge.merge(action.number, action.sha);
+        deps.onForge?.('merged');
+        return undefined;
+    }
+  } catch (error) {
+    if (error instanceof ForgeError) deps.onForge?.('error');
+    throw error;
+  }
+}
