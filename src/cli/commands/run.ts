@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../../config/config-error.ts';
 import type { RollgateConfig } from '../../config/index.ts';
-import type { ProcessRole, RunningProcess } from '../../../workers/all-in-one.ts';
+import type { ProcessRole, RunningProcess } from '../../process/start-process.ts';
 import { usageError } from '../usage-error.ts';
 
 interface ProcessFlags {
@@ -41,8 +41,8 @@ async function runUntilSignal(command: string, role: ProcessRole, flags: Process
   }
   // The workers bring BullMQ, ioredis, Git and the cluster client: only these three commands load them.
   const [{ openRuntime }, { startProcess }] = await Promise.all([
-    import('../../../workers/runtime.ts'),
-    import('../../../workers/all-in-one.ts'),
+    import('../../process/runtime.ts'),
+    import('../../process/start-process.ts'),
   ]);
   const runtime = openRuntime(config);
   let running: RunningProcess;

@@ -1,7 +1,7 @@
 // The running system: Git → sync → reconcile worker measures a web metric (token from a Secret) → promote or abort.
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { RunningProcess } from '../../../workers/all-in-one.ts';
+import type { RunningProcess } from '../../../src/process/start-process.ts';
 import { eventually } from '../../support/eventually.ts';
 import { rolloutYaml, startPipeline, type Pipeline } from '../pipeline/pipeline-harness.ts';
 

@@ -7,8 +7,8 @@ import { createKubeClients, toPlainObject, type KubeClients } from '../../../src
 import { silentLogger } from '../../../src/log/logger.ts';
 import { createRollgateMetrics, type RollgateMetrics } from '../../../src/server/metrics.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
-import { startProcess, type RunningProcess } from '../../../workers/all-in-one.ts';
-import { openRuntime } from '../../../workers/runtime.ts';
+import { startProcess, type RunningProcess } from '../../../src/process/start-process.ts';
+import { openRuntime } from '../../../src/process/runtime.ts';
 import { createBareRepository, makeTempDir, WorkingCopy, type TempDir } from '../../support/git-fixtures.ts';
 
 /** The parts of a live Rollout these tests read. */

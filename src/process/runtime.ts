@@ -1,11 +1,10 @@
 // What every Rollgate process opens once: logger, Redis, Kubernetes clients, the clock; and closes on exit.
 import type { Redis } from 'ioredis';
-import { systemClock, type Clock } from '../src/clock/clock.ts';
-import { resolveSecret, type RollgateConfig } from '../src/config/index.ts';
-import { connectKube, type KubeConnection } from '../src/kube/client.ts';
-import { createLogger, type Logger } from '../src/log/logger.ts';
-import { createRedisConnection } from '../src/queue/redis-connection.ts';
-import type { WebhooksConfig } from '../src/server/webhook-types.ts';
+import { systemClock, type Clock } from '../clock/clock.ts';
+import type { RollgateConfig } from '../config/index.ts';
+import { connectKube, type KubeConnection } from '../kube/client.ts';
+import { createLogger, type Logger } from '../log/logger.ts';
+import { createRedisConnection } from '../queue/redis-connection.ts';
 
 export interface Runtime {
   config: RollgateConfig;
@@ -23,7 +22,7 @@ export interface RuntimeOverrides {
   kube?: KubeConnection;
 }
 
-/** Opens the shared connections. Nothing is started yet; the entry points decide what runs. */
+/** Opens the shared connections. Nothing is started yet; `startProcess` decides what runs. */
 export function openRuntime(config: RollgateConfig, overrides: RuntimeOverrides = {}): Runtime {
   const logger =
     overrides.logger ??
@@ -46,22 +45,4 @@ export function openRuntime(config: RollgateConfig, overrides: RuntimeOverrides 
       redis.disconnect();
     },
   };
-}
-
-/** Webhook secrets resolved from the config (inline, file or env); a provider without one refuses deliveries. */
-export function webhookSecrets(config: RollgateConfig): WebhooksConfig {
-  const out: WebhooksConfig = {};
-  for (const provider of ['github', 'gitlab', 'gitea', 'generic'] as const) {
-    const secret = resolveSecret(`webhooks.${provider}`, config.webhooks[provider]);
-    if (secret !== undefined) out[provider] = { secret };
-  }
-  const bitbucket = config.webhooks.bitbucket;
-  if (bitbucket) {
-    const secret = resolveSecret('webhooks.bitbucket', bitbucket);
-    out.bitbucket = {
-      ...(secret !== undefined ? { secret } : {}),
-      ...(bitbucket.hookUuid ? { hookUuid: bitbucket.hookUuid } : {}),
-    };
-  }
-  return out;
 }

@@ -1,0 +1,197 @@
+// The poller process: poll jobs (one ref check per source), sync jobs (fetch, diff, apply), drift checks.
+import { join, isAbsolute } from 'node:path';
+import { resolveSourceAuth, type SourceConfig } from '../config/index.ts';
+import { GitSource } from '../git/source.ts';
+import { EventRecorder } from '../kube/event-recorder.ts';
+import { RedisObservedHeads } from '../queue/observed-heads.ts';
+import { enqueueEverything, openRollgateQueues, type RollgateQueues } from '../queue/rollgate-queues.ts';
+import type { JobOutcome } from '../queue/job-outcome.ts';
+import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
+import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
+import { parseDuration } from '../spec/duration.ts';
+import { ObjectApplier } from '../sync/object-applier.ts';
+import { ConfigMapSourceStateStore } from '../sync/source-state-store.ts';
+import { checkDrift, checkSource, syncSource, type SourceSyncDeps } from '../sync/source-sync.ts';
+import type { Runtime } from './runtime.ts';
+
+/** A configured source with what its poll and sync jobs use (built once: caches live between jobs). */
+interface PolledSource {
+  config: SourceConfig;
+  git: GitSource;
+  deps: SourceSyncDeps & { selfHeal: boolean };
+}
+
+export interface RunningPoller {
+  queues: RollgateQueues;
+  /** Recreates the poll schedulers and polls every source once (start, Redis emptied). */
+  enqueueAll(): Promise<void>;
+  stop(options?: { force?: boolean }): Promise<void>;
+}
+
+export interface PollerOptions {
+  metrics?: RollgateMetrics;
+  /** Drift checks run at most this often per source (default: 5 minutes or the poll interval, whichever is longer). */
+  driftCheckEveryMs?: number;
+}
+
+/** A per-key lock: one sync of a source at a time in this process (BullMQ dedups across processes). */
+function keyedLock(): <T>(key: string, fn: () => Promise<T>) => Promise<T> {
+  const tails = new Map<string, Promise<unknown>>();
+  return async (key, fn) => {
+    const before = tails.get(key) ?? Promise.resolve();
+    const run = before.catch(() => undefined).then(fn);
+    tails.set(key, run);
+    try {
+      return await run;
+    } finally {
+      if (tails.get(key) === run) tails.delete(key);
+    }
+  };
+}
+
+/** Starts the poll and sync workers, the poll schedulers, and a first poll of every source. */
+export async function startPoller(runtime: Runtime, options: PollerOptions = {}): Promise<RunningPoller> {
+  const { config, logger, redis, clock } = runtime;
+  const log = logger.child({ component: 'poller' });
+  const metrics = options.metrics ?? defaultMetrics;
+  const queues = openRollgateQueues({
+    connection: redis,
+    prefix: config.redis.prefix,
+    webhookCoalesceMs: config.git.webhookCoalesceMs,
+  });
+  const state = new ConfigMapSourceStateStore(runtime.kube.clients, config.kubernetes.stateNamespace);
+  const events = new EventRecorder(runtime.kube.clients.core, clock, log);
+  const cacheDir = isAbsolute(config.git.cacheDir)
+    ? config.git.cacheDir
+    : join(process.cwd(), config.git.cacheDir);
+  // How a poll hands the head it saw to the sync (which then does not ask the remote again).
+  const heads = new RedisObservedHeads(redis, config.redis.prefix);
+  const withSourceLock = keyedLock();
+  const lastDriftCheck = new Map<string, number>();
+
+  const sources = new Map<string, PolledSource>();
+  for (const source of config.sources) {
+    const auth = resolveSourceAuth(source);
+    const git = new GitSource(
+      {
+        name: source.name,
+        url: source.url,
+        branch: source.branch,
+        path: source.path,
+        ...(auth ? { auth } : {}),
+      },
+      { cacheDir, logger: log, clock },
+    );
+    const defaultNamespace = source.namespace ?? config.kubernetes.defaultNamespace;
+    // Built once per source: the applier keeps its API discovery cache between jobs.
+    const deps = {
+      git,
+      applier: new ObjectApplier(runtime.kube.clients.kubeConfig, { source: source.name, defaultNamespace }),
+      state,
+      enqueueReconcile: async (key: { namespace: string; name: string }) => {
+        await queues.reconcile.enqueue(`${key.namespace}/${key.name}`);
+      },
+      events,
+      clock,
+      logger: log.child({ source: source.name }),
+      prune: source.prune,
+      selfHeal: source.selfHeal,
+      defaultNamespace,
+      heads,
+    };
+    sources.set(source.name, { config: source, git, deps });
+  }
+
+  const notConfigured = (source: string): JobOutcome => ({
+    kind: 'stalled',
+    reason: `source ${source} is not configured here`,
+  });
+
+  const pollWorker: RunningWorker = startWorker(
+    'poll',
+    async (payload) => {
+      const entry = sources.get(payload.source);
+      if (!entry) return notConfigured(payload.source);
+      const { deps } = entry;
+      try {
+        const check = await checkSource(deps);
+        metrics.pollsTotal.inc({ source: payload.source, result: check.changed ? 'changed' : 'unchanged' });
+        if (check.changed && check.head) {
+          await queues.sync.enqueue({
+            v: 1,
+            source: payload.source,
+            commit: check.head,
+            previousCommit: check.last ?? null,
+            objects: [],
+          });
+          return { kind: 'done' };
+        }
+        const every = options.driftCheckEveryMs ?? Math.max(300_000, parseDuration(entry.config.interval));
+        const last = lastDriftCheck.get(payload.source) ?? 0;
+        if (clock.now().getTime() - last >= every) {
+          lastDriftCheck.set(payload.source, clock.now().getTime());
+          await withSourceLock(payload.source, () => checkDrift(deps));
+        }
+        return { kind: 'done' };
+      } catch (err) {
+        metrics.pollsTotal.inc({ source: payload.source, result: 'error' });
+        await state
+          .setStatus(payload.source, {
+            phase: 'Failed',
+            message: `poll failed: ${(err as Error).message}`,
+            lastAttemptAt: clock.now().toISOString(),
+          })
+          .catch(() => undefined);
+        log.warn(
+          { source: payload.source, err: (err as Error).message },
+          'poll failed; the cluster is left as it is',
+        );
+        // The next scheduled poll tries again; a failing remote must not pile up retries.
+        return { kind: 'done' };
+      }
+    },
+    {
+      connection: redis,
+      prefix: config.redis.prefix,
+      concurrency: 4,
+      logger: log,
+      onJobFinished: (e) => metrics.observeJobFinished(e),
+    },
+  );
+
+  const syncWorker: RunningWorker = startWorker(
+    'sync',
+    async (payload) => {
+      const entry = sources.get(payload.source);
+      if (!entry) return notConfigured(payload.source);
+      const report = await withSourceLock(payload.source, () => syncSource(entry.deps));
+      metrics.gitFetchDurationSeconds.observe({ source: payload.source }, report.fetchSeconds);
+      metrics.diffObjects.observe({ source: payload.source }, report.applied.length + report.removed.length);
+      return { kind: 'done' };
+    },
+    {
+      connection: redis,
+      prefix: config.redis.prefix,
+      concurrency: 2,
+      logger: log,
+      onJobFinished: (e) => metrics.observeJobFinished(e),
+    },
+  );
+
+  const schedules = config.sources.map((s) => ({ source: s.name, intervalMs: parseDuration(s.interval) }));
+  const enqueueAll = async (): Promise<void> => {
+    await enqueueEverything(queues, { sources: schedules, rollouts: [] });
+  };
+  await enqueueAll();
+  log.info({ sources: schedules.map((s) => s.source) }, 'poller started');
+
+  return {
+    queues,
+    enqueueAll,
+    async stop(stopOptions) {
+      await Promise.all([pollWorker.stop(stopOptions), syncWorker.stop(stopOptions)]);
+      await queues.close();
+      for (const { git } of sources.values()) await git.close();
+    },
+  };
+}
