@@ -9,7 +9,7 @@ import {
   parseDeadline,
 } from '../rollout/index.ts';
 import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../spec/api-version.ts';
-import type { TrafficRouter } from '../traffic/traffic-router.ts';
+import type { TrafficRouter } from './traffic-router.ts';
 import { FIELD_MANAGER, MERGE_PATCH, type KubeClients } from './client.ts';
 import {
   KubeConflictError,

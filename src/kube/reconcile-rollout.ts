@@ -4,7 +4,7 @@ import type { Logger } from '../log/logger.ts';
 import type { ObservedState, RolloutAction, RolloutPlan } from '../rollout/index.ts';
 import { planRollout } from '../rollout/index.ts';
 import type { Rollout } from '../spec/rollout.ts';
-import type { TrafficRouter } from '../traffic/traffic-router.ts';
+import type { TrafficRouter } from './traffic-router.ts';
 import { ActionExecutor, UnsafeActionError, type ExecutionReport } from './action-executor.ts';
 import { AnalysisRunBuildError, type AnalysisRunFactory } from './analysis-run-factory.ts';
 import { DEFAULT_CONFLICT_BACKOFF, DEFAULT_TRANSIENT_BACKOFF, backoffDelayMs } from './backoff.ts';

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { abortRollout } from '../../../src/kube/rollout-commands.ts';
 import type { ObservedState } from '../../../src/rollout/index.ts';
-import type { TrafficRouter } from '../../../src/traffic/traffic-router.ts';
+import type { TrafficRouter } from '../../../src/kube/traffic-router.ts';
 import { ReconcileHarness, isFullyPromoted, testRollout } from './reconcile-harness.ts';
 
 const RESYNC_MS = 5_000;

@@ -19,7 +19,7 @@ import {
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../../src/sandbox/index.ts';
 import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/spec/api-version.ts';
 import { rollgateCrds } from '../../../src/spec/crds.ts';
-import type { TrafficRouter } from '../../../src/traffic/traffic-router.ts';
+import type { TrafficRouter } from '../../../src/kube/traffic-router.ts';
 
 export const NAMESPACE = 'default';
 

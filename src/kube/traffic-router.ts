@@ -1,4 +1,4 @@
-// The traffic-routing contract: how a canary's share of traffic is set, whatever does the routing.
+// The traffic-routing edge: how a canary's share of traffic is set, whatever does the routing (a mesh, an ingress).
 
 /** What a router needs to send `canaryWeight` % of traffic to the canary and the rest to stable. */
 export interface TrafficWeightsInput {
