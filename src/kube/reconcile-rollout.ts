@@ -5,13 +5,14 @@ import type { ObservedState, RolloutAction, RolloutPlan } from '../rollout/index
 import { planRollout } from '../rollout/index.ts';
 import type { Rollout } from '../spec/rollout.ts';
 import type { TrafficRouter } from './traffic-router.ts';
-import { ActionExecutor, UnsafeActionError, type ExecutionReport } from './action-executor.ts';
+import { ActionExecutor, type ExecutionReport } from './action-executor.ts';
 import { AnalysisRunBuildError, type AnalysisRunFactory } from './analysis-run-factory.ts';
 import { DEFAULT_CONFLICT_BACKOFF, DEFAULT_TRANSIENT_BACKOFF, backoffDelayMs } from './backoff.ts';
 import type { KubeClients } from './client.ts';
 import { KubeThrottledError, dispositionOf } from './errors.ts';
 import { EventRecorder } from './event-recorder.ts';
 import { InvalidRolloutObjectError, ObservedStateReader, type RolloutKey } from './observed-state-reader.ts';
+import { UnsafeActionError } from './unsafe-action-error.ts';
 
 /** Counters of one reconcile call: for logs, metrics and the write-budget bench. */
 export interface ReconcileStats {

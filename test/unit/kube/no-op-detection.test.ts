@@ -1,6 +1,7 @@
 // No-op detection and write validation in the executor: what is skipped, what is refused.
 import { describe, expect, it } from 'vitest';
-import { isScaleNoop, isStatusNoop, validateAnnotations } from '../../../src/kube/action-executor.ts';
+import { isStatusNoop } from '../../../src/kube/action-executor.ts';
+import { isScaleNoop, validateAnnotations } from '../../../src/kube/actions/scale-replica-set.ts';
 import { formatLabelSelector } from '../../../src/kube/label-selector.ts';
 
 describe('isScaleNoop', () => {
