@@ -1,0 +1,77 @@
+// What each verb loads from the CLI bundle: --help only the command parser, validate no cluster or queue
+// client, the rollout verbs the cluster client and none of the long-running machinery.
+import { build, type Metafile } from 'esbuild';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cliBuildOptions } from '../../../scripts/build.ts';
+
+/** Packages a short-lived verb must not load: each costs from 100 ms to seconds at start. */
+const LONG_RUNNING = ['bullmq', 'ioredis', 'isomorphic-git', 'pino', 'pino-pretty', 'prom-client'];
+const CLUSTER_CLIENT = '@kubernetes/client-node';
+
+let metafile: Metafile;
+
+beforeAll(async () => {
+  const result = await build({
+    ...cliBuildOptions(join(tmpdir(), 'rollgate-bundle-imports')),
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  metafile = result.metafile;
+}, 60_000);
+
+/** The packages in a path such as node_modules/a/node_modules/@b/c/index.js: a, @b/c. */
+function packagesIn(path: string): string[] {
+  return [...path.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)/g)].map((match) => match[1] ?? '');
+}
+
+/**
+ * The packages loaded when `entry` is imported: its chunk and every chunk it imports statically (what
+ * Node evaluates before the module runs), bundled or left external; dynamic imports load later, if ever.
+ */
+function packagesLoadedBy(entry: string): Set<string> {
+  const outputs = Object.entries(metafile.outputs);
+  const start = outputs.find(([, output]) => output.entryPoint === entry)?.[0];
+  if (start === undefined) throw new Error(`no chunk for ${entry}: not imported by the CLI any more?`);
+  const packages = new Set<string>();
+  const seen = new Set<string>();
+  const visit = (path: string): void => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    const output = metafile.outputs[path];
+    if (output === undefined) return;
+    for (const input of Object.keys(output.inputs)) for (const name of packagesIn(input)) packages.add(name);
+    for (const imported of output.imports) {
+      if (imported.kind !== 'import-statement') continue;
+      if (imported.external) {
+        if (!imported.path.startsWith('node:')) packages.add(imported.path);
+      } else visit(imported.path);
+    }
+  };
+  visit(start);
+  return packages;
+}
+
+describe('what the CLI bundle loads', () => {
+  it('--help and every verb registration: the command parser and nothing else', () => {
+    expect([...packagesLoadedBy('src/cli/main.ts')]).toEqual(['commander']);
+  });
+
+  it('validate: YAML and the schemas, no cluster client, no queue', () => {
+    for (const entry of ['src/spec/manifest.ts', 'src/spec/validate.ts']) {
+      const loaded = packagesLoadedBy(entry);
+      expect(loaded).not.toContain(CLUSTER_CLIENT);
+      for (const name of LONG_RUNNING) expect(loaded, `${entry} loads ${name}`).not.toContain(name);
+    }
+  });
+
+  it('status, promote, abort, retry, pause, resume, restart: the cluster client, nothing long-running', () => {
+    for (const entry of ['src/kube/client.ts', 'src/kube/rollout-commands.ts', 'src/kube/rollout-view.ts']) {
+      const loaded = packagesLoadedBy(entry);
+      expect(loaded).toContain(CLUSTER_CLIENT);
+      for (const name of LONG_RUNNING) expect(loaded, `${entry} loads ${name}`).not.toContain(name);
+    }
+  });
+});
