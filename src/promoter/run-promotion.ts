@@ -52,8 +52,8 @@ export interface PromotionDeps {
   logger: Logger;
   /** Remembers the last status posted per commit and context, so a repeated look posts nothing (lost on restart: harmless). */
   postedStatuses?: Map<string, string>;
-  /** Counts forge outcomes for /metrics. */
-  onForge?: (what: 'opened' | 'merged' | 'closed' | 'error') => void;
+  /** Counts pull requests opened, merged and closed, and forge errors by code, for /metrics. */
+  onForge?: (what: 'opened' | 'merged' | 'closed' | { error: string }) => void;
 }
 
 export interface PromotionOutcome {
@@ -187,7 +187,7 @@ async function act(
         return undefined;
     }
   } catch (error) {
-    if (error instanceof ForgeError) deps.onForge?.('error');
+    if (error instanceof ForgeError) deps.onForge?.({ error: error.code });
     throw error;
   }
 }

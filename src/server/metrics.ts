@@ -29,6 +29,10 @@ export interface RollgateMetrics {
   readonly conflictsRetriedTotal: Counter<'kind'>;
   /** Webhook deliveries by provider and outcome. */
   readonly webhookDeliveriesTotal: Counter<'provider' | 'outcome'>;
+  /** Promotion pull requests by promotion and what happened: `opened`, `merged`, `closed`. */
+  readonly promotionPullRequestsTotal: Counter<'promotion' | 'event'>;
+  /** Forge API calls of a promotion that failed after their retries, by promotion and error code. */
+  readonly forgeErrorsTotal: Counter<'promotion' | 'code'>;
   /** Sets (or clears) where queue depths come from. */
   setQueueDepthSource(source: QueueDepthSource | undefined): void;
   /** Records a finished job (pass as startWorker's onJobFinished). */
@@ -121,6 +125,18 @@ export function createRollgateMetrics(options: { processMetrics?: boolean } = {}
       name: 'rollgate_webhook_deliveries_total',
       help: 'Webhook deliveries, by provider and outcome.',
       labelNames: ['provider', 'outcome'] as const,
+      registers: [registry],
+    }),
+    promotionPullRequestsTotal: new Counter({
+      name: 'rollgate_promotion_pull_requests_total',
+      help: 'Promotion pull requests opened, merged and closed, by promotion.',
+      labelNames: ['promotion', 'event'] as const,
+      registers: [registry],
+    }),
+    forgeErrorsTotal: new Counter({
+      name: 'rollgate_forge_errors_total',
+      help: 'Forge API calls of a promotion that failed after their retries, by promotion and error code.',
+      labelNames: ['promotion', 'code'] as const,
       registers: [registry],
     }),
     setQueueDepthSource(source) {
