@@ -125,25 +125,17 @@ export class GiteaForge implements Forge {
       const user = await this.call(`resolve reviewer ${login}`, () => this.client.user(login));
       if (user === undefined) throw this.fail('forge.not_found', `no Gitea user ${login}`, operation);
     }
-    let created: GiteaPull;
-    try {
-      created = await this.call(operation, () =>
-        this.client.createPull({
-          head: request.head,
-          base: request.base,
-          title: request.draft ? `${WIP_TITLE_PREFIX}${request.title}` : request.title,
-          body: request.body,
-          labels,
-        }),
-      );
-    } catch (error) {
-      // Gitea answers 409 when an open pull request joins the same branches: a restart that lost track of it.
-      if (error instanceof ForgeError && error.code === 'forge.conflict') {
-        const existing = await this.findOpenPullRequest(request.head, request.base);
-        if (existing !== undefined) return existing;
-      }
-      throw error;
-    }
+    // An open pull request joining the same branches is refused (409): forge.conflict, and the caller adopts
+    // it with findOpenPullRequest.
+    const created = await this.call(operation, () =>
+      this.client.createPull({
+        head: request.head,
+        base: request.base,
+        title: request.draft ? `${WIP_TITLE_PREFIX}${request.title}` : request.title,
+        body: request.body,
+        labels,
+      }),
+    );
     if (reviewers.length > 0)
       await this.call(`request reviewers on #${created.number}`, () =>
         this.client.requestReviewers(created.number, reviewers),
@@ -172,6 +164,16 @@ export class GiteaForge implements Forge {
       throw this.fail('forge.conflict', `#${number} is already merged`, operation);
     if (comment !== undefined) await this.comment(number, comment);
     await this.call(operation, () => this.client.editPull(number, { state: 'closed' }));
+  }
+
+  private async exists(number: number): Promise<boolean> {
+    try {
+      await this.getPullRequest(number);
+      return true;
+    } catch (error) {
+      if (error instanceof ForgeError && error.code === 'forge.not_found') return false;
+      throw error;
+    }
   }
 
   async comment(number: number, body: string): Promise<void> {
@@ -207,19 +209,14 @@ export class GiteaForge implements Forge {
 
   async merge(number: number, sha: string): Promise<{ mergeCommitSha: string }> {
     const operation = `merge pull request #${number} at ${sha}`;
+    // Gitea refuses a head that moved or conflicts (409) and a pull request that cannot merge or is merged
+    // already (405): forge.conflict. A closed one is 404 there: still a refusal of this merge, not a
+    // missing pull request.
     try {
       await this.call(operation, () => this.client.merge(number, sha));
     } catch (error) {
-      // A merge whose answer was lost (5xx after it went through) is refused when retried (405, or 404 as
-      // "closed"): if it is merged at the sha we asked for, it is done.
-      if (
-        !(error instanceof ForgeError) ||
-        (error.code !== 'forge.conflict' && error.code !== 'forge.not_found')
-      )
-        throw error;
-      const current = await this.getPullRequest(number);
-      if (current.state === 'merged' && current.headSha === sha && current.mergeCommitSha !== undefined)
-        return { mergeCommitSha: current.mergeCommitSha };
+      if (error instanceof ForgeError && error.code === 'forge.not_found' && (await this.exists(number)))
+        throw this.fail('forge.conflict', `#${number} is closed`, operation);
       throw error;
     }
     // Gitea answers a merge with an empty body: the merge commit is read from the pull request.

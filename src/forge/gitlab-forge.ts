@@ -230,24 +230,17 @@ export class GitLabForge implements Forge {
     // Resolved first: an unknown reviewer is a configuration error, found before anything is created.
     const reviewerIds = await this.reviewerIds(request.reviewers ?? []);
     const title = request.draft ? `${DRAFT_TITLE_PREFIX}${request.title}` : request.title;
-    try {
-      const created = await this.call(operation, () =>
-        this.mergeRequests.create(this.project, request.head, request.base, title, {
-          description: request.body,
-          // GitLab creates a project label that does not exist yet.
-          ...(request.labels?.length ? { labels: request.labels.join(',') } : {}),
-          ...(reviewerIds.length ? { reviewerIds } : {}),
-        }),
-      );
-      return pullRequestOf(this.parse(mergeRequestSchema, created, operation));
-    } catch (error) {
-      // "Another open merge request already exists for this source branch": a restart that lost track of it.
-      if (error instanceof ForgeError && error.code === 'forge.conflict') {
-        const existing = await this.findOpenPullRequest(request.head, request.base);
-        if (existing !== undefined) return existing;
-      }
-      throw error;
-    }
+    // An open merge request for the same branches is refused (409, "Another open merge request already
+    // exists for this source branch"): forge.conflict, and the caller adopts it with findOpenPullRequest.
+    const created = await this.call(operation, () =>
+      this.mergeRequests.create(this.project, request.head, request.base, title, {
+        description: request.body,
+        // GitLab creates a project label that does not exist yet.
+        ...(request.labels?.length ? { labels: request.labels.join(',') } : {}),
+        ...(reviewerIds.length ? { reviewerIds } : {}),
+      }),
+    );
+    return pullRequestOf(this.parse(mergeRequestSchema, created, operation));
   }
 
   async updatePullRequest(number: number, change: { title: string; body: string }): Promise<PullRequest> {
@@ -353,19 +346,10 @@ export class GitLabForge implements Forge {
 
   async merge(number: number, sha: string): Promise<{ mergeCommitSha: string }> {
     const operation = `merge merge request !${number} at ${sha}`;
-    let merged: PullRequest;
-    try {
-      const body = await this.call(operation, () => this.mergeRequests.merge(this.project, number, { sha }));
-      merged = pullRequestOf(this.parse(mergeRequestSchema, body, operation));
-    } catch (error) {
-      // A merge whose answer was lost (5xx after it went through) is refused when retried: if it is merged
-      // at the sha we asked for, it is done.
-      if (!(error instanceof ForgeError) || error.code !== 'forge.conflict') throw error;
-      const current = pullRequestOf(await this.mergeRequest(number));
-      if (current.state === 'merged' && current.headSha === sha && current.mergeCommitSha !== undefined)
-        return { mergeCommitSha: current.mergeCommitSha };
-      throw error;
-    }
+    // GitLab refuses a head that moved (409), conflicts (406) and a merge request that cannot merge yet or
+    // is merged already (405, 422 on newer versions): all forge.conflict.
+    const body = await this.call(operation, () => this.mergeRequests.merge(this.project, number, { sha }));
+    let merged = pullRequestOf(this.parse(mergeRequestSchema, body, operation));
     if (merged.state !== 'merged') merged = pullRequestOf(await this.mergeRequest(number));
     if (merged.state !== 'merged' || merged.mergeCommitSha === undefined)
       throw new ForgeError('forge.conflict', `!${number} was not merged (state ${merged.state})`, {

@@ -169,23 +169,15 @@ describe('GiteaForge', () => {
     expect(requests().some((r) => r.method === 'POST')).toBe(false);
   });
 
-  it('adopts the open pull request Gitea says already exists (409)', async () => {
-    const { forge } = await forgeWith((req) => {
-      if (req.method === 'POST')
-        return { status: 409, body: { message: 'pull request already exists for these targets' } };
-      if (req.path === `${REPO}/pulls`) return { body: [pull()] };
-      return undefined;
-    });
-    expect(
-      (
-        await forge.openPullRequest({
-          head: 'rollgate/promote/prod/web',
-          base: 'main',
-          title: 't',
-          body: 'b',
-        })
-      ).number,
-    ).toBe(4);
+  it('reports an open pull request for the same branches (409) as forge.conflict', async () => {
+    const { forge } = await forgeWith((req) =>
+      req.method === 'POST'
+        ? { status: 409, body: { message: 'pull request already exists for these targets' } }
+        : undefined,
+    );
+    await expect(
+      forge.openPullRequest({ head: 'rollgate/promote/prod/web', base: 'main', title: 't', body: 'b' }),
+    ).rejects.toMatchObject({ code: 'forge.conflict' });
   });
 
   it('edits title and body, keeping the WIP prefix', async () => {
@@ -286,6 +278,16 @@ describe('GiteaForge', () => {
       await stub?.close();
       stub = undefined;
     }
+  });
+
+  it('reports merging a closed pull request (Gitea: 404) as forge.conflict, a missing one as forge.not_found', async () => {
+    const { forge } = await forgeWith((req) => {
+      if (req.method === 'POST') return { status: 404, body: { message: 'not found' } };
+      if (req.path === `${REPO}/pulls/4`) return { body: pull({ state: 'closed' }) };
+      return { status: 404, body: { message: 'not found' } };
+    });
+    await expect(forge.merge(4, SHA)).rejects.toMatchObject({ code: 'forge.conflict' });
+    await expect(forge.merge(5, SHA)).rejects.toMatchObject({ code: 'forge.not_found' });
   });
 
   it('retries a quota-exhausted 403 and maps a plain 403 to forge.unauthorized', async () => {

@@ -185,7 +185,7 @@ describe('GitLabForge', () => {
     expect(requests().map((r) => r.method)).toEqual(['GET']);
   });
 
-  it('adopts the open merge request GitLab says already exists', async () => {
+  it('reports an open merge request for the same branches as forge.conflict; finding adopts it', async () => {
     const { forge } = await forgeWith((req) => {
       if (req.method === 'POST')
         return {
@@ -193,23 +193,20 @@ describe('GitLabForge', () => {
           body: { message: ['Another open merge request already exists for this source branch: !5'] },
         };
       if (req.method === 'GET' && req.path === `${PROJECT}/merge_requests`) {
-        expect(Object.fromEntries(req.query)).toMatchObject({
-          state: 'opened',
-          source_branch: 'rollgate/promote/prod/web',
-          target_branch: 'main',
-        });
+        if (req.query.get('state') !== 'opened' || req.query.get('target_branch') !== 'main')
+          return { body: [] };
         return { body: [mr({ iid: 3, source_project_id: 99 }), mr()] };
       }
       return undefined;
     });
-    const adopted = await forge.openPullRequest({
-      head: 'rollgate/promote/prod/web',
-      base: 'main',
-      title: 'x',
-      body: 'y',
+    const request = { head: 'rollgate/promote/prod/web', base: 'main', title: 'x', body: 'y' };
+    await expect(forge.openPullRequest(request)).rejects.toMatchObject({
+      code: 'forge.conflict',
+      context: { status: 409 },
     });
     // The fork's merge request (source project 99) is not ours.
-    expect(adopted.number).toBe(5);
+    expect((await forge.findOpenPullRequest(request.head, 'main'))?.number).toBe(5);
+    expect(requests().at(-1)?.query.get('source_branch')).toBe('rollgate/promote/prod/web');
   });
 
   it('keeps the draft marker when it edits the title, and sends nothing when nothing changes', async () => {
@@ -353,13 +350,9 @@ describe('GitLabForge', () => {
     await expect(forge.merge(5, SHA)).rejects.toMatchObject({ code: 'forge.conflict' });
   });
 
-  it('counts a merge that already happened at the same sha as done', async () => {
-    const { forge } = await forgeWith((req) =>
-      req.method === 'PUT'
-        ? { status: 405, body: { message: '405 Method Not Allowed' } }
-        : { body: mr({ state: 'merged', merge_commit_sha: 'd'.repeat(40) }) },
-    );
-    expect(await forge.merge(5, SHA)).toEqual({ mergeCommitSha: 'd'.repeat(40) });
+  it('refuses merging a merge request that is merged already (405) as forge.conflict', async () => {
+    const { forge } = await forgeWith(() => ({ status: 405, body: { message: '405 Method Not Allowed' } }));
+    await expect(forge.merge(5, SHA)).rejects.toMatchObject({ code: 'forge.conflict' });
   });
 
   it('maps 401, 403 and 404 without retrying, and never shows the token', async () => {
