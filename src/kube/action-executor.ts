@@ -1,4 +1,5 @@
 // Applies a planner's actions (one handler per kind, from a table) and its status with conditional writes; stops the pass at the first conflict.
+import type { Clock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
 import type { RolloutAction, RolloutPlan } from '../rollout/index.ts';
 import { canonicalJson } from '../rollout/index.ts';
@@ -11,6 +12,7 @@ import { kubeCall } from './errors.ts';
 import type { EventRecorder } from './event-recorder.ts';
 import type { ObservedRead } from './observed-state-reader.ts';
 import type { TrafficRouter } from './traffic-router.ts';
+import { callsForAnotherPass, withRouterResult, type RouterCallResult } from './traffic-router-error.ts';
 
 export type { WriteResult } from './actions/action-handler.ts';
 
@@ -27,12 +29,13 @@ export interface ExecutionReport {
   /** API writes sent (creates, updates, patches, deletes, evictions, status, events); a router call is not counted. */
   writes: number;
   /**
-   * Writes that change what the next pass observes (all but Events). Only these call for another pass at
-   * once: an Event repeated on every pass (a restart refused by a disruption budget) must not spin.
+   * Writes that call for another pass at once: all but Events, and but a status write that only counts
+   * one more failure of the same router error (see callsForAnotherPass). An Event or a router failure
+   * repeated on every pass must not spin.
    */
   stateWrites: number;
   stoppedBy?: Error;
-  /** The traffic router's error in this pass, fed back to the planner on the next one. */
+  /** The traffic router's error in this pass (also recorded in the status written). */
   trafficError?: string;
   statusWritten: boolean;
 }
@@ -42,6 +45,8 @@ export interface ActionExecutorDeps {
   clients: KubeClients;
   logger: Logger;
   events: EventRecorder;
+  /** Stamps the start of a traffic router failure streak (`status.trafficRouterError.since`). */
+  clock: Clock;
   router?: TrafficRouter | undefined;
   analysisRuns?: AnalysisRunFactory | undefined;
 }
@@ -57,7 +62,9 @@ export function isStatusNoop(live: unknown, planned: unknown): boolean {
  * from (merge patch carrying metadata.resourceVersion, delete preconditions, status replace carrying
  * the Rollout's resourceVersion), or is a create that fails if the object exists. A write that would
  * change nothing is not sent. The first failed write stops the pass (`stoppedBy`): the caller re-reads
- * and re-plans; nothing is retried from stale state.
+ * and re-plans; nothing is retried from stale state. A traffic router failure does not stop the pass:
+ * it is recorded in the status written at its end (`status.trafficRouterError`), and removed again
+ * once a router call succeeds.
  */
 export class ActionExecutor {
   constructor(private readonly deps: ActionExecutorDeps) {}
@@ -73,12 +80,13 @@ export class ActionExecutor {
       read,
       namespace: read.observed.rollout.metadata.namespace ?? 'default',
     };
+    let router: RouterCallResult = { kind: 'none' };
     for (const action of plan.actions) {
       try {
         const { target, result, routerError } = await handleAction(action, context);
         report.outcomes.push({ kind: action.kind, target, result });
-        // A router failure is reported to the planner, never allowed to block the rest (F1).
-        if (routerError !== undefined) report.trafficError = routerError;
+        if (action.kind === 'setTrafficWeights')
+          router = routerError === undefined ? { kind: 'ok' } : { kind: 'failed', message: routerError };
         if (result !== 'unchanged' && result !== 'failed') {
           report.writes += 1;
           if (action.kind !== 'emitEvent') report.stateWrites += 1;
@@ -88,12 +96,14 @@ export class ActionExecutor {
         return report;
       }
     }
+    if (router.kind === 'failed') report.trafficError = router.message;
     try {
-      const outcome = await this.writeStatus(plan.status, read);
+      const status = withRouterResult(plan.status, read.raw.status, router, this.deps.clock.now());
+      const outcome = await this.writeStatus(status, read);
       report.outcomes.push(outcome);
       if (outcome.result === 'updated') {
         report.writes += 1;
-        report.stateWrites += 1;
+        if (callsForAnotherPass(read.raw.status, status)) report.stateWrites += 1;
         report.statusWritten = true;
       }
     } catch (err) {

@@ -19,9 +19,6 @@ import { createKubeSecretResolver } from './secret-resolver.ts';
 
 const VERSION = 'v1alpha1';
 const PLURAL = 'analysisruns';
-/** How soon a run whose status write lost a race (409) or failed for a moment is looked at again. */
-export const ANALYSIS_RETRY_MS = 1_000;
-
 /** The rollout whose runs are reconciled. */
 export interface AnalysisRunsKey {
   namespace: string;
@@ -44,7 +41,7 @@ export interface AnalysisRunsOutcome {
   requeueAfterMs?: number;
   /** Runs whose status was written in this call (for logs and tests). */
   written: string[];
-  /** Runs whose status write was refused with 409 (re-read on the next call). */
+  /** Runs whose status write was refused with 409 (the caller measures again, from a fresh read). */
   conflicts: string[];
 }
 
@@ -66,8 +63,10 @@ function earliest(a: number | undefined, b: number | undefined): number | undefi
  * the write fail with 409 instead of being overwritten (the run is simply measured again on the next
  * call). A run with spec.terminate still gets its final status. Unchanged status is not written.
  * A run that fails validation is skipped with a warning; a missing rollout or CRD means no runs.
- * @returns the earliest requeue any run asked for.
- * @throws typed kube errors when the rollout or the runs cannot be listed (transient: retry later).
+ * @returns the earliest requeue any unfinished run asked for (its next measurement), and the runs
+ *   written and refused with 409.
+ * @throws typed kube errors when the rollout or the runs cannot be listed, or (after every run was
+ *   measured) the first status write that failed for another reason than 409 or 404.
  */
 export async function reconcileAnalysisRuns(
   key: AnalysisRunsKey,
@@ -103,6 +102,7 @@ export async function reconcileAnalysisRuns(
     deps.providers ?? createDefaultMetricProviders({ jobRunner: createKubeJobRunner(clients) });
   const resolveSecret = deps.resolveSecret ?? createKubeSecretResolver(clients);
 
+  let writeError: unknown;
   for (const item of owned) {
     const name = (item as RunItem).metadata?.name ?? '';
     const parsed = analysisRunSchema.safeParse(item);
@@ -132,15 +132,14 @@ export async function reconcileAnalysisRuns(
     } catch (err) {
       if (dispositionOf(err) === 'conflict') {
         outcome.conflicts.push(name);
-        logger.debug({ run: name }, 'AnalysisRun changed while measuring; measuring again next time');
-      } else if (isNotFound(err)) {
-        continue;
-      } else {
+        logger.debug({ run: name }, 'AnalysisRun changed while measuring; measuring it again');
+      } else if (!isNotFound(err)) {
         logger.warn({ run: name, err: (err as Error).message }, 'could not write AnalysisRun status');
+        writeError ??= err;
       }
-      outcome.requeueAfterMs = earliest(outcome.requeueAfterMs, ANALYSIS_RETRY_MS);
     }
   }
+  if (writeError !== undefined) throw writeError;
   return outcome;
 }
 

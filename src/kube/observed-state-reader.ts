@@ -16,6 +16,7 @@ import { rolloutSchema, type Rollout } from '../spec/rollout.ts';
 import { toPlainObject, type KubeClients } from './client.ts';
 import { isNotFound, kubeCall } from './errors.ts';
 import { formatLabelSelector } from './label-selector.ts';
+import { trafficRouterErrorOf } from './traffic-router-error.ts';
 
 /** The namespace and name of one rollout: the reconcile key. */
 export interface RolloutKey {
@@ -49,6 +50,7 @@ const VERSION = 'v1alpha1';
 /**
  * Reads everything the planner looks at with one request per kind: get Rollout, list ReplicaSets and
  * pods by the rollout's selector, get each named Service, list AnalysisRuns; filters by ownership.
+ * `observed.traffic.error` is the message of `status.trafficRouterError`, when the router is failing.
  */
 export class ObservedStateReader {
   constructor(private readonly clients: KubeClients) {}
@@ -120,6 +122,9 @@ export class ObservedStateReader {
       analysisRuns,
       terminatingPods: ownedPods.filter(terminating).length,
     };
+    // The router's failure streak lives in status (the executor writes it): the planner sees its message.
+    const routerError = trafficRouterErrorOf(raw.status);
+    if (routerError !== undefined) observed.traffic = { error: routerError.message };
     return { observed, raw };
   }
 

@@ -1,17 +1,17 @@
-// The reconcile entry point the queue worker calls: read → plan → act, repeated while it makes progress.
+// The reconcile entry point the queue worker calls: read → plan → act, repeated at once while it makes progress.
 import type { Clock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
-import type { ObservedState, RolloutAction, RolloutPlan } from '../rollout/index.ts';
+import type { ObservedState, RolloutPlan } from '../rollout/index.ts';
 import { planRollout } from '../rollout/index.ts';
 import type { Rollout } from '../spec/rollout.ts';
-import type { TrafficRouter } from './traffic-router.ts';
 import { ActionExecutor, type ExecutionReport } from './action-executor.ts';
 import { AnalysisRunBuildError, type AnalysisRunFactory } from './analysis-run-factory.ts';
-import { DEFAULT_CONFLICT_BACKOFF, DEFAULT_TRANSIENT_BACKOFF, backoffDelayMs } from './backoff.ts';
 import type { KubeClients } from './client.ts';
 import { KubeThrottledError, dispositionOf } from './errors.ts';
 import { EventRecorder } from './event-recorder.ts';
 import { InvalidRolloutObjectError, ObservedStateReader, type RolloutKey } from './observed-state-reader.ts';
+import { ReconcileRetryError, type ReconcileRetryStage } from './reconcile-retry-error.ts';
+import type { TrafficRouter } from './traffic-router.ts';
 import { UnsafeActionError } from './unsafe-action-error.ts';
 
 /** Counters of one reconcile call: for logs, metrics and the write-budget bench. */
@@ -19,16 +19,18 @@ export interface ReconcileStats {
   passes: number;
   /** API writes sent (creates, patches, deletes, status, events). */
   writes: number;
-  /** Passes stopped by a 409 (re-read and re-planned). */
+  /** Passes stopped by a 409 (or a 404 on a write), each re-read and re-planned at once. */
   conflicts: number;
-  /** Passes stopped by a 5xx, 429 or network error. */
+  /** Passes stopped by a 5xx, 429 or network error (the call then throws for the queue to retry). */
   transientErrors: number;
 }
 
 /**
- * What the queue should do next with this rollout.
+ * What the queue should do next with this rollout. A transient error is not an outcome: the call
+ * throws {@link ReconcileRetryError} and the queue retries with its backoff.
  * - `done`: nothing pending; only a change in the cluster (or Git) can give it work.
- * - `requeue`: look again after `afterMs` (a timer, a resync while pods come up, or backoff after errors).
+ * - `requeue`: look again after `afterMs`: the planner's `requeueAfterMs` (a timer), or 1 s after a
+ *   call that used all its passes while still writing.
  * - `stalled`: a human must act (invalid object, forbidden, refused write); do not retry.
  */
 export type ReconcileOutcome =
@@ -39,9 +41,6 @@ export type ReconcileOutcome =
 /** The pure planner's signature (injectable for tests). */
 export type RolloutPlanner = (rollout: Rollout, observed: ObservedState, now: Date) => RolloutPlan;
 
-/** Where the last traffic-router error per rollout is kept between calls (a Map is enough per process). */
-export type TrafficErrorMemory = Map<string, { message: string; failures: number }>;
-
 export interface ReconcileDeps {
   clients: KubeClients;
   clock: Clock;
@@ -50,17 +49,11 @@ export interface ReconcileDeps {
   router?: TrafficRouter;
   /** Read → plan → act passes per call before handing back to the queue (default 10). */
   maxPasses?: number;
-  /** Conflict / transient retries inside one call before returning a backoff requeue (default 5). */
-  maxRetries?: number;
-  /** How long to wait while pods come up and no timer is pending (default 5 s). */
-  resyncMs?: number;
-  /** Waits between retries; tests with a ManualClock pass a function that returns at once. */
-  sleep?: (ms: number) => Promise<void>;
-  random?: () => number;
+  /** Conflicts re-read and re-planned at once in one call before it throws for the queue's backoff (default 5). */
+  maxConflicts?: number;
   events?: EventRecorder;
   planner?: RolloutPlanner;
   analysisRuns?: AnalysisRunFactory;
-  trafficErrors?: TrafficErrorMemory;
   /** Called after every pass with what was read and done: tests check invariants here. */
   onPass?: (pass: {
     observed: ObservedState;
@@ -70,90 +63,69 @@ export interface ReconcileDeps {
 }
 
 export const DEFAULT_MAX_PASSES = 10;
-export const DEFAULT_MAX_RETRIES = 5;
-export const DEFAULT_RESYNC_MS = 5_000;
+export const DEFAULT_MAX_CONFLICTS = 5;
 /** Requeue delay when a call used all its passes and was still writing. */
 export const PASS_BUDGET_REQUEUE_MS = 1_000;
 
-const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** True when every ReplicaSet has what it asked for, so no pod change is pending. */
-function replicaSetsSettled(observed: ObservedState): boolean {
-  return observed.replicaSets.every(
-    (rs) => rs.status.replicas === rs.replicas && rs.status.availableReplicas === rs.replicas,
+/** Errors that a retry cannot fix: the rollout waits for a human. */
+function isStalled(err: unknown): boolean {
+  return (
+    err instanceof InvalidRolloutObjectError ||
+    err instanceof UnsafeActionError ||
+    err instanceof AnalysisRunBuildError ||
+    dispositionOf(err) === 'stalled'
   );
 }
 
-function keyOf(key: RolloutKey): string {
-  return `${key.namespace}/${key.name}`;
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 /**
  * Reconciles one rollout. Each pass reads fresh state, plans with the pure planner and executes the
- * plan; passes repeat while they write something (bounded by `maxPasses`). A 409 or a transient error
- * stops the pass, and the next pass re-reads and re-plans after a jittered exponential backoff; after
- * `maxRetries` the call returns a requeue instead of giving up. The outcome is never a silent drop:
- * anything still in motion comes back as `requeue`.
+ * plan. Passes repeat at once while they changed what the next one observes or the planner asked for
+ * `requeueAfterMs: 0`, at most `maxPasses`. The call never waits: when it is over, the outcome says when
+ * to look again, and only the planner decides that (`requeueAfterMs`).
+ *
+ * A 409 (or a 404 on a write) stops the pass and the next one re-reads and re-plans at once, at most
+ * `maxConflicts` times; past that, and on any transient error (5xx, 408, 429, network), the call throws
+ * {@link ReconcileRetryError} so the queue retries the job with its backoff (at least a 429's
+ * Retry-After). An error a retry cannot fix returns `stalled`.
  */
 export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Promise<ReconcileOutcome> {
-  const logger = deps.logger.child({ rollout: keyOf(key) });
+  const logger = deps.logger.child({ rollout: `${key.namespace}/${key.name}` });
   const maxPasses = deps.maxPasses ?? DEFAULT_MAX_PASSES;
-  const maxRetries = deps.maxRetries ?? DEFAULT_MAX_RETRIES;
-  const resyncMs = deps.resyncMs ?? DEFAULT_RESYNC_MS;
-  const sleep = deps.sleep ?? realSleep;
-  const random = deps.random ?? Math.random;
+  const maxConflicts = deps.maxConflicts ?? DEFAULT_MAX_CONFLICTS;
   const planner = deps.planner ?? planRollout;
-  const trafficErrors: TrafficErrorMemory = deps.trafficErrors ?? new Map();
   const reader = new ObservedStateReader(deps.clients);
   const executor = new ActionExecutor({
     clients: deps.clients,
     logger,
+    clock: deps.clock,
     events: deps.events ?? new EventRecorder(deps.clients.core, deps.clock, logger),
     router: deps.router,
     analysisRuns: deps.analysisRuns,
   });
   const stats: ReconcileStats = { passes: 0, writes: 0, conflicts: 0, transientErrors: 0 };
-  let retries = 0;
 
-  const backoff = (err: unknown): number => {
-    const policy = dispositionOf(err) === 'conflict' ? DEFAULT_CONFLICT_BACKOFF : DEFAULT_TRANSIENT_BACKOFF;
-    const delay = backoffDelayMs(retries, { ...policy, random });
-    return err instanceof KubeThrottledError && err.retryAfterMs !== undefined
-      ? Math.max(delay, err.retryAfterMs)
-      : delay;
-  };
-
-  /** Handles a failed read or pass: returns an outcome to hand back, or undefined to try again now. */
-  const onFailure = async (err: unknown, where: string): Promise<ReconcileOutcome | undefined> => {
-    const disposition =
-      err instanceof InvalidRolloutObjectError ||
-      err instanceof UnsafeActionError ||
-      err instanceof AnalysisRunBuildError
-        ? 'stalled'
-        : dispositionOf(err);
-    if (disposition === 'stalled') {
-      logger.error({ err, where }, 'reconcile stalled: a human must act');
-      return {
-        kind: 'stalled',
-        reason: `${where}: ${err instanceof Error ? err.message : String(err)}`,
-        stats,
-      };
+  /** A failed read or pass: `stalled` to hand back, a throw for the queue, or undefined to re-plan now. */
+  const onFailure = (err: unknown, stage: ReconcileRetryStage): ReconcileOutcome | undefined => {
+    if (isStalled(err)) {
+      logger.error({ err, stage }, 'reconcile stalled: a human must act');
+      return { kind: 'stalled', reason: `${stage}: ${messageOf(err)}`, stats };
     }
-    if (disposition === 'conflict' || disposition === 'notFound') stats.conflicts += 1;
-    else stats.transientErrors += 1;
-    const delay = backoff(err);
-    retries += 1;
-    logger.debug({ err, where, retries, delay }, 'pass stopped; re-reading and re-planning');
-    if (retries > maxRetries) {
-      return {
-        kind: 'requeue',
-        afterMs: delay,
-        reason: `${where}: ${err instanceof Error ? err.message : String(err)}`,
-        stats,
-      };
+    const disposition = dispositionOf(err);
+    if (disposition === 'conflict' || disposition === 'notFound') {
+      stats.conflicts += 1;
+      if (stats.conflicts <= maxConflicts) {
+        logger.debug({ err, stage, conflicts: stats.conflicts }, 'pass stopped; re-reading and re-planning');
+        return undefined;
+      }
+    } else {
+      stats.transientErrors += 1;
     }
-    await sleep(delay);
-    return undefined;
+    const retryAfterMs = err instanceof KubeThrottledError ? err.retryAfterMs : undefined;
+    throw new ReconcileRetryError(stage, stats, retryAfterMs, { cause: err });
   };
 
   while (stats.passes < maxPasses) {
@@ -162,40 +134,26 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
     try {
       read = await reader.read(key);
     } catch (err) {
-      const outcome = await onFailure(err, 'read');
+      const outcome = onFailure(err, 'read');
       if (outcome) return outcome;
       continue;
     }
     if (read === undefined) return { kind: 'done', stats };
 
-    const lastTrafficError = trafficErrors.get(keyOf(key));
-    if (lastTrafficError !== undefined) read.observed.traffic = { error: lastTrafficError.message };
-    const now = deps.clock.now();
     let plan: RolloutPlan;
     try {
-      plan = planner(read.observed.rollout, read.observed, now);
+      plan = planner(read.observed.rollout, read.observed, deps.clock.now());
     } catch (err) {
       // The planner is total by contract; if it throws anyway that is a bug a human must see.
       logger.error({ err }, 'planner failed');
-      return {
-        kind: 'stalled',
-        reason: `planner failed: ${err instanceof Error ? err.message : String(err)}`,
-        stats,
-      };
+      return { kind: 'stalled', reason: `planner failed: ${messageOf(err)}`, stats };
     }
     const report = await executor.execute(plan, read);
     stats.writes += report.writes;
-    if (report.trafficError !== undefined)
-      trafficErrors.set(keyOf(key), {
-        message: report.trafficError,
-        failures: (trafficErrors.get(keyOf(key))?.failures ?? 0) + 1,
-      });
-    else if (plan.actions.some((action: RolloutAction) => action.kind === 'setTrafficWeights'))
-      trafficErrors.delete(keyOf(key));
     if (deps.onPass) await deps.onPass({ observed: read.observed, plan, report });
 
     if (report.stoppedBy !== undefined) {
-      const outcome = await onFailure(report.stoppedBy, 'write');
+      const outcome = onFailure(report.stoppedBy, 'write');
       if (outcome) return outcome;
       continue;
     }
@@ -205,32 +163,15 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
     );
     // Something changed, or the planner asked to look again at once: the next pass observes the result.
     if (report.stateWrites > 0 || plan.requeueAfterMs === 0) continue;
-    if (report.trafficError !== undefined) {
-      // Retry the router with a backoff that grows across calls, but never past a planner timer
-      // (the progress deadline must still fire on time).
-      const failures = trafficErrors.get(keyOf(key))?.failures ?? 1;
-      const retryMs = backoffDelayMs(failures - 1, { ...DEFAULT_TRANSIENT_BACKOFF, maxMs: resyncMs, random });
-      return {
-        kind: 'requeue',
-        afterMs: plan.requeueAfterMs !== undefined ? Math.min(retryMs, plan.requeueAfterMs) : retryMs,
-        reason: `traffic router failed: ${report.trafficError}`,
-        stats,
-      };
-    }
-    const timerMs = plan.requeueAfterMs;
-    if (timerMs !== undefined) {
-      const afterMs = replicaSetsSettled(read.observed) ? timerMs : Math.min(timerMs, resyncMs);
-      return { kind: 'requeue', afterMs, reason: 'timer', stats };
-    }
-    if (!replicaSetsSettled(read.observed))
-      return { kind: 'requeue', afterMs: resyncMs, reason: 'waiting for pods', stats };
+    if (plan.requeueAfterMs !== undefined)
+      return { kind: 'requeue', afterMs: plan.requeueAfterMs, reason: 'timer', stats };
     return { kind: 'done', stats };
   }
   // Still writing after maxPasses: come back soon, but not at once, so a plan that never settles
   // (a bug) costs one reconcile per second instead of a hot loop.
   return {
     kind: 'requeue',
-    afterMs: Math.min(PASS_BUDGET_REQUEUE_MS, resyncMs),
+    afterMs: PASS_BUDGET_REQUEUE_MS,
     reason: 'pass budget used while still making progress',
     stats,
   };

@@ -1,13 +1,16 @@
 // One reconcile job for a rollout: measure its AnalysisRuns, then reconcile the rollout, and combine when to look again.
 import type { SecretResolver } from '../analysis/build-analysis-run.ts';
 import type { MetricProviderRegistry } from '../analysis/providers/metric-provider.ts';
-import {
-  ANALYSIS_RETRY_MS,
-  reconcileAnalysisRuns,
-  type AnalysisRunsOutcome,
-} from './analysis-run-reconciler.ts';
+import { reconcileAnalysisRuns, type AnalysisRunsOutcome } from './analysis-run-reconciler.ts';
+import { KubeThrottledError } from './errors.ts';
 import type { RolloutKey } from './observed-state-reader.ts';
-import { reconcileRollout, type ReconcileDeps, type ReconcileOutcome } from './reconcile-rollout.ts';
+import { ReconcileRetryError } from './reconcile-retry-error.ts';
+import {
+  reconcileRollout,
+  type ReconcileDeps,
+  type ReconcileOutcome,
+  type ReconcileStats,
+} from './reconcile-rollout.ts';
 
 /** {@link ReconcileDeps} plus what measuring needs (both default to the cluster-backed ones). */
 export interface ReconcileWithAnalysisDeps extends ReconcileDeps {
@@ -17,12 +20,17 @@ export interface ReconcileWithAnalysisDeps extends ReconcileDeps {
   reconcile?: (key: RolloutKey, deps: ReconcileDeps) => Promise<ReconcileOutcome>;
 }
 
-/** Analysis → rollout rounds per call: enough to measure a run the rollout just created and act on it. */
+/**
+ * Analysis → rollout rounds per call: enough to measure a run the rollout just created and act on it,
+ * or to measure again at once a run whose status write lost a race (409).
+ */
 export const MAX_ANALYSIS_ROUNDS = 3;
 
 /**
- * The earlier of the rollout's outcome and the analysis side's requeue: `done` or a later requeue
- * becomes a requeue at `analysisAfterMs`; `stalled` stays stalled (a human must act on the rollout).
+ * When to look again, from both sides: the earlier of the rollout's outcome and the analysis side's
+ * `requeueAfterMs` (a run's next measurement). `done` or a later requeue becomes a requeue at
+ * `analysisAfterMs`; `stalled` stays stalled (a human must act on the rollout). The only place the
+ * two are combined.
  */
 export function withAnalysisRequeue(
   outcome: ReconcileOutcome,
@@ -38,12 +46,29 @@ export function withAnalysisRequeue(
   };
 }
 
+/** One measurement of the runs: what it wrote and wants, or why it could not. */
+type Measured = AnalysisRunsOutcome & { error?: unknown };
+
+function addStats(into: ReconcileStats | undefined, from: ReconcileStats | undefined): void {
+  if (!into || !from) return;
+  into.passes += from.passes;
+  into.writes += from.writes;
+  into.conflicts += from.conflicts;
+  into.transientErrors += from.transientErrors;
+}
+
 /**
  * Measures the rollout's unfinished AnalysisRuns and writes their status, then reconciles the
  * rollout, so a run's new phase reaches the planner in the same job. When the rollout reconcile
- * wrote something (it may have created a run), the runs are measured again and, if a status
- * changed, the rollout is reconciled again: at most {@link MAX_ANALYSIS_ROUNDS} rounds. A failure on
- * the analysis side never blocks the rollout reconcile: it is logged and retried after a short delay.
+ * wrote something (it may have created a run), or a run's status write lost a race (409), the runs
+ * are measured again at once and, if a status changed, the rollout is reconciled again: at most
+ * {@link MAX_ANALYSIS_ROUNDS} rounds.
+ *
+ * A failure on the analysis side never blocks the rollout reconcile: it is logged, the rollout is
+ * reconciled, and then the call throws {@link ReconcileRetryError} (stage `analysis`) so the queue
+ * retries the job with its backoff, as it does a 409 still unresolved after the last round. A
+ * rollout reconcile that throws is not caught. The outcome's timing comes from
+ * {@link withAnalysisRequeue} alone.
  * @returns the rollout's outcome with the earliest requeue of both sides; stats summed over rounds.
  */
 export async function reconcileRolloutWithAnalysis(
@@ -58,15 +83,15 @@ export async function reconcileRolloutWithAnalysis(
     ...(deps.providers && { providers: deps.providers }),
     ...(deps.resolveSecret && { resolveSecret: deps.resolveSecret }),
   };
-  const measure = async (): Promise<AnalysisRunsOutcome> => {
+  const measure = async (): Promise<Measured> => {
     try {
       return await reconcileAnalysisRuns(key, analysisDeps);
-    } catch (err) {
+    } catch (error) {
       deps.logger.warn(
-        { rollout: `${key.namespace}/${key.name}`, err: (err as Error).message },
-        'could not reconcile AnalysisRuns; retrying soon',
+        { rollout: `${key.namespace}/${key.name}`, err: (error as Error).message },
+        'could not reconcile AnalysisRuns; the job will be retried',
       );
-      return { requeueAfterMs: ANALYSIS_RETRY_MS * 5, written: [], conflicts: [] };
+      return { written: [], conflicts: [], error };
     }
   };
 
@@ -74,16 +99,23 @@ export async function reconcileRolloutWithAnalysis(
   let outcome = await reconcile(key, deps);
   const stats = outcome.stats && { ...outcome.stats };
   for (let round = 1; round < MAX_ANALYSIS_ROUNDS; round++) {
-    if (outcome.kind === 'stalled' || (outcome.stats?.writes ?? 0) === 0) break;
+    if (outcome.kind === 'stalled') break;
+    if ((outcome.stats?.writes ?? 0) === 0 && analysis.conflicts.length === 0) break;
     analysis = await measure();
     if (analysis.written.length === 0) break;
     outcome = await reconcile(key, deps);
-    if (stats && outcome.stats) {
-      stats.passes += outcome.stats.passes;
-      stats.writes += outcome.stats.writes;
-      stats.conflicts += outcome.stats.conflicts;
-      stats.transientErrors += outcome.stats.transientErrors;
-    }
+    addStats(stats, outcome.stats);
+  }
+  if (outcome.kind !== 'stalled' && (analysis.error !== undefined || analysis.conflicts.length > 0)) {
+    const cause =
+      analysis.error ?? new Error(`AnalysisRuns changed while measured: ${analysis.conflicts.join(', ')}`);
+    const retryAfterMs = cause instanceof KubeThrottledError ? cause.retryAfterMs : undefined;
+    throw new ReconcileRetryError(
+      'analysis',
+      stats ?? { passes: 0, writes: 0, conflicts: 0, transientErrors: 0 },
+      retryAfterMs,
+      { cause },
+    );
   }
   const combined = withAnalysisRequeue(outcome, analysis.requeueAfterMs);
   return stats ? { ...combined, stats } : combined;

@@ -2,7 +2,8 @@
 import { Watch } from '@kubernetes/client-node';
 import { toPlainObject } from '../kube/client.ts';
 import { kubeCall } from '../kube/errors.ts';
-import type { ReconcileDeps, TrafficErrorMemory } from '../kube/reconcile-rollout.ts';
+import { ReconcileRetryError } from '../kube/reconcile-retry-error.ts';
+import type { ReconcileDeps } from '../kube/reconcile-rollout.ts';
 import { reconcileRolloutWithAnalysis } from '../kube/reconcile-with-analysis.ts';
 import { rolloutKey } from '../queue/job-payloads.ts';
 import { ReconcileQueue } from '../queue/reconcile-queue.ts';
@@ -20,7 +21,7 @@ export interface RunningReconciler {
 }
 
 export interface ReconcilerOptions {
-  /** Extra reconcile dependencies (router, planner, sleep) — tests and the demo pass these. */
+  /** Extra reconcile dependencies (router, planner, pass limits) — tests and the demo pass these. */
   reconcile?: Partial<Omit<ReconcileDeps, 'clients' | 'clock' | 'logger'>>;
   /** Watch Rollouts and ReplicaSets to enqueue on change (default true). */
   watch?: boolean;
@@ -46,28 +47,28 @@ export async function startReconciler(
   const { config, logger, redis } = runtime;
   const log = logger.child({ component: 'reconciler' });
   const queue = new ReconcileQueue({ connection: redis, prefix: config.redis.prefix });
-  const trafficErrors: TrafficErrorMemory = options.reconcile?.trafficErrors ?? new Map();
   const metrics = options.metrics ?? defaultMetrics;
 
   const worker = startWorker(
     'reconcile',
     async (payload) => {
       const started = performance.now();
-      // AnalysisRuns are measured in the same job, first, so a run's new phase reaches the planner at once.
-      const outcome = await reconcileRolloutWithAnalysis(
-        { namespace: payload.namespace, name: payload.name },
-        {
-          ...options.reconcile,
-          clients: runtime.kube.clients,
-          clock: runtime.clock,
-          logger: log,
-          trafficErrors,
-        },
-      );
-      metrics.reconcileDurationSeconds.observe(
-        { result: outcome.kind },
-        (performance.now() - started) / 1000,
-      );
+      const seconds = (): number => (performance.now() - started) / 1000;
+      let outcome;
+      try {
+        // AnalysisRuns are measured in the same job, first, so a run's new phase reaches the planner at once.
+        outcome = await reconcileRolloutWithAnalysis(
+          { namespace: payload.namespace, name: payload.name },
+          { ...options.reconcile, clients: runtime.kube.clients, clock: runtime.clock, logger: log },
+        );
+      } catch (err) {
+        // Thrown means "retry with the queue's backoff" (startWorker rethrows it to BullMQ).
+        metrics.reconcileDurationSeconds.observe({ result: 'error' }, seconds());
+        if (err instanceof ReconcileRetryError && err.stats.conflicts > 0)
+          metrics.conflictsRetriedTotal.inc({ kind: 'Rollout' }, err.stats.conflicts);
+        throw err;
+      }
+      metrics.reconcileDurationSeconds.observe({ result: outcome.kind }, seconds());
       if (outcome.stats?.conflicts)
         metrics.conflictsRetriedTotal.inc({ kind: 'Rollout' }, outcome.stats.conflicts);
       if (outcome.kind === 'stalled') metrics.reconcileErrorsTotal.inc({ reason: 'stalled' });

@@ -5,7 +5,8 @@
  * - `done`: nothing more to do until something new happens.
  * - `requeue`: run again after `afterMs` (a wait, not a failure: a pause ending, an analysis interval).
  * - `stalled`: a human must act; the job fails at once, without retries.
- * A handler that throws means "transient": the job is retried with capped exponential backoff.
+ * A handler that throws means "transient": the job is retried with capped exponential backoff (at
+ * least the error's `retryAfterMs`, when it carries one).
  */
 export type JobOutcome =
   | { kind: 'done' }

@@ -13,7 +13,7 @@ import { ReconcileQueue } from './reconcile-queue.ts';
 import {
   DEFAULT_RETRY_BACKOFF,
   ROLLGATE_BACKOFF_TYPE,
-  retryDelayMs,
+  jobRetryDelayMs,
   type RetryBackoff,
 } from './retry-backoff.ts';
 import { SyncQueue } from './sync-queue.ts';
@@ -125,7 +125,8 @@ function isRequeue(value: unknown): value is Extract<JobOutcome, { kind: 'requeu
  *   written after completion on purpose: written while the job is still active, it would replace a
  *   "run again now" that arrived during the run.
  * - `stalled` fails the job without retries (BullMQ UnrecoverableError); a human must act.
- * - a thrown error is transient: retried with capped exponential backoff and jitter.
+ * - a thrown error is transient: retried with capped exponential backoff and jitter, waiting at least
+ *   the error's `retryAfterMs` when it carries one (a 429's Retry-After).
  * - a payload that does not validate fails at once (retrying cannot fix it).
  */
 export function startWorker<N extends QueueName>(
@@ -182,8 +183,8 @@ export function startWorker<N extends QueueName>(
     stalledInterval: options.stalledInterval ?? DEFAULT_STALLED_INTERVAL_MS,
     maxStalledCount: options.maxStalledCount ?? DEFAULT_MAX_STALLED_COUNT,
     settings: {
-      backoffStrategy: (attemptsMade, type) =>
-        type === ROLLGATE_BACKOFF_TYPE ? retryDelayMs(attemptsMade, backoff) : backoff.baseMs,
+      backoffStrategy: (attemptsMade, type, error) =>
+        type === ROLLGATE_BACKOFF_TYPE ? jobRetryDelayMs(attemptsMade, backoff, error) : backoff.baseMs,
     },
   });
 

@@ -55,7 +55,7 @@ export async function reconcileWithAnalysis(
 }
 
 /**
- * Drives the rollout like the queue would: one job, then fake time passes until its requeue (at most
+ * Drives the rollout like the queue would: one job, then fake time passes until its requeue or retry (at most
  * `stepMs`, at least 100 ms), until `done(observed)` or `timeoutMs` of fake time.
  * Returns the fake milliseconds it took.
  */
@@ -69,7 +69,7 @@ export async function driveUntil(
   const timeoutMs = options.timeoutMs ?? 120_000;
   const stepMs = options.stepMs ?? 5_000;
   for (;;) {
-    const outcome = await reconcileWithAnalysis(harness, key, options.providers);
+    const outcome = await harness.job(key, () => reconcileWithAnalysis(harness, key, options.providers));
     const observed = harness.lastObserved.get(`${key.namespace}/${key.name}`);
     if (observed === undefined) throw new Error(`rollout ${key.name} was not observed`);
     if (done(observed)) return harness.clock.now().getTime() - start;
@@ -78,7 +78,7 @@ export async function driveUntil(
       throw new Error(
         `not done after ${elapsed} ms of fake time; status ${JSON.stringify(observed.rollout.status)}; runs ${JSON.stringify(observed.analysisRuns)}; last outcome ${JSON.stringify(outcome)}`,
       );
-    const wait = outcome.kind === 'requeue' ? Math.min(Math.max(outcome.afterMs, 100), stepMs) : stepMs;
+    const wait = 'afterMs' in outcome ? Math.min(Math.max(outcome.afterMs, 100), stepMs) : stepMs;
     await harness.sandbox.advance(wait);
   }
 }

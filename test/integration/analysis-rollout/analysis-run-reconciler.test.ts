@@ -6,6 +6,7 @@ import { reconcileAnalysisRuns } from '../../../src/kube/analysis-run-reconciler
 import { MERGE_PATCH } from '../../../src/kube/client.ts';
 import { createKubeJobRunner } from '../../../src/kube/job-runner.ts';
 import type { RolloutKey } from '../../../src/kube/observed-state-reader.ts';
+import { reconcileRolloutWithAnalysis } from '../../../src/kube/reconcile-with-analysis.ts';
 import { createKubeSecretResolver } from '../../../src/kube/secret-resolver.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 import type { AnalysisRun, Metric } from '../../../src/spec/analysis.ts';
@@ -157,24 +158,27 @@ describe('reconcileAnalysisRuns against the sandbox', () => {
     await deleteRun('foreign');
   });
 
-  it('never overwrites a run changed while it was measured: 409, the change survives, measured again next time', async () => {
+  /** A `web` provider whose first measurement of `run` sees the run changed meanwhile (as a user's edit would). */
+  const racingWeb = (run: string) => {
     let interfere = true;
-    const web = fakeWeb(async () => {
+    return fakeWeb(async () => {
       if (interfere) {
         interfere = false;
         await harness.clients.custom.patchNamespacedCustomObject(
-          { ...RUNS, name: 'raced', body: { metadata: { labels: { touched: 'yes' } } } },
+          { ...RUNS, name: run, body: { metadata: { labels: { touched: 'yes' } } } },
           MERGE_PATCH,
         );
       }
       return 1;
     });
-    const deps = measuringWith(web);
+  };
+
+  it('never overwrites a run changed while it was measured: 409, the change survives, measured again next time', async () => {
+    const deps = measuringWith(racingWeb('raced'));
     await createRun('raced', { metrics: [webMetric('ok')] });
     const lost = await reconcileAnalysisRuns(rollout, deps);
     expect(lost.conflicts).toEqual(['raced']);
     expect(lost.written).toEqual([]);
-    expect(lost.requeueAfterMs).toBeLessThanOrEqual(1_000);
     let run = await readRun('raced');
     expect(run.metadata.labels?.touched).toBe('yes');
     expect(run.status).toBeUndefined();
@@ -185,6 +189,28 @@ describe('reconcileAnalysisRuns against the sandbox', () => {
     expect(run.metadata.labels?.touched).toBe('yes');
     expect(run.status?.metricResults?.[0]?.measurements).toHaveLength(1);
     await deleteRun('raced');
+  });
+
+  it('measures a run that lost a race again in the same job, at once, then waits for its interval', async () => {
+    const web = racingWeb('raced-job');
+    await createRun('raced-job', { metrics: [webMetric('ok')] });
+    const stats = { passes: 1, writes: 0, conflicts: 0, transientErrors: 0 };
+    const outcome = await reconcileRolloutWithAnalysis(rollout, {
+      ...measuringWith(web),
+      reconcile: async () => ({ kind: 'done', stats }),
+    });
+    expect(web.seen).toHaveLength(2);
+    const run = await readRun('raced-job');
+    expect(run.metadata.labels?.touched).toBe('yes');
+    expect(run.status?.metricResults?.[0]?.measurements).toHaveLength(1);
+    // Measured, so the rollout was reconciled once more in the same job (stats summed over both calls).
+    expect(outcome).toEqual({
+      kind: 'requeue',
+      afterMs: 10_000,
+      reason: 'analysis',
+      stats: { ...stats, passes: 2 },
+    });
+    await deleteRun('raced-job');
   });
 
   it('gives a terminated run its final status', async () => {

@@ -118,7 +118,6 @@ export async function startPipeline(
         role: 'all',
         metrics,
         redisCheckIntervalMs: 500,
-        reconciler: { reconcile: { resyncMs: 250 } },
         poller: { driftCheckEveryMs: 500 },
       });
       processes.push(running);

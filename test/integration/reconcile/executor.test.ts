@@ -1,9 +1,13 @@
-// The executor and reader through the real client against the sandbox, with hand-written plans: conditional writes, no-op skips, conflicts.
+// The executor and reader through the real client against the sandbox, with hand-written plans: conditional writes, no-op skips, conflicts, router failures.
+import { ApiException } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActionExecutor } from '../../../src/kube/action-executor.ts';
+import type { KubeClients } from '../../../src/kube/client.ts';
 import { EventRecorder } from '../../../src/kube/event-recorder.ts';
 import { ObservedStateReader } from '../../../src/kube/observed-state-reader.ts';
+import { ReconcileRetryError } from '../../../src/kube/reconcile-retry-error.ts';
 import { reconcileRollout } from '../../../src/kube/reconcile-rollout.ts';
+import type { TrafficRouter } from '../../../src/kube/traffic-router.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 import type { RolloutAction, RolloutPlan } from '../../../src/rollout/index.ts';
 import { ReconcileHarness, testRollout, NAMESPACE } from './reconcile-harness.ts';
@@ -18,6 +22,7 @@ describe('ActionExecutor against the sandbox', () => {
     executor = new ActionExecutor({
       clients: harness.clients,
       logger: silentLogger,
+      clock: harness.clock,
       events: new EventRecorder(harness.clients.core, harness.clock, silentLogger),
     });
   });
@@ -160,7 +165,7 @@ describe('ActionExecutor against the sandbox', () => {
     expect(live.spec?.replicas).toBe(1);
   });
 
-  it('re-reads and re-plans after injected conflicts instead of resending, and requeues rather than giving up', async () => {
+  it('re-reads and re-plans at once after conflicts, then throws for the queue to retry instead of sleeping', async () => {
     const key = await harness.createRollout(testRollout({ name: 'exec-d', replicas: 1 }));
     const plansSeenWith: string[] = [];
     const planner = (rollout: { metadata: { resourceVersion?: string | undefined } }): RolloutPlan => {
@@ -168,16 +173,127 @@ describe('ActionExecutor against the sandbox', () => {
       return { actions: [], status: { phase: 'Healthy', message: 'ok' } };
     };
     harness.sandbox.faults.conflictRate = 1;
-    const stuck = await reconcileRollout(key, harness.deps({ planner, maxRetries: 3 }));
+    const before = harness.clock.now().getTime();
+    const stuck = await reconcileRollout(key, harness.deps({ planner, maxConflicts: 3 })).catch(
+      (e: unknown) => e,
+    );
     harness.sandbox.faults.conflictRate = 0;
-    expect(stuck.kind).toBe('requeue');
-    expect(stuck.stats?.conflicts).toBe(4);
-    // Every attempt planned from a fresh read.
+    expect(stuck).toBeInstanceOf(ReconcileRetryError);
+    expect(stuck).toMatchObject({ code: 'kube.reconcile_retry', stage: 'write', stats: { conflicts: 4 } });
+    expect((stuck as ReconcileRetryError).cause).toMatchObject({ code: 'kube.conflict' });
+    // Every attempt planned from a fresh read, and none waited.
     expect(plansSeenWith).toHaveLength(4);
+    expect(harness.clock.now().getTime()).toBe(before);
 
     const ok = await reconcileRollout(key, harness.deps({ planner }));
     expect(ok.kind).toBe('done');
     expect((await read('exec-d')).observed.rollout.status?.message).toBe('ok');
+  });
+
+  it('throws a transient API error for the queue to retry, carrying a 429 Retry-After', async () => {
+    const key = await harness.createRollout(testRollout({ name: 'exec-g', replicas: 1 }));
+    harness.sandbox.faults.errorRate = 1;
+    const unavailable = await reconcileRollout(key, harness.deps()).catch((e: unknown) => e);
+    harness.sandbox.faults.errorRate = 0;
+    expect(unavailable).toMatchObject({
+      code: 'kube.reconcile_retry',
+      stage: 'read',
+      retryAfterMs: undefined,
+    });
+    expect((unavailable as ReconcileRetryError).cause).toMatchObject({ code: 'kube.transient' });
+
+    // An API server that says "slow down, come back in 7 s".
+    const throttled: KubeClients = {
+      ...harness.clients,
+      custom: new Proxy(harness.clients.custom, {
+        get: (target, property, receiver) =>
+          property === 'getNamespacedCustomObject'
+            ? () =>
+                Promise.reject(
+                  new ApiException(429, 'Too Many Requests', '{"reason":"TooManyRequests"}', {
+                    'retry-after': '7',
+                  }),
+                )
+            : (Reflect.get(target, property, receiver) as unknown),
+      }),
+    };
+    const slowDown = await reconcileRollout(key, { ...harness.deps(), clients: throttled }).catch(
+      (e: unknown) => e,
+    );
+    expect(slowDown).toMatchObject({ code: 'kube.reconcile_retry', retryAfterMs: 7_000 });
+    expect((slowDown as ReconcileRetryError).stats.transientErrors).toBe(1);
+  });
+
+  it('records a failing traffic router in status without stopping the pass, counts the streak, and clears it on success', async () => {
+    await harness.createRollout(testRollout({ name: 'exec-h', replicas: 1 }));
+    let failing = true;
+    const calls: number[] = [];
+    const router: TrafficRouter = {
+      type: 'test',
+      async setWeights(input) {
+        calls.push(input.canaryWeight);
+        if (failing) throw new Error('mesh says no');
+      },
+    };
+    const withRouter = new ActionExecutor({
+      clients: harness.clients,
+      logger: silentLogger,
+      clock: harness.clock,
+      events: new EventRecorder(harness.clients.core, harness.clock, silentLogger),
+      router,
+    });
+    const pass = async () => {
+      const current = await read('exec-h');
+      const plan: RolloutPlan = {
+        actions: [
+          { kind: 'setTrafficWeights', canaryWeight: 20, stableHash: 's1', canaryHash: 'c1' },
+          createAction('exec-h', 'h8', 1),
+        ],
+        // The planner carries the live status (and its streak) through.
+        status: { ...(current.observed.rollout.status ?? {}), phase: 'Progressing' },
+      };
+      return withRouter.execute(plan, current);
+    };
+
+    const startedAt = harness.clock.now().toISOString();
+    const first = await pass();
+    expect(first.stoppedBy).toBeUndefined();
+    expect(first.trafficError).toBe('mesh says no');
+    expect(first.outcomes.map((o) => `${o.kind}:${o.result}`)).toEqual([
+      'setTrafficWeights:failed',
+      'createReplicaSet:created',
+      'patchRolloutStatus:updated',
+    ]);
+    const afterFirst = await read('exec-h');
+    expect(afterFirst.observed.rollout.status?.trafficRouterError).toEqual({
+      message: 'mesh says no',
+      failures: 1,
+      since: startedAt,
+      at: startedAt,
+    });
+    // The reader hands the message to the planner.
+    expect(afterFirst.observed.traffic).toEqual({ error: 'mesh says no' });
+
+    await harness.sandbox.advance(5_000);
+    const second = await pass();
+    // Only the streak's count and time changed: a write, but no reason for another pass at once.
+    expect(second.writes).toBe(1);
+    expect(second.stateWrites).toBe(0);
+    expect((await read('exec-h')).observed.rollout.status?.trafficRouterError).toEqual({
+      message: 'mesh says no',
+      failures: 2,
+      since: startedAt,
+      at: harness.clock.now().toISOString(),
+    });
+
+    failing = false;
+    const third = await pass();
+    expect(third.trafficError).toBeUndefined();
+    expect(third.stateWrites).toBe(1);
+    const afterThird = await read('exec-h');
+    expect(afterThird.observed.rollout.status).not.toHaveProperty('trafficRouterError');
+    expect(afterThird.observed.traffic).toBeUndefined();
+    expect(calls).toEqual([20, 20, 20]);
   });
 
   it('reports a Rollout the schema refuses as stalled', async () => {

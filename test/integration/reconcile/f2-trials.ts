@@ -1,10 +1,9 @@
 // F2's randomized property: revisions and aborts at random moments under 30 % injected 409s always converge. Shared by the default and slow suites.
 import { SeededRandom } from '../../../src/sandbox/random/seeded-random.ts';
 import type { RolloutKey } from '../../../src/kube/observed-state-reader.ts';
-import type { ReconcileOutcome } from '../../../src/kube/reconcile-rollout.ts';
 import { abortRollout } from '../../../src/kube/rollout-commands.ts';
 import type { ObservedState } from '../../../src/rollout/index.ts';
-import { ReconcileHarness, isFullyPromoted, testRollout } from './reconcile-harness.ts';
+import { ReconcileHarness, isFullyPromoted, testRollout, type JobResult } from './reconcile-harness.ts';
 
 /** The sandbox's seeded generator (mulberry32) as a function: the same seed replays the same trial. */
 function seededRandom(seed: number): () => number {
@@ -95,8 +94,8 @@ async function withoutFaults<T>(harness: ReconcileHarness, action: () => Promise
   }
 }
 
-function dueAfter(outcome: ReconcileOutcome, now: number): number {
-  if (outcome.kind === 'requeue') return now + Math.max(outcome.afterMs, 1);
+function dueAfter(outcome: JobResult, now: number): number {
+  if ('afterMs' in outcome) return now + Math.max(outcome.afterMs, 1);
   return Number.POSITIVE_INFINITY;
 }
 
@@ -146,7 +145,7 @@ async function runBatch(
           }
           // The queue runs a rollout when its requeue is due or when something about it changed.
           if (events.length === 0 && state.dueAt > now) return;
-          const outcome = await harness.reconcile(state.key, {}, false);
+          const outcome = await harness.job(state.key, () => harness.reconcile(state.key, {}, false));
           state.reconciles += 1;
           state.dueAt = dueAfter(outcome, harness.clock.now().getTime());
           const observed = harness.lastObserved.get(`${state.key.namespace}/${state.key.name}`);

@@ -3,13 +3,16 @@ import { ManualClock } from '../../../src/clock/clock.ts';
 import { createKubeClients, type KubeClients } from '../../../src/kube/client.ts';
 import { installCrds } from '../../../src/kube/install-crds.ts';
 import { ObservedStateReader, type RolloutKey } from '../../../src/kube/observed-state-reader.ts';
+import { ReconcileRetryError } from '../../../src/kube/reconcile-retry-error.ts';
 import {
   reconcileRollout,
   type ReconcileDeps,
   type ReconcileOutcome,
-  type TrafficErrorMemory,
+  type ReconcileStats,
 } from '../../../src/kube/reconcile-rollout.ts';
+import type { TrafficRouter } from '../../../src/kube/traffic-router.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
+import { DEFAULT_RETRY_BACKOFF, jobRetryDelayMs } from '../../../src/queue/retry-backoff.ts';
 import { resolveReplicaBudget } from '../../../src/rollout/canary-replica-counts.ts';
 import {
   SCALE_DOWN_DEADLINE_ANNOTATION,
@@ -19,7 +22,6 @@ import {
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../../src/sandbox/index.ts';
 import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/spec/api-version.ts';
 import { rollgateCrds } from '../../../src/spec/crds.ts';
-import type { TrafficRouter } from '../../../src/kube/traffic-router.ts';
 
 export const NAMESPACE = 'default';
 
@@ -134,6 +136,12 @@ export interface HarnessOptions extends SandboxOptions {
   router?: TrafficRouter;
 }
 
+/**
+ * What the queue does with one reconcile job: its outcome, or, when it threw a {@link ReconcileRetryError},
+ * a retry after the queue's backoff (as startWorker computes it, jitter fixed at the middle).
+ */
+export type JobResult = ReconcileOutcome | { kind: 'retry'; afterMs: number; error: ReconcileRetryError };
+
 /** A sandbox with our CRDs, clients on it, and a reconcile loop on the same ManualClock. */
 export class ReconcileHarness {
   readonly violations: InvariantViolation[] = [];
@@ -141,13 +149,16 @@ export class ReconcileHarness {
   writes = 0;
   conflicts = 0;
   reconciles = 0;
+  /** Reconcile calls that threw for the queue to retry. */
+  retries = 0;
   /** Rollouts whose stable ReplicaSet has had all its pods available: the availability floor applies from then on. */
   readonly stableWasHealthy = new Set<string>();
   /** What the invariant check read after the last reconcile of each rollout. */
   readonly lastObserved = new Map<string, ObservedState>();
-  trafficErrors: TrafficErrorMemory = new Map();
   /** The reconcile entry point the harness drives (tests swap in the analysis-measuring one). */
   reconcileImpl: (key: RolloutKey, deps: ReconcileDeps) => Promise<ReconcileOutcome> = reconcileRollout;
+  /** Consecutive retries per rollout (the queue's attemptsMade; a job that does not throw resets it). */
+  private readonly attempts = new Map<string, number>();
 
   private constructor(
     readonly sandbox: Sandbox,
@@ -226,9 +237,6 @@ export class ReconcileHarness {
       clients: this.clients,
       clock: this.clock,
       logger: silentLogger,
-      sleep: async () => undefined,
-      random: () => 0.5,
-      trafficErrors: this.trafficErrors,
       ...(this.router ? { router: this.router } : {}),
       ...extra,
     };
@@ -237,7 +245,7 @@ export class ReconcileHarness {
   /**
    * One reconcile call. The invariants are checked on the state every pass read (so after every
    * write the reconciler made, as the next pass saw it); with `verify` a fresh read after the call
-   * is checked too.
+   * is checked too, also when the call threw for the queue to retry (which it rethrows).
    */
   async reconcile(
     key: RolloutKey,
@@ -245,25 +253,63 @@ export class ReconcileHarness {
     verify = true,
   ): Promise<ReconcileOutcome> {
     const id = `${key.namespace}/${key.name}`;
-    const outcome = await this.reconcileImpl(
-      key,
-      this.deps({
-        onPass: ({ observed }) => {
-          this.lastObserved.set(id, observed);
-          this.checkObserved(key, observed);
-        },
-        ...extra,
-      }),
-    );
-    this.reconciles += 1;
-    this.outcomes.push(outcome);
-    this.writes += outcome.stats?.writes ?? 0;
-    this.conflicts += outcome.stats?.conflicts ?? 0;
-    if (verify) {
-      await this.sandbox.settle();
-      await this.check(key);
+    try {
+      const outcome = await this.reconcileImpl(
+        key,
+        this.deps({
+          onPass: ({ observed }) => {
+            this.lastObserved.set(id, observed);
+            this.checkObserved(key, observed);
+          },
+          ...extra,
+        }),
+      );
+      this.outcomes.push(outcome);
+      this.count(outcome.stats);
+      return outcome;
+    } catch (err) {
+      if (err instanceof ReconcileRetryError) {
+        this.retries += 1;
+        this.count(err.stats);
+      }
+      throw err;
+    } finally {
+      this.reconciles += 1;
+      if (verify) {
+        await this.sandbox.settle();
+        await this.check(key);
+      }
     }
-    return outcome;
+  }
+
+  /**
+   * One reconcile job as the queue runs it: `run` (by default {@link reconcile}), and a thrown
+   * {@link ReconcileRetryError} turned into the retry the queue would schedule.
+   */
+  async job(
+    key: RolloutKey,
+    run: () => Promise<ReconcileOutcome> = () => this.reconcile(key),
+  ): Promise<JobResult> {
+    const id = `${key.namespace}/${key.name}`;
+    try {
+      const outcome = await run();
+      this.attempts.delete(id);
+      return outcome;
+    } catch (err) {
+      if (!(err instanceof ReconcileRetryError)) throw err;
+      const attempt = (this.attempts.get(id) ?? 0) + 1;
+      this.attempts.set(id, attempt);
+      return {
+        kind: 'retry',
+        afterMs: jobRetryDelayMs(attempt, DEFAULT_RETRY_BACKOFF, err, () => 0.5),
+        error: err,
+      };
+    }
+  }
+
+  private count(stats: ReconcileStats | undefined): void {
+    this.writes += stats?.writes ?? 0;
+    this.conflicts += stats?.conflicts ?? 0;
   }
 
   private checkObserved(key: RolloutKey, observed: ObservedState): void {
@@ -293,9 +339,9 @@ export class ReconcileHarness {
   }
 
   /**
-   * Drives the rollout like the queue would: reconcile, then let time pass until the requeue asks
-   * (at most `stepMs`, at least 100 ms), until `done(observed)` or `timeoutMs` of fake time.
-   * Returns the fake milliseconds it took.
+   * Drives the rollout like the queue would: one job, then let time pass until its requeue or retry
+   * asks (at most `stepMs`, as a watch event would, at least 100 ms), until `done(observed)` or
+   * `timeoutMs` of fake time. Returns the fake milliseconds it took.
    */
   async runUntil(
     key: RolloutKey,
@@ -306,7 +352,7 @@ export class ReconcileHarness {
     const timeoutMs = options.timeoutMs ?? 600_000;
     const stepMs = options.stepMs ?? 1_000;
     for (;;) {
-      const outcome = await this.reconcile(key, options.extra);
+      const outcome = await this.job(key, () => this.reconcile(key, options.extra));
       const observed = this.lastObserved.get(`${key.namespace}/${key.name}`);
       if (observed === undefined) throw new Error(`rollout ${key.name} was not observed`);
       if (done(observed)) return this.clock.now().getTime() - start;
@@ -315,7 +361,7 @@ export class ReconcileHarness {
         throw new Error(
           `not done after ${elapsed} ms of fake time; status ${JSON.stringify(observed.rollout.status)}; last outcome ${JSON.stringify(outcome)}`,
         );
-      const wait = outcome.kind === 'requeue' ? Math.min(Math.max(outcome.afterMs, 100), stepMs) : stepMs;
+      const wait = 'afterMs' in outcome ? Math.min(Math.max(outcome.afterMs, 100), stepMs) : stepMs;
       await this.sandbox.advance(wait);
     }
   }

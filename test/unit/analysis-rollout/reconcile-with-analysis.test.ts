@@ -1,9 +1,17 @@
-// When the reconcile job looks again (analysis vs rollout requeue), and how a Job's status reads.
+// When the reconcile job looks again (analysis vs rollout requeue), what it does when measuring fails, and how a Job's status reads.
 import type { V1Job } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/clock/clock.ts';
+import type { KubeClients } from '../../../src/kube/client.ts';
+import { KubeThrottledError } from '../../../src/kube/errors.ts';
 import { jobRunStatus } from '../../../src/kube/job-runner.ts';
+import { ReconcileRetryError } from '../../../src/kube/reconcile-retry-error.ts';
 import type { ReconcileOutcome } from '../../../src/kube/reconcile-rollout.ts';
-import { withAnalysisRequeue } from '../../../src/kube/reconcile-with-analysis.ts';
+import {
+  reconcileRolloutWithAnalysis,
+  withAnalysisRequeue,
+} from '../../../src/kube/reconcile-with-analysis.ts';
+import { silentLogger } from '../../../src/log/logger.ts';
 
 const stats = { passes: 1, writes: 2, conflicts: 0, transientErrors: 0 };
 
@@ -43,6 +51,58 @@ describe('withAnalysisRequeue', () => {
     it(row.name, () => {
       expect(withAnalysisRequeue(row.given, row.analysis)).toEqual(row.want);
     });
+});
+
+describe('reconcileRolloutWithAnalysis when the runs cannot be read', () => {
+  it('still reconciles the rollout, then throws for the queue to retry (at least the Retry-After)', async () => {
+    const throttled = new KubeThrottledError(
+      'get Rollout/prod/web: HTTP 429',
+      { verb: 'get', kind: 'Rollout' },
+      429,
+      undefined,
+    );
+    throttled.retryAfterMs = 3_000;
+    const clients = {
+      custom: { getNamespacedCustomObject: () => Promise.reject(throttled) },
+    } as unknown as KubeClients;
+    const reconciled: string[] = [];
+    const error = await reconcileRolloutWithAnalysis(
+      { namespace: 'prod', name: 'web' },
+      {
+        clients,
+        clock: new ManualClock(0),
+        logger: silentLogger,
+        reconcile: async (key) => {
+          reconciled.push(key.name);
+          return { kind: 'requeue', afterMs: 30_000, reason: 'timer', stats };
+        },
+      },
+    ).catch((e: unknown) => e);
+    expect(reconciled).toEqual(['web']);
+    expect(error).toBeInstanceOf(ReconcileRetryError);
+    expect(error).toMatchObject({
+      code: 'kube.reconcile_retry',
+      stage: 'analysis',
+      retryAfterMs: 3_000,
+      stats,
+    });
+  });
+
+  it('hands back a stalled rollout as stalled whatever the analysis side says', async () => {
+    const clients = {
+      custom: { getNamespacedCustomObject: () => Promise.reject(new Error('socket hang up')) },
+    } as unknown as KubeClients;
+    const outcome = await reconcileRolloutWithAnalysis(
+      { namespace: 'prod', name: 'web' },
+      {
+        clients,
+        clock: new ManualClock(0),
+        logger: silentLogger,
+        reconcile: async () => ({ kind: 'stalled', reason: 'invalid' }),
+      },
+    );
+    expect(outcome).toEqual({ kind: 'stalled', reason: 'invalid' });
+  });
 });
 
 describe('jobRunStatus', () => {

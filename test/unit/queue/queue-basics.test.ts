@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { bullPrefix } from '../../../src/queue/queue-names.ts';
 import { parseJobPayload, parseRolloutKey, rolloutKey } from '../../../src/queue/job-payloads.ts';
 import { InvalidJobPayloadError } from '../../../src/queue/invalid-job-payload-error.ts';
-import { retryDelayMs } from '../../../src/queue/retry-backoff.ts';
+import { jobRetryDelayMs, retryDelayMs } from '../../../src/queue/retry-backoff.ts';
 
 describe('bullPrefix', () => {
   it('hash-tags the prefix so every queue key lands in one Redis Cluster slot', () => {
@@ -65,4 +65,34 @@ describe('retryDelayMs', () => {
     expect(retryDelayMs(3, backoff, () => 1)).toBe(4_000);
     expect(retryDelayMs(3, backoff, () => 0.5)).toBe(3_000);
   });
+});
+
+describe('jobRetryDelayMs', () => {
+  const backoff = { baseMs: 1_000, capMs: 30_000, jitter: 0 };
+  const rows: Array<{ name: string; attempt: number; error: unknown; want: number }> = [
+    { name: 'a plain error waits the backoff', attempt: 2, error: new Error('boom'), want: 2_000 },
+    {
+      name: "a Retry-After longer than the backoff wins (a 429's)",
+      attempt: 1,
+      error: Object.assign(new Error('slow down'), { retryAfterMs: 7_000 }),
+      want: 7_000,
+    },
+    {
+      name: 'a Retry-After shorter than the backoff does not shorten it',
+      attempt: 4,
+      error: Object.assign(new Error('slow down'), { retryAfterMs: 500 }),
+      want: 8_000,
+    },
+    {
+      name: 'a retryAfterMs that is not a positive number is ignored',
+      attempt: 1,
+      error: { retryAfterMs: 'soon' },
+      want: 1_000,
+    },
+    { name: 'no error at all', attempt: 1, error: undefined, want: 1_000 },
+  ];
+  for (const row of rows)
+    it(row.name, () => {
+      expect(jobRetryDelayMs(row.attempt, backoff, row.error)).toBe(row.want);
+    });
 });
