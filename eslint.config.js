@@ -1,9 +1,25 @@
-// Lint config: typescript-eslint type-aware rules, plus the purity fence around the planners.
+// Lint config: typescript-eslint type-aware rules, the module arrows of ARCHITECTURE.md, and the purity fence around the planners.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 const ioModules = ['@kubernetes/client-node', 'bullmq', 'ioredis', 'isomorphic-git', 'pino', 'prom-client'];
+
+// The dependency arrows (ARCHITECTURE.md, "Modules"). Flat config does not merge one rule's options across
+// blocks (the last block that matches a file wins), so every block below lists all that apply to its folder.
+const noWorkers = {
+  regex: '(^|/)workers/',
+  message: 'src/ never imports workers/: process entry points import src, not the reverse (see src/process)',
+};
+const noSync = {
+  regex: '(^|/)sync/',
+  message: 'src/queue does not import src/sync (sync uses the queue, not the reverse)',
+};
+const noTraffic = {
+  regex: '(^|/)traffic/',
+  message: 'src/kube (the I/O edge) does not import traffic planning: src/traffic holds pure translators',
+};
+const arrows = (...patterns) => ['error', { patterns }];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'coverage/', 'deploy/'] },
@@ -17,6 +33,9 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  { files: ['src/**/*.ts'], rules: { 'no-restricted-imports': arrows(noWorkers) } },
+  { files: ['src/queue/**/*.ts'], rules: { 'no-restricted-imports': arrows(noWorkers, noSync) } },
+  { files: ['src/kube/**/*.ts'], rules: { 'no-restricted-imports': arrows(noWorkers, noTraffic) } },
   {
     // The planners are pure functions of (spec, observed, now): no clock, no I/O.
     files: ['src/rollout/**/*.ts', 'src/analysis/**/*.ts'],
@@ -29,7 +48,7 @@ export default tseslint.config(
             name,
             message: 'planners are pure: do I/O in src/kube or a provider',
           })),
-          patterns: [{ group: ['node:*'], message: 'planners are pure: no node: modules' }],
+          patterns: [{ group: ['node:*'], message: 'planners are pure: no node: modules' }, noWorkers],
         },
       ],
       // Clocks, timers, network and process state reached as globals rather than imports.
