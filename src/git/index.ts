@@ -1,4 +1,4 @@
-// The git module's public surface: sources, the smart-HTTP server, manifest diffs, errors.
+// The git module's public surface: sources, the smart-HTTP server, manifest diffs, promotion branches, errors.
 export { GitSource, DEFAULT_FETCH_DEPTH, DEFAULT_MAX_PACKS, KEPT_FETCHED_COMMITS } from './source.ts';
 export type { GitSourceOptions, HistoryRelation, Source, SourceAuth, SourceDiff } from './source.ts';
 export { serveGitRepositories, DEFAULT_HTTP_BACKEND } from './smart-http-server.ts';
@@ -15,9 +15,16 @@ export { manifestKey, specManifestParser } from './manifest-parser.ts';
 export type { ManifestFile, ManifestParser, ManifestProblem, SourceManifest } from './manifest-parser.ts';
 export { redactUrl, splitRemoteUrl } from './remote-url.ts';
 export { GitHttpTransport, CAPABILITIES_TTL_MS } from './http-transport.ts';
+export { pushPromotionCommit, DEFAULT_PROMOTION_COMMITTER } from './promotion-branch.ts';
+export type {
+  PromotionCommitRequest,
+  PromotionCommitResult,
+  PromotionPushOutcome,
+} from './promotion-branch.ts';
 export { GitAuthFailedError } from './errors/git-auth-failed.ts';
 export { GitObjectMissingError } from './errors/git-object-missing.ts';
 export { GitProtocolError } from './errors/git-protocol.ts';
+export { GitPushRejectedError } from './errors/git-push-rejected.ts';
 export { GitRefNotFoundError } from './errors/git-ref-not-found.ts';
 export { GitRepositoryNotFoundError } from './errors/git-repository-not-found.ts';
 export { GitSourceError } from './errors/git-source-error.ts';
