@@ -38,7 +38,7 @@ export default tseslint.config(
   { files: ['src/kube/**/*.ts'], rules: { 'no-restricted-imports': arrows(noWorkers, noTraffic) } },
   {
     // The planners are pure functions of (spec, observed, now): no clock, no I/O.
-    files: ['src/rollout/**/*.ts', 'src/analysis/**/*.ts'],
+    files: ['src/rollout/**/*.ts', 'src/analysis/**/*.ts', 'src/promotion/**/*.ts'],
     ignores: ['src/analysis/providers/**'],
     rules: {
       'no-restricted-imports': [
