@@ -1,0 +1,259 @@
+// Real Git on the double's bare repositories: refs, commit lookups, and server-side merges without a worktree.
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gitEnv } from '../git-fixtures.ts';
+
+/** Runs git in a bare repository without blocking the event loop (the double serves requests meanwhile). */
+export function runGit(
+  repoPath: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  input?: string,
+): Promise<{ stdout: string; code: number; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      'git',
+      args,
+      { cwd: repoPath, env: { ...gitEnv, ...env }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ stdout: stdout.trim(), code, stderr });
+      },
+    );
+    // A command that does not read its input may exit before the write lands.
+    child.stdin?.on('error', () => undefined);
+    if (input === undefined) child.stdin?.end();
+    else child.stdin?.end(input);
+  });
+}
+
+async function gitOk(
+  repoPath: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  input?: string,
+): Promise<string> {
+  const result = await runGit(repoPath, args, env, input);
+  if (result.code !== 0) throw new Error(`git ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
+  return result.stdout;
+}
+
+/** Every ref and the object it points at. */
+export async function listRefs(repoPath: string): Promise<Map<string, string>> {
+  const out = await gitOk(repoPath, ['for-each-ref', '--format=%(objectname) %(refname)']);
+  const refs = new Map<string, string>();
+  for (const line of out.split('\n')) {
+    const space = line.indexOf(' ');
+    if (space > 0) refs.set(line.slice(space + 1), line.slice(0, space));
+  }
+  return refs;
+}
+
+/** The commit `revision` names, or undefined when there is none. */
+export async function resolveCommit(repoPath: string, revision: string): Promise<string | undefined> {
+  const result = await runGit(repoPath, [
+    'rev-parse',
+    '--verify',
+    '--quiet',
+    '--end-of-options',
+    `${revision}^{commit}`,
+  ]);
+  return result.code === 0 && result.stdout.length > 0 ? result.stdout : undefined;
+}
+
+export function branchSha(repoPath: string, branch: string): Promise<string | undefined> {
+  return resolveCommit(repoPath, `refs/heads/${branch}`);
+}
+
+/** Several branches' commits in one git call (absent branches are left out). */
+export async function branchShas(repoPath: string, branches: string[]): Promise<Map<string, string>> {
+  const refs = branches.map((branch) => `refs/heads/${branch}`);
+  const out = await gitOk(repoPath, ['for-each-ref', '--format=%(objectname) %(refname)', '--', ...refs]);
+  const shas = new Map<string, string>();
+  for (const line of out.split('\n')) {
+    const space = line.indexOf(' ');
+    // for-each-ref matches prefixes too; only exact names count.
+    const name = line.slice(space + 1);
+    if (space > 0 && refs.includes(name)) shas.set(name.slice('refs/heads/'.length), line.slice(0, space));
+  }
+  return shas;
+}
+
+/**
+ * Commits `files` (null deletes) on top of `parent` directly in the bare repository, through a
+ * throw-away index: what a forge's web editor or contents API does, no clone needed. Returns the commit;
+ * the caller moves the branch.
+ */
+export async function commitFiles(
+  repoPath: string,
+  request: { parent?: string; files: Record<string, string | null>; message: string },
+): Promise<string> {
+  const index = join(tmpdir(), `rollgate-double-index-${randomUUID()}`);
+  const env = { GIT_INDEX_FILE: index };
+  try {
+    if (request.parent) await gitOk(repoPath, ['read-tree', request.parent], env);
+    const lines: string[] = [];
+    for (const [path, content] of Object.entries(request.files)) {
+      if (content === null) {
+        lines.push(`0 ${'0'.repeat(40)}\t${path}`);
+      } else {
+        const blob = await gitOk(repoPath, ['hash-object', '-w', '--stdin'], {}, content);
+        lines.push(`100644 ${blob}\t${path}`);
+      }
+    }
+    await gitOk(repoPath, ['update-index', '--index-info'], env, `${lines.join('\n')}\n`);
+    const tree = await gitOk(repoPath, ['write-tree'], env);
+    const parents = request.parent ? ['-p', request.parent] : [];
+    return await gitOk(repoPath, ['commit-tree', tree, ...parents, '-m', request.message]);
+  } finally {
+    rmSync(index, { force: true });
+  }
+}
+
+/** Moves `refs/heads/<branch>` to `sha` only if it still is at `expected` (undefined: must not exist). */
+export async function moveBranch(
+  repoPath: string,
+  branch: string,
+  sha: string,
+  expected?: string,
+): Promise<boolean> {
+  const old = expected ?? '0'.repeat(40);
+  return (await runGit(repoPath, ['update-ref', `refs/heads/${branch}`, sha, old])).code === 0;
+}
+
+/** Commits reachable from `head` and not from `base` (what a pull request would bring). */
+export async function countAhead(repoPath: string, base: string, head: string): Promise<number> {
+  return Number(await gitOk(repoPath, ['rev-list', '--count', `${base}..${head}`]));
+}
+
+export type MergeOutcome =
+  { kind: 'merged'; sha: string } | { kind: 'conflict'; detail: string } | { kind: 'base-moved' };
+
+/**
+ * Merges `headSha` into branch `base` the way a forge's merge button does: `git merge-tree --write-tree`
+ * computes the merged tree without a worktree, `commit-tree` makes the two-parent commit, and
+ * `update-ref` moves the base only if it still points at `baseSha` (a push in between loses nothing).
+ */
+export async function mergeIntoBranch(
+  repoPath: string,
+  request: {
+    base: string;
+    baseSha: string;
+    headSha: string;
+    message: string;
+    author: { name: string; email: string };
+    committer: { name: string; email: string };
+  },
+): Promise<MergeOutcome> {
+  const merged = await runGit(repoPath, [
+    'merge-tree',
+    '--write-tree',
+    '--no-messages',
+    request.baseSha,
+    request.headSha,
+  ]);
+  if (merged.code === 1) return { kind: 'conflict', detail: merged.stdout.split('\n').slice(1).join(', ') };
+  if (merged.code !== 0) throw new Error(`git merge-tree failed (${merged.code}): ${merged.stderr}`);
+  const tree = merged.stdout.split('\n')[0] ?? '';
+  const sha = await gitOk(
+    repoPath,
+    ['commit-tree', tree, '-p', request.baseSha, '-p', request.headSha, '-m', request.message],
+    {
+      GIT_AUTHOR_NAME: request.author.name,
+      GIT_AUTHOR_EMAIL: request.author.email,
+      GIT_COMMITTER_NAME: request.committer.name,
+      GIT_COMMITTER_EMAIL: request.committer.email,
+    },
+  );
+  const moved = await runGit(repoPath, [
+    'update-ref',
+    '-m',
+    'merge',
+    `refs/heads/${request.base}`,
+    sha,
+    request.baseSha,
+  ]);
+  if (moved.code !== 0) return { kind: 'base-moved' };
+  return { kind: 'merged', sha };
+}
+
+/** What a push event says about one commit. */
+export interface CommitDetails {
+  id: string;
+  treeId: string;
+  message: string;
+  timestamp: string;
+  author: { name: string; email: string; date: string };
+  committer: { name: string; email: string; date: string };
+  added: string[];
+  removed: string[];
+  modified: string[];
+}
+
+export async function commitDetails(repoPath: string, sha: string): Promise<CommitDetails> {
+  const fields = (
+    await gitOk(repoPath, [
+      'show',
+      '-s',
+      '--format=%H%x00%T%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI%x00%B',
+      sha,
+    ])
+  ).split('\0');
+  const [id = sha, treeId = '', an = '', ae = '', ad = '', cn = '', ce = '', cd = '', message = ''] = fields;
+  const changes = await gitOk(repoPath, [
+    'diff-tree',
+    '-r',
+    '--root',
+    '--no-commit-id',
+    '--name-status',
+    '--first-parent',
+    '-m',
+    sha,
+  ]);
+  const details: CommitDetails = {
+    id,
+    treeId,
+    message: message.trim(),
+    timestamp: cd,
+    author: { name: an, email: ae, date: ad },
+    committer: { name: cn, email: ce, date: cd },
+    added: [],
+    removed: [],
+    modified: [],
+  };
+  for (const line of changes.split('\n')) {
+    const [kind, path] = line.split('\t');
+    if (!path) continue;
+    if (kind === 'A') details.added.push(path);
+    else if (kind === 'D') details.removed.push(path);
+    else details.modified.push(path);
+  }
+  return details;
+}
+
+/** Commits a push brought, oldest first, at most `limit` (GitHub lists 20 in a push event). */
+export async function pushedCommits(
+  repoPath: string,
+  before: string | undefined,
+  after: string,
+  exclude: string[],
+  limit = 20,
+): Promise<string[]> {
+  const args = ['rev-list', '--reverse', `--max-count=${limit}`, after];
+  if (before) args.push(`^${before}`);
+  for (const sha of exclude) args.push(`^${sha}`);
+  const out = await gitOk(repoPath, args);
+  return out.length === 0 ? [] : out.split('\n');
+}
+
+/** Whether `maybeAncestor` is reachable from `descendant` (a push that keeps it is not forced). */
+export async function isAncestor(
+  repoPath: string,
+  maybeAncestor: string,
+  descendant: string,
+): Promise<boolean> {
+  return (await runGit(repoPath, ['merge-base', '--is-ancestor', maybeAncestor, descendant])).code === 0;
+}
