@@ -1,0 +1,252 @@
+// GiteaForge against the forge double's Gitea API: the shared contract, plus what only Gitea has (labels that must
+// exist, organization labels, WIP drafts, signed pull_request webhooks, hand-checked request shapes).
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ForgeOptions } from '../../../src/forge/forge.ts';
+import { ForgeError } from '../../../src/forge/forge-error.ts';
+import { GiteaForge } from '../../../src/forge/gitea-forge.ts';
+import { giteaProvider } from '../../../src/server/webhook-providers/gitea.ts';
+import { runForgeContract } from '../../support/forge-contract.ts';
+import { startForgeDouble, type ForgeDouble } from '../../support/forge-double/forge-double.ts';
+import { GiteaApi } from '../../support/forge-double/gitea-api.ts';
+
+const REPO = 'acme/deploy';
+const TOKEN = 'gitea-double-token-0123456789abcdef';
+
+interface GiteaDouble {
+  double: ForgeDouble;
+  gitea: GiteaApi;
+  forge(overrides?: Partial<ForgeOptions>): GiteaForge;
+}
+
+async function startGiteaDouble(): Promise<GiteaDouble> {
+  const double = await startForgeDouble();
+  const gitea = new GiteaApi(double);
+  double.mount('/api/v1', gitea.handle);
+  double.addToken(TOKEN, { user: double.bot });
+  await double.createRepository(REPO, { files: { 'env/prod/web.yaml': 'image: web:1\n' } });
+  gitea.addLabel(REPO, 'promotion');
+  gitea.addOrgLabel('acme', 'rollgate');
+  double.addUser('release-manager');
+  return {
+    double,
+    gitea,
+    forge: (overrides = {}) =>
+      new GiteaForge({
+        provider: 'gitea',
+        apiUrl: `${double.url}/api/v1`,
+        repository: REPO,
+        token: TOKEN,
+        sleep: async () => undefined,
+        ...overrides,
+      }),
+  };
+}
+
+runForgeContract('Gitea / Forgejo', async () => {
+  const { double, gitea, forge } = await startGiteaDouble();
+  return {
+    forge,
+    token: TOKEN,
+    baseBranch: 'main',
+    missingRepository: 'acme/missing',
+    pushCommit: (branch, files) => double.commit(REPO, branch, files),
+    branchSha: (branch) => double.branchSha(REPO, branch),
+    parents: async (sha) =>
+      (await double.gitIn(REPO, ['rev-list', '--parents', '-n', '1', sha])).split(' ').slice(1),
+    addExternalCheck: async (sha, name, state) => gitea.addStatus(REPO, sha, name, state),
+    postedStatuses: async (sha) => gitea.postedStatuses(REPO, sha),
+    comments: async (number) =>
+      double
+        .repository(REPO)
+        .comments.filter((comment) => comment.issueNumber === number)
+        .map((comment) => comment.body),
+    rateLimitNext: (count, kind) => gitea.rateLimitNext(count, kind),
+    serverErrorNext: (count) => gitea.serverErrorNext(count),
+    violations: () => double.violations(),
+    reset: () => {
+      double.reset();
+      gitea.reset();
+    },
+    close: async () => {
+      await gitea.hooks.flush();
+      await double.stop();
+    },
+  };
+});
+
+describe('GiteaForge: Gitea specifics', () => {
+  let gt: GiteaDouble;
+  let branches = 0;
+  const branch = async (): Promise<{ name: string; sha: string }> => {
+    branches += 1;
+    const name = `promote/specific-${branches}`;
+    return {
+      name,
+      sha: await gt.double.commit(REPO, name, { [`env/prod/s${branches}.yaml`]: `n: ${branches}\n` }),
+    };
+  };
+
+  beforeAll(async () => {
+    gt = await startGiteaDouble();
+  });
+  afterAll(async () => {
+    await gt.gitea.hooks.flush();
+    await gt.double.stop();
+  });
+  afterEach(() => {
+    const violations = gt.double.violations();
+    gt.double.reset();
+    gt.gitea.reset();
+    expect(violations).toEqual([]);
+  });
+
+  it('sends a signed pull_request event on merge that Rollgate verifies and reads as a merge into the base', async () => {
+    const received: Array<{ headers: IncomingMessage['headers']; body: Buffer }> = [];
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body: Buffer.concat(chunks) });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const secret = 'gitea-hook-secret';
+      gt.gitea.onWebhook(
+        `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks/gitea`,
+        secret,
+      );
+      const head = await branch();
+      const forge = gt.forge();
+      const opened = await forge.openPullRequest({ head: head.name, base: 'main', title: 'hook', body: '' });
+      const { mergeCommitSha } = await forge.merge(opened.number, head.sha);
+      await gt.gitea.hooks.flush();
+
+      expect(received).toHaveLength(1);
+      const [delivery] = received;
+      if (!delivery) throw new Error('no delivery');
+      expect(delivery.headers['x-gitea-event']).toBe('pull_request');
+      expect(giteaProvider.verify(delivery.headers, delivery.body, { gitea: { secret } } as never)).toEqual({
+        ok: true,
+      });
+      expect(
+        giteaProvider.verify(delivery.headers, delivery.body, { gitea: { secret: 'x' } } as never).ok,
+      ).toBe(false);
+      const payload = JSON.parse(delivery.body.toString('utf8')) as {
+        action: string;
+        pull_request: { merged: boolean; merge_commit_sha: string };
+      };
+      expect(payload.action).toBe('closed');
+      expect(payload.pull_request).toMatchObject({ merged: true, merge_commit_sha: mergeCommitSha });
+      expect(giteaProvider.interpret(delivery.headers, payload)).toMatchObject({
+        kind: 'push',
+        cause: 'merge',
+        branches: ['main'],
+      });
+    } finally {
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    }
+  });
+
+  it('sends repository and organization labels as ids, and refuses a label that does not exist', async () => {
+    const head = await branch();
+    const forge = gt.forge();
+    const opened = await forge.openPullRequest({
+      head: head.name,
+      base: 'main',
+      title: 'labels',
+      body: '',
+      labels: ['Promotion', 'rollgate'],
+    });
+    expect(opened.labels.sort()).toEqual(['promotion', 'rollgate']);
+
+    const other = await branch();
+    const error = (await forge
+      .openPullRequest({ head: other.name, base: 'main', title: 'x', body: '', labels: ['no-such-label'] })
+      .catch((e: unknown) => e)) as ForgeError;
+    expect(error).toBeInstanceOf(ForgeError);
+    expect(error.code).toBe('forge.not_found');
+    expect(await forge.findOpenPullRequest(other.name, 'main')).toBeUndefined();
+  });
+
+  it('opens a draft with the WIP: prefix, keeps it through an edit, and Gitea refuses to merge it', async () => {
+    const head = await branch();
+    const forge = gt.forge();
+    const draft = await forge.openPullRequest({
+      head: head.name,
+      base: 'main',
+      title: 'Promote web',
+      body: 'a',
+      draft: true,
+    });
+    expect(draft).toMatchObject({ title: 'Promote web', draft: true });
+    expect(gt.double.repository(REPO).pulls.get(draft.number)?.title).toBe('WIP: Promote web');
+    expect(await forge.updatePullRequest(draft.number, { title: 'Promote web v2', body: 'b' })).toMatchObject(
+      {
+        title: 'Promote web v2',
+        draft: true,
+      },
+    );
+    const refused = (await forge.merge(draft.number, head.sha).catch((e: unknown) => e)) as ForgeError;
+    expect(refused.code).toBe('forge.conflict');
+    expect(refused.context.status).toBe(405);
+  });
+
+  it('refuses an unknown reviewer before creating anything, and asks a known one', async () => {
+    const head = await branch();
+    const forge = gt.forge();
+    const error = (await forge
+      .openPullRequest({ head: head.name, base: 'main', title: 'x', body: '', reviewers: ['nobody-here'] })
+      .catch((e: unknown) => e)) as ForgeError;
+    expect(error.code).toBe('forge.not_found');
+    expect(await forge.findOpenPullRequest(head.name, 'main')).toBeUndefined();
+    const opened = await forge.openPullRequest({
+      head: head.name,
+      base: 'main',
+      title: 'x',
+      body: '',
+      reviewers: ['release-manager'],
+    });
+    expect(gt.double.repository(REPO).pulls.get(opened.number)?.requestedReviewers).toEqual([
+      'release-manager',
+    ]);
+  });
+
+  it('counts a warning as passing and an error as failing', async () => {
+    const head = await branch();
+    const forge = gt.forge();
+    gt.gitea.addStatus(REPO, head.sha, 'ci/lint', 'warning');
+    expect(await forge.checksState(head.sha)).toBe('success');
+    gt.gitea.addStatus(REPO, head.sha, 'ci/build', 'error');
+    expect(await forge.checksState(head.sha)).toBe('failure');
+  });
+
+  it('reports merging a closed pull request as forge.conflict', async () => {
+    const head = await branch();
+    const forge = gt.forge();
+    const opened = await forge.openPullRequest({ head: head.name, base: 'main', title: 'closed', body: '' });
+    await forge.closePullRequest(opened.number);
+    const error = (await forge.merge(opened.number, head.sha).catch((e: unknown) => e)) as ForgeError;
+    expect(error.code).toBe('forge.conflict');
+  });
+
+  it('records (and answers 422) a request that breaks the documented option structs', async () => {
+    const response = await fetch(`${gt.double.url}/api/v1/repos/${REPO}/pulls/1/merge`, {
+      method: 'POST',
+      headers: { authorization: `token ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ Do: 'octopus', sha: 'abc' }),
+    });
+    expect(response.status).toBe(422);
+    const problems = gt.double.invalidRequests.flatMap((violation) => violation.problems);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('body/Do: must be one of merge'),
+        'body/sha: not a documented parameter',
+      ]),
+    );
+    gt.double.reset();
+  });
+});
