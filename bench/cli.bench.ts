@@ -14,9 +14,8 @@ import {
 } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { parse } from 'yaml';
-import { cliBuildOptions } from '../scripts/build.ts';
+import { buildCli } from '../scripts/build.ts';
 import { createKubeClients } from '../src/kube/client.ts';
 import { installCrds } from '../src/kube/install-crds.ts';
 import { startSandbox } from '../src/sandbox/index.ts';
@@ -68,9 +67,7 @@ async function installCli(dir: string): Promise<string> {
   for (const folder of ['src', 'workers'])
     cpSync(join(repo, folder), join(root, folder), { recursive: true });
   symlinkSync(join(repo, 'node_modules'), join(root, 'node_modules'), 'dir');
-  const startedAt = new Date();
-  await build({ ...cliBuildOptions(join(root, 'dist', 'cli')), logLevel: 'error' });
-  writeFileSync(join(root, 'dist', 'cli', 'build-stamp'), `${startedAt.toISOString()}\n`);
+  await buildCli(join(root, 'dist', 'cli'));
   return join(root, 'bin', 'rollgate.js');
 }
 

@@ -1,9 +1,19 @@
-// Builds the CLI into dist/cli (`npm run build`, and `npm ci` through `prepare`): one esbuild bundle whose
+// Builds the CLI into dist/cli (`npm run build`, and `npm ci` through `prepare`): an esbuild bundle whose
 // commands load their implementation as separate chunks, so a verb starts in milliseconds, not seconds.
-import { build, type BuildOptions } from 'esbuild';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { build, type BuildOptions, type Plugin } from 'esbuild';
+import { spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -13,26 +23,56 @@ export const DIST_CLI = join(root, 'dist', 'cli');
 export const BUILD_STAMP = 'build-stamp';
 
 /**
- * The packages inlined into the bundle: the ones the short-lived verbs load. @kubernetes/client-node
- * is ~2,900 modules (every API group and model) when Node loads it file by file; bundled, esbuild keeps
- * only the API groups we use and Node compiles one file. Every other dependency stays a package, loaded
- * by the long-running commands only: bundling it would not speed up a verb, and a package may find files
- * or start worker threads relative to its own folder (pino's transports do).
+ * Packages inlined as CommonJS files run from a V8 code cache (src/cli/load-precompiled.ts), beside the
+ * bundle: compiling them is most of a verb's start-up. @kubernetes/client-node is ~2,900 modules (every
+ * API group and every model) when Node loads it from node_modules; bundled, only the names Rollgate
+ * imports remain, with what they need.
  */
-export const BUNDLED_PACKAGES = ['@kubernetes/client-node', 'commander', 'yaml', 'zod'];
+export const PRECOMPILED_PACKAGES = ['@kubernetes/client-node', 'yaml', 'zod'];
+
+/**
+ * Packages inlined into the bundle itself. Every other dependency stays a package, loaded by the
+ * long-running commands only: inlining it would not speed up a verb, and a package may find files or
+ * start worker threads relative to its own folder (pino's transports do).
+ */
+export const BUNDLED_PACKAGES = ['commander'];
+
+/** The module the bundle imports instead of `pkg`: generated beside the chunks by {@link buildCli}. */
+export function precompiledModule(pkg: string): string {
+  return `./vendor-${pkg.replace(/^@/, '').replace(/[^a-z0-9]+/gi, '-')}.js`;
+}
 
 function externalPackages(): string[] {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
     dependencies?: Record<string, string>;
   };
-  return Object.keys(pkg.dependencies ?? {}).filter((name) => !BUNDLED_PACKAGES.includes(name));
+  const inlined = [...BUNDLED_PACKAGES, ...PRECOMPILED_PACKAGES];
+  return Object.keys(pkg.dependencies ?? {}).filter((name) => !inlined.includes(name));
+}
+
+/** Sends every import of a precompiled package to its generated module; a subpath would be a second copy. */
+function precompiledPackages(): Plugin {
+  const escaped = PRECOMPILED_PACKAGES.map((name) => name.replace(/[/.]/g, '\\$&'));
+  return {
+    name: 'rollgate-precompiled-packages',
+    setup(builder) {
+      builder.onResolve({ filter: new RegExp(`^(${escaped.join('|')})(/.*)?$`) }, ({ path }) => {
+        const pkg = PRECOMPILED_PACKAGES.find((name) => path === name);
+        if (pkg === undefined)
+          return {
+            errors: [{ text: `import from the package itself, not ${path}: it is precompiled whole` }],
+          };
+        return { path: precompiledModule(pkg), external: true };
+      });
+    },
+  };
 }
 
 /** The esbuild options of the CLI bundle (tests build it in memory to inspect what each verb loads). */
 export function cliBuildOptions(outdir: string): BuildOptions {
   return {
     absWorkingDir: root,
-    entryPoints: ['src/cli/main.ts'],
+    entryPoints: ['src/cli/main.ts', 'src/cli/load-precompiled.ts'],
     outdir,
     bundle: true,
     // Each `await import()` of a command becomes its own chunk: `--help` reads only main.js.
@@ -44,13 +84,14 @@ export function cliBuildOptions(outdir: string): BuildOptions {
     // relative to its own file finds them from the bundle too.
     chunkNames: '[name]-[hash]',
     external: externalPackages(),
+    plugins: [precompiledPackages()],
     // Less to parse at every start. Identifiers are not shortened, and keepNames restores the few that
     // bundling renames (two modules' `class Foo`): class names reach logs (pino's err.type) and errors.
     minifyWhitespace: true,
     minifySyntax: true,
     keepNames: true,
     sourcemap: 'linked',
-    // Bundled CommonJS packages (client-node's dependencies) call require() for Node's built-ins.
+    // Bundled CommonJS (commander) calls require() for Node's built-ins.
     banner: {
       js: "import { createRequire as __rollgateCreateRequire } from 'node:module'; const require = __rollgateCreateRequire(import.meta.url);",
     },
@@ -58,22 +99,104 @@ export function cliBuildOptions(outdir: string): BuildOptions {
   };
 }
 
-/** Builds into a fresh folder, then swaps it in, so a failed build never leaves a half-written bundle. */
-export async function buildCli(): Promise<void> {
+/**
+ * The names the bundle imports from each precompiled package. esbuild writes every such import as
+ * `import{a,b as c}from"./vendor-x.js"`; a namespace, default or dynamic import would need every name
+ * the package has, and is refused.
+ */
+function importedNames(outdir: string): Map<string, Set<string>> {
+  const byModule = new Map(PRECOMPILED_PACKAGES.map((pkg) => [precompiledModule(pkg), pkg]));
+  const names = new Map<string, Set<string>>();
+  for (const file of readdirSync(outdir).filter((name) => name.endsWith('.js'))) {
+    const text = readFileSync(join(outdir, file), 'utf8');
+    for (const match of text.matchAll(/(?:import|export)\s*\{([^}]*)\}\s*from\s*"(\.\/vendor-[^"]+)"/g)) {
+      const pkg = byModule.get(match[2] ?? '');
+      if (pkg === undefined) continue;
+      const set = names.get(pkg) ?? new Set<string>();
+      for (const part of (match[1] ?? '').split(',')) {
+        const name = part.trim().split(/\s+as\s+/)[0];
+        if (name) set.add(name);
+      }
+      names.set(pkg, set);
+    }
+    const whole = [
+      /import\s*\*\s*as\s+\w+\s*from\s*"\.\/vendor-[^"]+"/,
+      /import\s+\w+\s*(?:,\s*\{[^}]*\}\s*)?from\s*"\.\/vendor-[^"]+"/,
+      /export\s*\*\s*(?:as\s+\w+\s*)?from\s*"\.\/vendor-[^"]+"/,
+      /import\(\s*"\.\/vendor-[^"]+"/,
+    ]
+      .map((pattern) => pattern.exec(text)?.[0])
+      .find((found) => found !== undefined);
+    if (whole !== undefined)
+      throw new Error(`${file}: import a precompiled package's names, not the whole of it (\`${whole}\`)`);
+  }
+  return names;
+}
+
+/** The package as one CommonJS file exporting `names`, and the ES module the bundle imports it through. */
+async function buildPrecompiled(pkg: string, names: string[], outdir: string): Promise<string> {
+  const module = precompiledModule(pkg);
+  const commonJs = module.replace(/\.js$/, '.cjs');
+  await build({
+    absWorkingDir: root,
+    stdin: { contents: `export { ${names.join(', ')} } from '${pkg}';`, resolveDir: root, loader: 'js' },
+    outfile: join(outdir, commonJs),
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    keepNames: true,
+    logLevel: 'warning',
+  });
+  writeFileSync(
+    join(outdir, module),
+    [
+      `// Generated by scripts/build.ts: ${pkg}, run from its code cache (src/cli/load-precompiled.ts).`,
+      "import { loadPrecompiled } from './load-precompiled.js';",
+      `export const { ${names.join(', ')} } = loadPrecompiled(import.meta.url, '${commonJs}');`,
+      '',
+    ].join('\n'),
+  );
+  return join(outdir, commonJs);
+}
+
+/** The code caches, written by a plain `node` (no tsx, no NODE_OPTIONS): V8 rejects a cache made under other flags. */
+function writeCodeCaches(outdir: string, files: string[]): void {
+  const loader = pathToFileURL(join(outdir, 'load-precompiled.js')).href;
+  const script = `import { writeCodeCache } from ${JSON.stringify(loader)};\nfor (const file of ${JSON.stringify(files)}) writeCodeCache(file);`;
+  const { NODE_OPTIONS: _options, ...env } = process.env;
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    env,
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`writing the code caches failed: ${result.stderr}`);
+}
+
+/**
+ * Builds into a fresh folder, then swaps it in for `target`, so a failed build never leaves a half-written
+ * bundle.
+ */
+export async function buildCli(target: string = DIST_CLI): Promise<void> {
   const startedAt = new Date();
-  const next = `${DIST_CLI}.next-${process.pid}`;
-  const previous = `${DIST_CLI}.previous-${process.pid}`;
+  const next = `${target}.next-${process.pid}`;
+  const previous = `${target}.previous-${process.pid}`;
   rmSync(next, { recursive: true, force: true });
   mkdirSync(next, { recursive: true });
   try {
     await build(cliBuildOptions(next));
+    const precompiled: string[] = [];
+    for (const [pkg, names] of importedNames(next))
+      precompiled.push(await buildPrecompiled(pkg, [...names].sort(), next));
+    writeCodeCaches(next, precompiled);
     const stamp = join(next, BUILD_STAMP);
     writeFileSync(stamp, `${startedAt.toISOString()}\n`);
     // A source saved while esbuild was reading may be missing from the bundle: the stamp carries the
     // start time, so such a file counts as newer than the build.
     utimesSync(stamp, startedAt, startedAt);
-    if (existsSync(DIST_CLI)) renameSync(DIST_CLI, previous);
-    renameSync(next, DIST_CLI);
+    if (existsSync(target)) renameSync(target, previous);
+    renameSync(next, target);
   } finally {
     rmSync(next, { recursive: true, force: true });
     rmSync(previous, { recursive: true, force: true });

@@ -4,10 +4,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { AppsV1Api, CustomObjectsApi, Watch } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { cliBuildOptions } from '../../../scripts/build.ts';
+import { buildCli } from '../../../scripts/build.ts';
 import { MERGE_PATCH } from '../../../src/kube/client.ts';
 import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/spec/api-version.ts';
 import type { RolloutStatus } from '../../../src/spec/rollout.ts';
@@ -38,7 +37,7 @@ async function installCli(): Promise<string> {
   copyFileSync(join(repo, 'bin', 'rollgate.js'), join(root, 'bin', 'rollgate.js'));
   copyFileSync(join(repo, 'package.json'), join(root, 'package.json'));
   symlinkSync(join(repo, 'node_modules'), join(root, 'node_modules'), 'dir');
-  await build({ ...cliBuildOptions(join(root, 'dist', 'cli')), logLevel: 'error' });
+  await buildCli(join(root, 'dist', 'cli'));
   return root;
 }
 

@@ -4,7 +4,7 @@ import { build, type Metafile } from 'esbuild';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cliBuildOptions } from '../../../scripts/build.ts';
+import { cliBuildOptions, PRECOMPILED_PACKAGES, precompiledModule } from '../../../scripts/build.ts';
 
 /** Packages a short-lived verb must not load: each costs from 100 ms to seconds at start. */
 const LONG_RUNNING = ['bullmq', 'ioredis', 'isomorphic-git', 'pino', 'pino-pretty', 'prom-client'];
@@ -29,7 +29,8 @@ function packagesIn(path: string): string[] {
 
 /**
  * The packages loaded when `entry` is imported: its chunk and every chunk it imports statically (what
- * Node evaluates before the module runs), bundled or left external; dynamic imports load later, if ever.
+ * Node evaluates before the module runs), bundled, precompiled beside the bundle or left external;
+ * dynamic imports load later, if ever.
  */
 function packagesLoadedBy(entry: string): Set<string> {
   const outputs = Object.entries(metafile.outputs);
@@ -46,7 +47,9 @@ function packagesLoadedBy(entry: string): Set<string> {
     for (const imported of output.imports) {
       if (imported.kind !== 'import-statement') continue;
       if (imported.external) {
-        if (!imported.path.startsWith('node:')) packages.add(imported.path);
+        const precompiled = PRECOMPILED_PACKAGES.find((name) => precompiledModule(name) === imported.path);
+        if (precompiled !== undefined) packages.add(precompiled);
+        else if (!imported.path.startsWith('node:')) packages.add(imported.path);
       } else visit(imported.path);
     }
   };

@@ -1,0 +1,63 @@
+// Runs a package that scripts/build.ts bundled as CommonJS, compiled from the V8 code cache written beside it.
+// Node 20 keeps no compile cache of its own, and compiling @kubernetes/client-node, zod and yaml is a large
+// part of a verb's start-up. Only the bundle in dist/cli uses this module; from source, packages load as usual.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Script } from 'node:vm';
+
+/** Beside `vendor-x.cjs`: `vendor-x.cjs.v8-cache`. */
+export const CODE_CACHE_SUFFIX = '.v8-cache';
+
+type CommonJsBody = (
+  exports: object,
+  require: NodeJS.Require,
+  module: { exports: object },
+  filename: string,
+  dirname: string,
+) => void;
+
+/** What Node's CommonJS loader compiles; the writer and the reader must compile the very same text. */
+function compile(file: string, cachedData?: Buffer): Script {
+  const source = readFileSync(file, 'utf8');
+  return new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: file,
+    ...(cachedData !== undefined ? { cachedData } : {}),
+  });
+}
+
+function run(script: Script, file: string): Record<string, unknown> {
+  const module = { exports: {} };
+  const body = script.runInThisContext() as CommonJsBody;
+  body.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
+  return module.exports as Record<string, unknown>;
+}
+
+function readCodeCache(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file + CODE_CACHE_SUFFIX);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The exports of the CommonJS file `relative` to `base` (a module's import.meta.url). V8 checks the cache
+ * against its version, flags and the source, and compiles from scratch when it does not match (another
+ * Node binary, say): slower, never wrong.
+ */
+export function loadPrecompiled(base: string, relative: string): Record<string, unknown> {
+  const file = fileURLToPath(new URL(relative, base));
+  return run(compile(file, readCodeCache(file)), file);
+}
+
+/**
+ * Runs `file` once, then writes its code cache: what was compiled while it loaded (its top level and the
+ * module bodies it ran), so a later load skips parsing them. scripts/build.ts calls it in a fresh `node`.
+ */
+export function writeCodeCache(file: string): void {
+  const script = compile(file);
+  run(script, file);
+  writeFileSync(file + CODE_CACHE_SUFFIX, script.createCachedData());
+}
