@@ -52,8 +52,13 @@ export async function listRefs(repoPath: string): Promise<Map<string, string>> {
   return refs;
 }
 
+// Commits never change, so a full id once found to name a commit is not asked about again.
+const knownCommits = new Set<string>();
+
 /** The commit `revision` names, or undefined when there is none. */
 export async function resolveCommit(repoPath: string, revision: string): Promise<string | undefined> {
+  const key = `${repoPath}\u0000${revision.toLowerCase()}`;
+  if (knownCommits.has(key)) return revision.toLowerCase();
   const result = await runGit(repoPath, [
     'rev-parse',
     '--verify',
@@ -61,7 +66,9 @@ export async function resolveCommit(repoPath: string, revision: string): Promise
     '--end-of-options',
     `${revision}^{commit}`,
   ]);
-  return result.code === 0 && result.stdout.length > 0 ? result.stdout : undefined;
+  if (result.code !== 0 || result.stdout.length === 0) return undefined;
+  if (result.stdout === revision.toLowerCase()) knownCommits.add(key);
+  return result.stdout;
 }
 
 export function branchSha(repoPath: string, branch: string): Promise<string | undefined> {

@@ -11,7 +11,15 @@ import type { AddressInfo, Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { serveGitRepositories, type GitServer } from '../../../src/git/smart-http-server.ts';
 import { gitAsync, makeTempDir, type TempDir } from '../git-fixtures.ts';
-import { branchSha, commitFiles, isAncestor, listRefs, moveBranch, runGit } from './bare-repository.ts';
+import {
+  branchSha,
+  branchShas,
+  commitFiles,
+  isAncestor,
+  listRefs,
+  moveBranch,
+  runGit,
+} from './bare-repository.ts';
 import { FaultQueue } from './faults.ts';
 import {
   IdSequence,
@@ -252,8 +260,10 @@ export class ForgeDouble {
     options: { from?: string; message?: string; pusher?: DoubleUser } = {},
   ): Promise<string> {
     const repo = this.repository(fullName);
-    const current = await branchSha(repo.path, branch);
-    const parent = current ?? (await branchSha(repo.path, options.from ?? repo.defaultBranch));
+    const from = options.from ?? repo.defaultBranch;
+    const shas = await branchShas(repo.path, [branch, from]);
+    const current = shas.get(branch);
+    const parent = current ?? shas.get(from);
     const sha = await commitFiles(repo.path, {
       parent,
       files,
@@ -508,6 +518,8 @@ export class ForgeDouble {
     after: string | undefined,
     pusher: DoubleUser,
   ): Promise<void> {
+    // Working out what a push event says takes several git calls: only when someone listens.
+    if (!this.webhooks.registered && this.refListeners.length === 0) return;
     const forced =
       before !== undefined && after !== undefined && !(await isAncestor(repo.path, before, after));
     const otherHeads = [...(await listRefs(repo.path)).entries()]
