@@ -1,10 +1,8 @@
 // A small typed client for the Gitea (and Forgejo) REST API v1 endpoints a promotion uses, on global fetch.
 import { z } from 'zod';
 import { HttpFailure, httpFailureOf, networkFailureOf } from './http-failure.ts';
-import { retryRequest, type RetryPolicy } from './retry-request.ts';
+import { ATTEMPT_TIMEOUT_MS, retryRequest, type RetryPolicy } from './retry-request.ts';
 
-/** One attempt's time limit: a forge that accepted the connection but never answers is a network failure. */
-export const ATTEMPT_TIMEOUT_MS = 30_000;
 /** Gitea's default cap on `limit` (MAX_RESPONSE_ITEMS). */
 const PAGE_SIZE = 50;
 /** Pages read at most from one list, so a server that never sends a short page cannot loop us forever. */

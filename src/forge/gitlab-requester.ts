@@ -5,7 +5,7 @@
 // Retry-After, sleeps on the real clock, and reports the last one without its status.
 import type { MergeRequests } from '@gitbeaker/rest';
 import { httpFailureOf, networkFailureOf } from './http-failure.ts';
-import { retryRequest, type RetryPolicy } from './retry-request.ts';
+import { ATTEMPT_TIMEOUT_MS, retryRequest, type RetryPolicy } from './retry-request.ts';
 
 /** gitbeaker's requester factory type, read from a resource constructor (requester-utils is not ours to import). */
 export type GitbeakerRequesterFn = NonNullable<ConstructorParameters<typeof MergeRequests>[0]['requesterFn']>;
@@ -13,9 +13,6 @@ type Requester = ReturnType<GitbeakerRequesterFn>;
 type ResourceOptions = Parameters<GitbeakerRequesterFn>[0];
 type RequestOptions = NonNullable<Parameters<Requester['get']>[1]>;
 type Answer = Awaited<ReturnType<Requester['get']>>;
-
-/** One attempt's time limit: a forge that accepted the connection but never answers is a network failure. */
-export const ATTEMPT_TIMEOUT_MS = 30_000;
 
 // gitbeaker hands over camelCase option names (sourceBranch) and leaves their GitLab spelling to the requester.
 const snake = (key: string): string => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);

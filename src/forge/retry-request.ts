@@ -15,6 +15,8 @@ export interface RetryPolicy {
 
 export const DEFAULT_MAX_RETRIES = 4;
 export const DEFAULT_MAX_RETRY_WAIT_MS = 60_000;
+/** One attempt's time limit: a forge that accepted the connection but never answers is a network failure. */
+export const ATTEMPT_TIMEOUT_MS = 30_000;
 /** First backoff of a 5xx, network failure or hint-less rate limit; doubles with each retry. */
 export const FIRST_BACKOFF_MS = 1_000;
 
