@@ -5,7 +5,9 @@ import { startRedisResetDetector, type RedisResetDetector } from '../queue/redis
 import { createPushRouter } from '../server/push-router.ts';
 import { startHttpServer, type RunningHttpServer } from '../server/http-server.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
+import { buildPromotions } from '../promoter/build-promotions.ts';
 import { startPoller, type PollerOptions, type RunningPoller } from './start-poller.ts';
+import { startPromoter, type RunningPromoter } from './start-promoter.ts';
 import { startReconciler, type ReconcilerOptions, type RunningReconciler } from './start-reconciler.ts';
 import type { Runtime } from './runtime.ts';
 import { webhookSecrets } from './webhook-secrets.ts';
@@ -17,6 +19,8 @@ export interface RunningProcess {
   http: RunningHttpServer;
   poller?: RunningPoller;
   reconciler?: RunningReconciler;
+  /** Runs with the reconciler when promotions are configured. */
+  promoter?: RunningPromoter;
   /** Graceful: stop taking work, finish current jobs, close connections. */
   stop(options?: { force?: boolean }): Promise<void>;
 }
@@ -43,6 +47,8 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
   const runsReconciler = options.role !== 'poller';
   // Secrets before anything starts: an unset one must stop the start, not leave workers running.
   const webhooks = runsPoller ? webhookSecrets(config) : {};
+  // Forge tokens likewise: a promotion whose token is missing stops the start, naming the key.
+  const promotions = runsReconciler ? buildPromotions(config, { logger }) : [];
   if (options.installCrds ?? true) {
     const results = await installCrds(runtime.kube.clients, rollgateCrds());
     logger.info({ crds: results.map((r) => `${r.name}: ${r.result}`) }, 'CRDs installed');
@@ -51,8 +57,10 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     ? await startReconciler(runtime, { metrics, ...options.reconciler })
     : undefined;
   let poller: RunningPoller | undefined;
+  let promoter: RunningPromoter | undefined;
   let http: RunningHttpServer;
   try {
+    promoter = promotions.length > 0 ? await startPromoter(runtime, promotions, { metrics }) : undefined;
     poller = runsPoller ? await startPoller(runtime, { metrics, ...options.poller }) : undefined;
     const pollQueue = poller?.queues.poll;
     http = await startHttpServer({
@@ -73,7 +81,11 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     });
   } catch (err) {
     // A start that fails half-way (the port taken, say) stops what it started, so the caller can exit.
-    await Promise.all([poller?.stop({ force: true }), reconciler?.stop({ force: true })]);
+    await Promise.all([
+      poller?.stop({ force: true }),
+      reconciler?.stop({ force: true }),
+      promoter?.stop({ force: true }),
+    ]);
     throw err;
   }
   const queues = poller?.queues;
@@ -87,6 +99,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     onReset: async () => {
       await poller?.enqueueAll();
       await reconciler?.enqueueAll();
+      await promoter?.enqueueAll();
     },
   });
   logger.info({ role: options.role, url: http.url }, 'rollgate started');
@@ -96,10 +109,15 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     http,
     ...(poller ? { poller } : {}),
     ...(reconciler ? { reconciler } : {}),
+    ...(promoter ? { promoter } : {}),
     async stop(stopOptions) {
       detector.stop();
       await http.stop();
-      await Promise.all([poller?.stop(stopOptions), reconciler?.stop(stopOptions)]);
+      await Promise.all([
+        poller?.stop(stopOptions),
+        reconciler?.stop(stopOptions),
+        promoter?.stop(stopOptions),
+      ]);
       await runtime.close();
     },
   };

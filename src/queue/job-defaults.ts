@@ -8,7 +8,13 @@ import { ROLLGATE_BACKOFF_TYPE } from './retry-backoff.ts';
  * a rollout is never given up on a transient error; a poll retries a little, the next scheduled
  * poll follows anyway; a sync retries for about half an hour before the next commit or resync.
  */
-export const ATTEMPTS_BY_QUEUE: Record<QueueName, number> = { poll: 3, sync: 12, reconcile: 1_000 };
+export const ATTEMPTS_BY_QUEUE: Record<QueueName, number> = {
+  poll: 3,
+  sync: 12,
+  reconcile: 1_000,
+  // A forge outage or rate limit is waited out for about a day; the next phase change enqueues again anyway.
+  promote: 300,
+};
 
 /** The options every Rollgate job is added with (besides delay and deduplication). */
 export function jobDefaults(queue: QueueName): JobsOptions {

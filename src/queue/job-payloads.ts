@@ -51,17 +51,28 @@ export const syncPayloadSchema = z.object({
 });
 export type SyncPayload = z.infer<typeof syncPayloadSchema>;
 
+/** A promote job: look at one promotion (by its configured name) for one rollout of its `from` source. */
+export const promotePayloadSchema = z.object({
+  v: z.literal(1),
+  promotion: z.string().min(1),
+  namespace: z.string().min(1),
+  name: z.string().min(1),
+});
+export type PromotePayload = z.infer<typeof promotePayloadSchema>;
+
 /** The payload type of each queue. */
 export interface PayloadByQueue {
   poll: PollPayload;
   sync: SyncPayload;
   reconcile: ReconcilePayload;
+  promote: PromotePayload;
 }
 
 const schemas: { [N in QueueName]: z.ZodType<PayloadByQueue[N]> } = {
   poll: pollPayloadSchema,
   sync: syncPayloadSchema,
   reconcile: reconcilePayloadSchema,
+  promote: promotePayloadSchema,
 };
 
 /** Validates a job's data read from Redis; throws InvalidJobPayloadError when it is not a payload of `queue`. */

@@ -1,7 +1,10 @@
-// The names of Rollgate's three queues and the hash-tagged key prefix they live under.
+// The names of Rollgate's queues and the hash-tagged key prefix they live under.
 
-/** The queues: `poll` checks sources, `sync` applies Git objects, `reconcile` drives one rollout. */
-export const QUEUE_NAMES = ['poll', 'sync', 'reconcile'] as const;
+/**
+ * The queues: `poll` checks sources, `sync` applies Git objects, `reconcile` drives one rollout,
+ * `promote` carries one rollout's finished revision to the next environment by pull request.
+ */
+export const QUEUE_NAMES = ['poll', 'sync', 'reconcile', 'promote'] as const;
 
 /** One of Rollgate's queue names. */
 export type QueueName = (typeof QUEUE_NAMES)[number];

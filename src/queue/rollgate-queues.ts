@@ -1,8 +1,9 @@
-// The three queues opened together, plus the level-triggered "enqueue everything" a process runs
+// The queues opened together, plus the level-triggered "enqueue everything" a process runs
 // on start and after Redis was emptied.
 import { PollQueue, type PollSchedule } from './poll-queue.ts';
 import type { QueueConnectionOptions } from './queue-connection.ts';
 import { readQueueDepths, type QueueDepth } from './queue-depths.ts';
+import { PromoteQueue } from './promote-queue.ts';
 import { ReconcileQueue } from './reconcile-queue.ts';
 import { SyncQueue } from './sync-queue.ts';
 
@@ -11,25 +12,28 @@ export interface RollgateQueues {
   poll: PollQueue;
   sync: SyncQueue;
   reconcile: ReconcileQueue;
+  promote: PromoteQueue;
   /** Jobs per queue and state (for the rollgate_queue_jobs metric). */
   depths(): Promise<QueueDepth[]>;
   close(): Promise<void>;
 }
 
-/** Opens the `poll`, `sync` and `reconcile` queues on one connection and prefix. */
+/** Opens the `poll`, `sync`, `reconcile` and `promote` queues on one connection and prefix. */
 export function openRollgateQueues(
   options: QueueConnectionOptions & { webhookCoalesceMs?: number },
 ): RollgateQueues {
   const poll = new PollQueue(options);
   const sync = new SyncQueue(options);
   const reconcile = new ReconcileQueue(options);
+  const promote = new PromoteQueue(options);
   return {
     poll,
     sync,
     reconcile,
-    depths: () => readQueueDepths([poll, sync, reconcile]),
+    promote,
+    depths: () => readQueueDepths([poll, sync, reconcile, promote]),
     close: async () => {
-      await Promise.all([poll.close(), sync.close(), reconcile.close()]);
+      await Promise.all([poll.close(), sync.close(), reconcile.close(), promote.close()]);
     },
   };
 }

@@ -7,6 +7,7 @@ import type { EnqueueResult } from './deduplicated-enqueue.ts';
 import { parseJobPayload, rolloutKey, type PayloadByQueue } from './job-payloads.ts';
 import type { JobOutcome, JobOutcomeLabel } from './job-outcome.ts';
 import { PollQueue } from './poll-queue.ts';
+import { PromoteQueue } from './promote-queue.ts';
 import type { QueueName } from './queue-names.ts';
 import { bullPrefix } from './queue-names.ts';
 import { ReconcileQueue } from './reconcile-queue.ts';
@@ -87,24 +88,43 @@ interface Producer<N extends QueueName> {
   close(): Promise<void>;
 }
 
-function openProducer<N extends QueueName>(queue: N, options: StartWorkerOptions): Producer<N> {
-  const base = { connection: options.connection, prefix: options.prefix };
-  // Each branch narrows N by hand; TypeScript cannot relate the generic to the literal by itself.
-  if (queue === 'reconcile') {
+type ProducerBase = { connection: Redis; prefix?: string | undefined };
+
+/** How each queue puts a finished job's work back after `afterMs`: one row per queue. */
+const PRODUCERS: { [N in QueueName]: (base: ProducerBase) => Producer<N> } = {
+  reconcile: (base) => {
     const q = new ReconcileQueue(base);
-    const requeue: Requeue<'reconcile'> = (p, afterMs) =>
-      q.enqueue(rolloutKey(p), { delayMs: afterMs, wakeUp: true });
-    return { requeue: requeue as unknown as Requeue<N>, close: () => q.close() };
-  }
-  if (queue === 'poll') {
+    return {
+      requeue: (p, afterMs) => q.enqueue(rolloutKey(p), { delayMs: afterMs, wakeUp: true }),
+      close: () => q.close(),
+    };
+  },
+  poll: (base) => {
     const q = new PollQueue(base);
-    const requeue: Requeue<'poll'> = (p, afterMs) =>
-      q.enqueuePoll(p.source, p.reason, { delayMs: afterMs, wakeUp: true });
-    return { requeue: requeue as unknown as Requeue<N>, close: () => q.close() };
-  }
-  const q = new SyncQueue(base);
-  const requeue: Requeue<'sync'> = (p, afterMs) => q.enqueue(p, { delayMs: afterMs });
-  return { requeue: requeue as unknown as Requeue<N>, close: () => q.close() };
+    return {
+      requeue: (p, afterMs) => q.enqueuePoll(p.source, p.reason, { delayMs: afterMs, wakeUp: true }),
+      close: () => q.close(),
+    };
+  },
+  sync: (base) => {
+    const q = new SyncQueue(base);
+    return { requeue: (p, afterMs) => q.enqueue(p, { delayMs: afterMs }), close: () => q.close() };
+  },
+  promote: (base) => {
+    const q = new PromoteQueue(base);
+    return {
+      requeue: (p, afterMs) =>
+        q.enqueue(
+          { promotion: p.promotion, namespace: p.namespace, name: p.name },
+          { delayMs: afterMs, wakeUp: true },
+        ),
+      close: () => q.close(),
+    };
+  },
+};
+
+function openProducer<N extends QueueName>(queue: N, options: StartWorkerOptions): Producer<N> {
+  return PRODUCERS[queue]({ connection: options.connection, prefix: options.prefix });
 }
 
 function isRequeue(value: unknown): value is Extract<JobOutcome, { kind: 'requeue' }> {

@@ -1,0 +1,189 @@
+// The promotion side of a process: runs promote jobs, and enqueues one when a Rollout of a promotion's source changes phase.
+import { Watch } from '@kubernetes/client-node';
+import { toPlainObject } from '../kube/client.ts';
+import { kubeCall } from '../kube/errors.ts';
+import { ForgeError } from '../forge/forge-error.ts';
+import { GitSourceError } from '../git/errors/git-source-error.ts';
+import { ImageRewriteError } from '../promotion/image-rewrite-error.ts';
+import { PromoteQueue } from '../queue/promote-queue.ts';
+import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
+import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
+import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
+import type { BuiltPromotion } from '../promoter/build-promotions.ts';
+import { runPromotion } from '../promoter/run-promotion.ts';
+import type { Runtime } from './runtime.ts';
+
+const SOURCE_LABEL = 'rollgate.dev/source';
+const ROLLOUTS_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`;
+
+export interface RunningPromoter {
+  queue: PromoteQueue;
+  worker: RunningWorker;
+  /** Enqueues a look at every promotion for every Rollout of its `from` source. */
+  enqueueAll(): Promise<number>;
+  stop(options?: { force?: boolean }): Promise<void>;
+}
+
+interface WatchedRollout {
+  metadata?: { name?: string; namespace?: string; labels?: Record<string, string> };
+  status?: { phase?: string; currentPodHash?: string; abort?: boolean; stableRS?: string };
+}
+
+/** What a promotion reacts to: the phase, revision and abort of the Rollout (not every status write). */
+function fingerprint(rollout: WatchedRollout): string {
+  const s = rollout.status ?? {};
+  return `${s.phase ?? ''}|${s.currentPodHash ?? ''}|${s.stableRS ?? ''}|${s.abort === true}`;
+}
+
+/** Failures a retry cannot fix: a bad token, a missing repository or target, a target file it cannot edit. */
+function needsAHuman(error: unknown): boolean {
+  if (error instanceof ForgeError) return !error.transient;
+  if (error instanceof ImageRewriteError) return true;
+  if (error instanceof GitSourceError)
+    return error.code === 'git.auth-failed' || error.code === 'git.repository-not-found';
+  return false;
+}
+
+/**
+ * Starts the promote worker and the Rollout watch that feeds it. A promote job looks at one promotion for
+ * one rollout; a watch event enqueues one only when the Rollout's phase, revision or abort changed, so
+ * the forge is asked only when something a promotion depends on moved.
+ */
+export async function startPromoter(
+  runtime: Runtime,
+  promotions: readonly BuiltPromotion[],
+  options: { metrics?: RollgateMetrics; watch?: boolean } = {},
+): Promise<RunningPromoter> {
+  const { config, logger, redis } = runtime;
+  const log = logger.child({ component: 'promoter' });
+  const metrics = options.metrics ?? defaultMetrics;
+  const queue = new PromoteQueue({ connection: redis, prefix: config.redis.prefix });
+  const byName = new Map(promotions.map((p) => [p.spec.name, p]));
+  const postedStatuses = new Map<string, string>();
+
+  const worker = startWorker(
+    'promote',
+    async (payload) => {
+      const promotion = byName.get(payload.promotion);
+      if (promotion === undefined) return { kind: 'done' };
+      try {
+        const outcome = await runPromotion(
+          promotion.spec,
+          { namespace: payload.namespace, name: payload.name },
+          {
+            clients: runtime.kube.clients,
+            forge: promotion.forge,
+            target: promotion.target,
+            editImages: promotion.editImages,
+            logger: log,
+            postedStatuses,
+            onForge: (what) =>
+              typeof what === 'string'
+                ? metrics.promotionPullRequestsTotal.inc({ promotion: payload.promotion, event: what })
+                : metrics.forgeErrorsTotal.inc({ promotion: payload.promotion, code: what.error }),
+          },
+        );
+        const after = outcome.plan?.requeueAfterMs;
+        return after === undefined
+          ? { kind: 'done' }
+          : { kind: 'requeue', afterMs: after, reason: 'auto-merge checks' };
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        log.warn(
+          { promotion: payload.promotion, rollout: `${payload.namespace}/${payload.name}`, err: message },
+          'promotion failed',
+        );
+        if (needsAHuman(error)) return { kind: 'stalled', reason: message };
+        throw error;
+      }
+    },
+    {
+      connection: redis,
+      prefix: config.redis.prefix,
+      concurrency: Math.min(4, config.workers.concurrency),
+      lockDuration: config.workers.lockDurationMs,
+      logger: log,
+      onJobFinished: (event) => metrics.observeJobFinished(event),
+    },
+  );
+
+  const sources = new Set(promotions.map((p) => p.spec.fromSource));
+  const enqueueFor = async (rollout: WatchedRollout): Promise<number> => {
+    const source = rollout.metadata?.labels?.[SOURCE_LABEL];
+    const { name, namespace } = rollout.metadata ?? {};
+    if (source === undefined || !sources.has(source) || !name || !namespace) return 0;
+    let count = 0;
+    for (const promotion of promotions) {
+      if (promotion.spec.fromSource !== source) continue;
+      await queue.enqueue({ promotion: promotion.spec.name, namespace, name });
+      count += 1;
+    }
+    return count;
+  };
+
+  const seen = new Map<string, string>();
+  const labelSelector = `${SOURCE_LABEL} in (${[...sources].join(',')})`;
+  const enqueueAll = async (): Promise<number> => {
+    if (sources.size === 0) return 0;
+    const list = await kubeCall({ verb: 'list', kind: 'Rollout' }, () =>
+      runtime.kube.clients.custom.listClusterCustomObject({
+        group: ROLLGATE_API_GROUP,
+        version: 'v1alpha1',
+        plural: 'rollouts',
+        labelSelector,
+      }),
+    );
+    let count = 0;
+    for (const item of toPlainObject<{ items?: WatchedRollout[] }>(list).items ?? []) {
+      seen.set(`${item.metadata?.namespace}/${item.metadata?.name}`, fingerprint(item));
+      count += await enqueueFor(item);
+    }
+    return count;
+  };
+
+  let stopping = false;
+  let controller: { abort(): void } | undefined;
+  const startWatch = async (): Promise<void> => {
+    const restart = (): void => {
+      if (stopping) return;
+      setTimeout(() => void startWatch(), 1_000).unref();
+    };
+    try {
+      controller = await new Watch(runtime.kube.clients.kubeConfig).watch(
+        ROLLOUTS_PATH,
+        { labelSelector },
+        (type, rollout: WatchedRollout) => {
+          if (type === 'BOOKMARK' || type === 'DELETED') return;
+          const key = `${rollout.metadata?.namespace}/${rollout.metadata?.name}`;
+          const print = fingerprint(rollout);
+          if (seen.get(key) === print) return;
+          seen.set(key, print);
+          void enqueueFor(rollout).catch((err: unknown) =>
+            log.warn({ key, err: (err as Error).message }, 'enqueue from watch failed'),
+          );
+        },
+        restart,
+      );
+    } catch {
+      restart();
+    }
+  };
+  if (sources.size > 0 && (options.watch ?? true)) await startWatch();
+  const count = await enqueueAll().catch((err: unknown) => {
+    log.warn({ err: (err as Error).message }, 'could not list rollouts for promotions at start');
+    return 0;
+  });
+  log.info({ promotions: promotions.map((p) => p.spec.name), enqueued: count }, 'promoter started');
+
+  return {
+    queue,
+    worker,
+    enqueueAll,
+    async stop(stopOptions) {
+      stopping = true;
+      controller?.abort();
+      await worker.stop(stopOptions);
+      await queue.close();
+    },
+  };
+}

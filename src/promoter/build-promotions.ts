@@ -1,0 +1,111 @@
+// From the configuration to ready promotions: forge clients, target sources and the image editor.
+import { resolveSecret } from '../config/secret-source.ts';
+import { resolveSourceAuth } from '../config/source-auth.ts';
+import type { PromotionConfig, RollgateConfig, SourceConfig } from '../config/schema.ts';
+import { createForge } from '../forge/create-forge.ts';
+import type { Forge } from '../forge/forge.ts';
+import { pushPromotionCommit } from '../git/promotion-branch.ts';
+import { GitSource } from '../git/source.ts';
+import type { Logger } from '../log/logger.ts';
+import { planImageEdits } from '../promotion/plan-image-edits.ts';
+import type { ImageEditor, PromotionSpec, PromotionTarget } from './run-promotion.ts';
+
+/** A configured promotion with what running it needs (not the cluster: the caller has that). */
+export interface BuiltPromotion {
+  spec: PromotionSpec;
+  forge: Forge;
+  target: PromotionTarget;
+  editImages: ImageEditor;
+}
+
+function sourceNamed(config: RollgateConfig, name: string): SourceConfig {
+  const source = config.sources.find((candidate) => candidate.name === name);
+  // The schema refuses a promotion naming an unknown source; this only guards a config built by hand.
+  if (source === undefined) throw new Error(`no source named "${name}"`);
+  return source;
+}
+
+function forgeToken(promotion: PromotionConfig, env: Record<string, string | undefined>): string {
+  const { token, tokenEnv, tokenFile } = promotion.pullRequest;
+  const value = resolveSecret(
+    `promotions.${promotion.name}.pullRequest token`,
+    { secret: token, secretEnv: tokenEnv, secretFile: tokenFile },
+    env,
+  );
+  return value ?? '';
+}
+
+/**
+ * Builds every configured promotion: secrets are resolved now (a missing token fails the start, naming
+ * the key), so nothing is read lazily later. The target side reads with the `to` source's cache and
+ * pushes with its credentials.
+ */
+export function buildPromotions(
+  config: RollgateConfig,
+  options: { logger: Logger; env?: Record<string, string | undefined>; cacheDir?: string },
+): BuiltPromotion[] {
+  const env = options.env ?? process.env;
+  const cacheDir = options.cacheDir ?? config.git.cacheDir;
+  return config.promotions.map((promotion) => {
+    const to = sourceNamed(config, promotion.to.source);
+    const auth = resolveSourceAuth(to, env);
+    const reader = new GitSource(
+      {
+        name: `promotion-${promotion.name}`,
+        url: to.url,
+        branch: to.branch,
+        path: to.path,
+        ...(auth ? { auth } : {}),
+      },
+      { cacheDir, logger: options.logger },
+    );
+    const target: PromotionTarget = {
+      branch: to.branch,
+      async read() {
+        const tip = await reader.fetch();
+        return { tip, files: await reader.readManifestFiles(tip) };
+      },
+      async push(request) {
+        const result = await pushPromotionCommit({
+          source: to.name,
+          url: to.url,
+          ...(auth ? { auth } : {}),
+          baseBranch: to.branch,
+          branch: request.branch,
+          files: request.files,
+          message: request.message,
+          author: request.author,
+          cacheDir,
+          logger: options.logger,
+        });
+        return { commit: result.commit, pushed: result.pushed };
+      },
+    };
+    const pr = promotion.pullRequest;
+    return {
+      spec: {
+        name: promotion.name,
+        fromSource: promotion.from.source,
+        ...(promotion.from.rollouts !== undefined ? { rollouts: promotion.from.rollouts } : {}),
+        toSource: promotion.to.source,
+        autoMerge: pr.autoMerge,
+        labels: pr.labels,
+        reviewers: pr.reviewers,
+        draft: pr.draft,
+        author: pr.author,
+      },
+      forge: createForge({
+        provider: pr.provider,
+        apiUrl: pr.apiUrl,
+        repository: pr.repository,
+        token: forgeToken(promotion, env),
+      }),
+      target,
+      editImages: (files, workload, images) =>
+        planImageEdits(files, workload, images, { path: to.path }).files.map((file) => ({
+          path: file.path,
+          text: file.text,
+        })),
+    };
+  });
+}
