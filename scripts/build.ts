@@ -12,7 +12,7 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -163,9 +163,10 @@ async function buildPrecompiled(pkg: string, names: string[], outdir: string): P
 }
 
 /** The code caches, written by a plain `node` (no tsx, no NODE_OPTIONS): V8 rejects a cache made under other flags. */
-function writeCodeCaches(outdir: string, files: string[]): void {
+function writeCodeCaches(outdir: string, target: string, files: string[]): void {
   const loader = pathToFileURL(join(outdir, 'load-precompiled.js')).href;
-  const script = `import { writeCodeCache } from ${JSON.stringify(loader)};\nfor (const file of ${JSON.stringify(files)}) writeCodeCache(file);`;
+  const installed = files.map((file) => [file, join(target, basename(file))]);
+  const script = `import { writeCodeCache } from ${JSON.stringify(loader)};\nfor (const [file, installedAs] of ${JSON.stringify(installed)}) writeCodeCache(file, installedAs);`;
   const { NODE_OPTIONS: _options, ...env } = process.env;
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
     env,
@@ -189,7 +190,7 @@ export async function buildCli(target: string = DIST_CLI): Promise<void> {
     const precompiled: string[] = [];
     for (const [pkg, names] of importedNames(next))
       precompiled.push(await buildPrecompiled(pkg, [...names].sort(), next));
-    writeCodeCaches(next, precompiled);
+    writeCodeCaches(next, target, precompiled);
     const stamp = join(next, BUILD_STAMP);
     writeFileSync(stamp, `${startedAt.toISOString()}\n`);
     // A source saved while esbuild was reading may be missing from the bundle: the stamp carries the

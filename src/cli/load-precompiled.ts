@@ -19,18 +19,18 @@ type CommonJsBody = (
 ) => void;
 
 /** What Node's CommonJS loader compiles; the writer and the reader must compile the very same text. */
-function compile(file: string, cachedData?: Buffer): Script {
+function compile(file: string, filename: string, cachedData?: Buffer): Script {
   const source = readFileSync(file, 'utf8');
   return new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
-    filename: file,
+    filename,
     ...(cachedData !== undefined ? { cachedData } : {}),
   });
 }
 
-function run(script: Script, file: string): Record<string, unknown> {
+function run(script: Script, filename: string): Record<string, unknown> {
   const module = { exports: {} };
   const body = script.runInThisContext() as CommonJsBody;
-  body.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
+  body.call(module.exports, module.exports, createRequire(filename), module, filename, dirname(filename));
   return module.exports as Record<string, unknown>;
 }
 
@@ -49,15 +49,17 @@ function readCodeCache(file: string): Buffer | undefined {
  */
 export function loadPrecompiled(base: string, relative: string): Record<string, unknown> {
   const file = fileURLToPath(new URL(relative, base));
-  return run(compile(file, readCodeCache(file)), file);
+  return run(compile(file, file, readCodeCache(file)), file);
 }
 
 /**
  * Runs `file` once, then writes its code cache: what was compiled while it loaded (its top level and the
- * module bodies it ran), so a later load skips parsing them. scripts/build.ts calls it in a fresh `node`.
+ * module bodies it ran), so a later load skips parsing them. `installedAs` is where the file will be read
+ * from (the build writes into a folder it renames at the end): the compiled functions keep that name for
+ * stack traces. scripts/build.ts calls this in a fresh `node`.
  */
-export function writeCodeCache(file: string): void {
-  const script = compile(file);
-  run(script, file);
+export function writeCodeCache(file: string, installedAs: string = file): void {
+  const script = compile(file, installedAs);
+  run(script, installedAs);
   writeFileSync(file + CODE_CACHE_SUFFIX, script.createCachedData());
 }
