@@ -1,0 +1,217 @@
+// PR-based promotion end to end: staging finishes a healthy canary → a pull request on the forge double edits
+// prod's manifest → merging it (a real git merge, GitHub's real webhook) → prod runs its own canary.
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { configSchema } from '../../../src/config/index.ts';
+import { GitHubForge } from '../../../src/forge/github-forge.ts';
+import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
+import { silentLogger } from '../../../src/log/logger.ts';
+import { openRuntime } from '../../../src/process/runtime.ts';
+import { startProcess, type RunningProcess } from '../../../src/process/start-process.ts';
+import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { createRollgateMetrics } from '../../../src/server/metrics.ts';
+import { eventually } from '../../support/eventually.ts';
+import { startForgeDouble, type ForgeDouble } from '../../support/forge-double/forge-double.ts';
+import { makeTempDir, type TempDir } from '../../support/git-fixtures.ts';
+
+const REPO = 'acme/deploy';
+const SECRET = 'promotion-webhook-secret';
+
+function rollout(image: string, more = ''): string {
+  return `# the web tier
+apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata:
+  name: web
+spec:
+  replicas: 2
+  progressDeadlineSeconds: 5
+  progressDeadlineAbort: true
+  selector:
+    matchLabels: { app: web }
+  template:
+    metadata:
+      labels: { app: web }
+    spec:
+      containers:
+        - name: app
+          image: "${image}"   # promoted by Rollgate
+${more}  strategy:
+    canary:
+      steps:
+        - setWeight: 50
+        - pause: { duration: 1s }
+`;
+}
+
+interface Scene {
+  double: ForgeDouble;
+  sandbox: Sandbox;
+  clients: KubeClients;
+  process: RunningProcess;
+  tmp: TempDir;
+}
+
+let scene: Scene | undefined;
+
+afterEach(async () => {
+  if (!scene) return;
+  await scene.process.stop({ force: true }).catch(() => undefined);
+  await scene.double.stop();
+  await scene.sandbox.stop();
+  scene.tmp.remove();
+  scene = undefined;
+});
+
+async function startScene(): Promise<Scene> {
+  const tmp = makeTempDir('rollgate-promotion-');
+  const double = await startForgeDouble();
+  await double.createRepository(REPO, {
+    files: {
+      'envs/staging/web.yaml': rollout('registry.example/web:1.0.0'),
+      'envs/prod/web.yaml': rollout('registry.example/web:1.0.0'),
+    },
+  });
+  const sandbox = await startSandbox({ readyDelayMs: 100, missingImages: ['registry.example/web:9.9.9'] });
+  const clients = createKubeClients(sandbox.kubeConfig);
+  const url = double.gitUrl(REPO);
+  const config = configSchema.parse({
+    log: { level: 'silent' },
+    redis: { url: inject('redisUrl'), prefix: `rg-promotion-${randomUUID().slice(0, 8)}` },
+    server: { host: '127.0.0.1', port: 0 },
+    git: { cacheDir: join(tmp.path, 'cache') },
+    sources: [
+      { name: 'staging', url, branch: 'main', path: 'envs/staging', namespace: 'staging', interval: '1h' },
+      { name: 'prod', url, branch: 'main', path: 'envs/prod', namespace: 'prod', interval: '1h' },
+    ],
+    promotions: [
+      {
+        name: 'staging-to-prod',
+        from: { source: 'staging' },
+        to: { source: 'prod' },
+        pullRequest: {
+          provider: 'github',
+          apiUrl: double.githubApiUrl,
+          repository: REPO,
+          token: double.token,
+          labels: ['promotion'],
+        },
+      },
+    ],
+    webhooks: { github: { secret: SECRET } },
+  });
+  for (const namespace of ['staging', 'prod'])
+    await clients.core.createNamespace({ body: { metadata: { name: namespace } } });
+  const runtime = openRuntime(config, {
+    logger: silentLogger,
+    kube: { clients, namespace: 'default', source: 'flag', origin: sandbox.url },
+  });
+  const process = await startProcess(runtime, { role: 'all', metrics: createRollgateMetrics() });
+  double.onWebhook(`${process.http.url}/webhooks/github`, SECRET);
+  return { double, sandbox, clients, process, tmp };
+}
+
+async function liveRollout(clients: KubeClients, namespace: string) {
+  try {
+    return toPlainObject<{
+      spec: { template: { spec: { containers: Array<{ image: string }> } } };
+      status?: { phase?: string; currentPodHash?: string; stableRS?: string };
+    }>(
+      await clients.custom.getNamespacedCustomObject({
+        group: 'rollgate.dev',
+        version: 'v1alpha1',
+        namespace,
+        plural: 'rollouts',
+        name: 'web',
+      }),
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+const openPulls = (double: ForgeDouble) =>
+  [...double.repository(REPO).pulls.values()].filter((pull) => pull.state === 'open');
+
+describe('promotion by pull request, staging → prod (GitHub)', () => {
+  it('opens one PR for the healthy revision only, and prod runs its canary once it is merged', async () => {
+    scene = await startScene();
+    const { double, clients } = scene;
+    await eventually(
+      'both environments Healthy at 1.0.0',
+      async () =>
+        (await liveRollout(clients, 'staging'))?.status?.phase === 'Healthy' &&
+        (await liveRollout(clients, 'prod'))?.status?.phase === 'Healthy',
+      { timeoutMs: 30_000 },
+    );
+    // Prod already runs what staging runs: nothing to propose.
+    expect(openPulls(double)).toHaveLength(0);
+
+    // A bad image in staging aborts by the progress deadline: no pull request, a failure status.
+    const bad = await double.commit(REPO, 'main', {
+      'envs/staging/web.yaml': rollout('registry.example/web:9.9.9'),
+    });
+    await eventually(
+      'staging aborted',
+      async () => (await liveRollout(clients, 'staging'))?.status?.phase === 'Degraded',
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    await eventually('a failure status on the bad commit', () =>
+      double
+        .repository(REPO)
+        .statuses.find((s) => s.sha === bad && s.context === 'rollgate/staging' && s.state === 'failure'),
+    );
+    expect(openPulls(double)).toHaveLength(0);
+
+    // A good image finishes its canary in staging: one PR, on Rollgate's branch, editing only prod's image.
+    const good = await double.commit(REPO, 'main', {
+      'envs/staging/web.yaml': rollout('registry.example/web:2.0.0'),
+    });
+    const pull = await eventually('the promotion PR', () => openPulls(double)[0], { timeoutMs: 40_000 });
+    expect(pull.title).toBe('Promote web to 2.0.0');
+    expect(pull.head).toBe('rollgate/promote/staging-to-prod/web');
+    const headSha = (await double.branchSha(REPO, pull.head)) ?? '';
+    expect(pull.body).toContain(good);
+    // GitHub sets labels in a second call, right after opening.
+    await eventually('the promotion label', () => pull.labels.includes('promotion'));
+    const diff = await double.gitIn(REPO, ['diff', 'main', headSha]);
+    expect(diff.split('\n').filter((line) => /^[-+][^-+]/.test(line))).toEqual([
+      '-          image: "registry.example/web:1.0.0"   # promoted by Rollgate',
+      '+          image: "registry.example/web:2.0.0"   # promoted by Rollgate',
+    ]);
+    await eventually('a success status on the good commit', () =>
+      double
+        .repository(REPO)
+        .statuses.find((s) => s.sha === good && s.context === 'rollgate/staging' && s.state === 'success'),
+    );
+    // A restart of the look (another enqueue) finds the PR through the API: still one.
+    await scene.process.promoter?.enqueueAll();
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(openPulls(double)).toHaveLength(1);
+
+    // A reviewer merges it: a real merge commit and GitHub's pull_request webhook; prod runs 2.0.0.
+    const reviewer = new GitHubForge({
+      provider: 'github',
+      apiUrl: double.githubApiUrl,
+      repository: REPO,
+      token: double.token,
+    });
+    await reviewer.merge(pull.number, headSha);
+    await double.flushWebhooks();
+    await eventually(
+      'prod Healthy at 2.0.0',
+      async () => {
+        const prod = await liveRollout(clients, 'prod');
+        return (
+          prod?.spec.template.spec.containers[0]?.image === 'registry.example/web:2.0.0' &&
+          prod.status?.phase === 'Healthy'
+        );
+      },
+      { timeoutMs: 30_000 },
+    );
+    expect(double.violations()).toEqual([]);
+  }, 150_000);
+});
