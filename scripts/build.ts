@@ -2,16 +2,7 @@
 // commands load their implementation as separate chunks, so a verb starts in milliseconds, not seconds.
 import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -180,22 +171,20 @@ function writeCodeCaches(outdir: string, target: string, files: string[]): void 
  * bundle.
  */
 export async function buildCli(target: string = DIST_CLI): Promise<void> {
-  const startedAt = new Date();
   const next = `${target}.next-${process.pid}`;
   const previous = `${target}.previous-${process.pid}`;
   rmSync(next, { recursive: true, force: true });
   mkdirSync(next, { recursive: true });
   try {
+    // Written before anything is read and never again: its modification time, in the file system's own
+    // clock and resolution, is when the build started, so a source saved after it (perhaps too late to
+    // be in the bundle) counts as newer, and one saved before it does not.
+    writeFileSync(join(next, BUILD_STAMP), `${new Date().toISOString()}\n`);
     await build(cliBuildOptions(next));
     const precompiled: string[] = [];
     for (const [pkg, names] of importedNames(next))
       precompiled.push(await buildPrecompiled(pkg, [...names].sort(), next));
     writeCodeCaches(next, target, precompiled);
-    const stamp = join(next, BUILD_STAMP);
-    writeFileSync(stamp, `${startedAt.toISOString()}\n`);
-    // A source saved while esbuild was reading may be missing from the bundle: the stamp carries the
-    // start time, so such a file counts as newer than the build.
-    utimesSync(stamp, startedAt, startedAt);
     if (existsSync(target)) renameSync(target, previous);
     renameSync(next, target);
   } finally {
