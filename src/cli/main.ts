@@ -6,6 +6,7 @@ import { registerDemoCommand } from './commands/demo.ts';
 import { registerInstallCommand } from './commands/install.ts';
 import { registerPauseCommand } from './commands/pause.ts';
 import { registerPromoteCommand } from './commands/promote.ts';
+import { registerPromotionsCommand } from './commands/promotions.ts';
 import { registerRestartCommand } from './commands/restart.ts';
 import { registerResumeCommand } from './commands/resume.ts';
 import { registerRetryCommand } from './commands/retry.ts';
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerInstallCommand(program);
   registerPauseCommand(program);
   registerPromoteCommand(program);
+  registerPromotionsCommand(program);
   registerRestartCommand(program);
   registerResumeCommand(program);
   registerRetryCommand(program);

@@ -58,6 +58,8 @@ export interface PromotionDeps {
 
 export interface PromotionOutcome {
   plan?: PromotionPlan;
+  /** The source commit's status, as `state: description` (what was, or in a dry run would be, posted). */
+  commitStatus?: string;
   /** The open pull request after the actions (for `rollgate promotions`). */
   pullRequest?: PullRequest;
   skipped?: string;
@@ -124,10 +126,11 @@ export async function runPromotion(
     ...(checks !== undefined ? { checks } : {}),
   });
   log.info({ state: plan.state, actions: plan.actions.map((a) => a.kind) }, plan.summary);
-  if (options.dryRun) return { plan, ...(pullRequest !== undefined ? { pullRequest } : {}) };
+  const reported = status === undefined ? {} : { commitStatus: `${status.state}: ${status.description}` };
+  if (options.dryRun) return { plan, ...reported, ...(pullRequest !== undefined ? { pullRequest } : {}) };
 
   for (const action of plan.actions) pullRequest = await act(action, pullRequest, promotion, deps);
-  return { plan, ...(pullRequest !== undefined ? { pullRequest } : {}) };
+  return { plan, ...reported, ...(pullRequest !== undefined ? { pullRequest } : {}) };
 }
 
 /** Carries out one action; returns the open pull request as it is afterwards. */

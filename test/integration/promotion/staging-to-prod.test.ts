@@ -3,7 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { configSchema } from '../../../src/config/index.ts';
+import { configSchema, type RollgateConfig } from '../../../src/config/index.ts';
+import { buildPromotions } from '../../../src/promoter/build-promotions.ts';
+import { formatPromotionReport, promotionReport } from '../../../src/promoter/promotion-report.ts';
 import { GitHubForge } from '../../../src/forge/github-forge.ts';
 import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
@@ -46,6 +48,7 @@ ${more}  strategy:
 }
 
 interface Scene {
+  config: RollgateConfig;
   double: ForgeDouble;
   sandbox: Sandbox;
   clients: KubeClients;
@@ -109,7 +112,7 @@ async function startScene(): Promise<Scene> {
   });
   const process = await startProcess(runtime, { role: 'all', metrics: createRollgateMetrics() });
   double.onWebhook(`${process.http.url}/webhooks/github`, SECRET);
-  return { double, sandbox, clients, process, tmp };
+  return { config, double, sandbox, clients, process, tmp };
 }
 
 async function liveRollout(clients: KubeClients, namespace: string) {
@@ -191,6 +194,25 @@ describe('promotion by pull request, staging → prod (GitHub)', () => {
     await scene.process.promoter?.enqueueAll();
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(openPulls(double)).toHaveLength(1);
+
+    // `rollgate promotions` (the same read, without acting) shows it open, with its link and the status.
+    const [row] = await promotionReport(
+      buildPromotions(scene.config, { logger: silentLogger }),
+      clients,
+      silentLogger,
+    );
+    expect(row).toMatchObject({
+      promotion: 'staging-to-prod',
+      rollout: 'staging/web',
+      image: 'registry.example/web:2.0.0',
+      phase: 'Healthy',
+      state: 'open',
+      pullRequest: { number: pull.number },
+    });
+    expect(row?.commitStatus).toMatch(/^success: staging\/web is Healthy at revision /);
+    expect(formatPromotionReport(row ? [row] : [])).toMatch(
+      /staging-to-prod\s+staging\/web\s+\w+\s+registry.example\/web:2.0.0\s+Healthy\s+open\s+#1 http/,
+    );
 
     // A reviewer merges it: a real merge commit and GitHub's pull_request webhook; prod runs 2.0.0.
     const reviewer = new GitHubForge({
