@@ -63,24 +63,15 @@ export function advanceSteps(pass: Pass): Pass {
       if (!settled) break;
     } else if (step.kind === 'pause') {
       const approval = readApproval(context.rollout.metadata.annotations);
-      if (step.durationMs === undefined && approval === approvalFor(revision.hash, index)) {
-        // Approved in Git for exactly this revision and step: as a promote would.
-        pauseConditions = pauseConditions.filter((c) => c.reason !== CANARY_PAUSE_STEP);
+      const approved = step.durationMs === undefined && approval === approvalFor(revision.hash, index);
+      // Approved in Git for exactly this revision and step: done, as a promote would make it.
+      if (approved)
         events.push(
           event('Normal', 'RolloutApproved', `Step ${index} approved in Git (${APPROVE_ANNOTATION})`),
         );
-        events.push(
-          event(
-            'Normal',
-            'RolloutStepCompleted',
-            `Step ${index + 1}/${steps.length} completed: ${describeStep(step)}`,
-          ),
-        );
-        index += 1;
-        controllerPause = false;
-        continue;
-      }
-      const result = planPauseStep({ durationMs: step.durationMs, pauseConditions, controllerPause, now });
+      const result = approved
+        ? ({ done: true } as const)
+        : planPauseStep({ durationMs: step.durationMs, pauseConditions, controllerPause, now });
       if (!result.done) {
         pauseConditions = result.pauseConditions;
         controllerPause = true;
