@@ -4,19 +4,15 @@ import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import git from 'isomorphic-git';
-import type { GitAuth, TreeEntry } from 'isomorphic-git';
+import type { TreeEntry } from 'isomorphic-git';
 import type { Clock } from '../clock/clock.ts';
 import { systemClock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
-import { GitAuthFailedError } from './errors/git-auth-failed.ts';
+import { gitAuthCallbacks } from './auth-callbacks.ts';
 import type { GitErrorContext, GitStep } from './errors/git-error-context.ts';
-import { GitProtocolError } from './errors/git-protocol.ts';
-import { GitPushRejectedError } from './errors/git-push-rejected.ts';
 import { GitRefNotFoundError } from './errors/git-ref-not-found.ts';
-import { GitRepositoryNotFoundError } from './errors/git-repository-not-found.ts';
-import { GitSourceError } from './errors/git-source-error.ts';
-import { GitUnreachableError } from './errors/git-unreachable.ts';
+import { gitErrorContext, mapGitError } from './errors/map-git-error.ts';
 import { GitHttpTransport } from './http-transport.ts';
 import { compactPacks, countPacks } from './pack-compaction.ts';
 import { splitRemoteUrl } from './remote-url.ts';
@@ -72,19 +68,6 @@ export interface PromotionCommitResult {
   outcome: PromotionPushOutcome;
 }
 
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-  'ECONNABORTED',
-  'UND_ERR_SOCKET',
-]);
-
 const REGULAR_FILE = '100644';
 const EXECUTABLE_FILE = '100755';
 const DIRECTORY = '040000';
@@ -125,12 +108,6 @@ function checkBranchName(name: string): void {
     /[\s~^:?*[\\\p{Cc}]/u.test(name) ||
     name.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock'));
   if (bad) throw new RangeError(`not a valid branch name: ${JSON.stringify(name)}`);
-}
-
-interface ErrorShape {
-  code?: unknown;
-  message?: unknown;
-  data?: { statusCode?: unknown; prettyDetails?: unknown };
 }
 
 /** One promotion push: its cache, remote and credentials. */
@@ -226,7 +203,7 @@ class PromotionPush {
         remoteRef: branchRef,
         force: true,
         cache: this.cache,
-        ...this.authCallbacks(),
+        ...gitAuthCallbacks(this.auth),
       });
     });
     const outcome = current === undefined ? 'created' : 'updated';
@@ -253,7 +230,7 @@ class PromotionPush {
           url: remote,
           prefix: ref,
           protocolVersion: 2,
-          ...this.authCallbacks(),
+          ...gitAuthCallbacks(this.auth),
         }),
       );
       heads.set(ref, listed.find((entry) => entry.ref === ref)?.oid);
@@ -280,7 +257,7 @@ class PromotionPush {
         depth: known === undefined ? 1 : DEFAULT_FETCH_DEPTH,
         tags: false,
         cache: this.cache,
-        ...this.authCallbacks(),
+        ...gitAuthCallbacks(this.auth),
       });
       if (!result.fetchHead)
         throw new GitRefNotFoundError(`branch ${branch} not found`, this.context('fetch'));
@@ -401,27 +378,8 @@ class PromotionPush {
     });
   }
 
-  private authCallbacks(): {
-    onAuth: (url: string, auth: GitAuth) => GitAuth | undefined;
-    onAuthFailure: () => GitAuth;
-  } {
-    return {
-      onAuth: () => {
-        if (!this.auth) return undefined;
-        if (this.auth.token !== undefined) {
-          return { username: this.auth.username ?? 'x-access-token', password: this.auth.token };
-        }
-        return { username: this.auth.username ?? '', password: this.auth.password ?? '' };
-      },
-      // The same credentials would be refused again: stop instead of retrying.
-      onAuthFailure: () => ({ cancel: true }),
-    };
-  }
-
-  private context(step: GitStep, status?: number): GitErrorContext {
-    const context: GitErrorContext = { source: this.request.source, url: this.url, step };
-    if (status !== undefined) context.status = status;
-    return context;
+  private context(step: GitStep): GitErrorContext {
+    return gitErrorContext(this.request.source, this.url, step);
   }
 
   /** Runs one step, turning whatever isomorphic-git or the network throws into a typed Git error. */
@@ -434,50 +392,13 @@ class PromotionPush {
   }
 
   private mapError(error: unknown, step: GitStep): Error {
-    if (error instanceof GitSourceError || error instanceof RangeError) return error;
-    const shape = (typeof error === 'object' && error !== null ? error : {}) as ErrorShape;
-    const code = typeof shape.code === 'string' ? shape.code : undefined;
-    const message = typeof shape.message === 'string' ? shape.message : String(error);
-    if (code === 'HttpError') {
-      const status = typeof shape.data?.statusCode === 'number' ? shape.data.statusCode : undefined;
-      const context = this.context(step, status);
-      if (status === 401) {
-        const reason = this.auth
-          ? 'credentials refused'
-          : 'the server requires credentials and the source has none';
-        return new GitAuthFailedError(`authentication failed: ${reason}`, context);
-      }
-      if (status === 403) {
-        return new GitAuthFailedError(
-          step === 'push'
-            ? 'push forbidden (403): the credentials may read but not write'
-            : 'access forbidden (403)',
-          context,
-        );
-      }
-      if (status === 404) return new GitRepositoryNotFoundError('no repository at this URL (404)', context);
-      if (status !== undefined && status >= 500) {
-        return new GitUnreachableError(`server error ${status}`, context, { cause: error });
-      }
-      return new GitProtocolError(`unexpected HTTP status ${status ?? 'unknown'}`, context, { cause: error });
-    }
-    if (code === 'UserCanceledError') {
-      return new GitAuthFailedError('authentication failed: credentials refused', this.context(step, 401));
-    }
-    if (code === 'GitPushError') {
-      const details =
-        typeof shape.data?.prettyDetails === 'string' ? shape.data.prettyDetails.trim() : message;
-      return new GitPushRejectedError(`push rejected: ${details}`, this.context(step), { cause: error });
-    }
-    if (
-      (code !== undefined && NETWORK_CODES.has(code)) ||
-      /socket hang up|ECONNREFUSED|ENOTFOUND|Request timed out/.test(message)
-    ) {
-      return new GitUnreachableError(`remote unreachable (${code ?? message})`, this.context(step), {
-        cause: error,
-      });
-    }
-    return new GitProtocolError(`git ${step} failed: ${message}`, this.context(step), { cause: error });
+    if (error instanceof RangeError) return error;
+    return mapGitError(error, {
+      source: this.request.source,
+      url: this.url,
+      step,
+      hasCredentials: this.auth !== undefined,
+    });
   }
 }
 

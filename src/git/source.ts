@@ -3,19 +3,16 @@ import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import git from 'isomorphic-git';
-import type { FsClient, GitAuth, HttpClient } from 'isomorphic-git';
+import type { FsClient, HttpClient } from 'isomorphic-git';
 import type { Clock } from '../clock/clock.ts';
 import { systemClock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 import type { GitErrorContext, GitStep } from './errors/git-error-context.ts';
-import { GitAuthFailedError } from './errors/git-auth-failed.ts';
 import { GitObjectMissingError } from './errors/git-object-missing.ts';
-import { GitProtocolError } from './errors/git-protocol.ts';
 import { GitRefNotFoundError } from './errors/git-ref-not-found.ts';
-import { GitRepositoryNotFoundError } from './errors/git-repository-not-found.ts';
-import { GitSourceError } from './errors/git-source-error.ts';
-import { GitUnreachableError } from './errors/git-unreachable.ts';
+import { gitErrorContext, mapGitError } from './errors/map-git-error.ts';
+import { gitAuthCallbacks } from './auth-callbacks.ts';
 import { GitHttpTransport } from './http-transport.ts';
 import { diffManifests } from './manifest-diff.ts';
 import type { ManifestChange } from './manifest-diff.ts';
@@ -110,25 +107,6 @@ export interface SourceDiff {
   reads: { commits: number; trees: number; blobs: number; fromMemory: number };
 }
 
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-  'ECONNABORTED',
-  'UND_ERR_SOCKET',
-]);
-
-interface ErrorShape {
-  code?: unknown;
-  message?: unknown;
-  data?: { statusCode?: unknown };
-}
-
 /** How many locally present ancestors are walked to tell a fast-forward from a rewrite. */
 const HISTORY_WALK_LIMIT = 200;
 
@@ -214,7 +192,7 @@ export class GitSource {
         url: await this.remoteUrl(),
         prefix: ref,
         protocolVersion: 2,
-        ...this.authCallbacks(),
+        ...gitAuthCallbacks(this.auth),
       });
       const head = refs.find((r) => r.ref === ref)?.oid;
       this.logger.debug({ head }, 'remote head checked');
@@ -291,7 +269,7 @@ export class GitSource {
         depth: previous === undefined ? 1 : this.fetchDepth,
         tags: false,
         cache: this.cache,
-        ...this.authCallbacks(),
+        ...gitAuthCallbacks(this.auth),
       });
       const head = result.fetchHead;
       if (!head) {
@@ -564,70 +542,21 @@ export class GitSource {
     };
   }
 
-  private authCallbacks(): {
-    onAuth: (url: string, auth: GitAuth) => GitAuth | undefined;
-    onAuthFailure: () => GitAuth;
-  } {
-    return {
-      onAuth: () => {
-        if (!this.auth) return undefined;
-        if (this.auth.token !== undefined) {
-          return { username: this.auth.username ?? 'x-access-token', password: this.auth.token };
-        }
-        return { username: this.auth.username ?? '', password: this.auth.password ?? '' };
-      },
-      // The same credentials would be refused again: stop instead of retrying.
-      onAuthFailure: () => ({ cancel: true }),
-    };
-  }
-
-  private context(step: GitStep, status?: number): GitErrorContext {
-    const context: GitErrorContext = { source: this.name, url: this.url, step };
-    if (status !== undefined) context.status = status;
-    return context;
+  private context(step: GitStep): GitErrorContext {
+    return gitErrorContext(this.name, this.url, step);
   }
 
   /** Maps anything isomorphic-git or the network throws to one of our typed errors. */
   private mapError(error: unknown, step: GitStep): Error {
-    if (error instanceof GitSourceError) return error;
-    const shape = (typeof error === 'object' && error !== null ? error : {}) as ErrorShape;
-    const code = typeof shape.code === 'string' ? shape.code : undefined;
-    const message = typeof shape.message === 'string' ? shape.message : String(error);
-    if (code === 'HttpError') {
-      const status = typeof shape.data?.statusCode === 'number' ? shape.data.statusCode : undefined;
-      const context = this.context(step, status);
-      if (status === 401) {
-        const reason = this.auth
-          ? 'credentials refused'
-          : 'the server requires credentials and the source has none';
-        return new GitAuthFailedError(`authentication failed: ${reason}`, context);
-      }
-      if (status === 403) return new GitAuthFailedError('access forbidden (403)', context);
-      if (status === 404) return new GitRepositoryNotFoundError('no repository at this URL (404)', context);
-      if (status !== undefined && status >= 500) {
-        return new GitUnreachableError(`server error ${status}`, context, { cause: error });
-      }
-      return new GitProtocolError(`unexpected HTTP status ${status ?? 'unknown'}`, context, { cause: error });
-    }
-    if (code === 'UserCanceledError') {
-      return new GitAuthFailedError('authentication failed: credentials refused', this.context(step, 401));
-    }
-    if (
-      (code !== undefined && NETWORK_CODES.has(code)) ||
-      /socket hang up|ECONNREFUSED|ENOTFOUND|Request timed out/.test(message)
-    ) {
-      return new GitUnreachableError(`remote unreachable (${code ?? message})`, this.context(step), {
-        cause: error,
-      });
-    }
-    if (code === 'NotFoundError') {
-      if (step === 'fetch') {
-        return new GitRefNotFoundError(`branch ${this.branch} not found`, this.context(step));
-      }
-      return new GitObjectMissingError(`object not in the cache: ${message}`, this.context(step), {
-        cause: error,
-      });
-    }
-    return new GitProtocolError(`git ${step} failed: ${message}`, this.context(step), { cause: error });
+    return mapGitError(error, {
+      source: this.name,
+      url: this.url,
+      step,
+      hasCredentials: this.auth !== undefined,
+      notFound: (message, context, cause) =>
+        step === 'fetch'
+          ? new GitRefNotFoundError(`branch ${this.branch} not found`, context)
+          : new GitObjectMissingError(`object not in the cache: ${message}`, context, { cause }),
+    });
   }
 }
