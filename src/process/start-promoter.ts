@@ -1,5 +1,4 @@
 // The promotion side of a process: runs promote jobs, and enqueues one when a Rollout of a promotion's source changes phase.
-import { Watch } from '@kubernetes/client-node';
 import { toPlainObject } from '../kube/client.ts';
 import { kubeCall } from '../kube/errors.ts';
 import { ForgeError } from '../forge/forge-error.ts';
@@ -12,6 +11,7 @@ import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metri
 import type { BuiltPromotion } from '../promoter/build-promotions.ts';
 import { runPromotion } from '../promoter/run-promotion.ts';
 import type { Runtime } from './runtime.ts';
+import { watchWithRestart } from './watch-with-restart.ts';
 
 const SOURCE_LABEL = 'rollgate.dev/source';
 const ROLLOUTS_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`;
@@ -141,34 +141,24 @@ export async function startPromoter(
     return count;
   };
 
-  let stopping = false;
-  let controller: { abort(): void } | undefined;
-  const startWatch = async (): Promise<void> => {
-    const restart = (): void => {
-      if (stopping) return;
-      setTimeout(() => void startWatch(), 1_000).unref();
-    };
-    try {
-      controller = await new Watch(runtime.kube.clients.kubeConfig).watch(
-        ROLLOUTS_PATH,
-        { labelSelector },
-        (type, rollout: WatchedRollout) => {
-          if (type === 'BOOKMARK' || type === 'DELETED') return;
-          const key = `${rollout.metadata?.namespace}/${rollout.metadata?.name}`;
-          const print = fingerprint(rollout);
-          if (seen.get(key) === print) return;
-          seen.set(key, print);
-          void enqueueFor(rollout).catch((err: unknown) =>
-            log.warn({ key, err: (err as Error).message }, 'enqueue from watch failed'),
-          );
-        },
-        restart,
-      );
-    } catch {
-      restart();
-    }
-  };
-  if (sources.size > 0 && (options.watch ?? true)) await startWatch();
+  const watch =
+    sources.size > 0 && (options.watch ?? true)
+      ? await watchWithRestart({
+          kubeConfig: runtime.kube.clients.kubeConfig,
+          path: ROLLOUTS_PATH,
+          query: { labelSelector },
+          onEvent: (type, rollout: WatchedRollout) => {
+            if (type === 'BOOKMARK' || type === 'DELETED') return;
+            const key = `${rollout.metadata?.namespace}/${rollout.metadata?.name}`;
+            const print = fingerprint(rollout);
+            if (seen.get(key) === print) return;
+            seen.set(key, print);
+            void enqueueFor(rollout).catch((err: unknown) =>
+              log.warn({ key, err: (err as Error).message }, 'enqueue from watch failed'),
+            );
+          },
+        })
+      : undefined;
   const count = await enqueueAll().catch((err: unknown) => {
     log.warn({ err: (err as Error).message }, 'could not list rollouts for promotions at start');
     return 0;
@@ -180,8 +170,7 @@ export async function startPromoter(
     worker,
     enqueueAll,
     async stop(stopOptions) {
-      stopping = true;
-      controller?.abort();
+      watch?.stop();
       await worker.stop(stopOptions);
       await queue.close();
     },

@@ -1,5 +1,4 @@
 // The reconcile side of a process: runs reconcile jobs, and turns cluster changes into jobs (level-triggered).
-import { Watch } from '@kubernetes/client-node';
 import { toPlainObject } from '../kube/client.ts';
 import { kubeCall } from '../kube/errors.ts';
 import { ReconcileRetryError } from '../kube/reconcile-retry-error.ts';
@@ -11,6 +10,8 @@ import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
 import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
 import type { Runtime } from './runtime.ts';
+import { watchWithRestart } from './watch-with-restart.ts';
+import type { RunningWatch } from './watch-with-restart.ts';
 
 export interface RunningReconciler {
   queue: ReconcileQueue;
@@ -105,49 +106,38 @@ export async function startReconciler(
     return items.length;
   };
 
-  const watches: Array<{ abort(): void }> = [];
-  let stopping = false;
-  const watch = new Watch(runtime.kube.clients.kubeConfig);
+  const watches: RunningWatch[] = [];
   const startWatch = async (
     path: string,
     query: Record<string, string>,
     keyOf: (o: WatchedObject) => string | undefined,
   ): Promise<void> => {
-    const restart = (err?: unknown): void => {
-      if (stopping) return;
-      if (err)
-        log.warn(
-          { path, err: (err as Error).message },
-          'watch ended; restarting and re-enqueueing all rollouts',
-        );
-      setTimeout(() => {
-        if (stopping) return;
-        void startWatch(path, query, keyOf);
+    const running = await watchWithRestart({
+      kubeConfig: runtime.kube.clients.kubeConfig,
+      path,
+      query: { ...query, allowWatchBookmarks: 'true' },
+      onEvent: (type, obj: WatchedObject) => {
+        if (type === 'BOOKMARK') return;
+        const key = keyOf(obj);
+        if (key)
+          void queue
+            .enqueue(key)
+            .catch((e: unknown) => log.warn({ key, err: (e as Error).message }, 'enqueue from watch failed'));
+      },
+      onEnded: (err) => {
+        if (err)
+          log.warn(
+            { path, err: (err as Error).message },
+            'watch ended; restarting and re-enqueueing all rollouts',
+          );
+      },
+      onRestarted: () => {
         void enqueueAll().catch((e: unknown) =>
           log.warn({ err: (e as Error).message }, 're-enqueue after watch restart failed'),
         );
-      }, 1_000).unref();
-    };
-    try {
-      const controller = await watch.watch(
-        path,
-        { ...query, allowWatchBookmarks: 'true' },
-        (type, obj: WatchedObject) => {
-          if (type === 'BOOKMARK') return;
-          const key = keyOf(obj);
-          if (key)
-            void queue
-              .enqueue(key)
-              .catch((e: unknown) =>
-                log.warn({ key, err: (e as Error).message }, 'enqueue from watch failed'),
-              );
-        },
-        restart,
-      );
-      watches.push(controller);
-    } catch (err) {
-      restart(err);
-    }
+      },
+    });
+    watches.push(running);
   };
 
   if (options.watch ?? true) {
@@ -170,8 +160,7 @@ export async function startReconciler(
     worker,
     enqueueAll,
     async stop(stopOptions) {
-      stopping = true;
-      for (const w of watches) w.abort();
+      for (const w of watches) w.stop();
       await worker.stop(stopOptions);
       await queue.close();
     },
