@@ -1,32 +1,8 @@
 // Argo Rollouts' behaviour where users notice a difference, played through planRollout with a fake clock.
 import { describe, it, expect } from 'vitest';
-import type { RolloutPlan } from '../../../src/rollout/index.ts';
 import { aRollout, hashOf } from '../../builders/rollout-builder.ts';
-import { InMemoryWorld, type WorldOptions } from '../../builders/in-memory-world.ts';
-import type { Rollout } from '../../../src/spec/rollout.ts';
-
-/** Reconciles until `until` holds; 1 s of fake time passes whenever a pass wrote nothing. */
-function runUntil(
-  world: InMemoryWorld,
-  until: (world: InMemoryWorld) => boolean,
-  maxMs = 600_000,
-): RolloutPlan[] {
-  const plans: RolloutPlan[] = [];
-  const end = world.now + maxMs;
-  for (let guard = 0; guard < 5000 && world.now <= end; guard++) {
-    const plan = world.reconcile();
-    plans.push(plan);
-    if (until(world)) return plans;
-    if (!plan.actions.some((action) => action.kind !== 'emitEvent')) world.advance(1000);
-  }
-  throw new Error(`condition not reached; status: ${JSON.stringify(world.rollout.status)}`);
-}
-
-function healthyWorld(rollout: Rollout, options: Partial<WorldOptions> = {}): InMemoryWorld {
-  const world = new InMemoryWorld({ rollout, ...options });
-  runUntil(world, (w) => w.rollout.status?.phase === 'Healthy');
-  return world;
-}
+import { InMemoryWorld } from '../../builders/in-memory-world.ts';
+import { healthyWorld, runUntil } from '../../builders/run-until.ts';
 
 const replicasOf = (world: InMemoryWorld, image: string) =>
   [...world.sets.values()].find((set) => set.rs.podTemplateHash === hashOf(image))?.rs.replicas ?? 0;

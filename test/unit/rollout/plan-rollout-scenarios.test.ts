@@ -1,39 +1,10 @@
 // Field failures and user verbs, played through planRollout in the in-memory world with a fake clock.
 import { describe, it, expect } from 'vitest';
-import type { RolloutPlan } from '../../../src/rollout/index.ts';
 import { INCONCLUSIVE_ANALYSIS_RUN, SCALE_DOWN_DEADLINE_ANNOTATION } from '../../../src/rollout/index.ts';
 import { aRollout, hashOf } from '../../builders/rollout-builder.ts';
-import { InMemoryWorld, type WorldOptions } from '../../builders/in-memory-world.ts';
-import type { CanaryStep, Rollout } from '../../../src/spec/rollout.ts';
-
-/** Reconciles until `until` holds or `maxMs` of fake time passed; 1 s ticks whenever a pass wrote nothing. */
-function runUntil(
-  world: InMemoryWorld,
-  until: (world: InMemoryWorld) => boolean,
-  maxMs = 600_000,
-): RolloutPlan[] {
-  const plans: RolloutPlan[] = [];
-  const end = world.now + maxMs;
-  for (let guard = 0; guard < 5000 && world.now <= end; guard++) {
-    const plan = world.reconcile();
-    plans.push(plan);
-    if (until(world)) return plans;
-    // A pass whose only write is a retry of a failing router waits for its requeue, like any wait.
-    const wrote = plan.actions.some(
-      (action) =>
-        action.kind !== 'emitEvent' &&
-        !(action.kind === 'setTrafficWeights' && world.trafficError !== undefined),
-    );
-    if (!wrote) world.advance(1000);
-  }
-  throw new Error(`condition not reached; status: ${JSON.stringify(world.rollout.status)}`);
-}
-
-function healthyWorld(rollout: Rollout, options: Partial<WorldOptions> = {}): InMemoryWorld {
-  const world = new InMemoryWorld({ rollout, ...options });
-  runUntil(world, (w) => w.rollout.status?.phase === 'Healthy');
-  return world;
-}
+import type { InMemoryWorld } from '../../builders/in-memory-world.ts';
+import { healthyWorld, runUntil } from '../../builders/run-until.ts';
+import type { CanaryStep } from '../../../src/spec/rollout.ts';
 
 const replicasOf = (world: InMemoryWorld, image: string) =>
   [...world.sets.values()].find((set) => set.rs.podTemplateHash === hashOf(image))?.rs.replicas;
