@@ -11,6 +11,7 @@ import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 import { gitAuthCallbacks } from './auth-callbacks.ts';
 import type { GitErrorContext, GitStep } from './errors/git-error-context.ts';
+import { GitPushRejectedError } from './errors/git-push-rejected.ts';
 import { GitRefNotFoundError } from './errors/git-ref-not-found.ts';
 import { gitErrorContext, mapGitError } from './errors/map-git-error.ts';
 import { GitHttpTransport } from './http-transport.ts';
@@ -35,6 +36,17 @@ export interface PromotionCommitRequest {
   baseBranch: string;
   /** Rollgate's own branch, e.g. `rollgate/promote/<promotion>/<rollout>`: force-updated. */
   branch: string;
+  /**
+   * Commit onto the base branch itself (`branch` must then be `baseBranch`), pushed as a fast-forward, never
+   * forced: for a change that needs no review branch, such as an approval written by `rollgate approve`.
+   */
+  fastForward?: boolean;
+  /**
+   * With `fastForward`: the base tip the files were read at. When the branch has moved since, nothing is
+   * pushed and `git.push-rejected` is thrown, so the caller reads the files again instead of overwriting a
+   * newer commit's.
+   */
+  expectedBase?: string;
   /** Files (repository-relative paths) as they must be on the branch; every other file is the base's. */
   files: ReadonlyArray<{ path: string; text: string }>;
   message: string;
@@ -142,7 +154,10 @@ class PromotionPush {
     const { request } = this;
     checkBranchName(request.baseBranch);
     checkBranchName(request.branch);
-    if (request.baseBranch === request.branch) {
+    if (request.fastForward === true && request.baseBranch !== request.branch) {
+      throw new RangeError('a fast-forward push goes to the base branch itself');
+    }
+    if (request.fastForward !== true && request.baseBranch === request.branch) {
       throw new RangeError('the promotion branch must not be the base branch');
     }
     for (const file of request.files) pathParts(file.path);
@@ -164,9 +179,20 @@ class PromotionPush {
     await this.ensureCache(remote);
     const baseRef = `refs/heads/${request.baseBranch}`;
     const branchRef = `refs/heads/${request.branch}`;
-    const advertised = await this.remoteHeads(remote, [baseRef, branchRef]);
-    if (advertised.get(baseRef) === undefined) {
+    const advertised = await this.remoteHeads(remote, request.fastForward ? [baseRef] : [baseRef, branchRef]);
+    const advertisedBase = advertised.get(baseRef);
+    if (advertisedBase === undefined) {
       throw new GitRefNotFoundError(`branch ${request.baseBranch} not found`, this.context('ref-check'));
+    }
+    if (
+      request.fastForward &&
+      request.expectedBase !== undefined &&
+      advertisedBase !== request.expectedBase
+    ) {
+      throw new GitPushRejectedError(
+        `branch ${request.baseBranch} moved to ${advertisedBase.slice(0, 12)} since the files were read at ${request.expectedBase.slice(0, 12)}`,
+        this.context('push'),
+      );
     }
     const baseCommit = await this.fetchIfMissing(remote, request.baseBranch, advertised.get(baseRef));
     await this.rememberBase(baseCommit);
@@ -176,6 +202,7 @@ class PromotionPush {
       this.logger.info({ base: baseCommit }, 'the base branch already has these files: nothing to push');
       return { commit: baseCommit, baseCommit, tree, pushed: false, outcome: 'in-base' };
     }
+    if (request.fastForward) return this.pushFastForward(remote, tree, baseCommit);
     const current = advertised.get(branchRef);
     if (current !== undefined) {
       const existing = await this.fetchIfMissing(remote, request.branch, current).then(
@@ -209,6 +236,32 @@ class PromotionPush {
     const outcome = current === undefined ? 'created' : 'updated';
     this.logger.info({ commit, base: baseCommit, previous: current, outcome }, 'promotion branch pushed');
     return { commit, baseCommit, tree, pushed: true, outcome };
+  }
+
+  /** Commits onto the base tip and pushes the base branch without force: the remote refuses if it moved. */
+  private async pushFastForward(
+    remote: string,
+    tree: string,
+    baseCommit: string,
+  ): Promise<PromotionCommitResult> {
+    const baseRef = `refs/heads/${this.request.baseBranch}`;
+    const commit = await this.step('commit', () => this.writeCommit(tree, baseCommit));
+    await this.step('push', async () => {
+      await git.writeRef({ fs, gitdir: this.gitdir, ref: baseRef, value: commit, force: true });
+      await git.push({
+        fs,
+        http: this.transport,
+        gitdir: this.gitdir,
+        url: remote,
+        ref: baseRef,
+        remoteRef: baseRef,
+        force: false,
+        cache: this.cache,
+        ...gitAuthCallbacks(this.auth),
+      });
+    });
+    this.logger.info({ commit, base: baseCommit }, 'base branch fast-forwarded');
+    return { commit, baseCommit, tree, pushed: true, outcome: 'updated' };
   }
 
   private async ensureCache(remote: string): Promise<void> {

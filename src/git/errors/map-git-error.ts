@@ -94,7 +94,8 @@ export function mapGitError(error: unknown, mapping: GitErrorMapping): Error {
       gitErrorContext(source, url, step, 401),
     );
   }
-  if (code === 'GitPushError' && step === 'push') {
+  // PushRejectedError: isomorphic-git's own non-fast-forward check, before anything is sent.
+  if ((code === 'GitPushError' || code === 'PushRejectedError') && step === 'push') {
     const details = typeof shape.data?.prettyDetails === 'string' ? shape.data.prettyDetails.trim() : message;
     return new GitPushRejectedError(`push rejected: ${details}`, context, { cause: error });
   }

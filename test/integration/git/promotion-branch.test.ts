@@ -274,6 +274,34 @@ describe('pushPromotionCommit', () => {
     expect(git(s.bare, ['rev-parse', `refs/heads/${BRANCH}`])).toBe(result.commit);
   });
 
+  it('fastForward commits onto the base branch itself, and refuses a base that moved since the read', async () => {
+    const s = await served();
+    const files = [{ path: 'envs/prod/rollout.yaml', text: PROMOTED }];
+    const ff = (expectedBase: string): PromotionCommitRequest =>
+      s.request({ branch: 'main', fastForward: true, expectedBase, files });
+    const result = await pushPromotionCommit(ff(s.base));
+    expect(result).toMatchObject({ baseCommit: s.base, pushed: true, outcome: 'updated' });
+    expect(git(s.bare, ['rev-parse', 'refs/heads/main'])).toBe(result.commit);
+    expect(git(s.bare, ['rev-list', '--parents', '-n', '1', result.commit])).toBe(
+      `${result.commit} ${s.base}`,
+    );
+    expect(git(s.bare, ['for-each-ref', '--format=%(refname)', 'refs/heads/rollgate'])).toBe('');
+
+    // Read at the old tip: pushing would undo whatever the newer commit did to these files.
+    const stale = await pushPromotionCommit(ff(s.base)).catch((error: unknown) => error);
+    expect(stale).toMatchObject({ code: 'git.push-rejected' });
+    expect(git(s.bare, ['rev-parse', 'refs/heads/main'])).toBe(result.commit);
+
+    await expect(pushPromotionCommit(ff(result.commit))).resolves.toMatchObject({
+      commit: result.commit,
+      pushed: false,
+      outcome: 'in-base',
+    });
+    await expect(
+      pushPromotionCommit(s.request({ fastForward: true, expectedBase: result.commit })),
+    ).rejects.toThrow(RangeError);
+  });
+
   it('refuses paths outside the repository and the base branch as the target', async () => {
     const s = await served();
     await expect(
