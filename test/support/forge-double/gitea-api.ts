@@ -9,12 +9,13 @@
 import { createHmac } from 'node:crypto';
 import { branchSha, mergeIntoBranch, resolveCommit } from './bare-repository.ts';
 import { CannedAnswers } from './canned-answers.ts';
-import { bodyParams, paramProblems, queryParams, type ParamsSpec } from './documented-params.ts';
+import type { ParamsSpec } from './documented-params.ts';
+import { answeringHandler, Answer, header, serveRoute } from './documented-routes.ts';
+import type { Context, Json, Route, RouteTable } from './documented-routes.ts';
 import type { ApiHandler, ApiRequest, ApiResponse, ForgeDouble } from './forge-double.ts';
-import type { DoubleLabel, DoublePull, DoubleRepository, DoubleUser, TokenGrant } from './forge-state.ts';
+import type { DoubleLabel, DoublePull, DoubleRepository, DoubleUser } from './forge-state.ts';
 import { HookSender } from './hook-sender.ts';
-
-type Json = Record<string, unknown>;
+import { addComment, changePullState, pullShas, recordMerge } from './pull-lifecycle.ts';
 
 export type GiteaStatusState = 'pending' | 'success' | 'error' | 'failure' | 'warning';
 
@@ -31,12 +32,6 @@ interface GiteaStatus {
   createdAt: string;
 }
 
-class Answer extends Error {
-  constructor(readonly response: ApiResponse) {
-    super(`answer ${response.status}`);
-  }
-}
-
 const PAGINATION: ParamsSpec = { page: { type: 'integer' }, limit: { type: 'integer' } };
 
 /** Gitea's default WORK_IN_PROGRESS_PREFIXES. */
@@ -44,22 +39,6 @@ const WIP_TITLE = /^\s*(?:WIP:|\[WIP\])/i;
 
 // Gitea reports the worst state of a commit's latest statuses.
 const WORST_FIRST: GiteaStatusState[] = ['error', 'failure', 'warning', 'pending', 'success'];
-
-interface Route {
-  method: string;
-  pattern: RegExp;
-  query: ParamsSpec;
-  body?: ParamsSpec;
-  serve(context: Context): Promise<ApiResponse>;
-}
-
-interface Context {
-  request: ApiRequest;
-  params: string[];
-  query: Json;
-  body: Json;
-  grant: TokenGrant;
-}
 
 /** The Gitea API of the forge double; mount it with `double.mount('/api/v1', gitea.handle)`. */
 export class GiteaApi {
@@ -149,16 +128,7 @@ export class GiteaApi {
     this.faults.clear();
   }
 
-  readonly handle: ApiHandler = async (request) => {
-    const canned = this.faults.take();
-    if (canned) return canned;
-    try {
-      return await this.serve(request);
-    } catch (error) {
-      if (error instanceof Answer) return error.response;
-      throw error;
-    }
-  };
+  readonly handle: ApiHandler = answeringHandler(this.faults, (request) => this.serve(request));
 
   private fail(status: number, message: string): never {
     throw new Answer({ status, body: { message, url: `${this.double.url}/api/swagger` } });
@@ -168,24 +138,17 @@ export class GiteaApi {
     const token = /^(?:token|bearer)\s+(\S+)$/i.exec(header(request, 'authorization') ?? '')?.[1];
     const grant = token === undefined ? undefined : this.double.tokens.get(token);
     if (!grant) this.fail(401, 'user does not exist [uid: 0, name: ]');
-    const candidates = this.routes.filter((route) => route.pattern.test(request.path));
-    const route = candidates.find((candidate) => candidate.method === request.method);
-    if (!route) {
-      this.violation(request, [`${request.method} ${request.path}: not an endpoint of Gitea's API`]);
-      return { status: candidates.length > 0 ? 405 : 404, body: { message: 'Not Found' } };
-    }
-    const query = queryParams(request.query);
-    const parsed = bodyParams(request.rawBody, header(request, 'content-type'));
-    const problems = paramProblems('query', query, route.query);
-    if ('problem' in parsed) problems.push(parsed.problem);
-    else if (route.body) problems.push(...paramProblems('body', parsed.params, route.body));
-    else if (Object.keys(parsed.params).length > 0) problems.push('body: this endpoint takes none');
-    if (problems.length > 0) {
-      this.violation(request, problems);
-      return { status: 422, body: { message: problems.join(', '), url: `${this.double.url}/api/swagger` } };
-    }
-    const params = (route.pattern.exec(request.path) ?? []).slice(1).map((p) => decodeURIComponent(p));
-    return route.serve({ request, params, query, body: 'params' in parsed ? parsed.params : {}, grant });
+    const table: RouteTable = {
+      routes: this.routes,
+      apiName: "Gitea's API",
+      notFoundBody: { message: 'Not Found' },
+      invalid: (problems) => ({
+        status: 422,
+        body: { message: problems.join(', '), url: `${this.double.url}/api/swagger` },
+      }),
+      violation: (r, problems) => this.violation(r, problems),
+    };
+    return serveRoute(table, request, grant);
   }
 
   private violation(request: ApiRequest, problems: string[]): void {
@@ -286,16 +249,8 @@ export class GiteaApi {
     };
   }
 
-  private async shas(repo: DoubleRepository, pull: DoublePull): Promise<{ head: string; base: string }> {
-    if (pull.frozen) return pull.frozen;
-    return {
-      head: (await branchSha(repo.path, pull.head)) ?? '0'.repeat(40),
-      base: (await branchSha(repo.path, pull.base)) ?? '0'.repeat(40),
-    };
-  }
-
   private async pullObject(repo: DoubleRepository, pull: DoublePull): Promise<Json> {
-    const shas = await this.shas(repo, pull);
+    const shas = await pullShas(repo, pull);
     const merged = pull.mergedAt !== undefined;
     const labels = pull.labels
       .map((name) => repo.labels.get(name) ?? this.orgLabelsOf(repo).find((l) => l.name === name))
@@ -555,14 +510,7 @@ export class GiteaApi {
           const found = this.repository(context.params[0], context.params[1]);
           this.requireWrite(context, 'pullRequests');
           const pull = this.pull(found, context.params[2]);
-          const comment = {
-            id: this.double.ids.take(),
-            issueNumber: pull.number,
-            body: String(context.body.body),
-            user: context.grant.user,
-            createdAt: new Date().toISOString(),
-          };
-          found.comments.push(comment);
+          const comment = addComment(this.double, found, pull, String(context.body.body), context.grant.user);
           return {
             status: 201,
             body: {
@@ -725,15 +673,7 @@ export class GiteaApi {
     }
     if (body.body !== undefined) pull.body = body.body;
     const now = new Date().toISOString();
-    if (body.state === 'closed' && pull.state === 'open') {
-      pull.frozen = await this.shas(found, pull);
-      pull.state = 'closed';
-      pull.closedAt = now;
-    } else if (body.state === 'open' && pull.state === 'closed') {
-      delete pull.frozen;
-      delete pull.closedAt;
-      pull.state = 'open';
-    }
+    await changePullState(found, pull, body.state, now);
     pull.updatedAt = now;
     // Gitea answers an edit with 201, not 200.
     return { status: 201, body: await this.pullObject(found, pull) };
@@ -750,7 +690,7 @@ export class GiteaApi {
     if (WIP_TITLE.test(pull.title)) this.fail(405, 'Work in progress PRs cannot be merged');
     if (body.Do !== 'merge')
       this.fail(405, `${body.Do} is not allowed an allowed merge style for this repository`);
-    const shas = await this.shas(found, pull);
+    const shas = await pullShas(found, pull);
     if (body.head_commit_id !== undefined && body.head_commit_id !== '' && body.head_commit_id !== shas.head)
       this.fail(409, 'head out of date');
     const merger = context.grant.user;
@@ -766,15 +706,7 @@ export class GiteaApi {
     });
     if (outcome.kind === 'conflict') this.fail(409, `Merge conflicts: ${outcome.detail}`);
     if (outcome.kind === 'base-moved') this.fail(409, 'merge push out of date');
-    const now = new Date().toISOString();
-    pull.frozen = shas;
-    pull.state = 'closed';
-    pull.mergedAt = now;
-    pull.closedAt = now;
-    pull.updatedAt = now;
-    pull.mergeCommitSha = outcome.sha;
-    pull.mergedBy = merger;
-    found.pushedAt = now;
+    recordMerge(found, pull, shas, outcome.sha, merger);
     this.hooks.send('pull_request', {
       action: 'closed',
       number: pull.number,
@@ -788,9 +720,4 @@ export class GiteaApi {
     // Gitea answers a merge with an empty body.
     return { status: 200 };
   }
-}
-
-function header(request: ApiRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }

@@ -7,12 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import { branchSha, commitDetails, mergeIntoBranch, resolveCommit, runGit } from './bare-repository.ts';
 import { CannedAnswers } from './canned-answers.ts';
-import { bodyParams, paramProblems, queryParams, type ParamsSpec } from './documented-params.ts';
+import type { ParamsSpec } from './documented-params.ts';
+import { answeringHandler, Answer, header, serveRoute } from './documented-routes.ts';
+import type { Context, Json, Route, RouteTable } from './documented-routes.ts';
 import type { ApiHandler, ApiRequest, ApiResponse, ForgeDouble } from './forge-double.ts';
-import type { DoublePull, DoubleRepository, DoubleUser, TokenGrant } from './forge-state.ts';
+import type { DoublePull, DoubleRepository, DoubleUser } from './forge-state.ts';
 import { HookSender } from './hook-sender.ts';
-
-type Json = Record<string, unknown>;
+import { addComment, changePullState, pullShas, recordMerge } from './pull-lifecycle.ts';
 
 /** GitLab's commit status and pipeline states. */
 export type GitLabJobStatus =
@@ -55,12 +56,6 @@ interface ProjectRecords {
   pipelineRequired: boolean;
 }
 
-class Answer extends Error {
-  constructor(readonly response: ApiResponse) {
-    super(`answer ${response.status}`);
-  }
-}
-
 function fail(status: number, message: unknown): never {
   throw new Answer({ status, body: { message } });
 }
@@ -80,22 +75,6 @@ const EVENT_OF: Record<string, string> = {
   canceled: 'cancel',
   skipped: 'skip',
 };
-
-interface Route {
-  method: string;
-  pattern: RegExp;
-  query: ParamsSpec;
-  body?: ParamsSpec;
-  serve(context: Context): Promise<ApiResponse>;
-}
-
-interface Context {
-  request: ApiRequest;
-  params: string[];
-  query: Json;
-  body: Json;
-  grant: TokenGrant;
-}
 
 /** The GitLab API of the forge double; mount it with `double.mount('/api/v4', gitlab.handle)`. */
 export class GitLabApi {
@@ -202,16 +181,7 @@ export class GitLabApi {
     this.faults.clear();
   }
 
-  readonly handle: ApiHandler = async (request) => {
-    const canned = this.faults.take();
-    if (canned) return canned;
-    try {
-      return await this.serve(request);
-    } catch (error) {
-      if (error instanceof Answer) return error.response;
-      throw error;
-    }
-  };
+  readonly handle: ApiHandler = answeringHandler(this.faults, (request) => this.serve(request));
 
   private async serve(request: ApiRequest): Promise<ApiResponse> {
     const token =
@@ -219,24 +189,14 @@ export class GitLabApi {
       /^bearer\s+(\S+)$/i.exec(header(request, 'authorization') ?? '')?.[1];
     const grant = token === undefined ? undefined : this.double.tokens.get(token);
     if (!grant) fail(401, '401 Unauthorized');
-    const candidates = this.routes.filter((route) => route.pattern.test(request.path));
-    const route = candidates.find((candidate) => candidate.method === request.method);
-    if (!route) {
-      this.violation(request, [`${request.method} ${request.path}: not an endpoint of GitLab's API`]);
-      return { status: candidates.length > 0 ? 405 : 404, body: { error: '404 Not Found' } };
-    }
-    const query = queryParams(request.query);
-    const parsed = bodyParams(request.rawBody, header(request, 'content-type'));
-    const problems = paramProblems('query', query, route.query);
-    if ('problem' in parsed) problems.push(parsed.problem);
-    else if (route.body) problems.push(...paramProblems('body', parsed.params, route.body));
-    else if (Object.keys(parsed.params).length > 0) problems.push('body: this endpoint takes none');
-    if (problems.length > 0) {
-      this.violation(request, problems);
-      return { status: 400, body: { error: problems.join(', ') } };
-    }
-    const params = (route.pattern.exec(request.path) ?? []).slice(1).map((p) => decodeURIComponent(p));
-    return route.serve({ request, params, query, body: 'params' in parsed ? parsed.params : {}, grant });
+    const table: RouteTable = {
+      routes: this.routes,
+      apiName: "GitLab's API",
+      notFoundBody: { error: '404 Not Found' },
+      invalid: (problems) => ({ status: 400, body: { error: problems.join(', ') } }),
+      violation: (r, problems) => this.violation(r, problems),
+    };
+    return serveRoute(table, request, grant);
   }
 
   private violation(request: ApiRequest, problems: string[]): void {
@@ -359,16 +319,8 @@ export class GitLabApi {
     };
   }
 
-  private async shas(repo: DoubleRepository, pull: DoublePull): Promise<{ head: string; base: string }> {
-    if (pull.frozen) return pull.frozen;
-    return {
-      head: (await branchSha(repo.path, pull.head)) ?? '0'.repeat(40),
-      base: (await branchSha(repo.path, pull.base)) ?? '0'.repeat(40),
-    };
-  }
-
   private async mergeRequestObject(repo: DoubleRepository, pull: DoublePull): Promise<Json> {
-    const shas = await this.shas(repo, pull);
+    const shas = await pullShas(repo, pull);
     const merged = pull.mergedAt !== undefined;
     const state = merged ? 'merged' : pull.state === 'open' ? 'opened' : 'closed';
     const draft = DRAFT_TITLE.test(pull.title);
@@ -613,14 +565,7 @@ export class GitLabApi {
           const repo = this.project(context.params[0]);
           this.requireWrite(context, 'pullRequests');
           const pull = this.mergeRequest(repo, context.params[1]);
-          const note = {
-            id: this.double.ids.take(),
-            issueNumber: pull.number,
-            body: String(context.body.body),
-            user: context.grant.user,
-            createdAt: new Date().toISOString(),
-          };
-          repo.comments.push(note);
+          const note = addComment(this.double, repo, pull, String(context.body.body), context.grant.user);
           return {
             status: 201,
             body: {
@@ -813,15 +758,8 @@ export class GitLabApi {
     }
     if (body.description !== undefined) pull.body = body.description;
     const now = new Date().toISOString();
-    if (body.state_event === 'close' && pull.state === 'open') {
-      pull.frozen = await this.shas(repo, pull);
-      pull.state = 'closed';
-      pull.closedAt = now;
-    } else if (body.state_event === 'reopen' && pull.state === 'closed') {
-      delete pull.frozen;
-      delete pull.closedAt;
-      pull.state = 'open';
-    }
+    const to = body.state_event === 'close' ? 'closed' : body.state_event === 'reopen' ? 'open' : undefined;
+    await changePullState(repo, pull, to, now);
     pull.updatedAt = now;
     return { status: 200, body: await this.mergeRequestObject(repo, pull) };
   }
@@ -833,7 +771,7 @@ export class GitLabApi {
     if (context.grant.contents !== 'write') fail(401, '401 Unauthorized');
     const body = context.body as { sha?: string; merge_commit_message?: string };
     if (pull.state !== 'open' || DRAFT_TITLE.test(pull.title)) fail(405, '405 Method Not Allowed');
-    const shas = await this.shas(repo, pull);
+    const shas = await pullShas(repo, pull);
     if (body.sha !== undefined && body.sha !== shas.head)
       fail(409, `SHA does not match HEAD of source branch: ${shas.head}`);
     const records = this.recordsOf(repo);
@@ -855,15 +793,7 @@ export class GitLabApi {
     });
     if (outcome.kind === 'conflict') fail(406, 'Branch cannot be merged');
     if (outcome.kind === 'base-moved') fail(409, 'Target branch moved while merging; try again');
-    const now = new Date().toISOString();
-    pull.frozen = shas;
-    pull.state = 'closed';
-    pull.mergedAt = now;
-    pull.closedAt = now;
-    pull.updatedAt = now;
-    pull.mergeCommitSha = outcome.sha;
-    pull.mergedBy = merger;
-    repo.pushedAt = now;
+    recordMerge(repo, pull, shas, outcome.sha, merger);
     const rendered = await this.mergeRequestObject(repo, pull);
     this.hooks.send('Merge Request Hook', await this.mergeEvent(repo, pull, merger, rendered));
     return { status: 200, body: rendered };
@@ -1037,11 +967,6 @@ export class GitLabApi {
     records.posted.push({ sha, name, state: body.state });
     return { status: 201, body: this.statusObject(status) };
   }
-}
-
-function header(request: ApiRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 async function branchesContaining(repo: DoubleRepository, sha: string): Promise<string[]> {
