@@ -1,4 +1,4 @@
-// The promotion side of a process: runs promote jobs, and enqueues one when a Rollout of a promotion's source changes phase.
+// The promotion side of a process: runs promote jobs, and enqueues one when a Rollout of a promotion's sources changes phase.
 import { toPlainObject } from '../kube/client.ts';
 import { kubeCall } from '../kube/errors.ts';
 import { ForgeError } from '../forge/forge-error.ts';
@@ -19,7 +19,7 @@ const ROLLOUTS_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`;
 export interface RunningPromoter {
   queue: PromoteQueue;
   worker: RunningWorker;
-  /** Enqueues a look at every promotion for every Rollout of its `from` source. */
+  /** Enqueues a look at every promotion for every Rollout of its `from` source (once per Rollout). */
   enqueueAll(): Promise<number>;
   stop(options?: { force?: boolean }): Promise<void>;
 }
@@ -46,8 +46,9 @@ function needsAHuman(error: unknown): boolean {
 
 /**
  * Starts the promote worker and the Rollout watch that feeds it. A promote job looks at one promotion for
- * one rollout; a watch event enqueues one only when the Rollout's phase, revision or abort changed, so
- * the forge is asked only when something a promotion depends on moved.
+ * one rollout of its `from` source; a watch event enqueues one only when a Rollout's phase, revision or
+ * abort changed, so the forge is asked only when something a promotion depends on moved. A change of the
+ * target's Rollout of the same name enqueues a look too (a merge, or the target changed by hand).
  */
 export async function startPromoter(
   runtime: Runtime,
@@ -107,16 +108,33 @@ export async function startPromoter(
     },
   );
 
-  const sources = new Set(promotions.map((p) => p.spec.fromSource));
+  const fromSources = new Set(promotions.map((p) => p.spec.fromSource));
+  // The target side matters too: when it changes (merged, or changed by hand), the open pull request may
+  // have nothing left to propose.
+  const sources = new Set([...fromSources, ...promotions.map((p) => p.spec.toSource)]);
+  /** Namespaces of each from-source Rollout by name: a target Rollout maps to them by name. */
+  const fromRollouts = new Map<string, Map<string, Set<string>>>();
   const enqueueFor = async (rollout: WatchedRollout): Promise<number> => {
     const source = rollout.metadata?.labels?.[SOURCE_LABEL];
     const { name, namespace } = rollout.metadata ?? {};
     if (source === undefined || !sources.has(source) || !name || !namespace) return 0;
+    if (fromSources.has(source)) {
+      const byName = fromRollouts.get(source) ?? new Map<string, Set<string>>();
+      byName.set(name, (byName.get(name) ?? new Set()).add(namespace));
+      fromRollouts.set(source, byName);
+    }
     let count = 0;
     for (const promotion of promotions) {
-      if (promotion.spec.fromSource !== source) continue;
-      await queue.enqueue({ promotion: promotion.spec.name, namespace, name });
-      count += 1;
+      const looks =
+        promotion.spec.fromSource === source
+          ? [namespace]
+          : promotion.spec.toSource === source
+            ? [...(fromRollouts.get(promotion.spec.fromSource)?.get(name) ?? [])]
+            : [];
+      for (const fromNamespace of looks) {
+        await queue.enqueue({ promotion: promotion.spec.name, namespace: fromNamespace, name });
+        count += 1;
+      }
     }
     return count;
   };
@@ -133,8 +151,14 @@ export async function startPromoter(
         labelSelector,
       }),
     );
+    // From-sources first, so target Rollouts find the from-side Rollouts they map to.
+    const items = (toPlainObject<{ items?: WatchedRollout[] }>(list).items ?? []).sort(
+      (a, b) =>
+        Number(!fromSources.has(a.metadata?.labels?.[SOURCE_LABEL] ?? '')) -
+        Number(!fromSources.has(b.metadata?.labels?.[SOURCE_LABEL] ?? '')),
+    );
     let count = 0;
-    for (const item of toPlainObject<{ items?: WatchedRollout[] }>(list).items ?? []) {
+    for (const item of items) {
       seen.set(`${item.metadata?.namespace}/${item.metadata?.name}`, fingerprint(item));
       count += await enqueueFor(item);
     }

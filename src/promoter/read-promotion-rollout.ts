@@ -25,6 +25,7 @@ export function promotionRolloutOf(read: ObservedRead): { rollout: PromotionRoll
       namespace: rollout.metadata.namespace ?? 'default',
       name: rollout.metadata.name,
       steps: rollout.spec.strategy.canary?.steps?.length ?? 0,
+      ...(rollout.metadata.generation !== undefined ? { generation: rollout.metadata.generation } : {}),
       images,
       status: rollout.status ?? {},
       commit: rollout.metadata.annotations?.[COMMIT_ANNOTATION] ?? '',

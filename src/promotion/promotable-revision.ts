@@ -14,6 +14,8 @@ export interface PromotionRollout {
   name: string;
   /** Number of canary steps in the spec. */
   steps: number;
+  /** metadata.generation: the status describes this spec only when its observedGeneration equals it. */
+  generation?: number;
   /** Container images of spec.template (containers and initContainers), by container name. */
   images: Array<{ container: string; image: string }>;
   status: RolloutStatus;
@@ -39,6 +41,15 @@ export function promotability(rollout: PromotionRollout): Promotability {
   const hash = status.currentPodHash;
   if (hash === undefined || hash === '')
     return { promotable: false, reason: 'not reconciled yet', aborted: false };
+  // The spec moved on (a new template synced) and the status still speaks of the previous one: its images
+  // are not the ones that finished the canary.
+  if (rollout.generation !== undefined && status.observedGeneration !== String(rollout.generation))
+    return {
+      promotable: false,
+      hash,
+      reason: 'the status does not describe the current spec yet',
+      aborted: false,
+    };
   if (status.abort === true || (status.message ?? '').startsWith('RolloutAborted'))
     return { promotable: false, hash, reason: `revision ${hash} was aborted`, aborted: true };
   if (status.phase !== 'Healthy')

@@ -236,4 +236,46 @@ describe('promotion by pull request, staging → prod (GitHub)', () => {
     );
     expect(double.violations()).toEqual([]);
   }, 150_000);
+
+  it('a newer healthy revision supersedes the open PR; prod changed by hand closes it with a comment', async () => {
+    scene = await startScene();
+    const { double, clients } = scene;
+    await eventually(
+      'both environments Healthy at 1.0.0',
+      async () =>
+        (await liveRollout(clients, 'staging'))?.status?.phase === 'Healthy' &&
+        (await liveRollout(clients, 'prod'))?.status?.phase === 'Healthy',
+      { timeoutMs: 30_000 },
+    );
+    await double.commit(REPO, 'main', { 'envs/staging/web.yaml': rollout('registry.example/web:2.0.0') });
+    const first = await eventually('the PR for 2.0.0', () => openPulls(double)[0], { timeoutMs: 40_000 });
+    expect(first.title).toBe('Promote web to 2.0.0');
+
+    await double.commit(REPO, 'main', { 'envs/staging/web.yaml': rollout('registry.example/web:3.0.0') });
+    const pullNow = () => double.repository(REPO).pulls.get(first.number);
+    await eventually('the same PR now promotes 3.0.0', () => pullNow()?.title === 'Promote web to 3.0.0', {
+      timeoutMs: 40_000,
+    });
+    expect(openPulls(double)).toHaveLength(1);
+    const headSha = (await double.branchSha(REPO, first.head)) ?? '';
+    expect(await double.gitIn(REPO, ['show', `${headSha}:envs/prod/web.yaml`])).toContain(
+      'registry.example/web:3.0.0',
+    );
+    await eventually('a superseded comment', () =>
+      double
+        .repository(REPO)
+        .comments.some((c) => c.issueNumber === first.number && c.body.startsWith('Superseded')),
+    );
+
+    // Someone updates prod by hand: the PR has nothing left to propose and is closed with a comment.
+    await double.commit(REPO, 'main', { 'envs/prod/web.yaml': rollout('registry.example/web:3.0.0') });
+    await eventually('the PR closed', () => pullNow()?.state === 'closed', { timeoutMs: 40_000 });
+    expect(pullNow()?.mergedAt).toBeUndefined();
+    expect(
+      double
+        .repository(REPO)
+        .comments.some((c) => c.issueNumber === first.number && c.body.includes('already runs revision')),
+    ).toBe(true);
+    expect(double.violations()).toEqual([]);
+  }, 150_000);
 });

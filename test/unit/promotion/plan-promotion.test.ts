@@ -79,6 +79,22 @@ describe('planPromotion', () => {
     expect(plan.actions).toEqual([]);
   });
 
+  it('a status that does not describe the current spec yet (a new template just synced) is not promoted', () => {
+    const stale = healthy('h2', {
+      generation: 3,
+      status: { ...healthy('h2').status, observedGeneration: '2' },
+    });
+    expect(planPromotion(input({ rollout: stale })).actions).toEqual([]);
+    const current = healthy('h2', {
+      generation: 3,
+      status: { ...healthy('h2').status, observedGeneration: '3' },
+    });
+    expect(planPromotion(input({ rollout: current })).actions.map((a) => a.kind)).toEqual([
+      'pushBranch',
+      'openPullRequest',
+    ]);
+  });
+
   it('a revision with an inconclusive or failed AnalysisRun is not promoted, even if Healthy', () => {
     for (const phase of ['Inconclusive', 'Failed', 'Error']) {
       const plan = planPromotion(
