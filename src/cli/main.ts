@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
 import { registerAbortCommand } from './commands/abort.ts';
+import { registerApproveCommand } from './commands/approve.ts';
 import { registerDemoCommand } from './commands/demo.ts';
 import { registerInstallCommand } from './commands/install.ts';
 import { registerPauseCommand } from './commands/pause.ts';
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
     .exitOverride();
   // Command registrations (one line each; keep alphabetical).
   registerAbortCommand(program);
+  registerApproveCommand(program);
   registerDemoCommand(program);
   registerInstallCommand(program);
   registerPauseCommand(program);
