@@ -1,13 +1,13 @@
 // GiteaForge against the forge double's Gitea API: the shared contract, plus what only Gitea has (labels that must
 // exist, organization labels, WIP drafts, signed pull_request webhooks, hand-checked request shapes).
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ForgeOptions } from '../../../src/forge/forge.ts';
 import { ForgeError } from '../../../src/forge/forge-error.ts';
 import { GiteaForge } from '../../../src/forge/gitea-forge.ts';
 import { giteaProvider } from '../../../src/server/webhook-providers/gitea.ts';
 import { runForgeContract } from '../../support/forge-contract.ts';
+import { startHookReceiver } from '../../support/hook-receiver.ts';
+import { branchMaker, repositoryProbes } from '../../support/forge-double/repository-probes.ts';
 import { startForgeDouble, type ForgeDouble } from '../../support/forge-double/forge-double.ts';
 import { GiteaApi } from '../../support/forge-double/gitea-api.ts';
 
@@ -51,17 +51,9 @@ runForgeContract('Gitea / Forgejo', async () => {
     token: TOKEN,
     baseBranch: 'main',
     missingRepository: 'acme/missing',
-    pushCommit: (branch, files) => double.commit(REPO, branch, files),
-    branchSha: (branch) => double.branchSha(REPO, branch),
-    parents: async (sha) =>
-      (await double.gitIn(REPO, ['rev-list', '--parents', '-n', '1', sha])).split(' ').slice(1),
+    ...repositoryProbes(double, REPO),
     addExternalCheck: async (sha, name, state) => gitea.addStatus(REPO, sha, name, state),
     postedStatuses: async (sha) => gitea.postedStatuses(REPO, sha),
-    comments: async (number) =>
-      double
-        .repository(REPO)
-        .comments.filter((comment) => comment.issueNumber === number)
-        .map((comment) => comment.body),
     rateLimitNext: (count, kind) => gitea.rateLimitNext(count, kind),
     serverErrorNext: (count) => gitea.serverErrorNext(count),
     violations: () => double.violations(),
@@ -78,15 +70,7 @@ runForgeContract('Gitea / Forgejo', async () => {
 
 describe('GiteaForge: Gitea specifics', () => {
   let gt: GiteaDouble;
-  let branches = 0;
-  const branch = async (): Promise<{ name: string; sha: string }> => {
-    branches += 1;
-    const name = `promote/specific-${branches}`;
-    return {
-      name,
-      sha: await gt.double.commit(REPO, name, { [`env/prod/s${branches}.yaml`]: `n: ${branches}\n` }),
-    };
-  };
+  const branch = branchMaker(() => gt.double, REPO);
 
   beforeAll(async () => {
     gt = await startGiteaDouble();
@@ -103,22 +87,11 @@ describe('GiteaForge: Gitea specifics', () => {
   });
 
   it('sends a signed pull_request event on merge that Rollgate verifies and reads as a merge into the base', async () => {
-    const received: Array<{ headers: IncomingMessage['headers']; body: Buffer }> = [];
-    const receiver = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        received.push({ headers: req.headers, body: Buffer.concat(chunks) });
-        res.writeHead(200).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const receiver = await startHookReceiver();
+    const { received } = receiver;
     try {
       const secret = 'gitea-hook-secret';
-      gt.gitea.onWebhook(
-        `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks/gitea`,
-        secret,
-      );
+      gt.gitea.onWebhook(receiver.url('/webhooks/gitea'), secret);
       const head = await branch();
       const forge = gt.forge();
       const opened = await forge.openPullRequest({ head: head.name, base: 'main', title: 'hook', body: '' });
@@ -147,7 +120,7 @@ describe('GiteaForge: Gitea specifics', () => {
         branches: ['main'],
       });
     } finally {
-      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+      await receiver.close();
     }
   });
 

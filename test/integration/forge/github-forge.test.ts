@@ -1,11 +1,11 @@
 // GitHubForge against the forge double: the shared contract, plus what only GitHub has (webhooks, Git auth, write spacing, API URL forms).
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GitHubForge, githubApiBase, type GitHubForgeOptions } from '../../../src/forge/github-forge.ts';
 import { ForgeError } from '../../../src/forge/forge-error.ts';
 import { githubProvider } from '../../../src/server/webhook-providers/github.ts';
 import { runForgeContract } from '../../support/forge-contract.ts';
+import { startHookReceiver } from '../../support/hook-receiver.ts';
+import { branchMaker, repositoryProbes } from '../../support/forge-double/repository-probes.ts';
 import { startForgeDouble, type ForgeDouble } from '../../support/forge-double/forge-double.ts';
 
 const REPO = 'acme/deploy';
@@ -39,10 +39,7 @@ runForgeContract('GitHub (Enterprise Server API form)', async () => {
     token: double.token,
     baseBranch: 'main',
     missingRepository: 'acme/missing',
-    pushCommit: (branch, files) => double.commit(REPO, branch, files),
-    branchSha: (branch) => double.branchSha(REPO, branch),
-    parents: async (sha) =>
-      (await double.gitIn(REPO, ['rev-list', '--parents', '-n', '1', sha])).split(' ').slice(1),
+    ...repositoryProbes(double, REPO),
     addExternalCheck: async (sha, name, state) => {
       double.addCheckRun(
         REPO,
@@ -55,11 +52,6 @@ runForgeContract('GitHub (Enterprise Server API form)', async () => {
         .repository(REPO)
         .statuses.filter((status) => status.sha === sha)
         .map((status) => ({ context: status.context, state: status.state })),
-    comments: async (number) =>
-      double
-        .repository(REPO)
-        .comments.filter((comment) => comment.issueNumber === number)
-        .map((comment) => comment.body),
     rateLimitNext: (count, kind) => {
       if (kind === 'primary') double.faults.primaryRateLimit(count, { resetInSeconds: 1 });
       else double.faults.secondaryRateLimit(count, { retryAfterSeconds: 1 });
@@ -75,15 +67,7 @@ runForgeContract('GitHub (Enterprise Server API form)', async () => {
 
 describe('GitHubForge: GitHub specifics', () => {
   let double: ForgeDouble;
-  let branches = 0;
-  const branch = async (): Promise<{ name: string; sha: string }> => {
-    branches += 1;
-    const name = `promote/specific-${branches}`;
-    return {
-      name,
-      sha: await double.commit(REPO, name, { [`env/prod/s${branches}.yaml`]: `n: ${branches}\n` }),
-    };
-  };
+  const branch = branchMaker(() => double, REPO);
 
   beforeAll(async () => {
     double = await prepareDouble();
@@ -109,22 +93,11 @@ describe('GitHubForge: GitHub specifics', () => {
   });
 
   it('sends webhooks that pass the schemas, are signed like GitHub, and that Rollgate reads as a merge and a push', async () => {
-    const received: Array<{ headers: IncomingMessage['headers']; body: Buffer }> = [];
-    const receiver = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        received.push({ headers: req.headers, body: Buffer.concat(chunks) });
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const receiver = await startHookReceiver(204);
+    const { received } = receiver;
     try {
       const secret = 'hook-secret';
-      double.onWebhook(
-        `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks/github`,
-        secret,
-      );
+      double.onWebhook(receiver.url('/webhooks/github'), secret);
       const head = await branch();
       const forge = githubForge(double);
       const pull = await forge.openPullRequest({
@@ -159,7 +132,7 @@ describe('GitHubForge: GitHub specifics', () => {
       expect(payload.pull_request.merged).toBe(true);
       expect(payload.pull_request.merge_commit_sha).toBe(await double.branchSha(REPO, 'main'));
     } finally {
-      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+      await receiver.close();
       double.webhooks.deliveries.length = 0;
     }
   });

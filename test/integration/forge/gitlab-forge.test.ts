@@ -1,13 +1,13 @@
 // GitLabForge against the forge double's GitLab API: the shared contract, plus what only GitLab has (project ids,
 // drafts by title, "Pipelines must succeed", merge request webhooks, hand-checked request shapes).
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ForgeOptions } from '../../../src/forge/forge.ts';
 import { ForgeError } from '../../../src/forge/forge-error.ts';
 import { GitLabForge } from '../../../src/forge/gitlab-forge.ts';
 import { gitlabProvider } from '../../../src/server/webhook-providers/gitlab.ts';
 import { runForgeContract } from '../../support/forge-contract.ts';
+import { startHookReceiver } from '../../support/hook-receiver.ts';
+import { branchMaker, repositoryProbes } from '../../support/forge-double/repository-probes.ts';
 import { startForgeDouble, type ForgeDouble } from '../../support/forge-double/forge-double.ts';
 import { GitLabApi } from '../../support/forge-double/gitlab-api.ts';
 
@@ -49,18 +49,10 @@ runForgeContract('GitLab', async () => {
     token: TOKEN,
     baseBranch: 'main',
     missingRepository: 'acme/missing',
-    pushCommit: (branch, files) => double.commit(REPO, branch, files),
-    branchSha: (branch) => double.branchSha(REPO, branch),
-    parents: async (sha) =>
-      (await double.gitIn(REPO, ['rev-list', '--parents', '-n', '1', sha])).split(' ').slice(1),
+    ...repositoryProbes(double, REPO),
     addExternalCheck: (sha, name, state) =>
       gitlab.setJob(REPO, sha, name, state === 'failure' ? 'failed' : state),
     postedStatuses: async (sha) => gitlab.postedStatuses(REPO, sha),
-    comments: async (number) =>
-      double
-        .repository(REPO)
-        .comments.filter((comment) => comment.issueNumber === number)
-        .map((comment) => comment.body),
     rateLimitNext: (count, kind) => gitlab.rateLimitNext(count, kind),
     serverErrorNext: (count) => gitlab.serverErrorNext(count),
     violations: () => double.violations(),
@@ -77,15 +69,7 @@ runForgeContract('GitLab', async () => {
 
 describe('GitLabForge: GitLab specifics', () => {
   let gl: GitLabDouble;
-  let branches = 0;
-  const branch = async (): Promise<{ name: string; sha: string }> => {
-    branches += 1;
-    const name = `promote/specific-${branches}`;
-    return {
-      name,
-      sha: await gl.double.commit(REPO, name, { [`env/prod/s${branches}.yaml`]: `n: ${branches}\n` }),
-    };
-  };
+  const branch = branchMaker(() => gl.double, REPO);
 
   beforeAll(async () => {
     gl = await startGitLabDouble();
@@ -102,22 +86,11 @@ describe('GitLabForge: GitLab specifics', () => {
   });
 
   it('sends a Merge Request Hook on merge that Rollgate verifies by X-Gitlab-Token and reads as a merge into the target', async () => {
-    const received: Array<{ headers: IncomingMessage['headers']; body: Buffer }> = [];
-    const receiver = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        received.push({ headers: req.headers, body: Buffer.concat(chunks) });
-        res.writeHead(200).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const receiver = await startHookReceiver();
+    const { received } = receiver;
     try {
       const secret = 'gitlab-hook-token';
-      gl.gitlab.onWebhook(
-        `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks/gitlab`,
-        secret,
-      );
+      gl.gitlab.onWebhook(receiver.url('/webhooks/gitlab'), secret);
       const head = await branch();
       const forge = gl.forge();
       const opened = await forge.openPullRequest({ head: head.name, base: 'main', title: 'hook', body: '' });
@@ -153,7 +126,7 @@ describe('GitLabForge: GitLab specifics', () => {
         repositoryUrls: expect.arrayContaining([`${gl.double.url}/${REPO}.git`]) as unknown,
       });
     } finally {
-      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+      await receiver.close();
     }
   });
 
