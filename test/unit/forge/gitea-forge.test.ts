@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ForgeError } from '../../../src/forge/forge-error.ts';
 import { GiteaForge, giteaApiRoot, giteaChecksState } from '../../../src/forge/gitea-forge.ts';
-import { startScriptedHttpStub, type ScriptedHttpStub, type StubHandler } from './scripted-http-stub.ts';
+import { scriptedForges } from './scripted-forge.ts';
 
 const REPO = '/api/v1/repos/acme/deploy';
 const SHA = 'a'.repeat(40);
@@ -24,36 +24,16 @@ function pull(overrides: Record<string, unknown> = {}): Record<string, unknown> 
   };
 }
 
-let stub: ScriptedHttpStub | undefined;
-afterEach(async () => {
-  await stub?.close();
-  stub = undefined;
-});
-
-async function forgeWith(
-  handler: StubHandler,
-  maxRetries = 2,
-): Promise<{ forge: GiteaForge; slept: number[] }> {
-  stub = await startScriptedHttpStub(handler);
-  const slept: number[] = [];
-  const forge = new GiteaForge({
-    provider: 'gitea',
-    apiUrl: `${stub.url}/api/v1`,
-    repository: 'acme/deploy',
-    token: TOKEN,
-    maxRetries,
-    sleep: (ms) => {
-      slept.push(ms);
-      return Promise.resolve();
-    },
-  });
-  return { forge, slept };
-}
-
-function requests(): ScriptedHttpStub['requests'] {
-  if (stub === undefined) throw new Error('no stub');
-  return stub.requests;
-}
+const { forgeWith, requests, closeStub } = scriptedForges(
+  (url, options) =>
+    new GiteaForge({
+      provider: 'gitea',
+      apiUrl: `${url}/api/v1`,
+      repository: 'acme/deploy',
+      token: TOKEN,
+      ...options,
+    }),
+);
 
 describe('giteaApiRoot', () => {
   it.each([
@@ -275,8 +255,7 @@ describe('GiteaForge', () => {
         code: 'forge.conflict',
         context: { status },
       });
-      await stub?.close();
-      stub = undefined;
+      await closeStub();
     }
   });
 
@@ -304,7 +283,7 @@ describe('GiteaForge', () => {
     });
     expect((await limited.forge.getPullRequest(4)).number).toBe(4);
     expect(limited.slept).toEqual([2_000]);
-    await stub?.close();
+    await closeStub();
 
     const denied = await forgeWith(() => ({
       status: 403,

@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ForgeError } from '../../../src/forge/forge-error.ts';
 import { GitLabForge, gitlabChecksState, gitlabHost } from '../../../src/forge/gitlab-forge.ts';
-import { startScriptedHttpStub, type ScriptedHttpStub, type StubHandler } from './scripted-http-stub.ts';
+import { scriptedForges } from './scripted-forge.ts';
 
 const PROJECT = '/api/v4/projects/group%2Fsub%2Fapp';
 const SHA = 'a'.repeat(40);
@@ -30,36 +30,16 @@ function mr(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   };
 }
 
-let stub: ScriptedHttpStub | undefined;
-afterEach(async () => {
-  await stub?.close();
-  stub = undefined;
-});
-
-async function forgeWith(
-  handler: StubHandler,
-  maxRetries = 2,
-): Promise<{ forge: GitLabForge; slept: number[] }> {
-  stub = await startScriptedHttpStub(handler);
-  const slept: number[] = [];
-  const forge = new GitLabForge({
-    provider: 'gitlab',
-    apiUrl: `${stub.url}/api/v4`,
-    repository: 'group/sub/app',
-    token: TOKEN,
-    maxRetries,
-    sleep: (ms) => {
-      slept.push(ms);
-      return Promise.resolve();
-    },
-  });
-  return { forge, slept };
-}
-
-function requests(): ScriptedHttpStub['requests'] {
-  if (stub === undefined) throw new Error('no stub');
-  return stub.requests;
-}
+const { forgeWith, requests, closeStub, stubUrl } = scriptedForges(
+  (url, options) =>
+    new GitLabForge({
+      provider: 'gitlab',
+      apiUrl: `${url}/api/v4`,
+      repository: 'group/sub/app',
+      token: TOKEN,
+      ...options,
+    }),
+);
 
 describe('gitlabHost', () => {
   it.each([
@@ -311,7 +291,7 @@ describe('GitLabForge', () => {
         if (req.query.get('page') === '2')
           return { body: [{ id: 2, name: 'b', status: 'running', allow_failure: false }] };
         return {
-          headers: { link: `<${stub?.url ?? ''}${req.path}?page=2&per_page=1>; rel="next"` },
+          headers: { link: `<${stubUrl()}${req.path}?page=2&per_page=1>; rel="next"` },
           body: [{ id: 1, name: 'a', status: 'success', allow_failure: false }],
         };
       }
@@ -367,8 +347,7 @@ describe('GitLabForge', () => {
       expect(error.context).toMatchObject({ provider: 'gitlab', repository: 'group/sub/app', status });
       expect(error.message).not.toContain(TOKEN);
       expect(requests()).toHaveLength(1);
-      await stub?.close();
-      stub = undefined;
+      await closeStub();
     }
   });
 
@@ -382,7 +361,7 @@ describe('GitLabForge', () => {
     });
     expect((await limited.forge.getPullRequest(5)).number).toBe(5);
     expect(limited.slept).toEqual([3_000]);
-    await stub?.close();
+    await closeStub();
 
     const down = await forgeWith(() => ({ status: 502, body: 'Bad Gateway' }), 2);
     const error = (await down.forge.getPullRequest(5).catch((e: unknown) => e)) as ForgeError;
@@ -399,8 +378,7 @@ describe('GitLabForge', () => {
 
   it('reports a forge that is not there as forge.unavailable', async () => {
     const { forge } = await forgeWith(() => undefined, 0);
-    await stub?.close();
+    await closeStub();
     await expect(forge.getPullRequest(5)).rejects.toMatchObject({ code: 'forge.unavailable' });
-    stub = undefined;
   });
 });
