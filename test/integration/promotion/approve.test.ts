@@ -1,8 +1,10 @@
 // `rollgate approve` end to end: a canary waits at pause {}, the approval is committed to Git (or proposed as a
 // pull request on the forge double), the push webhook syncs it, and the rollout completes.
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, inject, it, vi } from 'vitest';
+import { main } from '../../../src/cli/main.ts';
 import { configSchema, type RollgateConfig } from '../../../src/config/index.ts';
 import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
@@ -156,6 +158,28 @@ async function pausedAtGate(s: Scene, annotations: string): Promise<string> {
   return live.status?.currentPodHash ?? '';
 }
 
+/** `rollgate ARGS` in this process, with what it printed. */
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    out.push(String(chunk));
+    return true;
+  });
+  const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    err.push(String(chunk));
+    return true;
+  });
+  try {
+    const code = await main(['node', 'rollgate', ...args]);
+    return { code, stdout: out.join(''), stderr: err.join('') };
+  } finally {
+    stdout.mockRestore();
+    stderr.mockRestore();
+    process.exitCode = undefined;
+  }
+}
+
 /** The lines a diff adds and removes (without the file headers). */
 async function changedLines(double: ForgeDouble, from: string, to: string): Promise<string[]> {
   const diff = await double.gitIn(REPO, ['diff', from, to]);
@@ -173,10 +197,16 @@ describe('rollgate approve', () => {
         timeoutMs: 30_000,
       },
     );
-    await expect(approveRollout({ name: 'web', namespace: 'prod' }, s)).rejects.toMatchObject({
-      code: 'approval.not_at_gate',
-      message: expect.stringMatching(/has finished its steps/) as unknown,
-    });
+    // The command itself, in this process: a rollout that is not at a gate exits 1 and says why.
+    const kubeconfig = join(s.tmp.path, 'kubeconfig');
+    await s.sandbox.writeKubeconfig(kubeconfig);
+    const configFile = join(s.tmp.path, 'rollgate.json');
+    writeFileSync(configFile, JSON.stringify(s.config));
+    const refused = await cli('approve', 'web', '-n', 'prod', '-c', configFile, '--kubeconfig', kubeconfig);
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toMatch(
+      /^rollgate approve: rollout prod\/web has finished its steps \(phase Healthy\); only an indefinite pause/,
+    );
 
     const hash = await pausedAtGate(s, '');
     const before = (await s.double.branchSha(REPO, 'main')) ?? '';

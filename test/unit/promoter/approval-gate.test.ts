@@ -1,6 +1,11 @@
 // Which Rollouts `rollgate approve` can approve: only one waiting at an indefinite pause, and why not otherwise.
 import { describe, expect, it } from 'vitest';
-import { approvalBranch, approvalGateOf, approvalTitle } from '../../../src/promoter/approval-commit.ts';
+import {
+  approvalBranch,
+  approvalGateOf,
+  approvalTitle,
+  formatApprovalOutcome,
+} from '../../../src/promoter/approval-commit.ts';
 
 const steps = [{ setWeight: 20 }, { pause: {} }, { pause: { duration: '30s' } }, { analysis: {} }];
 
@@ -68,5 +73,53 @@ describe('approvalGateOf', () => {
   it('names the pull request and its branch after the rollout, step and revision', () => {
     expect(approvalTitle('web', { hash: 'k2x9b4d', step: 1 })).toBe('Approve web step 1 (revision k2x9b4d)');
     expect(approvalBranch('web', { hash: 'k2x9b4d', step: 1 })).toBe('rollgate/approve/web/k2x9b4d-1');
+  });
+
+  it('prints the commit and branch, the pull request link, or that Git already had it', () => {
+    const common = { gate: { hash: 'k2x9b4d', step: 1 }, source: 'prod', file: 'envs/prod/web.yaml' };
+    expect(
+      formatApprovalOutcome('web', {
+        kind: 'commit',
+        ...common,
+        branch: 'main',
+        commit: 'abc123',
+        already: false,
+      }),
+    ).toBe(
+      'approved web step 1 (revision k2x9b4d): commit abc123 pushed to main (source prod, envs/prod/web.yaml)\n',
+    );
+    const pullRequest = {
+      number: 7,
+      url: 'https://forge.example/acme/deploy/pull/7',
+      title: 'Approve web step 1 (revision k2x9b4d)',
+      body: '',
+      state: 'open' as const,
+      head: 'rollgate/approve/web/k2x9b4d-1',
+      headSha: 'def456',
+      base: 'main',
+      labels: [],
+      draft: false,
+    };
+    expect(
+      formatApprovalOutcome('web', {
+        kind: 'pull-request',
+        ...common,
+        branch: 'rollgate/approve/web/k2x9b4d-1',
+        commit: 'def456',
+        already: false,
+        pullRequest,
+      }),
+    ).toBe(
+      'pull request #7 https://forge.example/acme/deploy/pull/7 approves web step 1 (revision k2x9b4d): branch rollgate/approve/web/k2x9b4d-1 at def456\n',
+    );
+    expect(
+      formatApprovalOutcome('web', {
+        kind: 'commit',
+        ...common,
+        branch: 'main',
+        commit: 'abc123',
+        already: true,
+      }),
+    ).toMatch(/already has rollgate.dev\/approve: "k2x9b4d\/1" \(main at abc123\); nothing pushed/);
   });
 });
