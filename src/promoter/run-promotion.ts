@@ -85,17 +85,6 @@ export async function runPromotion(
   if (promotion.rollouts !== undefined && !promotion.rollouts.includes(rollout.name))
     return { skipped: 'the promotion does not carry this Rollout' };
 
-  const status = planCommitStatus(promotion.fromSource, rollout);
-  const posted = deps.postedStatuses ?? new Map<string, string>();
-  if (status !== undefined && !options.dryRun) {
-    const id = `${status.sha} ${status.context}`;
-    const value = `${status.state} ${status.description}`;
-    if (posted.get(id) !== value) {
-      await deps.forge.setCommitStatus(status);
-      posted.set(id, value);
-    }
-  }
-
   const branch = promotionBranch(promotion.name, rollout.name);
   let targetEdits: PromotionFile[] = [];
   if (rollout.status.phase === 'Healthy') {
@@ -126,10 +115,21 @@ export async function runPromotion(
     ...(checks !== undefined ? { checks } : {}),
   });
   log.info({ state: plan.state, actions: plan.actions.map((a) => a.kind) }, plan.summary);
+  const status = planCommitStatus(promotion.fromSource, rollout);
   const reported = status === undefined ? {} : { commitStatus: `${status.state}: ${status.description}` };
   if (options.dryRun) return { plan, ...reported, ...(pullRequest !== undefined ? { pullRequest } : {}) };
 
   for (const action of plan.actions) pullRequest = await act(action, pullRequest, promotion, deps);
+  // The status goes last: the forge spaces writes (1 s on GitHub), and the pull request is what waits on it.
+  if (status !== undefined) {
+    const posted = deps.postedStatuses ?? new Map<string, string>();
+    const id = `${status.sha} ${status.context}`;
+    const value = `${status.state} ${status.description}`;
+    if (posted.get(id) !== value) {
+      await deps.forge.setCommitStatus(status);
+      posted.set(id, value);
+    }
+  }
   return { plan, ...reported, ...(pullRequest !== undefined ? { pullRequest } : {}) };
 }
 
