@@ -1,6 +1,6 @@
 // GiteaForge against the forge double's Gitea API: the shared contract, plus what only Gitea has (labels that must
 // exist, organization labels, WIP drafts, signed pull_request webhooks, hand-checked request shapes).
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ForgeOptions } from '../../../src/forge/forge.ts';
 import { ForgeError } from '../../../src/forge/forge-error.ts';
 import { GiteaForge } from '../../../src/forge/gitea-forge.ts';
@@ -8,6 +8,7 @@ import { giteaProvider } from '../../../src/server/webhook-providers/gitea.ts';
 import { runForgeContract } from '../../support/forge-contract.ts';
 import { startHookReceiver } from '../../support/hook-receiver.ts';
 import { branchMaker, repositoryProbes } from '../../support/forge-double/repository-probes.ts';
+import { mountedApiControls, sharedMountedDouble } from '../../support/forge-double/mounted-api.ts';
 import { startForgeDouble, type ForgeDouble } from '../../support/forge-double/forge-double.ts';
 import { GiteaApi } from '../../support/forge-double/gitea-api.ts';
 
@@ -54,49 +55,28 @@ runForgeContract('Gitea / Forgejo', async () => {
     ...repositoryProbes(double, REPO),
     addExternalCheck: async (sha, name, state) => gitea.addStatus(REPO, sha, name, state),
     postedStatuses: async (sha) => gitea.postedStatuses(REPO, sha),
-    rateLimitNext: (count, kind) => gitea.rateLimitNext(count, kind),
-    serverErrorNext: (count) => gitea.serverErrorNext(count),
-    violations: () => double.violations(),
-    reset: () => {
-      double.reset();
-      gitea.reset();
-    },
-    close: async () => {
-      await gitea.hooks.flush();
-      await double.stop();
-    },
+    ...mountedApiControls(double, gitea),
   };
 });
 
 describe('GiteaForge: Gitea specifics', () => {
-  let gt: GiteaDouble;
-  const branch = branchMaker(() => gt.double, REPO);
-
-  beforeAll(async () => {
-    gt = await startGiteaDouble();
-  });
-  afterAll(async () => {
-    await gt.gitea.hooks.flush();
-    await gt.double.stop();
-  });
-  afterEach(() => {
-    const violations = gt.double.violations();
-    gt.double.reset();
-    gt.gitea.reset();
-    expect(violations).toEqual([]);
-  });
+  const gt = sharedMountedDouble(startGiteaDouble, (started) => ({
+    double: started.double,
+    api: started.gitea,
+  }));
+  const branch = branchMaker(() => gt().double, REPO);
 
   it('sends a signed pull_request event on merge that Rollgate verifies and reads as a merge into the base', async () => {
     const receiver = await startHookReceiver();
     const { received } = receiver;
     try {
       const secret = 'gitea-hook-secret';
-      gt.gitea.onWebhook(receiver.url('/webhooks/gitea'), secret);
+      gt().gitea.onWebhook(receiver.url('/webhooks/gitea'), secret);
       const head = await branch();
-      const forge = gt.forge();
+      const forge = gt().forge();
       const opened = await forge.openPullRequest({ head: head.name, base: 'main', title: 'hook', body: '' });
       const { mergeCommitSha } = await forge.merge(opened.number, head.sha);
-      await gt.gitea.hooks.flush();
+      await gt().gitea.hooks.flush();
 
       expect(received).toHaveLength(1);
       const [delivery] = received;
@@ -126,7 +106,7 @@ describe('GiteaForge: Gitea specifics', () => {
 
   it('sends repository and organization labels as ids, and refuses a label that does not exist', async () => {
     const head = await branch();
-    const forge = gt.forge();
+    const forge = gt().forge();
     const opened = await forge.openPullRequest({
       head: head.name,
       base: 'main',
@@ -147,7 +127,7 @@ describe('GiteaForge: Gitea specifics', () => {
 
   it('opens a draft with the WIP: prefix, keeps it through an edit, and Gitea refuses to merge it', async () => {
     const head = await branch();
-    const forge = gt.forge();
+    const forge = gt().forge();
     const draft = await forge.openPullRequest({
       head: head.name,
       base: 'main',
@@ -156,7 +136,7 @@ describe('GiteaForge: Gitea specifics', () => {
       draft: true,
     });
     expect(draft).toMatchObject({ title: 'Promote web', draft: true });
-    expect(gt.double.repository(REPO).pulls.get(draft.number)?.title).toBe('WIP: Promote web');
+    expect(gt().double.repository(REPO).pulls.get(draft.number)?.title).toBe('WIP: Promote web');
     expect(await forge.updatePullRequest(draft.number, { title: 'Promote web v2', body: 'b' })).toMatchObject(
       {
         title: 'Promote web v2',
@@ -170,7 +150,7 @@ describe('GiteaForge: Gitea specifics', () => {
 
   it('refuses an unknown reviewer before creating anything, and asks a known one', async () => {
     const head = await branch();
-    const forge = gt.forge();
+    const forge = gt().forge();
     const error = (await forge
       .openPullRequest({ head: head.name, base: 'main', title: 'x', body: '', reviewers: ['nobody-here'] })
       .catch((e: unknown) => e)) as ForgeError;
@@ -183,23 +163,23 @@ describe('GiteaForge: Gitea specifics', () => {
       body: '',
       reviewers: ['release-manager'],
     });
-    expect(gt.double.repository(REPO).pulls.get(opened.number)?.requestedReviewers).toEqual([
+    expect(gt().double.repository(REPO).pulls.get(opened.number)?.requestedReviewers).toEqual([
       'release-manager',
     ]);
   });
 
   it('counts a warning as passing and an error as failing', async () => {
     const head = await branch();
-    const forge = gt.forge();
-    gt.gitea.addStatus(REPO, head.sha, 'ci/lint', 'warning');
+    const forge = gt().forge();
+    gt().gitea.addStatus(REPO, head.sha, 'ci/lint', 'warning');
     expect(await forge.checksState(head.sha)).toBe('success');
-    gt.gitea.addStatus(REPO, head.sha, 'ci/build', 'error');
+    gt().gitea.addStatus(REPO, head.sha, 'ci/build', 'error');
     expect(await forge.checksState(head.sha)).toBe('failure');
   });
 
   it('reports merging a closed pull request as forge.conflict', async () => {
     const head = await branch();
-    const forge = gt.forge();
+    const forge = gt().forge();
     const opened = await forge.openPullRequest({ head: head.name, base: 'main', title: 'closed', body: '' });
     await forge.closePullRequest(opened.number);
     const error = (await forge.merge(opened.number, head.sha).catch((e: unknown) => e)) as ForgeError;
@@ -207,19 +187,19 @@ describe('GiteaForge: Gitea specifics', () => {
   });
 
   it('records (and answers 422) a request that breaks the documented option structs', async () => {
-    const response = await fetch(`${gt.double.url}/api/v1/repos/${REPO}/pulls/1/merge`, {
+    const response = await fetch(`${gt().double.url}/api/v1/repos/${REPO}/pulls/1/merge`, {
       method: 'POST',
       headers: { authorization: `token ${TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify({ Do: 'octopus', sha: 'abc' }),
     });
     expect(response.status).toBe(422);
-    const problems = gt.double.invalidRequests.flatMap((violation) => violation.problems);
+    const problems = gt().double.invalidRequests.flatMap((violation) => violation.problems);
     expect(problems).toEqual(
       expect.arrayContaining([
         expect.stringContaining('body/Do: must be one of merge'),
         'body/sha: not a documented parameter',
       ]),
     );
-    gt.double.reset();
+    gt().double.reset();
   });
 });

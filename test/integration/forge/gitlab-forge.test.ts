@@ -1,6 +1,6 @@
 // GitLabForge against the forge double's GitLab API: the shared contract, plus what only GitLab has (project ids,
 // drafts by title, "Pipelines must succeed", merge request webhooks, hand-checked request shapes).
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ForgeOptions } from '../../../src/forge/forge.ts';
 import { ForgeError } from '../../../src/forge/forge-error.ts';
 import { GitLabForge } from '../../../src/forge/gitlab-forge.ts';
@@ -8,6 +8,7 @@ import { gitlabProvider } from '../../../src/server/webhook-providers/gitlab.ts'
 import { runForgeContract } from '../../support/forge-contract.ts';
 import { startHookReceiver } from '../../support/hook-receiver.ts';
 import { branchMaker, repositoryProbes } from '../../support/forge-double/repository-probes.ts';
+import { mountedApiControls, sharedMountedDouble } from '../../support/forge-double/mounted-api.ts';
 import { startForgeDouble, type ForgeDouble } from '../../support/forge-double/forge-double.ts';
 import { GitLabApi } from '../../support/forge-double/gitlab-api.ts';
 
@@ -53,49 +54,28 @@ runForgeContract('GitLab', async () => {
     addExternalCheck: (sha, name, state) =>
       gitlab.setJob(REPO, sha, name, state === 'failure' ? 'failed' : state),
     postedStatuses: async (sha) => gitlab.postedStatuses(REPO, sha),
-    rateLimitNext: (count, kind) => gitlab.rateLimitNext(count, kind),
-    serverErrorNext: (count) => gitlab.serverErrorNext(count),
-    violations: () => double.violations(),
-    reset: () => {
-      double.reset();
-      gitlab.reset();
-    },
-    close: async () => {
-      await gitlab.hooks.flush();
-      await double.stop();
-    },
+    ...mountedApiControls(double, gitlab),
   };
 });
 
 describe('GitLabForge: GitLab specifics', () => {
-  let gl: GitLabDouble;
-  const branch = branchMaker(() => gl.double, REPO);
-
-  beforeAll(async () => {
-    gl = await startGitLabDouble();
-  });
-  afterAll(async () => {
-    await gl.gitlab.hooks.flush();
-    await gl.double.stop();
-  });
-  afterEach(() => {
-    const violations = gl.double.violations();
-    gl.double.reset();
-    gl.gitlab.reset();
-    expect(violations).toEqual([]);
-  });
+  const gl = sharedMountedDouble(startGitLabDouble, (started) => ({
+    double: started.double,
+    api: started.gitlab,
+  }));
+  const branch = branchMaker(() => gl().double, REPO);
 
   it('sends a Merge Request Hook on merge that Rollgate verifies by X-Gitlab-Token and reads as a merge into the target', async () => {
     const receiver = await startHookReceiver();
     const { received } = receiver;
     try {
       const secret = 'gitlab-hook-token';
-      gl.gitlab.onWebhook(receiver.url('/webhooks/gitlab'), secret);
+      gl().gitlab.onWebhook(receiver.url('/webhooks/gitlab'), secret);
       const head = await branch();
-      const forge = gl.forge();
+      const forge = gl().forge();
       const opened = await forge.openPullRequest({ head: head.name, base: 'main', title: 'hook', body: '' });
       const { mergeCommitSha } = await forge.merge(opened.number, head.sha);
-      await gl.gitlab.hooks.flush();
+      await gl().gitlab.hooks.flush();
 
       expect(received).toHaveLength(1);
       const [delivery] = received;
@@ -123,7 +103,7 @@ describe('GitLabForge: GitLab specifics', () => {
         kind: 'push',
         cause: 'merge',
         branches: ['main'],
-        repositoryUrls: expect.arrayContaining([`${gl.double.url}/${REPO}.git`]) as unknown,
+        repositoryUrls: expect.arrayContaining([`${gl().double.url}/${REPO}.git`]) as unknown,
       });
     } finally {
       await receiver.close();
@@ -132,16 +112,16 @@ describe('GitLabForge: GitLab specifics', () => {
 
   it('takes the numeric project id as the repository', async () => {
     const head = await branch();
-    const opened = await gl
+    const opened = await gl()
       .forge()
       .openPullRequest({ head: head.name, base: 'main', title: 'by id', body: '' });
-    const byId = gl.forge({ repository: String(gl.double.repository(REPO).id) });
+    const byId = gl().forge({ repository: String(gl().double.repository(REPO).id) });
     expect((await byId.getPullRequest(opened.number)).title).toBe('by id');
   });
 
   it('opens a draft with the Draft: prefix, keeps it through an edit, and GitLab refuses to merge it', async () => {
     const head = await branch();
-    const forge = gl.forge();
+    const forge = gl().forge();
     const draft = await forge.openPullRequest({
       head: head.name,
       base: 'main',
@@ -150,7 +130,7 @@ describe('GitLabForge: GitLab specifics', () => {
       draft: true,
     });
     expect(draft).toMatchObject({ title: 'Promote web', draft: true });
-    expect(gl.double.repository(REPO).pulls.get(draft.number)?.title).toBe('Draft: Promote web');
+    expect(gl().double.repository(REPO).pulls.get(draft.number)?.title).toBe('Draft: Promote web');
     const edited = await forge.updatePullRequest(draft.number, { title: 'Promote web v2', body: 'b' });
     expect(edited).toMatchObject({ title: 'Promote web v2', body: 'b', draft: true });
     const refused = (await forge.merge(draft.number, head.sha).catch((e: unknown) => e)) as ForgeError;
@@ -160,38 +140,38 @@ describe('GitLabForge: GitLab specifics', () => {
 
   it('refuses an unknown reviewer before creating anything', async () => {
     const head = await branch();
-    const error = await gl
+    const error = await gl()
       .forge()
       .openPullRequest({ head: head.name, base: 'main', title: 'x', body: '', reviewers: ['nobody-here'] })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ForgeError);
     expect((error as ForgeError).code).toBe('forge.not_found');
-    expect(await gl.forge().findOpenPullRequest(head.name, 'main')).toBeUndefined();
+    expect(await gl().forge().findOpenPullRequest(head.name, 'main')).toBeUndefined();
   });
 
   it('waits for a pipeline when the project requires one, and merges once it passed', async () => {
-    gl.gitlab.requirePipeline(REPO, true);
+    gl().gitlab.requirePipeline(REPO, true);
     try {
       const head = await branch();
-      const forge = gl.forge();
+      const forge = gl().forge();
       const opened = await forge.openPullRequest({ head: head.name, base: 'main', title: 'gated', body: '' });
       expect(await forge.checksState(head.sha)).toBe('pending');
       await expect(forge.merge(opened.number, head.sha)).rejects.toMatchObject({ code: 'forge.conflict' });
-      await gl.gitlab.setJob(REPO, head.sha, 'test', 'running');
+      await gl().gitlab.setJob(REPO, head.sha, 'test', 'running');
       expect(await forge.checksState(head.sha)).toBe('pending');
-      await gl.gitlab.setJob(REPO, head.sha, 'test', 'success');
+      await gl().gitlab.setJob(REPO, head.sha, 'test', 'success');
       expect(await forge.checksState(head.sha)).toBe('success');
       expect((await forge.merge(opened.number, head.sha)).mergeCommitSha).toBe(
-        await gl.double.branchSha(REPO, 'main'),
+        await gl().double.branchSha(REPO, 'main'),
       );
     } finally {
-      gl.gitlab.requirePipeline(REPO, false);
+      gl().gitlab.requirePipeline(REPO, false);
     }
   });
 
   it('does not re-post a status that is already the latest (GitLab refuses pending → pending)', async () => {
     const head = await branch();
-    const forge = gl.forge();
+    const forge = gl().forge();
     const status = {
       sha: head.sha,
       state: 'pending' as const,
@@ -201,19 +181,19 @@ describe('GitLabForge: GitLab specifics', () => {
     await forge.setCommitStatus(status);
     await forge.setCommitStatus(status);
     await forge.setCommitStatus({ ...status, description: 'canary, step 2' });
-    const posts = gl.double.requests.filter((r) => r.method === 'POST' && r.path.includes('/statuses/'));
+    const posts = gl().double.requests.filter((r) => r.method === 'POST' && r.path.includes('/statuses/'));
     expect(posts.map((r) => r.status)).toEqual([201, 400]);
     expect(await forge.checksState(head.sha)).toBe('pending');
   });
 
   it('records (and answers 400) a request that breaks the documented parameters', async () => {
-    const response = await fetch(`${gl.double.url}/api/v4/projects/acme%2Fdeploy/merge_requests`, {
+    const response = await fetch(`${gl().double.url}/api/v4/projects/acme%2Fdeploy/merge_requests`, {
       method: 'POST',
       headers: { 'private-token': TOKEN, 'content-type': 'application/json' },
       body: JSON.stringify({ source_branch: 'a', title: 7, draft: true }),
     });
     expect(response.status).toBe(400);
-    const problems = gl.double.invalidRequests.flatMap((violation) => violation.problems);
+    const problems = gl().double.invalidRequests.flatMap((violation) => violation.problems);
     expect(problems).toEqual(
       expect.arrayContaining([
         'body/title: must be a string',
@@ -221,6 +201,6 @@ describe('GitLabForge: GitLab specifics', () => {
         'body/target_branch: required',
       ]),
     );
-    gl.double.reset();
+    gl().double.reset();
   });
 });
