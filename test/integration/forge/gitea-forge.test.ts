@@ -6,9 +6,12 @@ import { ForgeError } from '../../../src/forge/forge-error.ts';
 import { GiteaForge } from '../../../src/forge/gitea-forge.ts';
 import { giteaProvider } from '../../../src/server/webhook-providers/gitea.ts';
 import { runForgeContract } from '../../support/forge-contract.ts';
-import { startHookReceiver } from '../../support/hook-receiver.ts';
 import { branchMaker, repositoryProbes } from '../../support/forge-double/repository-probes.ts';
-import { mountedApiControls, sharedMountedDouble } from '../../support/forge-double/mounted-api.ts';
+import {
+  mergeWithHookReceiver,
+  mountedApiControls,
+  sharedMountedDouble,
+} from '../../support/forge-double/mounted-api.ts';
 import { startForgeDouble, type ForgeDouble } from '../../support/forge-double/forge-double.ts';
 import { GiteaApi } from '../../support/forge-double/gitea-api.ts';
 
@@ -67,41 +70,32 @@ describe('GiteaForge: Gitea specifics', () => {
   const branch = branchMaker(() => gt().double, REPO);
 
   it('sends a signed pull_request event on merge that Rollgate verifies and reads as a merge into the base', async () => {
-    const receiver = await startHookReceiver();
-    const { received } = receiver;
-    try {
-      const secret = 'gitea-hook-secret';
-      gt().gitea.onWebhook(receiver.url('/webhooks/gitea'), secret);
-      const head = await branch();
-      const forge = gt().forge();
-      const opened = await forge.openPullRequest({ head: head.name, base: 'main', title: 'hook', body: '' });
-      const { mergeCommitSha } = await forge.merge(opened.number, head.sha);
-      await gt().gitea.hooks.flush();
-
-      expect(received).toHaveLength(1);
-      const [delivery] = received;
-      if (!delivery) throw new Error('no delivery');
-      expect(delivery.headers['x-gitea-event']).toBe('pull_request');
-      expect(giteaProvider.verify(delivery.headers, delivery.body, { gitea: { secret } } as never)).toEqual({
-        ok: true,
-      });
-      expect(
-        giteaProvider.verify(delivery.headers, delivery.body, { gitea: { secret: 'x' } } as never).ok,
-      ).toBe(false);
-      const payload = JSON.parse(delivery.body.toString('utf8')) as {
-        action: string;
-        pull_request: { merged: boolean; merge_commit_sha: string };
-      };
-      expect(payload.action).toBe('closed');
-      expect(payload.pull_request).toMatchObject({ merged: true, merge_commit_sha: mergeCommitSha });
-      expect(giteaProvider.interpret(delivery.headers, payload)).toMatchObject({
-        kind: 'push',
-        cause: 'merge',
-        branches: ['main'],
-      });
-    } finally {
-      await receiver.close();
-    }
+    const secret = 'gitea-hook-secret';
+    const { delivery, mergeCommitSha } = await mergeWithHookReceiver({
+      api: gt().gitea,
+      forge: gt().forge(),
+      branch,
+      path: '/webhooks/gitea',
+      secret,
+    });
+    expect(delivery.headers['x-gitea-event']).toBe('pull_request');
+    expect(giteaProvider.verify(delivery.headers, delivery.body, { gitea: { secret } } as never)).toEqual({
+      ok: true,
+    });
+    expect(
+      giteaProvider.verify(delivery.headers, delivery.body, { gitea: { secret: 'x' } } as never).ok,
+    ).toBe(false);
+    const payload = JSON.parse(delivery.body.toString('utf8')) as {
+      action: string;
+      pull_request: { merged: boolean; merge_commit_sha: string };
+    };
+    expect(payload.action).toBe('closed');
+    expect(payload.pull_request).toMatchObject({ merged: true, merge_commit_sha: mergeCommitSha });
+    expect(giteaProvider.interpret(delivery.headers, payload)).toMatchObject({
+      kind: 'push',
+      cause: 'merge',
+      branches: ['main'],
+    });
   });
 
   it('sends repository and organization labels as ids, and refuses a label that does not exist', async () => {

@@ -6,9 +6,12 @@ import { ForgeError } from '../../../src/forge/forge-error.ts';
 import { GitLabForge } from '../../../src/forge/gitlab-forge.ts';
 import { gitlabProvider } from '../../../src/server/webhook-providers/gitlab.ts';
 import { runForgeContract } from '../../support/forge-contract.ts';
-import { startHookReceiver } from '../../support/hook-receiver.ts';
 import { branchMaker, repositoryProbes } from '../../support/forge-double/repository-probes.ts';
-import { mountedApiControls, sharedMountedDouble } from '../../support/forge-double/mounted-api.ts';
+import {
+  mergeWithHookReceiver,
+  mountedApiControls,
+  sharedMountedDouble,
+} from '../../support/forge-double/mounted-api.ts';
 import { startForgeDouble, type ForgeDouble } from '../../support/forge-double/forge-double.ts';
 import { GitLabApi } from '../../support/forge-double/gitlab-api.ts';
 
@@ -66,48 +69,37 @@ describe('GitLabForge: GitLab specifics', () => {
   const branch = branchMaker(() => gl().double, REPO);
 
   it('sends a Merge Request Hook on merge that Rollgate verifies by X-Gitlab-Token and reads as a merge into the target', async () => {
-    const receiver = await startHookReceiver();
-    const { received } = receiver;
-    try {
-      const secret = 'gitlab-hook-token';
-      gl().gitlab.onWebhook(receiver.url('/webhooks/gitlab'), secret);
-      const head = await branch();
-      const forge = gl().forge();
-      const opened = await forge.openPullRequest({ head: head.name, base: 'main', title: 'hook', body: '' });
-      const { mergeCommitSha } = await forge.merge(opened.number, head.sha);
-      await gl().gitlab.hooks.flush();
-
-      expect(received).toHaveLength(1);
-      const [delivery] = received;
-      if (!delivery) throw new Error('no delivery');
-      expect(delivery.headers['x-gitlab-event']).toBe('Merge Request Hook');
-      expect(gitlabProvider.verify(delivery.headers, delivery.body, { gitlab: { secret } } as never)).toEqual(
-        {
-          ok: true,
-        },
-      );
-      expect(
-        gitlabProvider.verify(delivery.headers, delivery.body, { gitlab: { secret: 'x' } } as never).ok,
-      ).toBe(false);
-      const payload = JSON.parse(delivery.body.toString('utf8')) as {
-        object_kind: string;
-        object_attributes: { action: string; iid: number; merge_commit_sha: string };
-      };
-      expect(payload.object_kind).toBe('merge_request');
-      expect(payload.object_attributes).toMatchObject({
-        action: 'merge',
-        iid: opened.number,
-        merge_commit_sha: mergeCommitSha,
-      });
-      expect(gitlabProvider.interpret(delivery.headers, payload)).toMatchObject({
-        kind: 'push',
-        cause: 'merge',
-        branches: ['main'],
-        repositoryUrls: expect.arrayContaining([`${gl().double.url}/${REPO}.git`]) as unknown,
-      });
-    } finally {
-      await receiver.close();
-    }
+    const secret = 'gitlab-hook-token';
+    const { delivery, number, mergeCommitSha } = await mergeWithHookReceiver({
+      api: gl().gitlab,
+      forge: gl().forge(),
+      branch,
+      path: '/webhooks/gitlab',
+      secret,
+    });
+    expect(delivery.headers['x-gitlab-event']).toBe('Merge Request Hook');
+    expect(gitlabProvider.verify(delivery.headers, delivery.body, { gitlab: { secret } } as never)).toEqual({
+      ok: true,
+    });
+    expect(
+      gitlabProvider.verify(delivery.headers, delivery.body, { gitlab: { secret: 'x' } } as never).ok,
+    ).toBe(false);
+    const payload = JSON.parse(delivery.body.toString('utf8')) as {
+      object_kind: string;
+      object_attributes: { action: string; iid: number; merge_commit_sha: string };
+    };
+    expect(payload.object_kind).toBe('merge_request');
+    expect(payload.object_attributes).toMatchObject({
+      action: 'merge',
+      iid: number,
+      merge_commit_sha: mergeCommitSha,
+    });
+    expect(gitlabProvider.interpret(delivery.headers, payload)).toMatchObject({
+      kind: 'push',
+      cause: 'merge',
+      branches: ['main'],
+      repositoryUrls: expect.arrayContaining([`${gl().double.url}/${REPO}.git`]) as unknown,
+    });
   });
 
   it('takes the numeric project id as the repository', async () => {

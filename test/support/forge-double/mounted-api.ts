@@ -1,6 +1,8 @@
 // The controls every API mounted on the forge double (GitLab, Gitea) gives its tests: faults, webhooks, reset, stop.
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import type { Forge } from '../../../src/forge/forge.ts';
 import type { ForgeContractHarness } from '../forge-contract.ts';
+import { startHookReceiver, type ReceivedHook } from '../hook-receiver.ts';
 import type { ForgeDouble } from './forge-double.ts';
 import type { HookSender } from './hook-sender.ts';
 
@@ -10,6 +12,8 @@ export interface MountedApi {
   rateLimitNext(count: number, kind: 'primary' | 'secondary'): void;
   serverErrorNext(count: number): void;
   reset(): void;
+  /** Registers a webhook receiver (signed or authenticated with `secret` as the forge does). */
+  onWebhook(url: string, secret: string): void;
 }
 
 /** The contract harness's faults, violations, reset and close for `api` mounted on `double`. */
@@ -61,4 +65,36 @@ export function sharedMountedDouble<T>(
     expect(violations).toEqual([]);
   });
   return current;
+}
+
+/**
+ * Opens a pull request from a new branch onto `main` and merges it while a receiver at `path` is registered on
+ * `api`; returns the one webhook delivery that caused (failing the test unless there is exactly one).
+ */
+export async function mergeWithHookReceiver(options: {
+  api: MountedApi;
+  forge: Forge;
+  branch: () => Promise<{ name: string; sha: string }>;
+  path: string;
+  secret: string;
+}): Promise<{ delivery: ReceivedHook; number: number; mergeCommitSha: string }> {
+  const receiver = await startHookReceiver();
+  try {
+    options.api.onWebhook(receiver.url(options.path), options.secret);
+    const head = await options.branch();
+    const opened = await options.forge.openPullRequest({
+      head: head.name,
+      base: 'main',
+      title: 'hook',
+      body: '',
+    });
+    const { mergeCommitSha } = await options.forge.merge(opened.number, head.sha);
+    await options.api.hooks.flush();
+    expect(receiver.received).toHaveLength(1);
+    const [delivery] = receiver.received;
+    if (!delivery) throw new Error('no delivery');
+    return { delivery, number: opened.number, mergeCommitSha };
+  } finally {
+    await receiver.close();
+  }
 }
