@@ -1,24 +1,19 @@
 // `rollgate approve` end to end: a canary waits at pause {}, the approval is committed to Git (or proposed as a
 // pull request on the forge double), the push webhook syncs it, and the rollout completes.
-import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { main } from '../../../src/cli/main.ts';
-import { configSchema, type RollgateConfig } from '../../../src/config/index.ts';
-import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
-import { silentLogger } from '../../../src/log/logger.ts';
-import { openRuntime } from '../../../src/process/runtime.ts';
-import { startProcess, type RunningProcess } from '../../../src/process/start-process.ts';
+import { toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
 import { approveRollout } from '../../../src/promoter/approval-commit.ts';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
-import { createRollgateMetrics } from '../../../src/server/metrics.ts';
 import { eventually } from '../../support/eventually.ts';
-import { startForgeDouble, type ForgeDouble } from '../../support/forge-double/forge-double.ts';
-import { makeTempDir, type TempDir } from '../../support/git-fixtures.ts';
+import type { ForgeDouble } from '../../support/forge-double/forge-double.ts';
+import {
+  PROMOTION_REPO as REPO,
+  startPromotionScene,
+  type PromotionScene,
+} from '../../support/promotion-scene.ts';
 
-const REPO = 'acme/deploy';
-const SECRET = 'approve-webhook-secret';
 const FILE = 'envs/prod/web.yaml';
 
 function rollout(image: string, annotations = ''): string {
@@ -46,73 +41,22 @@ ${annotations}spec:
 `;
 }
 
-interface Scene {
-  config: RollgateConfig;
-  double: ForgeDouble;
-  sandbox: Sandbox;
-  clients: KubeClients;
-  process: RunningProcess;
-  tmp: TempDir;
-}
-
-let scene: Scene | undefined;
+let scene: PromotionScene | undefined;
 
 afterEach(async () => {
-  if (!scene) return;
-  await scene.process.stop({ force: true }).catch(() => undefined);
-  await scene.double.stop();
-  await scene.sandbox.stop();
-  scene.tmp.remove();
+  await scene?.stop();
   scene = undefined;
 });
 
-async function startScene(annotations: string): Promise<Scene> {
-  const tmp = makeTempDir('rollgate-approve-');
-  const double = await startForgeDouble();
-  await double.createRepository(REPO, {
+const startScene = (annotations: string): Promise<PromotionScene> =>
+  startPromotionScene({
+    redisUrl: inject('redisUrl'),
     files: {
       'envs/staging/web.yaml': rollout('registry.example/web:1.0.0'),
       [FILE]: rollout('registry.example/web:1.0.0', annotations),
     },
+    labels: ['approval'],
   });
-  const sandbox = await startSandbox({ readyDelayMs: 100 });
-  const clients = createKubeClients(sandbox.kubeConfig);
-  const url = double.gitUrl(REPO);
-  const config = configSchema.parse({
-    log: { level: 'silent' },
-    redis: { url: inject('redisUrl'), prefix: `rg-approve-${randomUUID().slice(0, 8)}` },
-    server: { host: '127.0.0.1', port: 0 },
-    git: { cacheDir: join(tmp.path, 'cache') },
-    sources: [
-      { name: 'staging', url, branch: 'main', path: 'envs/staging', namespace: 'staging', interval: '1h' },
-      { name: 'prod', url, branch: 'main', path: 'envs/prod', namespace: 'prod', interval: '1h' },
-    ],
-    promotions: [
-      {
-        name: 'staging-to-prod',
-        from: { source: 'staging' },
-        to: { source: 'prod' },
-        pullRequest: {
-          provider: 'github',
-          apiUrl: double.githubApiUrl,
-          repository: REPO,
-          token: double.token,
-          labels: ['approval'],
-        },
-      },
-    ],
-    webhooks: { github: { secret: SECRET } },
-  });
-  for (const namespace of ['staging', 'prod'])
-    await clients.core.createNamespace({ body: { metadata: { name: namespace } } });
-  const runtime = openRuntime(config, {
-    logger: silentLogger,
-    kube: { clients, namespace: 'default', source: 'flag', origin: sandbox.url },
-  });
-  const process = await startProcess(runtime, { role: 'all', metrics: createRollgateMetrics() });
-  double.onWebhook(`${process.http.url}/webhooks/github`, SECRET);
-  return { config, double, sandbox, clients, process, tmp };
-}
 
 interface LiveRollout {
   spec: { template: { spec: { containers: Array<{ image: string }> } } };
@@ -136,7 +80,7 @@ async function liveRollout(clients: KubeClients): Promise<LiveRollout | undefine
 }
 
 /** Prod Healthy at 1.0.0, then 2.0.0 committed: the canary stops at the pause (step 1). */
-async function pausedAtGate(s: Scene, annotations: string): Promise<string> {
+async function pausedAtGate(s: PromotionScene, annotations: string): Promise<string> {
   await eventually(
     'prod Healthy at 1.0.0',
     async () => (await liveRollout(s.clients))?.status?.phase === 'Healthy',

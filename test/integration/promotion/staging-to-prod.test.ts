@@ -1,24 +1,18 @@
 // PR-based promotion end to end: staging finishes a healthy canary → a pull request on the forge double edits
 // prod's manifest → merging it (a real git merge, GitHub's real webhook) → prod runs its own canary.
-import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { configSchema, type RollgateConfig } from '../../../src/config/index.ts';
+import { toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
+import type { ForgeDouble } from '../../support/forge-double/forge-double.ts';
+import {
+  PROMOTION_REPO as REPO,
+  startPromotionScene,
+  type PromotionScene,
+} from '../../support/promotion-scene.ts';
 import { buildPromotions } from '../../../src/promoter/build-promotions.ts';
 import { formatPromotionReport, promotionReport } from '../../../src/promoter/promotion-report.ts';
 import { GitHubForge } from '../../../src/forge/github-forge.ts';
-import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
-import { openRuntime } from '../../../src/process/runtime.ts';
-import { startProcess, type RunningProcess } from '../../../src/process/start-process.ts';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
-import { createRollgateMetrics } from '../../../src/server/metrics.ts';
 import { eventually } from '../../support/eventually.ts';
-import { startForgeDouble, type ForgeDouble } from '../../support/forge-double/forge-double.ts';
-import { makeTempDir, type TempDir } from '../../support/git-fixtures.ts';
-
-const REPO = 'acme/deploy';
-const SECRET = 'promotion-webhook-secret';
 
 function rollout(image: string, more = ''): string {
   return `# the web tier
@@ -47,73 +41,22 @@ ${more}  strategy:
 `;
 }
 
-interface Scene {
-  config: RollgateConfig;
-  double: ForgeDouble;
-  sandbox: Sandbox;
-  clients: KubeClients;
-  process: RunningProcess;
-  tmp: TempDir;
-}
-
-let scene: Scene | undefined;
+let scene: PromotionScene | undefined;
 
 afterEach(async () => {
-  if (!scene) return;
-  await scene.process.stop({ force: true }).catch(() => undefined);
-  await scene.double.stop();
-  await scene.sandbox.stop();
-  scene.tmp.remove();
+  await scene?.stop();
   scene = undefined;
 });
 
-async function startScene(): Promise<Scene> {
-  const tmp = makeTempDir('rollgate-promotion-');
-  const double = await startForgeDouble();
-  await double.createRepository(REPO, {
+const startScene = (): Promise<PromotionScene> =>
+  startPromotionScene({
+    redisUrl: inject('redisUrl'),
     files: {
       'envs/staging/web.yaml': rollout('registry.example/web:1.0.0'),
       'envs/prod/web.yaml': rollout('registry.example/web:1.0.0'),
     },
+    missingImages: ['registry.example/web:9.9.9'],
   });
-  const sandbox = await startSandbox({ readyDelayMs: 100, missingImages: ['registry.example/web:9.9.9'] });
-  const clients = createKubeClients(sandbox.kubeConfig);
-  const url = double.gitUrl(REPO);
-  const config = configSchema.parse({
-    log: { level: 'silent' },
-    redis: { url: inject('redisUrl'), prefix: `rg-promotion-${randomUUID().slice(0, 8)}` },
-    server: { host: '127.0.0.1', port: 0 },
-    git: { cacheDir: join(tmp.path, 'cache') },
-    sources: [
-      { name: 'staging', url, branch: 'main', path: 'envs/staging', namespace: 'staging', interval: '1h' },
-      { name: 'prod', url, branch: 'main', path: 'envs/prod', namespace: 'prod', interval: '1h' },
-    ],
-    promotions: [
-      {
-        name: 'staging-to-prod',
-        from: { source: 'staging' },
-        to: { source: 'prod' },
-        pullRequest: {
-          provider: 'github',
-          apiUrl: double.githubApiUrl,
-          repository: REPO,
-          token: double.token,
-          labels: ['promotion'],
-        },
-      },
-    ],
-    webhooks: { github: { secret: SECRET } },
-  });
-  for (const namespace of ['staging', 'prod'])
-    await clients.core.createNamespace({ body: { metadata: { name: namespace } } });
-  const runtime = openRuntime(config, {
-    logger: silentLogger,
-    kube: { clients, namespace: 'default', source: 'flag', origin: sandbox.url },
-  });
-  const process = await startProcess(runtime, { role: 'all', metrics: createRollgateMetrics() });
-  double.onWebhook(`${process.http.url}/webhooks/github`, SECRET);
-  return { config, double, sandbox, clients, process, tmp };
-}
 
 async function liveRollout(clients: KubeClients, namespace: string) {
   try {
