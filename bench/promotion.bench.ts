@@ -6,30 +6,18 @@
 // BENCH_TRACE=1 prints each (a) interval's requests; BENCH_ITERATIONS sets the number of promotions (8).
 import { randomUUID } from 'node:crypto';
 import type { Job, Queue } from 'bullmq';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { configSchema } from '../src/config/index.ts';
 import { GitHubForge } from '../src/forge/github-forge.ts';
-import { createKubeClients, toPlainObject, type KubeClients } from '../src/kube/client.ts';
-import { silentLogger } from '../src/log/logger.ts';
-import { openRuntime } from '../src/process/runtime.ts';
-import { startProcess, type RunningProcess } from '../src/process/start-process.ts';
-import { startSandbox, type Sandbox } from '../src/sandbox/index.ts';
-import { createRollgateMetrics } from '../src/server/metrics.ts';
+import { toPlainObject, type KubeClients } from '../src/kube/client.ts';
 import { eventually } from '../test/support/eventually.ts';
-import {
-  startForgeDouble,
-  type ForgeDouble,
-  type RecordedRequest,
-} from '../test/support/forge-double/forge-double.ts';
+import { type ForgeDouble, type RecordedRequest } from '../test/support/forge-double/forge-double.ts';
 import type { WebhookDelivery } from '../test/support/forge-double/github-webhooks.ts';
-import { makeTempDir, type TempDir } from '../test/support/git-fixtures.ts';
+import { PROMOTION_REPO, startPromotionScene, type PromotionScene } from '../test/support/promotion-scene.ts';
 import { redisForBench } from './private-redis.ts';
 import type { BenchResult } from './run.ts';
 import { median, percentile } from './stats.ts';
 
-const REPO = 'acme/deploy';
-const SECRET = 'bench-promotion-secret';
+const REPO = PROMOTION_REPO;
 /** Measured promotions (one warm-up before them is not counted). */
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 8);
 /** Bounds the whole bench on a slow machine: stops measuring after this long (at least 3 samples). */
@@ -125,64 +113,26 @@ const isWrite = (r: RecordedRequest): boolean =>
 const isNotification = (r: RecordedRequest): boolean =>
   isWrite(r) && /^\/repos\/[^/]+\/[^/]+\/(pulls|issues\/\d+\/comments|pulls\/\d+\/merge)$/.test(r.path);
 
-interface Scene {
-  double: ForgeDouble;
-  sandbox: Sandbox;
-  clients: KubeClients;
-  process: RunningProcess;
-  tmp: TempDir;
+interface Scene extends PromotionScene {
   requests: TimedRequest[];
   deliveries: Array<WebhookDelivery & { at: number; answeredAt?: number }>;
 }
 
 async function startScene(redisUrl: string): Promise<Scene> {
-  const tmp = makeTempDir('rollgate-bench-promotion-');
-  const double = await startForgeDouble();
-  const requests = timeRequests(double);
-  const deliveries = timeDeliveries(double);
-  await double.createRepository(REPO, {
+  let requests: TimedRequest[] = [];
+  let deliveries: Scene['deliveries'] = [];
+  const scene = await startPromotionScene({
+    redisUrl,
     files: {
       'envs/staging/web.yaml': rollout('registry.example/web:1.0.0'),
       'envs/prod/web.yaml': rollout('registry.example/web:1.0.0'),
     },
+    beforeRepository: (double) => {
+      requests = timeRequests(double);
+      deliveries = timeDeliveries(double);
+    },
   });
-  const sandbox = await startSandbox({ readyDelayMs: 100 });
-  const clients = createKubeClients(sandbox.kubeConfig);
-  const url = double.gitUrl(REPO);
-  const config = configSchema.parse({
-    log: { level: 'silent' },
-    redis: { url: redisUrl, prefix: `bench-promotion-${randomUUID().slice(0, 8)}` },
-    server: { host: '127.0.0.1', port: 0 },
-    git: { cacheDir: join(tmp.path, 'cache') },
-    sources: [
-      { name: 'staging', url, branch: 'main', path: 'envs/staging', namespace: 'staging', interval: '1h' },
-      { name: 'prod', url, branch: 'main', path: 'envs/prod', namespace: 'prod', interval: '1h' },
-    ],
-    promotions: [
-      {
-        name: 'staging-to-prod',
-        from: { source: 'staging' },
-        to: { source: 'prod' },
-        pullRequest: {
-          provider: 'github',
-          apiUrl: double.githubApiUrl,
-          repository: REPO,
-          token: double.token,
-          labels: ['promotion'],
-        },
-      },
-    ],
-    webhooks: { github: { secret: SECRET } },
-  });
-  for (const namespace of ['staging', 'prod'])
-    await clients.core.createNamespace({ body: { metadata: { name: namespace } } });
-  const runtime = openRuntime(config, {
-    logger: silentLogger,
-    kube: { clients, namespace: 'default', source: 'flag', origin: sandbox.url },
-  });
-  const rollgate = await startProcess(runtime, { role: 'all', metrics: createRollgateMetrics() });
-  double.onWebhook(`${rollgate.http.url}/webhooks/github`, SECRET);
-  return { double, sandbox, clients, process: rollgate, tmp, requests, deliveries };
+  return Object.assign(scene, { requests, deliveries });
 }
 
 interface LiveRollout {
@@ -568,10 +518,7 @@ export async function run(): Promise<BenchResult[]> {
     ];
   } finally {
     if (scene) {
-      await scene.process.stop({ force: true }).catch(() => undefined);
-      await scene.double.stop();
-      await scene.sandbox.stop();
-      scene.tmp.remove();
+      await scene.stop();
     }
     await redis.stop();
   }
