@@ -84,7 +84,8 @@ function restartView(observed: ObservedState, now: Date | undefined): RestartVie
   return { restartAt, state, podsToRestart: podsToRestart(observed.pods, current, restartAt).length };
 }
 
-function describeStep(step: Record<string, unknown>): string {
+/** A step as `rollgate status` and promotion pull requests show it. */
+export function describeStep(step: Record<string, unknown>): string {
   if (step.setWeight !== undefined) return `setWeight: ${String(step.setWeight)}`;
   if (step.pause !== undefined) {
     const duration = (step.pause as { duration?: unknown } | null)?.duration;

@@ -10,10 +10,10 @@ import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
 import type { BuiltPromotion } from '../promoter/build-promotions.ts';
 import { runPromotion } from '../promoter/run-promotion.ts';
+import { SOURCE_LABEL } from '../sync/sync-labels.ts';
 import type { Runtime } from './runtime.ts';
 import { watchWithRestart } from './watch-with-restart.ts';
 
-const SOURCE_LABEL = 'rollgate.dev/source';
 const ROLLOUTS_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`;
 
 export interface RunningPromoter {

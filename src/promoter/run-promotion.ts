@@ -6,6 +6,8 @@ import type { KubeClients } from '../kube/client.ts';
 import { ObservedStateReader, type RolloutKey } from '../kube/observed-state-reader.ts';
 import { planCommitStatus } from '../promotion/commit-status.ts';
 import { planPromotion, promotionBranch } from '../promotion/plan-promotion.ts';
+import { promotability } from '../promotion/promotable-revision.ts';
+import { POD_TEMPLATE_HASH_LABEL } from '../rollout/index.ts';
 import type { PromotionAction, PromotionFile, PromotionPlan } from '../promotion/promotion-action.ts';
 import { describeSteps, promotionRolloutOf } from './read-promotion-rollout.ts';
 
@@ -87,7 +89,8 @@ export async function runPromotion(
 
   const branch = promotionBranch(promotion.name, rollout.name);
   let targetEdits: PromotionFile[] = [];
-  if (rollout.status.phase === 'Healthy') {
+  // The target is read only for a revision the planner's own rule would promote.
+  if (promotability(rollout).promotable) {
     const target = await deps.target.read();
     targetEdits = deps.editImages(target.files, { kind: 'Rollout', name: rollout.name }, rollout.images);
   }
@@ -107,7 +110,7 @@ export async function runPromotion(
     evidence: {
       steps: describeSteps(read),
       analysis: read.observed.analysisRuns
-        .filter((run) => run.labels['rollouts-pod-template-hash'] === rollout.status.currentPodHash)
+        .filter((run) => run.labels[POD_TEMPLATE_HASH_LABEL] === rollout.status.currentPodHash)
         .map((run) => ({ name: run.name, phase: run.phase })),
     },
     targetEdits,
