@@ -2,8 +2,8 @@
 // pull request on the forge double), the push webhook syncs it, and the rollout completes.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, inject, it, vi } from 'vitest';
-import { main } from '../../../src/cli/main.ts';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { runCli as cli } from '../../support/run-cli.ts';
 import { toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
 import { approveRollout } from '../../../src/promoter/approval-commit.ts';
 import { eventually } from '../../support/eventually.ts';
@@ -100,28 +100,6 @@ async function pausedAtGate(s: PromotionScene, annotations: string): Promise<str
     { timeoutMs: 30_000 },
   );
   return live.status?.currentPodHash ?? '';
-}
-
-/** `rollgate ARGS` in this process, with what it printed. */
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    out.push(String(chunk));
-    return true;
-  });
-  const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    err.push(String(chunk));
-    return true;
-  });
-  try {
-    const code = await main(['node', 'rollgate', ...args]);
-    return { code, stdout: out.join(''), stderr: err.join('') };
-  } finally {
-    stdout.mockRestore();
-    stderr.mockRestore();
-    process.exitCode = undefined;
-  }
 }
 
 /** The lines a diff adds and removes (without the file headers). */

@@ -2,31 +2,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../../src/cli/main.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli as run } from '../../support/run-cli.ts';
 import type { RolloutView } from '../../../src/kube/rollout-view.ts';
 import { ReconcileHarness, isFullyPromoted, testRollout } from './reconcile-harness.ts';
-
-async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    out.push(String(chunk));
-    return true;
-  });
-  const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    err.push(String(chunk));
-    return true;
-  });
-  try {
-    const code = await main(['node', 'rollgate', ...args]);
-    return { code, stdout: out.join(''), stderr: err.join('') };
-  } finally {
-    stdout.mockRestore();
-    stderr.mockRestore();
-    process.exitCode = undefined;
-  }
-}
 
 describe('rollout CLI verbs', () => {
   let harness: ReconcileHarness;

@@ -1,27 +1,6 @@
 // A call a command refuses after parsing: exit code 2 and the reason said exactly once on stderr.
-import { describe, expect, it, vi } from 'vitest';
-import { main } from '../../../src/cli/main.ts';
-
-async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    out.push(String(chunk));
-    return true;
-  });
-  const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    err.push(String(chunk));
-    return true;
-  });
-  try {
-    const code = await main(['node', 'rollgate', ...args]);
-    return { code, stdout: out.join(''), stderr: err.join('') };
-  } finally {
-    stdout.mockRestore();
-    stderr.mockRestore();
-    process.exitCode = undefined;
-  }
-}
+import { describe, expect, it } from 'vitest';
+import { runCli as run } from '../../support/run-cli.ts';
 
 describe('usage errors raised by a command', () => {
   it.each([
