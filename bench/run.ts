@@ -59,5 +59,6 @@ const run = `\n## ${date} — ${machine}\n\n${sections.join('\n')}`;
 const formatted = async (markdown: string): Promise<string> =>
   format(markdown, { ...(await resolveConfig(target)), filepath: target });
 if (only.length === 0) writeFileSync(target, await formatted(`${header}${run}${previous}`));
-else console.log('(partial run: docs/BENCHMARKS.md not rewritten)');
+// A partial run prints its tables instead, for a dated section written by hand with the run's context.
+else console.log(`(partial run: docs/BENCHMARKS.md not rewritten)\n${await formatted(run)}`);
 process.exitCode = failed ? 1 : 0;
