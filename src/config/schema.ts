@@ -78,6 +78,8 @@ const pullRequest = z
     reviewers: z.array(z.string().min(1)).default([]),
     draft: z.boolean().default(false),
     autoMerge: z.boolean().default(false),
+    /** How often auto-merge re-reads the checks of an open pull request (its first look waits as long). */
+    checksInterval: durationString.default('30s'),
     author: z
       .object({ name: z.string().min(1), email: z.string().min(1) })
       .strict()

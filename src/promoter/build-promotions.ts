@@ -7,6 +7,7 @@ import type { Forge } from '../forge/forge.ts';
 import { pushPromotionCommit } from '../git/promotion-branch.ts';
 import { GitSource } from '../git/source.ts';
 import type { Logger } from '../log/logger.ts';
+import { parseDuration } from '../spec/duration.ts';
 import { planImageEdits } from '../promotion/plan-image-edits.ts';
 import type { ImageEditor, PromotionSpec, PromotionTarget } from './run-promotion.ts';
 
@@ -89,6 +90,7 @@ export function buildPromotions(
         ...(promotion.from.rollouts !== undefined ? { rollouts: promotion.from.rollouts } : {}),
         toSource: promotion.to.source,
         autoMerge: pr.autoMerge,
+        checksIntervalMs: parseDuration(pr.checksInterval),
         labels: pr.labels,
         reviewers: pr.reviewers,
         draft: pr.draft,

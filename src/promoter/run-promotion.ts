@@ -19,6 +19,8 @@ export interface PromotionSpec {
   rollouts?: string[];
   toSource: string;
   autoMerge: boolean;
+  /** How often auto-merge re-reads the checks of the open pull request. */
+  checksIntervalMs: number;
   labels: string[];
   reviewers: string[];
   draft: boolean;
@@ -105,6 +107,7 @@ export async function runPromotion(
       fromSource: promotion.fromSource,
       toSource: promotion.toSource,
       autoMerge: promotion.autoMerge,
+      checksIntervalMs: promotion.checksIntervalMs,
     },
     rollout,
     evidence: {

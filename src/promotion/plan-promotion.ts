@@ -10,9 +10,6 @@ import {
   type PromotionMarker,
 } from './pull-request-text.ts';
 
-/** How often auto-merge looks at a pull request's checks while they run. */
-export const AUTO_MERGE_RECHECK_MS = 30_000;
-
 /** The open pull request from the promotion branch, as the forge returned it. */
 export interface OpenPullRequestView {
   number: number;
@@ -22,7 +19,14 @@ export interface OpenPullRequestView {
 }
 
 export interface PromotionPlanInput {
-  promotion: { name: string; fromSource: string; toSource: string; autoMerge: boolean };
+  promotion: {
+    name: string;
+    fromSource: string;
+    toSource: string;
+    autoMerge: boolean;
+    /** With autoMerge: when to read the checks again while they run, and first after a push. */
+    checksIntervalMs: number;
+  };
   rollout: PromotionRollout;
   /** Steps walked and analysis results, for the body. */
   evidence: Pick<PromotionEvidence, 'steps' | 'analysis' | 'durationSeconds'>;
@@ -119,11 +123,15 @@ export function planPromotion(input: PromotionPlanInput): PromotionPlan {
     files: input.targetEdits,
     message: `${title}\n\nRevision ${hash} finished a healthy canary in ${promotion.fromSource} (commit ${rollout.commit || 'unknown'}).`,
   };
+  // A head just pushed has no checks yet (CI has not seen it): auto-merge looks again after one interval,
+  // never at once, or it would merge a head whose checks had not started.
+  const checksLater = promotion.autoMerge ? { requeueAfterMs: promotion.checksIntervalMs } : {};
   if (pullRequest === undefined)
     return {
       actions: [push, { kind: 'openPullRequest', head: branch, title, body }],
       state: 'open',
       summary: `${key}: opening a pull request for revision ${hash}`,
+      ...checksLater,
     };
   if (marker?.revision !== hash)
     return {
@@ -138,6 +146,7 @@ export function planPromotion(input: PromotionPlanInput): PromotionPlan {
       ],
       state: 'superseded',
       summary: `${key}: revision ${hash} supersedes ${marker?.revision ?? 'an unmarked pull request'} in #${pullRequest.number}`,
+      ...checksLater,
     };
   if (!promotion.autoMerge)
     return { actions: [], state: 'open', summary: `${key}: #${pullRequest.number} promotes ${hash}` };
@@ -151,7 +160,7 @@ export function planPromotion(input: PromotionPlanInput): PromotionPlan {
     actions: [],
     state: 'open',
     summary: `${key}: #${pullRequest.number} waits for its checks (${input.checks ?? 'pending'})`,
-    ...(input.checks === 'failure' ? {} : { requeueAfterMs: AUTO_MERGE_RECHECK_MS }),
+    ...(input.checks === 'failure' ? {} : checksLater),
   };
 }
 

@@ -146,6 +146,7 @@ describe('loadConfig', () => {
         reviewers: [],
         draft: false,
         autoMerge: false,
+        checksInterval: '30s',
         author: { name: 'Rollgate', email: 'rollgate@users.noreply.invalid' },
       },
     });

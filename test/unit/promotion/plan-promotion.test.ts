@@ -18,7 +18,13 @@ const healthy = (hash: string, more: Partial<PromotionRollout> = {}): PromotionR
   runs: [{ podTemplateHash: hash, phase: 'Successful' }],
   ...more,
 });
-const promotion = { name: 'staging-to-prod', fromSource: 'staging', toSource: 'prod', autoMerge: false };
+const promotion = {
+  name: 'staging-to-prod',
+  fromSource: 'staging',
+  toSource: 'prod',
+  autoMerge: false,
+  checksIntervalMs: 30_000,
+};
 const edits = [{ path: 'envs/prod/web.yaml', text: 'image: registry.example/web:2.0.0\n' }];
 const prFor = (revision: string, more: Partial<{ body: string }> = {}) => ({
   number: 7,
@@ -142,5 +148,17 @@ describe('planPromotion', () => {
     const failed = planPromotion(input({ promotion: auto, pullRequest: prFor('h2'), checks: 'failure' }));
     expect(failed.actions).toEqual([]);
     expect(failed.requeueAfterMs).toBeUndefined();
+  });
+
+  it('auto-merge reads the checks of a head it just pushed one interval later, never in the same look', () => {
+    const auto = { ...promotion, autoMerge: true, checksIntervalMs: 5_000 };
+    const opened = planPromotion(input({ promotion: auto }));
+    expect(kinds(opened)).toEqual(['pushBranch', 'openPullRequest']);
+    expect(opened.requeueAfterMs).toBe(5_000);
+    const superseded = planPromotion(input({ promotion: auto, pullRequest: prFor('h1'), checks: 'success' }));
+    expect(kinds(superseded)).toEqual(['pushBranch', 'updatePullRequest', 'commentPullRequest']);
+    expect(superseded.requeueAfterMs).toBe(5_000);
+    // Without auto-merge nothing needs a second look.
+    expect(planPromotion(input({})).requeueAfterMs).toBeUndefined();
   });
 });
