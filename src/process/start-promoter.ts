@@ -9,6 +9,7 @@ import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
 import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
 import type { BuiltPromotion } from '../promoter/build-promotions.ts';
+import { ForgeRefusals, isForgeRefusal } from '../promoter/forge-refusal.ts';
 import { runPromotion } from '../promoter/run-promotion.ts';
 import { SOURCE_LABEL } from '../sync/sync-labels.ts';
 import type { Runtime } from './runtime.ts';
@@ -35,7 +36,10 @@ function fingerprint(rollout: WatchedRollout): string {
   return `${s.phase ?? ''}|${s.currentPodHash ?? ''}|${s.stableRS ?? ''}|${s.abort === true}`;
 }
 
-/** Failures a retry cannot fix: a bad token, a missing repository or target, a target file it cannot edit. */
+/**
+ * Failures a retry of the same look cannot fix: a forge answer it cannot use, a target it cannot read or edit.
+ * (A refused token or repository is held per promotion instead, see forge-refusal.ts.)
+ */
 function needsAHuman(error: unknown): boolean {
   if (error instanceof ForgeError) return !error.transient;
   if (error instanceof ImageRewriteError) return true;
@@ -61,12 +65,20 @@ export async function startPromoter(
   const queue = new PromoteQueue({ connection: redis, prefix: config.redis.prefix });
   const byName = new Map(promotions.map((p) => [p.spec.name, p]));
   const postedStatuses = new Map<string, string>();
+  const refusals = new ForgeRefusals();
 
   const worker = startWorker(
     'promote',
     async (payload) => {
       const promotion = byName.get(payload.promotion);
       if (promotion === undefined) return { kind: 'done' };
+      const rollout = `${payload.namespace}/${payload.name}`;
+      const now = runtime.clock.now().getTime();
+      const held = refusals.holding(payload.promotion, now);
+      // The forge refused this promotion a moment ago: the look waits for the hold to end, so the newest
+      // state is acted on then, and the forge is not asked again on every rollout event.
+      if (held !== undefined)
+        return { kind: 'requeue', afterMs: held.holdUntil - now, reason: 'the forge refused the promotion' };
       try {
         const outcome = await runPromotion(
           promotion.spec,
@@ -78,22 +90,42 @@ export async function startPromoter(
             editImages: promotion.editImages,
             logger: log,
             postedStatuses,
-            onForge: (what) =>
-              typeof what === 'string'
-                ? metrics.promotionPullRequestsTotal.inc({ promotion: payload.promotion, event: what })
-                : metrics.forgeErrorsTotal.inc({ promotion: payload.promotion, code: what.error }),
+            onForge: (event) =>
+              metrics.promotionPullRequestsTotal.inc({ promotion: payload.promotion, event }),
           },
         );
+        refusals.clear(payload.promotion);
         const after = outcome.plan?.requeueAfterMs;
         return after === undefined
           ? { kind: 'done' }
           : { kind: 'requeue', afterMs: after, reason: 'auto-merge checks' };
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        log.warn(
-          { promotion: payload.promotion, rollout: `${payload.namespace}/${payload.name}`, err: message },
-          'promotion failed',
-        );
+        // Every forge failure a look ends with, read or write, retried or not.
+        if (error instanceof ForgeError)
+          metrics.forgeErrorsTotal.inc({ promotion: payload.promotion, code: error.code });
+        if (isForgeRefusal(error)) {
+          const refusal = refusals.refuse(payload.promotion, message, now);
+          // Logged once per hold, whatever number of rollouts and events wait behind it.
+          log.error(
+            {
+              promotion: payload.promotion,
+              rollout,
+              err: message,
+              failures: refusal.failures,
+              retryAt: new Date(refusal.holdUntil).toISOString(),
+            },
+            error.code === 'forge.unauthorized'
+              ? 'promotion failed: the forge refused the token (check promotions[].pullRequest.token, tokenEnv or tokenFile and its permissions)'
+              : 'promotion failed: the forge has no such repository (check promotions[].pullRequest.repository and apiUrl)',
+          );
+          return {
+            kind: 'requeue',
+            afterMs: refusal.holdUntil - now,
+            reason: 'the forge refused the promotion',
+          };
+        }
+        log.warn({ promotion: payload.promotion, rollout, err: message }, 'promotion failed');
         if (needsAHuman(error)) return { kind: 'stalled', reason: message };
         throw error;
       }

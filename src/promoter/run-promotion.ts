@@ -56,8 +56,8 @@ export interface PromotionDeps {
   logger: Logger;
   /** Remembers the last status posted per commit and context, so a repeated look posts nothing (lost on restart: harmless). */
   postedStatuses?: Map<string, string>;
-  /** Counts pull requests opened, merged and closed, and forge errors by code, for /metrics. */
-  onForge?: (what: 'opened' | 'merged' | 'closed' | { error: string }) => void;
+  /** Counts pull requests opened, merged and closed, for /metrics. */
+  onForge?: (what: 'opened' | 'merged' | 'closed') => void;
 }
 
 export interface PromotionOutcome {
@@ -147,56 +147,51 @@ async function act(
   deps: PromotionDeps,
 ): Promise<PullRequest | undefined> {
   const { forge, target } = deps;
-  try {
-    switch (action.kind) {
-      case 'pushBranch':
-        await target.push({
-          branch: action.branch,
-          files: action.files,
-          message: action.message,
-          author: promotion.author,
-        });
-        return current;
-      case 'openPullRequest': {
-        try {
-          const opened = await forge.openPullRequest({
-            head: action.head,
-            base: target.branch,
-            title: action.title,
-            body: action.body,
-            labels: promotion.labels,
-            reviewers: promotion.reviewers,
-            draft: promotion.draft,
-          });
-          deps.onForge?.('opened');
-          return opened;
-        } catch (error) {
-          // Another process (or a restart) opened it meanwhile: adopt it rather than open a second one.
-          if (!(error instanceof ForgeError) || error.code !== 'forge.conflict') throw error;
-          const existing = await forge.findOpenPullRequest(action.head, target.branch);
-          if (existing === undefined) throw error;
-          return await forge.updatePullRequest(existing.number, { title: action.title, body: action.body });
-        }
-      }
-      case 'updatePullRequest':
-        return await forge.updatePullRequest(action.number, {
-          title: action.title ?? (current ?? (await forge.getPullRequest(action.number))).title,
+  switch (action.kind) {
+    case 'pushBranch':
+      await target.push({
+        branch: action.branch,
+        files: action.files,
+        message: action.message,
+        author: promotion.author,
+      });
+      return current;
+    case 'openPullRequest': {
+      try {
+        const opened = await forge.openPullRequest({
+          head: action.head,
+          base: target.branch,
+          title: action.title,
           body: action.body,
+          labels: promotion.labels,
+          reviewers: promotion.reviewers,
+          draft: promotion.draft,
         });
-      case 'commentPullRequest':
-        await forge.comment(action.number, action.body);
-        return current;
-      case 'closePullRequest':
-        await forge.closePullRequest(action.number, action.comment);
-        deps.onForge?.('closed');
-        return undefined;
-      case 'mergePullRequest':
-        await forge.merge(action.number, action.sha);
-        deps.onForge?.('merged');
-        return undefined;
+        deps.onForge?.('opened');
+        return opened;
+      } catch (error) {
+        // Another process (or a restart) opened it meanwhile: adopt it rather than open a second one.
+        if (!(error instanceof ForgeError) || error.code !== 'forge.conflict') throw error;
+        const existing = await forge.findOpenPullRequest(action.head, target.branch);
+        if (existing === undefined) throw error;
+        return await forge.updatePullRequest(existing.number, { title: action.title, body: action.body });
+      }
     }
-  } catch (error) {
-    if (error instanceof ForgeError) deps.onForge?.({ error: error.code });
-    throw error;
+    case 'updatePullRequest':
+      return await forge.updatePullRequest(action.number, {
+        title: action.title ?? (current ?? (await forge.getPullRequest(action.number))).title,
+        body: action.body,
+      });
+    case 'commentPullRequest':
+      await forge.comment(action.number, action.body);
+      return current;
+    case 'closePullRequest':
+      await forge.closePullRequest(action.number, action.comment);
+      deps.onForge?.('closed');
+      return undefined;
+    case 'mergePullRequest':
+      await forge.merge(action.number, action.sha);
+      deps.onForge?.('merged');
+      return undefined;
   }
 }
