@@ -1,26 +1,47 @@
-// A whole promotion scene: the forge double (GitHub API, real repositories), a sandbox cluster and Rollgate
-// running sources `staging` and `prod` (namespaces of the same names) with one promotion between them.
+// A whole promotion scene: the forge double (real repositories; GitHub's, GitLab's or Gitea's API), a sandbox
+// cluster and Rollgate running sources `staging` and `prod` (namespaces of the same names) with one promotion.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { configSchema, type RollgateConfig } from '../../src/config/index.ts';
+import type { ForgeProvider } from '../../src/forge/forge.ts';
 import { createKubeClients, type KubeClients } from '../../src/kube/client.ts';
-import { silentLogger } from '../../src/log/logger.ts';
+import { silentLogger, type Logger } from '../../src/log/logger.ts';
 import { openRuntime } from '../../src/process/runtime.ts';
 import { startProcess, type RunningProcess } from '../../src/process/start-process.ts';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
-import { createRollgateMetrics } from '../../src/server/metrics.ts';
+import { createRollgateMetrics, type RollgateMetrics } from '../../src/server/metrics.ts';
 import { startForgeDouble, type ForgeDouble } from './forge-double/forge-double.ts';
+import type { DoublePull } from './forge-double/forge-state.ts';
+import { GiteaApi } from './forge-double/gitea-api.ts';
+import { GitLabApi } from './forge-double/gitlab-api.ts';
 import { makeTempDir, type TempDir } from './git-fixtures.ts';
 
 export const PROMOTION_REPO = 'acme/deploy';
 const SECRET = 'promotion-webhook-secret';
+const MOUNTED_TOKEN = 'forge-double-token-0123456789abcdef';
+
+/** What a test reads back from the forge, whichever provider's API the scene serves. */
+export interface SceneForge {
+  provider: ForgeProvider;
+  apiUrl: string;
+  /** A token with write access (Rollgate's unless the scene was given another). */
+  token: string;
+  /** Open pull requests (merge requests) of the repository. */
+  openPulls(): DoublePull[];
+  /** Statuses posted on `sha`, oldest first. */
+  statuses(sha: string): Array<{ context: string; state: string }>;
+  /** Delivers the webhooks a merge or push caused. */
+  flushWebhooks(): Promise<void>;
+}
 
 export interface PromotionScene {
   config: RollgateConfig;
   double: ForgeDouble;
+  forge: SceneForge;
   sandbox: Sandbox;
   clients: KubeClients;
   process: RunningProcess;
+  metrics: RollgateMetrics;
   tmp: TempDir;
   stop(): Promise<void>;
 }
@@ -29,12 +50,53 @@ export interface PromotionSceneOptions {
   redisUrl: string;
   /** The repository's files at start (paths under envs/staging and envs/prod). */
   files: Record<string, string>;
+  /** Which forge API the promotion talks to (default github). */
+  provider?: ForgeProvider;
   /** Labels of the promotion's pull requests. */
   labels?: string[];
+  /** Merge once the checks pass (`pullRequest.autoMerge`), re-reading them this often. */
+  autoMerge?: { checksInterval: string };
+  /** The token Rollgate is configured with (default a valid one). */
+  token?: string;
   /** Images the sandbox cannot pull. */
   missingImages?: string[];
+  /** Rollgate's logger (default silent). */
+  logger?: Logger;
   /** Called with the double before the repository is created (benches attach request timers here). */
   beforeRepository?: (double: ForgeDouble) => void;
+}
+
+/** Mounts the provider's API on the double and says how Rollgate and the test reach it. */
+function forgeOf(
+  double: ForgeDouble,
+  provider: ForgeProvider,
+): SceneForge & { onWebhook(url: string): void } {
+  const pulls = () => [...double.repository(PROMOTION_REPO).pulls.values()].filter((p) => p.state === 'open');
+  if (provider === 'github')
+    return {
+      provider,
+      apiUrl: double.githubApiUrl,
+      token: double.token,
+      openPulls: pulls,
+      statuses: (sha) => double.repository(PROMOTION_REPO).statuses.filter((s) => s.sha === sha),
+      flushWebhooks: () => double.flushWebhooks(),
+      onWebhook: (url) => double.onWebhook(`${url}/webhooks/github`, SECRET),
+    };
+  double.addToken(MOUNTED_TOKEN, { user: double.bot });
+  const api = provider === 'gitlab' ? new GitLabApi(double) : new GiteaApi(double);
+  const prefix = provider === 'gitlab' ? '/api/v4' : '/api/v1';
+  double.mount(prefix, api.handle);
+  // Pushes to the repository reach Rollgate as this forge's push events, as a webhook with push events would.
+  api.sendPushHooks();
+  return {
+    provider,
+    apiUrl: `${double.url}${prefix}`,
+    token: MOUNTED_TOKEN,
+    openPulls: pulls,
+    statuses: (sha) => api.postedStatuses(PROMOTION_REPO, sha),
+    flushWebhooks: () => api.hooks.flush(),
+    onWebhook: (url) => api.onWebhook(`${url}/webhooks/${provider}`, SECRET),
+  };
 }
 
 /** Starts the scene; `stop()` stops Rollgate, the double and the sandbox and removes the temporary files. */
@@ -43,6 +105,14 @@ export async function startPromotionScene(options: PromotionSceneOptions): Promi
   const double = await startForgeDouble();
   options.beforeRepository?.(double);
   await double.createRepository(PROMOTION_REPO, { files: options.files });
+  const provider = options.provider ?? 'github';
+  const forge = forgeOf(double, provider);
+  // Gitea sets only labels that exist; GitHub and GitLab create them.
+  if (provider === 'gitea')
+    for (const label of options.labels ?? ['promotion'])
+      double
+        .repository(PROMOTION_REPO)
+        .labels.set(label, { id: double.ids.take(), name: label, color: '00aabb' });
   const sandbox = await startSandbox({
     readyDelayMs: 100,
     ...(options.missingImages ? { missingImages: options.missingImages } : {}),
@@ -64,33 +134,38 @@ export async function startPromotionScene(options: PromotionSceneOptions): Promi
         from: { source: 'staging' },
         to: { source: 'prod' },
         pullRequest: {
-          provider: 'github',
-          apiUrl: double.githubApiUrl,
+          provider,
+          apiUrl: forge.apiUrl,
           repository: PROMOTION_REPO,
-          token: double.token,
+          token: options.token ?? forge.token,
           labels: options.labels ?? ['promotion'],
+          ...(options.autoMerge ? { autoMerge: true, checksInterval: options.autoMerge.checksInterval } : {}),
         },
       },
     ],
-    webhooks: { github: { secret: SECRET } },
+    webhooks: { [provider]: { secret: SECRET } },
   });
   for (const namespace of ['staging', 'prod'])
     await clients.core.createNamespace({ body: { metadata: { name: namespace } } });
   const runtime = openRuntime(config, {
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
     kube: { clients, namespace: 'default', source: 'flag', origin: sandbox.url },
   });
-  const process = await startProcess(runtime, { role: 'all', metrics: createRollgateMetrics() });
-  double.onWebhook(`${process.http.url}/webhooks/github`, SECRET);
+  const metrics = createRollgateMetrics();
+  const process = await startProcess(runtime, { role: 'all', metrics });
+  forge.onWebhook(process.http.url);
   return {
     config,
     double,
+    forge,
     sandbox,
     clients,
     process,
+    metrics,
     tmp,
     async stop() {
       await process.stop({ force: true }).catch(() => undefined);
+      await forge.flushWebhooks().catch(() => undefined);
       await double.stop();
       await sandbox.stop();
       tmp.remove();

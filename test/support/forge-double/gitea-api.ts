@@ -73,6 +73,28 @@ export class GiteaApi {
     this.hooks.register(url, secret);
   }
 
+  /**
+   * Sends a `push` event for every branch that moves from now on (pushes, merges), as a repository hook
+   * with push events does; off by default, so a test of pull request events receives those alone.
+   */
+  sendPushHooks(): void {
+    this.double.onRefUpdate(({ repo, ref, before, after, pusher }) => {
+      const zero = '0000000000000000000000000000000000000000';
+      this.hooks.send('push', {
+        ref,
+        before: before ?? zero,
+        after: after ?? zero,
+        compare_url: `${this.double.url}/${repo.fullName}/compare/${before ?? zero}...${after ?? zero}`,
+        commits: [],
+        total_commits: 0,
+        head_commit: null,
+        repository: this.repositoryObject(repo),
+        pusher: this.userObject(pusher),
+        sender: this.userObject(pusher),
+      });
+    });
+  }
+
   /** Creates a repository label (Rollgate never creates labels on Gitea). */
   addLabel(fullName: string, name: string): DoubleLabel {
     const label: DoubleLabel = { id: this.double.ids.take(), name, color: '00aabb' };

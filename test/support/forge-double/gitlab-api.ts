@@ -799,14 +799,9 @@ export class GitLabApi {
     return { status: 200, body: rendered };
   }
 
-  /** GitLab's merge request event for a merge (object_attributes.action `merge`). */
-  private async mergeEvent(
-    repo: DoubleRepository,
-    pull: DoublePull,
-    merger: DoubleUser,
-    mr: Json,
-  ): Promise<Json> {
-    const project = {
+  /** The project as GitLab's webhooks describe it. */
+  private hookProject(repo: DoubleRepository): Json {
+    return {
       id: repo.id,
       name: repo.name,
       description: null,
@@ -824,6 +819,64 @@ export class GitLabApi {
       ssh_url: `git@127.0.0.1:${repo.fullName}.git`,
       http_url: `${this.double.url}/${repo.fullName}.git`,
     };
+  }
+
+  /**
+   * Sends a `Push Hook` for every branch that moves from now on (pushes, merges), as a project hook with
+   * "Push events" ticked does; off by default, so a test of merge events receives those alone.
+   */
+  sendPushHooks(): void {
+    this.double.onRefUpdate(async ({ repo, ref, before, after, pusher }) => {
+      const zero = '0000000000000000000000000000000000000000';
+      const head = after === undefined ? undefined : await commitDetails(repo.path, after);
+      const project = this.hookProject(repo);
+      this.hooks.send('Push Hook', {
+        object_kind: 'push',
+        event_name: 'push',
+        before: before ?? zero,
+        after: after ?? zero,
+        ref,
+        ref_protected: ref === `refs/heads/${repo.defaultBranch}`,
+        checkout_sha: after ?? null,
+        user_id: pusher.id,
+        user_name: pusher.login,
+        user_username: pusher.login,
+        user_email: '[REDACTED]',
+        user_avatar: null,
+        project_id: repo.id,
+        project,
+        commits: head
+          ? [
+              {
+                id: head.id,
+                message: head.message,
+                title: head.message.split('\n')[0],
+                timestamp: head.timestamp,
+              },
+            ]
+          : [],
+        total_commits_count: head ? 1 : 0,
+        repository: {
+          name: repo.name,
+          url: project.url,
+          description: null,
+          homepage: project.homepage,
+          git_http_url: project.git_http_url,
+          git_ssh_url: project.git_ssh_url,
+          visibility_level: 0,
+        },
+      });
+    });
+  }
+
+  /** GitLab's merge request event for a merge (object_attributes.action `merge`). */
+  private async mergeEvent(
+    repo: DoubleRepository,
+    pull: DoublePull,
+    merger: DoubleUser,
+    mr: Json,
+  ): Promise<Json> {
+    const project = this.hookProject(repo);
     const head = await commitDetails(repo.path, String((mr.diff_refs as Json).head_sha));
     const labels = pull.labels.map((name) => ({
       id: repo.labels.get(name)?.id ?? 0,

@@ -1,0 +1,234 @@
+// PR-based promotion end to end on each forge API (GitLab, Gitea beside GitHub's own file), auto-merge waiting for
+// CI, and a forge token that is refused: what a user of each forge sees, on the forge double's real repositories.
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { createForge } from '../../../src/forge/create-forge.ts';
+import type { ForgeProvider } from '../../../src/forge/forge.ts';
+import { toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
+import { createLogger, silentLogger } from '../../../src/log/logger.ts';
+import { buildPromotions } from '../../../src/promoter/build-promotions.ts';
+import { promotionReport } from '../../../src/promoter/promotion-report.ts';
+import { eventually } from '../../support/eventually.ts';
+import {
+  PROMOTION_REPO as REPO,
+  startPromotionScene,
+  type PromotionSceneOptions,
+  type PromotionScene,
+} from '../../support/promotion-scene.ts';
+
+function rollout(image: string): string {
+  return `apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata:
+  name: web
+spec:
+  replicas: 2
+  selector:
+    matchLabels: { app: web }
+  template:
+    metadata:
+      labels: { app: web }
+    spec:
+      containers:
+        - name: app
+          image: ${image} # promoted by Rollgate
+  strategy:
+    canary:
+      steps:
+        - setWeight: 50
+        - pause: { duration: 1s }
+`;
+}
+
+let scene: PromotionScene | undefined;
+
+afterEach(async () => {
+  await scene?.stop();
+  scene = undefined;
+});
+
+async function startScene(options: Partial<PromotionSceneOptions> = {}): Promise<PromotionScene> {
+  scene = await startPromotionScene({
+    redisUrl: inject('redisUrl'),
+    files: {
+      'envs/staging/web.yaml': rollout('registry.example/web:1.0.0'),
+      'envs/prod/web.yaml': rollout('registry.example/web:1.0.0'),
+    },
+    ...options,
+  });
+  await eventually('both environments Healthy at 1.0.0', async () => (await bothHealthy(scene)) === true, {
+    timeoutMs: 30_000,
+  });
+  return scene;
+}
+
+async function liveRollout(clients: KubeClients, namespace: string) {
+  try {
+    return toPlainObject<{
+      spec: { template: { spec: { containers: Array<{ image: string }> } } };
+      status?: { phase?: string };
+    }>(
+      await clients.custom.getNamespacedCustomObject({
+        group: 'rollgate.dev',
+        version: 'v1alpha1',
+        namespace,
+        plural: 'rollouts',
+        name: 'web',
+      }),
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+async function bothHealthy(current: PromotionScene | undefined): Promise<boolean> {
+  if (!current) return false;
+  const [staging, prod] = await Promise.all([
+    liveRollout(current.clients, 'staging'),
+    liveRollout(current.clients, 'prod'),
+  ]);
+  return staging?.status?.phase === 'Healthy' && prod?.status?.phase === 'Healthy';
+}
+
+async function runsInProd(current: PromotionScene, image: string): Promise<boolean> {
+  const prod = await liveRollout(current.clients, 'prod');
+  return prod?.spec.template.spec.containers[0]?.image === image && prod.status?.phase === 'Healthy';
+}
+
+describe.each<ForgeProvider>(['gitlab', 'gitea'])('promotion by pull request on %s', (provider) => {
+  it('a healthy staging revision opens one PR with a green status; merging it (webhook) runs prod', async () => {
+    const { double, forge } = await startScene({ provider });
+    const good = await double.commit(REPO, 'main', {
+      'envs/staging/web.yaml': rollout('registry.example/web:2.0.0'),
+    });
+    const pull = await eventually('the promotion pull request', () => forge.openPulls()[0], {
+      timeoutMs: 40_000,
+    });
+    expect(pull.title).toBe('Promote web to 2.0.0');
+    expect(pull.head).toBe('rollgate/promote/staging-to-prod/web');
+    expect(pull.body).toContain(good);
+    await eventually('the promotion label', () => pull.labels.includes('promotion'));
+    const headSha = (await double.branchSha(REPO, pull.head)) ?? '';
+    const diff = await double.gitIn(REPO, ['diff', 'main', headSha]);
+    expect(diff.split('\n').filter((line) => /^[-+][^-+]/.test(line))).toEqual([
+      '-          image: registry.example/web:1.0.0 # promoted by Rollgate',
+      '+          image: registry.example/web:2.0.0 # promoted by Rollgate',
+    ]);
+    await eventually('a success status for staging on the good commit', () =>
+      forge.statuses(good).some((s) => s.context === 'rollgate/staging' && s.state === 'success'),
+    );
+
+    // A reviewer merges it through the forge's API: a real merge commit, then the forge's own webhook.
+    await createForge({ provider, apiUrl: forge.apiUrl, repository: REPO, token: forge.token }).merge(
+      pull.number,
+      headSha,
+    );
+    await forge.flushWebhooks();
+    await eventually('prod Healthy at 2.0.0', () => runsInProd(scene!, 'registry.example/web:2.0.0'), {
+      timeoutMs: 30_000,
+    });
+    expect(forge.openPulls()).toHaveLength(0);
+    expect(double.violations()).toEqual([]);
+  }, 120_000);
+});
+
+describe('auto-merge (GitHub)', () => {
+  it('merges the promotion PR only once its CI check passes, and prod runs the revision', async () => {
+    const { double, forge } = await startScene({ autoMerge: { checksInterval: '1s' } });
+    // CI reacts to every push of the promotion branch with a check run that starts at once.
+    const runs = new Map<string, ReturnType<typeof double.addCheckRun>>();
+    double.onRefUpdate(({ ref, after }) => {
+      if (after !== undefined && ref.startsWith('refs/heads/rollgate/'))
+        runs.set(after, double.addCheckRun(REPO, after, { name: 'ci', status: 'in_progress' }));
+    });
+    await double.commit(REPO, 'main', { 'envs/staging/web.yaml': rollout('registry.example/web:2.0.0') });
+    const pull = await eventually('the promotion pull request', () => forge.openPulls()[0], {
+      timeoutMs: 40_000,
+    });
+    const pullNow = () => double.repository(REPO).pulls.get(pull.number);
+    const headSha = (await double.branchSha(REPO, pull.head)) ?? '';
+    const run = runs.get(headSha);
+    expect(run).toBeDefined();
+
+    // Several check intervals pass while CI runs: the PR stays open and prod keeps 1.0.0.
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    expect(pullNow()?.state).toBe('open');
+    expect(pullNow()?.mergedAt).toBeUndefined();
+    expect(await runsInProd(scene!, 'registry.example/web:1.0.0')).toBe(true);
+
+    // CI passes: Rollgate merges at the head it verified, and the merge webhook runs prod's canary.
+    if (run) {
+      run.status = 'completed';
+      run.conclusion = 'success';
+      run.completedAt = new Date().toISOString();
+    }
+    await eventually('the PR merged by Rollgate', () => pullNow()?.mergedAt !== undefined, {
+      timeoutMs: 15_000,
+    });
+    expect(pullNow()?.mergedBy?.login).toBe(double.bot.login);
+    await double.flushWebhooks();
+    await eventually('prod Healthy at 2.0.0', () => runsInProd(scene!, 'registry.example/web:2.0.0'), {
+      timeoutMs: 30_000,
+    });
+    const counted = await scene!.metrics.promotionPullRequestsTotal.get();
+    expect(counted.values.map((v) => v.labels.event)).toEqual(expect.arrayContaining(['opened', 'merged']));
+    expect(double.violations()).toEqual([]);
+  }, 120_000);
+});
+
+describe('a forge token that is refused (GitHub)', () => {
+  it('holds the promotion after one 401, said once in the log, /metrics and `rollgate promotions`; deploys go on; the token is never logged', async () => {
+    const badToken = 'ghp_revokedTOKENvalue0123456789';
+    const lines = new PassThrough();
+    let logged = '';
+    lines.on('data', (chunk: Buffer) => (logged += chunk.toString()));
+    const { double } = await startScene({
+      token: badToken,
+      logger: createLogger({ level: 'info', format: 'json', destination: lines }),
+    });
+    await double.commit(REPO, 'main', { 'envs/staging/web.yaml': rollout('registry.example/web:2.0.0') });
+    await eventually(
+      'staging Healthy at 2.0.0 (deploys do not depend on the forge)',
+      async () => {
+        const staging = await liveRollout(scene!.clients, 'staging');
+        return (
+          staging?.spec.template.spec.containers[0]?.image === 'registry.example/web:2.0.0' &&
+          staging.status?.phase === 'Healthy'
+        );
+      },
+      { timeoutMs: 30_000 },
+    );
+    // Every phase of both canaries was a rollout event; the forge was asked once, and it was said once.
+    const refusals = () =>
+      logged
+        .split('\n')
+        .filter((line) => line.includes('promotion failed'))
+        .map((line) => JSON.parse(line) as { msg: string; err: string; promotion: string; retryAt: string });
+    await eventually('the refusal logged', () => refusals().length > 0, { timeoutMs: 20_000 });
+    const refusedRequests = () => double.requests.filter((r) => r.kind === 'api' && r.status === 401).length;
+    expect(refusedRequests()).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(refusedRequests()).toBe(1);
+    const [failure, ...more] = refusals();
+    expect(more).toEqual([]);
+    expect(failure?.promotion).toBe('staging-to-prod');
+    expect(failure?.msg).toMatch(/the forge refused the token \(check promotions\[\]\.pullRequest\.token/);
+    expect(failure?.err).toContain('HTTP 401');
+    expect(Date.parse(failure?.retryAt ?? '')).toBeGreaterThan(Date.now() + 30_000);
+    expect([...double.repository(REPO).pulls.values()]).toHaveLength(0);
+
+    const errors = await scene!.metrics.forgeErrorsTotal.get();
+    expect(errors.values).toContainEqual(
+      expect.objectContaining({ labels: expect.objectContaining({ code: 'forge.unauthorized' }) }),
+    );
+    const [row] = await promotionReport(
+      buildPromotions(scene!.config, { logger: silentLogger }),
+      scene!.clients,
+      silentLogger,
+    );
+    expect(row).toMatchObject({ promotion: 'staging-to-prod', state: 'error' });
+    expect(row?.summary).toMatch(/401|unauthori[sz]ed|token/i);
+    expect(logged).not.toContain(badToken);
+    expect(JSON.stringify(row)).not.toContain(badToken);
+  }, 120_000);
+});
