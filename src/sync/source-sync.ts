@@ -148,11 +148,15 @@ async function syncTarget(
 /** Nothing new: the status stays as the last sync left it, unless it said Failed (Git answered since). */
 async function upToDate(
   deps: SourceSyncDeps,
+  stored: SourceStatus | undefined,
   commit: string,
   attemptAt: string,
   fetchSeconds?: number,
 ): Promise<SyncReport> {
-  await deps.state.updateStatus(deps.git.name, (last) => recoveredStatus(last, { head: commit, attemptAt }));
+  const check = { head: commit, attemptAt };
+  // Read before (nothing to write in the usual case); re-checked against the live status when writing.
+  if (recoveredStatus(stored, check))
+    await deps.state.updateStatus(deps.git.name, (last) => recoveredStatus(last, check));
   deps.logger.debug({ commit }, 'newest head seen is the synced commit; nothing to sync');
   return {
     source: deps.git.name,
@@ -194,7 +198,7 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
   ]);
   const previous = stored.commit;
   // A second request for a head that a sync reached meanwhile: no fetch, no write (its status stays).
-  if (target !== undefined && target === previous) return upToDate(deps, previous, attemptAt);
+  if (target !== undefined && target === previous) return upToDate(deps, stored.status, previous, attemptAt);
   const fetchStarted = performance.now();
   let commit: string;
   try {
@@ -209,7 +213,7 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
   // The remote answered with its current branch commit (nothing recorded, or the recorded one is gone):
   // that is now the newest head seen.
   if (commit !== target && ticket !== undefined) await deps.heads?.record(git.name, ticket, commit);
-  if (commit === previous) return upToDate(deps, previous, attemptAt, fetchSeconds);
+  if (commit === previous) return upToDate(deps, stored.status, previous, attemptAt, fetchSeconds);
   const diff = await git.diffReport(previous, commit);
   // A fast-forward is newer by construction; anything else is checked against the synced history.
   if (
