@@ -11,6 +11,7 @@ import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metri
 import { parseDuration } from '../spec/duration.ts';
 import { ObjectApplier } from '../sync/object-applier.ts';
 import { ConfigMapSourceStateStore } from '../sync/source-state-store.ts';
+import { failedStatus, recoveredStatus } from '../sync/source-status.ts';
 import { checkDrift, checkSource, syncSource, type SourceSyncDeps } from '../sync/source-sync.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -114,17 +115,25 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       if (!entry) return notConfigured(payload.source);
       const { deps } = entry;
       try {
+        const attemptAt = clock.now().toISOString();
         const check = await checkSource(deps);
         metrics.pollsTotal.inc({ source: payload.source, result: check.changed ? 'changed' : 'unchanged' });
-        if (check.changed && check.head) {
-          await queues.sync.enqueue({
+        const { head } = check;
+        if (check.changed && head) {
+          // One sync per new head: none when a sync already covers it (see SyncQueue.request).
+          const requested = await queues.sync.request({
             v: 1,
             source: payload.source,
-            commit: check.head,
+            commit: head,
             previousCommit: check.last ?? null,
             objects: [],
           });
+          log.debug({ source: payload.source, commit: head, requested }, 'new head seen');
           return { kind: 'done' };
+        }
+        // Git answers again and the branch is where the last sync left it: the status says so again.
+        if (head && recoveredStatus(check.status, { head, attemptAt })) {
+          await state.updateStatus(payload.source, (last) => recoveredStatus(last, { head, attemptAt }));
         }
         const every = options.driftCheckEveryMs ?? Math.max(300_000, parseDuration(entry.config.interval));
         const last = lastDriftCheck.get(payload.source) ?? 0;
@@ -135,12 +144,11 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
         return { kind: 'done' };
       } catch (err) {
         metrics.pollsTotal.inc({ source: payload.source, result: 'error' });
+        const message = `poll failed: ${(err as Error).message}`;
         await state
-          .setStatus(payload.source, {
-            phase: 'Failed',
-            message: `poll failed: ${(err as Error).message}`,
-            lastAttemptAt: clock.now().toISOString(),
-          })
+          .updateStatus(payload.source, (last) =>
+            failedStatus(last, { message, attemptAt: clock.now().toISOString() }),
+          )
           .catch(() => undefined);
         log.warn(
           { source: payload.source, err: (err as Error).message },
@@ -161,12 +169,19 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
 
   const syncWorker: RunningWorker = startWorker(
     'sync',
-    async (payload) => {
+    async (payload, context) => {
       const entry = sources.get(payload.source);
       if (!entry) return notConfigured(payload.source);
-      const report = await withSourceLock(payload.source, () => syncSource(entry.deps));
-      metrics.gitFetchDurationSeconds.observe({ source: payload.source }, report.fetchSeconds);
-      metrics.diffObjects.observe({ source: payload.source }, report.applied.length + report.removed.length);
+      const report = await withSourceLock(payload.source, () =>
+        syncSource(entry.deps, { id: context.jobId }),
+      );
+      if (report.fetchSeconds !== undefined)
+        metrics.gitFetchDurationSeconds.observe({ source: payload.source }, report.fetchSeconds);
+      if (report.result === 'synced')
+        metrics.diffObjects.observe(
+          { source: payload.source },
+          report.applied.length + report.removed.length,
+        );
       return { kind: 'done' };
     },
     {

@@ -15,7 +15,28 @@ export interface ObservedHeads {
   record(source: string, ticket: number, commit: string): Promise<boolean>;
   /** The recorded commit, if any. */
   newest(source: string): Promise<string | undefined>;
+  /**
+   * What a sync does when it starts: takes a ticket and reads the recorded commit, and notes in the same
+   * step that `claimant` (the sync job's id) moves to it. That note is how a poll knows the running sync
+   * already covers the head it saw (see SyncQueue.request).
+   */
+  claim(source: string, claimant: string): Promise<{ ticket: number; commit?: string }>;
+  /** Notes that a sync reached `commit` (the cluster-side record may be read a moment before it lands). */
+  markSynced(source: string, commit: string): Promise<void>;
 }
+
+/** The Redis hash of one source's observations: `{prefix}:observed-head:<source>`. */
+export function observedHeadKey(prefix: string | undefined, source: string): string {
+  return `${bullPrefix(prefix)}:observed-head:${source}`;
+}
+
+/**
+ * Fields of that hash besides `next`, `ticket` and `commit`: the job id of the last sync that started and
+ * the commit it moves to, and the last commit a sync reached.
+ */
+export const CLAIMANT_FIELD = 'claimant';
+export const CLAIMED_FIELD = 'claimed';
+export const SYNCED_FIELD = 'synced';
 
 /**
  * Records `commit` under `ticket` unless a later ticket is recorded already, and keeps the ticket
@@ -32,6 +53,19 @@ redis.call('HSET', KEYS[1], 'ticket', ticket, 'commit', ARGV[2])
 return 1
 `;
 
+/** Takes a ticket, reads the recorded commit and notes who claimed it, as one step. */
+const CLAIM_SCRIPT = `
+local ticket = redis.call('HINCRBY', KEYS[1], 'next', 1)
+local commit = redis.call('HGET', KEYS[1], 'commit')
+if commit then
+  redis.call('HSET', KEYS[1], '${CLAIMANT_FIELD}', ARGV[1], '${CLAIMED_FIELD}', commit)
+else
+  redis.call('HSET', KEYS[1], '${CLAIMANT_FIELD}', ARGV[1])
+  redis.call('HDEL', KEYS[1], '${CLAIMED_FIELD}')
+end
+return {ticket, commit}
+`;
+
 /**
  * {@link ObservedHeads} in one Redis hash per source (`{prefix}:observed-head:<source>`: `next` ticket,
  * recorded `ticket` and `commit`). Why Redis: the poll that saw a commit and the sync that applies it
@@ -39,17 +73,13 @@ return 1
  * asks the remote for the branch, as before.
  */
 export class RedisObservedHeads implements ObservedHeads {
-  private readonly prefix: string;
-
   constructor(
     private readonly redis: Redis,
-    prefix?: string,
-  ) {
-    this.prefix = bullPrefix(prefix);
-  }
+    private readonly prefix?: string,
+  ) {}
 
   private key(source: string): string {
-    return `${this.prefix}:observed-head:${source}`;
+    return observedHeadKey(this.prefix, source);
   }
 
   async ticket(source: string): Promise<number> {
@@ -62,5 +92,17 @@ export class RedisObservedHeads implements ObservedHeads {
 
   async newest(source: string): Promise<string | undefined> {
     return (await this.redis.hget(this.key(source), 'commit')) ?? undefined;
+  }
+
+  async claim(source: string, claimant: string): Promise<{ ticket: number; commit?: string }> {
+    const [ticket, commit] = (await this.redis.eval(CLAIM_SCRIPT, 1, this.key(source), claimant)) as [
+      number,
+      string | null,
+    ];
+    return { ticket, ...(commit ? { commit } : {}) };
+  }
+
+  async markSynced(source: string, commit: string): Promise<void> {
+    await this.redis.hset(this.key(source), SYNCED_FIELD, commit);
   }
 }

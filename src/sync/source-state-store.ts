@@ -2,25 +2,12 @@
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { KubeClients } from '../kube/client.ts';
 import { dispositionOf, isNotFound, kubeCall } from '../kube/errors.ts';
+import { parseSourceStatus, type SourceStatus } from './source-status.ts';
 import type { SourceStateStore } from './source-sync.ts';
 import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from './sync-labels.ts';
 
 /** ConfigMap holding `<source>.commit` and `<source>.status` keys. */
 export const SOURCE_STATE_CONFIGMAP = 'rollgate-sources';
-
-/** What a platform team sees about a source (`kubectl get cm rollgate-sources -o yaml`). */
-export interface SourceStatus {
-  /** `Synced`: the cluster follows the branch. `Degraded`: some objects were skipped. `Failed`: the last sync did not happen. */
-  phase: 'Synced' | 'Degraded' | 'Failed';
-  message: string;
-  commit?: string;
-  lastAttemptAt: string;
-  lastSyncedAt?: string;
-  /** Objects that could not be used, with file and line. */
-  problems?: Array<{ file: string; line: number; message: string }>;
-  /** Objects removed from Git but kept because prune is off (drift is logged, not recorded here). */
-  pending?: Array<{ key: string; reason: 'prune disabled' }>;
-}
 
 const MAX_ATTEMPTS = 5;
 
@@ -39,12 +26,25 @@ export class ConfigMapSourceStateStore implements SourceStateStore {
     return (await this.read())?.data?.[`${source}.commit`];
   }
 
-  async setStatus(source: string, status: SourceStatus): Promise<void> {
-    await this.update({ [`${source}.status`]: JSON.stringify(status) });
+  async readSource(source: string): Promise<{ commit?: string; status?: SourceStatus }> {
+    const data = (await this.read())?.data;
+    const commit = data?.[`${source}.commit`];
+    const status = parseSourceStatus(data?.[`${source}.status`]);
+    return { ...(commit !== undefined ? { commit } : {}), ...(status ? { status } : {}) };
+  }
+
+  async updateStatus(
+    source: string,
+    next: (last: SourceStatus | undefined) => SourceStatus | undefined,
+  ): Promise<void> {
+    await this.update((data) => {
+      const status = next(parseSourceStatus(data?.[`${source}.status`]));
+      return status ? { [`${source}.status`]: JSON.stringify(status) } : undefined;
+    });
   }
 
   async setSynced(source: string, commit: string, status: SourceStatus): Promise<void> {
-    await this.update({ [`${source}.commit`]: commit, [`${source}.status`]: JSON.stringify(status) });
+    await this.update(() => ({ [`${source}.commit`]: commit, [`${source}.status`]: JSON.stringify(status) }));
   }
 
   private async read(): Promise<V1ConfigMap | undefined> {
@@ -63,10 +63,17 @@ export class ConfigMapSourceStateStore implements SourceStateStore {
     }
   }
 
-  /** Read-modify-write carrying the resourceVersion read; a conflict re-reads (never a blind overwrite). */
-  private async update(entries: Record<string, string>): Promise<void> {
+  /**
+   * Read-modify-write carrying the resourceVersion read; a conflict re-reads and recomputes the entries
+   * from what it read (never a blind overwrite). `entries` returning undefined writes nothing.
+   */
+  private async update(
+    entriesFrom: (data: Record<string, string> | undefined) => Record<string, string> | undefined,
+  ): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       const live = await this.read();
+      const entries = entriesFrom(live?.data);
+      if (entries === undefined) return;
       try {
         if (!live) {
           await this.ensureNamespace();

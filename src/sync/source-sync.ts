@@ -9,12 +9,28 @@ import type { ObservedHeads } from '../queue/observed-heads.ts';
 import { ARGO_API_VERSION, ROLLGATE_API_VERSION } from '../spec/api-version.ts';
 import { applyOrder } from './apply-order.ts';
 import type { ApplyResult, DesiredObject, ObjectApplier, RemoveResult } from './object-applier.ts';
-import type { SourceStatus } from './source-state-store.ts';
+import {
+  failedStatus,
+  recoveredStatus,
+  standingProblems,
+  syncedStatus,
+  type SourceStatus,
+} from './source-status.ts';
 
 /** Where a source's last synced commit and status live (a ConfigMap in production). */
 export interface SourceStateStore {
+  /** The last synced commit. */
   get(source: string): Promise<string | undefined>;
-  setStatus(source: string, status: SourceStatus): Promise<void>;
+  /** The last synced commit and the status, in one read. */
+  readSource(source: string): Promise<{ commit?: string; status?: SourceStatus }>;
+  /**
+   * Rewrites the status from the stored one, read-modify-write (so `next` may run more than once);
+   * `next` returning undefined writes nothing.
+   */
+  updateStatus(
+    source: string,
+    next: (last: SourceStatus | undefined) => SourceStatus | undefined,
+  ): Promise<void>;
   /** The synced commit and the status in one write (what a successful sync records). */
   setSynced(source: string, commit: string, status: SourceStatus): Promise<void>;
 }
@@ -37,14 +53,20 @@ export interface SourceSyncDeps {
 /** What one sync did, object by object. */
 export interface SyncReport {
   source: string;
+  /**
+   * `synced`: the source moved to `commit` (the status says what happened). `up-to-date`: the newest
+   * head is the synced commit, nothing was applied and the status was kept (a sync's problems stay until
+   * a commit fixes them). `older`: the newest head seen is older than the synced commit (not applied).
+   */
+  result: 'synced' | 'up-to-date' | 'older';
   commit: string;
   previous?: string;
   /** `name` is set for an object Git names only by generateName: the name it has in the cluster. */
   applied: Array<{ key: string; result: ApplyResult; name?: string }>;
   removed: Array<{ key: string; result: RemoveResult | 'kept (prune disabled)' }>;
   problems: Array<{ key?: string; file: string; line: number; message: string }>;
-  /** How long the Git fetch took (the rest of a sync is diff and cluster writes). */
-  fetchSeconds: number;
+  /** How long the Git fetch took (the rest of a sync is diff and cluster writes); absent when nothing was fetched. */
+  fetchSeconds?: number;
 }
 
 /** A cluster write that failed for now (5xx, network, 409): the sync fails and is retried as a whole. */
@@ -72,7 +94,7 @@ async function enqueueIfRollout(
  */
 export async function checkSource(
   deps: Pick<SourceSyncDeps, 'git' | 'state' | 'heads'>,
-): Promise<{ head?: string; last?: string; changed: boolean }> {
+): Promise<{ head?: string; last?: string; status?: SourceStatus; changed: boolean }> {
   const { git, heads } = deps;
   const observe = async (): Promise<string | undefined> => {
     const ticket = await heads?.ticket(git.name);
@@ -80,10 +102,11 @@ export async function checkSource(
     if (remote !== undefined && ticket !== undefined) await heads?.record(git.name, ticket, remote);
     return remote;
   };
-  const [head, last] = await Promise.all([observe(), deps.state.get(git.name)]);
+  const [head, { commit: last, status }] = await Promise.all([observe(), deps.state.readSource(git.name)]);
   return {
     ...(head ? { head } : {}),
     ...(last ? { last } : {}),
+    ...(status ? { status } : {}),
     changed: head !== undefined && head !== last,
   };
 }
@@ -105,15 +128,46 @@ function desiredOf(change: Exclude<ManifestChange, { change: 'removed' }>): Desi
 /**
  * Which commit a sync moves to: the newest head a poll recorded (it may be newer than the one the
  * sync job was enqueued for: sync jobs are deduplicated per source, so a waiting job stands for every
- * later request), else none (ask the remote). The ticket orders what the sync itself fetches.
+ * later request), else none (ask the remote). The ticket orders what the sync itself fetches. A sync job
+ * claims the head it reads, so that polls seeing that head while it runs add no second sync of it.
  */
-async function syncTarget(deps: SourceSyncDeps): Promise<{ target?: string; ticket?: number }> {
-  if (!deps.heads) return {};
-  const [ticket, target] = await Promise.all([
-    deps.heads.ticket(deps.git.name),
-    deps.heads.newest(deps.git.name),
-  ]);
+async function syncTarget(
+  deps: SourceSyncDeps,
+  job: { id: string } | undefined,
+): Promise<{ target?: string; ticket?: number }> {
+  const { heads, git } = deps;
+  if (!heads) return {};
+  if (job) {
+    const { ticket, commit } = await heads.claim(git.name, job.id);
+    return { ticket, ...(commit !== undefined ? { target: commit } : {}) };
+  }
+  const [ticket, target] = await Promise.all([heads.ticket(git.name), heads.newest(git.name)]);
   return { ticket, ...(target !== undefined ? { target } : {}) };
+}
+
+/** Nothing new: the status stays as the last sync left it, unless it said Failed (Git answered since). */
+async function upToDate(
+  deps: SourceSyncDeps,
+  stored: SourceStatus | undefined,
+  commit: string,
+  attemptAt: string,
+  fetchSeconds?: number,
+): Promise<SyncReport> {
+  const check = { head: commit, attemptAt };
+  // Read before (nothing to write in the usual case); re-checked against the live status when writing.
+  if (recoveredStatus(stored, check))
+    await deps.state.updateStatus(deps.git.name, (last) => recoveredStatus(last, check));
+  deps.logger.debug({ commit }, 'newest head seen is the synced commit; nothing to sync');
+  return {
+    source: deps.git.name,
+    result: 'up-to-date',
+    commit,
+    previous: commit,
+    applied: [],
+    removed: [],
+    problems: [],
+    ...(fetchSeconds !== undefined ? { fetchSeconds } : {}),
+  };
 }
 
 /**
@@ -128,34 +182,38 @@ async function syncTarget(deps: SourceSyncDeps): Promise<{ target?: string; tick
  *
  * The commit is the newest head a poll recorded (fetched without asking the remote for the branch
  * again), or the branch's current commit when none is recorded. A commit that the cache shows to be an
- * ancestor of the last synced one is older than what the cluster has: it is not applied.
+ * ancestor of the last synced one is older than what the cluster has: it is not applied. When it is the
+ * last synced commit, nothing is fetched or applied and the status is kept: only the sync that reached a
+ * commit says what became of its objects (a Failed status, from an attempt Git or the cluster refused,
+ * goes back to what that sync said).
+ *
+ * `job`: the sync job running this (its id is noted beside the head it moves to, see SyncQueue.request).
  */
-export async function syncSource(deps: SourceSyncDeps): Promise<SyncReport> {
+export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Promise<SyncReport> {
   const { git, applier, logger } = deps;
   const attemptAt = deps.clock.now().toISOString();
-  const { target, ticket } = await syncTarget(deps);
-  const fetchStarted = performance.now();
-  const [previousRead, fetchRead] = await Promise.allSettled([
-    deps.state.get(git.name),
-    git.fetch(target !== undefined ? { knownHead: target } : {}),
+  const [{ target, ticket }, stored] = await Promise.all([
+    syncTarget(deps, job),
+    deps.state.readSource(git.name),
   ]);
-  const fetchSeconds = (performance.now() - fetchStarted) / 1000;
-  if (previousRead.status === 'rejected') throw previousRead.reason;
-  const previous = previousRead.value;
-  if (fetchRead.status === 'rejected') {
-    const err: unknown = fetchRead.reason;
-    await deps.state.setStatus(git.name, {
-      phase: 'Failed',
-      message: `fetch failed: ${(err as Error).message}`,
-      lastAttemptAt: attemptAt,
-      ...(previous ? { commit: previous } : {}),
-    });
+  const previous = stored.commit;
+  // A second request for a head that a sync reached meanwhile: no fetch, no write (its status stays).
+  if (target !== undefined && target === previous) return upToDate(deps, stored.status, previous, attemptAt);
+  const fetchStarted = performance.now();
+  let commit: string;
+  try {
+    commit = await git.fetch(target !== undefined ? { knownHead: target } : {});
+  } catch (err) {
+    await deps.state.updateStatus(git.name, (last) =>
+      failedStatus(last, { message: `fetch failed: ${(err as Error).message}`, attemptAt }),
+    );
     throw err;
   }
-  const commit = fetchRead.value;
+  const fetchSeconds = (performance.now() - fetchStarted) / 1000;
   // The remote answered with its current branch commit (nothing recorded, or the recorded one is gone):
   // that is now the newest head seen.
   if (commit !== target && ticket !== undefined) await deps.heads?.record(git.name, ticket, commit);
+  if (commit === previous) return upToDate(deps, stored.status, previous, attemptAt, fetchSeconds);
   const diff = await git.diffReport(previous, commit);
   // A fast-forward is newer by construction; anything else is checked against the synced history.
   if (
@@ -167,6 +225,7 @@ export async function syncSource(deps: SourceSyncDeps): Promise<SyncReport> {
     logger.info({ commit, previous }, 'newest head seen is older than the synced commit; nothing applied');
     return {
       source: git.name,
+      result: 'older',
       commit: previous,
       previous,
       applied: [],
@@ -177,6 +236,7 @@ export async function syncSource(deps: SourceSyncDeps): Promise<SyncReport> {
   }
   const report: SyncReport = {
     source: git.name,
+    result: 'synced',
     commit,
     ...(previous ? { previous } : {}),
     applied: [],
@@ -259,31 +319,33 @@ export async function syncSource(deps: SourceSyncDeps): Promise<SyncReport> {
   await reportProblems(deps, report);
   const written = report.applied.filter((a) => a.result !== 'unchanged').length;
   if (transient !== undefined) {
-    await deps.state.setStatus(git.name, {
-      phase: 'Failed',
-      message: `sync of ${commit.slice(0, 12)} will be retried: ${(transient as Error).message}`,
-      lastAttemptAt: attemptAt,
-      ...(previous ? { commit: previous } : {}),
-    });
+    const message = `sync of ${commit.slice(0, 12)} will be retried: ${(transient as Error).message}`;
+    await deps.state.updateStatus(git.name, (last) => failedStatus(last, { message, attemptAt }));
     throw transient;
   }
   const pending = report.removed
     .filter((r) => r.result === 'kept (prune disabled)')
     .map((r) => ({ key: r.key, reason: 'prune disabled' as const }));
-  await deps.state.setSynced(git.name, commit, {
-    phase: report.problems.length > 0 ? 'Degraded' : 'Synced',
-    message:
-      report.problems.length > 0
-        ? `${report.problems.length} object(s) skipped; ${written} applied`
-        : `synced ${commit.slice(0, 12)}: ${written} applied, ${report.removed.filter((r) => r.result === 'deleted').length} pruned`,
+  await deps.state.setSynced(
+    git.name,
     commit,
-    lastAttemptAt: attemptAt,
-    lastSyncedAt: deps.clock.now().toISOString(),
-    ...(report.problems.length > 0
-      ? { problems: report.problems.map(({ file, line, message }) => ({ file, line, message })) }
-      : {}),
-    ...(pending.length > 0 ? { pending } : {}),
-  });
+    syncedStatus({
+      commit,
+      attemptAt,
+      syncedAt: deps.clock.now().toISOString(),
+      written,
+      pruned: report.removed.filter((r) => r.result === 'deleted').length,
+      problems: [
+        ...standingProblems(stored.status, {
+          synced: previous,
+          reread: diff.basis === 'full' ? 'all' : new Set(diff.files.map((f) => f.path)),
+        }),
+        ...report.problems,
+      ],
+      pending,
+    }),
+  );
+  await deps.heads?.markSynced(git.name, commit);
   logger.info(
     {
       commit,

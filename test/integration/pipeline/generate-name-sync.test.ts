@@ -179,7 +179,8 @@ describe('objects with generateName', () => {
       ...deps,
       state: {
         get: (source) => state.get(source),
-        setStatus: (source, status) => state.setStatus(source, status),
+        readSource: (source) => state.readSource(source),
+        updateStatus: (source, next) => state.updateStatus(source, next),
         setSynced: (source, commit, status) =>
           failures-- > 0
             ? Promise.reject(new Error('ConfigMap write lost'))

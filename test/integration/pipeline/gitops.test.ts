@@ -1,5 +1,6 @@
 // Git → webhook/poll → sync → reconcile, end to end: real git CLI, git http-backend, Redis, sandbox cluster.
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import type { SourceStatus } from '../../../src/sync/source-status.ts';
 import { eventually } from '../../support/eventually.ts';
 import { configMapYaml } from '../../support/git-fixtures.ts';
 import { rolloutYaml, startPipeline, type LiveRollout, type Pipeline } from './pipeline-harness.ts';
@@ -122,28 +123,34 @@ describe('GitOps pipeline', () => {
     expect(status.problems?.[0]?.line).toBeGreaterThan(0);
   });
 
-  it('leaves the cluster untouched while the Git server is down, says why, and recovers', async () => {
+  it('leaves the cluster untouched while the Git server is down, says why and what runs, and recovers', async () => {
     pipeline = await startPipeline(inject('redisUrl'));
     const p = pipeline;
     p.work.write({ 'web.yaml': rolloutYaml({ image: 'web:1.0' }) });
-    p.work.commit('first');
+    const first = p.work.commit('first');
     await p.work.push(p.repoUrl);
     await p.start({ interval: '1s' });
     await eventually('the first sync', async () => (await p.rollout('web'))?.status?.phase === 'Healthy');
+    const before = await sourceStatus(p);
+    expect(before).toMatchObject({ phase: 'Synced', commit: first });
 
     p.git.setDown(true);
     const failed = await eventually('the source status to report the outage', async () => {
-      const cm = await p.clients.core.readNamespacedConfigMap({
-        name: 'rollgate-sources',
-        namespace: 'rollgate-system',
-      });
-      const parsed = JSON.parse(cm.data?.['apps.status'] ?? '{}') as { phase?: string; message?: string };
-      return parsed.phase === 'Failed' ? parsed : undefined;
+      const status = await sourceStatus(p);
+      return status.phase === 'Failed' ? status : undefined;
     });
     expect(failed.message).toMatch(/poll failed/);
+    // What the cluster runs is still known: the last synced commit and when it was synced.
+    expect(failed).toMatchObject({ commit: first, lastSyncedAt: before.lastSyncedAt });
+    expect((failed.lastAttemptAt ?? '') > (before.lastAttemptAt ?? '')).toBe(true);
     expect(imageOf(await p.rollout('web'))).toBe('web:1.0');
 
     p.git.setDown(false);
+    const recovered = await eventually('the status to recover with Git, before any new commit', async () => {
+      const status = await sourceStatus(p);
+      return status.phase === 'Synced' ? status : undefined;
+    });
+    expect(recovered).toMatchObject({ commit: first, lastSyncedAt: before.lastSyncedAt });
     p.work.write({ 'web.yaml': rolloutYaml({ image: 'web:3.0' }) });
     p.work.commit('after the outage');
     await p.work.push(p.repoUrl);
@@ -153,3 +160,12 @@ describe('GitOps pipeline', () => {
     );
   });
 });
+
+/** The `apps` source status in the rollgate-sources ConfigMap. */
+async function sourceStatus(p: Pipeline): Promise<Partial<SourceStatus>> {
+  const cm = await p.clients.core.readNamespacedConfigMap({
+    name: 'rollgate-sources',
+    namespace: 'rollgate-system',
+  });
+  return JSON.parse(cm.data?.['apps.status'] ?? '{}') as Partial<SourceStatus>;
+}

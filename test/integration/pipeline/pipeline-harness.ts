@@ -45,6 +45,8 @@ export interface Pipeline {
   ): Promise<RunningProcess>;
   /** Polls the process has run, of any result (from its own metrics registry). */
   polls(process: RunningProcess): Promise<number>;
+  /** Sync jobs the process has run, of any outcome (from its own metrics registry). */
+  syncJobs(process: RunningProcess): Promise<number>;
   /** Sends a GitHub push webhook for the branch, signed with `secret` (the configured one by default). */
   pushWebhook(process: RunningProcess, options?: { secret?: string }): Promise<Response>;
   rollout(name: string, namespace?: string): Promise<LiveRollout | undefined>;
@@ -128,6 +130,13 @@ export async function startPipeline(
       const metrics = metricsOf.get(process);
       if (!metrics) return 0;
       return (await metrics.pollsTotal.get()).values.reduce((sum, v) => sum + v.value, 0);
+    },
+    async syncJobs(process) {
+      const metrics = metricsOf.get(process);
+      if (!metrics) return 0;
+      return (await metrics.jobsTotal.get()).values
+        .filter((v) => v.labels.queue === 'sync')
+        .reduce((sum, v) => sum + v.value, 0);
     },
     async pushWebhook(process, opts = {}) {
       const body = JSON.stringify({

@@ -14,6 +14,7 @@ import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { rollgateCrds } from '../../../src/spec/crds.ts';
 import { ObjectApplier } from '../../../src/sync/object-applier.ts';
 import { ConfigMapSourceStateStore } from '../../../src/sync/source-state-store.ts';
+import type { SourceStatus } from '../../../src/sync/source-status.ts';
 import { checkSource, syncSource, type SourceSyncDeps } from '../../../src/sync/source-sync.ts';
 import {
   configMapYaml,
@@ -150,15 +151,12 @@ const widgetCrd = {
 };
 
 /** The source status as `kubectl get configmap rollgate-sources` shows it. */
-async function sourceStatus(): Promise<{ phase?: string; pending?: Array<{ key: string; reason: string }> }> {
+async function sourceStatus(): Promise<Partial<SourceStatus>> {
   const cm = await clients.core.readNamespacedConfigMap({
     name: 'rollgate-sources',
     namespace: 'rollgate-system',
   });
-  return JSON.parse(cm.data?.['apps.status'] ?? '{}') as {
-    phase?: string;
-    pending?: Array<{ key: string; reason: string }>;
-  };
+  return JSON.parse(cm.data?.['apps.status'] ?? '{}') as Partial<SourceStatus>;
 }
 
 async function configMapExists(name: string): Promise<boolean> {
@@ -288,5 +286,55 @@ describe('applying and pruning', () => {
     await work.push(`${server.url}/apps.git`);
     await pollAndSync(withQueue);
     expect(queued).toEqual(['default/web', 'default/web']);
+  });
+});
+
+describe('the source status while Git is unreachable', () => {
+  it('keeps the synced commit, its time and its problems beside the failure, and the problems until fixed', async () => {
+    work.write({
+      'cm.yaml': configMapYaml('web-config', { version: '1' }),
+      'broken.yaml': 'kind: ConfigMap\ndata: [unclosed\n',
+    });
+    const first = work.commit('one broken file');
+    await work.push(`${server.url}/apps.git`);
+    await pollAndSync(deps);
+    const synced = await sourceStatus();
+    expect(synced).toMatchObject({ phase: 'Degraded', commit: first, problems: [{ file: 'broken.yaml' }] });
+
+    await push('2');
+    await checkSource(deps);
+    server.setDown(true);
+    await expect(syncSource(deps)).rejects.toThrow();
+    const failed = await sourceStatus();
+    expect(failed).toMatchObject({
+      phase: 'Failed',
+      message: expect.stringMatching(/^fetch failed/) as unknown,
+      commit: first,
+      lastSyncedAt: synced.lastSyncedAt,
+      problems: synced.problems,
+    });
+    expect(await deps.state.get('apps')).toBe(first);
+
+    server.setDown(false);
+    // The next commit leaves the broken file as it is: it is still listed.
+    const second = await syncSource(deps);
+    expect(second.result).toBe('synced');
+    expect(await sourceStatus()).toMatchObject({
+      phase: 'Degraded',
+      commit: second.commit,
+      problems: synced.problems,
+    });
+  });
+
+  it('a sync of the synced commit fetches nothing and keeps what the sync of that commit said', async () => {
+    work.write({ 'cm.yaml': configMapYaml('web-config', {}), 'broken.yaml': 'data: [unclosed\n' });
+    work.commit('one broken file');
+    await work.push(`${server.url}/apps.git`);
+    await pollAndSync(deps);
+    const degraded = await sourceStatus();
+    server.resetRequestCount();
+    expect((await pollAndSync(deps)).result).toBe('up-to-date');
+    expect(server.requestCount()).toBe(1); // the poll's ref check, no fetch
+    expect(await sourceStatus()).toEqual(degraded);
   });
 });

@@ -1,0 +1,127 @@
+// A source's status (what `kubectl get cm rollgate-sources` shows) and the pure transitions between its phases.
+import { z } from 'zod';
+
+/** One object a sync could not use, where it is in Git. */
+const problemSchema = z.object({ file: z.string(), line: z.number(), message: z.string() });
+
+/**
+ * What a platform team sees about a source. `commit`, `lastSyncedAt` and `problems` always describe the
+ * last sync that happened, whatever the phase says about the last attempt.
+ */
+export const sourceStatusSchema = z.object({
+  /**
+   * `Synced`: the cluster follows the branch. `Degraded`: it does, but some objects of the synced commit
+   * were skipped (`problems`). `Failed`: the last attempt did not get through (Git or the cluster);
+   * the cluster keeps `commit`.
+   */
+  phase: z.enum(['Synced', 'Degraded', 'Failed']),
+  message: z.string(),
+  /** The last synced commit (absent until a first sync). */
+  commit: z.string().optional(),
+  lastAttemptAt: z.string(),
+  /** When `commit` was synced. */
+  lastSyncedAt: z.string().optional(),
+  /** Objects of `commit` that could not be used, with file and line. */
+  problems: z.array(problemSchema).optional(),
+  /** Objects removed from Git but kept because prune is off (drift is logged, not recorded here). */
+  pending: z.array(z.object({ key: z.string(), reason: z.literal('prune disabled') })).optional(),
+});
+export type SourceStatus = z.infer<typeof sourceStatusSchema>;
+
+/** Reads a stored status; undefined when absent or not a status (written by hand, or by another version). */
+export function parseSourceStatus(text: string | undefined): SourceStatus | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const parsed = sourceStatusSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a sync that moved the source to `commit` found. */
+export interface SyncOutcome {
+  commit: string;
+  attemptAt: string;
+  syncedAt: string;
+  /** Objects written (created or updated). */
+  written: number;
+  pruned: number;
+  problems: ReadonlyArray<{ file: string; line: number; message: string }>;
+  pending: ReadonlyArray<{ key: string; reason: 'prune disabled' }>;
+}
+
+/**
+ * The problems of the last synced commit that a sync to a newer one did not look at again: a diff reads
+ * only the files that changed, so a broken file left as it is stays broken (and listed) until a commit
+ * changes or removes it. None when the status is not about `synced` or every file was read again.
+ */
+export function standingProblems(
+  last: SourceStatus | undefined,
+  diff: { synced: string | undefined; reread: ReadonlySet<string> | 'all' },
+): Array<{ file: string; line: number; message: string }> {
+  const { reread } = diff;
+  if (reread === 'all' || last?.commit === undefined || last.commit !== diff.synced) return [];
+  return (last.problems ?? []).filter((problem) => !reread.has(problem.file));
+}
+
+/** The status a sync that reached its commit records: Degraded while any object of it was skipped. */
+export function syncedStatus(outcome: SyncOutcome): SourceStatus {
+  const { commit, problems, pending } = outcome;
+  return {
+    phase: problems.length > 0 ? 'Degraded' : 'Synced',
+    message:
+      problems.length > 0
+        ? `${problems.length} object(s) skipped; ${outcome.written} applied`
+        : `synced ${commit.slice(0, 12)}: ${outcome.written} applied, ${outcome.pruned} pruned`,
+    commit,
+    lastAttemptAt: outcome.attemptAt,
+    lastSyncedAt: outcome.syncedAt,
+    ...(problems.length > 0
+      ? { problems: problems.map(({ file, line, message }) => ({ file, line, message })) }
+      : {}),
+    ...(pending.length > 0 ? { pending: [...pending] } : {}),
+  };
+}
+
+/**
+ * The status of an attempt that did not get through (Git unreachable, a transient cluster error). The
+ * cluster still runs the last synced commit, so its commit, time, problems and pending objects stay.
+ */
+export function failedStatus(
+  last: SourceStatus | undefined,
+  failure: { message: string; attemptAt: string },
+): SourceStatus {
+  return {
+    phase: 'Failed',
+    message: failure.message,
+    ...(last?.commit !== undefined ? { commit: last.commit } : {}),
+    lastAttemptAt: failure.attemptAt,
+    ...(last?.lastSyncedAt !== undefined ? { lastSyncedAt: last.lastSyncedAt } : {}),
+    ...(last?.problems !== undefined ? { problems: last.problems } : {}),
+    ...(last?.pending !== undefined ? { pending: last.pending } : {}),
+  };
+}
+
+/**
+ * The status once Git answers again and the branch is still at the synced commit: back to what that
+ * sync said (Degraded while its problems stand). Undefined when there is nothing to change: the status
+ * is not Failed, or the branch is not at the synced commit (then a sync decides).
+ */
+export function recoveredStatus(
+  last: SourceStatus | undefined,
+  check: { head: string; attemptAt: string },
+): SourceStatus | undefined {
+  if (last?.phase !== 'Failed' || last.commit === undefined || last.commit !== check.head) return undefined;
+  const problems = last.problems ?? [];
+  const at = last.commit.slice(0, 12);
+  return {
+    ...last,
+    phase: problems.length > 0 ? 'Degraded' : 'Synced',
+    message:
+      problems.length > 0
+        ? `${problems.length} object(s) of ${at} skipped; Git answers again`
+        : `synced ${at}; Git answers again`,
+    lastAttemptAt: check.attemptAt,
+  };
+}

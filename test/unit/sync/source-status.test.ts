@@ -1,0 +1,108 @@
+// The source status transitions: what each phase keeps of the last sync.
+import { describe, expect, it } from 'vitest';
+import {
+  failedStatus,
+  parseSourceStatus,
+  recoveredStatus,
+  standingProblems,
+  syncedStatus,
+  type SourceStatus,
+} from '../../../src/sync/source-status.ts';
+
+const C1 = 'a'.repeat(40);
+const C2 = 'b'.repeat(40);
+const problem = { file: 'broken.yaml', line: 3, message: 'invalid YAML' };
+
+const degraded: SourceStatus = syncedStatus({
+  commit: C1,
+  attemptAt: '2026-01-01T00:00:00.000Z',
+  syncedAt: '2026-01-01T00:00:01.000Z',
+  written: 2,
+  pruned: 0,
+  problems: [problem],
+  pending: [{ key: 'ConfigMap//gone', reason: 'prune disabled' }],
+});
+
+describe('syncedStatus', () => {
+  it('is Degraded while any object was skipped, Synced otherwise', () => {
+    expect(degraded).toMatchObject({ phase: 'Degraded', commit: C1, problems: [problem] });
+    const synced = syncedStatus({
+      commit: C2,
+      attemptAt: 't',
+      syncedAt: 't',
+      written: 1,
+      pruned: 1,
+      problems: [],
+      pending: [],
+    });
+    expect(synced).toEqual({
+      phase: 'Synced',
+      message: `synced ${C2.slice(0, 12)}: 1 applied, 1 pruned`,
+      commit: C2,
+      lastAttemptAt: 't',
+      lastSyncedAt: 't',
+    });
+  });
+});
+
+describe('failedStatus', () => {
+  it('keeps the last synced commit, its time, problems and pending objects beside the failure', () => {
+    expect(failedStatus(degraded, { message: 'poll failed: 503', attemptAt: 'later' })).toEqual({
+      phase: 'Failed',
+      message: 'poll failed: 503',
+      commit: C1,
+      lastAttemptAt: 'later',
+      lastSyncedAt: degraded.lastSyncedAt,
+      problems: degraded.problems,
+      pending: degraded.pending,
+    });
+  });
+
+  it('names no commit before a first sync', () => {
+    expect(failedStatus(undefined, { message: 'fetch failed', attemptAt: 't' })).toEqual({
+      phase: 'Failed',
+      message: 'fetch failed',
+      lastAttemptAt: 't',
+    });
+  });
+});
+
+describe('recoveredStatus', () => {
+  const failed = failedStatus(degraded, { message: 'poll failed', attemptAt: 'later' });
+  const rows: Array<{ name: string; last: SourceStatus | undefined; head: string; want: unknown }> = [
+    {
+      name: 'back to Degraded with the problems when the branch is at the synced commit',
+      last: failed,
+      head: C1,
+      want: { phase: 'Degraded', commit: C1, problems: [problem], lastSyncedAt: degraded.lastSyncedAt },
+    },
+    { name: 'nothing when the branch moved (a sync decides)', last: failed, head: C2, want: undefined },
+    { name: 'nothing when the status is not Failed', last: degraded, head: C1, want: undefined },
+    { name: 'nothing before a first sync', last: undefined, head: C1, want: undefined },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      const next = recoveredStatus(row.last, { head: row.head, attemptAt: 'now' });
+      if (row.want === undefined) expect(next).toBeUndefined();
+      else expect(next).toMatchObject({ ...(row.want as object), lastAttemptAt: 'now' });
+    });
+  }
+});
+
+describe('standingProblems', () => {
+  it('keeps the problems of files the diff did not read again, only for the synced commit', () => {
+    expect(standingProblems(degraded, { synced: C1, reread: new Set(['other.yaml']) })).toEqual([problem]);
+    expect(standingProblems(degraded, { synced: C1, reread: new Set(['broken.yaml']) })).toEqual([]);
+    expect(standingProblems(degraded, { synced: C1, reread: 'all' })).toEqual([]);
+    expect(standingProblems(degraded, { synced: C2, reread: new Set() })).toEqual([]);
+  });
+});
+
+describe('parseSourceStatus', () => {
+  it('reads a stored status and ignores anything else', () => {
+    expect(parseSourceStatus(JSON.stringify(degraded))).toEqual(degraded);
+    expect(parseSourceStatus('{"phase":"Unknown"}')).toBeUndefined();
+    expect(parseSourceStatus('not json')).toBeUndefined();
+    expect(parseSourceStatus(undefined)).toBeUndefined();
+  });
+});
