@@ -34,12 +34,12 @@ async function midCanary(steps = timedSteps): Promise<Pipeline> {
   p.work.commit('first');
   await p.work.push(p.repoUrl);
   running = await p.start();
-  const process = running;
+  const rollgate = running;
   await eventually('web:1.0 to be stable', async () => (await p.rollout('web'))?.status?.phase === 'Healthy');
   p.work.write({ 'web.yaml': rolloutYaml({ image: 'web:2.0', steps }) });
   p.work.commit('second');
   await p.work.push(p.repoUrl);
-  await p.pushWebhook(process);
+  await p.pushWebhook(rollgate);
   await eventually('the web:2.0 canary to reach its pause', async () => {
     const r = await p.rollout('web');
     return r?.status?.phase === 'Paused' && r.status.currentPodHash !== r.status.stableRS;
