@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ManualClock, systemClock, type Clock } from '../clock/clock.ts';
+import { WriteAudit } from './audit/write-audit.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { ControllerLoop } from './controller-loop/controller-loop.ts';
 import { defaultControllerOptions } from './controllers/index.ts';
@@ -52,6 +53,14 @@ export interface Sandbox {
   advance(ms: number): Promise<void>;
   /** Runs the controllers until they change nothing more. */
   settle(): Promise<void>;
+  /** Every write request answered over HTTP, in order (the controllers' own writes are not requests). */
+  audit: WriteAudit;
+  /**
+   * Restarts the API server as a real one restarts: every connection (watches included) is cut, nothing
+   * answers for `downMs`, then it listens again on the same address with every object kept (etcd keeps
+   * them) but no watch history, so a watch resumed from an earlier resourceVersion gets 410 Gone.
+   */
+  restart(options?: { downMs?: number }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -127,6 +136,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
   const unsubscribeClock = clock instanceof ManualClock ? clock.onAdvance(() => schedule()) : () => undefined;
 
+  const audit = new WriteAudit();
   const server = new ApiServer({
     store,
     registry,
@@ -139,6 +149,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ...(options.token !== undefined ? { token: options.token } : {}),
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 10_000,
     onWrite: schedule,
+    audit,
   });
   const bound = await server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
   const hostForUrl = bound.host.includes(':') ? `[${bound.host}]` : bound.host;
@@ -160,6 +171,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     kubeConfig: sandboxKubeConfig(url, options.token),
     kubeconfigYaml,
     faults,
+    audit,
+    async restart({ downMs = 0 } = {}): Promise<void> {
+      await server.close();
+      store.compact();
+      if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
+      await server.listen(bound.port, bound.host);
+    },
     async writeKubeconfig(path: string): Promise<void> {
       await mkdir(dirname(path), { recursive: true });
       await writeFile(path, kubeconfigYaml, { mode: 0o600 });

@@ -15,6 +15,7 @@ import {
   unauthorized,
   unsupportedMediaType,
 } from '../api/api-status-error.ts';
+import type { WriteAudit } from '../audit/write-audit.ts';
 import type { FaultSettings } from '../faults/fault-settings.ts';
 import { faultSettingsPatchSchema } from '../faults/fault-settings.ts';
 import type { SeededRandom } from '../random/seeded-random.ts';
@@ -57,6 +58,8 @@ export interface ApiServerDeps {
   bookmarkIntervalMs: number;
   /** Called after every successful write so the controllers can react. */
   onWrite(): void;
+  /** Where write requests are recorded once answered (absent: not recorded). */
+  audit?: WriteAudit;
 }
 
 /** DeleteOptions as read from the body and query. */
@@ -110,7 +113,11 @@ async function readRawBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** The JSON each response carried, for the audit log (which names what a create made, and its version). */
+const answeredBodies = new WeakMap<ServerResponse, unknown>();
+
 function sendJson(res: ServerResponse, code: number, body: unknown): void {
+  answeredBodies.set(res, body);
   const text = JSON.stringify(body);
   res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
@@ -324,6 +331,7 @@ export class ApiServer {
   ): Promise<void> {
     const { type, name } = route;
     const isWrite = method !== 'GET';
+    if (isWrite && this.deps.audit) this.recordWhenAnswered(req, res, method, route);
     if (isWrite && method !== 'POST' && name !== undefined && this.deps.faults.conflictRate > 0) {
       if (
         (method === 'PUT' || method === 'PATCH') &&
@@ -347,6 +355,25 @@ export class ApiServer {
     if (method === 'PATCH') return this.patch(req, res, url, route, name);
     if (method === 'DELETE') return this.delete(req, res, url, route, name);
     throw methodNotAllowed(`the server does not allow this method on the requested resource`);
+  }
+
+  private recordWhenAnswered(req: IncomingMessage, res: ServerResponse, verb: string, route: Route): void {
+    const audit = this.deps.audit;
+    res.once('finish', () => {
+      const body = answeredBodies.get(res);
+      const meta = isPlainObject(body) && isPlainObject(body.metadata) ? body.metadata : {};
+      audit?.record({
+        verb,
+        group: route.type.group,
+        resource: route.type.plural,
+        namespace: route.namespace,
+        name: route.name ?? nameIn(meta) ?? (isPlainObject(body) ? nameIn(body.details) : undefined),
+        subresource: route.subresource,
+        code: res.statusCode,
+        resourceVersion: typeof meta.resourceVersion === 'string' ? meta.resourceVersion : undefined,
+        userAgent: req.headers['user-agent'],
+      });
+    });
   }
 
   private ns(route: Route): string {
@@ -860,6 +887,11 @@ export class ApiServer {
       this.server.closeAllConnections();
     });
   }
+}
+
+/** `name` of an object's metadata, or of a Status's details (a create answered 409 AlreadyExists). */
+function nameIn(value: unknown): string | undefined {
+  return isPlainObject(value) && typeof value.name === 'string' ? value.name : undefined;
 }
 
 function notFoundThrow(): never {

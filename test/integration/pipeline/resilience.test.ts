@@ -1,55 +1,15 @@
-// The pipeline under trouble: a worker dies mid-rollout, Redis is emptied, a burst of pushes, prune, drift.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Redis } from 'ioredis';
+// The pipeline under trouble: a worker dies mid-rollout, a burst of pushes, prune, drift (Redis and API
+// server outages: outages.test.ts).
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { eventually } from '../../support/eventually.ts';
 import { configMapYaml } from '../../support/git-fixtures.ts';
-import { freePort } from '../../support/global-setup.ts';
 import { rolloutYaml, startPipeline, type Pipeline } from './pipeline-harness.ts';
 
 let pipeline: Pipeline | undefined;
-let privateRedis: { url: string; stop(): Promise<void> } | undefined;
 afterEach(async () => {
   await pipeline?.stop();
-  await privateRedis?.stop();
   pipeline = undefined;
-  privateRedis = undefined;
 });
-
-/** A redis-server of this test's own, so flushing it disturbs no other test. */
-async function startPrivateRedis(): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'rollgate-flush-'));
-  const child: ChildProcess = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir],
-    {
-      stdio: 'ignore',
-    },
-  );
-  const url = `redis://127.0.0.1:${port}`;
-  await eventually('the private redis-server', async () => {
-    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0 });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      return (await client.ping()) === 'PONG';
-    } finally {
-      client.disconnect();
-    }
-  });
-  return {
-    url,
-    async stop() {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 const timedSteps = '        - setWeight: 50\n        - pause: { duration: 2s }';
 
@@ -90,42 +50,6 @@ describe('pipeline resilience', () => {
     expect(sets.find((rs) => rs.hash === done.status?.stableRS)?.image).toBe('web:2.0');
     expect(sets.filter((rs) => rs.replicas > 0)).toHaveLength(1);
   }, 60_000);
-
-  it('converges after Redis is emptied mid-rollout (Redis holds only work in flight)', async () => {
-    privateRedis = await startPrivateRedis();
-    pipeline = await startPipeline(privateRedis.url);
-    const p = pipeline;
-    p.work.write({ 'web.yaml': rolloutYaml({ image: 'web:1.0', steps: timedSteps }) });
-    p.work.commit('first');
-    await p.work.push(p.repoUrl);
-    const running = await p.start();
-    await eventually(
-      'the first revision to be stable',
-      async () => (await p.rollout('web'))?.status?.phase === 'Healthy',
-    );
-
-    p.work.write({ 'web.yaml': rolloutYaml({ image: 'web:2.0', steps: timedSteps }) });
-    p.work.commit('second');
-    await p.work.push(p.repoUrl);
-    await p.pushWebhook(running);
-    await eventually(
-      'the canary to reach its timed pause',
-      async () => (await p.rollout('web'))?.status?.phase === 'Paused',
-    );
-
-    const admin = new Redis(privateRedis.url);
-    await admin.flushall();
-    admin.disconnect();
-
-    await eventually(
-      'the rollout to complete although its pause-end wake-up was lost with Redis',
-      async () => {
-        const r = await p.rollout('web');
-        return r?.status?.phase === 'Healthy' && r.status.stableRS === r.status.currentPodHash;
-      },
-      { timeoutMs: 30_000 },
-    );
-  });
 
   it('turns a burst of 50 pushes into a few polls', async () => {
     pipeline = await startPipeline(inject('redisUrl'));

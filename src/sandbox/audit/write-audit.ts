@@ -1,0 +1,45 @@
+// The sandbox's audit log of write requests (as kube-apiserver's audit log at level Metadata, writes only).
+
+/** One write request as the API server answered it. */
+export interface WriteAuditEntry {
+  /** HTTP verb: POST, PUT, PATCH or DELETE. */
+  verb: string;
+  /** API group ('' for the core group). */
+  group: string;
+  /** The resource's plural name, e.g. `replicasets`. */
+  resource: string;
+  namespace: string | undefined;
+  /** The object's name: from the URL, or for a create from the answer. */
+  name: string | undefined;
+  subresource: string | undefined;
+  /** The HTTP status code answered. */
+  code: number;
+  /** The object's resourceVersion in the answer (a write that changed nothing answers the same one again). */
+  resourceVersion: string | undefined;
+  /** The client's User-Agent header. */
+  userAgent: string | undefined;
+}
+
+/** How many entries are kept by default; older ones are dropped first. */
+const DEFAULT_LIMIT = 50_000;
+
+/** A bounded, in-order record of the write requests served. */
+export class WriteAudit {
+  private log: WriteAuditEntry[] = [];
+
+  constructor(private readonly limit = DEFAULT_LIMIT) {}
+
+  record(entry: WriteAuditEntry): void {
+    this.log.push(entry);
+    if (this.log.length > this.limit) this.log.splice(0, this.log.length - this.limit);
+  }
+
+  /** The entries kept, oldest first (a copy). */
+  entries(): WriteAuditEntry[] {
+    return [...this.log];
+  }
+
+  clear(): void {
+    this.log = [];
+  }
+}
