@@ -1,8 +1,10 @@
-// Installs or upgrades CustomResourceDefinitions by server-side apply (field manager `rollgate`): idempotent.
+// Installs or upgrades CustomResourceDefinitions by server-side apply (field manager `rollgate`), writing only
+// those that differ from what is installed.
 import { APPLY_PATCH, FIELD_MANAGER, type KubeClients } from './client.ts';
+import { driftedFields } from './drift.ts';
 import { isNotFound, kubeCall } from './errors.ts';
 
-/** What applying one CRD did. */
+/** What installing one CRD did. */
 export interface CrdApplyResult {
   name: string;
   result: 'created' | 'updated' | 'unchanged';
@@ -17,35 +19,48 @@ export class InvalidCrdError extends Error {
   }
 }
 
+/** The installed CRD as the API server sends it (the untyped client keeps `x-kubernetes-*` field names). */
+async function readInstalled(
+  clients: KubeClients,
+  name: string,
+): Promise<Record<string, unknown> | undefined> {
+  try {
+    return (await kubeCall({ verb: 'get', kind: 'CustomResourceDefinition', name }, () =>
+      clients.custom.getClusterCustomObject({
+        group: 'apiextensions.k8s.io',
+        version: 'v1',
+        plural: 'customresourcedefinitions',
+        name,
+      }),
+    )) as Record<string, unknown>;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
 /**
- * Server-side applies each CRD with force (we own these definitions) and reports created / updated /
- * unchanged by comparing resourceVersions before and after, so running it twice reports `unchanged`.
+ * Reads each CRD and server-side applies it (with force: we own these definitions) only when the installed
+ * one is missing or no longer holds every value we would write; a CRD already at the current version is
+ * left alone, so a restart writes nothing and a running API server sees no needless CRD updates.
  */
 export async function installCrds(clients: KubeClients, crds: readonly object[]): Promise<CrdApplyResult[]> {
   const results: CrdApplyResult[] = [];
   for (const [index, crd] of crds.entries()) {
     const name = (crd as { metadata?: { name?: unknown } }).metadata?.name;
     if (typeof name !== 'string' || name === '') throw new InvalidCrdError(index);
-    let before: string | undefined;
-    try {
-      const live = await kubeCall({ verb: 'get', kind: 'CustomResourceDefinition', name }, () =>
-        clients.apiextensions.readCustomResourceDefinition({ name }),
-      );
-      before = live.metadata?.resourceVersion;
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
+    const installed = await readInstalled(clients, name);
+    if (installed && driftedFields(crd as Record<string, unknown>, installed).length === 0) {
+      results.push({ name, result: 'unchanged' });
+      continue;
     }
-    const applied = await kubeCall({ verb: 'apply', kind: 'CustomResourceDefinition', name }, () =>
+    await kubeCall({ verb: 'apply', kind: 'CustomResourceDefinition', name }, () =>
       clients.apiextensions.patchCustomResourceDefinition(
         { name, body: crd, fieldManager: FIELD_MANAGER, force: true },
         APPLY_PATCH,
       ),
     );
-    const after = applied.metadata?.resourceVersion;
-    results.push({
-      name,
-      result: before === undefined ? 'created' : before === after ? 'unchanged' : 'updated',
-    });
+    results.push({ name, result: installed ? 'updated' : 'created' });
   }
   return results;
 }
