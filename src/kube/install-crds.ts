@@ -10,6 +10,14 @@ export interface CrdApplyResult {
   result: 'created' | 'updated' | 'unchanged';
 }
 
+export interface InstallCrdsOptions {
+  /**
+   * Runs the install of one CRD (read, compare, apply when different); a caller that retries passes its
+   * retry here, so a failure repeats only that CRD's requests, not those of the CRDs already done.
+   */
+  each?: (name: string, install: () => Promise<CrdApplyResult>) => Promise<CrdApplyResult>;
+}
+
 /** A CRD object must name itself; anything else cannot be applied. */
 export class InvalidCrdError extends Error {
   override readonly name = 'InvalidCrdError';
@@ -44,23 +52,30 @@ async function readInstalled(
  * one is missing or no longer holds every value we would write; a CRD already at the current version is
  * left alone, so a restart writes nothing and a running API server sees no needless CRD updates.
  */
-export async function installCrds(clients: KubeClients, crds: readonly object[]): Promise<CrdApplyResult[]> {
+export async function installCrds(
+  clients: KubeClients,
+  crds: readonly object[],
+  options: InstallCrdsOptions = {},
+): Promise<CrdApplyResult[]> {
+  const each = options.each ?? ((_name, install) => install());
   const results: CrdApplyResult[] = [];
   for (const [index, crd] of crds.entries()) {
     const name = (crd as { metadata?: { name?: unknown } }).metadata?.name;
     if (typeof name !== 'string' || name === '') throw new InvalidCrdError(index);
-    const installed = await readInstalled(clients, name);
-    if (installed && driftedFields(crd as Record<string, unknown>, installed).length === 0) {
-      results.push({ name, result: 'unchanged' });
-      continue;
-    }
-    await kubeCall({ verb: 'apply', kind: 'CustomResourceDefinition', name }, () =>
-      clients.apiextensions.patchCustomResourceDefinition(
-        { name, body: crd, fieldManager: FIELD_MANAGER, force: true },
-        APPLY_PATCH,
-      ),
-    );
-    results.push({ name, result: installed ? 'updated' : 'created' });
+    results.push(await each(name, () => installCrd(clients, name, crd)));
   }
   return results;
+}
+
+async function installCrd(clients: KubeClients, name: string, crd: object): Promise<CrdApplyResult> {
+  const installed = await readInstalled(clients, name);
+  if (installed && driftedFields(crd as Record<string, unknown>, installed).length === 0)
+    return { name, result: 'unchanged' };
+  await kubeCall({ verb: 'apply', kind: 'CustomResourceDefinition', name }, () =>
+    clients.apiextensions.patchCustomResourceDefinition(
+      { name, body: crd, fieldManager: FIELD_MANAGER, force: true },
+      APPLY_PATCH,
+    ),
+  );
+  return { name, result: installed ? 'updated' : 'created' };
 }

@@ -141,9 +141,9 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     await atStart('redis', 'ping Redis', () => pingRedis(runtime.redis, START_PING_TIMEOUT_MS));
     health.up({ kind: 'redis' });
     if (options.installCrds ?? true) {
-      const results = await atStart('kubernetes', 'install CRDs', () =>
-        installCrds(runtime.kube.clients, rollgateCrds()),
-      );
+      const results = await installCrds(runtime.kube.clients, rollgateCrds(), {
+        each: (name, install) => atStart('kubernetes', `install CRDs (${name})`, install),
+      });
       logger.info({ crds: results.map((r) => `${r.name}: ${r.result}`) }, 'CRDs checked');
     }
     reconciler = runsReconciler

@@ -17,7 +17,7 @@ export function registerInstallCommand(program: Command): void {
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
     .option(
       '--timeout <duration>',
-      'keep retrying transient API failures (409, 429, 5xx, refused connections) this long',
+      'keep retrying each CRD through transient API failures (409, 429, 5xx, refused connections) this long',
       '2m',
     )
     .action(async (options: InstallFlags) => {
@@ -43,7 +43,9 @@ export function registerInstallCommand(program: Command): void {
             `rollgate install: ${r.dependency}: ${r.error}${r.hint ? ` (${r.hint})` : ''}; attempt ${r.attempt + 1} at ${r.nextAttemptAt.toISOString()}\n`,
           ),
       });
-      const results = await atStart('kubernetes', 'install CRDs', () => installCrds(clients, rollgateCrds()));
+      const results = await installCrds(clients, rollgateCrds(), {
+        each: (name, install) => atStart('kubernetes', `install CRDs (${name})`, install),
+      });
       for (const { name, result } of results)
         process.stdout.write(`customresourcedefinition/${name} ${result}\n`);
     });
