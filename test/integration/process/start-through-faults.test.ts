@@ -1,6 +1,7 @@
 // A process's start against an API server that fails the way real ones do (issue 14): it retries through
 // conflicts and server errors, says on /readyz what it waits for, writes no CRD that is already current,
 // and once started stays ready through a brief API outage (webhooks still queue) but not a long one.
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,13 +45,13 @@ afterEach(async () => {
 
 async function scene(
   faults: Partial<FaultSettings>,
-  options: { seed?: number; sources?: boolean } = {},
+  options: { seed?: number; sources?: boolean; redisUrl?: string } = {},
 ): Promise<Started> {
   const sandbox = await startSandbox({ faults, seed: options.seed ?? 1 });
   const dir = mkdtempSync(join(tmpdir(), 'rollgate-start-'));
   const port = await freePort();
   const config = configSchema.parse({
-    redis: { url: inject('redisUrl'), prefix: `start-${randomUUID().slice(0, 8)}` },
+    redis: { url: options.redisUrl ?? inject('redisUrl'), prefix: `start-${randomUUID().slice(0, 8)}` },
     server: { host: '127.0.0.1', port },
     git: { cacheDir: join(dir, 'git') },
     ...(options.sources
@@ -154,6 +155,35 @@ describe('starting through API errors', () => {
     expect(waiting.body.ready).toBe(false);
     expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
     s.sandbox.faults.errorRate = 0;
+    await starting;
+    expect((await readyz(s.url)).status).toBe(200);
+  });
+
+  it('waits for a Redis that is not there yet, saying so on /readyz and once per attempt, and starts when it comes', async () => {
+    const port = await freePort();
+    const s = await scene({}, { redisUrl: `redis://127.0.0.1:${port}` });
+    const starting = s.start();
+    const waiting = await eventually('/readyz naming Redis', async () => {
+      const r = await readyz(s.url).catch(() => undefined);
+      return r && /waiting for redis: ping Redis .*ECONNREFUSED/.test(r.body.checks.start ?? '')
+        ? r
+        : undefined;
+    });
+    expect(waiting.status).toBe(503);
+    const retry = s.logLines().find((l) => typeof l.nextAttemptAt === 'string');
+    expect(retry).toMatchObject({ dependency: 'redis', step: 'ping Redis' });
+    const dir = mkdtempSync(join(tmpdir(), 'rollgate-late-redis-'));
+    const redis = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+      { stdio: 'ignore' },
+    );
+    cleanups.push(async () => {
+      const exited = new Promise((resolve) => redis.once('exit', resolve));
+      redis.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    });
     await starting;
     expect((await readyz(s.url)).status).toBe(200);
   });
