@@ -117,7 +117,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     },
     onRetry: (report) => {
       waitingFor = `${report.dependency}: ${report.step} (attempt ${report.attempt} failed: ${report.error})`;
-      if (report.dependency === 'kubernetes') health.down({ kind: 'kubernetes' }, report.error);
+      health.down({ kind: report.dependency }, report.error);
       logger.warn(
         {
           dependency: report.dependency,
