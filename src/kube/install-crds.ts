@@ -1,11 +1,21 @@
-// Installs or upgrades CustomResourceDefinitions by server-side apply (field manager `rollgate`): idempotent.
+// Installs or upgrades CustomResourceDefinitions by server-side apply (field manager `rollgate`), writing only
+// those that differ from what is installed.
 import { APPLY_PATCH, FIELD_MANAGER, type KubeClients } from './client.ts';
+import { driftedFields } from './drift.ts';
 import { isNotFound, kubeCall } from './errors.ts';
 
-/** What applying one CRD did. */
+/** What installing one CRD did. */
 export interface CrdApplyResult {
   name: string;
   result: 'created' | 'updated' | 'unchanged';
+}
+
+export interface InstallCrdsOptions {
+  /**
+   * Runs the install of one CRD (read, compare, apply when different); a caller that retries passes its
+   * retry here, so a failure repeats only that CRD's requests, not those of the CRDs already done.
+   */
+  each?: (name: string, install: () => Promise<CrdApplyResult>) => Promise<CrdApplyResult>;
 }
 
 /** A CRD object must name itself; anything else cannot be applied. */
@@ -17,35 +27,55 @@ export class InvalidCrdError extends Error {
   }
 }
 
+/** The installed CRD as the API server sends it (the untyped client keeps `x-kubernetes-*` field names). */
+async function readInstalled(
+  clients: KubeClients,
+  name: string,
+): Promise<Record<string, unknown> | undefined> {
+  try {
+    return (await kubeCall({ verb: 'get', kind: 'CustomResourceDefinition', name }, () =>
+      clients.custom.getClusterCustomObject({
+        group: 'apiextensions.k8s.io',
+        version: 'v1',
+        plural: 'customresourcedefinitions',
+        name,
+      }),
+    )) as Record<string, unknown>;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
 /**
- * Server-side applies each CRD with force (we own these definitions) and reports created / updated /
- * unchanged by comparing resourceVersions before and after, so running it twice reports `unchanged`.
+ * Reads each CRD and server-side applies it (with force: we own these definitions) only when the installed
+ * one is missing or no longer holds every value we would write; a CRD already at the current version is
+ * left alone, so a restart writes nothing and a running API server sees no needless CRD updates.
  */
-export async function installCrds(clients: KubeClients, crds: readonly object[]): Promise<CrdApplyResult[]> {
+export async function installCrds(
+  clients: KubeClients,
+  crds: readonly object[],
+  options: InstallCrdsOptions = {},
+): Promise<CrdApplyResult[]> {
+  const each = options.each ?? ((_name, install) => install());
   const results: CrdApplyResult[] = [];
   for (const [index, crd] of crds.entries()) {
     const name = (crd as { metadata?: { name?: unknown } }).metadata?.name;
     if (typeof name !== 'string' || name === '') throw new InvalidCrdError(index);
-    let before: string | undefined;
-    try {
-      const live = await kubeCall({ verb: 'get', kind: 'CustomResourceDefinition', name }, () =>
-        clients.apiextensions.readCustomResourceDefinition({ name }),
-      );
-      before = live.metadata?.resourceVersion;
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
-    const applied = await kubeCall({ verb: 'apply', kind: 'CustomResourceDefinition', name }, () =>
-      clients.apiextensions.patchCustomResourceDefinition(
-        { name, body: crd, fieldManager: FIELD_MANAGER, force: true },
-        APPLY_PATCH,
-      ),
-    );
-    const after = applied.metadata?.resourceVersion;
-    results.push({
-      name,
-      result: before === undefined ? 'created' : before === after ? 'unchanged' : 'updated',
-    });
+    results.push(await each(name, () => installCrd(clients, name, crd)));
   }
   return results;
+}
+
+async function installCrd(clients: KubeClients, name: string, crd: object): Promise<CrdApplyResult> {
+  const installed = await readInstalled(clients, name);
+  if (installed && driftedFields(crd as Record<string, unknown>, installed).length === 0)
+    return { name, result: 'unchanged' };
+  await kubeCall({ verb: 'apply', kind: 'CustomResourceDefinition', name }, () =>
+    clients.apiextensions.patchCustomResourceDefinition(
+      { name, body: crd, fieldManager: FIELD_MANAGER, force: true },
+      APPLY_PATCH,
+    ),
+  );
+  return { name, result: installed ? 'updated' : 'created' };
 }

@@ -1,6 +1,7 @@
 // The poller process: poll jobs (one ref check per source), sync jobs (fetch, diff, apply), drift checks.
 import { join, isAbsolute } from 'node:path';
 import { resolveSourceAuth, type SourceConfig } from '../config/index.ts';
+import { GitSourceError } from '../git/errors/git-source-error.ts';
 import { GitSource } from '../git/source.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
 import { RedisObservedHeads } from '../queue/observed-heads.ts';
@@ -13,7 +14,9 @@ import { ObjectApplier } from '../sync/object-applier.ts';
 import { ConfigMapSourceStateStore } from '../sync/source-state-store.ts';
 import { failedStatus, recoveredStatus } from '../sync/source-status.ts';
 import { checkDrift, checkSource, syncSource, type SourceSyncDeps } from '../sync/source-sync.ts';
+import type { DependencyHealth } from '../server/dependency-health.ts';
 import type { Runtime } from './runtime.ts';
+import type { StartStepRunner } from './start-step-runner.ts';
 
 /** A configured source with what its poll and sync jobs use (built once: caches live between jobs). */
 interface PolledSource {
@@ -33,6 +36,10 @@ export interface PollerOptions {
   metrics?: RollgateMetrics;
   /** Drift checks run at most this often per source (default: 5 minutes or the poll interval, whichever is longer). */
   driftCheckEveryMs?: number;
+  /** Runs the first enqueue of polls through the start's retries (default: one try). */
+  atStart?: StartStepRunner;
+  /** Where each poll's outcome is recorded as its source's health (/readyz, rollgate_dependency_up). */
+  health?: DependencyHealth;
 }
 
 /** A per-key lock: one sync of a source at a time in this process (BullMQ dedups across processes). */
@@ -117,6 +124,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       try {
         const attemptAt = clock.now().toISOString();
         const check = await checkSource(deps);
+        options.health?.up({ kind: 'git', source: payload.source });
         metrics.pollsTotal.inc({ source: payload.source, result: check.changed ? 'changed' : 'unchanged' });
         const { head } = check;
         if (check.changed && head) {
@@ -145,6 +153,9 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       } catch (err) {
         metrics.pollsTotal.inc({ source: payload.source, result: 'error' });
         const message = `poll failed: ${(err as Error).message}`;
+        // Only a Git error says the remote is unwell: a failing API server or Redis says nothing of Git.
+        if (err instanceof GitSourceError)
+          options.health?.down({ kind: 'git', source: payload.source }, err.message);
         await state
           .updateStatus(payload.source, (last) =>
             failedStatus(last, { message, attemptAt: clock.now().toISOString() }),
@@ -197,7 +208,8 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   const enqueueAll = async (): Promise<void> => {
     await enqueueEverything(queues, { sources: schedules, rollouts: [] });
   };
-  await enqueueAll();
+  if (options.atStart) await options.atStart('redis', 'enqueue the polls of every source', enqueueAll);
+  else await enqueueAll();
   log.info({ sources: schedules.map((s) => s.source) }, 'poller started');
 
   return {

@@ -1,14 +1,19 @@
 // Starts a Rollgate process for its role: all-in-one (`rollgate run`), or the split `poller` and `reconciler`.
 import { installCrds } from '../kube/install-crds.ts';
 import { rollgateCrds } from '../spec/crds.ts';
+import { pingRedis } from '../queue/redis-ping.ts';
 import { startRedisResetDetector, type RedisResetDetector } from '../queue/redis-reset-detector.ts';
+import { DependencyHealth, gitSourceReadiness, kubernetesReadiness } from '../server/dependency-health.ts';
 import { createPushRouter } from '../server/push-router.ts';
-import { startHttpServer, type RunningHttpServer } from '../server/http-server.ts';
+import { startHttpServer, type ReadinessCheck, type RunningHttpServer } from '../server/http-server.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
+import type { OnPush } from '../server/webhook-types.ts';
 import { buildPromotions } from '../promoter/build-promotions.ts';
+import { startDependencyMonitor } from './dependency-monitor.ts';
 import { startPoller, type PollerOptions, type RunningPoller } from './start-poller.ts';
 import { startPromoter, type RunningPromoter } from './start-promoter.ts';
 import { startReconciler, type ReconcilerOptions, type RunningReconciler } from './start-reconciler.ts';
+import { startStepRunner, type StartStepRunnerOptions } from './start-step-runner.ts';
 import type { Runtime } from './runtime.ts';
 import { webhookSecrets } from './webhook-secrets.ts';
 
@@ -21,6 +26,8 @@ export interface RunningProcess {
   reconciler?: RunningReconciler;
   /** Runs with the reconciler when promotions are configured. */
   promoter?: RunningPromoter;
+  /** What the process knows of the API server, Redis and its Git sources (for /readyz and metrics). */
+  health: DependencyHealth;
   /** Graceful: stop taking work, finish current jobs, close connections. */
   stop(options?: { force?: boolean }): Promise<void>;
 }
@@ -34,11 +41,24 @@ export interface StartProcessOptions {
   installCrds?: boolean;
   /** How often to look for an emptied Redis (default 10 s). */
   redisCheckIntervalMs?: number;
+  /** How the start retries transient failures (tests inject the backoff, the sleep and the jitter). */
+  startRetry?: Pick<StartStepRunnerOptions, 'backoff' | 'sleep' | 'now' | 'random'>;
+  /** How often the running process checks the API server and Redis (default 5 s). */
+  dependencyCheckIntervalMs?: number;
+  /** How long the API server may fail before /readyz turns 503 (default 60 s; see docs/metrics.md). */
+  kubernetesGraceMs?: number;
 }
 
+/** Redis must answer a start's PING within this time, or the attempt counts as failed. */
+const START_PING_TIMEOUT_MS = 2_000;
+export const DEFAULT_KUBERNETES_GRACE_MS = 60_000;
+
 /**
- * Starts a Rollgate process: CRDs, workers for its role, the HTTP server (webhooks on poller roles,
- * /healthz, /readyz and /metrics on all), and the Redis-reset detector that re-enqueues everything.
+ * Starts a Rollgate process. The HTTP server comes first, so /healthz answers and /readyz says 503 (and what
+ * the start waits for) during the rest: Redis, the CRDs (written only when they differ from ours), then
+ * the workers for the role and their first enqueues. Each step that talks to the API server or Redis is
+ * retried through transient failures with capped, jittered backoff and one log line per attempt; only a
+ * bad configuration or refused credentials (401/403) end the start, with a message saying what to fix.
  */
 export async function startProcess(runtime: Runtime, options: StartProcessOptions): Promise<RunningProcess> {
   const { config, logger } = runtime;
@@ -49,68 +69,150 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
   const webhooks = runsPoller ? webhookSecrets(config) : {};
   // Forge tokens likewise: a promotion whose token is missing stops the start, naming the key.
   const promotions = runsReconciler ? buildPromotions(config, { logger }) : [];
-  if (options.installCrds ?? true) {
-    const results = await installCrds(runtime.kube.clients, rollgateCrds());
-    logger.info({ crds: results.map((r) => `${r.name}: ${r.result}`) }, 'CRDs installed');
-  }
-  const reconciler = runsReconciler
-    ? await startReconciler(runtime, { metrics, ...options.reconciler })
-    : undefined;
+  const now = (): number => runtime.clock.now().getTime();
+  const health = new DependencyHealth(metrics, now);
+  const graceMs = options.kubernetesGraceMs ?? DEFAULT_KUBERNETES_GRACE_MS;
+  metrics.started.set(0);
+
+  let waitingFor: string | undefined = 'the HTTP server';
+  let started = false;
+  let onPush: OnPush | undefined;
+  const readiness: ReadinessCheck[] = [
+    {
+      name: 'start',
+      check: () => (started ? true : { ok: false, detail: `starting: waiting for ${waitingFor ?? '…'}` }),
+    },
+    {
+      name: 'kubernetes',
+      check: () => kubernetesReadiness(health.state({ kind: 'kubernetes' }), now(), graceMs),
+    },
+    ...(runsPoller ? config.sources : []).map((source): ReadinessCheck => ({
+      name: `git/${source.name}`,
+      check: () => {
+        const state = health.state({ kind: 'git', source: source.name });
+        return state ? gitSourceReadiness(state) : true;
+      },
+    })),
+  ];
+  const http = await startHttpServer({
+    port: config.server.port,
+    host: config.server.host,
+    webhooks,
+    redis: runtime.redis,
+    prefix: config.redis.prefix,
+    // Until the poll queue exists a delivery is answered 503 and forgotten, so the forge redelivers it.
+    onPush: (push) => {
+      if (onPush === undefined) throw new Error('rollgate is still starting');
+      return onPush(push);
+    },
+    readiness,
+    logger,
+    metrics,
+  });
+
+  const atStart = startStepRunner({
+    ...options.startRetry,
+    onStep: (dependency, step) => {
+      waitingFor = `${dependency}: ${step}`;
+    },
+    onRetry: (report) => {
+      waitingFor = `${report.dependency}: ${report.step} (attempt ${report.attempt} failed: ${report.error})`;
+      health.down({ kind: report.dependency }, report.error);
+      logger.warn(
+        {
+          dependency: report.dependency,
+          step: report.step,
+          attempt: report.attempt,
+          err: report.error,
+          ...(report.hint ? { hint: report.hint } : {}),
+          retryInMs: report.delayMs,
+          nextAttemptAt: report.nextAttemptAt.toISOString(),
+        },
+        `start: ${report.dependency} not ready (${report.step}: ${report.error}); attempt ${report.attempt + 1} at ${report.nextAttemptAt.toISOString()}`,
+      );
+    },
+  });
+
+  let reconciler: RunningReconciler | undefined;
   let poller: RunningPoller | undefined;
   let promoter: RunningPromoter | undefined;
-  let http: RunningHttpServer;
+  let detector: RedisResetDetector;
   try {
-    promoter = promotions.length > 0 ? await startPromoter(runtime, promotions, { metrics }) : undefined;
-    poller = runsPoller ? await startPoller(runtime, { metrics, ...options.poller }) : undefined;
+    await atStart('redis', 'ping Redis', () => pingRedis(runtime.redis, START_PING_TIMEOUT_MS));
+    health.up({ kind: 'redis' });
+    if (options.installCrds ?? true) {
+      const results = await installCrds(runtime.kube.clients, rollgateCrds(), {
+        each: (name, install) => atStart('kubernetes', `install CRDs (${name})`, install),
+      });
+      logger.info({ crds: results.map((r) => `${r.name}: ${r.result}`) }, 'CRDs checked');
+    }
+    reconciler = runsReconciler
+      ? await startReconciler(runtime, { metrics, ...options.reconciler, atStart })
+      : undefined;
+    promoter =
+      promotions.length > 0 ? await startPromoter(runtime, promotions, { metrics, atStart }) : undefined;
+    poller = runsPoller
+      ? await startPoller(runtime, { metrics, ...options.poller, atStart, health })
+      : undefined;
     const pollQueue = poller?.queues.poll;
-    http = await startHttpServer({
-      port: config.server.port,
-      host: config.server.host,
-      webhooks,
-      redis: runtime.redis,
-      prefix: config.redis.prefix,
-      onPush: pollQueue
-        ? createPushRouter({
-            sources: config.sources.map((s) => ({ name: s.name, url: s.url, branch: s.branch })),
-            pollQueue,
-            logger,
-          })
-        : () => ({ sourcesQueued: [] }),
-      logger,
-      metrics,
-    });
+    onPush = pollQueue
+      ? createPushRouter({
+          sources: config.sources.map((s) => ({ name: s.name, url: s.url, branch: s.branch })),
+          pollQueue,
+          logger,
+        })
+      : () => ({ sourcesQueued: [] });
+    const queues = poller?.queues;
+    if (queues) metrics.setQueueDepthSource(() => queues.depths());
+
+    detector = await atStart('redis', 'start the Redis-reset detector', () =>
+      startRedisResetDetector({
+        connection: runtime.redis,
+        prefix: config.redis.prefix,
+        intervalMs: options.redisCheckIntervalMs ?? 10_000,
+        logger,
+        onReset: async () => {
+          await poller?.enqueueAll();
+          await reconciler?.enqueueAll();
+          await promoter?.enqueueAll();
+        },
+      }),
+    );
   } catch (err) {
-    // A start that fails half-way (the port taken, say) stops what it started, so the caller can exit.
+    // A start that fails half-way (refused credentials, say) stops what it started, so the caller can exit.
     await Promise.all([
       poller?.stop({ force: true }),
       reconciler?.stop({ force: true }),
       promoter?.stop({ force: true }),
+      http.stop(),
     ]);
     throw err;
   }
-  const queues = poller?.queues;
-  if (queues) metrics.setQueueDepthSource(() => queues.depths());
-
-  const detector: RedisResetDetector = await startRedisResetDetector({
-    connection: runtime.redis,
-    prefix: config.redis.prefix,
-    intervalMs: options.redisCheckIntervalMs ?? 10_000,
+  // The CRD check and the reconciler's first list have just shown the API server answering.
+  if ((options.installCrds ?? true) || runsReconciler) health.up({ kind: 'kubernetes' });
+  const monitor = startDependencyMonitor({
+    health,
+    clients: runtime.kube.clients,
+    redis: runtime.redis,
     logger,
-    onReset: async () => {
-      await poller?.enqueueAll();
-      await reconciler?.enqueueAll();
-      await promoter?.enqueueAll();
-    },
+    ...(options.dependencyCheckIntervalMs !== undefined
+      ? { intervalMs: options.dependencyCheckIntervalMs }
+      : {}),
   });
+  started = true;
+  waitingFor = undefined;
+  metrics.started.set(1);
   logger.info({ role: options.role, url: http.url }, 'rollgate started');
 
   return {
     role: options.role,
     http,
+    health,
     ...(poller ? { poller } : {}),
     ...(reconciler ? { reconciler } : {}),
     ...(promoter ? { promoter } : {}),
     async stop(stopOptions) {
+      monitor.stop();
       detector.stop();
       await http.stop();
       await Promise.all([

@@ -13,6 +13,7 @@ import { ForgeRefusals, isForgeRefusal } from '../promoter/forge-refusal.ts';
 import { runPromotion } from '../promoter/run-promotion.ts';
 import { SOURCE_LABEL } from '../sync/sync-labels.ts';
 import type { Runtime } from './runtime.ts';
+import type { StartStepRunner } from './start-step-runner.ts';
 import { watchWithRestart } from './watch-with-restart.ts';
 
 const ROLLOUTS_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`;
@@ -57,7 +58,12 @@ function needsAHuman(error: unknown): boolean {
 export async function startPromoter(
   runtime: Runtime,
   promotions: readonly BuiltPromotion[],
-  options: { metrics?: RollgateMetrics; watch?: boolean } = {},
+  options: {
+    metrics?: RollgateMetrics;
+    watch?: boolean;
+    /** Runs the first listing of rollouts through the start's retries (default: one try, a failure is logged). */
+    atStart?: StartStepRunner;
+  } = {},
 ): Promise<RunningPromoter> {
   const { config, logger, redis } = runtime;
   const log = logger.child({ component: 'promoter' });
@@ -215,10 +221,12 @@ export async function startPromoter(
           },
         })
       : undefined;
-  const count = await enqueueAll().catch((err: unknown) => {
-    log.warn({ err: (err as Error).message }, 'could not list rollouts for promotions at start');
-    return 0;
-  });
+  const count = options.atStart
+    ? await options.atStart('kubernetes', 'list the Rollouts of promotions', enqueueAll)
+    : await enqueueAll().catch((err: unknown) => {
+        log.warn({ err: (err as Error).message }, 'could not list rollouts for promotions at start');
+        return 0;
+      });
   log.info({ promotions: promotions.map((p) => p.spec.name), enqueued: count }, 'promoter started');
 
   return {

@@ -10,6 +10,7 @@ import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
 import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
 import type { Runtime } from './runtime.ts';
+import type { StartStepRunner } from './start-step-runner.ts';
 import { watchWithRestart } from './watch-with-restart.ts';
 import type { RunningWatch } from './watch-with-restart.ts';
 
@@ -27,6 +28,8 @@ export interface ReconcilerOptions {
   /** Watch Rollouts and ReplicaSets to enqueue on change (default true). */
   watch?: boolean;
   metrics?: RollgateMetrics;
+  /** Runs the first listing of rollouts through the start's retries (default: one try, a failure is logged). */
+  atStart?: StartStepRunner;
 }
 
 const ROLLOUTS_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`;
@@ -149,10 +152,15 @@ export async function startReconciler(
       return owner?.name && o.metadata?.namespace ? `${o.metadata.namespace}/${owner.name}` : undefined;
     });
   }
-  const count = await enqueueAll().catch((err: unknown) => {
-    log.warn({ err: (err as Error).message }, 'could not list rollouts at start (are the CRDs installed?)');
-    return 0;
-  });
+  const count = options.atStart
+    ? await options.atStart('kubernetes', 'list and enqueue every Rollout', enqueueAll)
+    : await enqueueAll().catch((err: unknown) => {
+        log.warn(
+          { err: (err as Error).message },
+          'could not list rollouts at start (are the CRDs installed?)',
+        );
+        return 0;
+      });
   log.info({ rollouts: count, concurrency: config.workers.concurrency }, 'reconciler started');
 
   return {

@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { bullPrefix } from '../queue/queue-names.ts';
 import { redisDeliveryLedger } from './delivery-ledger.ts';
+import type { ReadinessReport } from './dependency-health.ts';
 import { metrics as processMetrics, type RollgateMetrics } from './metrics.ts';
 import { bitbucketProvider } from './webhook-providers/bitbucket.ts';
 import { genericProvider } from './webhook-providers/generic.ts';
@@ -16,11 +17,16 @@ import type { OnPush, WebhookProvider, WebhookProviderName, WebhooksConfig } fro
 /** Largest webhook body accepted: 1 MiB (GitHub caps its own payloads at 25 MB; ours are refs only). */
 const BODY_LIMIT_BYTES = 1024 * 1024;
 
-/** A named readiness condition: false or a throw means "not ready". */
+/**
+ * A named readiness condition: false, a throw or a failing report means "not ready"; a failing report
+ * with `blocksReadiness: false` is shown (`degraded: …`) without making the process unready.
+ */
 export interface ReadinessCheck {
   name: string;
-  check: () => Promise<boolean | void> | boolean | void;
+  check: () => Promise<ReadinessResult> | ReadinessResult;
 }
+
+export type ReadinessResult = boolean | void | ReadinessReport;
 
 export interface HttpServerOptions {
   /** Port to listen on; 0 picks a free one (see the returned url). */
@@ -137,7 +143,8 @@ function parseBody(
  *   JSON, 200 for an already-seen delivery id, else 202 once `onPush` has enqueued the polls
  *   (503 when it fails, and the delivery id is forgotten so a redelivery works).
  * - `GET /healthz`: 200 while the process serves requests.
- * - `GET /readyz`: 200 when Redis answers PING and every readiness check passes, else 503.
+ * - `GET /readyz`: 200 when Redis answers PING and no readiness check fails (a `degraded` one is shown
+ *   but does not count), else 503; the body names each check's state.
  * - `GET /metrics`: Prometheus text format from the metrics registry.
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
@@ -249,15 +256,23 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     } catch (error) {
       results.redis = `failed: ${error instanceof Error ? error.message : String(error)}`;
     }
+    let ready = results.redis === 'ok';
     for (const check of options.readiness ?? []) {
       try {
-        const ok = await timeout(Promise.resolve(check.check()));
-        results[check.name] = ok === false ? 'failed: not ready' : 'ok';
+        const result = await timeout(Promise.resolve(check.check()));
+        const report: ReadinessReport =
+          typeof result === 'object' ? result : { ok: result !== false, detail: 'not ready' };
+        if (report.ok) results[check.name] = 'ok';
+        else if (report.blocksReadiness === false) results[check.name] = `degraded: ${report.detail ?? ''}`;
+        else {
+          results[check.name] = `failed: ${report.detail ?? 'not ready'}`;
+          ready = false;
+        }
       } catch (error) {
         results[check.name] = `failed: ${error instanceof Error ? error.message : String(error)}`;
+        ready = false;
       }
     }
-    const ready = Object.values(results).every((r) => r === 'ok');
     sendJson(res, ready ? 200 : 503, { ready, checks: results });
   };
 

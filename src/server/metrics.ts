@@ -33,6 +33,10 @@ export interface RollgateMetrics {
   readonly promotionPullRequestsTotal: Counter<'promotion' | 'event'>;
   /** Forge API calls of a promotion that failed after their retries, by promotion and error code. */
   readonly forgeErrorsTotal: Counter<'promotion' | 'code'>;
+  /** 1 while a dependency answers, 0 while it fails: `kubernetes`, `redis`, or `git` with its `source`. */
+  readonly dependencyUp: Gauge<'dependency' | 'source'>;
+  /** 1 once the process has finished starting (CRDs checked, workers and queues up), else 0. */
+  readonly started: Gauge;
   /** Sets (or clears) where queue depths come from. */
   setQueueDepthSource(source: QueueDepthSource | undefined): void;
   /** Records a finished job (pass as startWorker's onJobFinished). */
@@ -137,6 +141,17 @@ export function createRollgateMetrics(options: { processMetrics?: boolean } = {}
       name: 'rollgate_forge_errors_total',
       help: 'Forge API calls of a promotion that failed after their retries, by promotion and error code.',
       labelNames: ['promotion', 'code'] as const,
+      registers: [registry],
+    }),
+    dependencyUp: new Gauge({
+      name: 'rollgate_dependency_up',
+      help: 'Whether a dependency answered its last check (1) or failed it (0): kubernetes, redis, git (by source).',
+      labelNames: ['dependency', 'source'] as const,
+      registers: [registry],
+    }),
+    started: new Gauge({
+      name: 'rollgate_started',
+      help: 'Whether the process has finished starting (1) or is still retrying its start (0).',
       registers: [registry],
     }),
     setQueueDepthSource(source) {

@@ -9,7 +9,7 @@ import { manifestDigest } from '../git/manifest-parser.ts';
 import { FIELD_MANAGER, toPlainObject } from '../kube/client.ts';
 import { isNotFound, kubeCall } from '../kube/errors.ts';
 import { toRollgateApiVersion } from '../spec/api-version.ts';
-import { driftedFields } from './drift.ts';
+import { driftedFields } from '../kube/drift.ts';
 import {
   COMMIT_ANNOTATION,
   FILE_ANNOTATION,

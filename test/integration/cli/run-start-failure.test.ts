@@ -1,4 +1,5 @@
-// `rollgate run` that cannot start (cluster unreachable, a webhook secret unset, the port taken): the real CLI entry reports why and exits 1.
+// `rollgate run` that cannot start yet or at all: an unreachable cluster is waited for (one log line per attempt,
+// /readyz 503); refused credentials, a webhook secret unset or the port taken are reported and exit 1.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -7,6 +8,8 @@ import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { startSandbox } from '../../../src/sandbox/index.ts';
+import { sandboxKubeconfigYaml } from '../../../src/sandbox/sandbox-kubeconfig.ts';
+import { eventually } from '../../support/eventually.ts';
 import { freePort } from '../../support/global-setup.ts';
 
 const root = join(import.meta.dirname, '..', '..', '..');
@@ -61,11 +64,66 @@ describe('rollgate run when it cannot start', () => {
     return kubeconfig;
   }
 
-  it('the cluster cannot be reached: says why and exits 1 instead of hanging on its open Redis connection', async () => {
+  it('the cluster cannot be reached: keeps retrying, one log line per attempt naming it, and /readyz says 503 meanwhile', async () => {
     const kubeconfig = await unreachableKubeconfig();
-    const result = await rollgate(['run', '--kubeconfig', kubeconfig, '--port', '0', ...common()], 20_000);
-    expect(result.stderr).toMatch(/^rollgate: .*CustomResourceDefinition.*ECONNREFUSED/m);
-    expect(result.code).toBe(1);
+    const port = await freePort();
+    const child = spawn(
+      process.execPath,
+      [
+        join(root, 'bin', 'rollgate.js'),
+        'run',
+        '--kubeconfig',
+        kubeconfig,
+        '--port',
+        String(port),
+        '--set',
+        'server.host=127.0.0.1',
+        '--set',
+        'log.format=json',
+        ...common(),
+      ],
+      { env: { ...process.env, ROLLGATE_CONFIG: '' } },
+    );
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    try {
+      const retries = (): Array<Record<string, unknown>> =>
+        stdout
+          .split('\n')
+          .filter((line) => line.includes('"nextAttemptAt"'))
+          .map((line) => JSON.parse(line) as Record<string, unknown>);
+      await eventually('two retry lines', () => retries().length >= 2, { timeoutMs: 20_000 });
+      for (const line of retries()) {
+        expect(line).toMatchObject({ dependency: 'kubernetes' });
+        expect(String(line.step)).toMatch(/^install CRDs \(rollouts\.rollgate\.dev\)$/);
+        expect(String(line.err)).toContain('ECONNREFUSED');
+        expect(Date.parse(String(line.nextAttemptAt))).toBeGreaterThan(0);
+      }
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+      expect(ready.status).toBe(503);
+      const body = (await ready.json()) as { checks: Record<string, string> };
+      expect(body.checks.start).toMatch(
+        /^failed: starting: waiting for kubernetes: install CRDs .*ECONNREFUSED/,
+      );
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  });
+
+  it('the API server refuses our credentials: says what to fix and exits 1', async () => {
+    const sandbox = await startSandbox({ token: 'right' });
+    try {
+      const kubeconfig = join(dir, 'wrong-token.kubeconfig');
+      writeFileSync(kubeconfig, sandboxKubeconfigYaml(sandbox.url, 'wrong'));
+      const result = await rollgate(['run', '--kubeconfig', kubeconfig, '--port', '0', ...common()], 20_000);
+      expect(result.stderr).toMatch(/^rollgate: .*HTTP 401.*check the kubeconfig user or token/m);
+      expect(result.code).toBe(1);
+    } finally {
+      await sandbox.stop();
+    }
   });
 
   it('a webhook secret variable is unset: refused before anything starts, naming the variable', async () => {
@@ -87,6 +145,7 @@ describe('rollgate run when it cannot start', () => {
     expect(result.stderr).toContain(variable);
     // The cluster was never contacted: the secret was checked first.
     expect(result.stderr).not.toContain('ECONNREFUSED');
+    expect(result.stderr).not.toContain('install CRDs');
     expect(result.code).toBe(1);
   });
 

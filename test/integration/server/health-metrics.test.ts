@@ -21,6 +21,8 @@ const DOCUMENTED_METRICS = [
   'rollgate_reconcile_errors_total',
   'rollgate_conflicts_retried_total',
   'rollgate_webhook_deliveries_total',
+  'rollgate_dependency_up',
+  'rollgate_started',
 ];
 
 let scope: RedisTestScope;
@@ -92,6 +94,33 @@ describe('health endpoints', () => {
     } finally {
       deadRedis.disconnect();
     }
+  });
+
+  it('shows a degraded check without turning unready, and turns unready on a failing report', async () => {
+    let blocks = false;
+    server = await startHttpServer({
+      port: 0,
+      host: '127.0.0.1',
+      redis: scope.connection,
+      metrics,
+      onPush: () => ({ sourcesQueued: [] }),
+      readiness: [
+        { name: 'kubernetes', check: () => ({ ok: false, blocksReadiness: blocks, detail: 'HTTP 500' }) },
+      ],
+    });
+    const degraded = await fetch(`${server.url}/readyz`);
+    expect(degraded.status).toBe(200);
+    expect(await degraded.json()).toEqual({
+      ready: true,
+      checks: { redis: 'ok', kubernetes: 'degraded: HTTP 500' },
+    });
+    blocks = true;
+    const failed = await fetch(`${server.url}/readyz`);
+    expect(failed.status).toBe(503);
+    expect(await failed.json()).toEqual({
+      ready: false,
+      checks: { redis: 'ok', kubernetes: 'failed: HTTP 500' },
+    });
   });
 
   it('answers 404 for unknown paths and providers, 405 for wrong methods', async () => {

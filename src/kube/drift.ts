@@ -1,4 +1,4 @@
-// Drift: does the live object still hold every value Git asks for?
+// Drift: does the live object still hold every value we would write (Git's manifest, our own CRDs)?
 
 /** Metadata the API server or other controllers own; never drift. */
 const IGNORED_METADATA = new Set([

@@ -1,0 +1,92 @@
+// Checks the API server and Redis every few seconds while the process runs, recording each answer in the
+// process's DependencyHealth (for /readyz and rollgate_dependency_up) and logging each change once.
+import { VersionApi } from '@kubernetes/client-node';
+import type { Redis } from 'ioredis';
+import type { KubeClients } from '../kube/client.ts';
+import { kubeCall } from '../kube/errors.ts';
+import type { Logger } from '../log/logger.ts';
+import { pingRedis } from '../queue/redis-ping.ts';
+import type { Dependency, DependencyHealth } from '../server/dependency-health.ts';
+
+export interface DependencyMonitorOptions {
+  health: DependencyHealth;
+  clients: KubeClients;
+  redis: Redis;
+  logger: Logger;
+  /** Between two rounds of checks (default 5 s). */
+  intervalMs?: number;
+  /** One check's time limit (default 3 s): an API server that does not answer is down. */
+  timeoutMs?: number;
+}
+
+export interface RunningDependencyMonitor {
+  /** One round of checks now (also what each interval runs). */
+  checkNow(): Promise<void>;
+  stop(): void;
+}
+
+const withTimeout = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+      timer.unref();
+    }),
+  ]).finally(() => clearTimeout(timer));
+};
+
+/**
+ * Starts checking: `GET /version` on the API server (any authenticated identity may read it, so the
+ * check needs no extra RBAC) and a Redis PING, every `intervalMs` from now on (a finished start has
+ * just shown both answering).
+ */
+export function startDependencyMonitor(options: DependencyMonitorOptions): RunningDependencyMonitor {
+  const { health, logger } = options;
+  const timeoutMs = options.timeoutMs ?? 3_000;
+  const version = options.clients.kubeConfig.makeApiClient(VersionApi);
+  const log = logger.child({ component: 'dependencies' });
+
+  const record = async (dependency: Dependency, check: () => Promise<unknown>): Promise<void> => {
+    const wasUp = health.state(dependency)?.up;
+    try {
+      await check();
+      health.up(dependency);
+      if (wasUp === false) log.info({ dependency: dependency.kind }, `${dependency.kind} answers again`);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      health.down(dependency, message);
+      if (wasUp !== false)
+        log.warn(
+          { dependency: dependency.kind, err: message },
+          `${dependency.kind} is failing; work that needs it waits (see /readyz)`,
+        );
+    }
+  };
+
+  const checkNow = async (): Promise<void> => {
+    await Promise.all([
+      record({ kind: 'kubernetes' }, () =>
+        withTimeout(
+          kubeCall({ verb: 'get', kind: 'Version' }, () => version.getCode()),
+          timeoutMs,
+          'get /version',
+        ),
+      ),
+      record({ kind: 'redis' }, () => pingRedis(options.redis, timeoutMs)),
+    ]);
+  };
+
+  let round: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    // A round still waiting for its time limit is not doubled.
+    round ??= checkNow().finally(() => (round = undefined));
+  }, options.intervalMs ?? 5_000);
+  timer.unref();
+  return {
+    checkNow,
+    stop() {
+      clearInterval(timer);
+    },
+  };
+}
