@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../clock/clock.ts';
 import type { RollgateConfig } from '../config/index.ts';
 import { connectKube, type KubeConnection } from '../kube/client.ts';
 import { createLogger, type Logger } from '../log/logger.ts';
+import { reportRedisAvailability } from '../queue/redis-availability.ts';
 import { createRedisConnection } from '../queue/redis-connection.ts';
 
 export interface Runtime {
@@ -34,7 +35,7 @@ export function openRuntime(config: RollgateConfig, overrides: RuntimeOverrides 
     });
   if (config.kubernetes.context) kube.clients.kubeConfig.setCurrentContext(config.kubernetes.context);
   const redis = createRedisConnection(config.redis.url);
-  redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
+  reportRedisAvailability(redis, { logger });
   return {
     config,
     logger,

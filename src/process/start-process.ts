@@ -9,6 +9,7 @@ import { buildPromotions } from '../promoter/build-promotions.ts';
 import { startPoller, type PollerOptions, type RunningPoller } from './start-poller.ts';
 import { startPromoter, type RunningPromoter } from './start-promoter.ts';
 import { startReconciler, type ReconcilerOptions, type RunningReconciler } from './start-reconciler.ts';
+import type { UnfinishedJob } from '../queue/start-worker.ts';
 import type { Runtime } from './runtime.ts';
 import { webhookSecrets } from './webhook-secrets.ts';
 
@@ -23,6 +24,8 @@ export interface RunningProcess {
   promoter?: RunningPromoter;
   /** Graceful: stop taking work, finish current jobs, close connections. */
   stop(options?: { force?: boolean }): Promise<void>;
+  /** Jobs this process took whose end is not yet recorded in Redis (what an exit now would abandon). */
+  unfinishedJobs(): UnfinishedJob[];
 }
 
 export interface StartProcessOptions {
@@ -110,6 +113,10 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     ...(poller ? { poller } : {}),
     ...(reconciler ? { reconciler } : {}),
     ...(promoter ? { promoter } : {}),
+    unfinishedJobs: () =>
+      [...(poller?.workers ?? []), reconciler?.worker, promoter?.worker].flatMap(
+        (w) => w?.unfinished() ?? [],
+      ),
     async stop(stopOptions) {
       detector.stop();
       await http.stop();

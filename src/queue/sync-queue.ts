@@ -1,16 +1,16 @@
 // The sync queue: apply a source's changed objects at a commit.
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { jobDefaults } from './job-defaults.ts';
 import { syncPayloadSchema, type SyncPayload } from './job-payloads.ts';
+import { openQueue } from './open-queue.ts';
 import type { QueueConnectionOptions } from './queue-connection.ts';
-import { bullPrefix } from './queue-names.ts';
 
 /** Producer side of the `sync` queue. */
 export class SyncQueue {
   readonly queue: Queue;
 
   constructor(options: QueueConnectionOptions) {
-    this.queue = new Queue('sync', { connection: options.connection, prefix: bullPrefix(options.prefix) });
+    this.queue = openQueue('sync', options);
   }
 
   /**
