@@ -176,10 +176,23 @@ describe('rollgate run stopping', () => {
     expectOnlyLoggerOutput(run);
   }, 60_000);
 
-  it('with Redis gone and nothing running: exits 1 at once naming Redis', async () => {
+  it('with Redis gone and nothing running: /readyz 503, /metrics still answers; SIGTERM exits 1 at once naming Redis', async () => {
     const { rollgate: run, redis: ownRedis } = await start();
+    const started = run.lines().find((l) => l.msg === 'rollgate started');
+    const base = `http://127.0.0.1:${new URL(String(started?.url)).port}`;
     await ownRedis.stop();
     await eventually('the outage to be logged', () => run.stdout().includes('"dependency":"redis"'));
+
+    const ready = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(5_000) });
+    expect(ready.status).toBe(503);
+    expect(((await ready.json()) as { checks: { redis: string } }).checks.redis).toMatch(/^failed/);
+    // A scrape does not wait for Redis: the queue depths are left out, everything else is there.
+    const metrics = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(3_000) });
+    expect(metrics.status).toBe(200);
+    const body = await metrics.text();
+    expect(body).toContain('rollgate_jobs_total');
+    expect(body).not.toMatch(/^rollgate_queue_jobs\{/m);
+
     const sent = performance.now();
     run.child.kill('SIGTERM');
     const { code, at } = await run.exited;
