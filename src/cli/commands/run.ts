@@ -87,7 +87,7 @@ async function runUntilSignal(command: string, role: ProcessRole, flags: Process
       void stopWithinGrace(running, { graceMs, redisReachable, redisAddress: address }).then((report) => {
         if (report.clean) {
           logger.info({ elapsedMs: report.elapsedMs }, 'stopped');
-          // Nothing should be left to keep the process alive; if something is, it must not outlive the promise.
+          // A clean stop leaves nothing holding the event loop; should something still, it exits anyway.
           setTimeout(() => process.exit(0), STRAGGLER_EXIT_MS).unref();
           return resolve(0);
         }
