@@ -27,7 +27,8 @@ export interface RuntimeOverrides {
 export function openRuntime(config: RollgateConfig, overrides: RuntimeOverrides = {}): Runtime {
   const logger =
     overrides.logger ??
-    createLogger({ level: config.log.level, format: config.log.format, name: 'rollgate' });
+    // Synchronous: a stop that cannot finish ends with process.exit, right after saying what it abandoned.
+    createLogger({ level: config.log.level, format: config.log.format, name: 'rollgate', sync: true });
   const kube =
     overrides.kube ??
     connectKube({
