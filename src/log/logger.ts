@@ -36,6 +36,12 @@ export interface LoggerSettings {
   name?: string;
   /** Where lines go; defaults to stdout. Tests pass a stream to read what was logged. */
   destination?: NodeJS.WritableStream;
+  /**
+   * Write each JSON line to stdout before the call returns (default false: buffered, written
+   * asynchronously). A process that ends with `process.exit` needs it: a line still being written
+   * then is lost, or lands after lines queued behind it.
+   */
+  sync?: boolean;
 }
 
 export function createLogger(settings: LoggerSettings = {}): Logger {
@@ -54,7 +60,8 @@ export function createLogger(settings: LoggerSettings = {}): Logger {
       transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } },
     });
   }
-  return settings.destination ? pino(options, settings.destination) : pino(options);
+  if (settings.destination) return pino(options, settings.destination);
+  return settings.sync ? pino(options, pino.destination({ dest: 1, sync: true })) : pino(options);
 }
 
 /** A logger that drops everything: for library code called without one, and for quiet tests. */

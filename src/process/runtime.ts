@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../clock/clock.ts';
 import type { RollgateConfig } from '../config/index.ts';
 import { connectKube, type KubeConnection } from '../kube/client.ts';
 import { createLogger, type Logger } from '../log/logger.ts';
+import { reportRedisAvailability } from '../queue/redis-availability.ts';
 import { createRedisConnection } from '../queue/redis-connection.ts';
 
 export interface Runtime {
@@ -26,7 +27,8 @@ export interface RuntimeOverrides {
 export function openRuntime(config: RollgateConfig, overrides: RuntimeOverrides = {}): Runtime {
   const logger =
     overrides.logger ??
-    createLogger({ level: config.log.level, format: config.log.format, name: 'rollgate' });
+    // Synchronous: a stop that cannot finish ends with process.exit, right after saying what it abandoned.
+    createLogger({ level: config.log.level, format: config.log.format, name: 'rollgate', sync: true });
   const kube =
     overrides.kube ??
     connectKube({
@@ -34,7 +36,7 @@ export function openRuntime(config: RollgateConfig, overrides: RuntimeOverrides 
     });
   if (config.kubernetes.context) kube.clients.kubeConfig.setCurrentContext(config.kubernetes.context);
   const redis = createRedisConnection(config.redis.url);
-  redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
+  reportRedisAvailability(redis, { logger });
   return {
     config,
     logger,

@@ -27,6 +27,8 @@ interface PolledSource {
 
 export interface RunningPoller {
   queues: RollgateQueues;
+  /** The poll and sync workers. */
+  workers: readonly RunningWorker[];
   /** Recreates the poll schedulers and polls every source once (start, Redis emptied). */
   enqueueAll(): Promise<void>;
   stop(options?: { force?: boolean }): Promise<void>;
@@ -214,6 +216,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
 
   return {
     queues,
+    workers: [pollWorker, syncWorker],
     enqueueAll,
     async stop(stopOptions) {
       await Promise.all([pollWorker.stop(stopOptions), syncWorker.stop(stopOptions)]);

@@ -14,6 +14,7 @@ import { startPoller, type PollerOptions, type RunningPoller } from './start-pol
 import { startPromoter, type RunningPromoter } from './start-promoter.ts';
 import { startReconciler, type ReconcilerOptions, type RunningReconciler } from './start-reconciler.ts';
 import { startStepRunner, type StartStepRunnerOptions } from './start-step-runner.ts';
+import type { UnfinishedJob } from '../queue/start-worker.ts';
 import type { Runtime } from './runtime.ts';
 import { webhookSecrets } from './webhook-secrets.ts';
 
@@ -30,6 +31,8 @@ export interface RunningProcess {
   health: DependencyHealth;
   /** Graceful: stop taking work, finish current jobs, close connections. */
   stop(options?: { force?: boolean }): Promise<void>;
+  /** Jobs this process took whose end is not yet recorded in Redis (what an exit now would abandon). */
+  unfinishedJobs(): UnfinishedJob[];
 }
 
 export interface StartProcessOptions {
@@ -211,6 +214,10 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     ...(poller ? { poller } : {}),
     ...(reconciler ? { reconciler } : {}),
     ...(promoter ? { promoter } : {}),
+    unfinishedJobs: () =>
+      [...(poller?.workers ?? []), reconciler?.worker, promoter?.worker].flatMap(
+        (w) => w?.unfinished() ?? [],
+      ),
     async stop(stopOptions) {
       monitor.stop();
       detector.stop();

@@ -127,11 +127,18 @@ export async function startReconciler(
             .enqueue(key)
             .catch((e: unknown) => log.warn({ key, err: (e as Error).message }, 'enqueue from watch failed'));
       },
-      onEnded: (err) => {
+      onEnded: (err, restart) => {
+        // One line per restart step: an API server that stays away is logged at the backoff's pace.
         if (err)
           log.warn(
-            { path, err: (err as Error).message },
-            'watch ended; restarting and re-enqueueing all rollouts',
+            {
+              dependency: 'kubernetes',
+              path,
+              err: (err as Error).message,
+              attempt: restart.attempt,
+              nextAttemptAt: restart.nextAttemptAt.toISOString(),
+            },
+            'watch ended; restarting it, then re-enqueueing all rollouts',
           );
       },
       onRestarted: () => {

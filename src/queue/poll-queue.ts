@@ -1,11 +1,11 @@
 // The poll queue: a job scheduler per source at its interval, and coalesced on-demand polls.
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { enqueueDeduplicated, type EnqueueResult } from './deduplicated-enqueue.ts';
 import { jobDefaults } from './job-defaults.ts';
 import type { PollPayload, PollReason } from './job-payloads.ts';
+import { openQueue } from './open-queue.ts';
 import type { QueueConnectionOptions } from './queue-connection.ts';
-import { bullPrefix } from './queue-names.ts';
 
 /** A source as the poll schedule sees it. */
 export interface PollSchedule {
@@ -36,7 +36,7 @@ export class PollQueue {
   constructor(options: PollQueueOptions) {
     this.redis = options.connection;
     this.webhookCoalesceMs = options.webhookCoalesceMs ?? 0;
-    this.queue = new Queue('poll', { connection: options.connection, prefix: bullPrefix(options.prefix) });
+    this.queue = openQueue('poll', options);
   }
 
   /**

@@ -1,11 +1,11 @@
 // The promote queue: one pending job per promotion and rollout, wake-ups never lost, earlier wake-ups win.
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { enqueueDeduplicated, type EnqueueResult } from './deduplicated-enqueue.ts';
 import { jobDefaults } from './job-defaults.ts';
 import type { PromotePayload } from './job-payloads.ts';
+import { openQueue } from './open-queue.ts';
 import type { QueueConnectionOptions } from './queue-connection.ts';
-import { bullPrefix } from './queue-names.ts';
 
 /** Producer side of the `promote` queue. */
 export class PromoteQueue {
@@ -14,7 +14,7 @@ export class PromoteQueue {
 
   constructor(options: QueueConnectionOptions) {
     this.redis = options.connection;
-    this.queue = new Queue('promote', { connection: options.connection, prefix: bullPrefix(options.prefix) });
+    this.queue = openQueue('promote', options);
   }
 
   /** Asks for a look at `promotion` for rollout `namespace/name`, now or after `delayMs`. */

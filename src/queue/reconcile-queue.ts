@@ -1,11 +1,11 @@
 // The reconcile queue: one pending job per rollout, wake-ups never lost, earlier wake-ups win.
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { enqueueDeduplicated, type EnqueueResult } from './deduplicated-enqueue.ts';
 import { jobDefaults } from './job-defaults.ts';
 import { parseRolloutKey, type ReconcilePayload } from './job-payloads.ts';
+import { openQueue } from './open-queue.ts';
 import type { QueueConnectionOptions } from './queue-connection.ts';
-import { bullPrefix } from './queue-names.ts';
 
 /** Producer side of the `reconcile` queue. */
 export class ReconcileQueue {
@@ -15,10 +15,7 @@ export class ReconcileQueue {
 
   constructor(options: QueueConnectionOptions) {
     this.redis = options.connection;
-    this.queue = new Queue('reconcile', {
-      connection: options.connection,
-      prefix: bullPrefix(options.prefix),
-    });
+    this.queue = openQueue('reconcile', options);
   }
 
   /**

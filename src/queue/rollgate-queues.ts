@@ -13,7 +13,7 @@ export interface RollgateQueues {
   sync: SyncQueue;
   reconcile: ReconcileQueue;
   promote: PromoteQueue;
-  /** Jobs per queue and state (for the rollgate_queue_jobs metric). */
+  /** Jobs per queue and state (for the rollgate_queue_jobs metric); none while Redis is unreachable. */
   depths(): Promise<QueueDepth[]>;
   close(): Promise<void>;
 }
@@ -31,7 +31,9 @@ export function openRollgateQueues(
     sync,
     reconcile,
     promote,
-    depths: () => readQueueDepths([poll, sync, reconcile, promote]),
+    // A command sent while Redis is unreachable waits for the reconnect: a scrape would hang with it.
+    depths: async () =>
+      options.connection.status === 'ready' ? readQueueDepths([poll, sync, reconcile, promote]) : [],
     close: async () => {
       await Promise.all([poll.close(), sync.close(), reconcile.close(), promote.close()]);
     },

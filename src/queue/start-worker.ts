@@ -8,6 +8,7 @@ import { parseJobPayload, rolloutKey, type PayloadByQueue } from './job-payloads
 import type { JobOutcome, JobOutcomeLabel } from './job-outcome.ts';
 import { PollQueue } from './poll-queue.ts';
 import { PromoteQueue } from './promote-queue.ts';
+import { isRedisConnectionError } from './redis-connection-error.ts';
 import type { QueueName } from './queue-names.ts';
 import { bullPrefix } from './queue-names.ts';
 import { ReconcileQueue } from './reconcile-queue.ts';
@@ -65,11 +66,26 @@ export interface StartWorkerOptions {
   onJobFinished?: (event: JobFinishedEvent) => void;
 }
 
+/** A job this worker took whose end is not yet recorded in Redis. */
+export interface UnfinishedJob {
+  queue: QueueName;
+  jobId: string;
+  /** What the job is about: `namespace/name` for reconcile and promote, the source for poll and sync. */
+  subject: string;
+  /** `running`: its handler has not returned; `unrecorded`: it has, but Redis has not taken the result. */
+  state: 'running' | 'unrecorded';
+}
+
 /** A started worker. */
 export interface RunningWorker {
   readonly queue: QueueName;
   /** The BullMQ worker (for tests and diagnostics). */
   readonly worker: Worker;
+  /**
+   * Jobs taken and not yet recorded as finished. Left behind by a process that exits, each runs again
+   * once its lock expires (lockDuration) and a worker's stalled-job check moves it back to wait.
+   */
+  unfinished(): UnfinishedJob[];
   /**
    * Graceful shutdown: takes no new job, waits for running jobs to finish and their requeues to be
    * written, then closes the worker's own connections (the shared `connection` stays open).
@@ -127,6 +143,16 @@ function openProducer<N extends QueueName>(queue: N, options: StartWorkerOptions
   return PRODUCERS[queue]({ connection: options.connection, prefix: options.prefix });
 }
 
+/** The job's subject for logs: what it reconciles, polls, syncs or promotes. */
+function subjectOf(data: unknown): string {
+  const fields = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
+  const { namespace, name, source, promotion } = fields;
+  const rollout =
+    typeof namespace === 'string' && typeof name === 'string' ? `${namespace}/${name}` : undefined;
+  if (typeof promotion === 'string') return `${promotion} ${rollout ?? ''}`.trim();
+  return rollout ?? (typeof source === 'string' ? source : '?');
+}
+
 function isRequeue(value: unknown): value is Extract<JobOutcome, { kind: 'requeue' }> {
   return (
     typeof value === 'object' &&
@@ -168,9 +194,7 @@ export function startWorker<N extends QueueName>(
     });
   };
 
-  const processor = async (job: Job): Promise<JobOutcome> => {
-    const started = performance.now();
-    const jobId = job.id ?? '';
+  const runJob = async (job: Job, jobId: string, started: number): Promise<JobOutcome> => {
     let payload: PayloadByQueue[N];
     try {
       payload = parseJobPayload(queueName, job.data, jobId);
@@ -195,11 +219,39 @@ export function startWorker<N extends QueueName>(
     return outcome;
   };
 
+  const lockDuration = options.lockDuration ?? DEFAULT_LOCK_DURATION_MS;
+  /** Jobs taken, with when their handler returned; once the lock has expired a job is no longer ours. */
+  const unfinished = new Map<string, UnfinishedJob & { returnedAt?: number }>();
+  const forgetExpired = (): void => {
+    const now = performance.now();
+    for (const [id, job] of unfinished)
+      if (job.returnedAt !== undefined && now - job.returnedAt > lockDuration) unfinished.delete(id);
+  };
+
+  const processor = async (job: Job): Promise<JobOutcome> => {
+    const started = performance.now();
+    const jobId = job.id ?? '';
+    forgetExpired();
+    const tracked: UnfinishedJob & { returnedAt?: number } = {
+      queue: queueName,
+      jobId,
+      subject: subjectOf(job.data),
+      state: 'running',
+    };
+    unfinished.set(jobId, tracked);
+    try {
+      return await runJob(job, jobId, started);
+    } finally {
+      tracked.state = 'unrecorded';
+      tracked.returnedAt = performance.now();
+    }
+  };
+
   const worker = new Worker(queueName, processor, {
     connection: options.connection,
     prefix: bullPrefix(options.prefix),
     concurrency: options.concurrency ?? 1,
-    lockDuration: options.lockDuration ?? DEFAULT_LOCK_DURATION_MS,
+    lockDuration,
     stalledInterval: options.stalledInterval ?? DEFAULT_STALLED_INTERVAL_MS,
     maxStalledCount: options.maxStalledCount ?? DEFAULT_MAX_STALLED_COUNT,
     settings: {
@@ -208,7 +260,12 @@ export function startWorker<N extends QueueName>(
     },
   });
 
+  // Both fire only once BullMQ has moved the job in Redis: until then the job is unfinished.
+  worker.on('failed', (job: Job | undefined) => {
+    if (job?.id !== undefined) unfinished.delete(job.id);
+  });
   worker.on('completed', (job: Job, result: unknown) => {
+    if (job.id !== undefined) unfinished.delete(job.id);
     if (!isRequeue(result)) return;
     const payload = job.data as PayloadByQueue[N];
     const pending = producer
@@ -227,12 +284,26 @@ export function startWorker<N extends QueueName>(
   worker.on('stalled', (jobId: string) =>
     logger.warn({ jobId }, 'job stalled (its worker died); it runs again'),
   );
-  worker.on('error', (error: Error) => logger.error({ err: error }, 'worker error'));
+  worker.on('error', (error: Error) => {
+    // A down Redis makes every connection of every worker fail at each reconnect attempt; the shared
+    // connection's availability report says it once per backoff step (reportRedisAvailability).
+    if (isRedisConnectionError(error)) return;
+    logger.error({ err: error }, 'worker error');
+  });
 
   let stopping: Promise<void> | undefined;
   return {
     queue: queueName,
     worker,
+    unfinished: () => {
+      forgetExpired();
+      return [...unfinished.values()].map(({ queue, jobId, subject, state }) => ({
+        queue,
+        jobId,
+        subject,
+        state,
+      }));
+    },
     stop(stopOptions = {}) {
       stopping ??= (async () => {
         await worker.close(stopOptions.force ?? false);

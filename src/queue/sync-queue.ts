@@ -1,11 +1,11 @@
 // The sync queue: apply a source's changed objects at a commit, requested once per new head.
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { jobDefaults } from './job-defaults.ts';
 import { syncPayloadSchema, type SyncPayload } from './job-payloads.ts';
 import { CLAIMANT_FIELD, CLAIMED_FIELD, SYNCED_FIELD, observedHeadKey } from './observed-heads.ts';
+import { openQueue } from './open-queue.ts';
 import type { QueueConnectionOptions } from './queue-connection.ts';
-import { bullPrefix } from './queue-names.ts';
 
 /** What {@link SyncQueue.request} did. */
 export type SyncRequestResult =
@@ -56,7 +56,7 @@ export class SyncQueue {
   constructor(options: QueueConnectionOptions) {
     this.redis = options.connection;
     this.prefix = options.prefix;
-    this.queue = new Queue('sync', { connection: options.connection, prefix: bullPrefix(options.prefix) });
+    this.queue = openQueue('sync', options);
   }
 
   /**

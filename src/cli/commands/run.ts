@@ -13,6 +13,9 @@ interface ProcessFlags {
   set?: string[];
 }
 
+/** After a clean stop, how long anything still holding the event loop may delay the exit. */
+const STRAGGLER_EXIT_MS = 1_000;
+
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 /** Config from the file named by --config (or ROLLGATE_CONFIG), the environment, then the flags. */
@@ -40,9 +43,16 @@ async function runUntilSignal(command: string, role: ProcessRole, flags: Process
     throw err;
   }
   // The workers bring BullMQ, ioredis, Git and the cluster client: only these three commands load them.
-  const [{ openRuntime }, { startProcess }] = await Promise.all([
+  const [
+    { openRuntime },
+    { startProcess },
+    { abandonedWork, DEFAULT_SHUTDOWN_GRACE_MS, stopWithinGrace },
+    { redisAddress },
+  ] = await Promise.all([
     import('../../process/runtime.ts'),
     import('../../process/start-process.ts'),
+    import('../../process/stop-within-grace.ts'),
+    import('../../queue/redis-availability.ts'),
   ]);
   const runtime = openRuntime(config);
   let running: RunningProcess;
@@ -53,21 +63,51 @@ async function runUntilSignal(command: string, role: ProcessRole, flags: Process
     await runtime.close();
     throw err;
   }
-  await new Promise<void>((resolve) => {
+  const code = await new Promise<number>((resolve) => {
+    const { logger, redis } = runtime;
+    const address = redisAddress(redis);
+    const redisReachable = (): boolean => redis.status === 'ready';
     let stopping = false;
-    const stop = (signal: string): void => {
+    const stop = (signal: NodeJS.Signals): void => {
       if (stopping) {
-        runtime.logger.warn('second signal: stopping at once');
-        void running.stop({ force: true }).finally(resolve);
-        return;
+        const abandoned = abandonedWork({
+          unfinished: running.unfinishedJobs(),
+          redisReachable: redisReachable(),
+          redisAddress: address,
+        });
+        logger.error({ signal, abandoned }, `second ${signal}: exiting now${abandonedText(abandoned)}`);
+        process.exit(1);
       }
       stopping = true;
-      runtime.logger.info({ signal }, 'stopping: finishing current jobs');
-      void running.stop().finally(resolve);
+      const graceMs = DEFAULT_SHUTDOWN_GRACE_MS;
+      logger.info(
+        { signal, graceMs },
+        'stopping: finishing current jobs (send the signal again to exit at once)',
+      );
+      void stopWithinGrace(running, { graceMs, redisReachable, redisAddress: address }).then((report) => {
+        if (report.clean) {
+          logger.info({ elapsedMs: report.elapsedMs }, 'stopped');
+          // A clean stop leaves nothing holding the event loop; should something still, it exits anyway.
+          setTimeout(() => process.exit(0), STRAGGLER_EXIT_MS).unref();
+          return resolve(0);
+        }
+        logger.error(
+          { elapsedMs: report.elapsedMs, cutShort: report.cutShort, abandoned: report.abandoned },
+          `stopped${abandonedText(report.abandoned)}`,
+        );
+        // Whatever is left (a Redis reconnect timer, a handler waiting on the API server) must not keep it running.
+        process.exit(1);
+      });
     };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
   });
+  process.exitCode = code;
+}
+
+/** ` with work abandoned: a; b`, or nothing. */
+function abandonedText(abandoned: readonly string[]): string {
+  return abandoned.length === 0 ? '' : ` with work abandoned: ${abandoned.join('; ')}`;
 }
 
 function processCommand(program: Command, name: string, role: ProcessRole, description: string): void {
