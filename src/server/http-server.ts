@@ -152,6 +152,18 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const metrics = options.metrics ?? processMetrics;
   const webhooks = options.webhooks ?? {};
   const ledger = redisDeliveryLedger(options.redis, bullPrefix(options.prefix));
+  // Down from a lost connection's first reconnect until it is ready again (ioredis's status alone passes
+  // through `connecting` at every attempt, which would look up for a black-holed host's whole timeout).
+  let redisDown = ['reconnecting', 'close', 'end'].includes(options.redis.status);
+  const onRedisDown = (): void => {
+    redisDown = true;
+  };
+  const onRedisReady = (): void => {
+    redisDown = false;
+  };
+  options.redis.on('reconnecting', onRedisDown);
+  options.redis.on('end', onRedisDown);
+  options.redis.on('ready', onRedisReady);
 
   const handleWebhook = async (
     provider: WebhookProvider,
@@ -206,6 +218,16 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     const meaning = provider.interpret(req.headers, parsed.value);
     if (meaning.kind === 'invalid') {
       answer('bad_request', 400, { status: 'refused', reason: meaning.reason });
+      return;
+    }
+    // Redis unreachable: every command would wait for the reconnect, and the forge would time the delivery
+    // out (GitHub after 10 s) without knowing why. Answer at once; the forge's redelivery, or the next
+    // scheduled poll, picks the push up.
+    if (redisDown) {
+      answer('error', 503, {
+        status: 'error',
+        reason: 'the queue (Redis) is unreachable; redeliver later',
+      });
       return;
     }
     if (deliveryId !== undefined && !(await ledger.firstSeen(provider.name, deliveryId))) {
@@ -336,6 +358,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     url,
     port: address.port,
     stop: async () => {
+      options.redis.off('reconnecting', onRedisDown);
+      options.redis.off('end', onRedisDown);
+      options.redis.off('ready', onRedisReady);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const force = setTimeout(() => server.closeAllConnections(), 5_000);

@@ -1,4 +1,5 @@
 // The webhook server end to end: real HTTP requests as each Git host sends them, real Redis, real poll queue.
+import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { PollQueue } from '../../../src/queue/poll-queue.ts';
 import { bullPrefix } from '../../../src/queue/queue-names.ts';
@@ -182,6 +183,40 @@ describe.each(CASES)('POST /webhooks/$provider from $label', (c) => {
     expect(notices).toHaveLength(1);
     expect(notices[0]).toMatchObject({ provider: c.provider, branch: 'main', cause: 'push' });
     expect(await queuedPolls()).toEqual([{ v: 1, source: c.source.name, reason: 'webhook' }]);
+  });
+
+  it('answers 503 at once while Redis is unreachable, so the forge redelivers instead of timing out', async () => {
+    // A server whose Redis never answers (nothing listens on port 1); the shared one is left alone.
+    const unreachable = new Redis('redis://127.0.0.1:1', {
+      maxRetriesPerRequest: null,
+      retryStrategy: () => 60_000,
+    });
+    unreachable.on('error', () => undefined);
+    await new Promise((resolve) => unreachable.once('reconnecting', resolve));
+    const cut = await startHttpServer({
+      port: 0,
+      host: '127.0.0.1',
+      webhooks: CONFIG,
+      redis: unreachable,
+      prefix: scope.prefix,
+      metrics: createRollgateMetrics({ processMetrics: false }),
+      onPush: async (notice) => {
+        notices.push(notice);
+        return { sourcesQueued: [] };
+      },
+    });
+    try {
+      const req = c.request({ branch: 'main', secret: c.secret });
+      const started = performance.now();
+      const res = await fetch(`${cut.url}${path}`, { method: 'POST', headers: req.headers, body: req.body });
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ status: 'error', reason: expect.stringContaining('Redis') });
+      expect(notices).toHaveLength(0);
+    } finally {
+      await cut.stop();
+      unreachable.disconnect();
+    }
   });
 
   it('refuses a bad signature with 401 and enqueues nothing', async () => {
