@@ -1,11 +1,9 @@
 // The demo's Git side: a bare repository served over smart HTTP, and a work clone committed to with the real git CLI.
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serveGitRepositories, type GitServer } from '../git/smart-http-server.ts';
-import { DemoGitError } from './demo-git-error.ts';
+import { git } from './demo-git.ts';
 
 /** The demo repository as a user sees it: a URL to clone, and a work clone the demo commits in. */
 export interface DemoRepository {
@@ -13,6 +11,8 @@ export interface DemoRepository {
   url: string;
   /** The work clone the demo commits in (a plain folder with `.git`). */
   workDir: string;
+  /** The bare repository the server serves (the demo forge merges in it). */
+  bareDir: string;
   /** Rewrites the Rollout's image, commits and pushes; returns the new commit id. */
   commitImage(image: string, message: string): Promise<string>;
   stop(): Promise<void>;
@@ -27,31 +27,6 @@ export interface CreateDemoRepositoryOptions {
   rolloutFile: string;
   host?: string;
   port?: number;
-}
-
-/** Git without the user's or the system's config (no hooks, signing or editors); a fixed identity. */
-function gitEnvironment(): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: tmpdir(),
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_AUTHOR_NAME: 'Rollgate Demo',
-    GIT_AUTHOR_EMAIL: 'demo@rollgate.invalid',
-    GIT_COMMITTER_NAME: 'Rollgate Demo',
-    GIT_COMMITTER_EMAIL: 'demo@rollgate.invalid',
-  };
-}
-
-/** Runs git without blocking the event loop: the server answering the push lives in this process. */
-function git(cwd: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile('git', args, { cwd, env: gitEnvironment(), encoding: 'utf8' }, (error, stdout, stderr) => {
-      if (error) reject(new DemoGitError(args, stderr || error.message));
-      else resolve(stdout.trim());
-    });
-  });
 }
 
 const IMAGE_LINE = /^(\s*image:\s*)(\S+)\s*$/m;
@@ -97,6 +72,7 @@ export async function createDemoRepository(options: CreateDemoRepositoryOptions)
   return {
     url,
     workDir,
+    bareDir,
     async commitImage(image, message) {
       await writeFile(rolloutPath, replaceImage(await readFile(rolloutPath, 'utf8'), image));
       await git(workDir, ['commit', '--quiet', '-am', message]);

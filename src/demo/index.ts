@@ -12,3 +12,5 @@ export { redisAnswers } from './redis-answers.ts';
 export { DemoRedisUnavailableError } from './demo-redis-unavailable-error.ts';
 export { DemoScenarioError } from './demo-scenario-error.ts';
 export { DemoGitError } from './demo-git-error.ts';
+export { startDemoForge, type DemoForge, type DemoForgePull, type DemoForgeOptions } from './demo-forge.ts';
+export { DemoForgeError } from './demo-forge-error.ts';

@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configSchema } from '../config/index.ts';
+import { createForge } from '../forge/create-forge.ts';
+import type { PullRequest } from '../forge/forge.ts';
 import { redactUrl } from '../git/remote-url.ts';
 import { createKubeClients, type KubeClients } from '../kube/client.ts';
 import { createLogger, type Logger } from '../log/logger.ts';
@@ -15,6 +17,7 @@ import { bullPrefix } from '../queue/queue-names.ts';
 import { startSandbox } from '../sandbox/index.ts';
 import { createRollgateMetrics } from '../server/metrics.ts';
 import { hmacSha256Hex } from '../server/signature.ts';
+import { startDemoForge, type DemoForge, type DemoForgePull } from './demo-forge.ts';
 import { deleteDemoKeys, findDemoRedis, type DemoRedis } from './demo-redis.ts';
 import { createDemoRepository, type DemoRepository } from './demo-repository.ts';
 import { DemoScenarioError } from './demo-scenario-error.ts';
@@ -36,8 +39,16 @@ export const DEMO_IMAGES = {
   missing: 'ghcr.io/rollgate/demo-app:9.9.9-does-not-exist',
 } as const;
 
-/** The Rollout the demo drives (examples/demo/rollout.yaml). */
+/** The Rollout the demo drives in staging (examples/demo/staging/rollout.yaml, source `staging`). */
 const DEMO_ROLLOUT = { namespace: 'default', name: 'demo' } as const;
+/** Its copy in prod (examples/demo/prod/rollout.yaml, source `prod`), changed only by the promotion. */
+const PROD_ROLLOUT = { namespace: 'prod', name: 'demo' } as const;
+/** The promotion, its pull request's branch, and the repository as the demo forge names it. */
+const PROMOTION = 'staging-to-prod';
+const PROMOTION_BRANCH = `rollgate/promote/${PROMOTION}/${DEMO_ROLLOUT.name}`;
+const FORGE_REPOSITORY = 'rollgate/demo';
+/** How long the promotion scenario waits to show the pull request's "a newer revision aborted" comment. */
+const ABORT_COMMENT_WAIT_MS = 10_000;
 
 /**
  * The seed folder shipped with the project, examples/demo/: two levels up from src/demo when run from
@@ -46,7 +57,7 @@ const DEMO_ROLLOUT = { namespace: 'default', name: 'demo' } as const;
 const DEFAULT_SEED_DIR =
   ['../../examples/demo/', '../../../examples/demo/']
     .map((relative) => fileURLToPath(new URL(relative, import.meta.url)))
-    .find((dir) => existsSync(join(dir, 'rollout.yaml'))) ??
+    .find((dir) => existsSync(join(dir, 'staging', 'rollout.yaml'))) ??
   fileURLToPath(new URL('../../examples/demo/', import.meta.url));
 
 /** Where the demo writes what it prints. */
@@ -93,6 +104,8 @@ export interface DemoScenarioResult {
   message?: string;
   aborted?: boolean;
   stableImage?: string;
+  /** The promotion scenario: the pull request it merged. */
+  pullRequest?: { number: number; url: string; title: string; mergeCommitSha?: string };
 }
 
 /** The whole run: `ok` is false when any scenario missed its expected outcome (exit code 1). */
@@ -103,6 +116,10 @@ export interface DemoResult {
   durationMs: number;
   repoUrl: string;
   webhookUrl: string;
+  /** The demo forge's API root (`…/api/v1`). */
+  forgeApiUrl: string;
+  /** Every pull request the demo forge received, as it ended. */
+  pulls: DemoForgePull[];
   kubeconfigPath: string;
   redis: { url: string; origin: DemoRedis['origin'] };
   /** Redis keys of this run deleted at the end. */
@@ -118,6 +135,8 @@ interface DemoContext {
   /** Clients of the sandbox cluster, for watching the rollout. */
   clients: KubeClients;
   repo: DemoRepository;
+  /** The stand-in for Gitea the promotion opens its pull request on. */
+  forge: DemoForge;
   /** Rollgate's generic push webhook (`…/webhooks/generic`). */
   webhookUrl: string;
   webhookSecret: string;
@@ -184,14 +203,17 @@ async function pushImage(ctx: DemoContext, image: string, message: string): Prom
 }
 
 /**
- * Watches the rollout every 250 ms, printing a progress line whenever it changes and at least every
- * second, until `done` holds or the scenario times out. Returns the last snapshot and whether `done` held.
+ * Watches the rollout (staging's unless told) every 250 ms, printing a progress line whenever it changes and
+ * at least every second, until `done` holds or the scenario times out. Returns the last snapshot and whether
+ * `done` held. Lines about another rollout than staging's start with `label`.
  */
 async function watchUntil(
   ctx: DemoContext,
   done: (snapshot: RolloutSnapshot) => boolean,
   observe: (snapshot: RolloutSnapshot) => void = () => undefined,
+  rollout: { namespace: string; name: string; label?: string } = DEMO_ROLLOUT,
 ): Promise<{ reached: boolean; last?: RolloutSnapshot }> {
+  const label = rollout.label ?? '';
   const deadline = performance.now() + ctx.timeoutMs;
   let lastLine = '';
   let lastPrintedAt = 0;
@@ -200,14 +222,16 @@ async function watchUntil(
     if (ctx.signal?.aborted) return { reached: false, ...(last ? { last } : {}) };
     let line: string;
     try {
-      const snapshot = await readRolloutSnapshot(ctx.clients, DEMO_ROLLOUT);
+      const snapshot = await readRolloutSnapshot(ctx.clients, rollout);
       if (snapshot) {
         last = snapshot;
         observe(snapshot);
       }
-      line = snapshot ? describeSnapshot(snapshot) : 'waiting for Rollout default/demo to appear';
+      line = snapshot
+        ? `${label}${describeSnapshot(snapshot)}`
+        : `waiting for Rollout ${rollout.namespace}/${rollout.name} to appear`;
     } catch (err) {
-      line = `cannot read the rollout: ${err instanceof Error ? err.message : String(err)}`;
+      line = `${label}cannot read the rollout: ${err instanceof Error ? err.message : String(err)}`;
     }
     const reached = last !== undefined && done(last);
     const now = performance.now();
@@ -268,16 +292,27 @@ function banner(ctx: DemoContext, title: string): void {
 async function firstSync(ctx: DemoContext): Promise<DemoScenarioResult> {
   const base = {
     name: 'first sync',
-    expected: `Rollout demo Healthy on ${imageTag(DEMO_IMAGES.first)}, 5/5 available`,
+    expected: `Rollout demo Healthy on ${imageTag(DEMO_IMAGES.first)}, 5/5 available (and prod's on ${imageTag(DEMO_IMAGES.first)})`,
     startedAt: performance.now(),
   };
-  banner(ctx, `1/4 First sync: the seed commit (${imageTag(DEMO_IMAGES.first)}) becomes the stable revision`);
+  banner(ctx, `1/5 First sync: the seed commit (${imageTag(DEMO_IMAGES.first)}) becomes the stable revision`);
   await sendPushWebhook(ctx);
   ctx.out.write(`  [${elapsed(ctx)}] webhook sent for the seed commit\n`);
   const { reached, last } = await watchUntil(ctx, (s) => isSettledOn(s, DEMO_IMAGES.first));
-  return reached
-    ? resultFrom(base, true, 'applied from Git and Healthy with every replica available', last)
-    : resultFrom(base, false, `did not become Healthy in time; ${describeLast(last)}`, last);
+  if (!reached) return resultFrom(base, false, `did not become Healthy in time; ${describeLast(last)}`, last);
+  // The same commit holds prod's copy; the promotion scenario needs it stable before a canary can run there.
+  const prod = await watchUntil(ctx, (s) => isSettledOn(s, DEMO_IMAGES.first), undefined, {
+    ...PROD_ROLLOUT,
+    label: 'prod: ',
+  });
+  if (!prod.reached)
+    return resultFrom(
+      base,
+      false,
+      `staging is Healthy, prod did not become Healthy in time; ${describeLast(prod.last)}`,
+      last,
+    );
+  return resultFrom(base, true, 'applied from Git and Healthy with every replica available (prod too)', last);
 }
 
 async function canaryWalk(ctx: DemoContext): Promise<DemoScenarioResult> {
@@ -288,7 +323,7 @@ async function canaryWalk(ctx: DemoContext): Promise<DemoScenarioResult> {
   };
   banner(
     ctx,
-    `2/4 Canary: commit image ${imageTag(DEMO_IMAGES.canary)}; the canary walks its steps to Healthy`,
+    `2/5 Canary: commit image ${imageTag(DEMO_IMAGES.canary)}; the canary walks its steps to Healthy`,
   );
   await pushImage(ctx, DEMO_IMAGES.canary, 'demo: release 1.1.0');
   const weights = new Set<number>();
@@ -325,7 +360,7 @@ async function supersede(ctx: DemoContext): Promise<DemoScenarioResult> {
   };
   banner(
     ctx,
-    `3/4 Supersede: commit ${imageTag(DEMO_IMAGES.superseded)}, then ${imageTag(DEMO_IMAGES.newest)} while the first is mid-canary`,
+    `3/5 Supersede: commit ${imageTag(DEMO_IMAGES.superseded)}, then ${imageTag(DEMO_IMAGES.newest)} while the first is mid-canary`,
   );
   await pushImage(ctx, DEMO_IMAGES.superseded, 'demo: release 1.2.0');
   const midCanary = await watchUntil(
@@ -395,7 +430,7 @@ async function abortOnPullFailure(ctx: DemoContext): Promise<DemoScenarioResult>
     expected: 'an image that cannot be pulled is aborted by the progress deadline; stable keeps serving',
     startedAt: performance.now(),
   };
-  banner(ctx, `4/4 Abort: commit an image the registry lacks (${imageTag(DEMO_IMAGES.missing)})`);
+  banner(ctx, `4/5 Abort: commit an image the registry lacks (${imageTag(DEMO_IMAGES.missing)})`);
   await pushImage(ctx, DEMO_IMAGES.missing, 'demo: release 9.9.9 (its image was never pushed)');
   const { reached, last } = await watchUntil(
     ctx,
@@ -419,6 +454,151 @@ async function abortOnPullFailure(ctx: DemoContext): Promise<DemoScenarioResult>
     true,
     `aborted after progressDeadlineSeconds; traffic back to stable ${imageTag(DEMO_IMAGES.newest)}; the message names ImagePullBackOff`,
     last,
+  );
+}
+
+/** The open promotion pull request for the demo Rollout, if the forge has one. */
+function openPromotionPull(ctx: DemoContext): DemoForgePull | undefined {
+  return ctx.forge.pulls().find((p) => p.state === 'open' && p.head === PROMOTION_BRANCH);
+}
+
+/**
+ * Polls the demo forge every 250 ms, printing a waiting line every second, until `find` returns something
+ * or `timeoutMs` passes.
+ */
+async function waitOnForge<T>(
+  ctx: DemoContext,
+  what: string,
+  find: () => T | undefined,
+  timeoutMs: number,
+): Promise<T | undefined> {
+  const deadline = performance.now() + timeoutMs;
+  let lastPrintedAt = performance.now();
+  for (;;) {
+    const found = find();
+    if (found !== undefined || ctx.signal?.aborted) return found;
+    const now = performance.now();
+    if (now > deadline) return undefined;
+    if (now - lastPrintedAt >= PRINT_EVERY_MS) {
+      ctx.out.write(`  [${elapsed(ctx)}] demo forge: waiting for ${what}\n`);
+      lastPrintedAt = now;
+    }
+    await sleep(POLL_MS, ctx.signal);
+  }
+}
+
+/** The changed lines of a unified diff (no headers), each as `-old` / `+new`. */
+function changedLines(diff: string): string[] {
+  return diff
+    .split('\n')
+    .filter((line) => /^[-+]/.test(line) && !/^(?:---|\+\+\+) /.test(line))
+    .map((line) => `${line[0] ?? ''} ${line.slice(1).trim()}`);
+}
+
+async function promotion(ctx: DemoContext): Promise<DemoScenarioResult> {
+  const newest = imageTag(DEMO_IMAGES.newest);
+  const missing = imageTag(DEMO_IMAGES.missing);
+  const title = `Promote ${DEMO_ROLLOUT.name} to ${newest}`;
+  const base = {
+    name: 'promotion',
+    expected: `one pull request, promoting ${newest} (none for ${missing}), merged; prod walks its canary to Healthy on ${newest}`,
+    startedAt: performance.now(),
+  };
+  banner(
+    ctx,
+    `5/5 Promotion: staging's last healthy revision (${newest}) goes to prod through a pull request on the demo forge`,
+  );
+  const pull = await waitOnForge(
+    ctx,
+    `the pull request "${title}"`,
+    () => {
+      const open = openPromotionPull(ctx);
+      return open?.title === title ? open : undefined;
+    },
+    ctx.timeoutMs,
+  );
+  if (pull === undefined)
+    return resultFrom(
+      base,
+      false,
+      `no open pull request "${title}" on the demo forge; it has ${
+        ctx.forge
+          .pulls()
+          .map((p) => `#${p.number} "${p.title}" (${p.state})`)
+          .join(', ') || 'none'
+      }`,
+      undefined,
+    );
+  ctx.out.write(`  [${elapsed(ctx)}] pull request #${pull.number} "${pull.title}" open: ${pull.url}\n`);
+  ctx.out.write(`  [${elapsed(ctx)}] diff of ${pull.head} → ${pull.base}:\n`);
+  for (const line of changedLines(await ctx.forge.diff(pull.number)))
+    ctx.out.write(`              ${clip(line)}\n`);
+  // Rollgate says on its pull request that a newer revision aborted in staging; shown when it is there.
+  const abortNote = await waitOnForge(
+    ctx,
+    `Rollgate's comment on #${pull.number} about the aborted revision`,
+    () => openPromotionPull(ctx)?.comments.find((c) => c.includes('aborted')),
+    ABORT_COMMENT_WAIT_MS,
+  );
+  if (abortNote !== undefined)
+    ctx.out.write(
+      `  [${elapsed(ctx)}] comment on #${pull.number}: ${clip(abortNote.split('\n')[0] ?? '')}\n`,
+    );
+
+  // A reviewer merges through the forge's API, guarded by the head they looked at.
+  const reviewer = createForge({
+    provider: 'gitea',
+    apiUrl: ctx.forge.apiUrl,
+    repository: ctx.forge.repository,
+    token: ctx.forge.token,
+  });
+  let mergeCommitSha: string;
+  let reviewed: PullRequest;
+  try {
+    reviewed = await reviewer.getPullRequest(pull.number);
+    ({ mergeCommitSha } = await reviewer.merge(pull.number, reviewed.headSha));
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return resultFrom(base, false, `merging #${pull.number} failed: ${clip(message)}`, undefined);
+  }
+  ctx.out.write(
+    `  [${elapsed(ctx)}] merged #${pull.number} through the forge API at head ${reviewed.headSha.slice(0, 7)}: merge commit ${mergeCommitSha.slice(0, 7)} on ${reviewed.base}\n`,
+  );
+  await sendPushWebhook(ctx);
+  ctx.out.write(
+    `  [${elapsed(ctx)}] webhook sent: POST /webhooks/generic → 202 Accepted (the merge moved main)\n`,
+  );
+
+  const weights = new Set<number>();
+  const { reached, last } = await watchUntil(
+    ctx,
+    (s) => isSettledOn(s, DEMO_IMAGES.newest),
+    (s) => {
+      const w = s.view.weights.canary;
+      if (currentImage(s) === DEMO_IMAGES.newest && w > 0 && w < 100) weights.add(w);
+    },
+    { ...PROD_ROLLOUT, label: 'prod: ' },
+  );
+  const pulls = ctx.forge.pulls();
+  const titles = pulls.find((p) => p.number === pull.number)?.titles ?? pull.titles;
+  const result = (ok: boolean, detail: string): DemoScenarioResult => ({
+    ...resultFrom(base, ok, detail, last),
+    pullRequest: { number: pull.number, url: pull.url, title: pull.title, mergeCommitSha },
+  });
+  if (!reached) return result(false, `prod not Healthy on ${newest} in time; ${describeLast(last)}`);
+  const walked = [...weights].sort((a, b) => a - b);
+  if (walked.length === 0)
+    return result(false, `prod became stable on ${newest} without any canary weight being seen`);
+  const forMissing = pulls.filter((p) => p.titles.some((t) => t.includes(missing)));
+  if (forMissing.length > 0)
+    return result(
+      false,
+      `a pull request promoted ${missing}: #${forMissing.map((p) => p.number).join(', #')}`,
+    );
+  if (pulls.length !== 1) return result(false, `${pulls.length} pull requests were opened, expected one`);
+  return result(
+    true,
+    `one pull request #${pull.number} (${titles.map((t) => t.replace(/^Promote \S+ to /, '')).join(' → ')}, none for ${missing}) merged; prod canary ${walked.map((w) => `${w}%`).join(' → ')}, Healthy on ${newest}`,
   );
 }
 
@@ -449,6 +629,7 @@ function printHowToContinue(
   keepRunning: boolean,
 ): void {
   const body = pushNoticeBody(ctx);
+  const repoApi = `${ctx.forge.apiUrl}/repos/${ctx.forge.repository}`;
   const lines = [
     '',
     '━━ Continue by hand ━━',
@@ -457,14 +638,20 @@ function printHowToContinue(
       : '  (run `npm run demo` in a terminal, without --exit, to keep everything running and try these)',
     `  export KUBECONFIG=${kubeconfigPath}`,
     '  kubectl get rollouts.rollgate.dev,rs,pods',
-    '  npx rollgate status demo --watch',
+    '  npx rollgate status demo --watch              # staging (namespace default)',
+    '  npx rollgate status demo -n prod --watch      # prod',
     `  git clone ${ctx.repo.url} demo && cd demo`,
-    '  # edit rollout.yaml (e.g. the image tag), then:',
+    '  # edit staging/rollout.yaml (e.g. the image tag), then:',
     '  git commit -am "my change" && git push',
     '  # Rollgate polls every 10 s; the webhook a Git server would send makes it follow at once:',
     `  BODY=${shellQuote(body)}`,
     `  SIG=$(printf '%s' "$BODY" | openssl dgst -sha256 -hmac ${shellQuote(ctx.webhookSecret)} | sed 's/^.* //')`,
     `  curl -sS -X POST ${ctx.webhookUrl} -H 'content-type: application/json' -H "X-Rollgate-Signature: sha256=$SIG" -d "$BODY"`,
+    '  # Once staging finishes a healthy canary, its promotion pull request opens on the demo forge:',
+    `  TOKEN=${shellQuote(ctx.forge.token)}`,
+    `  curl -sS -H "Authorization: token $TOKEN" '${repoApi}/pulls?state=open'`,
+    '  # Merge it as a reviewer would (N: its number, SHA: its head.sha), then send the webhook above again:',
+    `  curl -sS -X POST ${repoApi}/pulls/N/merge -H "Authorization: token $TOKEN" -H 'content-type: application/json' -d '{"Do":"merge","head_commit_id":"SHA"}'`,
     `  Rollgate's own log: ${logPath}`,
     '',
   ];
@@ -472,7 +659,7 @@ function printHowToContinue(
 }
 
 /**
- * Runs the demo: finds Redis, starts the sandbox, the Git server and Rollgate, plays the four scenarios
+ * Runs the demo: finds Redis, starts the sandbox, the Git server, the demo forge and Rollgate, plays the five scenarios
  * with live progress, prints a summary and how to continue, then (if asked) keeps running until
  * `keepRunningUntil` resolves. Always stops what it started and deletes its Redis keys.
  */
@@ -518,10 +705,17 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const repo = await createDemoRepository({
       dir: tmp,
       seedDir: options.seedDir ?? DEFAULT_SEED_DIR,
-      rolloutFile: 'rollout.yaml',
+      rolloutFile: 'staging/rollout.yaml',
     });
     parts.push({ what: 'git server', stop: () => repo.stop() });
-    out.write(`  Git         ${repo.url} (seeded from examples/demo/, pushed with git)\n`);
+    out.write(
+      `  Git         ${repo.url} (seeded from examples/demo/: staging/ and prod/, pushed with git)\n`,
+    );
+    const forge = await startDemoForge({ bareDir: repo.bareDir, repository: FORGE_REPOSITORY });
+    parts.push({ what: 'demo forge', stop: () => forge.stop() });
+    out.write(
+      `  Forge       ${forge.apiUrl} (the demo's stand-in for Gitea/Forgejo), repository ${forge.repository}\n`,
+    );
 
     await mkdir(dirname(logPath), { recursive: true });
     logStream = createWriteStream(logPath, { flags: 'w' });
@@ -537,10 +731,43 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       kubernetes: { kubeconfig: kubeconfigPath },
       server: { host: '127.0.0.1', port: options.port ?? 0 },
       git: { cacheDir: join(tmp, 'git-cache') },
-      sources: [{ name: 'demo', url: repo.url, branch: 'main', path: '.', interval: '10s', prune: true }],
+      sources: [
+        {
+          name: 'staging',
+          url: repo.url,
+          branch: 'main',
+          path: 'staging',
+          namespace: DEMO_ROLLOUT.namespace,
+          interval: '10s',
+          prune: true,
+        },
+        {
+          name: 'prod',
+          url: repo.url,
+          branch: 'main',
+          path: 'prod',
+          namespace: PROD_ROLLOUT.namespace,
+          interval: '10s',
+          prune: true,
+        },
+      ],
+      promotions: [
+        {
+          name: PROMOTION,
+          from: { source: 'staging' },
+          to: { source: 'prod' },
+          pullRequest: {
+            provider: 'gitea',
+            apiUrl: forge.apiUrl,
+            repository: forge.repository,
+            token: forge.token,
+          },
+        },
+      ],
       webhooks: { generic: { secret: webhookSecret } },
     });
     const clients = createKubeClients(sandbox.kubeConfig);
+    await clients.core.createNamespace({ body: { metadata: { name: PROD_ROLLOUT.namespace } } });
     const runtime = openRuntime(config, {
       logger,
       kube: { clients, namespace: 'default', source: 'flag', origin: sandbox.url },
@@ -565,6 +792,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       out,
       clients,
       repo,
+      forge,
       webhookUrl,
       webhookSecret,
       startedAt,
@@ -572,7 +800,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       ...(options.signal ? { signal: options.signal } : {}),
     };
     const scenarios: DemoScenarioResult[] = [];
-    for (const scenario of [firstSync, canaryWalk, supersede, abortOnPullFailure]) {
+    for (const scenario of [firstSync, canaryWalk, supersede, abortOnPullFailure, promotion]) {
       if (options.signal?.aborted) break;
       const outcome = await scenario(ctx);
       // Cut short by Ctrl-C: not an outcome, so not reported as a miss.
@@ -589,11 +817,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     if (!options.signal?.aborted) printHowToContinue(ctx, kubeconfigPath, logPath, keepRunning);
     if (keepRunning) await options.keepRunningUntil;
     result = {
-      ok: scenarios.length === 4 && scenarios.every((s) => s.ok),
+      ok: scenarios.length === 5 && scenarios.every((s) => s.ok),
       scenarios,
       durationMs,
       repoUrl: repo.url,
       webhookUrl,
+      forgeApiUrl: forge.apiUrl,
+      pulls: forge.pulls(),
       kubeconfigPath,
       redis: { url: redactUrl(redis.url), origin: redis.origin },
       keysDeleted: 0,

@@ -20,7 +20,7 @@ describe('rollgate demo', () => {
   const dir = mkdtempSync(join(tmpdir(), 'rollgate-demo-test-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('plays first sync, canary, supersede and abort to their expected outcomes, then cleans up', async () => {
+  it('plays first sync, canary, supersede, abort and the promotion to prod to their expected outcomes, then cleans up', async () => {
     const redisUrl = inject('redisUrl');
     let printed = '';
     const result: DemoResult = await runDemo({
@@ -35,9 +35,10 @@ describe('rollgate demo', () => {
       ['canary', true],
       ['supersede', true],
       ['abort', true],
+      ['promotion', true],
     ]);
     expect(result.ok).toBe(true);
-    const [first, canary, supersede, abort] = result.scenarios;
+    const [first, canary, supersede, abort, promotion] = result.scenarios;
     expect(first).toMatchObject({ phase: 'Healthy', aborted: false, stableImage: DEMO_IMAGES.first });
     expect(canary).toMatchObject({ phase: 'Healthy', stableImage: DEMO_IMAGES.canary });
     expect(canary?.detail).toContain('20% → 50% → 80%');
@@ -45,14 +46,46 @@ describe('rollgate demo', () => {
     expect(abort).toMatchObject({ phase: 'Degraded', aborted: true, stableImage: DEMO_IMAGES.newest });
     expect(abort?.message).toMatch(/ProgressDeadlineExceeded/);
     expect(abort?.message).toMatch(/ImagePullBackOff/);
+    // The promotion: one pull request, opened for 1.1.0, superseded by 1.3.0, never for 9.9.9, merged; prod
+    // walked its own canary to Healthy on 1.3.0.
+    expect(promotion).toMatchObject({
+      phase: 'Healthy',
+      aborted: false,
+      stableImage: DEMO_IMAGES.newest,
+      pullRequest: { number: 1, title: 'Promote demo to 1.3.0' },
+    });
+    expect(promotion?.detail).toContain('prod canary 25% → 75%');
+    expect(result.pulls).toHaveLength(1);
+    expect(result.pulls[0]).toMatchObject({
+      head: 'rollgate/promote/staging-to-prod/demo',
+      base: 'main',
+      state: 'closed',
+      merged: true,
+      titles: ['Promote demo to 1.1.0', 'Promote demo to 1.3.0'],
+    });
+    expect(result.pulls[0]?.mergeCommitSha).toMatch(/^[0-9a-f]{40}$/);
+    expect(result.pulls.flatMap((p) => [...p.titles, p.body]).join('\n')).not.toContain('9.9.9');
     expect(result.durationMs).toBeLessThan(120_000);
 
     // What the user reads: live progress, the summary, and how to continue by hand.
     expect(printed).toMatch(/step 2\/6 pause: 3s · canary 20% \/ stable 80%/);
-    expect(printed).toContain('4/4 scenarios reached their expected outcome');
+    expect(printed).toContain('5/5 scenarios reached their expected outcome');
+    expect(printed).toContain(
+      `pull request #1 "Promote demo to 1.3.0" open: ${result.forgeApiUrl.replace(/\/api\/v1$/, '')}/rollgate/demo/pulls/1`,
+    );
+    expect(printed).toMatch(
+      /^ +- image: ghcr\.io\/rollgate\/demo-app:1\.0\.0\n +\+ image: ghcr\.io\/rollgate\/demo-app:1\.3\.0$/m,
+    );
+    expect(printed).toMatch(
+      /merged #1 through the forge API at head [0-9a-f]{7}: merge commit [0-9a-f]{7} on main/,
+    );
+    expect(printed).toMatch(
+      /prod: steps done 4\/4 · canary 0% \/ stable 100% · stable 1\.3\.0 ready 4\/4 · Healthy/,
+    );
     expect(printed).toContain(`export KUBECONFIG=${join(dir, 'demo.kubeconfig')}`);
     expect(printed).toContain(`git clone ${result.repoUrl}`);
     expect(printed).toContain(`curl -sS -X POST ${result.webhookUrl}`);
+    expect(printed).toContain(`${result.forgeApiUrl}/repos/rollgate/demo/pulls?state=open`);
     expect(readFileSync(join(dir, 'demo.kubeconfig'), 'utf8')).toContain('server: http://127.0.0.1:');
     expect(readFileSync(join(dir, 'demo.log'), 'utf8')).toContain('rollgate started');
 
@@ -60,7 +93,9 @@ describe('rollgate demo', () => {
     // the bound leaves room for one slow read on a loaded machine).
     const lines = [...printed.matchAll(/^ {2}\[ *(\d+\.\d)s\] (.*)$/gm)].map((m) => ({
       at: Number(m[1]),
-      watching: !/^(git push|webhook sent|\S+ is mid-canary)/.test(m[2] ?? ''),
+      watching: !/^(git push|webhook sent|\S+ is mid-canary|pull request|diff of|comment on|merged)/.test(
+        m[2] ?? '',
+      ),
     }));
     const gaps: number[] = [];
     for (let i = 1; i < lines.length; i++) {
@@ -84,7 +119,7 @@ describe('rollgate demo', () => {
         write: (text: string) => {
           printed += text;
           // Ctrl-C as the second scenario begins.
-          if (text.includes('▶ 2/4')) interrupt.abort();
+          if (text.includes('▶ 2/5')) interrupt.abort();
         },
       },
       redisUrl,
@@ -104,7 +139,12 @@ describe('rollgate demo', () => {
       readFileSync(join(dir, 'interrupted.kubeconfig'), 'utf8'),
     )?.[1];
     expect(sandboxUrl).toBeDefined();
-    for (const url of [result.webhookUrl, `${result.repoUrl}/info/refs`, `${sandboxUrl}/version`])
+    for (const url of [
+      result.webhookUrl,
+      `${result.repoUrl}/info/refs`,
+      `${sandboxUrl}/version`,
+      `${result.forgeApiUrl}/users/rollgate-demo`,
+    ])
       await expect(fetch(url), url).rejects.toThrow();
     expect(await demoKeysIn(redisUrl)).toEqual([]);
   }, 120_000);
