@@ -16,6 +16,7 @@ import { PROMOTION_REPO, startPromotionScene, type PromotionScene } from '../tes
 import { redisForBench } from './private-redis.ts';
 import type { BenchResult } from './run.ts';
 import { median, percentile } from './stats.ts';
+import { webRollout } from '../test/support/web-rollout.ts';
 
 const REPO = PROMOTION_REPO;
 /** Measured promotions (one warm-up before them is not counted). */
@@ -27,29 +28,7 @@ const POLL_MS = 20;
 const WRITE_SPACING_MS = 1_000;
 const NOTIFICATION_SPACING_MS = 3_000;
 
-function rollout(image: string): string {
-  return `apiVersion: argoproj.io/v1alpha1
-kind: Rollout
-metadata:
-  name: web
-spec:
-  replicas: 2
-  selector:
-    matchLabels: { app: web }
-  template:
-    metadata:
-      labels: { app: web }
-    spec:
-      containers:
-        - name: app
-          image: "${image}"
-  strategy:
-    canary:
-      steps:
-        - setWeight: 50
-        - pause: { duration: 1s }
-`;
-}
+const rollout = (image: string): string => webRollout(image);
 
 /** A request the double received, with when it arrived and when the double answered (performance.now()). */
 interface TimedRequest extends RecordedRequest {

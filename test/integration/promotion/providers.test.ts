@@ -4,11 +4,11 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createForge } from '../../../src/forge/create-forge.ts';
 import type { ForgeProvider } from '../../../src/forge/forge.ts';
-import { toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
 import { createLogger, silentLogger } from '../../../src/log/logger.ts';
 import { buildPromotions } from '../../../src/promoter/build-promotions.ts';
 import { promotionReport } from '../../../src/promoter/promotion-report.ts';
 import { eventually } from '../../support/eventually.ts';
+import { liveWebRollout, webRollout } from '../../support/web-rollout.ts';
 import {
   PROMOTION_REPO as REPO,
   startPromotionScene,
@@ -16,29 +16,7 @@ import {
   type PromotionScene,
 } from '../../support/promotion-scene.ts';
 
-function rollout(image: string): string {
-  return `apiVersion: argoproj.io/v1alpha1
-kind: Rollout
-metadata:
-  name: web
-spec:
-  replicas: 2
-  selector:
-    matchLabels: { app: web }
-  template:
-    metadata:
-      labels: { app: web }
-    spec:
-      containers:
-        - name: app
-          image: ${image} # promoted by Rollgate
-  strategy:
-    canary:
-      steps:
-        - setWeight: 50
-        - pause: { duration: 1s }
-`;
-}
+const rollout = (image: string): string => webRollout(image);
 
 let scene: PromotionScene | undefined;
 
@@ -62,36 +40,17 @@ async function startScene(options: Partial<PromotionSceneOptions> = {}): Promise
   return scene;
 }
 
-async function liveRollout(clients: KubeClients, namespace: string) {
-  try {
-    return toPlainObject<{
-      spec: { template: { spec: { containers: Array<{ image: string }> } } };
-      status?: { phase?: string };
-    }>(
-      await clients.custom.getNamespacedCustomObject({
-        group: 'rollgate.dev',
-        version: 'v1alpha1',
-        namespace,
-        plural: 'rollouts',
-        name: 'web',
-      }),
-    );
-  } catch {
-    return undefined;
-  }
-}
-
 async function bothHealthy(current: PromotionScene | undefined): Promise<boolean> {
   if (!current) return false;
   const [staging, prod] = await Promise.all([
-    liveRollout(current.clients, 'staging'),
-    liveRollout(current.clients, 'prod'),
+    liveWebRollout(current.clients, 'staging'),
+    liveWebRollout(current.clients, 'prod'),
   ]);
   return staging?.status?.phase === 'Healthy' && prod?.status?.phase === 'Healthy';
 }
 
 async function runsInProd(current: PromotionScene, image: string): Promise<boolean> {
-  const prod = await liveRollout(current.clients, 'prod');
+  const prod = await liveWebRollout(current.clients, 'prod');
   return prod?.spec.template.spec.containers[0]?.image === image && prod.status?.phase === 'Healthy';
 }
 
@@ -111,8 +70,8 @@ describe.each<ForgeProvider>(['gitlab', 'gitea'])('promotion by pull request on 
     const headSha = (await double.branchSha(REPO, pull.head)) ?? '';
     const diff = await double.gitIn(REPO, ['diff', 'main', headSha]);
     expect(diff.split('\n').filter((line) => /^[-+][^-+]/.test(line))).toEqual([
-      '-          image: registry.example/web:1.0.0 # promoted by Rollgate',
-      '+          image: registry.example/web:2.0.0 # promoted by Rollgate',
+      '-          image: "registry.example/web:1.0.0"   # promoted by Rollgate',
+      '+          image: "registry.example/web:2.0.0"   # promoted by Rollgate',
     ]);
     await eventually('a success status for staging on the good commit', () =>
       forge.statuses(good).some((s) => s.context === 'rollgate/staging' && s.state === 'success'),
@@ -190,7 +149,7 @@ describe('a forge token that is refused (GitHub)', () => {
     await eventually(
       'staging Healthy at 2.0.0 (deploys do not depend on the forge)',
       async () => {
-        const staging = await liveRollout(scene!.clients, 'staging');
+        const staging = await liveWebRollout(scene!.clients, 'staging');
         return (
           staging?.spec.template.spec.containers[0]?.image === 'registry.example/web:2.0.0' &&
           staging.status?.phase === 'Healthy'

@@ -1,7 +1,6 @@
 // PR-based promotion end to end: staging finishes a healthy canary → a pull request on the forge double edits
 // prod's manifest → merging it (a real git merge, GitHub's real webhook) → prod runs its own canary.
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
 import type { ForgeDouble } from '../../support/forge-double/forge-double.ts';
 import {
   PROMOTION_REPO as REPO,
@@ -13,33 +12,11 @@ import { formatPromotionReport, promotionReport } from '../../../src/promoter/pr
 import { GitHubForge } from '../../../src/forge/github-forge.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 import { eventually } from '../../support/eventually.ts';
+import { liveWebRollout, webRollout } from '../../support/web-rollout.ts';
 
-function rollout(image: string, more = ''): string {
-  return `# the web tier
-apiVersion: argoproj.io/v1alpha1
-kind: Rollout
-metadata:
-  name: web
-spec:
-  replicas: 2
-  progressDeadlineSeconds: 5
-  progressDeadlineAbort: true
-  selector:
-    matchLabels: { app: web }
-  template:
-    metadata:
-      labels: { app: web }
-    spec:
-      containers:
-        - name: app
-          image: "${image}"   # promoted by Rollgate
-${more}  strategy:
-    canary:
-      steps:
-        - setWeight: 50
-        - pause: { duration: 1s }
-`;
-}
+/** `web` with a 5 s progress deadline, so a bad image aborts quickly. */
+const rollout = (image: string): string =>
+  webRollout(image, { spec: '  progressDeadlineSeconds: 5\n  progressDeadlineAbort: true\n' });
 
 let scene: PromotionScene | undefined;
 
@@ -58,25 +35,6 @@ const startScene = (): Promise<PromotionScene> =>
     missingImages: ['registry.example/web:9.9.9'],
   });
 
-async function liveRollout(clients: KubeClients, namespace: string) {
-  try {
-    return toPlainObject<{
-      spec: { template: { spec: { containers: Array<{ image: string }> } } };
-      status?: { phase?: string; currentPodHash?: string; stableRS?: string };
-    }>(
-      await clients.custom.getNamespacedCustomObject({
-        group: 'rollgate.dev',
-        version: 'v1alpha1',
-        namespace,
-        plural: 'rollouts',
-        name: 'web',
-      }),
-    );
-  } catch {
-    return undefined;
-  }
-}
-
 const openPulls = (double: ForgeDouble) =>
   [...double.repository(REPO).pulls.values()].filter((pull) => pull.state === 'open');
 
@@ -87,8 +45,8 @@ describe('promotion by pull request, staging → prod (GitHub)', () => {
     await eventually(
       'both environments Healthy at 1.0.0',
       async () =>
-        (await liveRollout(clients, 'staging'))?.status?.phase === 'Healthy' &&
-        (await liveRollout(clients, 'prod'))?.status?.phase === 'Healthy',
+        (await liveWebRollout(clients, 'staging'))?.status?.phase === 'Healthy' &&
+        (await liveWebRollout(clients, 'prod'))?.status?.phase === 'Healthy',
       { timeoutMs: 30_000 },
     );
     // Prod already runs what staging runs: nothing to propose.
@@ -100,7 +58,7 @@ describe('promotion by pull request, staging → prod (GitHub)', () => {
     });
     await eventually(
       'staging aborted',
-      async () => (await liveRollout(clients, 'staging'))?.status?.phase === 'Degraded',
+      async () => (await liveWebRollout(clients, 'staging'))?.status?.phase === 'Degraded',
       {
         timeoutMs: 30_000,
       },
@@ -169,7 +127,7 @@ describe('promotion by pull request, staging → prod (GitHub)', () => {
     await eventually(
       'prod Healthy at 2.0.0',
       async () => {
-        const prod = await liveRollout(clients, 'prod');
+        const prod = await liveWebRollout(clients, 'prod');
         return (
           prod?.spec.template.spec.containers[0]?.image === 'registry.example/web:2.0.0' &&
           prod.status?.phase === 'Healthy'
@@ -186,8 +144,8 @@ describe('promotion by pull request, staging → prod (GitHub)', () => {
     await eventually(
       'both environments Healthy at 1.0.0',
       async () =>
-        (await liveRollout(clients, 'staging'))?.status?.phase === 'Healthy' &&
-        (await liveRollout(clients, 'prod'))?.status?.phase === 'Healthy',
+        (await liveWebRollout(clients, 'staging'))?.status?.phase === 'Healthy' &&
+        (await liveWebRollout(clients, 'prod'))?.status?.phase === 'Healthy',
       { timeoutMs: 30_000 },
     );
     await double.commit(REPO, 'main', { 'envs/staging/web.yaml': rollout('registry.example/web:2.0.0') });
