@@ -42,7 +42,13 @@ ${options.spec ?? ''}  selector:
 /** What the tests read of the live `web` Rollout. */
 export interface LiveWebRollout {
   spec: { template: { spec: { containers: Array<{ image: string }> } } };
-  status?: { phase?: string; currentPodHash?: string; stableRS?: string; message?: string };
+  status?: {
+    phase?: string;
+    currentPodHash?: string;
+    stableRS?: string;
+    currentStepIndex?: number;
+    message?: string;
+  };
 }
 
 /** The `web` Rollout in `namespace`, or undefined while it does not exist (or cannot be read). */

@@ -4,9 +4,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { runCli as cli } from '../../support/run-cli.ts';
-import { toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
+import type { KubeClients } from '../../../src/kube/client.ts';
 import { approveRollout } from '../../../src/promoter/approval-commit.ts';
 import { eventually } from '../../support/eventually.ts';
+import { liveWebRollout, webRollout } from '../../support/web-rollout.ts';
 import type { ForgeDouble } from '../../support/forge-double/forge-double.ts';
 import {
   PROMOTION_REPO as REPO,
@@ -16,30 +17,8 @@ import {
 
 const FILE = 'envs/prod/web.yaml';
 
-function rollout(image: string, annotations = ''): string {
-  return `# the web tier
-apiVersion: argoproj.io/v1alpha1
-kind: Rollout
-metadata:
-  name: web
-${annotations}spec:
-  replicas: 2
-  selector:
-    matchLabels: { app: web }
-  template:
-    metadata:
-      labels: { app: web }
-    spec:
-      containers:
-        - name: app
-          image: "${image}"
-  strategy:
-    canary:
-      steps:
-        - setWeight: 50
-        - pause: {}   # a human approves in Git
-`;
-}
+const rollout = (image: string, annotations = ''): string =>
+  webRollout(image, { metadata: annotations, secondStep: 'pause: {}   # a human approves in Git' });
 
 let scene: PromotionScene | undefined;
 
@@ -58,26 +37,7 @@ const startScene = (annotations: string): Promise<PromotionScene> =>
     labels: ['approval'],
   });
 
-interface LiveRollout {
-  spec: { template: { spec: { containers: Array<{ image: string }> } } };
-  status?: { phase?: string; currentPodHash?: string; currentStepIndex?: number };
-}
-
-async function liveRollout(clients: KubeClients): Promise<LiveRollout | undefined> {
-  try {
-    return toPlainObject<LiveRollout>(
-      await clients.custom.getNamespacedCustomObject({
-        group: 'rollgate.dev',
-        version: 'v1alpha1',
-        namespace: 'prod',
-        plural: 'rollouts',
-        name: 'web',
-      }),
-    );
-  } catch {
-    return undefined;
-  }
-}
+const liveRollout = (clients: KubeClients) => liveWebRollout(clients, 'prod');
 
 /** Prod Healthy at 1.0.0, then 2.0.0 committed: the canary stops at the pause (step 1). */
 async function pausedAtGate(s: PromotionScene, annotations: string): Promise<string> {
