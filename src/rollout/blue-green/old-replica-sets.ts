@@ -8,7 +8,8 @@ import { activeHashOf, blueGreenOf } from './blue-green-view.ts';
  * Old ReplicaSets (neither stable nor the new one) whose scale-down is due go to 0, unless the active
  * Service selects them (a revision switched to and then superseded: it serves until the next switch).
  * With scaleDownDelayRevisionLimit, at most that many old ReplicaSets keep pods while their delay runs;
- * the oldest beyond it go at once.
+ * the oldest beyond it go at once. Once the active Service switched, the stable it left takes one of those
+ * places (it becomes an old ReplicaSet with a delay when the update completes).
  */
 export function oldBlueGreenWrites(pass: Pass): {
   actions: ScaleReplicaSetAction[];
@@ -20,7 +21,9 @@ export function oldBlueGreenWrites(pass: Pass): {
   const waiting = candidates
     .filter((entry) => !entry.due && entry.rs.replicas > 0)
     .sort((a, b) => (a.rs.creationTimestamp < b.rs.creationTimestamp ? 1 : -1));
-  const beyond = new Set(limit === undefined ? [] : waiting.slice(limit).map((entry) => entry.rs.name));
+  const places =
+    limit === undefined ? undefined : Math.max(0, limit - (active === pass.revision.hash ? 1 : 0));
+  const beyond = new Set(places === undefined ? [] : waiting.slice(places).map((entry) => entry.rs.name));
   const entries: OldReplicaSet[] = candidates.map((entry) =>
     beyond.has(entry.rs.name) ? { ...entry, due: true } : entry,
   );

@@ -133,7 +133,9 @@ function dateOldStable(pass: Pass): { actions: RolloutAction[]; wakeAtMs: number
   if (stable.replicas === 0) return { actions: [], wakeAtMs: [] };
   const existing = parseDeadline(stable.annotations[SCALE_DOWN_DEADLINE_ANNOTATION]);
   if (existing !== undefined && existing > now.getTime()) return { actions: [], wakeAtMs: [existing] };
-  const at = now.getTime() + blueGreenOf(pass).scaleDownDelaySeconds * 1000;
+  const { scaleDownDelaySeconds, scaleDownDelayRevisionLimit } = blueGreenOf(pass);
+  // A revision limit of 0 keeps no old ReplicaSet up: the delay is over at once.
+  const at = now.getTime() + (scaleDownDelayRevisionLimit === 0 ? 0 : scaleDownDelaySeconds * 1000);
   return {
     actions: [
       {

@@ -17,6 +17,7 @@ const NOW = new Date('2026-01-01T00:10:00Z');
 const V1 = hashOf('app:1');
 const V2 = hashOf('app:2');
 const V3 = hashOf('app:3');
+const V0 = hashOf('app:0');
 
 function blueGreen(fields: Partial<BlueGreenStrategy> = {}, image = 'app:1'): Rollout {
   const rollout = aRollout().withImage(image).build();
@@ -383,6 +384,53 @@ const ROWS: Row[] = [
         .withService('web-preview', sel(V2)),
     wantWrites: [expect.objectContaining({ kind: 'createReplicaSet', name: `web-${V3}` })],
     wantPhase: 'Progressing',
+  },
+  {
+    name: 'scaleDownDelayRevisionLimit 1, switched: the stable left takes the one place, an older dated one goes',
+    rollout: updating(
+      { scaleDownDelayRevisionLimit: 1, postPromotionAnalysis: { templates: [{ templateName: 'soak' }] } },
+      { blueGreen: { scaleUpPreviewCheckPoint: true } },
+    ),
+    observed: (r) =>
+      anObservedState(r)
+        .withReplicaSet('app:0', {
+          replicas: 4,
+          createdAt: '2025-12-31T00:00:00Z',
+          annotations: { [SCALE_DOWN_DEADLINE_ANNOTATION]: '2026-01-01T00:10:20Z' },
+        })
+        .withReplicaSet('app:1', { replicas: 4 })
+        .withReplicaSet('app:2', { replicas: 4 })
+        .withService('web', sel(V2))
+        .withService('web-preview', sel(V2))
+        .withAnalysisRun({ name: `web-${V2}-post`, phase: 'Running' }),
+    wantWrites: [
+      {
+        kind: 'scaleReplicaSet',
+        name: `web-${V0}`,
+        resourceVersion: '10',
+        replicas: 0,
+        annotations: { [SCALE_DOWN_DEADLINE_ANNOTATION]: null },
+      },
+    ],
+    wantPhase: 'Progressing',
+  },
+  {
+    name: 'scaleDownDelayRevisionLimit 2 before the switch: a dated old ReplicaSet keeps its pods',
+    rollout: updating({ scaleDownDelayRevisionLimit: 2 }),
+    observed: (r) =>
+      anObservedState(r)
+        .withReplicaSet('app:0', {
+          replicas: 4,
+          createdAt: '2025-12-31T00:00:00Z',
+          annotations: { [SCALE_DOWN_DEADLINE_ANNOTATION]: '2026-01-01T00:10:20Z' },
+        })
+        .withReplicaSet('app:1', { replicas: 4 })
+        .withReplicaSet('app:2', { replicas: 4, available: 2 })
+        .withService('web', sel(V1))
+        .withService('web-preview', sel(V2)),
+    wantWrites: [],
+    wantPhase: 'Progressing',
+    wantRequeueAfterMs: 5_000,
   },
 ];
 
