@@ -52,7 +52,7 @@ export function checkRollout(
 
   const { canary, blueGreen } = spec.strategy;
   if (canary === undefined && blueGreen === undefined) {
-    sink.error(['spec', 'strategy'], 'must set strategy.canary (Rollgate drives canary strategies)');
+    sink.error(['spec', 'strategy'], 'must set strategy.canary or strategy.blueGreen');
   } else if (canary !== undefined && blueGreen !== undefined) {
     sink.error(['spec', 'strategy'], 'must set only one of strategy.canary and strategy.blueGreen');
   }

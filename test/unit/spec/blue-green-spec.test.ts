@@ -9,15 +9,10 @@ function blueGreenYaml(block: string): string {
   return ROLLOUT_YAML.replace(/ {2}strategy:[\s\S]*$/, `  strategy:\n    blueGreen:\n${block}`);
 }
 
-const UNSUPPORTED =
-  '23:5 spec.strategy.blueGreen: unsupported: strategy.blueGreen (Rollgate drives canary strategies only)';
-
-/** The errors other than "blueGreen is unsupported", which `rollgate validate` still reports until it is driven. */
+/** The errors `rollgate validate` reports for `text`, as `line:col path: message`. */
 function blueGreenErrors(text: string): string[] {
   const report = validateManifests([{ file: 'rollout.yaml', text }]);
-  return report.objects
-    .flatMap((o) => o.errors.map((e) => `${e.line}:${e.col} ${e.path}: ${e.message}`))
-    .filter((line) => line !== UNSUPPORTED);
+  return report.objects.flatMap((o) => o.errors.map((e) => `${e.line}:${e.col} ${e.path}: ${e.message}`));
 }
 
 describe('blueGreen defaults', () => {
@@ -62,7 +57,7 @@ describe('blueGreen defaults', () => {
 });
 
 describe('validate: blueGreen', () => {
-  it('a well-formed blue-green block has no error besides the unsupported strategy', () => {
+  it('a well-formed blue-green block is valid', () => {
     expect(
       blueGreenErrors(
         blueGreenYaml(
@@ -113,6 +108,7 @@ describe('validate: blueGreen', () => {
         ),
       ),
     ).toEqual([
+      '27:7 spec.strategy.blueGreen.antiAffinity: unsupported: strategy.blueGreen.antiAffinity (preview pods would be scheduled without the anti-affinity rule)',
       '26:7 spec.strategy.blueGreen.autoPromotionSeconds: has no effect with autoPromotionEnabled: false (the rollout waits for `rollgate promote`); remove one of them',
       '27:7 spec.strategy.blueGreen.antiAffinity: must set exactly one of preferredDuringSchedulingIgnoredDuringExecution and requiredDuringSchedulingIgnoredDuringExecution',
       '28:59 spec.strategy.blueGreen.antiAffinity.preferredDuringSchedulingIgnoredDuringExecution.weight: must be between 1 and 100, got 0',
@@ -132,13 +128,28 @@ describe('validate: blueGreen', () => {
     ]);
   });
 
-  it('the strategy is still refused: blue-green is not driven yet', () => {
+  it('the strategy is accepted: a blue-green Rollout with analyses is valid', () => {
     const report = validateManifests([
-      { file: 'rollout.yaml', text: blueGreenYaml('      activeService: web\n') },
+      {
+        file: 'rollout.yaml',
+        text: blueGreenYaml(
+          [
+            '      activeService: web',
+            '      previewService: web-preview',
+            '      autoPromotionEnabled: false',
+            '      prePromotionAnalysis:',
+            '        templates: [{templateName: smoke}]',
+            '      postPromotionAnalysis:',
+            '        templates: [{templateName: soak}]',
+            '',
+          ].join('\n'),
+        ).replace(
+          '  namespace: apps\n',
+          '  namespace: apps\n  annotations: {rollgate.dev/expect-in-cluster: "smoke,soak"}\n',
+        ),
+      },
     ]);
-    expect(report.objects[0]?.valid).toBe(false);
-    expect(report.objects[0]?.errors.map((e) => `${e.line}:${e.col} ${e.path}: ${e.message}`)).toEqual([
-      UNSUPPORTED,
-    ]);
+    expect(report.objects[0]?.errors).toEqual([]);
+    expect(report.objects[0]?.valid).toBe(true);
   });
 });
