@@ -1,34 +1,21 @@
 // Blue-green through the real client and executor against the sandbox: preview, promote, switch, old scaled down.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ObservedState } from '../../../src/rollout/index.ts';
-import { ROLLGATE_API_VERSION } from '../../../src/spec/rollout.ts';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
 import { ReconcileHarness, isFullyPromoted, NAMESPACE } from './reconcile-harness.ts';
 
 const HASH = 'rollouts-pod-template-hash';
 
-function blueGreenRollout(image: string): Record<string, unknown> {
-  return {
-    apiVersion: ROLLGATE_API_VERSION,
-    kind: 'Rollout',
-    metadata: { name: 'bg', namespace: NAMESPACE },
-    spec: {
-      replicas: 3,
-      selector: { matchLabels: { app: 'bg' } },
-      template: {
-        metadata: { labels: { app: 'bg' } },
-        spec: { containers: [{ name: 'app', image }] },
-      },
-      strategy: {
-        blueGreen: {
-          activeService: 'bg-active',
-          previewService: 'bg-preview',
-          previewReplicaCount: 1,
-          autoPromotionEnabled: false,
-          scaleDownDelaySeconds: 5,
-        },
-      },
-    },
-  };
+const EXAMPLE = fileURLToPath(new URL('../../../examples/rollout-bluegreen.yaml', import.meta.url));
+
+/** The documents of examples/rollout-bluegreen.yaml, in the test namespace. */
+function exampleObjects(): Array<Record<string, unknown> & { kind: string; metadata: { name: string } }> {
+  return parseAllDocuments(readFileSync(EXAMPLE, 'utf8')).map((doc) => {
+    const object = doc.toJS() as Record<string, unknown> & { kind: string; metadata: { name: string } };
+    return { ...object, metadata: { ...object.metadata, namespace: NAMESPACE } };
+  });
 }
 
 describe('blue-green against the sandbox', () => {
@@ -46,17 +33,22 @@ describe('blue-green against the sandbox', () => {
   /** Never: the active Service on a ReplicaSet with no available pod, or one scaled to 0. */
   const activeProblems: string[] = [];
   function checkActive(observed: ObservedState): void {
-    const active = observed.services.find((s) => s.name === 'bg-active')?.selector[HASH];
+    const active = observed.services.find((s) => s.name === 'bluegreen-demo-active')?.selector[HASH];
     if (active === undefined) return;
     const rs = observed.replicaSets.find((candidate) => candidate.podTemplateHash === active);
     if (rs === undefined || rs.replicas === 0 || rs.status.availableReplicas === 0)
       activeProblems.push(`active on ${active}: ${JSON.stringify(rs?.status)} replicas ${rs?.replicas}`);
   }
 
-  it('previews the new revision, waits for promote, switches, then scales the old one down after its delay', async () => {
-    await harness.createService('bg-active', { app: 'bg' });
-    await harness.createService('bg-preview', { app: 'bg' });
-    const key = await harness.createRollout(blueGreenRollout('app:1.0'));
+  it('examples/rollout-bluegreen.yaml: previews the new revision, waits for promote, switches, then scales the old one down after its delay', async () => {
+    // kubectl apply -f examples/rollout-bluegreen.yaml
+    let key = { namespace: NAMESPACE, name: '' };
+    for (const object of exampleObjects()) {
+      if (object.kind === 'Service')
+        await harness.clients.core.createNamespacedService({ namespace: NAMESPACE, body: object });
+      else key = await harness.createRollout(object);
+    }
+    expect(key.name).toBe('bluegreen-demo');
     const started = (observed: ObservedState, done: boolean): boolean => {
       checkActive(observed);
       return done;
@@ -64,15 +56,16 @@ describe('blue-green against the sandbox', () => {
     // The first revision has nothing to switch from (the shared steady state): checked from the update on.
     await harness.runUntil(key, isFullyPromoted, { timeoutMs: 30_000 });
     const first = (await harness.observe(key)).rollout.status?.stableRS ?? '';
-    expect(await selector('bg-active')).toBe(first);
-    expect(await selector('bg-preview')).toBe(first);
+    expect(await selector('bluegreen-demo-active')).toBe(first);
+    expect(await selector('bluegreen-demo-preview')).toBe(first);
 
-    await harness.patchSpec(key, {
-      template: {
-        metadata: { labels: { app: 'bg' } },
-        spec: { containers: [{ name: 'app', image: 'app:2.0' }] },
-      },
-    });
+    // A new image: the next revision.
+    const live = await harness.rollout(key);
+    const template = structuredClone(live.spec.template) as {
+      spec: { containers: Array<{ image: string }> };
+    };
+    (template.spec.containers[0] as { image: string }).image = 'ghcr.io/rollgate/web:1.1.0';
+    await harness.patchSpec(key, { template });
     await harness.runUntil(key, (o) => started(o, o.rollout.status?.phase === 'Paused'), {
       timeoutMs: 60_000,
     });
@@ -81,8 +74,8 @@ describe('blue-green against the sandbox', () => {
     expect(next).not.toBe(first);
     expect(observed.rollout.status?.pauseConditions?.[0]?.reason).toBe('BlueGreenPause');
     expect(observed.replicaSets.find((rs) => rs.podTemplateHash === next)?.replicas).toBe(1);
-    expect(await selector('bg-preview')).toBe(next);
-    expect(await selector('bg-active')).toBe(first);
+    expect(await selector('bluegreen-demo-preview')).toBe(next);
+    expect(await selector('bluegreen-demo-active')).toBe(first);
 
     // rollgate promote: the pause condition goes, controllerPause stays.
     await harness.clients.custom.patchNamespacedCustomObjectStatus(
@@ -100,10 +93,10 @@ describe('blue-green against the sandbox', () => {
     });
     observed = await harness.observe(key);
     expect(observed.rollout.status?.stableRS).toBe(next);
-    expect(await selector('bg-active')).toBe(next);
+    expect(await selector('bluegreen-demo-active')).toBe(next);
     expect(observed.replicaSets.find((rs) => rs.podTemplateHash === first)?.replicas).toBe(3);
     const took = await harness.runUntil(key, (o) => started(o, isFullyPromoted(o)), { timeoutMs: 60_000 });
-    expect(took).toBeGreaterThanOrEqual(4_000);
+    expect(took).toBeGreaterThanOrEqual(29_000); // scaleDownDelaySeconds: 30
     expect(activeProblems).toEqual([]);
     expect(harness.violations.filter((v) => v.message.includes('scale-down-deadline'))).toEqual([]);
   });
