@@ -231,6 +231,35 @@ export function promoteBlueGreen(pass: Pass): Pass {
 
   if (!switched(pass)) {
     if (context.spec.paused) return progressing(next, '', checkpoint, true);
+    const deadline = rs.annotations[SCALE_DOWN_DEADLINE_ANNOTATION];
+    if (
+      !checkpoint &&
+      deadline !== undefined &&
+      rs.replicas >= replicas &&
+      honestAvailable(pass) >= replicas
+    ) {
+      // Fast rollback: a revision that served until lately is still up in its scale-down delay. It skips
+      // the gates (as Argo) and loses its deadline in the same write; the next pass switches to it.
+      next = amend(next, {
+        actions: [
+          {
+            kind: 'scaleReplicaSet',
+            name: rs.name,
+            resourceVersion: rs.resourceVersion,
+            replicas: rs.replicas,
+            annotations: { [SCALE_DOWN_DEADLINE_ANNOTATION]: null },
+          },
+        ],
+        events: [
+          event(
+            'Normal',
+            'FastRollback',
+            `Revision ${revision.hash} is still up: switching back without new pods`,
+          ),
+        ],
+      });
+      return progressing(next, `switching active Service ${blueGreen.activeService}`, true);
+    }
     if (!checkpoint) {
       const pre = prePromotionGate(next);
       if (!pre.passed) return progressing(pre.pass, pre.waitingFor ?? '', false);

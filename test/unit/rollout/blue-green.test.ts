@@ -432,6 +432,36 @@ const ROWS: Row[] = [
     wantPhase: 'Progressing',
     wantRequeueAfterMs: 5_000,
   },
+  {
+    name: 'fast rollback to a revision still up in its delay: no gates, its deadline removed, switch next',
+    rollout: (() => {
+      const r = blueGreen({ autoPromotionEnabled: false }, 'app:1');
+      r.status = { stableRS: V2, currentPodHash: V2, phase: 'Healthy' };
+      return r;
+    })(),
+    observed: (r) =>
+      anObservedState(r)
+        .withReplicaSet('app:1', {
+          replicas: 4,
+          annotations: { [SCALE_DOWN_DEADLINE_ANNOTATION]: '2026-01-01T00:10:20Z' },
+        })
+        .withReplicaSet('app:2', { replicas: 4 })
+        .withService('web', sel(V2))
+        .withService('web-preview', sel(V2)),
+    wantWrites: [
+      { kind: 'patchServiceSelector', service: 'web-preview', resourceVersion: '5', podTemplateHash: V1 },
+      {
+        kind: 'scaleReplicaSet',
+        name: `web-${V1}`,
+        resourceVersion: '10',
+        replicas: 4,
+        annotations: { [SCALE_DOWN_DEADLINE_ANNOTATION]: null },
+      },
+    ],
+    wantPhase: 'Progressing',
+    wantEvents: ['RolloutUpdated', 'FastRollback'],
+    wantStatus: { blueGreen: { activeSelector: V2, previewSelector: V1, scaleUpPreviewCheckPoint: true } },
+  },
 ];
 
 describe('blue-green: one pass (table)', () => {
@@ -593,6 +623,21 @@ describe('blue-green: whole updates', () => {
     expect(world.runs.get(`web-${V2}-pre`)?.terminated).toBe(true);
     drive(world, (w) => w.rollout.status?.phase === 'Healthy' && w.rollout.status?.stableRS === V3);
     expect(activeHash(world)).toBe(V3);
+  });
+
+  it('fast rollback: back to the previous image inside its scale-down delay switches without new pods or a pause', () => {
+    const world = liveWorld({ autoPromotionEnabled: false, scaleDownDelaySeconds: 600 });
+    world.setImage('app:2');
+    drive(world, (w) => w.rollout.status?.phase === 'Paused');
+    world.patchStatus({ pauseConditions: null });
+    drive(world, (w) => w.rollout.status?.phase === 'Healthy' && w.rollout.status?.stableRS === V2);
+    const podsOfV1 = world.podAges().filter((pod) => pod.hash === V1);
+    world.setImage('app:1');
+    drive(world, (w) => w.rollout.status?.phase === 'Healthy' && w.rollout.status?.stableRS === V1);
+    expect(activeHash(world)).toBe(V1);
+    expect(world.podAges().filter((pod) => pod.hash === V1)).toEqual(podsOfV1);
+    expect(world.events.map((e) => e.reason)).toContain('FastRollback');
+    expect(setOf(world, V1)?.rs.annotations[SCALE_DOWN_DEADLINE_ANNOTATION]).toBeUndefined();
   });
 
   it('with 30 % of writes refused (409) and a supersede at any point, the invariants hold and it converges', () => {
