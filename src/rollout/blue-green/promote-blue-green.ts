@@ -69,23 +69,45 @@ interface GateResult {
   waitingFor?: string;
 }
 
-/** The pre-promotion analysis gate: created when missing, passed when Successful (or promoted while inconclusive). */
+/**
+ * The run of a promotion gate: created when missing (not in the pass that deletes a stale one), deleted when
+ * it was stopped before it finished (a superseded attempt's, or stopped from outside), so a fresh one
+ * replaces it; passed when Successful (or promoted while inconclusive). Failures are judged earlier.
+ */
+function gateRun(pass: Pass, gate: 'pre' | 'post', analysis: RolloutAnalysis): GateResult {
+  const name = promotionRunName(pass, gate);
+  const run = pass.context.observed.analysisRuns.find((candidate) => candidate.name === name);
+  const verdict = analysisVerdict(run);
+  if (verdict === 'successful' || (verdict === 'inconclusive' && promotedWhilePaused(pass)))
+    return { passed: true, pass };
+  const waitingFor = `waiting for AnalysisRun ${name}`;
+  const deleting = pass.housekeeping.some((a) => a.kind === 'deleteAnalysisRun' && a.name === name);
+  if (verdict === 'missing' && !deleting)
+    return { passed: false, pass: amend(pass, { actions: [runAction(pass, analysis, gate)] }), waitingFor };
+  if (verdict === 'running' && run?.terminated === true && !deleting)
+    return {
+      passed: false,
+      pass: amend(pass, { housekeeping: [{ kind: 'deleteAnalysisRun', name }] }),
+      waitingFor,
+    };
+  return { passed: false, pass, waitingFor };
+}
+
+/** The gate run that is still to pass: kept running while pods come and go, every other run stops. */
+function wantedRuns(pass: Pass, checkpoint: boolean): string[] {
+  const { prePromotionAnalysis, postPromotionAnalysis } = blueGreenOf(pass);
+  if (switched(pass))
+    return postPromotionAnalysis !== undefined && !pass.state.promoteFull
+      ? [promotionRunName(pass, 'post')]
+      : [];
+  return prePromotionAnalysis !== undefined && !checkpoint ? [promotionRunName(pass, 'pre')] : [];
+}
+
+/** The pre-promotion analysis gate (see {@link gateRun}). */
 function prePromotionGate(pass: Pass): GateResult {
   const analysis = blueGreenOf(pass).prePromotionAnalysis;
   if (analysis === undefined || (analysis.templates ?? []).length === 0) return { passed: true, pass };
-  const name = promotionRunName(pass, 'pre');
-  const run = pass.context.observed.analysisRuns.find((candidate) => candidate.name === name);
-  const verdict = analysisVerdict(run);
-  const wanted = amend(pass, { findings: { wantedRuns: [...pass.findings.wantedRuns, name] } });
-  if (verdict === 'successful' || (verdict === 'inconclusive' && promotedWhilePaused(pass)))
-    return { passed: true, pass };
-  if (verdict === 'missing')
-    return {
-      passed: false,
-      pass: amend(wanted, { actions: [runAction(pass, analysis, 'pre')] }),
-      waitingFor: `waiting for AnalysisRun ${name}`,
-    };
-  return { passed: false, pass: wanted, waitingFor: `waiting for AnalysisRun ${name}` };
+  return gateRun(pass, 'pre', analysis);
 }
 
 /**
@@ -223,7 +245,11 @@ export function promoteBlueGreen(pass: Pass): Pass {
   }
   if (rs !== undefined) writes.push(...selectorPatch(pass, blueGreen.previewService, revision.hash));
   const old = oldBlueGreenWrites(pass);
-  let next = amend(pass, { actions: [...writes, ...old.actions], events: [...events, ...old.events] });
+  let next = amend(pass, {
+    actions: [...writes, ...old.actions],
+    events: [...events, ...old.events],
+    findings: { wantedRuns: wantedRuns(pass, checkpoint) },
+  });
   if (rs === undefined || rs.replicas < want)
     return progressing(next, 'more replicas need to be updated', checkpoint);
   if (honestAvailable(pass) < want)
@@ -301,16 +327,8 @@ export function promoteBlueGreen(pass: Pass): Pass {
   // Switched: the post-promotion analysis judges the live revision; the previous stable keeps its pods.
   const post = blueGreen.postPromotionAnalysis;
   if (post !== undefined && (post.templates ?? []).length > 0 && !pass.state.promoteFull) {
-    const runName = promotionRunName(pass, 'post');
-    const run = context.observed.analysisRuns.find((candidate) => candidate.name === runName);
-    const verdict = analysisVerdict(run);
-    if (verdict !== 'successful') {
-      next = amend(next, {
-        findings: { wantedRuns: [runName] },
-        actions: verdict === 'missing' ? [runAction(pass, post, 'post')] : [],
-      });
-      return progressing(next, `waiting for AnalysisRun ${runName}`, true);
-    }
+    const result = gateRun(next, 'post', post);
+    if (!result.passed) return progressing(result.pass, result.waitingFor ?? '', true);
   }
   const dated = dateOldStable(next);
   const done = stopUnwantedRuns(amend(next, { findings: { wantedRuns: [] } }));

@@ -12,6 +12,7 @@ import type { BlueGreenStrategy, Rollout } from '../../../src/spec/rollout.ts';
 import { InMemoryWorld, type WorldOptions } from '../../builders/in-memory-world.ts';
 import { anObservedState } from '../../builders/observed-state-builder.ts';
 import { aRollout, hashOf } from '../../builders/rollout-builder.ts';
+import { MAX_PASSES_PER_TRIAL, runBlueGreenTrials } from './blue-green-trials.ts';
 
 const NOW = new Date('2026-01-01T00:10:00Z');
 const V1 = hashOf('app:1');
@@ -462,6 +463,46 @@ const ROWS: Row[] = [
     wantEvents: ['RolloutUpdated', 'FastRollback'],
     wantStatus: { blueGreen: { activeSelector: V2, previewSelector: V1, scaleUpPreviewCheckPoint: true } },
   },
+  {
+    name: 'a template that comes back after a supersede: its runs from the earlier attempt are deleted',
+    rollout: (() => {
+      const r = blueGreen({ prePromotionAnalysis: { templates: [{ templateName: 'smoke' }] } }, 'app:2');
+      r.status = { stableRS: V1, currentPodHash: V3, phase: 'Progressing' };
+      return r;
+    })(),
+    observed: (r) =>
+      anObservedState(r)
+        .withReplicaSet('app:1', { replicas: 4 })
+        .withReplicaSet('app:2', { replicas: 4, createdAt: '2026-01-01T00:01:00Z' })
+        .withReplicaSet('app:3', { replicas: 0, createdAt: '2026-01-01T00:05:00Z' })
+        .withService('web', sel(V1))
+        .withService('web-preview', sel(V3))
+        .withAnalysisRun({ name: `web-${V2}-pre`, phase: 'Running', terminated: true }),
+    wantWrites: [
+      { kind: 'deleteAnalysisRun', name: `web-${V2}-pre` },
+      { kind: 'patchServiceSelector', service: 'web-preview', resourceVersion: '5', podTemplateHash: V2 },
+    ],
+    wantPhase: 'Progressing',
+    wantStatus: { message: `waiting for AnalysisRun web-${V2}-pre` },
+  },
+  {
+    name: 'a wanted gate run stopped before it finished is replaced, not waited on forever',
+    rollout: updating(
+      { postPromotionAnalysis: { templates: [{ templateName: 'soak' }] } },
+      {
+        blueGreen: { scaleUpPreviewCheckPoint: true },
+      },
+    ),
+    observed: (r) =>
+      anObservedState(r)
+        .withReplicaSet('app:1', { replicas: 4 })
+        .withReplicaSet('app:2', { replicas: 4 })
+        .withService('web', sel(V2))
+        .withService('web-preview', sel(V2))
+        .withAnalysisRun({ name: `web-${V2}-post`, phase: 'Running', terminated: true }),
+    wantWrites: [{ kind: 'deleteAnalysisRun', name: `web-${V2}-post` }],
+    wantPhase: 'Progressing',
+  },
 ];
 
 describe('blue-green: one pass (table)', () => {
@@ -665,5 +706,13 @@ describe('blue-green: whole updates', () => {
       expect(activeHash(world), `seed ${seed}`).toBe(V3);
       expect(world.conflicts, `seed ${seed}: writes were refused`).toBeGreaterThan(0);
     }
+  });
+
+  it('randomized: revisions, aborts, retries, promotions and failing analyses in random order, 30 % refused writes', () => {
+    const result = runBlueGreenTrials({ trials: 25, seed: 1 });
+    expect(result.violations).toEqual([]);
+    expect(result.failures).toEqual([]);
+    expect(result.conflicts).toBeGreaterThan(25);
+    expect(result.maxPasses).toBeLessThan(MAX_PASSES_PER_TRIAL);
   });
 });
