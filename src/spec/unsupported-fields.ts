@@ -26,11 +26,6 @@ export interface UnsupportedRule {
 
 /** The policy for Rollout fields, in the order the checks apply. */
 export const ROLLOUT_UNSUPPORTED_RULES = {
-  blueGreenAntiAffinity: {
-    field: 'spec.strategy.blueGreen.antiAffinity',
-    severity: 'error',
-    reason: 'preview pods would be scheduled without the anti-affinity rule',
-  },
   activeMetadata: {
     field: 'spec.strategy.blueGreen.activeMetadata',
     severity: 'warning',
@@ -214,8 +209,6 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
 function checkUnsupportedBlueGreenFields(blueGreen: Record<string, unknown>, sink: IssueCollector): void {
   const r = ROLLOUT_UNSUPPORTED_RULES;
   const at = (...rest: Array<string | number>): FieldPath => ['spec', 'strategy', 'blueGreen', ...rest];
-  if (blueGreen['antiAffinity'] !== undefined)
-    report(sink, at('antiAffinity'), 'strategy.blueGreen.antiAffinity', r.blueGreenAntiAffinity);
   for (const field of ['activeMetadata', 'previewMetadata'] as const) {
     if (blueGreen[field] !== undefined) report(sink, at(field), `strategy.blueGreen.${field}`, r[field]);
   }

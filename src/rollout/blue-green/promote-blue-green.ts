@@ -30,6 +30,7 @@ import {
   wantedReplicas,
 } from './blue-green-view.ts';
 import { oldBlueGreenWrites } from './old-replica-sets.ts';
+import { withAntiAffinity } from './anti-affinity.ts';
 import type { RolloutAnalysis } from '../../spec/rollout.ts';
 import type { PauseCondition } from '../../spec/rollout.ts';
 
@@ -232,7 +233,7 @@ export function promoteBlueGreen(pass: Pass): Pass {
   const events: EmitEventAction[] = [];
   if (stable.replicas < replicas) writes.push(scale(stable, replicas));
   if (rs === undefined) {
-    writes.push(createReplicaSet(context, revision.hash, want));
+    writes.push(withAntiAffinity(pass, createReplicaSet(context, revision.hash, want)));
     events.push(
       event(
         'Normal',

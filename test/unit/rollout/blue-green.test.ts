@@ -503,6 +503,82 @@ const ROWS: Row[] = [
     wantWrites: [{ kind: 'deleteAnalysisRun', name: `web-${V2}-post` }],
     wantPhase: 'Progressing',
   },
+  {
+    name: 'antiAffinity preferred: the new ReplicaSet keeps away from the stable pods, its hash unchanged',
+    rollout: updating(
+      { antiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: { weight: 40 } } },
+      { currentPodHash: V1 },
+    ),
+    observed: (r) =>
+      anObservedState(r)
+        .withReplicaSet('app:1', { replicas: 4 })
+        .withService('web', sel(V1))
+        .withService('web-preview', sel(V1)),
+    wantWrites: [
+      expect.objectContaining({
+        kind: 'createReplicaSet',
+        name: `web-${V2}`,
+        podTemplateHash: V2,
+        template: expect.objectContaining({
+          spec: expect.objectContaining({
+            affinity: {
+              podAntiAffinity: {
+                preferredDuringSchedulingIgnoredDuringExecution: [
+                  {
+                    weight: 40,
+                    podAffinityTerm: {
+                      labelSelector: {
+                        matchExpressions: [{ key: POD_TEMPLATE_HASH_LABEL, operator: 'In', values: [V1] }],
+                      },
+                      namespaces: ['default'],
+                      topologyKey: 'kubernetes.io/hostname',
+                    },
+                  },
+                ],
+              },
+            },
+          }),
+        }),
+      }),
+    ],
+    wantPhase: 'Progressing',
+  },
+  {
+    name: 'antiAffinity required: appended to the template’s own rules',
+    rollout: (() => {
+      const r = updating(
+        { antiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: {} } },
+        { currentPodHash: V1 },
+      );
+      (r.spec.template.spec as Record<string, unknown>)['affinity'] = {
+        podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'zone' }] },
+      };
+      return r;
+    })(),
+    observed: (r) =>
+      anObservedState(r)
+        .withReplicaSet('app:1', { replicas: 4 })
+        .withService('web', sel(V1))
+        .withService('web-preview', sel(V1)),
+    wantWrites: [
+      expect.objectContaining({
+        kind: 'createReplicaSet',
+        template: expect.objectContaining({
+          spec: expect.objectContaining({
+            affinity: {
+              podAntiAffinity: {
+                requiredDuringSchedulingIgnoredDuringExecution: [
+                  { topologyKey: 'zone' },
+                  expect.objectContaining({ topologyKey: 'kubernetes.io/hostname' }),
+                ],
+              },
+            },
+          }),
+        }),
+      }),
+    ],
+    wantPhase: 'Progressing',
+  },
 ];
 
 describe('blue-green: one pass (table)', () => {

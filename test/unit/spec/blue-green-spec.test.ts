@@ -108,7 +108,6 @@ describe('validate: blueGreen', () => {
         ),
       ),
     ).toEqual([
-      '27:7 spec.strategy.blueGreen.antiAffinity: unsupported: strategy.blueGreen.antiAffinity (preview pods would be scheduled without the anti-affinity rule)',
       '26:7 spec.strategy.blueGreen.autoPromotionSeconds: has no effect with autoPromotionEnabled: false (the rollout waits for `rollgate promote`); remove one of them',
       '27:7 spec.strategy.blueGreen.antiAffinity: must set exactly one of preferredDuringSchedulingIgnoredDuringExecution and requiredDuringSchedulingIgnoredDuringExecution',
       '28:59 spec.strategy.blueGreen.antiAffinity.preferredDuringSchedulingIgnoredDuringExecution.weight: must be between 1 and 100, got 0',
