@@ -88,8 +88,13 @@ export class ObservedStateReader {
     const uid = rollout.metadata.uid ?? '';
     const labelSelector = formatLabelSelector(rollout.spec.selector);
     const { namespace } = key;
-    const canary = rollout.spec.strategy.canary;
-    const serviceNames = [canary?.canaryService, canary?.stableService].filter(
+    const { canary, blueGreen } = rollout.spec.strategy;
+    const serviceNames = [
+      canary?.canaryService,
+      canary?.stableService,
+      blueGreen?.activeService,
+      blueGreen?.previewService,
+    ].filter(
       (name, index, all): name is string => name !== undefined && name !== '' && all.indexOf(name) === index,
     );
 

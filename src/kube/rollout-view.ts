@@ -1,6 +1,11 @@
 // A read-only summary of one rollout for humans and scripts: steps, weights, ReplicaSets, failing pods, pauses, analysis.
 import { formatAnalysisRunViews, readAnalysisRunViews, type AnalysisRunView } from './analysis-run-view.ts';
-import { SCALE_DOWN_DEADLINE_ANNOTATION, podsToRestart, type ObservedState } from '../rollout/index.ts';
+import {
+  POD_TEMPLATE_HASH_LABEL,
+  SCALE_DOWN_DEADLINE_ANNOTATION,
+  podsToRestart,
+  type ObservedState,
+} from '../rollout/index.ts';
 import type { KubeClients } from './client.ts';
 import { ObservedStateReader, type RolloutKey } from './observed-state-reader.ts';
 
@@ -14,11 +19,22 @@ export interface StepView {
   state: 'done' | 'current' | 'aborted' | 'pending';
 }
 
+const ROLE_ORDER: ReadonlyArray<ReplicaSetView['role']> = ['canary', 'preview', 'stable', 'old'];
+
+/** The active and preview Services of a blue-green rollout, with the revision each selects. */
+export interface BlueGreenView {
+  activeService: string;
+  activeHash?: string;
+  previewService?: string;
+  previewHash?: string;
+}
+
 /** One ReplicaSet as shown. */
 export interface ReplicaSetView {
   name: string;
   podTemplateHash: string;
-  role: 'stable' | 'canary' | 'old';
+  /** `preview`: the new revision of a blue-green rollout (`canary` in a canary one). */
+  role: 'stable' | 'canary' | 'preview' | 'old';
   desired: number;
   current: number;
   ready: number;
@@ -58,6 +74,8 @@ export interface RolloutView {
   /** Each run's metrics and last measurements (filled by readRolloutView). */
   analysisRunDetails?: AnalysisRunView[];
   conditions: Array<{ type: string; status: string; reason?: string; message?: string }>;
+  /** A blue-green rollout: its Services and the pod-template hash each selects now. */
+  blueGreen?: BlueGreenView;
   /** spec.restartAt and how far the restart got (absent when no restart was ever asked for). */
   restart?: RestartView;
 }
@@ -121,7 +139,9 @@ export function buildRolloutView(observed: ObservedState, now?: Date): RolloutVi
         rs.podTemplateHash === status.stableRS
           ? 'stable'
           : rs.podTemplateHash === status.currentPodHash
-            ? 'canary'
+            ? rollout.spec.strategy.blueGreen !== undefined
+              ? 'preview'
+              : 'canary'
             : 'old';
       const view: ReplicaSetView = {
         name: rs.name,
@@ -136,9 +156,7 @@ export function buildRolloutView(observed: ObservedState, now?: Date): RolloutVi
       if (deadline !== undefined) view.scaleDownDeadline = deadline;
       return view;
     })
-    .sort(
-      (a, b) => ['canary', 'stable', 'old'].indexOf(a.role) - ['canary', 'stable', 'old'].indexOf(b.role),
-    );
+    .sort((a, b) => ROLE_ORDER.indexOf(a.role) - ROLE_ORDER.indexOf(b.role));
   const failingPods: FailingPodView[] = [];
   for (const pod of observed.pods) {
     if (pod.ready) continue;
@@ -204,6 +222,19 @@ export function buildRolloutView(observed: ObservedState, now?: Date): RolloutVi
   if (currentStepIndex !== undefined) view.currentStepIndex = currentStepIndex;
   if (status.stableRS) view.stableRS = status.stableRS;
   if (status.currentPodHash) view.currentPodHash = status.currentPodHash;
+  const blueGreen = rollout.spec.strategy.blueGreen;
+  if (blueGreen !== undefined) {
+    const hashOf = (service: string | undefined): string | undefined =>
+      observed.services.find((candidate) => candidate.name === service)?.selector[POD_TEMPLATE_HASH_LABEL];
+    const active = hashOf(blueGreen.activeService);
+    const preview = hashOf(blueGreen.previewService);
+    view.blueGreen = {
+      activeService: blueGreen.activeService,
+      ...(active !== undefined ? { activeHash: active } : {}),
+      ...(blueGreen.previewService !== undefined ? { previewService: blueGreen.previewService } : {}),
+      ...(preview !== undefined ? { previewHash: preview } : {}),
+    };
+  }
   const restart = restartView(observed, now);
   if (restart !== undefined) view.restart = restart;
   return view;
@@ -233,7 +264,14 @@ export function formatRolloutView(view: RolloutView): string {
   lines.push(`Namespace:  ${view.namespace}`);
   lines.push(`Status:     ${view.phase}${view.aborted ? ' (aborted)' : ''}${view.paused ? ' (paused)' : ''}`);
   if (view.message) lines.push(`Message:    ${view.message}`);
-  lines.push(`Weights:    canary ${view.weights.canary}%, stable ${view.weights.stable}%`);
+  if (view.blueGreen !== undefined) {
+    const { activeService, activeHash, previewService, previewHash } = view.blueGreen;
+    lines.push(`Active:     ${activeService} → ${activeHash ?? '(no revision selected)'}`);
+    if (previewService !== undefined)
+      lines.push(`Preview:    ${previewService} → ${previewHash ?? '(no revision selected)'}`);
+  } else {
+    lines.push(`Weights:    canary ${view.weights.canary}%, stable ${view.weights.stable}%`);
+  }
   lines.push(
     `Replicas:   desired ${view.replicas.desired}, updated ${view.replicas.updated}, ready ${view.replicas.ready}, available ${view.replicas.available}`,
   );

@@ -1,5 +1,7 @@
 // The rollout planner: one pure pass from (rollout, observed state, now) to actions, next status and requeue.
 import type { Rollout, RolloutStatus } from '../spec/rollout.ts';
+import { readBlueGreenContext } from './blue-green/blue-green-context.ts';
+import { BLUE_GREEN_SUB_STEPS } from './blue-green/blue-green-strategy.ts';
 import { CANARY_SUB_STEPS } from './canary/canary-strategy.ts';
 import { InvalidSpecError } from './invalid-spec-error.ts';
 import type { ObservedState } from './observed-state.ts';
@@ -23,7 +25,8 @@ interface StrategyRow {
 
 /**
  * The strategies, in order. A new strategy is a row here and a table of sub-steps, not a branch in a loop.
- * No stable yet (first deploy) or the template is the stable one: the steady state. Otherwise a canary.
+ * No stable yet (first deploy) or the template is the stable one: the steady state. Otherwise blue-green
+ * when strategy.blueGreen is set, else a canary.
  */
 const STRATEGIES: readonly StrategyRow[] = [
   {
@@ -31,6 +34,11 @@ const STRATEGIES: readonly StrategyRow[] = [
     applies: (_context, revision) =>
       revision.stableHash === undefined || revision.stableHash === revision.hash,
     subSteps: STEADY_STATE_SUB_STEPS,
+  },
+  {
+    name: 'blue-green',
+    applies: (context) => context.rollout.spec.strategy.blueGreen !== undefined,
+    subSteps: BLUE_GREEN_SUB_STEPS,
   },
   { name: 'canary', applies: (context) => context.canary !== undefined, subSteps: CANARY_SUB_STEPS },
 ];
@@ -101,7 +109,10 @@ function invalidPlan(rollout: Rollout, error: unknown, now: Date, reason: string
 export function planRollout(rollout: Rollout, observed: ObservedState, now: Date): RolloutPlan {
   let context: RolloutContext;
   try {
-    context = readRolloutContext(rollout, observed, now);
+    context =
+      rollout?.spec?.strategy?.blueGreen !== undefined
+        ? readBlueGreenContext(rollout, observed, now)
+        : readRolloutContext(rollout, observed, now);
   } catch (error) {
     return invalidPlan(rollout, error, now, 'InvalidSpec');
   }

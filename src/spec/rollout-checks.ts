@@ -52,7 +52,7 @@ export function checkRollout(
 
   const { canary, blueGreen } = spec.strategy;
   if (canary === undefined && blueGreen === undefined) {
-    sink.error(['spec', 'strategy'], 'must set strategy.canary (Rollgate drives canary strategies)');
+    sink.error(['spec', 'strategy'], 'must set strategy.canary or strategy.blueGreen');
   } else if (canary !== undefined && blueGreen !== undefined) {
     sink.error(['spec', 'strategy'], 'must set only one of strategy.canary and strategy.blueGreen');
   }
@@ -93,6 +93,61 @@ export function checkRollout(
   }
 
   if (canary !== undefined) checkCanary(rollout, sink, context);
+  if (blueGreen !== undefined) checkBlueGreen(rollout, sink, context);
+}
+
+/** Argo's blue-green rules, plus the ones that would leave a blue-green rollout unable to finish. */
+function checkBlueGreen(rollout: Rollout, sink: IssueCollector, context: RolloutCheckContext): void {
+  const blueGreen = rollout.spec.strategy.blueGreen;
+  if (blueGreen === undefined) return;
+  const at = (...rest: Array<string | number>): FieldPath => ['spec', 'strategy', 'blueGreen', ...rest];
+  if (blueGreen.previewService !== undefined && blueGreen.previewService === blueGreen.activeService) {
+    sink.error(
+      at('previewService'),
+      `must differ from activeService (both are ${JSON.stringify(blueGreen.activeService)}): the preview would receive live traffic`,
+    );
+  }
+  const limit = rollout.spec.revisionHistoryLimit ?? ROLLOUT_DEFAULTS.revisionHistoryLimit;
+  if (blueGreen.scaleDownDelayRevisionLimit !== undefined && blueGreen.scaleDownDelayRevisionLimit > limit) {
+    sink.error(
+      at('scaleDownDelayRevisionLimit'),
+      `must be at most revisionHistoryLimit (${limit}), got ${blueGreen.scaleDownDelayRevisionLimit}`,
+    );
+  }
+  const replicas = rollout.spec.replicas ?? ROLLOUT_DEFAULTS.replicas;
+  if (blueGreen.previewReplicaCount !== undefined && blueGreen.previewReplicaCount > replicas) {
+    sink.error(
+      at('previewReplicaCount'),
+      `must be at most spec.replicas (${replicas}), got ${blueGreen.previewReplicaCount}`,
+    );
+  }
+  if (blueGreen.autoPromotionEnabled === false && (blueGreen.autoPromotionSeconds ?? 0) > 0) {
+    sink.error(
+      at('autoPromotionSeconds'),
+      'has no effect with autoPromotionEnabled: false (the rollout waits for `rollgate promote`); remove one of them',
+    );
+  }
+  const antiAffinity = blueGreen.antiAffinity;
+  if (antiAffinity !== undefined) {
+    const preferred = antiAffinity.preferredDuringSchedulingIgnoredDuringExecution;
+    const required = antiAffinity.requiredDuringSchedulingIgnoredDuringExecution;
+    if ((preferred === undefined) === (required === undefined)) {
+      sink.error(
+        at('antiAffinity'),
+        'must set exactly one of preferredDuringSchedulingIgnoredDuringExecution and requiredDuringSchedulingIgnoredDuringExecution',
+      );
+    }
+    if (preferred !== undefined && (preferred.weight < 1 || preferred.weight > 100)) {
+      sink.error(
+        at('antiAffinity', 'preferredDuringSchedulingIgnoredDuringExecution', 'weight'),
+        `must be between 1 and 100, got ${preferred.weight}`,
+      );
+    }
+  }
+  const references = { rollout, sink, context };
+  for (const key of ['prePromotionAnalysis', 'postPromotionAnalysis'] as const) {
+    if (blueGreen[key] !== undefined) checkTemplateRefs(blueGreen[key].templates, at(key), references);
+  }
 }
 
 function checkContainers(containers: Container[], at: FieldPath, sink: IssueCollector): void {

@@ -251,10 +251,29 @@ export const canaryStrategySchema = z.object({
 });
 export type CanaryStrategy = z.infer<typeof canaryStrategySchema>;
 
-/** Blue-green is parsed loosely so it can be reported as unsupported, never driven. */
-export const blueGreenStrategySchema = z.looseObject({
-  activeService: z.string().optional(),
-  previewService: z.string().optional(),
+/** `antiAffinity` of either strategy: exactly one of preferred (with a weight 1–100) and required (checked in rollout-checks). */
+export const antiAffinitySchema = z.object({
+  preferredDuringSchedulingIgnoredDuringExecution: z.object({ weight: z.int() }).optional(),
+  requiredDuringSchedulingIgnoredDuringExecution: z.object({}).optional(),
+});
+export type AntiAffinity = z.infer<typeof antiAffinitySchema>;
+
+/** `strategy.blueGreen`, field for field as Argo (defaults in {@link ROLLOUT_DEFAULTS}.blueGreen). */
+export const blueGreenStrategySchema = z.object({
+  activeService: z.string({ error: 'is required' }).min(1, { error: 'must not be empty' }),
+  previewService: z.string().min(1, { error: 'must not be empty' }).optional(),
+  previewReplicaCount: nonNegativeInt.optional(),
+  autoPromotionEnabled: z.boolean().optional(),
+  autoPromotionSeconds: nonNegativeInt.optional(),
+  maxUnavailable: intOrStringSchema.optional(),
+  scaleDownDelaySeconds: nonNegativeInt.optional(),
+  scaleDownDelayRevisionLimit: nonNegativeInt.optional(),
+  abortScaleDownDelaySeconds: nonNegativeInt.optional(),
+  prePromotionAnalysis: rolloutAnalysisSchema.optional(),
+  postPromotionAnalysis: rolloutAnalysisSchema.optional(),
+  antiAffinity: antiAffinitySchema.optional(),
+  previewMetadata: podMetadataSchema.optional(),
+  activeMetadata: podMetadataSchema.optional(),
 });
 export type BlueGreenStrategy = z.infer<typeof blueGreenStrategySchema>;
 
@@ -419,7 +438,37 @@ export const ROLLOUT_DEFAULTS = {
     dynamicStableScale: false,
     backgroundAnalysisStartingStep: 0,
   },
+  blueGreen: {
+    autoPromotionEnabled: true,
+    /** 0: no timed pause (promotion as soon as the gates pass). */
+    autoPromotionSeconds: 0,
+    /** How long the previous active ReplicaSet keeps its pods after the switch (clients may still hold connections). */
+    scaleDownDelaySeconds: 30,
+    /** How long an aborted preview keeps its pods. */
+    abortScaleDownDelaySeconds: 30,
+  },
 } as const;
+
+/** A blue-green strategy whose defaulted fields are always present. */
+export type BlueGreenStrategyWithDefaults = BlueGreenStrategy &
+  Required<
+    Pick<
+      BlueGreenStrategy,
+      'autoPromotionEnabled' | 'autoPromotionSeconds' | 'scaleDownDelaySeconds' | 'abortScaleDownDelaySeconds'
+    >
+  >;
+
+/** `strategy.blueGreen` with Argo's defaults ({@link ROLLOUT_DEFAULTS}.blueGreen) filled in where absent. */
+export function blueGreenWithDefaults(blueGreen: BlueGreenStrategy): BlueGreenStrategyWithDefaults {
+  const d = ROLLOUT_DEFAULTS.blueGreen;
+  return {
+    ...blueGreen,
+    autoPromotionEnabled: blueGreen.autoPromotionEnabled ?? d.autoPromotionEnabled,
+    autoPromotionSeconds: blueGreen.autoPromotionSeconds ?? d.autoPromotionSeconds,
+    scaleDownDelaySeconds: blueGreen.scaleDownDelaySeconds ?? d.scaleDownDelaySeconds,
+    abortScaleDownDelaySeconds: blueGreen.abortScaleDownDelaySeconds ?? d.abortScaleDownDelaySeconds,
+  };
+}
 
 /** A canary strategy whose defaulted fields are always present. */
 export type CanaryStrategyWithDefaults = CanaryStrategy &

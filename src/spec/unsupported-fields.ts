@@ -26,10 +26,15 @@ export interface UnsupportedRule {
 
 /** The policy for Rollout fields, in the order the checks apply. */
 export const ROLLOUT_UNSUPPORTED_RULES = {
-  blueGreen: {
-    field: 'spec.strategy.blueGreen',
-    severity: 'error',
-    reason: 'Rollgate drives canary strategies only',
+  activeMetadata: {
+    field: 'spec.strategy.blueGreen.activeMetadata',
+    severity: 'warning',
+    reason: 'the labels/annotations are not added to active pods yet',
+  },
+  previewMetadata: {
+    field: 'spec.strategy.blueGreen.previewMetadata',
+    severity: 'warning',
+    reason: 'the labels/annotations are not added to preview pods yet',
   },
   workloadRef: {
     field: 'spec.workloadRef',
@@ -151,8 +156,8 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
     report(sink, ['spec', 'rollbackWindow'], 'spec.rollbackWindow', r.rollbackWindow);
   const strategy = spec['strategy'];
   if (!isRecord(strategy)) return;
-  if (strategy['blueGreen'] !== undefined)
-    report(sink, ['spec', 'strategy', 'blueGreen'], 'strategy.blueGreen', r.blueGreen);
+  const blueGreen = strategy['blueGreen'];
+  if (isRecord(blueGreen)) checkUnsupportedBlueGreenFields(blueGreen, sink);
   const canary = strategy['canary'];
   if (!isRecord(canary)) return;
   const at = (...rest: Array<string | number>): FieldPath => ['spec', 'strategy', 'canary', ...rest];
@@ -198,6 +203,17 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       sink,
     );
   });
+}
+
+// The blue-green fields Rollgate does not honour yet.
+function checkUnsupportedBlueGreenFields(blueGreen: Record<string, unknown>, sink: IssueCollector): void {
+  const r = ROLLOUT_UNSUPPORTED_RULES;
+  const at = (...rest: Array<string | number>): FieldPath => ['spec', 'strategy', 'blueGreen', ...rest];
+  for (const field of ['activeMetadata', 'previewMetadata'] as const) {
+    if (blueGreen[field] !== undefined) report(sink, at(field), `strategy.blueGreen.${field}`, r[field]);
+  }
+  for (const field of ['prePromotionAnalysis', 'postPromotionAnalysis'] as const)
+    checkRolloutAnalysis(blueGreen[field], at(field), `strategy.blueGreen.${field}`, sink);
 }
 
 // The fields of a background or step analysis that do not reach the AnalysisRuns it creates.

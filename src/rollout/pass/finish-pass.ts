@@ -94,6 +94,7 @@ function baseStatus(pass: Pass, verdict: Verdict): PlannedRolloutStatus {
     progress: state.progress,
     supersededPodHash: state.supersededPodHash,
     canary,
+    blueGreen: verdict.blueGreen ?? live.blueGreen,
     observedGeneration: generation !== undefined ? String(generation) : live.observedGeneration,
     selector: selectorString(context) ?? live.selector,
   }) as PlannedRolloutStatus;

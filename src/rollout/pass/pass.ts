@@ -55,6 +55,8 @@ export interface Verdict {
   weights: DesiredTraffic | 'keep';
   /** The pass only recorded a phase (abort, retry): plan again at once, before acting. */
   immediate?: boolean;
+  /** The status.blueGreen a blue-green pass records (absent: the live one is kept). */
+  blueGreen?: Record<string, unknown>;
 }
 
 /** One pass. Sub-steps never modify it; each returns a new one ({@link amend}). */

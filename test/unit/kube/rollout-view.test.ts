@@ -175,4 +175,36 @@ describe('buildRolloutView', () => {
       'Restart:    scheduled for 2026-01-01T00:05:00Z',
     );
   });
+
+  it('a blue-green rollout: where the active and preview Services point, the preview ReplicaSet, the pause', () => {
+    const state = observed();
+    state.rollout.spec.strategy = { blueGreen: { activeService: 'web', previewService: 'web-preview' } };
+    state.rollout.status = {
+      phase: 'Paused',
+      stableRS: 'aaa',
+      currentPodHash: 'bbb',
+      pauseConditions: [{ reason: 'BlueGreenPause', startTime: '2026-01-01T00:00:00Z' }],
+    };
+    state.services = [
+      { name: 'web', resourceVersion: '1', selector: { app: 'web', 'rollouts-pod-template-hash': 'aaa' } },
+      {
+        name: 'web-preview',
+        resourceVersion: '1',
+        selector: { app: 'web', 'rollouts-pod-template-hash': 'bbb' },
+      },
+    ];
+    const view = buildRolloutView(state);
+    expect(view.blueGreen).toEqual({
+      activeService: 'web',
+      activeHash: 'aaa',
+      previewService: 'web-preview',
+      previewHash: 'bbb',
+    });
+    expect(view.replicaSets.map((rs) => rs.role)).toContain('preview');
+    const text = formatRolloutView(view);
+    expect(text).toContain('Active:     web → aaa');
+    expect(text).toContain('Preview:    web-preview → bbb');
+    expect(text).toContain('BlueGreenPause since 2026-01-01T00:00:00Z');
+    expect(text).not.toContain('Weights:');
+  });
 });

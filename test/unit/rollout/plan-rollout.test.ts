@@ -508,7 +508,10 @@ describe('never throws', () => {
     const cases: Array<[string, Rollout]> = [
       [
         'blueGreen',
-        { ...aRollout().build(), spec: { ...aRollout().build().spec, strategy: { blueGreen: {} } } },
+        {
+          ...aRollout().build(),
+          spec: { ...aRollout().build().spec, strategy: { blueGreen: { activeService: '' } } },
+        },
       ],
       ['bad maxSurge', aRollout().withCanary({ maxSurge: 'lots' }).build()],
       [

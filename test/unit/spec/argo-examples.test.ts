@@ -99,9 +99,7 @@ const EXPECTED: Record<string, Record<string, string[]>> = {
     ],
   },
   'rollout-bluegreen.yaml': {
-    'Rollout/rollout-bluegreen': [
-      `25:5 spec.strategy.blueGreen: ${unsupported('strategy.blueGreen', 'Rollgate drives canary strategies only')}`,
-    ],
+    'Rollout/rollout-bluegreen': [],
   },
   'rollout-template-ref.yaml': {
     'Rollout/rollout-ref-deployment': [

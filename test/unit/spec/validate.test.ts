@@ -158,7 +158,7 @@ describe('validateManifests: malformed Rollouts', () => {
   it('no strategy at all', () => {
     const text = ROLLOUT_YAML.slice(0, ROLLOUT_YAML.indexOf('  strategy:')) + '  strategy: {}\n';
     expect(check(text).errors).toEqual([
-      '22:3 spec.strategy: must set strategy.canary (Rollgate drives canary strategies)',
+      '22:3 spec.strategy: must set strategy.canary or strategy.blueGreen',
     ]);
   });
 
@@ -269,13 +269,15 @@ describe('unknown fields', () => {
 });
 
 describe('unsupported fields', () => {
-  it('blueGreen is an error with the documented message', () => {
+  it('blueGreen is driven (antiAffinity too); previewMetadata is a warning', () => {
     const text = ROLLOUT_YAML.replace(
       / {2}strategy:[\s\S]*$/,
-      '  strategy:\n    blueGreen:\n      activeService: web\n',
+      '  strategy:\n    blueGreen:\n      activeService: web\n      antiAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution: {}\n      previewMetadata:\n        labels: {role: preview}\n',
     );
-    expect(check(text).errors).toEqual([
-      '23:5 spec.strategy.blueGreen: unsupported: strategy.blueGreen (Rollgate drives canary strategies only)',
+    const { errors, warnings } = check(text);
+    expect(errors).toEqual([]);
+    expect(warnings).toEqual([
+      '27 spec.strategy.blueGreen.previewMetadata: unsupported: strategy.blueGreen.previewMetadata (the labels/annotations are not added to preview pods yet)',
     ]);
   });
 
