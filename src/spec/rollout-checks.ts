@@ -6,6 +6,7 @@ import type { AnalysisTemplateRef, Rollout } from './rollout.ts';
 import { ROLLOUT_DEFAULTS, canaryStepKinds } from './rollout.ts';
 import { parseQuantity } from './quantity.ts';
 import type { Container } from './kube-meta.ts';
+import { checkTrafficRouting } from './traffic-routing-checks.ts';
 import type { IssueCollector } from './validation-issue.ts';
 
 /** Annotation on a Rollout listing analysis templates that live in the cluster, not in the validated set. */
@@ -167,6 +168,7 @@ function checkCanary(rollout: Rollout, sink: IssueCollector, context: RolloutChe
       `must differ from stableService (both are ${JSON.stringify(canary.canaryService)})`,
     );
   }
+  checkTrafficRouting(canary, sink);
   const surge = checkIntOrPercent(canary.maxSurge, at('maxSurge'), sink);
   const unavailable = checkIntOrPercent(canary.maxUnavailable, at('maxUnavailable'), sink);
   if (surge === 0 && unavailable === 0) {

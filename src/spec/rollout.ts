@@ -202,6 +202,7 @@ export function canaryStepKind(step: CanaryStep): CanaryStepKind | undefined {
 // Traffic routing: every provider Argo knows, kept loose (Rollgate reads only what its routers need)
 
 export const TRAFFIC_ROUTING_PROVIDERS = [
+  'gatewayAPI',
   'istio',
   'nginx',
   'alb',
@@ -214,6 +215,8 @@ export const TRAFFIC_ROUTING_PROVIDERS = [
 ] as const;
 
 export const trafficRoutingSchema = z.object({
+  /** Rollgate's own name for the Gateway API router (the fields of Argo's `argoproj-labs/gatewayAPI` plugin). */
+  gatewayAPI: looseMapSchema.optional(),
   istio: looseMapSchema.optional(),
   nginx: looseMapSchema.optional(),
   alb: looseMapSchema.optional(),

@@ -2,15 +2,40 @@
 import type { FieldPath } from './field-path.ts';
 import type { IssueCollector } from './validation-issue.ts';
 import { TRAFFIC_ROUTING_PROVIDERS } from './rollout.ts';
+import { GATEWAY_API_FIELDS, GATEWAY_API_PLUGIN, gatewayApiBlockOf } from './traffic-routing.ts';
+import type { TrafficRouting } from './rollout.ts';
 import type { CanaryStepKind } from './rollout.ts';
 import { OTHER_METRIC_PROVIDERS } from './analysis.ts';
 
 /**
- * Traffic routers Rollgate drives through `strategy.canary.trafficRouting`. Empty for now: traffic is
- * split by replica ratio (with canaryService/stableService selectors); the Gateway API, Istio and NGINX
- * routers are planned. A router listed here stops being reported as unsupported.
+ * Traffic routers Rollgate drives through `strategy.canary.trafficRouting` (src/traffic has one
+ * translator each). A router listed here stops being reported as unsupported; every other one set is
+ * an error, never silently ignored. `plugins` is driven only for the plugins in
+ * {@link SUPPORTED_TRAFFIC_ROUTER_PLUGINS}.
  */
-export const SUPPORTED_TRAFFIC_ROUTERS: readonly string[] = [];
+export const SUPPORTED_TRAFFIC_ROUTERS: readonly string[] = ['gatewayAPI', 'smi', 'plugins'];
+
+/** The `trafficRouting.plugins` entries Rollgate drives itself (read as Argo's plugin reads them). */
+export const SUPPORTED_TRAFFIC_ROUTER_PLUGINS: readonly string[] = [GATEWAY_API_PLUGIN];
+
+/**
+ * The routers a trafficRouting sets that Rollgate does not drive, as printed (`istio`,
+ * `plugins["acme/router"]`); empty when Rollgate drives all of them. The planner refuses a rollout
+ * for which this is not empty.
+ */
+export function unsupportedTrafficRouters(routing: TrafficRouting | Record<string, unknown>): string[] {
+  const found: string[] = [];
+  const set = routing as Record<string, unknown>;
+  for (const provider of TRAFFIC_ROUTING_PROVIDERS) {
+    const block = set[provider];
+    if (block === undefined) continue;
+    if (provider === 'plugins' && isRecord(block)) {
+      for (const name of Object.keys(block))
+        if (!SUPPORTED_TRAFFIC_ROUTER_PLUGINS.includes(name)) found.push(`plugins[${JSON.stringify(name)}]`);
+    } else if (!SUPPORTED_TRAFFIC_ROUTERS.includes(provider)) found.push(provider);
+  }
+  return found;
+}
 
 /** How a field Rollgate does not honour is reported. */
 export type UnsupportedSeverity = 'error' | 'warning';
@@ -37,9 +62,19 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason: 'Rollgate needs the pod template inline in spec.template',
   },
   trafficRouting: {
-    field: 'spec.strategy.canary.trafficRouting.<provider>',
+    field: 'spec.strategy.canary.trafficRouting.<istio|nginx|alb|ambassador|appMesh|traefik|apisix>',
     severity: 'error',
-    reason: 'Rollgate splits traffic by replica ratio only for now',
+    reason: 'Rollgate drives the Gateway API and SMI routers only for now',
+  },
+  trafficRoutingPlugin: {
+    field: 'spec.strategy.canary.trafficRouting.plugins.<name>',
+    severity: 'error',
+    reason: `Rollgate runs no router plugins; it drives ${GATEWAY_API_PLUGIN} itself`,
+  },
+  gatewayApiField: {
+    field: 'spec.strategy.canary.trafficRouting.gatewayAPI.<tlsRoute|tlsRoutes|*Selector|…>',
+    severity: 'error',
+    reason: 'Rollgate drives the HTTPRoutes, GRPCRoutes and TCPRoutes named in the block',
   },
   experiment: {
     field: 'spec.strategy.canary.steps[].experiment',
@@ -159,13 +194,38 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
   const trafficRouting = canary['trafficRouting'];
   if (isRecord(trafficRouting)) {
     for (const provider of TRAFFIC_ROUTING_PROVIDERS) {
-      if (trafficRouting[provider] === undefined || SUPPORTED_TRAFFIC_ROUTERS.includes(provider)) continue;
-      report(
-        sink,
-        at('trafficRouting', provider),
-        `strategy.canary.trafficRouting.${provider}`,
-        r.trafficRouting,
-      );
+      const block = trafficRouting[provider];
+      if (block === undefined) continue;
+      if (provider === 'plugins' && isRecord(block)) {
+        for (const name of Object.keys(block)) {
+          if (SUPPORTED_TRAFFIC_ROUTER_PLUGINS.includes(name)) continue;
+          report(
+            sink,
+            at('trafficRouting', 'plugins', name),
+            `strategy.canary.trafficRouting.plugins[${JSON.stringify(name)}]`,
+            r.trafficRoutingPlugin,
+          );
+        }
+      } else if (!SUPPORTED_TRAFFIC_ROUTERS.includes(provider)) {
+        report(
+          sink,
+          at('trafficRouting', provider),
+          `strategy.canary.trafficRouting.${provider}`,
+          r.trafficRouting,
+        );
+      }
+    }
+    for (const block of gatewayApiBlockOf(trafficRouting)) {
+      if (!isRecord(block.raw)) continue;
+      for (const field of Object.keys(block.raw)) {
+        if ((GATEWAY_API_FIELDS as readonly string[]).includes(field)) continue;
+        report(
+          sink,
+          at('trafficRouting', ...block.path, field),
+          `strategy.canary.trafficRouting.${block.printed}.${field}`,
+          r.gatewayApiField,
+        );
+      }
     }
   }
   for (const field of [

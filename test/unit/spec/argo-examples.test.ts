@@ -35,7 +35,7 @@ const read = (file: string) => ({ file, text: readFileSync(join(examples, file),
 const SHARED_TEMPLATES = ['analysis-templates.yaml', 'cluster-analysis-templates.yaml'];
 
 const unsupported = (what: string, why: string) => `unsupported: ${what} (${why})`;
-const ROUTER = 'Rollgate splits traffic by replica ratio only for now';
+const ROUTER = 'Rollgate drives the Gateway API and SMI routers only for now';
 const EXPERIMENT = 'Rollgate does not run Experiments';
 
 /** For each file: every Rollout/template in it, and the exact errors expected (none = clean). */
@@ -50,9 +50,8 @@ const EXPECTED: Record<string, Record<string, string[]>> = {
   'rollout-secret.yaml': { 'Rollout/rollout-secret': [], 'AnalysisTemplate/analysis-secret': [] },
   'traffic-management/job.yaml': { 'AnalysisTemplate/load-test': [] },
   'traffic-management/rollout-linkerd.yaml': {
-    'Rollout/rollout-linkerd': [
-      `36:9 spec.strategy.canary.trafficRouting.smi: ${unsupported('strategy.canary.trafficRouting.smi', ROUTER)}`,
-    ],
+    // SMI is driven: the Linkerd example validates clean.
+    'Rollout/rollout-linkerd': [],
     'AnalysisTemplate/load-test': [],
   },
   'ambassador/rollout.yaml': {
@@ -127,7 +126,6 @@ const EXPECTED: Record<string, Record<string, string[]>> = {
   },
   'traffic-routing-experiment-step/rollout-smi-experiment-step.yaml': {
     'Rollout/rollout-smi-experiment': [
-      `62:9 spec.strategy.canary.trafficRouting.smi: ${unsupported('strategy.canary.trafficRouting.smi', ROUTER)}`,
       `66:9 spec.strategy.canary.steps[1].experiment: ${unsupported('strategy.canary.steps[1].experiment', EXPERIMENT)}`,
     ],
   },
