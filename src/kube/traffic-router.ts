@@ -1,4 +1,5 @@
 // The traffic-routing edge: how a canary's share of traffic is set, whatever does the routing (a mesh, an ingress).
+import type { Rollout } from '../spec/rollout.ts';
 
 /** What a router needs to send `canaryWeight` % of traffic to the canary and the rest to stable. */
 export interface TrafficWeightsInput {
@@ -18,7 +19,7 @@ export interface TrafficWeightsInput {
  * changes nothing the second time). Errors are thrown; the reconciler records them and feeds them
  * back to the planner, and they never block an abort.
  *
- * Without a router (replica ratio, the only mode today) the weight is the replica split the planner
+ * Without a router (replica ratio: no trafficRouting) the weight is the replica split the planner
  * already made, and the canaryService / stableService selectors are the planner's own
  * `patchServiceSelector` actions, so there is nothing left for a router to do.
  */
@@ -26,3 +27,32 @@ export interface TrafficRouter {
   readonly type: string;
   setWeights(input: TrafficWeightsInput): Promise<void>;
 }
+
+/** The weights a route should hold: `canary` to canaryService, `total − canary` to stableService. */
+export interface RouteWeights {
+  canary: number;
+  total: number;
+  canaryService: string;
+  stableService: string;
+}
+
+/**
+ * One object a router edits, as the edge sees it (src/traffic's translators fill this shape; the
+ * edge does not import them). `translate` is pure: the object as read (undefined when absent) and the
+ * weights → the whole object to write, or an Error naming the object and field (thrown as is).
+ */
+export interface RouteTarget {
+  resource: { group: string; versions: readonly string[]; plural: string; kind: string };
+  namespace: string;
+  name: string;
+  translate(
+    live: Record<string, unknown> | undefined,
+    weights: RouteWeights,
+  ): Record<string, unknown> | Error;
+}
+
+/**
+ * The router for one rollout, chosen from its `strategy.canary.trafficRouting`; undefined when it
+ * sets none (replica ratio: the planner's scale and selector writes are the split).
+ */
+export type TrafficRouterFactory = (rollout: Rollout) => TrafficRouter | undefined;

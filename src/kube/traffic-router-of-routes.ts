@@ -1,0 +1,59 @@
+// A TrafficRouter over route objects: each setWeights brings every route of the rollout to the weights.
+import type { Logger } from '../log/logger.ts';
+import type { RouteWriter } from './route-writer.ts';
+import type { RouteTarget, TrafficRouter, TrafficWeightsInput } from './traffic-router.ts';
+
+/** The routes of one rollout, as its providers name them. */
+export interface RolloutRouteTargets {
+  /** The providers set (e.g. `gatewayAPI`, `smi`): the router's type in logs. */
+  providers: string[];
+  targets: RouteTarget[];
+  /** maxTrafficWeight. */
+  total: number;
+  canaryService: string;
+  stableService: string;
+}
+
+/**
+ * Writes the weights to each route in order. The first failure stops the call and is thrown (the
+ * executor records it in status and the planner retries with backoff); routes already written keep
+ * the new weights, which the retry finds unchanged.
+ */
+export class RouteTrafficRouter implements TrafficRouter {
+  readonly type: string;
+
+  constructor(
+    private readonly writer: RouteWriter,
+    private readonly routes: RolloutRouteTargets,
+    private readonly logger: Logger,
+  ) {
+    this.type = routes.providers.join('+');
+  }
+
+  async setWeights(input: TrafficWeightsInput): Promise<void> {
+    const { total, canaryService, stableService } = this.routes;
+    const canary = Math.min(Math.max(input.canaryHash === undefined ? 0 : input.canaryWeight, 0), total);
+    const weights = { canary, total, canaryService, stableService };
+    for (const target of this.routes.targets) {
+      const result = await this.writer.write(target, weights);
+      if (result !== 'unchanged')
+        this.logger.info(
+          {
+            route: `${target.resource.kind} ${target.namespace}/${target.name}`,
+            canaryWeight: canary,
+            result,
+          },
+          'route weights written',
+        );
+    }
+  }
+}
+
+/** A rollout whose routing cannot be followed: every call fails with the reason (recorded in status). */
+export class RefusingTrafficRouter implements TrafficRouter {
+  readonly type = 'invalid';
+  constructor(private readonly reason: Error) {}
+  setWeights(): Promise<void> {
+    return Promise.reject(this.reason);
+  }
+}
