@@ -13,6 +13,7 @@ import {
   type RolloutStatus,
   type SetCanaryScale,
 } from '../spec/rollout.ts';
+import { unsupportedTrafficRouters } from '../spec/unsupported-fields.ts';
 import { resolveReplicaBudget, type ReplicaBudget } from './canary-replica-counts.ts';
 import { InvalidSpecError } from './invalid-spec-error.ts';
 import type { ObservedState } from './observed-state.ts';
@@ -23,6 +24,15 @@ export type PlannedStep =
   | { kind: 'pause'; durationMs?: number }
   | { kind: 'setCanaryScale'; scale: SetCanaryScale }
   | { kind: 'analysis'; analysis: RolloutAnalysis };
+
+/** Argo's default of trafficRouting.maxTrafficWeight: the weight that means "all traffic". */
+export const DEFAULT_MAX_TRAFFIC_WEIGHT = 100;
+
+/** The traffic router of a rollout, as far as the planner needs it (the router itself lives in src/traffic). */
+export interface PlannedRouter {
+  /** The weight that means "all traffic" (trafficRouting.maxTrafficWeight, default 100). */
+  maxTrafficWeight: number;
+}
 
 /** Everything a sub-planner may read for one pass. */
 export interface RolloutContext {
@@ -38,6 +48,8 @@ export interface RolloutContext {
   background?: RolloutAnalysisBackground;
   /** A traffic router splits the traffic (not the replica ratio): changes the defaults of the scale-down delays. */
   trafficRouted: boolean;
+  /** The traffic router, or undefined when the replica ratio splits the traffic. */
+  router: PlannedRouter | undefined;
   /** The live status (empty object when absent). */
   status: RolloutStatus;
 }
@@ -68,11 +80,36 @@ function toPlannedStep(step: CanaryStep, index: number): PlannedStep {
   throw new InvalidSpecError(`step kind ${kind ?? '(none)'} is not supported yet`, field);
 }
 
+/** The weight that means "all traffic": the router's maxTrafficWeight, 100 without a router. */
+export function fullWeightOf(context: Pick<RolloutContext, 'router'>): number {
+  return context.router?.maxTrafficWeight ?? DEFAULT_MAX_TRAFFIC_WEIGHT;
+}
+
+/**
+ * The router the planner drives, from trafficRouting: undefined when no provider is configured.
+ *
+ * @throws InvalidSpecError when a configured provider has no router (the list `rollgate validate` uses,
+ * src/spec/unsupported-fields.ts): it is refused, never silently split by replica ratio instead.
+ */
+function readRouter(routing: Record<string, unknown> | undefined): PlannedRouter | undefined {
+  if (routing === undefined) return undefined;
+  if (!TRAFFIC_ROUTING_PROVIDERS.some((provider) => routing[provider] !== undefined)) return undefined;
+  const unsupported = unsupportedTrafficRouters(routing);
+  if (unsupported.length > 0) {
+    throw new InvalidSpecError(
+      `no traffic router for ${unsupported.join(', ')} yet`,
+      'spec.strategy.canary.trafficRouting',
+    );
+  }
+  const max = routing['maxTrafficWeight'];
+  return { maxTrafficWeight: typeof max === 'number' && max >= 1 ? max : DEFAULT_MAX_TRAFFIC_WEIGHT };
+}
+
 /**
  * Builds the pass context.
  *
  * @throws InvalidSpecError when the rollout cannot be planned (no canary strategy, unsupported step,
- * bad duration or percentage, traffic routing other than replica ratio).
+ * bad duration or percentage, a trafficRouting provider without a router).
  */
 export function readRolloutContext(rollout: Rollout, observed: ObservedState, now: Date): RolloutContext {
   const spec = withDefaults(rollout.spec);
@@ -85,15 +122,7 @@ export function readRolloutContext(rollout: Rollout, observed: ObservedState, no
       'spec.strategy.canary',
     );
   }
-  const routing = canary.trafficRouting as Record<string, unknown> | undefined;
-  const trafficRouted =
-    routing !== undefined && TRAFFIC_ROUTING_PROVIDERS.some((provider) => routing[provider] !== undefined);
-  if (trafficRouted) {
-    throw new InvalidSpecError(
-      'traffic routers are not supported yet (replica ratio only)',
-      'spec.strategy.canary.trafficRouting',
-    );
-  }
+  const router = readRouter(canary.trafficRouting as Record<string, unknown> | undefined);
   const replicas = spec.replicas;
   if (!Number.isInteger(replicas) || replicas < 0)
     throw new InvalidSpecError('must be a non-negative integer', 'spec.replicas');
@@ -114,7 +143,8 @@ export function readRolloutContext(rollout: Rollout, observed: ObservedState, no
     replicas,
     budget,
     background,
-    trafficRouted,
+    trafficRouted: router !== undefined,
+    router,
     status: rollout.status ?? {},
   };
 }

@@ -23,7 +23,8 @@ export function carryOutAbort(pass: Pass): Pass {
   const stable = stableOf(pass);
   const stopped = stopUnwantedRuns(amend(pass, { findings: { wantedRuns: [] } }));
   const desired: DesiredTraffic = { canaryWeight: 0, stableHash: stableHashOf(pass) };
-  const traffic = trafficWrites(pass, desired);
+  // With a router, the weights are the first write: the canary Service may still carry requests.
+  const traffic = trafficWrites(pass, desired, { weightsFirst: context.router !== undefined });
   const delayMs = context.canary.abortScaleDownDelaySeconds * 1000;
   const abortedAtMs = Date.parse(pass.state.abortedAt ?? '');
   const scaleDownAt = (Number.isNaN(abortedAtMs) ? now.getTime() : abortedAtMs) + delayMs;
@@ -35,6 +36,9 @@ export function carryOutAbort(pass: Pass): Pass {
   if (traffic.length > 0 && routerErrorOf(context) === undefined) {
     actions.push(...traffic);
     trafficEmitted = true;
+    // A stable shrunk by dynamicStableScale grows back in the same pass: it is about to take everything.
+    const back = countsAt(pass, 0, { hold: true, weight: 0 }).next.stable;
+    if (context.router !== undefined && back > stable.replicas) actions.push(scale(stable, back));
   } else {
     const counts = countsAt(pass, 0, { hold, weight: 0 });
     if (rs !== undefined && counts.next.canary !== rs.replicas) actions.push(scale(rs, counts.next.canary));

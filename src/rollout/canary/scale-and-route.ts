@@ -22,6 +22,7 @@ import {
 
 /**
  * One phase per pass, because order matters and the next pass observes the result instead of assuming it:
+ * 0. with a router, a superseded canary's weight goes to 0 first (before the new canary is created);
  * 1. scale up (within the surge ceiling), creating the canary ReplicaSet when missing;
  * 2. traffic, once the scale-up is observed (a failing router is retried here and reported);
  * 3. scale down (within the availability floor): old ReplicaSets first, then canary and stable; with
@@ -36,12 +37,24 @@ export function scaleAndRoute(pass: Pass): Pass {
   const index = targetIndex(pass);
   const counts = passCounts(pass);
   const desired = draining(pass) ? { ...trafficAt(pass, index), canaryWeight: 0 } : trafficAt(pass, index);
-  const traffic = trafficWrites(pass, desired);
+  // A superseded canary's weight goes before its Service points at the new (still empty) canary.
+  const traffic = trafficWrites(pass, desired, {
+    weightsFirst: context.router !== undefined && draining(pass),
+  });
   const rsName = replicaSetName(name, revision.hash);
   const actions: RolloutAction[] = [];
   const events: EmitEventAction[] = [];
   let trafficEmitted = false;
-  if (rs === undefined) {
+  // With a router, a superseded canary loses its traffic before anything else is created or scaled.
+  const trafficFirst =
+    context.router !== undefined &&
+    draining(pass) &&
+    routerErrorOf(context) === undefined &&
+    traffic.some((write) => write.kind === 'setTrafficWeights');
+  if (trafficFirst) {
+    actions.push(...traffic);
+    trafficEmitted = true;
+  } else if (rs === undefined) {
     actions.push(createReplicaSet(context, revision.hash, counts.next.canary));
     events.push(event('Normal', 'ReplicaSetCreated', `Created canary ReplicaSet ${rsName}`));
   } else if (counts.next.canary > rs.replicas || counts.next.stable > stable.replicas) {

@@ -6,7 +6,7 @@ import { planRunHistory } from '../plan-run-history.ts';
 import { applyOutcome, replicaCounts } from '../plan-status.ts';
 import { weightsStatus } from '../plan-traffic.ts';
 import type { RolloutAction } from '../rollout-action.ts';
-import type { RolloutContext } from '../rollout-context.ts';
+import { fullWeightOf, type RolloutContext } from '../rollout-context.ts';
 import type { PlannedRolloutStatus, RolloutPlan, TrafficRouterError } from '../rollout-plan.ts';
 import type { Pass, Verdict } from './pass.ts';
 
@@ -76,7 +76,10 @@ function baseStatus(pass: Pass, verdict: Verdict): PlannedRolloutStatus {
   const canary =
     verdict.weights === 'keep'
       ? live.canary
-      : dropUndefined({ ...(live.canary ?? {}), weights: weightsStatus(verdict.weights) });
+      : dropUndefined({
+          ...(live.canary ?? {}),
+          weights: weightsStatus(verdict.weights, fullWeightOf(context)),
+        });
   const counts = replicaCounts(context.observed.replicaSets, revision.current);
   return dropUndefined({
     ...live,

@@ -7,6 +7,7 @@ import { amend, event, scale, type Pass } from '../pass/pass.ts';
 import { routerErrorOf, routerRetryAtMs } from '../pass/finish-pass.ts';
 import { countOf, createReplicaSet, oldCounts } from '../replica-sets.ts';
 import type { RolloutAction } from '../rollout-action.ts';
+import { fullWeightOf } from '../rollout-context.ts';
 
 /** The traffic the stable-only rollout wants: everything to the current revision. */
 export function stableTraffic(pass: Pass): DesiredTraffic {
@@ -52,11 +53,20 @@ export function scaleStable(pass: Pass): Pass {
     services: context.observed.services,
     canaryService: context.canary.canaryService,
     stableService: context.canary.stableService,
+    fullWeight: fullWeightOf(context),
   }).filter(
     (write) => write.kind !== 'setTrafficWeights' || retryAt === undefined || now.getTime() >= retryAt,
   );
   if (routerError === undefined) actions.push(...traffic);
-  if (actions.length === 0 || (rs !== undefined && actions.every((a) => a.kind !== 'scaleReplicaSet'))) {
+  // With a router, old pods (a canary given up for the stable) keep serving until it holds the weights.
+  const routerMoving =
+    context.router !== undefined &&
+    routerError === undefined &&
+    traffic.some((write) => write.kind === 'setTrafficWeights');
+  if (
+    !routerMoving &&
+    (actions.length === 0 || (rs !== undefined && actions.every((a) => a.kind !== 'scaleReplicaSet')))
+  ) {
     if (rs !== undefined && counts.next.stable < rs.replicas) actions.push(scale(rs, counts.next.stable));
     const writes = oldReplicaSetWrites(pass.old, counts.next.others, now);
     actions.push(...writes.actions);
