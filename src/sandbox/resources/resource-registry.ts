@@ -1,6 +1,7 @@
 // The set of resources the sandbox serves: built-in kinds plus every version of every CRD applied to it.
 import type { PrinterColumn, ResourceType } from './resource-type.ts';
 import { BUILTIN_RESOURCE_TYPES } from './resource-type.ts';
+import { compileCrdSchema, CrdSchemaError, type SchemaNode } from '../validation/crd-schema.ts';
 
 /** The parts of a CustomResourceDefinition the registry reads (validated loosely: a CRD is user input). */
 interface CrdShape {
@@ -8,6 +9,7 @@ interface CrdShape {
   spec?: {
     group?: string;
     scope?: string;
+    preserveUnknownFields?: boolean;
     names?: {
       kind?: string;
       plural?: string;
@@ -25,8 +27,23 @@ interface CrdShape {
         scale?: { specReplicasPath?: string; statusReplicasPath?: string; labelSelectorPath?: string };
       };
       additionalPrinterColumns?: PrinterColumn[];
+      schema?: { openAPIV3Schema?: unknown };
     }>;
   };
+}
+
+/**
+ * A version's schema, compiled; undefined when absent or unreadable (a pattern JavaScript cannot compile),
+ * and then that version's objects are stored unchecked, as before schemas were enforced.
+ */
+function readSchema(openAPIV3Schema: unknown): SchemaNode | undefined {
+  if (openAPIV3Schema === undefined || openAPIV3Schema === null) return undefined;
+  try {
+    return compileCrdSchema(openAPIV3Schema);
+  } catch (err) {
+    if (err instanceof CrdSchemaError) return undefined;
+    throw err;
+  }
 }
 
 /** A group as discovery lists it. */
@@ -112,6 +129,9 @@ export class ResourceRegistry {
         printerColumns: v.additionalPrinterColumns ?? [],
         crdName: name,
       };
+      const schema = readSchema(v.schema?.openAPIV3Schema);
+      if (schema) type.schema = schema;
+      if (spec.preserveUnknownFields === true) type.preserveUnknownFields = true;
       const scale = v.subresources?.scale;
       if (scale?.specReplicasPath && scale.statusReplicasPath) {
         type.scale = {

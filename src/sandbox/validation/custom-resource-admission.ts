@@ -1,0 +1,69 @@
+// What kube-apiserver does to a custom resource on write before storing it: prune, default, validate.
+import { ApiStatusError, invalid } from '../api/api-status-error.ts';
+import type { ResourceType } from '../resources/resource-type.ts';
+import type { StoredObject } from '../store/object-store.ts';
+import { applySchemaDefaults } from './crd-defaulting.ts';
+import { pruneNonNullableNulls, pruneUnknownFields } from './crd-pruning.ts';
+import type { SchemaNode } from './crd-schema.ts';
+import { validateAgainstSchema } from './crd-validation.ts';
+
+/** The `fieldValidation` query parameter: what to do about fields the schema does not declare. */
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+/** Reads `?fieldValidation=`; the API server's default when it is absent is Warn. */
+export function fieldValidationOf(url: URL): FieldValidation {
+  const value = url.searchParams.get('fieldValidation');
+  return value === 'Strict' || value === 'Ignore' ? value : 'Warn';
+}
+
+export interface AdmissionOptions {
+  /** `status` for writes to /status: only status is taken (and checked); otherwise status is left alone. */
+  subresource?: 'status';
+  fieldValidation: FieldValidation;
+}
+
+function strictDecodingError(type: ResourceType, pruned: string[]): ApiStatusError {
+  const fields = pruned.map((path) => `unknown field "${path}"`).join(', ');
+  return new ApiStatusError({
+    message: `${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: strict decoding error: ${fields}`,
+    reason: 'BadRequest',
+    code: 400,
+  });
+}
+
+/**
+ * Prunes unknown fields and non-nullable nulls, applies `default`s and validates against the version's
+ * schema, in place, in kube-apiserver's order. Throws 422 Invalid with field causes, or 400 for unknown
+ * fields under `fieldValidation=Strict`; returns the API server's warnings (`unknown field "spec.x"`) under
+ * Warn. With a status subresource, a main-resource write leaves status to the store (which keeps the stored
+ * one) and a /status write touches only status.
+ */
+export function admitCustomResource(
+  type: ResourceType,
+  schema: SchemaNode,
+  obj: StoredObject,
+  options: AdmissionOptions,
+): string[] {
+  const statusOnly = options.subresource === 'status';
+  const setAside = !statusOnly && type.statusSubresource && 'status' in obj ? obj.status : undefined;
+  if (setAside !== undefined) delete obj.status;
+  // A /status write is judged on status alone: the stored spec was checked when it was written.
+  const subject: Record<string, unknown> = statusOnly ? { status: obj.status } : obj;
+  const pruned = type.preserveUnknownFields ? [] : pruneUnknownFields(subject, schema);
+  if (options.fieldValidation === 'Strict' && pruned.length > 0) throw strictDecodingError(type, pruned);
+  pruneNonNullableNulls(subject, schema);
+  applySchemaDefaults(subject, schema);
+  const statusSchema = schema.properties?.get('status');
+  const causes = statusOnly
+    ? statusSchema && subject.status !== undefined
+      ? validateAgainstSchema(subject.status, statusSchema, 'status')
+      : []
+    : validateAgainstSchema(subject, schema);
+  if (statusOnly) {
+    if (subject.status === undefined) delete obj.status;
+    else obj.status = subject.status;
+  }
+  if (setAside !== undefined) obj.status = setAside;
+  if (causes.length > 0) throw invalid({ ...type }, obj.metadata.name ?? '', causes);
+  return options.fieldValidation === 'Warn' ? pruned.map((path) => `unknown field "${path}"`) : [];
+}
