@@ -5,7 +5,6 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
 import { RouteApiMissingError, RouteWriter } from '../../../src/kube/route-writer.ts';
-import type { RouteTarget } from '../../../src/kube/traffic-router.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { RouteTranslationError, gatewayRouteEdit, trafficSplitEdit } from '../../../src/traffic/index.ts';
 import { makeTempDir, type TempDir } from '../../support/git-fixtures.ts';
