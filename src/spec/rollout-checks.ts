@@ -201,6 +201,16 @@ function checkCanary(rollout: Rollout, sink: IssueCollector, context: RolloutChe
     const stepAt = (...rest: Array<string | number>): FieldPath => at('steps', index, ...rest);
     for (const kind of canaryStepKinds(step)) {
       switch (kind) {
+        case 'setWeight': {
+          // Argo's bound: setWeight is in units of maxTrafficWeight (100 unless trafficRouting sets it).
+          const max = canary.trafficRouting?.maxTrafficWeight ?? 100;
+          if ((step.setWeight ?? 0) > max)
+            sink.error(
+              stepAt('setWeight'),
+              `must be between 0 and ${max}${max === 100 ? '' : ' (trafficRouting.maxTrafficWeight)'}, got ${step.setWeight}`,
+            );
+          break;
+        }
         case 'pause': {
           const duration = step.pause?.duration;
           if (duration !== undefined) {

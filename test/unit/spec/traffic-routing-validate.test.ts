@@ -80,6 +80,19 @@ describe('validate: trafficRouting', () => {
     ]);
   });
 
+  it('bounds setWeight by maxTrafficWeight (100 unless set), at the step line', () => {
+    expect(errorsOf(ROLLOUT_YAML.replace('setWeight: 60', 'setWeight: 150'))).toEqual([
+      '27 spec.strategy.canary.steps[2].setWeight: must be between 0 and 100, got 150',
+    ]);
+    const scaled = withCanary(
+      `${SERVICES}      trafficRouting:\n        maxTrafficWeight: 1000\n        smi: {}\n`,
+    );
+    expect(errorsOf(scaled.replace('setWeight: 60', 'setWeight: 600'))).toEqual([]);
+    expect(errorsOf(scaled.replace('setWeight: 60', 'setWeight: 1200'))).toEqual([
+      '32 spec.strategy.canary.steps[2].setWeight: must be between 0 and 1000 (trafficRouting.maxTrafficWeight), got 1200',
+    ]);
+  });
+
   it('unsupportedTrafficRouters lists what the planner must refuse', () => {
     expect(unsupportedTrafficRouters({ smi: {}, gatewayAPI: {} })).toEqual([]);
     expect(unsupportedTrafficRouters({ plugins: { 'argoproj-labs/gatewayAPI': {} } })).toEqual([]);
