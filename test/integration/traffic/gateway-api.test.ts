@@ -171,4 +171,61 @@ describe('Gateway API (argoproj-labs/gatewayAPI block) under a whole Rollgate', 
     expect(scaledDown).toBeDefined();
     expect(routedBack!.resourceVersion).toBeLessThan(scaledDown!.resourceVersion);
   }, 60_000);
+
+  it('a deleted HTTPRoute holds the canary at 0 % with a message and an Event naming it; the route back, it goes on', async () => {
+    const ns = 'shop-broken';
+    const routeIn = HTTP_ROUTE.replace(`namespace: ${NS}`, `namespace: ${ns}`);
+    await scene.kubectl('create', 'namespace', ns);
+    await scene.apply('broken-services.yaml', servicesYaml(ns));
+    await scene.apply('broken-route.yaml', routeIn);
+    await scene.apply(
+      'broken-rollout.yaml',
+      routedRolloutYaml({ namespace: ns, image: 'web:1', trafficRouting: ROUTING }),
+    );
+    await scene.waitFor('the first revision healthy', ns, 'web', (s) => s.phase === 'Healthy');
+    await scene.kubectl('delete', 'httproute', 'web', '-n', ns);
+    await scene.kubectl(
+      'patch',
+      'rollouts.rollgate.dev',
+      'web',
+      '-n',
+      ns,
+      '--type=json',
+      '-p',
+      '[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"web:2"}]',
+    );
+    const held = await scene.waitFor(
+      'the router error recorded',
+      ns,
+      'web',
+      (s) => s.trafficRouterError !== undefined,
+    );
+    expect(held.trafficRouterError?.message).toBe('HTTPRoute shop-broken/web: metadata.name: not found');
+    expect(held.currentStepIndex ?? 0).toBe(0);
+    expect(held.phase).not.toBe('Paused');
+    const events = await scene.clients.core.listNamespacedEvent({ namespace: ns });
+    expect(
+      events.items.filter((e) => e.reason === 'TrafficRoutingError').map((e) => [e.type, e.message]),
+    ).toEqual([['Warning', 'HTTPRoute shop-broken/web: metadata.name: not found']]);
+    await scene.apply('broken-route.yaml', routeIn);
+    const paused = await scene.waitFor(
+      'the pause after setWeight 20 once the route is back',
+      ns,
+      'web',
+      pausedAt(1),
+    );
+    expect(paused.trafficRouterError).toBeUndefined();
+    const found = await scene.clients.custom.getNamespacedCustomObject({
+      group: 'gateway.networking.k8s.io',
+      version: 'v1',
+      namespace: ns,
+      plural: 'httproutes',
+      name: 'web',
+    });
+    const [primary] = toPlainObject<{ spec: { rules: Rule[] } }>(found).spec.rules;
+    expect(primary?.backendRefs?.map((ref) => [ref.name, ref.weight])).toEqual([
+      ['web-stable', 80],
+      ['web-canary', 20],
+    ]);
+  }, 60_000);
 });
