@@ -7,6 +7,7 @@ import { amend, event, scale, withFailures, type Pass } from '../pass/pass.ts';
 import { routerErrorOf } from '../pass/finish-pass.ts';
 import { createReplicaSet } from '../replica-sets.ts';
 import type { EmitEventAction, RolloutAction } from '../rollout-action.ts';
+import { fullWeightOf } from '../rollout-context.ts';
 import { deadlineMessage } from '../sub-steps/track-progress.ts';
 import {
   draining,
@@ -24,7 +25,8 @@ import {
  * One phase per pass, because order matters and the next pass observes the result instead of assuming it:
  * 0. with a router, a superseded canary's weight goes to 0 first (before the new canary is created);
  * 1. scale up (within the surge ceiling), creating the canary ReplicaSet when missing;
- * 2. traffic, once the scale-up is observed (a failing router is retried here and reported);
+ * 2. traffic, once the scale-up is observed (a failing router is retried here and reported); with a
+ *    router, only while the stable has the available pods for the weight it keeps;
  * 3. scale down (within the availability floor): old ReplicaSets first, then canary and stable; with
  *    nothing else to do, ReplicaSets beyond revisionHistoryLimit are deleted.
  * Then the phase: Degraded past the progress deadline, Paused, or Progressing with what it waits for.
@@ -37,10 +39,17 @@ export function scaleAndRoute(pass: Pass): Pass {
   const index = targetIndex(pass);
   const counts = passCounts(pass);
   const desired = draining(pass) ? { ...trafficAt(pass, index), canaryWeight: 0 } : trafficAt(pass, index);
+  // With a router the stable must have the available pods for the weight it keeps (Argo): until then the
+  // router keeps what it holds. A superseded canary's weight goes to 0 regardless.
+  const stableShort =
+    context.router !== undefined &&
+    !draining(pass) &&
+    stable.status.availableReplicas <
+      Math.floor(((fullWeightOf(context) - desired.canaryWeight) * context.replicas) / fullWeightOf(context));
   // A superseded canary's weight goes before its Service points at the new (still empty) canary.
   const traffic = trafficWrites(pass, desired, {
     weightsFirst: context.router !== undefined && draining(pass),
-  });
+  }).filter((write) => !(stableShort && write.kind === 'setTrafficWeights'));
   const rsName = replicaSetName(name, revision.hash);
   const actions: RolloutAction[] = [];
   const events: EmitEventAction[] = [];
@@ -119,7 +128,7 @@ export function scaleAndRoute(pass: Pass): Pass {
       paused,
       completed: false,
       stableHash: stableHashOf(pass),
-      weights: trafficEmitted ? desired : 'keep',
+      weights: trafficEmitted && !stableShort ? desired : 'keep',
     },
   });
 }

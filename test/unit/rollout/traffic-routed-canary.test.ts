@@ -272,6 +272,23 @@ describe('the weight sent to the router follows setWeight once the canary has th
     expect(weightsSent(ready).map((w) => w.canaryWeight)).toEqual([50]);
   });
 
+  it('the stable must have the available pods for the weight it keeps (80 of 100 → 8 pods) before a move', () => {
+    const short = plan({
+      rollout: at(0, weights(0, 'app:2')),
+      sets: { 'app:1': { replicas: 10, available: 7 }, 'app:2': 2 },
+      services,
+    });
+    expect(weightsSent(short)).toEqual([]);
+    expect(short.status.canary?.weights).toEqual(weights(0, 'app:2'));
+    expect(short.requeueAfterMs).toBe(PODS_RESYNC_MS);
+    const enough = plan({
+      rollout: at(0, weights(0, 'app:2')),
+      sets: { 'app:1': { replicas: 10, available: 8 }, 'app:2': 2 },
+      services,
+    });
+    expect(weightsSent(enough).map((w) => w.canaryWeight)).toEqual([20]);
+  });
+
   it('a canary with no available pod left gets no traffic: the router goes back to 0', () => {
     const result = plan({
       rollout: at(2, weights(20, 'app:2')),
