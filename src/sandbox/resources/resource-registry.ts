@@ -46,6 +46,22 @@ function readSchema(openAPIV3Schema: unknown): SchemaNode | undefined {
   }
 }
 
+const KUBE_VERSION = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
+
+/** Kubernetes' version priority: GA, then beta, then alpha, higher numbers first; other names last, by name. */
+export function compareKubeVersions(a: string, b: string): number {
+  const rank = (v: string): [number, number, number] | undefined => {
+    const m = KUBE_VERSION.exec(v);
+    if (!m) return undefined;
+    const stability = m[2] === undefined ? 2 : m[2] === 'beta' ? 1 : 0;
+    return [stability, Number(m[1]), Number(m[3] ?? 0)];
+  };
+  const ra = rank(a);
+  const rb = rank(b);
+  if (!ra || !rb) return ra ? -1 : rb ? 1 : a.localeCompare(b);
+  return rb[0] - ra[0] || rb[1] - ra[1] || rb[2] - ra[2];
+}
+
 /** A group as discovery lists it. */
 export interface ServedGroup {
   name: string;
@@ -88,7 +104,11 @@ export class ResourceRegistry {
     return this.types.filter((t) => t.group === group && t.version === version);
   }
 
-  /** Non-core groups with their versions; the first version listed in a CRD (or storage) is preferred. */
+  /**
+   * Non-core groups with their versions in Kubernetes' version priority (v1 before v1beta1 before v1alpha1),
+   * the first preferred, as kube-apiserver orders the versions CRDs serve (a CRD's storage version does not
+   * matter: ReferenceGrant stores v1beta1 and v1 is preferred).
+   */
   groups(): ServedGroup[] {
     const byName = new Map<string, ServedGroup>();
     for (const t of this.types) {
@@ -97,7 +117,10 @@ export class ResourceRegistry {
       if (!g.versions.includes(t.version)) g.versions.push(t.version);
       byName.set(t.group, g);
     }
-    return [...byName.values()];
+    return [...byName.values()].map((g) => {
+      const versions = [...g.versions].sort(compareKubeVersions);
+      return { ...g, versions, preferredVersion: versions[0] ?? g.preferredVersion };
+    });
   }
 
   /** Serves every `served` version of a CRD (replacing what an earlier version of the CRD served). */
