@@ -68,6 +68,23 @@ function settled(rs: ObservedReplicaSet): boolean {
   return rs.status.replicas === rs.replicas && rs.status.availableReplicas >= rs.replicas;
 }
 
+/**
+ * With a router, weights that take all traffic away from a canary (abort, supersede, a canary without
+ * available pods) lead the plan, before run housekeeping and every other write: requests must leave the
+ * canary before anything else happens (unless the router is failing: then its retry comes after the
+ * scale actions it must not block). A promotion's reset (stable = the new hash) keeps its place after
+ * the stable Service switch.
+ */
+function trafficLeavingCanaryFirst(pass: Pass, actions: readonly RolloutAction[]): RolloutAction[] {
+  // A failing router's retry keeps its place after the scale actions (it never blocks them).
+  if (pass.context.router === undefined || routerErrorOf(pass.context) !== undefined) return [...actions];
+  const leads = (action: RolloutAction): boolean =>
+    action.kind === 'setTrafficWeights' &&
+    action.canaryWeight === 0 &&
+    action.stableHash !== pass.revision.hash;
+  return [...actions.filter(leads), ...actions.filter((action) => !leads(action))];
+}
+
 /** The status fields every pass writes, from its state and verdict. */
 function baseStatus(pass: Pass, verdict: Verdict): PlannedRolloutStatus {
   const { context, revision, state } = pass;
@@ -103,7 +120,7 @@ function baseStatus(pass: Pass, verdict: Verdict): PlannedRolloutStatus {
 }
 
 /**
- * Turns a finished pass into the plan: actions in order (housekeeping, run history, writes, events), the
+ * Turns a finished pass into the plan: actions in order (housekeeping, run history, writes, events; with a router, weights leaving a canary first), the
  * complete next status, and `requeueAfterMs`, the one place that decides when the rollout is looked at
  * again: at once after a pass that only recorded a phase; otherwise the earliest of the sub-steps'
  * timers (pause end, progress deadline, scale-down deadlines, abort delay, analysis), the router's
@@ -143,7 +160,12 @@ export function finishPass(pass: Pass & { verdict: Verdict }): RolloutPlan {
   const collected = planRunHistory(context.rollout.spec, context.observed.analysisRuns, revision.hash).filter(
     (gc) => !planned.some((a) => a.kind === 'deleteAnalysisRun' && 'name' in gc && a.name === gc.name),
   );
-  const actions = [...pass.housekeeping, ...collected, ...pass.actions, ...pass.events];
+  const actions = trafficLeavingCanaryFirst(pass, [
+    ...pass.housekeeping,
+    ...collected,
+    ...pass.actions,
+    ...pass.events,
+  ]);
 
   const wake = [...pass.wakeAtMs];
   const retryAt = routerRetryAtMs(context);

@@ -534,3 +534,55 @@ describe('abort with dynamicStableScale', () => {
     expect(scaleOf(result, 'app:2')).toBeUndefined();
   });
 });
+
+describe('F1 with a router: a user abort at every phase is recorded, then the route goes to 100 % stable first', () => {
+  const ANALYSIS_STEPS: CanaryStep[] = [
+    { setWeight: 20 },
+    { pause: {} },
+    { analysis: { templates: [{ templateName: 'success-rate' }] } },
+    { setWeight: 50 },
+  ];
+  const RUN = `web-${V2}-2`;
+  const phases = [
+    { phase: 'progressing', index: 0, recorded: weights(0, 'app:2'), extra: {} },
+    {
+      phase: 'paused',
+      index: 1,
+      recorded: weights(20, 'app:2'),
+      extra: {
+        pauseConditions: [{ reason: 'CanaryPauseStep', startTime: ago(60) }],
+        controllerPause: true,
+      },
+    },
+    { phase: 'analysis running', index: 2, recorded: weights(20, 'app:2'), extra: {} },
+  ];
+  it.each(phases)('$phase', ({ index, recorded, extra }) => {
+    const given = (status: Record<string, unknown>) => ({
+      rollout: aRoutedUpdate({}, ANALYSIS_STEPS).atStep(index).withStatus(status).build(),
+      sets: { 'app:1': 10, 'app:2': { replicas: 2, available: 1 } },
+      services: { canary: V2 },
+      crashing: ['app:2'],
+    });
+    const observedRun = (input: ReturnType<typeof given>) => {
+      const observed = anObservedState(input.rollout)
+        .withReplicaSet('app:1', { replicas: 10 })
+        .withReplicaSet('app:2', { replicas: 2, available: 1 })
+        .withService('web-canary', { app: 'web', [POD_TEMPLATE_HASH_LABEL]: V2 })
+        .withService('web-stable', { app: 'web', [POD_TEMPLATE_HASH_LABEL]: V1 })
+        .withPod(aPod('web-app:2-1', 'app:2', { waitingReason: 'ImagePullBackOff' }))
+        .withAnalysisRun({ name: RUN, phase: 'Running' });
+      return planRollout(input.rollout, observed.build(), NOW);
+    };
+    const first = observedRun(given({ canary: { weights: recorded }, abort: true, ...extra }));
+    expect(writes(first)).toEqual([]);
+    expect(first.status).toMatchObject({ phase: 'Degraded', abort: true });
+    expect(first.status.message).toContain('ImagePullBackOff');
+    expect(first.requeueAfterMs).toBe(0);
+
+    const second = observedRun(given({ ...first.status }));
+    expect(writes(second)[0]).toEqual({ kind: 'setTrafficWeights', canaryWeight: 0, stableHash: V1 });
+    expect(kinds(second)).toContain('terminateAnalysisRun');
+    expect(kinds(second)).not.toContain('scaleReplicaSet');
+    expect(second.status.canary?.weights).toEqual(weights(0, 'app:1'));
+  });
+});
