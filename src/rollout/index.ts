@@ -14,6 +14,8 @@ export type {
   ScaleReplicaSetAction,
   DeleteReplicaSetAction,
   SetTrafficWeightsAction,
+  SetHeaderRouteAction,
+  SetMirrorRouteAction,
   PatchServiceSelectorAction,
   CreateAnalysisRunAction,
   AnalysisRunArgumentValue,
