@@ -243,6 +243,44 @@ spec:
     expect(split.stdout).toBe('100 0');
   });
 
+  it("reads a new Gateway with its schema's status default and prints filtered printer columns", async () => {
+    await kubectl(
+      'apply',
+      '-f',
+      manifest(
+        'gateway.yaml',
+        `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: edge}
+spec:
+  gatewayClassName: sandbox
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+`,
+      ),
+    );
+    const conditions = await kubectl(
+      'get',
+      'gateway',
+      'edge',
+      '-o',
+      'jsonpath={range .status.conditions[*]}{.type}={.status}/{.message};{end}',
+    );
+    expect(conditions.stdout).toBe(
+      'Accepted=Unknown/Waiting for controller;Programmed=Unknown/Waiting for controller;',
+    );
+    const listener = await kubectl(
+      'get',
+      'gateway',
+      'edge',
+      '-o',
+      'jsonpath={.spec.listeners[0].allowedRoutes}',
+    );
+    expect(JSON.parse(listener.stdout)).toEqual({ namespaces: { from: 'Same' } });
+    expect((await kubectl('get', 'gateway', 'edge')).stdout).toMatch(
+      /NAME\s+CLASS\s+ADDRESS\s+PROGRAMMED\s+AGE\nedge\s+sandbox\s+Unknown\s+\d+s/,
+    );
+  });
+
   it('refuses a weight above the maximum, a wrong type, a missing required field and a bad enum with 422 causes', async () => {
     const status = await refusal(
       custom.createNamespacedCustomObject({
