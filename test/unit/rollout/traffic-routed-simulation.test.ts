@@ -1,0 +1,140 @@
+// A routed canary driven pass by pass in the in-memory world: the router is never told to send traffic
+// to canary pods that are not available, and it leaves a canary before that canary loses a pod.
+import { describe, it, expect } from 'vitest';
+import type { RolloutAction, RolloutPlan } from '../../../src/rollout/index.ts';
+import type { CanaryStep, Rollout } from '../../../src/spec/rollout.ts';
+import { InMemoryWorld, type PodBehaviour } from '../../builders/in-memory-world.ts';
+import { aRollout, hashOf } from '../../builders/rollout-builder.ts';
+import { healthyWorld } from '../../builders/run-until.ts';
+
+const STEPS: CanaryStep[] = [
+  { setWeight: 20 },
+  { pause: { duration: '10s' } },
+  { setWeight: 50 },
+  { pause: { duration: '10s' } },
+];
+type Weights = Extract<RolloutAction, { kind: 'setTrafficWeights' }>;
+
+function routedRollout(extra: Partial<Rollout['spec']> = {}): Rollout {
+  const rollout = aRollout()
+    .withReplicas(10)
+    .withSteps(...STEPS)
+    .withCanary({
+      canaryService: 'web-canary',
+      stableService: 'web-stable',
+      trafficRouting: { gatewayAPI: { httpRoute: 'web' } },
+    })
+    .build();
+  return { ...rollout, spec: { ...rollout.spec, ...extra } };
+}
+
+/** Pods of `hash` that are available in `world` now. */
+function available(world: InMemoryWorld, hash: string): number {
+  return world.observe().replicaSets.find((rs) => rs.podTemplateHash === hash)?.status.availableReplicas ?? 0;
+}
+
+/**
+ * Reconciles until `until` holds, checking before each pass is applied that a weight W > 0 goes only to a
+ * canary with ⌈W·replicas/100⌉ available pods. Returns every weight sent, in order.
+ */
+function drive(world: InMemoryWorld, until: (world: InMemoryWorld) => boolean, maxMs = 600_000): Weights[] {
+  const sent: Weights[] = [];
+  const end = world.now + maxMs;
+  while (world.now <= end) {
+    const before = new Map(
+      world.observe().replicaSets.map((rs) => [rs.podTemplateHash, rs.status.availableReplicas]),
+    );
+    const plan: RolloutPlan = world.reconcile();
+    for (const action of plan.actions) {
+      if (action.kind !== 'setTrafficWeights') continue;
+      sent.push(action);
+      if (action.canaryWeight > 0 && action.canaryHash !== undefined) {
+        const need = Math.ceil((action.canaryWeight * 10) / 100);
+        expect(
+          before.get(action.canaryHash) ?? 0,
+          `weight ${action.canaryWeight} at ${world.now}`,
+        ).toBeGreaterThanOrEqual(need);
+      }
+    }
+    if (until(world)) return sent;
+    if (plan.actions.every((action) => action.kind === 'emitEvent')) world.advance(1000);
+  }
+  throw new Error(`not reached; status ${JSON.stringify(world.rollout.status)}`);
+}
+
+/** Index in `world.writes` of the first scale-down of `hash`'s ReplicaSet below `replicas`. */
+function firstScaleDown(world: InMemoryWorld, hash: string, below: number): number {
+  return world.writes.findIndex(
+    (write) => write.kind === 'scaleReplicaSet' && write.name === `web-${hash}` && write.replicas < below,
+  );
+}
+function lastWeightsBefore(world: InMemoryWorld, index: number): Weights | undefined {
+  return world.writes
+    .slice(0, index)
+    .filter((write): write is Weights => write.kind === 'setTrafficWeights')
+    .at(-1);
+}
+
+describe('a routed canary in the in-memory world', () => {
+  const slow = (image: string): PodBehaviour =>
+    image === 'app:2' ? { kind: 'healthy', readyAfterMs: 20_000 } : { kind: 'healthy', readyAfterMs: 2000 };
+  const services = [
+    { name: 'web-canary', selector: { app: 'web' } },
+    { name: 'web-stable', selector: { app: 'web' } },
+  ];
+
+  it('walks 20 → 50 → 100 only as canary pods become available, then back to the new stable', () => {
+    const world = healthyWorld(routedRollout(), { behaviour: slow, services });
+    world.setImage('app:2');
+    const sent = drive(world, (w) => w.rollout.status?.phase === 'Healthy');
+    const moves = sent.filter((w, i) => i === 0 || w.canaryWeight !== sent[i - 1]?.canaryWeight);
+    expect(moves.map((w) => w.canaryWeight)).toEqual([0, 20, 50, 100, 0]);
+    expect(sent.at(-1)).toEqual({ kind: 'setTrafficWeights', canaryWeight: 0, stableHash: hashOf('app:2') });
+    expect(world.services.get('web-stable')?.selector['rollouts-pod-template-hash']).toBe(hashOf('app:2'));
+    // The old stable keeps its pods for scaleDownDelaySeconds (30 s with a router), then goes.
+    expect(available(world, hashOf('app:1'))).toBe(10);
+    drive(world, (w) => available(w, hashOf('app:1')) === 0, 60_000);
+  });
+
+  it('abort at step 3: the canary loses no pod before the router sends it 0', () => {
+    const world = healthyWorld(routedRollout(), { behaviour: slow, services });
+    world.setImage('app:2');
+    drive(world, (w) => w.rollout.status?.currentStepIndex === 3);
+    world.patchStatus({ abort: true });
+    drive(world, (w) => (w.sets.get(`web-${hashOf('app:2')}`)?.rs.replicas ?? 0) === 0);
+    const down = firstScaleDown(world, hashOf('app:2'), 5);
+    expect(lastWeightsBefore(world, down)).toMatchObject({ canaryWeight: 0, stableHash: hashOf('app:1') });
+    expect(world.trafficWeight).toBe(0);
+  });
+
+  it('supersede at step 3 (app:3 over app:2 at 50): 0 to the canary before app:2 loses a pod; app:3 completes', () => {
+    const world = healthyWorld(routedRollout(), { behaviour: slow, services });
+    world.setImage('app:2');
+    drive(world, (w) => w.rollout.status?.currentStepIndex === 3);
+    world.setImage('app:3');
+    drive(
+      world,
+      (w) => w.rollout.status?.phase === 'Healthy' && w.rollout.status.stableRS === hashOf('app:3'),
+    );
+    const down = firstScaleDown(world, hashOf('app:2'), 5);
+    expect(down).toBeGreaterThan(-1);
+    expect(lastWeightsBefore(world, down)?.canaryWeight).toBe(0);
+  });
+
+  it('an unpullable canary never gets traffic; the deadline abort keeps 100 % on the stable', () => {
+    const world = healthyWorld(routedRollout({ progressDeadlineSeconds: 30, progressDeadlineAbort: true }), {
+      behaviour: (image) =>
+        image === 'app:2' ? { kind: 'imagePullBackOff' } : { kind: 'healthy', readyAfterMs: 2000 },
+      services,
+    });
+    world.setImage('app:2');
+    const sent = drive(
+      world,
+      (w) =>
+        w.rollout.status?.abort === true && (w.sets.get(`web-${hashOf('app:2')}`)?.rs.replicas ?? 0) === 0,
+      300_000,
+    );
+    expect(sent.every((w) => w.canaryWeight === 0)).toBe(true);
+    expect(world.rollout.status?.message).toContain('ImagePullBackOff');
+  });
+});
