@@ -3,7 +3,7 @@
 import { describe, it, expect } from 'vitest';
 import type { RolloutAction, RolloutPlan } from '../../../src/rollout/index.ts';
 import type { CanaryStep, Rollout } from '../../../src/spec/rollout.ts';
-import { InMemoryWorld, type PodBehaviour } from '../../builders/in-memory-world.ts';
+import type { InMemoryWorld, PodBehaviour } from '../../builders/in-memory-world.ts';
 import { aRollout, hashOf } from '../../builders/rollout-builder.ts';
 import { healthyWorld } from '../../builders/run-until.ts';
 
