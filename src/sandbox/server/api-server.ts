@@ -531,7 +531,7 @@ export class ApiServer {
     beforeStore: (obj: StoredObject) => StoredObject = (checked) => checked,
   ): void {
     applyDefaults(route.type, obj, this.deps.random, sandboxNodeName);
-    this.admitCustom(res, url, route, obj);
+    this.admitCustom(req, res, url, route, obj);
     validateObject(route.type, obj);
     if (isDryRun(url)) return this.respondObject(req, res, url, 201, route.type, obj);
     const created = this.deps.store.create(route.type, beforeStore(obj), this.ns(route));
@@ -543,11 +543,21 @@ export class ApiServer {
    * Custom resources of a CRD version with a schema: pruned, defaulted and validated as kube-apiserver does;
    * fields it dropped are named in `Warning` headers unless `fieldValidation` says otherwise.
    */
-  private admitCustom(res: ServerResponse, url: URL, route: Route, obj: StoredObject): void {
+  private admitCustom(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    route: Route,
+    obj: StoredObject,
+  ): void {
     const schema = route.type.schema;
     if (!schema) return;
+    const applied = mediaTypeOf(req, '') === 'application/apply-patch+yaml';
+    // Go's NamespacedName: "namespace/name", "/name" for cluster-scoped kinds.
+    const ref = `${route.type.namespaced ? (route.namespace ?? '') : ''}/${obj.metadata.name ?? ''}`;
     const warnings = admitCustomResource(route.type, schema, obj, {
       fieldValidation: fieldValidationOf(url),
+      ...(applied ? { appliedObject: ref } : {}),
       ...(route.subresource === 'status' ? { subresource: 'status' as const } : {}),
     });
     if (warnings.length > 0) {
@@ -592,7 +602,7 @@ export class ApiServer {
     const { store } = this.deps;
     const status = route.subresource === 'status';
     if (!status) applyDefaults(route.type, input, this.deps.random, sandboxNodeName);
-    this.admitCustom(res, url, route, input);
+    this.admitCustom(req, res, url, route, input);
     if (!status) validateObject(route.type, input);
     const current = store.get(route.type, this.ns(route), name);
     if (!current) throw notFound(route.type, name);

@@ -20,12 +20,26 @@ export interface AdmissionOptions {
   /** `status` for writes to /status: only status is taken (and checked); otherwise status is left alone. */
   subresource?: 'status';
   fieldValidation: FieldValidation;
+  /** Set for server-side apply (`namespace/name`): Strict then fails as building the typed patch does. */
+  appliedObject?: string;
 }
 
 function strictDecodingError(type: ResourceType, pruned: string[]): ApiStatusError {
   const fields = pruned.map((path) => `unknown field "${path}"`).join(', ');
   return new ApiStatusError({
     message: `${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: strict decoding error: ${fields}`,
+    reason: 'BadRequest',
+    code: 400,
+  });
+}
+
+/** Server-side apply's refusal of undeclared fields (structured-merge-diff's wording and path syntax). */
+function typedPatchError(type: ResourceType, appliedObject: string, pruned: string[]): ApiStatusError {
+  const errors = pruned.map((path) => `.${path}: field not declared in schema`);
+  const detail =
+    errors.length === 1 ? (errors[0] ?? '') : ['errors:', ...errors.map((e) => `  ${e}`)].join('\n');
+  return new ApiStatusError({
+    message: `failed to create typed patch object (${appliedObject}; ${type.group}/${type.version}, Kind=${type.kind}): ${detail}`,
     reason: 'BadRequest',
     code: 400,
   });
@@ -50,7 +64,11 @@ export function admitCustomResource(
   // A /status write is judged on status alone: the stored spec was checked when it was written.
   const subject: Record<string, unknown> = statusOnly ? { status: obj.status } : obj;
   const pruned = type.preserveUnknownFields ? [] : pruneUnknownFields(subject, schema);
-  if (options.fieldValidation === 'Strict' && pruned.length > 0) throw strictDecodingError(type, pruned);
+  if (options.fieldValidation === 'Strict' && pruned.length > 0) {
+    throw options.appliedObject === undefined
+      ? strictDecodingError(type, pruned)
+      : typedPatchError(type, options.appliedObject, pruned);
+  }
   pruneNonNullableNulls(subject, schema);
   applySchemaDefaults(subject, schema);
   const statusSchema = schema.properties?.get('status');

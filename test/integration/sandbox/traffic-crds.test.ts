@@ -452,6 +452,9 @@ spec:
     expect(await kubectlFails('apply', '-f', path)).toContain(
       'HTTPRoute in version "v1" cannot be handled as a HTTPRoute: strict decoding error: unknown field "spec.rules[0].backendRefs[0].colour"',
     );
+    expect(await kubectlFails('apply', '--server-side', '-f', path)).toContain(
+      'failed to create typed patch object (default/strict; gateway.networking.k8s.io/v1, Kind=HTTPRoute): .spec.rules[0].backendRefs[0].colour: field not declared in schema',
+    );
     const warned = await kubectl('apply', '--validate=warn', '-f', path);
     expect(warned.stderr).toContain('Warning: unknown field "spec.rules[0].backendRefs[0].colour"');
     const colour = await kubectl(
