@@ -11,7 +11,8 @@ import { countsAt, stableHashOf, stableOf, trafficWrites } from './canary-view.t
 /**
  * Every run is stopped; the router is sent back to 100 % stable before any pod is touched; then the stable
  * is scaled back up and the canary down. The canary keeps its pods for abortScaleDownDelaySeconds (with
- * a router, where 0 means "keep them"; a replica-ratio canary scales down at once unless a delay is set).
+ * a router, where 0 means "keep them"; a replica-ratio canary scales down at once unless a delay is set;
+ * with dynamicStableScale and no delay written, at once, as Argo).
  * A failing router never blocks the scale: it is retried after it. The message recorded with the abort
  * stays, whatever the router does since.
  */
@@ -25,10 +26,15 @@ export function carryOutAbort(pass: Pass): Pass {
   const desired: DesiredTraffic = { canaryWeight: 0, stableHash: stableHashOf(pass) };
   // With a router, the weights are the first write: the canary Service may still carry requests.
   const traffic = trafficWrites(pass, desired, { weightsFirst: context.router !== undefined });
-  const delayMs = context.canary.abortScaleDownDelaySeconds * 1000;
+  // Argo: with dynamicStableScale and no abortScaleDownDelaySeconds written, the canary is not kept.
+  const noDelay =
+    context.router !== undefined &&
+    context.canary.dynamicStableScale &&
+    context.rollout.spec.strategy.canary?.abortScaleDownDelaySeconds === undefined;
+  const delayMs = noDelay ? 0 : context.canary.abortScaleDownDelaySeconds * 1000;
   const abortedAtMs = Date.parse(pass.state.abortedAt ?? '');
   const scaleDownAt = (Number.isNaN(abortedAtMs) ? now.getTime() : abortedAtMs) + delayMs;
-  const hold = (context.trafficRouted && delayMs === 0) || now.getTime() < scaleDownAt;
+  const hold = !noDelay && ((context.trafficRouted && delayMs === 0) || now.getTime() < scaleDownAt);
 
   const actions: RolloutAction[] = [];
   let events = stopped.events;

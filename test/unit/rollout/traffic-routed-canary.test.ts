@@ -517,6 +517,28 @@ describe('abort, supersede and the progress deadline: the route goes to 100 % st
 });
 
 describe('abort with dynamicStableScale', () => {
+  it('with no abortScaleDownDelaySeconds written, the canary goes as soon as the weights are back (Argo)', () => {
+    const recorded = (canary: Partial<CanaryStrategy>) =>
+      aRoutedUpdate(canary)
+        .atStep(2)
+        .withStatus({
+          abort: true,
+          abortedAt: ago(1),
+          phase: 'Degraded',
+          message: 'RolloutAborted: x',
+          canary: { weights: weights(0, 'app:1') },
+        })
+        .build();
+    const now = plan({ rollout: recorded({ dynamicStableScale: true }), sets: { 'app:1': 10, 'app:2': 5 } });
+    expect(scaleOf(now, 'app:2')?.replicas).toBe(0);
+    const written = plan({
+      rollout: recorded({ dynamicStableScale: true, abortScaleDownDelaySeconds: 30 }),
+      sets: { 'app:1': 10, 'app:2': 5 },
+    });
+    expect(scaleOf(written, 'app:2')).toBeUndefined();
+    expect(written.requeueAfterMs).toBe(29_000);
+  });
+
   it('the weights go to 0 first and the shrunk stable scales back up in the same pass; the canary stays', () => {
     const rollout = aRoutedUpdate({ dynamicStableScale: true })
       .atStep(2)
