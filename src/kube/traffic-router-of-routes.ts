@@ -33,7 +33,14 @@ export class RouteTrafficRouter implements TrafficRouter {
   async setWeights(input: TrafficWeightsInput): Promise<void> {
     const { total, canaryService, stableService } = this.routes;
     const canary = Math.min(Math.max(input.canaryHash === undefined ? 0 : input.canaryWeight, 0), total);
-    const weights = { canary, total, canaryService, stableService };
+    const weights = {
+      canary,
+      total,
+      canaryService,
+      stableService,
+      stableHash: input.stableHash,
+      canaryHash: input.canaryHash,
+    };
     for (const target of this.routes.targets) {
       const result = await this.writer.write(target, weights);
       if (result !== 'unchanged')

@@ -32,8 +32,11 @@ export interface TrafficRouter {
 export interface RouteWeights {
   canary: number;
   total: number;
+  /** Empty when the provider splits by subset instead (Istio with a DestinationRule). */
   canaryService: string;
   stableService: string;
+  stableHash: string;
+  canaryHash?: string | undefined;
 }
 
 /**

@@ -1,14 +1,20 @@
 // Checks of strategy.canary.trafficRouting for the routers Rollgate drives: routes named, services set, one block each.
 import type { FieldPath } from './field-path.ts';
 import type { CanaryStrategy } from './rollout.ts';
-import { gatewayApiBlockOf, readGatewayApiConfig, readSmiConfig } from './traffic-routing.ts';
+import {
+  gatewayApiBlockOf,
+  readGatewayApiConfig,
+  readIstioConfig,
+  readSmiConfig,
+} from './traffic-routing.ts';
 import type { IssueCollector } from './validation-issue.ts';
 
 /**
  * Reports what would make a driven router fail at run time, with the field at fault: a Gateway API
  * block naming no route (or naming one wrongly), both the native block and the plugin's, an SMI name
- * that is not a string, and canaryService/stableService missing (the routers weight these two
- * Services; without them there is nothing to weight).
+ * that is not a string, an Istio block naming no VirtualService or an incomplete DestinationRule, and
+ * canaryService/stableService missing where the router weights these two Services (all but Istio
+ * with a DestinationRule, which weights its subsets).
  */
 export function checkTrafficRouting(canary: CanaryStrategy, sink: IssueCollector): void {
   const routing = canary.trafficRouting;
@@ -33,6 +39,14 @@ export function checkTrafficRouting(canary: CanaryStrategy, sink: IssueCollector
     const read = readSmiConfig(routing.smi);
     if (Array.isArray(read))
       for (const problem of read) sink.error(at('trafficRouting', 'smi', ...problem.field), problem.message);
+  }
+  if (routing.istio !== undefined) {
+    const read = readIstioConfig(routing.istio);
+    if (Array.isArray(read))
+      for (const problem of read)
+        sink.error(at('trafficRouting', 'istio', ...problem.field), problem.message);
+    // With a DestinationRule Istio weights subsets, not Services (Argo's subset-level split).
+    else if (read.destinationRule === undefined) driven.push('istio');
   }
   if (driven.length === 0) return;
   for (const field of ['canaryService', 'stableService'] as const) {

@@ -136,3 +136,128 @@ export function readSmiConfig(raw: unknown): SmiConfig | ConfigProblem[] {
   }
   return problems.length > 0 ? problems : config;
 }
+
+/** A VirtualService named by `trafficRouting.istio` and which of its routes carry the split. */
+export interface IstioVirtualServiceRef {
+  name: string;
+  /** From Istio's `name.namespace` shorthand; the rollout's namespace when absent. */
+  namespace?: string | undefined;
+  /** HTTP routes by name; empty: the VirtualService's only (non-managed) HTTP route. */
+  routes: string[];
+  /** TLS routes by port and SNI hosts; empty: the only TLS route, if any. */
+  tlsRoutes: Array<{ port?: number | undefined; sniHosts: string[] }>;
+  /** TCP routes by port; empty: the only TCP route, if any. */
+  tcpRoutes: Array<{ port?: number | undefined }>;
+}
+
+/** `trafficRouting.istio` as Rollgate reads it. */
+export interface IstioConfig {
+  virtualServices: IstioVirtualServiceRef[];
+  /** Subset-level split: the subsets are pinned to the pod-template hashes. */
+  destinationRule?: { name: string; canarySubsetName: string; stableSubsetName: string } | undefined;
+}
+
+/** Fields of `trafficRouting.istio` Rollgate reads. */
+export const ISTIO_FIELDS = ['virtualService', 'virtualServices', 'destinationRule'] as const;
+/** Fields of one VirtualService entry Rollgate reads. */
+export const ISTIO_VIRTUAL_SERVICE_FIELDS = ['name', 'routes', 'tlsRoutes', 'tcpRoutes'] as const;
+/** Fields of `istio.destinationRule` Rollgate reads. */
+export const ISTIO_DESTINATION_RULE_FIELDS = ['name', 'canarySubsetName', 'stableSubsetName'] as const;
+
+/** Istio's `name.namespace` shorthand (a trailing `.cluster.local` dropped), as Argo reads it. */
+export function splitIstioName(value: string): { name: string; namespace?: string } {
+  const fields = value.replace(/\.cluster\.local$/, '').split('.');
+  if (fields.length < 2) return { name: fields[0] ?? value };
+  return { name: fields.slice(0, -1).join('.'), namespace: fields.at(-1)! };
+}
+
+function readVirtualService(
+  raw: unknown,
+  at: FieldPath,
+  problems: ConfigProblem[],
+): IstioVirtualServiceRef | undefined {
+  if (!isRecord(raw)) {
+    problems.push({ field: at, message: 'must be an object with a name' });
+    return undefined;
+  }
+  const name = raw['name'];
+  if (typeof name !== 'string' || name === '') {
+    problems.push({ field: [...at, 'name'], message: 'must name a VirtualService' });
+    return undefined;
+  }
+  const list = (field: string): unknown[] => {
+    const value = raw[field];
+    if (value === undefined) return [];
+    if (Array.isArray(value)) return value;
+    problems.push({ field: [...at, field], message: 'must be a list' });
+    return [];
+  };
+  const routes: string[] = [];
+  list('routes').forEach((route, index) => {
+    if (typeof route === 'string' && route !== '') routes.push(route);
+    else problems.push({ field: [...at, 'routes', index], message: 'must be an HTTP route name' });
+  });
+  const port = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
+  const tlsRoutes = list('tlsRoutes').map((route) => ({
+    port: isRecord(route) ? port(route['port']) : undefined,
+    sniHosts:
+      isRecord(route) && Array.isArray(route['sniHosts'])
+        ? route['sniHosts'].filter((host): host is string => typeof host === 'string')
+        : [],
+  }));
+  const tcpRoutes = list('tcpRoutes').map((route) => ({
+    port: isRecord(route) ? port(route['port']) : undefined,
+  }));
+  const split = splitIstioName(name);
+  return { ...split, routes, tlsRoutes, tcpRoutes };
+}
+
+/** Reads `trafficRouting.istio`; returns the problems instead when a VirtualService or subset is not named. */
+export function readIstioConfig(raw: unknown): IstioConfig | ConfigProblem[] {
+  if (!isRecord(raw)) return [{ field: [], message: 'must be an object' }];
+  const problems: ConfigProblem[] = [];
+  const virtualServices: IstioVirtualServiceRef[] = [];
+  const single = raw['virtualService'];
+  const many = raw['virtualServices'];
+  if (single !== undefined && many !== undefined)
+    problems.push({
+      field: ['virtualServices'],
+      message: 'set only one of virtualService and virtualServices',
+    });
+  if (single !== undefined) {
+    const read = readVirtualService(single, ['virtualService'], problems);
+    if (read) virtualServices.push(read);
+  }
+  if (many !== undefined) {
+    if (!Array.isArray(many)) problems.push({ field: ['virtualServices'], message: 'must be a list' });
+    else
+      many.forEach((entry: unknown, index) => {
+        const read = readVirtualService(entry, ['virtualServices', index], problems);
+        if (read) virtualServices.push(read);
+      });
+  }
+  if (single === undefined && many === undefined)
+    problems.push({ field: [], message: 'names no VirtualService: set virtualService or virtualServices' });
+  const rule = raw['destinationRule'];
+  let destinationRule: IstioConfig['destinationRule'];
+  if (rule !== undefined) {
+    if (!isRecord(rule)) problems.push({ field: ['destinationRule'], message: 'must be an object' });
+    else {
+      const fields = ISTIO_DESTINATION_RULE_FIELDS.map((field) => {
+        const value = rule[field];
+        if (typeof value === 'string' && value !== '') return value;
+        problems.push({ field: ['destinationRule', field], message: 'required (a non-empty string)' });
+        return '';
+      });
+      const [name, canarySubsetName, stableSubsetName] = fields as [string, string, string];
+      if (canarySubsetName !== '' && canarySubsetName === stableSubsetName)
+        problems.push({
+          field: ['destinationRule', 'canarySubsetName'],
+          message: 'must differ from stableSubsetName',
+        });
+      destinationRule = { name, canarySubsetName, stableSubsetName };
+    }
+  }
+  if (problems.length > 0) return problems;
+  return { virtualServices, ...(destinationRule ? { destinationRule } : {}) };
+}

@@ -1,8 +1,15 @@
 // What Rollgate does not honour yet: each Argo field is either an error (behaviour would differ) or a warning.
-import type { FieldPath } from './field-path.ts';
+import { formatFieldPath, type FieldPath } from './field-path.ts';
 import type { IssueCollector } from './validation-issue.ts';
 import { TRAFFIC_ROUTING_PROVIDERS } from './rollout.ts';
-import { GATEWAY_API_FIELDS, GATEWAY_API_PLUGIN, gatewayApiBlockOf } from './traffic-routing.ts';
+import {
+  GATEWAY_API_FIELDS,
+  GATEWAY_API_PLUGIN,
+  ISTIO_DESTINATION_RULE_FIELDS,
+  ISTIO_FIELDS,
+  ISTIO_VIRTUAL_SERVICE_FIELDS,
+  gatewayApiBlockOf,
+} from './traffic-routing.ts';
 import type { TrafficRouting } from './rollout.ts';
 import type { CanaryStepKind } from './rollout.ts';
 import { OTHER_METRIC_PROVIDERS } from './analysis.ts';
@@ -13,7 +20,7 @@ import { OTHER_METRIC_PROVIDERS } from './analysis.ts';
  * an error, never silently ignored. `plugins` is driven only for the plugins in
  * {@link SUPPORTED_TRAFFIC_ROUTER_PLUGINS}.
  */
-export const SUPPORTED_TRAFFIC_ROUTERS: readonly string[] = ['gatewayAPI', 'smi', 'plugins'];
+export const SUPPORTED_TRAFFIC_ROUTERS: readonly string[] = ['gatewayAPI', 'smi', 'istio', 'plugins'];
 
 /** The `trafficRouting.plugins` entries Rollgate drives itself (read as Argo's plugin reads them). */
 export const SUPPORTED_TRAFFIC_ROUTER_PLUGINS: readonly string[] = [GATEWAY_API_PLUGIN];
@@ -62,9 +69,9 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason: 'Rollgate needs the pod template inline in spec.template',
   },
   trafficRouting: {
-    field: 'spec.strategy.canary.trafficRouting.<istio|nginx|alb|ambassador|appMesh|traefik|apisix>',
+    field: 'spec.strategy.canary.trafficRouting.<nginx|alb|ambassador|appMesh|traefik|apisix>',
     severity: 'error',
-    reason: 'Rollgate drives the Gateway API and SMI routers only for now',
+    reason: 'Rollgate drives the Gateway API, SMI and Istio routers only for now',
   },
   trafficRoutingPlugin: {
     field: 'spec.strategy.canary.trafficRouting.plugins.<name>',
@@ -75,6 +82,13 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     field: 'spec.strategy.canary.trafficRouting.gatewayAPI.<tlsRoute|tlsRoutes|*Selector|…>',
     severity: 'error',
     reason: 'Rollgate drives the HTTPRoutes, GRPCRoutes and TCPRoutes named in the block',
+  },
+  istioField: {
+    field:
+      'spec.strategy.canary.trafficRouting.istio.<…>, virtualService(s).<…>, destinationRule.<additionalSubsetNames|…>',
+    severity: 'error',
+    reason:
+      'Rollgate reads virtualService(s) {name, routes, tlsRoutes, tcpRoutes} and destinationRule {name, canarySubsetName, stableSubsetName}',
   },
   experiment: {
     field: 'spec.strategy.canary.steps[].experiment',
@@ -215,6 +229,7 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
         );
       }
     }
+    checkIstioFields(trafficRouting['istio'], at('trafficRouting', 'istio'), sink);
     for (const block of gatewayApiBlockOf(trafficRouting)) {
       if (!isRecord(block.raw)) continue;
       for (const field of Object.keys(block.raw)) {
@@ -258,6 +273,30 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       sink,
     );
   });
+}
+
+// The fields of trafficRouting.istio that Rollgate does not read: an error each, never silently ignored.
+function checkIstioFields(istio: unknown, path: FieldPath, sink: IssueCollector): void {
+  if (!isRecord(istio)) return;
+  const rule = ROLLOUT_UNSUPPORTED_RULES.istioField;
+  const unknownIn = (block: unknown, known: readonly string[], at: FieldPath): void => {
+    if (!isRecord(block)) return;
+    for (const field of Object.keys(block))
+      if (!known.includes(field))
+        report(
+          sink,
+          [...at, field],
+          `strategy.canary.trafficRouting.${formatFieldPath([...at.slice(4), field])}`,
+          rule,
+        );
+  };
+  unknownIn(istio, ISTIO_FIELDS, path);
+  unknownIn(istio['virtualService'], ISTIO_VIRTUAL_SERVICE_FIELDS, [...path, 'virtualService']);
+  if (Array.isArray(istio['virtualServices']))
+    istio['virtualServices'].forEach((entry: unknown, index) =>
+      unknownIn(entry, ISTIO_VIRTUAL_SERVICE_FIELDS, [...path, 'virtualServices', index]),
+    );
+  unknownIn(istio['destinationRule'], ISTIO_DESTINATION_RULE_FIELDS, [...path, 'destinationRule']);
 }
 
 // The fields of a background or step analysis that do not reach the AnalysisRuns it creates.

@@ -9,8 +9,13 @@ export interface RouteWeights {
   canary: number;
   /** maxTrafficWeight (100 unless the rollout says otherwise). */
   total: number;
+  /** Empty when the provider splits by subset instead (Istio with a DestinationRule). */
   canaryService: string;
   stableService: string;
+  /** The stable pods' rollouts-pod-template-hash (subsets are pinned to it). */
+  stableHash: string;
+  /** The canary pods' hash; absent when there is no canary (all traffic to stable). */
+  canaryHash?: string | undefined;
 }
 
 /** The API a provider's objects live in; `versions` in order of preference (the first one served is used). */

@@ -4,9 +4,11 @@ import type { Rollout, TrafficRouting } from '../spec/rollout.ts';
 import {
   GATEWAY_API_PLUGIN,
   readGatewayApiConfig,
+  readIstioConfig,
   readSmiConfig,
   type ConfigProblem,
 } from '../spec/traffic-routing.ts';
+import { ISTIO_RESOURCES, destinationRuleEdit, virtualServiceEdit } from './istio-routes.ts';
 import { GATEWAY_API_RESOURCES, gatewayRouteEdit } from './gateway-api-routes.ts';
 import type { RouteEdit, RouteResource } from './route-edit.ts';
 import { RouteTranslationError, objectName } from './route-translation-error.ts';
@@ -30,6 +32,8 @@ export interface TrafficProvider {
   resources: readonly RouteResource[];
   /** The objects to edit, or why the configuration cannot be used. */
   edits(config: unknown, rollout: RoutedRollout): RouteEdit[] | RouteTranslationError;
+  /** Whether it weights canaryService/stableService (Istio with a DestinationRule weights subsets instead). */
+  needsServices(config: unknown): boolean;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -74,12 +78,14 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
     configOf: (routing) => routing.gatewayAPI,
     resources: gatewayResources,
     edits: gatewayApiEdits(['gatewayAPI']),
+    needsServices: () => true,
   },
   {
     name: `plugins.${GATEWAY_API_PLUGIN}`,
     configOf: (routing) => (isRecord(routing.plugins) ? routing.plugins[GATEWAY_API_PLUGIN] : undefined),
     resources: gatewayResources,
     edits: gatewayApiEdits(['plugins', GATEWAY_API_PLUGIN]),
+    needsServices: () => true,
   },
   {
     name: 'smi',
@@ -90,6 +96,25 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
       if (Array.isArray(read)) return configError(rollout, ['smi'], read);
       return [trafficSplitEdit(read, rollout.namespace, { name: rollout.name, uid: rollout.uid })];
     },
+    needsServices: () => true,
+  },
+  {
+    name: 'istio',
+    configOf: (routing) => routing.istio,
+    resources: Object.values(ISTIO_RESOURCES),
+    // The DestinationRule first, as Argo: the subsets select the right pods before weights move.
+    edits: (config, rollout) => {
+      const read = readIstioConfig(config);
+      if (Array.isArray(read)) return configError(rollout, ['istio'], read);
+      const rule = read.destinationRule;
+      return [
+        ...(rule ? [destinationRuleEdit(rule, rollout.namespace)] : []),
+        ...read.virtualServices.map((ref) =>
+          virtualServiceEdit(ref, ref.namespace ?? rollout.namespace, rule, rollout.managedRouteNames),
+        ),
+      ];
+    },
+    needsServices: (config) => !(isRecord(config) && config['destinationRule'] !== undefined),
   },
 ];
 
@@ -100,6 +125,7 @@ export interface RolloutRoutes {
   edits: RouteEdit[];
   /** maxTrafficWeight (100 unless set). */
   total: number;
+  /** Empty when no provider set weights Services (Istio with a DestinationRule only). */
   canaryService: string;
   stableService: string;
 }
@@ -118,15 +144,17 @@ export function routesOfRollout(rollout: Rollout): RolloutRoutes | RouteTranslat
   if (set.length === 0) return undefined;
   const namespace = rollout.metadata.namespace ?? 'default';
   const id = objectName('Rollout', namespace, rollout.metadata.name);
-  const { canaryService, stableService } = canary;
-  if (!canaryService || !stableService)
+  const canaryService = canary.canaryService ?? '';
+  const stableService = canary.stableService ?? '';
+  const needing = set.find((provider) => provider.needsServices(provider.configOf(routing)));
+  if (needing !== undefined && (!canaryService || !stableService))
     return new RouteTranslationError(
       'traffic.config_invalid',
       id,
       `spec.strategy.canary.${canaryService ? 'stableService' : 'canaryService'}`,
-      `required with trafficRouting.${set[0]!.name}`,
+      `required with trafficRouting.${needing.name}`,
     );
-  if (canaryService === stableService)
+  if (canaryService !== '' && canaryService === stableService)
     return new RouteTranslationError(
       'traffic.config_invalid',
       id,

@@ -17,6 +17,7 @@ const weights = (canary: number) => ({
   total: 100,
   canaryService: 'web-canary',
   stableService: 'web-stable',
+  stableHash: 'abc123',
 });
 
 let sandbox: Sandbox;

@@ -132,6 +132,8 @@ export function routedRolloutYaml(options: {
   namespace: string;
   image: string;
   trafficRouting: string;
+  /** canaryService/stableService set (default true; Istio with subsets needs none). */
+  services?: boolean;
 }): string {
   return `apiVersion: rollgate.dev/v1alpha1
 kind: Rollout
@@ -153,9 +155,7 @@ spec:
           image: ${options.image}
   strategy:
     canary:
-      canaryService: web-canary
-      stableService: web-stable
-      scaleDownDelaySeconds: 1
+${options.services === false ? '' : '      canaryService: web-canary\n      stableService: web-stable\n'}      scaleDownDelaySeconds: 1
       abortScaleDownDelaySeconds: 1
       trafficRouting:
 ${options.trafficRouting

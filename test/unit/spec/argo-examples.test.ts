@@ -35,7 +35,7 @@ const read = (file: string) => ({ file, text: readFileSync(join(examples, file),
 const SHARED_TEMPLATES = ['analysis-templates.yaml', 'cluster-analysis-templates.yaml'];
 
 const unsupported = (what: string, why: string) => `unsupported: ${what} (${why})`;
-const ROUTER = 'Rollgate drives the Gateway API and SMI routers only for now';
+const ROUTER = 'Rollgate drives the Gateway API, SMI and Istio routers only for now';
 const EXPERIMENT = 'Rollgate does not run Experiments';
 
 /** For each file: every Rollout/template in it, and the exact errors expected (none = clean). */
@@ -73,14 +73,12 @@ const EXPECTED: Record<string, Record<string, string[]>> = {
   },
   'istio/istio-mirror.yaml': {
     'Rollout/istio-host-split': [
-      `64:9 spec.strategy.canary.trafficRouting.istio: ${unsupported('strategy.canary.trafficRouting.istio', ROUTER)}`,
       `72:11 spec.strategy.canary.steps[1].setMirrorRoute: ${unsupported('strategy.canary.steps[1].setMirrorRoute', 'mirror routes need a traffic router')}`,
     ],
   },
   'istio/istio-subset-split.yaml': {
-    'Rollout/istio-subset-split': [
-      `59:9 spec.strategy.canary.trafficRouting.istio: ${unsupported('strategy.canary.trafficRouting.istio', ROUTER)}`,
-    ],
+    // Istio with DestinationRule subsets is driven: the example validates clean.
+    'Rollout/istio-subset-split': [],
   },
   'rollout-baseline-vs-canary.yaml': {
     'Rollout/rollout-baseline-vs-canary': [
@@ -114,7 +112,6 @@ const EXPECTED: Record<string, Record<string, string[]>> = {
   },
   'traffic-routing-experiment-step/istio-host-split-experiment-step.yaml': {
     'Rollout/istio-host-split': [
-      `57:9 spec.strategy.canary.trafficRouting.istio: ${unsupported('strategy.canary.trafficRouting.istio', ROUTER)}`,
       `64:11 spec.strategy.canary.steps[1].experiment: ${unsupported('strategy.canary.steps[1].experiment', EXPERIMENT)}`,
     ],
   },

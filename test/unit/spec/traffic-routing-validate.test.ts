@@ -71,10 +71,10 @@ describe('validate: trafficRouting', () => {
 
   it('keeps other routers, other plugins and Gateway API fields it does not drive unsupported', () => {
     const text = withCanary(
-      `${SERVICES}      trafficRouting:\n        istio:\n          virtualService: {name: web}\n        plugins:\n          acme/router: {}\n          argoproj-labs/gatewayAPI:\n            httpRoute: web\n            tlsRoute: web-tls\n`,
+      `${SERVICES}      trafficRouting:\n        nginx:\n          stableIngress: web\n        plugins:\n          acme/router: {}\n          argoproj-labs/gatewayAPI:\n            httpRoute: web\n            tlsRoute: web-tls\n`,
     );
     expect(errorsOf(text)).toEqual([
-      '27 spec.strategy.canary.trafficRouting.istio: unsupported: strategy.canary.trafficRouting.istio (Rollgate drives the Gateway API and SMI routers only for now)',
+      '27 spec.strategy.canary.trafficRouting.nginx: unsupported: strategy.canary.trafficRouting.nginx (Rollgate drives the Gateway API, SMI and Istio routers only for now)',
       '30 spec.strategy.canary.trafficRouting.plugins["acme/router"]: unsupported: strategy.canary.trafficRouting.plugins["acme/router"] (Rollgate runs no router plugins; it drives argoproj-labs/gatewayAPI itself)',
       '33 spec.strategy.canary.trafficRouting.plugins["argoproj-labs/gatewayAPI"].tlsRoute: unsupported: strategy.canary.trafficRouting.plugins["argoproj-labs/gatewayAPI"].tlsRoute (Rollgate drives the HTTPRoutes, GRPCRoutes and TCPRoutes named in the block)',
     ]);
@@ -93,11 +93,35 @@ describe('validate: trafficRouting', () => {
     ]);
   });
 
+  it('accepts Istio subsets without canaryService/stableService; host-level Istio needs both', () => {
+    const subsets =
+      '      trafficRouting:\n        istio:\n          virtualService:\n            name: web\n          destinationRule:\n            name: web\n            canarySubsetName: canary\n            stableSubsetName: stable\n';
+    expect(errorsOf(withCanary(subsets))).toEqual([]);
+    const hosts =
+      '      trafficRouting:\n        istio:\n          virtualService:\n            name: web\n            routes: [primary]\n';
+    expect(errorsOf(withCanary(hosts))).toEqual([
+      '23 spec.strategy.canary.canaryService: required with trafficRouting.istio (the router weights this Service)',
+      '23 spec.strategy.canary.stableService: required with trafficRouting.istio (the router weights this Service)',
+    ]);
+    expect(errorsOf(withCanary(`${SERVICES}${hosts}`))).toEqual([]);
+  });
+
+  it('names an incomplete Istio block and the Istio fields it does not read', () => {
+    const text = withCanary(
+      `${SERVICES}      trafficRouting:\n        istio:\n          virtualService:\n            routes: [primary]\n          destinationRule:\n            name: web\n            canarySubsetName: canary\n            stableSubsetName: stable\n            additionalSubsetNames: [v0]\n`,
+    );
+    expect(errorsOf(text)).toEqual([
+      '34 spec.strategy.canary.trafficRouting.istio.destinationRule.additionalSubsetNames: unsupported: strategy.canary.trafficRouting.istio.destinationRule.additionalSubsetNames (Rollgate reads virtualService(s) {name, routes, tlsRoutes, tcpRoutes} and destinationRule {name, canarySubsetName, stableSubsetName})',
+      '28 spec.strategy.canary.trafficRouting.istio.virtualService.name: must name a VirtualService',
+    ]);
+  });
+
   it('unsupportedTrafficRouters lists what the planner must refuse', () => {
     expect(unsupportedTrafficRouters({ smi: {}, gatewayAPI: {} })).toEqual([]);
     expect(unsupportedTrafficRouters({ plugins: { 'argoproj-labs/gatewayAPI': {} } })).toEqual([]);
-    expect(unsupportedTrafficRouters({ istio: {}, plugins: { 'acme/router': {} } })).toEqual([
-      'istio',
+    expect(unsupportedTrafficRouters({ istio: {} })).toEqual([]);
+    expect(unsupportedTrafficRouters({ nginx: {}, plugins: { 'acme/router': {} } })).toEqual([
+      'nginx',
       'plugins["acme/router"]',
     ]);
   });

@@ -12,6 +12,7 @@ const weights = (canary: number, total = 100) => ({
   total,
   canaryService: 'web-canary',
   stableService: 'web-stable',
+  stableHash: 'abc123',
 });
 
 function anHttpRoute(rules: unknown[]): RouteObject {

@@ -8,6 +8,7 @@ const weights = (canary: number) => ({
   total: 100,
   canaryService: 'web-canary',
   stableService: 'web-stable',
+  stableHash: 'abc123',
 });
 const ownerReference = {
   apiVersion: 'rollgate.dev/v1alpha1',

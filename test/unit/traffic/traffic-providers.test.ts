@@ -53,6 +53,24 @@ describe('routesOfRollout', () => {
     ]);
   });
 
+  it('reads Istio: the DestinationRule first, then the VirtualServices (name.namespace shorthand); no services needed with subsets', () => {
+    const istio = {
+      virtualServices: [{ name: 'web' }, { name: 'web-internal.mesh' }],
+      destinationRule: { name: 'web-dr', canarySubsetName: 'canary', stableSubsetName: 'stable' },
+    };
+    const routes = routed({ istio }, {});
+    expect(names(routes)).toEqual([
+      'DestinationRule default/web-dr',
+      'VirtualService default/web',
+      'VirtualService mesh/web-internal',
+    ]);
+    expect((routes as RolloutRoutes).canaryService).toBe('');
+    expect(routed({ istio: { virtualService: { name: 'web' } } }, {})).toMatchObject({
+      code: 'traffic.config_invalid',
+      field: 'spec.strategy.canary.canaryService',
+    });
+  });
+
   it.each([
     {
       name: 'no route named',
