@@ -12,6 +12,10 @@ describe('examples/traffic with rollgate validate', () => {
   it.each([
     ['gateway-api', 'skipped 3 objects of kinds Rollgate does not validate (Service ×2, HTTPRoute)'],
     ['smi', 'skipped 3 objects of kinds Rollgate does not validate (Service ×3)'],
+    [
+      'istio',
+      'skipped 3 objects of kinds Rollgate does not validate (DestinationRule, Service, VirtualService)',
+    ],
   ])('%s is valid', async (name, skipped) => {
     const run = await runCli('validate', example(name));
     expect(run.stderr + run.stdout).toContain(skipped);
@@ -26,9 +30,12 @@ describe('examples/traffic applied with kubectl', () => {
     scene = await startTrafficScene(inject('redisUrl'), [
       'gateway.networking.k8s.io_httproutes.yaml',
       'split.smi-spec.io_trafficsplits.yaml',
+      'networking.istio.io_virtualservices.yaml',
+      'networking.istio.io_destinationrules.yaml',
     ]);
     await scene.kubectl('create', 'namespace', 'gateway-example');
     await scene.kubectl('create', 'namespace', 'smi-example');
+    await scene.kubectl('create', 'namespace', 'istio-example');
   }, 60_000);
   afterAll(async () => {
     await scene?.stop();
@@ -81,5 +88,45 @@ describe('examples/traffic applied with kubectl', () => {
         { service: 'payments-stable', weight: 100 },
       ],
     });
+  }, 30_000);
+
+  it('istio: the Rollout gets healthy with the stable subset pinned to its pods', async () => {
+    await scene.kubectl('apply', '-n', 'istio-example', '-f', example('istio'));
+    const status = await scene.waitFor(
+      'reviews healthy',
+      'istio-example',
+      'reviews',
+      (s) => s.phase === 'Healthy',
+    );
+    expect(status.trafficRouterError).toBeUndefined();
+    const rule = toPlainObject<{
+      spec: { subsets: Array<{ name: string; labels: Record<string, string> }> };
+    }>(
+      await scene.clients.custom.getNamespacedCustomObject({
+        group: 'networking.istio.io',
+        version: 'v1',
+        namespace: 'istio-example',
+        plural: 'destinationrules',
+        name: 'reviews',
+      }),
+    );
+    await expect
+      .poll(async () => {
+        const read = toPlainObject<typeof rule>(
+          await scene.clients.custom.getNamespacedCustomObject({
+            group: 'networking.istio.io',
+            version: 'v1',
+            namespace: 'istio-example',
+            plural: 'destinationrules',
+            name: 'reviews',
+          }),
+        );
+        return read.spec.subsets.map((s) => [s.name, s.labels['rollouts-pod-template-hash']]);
+      })
+      .toEqual([
+        ['stable', status.stableRS],
+        ['canary', undefined],
+      ]);
+    expect(rule.spec.subsets.map((s) => s.labels['app'])).toEqual(['reviews', 'reviews']);
   }, 30_000);
 });
