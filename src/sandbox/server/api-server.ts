@@ -549,6 +549,7 @@ export class ApiServer {
     url: URL,
     route: Route,
     obj: StoredObject,
+    old?: StoredObject,
   ): void {
     const schema = route.type.schema;
     if (!schema) return;
@@ -558,6 +559,7 @@ export class ApiServer {
     const warnings = admitCustomResource(route.type, schema, obj, {
       fieldValidation: fieldValidationOf(url),
       ...(applied ? { appliedObject: ref } : {}),
+      ...(old ? { old } : {}),
       ...(route.subresource === 'status' ? { subresource: 'status' as const } : {}),
     });
     if (warnings.length > 0) {
@@ -602,9 +604,9 @@ export class ApiServer {
     const { store } = this.deps;
     const status = route.subresource === 'status';
     if (!status) applyDefaults(route.type, input, this.deps.random, sandboxNodeName);
-    this.admitCustom(req, res, url, route, input);
-    if (!status) validateObject(route.type, input);
     const current = store.get(route.type, this.ns(route), name);
+    this.admitCustom(req, res, url, route, input, current);
+    if (!status) validateObject(route.type, input);
     if (!current) throw notFound(route.type, name);
     const obj = recordManager
       ? this.deps.patches.recordUpdate(

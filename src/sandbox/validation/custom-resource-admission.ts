@@ -4,6 +4,7 @@ import type { ResourceType } from '../resources/resource-type.ts';
 import type { StoredObject } from '../store/object-store.ts';
 import { applySchemaDefaults } from './crd-defaulting.ts';
 import { pruneNonNullableNulls, pruneUnknownFields } from './crd-pruning.ts';
+import { ratchetCauses } from './crd-ratcheting.ts';
 import type { SchemaNode } from './crd-schema.ts';
 import { validateAgainstSchema } from './crd-validation.ts';
 
@@ -22,6 +23,8 @@ export interface AdmissionOptions {
   fieldValidation: FieldValidation;
   /** Set for server-side apply (`namespace/name`): Strict then fails as building the typed patch does. */
   appliedObject?: string;
+  /** The stored object an update replaces: problems it already had are let through (ratcheting). */
+  old?: StoredObject;
 }
 
 function strictDecodingError(type: ResourceType, pruned: string[]): ApiStatusError {
@@ -47,7 +50,7 @@ function typedPatchError(type: ResourceType, appliedObject: string, pruned: stri
 
 /**
  * Prunes unknown fields and non-nullable nulls, applies `default`s and validates against the version's
- * schema, in place, in kube-apiserver's order. Throws 422 Invalid with field causes, or 400 for unknown
+ * schema, in place, in kube-apiserver's order (an update keeps what the old object already got wrong). Throws 422 Invalid with field causes, or 400 for unknown
  * fields under `fieldValidation=Strict`; returns the API server's warnings (`unknown field "spec.x"`) under
  * Warn. With a status subresource, a main-resource write leaves status to the store (which keeps the stored
  * one) and a /status write touches only status.
@@ -72,11 +75,13 @@ export function admitCustomResource(
   pruneNonNullableNulls(subject, schema);
   applySchemaDefaults(subject, schema);
   const statusSchema = schema.properties?.get('status');
-  const causes = statusOnly
+  const found = statusOnly
     ? statusSchema && subject.status !== undefined
       ? validateAgainstSchema(subject.status, statusSchema, 'status')
       : []
     : validateAgainstSchema(subject, schema);
+  const old = statusOnly && options.old ? { status: options.old.status } : options.old;
+  const causes = old && found.length > 0 ? ratchetCauses(found, subject, old, schema) : found;
   if (statusOnly) {
     if (subject.status === undefined) delete obj.status;
     else obj.status = subject.status;

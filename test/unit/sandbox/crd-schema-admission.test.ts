@@ -312,6 +312,42 @@ describe('admission', () => {
     ).toThrow('Thing.x.dev "t" is invalid: spec.name: Required value');
   });
 
+  it('lets an update keep what the old object already got wrong (ratcheting), and nothing else', () => {
+    // Stored under a looser schema: a name the pattern refuses and a label value of the wrong type.
+    const old = thing({
+      name: 'BAD!',
+      tags: ['X Y'],
+      ports: [{ port: 80, protocol: 'TCP', match: { type: 'Prefix' } }],
+    });
+    (old.spec as { labels?: unknown }).labels = { 'app.kubernetes.io/name': 5 };
+    const update = (spec: Record<string, unknown>): StoredObject =>
+      thing({ ...structuredClone(old.spec as object), ...spec });
+    const admit = (obj: StoredObject): string[] => {
+      try {
+        admitCustomResource(type, schema, obj, { fieldValidation: 'Ignore', old });
+        return [];
+      } catch (err) {
+        return ((err as ApiStatusError).status.details?.causes ?? []).map((c) => `${c.field ?? ''}`);
+      }
+    };
+    expect(admit(update({ replicas: 3 }))).toEqual([]);
+    expect(admit(update({ name: 'BAD?' }))).toEqual(['spec.name']);
+    expect(admit(update({ replicas: 'three' }))).toEqual(['spec.replicas']);
+    expect(admit(update({ labels: { 'app.kubernetes.io/name': 6 } }))).toEqual([
+      'spec.labels.app.kubernetes.io/name',
+    ]);
+    // A map list's items correspond by key, so a new item is checked and the old one is not.
+    expect(admit(update({ ports: [{ port: 80 }, { port: 'x' }] }))).toEqual(['spec.ports[1].port']);
+    // A required field the old object lacked too stays missing.
+    const nameless = thing({ replicas: 1 });
+    expect(() =>
+      admitCustomResource(type, schema, thing({ replicas: 2 }), { fieldValidation: 'Ignore', old: nameless }),
+    ).not.toThrow();
+    expect(() =>
+      admitCustomResource(type, schema, thing({ replicas: 2 }), { fieldValidation: 'Ignore' }),
+    ).toThrow('spec.name: Required value');
+  });
+
   it('refuses to compile a pattern JavaScript cannot read', () => {
     expect(() => compileCrdSchema({ type: 'string', pattern: '(' })).toThrow(CrdSchemaError);
   });
