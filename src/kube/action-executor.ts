@@ -88,8 +88,9 @@ export class ActionExecutor {
       try {
         const { target, result, routerError } = await handleAction(action, context);
         report.outcomes.push({ kind: action.kind, target, result });
-        if (action.kind === 'setTrafficWeights')
-          router = routerError === undefined ? { kind: 'ok' } : { kind: 'failed', message: routerError };
+        // Any router call (weights, header or mirror route) can fail; a failure in the pass is kept.
+        if (routerError !== undefined) router = { kind: 'failed', message: routerError };
+        else if (action.kind === 'setTrafficWeights' && router.kind !== 'failed') router = { kind: 'ok' };
         if (result !== 'unchanged' && result !== 'failed') {
           report.writes += 1;
           if (action.kind !== 'emitEvent') report.stateWrites += 1;

@@ -56,7 +56,18 @@ export class RouteWriter {
   }
 
   /** Brings the object to the weights; idempotent (a second call with the same weights writes nothing). */
-  async write(target: RouteTarget, weights: RouteWeights): Promise<RouteWriteResult> {
+  write(target: RouteTarget, weights: RouteWeights): Promise<RouteWriteResult> {
+    return this.apply(target, (live) => target.translate(live, weights));
+  }
+
+  /**
+   * Reads the target's object, runs `change` (pure: the object to write, or an Error to throw) and
+   * writes the result when it differs; a 409 re-reads and runs `change` again.
+   */
+  async apply(
+    target: RouteTarget,
+    change: (live: Plain | undefined) => Plain | Error,
+  ): Promise<RouteWriteResult> {
     const version = await this.versionFor(target);
     const { group, plural, kind } = target.resource;
     const { namespace, name } = target;
@@ -64,7 +75,7 @@ export class RouteWriter {
     let conflict: unknown;
     for (let attempt = 0; attempt < this.maxAttempts; attempt += 1) {
       const live = await this.read(target, version);
-      const desired = target.translate(live, weights);
+      const desired = change(live);
       if (desired instanceof Error) throw desired;
       if (live !== undefined && canonicalJson(live) === canonicalJson(desired)) return 'unchanged';
       try {

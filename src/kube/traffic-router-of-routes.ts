@@ -1,7 +1,22 @@
 // A TrafficRouter over route objects: each setWeights brings every route of the rollout to the weights.
 import type { Logger } from '../log/logger.ts';
 import type { RouteWriter } from './route-writer.ts';
-import type { RouteTarget, TrafficRouter, TrafficWeightsInput } from './traffic-router.ts';
+import type {
+  HeaderRouteInput,
+  MirrorRouteInput,
+  RouteTarget,
+  TrafficRouter,
+  TrafficWeightsInput,
+} from './traffic-router.ts';
+
+/** A managed route asked of a router none of whose routes can carry it. */
+export class ManagedRouteUnsupportedError extends Error {
+  override readonly name = 'ManagedRouteUnsupportedError';
+  readonly code = 'traffic.managed_route_unsupported';
+  constructor(kind: 'header' | 'mirror', name: string, router: string) {
+    super(`${kind} route "${name}": the ${router} router has no ${kind} routes`);
+  }
+}
 
 /** The routes of one rollout, as its providers name them. */
 export interface RolloutRouteTargets {
@@ -54,6 +69,45 @@ export class RouteTrafficRouter implements TrafficRouter {
         );
     }
   }
+
+  setHeaderRoute(input: HeaderRouteInput): Promise<void> {
+    return this.setManaged('header', input.name, (target) =>
+      target.setHeaderRoute === undefined
+        ? undefined
+        : (live) => target.setHeaderRoute!(live, input, this.routes),
+    );
+  }
+
+  setMirrorRoute(input: MirrorRouteInput): Promise<void> {
+    return this.setManaged('mirror', input.name, (target) =>
+      target.setMirrorRoute === undefined
+        ? undefined
+        : (live) => target.setMirrorRoute!(live, input, this.routes),
+    );
+  }
+
+  /** Writes the managed route to every route object that can carry it (at least one must). */
+  private async setManaged(
+    kind: 'header' | 'mirror',
+    name: string,
+    changeOf: (
+      target: RouteTarget,
+    ) => ((live: Record<string, unknown> | undefined) => Record<string, unknown> | Error) | undefined,
+  ): Promise<void> {
+    const changes = this.routes.targets.flatMap((target) => {
+      const change = changeOf(target);
+      return change === undefined ? [] : [{ target, change }];
+    });
+    if (changes.length === 0) throw new ManagedRouteUnsupportedError(kind, name, this.type);
+    for (const { target, change } of changes) {
+      const result = await this.writer.apply(target, change);
+      if (result !== 'unchanged')
+        this.logger.info(
+          { route: `${target.resource.kind} ${target.namespace}/${target.name}`, [kind]: name, result },
+          `${kind} route written`,
+        );
+    }
+  }
 }
 
 /** A rollout whose routing cannot be followed: every call fails with the reason (recorded in status). */
@@ -61,6 +115,12 @@ export class RefusingTrafficRouter implements TrafficRouter {
   readonly type = 'invalid';
   constructor(private readonly reason: Error) {}
   setWeights(): Promise<void> {
+    return Promise.reject(this.reason);
+  }
+  setHeaderRoute(): Promise<void> {
+    return Promise.reject(this.reason);
+  }
+  setMirrorRoute(): Promise<void> {
     return Promise.reject(this.reason);
   }
 }

@@ -26,6 +26,36 @@ export interface TrafficWeightsInput {
 export interface TrafficRouter {
   readonly type: string;
   setWeights(input: TrafficWeightsInput): Promise<void>;
+  /** Adds, replaces or (match absent) removes a header route; absent when the router has none. */
+  setHeaderRoute?(input: HeaderRouteInput): Promise<void>;
+  /** Adds, replaces or (match absent) removes a mirror route; absent when the router has none. */
+  setMirrorRoute?(input: MirrorRouteInput): Promise<void>;
+}
+
+/** How a header value, method or path is matched (one of the three). */
+export interface RouteStringMatch {
+  exact?: string | undefined;
+  prefix?: string | undefined;
+  regex?: string | undefined;
+}
+
+/** A header route (Argo's setHeaderRoute step): `match` absent removes it. */
+export interface HeaderRouteInput {
+  name: string;
+  match?: Array<{ headerName: string; headerValue: RouteStringMatch }> | undefined;
+}
+
+/** A mirror route (Argo's setMirrorRoute step): `match` absent removes it. */
+export interface MirrorRouteInput {
+  name: string;
+  match?:
+    | Array<{
+        method?: RouteStringMatch | undefined;
+        path?: RouteStringMatch | undefined;
+        headers?: Record<string, RouteStringMatch> | undefined;
+      }>
+    | undefined;
+  percentage?: number | undefined;
 }
 
 /** The weights a route should hold: `canary` to canaryService, `total − canary` to stableService. */
@@ -51,6 +81,17 @@ export interface RouteTarget {
   translate(
     live: Record<string, unknown> | undefined,
     weights: RouteWeights,
+  ): Record<string, unknown> | Error;
+  /** Pure, like `translate`: the object with the header route set or removed (providers that have them). */
+  setHeaderRoute?(
+    live: Record<string, unknown> | undefined,
+    route: HeaderRouteInput,
+    services: { canaryService: string; stableService: string },
+  ): Record<string, unknown> | Error;
+  setMirrorRoute?(
+    live: Record<string, unknown> | undefined,
+    route: MirrorRouteInput,
+    services: { canaryService: string; stableService: string },
   ): Record<string, unknown> | Error;
 }
 

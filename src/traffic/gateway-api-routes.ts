@@ -1,6 +1,14 @@
 // Gateway API: the canary and stable weights on the backendRefs of an HTTPRoute, GRPCRoute or TCPRoute.
 import type { GatewayRouteKind, GatewayRouteRef } from '../spec/traffic-routing.ts';
-import type { RouteEdit, RouteObject, RouteResource, RouteWeights } from './route-edit.ts';
+import type {
+  HeaderRoute,
+  RouteEdit,
+  RouteObject,
+  RouteResource,
+  RouteServices,
+  RouteWeights,
+  StringMatch,
+} from './route-edit.ts';
 import { RouteTranslationError, objectName } from './route-translation-error.ts';
 
 const GROUP = 'gateway.networking.k8s.io';
@@ -35,7 +43,95 @@ export function gatewayRouteEdit(
     namespace,
     name: ref.name,
     translate: (live, weights) => setBackendWeights(id, live, weights, managedRouteNames),
+    ...(ref.kind === 'HTTPRoute'
+      ? {
+          setHeaderRoute: (live: RouteObject | undefined, route: HeaderRoute, services: RouteServices) =>
+            ref.useHeaderRoutes
+              ? setHeaderRule(id, live, route, services, managedRouteNames)
+              : (live ??
+                new RouteTranslationError('traffic.route_missing', id, 'metadata.name', 'not found')),
+        }
+      : {}),
   };
+}
+
+/** Argo's StringMatch as a Gateway API header match (a prefix becomes an anchored regular expression). */
+function headerMatch(name: string, value: StringMatch): Record<string, unknown> {
+  if (value.exact !== undefined) return { type: 'Exact', name, value: value.exact };
+  if (value.regex !== undefined) return { type: 'RegularExpression', name, value: value.regex };
+  const prefix = (value.prefix ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return { type: 'RegularExpression', name, value: `^${prefix}.*` };
+}
+
+/** A rule named `name`, or `name-<n>` (one per weighted rule), is the header route `name`. */
+function isRuleOf(rule: unknown, name: string): boolean {
+  if (!isRecord(rule) || typeof rule['name'] !== 'string') return false;
+  const ruleName = rule['name'];
+  return (
+    ruleName === name || (ruleName.startsWith(`${name}-`) && /^\d+$/.test(ruleName.slice(name.length + 1)))
+  );
+}
+
+/**
+ * The header route on an HTTPRoute, as the plugin builds it: for each rule that weights the two
+ * Services, one rule named after the route (`name`, then `name-1`, …) with the rule's matches and
+ * filters, every match also requiring the headers, and the canary Service as its only backend. The
+ * rules of an earlier call with the same name are replaced; `match` absent removes them.
+ */
+function setHeaderRule(
+  id: string,
+  live: RouteObject | undefined,
+  route: HeaderRoute,
+  services: RouteServices,
+  managedRouteNames: readonly string[],
+): RouteObject | RouteTranslationError {
+  if (live === undefined)
+    return new RouteTranslationError('traffic.route_missing', id, 'metadata.name', 'not found');
+  const spec = live['spec'];
+  if (!isRecord(spec) || !Array.isArray(spec['rules']))
+    return new RouteTranslationError('traffic.route_malformed', id, 'spec.rules', 'missing or not a list');
+  const kept = spec['rules'].filter((rule: unknown) => !isRuleOf(rule, route.name));
+  if (route.match === undefined) return { ...live, spec: { ...spec, rules: kept } };
+  const headers = route.match.map((m) => headerMatch(m.headerName, m.headerValue));
+  const refsOf = (rule: unknown): Array<Record<string, unknown>> =>
+    isRecord(rule) && Array.isArray(rule['backendRefs']) ? rule['backendRefs'].filter(isRecord) : [];
+  const sources = kept.filter((rule: unknown) => {
+    if (isRecord(rule) && typeof rule['name'] === 'string' && managedRouteNames.includes(rule['name']))
+      return false;
+    const names = refsOf(rule).map((ref) => ref['name']);
+    return names.includes(services.canaryService) && names.includes(services.stableService);
+  });
+  if (sources.length === 0)
+    return new RouteTranslationError(
+      'traffic.backend_not_found',
+      id,
+      'spec.rules[].backendRefs',
+      `no rule weights "${services.canaryService}" and "${services.stableService}" to add the header route "${route.name}" to`,
+    );
+  const added = sources.map((rule, index) => {
+    const source = rule as Record<string, unknown>;
+    const canaryRef = refsOf(source).find((ref) => ref['name'] === services.canaryService)!;
+    const matches =
+      Array.isArray(source['matches']) && source['matches'].length > 0 ? source['matches'] : [{}];
+    return {
+      name: index === 0 ? route.name : `${route.name}-${index}`,
+      matches: matches.map((m: unknown) => {
+        const match = isRecord(m) ? m : {};
+        const own = Array.isArray(match['headers']) ? match['headers'] : [];
+        return { ...match, headers: [...own, ...headers] };
+      }),
+      ...(Array.isArray(source['filters']) ? { filters: source['filters'] } : {}),
+      backendRefs: [
+        {
+          group: '',
+          kind: 'Service',
+          name: services.canaryService,
+          ...(canaryRef['port'] !== undefined ? { port: canaryRef['port'] } : {}),
+        },
+      ],
+    };
+  });
+  return { ...live, spec: { ...spec, rules: [...kept, ...added] } };
 }
 
 function setBackendWeights(
@@ -64,7 +160,8 @@ function setBackendWeights(
         'not an object',
       );
     const backendRefs = rule['backendRefs'];
-    const managed = typeof rule['name'] === 'string' && managedRouteNames.includes(rule['name']);
+    // Header rules (`name`, `name-1`, …) carry only the canary: they are not part of the split.
+    const managed = managedRouteNames.some((name) => isRuleOf(rule, name));
     if (managed || backendRefs === undefined) {
       written.push(rule);
       continue;

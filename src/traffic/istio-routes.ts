@@ -1,6 +1,15 @@
 // Istio: the canary and stable weights on a VirtualService's routes, and DestinationRule subsets pinned to the pod hashes.
 import type { IstioConfig, IstioVirtualServiceRef } from '../spec/traffic-routing.ts';
-import type { RouteEdit, RouteObject, RouteResource, RouteWeights } from './route-edit.ts';
+import type {
+  HeaderRoute,
+  MirrorRoute,
+  RouteEdit,
+  RouteObject,
+  RouteResource,
+  RouteServices,
+  RouteWeights,
+  StringMatch,
+} from './route-edit.ts';
 import { RouteTranslationError, objectName } from './route-translation-error.ts';
 
 const GROUP = 'networking.istio.io';
@@ -186,8 +195,22 @@ export function virtualServiceEdit(
         const routes = spec[kind];
         if (routes === undefined) continue;
         if (!Array.isArray(routes)) return fail(`spec.${kind}`, 'not a list');
-        const indexes = pick(routes, kind, ref, managedRouteNames, fail);
-        if (indexes instanceof RouteTranslationError) return indexes;
+        const picked = pick(routes, kind, ref, managedRouteNames, fail);
+        if (picked instanceof RouteTranslationError) return picked;
+        // A mirror route copies the primary route's destinations: its weights follow the split too (as Argo).
+        const mirrors =
+          kind === 'http'
+            ? routes.flatMap((route, index) =>
+                isRecord(route) &&
+                route['mirror'] !== undefined &&
+                typeof route['name'] === 'string' &&
+                managedRouteNames.includes(route['name']) &&
+                !picked.includes(index)
+                  ? [index]
+                  : [],
+              )
+            : [];
+        const indexes = [...picked, ...mirrors];
         const next = [...routes];
         for (const index of indexes) {
           const weighed = weighRoute(routes[index], `spec.${kind}[${index}]`, weights, subsets, fail);
@@ -207,7 +230,110 @@ export function virtualServiceEdit(
         return fail('spec', 'has no http, tls or tcp route to weight', 'traffic.backend_not_found');
       return { ...live, spec: written };
     },
+    setHeaderRoute: (live: RouteObject | undefined, route: HeaderRoute, services: RouteServices) =>
+      setManagedRoute(
+        live,
+        route.name,
+        route.match === undefined,
+        { fail, ref, subsets, services, managedRouteNames },
+        (_primary, canary) => ({
+          name: route.name,
+          match: [
+            {
+              headers: Object.fromEntries(
+                (route.match ?? []).map((m) => [m.headerName, stringMatch(m.headerValue)]),
+              ),
+            },
+          ],
+          route: [{ ...canary, weight: 100 }],
+        }),
+      ),
+    setMirrorRoute: (live: RouteObject | undefined, route: MirrorRoute, services: RouteServices) =>
+      setManagedRoute(
+        live,
+        route.name,
+        route.match === undefined,
+        { fail, ref, subsets, services, managedRouteNames },
+        (primary, canary) => ({
+          name: route.name,
+          match: (route.match ?? []).map((m) => ({
+            ...(m.method ? { method: stringMatch(m.method) } : {}),
+            ...(m.path ? { uri: stringMatch(m.path) } : {}),
+            ...(m.headers
+              ? {
+                  headers: Object.fromEntries(Object.entries(m.headers).map(([h, v]) => [h, stringMatch(v)])),
+                }
+              : {}),
+          })),
+          route: primary,
+          mirror: canary['destination'],
+          mirrorPercentage: { value: route.percentage ?? 100 },
+        }),
+      ),
   };
+}
+
+/** Argo's StringMatch as Istio's (exactly one of exact, prefix, regex). */
+function stringMatch(value: StringMatch): Record<string, string> {
+  if (value.exact !== undefined) return { exact: value.exact };
+  if (value.prefix !== undefined) return { prefix: value.prefix };
+  return { regex: value.regex ?? '' };
+}
+
+interface ManagedRouteContext {
+  fail: Fail;
+  ref: IstioVirtualServiceRef;
+  subsets: Subsets;
+  services: RouteServices;
+  managedRouteNames: readonly string[];
+}
+
+/**
+ * Adds, replaces or (remove) deletes the managed HTTP route `name`, built from the primary route's
+ * destinations and its canary destination, then orders the managed routes first, in managedRoutes
+ * order, above every other route (Istio takes the first route that matches).
+ */
+function setManagedRoute(
+  live: RouteObject | undefined,
+  name: string,
+  remove: boolean,
+  { fail, ref, subsets, services, managedRouteNames }: ManagedRouteContext,
+  build: (primary: unknown[], canary: Record<string, unknown>) => Record<string, unknown>,
+): RouteObject | RouteTranslationError {
+  if (live === undefined) return fail('metadata.name', 'not found', 'traffic.route_missing');
+  const spec = live['spec'];
+  if (!isRecord(spec) || !Array.isArray(spec['http'])) return fail('spec.http', 'missing or not a list');
+  const others = spec['http'].filter((route: unknown) => !(isRecord(route) && route['name'] === name));
+  let routes: unknown[] = others;
+  if (!remove) {
+    const picked = pick(others, 'http', ref, managedRouteNames, fail);
+    if (picked instanceof RouteTranslationError) return picked;
+    const primary = picked[0] === undefined ? undefined : others[picked[0]];
+    const destinations: unknown[] =
+      isRecord(primary) && Array.isArray(primary['route']) ? primary['route'] : [];
+    const canary = destinations.find(
+      (d) =>
+        (services.canaryService !== '' && serviceOf(d) === services.canaryService) ||
+        (subsets !== undefined && subsetOf(d) === subsets.canarySubsetName),
+    );
+    if (!isRecord(canary))
+      return fail(
+        'spec.http[].route',
+        'no canary destination to send the managed route to',
+        'traffic.backend_not_found',
+      );
+    const { weight: _weight, ...canaryDestination } = canary;
+    routes = [...others, build(destinations, canaryDestination)];
+  }
+  const rank = (route: unknown): number => {
+    const index =
+      isRecord(route) && typeof route['name'] === 'string' ? managedRouteNames.indexOf(route['name']) : -1;
+    return index < 0 ? managedRouteNames.length : index;
+  };
+  const ordered = routes
+    .map((route, index) => ({ route, index }))
+    .sort((a, b) => rank(a.route) - rank(b.route) || a.index - b.index);
+  return { ...live, spec: { ...spec, http: ordered.map((entry) => entry.route) } };
 }
 
 /** Edits the `rollouts-pod-template-hash` label of one subset: set to `hash`, or removed when there is none. */
