@@ -36,6 +36,7 @@ export type {
   PlannedRolloutStatus,
   ProgressWindow,
   TrafficRouterError,
+  ManagedRouteRecord,
 } from './rollout-plan.ts';
 export { podTemplateHash, canonicalJson } from './pod-template-hash.ts';
 export { planRollout } from './plan-rollout.ts';

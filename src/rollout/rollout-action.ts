@@ -63,7 +63,6 @@ export interface SetTrafficWeightsAction {
 /**
  * Set or remove the header route `name` (a trafficRouting.managedRoutes name): requests matching every
  * header in `match` go to the canary Service. `match` absent: remove the route (Argo's step without match).
- * Not planned yet: joins {@link RolloutAction} once the executor has a handler for it.
  */
 export interface SetHeaderRouteAction {
   kind: 'setHeaderRoute';
@@ -74,7 +73,6 @@ export interface SetHeaderRouteAction {
 /**
  * Set or remove the mirror route `name`: `percentage` % (default 100) of requests matching `match` are
  * also sent to the canary Service, whose answers are dropped. `match` absent: remove the route.
- * Not planned yet: joins {@link RolloutAction} once the executor has a handler for it.
  */
 export interface SetMirrorRouteAction {
   kind: 'setMirrorRoute';
@@ -149,6 +147,8 @@ export type RolloutAction =
   | ScaleReplicaSetAction
   | DeleteReplicaSetAction
   | SetTrafficWeightsAction
+  | SetHeaderRouteAction
+  | SetMirrorRouteAction
   | PatchServiceSelectorAction
   | CreateAnalysisRunAction
   | TerminateAnalysisRunAction

@@ -12,6 +12,8 @@ import {
   type RolloutSpecWithDefaults,
   type RolloutStatus,
   type SetCanaryScale,
+  type SetHeaderRoute,
+  type SetMirrorRoute,
 } from '../spec/rollout.ts';
 import { unsupportedTrafficRouters } from '../spec/unsupported-fields.ts';
 import { resolveReplicaBudget, type ReplicaBudget } from './canary-replica-counts.ts';
@@ -23,7 +25,9 @@ export type PlannedStep =
   | { kind: 'setWeight'; weight: number }
   | { kind: 'pause'; durationMs?: number }
   | { kind: 'setCanaryScale'; scale: SetCanaryScale }
-  | { kind: 'analysis'; analysis: RolloutAnalysis };
+  | { kind: 'analysis'; analysis: RolloutAnalysis }
+  | { kind: 'setHeaderRoute'; route: SetHeaderRoute }
+  | { kind: 'setMirrorRoute'; route: SetMirrorRoute };
 
 /** Argo's default of trafficRouting.maxTrafficWeight: the weight that means "all traffic". */
 export const DEFAULT_MAX_TRAFFIC_WEIGHT = 100;
@@ -54,9 +58,28 @@ export interface RolloutContext {
   status: RolloutStatus;
 }
 
-function toPlannedStep(step: CanaryStep, index: number): PlannedStep {
+function toPlannedStep(step: CanaryStep, index: number, routed: boolean): PlannedStep {
   const kind = canaryStepKind(step);
   const field = `spec.strategy.canary.steps[${index}]`;
+  const route =
+    step.setHeaderRoute !== undefined
+      ? 'setHeaderRoute'
+      : step.setMirrorRoute !== undefined
+        ? 'setMirrorRoute'
+        : undefined;
+  if (route !== undefined && route !== kind)
+    // Argo allows a route beside another step kind; Rollgate plans one kind per step (never drops one).
+    throw new InvalidSpecError(
+      `put ${route} in a step of its own (beside ${kind ?? 'nothing'})`,
+      `${field}.${route}`,
+    );
+  if (kind === 'setHeaderRoute' || kind === 'setMirrorRoute') {
+    if (!routed) throw new InvalidSpecError(`${kind} needs a traffic router`, `${field}.${kind}`);
+    if (kind === 'setHeaderRoute' && step.setHeaderRoute !== undefined)
+      return { kind, route: step.setHeaderRoute };
+    if (kind === 'setMirrorRoute' && step.setMirrorRoute !== undefined)
+      return { kind, route: step.setMirrorRoute };
+  }
   if (kind === 'setWeight' && step.setWeight !== undefined) return { kind, weight: step.setWeight };
   if (kind === 'pause' && step.pause !== undefined) {
     if (step.pause.duration === undefined) return { kind };
@@ -126,7 +149,7 @@ export function readRolloutContext(rollout: Rollout, observed: ObservedState, no
   const replicas = spec.replicas;
   if (!Number.isInteger(replicas) || replicas < 0)
     throw new InvalidSpecError('must be a non-negative integer', 'spec.replicas');
-  const steps = canary.steps.map((step, index) => toPlannedStep(step, index));
+  const steps = canary.steps.map((step, index) => toPlannedStep(step, index, router !== undefined));
   const budget = resolveReplicaBudget(replicas, canary.maxSurge, canary.maxUnavailable);
   const background =
     canary.analysis !== undefined && (canary.analysis.templates ?? []).length > 0

@@ -6,6 +6,7 @@ import { routerErrorOf } from '../pass/finish-pass.ts';
 import type { RolloutAction } from '../rollout-action.ts';
 import { stopUnwantedRuns } from '../sub-steps/judge-analysis-run.ts';
 import { abortedByDeadline } from '../sub-steps/record-abort.ts';
+import { managedRouteRemovals } from '../sub-steps/remove-managed-routes.ts';
 import { countsAt, stableHashOf, stableOf, trafficWrites } from './canary-view.ts';
 
 /**
@@ -57,11 +58,15 @@ export function carryOutAbort(pass: Pass): Pass {
       trafficEmitted = true;
     }
   }
+  // Header and mirror routes go with the weights (after them): they send requests to the canary too.
+  const routes = managedRouteRemovals(pass);
+  actions.push(...routes.actions);
   const live = context.status;
   return amend(
     { ...stopped, events },
     {
       actions,
+      state: routes.state,
       wakeAtMs: [delayMs > 0 && now.getTime() < scaleDownAt ? scaleDownAt : undefined],
       verdict: {
         phase: 'Degraded',

@@ -5,6 +5,7 @@ import { amend, event, type Pass } from '../pass/pass.ts';
 import { routerErrorOf } from '../pass/finish-pass.ts';
 import { SCALE_DOWN_DEADLINE_ANNOTATION, type RolloutAction } from '../rollout-action.ts';
 import { stopUnwantedRuns } from '../sub-steps/judge-analysis-run.ts';
+import { managedRouteRemovals } from '../sub-steps/remove-managed-routes.ts';
 import {
   countsAt,
   draining,
@@ -77,8 +78,9 @@ export function completeCanary(pass: Pass): Pass {
   const desired: DesiredTraffic = { canaryWeight: 0, stableHash: revision.hash };
   const traffic = trafficWrites(pass, desired);
   const stopped = stopUnwantedRuns(amend(pass, { findings: { wantedRuns: [] } }));
+  const routes = managedRouteRemovals(pass);
   return amend(stopped, {
-    actions: [...actions, ...traffic],
+    actions: [...actions, ...traffic, ...routes.actions],
     wakeAtMs,
     state: {
       stepIndex: steps.length,
@@ -86,6 +88,7 @@ export function completeCanary(pass: Pass): Pass {
       controllerPause: false,
       promoteFull: false,
       progress: undefined,
+      ...routes.state,
     },
     findings: { deadlineWakeAtMs: undefined },
     events: [

@@ -8,6 +8,7 @@ import { routerErrorOf } from '../pass/finish-pass.ts';
 import { createReplicaSet } from '../replica-sets.ts';
 import type { EmitEventAction, RolloutAction } from '../rollout-action.ts';
 import { fullWeightOf } from '../rollout-context.ts';
+import { managedRouteRemovals, managedRouteRetries } from '../sub-steps/remove-managed-routes.ts';
 import { deadlineMessage } from '../sub-steps/track-progress.ts';
 import {
   draining,
@@ -83,6 +84,11 @@ export function scaleAndRoute(pass: Pass): Pass {
       actions.push(...planRevisionHistory(revision.others, context.spec.revisionHistoryLimit));
   }
 
+  // A superseded canary's routes go after its weight (Argo: no route to a canary without available pods);
+  // otherwise the routes in force are sent again while the router fails.
+  const routes = draining(pass) ? managedRouteRemovals(pass) : undefined;
+  if (routes !== undefined) actions.push(...routes.actions);
+  else actions.push(...managedRouteRetries(pass, pass.state.stepIndex));
   const live = context.status;
   const routerError = routerErrorOf(context);
   const failures = describePodFailures(findPodFailures(context.observed.pods, revision.hash));
@@ -120,6 +126,7 @@ export function scaleAndRoute(pass: Pass): Pass {
   return amend(pass, {
     actions,
     events,
+    ...(routes !== undefined ? { state: routes.state } : {}),
     verdict: {
       phase,
       message,

@@ -113,6 +113,7 @@ function baseStatus(pass: Pass, verdict: Verdict): PlannedRolloutStatus {
     promoteFull: state.promoteFull ? true : undefined,
     progress: state.progress,
     supersededPodHash: state.supersededPodHash,
+    managedRoutes: state.managedRoutes.length > 0 ? [...state.managedRoutes] : undefined,
     canary,
     observedGeneration: generation !== undefined ? String(generation) : live.observedGeneration,
     selector: selectorString(context) ?? live.selector,

@@ -8,6 +8,7 @@ import { routerErrorOf, routerRetryAtMs } from '../pass/finish-pass.ts';
 import { countOf, createReplicaSet, oldCounts } from '../replica-sets.ts';
 import type { RolloutAction } from '../rollout-action.ts';
 import { fullWeightOf } from '../rollout-context.ts';
+import { managedRouteRemovals } from '../sub-steps/remove-managed-routes.ts';
 
 /** The traffic the stable-only rollout wants: everything to the current revision. */
 export function stableTraffic(pass: Pass): DesiredTraffic {
@@ -75,9 +76,13 @@ export function scaleStable(pass: Pass): Pass {
       actions.push(...planRevisionHistory(revision.others, context.spec.revisionHistoryLimit));
   }
   if (routerError !== undefined) actions.push(...traffic);
+  // No canary left: header and mirror routes still set (a completion or abort whose removal failed) go.
+  const routes = managedRouteRemovals(pass);
+  actions.push(...routes.actions);
   return amend(pass, {
     actions,
     events,
+    state: routes.state,
     findings: { trafficSent: traffic.length === 0 || routerError === undefined },
   });
 }

@@ -608,3 +608,175 @@ describe('F1 with a router: a user abort at every phase is recorded, then the ro
     expect(second.status.canary?.weights).toEqual(weights(0, 'app:1'));
   });
 });
+
+describe('setHeaderRoute and setMirrorRoute steps', () => {
+  const HEADER: CanaryStep = {
+    setHeaderRoute: {
+      name: 'canary-header',
+      match: [{ headerName: 'X-Canary', headerValue: { exact: 'yes' } }],
+    },
+  };
+  const MIRROR: CanaryStep = {
+    setMirrorRoute: { name: 'canary-mirror', percentage: 35, match: [{ method: { exact: 'GET' } }] },
+  };
+  const ROUTE_STEPS: CanaryStep[] = [{ setWeight: 20 }, HEADER, MIRROR, { pause: {} }, { setWeight: 50 }];
+  const routing = {
+    gatewayAPI: { httpRoute: 'web' },
+    managedRoutes: [{ name: 'canary-header' }, { name: 'canary-mirror' }],
+  };
+  const both = [
+    { name: 'canary-header', kind: 'setHeaderRoute' },
+    { name: 'canary-mirror', kind: 'setMirrorRoute' },
+  ];
+  const removed = both.map((route) => ({ ...route, removed: true }));
+  const withRoutes = (status: Record<string, unknown>, steps = ROUTE_STEPS) =>
+    aRoutedUpdate({ trafficRouting: routing }, steps).withStatus(status);
+  const services = { canary: V2 };
+
+  it('reached after setWeight 20: both routes are sent in step order and the steps complete in the same pass', () => {
+    const rollout = withRoutes({ canary: { weights: weights(20, 'app:2') } })
+      .atStep(0)
+      .build();
+    const result = plan({ rollout, sets: { 'app:1': 10, 'app:2': 2 }, services });
+    expect(writes(result)).toEqual([
+      { kind: 'setHeaderRoute', name: 'canary-header', match: HEADER.setHeaderRoute?.match },
+      { kind: 'setMirrorRoute', name: 'canary-mirror', percentage: 35, match: MIRROR.setMirrorRoute?.match },
+    ]);
+    expect(result.status).toMatchObject({ currentStepIndex: 3, phase: 'Paused', managedRoutes: both });
+  });
+
+  it('a route step without match removes that route (Argo)', () => {
+    const rollout = withRoutes({ canary: { weights: weights(20, 'app:2') }, managedRoutes: both }, [
+      { setWeight: 20 },
+      { setHeaderRoute: { name: 'canary-header' } },
+      { pause: {} },
+    ])
+      .atStep(1)
+      .build();
+    const result = plan({ rollout, sets: { 'app:1': 10, 'app:2': 2 }, services });
+    expect(writes(result)).toEqual([{ kind: 'setHeaderRoute', name: 'canary-header' }]);
+    expect(result.status.managedRoutes).toEqual([both[1], removed[0]]);
+  });
+
+  it('without a router, or beside another step kind, a route step is refused (InvalidSpec)', () => {
+    const plain = aRollout()
+      .withImage('app:2')
+      .withSteps(HEADER)
+      .withStatus({ stableRS: V1, currentPodHash: V1, currentStepIndex: 1 })
+      .build();
+    const unrouted = planRollout(
+      plain,
+      anObservedState(plain).withReplicaSet('app:1', { replicas: 4 }).build(),
+      NOW,
+    );
+    expect(unrouted.status.conditions?.find((c) => c.type === 'InvalidSpec')?.message).toContain(
+      'setHeaderRoute needs a traffic router',
+    );
+    const mixed = withRoutes({}, [{ setCanaryScale: { replicas: 1 }, ...HEADER }]).build();
+    const refused = plan({ rollout: mixed, sets: { 'app:1': 10 } });
+    expect(refused.status.conditions?.find((c) => c.type === 'InvalidSpec')?.message).toContain(
+      'put setHeaderRoute in a step of its own',
+    );
+  });
+
+  it('promotion removes both routes after the weights; the record goes once the router took it', () => {
+    const rollout = withRoutes({ canary: { weights: weights(100, 'app:2') }, managedRoutes: both })
+      .atStep(ROUTE_STEPS.length)
+      .build();
+    const completed = plan({ rollout, sets: { 'app:1': 10, 'app:2': 10 }, services });
+    expect(kinds(completed)).toEqual([
+      'scaleReplicaSet',
+      'patchServiceSelector',
+      'setTrafficWeights',
+      'setHeaderRoute',
+      'setMirrorRoute',
+    ]);
+    expect(writes(completed).slice(3)).toEqual([
+      { kind: 'setHeaderRoute', name: 'canary-header' },
+      { kind: 'setMirrorRoute', name: 'canary-mirror' },
+    ]);
+    expect(completed.status.managedRoutes).toEqual(removed);
+
+    const healthy = aRoutedUpdate({ trafficRouting: routing }, ROUTE_STEPS)
+      .withStatus({ ...completed.status })
+      .build();
+    const after = { 'app:1': { replicas: 0 }, 'app:2': 10 };
+    const settled = plan({ rollout: healthy, sets: after, services: { canary: V2, stable: V2 } });
+    expect(writes(settled)).toEqual([]);
+    expect(settled.status.managedRoutes).toBeUndefined();
+
+    const failing = plan({
+      rollout: healthy,
+      sets: after,
+      services: { canary: V2, stable: V2 },
+      trafficError: 'gatewayAPI: HTTPRoute web: 503',
+    });
+    expect(kinds(failing)).toEqual(['setTrafficWeights', 'setHeaderRoute', 'setMirrorRoute']);
+    expect(failing.status.managedRoutes).toEqual(removed);
+  });
+
+  it('abort: weights to 0 first, then the routes go', () => {
+    const rollout = withRoutes({
+      abort: true,
+      abortedAt: ago(1),
+      phase: 'Degraded',
+      message: 'RolloutAborted: x',
+      canary: { weights: weights(20, 'app:2') },
+      managedRoutes: both,
+    })
+      .atStep(3)
+      .build();
+    const result = plan({ rollout, sets: { 'app:1': 10, 'app:2': 2 }, services });
+    expect(kinds(result)).toEqual([
+      'setTrafficWeights',
+      'patchServiceSelector',
+      'setHeaderRoute',
+      'setMirrorRoute',
+    ]);
+    expect(result.status.managedRoutes).toEqual(removed);
+  });
+
+  it('supersede: the replaced canary’s weight goes to 0 first, then its routes', () => {
+    const rollout = withRoutes({ canary: { weights: weights(20, 'app:2') }, managedRoutes: both })
+      .atStep(3)
+      .withImage('app:3')
+      .build();
+    const result = plan({ rollout, sets: { 'app:1': 10, 'app:2': 2 }, services });
+    expect(kinds(result)).toEqual([
+      'setTrafficWeights',
+      'patchServiceSelector',
+      'setHeaderRoute',
+      'setMirrorRoute',
+    ]);
+    expect(result.status.managedRoutes).toEqual(removed);
+  });
+});
+
+describe('a route the router failed to set', () => {
+  it('is sent again with the weights while the router fails (its step has completed, as in Argo)', () => {
+    const rollout = aRoutedUpdate(
+      { trafficRouting: { gatewayAPI: { httpRoute: 'web' }, managedRoutes: [{ name: 'h' }] } },
+      [
+        { setWeight: 20 },
+        { setHeaderRoute: { name: 'h', match: [{ headerName: 'X-Canary', headerValue: { exact: 'yes' } }] } },
+        { pause: {} },
+      ],
+    )
+      .atStep(2)
+      .withStatus({
+        canary: { weights: weights(20, 'app:2') },
+        managedRoutes: [{ name: 'h', kind: 'setHeaderRoute' }],
+        pauseConditions: [{ reason: 'CanaryPauseStep', startTime: ago(5) }],
+        controllerPause: true,
+        trafficRouterError: { message: 'gatewayAPI: 503', failures: 1, since: ago(10), at: ago(10) },
+      })
+      .build();
+    const result = plan({
+      rollout,
+      sets: { 'app:1': 10, 'app:2': 2 },
+      services: { canary: V2 },
+      trafficError: 'gatewayAPI: 503',
+    });
+    expect(kinds(result)).toEqual(['setTrafficWeights', 'setHeaderRoute']);
+  });
+});
