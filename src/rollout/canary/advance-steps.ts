@@ -22,7 +22,8 @@ import { countsAt, honestAvailable, stableHashOf, stableOf, trafficAt, trafficHo
  * - pause: its duration over, or promoted (condition CanaryPauseStep removed), or — for an indefinite
  *   pause — approved in Git by annotation rollgate.dev/approve = "<revision>/<step index>"; a new pause
  *   starts its clock and emits RolloutPaused (and ApprovalIgnored when a stale approval is present);
- * - setHeaderRoute / setMirrorRoute: its route sent to the router (done in the same pass, as Argo);
+ * - setHeaderRoute / setMirrorRoute: its route sent to the router (done in the same pass, as Argo); a
+ *   header route waits for an available canary pod (mirrored requests' answers are dropped: no wait);
  * - analysis: its AnalysisRun Successful (created when missing); Failed/Error is the abort cause;
  *   Inconclusive pauses until promoted.
  * Nothing advances while aborted, aborting, paused by spec.paused or by an inconclusive analysis. When
@@ -65,6 +66,11 @@ export function advanceSteps(pass: Pass): Pass {
         trafficHolds(pass, trafficAt(pass, index));
       if (!settled) break;
     } else if (step.kind === 'setHeaderRoute' || step.kind === 'setMirrorRoute') {
+      // A header route sends real requests to the canary: not before one of its pods is available.
+      if (step.kind === 'setHeaderRoute' && step.route.match !== undefined && honestAvailable(pass) === 0) {
+        waitingFor = `waiting for an available canary pod before header route ${step.route.name}`;
+        break;
+      }
       // Sent and done in one pass, as Argo; while the router reports an error, scale-and-route sends the
       // routes in force again with the weights.
       actions.push(routeStepAction(step));

@@ -780,3 +780,28 @@ describe('a route the router failed to set', () => {
     expect(kinds(result)).toEqual(['setTrafficWeights', 'setHeaderRoute']);
   });
 });
+
+describe('a header route before any canary pod is available', () => {
+  it('waits: requests with the header would reach no pod', () => {
+    const steps: CanaryStep[] = [
+      { setCanaryScale: { replicas: 1 } },
+      { setHeaderRoute: { name: 'h', match: [{ headerName: 'X-Canary', headerValue: { exact: 'yes' } }] } },
+      { pause: {} },
+    ];
+    const rollout = aRoutedUpdate(
+      { trafficRouting: { gatewayAPI: { httpRoute: 'web' }, managedRoutes: [{ name: 'h' }] } },
+      steps,
+    )
+      .atStep(1)
+      .withStatus({ canary: { weights: weights(0, 'app:2') } })
+      .build();
+    const waiting = plan({ rollout, sets: { 'app:1': 10, 'app:2': { replicas: 1, available: 0 } } });
+    expect(kinds(waiting)).not.toContain('setHeaderRoute');
+    expect(waiting.status.currentStepIndex).toBe(1);
+    expect(waiting.status.message).toBe('waiting for an available canary pod before header route h');
+    expect(waiting.requeueAfterMs).toBe(PODS_RESYNC_MS);
+    const ready = plan({ rollout, sets: { 'app:1': 10, 'app:2': 1 } });
+    expect(kinds(ready)).toContain('setHeaderRoute');
+    expect(ready.status.currentStepIndex).toBe(2);
+  });
+});
