@@ -242,18 +242,15 @@ class SchemaValidation {
       results.reduce((best, r) => (r.length < best.length ? r : best), results[0] ?? []);
     const quoted = JSON.stringify(path);
     if (node.anyOf) {
-      const results = [];
+      const failures: StatusCause[][] = [];
       for (const sub of node.anyOf) {
         const causes = run(sub);
-        if (causes.length === 0) {
-          results.length = 0;
-          break;
-        }
-        results.push(causes);
+        if (causes.length === 0) break;
+        failures.push(causes);
       }
-      if (results.length > 0) {
+      if (failures.length === node.anyOf.length) {
         this.composite(`${quoted} must validate at least one schema (anyOf)`);
-        this.causes.push(...fewest(results));
+        this.causes.push(...fewest(failures));
       }
     }
     if (node.oneOf) {

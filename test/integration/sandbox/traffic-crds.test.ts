@@ -351,6 +351,23 @@ spec:
     );
   });
 
+  it('refuses a custom resource whose name is not a DNS subdomain', async () => {
+    const status = await refusal(
+      custom.createNamespacedCustomObject({
+        ...routes,
+        body: httpRoute('Web_Route', [{ name: 'web', port: 80 }]),
+      }),
+    );
+    expect(status.details?.causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        message:
+          "Invalid value: \"Web_Route\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        field: 'metadata.name',
+      },
+    ]);
+  });
+
   it('prints the causes through kubectl and checks Istio oneOf rules', async () => {
     const stderr = await kubectlFails(
       'apply',

@@ -257,6 +257,25 @@ describe('validation', () => {
     ]);
     expect(validate({ uri: { prefix: '/' } })).toEqual([]);
   });
+
+  it('words anyOf, allOf and not failures as kube-openapi does', () => {
+    const node = compileCrdSchema({
+      type: 'object',
+      properties: { a: { type: 'integer' }, b: { type: 'integer' } },
+      anyOf: [{ required: ['a'] }, { required: ['b'] }],
+      allOf: [{ properties: { a: { maximum: 5 } } }],
+      not: { required: ['c'] },
+    });
+    expect(validateAgainstSchema({ c: 1 }, node, 'x').map((c) => `${c.field}: ${c.message}`)).toEqual([
+      '<nil>: Invalid value: "": "x" must validate at least one schema (anyOf)',
+      'x.a: Required value',
+      '<nil>: Invalid value: "": "x" must not validate the schema (not)',
+    ]);
+    expect(validateAgainstSchema({ a: 9 }, node, 'x').map((c) => `${c.field}: ${c.message}`)).toEqual([
+      'x.a: Invalid value: 9: x.a in body should be less than or equal to 5',
+      '<nil>: Invalid value: "": "x" must validate all the schemas (allOf). None validated',
+    ]);
+  });
 });
 
 describe('admission', () => {
