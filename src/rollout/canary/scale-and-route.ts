@@ -118,9 +118,11 @@ export function scaleAndRoute(pass: Pass): Pass {
             ? 'more replicas need to be updated'
             : available < counts.target.canary
               ? 'updated replicas are still becoming available'
-              : stable.replicas > counts.target.stable || pass.old.some((entry) => entry.rs.replicas > 0)
-                ? 'old replicas are pending termination'
-                : `at step ${index}`;
+              : stableShort && !trafficHolds(pass, desired)
+                ? 'stable replicas are still becoming available'
+                : stable.replicas > counts.target.stable || pass.old.some((entry) => entry.rs.replicas > 0)
+                  ? 'old replicas are pending termination'
+                  : `at step ${index}`;
     message = withFailures(detail, failures);
   }
   return amend(pass, {

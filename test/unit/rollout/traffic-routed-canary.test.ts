@@ -280,6 +280,7 @@ describe('the weight sent to the router follows setWeight once the canary has th
     });
     expect(weightsSent(short)).toEqual([]);
     expect(short.status.canary?.weights).toEqual(weights(0, 'app:2'));
+    expect(short.status.message).toBe('stable replicas are still becoming available');
     expect(short.requeueAfterMs).toBe(PODS_RESYNC_MS);
     const enough = plan({
       rollout: at(0, weights(0, 'app:2')),
