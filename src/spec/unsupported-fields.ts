@@ -101,14 +101,14 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason: 'Rollgate does not run step plugins',
   },
   setHeaderRoute: {
-    field: 'spec.strategy.canary.steps[].setHeaderRoute',
+    field: 'spec.strategy.canary.steps[].setHeaderRoute (without the Gateway API or Istio router)',
     severity: 'error',
-    reason: 'header routes need a traffic router',
+    reason: 'header routes need the Gateway API or Istio router',
   },
   setMirrorRoute: {
-    field: 'spec.strategy.canary.steps[].setMirrorRoute',
+    field: 'spec.strategy.canary.steps[].setMirrorRoute (without the Istio router)',
     severity: 'error',
-    reason: 'mirror routes need a traffic router',
+    reason: 'mirror routes need the Istio router',
   },
   pingPong: {
     field: 'spec.strategy.canary.pingPong',
@@ -255,6 +255,12 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
   checkRolloutAnalysis(canary['analysis'], at('analysis'), 'strategy.canary.analysis', sink);
   const steps = canary['steps'];
   if (!Array.isArray(steps)) return;
+  // Managed routes are driven where a router can carry them (Gateway API and Istio: header; Istio: mirror).
+  const routing = isRecord(trafficRouting) ? trafficRouting : {};
+  const driven = {
+    setHeaderRoute: routing['istio'] !== undefined || gatewayApiBlockOf(routing).length > 0,
+    setMirrorRoute: routing['istio'] !== undefined,
+  };
   steps.forEach((step: unknown, index) => {
     if (!isRecord(step)) return;
     for (const kind of [
@@ -263,6 +269,7 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       'setHeaderRoute',
       'setMirrorRoute',
     ] as const satisfies readonly CanaryStepKind[]) {
+      if ((kind === 'setHeaderRoute' || kind === 'setMirrorRoute') && driven[kind]) continue;
       if (step[kind] !== undefined)
         report(sink, at('steps', index, kind), `strategy.canary.steps[${index}].${kind}`, r[kind]);
     }

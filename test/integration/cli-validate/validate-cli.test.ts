@@ -162,7 +162,7 @@ describe('rollgate validate', () => {
     const run = await validateInProcess([examples], 'text', dir);
     expect(run.code).toBe(1);
     const summary = run.stdout.trim().split('\n').at(-1);
-    expect(summary).toBe('28 objects checked: 13 valid, 15 invalid, 50 skipped');
+    expect(summary).toBe('28 objects checked: 14 valid, 14 invalid, 50 skipped');
     expect(run.stdout).toContain(
       `${join(examples, 'rollout-bluegreen.yaml')}:25:5: Rollout/rollout-bluegreen: spec.strategy.blueGreen: unsupported: strategy.blueGreen (Rollgate drives canary strategies only)`,
     );

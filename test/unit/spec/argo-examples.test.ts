@@ -62,7 +62,7 @@ const EXPECTED: Record<string, Record<string, string[]>> = {
   'apisix/rollout.yaml': {
     'Rollout/rollout-apisix-canary': [
       `14:9 spec.strategy.canary.trafficRouting.apisix: ${unsupported('strategy.canary.trafficRouting.apisix', ROUTER)}`,
-      `22:11 spec.strategy.canary.steps[0].setHeaderRoute: ${unsupported('strategy.canary.steps[0].setHeaderRoute', 'header routes need a traffic router')}`,
+      `22:11 spec.strategy.canary.steps[0].setHeaderRoute: ${unsupported('strategy.canary.steps[0].setHeaderRoute', 'header routes need the Gateway API or Istio router')}`,
     ],
   },
   'appmesh/canary-rollout.yaml': {
@@ -72,9 +72,7 @@ const EXPECTED: Record<string, Record<string, string[]>> = {
     ],
   },
   'istio/istio-mirror.yaml': {
-    'Rollout/istio-host-split': [
-      `72:11 spec.strategy.canary.steps[1].setMirrorRoute: ${unsupported('strategy.canary.steps[1].setMirrorRoute', 'mirror routes need a traffic router')}`,
-    ],
+    'Rollout/istio-host-split': [],
   },
   'istio/istio-subset-split.yaml': {
     // Istio with DestinationRule subsets is driven: the example validates clean.

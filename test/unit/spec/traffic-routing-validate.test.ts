@@ -116,6 +116,28 @@ describe('validate: trafficRouting', () => {
     ]);
   });
 
+  it('drives header routes with the Gateway API or Istio and mirror routes with Istio; other routers refuse them', () => {
+    const routing = (block: string) =>
+      `${SERVICES}      trafficRouting:\n        managedRoutes:\n          - name: h\n${block}`;
+    const header =
+      '        - setHeaderRoute:\n            name: h\n            match:\n              - headerName: x\n                headerValue: {exact: "1"}\n';
+    const mirror =
+      '        - setMirrorRoute:\n            name: h\n            match:\n              - method: {exact: GET}\n';
+    const withStep = (block: string, step: string) =>
+      withCanary(routing(block)).replace('      steps:\n', `      steps:\n${step}`);
+    const gateway = '        gatewayAPI:\n          httpRoute: web\n';
+    const istio = '        istio:\n          virtualService: {name: web}\n';
+    expect(errorsOf(withStep(gateway, header))).toEqual([]);
+    expect(errorsOf(withStep(istio, header))).toEqual([]);
+    expect(errorsOf(withStep(istio, mirror))).toEqual([]);
+    expect(errorsOf(withStep(gateway, mirror))).toEqual([
+      '32 spec.strategy.canary.steps[0].setMirrorRoute: unsupported: strategy.canary.steps[0].setMirrorRoute (mirror routes need the Istio router)',
+    ]);
+    expect(errorsOf(withStep('        smi: {}\n', header))).toEqual([
+      '31 spec.strategy.canary.steps[0].setHeaderRoute: unsupported: strategy.canary.steps[0].setHeaderRoute (header routes need the Gateway API or Istio router)',
+    ]);
+  });
+
   it('unsupportedTrafficRouters lists what the planner must refuse', () => {
     expect(unsupportedTrafficRouters({ smi: {}, gatewayAPI: {} })).toEqual([]);
     expect(unsupportedTrafficRouters({ plugins: { 'argoproj-labs/gatewayAPI': {} } })).toEqual([]);
