@@ -125,6 +125,12 @@ describe('Gateway API (argoproj-labs/gatewayAPI block) under a whole Rollgate', 
     expect(rules[1]).toEqual(docsRule);
     expect(rules[1]?.backendRefs?.map((ref) => ref.name)).toEqual(['docs']);
     expect(done.trafficRouterError).toBeUndefined();
+    // Every write Rollgate sent to the route changed it (a write that changes nothing answers the same resourceVersion).
+    const writes = scene.sandbox.audit
+      .entries()
+      .filter((entry) => entry.resource === 'httproutes' && entry.verb === 'PUT' && entry.code === 200);
+    expect(writes.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(writes.map((entry) => entry.resourceVersion)).size).toBe(writes.length);
   }, 60_000);
 
   it('abort mid-way sends 100 % to stable before the canary scales down', async () => {
