@@ -204,6 +204,8 @@ export interface RoutedCanaryReplicaCountsInput {
   dynamicStableScale: boolean;
   /** The stable's weight the router holds now (status.canary.weights), when known. */
   stableWeightNow?: number;
+  /** The canary's weight the router holds now, when known: the canary keeps the pods for it. */
+  canaryWeightNow?: number;
   /** Never scale the canary down (an abort inside abortScaleDownDelaySeconds, or a delay of 0). */
   holdCanary?: boolean;
   current: { canary: ReplicaSetCount; stable: ReplicaSetCount; others?: OtherReplicaSetCount[] };
@@ -225,7 +227,8 @@ export function podsForWeight(replicas: number, weight: number, maxWeight: numbe
  * step asks for and the stable weight the router holds now, so it shrinks only after the traffic left it.
  *
  * The next move: the canary and the stable go straight to their targets (as Argo: the canary is the surge,
- * the stable keeps its pods, so maxSurge does not limit them); old ReplicaSets whose deadline passed shrink
+ * the stable keeps its pods, so maxSurge does not limit them), except that the canary keeps the pods for
+ * the weight the router still sends it; old ReplicaSets whose deadline passed shrink
  * only within the availability floor (replicas − maxUnavailable), unavailable pods first.
  */
 export function routedCanaryReplicaCounts(input: RoutedCanaryReplicaCountsInput): CanaryReplicaCounts {
@@ -267,8 +270,16 @@ export function routedCanaryReplicaCounts(input: RoutedCanaryReplicaCountsInput)
     budget -= paid;
     return other.replicas - free - paid;
   });
+  // The canary shrinks only to what the weight the router still sends it needs (a lower setWeight moves
+  // the traffic first).
+  const keepCanary =
+    input.canaryWeightNow !== undefined
+      ? Math.min(canary.replicas, podsForWeight(replicas, input.canaryWeightNow, maxWeight))
+      : 0;
   const nextCanary =
-    input.holdCanary === true && canaryTarget < canary.replicas ? canary.replicas : canaryTarget;
+    input.holdCanary === true && canaryTarget < canary.replicas
+      ? canary.replicas
+      : Math.max(canaryTarget, keepCanary);
 
   return {
     target: { canary: canaryTarget, stable: stableTarget },

@@ -54,6 +54,14 @@ function stableWeightNow(pass: Pass): number | undefined {
     : undefined;
 }
 
+/** The canary weight the router holds now for this canary, as status records it. */
+function canaryWeightNow(pass: Pass): number | undefined {
+  const weights = pass.context.status.canary?.weights;
+  return weights !== undefined && weights.canary.podTemplateHash === pass.revision.hash
+    ? weights.canary.weight
+    : undefined;
+}
+
 /** The replica targets and next safe move at step `index` (past the last step: full promotion). */
 export function countsAt(pass: Pass, index: number, options: CountsOptions = {}): CanaryReplicaCounts {
   const { context, revision } = pass;
@@ -67,6 +75,8 @@ export function countsAt(pass: Pass, index: number, options: CountsOptions = {})
       canaryScale: options.weight === undefined ? canaryScaleAt(context.steps, index) : undefined,
       dynamicStableScale: context.canary.dynamicStableScale,
       stableWeightNow: stableWeightNow(pass),
+      // An abort or a drain (a given weight) takes the canary down whatever the router says (never blocked).
+      ...(options.weight === undefined ? { canaryWeightNow: canaryWeightNow(pass) } : {}),
       holdCanary: options.hold,
       current: {
         canary: countOf(revision.current),

@@ -73,7 +73,7 @@ export function scaleAndRoute(pass: Pass): Pass {
   } else if (traffic.length > 0) {
     actions.push(...traffic);
     trafficEmitted = true;
-  } else if (trafficHolds(pass, desired) || routerErrorOf(context) === undefined) {
+  } else if (trafficHolds(pass, desired) || (routerErrorOf(context) === undefined && !stableShort)) {
     // Scale down only once the router holds the weights: a failing router waiting for its retry holds it.
     const writes = oldReplicaSetWrites(pass.old, counts.next.others, now);
     actions.push(...writes.actions);

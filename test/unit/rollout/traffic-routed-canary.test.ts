@@ -169,6 +169,16 @@ describe('routed replica counts (Argo: canary = ⌈replicas·weight/maxTrafficWe
       want: { target: { canary: 10, stable: 0 } },
     },
     {
+      name: 'a lower setWeight (60 → 30): the canary keeps the pods for the 60 the router still sends it',
+      given: {
+        replicas: 5,
+        weight: 30,
+        canaryWeightNow: 60,
+        current: { canary: { replicas: 3, available: 3 }, stable: { replicas: 5, available: 5 } },
+      },
+      want: { target: { canary: 2, stable: 5 }, next: { canary: 3, stable: 5 } },
+    },
+    {
       name: 'holdCanary keeps an aborted canary’s pods',
       given: {
         weight: 0,
@@ -288,6 +298,26 @@ describe('the weight sent to the router follows setWeight once the canary has th
       services,
     });
     expect(weightsSent(enough).map((w) => w.canaryWeight)).toEqual([20]);
+  });
+
+  it('setWeight 60 → 30 with the stable short of pods: neither the weight nor the canary moves', () => {
+    const rollout = aRoutedUpdate({ dynamicStableScale: true }, [
+      { setWeight: 60 },
+      { pause: { duration: '5s' } },
+      { setWeight: 30 },
+      { pause: {} },
+    ])
+      .withReplicas(5)
+      .atStep(2)
+      .withStatus({ canary: { weights: weights(60, 'app:2') } })
+      .build();
+    const result = plan({
+      rollout,
+      sets: { 'app:1': { replicas: 4, available: 2 }, 'app:2': 3 },
+      services,
+    });
+    expect(writes(result)).toEqual([]);
+    expect(result.status.message).toBe('stable replicas are still becoming available');
   });
 
   it('a canary with no available pod left gets no traffic: the router goes back to 0', () => {

@@ -3,7 +3,8 @@
 import { describe, it, expect } from 'vitest';
 import type { RolloutAction, RolloutPlan } from '../../../src/rollout/index.ts';
 import type { CanaryStep, Rollout } from '../../../src/spec/rollout.ts';
-import type { InMemoryWorld, PodBehaviour } from '../../builders/in-memory-world.ts';
+import { SeededRandom } from '../../../src/sandbox/random/seeded-random.ts';
+import { InMemoryWorld, type PodBehaviour } from '../../builders/in-memory-world.ts';
 import { aRollout, hashOf } from '../../builders/rollout-builder.ts';
 import { healthyWorld } from '../../builders/run-until.ts';
 
@@ -136,5 +137,148 @@ describe('a routed canary in the in-memory world', () => {
     );
     expect(sent.every((w) => w.canaryWeight === 0)).toBe(true);
     expect(world.rollout.status?.message).toContain('ImagePullBackOff');
+  });
+});
+
+/** The sandbox's seeded generator (mulberry32): the same seed replays the same trial. */
+function prng(seed: number): () => number {
+  const random = new SeededRandom(seed);
+  return () => random.next();
+}
+
+const ROUTED_STEP_SETS: CanaryStep[][] = [
+  [],
+  [{ setWeight: 25 }, { pause: { duration: '10s' } }, { setWeight: 50 }, { pause: {} }, { setWeight: 75 }],
+  [{ setWeight: 20 }, { analysis: { templates: [{ templateName: 'ok' }] } }, { pause: { duration: 5 } }],
+  [{ setWeight: 60 }, { pause: { duration: 3 } }, { setWeight: 30 }, { pause: {} }],
+];
+
+/**
+ * One randomized routed trial: random replicas, steps, dynamicStableScale, supersedes, promotes, user
+ * aborts and retries, and writes refused like 409s. After every pass: no weight above 0 goes to a canary
+ * without the available pods for it, a canary with weight never loses the pods its weight needs, no
+ * no-op pass writes; it must end with the newest revision stable, alone, and all traffic on it.
+ */
+function routedTrial(seed: number, conflictRate: number): { converged: boolean; detail: string } {
+  const random = prng(seed);
+  const faults = prng(seed * 7919);
+  const replicas = 1 + Math.floor(random() * 5);
+  const steps = ROUTED_STEP_SETS[Math.floor(random() * ROUTED_STEP_SETS.length)] ?? [];
+  const dynamicStableScale = random() < 0.4;
+  const rollout = aRollout()
+    .withReplicas(replicas)
+    .withSteps(...steps)
+    .withCanary({
+      canaryService: 'web-canary',
+      stableService: 'web-stable',
+      trafficRouting: { gatewayAPI: { httpRoute: 'web' } },
+      dynamicStableScale,
+      scaleDownDelaySeconds: Math.floor(random() * 10),
+      abortScaleDownDelaySeconds: Math.floor(random() * 10),
+    })
+    .build();
+  const readyAfterMs = 1000 + Math.floor(random() * 3000);
+  const world = new InMemoryWorld({
+    rollout,
+    behaviour: () => ({ kind: 'healthy', readyAfterMs }),
+    fail: () => faults() < conflictRate,
+    services: [
+      { name: 'web-canary', selector: { app: 'web' } },
+      { name: 'web-stable', selector: { app: 'web' } },
+    ],
+  });
+  const need = (weight: number): number => Math.ceil((weight * replicas) / 100);
+  let version = 1;
+  const revisions = 1 + Math.floor(random() * 4);
+  for (let passes = 0; passes < 3000; passes++) {
+    const context = `seed ${seed} pass ${passes} R=${replicas} dynamic=${String(dynamicStableScale)}`;
+    const before = new Map(
+      world.observe().replicaSets.map((rs) => [rs.podTemplateHash, rs.status.availableReplicas]),
+    );
+    const writesBefore = world.writes.length;
+    const plan = world.reconcile();
+    expect(
+      plan.status.conditions?.find((c) => c.type === 'InvalidSpec'),
+      context,
+    ).toBeUndefined();
+    for (const action of plan.actions) {
+      if (action.kind !== 'setTrafficWeights' || action.canaryWeight === 0) continue;
+      expect(
+        before.get(action.canaryHash ?? '') ?? 0,
+        `${context}: weight ${action.canaryWeight}`,
+      ).toBeGreaterThanOrEqual(need(action.canaryWeight));
+    }
+    // What the router holds after the pass (the world applies writes in order until one is refused).
+    const routed = world.writes.filter((w): w is Weights => w.kind === 'setTrafficWeights').at(-1);
+    if (routed !== undefined && routed.canaryWeight > 0 && routed.canaryHash !== undefined) {
+      const canary = world.sets.get(`web-${routed.canaryHash}`);
+      expect(
+        canary?.rs.replicas ?? 0,
+        `${context}: canary with weight scaled below its need`,
+      ).toBeGreaterThanOrEqual(need(routed.canaryWeight));
+    }
+    const status = world.rollout.status ?? {};
+    if (version < revisions && random() < 0.04) {
+      version += 1;
+      world.setImage(`app:${version}`);
+      continue;
+    }
+    if ((status.pauseConditions ?? []).length > 0 && random() < 0.1) {
+      world.patchStatus({ pauseConditions: null });
+      continue;
+    }
+    if (status.stableRS !== status.currentPodHash && status.abort !== true && random() < 0.02) {
+      world.patchStatus({ abort: true });
+      continue;
+    }
+    if (status.abort === true && status.phase === 'Degraded' && random() < 0.05) {
+      world.patchStatus({ abort: false });
+      continue;
+    }
+    const latest = hashOf(`app:${version}`);
+    if (
+      version === revisions &&
+      status.stableRS === latest &&
+      status.phase === 'Healthy' &&
+      world.hashesWithPods().every((hash) => hash === latest)
+    ) {
+      const last = world.writes.filter((w): w is Weights => w.kind === 'setTrafficWeights').at(-1);
+      expect(last, `${context}: all traffic on the new stable`).toMatchObject({
+        canaryWeight: 0,
+        stableHash: latest,
+      });
+      return { converged: true, detail: context };
+    }
+    const wrote = world.writes.length > writesBefore || plan.requeueAfterMs === 0;
+    const refused = plan.actions.some((a) => a.kind !== 'emitEvent') && world.writes.length === writesBefore;
+    if (!wrote && !refused) {
+      const again = world.reconcile();
+      expect(
+        again.actions.filter((a) => a.kind !== 'emitEvent'),
+        `${context}: no-op pass wrote`,
+      ).toEqual([]);
+    }
+    if (!wrote) world.advance(1000);
+  }
+  return { converged: false, detail: `seed ${seed}: ${JSON.stringify(world.rollout.status)}` };
+}
+
+describe('routed canary simulation', () => {
+  it('60 randomized trials (supersedes, promotes, aborts and retries) converge with weights only on available pods', () => {
+    const failures: string[] = [];
+    for (let seed = 3001; seed <= 3060; seed++) {
+      const result = routedTrial(seed, 0);
+      if (!result.converged) failures.push(result.detail);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('60 trials with 30 % of writes refused (409-like) converge too', () => {
+    const failures: string[] = [];
+    for (let seed = 4001; seed <= 4060; seed++) {
+      const result = routedTrial(seed, 0.3);
+      if (!result.converged) failures.push(result.detail);
+    }
+    expect(failures).toEqual([]);
   });
 });
