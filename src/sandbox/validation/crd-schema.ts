@@ -1,7 +1,15 @@
 // A CRD version's openAPIV3Schema read once into typed nodes (compiled patterns), for pruning, defaulting, validation.
 import { isPlainObject } from '../controllers/kube-object.ts';
+import { CelUnsupportedError, compileCelRule, type CelProgram } from './cel-subset.ts';
 
 export type SchemaType = 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
+
+/** An `x-kubernetes-validations` rule; `program` is absent when the sandbox cannot evaluate it. */
+export interface CelRule {
+  rule: string;
+  message: string;
+  program?: CelProgram;
+}
 
 /** One node of a structural schema, as kube-apiserver's apiextensions code reads it. */
 export interface SchemaNode {
@@ -39,6 +47,7 @@ export interface SchemaNode {
   anyOf?: SchemaNode[];
   oneOf?: SchemaNode[];
   not?: SchemaNode;
+  rules?: CelRule[];
 }
 
 /** Raised for a schema the sandbox cannot read (an invalid pattern); the CRD is then served unvalidated. */
@@ -66,6 +75,28 @@ function strings(value: unknown): string[] | undefined {
 function compileList(value: unknown, path: string): SchemaNode[] | undefined {
   if (!Array.isArray(value) || value.length === 0) return undefined;
   return value.map((v, i) => compileNode(v, `${path}[${i}]`));
+}
+
+/**
+ * Compiles a rule within the sandbox's CEL subset. Transition rules (`oldSelf`), `messageExpression`,
+ * `fieldPath` and `reason` are left unevaluated rather than half-done.
+ */
+function compileRule(raw: Record<string, unknown>): CelRule {
+  const rule = typeof raw.rule === 'string' ? raw.rule : '';
+  const message = typeof raw.message === 'string' ? raw.message : '';
+  const plain =
+    rule !== '' &&
+    !/\boldSelf\b/.test(rule) &&
+    raw.messageExpression === undefined &&
+    raw.fieldPath === undefined &&
+    raw.reason === undefined;
+  if (!plain) return { rule, message };
+  try {
+    return { rule, message, program: compileCelRule(rule) };
+  } catch (err) {
+    if (err instanceof CelUnsupportedError) return { rule, message };
+    throw err;
+  }
 }
 
 function compileNode(raw: unknown, path: string): SchemaNode {
@@ -127,6 +158,10 @@ function compileNode(raw: unknown, path: string): SchemaNode {
   const oneOf = compileList(s.oneOf, `${path}.oneOf`);
   if (oneOf) node.oneOf = oneOf;
   if (isPlainObject(s.not)) node.not = compileNode(s.not, `${path}.not`);
+  if (Array.isArray(s['x-kubernetes-validations'])) {
+    const rules = s['x-kubernetes-validations'].filter(isPlainObject).map(compileRule);
+    if (rules.length > 0) node.rules = rules;
+  }
   return node;
 }
 

@@ -4,6 +4,7 @@ import type { ResourceType } from '../resources/resource-type.ts';
 import type { StoredObject } from '../store/object-store.ts';
 import { applySchemaDefaults } from './crd-defaulting.ts';
 import { pruneNonNullableNulls, pruneUnknownFields } from './crd-pruning.ts';
+import { validateCelRules } from './crd-cel-validation.ts';
 import { ratchetCauses } from './crd-ratcheting.ts';
 import type { SchemaNode } from './crd-schema.ts';
 import { validateAgainstSchema } from './crd-validation.ts';
@@ -80,6 +81,16 @@ export function admitCustomResource(
       ? validateAgainstSchema(subject.status, statusSchema, 'status')
       : []
     : validateAgainstSchema(subject, schema);
+  // As kube-apiserver, CEL rules run on an object the schema accepts.
+  if (found.length === 0) {
+    found.push(
+      ...(statusOnly
+        ? statusSchema && subject.status !== undefined
+          ? validateCelRules(subject.status, statusSchema, 'status')
+          : []
+        : validateCelRules(subject, schema)),
+    );
+  }
   const old = statusOnly && options.old ? { status: options.old.status } : options.old;
   const causes = old && found.length > 0 ? ratchetCauses(found, subject, old, schema) : found;
   if (statusOnly) {

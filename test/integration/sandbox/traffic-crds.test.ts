@@ -351,6 +351,41 @@ spec:
     );
   });
 
+  it('evaluates the CEL rules it can: a Service backendRef without a port, a timeout under 1ms', async () => {
+    const route = await refusal(
+      custom.createNamespacedCustomObject({
+        ...routes,
+        body: httpRoute('portless', [{ name: 'web-canary' }]),
+      }),
+    );
+    expect(route.details?.causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: "object": Must have port for Service reference',
+        field: 'spec.rules[0].backendRefs[0]',
+      },
+    ]);
+    const stderr = await kubectlFails(
+      'apply',
+      '-f',
+      manifest(
+        'timeout.yaml',
+        `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: hasty}
+spec:
+  hosts: [web]
+  http:
+    - route: [{destination: {host: web}}]
+      timeout: 500us
+`,
+      ),
+    );
+    expect(stderr).toContain(
+      'spec.http[0].timeout: Invalid value: "string": must be a valid duration greater than 1ms',
+    );
+  });
+
   it('refuses a custom resource whose name is not a DNS subdomain', async () => {
     const status = await refusal(
       custom.createNamespacedCustomObject({
