@@ -1,5 +1,5 @@
 // What kube-apiserver does to a custom resource on write before storing it: prune, default, validate.
-import { ApiStatusError, invalid } from '../api/api-status-error.ts';
+import { ApiStatusError, invalid, type StatusCause } from '../api/api-status-error.ts';
 import type { ResourceType } from '../resources/resource-type.ts';
 import type { StoredObject } from '../store/object-store.ts';
 import { applySchemaDefaults } from './crd-defaulting.ts';
@@ -50,11 +50,12 @@ function typedPatchError(type: ResourceType, appliedObject: string, pruned: stri
 }
 
 /**
- * Prunes unknown fields and non-nullable nulls, applies `default`s and validates against the version's
- * schema, in place, in kube-apiserver's order (an update keeps what the old object already got wrong). Throws 422 Invalid with field causes, or 400 for unknown
- * fields under `fieldValidation=Strict`; returns the API server's warnings (`unknown field "spec.x"`) under
- * Warn. With a status subresource, a main-resource write leaves status to the store (which keeps the stored
- * one) and a /status write touches only status.
+ * Prunes unknown fields and non-nullable nulls, applies `default`s, validates against the version's
+ * schema and then its CEL rules, in place, in kube-apiserver's order; an update keeps what the old object
+ * already got wrong. Throws 422 Invalid with field causes, or 400 for unknown fields under
+ * `fieldValidation=Strict`; returns the API server's warnings (`unknown field "spec.x"`) under Warn. With a
+ * status subresource, a main-resource write leaves status to the store (which keeps the stored one) and a
+ * /status write touches only status.
  */
 export function admitCustomResource(
   type: ResourceType,
@@ -76,21 +77,15 @@ export function admitCustomResource(
   pruneNonNullableNulls(subject, schema);
   applySchemaDefaults(subject, schema);
   const statusSchema = schema.properties?.get('status');
-  const found = statusOnly
-    ? statusSchema && subject.status !== undefined
-      ? validateAgainstSchema(subject.status, statusSchema, 'status')
-      : []
-    : validateAgainstSchema(subject, schema);
-  // As kube-apiserver, CEL rules run on an object the schema accepts.
-  if (found.length === 0) {
-    found.push(
-      ...(statusOnly
-        ? statusSchema && subject.status !== undefined
-          ? validateCelRules(subject.status, statusSchema, 'status')
-          : []
-        : validateCelRules(subject, schema)),
-    );
-  }
+  const judge = (
+    check: (value: unknown, node: SchemaNode, path?: string) => StatusCause[],
+  ): StatusCause[] => {
+    if (!statusOnly) return check(subject, schema);
+    return statusSchema && subject.status !== undefined ? check(subject.status, statusSchema, 'status') : [];
+  };
+  const schemaCauses = judge(validateAgainstSchema);
+  // As kube-apiserver, CEL rules run only on an object the schema accepts.
+  const found = schemaCauses.length > 0 ? schemaCauses : judge(validateCelRules);
   const old = statusOnly && options.old ? { status: options.old.status } : options.old;
   const causes = old && found.length > 0 ? ratchetCauses(found, subject, old, schema) : found;
   if (statusOnly) {
