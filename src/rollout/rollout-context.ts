@@ -103,6 +103,17 @@ function toPlannedStep(step: CanaryStep, index: number, routed: boolean): Planne
   throw new InvalidSpecError(`step kind ${kind ?? '(none)'} is not supported yet`, field);
 }
 
+/**
+ * The context with status.canary.weights unknown: used with a router when a new revision starts, so the
+ * first weights it needs are sent rather than trusted from a status that may lag the router.
+ */
+export function withWeightsUnknown(context: RolloutContext): RolloutContext {
+  const canary = context.status.canary;
+  if (canary?.weights === undefined) return context;
+  const { weights: _unknown, ...rest } = canary;
+  return { ...context, status: { ...context.status, canary: rest } };
+}
+
 /** The weight that means "all traffic": the router's maxTrafficWeight, 100 without a router. */
 export function fullWeightOf(context: Pick<RolloutContext, 'router'>): number {
   return context.router?.maxTrafficWeight ?? DEFAULT_MAX_TRAFFIC_WEIGHT;

@@ -46,12 +46,12 @@ export function stepWeightAt(context: RolloutContext, index: number): number {
   return index >= context.steps.length ? fullWeightOf(context) : canaryWeightAt(context.steps, index);
 }
 
-/** The stable weight the router holds now, as status records it for this stable. */
-function stableWeightNow(pass: Pass): number | undefined {
+/** The stable weight the router holds now, as status records it for this stable; all of it when unknown. */
+function stableWeightNow(pass: Pass): number {
   const weights = pass.context.status.canary?.weights;
   return weights !== undefined && weights.stable.podTemplateHash === stableHashOf(pass)
     ? weights.stable.weight
-    : undefined;
+    : fullWeightOf(pass.context);
 }
 
 /** The canary weight the router holds now for this canary, as status records it. */

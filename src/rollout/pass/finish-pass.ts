@@ -1,4 +1,5 @@
 // The end of a pass: the next status from the verdict, and "when next", decided here and nowhere else.
+import type { RolloutStatus } from '../../spec/rollout.ts';
 import type { ObservedReplicaSet } from '../observed-state.ts';
 import { describePodFailures, findPodFailures } from '../failing-pods.ts';
 import { replicaSetName } from '../plan-revision.ts';
@@ -85,6 +86,13 @@ function trafficLeavingCanaryFirst(pass: Pass, actions: readonly RolloutAction[]
   return [...actions.filter(leads), ...actions.filter((action) => !leads(action))];
 }
 
+/** status.canary without the recorded weights (undefined when nothing else is left). */
+function withoutWeights(canary: RolloutStatus['canary']): RolloutStatus['canary'] {
+  if (canary === undefined) return undefined;
+  const { weights: _forgotten, ...rest } = canary;
+  return Object.keys(rest).length > 0 ? rest : undefined;
+}
+
 /** The status fields every pass writes, from its state and verdict. */
 function baseStatus(pass: Pass, verdict: Verdict): PlannedRolloutStatus {
   const { context, revision, state } = pass;
@@ -93,10 +101,12 @@ function baseStatus(pass: Pass, verdict: Verdict): PlannedRolloutStatus {
   const canary =
     verdict.weights === 'keep'
       ? live.canary
-      : dropUndefined({
-          ...(live.canary ?? {}),
-          weights: weightsStatus(verdict.weights, fullWeightOf(context)),
-        });
+      : verdict.weights === 'forget'
+        ? withoutWeights(live.canary)
+        : dropUndefined({
+            ...(live.canary ?? {}),
+            weights: weightsStatus(verdict.weights, fullWeightOf(context)),
+          });
   const counts = replicaCounts(context.observed.replicaSets, revision.current);
   return dropUndefined({
     ...live,

@@ -54,8 +54,11 @@ export interface Verdict {
   completed: boolean;
   /** The hash status.stableRS names after this pass. */
   stableHash: string;
-  /** The traffic status.canary.weights records: what the router was told this pass, or `keep`. */
-  weights: DesiredTraffic | 'keep';
+  /**
+   * The traffic status.canary.weights records: what the router was told this pass, `keep`, or `forget`
+   * (unknown: the next pass sends the weights again before relying on them).
+   */
+  weights: DesiredTraffic | 'keep' | 'forget';
   /** The pass only recorded a phase (abort, retry): plan again at once, before acting. */
   immediate?: boolean;
 }

@@ -836,3 +836,34 @@ describe('a header route before any canary pod is available', () => {
     expect(ready.status.currentStepIndex).toBe(2);
   });
 });
+
+describe('a status that lags the router (its write refused after the router took a weight)', () => {
+  it('abort: the recording pass forgets the weights, so the next pass sends 0 before any scale', () => {
+    // The router took 20 for app:2 but that pass's status write was refused: status still says 0.
+    const rollout = aRoutedUpdate()
+      .atStep(0)
+      .withStatus({ canary: { weights: weights(0, 'app:1') }, abort: true })
+      .build();
+    const sets = { 'app:1': 10, 'app:2': 2 };
+    const recorded = plan({ rollout, sets, services: { canary: V2 } });
+    expect(writes(recorded)).toEqual([]);
+    expect(recorded.status.canary?.weights).toBeUndefined();
+    const next = aRoutedUpdate()
+      .withStatus({ ...recorded.status })
+      .build();
+    const carried = plan({ rollout: next, sets, services: { canary: V2 } });
+    expect(writes(carried)[0]).toEqual({ kind: 'setTrafficWeights', canaryWeight: 0, stableHash: V1 });
+    expect(kinds(carried)).not.toContain('scaleReplicaSet');
+  });
+
+  it('back to the stable template: the weights are sent again and the canary keeps its pods meanwhile', () => {
+    const rollout = aRoutedUpdate()
+      .atStep(0)
+      .withStatus({ canary: { weights: weights(0, 'app:1') } })
+      .withImage('app:1')
+      .build();
+    const result = plan({ rollout, sets: { 'app:1': 10, 'app:2': 2 }, services: { canary: V2 } });
+    expect(weightsSent(result)).toEqual([{ kind: 'setTrafficWeights', canaryWeight: 0, stableHash: V1 }]);
+    expect(scaleOf(result, 'app:2')).toBeUndefined();
+  });
+});

@@ -273,6 +273,11 @@ describe('routed canary simulation', () => {
     expect(failures).toEqual([]);
   });
 
+  it('seeds that once failed: a lower setWeight with a stable short of pods; an abort over a status that lagged the router', () => {
+    expect(routedTrial(4015, 0.3)).toMatchObject({ converged: true });
+    expect(routedTrial(20397, 0.3)).toMatchObject({ converged: true });
+  });
+
   it('60 trials with 30 % of writes refused (409-like) converge too', () => {
     const failures: string[] = [];
     for (let seed = 4001; seed <= 4060; seed++) {
