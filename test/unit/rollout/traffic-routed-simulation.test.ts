@@ -159,8 +159,14 @@ const ROUTED_STEP_SETS: CanaryStep[][] = [
  * without the available pods for it, a canary with weight never loses the pods its weight needs, no
  * no-op pass writes; it must end with the newest revision stable, alone, and all traffic on it.
  */
-function routedTrial(seed: number, conflictRate: number): { converged: boolean; detail: string } {
+function routedTrial(
+  seed: number,
+  conflictRate: number,
+  options: { reverts?: boolean } = {},
+): { converged: boolean; detail: string } {
   const random = prng(seed);
+  // Its own sequence, so trials without reverts replay exactly as before.
+  const reverts = prng(seed * 31337);
   const faults = prng(seed * 7919);
   const replicas = 1 + Math.floor(random() * 5);
   const steps = ROUTED_STEP_SETS[Math.floor(random() * ROUTED_STEP_SETS.length)] ?? [];
@@ -223,6 +229,23 @@ function routedTrial(seed: number, conflictRate: number): { converged: boolean; 
       world.setImage(`app:${version}`);
       continue;
     }
+    // Back to the stable template mid-canary (a revert in Git), then on to the newest again later.
+    const stableImage = [...world.sets.values()].find(
+      (set) => set.rs.podTemplateHash === status.stableRS,
+    )?.image;
+    if (
+      options.reverts === true &&
+      stableImage !== undefined &&
+      status.currentPodHash !== status.stableRS &&
+      reverts() < 0.03
+    ) {
+      world.setImage(stableImage);
+      continue;
+    }
+    if (options.reverts === true && status.currentPodHash !== hashOf(`app:${version}`) && reverts() < 0.05) {
+      world.setImage(`app:${version}`);
+      continue;
+    }
     if ((status.pauseConditions ?? []).length > 0 && random() < 0.1) {
       world.patchStatus({ pauseConditions: null });
       continue;
@@ -276,6 +299,15 @@ describe('routed canary simulation', () => {
   it('seeds that once failed: a lower setWeight with a stable short of pods; an abort over a status that lagged the router', () => {
     expect(routedTrial(4015, 0.3)).toMatchObject({ converged: true });
     expect(routedTrial(20397, 0.3)).toMatchObject({ converged: true });
+  });
+
+  it('60 trials with reverts to the stable template mid-canary and 30 % refused writes converge too', () => {
+    const failures: string[] = [];
+    for (let seed = 5001; seed <= 5060; seed++) {
+      const result = routedTrial(seed, 0.3, { reverts: true });
+      if (!result.converged) failures.push(result.detail);
+    }
+    expect(failures).toEqual([]);
   });
 
   it('60 trials with 30 % of writes refused (409-like) converge too', () => {
