@@ -11,7 +11,7 @@ import { FIELD_MANAGER, type KubeClients } from './client.ts';
 import { kubeCall } from './errors.ts';
 import type { EventRecorder } from './event-recorder.ts';
 import type { ObservedRead } from './observed-state-reader.ts';
-import type { TrafficRouter } from './traffic-router.ts';
+import type { TrafficRouter, TrafficRouterFactory } from './traffic-router.ts';
 import { callsForAnotherPass, withRouterResult, type RouterCallResult } from './traffic-router-error.ts';
 
 export type { WriteResult } from './actions/action-handler.ts';
@@ -47,7 +47,10 @@ export interface ActionExecutorDeps {
   events: EventRecorder;
   /** Stamps the start of a traffic router failure streak (`status.trafficRouterError.since`). */
   clock: Clock;
+  /** One router for every rollout (tests); wins over `routers`. */
   router?: TrafficRouter | undefined;
+  /** The router of each rollout, from its trafficRouting (none: replica ratio). */
+  routers?: TrafficRouterFactory | undefined;
   analysisRuns?: AnalysisRunFactory | undefined;
 }
 
@@ -75,7 +78,7 @@ export class ActionExecutor {
       clients: this.deps.clients,
       logger: this.deps.logger,
       events: this.deps.events,
-      router: this.deps.router,
+      router: this.deps.router ?? this.deps.routers?.(read.observed.rollout),
       analysisRuns: this.deps.analysisRuns,
       read,
       namespace: read.observed.rollout.metadata.namespace ?? 'default',
@@ -85,8 +88,9 @@ export class ActionExecutor {
       try {
         const { target, result, routerError } = await handleAction(action, context);
         report.outcomes.push({ kind: action.kind, target, result });
-        if (action.kind === 'setTrafficWeights')
-          router = routerError === undefined ? { kind: 'ok' } : { kind: 'failed', message: routerError };
+        // Any router call (weights, header or mirror route) can fail; a failure in the pass is kept.
+        if (routerError !== undefined) router = { kind: 'failed', message: routerError };
+        else if (action.kind === 'setTrafficWeights' && router.kind !== 'failed') router = { kind: 'ok' };
         if (result !== 'unchanged' && result !== 'failed') {
           report.writes += 1;
           if (action.kind !== 'emitEvent') report.stateWrites += 1;

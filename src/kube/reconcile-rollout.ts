@@ -11,7 +11,7 @@ import { KubeThrottledError, dispositionOf } from './errors.ts';
 import { EventRecorder } from './event-recorder.ts';
 import { InvalidRolloutObjectError, ObservedStateReader, type RolloutKey } from './observed-state-reader.ts';
 import { ReconcileRetryError, type ReconcileRetryStage } from './reconcile-retry-error.ts';
-import type { TrafficRouter } from './traffic-router.ts';
+import type { TrafficRouter, TrafficRouterFactory } from './traffic-router.ts';
 import { UnsafeActionError } from './unsafe-action-error.ts';
 
 /** Counters of one reconcile call: for logs, metrics and the write-budget bench. */
@@ -45,8 +45,14 @@ export interface ReconcileDeps {
   clients: KubeClients;
   clock: Clock;
   logger: Logger;
-  /** A traffic router; none by default (replica ratio: the planner's scale and selector writes are the split). */
+  /** One traffic router for every rollout (tests); wins over `routers`. */
   router?: TrafficRouter;
+  /**
+   * The router of each rollout, from its spec's trafficRouting (the process wires the provider table
+   * here); none by default, and none for a rollout without trafficRouting (replica ratio: the
+   * planner's scale and selector writes are the split).
+   */
+  routers?: TrafficRouterFactory;
   /** Read → plan → act passes per call before handing back to the queue (default 10). */
   maxPasses?: number;
   /** Conflicts re-read and re-planned at once in one call before it throws for the queue's backoff (default 5). */
@@ -104,6 +110,7 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
     clock: deps.clock,
     events: deps.events ?? new EventRecorder(deps.clients.core, deps.clock, logger),
     router: deps.router,
+    routers: deps.routers,
     analysisRuns: deps.analysisRuns,
   });
   const stats: ReconcileStats = { passes: 0, writes: 0, conflicts: 0, transientErrors: 0 };

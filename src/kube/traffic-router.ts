@@ -1,4 +1,5 @@
 // The traffic-routing edge: how a canary's share of traffic is set, whatever does the routing (a mesh, an ingress).
+import type { Rollout } from '../spec/rollout.ts';
 
 /** What a router needs to send `canaryWeight` % of traffic to the canary and the rest to stable. */
 export interface TrafficWeightsInput {
@@ -18,11 +19,84 @@ export interface TrafficWeightsInput {
  * changes nothing the second time). Errors are thrown; the reconciler records them and feeds them
  * back to the planner, and they never block an abort.
  *
- * Without a router (replica ratio, the only mode today) the weight is the replica split the planner
+ * Without a router (replica ratio: no trafficRouting) the weight is the replica split the planner
  * already made, and the canaryService / stableService selectors are the planner's own
  * `patchServiceSelector` actions, so there is nothing left for a router to do.
  */
 export interface TrafficRouter {
   readonly type: string;
   setWeights(input: TrafficWeightsInput): Promise<void>;
+  /** Adds, replaces or (match absent) removes a header route; absent when the router has none. */
+  setHeaderRoute?(input: HeaderRouteInput): Promise<void>;
+  /** Adds, replaces or (match absent) removes a mirror route; absent when the router has none. */
+  setMirrorRoute?(input: MirrorRouteInput): Promise<void>;
 }
+
+/** How a header value, method or path is matched (one of the three). */
+export interface RouteStringMatch {
+  exact?: string | undefined;
+  prefix?: string | undefined;
+  regex?: string | undefined;
+}
+
+/** A header route (Argo's setHeaderRoute step): `match` absent removes it. */
+export interface HeaderRouteInput {
+  name: string;
+  match?: Array<{ headerName: string; headerValue: RouteStringMatch }> | undefined;
+}
+
+/** A mirror route (Argo's setMirrorRoute step): `match` absent removes it. */
+export interface MirrorRouteInput {
+  name: string;
+  match?:
+    | Array<{
+        method?: RouteStringMatch | undefined;
+        path?: RouteStringMatch | undefined;
+        headers?: Record<string, RouteStringMatch> | undefined;
+      }>
+    | undefined;
+  percentage?: number | undefined;
+}
+
+/** The weights a route should hold: `canary` to canaryService, `total − canary` to stableService. */
+export interface RouteWeights {
+  canary: number;
+  total: number;
+  /** Empty when the provider splits by subset instead (Istio with a DestinationRule). */
+  canaryService: string;
+  stableService: string;
+  stableHash: string;
+  canaryHash?: string | undefined;
+}
+
+/**
+ * One object a router edits, as the edge sees it (src/traffic's translators fill this shape; the
+ * edge does not import them). `translate` is pure: the object as read (undefined when absent) and the
+ * weights → the whole object to write, or an Error naming the object and field (thrown as is).
+ */
+export interface RouteTarget {
+  resource: { group: string; versions: readonly string[]; plural: string; kind: string };
+  namespace: string;
+  name: string;
+  translate(
+    live: Record<string, unknown> | undefined,
+    weights: RouteWeights,
+  ): Record<string, unknown> | Error;
+  /** Pure, like `translate`: the object with the header route set or removed (providers that have them). */
+  setHeaderRoute?(
+    live: Record<string, unknown> | undefined,
+    route: HeaderRouteInput,
+    services: { canaryService: string; stableService: string },
+  ): Record<string, unknown> | Error;
+  setMirrorRoute?(
+    live: Record<string, unknown> | undefined,
+    route: MirrorRouteInput,
+    services: { canaryService: string; stableService: string },
+  ): Record<string, unknown> | Error;
+}
+
+/**
+ * The router for one rollout, chosen from its `strategy.canary.trafficRouting`; undefined when it
+ * sets none (replica ratio: the planner's scale and selector writes are the split).
+ */
+export type TrafficRouterFactory = (rollout: Rollout) => TrafficRouter | undefined;

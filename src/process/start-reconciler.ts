@@ -11,6 +11,7 @@ import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
 import type { Runtime } from './runtime.ts';
 import type { StartStepRunner } from './start-step-runner.ts';
+import { trafficRouterFactory } from './traffic-router-factory.ts';
 import { watchWithRestart } from './watch-with-restart.ts';
 import type { RunningWatch } from './watch-with-restart.ts';
 
@@ -52,6 +53,8 @@ export async function startReconciler(
   const log = logger.child({ component: 'reconciler' });
   const queue = new ReconcileQueue({ connection: redis, prefix: config.redis.prefix });
   const metrics = options.metrics ?? defaultMetrics;
+  // Each rollout's router comes from its trafficRouting (none without): the provider table in src/traffic.
+  const routers = options.reconcile?.routers ?? trafficRouterFactory(runtime.kube.clients, log);
 
   const worker = startWorker(
     'reconcile',
@@ -63,7 +66,7 @@ export async function startReconciler(
         // AnalysisRuns are measured in the same job, first, so a run's new phase reaches the planner at once.
         outcome = await reconcileRolloutWithAnalysis(
           { namespace: payload.namespace, name: payload.name },
-          { ...options.reconcile, clients: runtime.kube.clients, clock: runtime.clock, logger: log },
+          { ...options.reconcile, routers, clients: runtime.kube.clients, clock: runtime.clock, logger: log },
         );
       } catch (err) {
         // Thrown means "retry with the queue's backoff" (startWorker rethrows it to BullMQ).

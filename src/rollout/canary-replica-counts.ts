@@ -1,4 +1,4 @@
-// The replica arithmetic of a replica-ratio canary: targets from the weight, and the next safe move.
+// The replica arithmetic of a canary: by replica ratio, or beside a traffic router (Argo's two calculators).
 import type { IntOrString } from '../spec/kube-meta.ts';
 import { InvalidSpecError } from './invalid-spec-error.ts';
 
@@ -187,4 +187,104 @@ export function canaryReplicaCounts(input: CanaryReplicaCountsInput): CanaryRepl
 function normalize(count: ReplicaSetCount): ReplicaSetCount {
   const replicas = clampCount(count.replicas);
   return { replicas, available: Math.min(clampCount(count.available), replicas) };
+}
+
+export interface RoutedCanaryReplicaCountsInput {
+  /** spec.replicas of the rollout. */
+  replicas: number;
+  /** The canary weight the step asks for, 0–maxTrafficWeight (what the router will be told once safe). */
+  weight: number;
+  /** The weight of all traffic (trafficRouting.maxTrafficWeight, default 100). */
+  maxTrafficWeight: number;
+  budget: ReplicaBudget;
+  minPodsPerReplicaSet?: number;
+  /** A setCanaryScale override of the canary's pod count (replicas, or a weight of maxTrafficWeight). */
+  canaryScale?: { replicas?: number; weight?: number };
+  /** strategy.canary.dynamicStableScale: the stable shrinks as the canary's weight grows. */
+  dynamicStableScale: boolean;
+  /** The stable's weight the router holds now (status.canary.weights), when known. */
+  stableWeightNow?: number;
+  /** The canary's weight the router holds now, when known: the canary keeps the pods for it. */
+  canaryWeightNow?: number;
+  /** Never scale the canary down (an abort inside abortScaleDownDelaySeconds, or a delay of 0). */
+  holdCanary?: boolean;
+  current: { canary: ReplicaSetCount; stable: ReplicaSetCount; others?: OtherReplicaSetCount[] };
+}
+
+/** Pods that carry `weight` of `maxWeight` of the traffic: ⌈replicas·weight/maxWeight⌉. */
+export function podsForWeight(replicas: number, weight: number, maxWeight: number): number {
+  if (maxWeight <= 0) return 0;
+  return Math.ceil((clampCount(replicas) * Math.min(clampCount(weight), maxWeight)) / maxWeight);
+}
+
+/**
+ * The replica arithmetic beside a traffic router (Argo's traffic-routed canary): the router, not the pod
+ * ratio, splits the traffic, so the counts only have to carry the weights.
+ *
+ * Targets: canary = setCanaryScale.replicas, else ⌈replicas·w/maxTrafficWeight⌉ with w the
+ * setCanaryScale weight or the step's weight (raised to minPodsPerReplicaSet when it runs at all). The
+ * stable stays at spec.replicas; with dynamicStableScale it carries the larger of the stable weight the
+ * step asks for and the stable weight the router holds now, so it shrinks only after the traffic left it.
+ *
+ * The next move: the canary and the stable go straight to their targets (as Argo: the canary is the surge,
+ * the stable keeps its pods, so maxSurge does not limit them), except that the canary keeps the pods for
+ * the weight the router still sends it; old ReplicaSets whose deadline passed shrink
+ * only within the availability floor (replicas − maxUnavailable), unavailable pods first.
+ */
+export function routedCanaryReplicaCounts(input: RoutedCanaryReplicaCountsInput): CanaryReplicaCounts {
+  const replicas = clampCount(input.replicas);
+  const maxWeight = Math.max(1, clampCount(input.maxTrafficWeight));
+  const weight = Math.min(maxWeight, clampCount(input.weight));
+  const ceiling = replicas + clampCount(input.budget.maxSurge);
+  const floor = Math.max(0, replicas - clampCount(input.budget.maxUnavailable));
+  const minPods = Math.min(clampCount(input.minPodsPerReplicaSet ?? 0), replicas);
+  const atLeastMin = (count: number): number => (count > 0 ? Math.max(count, minPods) : 0);
+
+  const canaryTarget = atLeastMin(
+    input.canaryScale?.replicas !== undefined
+      ? clampCount(input.canaryScale.replicas)
+      : podsForWeight(replicas, input.canaryScale?.weight ?? weight, maxWeight),
+  );
+  const stableTarget = input.dynamicStableScale
+    ? atLeastMin(
+        Math.max(
+          podsForWeight(replicas, maxWeight - weight, maxWeight),
+          input.stableWeightNow !== undefined ? podsForWeight(replicas, input.stableWeightNow, maxWeight) : 0,
+        ),
+      )
+    : replicas;
+
+  const canary = normalize(input.current.canary);
+  const stable = normalize(input.current.stable);
+  const others = (input.current.others ?? []).map((other) => ({
+    ...normalize(other),
+    scaleDown: other.scaleDown,
+  }));
+  const available =
+    canary.available + stable.available + others.reduce((sum, other) => sum + other.available, 0);
+  let budget = Math.max(0, available - floor);
+  const nextOthers = others.map((other) => {
+    if (!other.scaleDown) return other.replicas;
+    const free = other.replicas - other.available;
+    const paid = Math.min(other.available, budget);
+    budget -= paid;
+    return other.replicas - free - paid;
+  });
+  // The canary shrinks only to what the weight the router still sends it needs (a lower setWeight moves
+  // the traffic first).
+  const keepCanary =
+    input.canaryWeightNow !== undefined
+      ? Math.min(canary.replicas, podsForWeight(replicas, input.canaryWeightNow, maxWeight))
+      : 0;
+  const nextCanary =
+    input.holdCanary === true && canaryTarget < canary.replicas
+      ? canary.replicas
+      : Math.max(canaryTarget, keepCanary);
+
+  return {
+    target: { canary: canaryTarget, stable: stableTarget },
+    next: { canary: nextCanary, stable: stableTarget, others: nextOthers },
+    ceiling,
+    floor,
+  };
 }

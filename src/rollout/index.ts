@@ -14,6 +14,8 @@ export type {
   ScaleReplicaSetAction,
   DeleteReplicaSetAction,
   SetTrafficWeightsAction,
+  SetHeaderRouteAction,
+  SetMirrorRouteAction,
   PatchServiceSelectorAction,
   CreateAnalysisRunAction,
   AnalysisRunArgumentValue,
@@ -34,6 +36,7 @@ export type {
   PlannedRolloutStatus,
   ProgressWindow,
   TrafficRouterError,
+  ManagedRouteRecord,
 } from './rollout-plan.ts';
 export { podTemplateHash, canonicalJson } from './pod-template-hash.ts';
 export { planRollout } from './plan-rollout.ts';

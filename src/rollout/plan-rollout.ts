@@ -12,7 +12,7 @@ import { planRestart } from './plan-restart.ts';
 import { planRevision, type Revision } from './plan-revision.ts';
 import { assertDeadlineAnnotations } from './plan-scale-down.ts';
 import { applyInvalidSpec } from './plan-status.ts';
-import { readRolloutContext, type RolloutContext } from './rollout-context.ts';
+import { readRolloutContext, withWeightsUnknown, type RolloutContext } from './rollout-context.ts';
 import type { RolloutPlan } from './rollout-plan.ts';
 import { STEADY_STATE_SUB_STEPS } from './steady-state/steady-state-strategy.ts';
 
@@ -118,8 +118,11 @@ export function planRollout(rollout: Rollout, observed: ObservedState, now: Date
   }
   try {
     const revision = planRevision(context);
+    // A new revision with a router: what the router holds is sent again, not read from a lagging status.
+    if (context.router !== undefined && revision.newRevision) context = withWeightsUnknown(context);
     const pass = startPass(context, revision);
-    const strategy = STRATEGIES.find((row) => row.applies(context, revision));
+    const planned = context;
+    const strategy = STRATEGIES.find((row) => row.applies(planned, revision));
     if (strategy === undefined) throw new InvalidSpecError('no strategy applies', 'spec.strategy');
     const plan = finishPass(runSubSteps(strategy.subSteps, pass));
     assertDeadlineAnnotations(plan.actions);

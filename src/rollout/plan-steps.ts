@@ -46,6 +46,9 @@ export function describeStep(step: PlannedStep): string {
       return `setCanaryScale ${JSON.stringify(step.scale)}`;
     case 'analysis':
       return `analysis ${(step.analysis.templates ?? []).map((t) => t.templateName).join(',')}`;
+    case 'setHeaderRoute':
+    case 'setMirrorRoute':
+      return `${step.kind} ${step.route.name}${step.route.match === undefined ? ' (remove)' : ''}`;
   }
 }
 

@@ -17,11 +17,14 @@ export interface DesiredTraffic {
 
 type Weights = NonNullable<NonNullable<RolloutStatus['canary']>['weights']>;
 
-/** The status.canary.weights that record `desired` as told to the router. */
-export function weightsStatus(desired: DesiredTraffic): Weights {
+/**
+ * The status.canary.weights that record `desired` as told to the router; `fullWeight` is the weight of
+ * all traffic (the router's maxTrafficWeight, 100 without a router).
+ */
+export function weightsStatus(desired: DesiredTraffic, fullWeight = 100): Weights {
   return {
     canary: { weight: desired.canaryWeight, podTemplateHash: desired.canaryHash ?? desired.stableHash },
-    stable: { weight: 100 - desired.canaryWeight, podTemplateHash: desired.stableHash },
+    stable: { weight: fullWeight - desired.canaryWeight, podTemplateHash: desired.stableHash },
   };
 }
 
@@ -30,9 +33,10 @@ export function trafficIsSet(
   status: RolloutStatus,
   desired: DesiredTraffic,
   routerError: string | undefined,
+  fullWeight = 100,
 ): boolean {
   const weights = status.canary?.weights;
-  const want = weightsStatus(desired);
+  const want = weightsStatus(desired, fullWeight);
   return (
     routerError === undefined &&
     weights !== undefined &&
@@ -55,6 +59,10 @@ export function planTraffic(input: {
   services: readonly ObservedService[];
   canaryService?: string;
   stableService?: string;
+  /** The weight of all traffic (maxTrafficWeight); 100 without a router. */
+  fullWeight?: number;
+  /** The router's weights go before the Service selectors (an abort: traffic leaves the canary first). */
+  weightsFirst?: boolean;
 }): Array<SetTrafficWeightsAction | PatchServiceSelectorAction> {
   const actions: Array<SetTrafficWeightsAction | PatchServiceSelectorAction> = [];
   const selectors: Array<[string | undefined, string]> = [
@@ -72,8 +80,8 @@ export function planTraffic(input: {
       podTemplateHash: hash,
     });
   }
-  if (!trafficIsSet(input.status, input.desired, input.routerError)) {
-    actions.push({
+  if (!trafficIsSet(input.status, input.desired, input.routerError, input.fullWeight)) {
+    actions[input.weightsFirst === true ? 'unshift' : 'push']({
       kind: 'setTrafficWeights',
       canaryWeight: input.desired.canaryWeight,
       stableHash: input.desired.stableHash,

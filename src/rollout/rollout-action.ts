@@ -1,4 +1,5 @@
 // The planner's output: plain, serializable actions with absolute targets, safe to execute twice.
+import type { SetHeaderRoute, SetMirrorRoute } from '../spec/rollout.ts';
 
 /** Label that ties a ReplicaSet, its selector and its pods to one pod template (as Argo Rollouts). */
 export const POD_TEMPLATE_HASH_LABEL = 'rollouts-pod-template-hash';
@@ -57,6 +58,27 @@ export interface SetTrafficWeightsAction {
   canaryWeight: number;
   stableHash: string;
   canaryHash?: string;
+}
+
+/**
+ * Set or remove the header route `name` (a trafficRouting.managedRoutes name): requests matching every
+ * header in `match` go to the canary Service. `match` absent: remove the route (Argo's step without match).
+ */
+export interface SetHeaderRouteAction {
+  kind: 'setHeaderRoute';
+  name: string;
+  match?: SetHeaderRoute['match'];
+}
+
+/**
+ * Set or remove the mirror route `name`: `percentage` % (default 100) of requests matching `match` are
+ * also sent to the canary Service, whose answers are dropped. `match` absent: remove the route.
+ */
+export interface SetMirrorRouteAction {
+  kind: 'setMirrorRoute';
+  name: string;
+  match?: SetMirrorRoute['match'];
+  percentage?: number;
 }
 
 /** Point a Service's `rollouts-pod-template-hash` selector at a pod template hash (other keys kept). */
@@ -125,6 +147,8 @@ export type RolloutAction =
   | ScaleReplicaSetAction
   | DeleteReplicaSetAction
   | SetTrafficWeightsAction
+  | SetHeaderRouteAction
+  | SetMirrorRouteAction
   | PatchServiceSelectorAction
   | CreateAnalysisRunAction
   | TerminateAnalysisRunAction

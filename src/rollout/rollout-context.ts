@@ -12,7 +12,10 @@ import {
   type RolloutSpecWithDefaults,
   type RolloutStatus,
   type SetCanaryScale,
+  type SetHeaderRoute,
+  type SetMirrorRoute,
 } from '../spec/rollout.ts';
+import { unsupportedTrafficRouters } from '../spec/unsupported-fields.ts';
 import { resolveReplicaBudget, type ReplicaBudget } from './canary-replica-counts.ts';
 import { InvalidSpecError } from './invalid-spec-error.ts';
 import type { ObservedState } from './observed-state.ts';
@@ -22,7 +25,18 @@ export type PlannedStep =
   | { kind: 'setWeight'; weight: number }
   | { kind: 'pause'; durationMs?: number }
   | { kind: 'setCanaryScale'; scale: SetCanaryScale }
-  | { kind: 'analysis'; analysis: RolloutAnalysis };
+  | { kind: 'analysis'; analysis: RolloutAnalysis }
+  | { kind: 'setHeaderRoute'; route: SetHeaderRoute }
+  | { kind: 'setMirrorRoute'; route: SetMirrorRoute };
+
+/** Argo's default of trafficRouting.maxTrafficWeight: the weight that means "all traffic". */
+export const DEFAULT_MAX_TRAFFIC_WEIGHT = 100;
+
+/** The traffic router of a rollout, as far as the planner needs it (the router itself lives in src/traffic). */
+export interface PlannedRouter {
+  /** The weight that means "all traffic" (trafficRouting.maxTrafficWeight, default 100). */
+  maxTrafficWeight: number;
+}
 
 /** Everything a sub-planner may read for one pass. */
 export interface RolloutContext {
@@ -38,13 +52,34 @@ export interface RolloutContext {
   background?: RolloutAnalysisBackground;
   /** A traffic router splits the traffic (not the replica ratio): changes the defaults of the scale-down delays. */
   trafficRouted: boolean;
+  /** The traffic router, or undefined when the replica ratio splits the traffic. */
+  router: PlannedRouter | undefined;
   /** The live status (empty object when absent). */
   status: RolloutStatus;
 }
 
-function toPlannedStep(step: CanaryStep, index: number): PlannedStep {
+function toPlannedStep(step: CanaryStep, index: number, routed: boolean): PlannedStep {
   const kind = canaryStepKind(step);
   const field = `spec.strategy.canary.steps[${index}]`;
+  const route =
+    step.setHeaderRoute !== undefined
+      ? 'setHeaderRoute'
+      : step.setMirrorRoute !== undefined
+        ? 'setMirrorRoute'
+        : undefined;
+  if (route !== undefined && route !== kind)
+    // Argo allows a route beside another step kind; Rollgate plans one kind per step (never drops one).
+    throw new InvalidSpecError(
+      `put ${route} in a step of its own (beside ${kind ?? 'nothing'})`,
+      `${field}.${route}`,
+    );
+  if (kind === 'setHeaderRoute' || kind === 'setMirrorRoute') {
+    if (!routed) throw new InvalidSpecError(`${kind} needs a traffic router`, `${field}.${kind}`);
+    if (kind === 'setHeaderRoute' && step.setHeaderRoute !== undefined)
+      return { kind, route: step.setHeaderRoute };
+    if (kind === 'setMirrorRoute' && step.setMirrorRoute !== undefined)
+      return { kind, route: step.setMirrorRoute };
+  }
   if (kind === 'setWeight' && step.setWeight !== undefined) return { kind, weight: step.setWeight };
   if (kind === 'pause' && step.pause !== undefined) {
     if (step.pause.duration === undefined) return { kind };
@@ -69,10 +104,46 @@ function toPlannedStep(step: CanaryStep, index: number): PlannedStep {
 }
 
 /**
+ * The context with status.canary.weights unknown: used with a router when a new revision starts, so the
+ * first weights it needs are sent rather than trusted from a status that may lag the router.
+ */
+export function withWeightsUnknown(context: RolloutContext): RolloutContext {
+  const canary = context.status.canary;
+  if (canary?.weights === undefined) return context;
+  const { weights: _unknown, ...rest } = canary;
+  return { ...context, status: { ...context.status, canary: rest } };
+}
+
+/** The weight that means "all traffic": the router's maxTrafficWeight, 100 without a router. */
+export function fullWeightOf(context: Pick<RolloutContext, 'router'>): number {
+  return context.router?.maxTrafficWeight ?? DEFAULT_MAX_TRAFFIC_WEIGHT;
+}
+
+/**
+ * The router the planner drives, from trafficRouting: undefined when no provider is configured.
+ *
+ * @throws InvalidSpecError when a configured provider has no router (the list `rollgate validate` uses,
+ * src/spec/unsupported-fields.ts): it is refused, never silently split by replica ratio instead.
+ */
+function readRouter(routing: Record<string, unknown> | undefined): PlannedRouter | undefined {
+  if (routing === undefined) return undefined;
+  if (!TRAFFIC_ROUTING_PROVIDERS.some((provider) => routing[provider] !== undefined)) return undefined;
+  const unsupported = unsupportedTrafficRouters(routing);
+  if (unsupported.length > 0) {
+    throw new InvalidSpecError(
+      `no traffic router for ${unsupported.join(', ')} yet`,
+      'spec.strategy.canary.trafficRouting',
+    );
+  }
+  const max = routing['maxTrafficWeight'];
+  return { maxTrafficWeight: typeof max === 'number' && max >= 1 ? max : DEFAULT_MAX_TRAFFIC_WEIGHT };
+}
+
+/**
  * Builds the pass context.
  *
  * @throws InvalidSpecError when the rollout cannot be planned (no canary strategy, unsupported step,
- * bad duration or percentage, traffic routing other than replica ratio).
+ * bad duration or percentage, a trafficRouting provider without a router).
  */
 export function readRolloutContext(rollout: Rollout, observed: ObservedState, now: Date): RolloutContext {
   const spec = withDefaults(rollout.spec);
@@ -85,19 +156,11 @@ export function readRolloutContext(rollout: Rollout, observed: ObservedState, no
       'spec.strategy.canary',
     );
   }
-  const routing = canary.trafficRouting as Record<string, unknown> | undefined;
-  const trafficRouted =
-    routing !== undefined && TRAFFIC_ROUTING_PROVIDERS.some((provider) => routing[provider] !== undefined);
-  if (trafficRouted) {
-    throw new InvalidSpecError(
-      'traffic routers are not supported yet (replica ratio only)',
-      'spec.strategy.canary.trafficRouting',
-    );
-  }
+  const router = readRouter(canary.trafficRouting as Record<string, unknown> | undefined);
   const replicas = spec.replicas;
   if (!Number.isInteger(replicas) || replicas < 0)
     throw new InvalidSpecError('must be a non-negative integer', 'spec.replicas');
-  const steps = canary.steps.map((step, index) => toPlannedStep(step, index));
+  const steps = canary.steps.map((step, index) => toPlannedStep(step, index, router !== undefined));
   const budget = resolveReplicaBudget(replicas, canary.maxSurge, canary.maxUnavailable);
   const background =
     canary.analysis !== undefined && (canary.analysis.templates ?? []).length > 0
@@ -114,7 +177,8 @@ export function readRolloutContext(rollout: Rollout, observed: ObservedState, no
     replicas,
     budget,
     background,
-    trafficRouted,
+    trafficRouted: router !== undefined,
+    router,
     status: rollout.status ?? {},
   };
 }

@@ -33,7 +33,19 @@ export type PlannedRolloutStatus = RolloutStatus & {
    * `observed.traffic.error`: a failing router is retried and reported, and never blocks an abort.
    */
   trafficRouterError?: TrafficRouterError;
+  /**
+   * Header and mirror routes the planner asked the router for and has not seen removed yet; `removed`
+   * marks a removal sent, dropped from the list once the router took it (no router error after it).
+   */
+  managedRoutes?: ManagedRouteRecord[];
 };
+
+/** One route of {@link PlannedRolloutStatus.managedRoutes}. */
+export interface ManagedRouteRecord {
+  name: string;
+  kind: 'setHeaderRoute' | 'setMirrorRoute';
+  removed?: boolean;
+}
 
 /** A traffic-router failure streak (see {@link PlannedRolloutStatus.trafficRouterError}). */
 export interface TrafficRouterError {

@@ -6,6 +6,7 @@ import type { AnalysisTemplateRef, Rollout } from './rollout.ts';
 import { ROLLOUT_DEFAULTS, canaryStepKinds } from './rollout.ts';
 import { parseQuantity } from './quantity.ts';
 import type { Container } from './kube-meta.ts';
+import { checkTrafficRouting } from './traffic-routing-checks.ts';
 import type { IssueCollector } from './validation-issue.ts';
 
 /** Annotation on a Rollout listing analysis templates that live in the cluster, not in the validated set. */
@@ -222,6 +223,7 @@ function checkCanary(rollout: Rollout, sink: IssueCollector, context: RolloutChe
       `must differ from stableService (both are ${JSON.stringify(canary.canaryService)})`,
     );
   }
+  checkTrafficRouting(canary, sink);
   const surge = checkIntOrPercent(canary.maxSurge, at('maxSurge'), sink);
   const unavailable = checkIntOrPercent(canary.maxUnavailable, at('maxUnavailable'), sink);
   if (surge === 0 && unavailable === 0) {
@@ -254,6 +256,16 @@ function checkCanary(rollout: Rollout, sink: IssueCollector, context: RolloutChe
     const stepAt = (...rest: Array<string | number>): FieldPath => at('steps', index, ...rest);
     for (const kind of canaryStepKinds(step)) {
       switch (kind) {
+        case 'setWeight': {
+          // Argo's bound: setWeight is in units of maxTrafficWeight (100 unless trafficRouting sets it).
+          const max = canary.trafficRouting?.maxTrafficWeight ?? 100;
+          if ((step.setWeight ?? 0) > max)
+            sink.error(
+              stepAt('setWeight'),
+              `must be between 0 and ${max}${max === 100 ? '' : ' (trafficRouting.maxTrafficWeight)'}, got ${step.setWeight}`,
+            );
+          break;
+        }
         case 'pause': {
           const duration = step.pause?.duration;
           if (duration !== undefined) {

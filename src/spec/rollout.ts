@@ -74,6 +74,14 @@ const weightPercent = z
   })
   .max(100, { error: (iss) => `must be between 0 and 100, got ${String(iss.input)}` });
 
+/**
+ * A traffic weight, in units of trafficRouting.maxTrafficWeight (100 unless set): its upper bound
+ * depends on that field, so it is checked with the Rollout (rollout-checks.ts), not here.
+ */
+const trafficWeight = z.int({ error: 'must be an integer weight' }).min(0, {
+  error: (iss) => `must be at least 0, got ${String(iss.input)}`,
+});
+
 export const rolloutPauseSchema = z.object({ duration: durationValueSchema.optional() });
 export type RolloutPause = z.infer<typeof rolloutPauseSchema>;
 
@@ -165,7 +173,7 @@ export const EXCLUSIVE_STEP_KINDS = ['setWeight', 'pause', 'experiment', 'analys
  */
 export const canaryStepSchema = z
   .object({
-    setWeight: weightPercent.optional(),
+    setWeight: trafficWeight.optional(),
     pause: rolloutPauseSchema.optional(),
     setCanaryScale: setCanaryScaleSchema.optional(),
     analysis: rolloutAnalysisSchema.optional(),
@@ -202,6 +210,7 @@ export function canaryStepKind(step: CanaryStep): CanaryStepKind | undefined {
 // Traffic routing: every provider Argo knows, kept loose (Rollgate reads only what its routers need)
 
 export const TRAFFIC_ROUTING_PROVIDERS = [
+  'gatewayAPI',
   'istio',
   'nginx',
   'alb',
@@ -214,6 +223,8 @@ export const TRAFFIC_ROUTING_PROVIDERS = [
 ] as const;
 
 export const trafficRoutingSchema = z.object({
+  /** Rollgate's own name for the Gateway API router (the fields of Argo's `argoproj-labs/gatewayAPI` plugin). */
+  gatewayAPI: looseMapSchema.optional(),
   istio: looseMapSchema.optional(),
   nginx: looseMapSchema.optional(),
   alb: looseMapSchema.optional(),

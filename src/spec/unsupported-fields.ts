@@ -1,16 +1,48 @@
 // What Rollgate does not honour yet: each Argo field is either an error (behaviour would differ) or a warning.
-import type { FieldPath } from './field-path.ts';
+import { formatFieldPath, type FieldPath } from './field-path.ts';
 import type { IssueCollector } from './validation-issue.ts';
 import { TRAFFIC_ROUTING_PROVIDERS } from './rollout.ts';
+import {
+  GATEWAY_API_FIELDS,
+  GATEWAY_API_PLUGIN,
+  ISTIO_DESTINATION_RULE_FIELDS,
+  ISTIO_FIELDS,
+  ISTIO_VIRTUAL_SERVICE_FIELDS,
+  gatewayApiBlockOf,
+} from './traffic-routing.ts';
+import type { TrafficRouting } from './rollout.ts';
 import type { CanaryStepKind } from './rollout.ts';
 import { OTHER_METRIC_PROVIDERS } from './analysis.ts';
 
 /**
- * Traffic routers Rollgate drives through `strategy.canary.trafficRouting`. Empty for now: traffic is
- * split by replica ratio (with canaryService/stableService selectors); the Gateway API, Istio and NGINX
- * routers are planned. A router listed here stops being reported as unsupported.
+ * Traffic routers Rollgate drives through `strategy.canary.trafficRouting` (src/traffic has one
+ * translator each). A router listed here stops being reported as unsupported; every other one set is
+ * an error, never silently ignored. `plugins` is driven only for the plugins in
+ * {@link SUPPORTED_TRAFFIC_ROUTER_PLUGINS}.
  */
-export const SUPPORTED_TRAFFIC_ROUTERS: readonly string[] = [];
+export const SUPPORTED_TRAFFIC_ROUTERS: readonly string[] = ['gatewayAPI', 'smi', 'istio', 'plugins'];
+
+/** The `trafficRouting.plugins` entries Rollgate drives itself (read as Argo's plugin reads them). */
+export const SUPPORTED_TRAFFIC_ROUTER_PLUGINS: readonly string[] = [GATEWAY_API_PLUGIN];
+
+/**
+ * The routers a trafficRouting sets that Rollgate does not drive, as printed (`istio`,
+ * `plugins["acme/router"]`); empty when Rollgate drives all of them. The planner refuses a rollout
+ * for which this is not empty.
+ */
+export function unsupportedTrafficRouters(routing: TrafficRouting | Record<string, unknown>): string[] {
+  const found: string[] = [];
+  const set = routing as Record<string, unknown>;
+  for (const provider of TRAFFIC_ROUTING_PROVIDERS) {
+    const block = set[provider];
+    if (block === undefined) continue;
+    if (provider === 'plugins' && isRecord(block)) {
+      for (const name of Object.keys(block))
+        if (!SUPPORTED_TRAFFIC_ROUTER_PLUGINS.includes(name)) found.push(`plugins[${JSON.stringify(name)}]`);
+    } else if (!SUPPORTED_TRAFFIC_ROUTERS.includes(provider)) found.push(provider);
+  }
+  return found;
+}
 
 /** How a field Rollgate does not honour is reported. */
 export type UnsupportedSeverity = 'error' | 'warning';
@@ -42,9 +74,26 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason: 'Rollgate needs the pod template inline in spec.template',
   },
   trafficRouting: {
-    field: 'spec.strategy.canary.trafficRouting.<provider>',
+    field: 'spec.strategy.canary.trafficRouting.<nginx|alb|ambassador|appMesh|traefik|apisix>',
     severity: 'error',
-    reason: 'Rollgate splits traffic by replica ratio only for now',
+    reason: 'Rollgate drives the Gateway API, SMI and Istio routers only for now',
+  },
+  trafficRoutingPlugin: {
+    field: 'spec.strategy.canary.trafficRouting.plugins.<name>',
+    severity: 'error',
+    reason: `Rollgate runs no router plugins; it drives ${GATEWAY_API_PLUGIN} itself`,
+  },
+  gatewayApiField: {
+    field: 'spec.strategy.canary.trafficRouting.gatewayAPI.<tlsRoute|tlsRoutes|*Selector|…>',
+    severity: 'error',
+    reason: 'Rollgate drives the HTTPRoutes, GRPCRoutes and TCPRoutes named in the block',
+  },
+  istioField: {
+    field:
+      'spec.strategy.canary.trafficRouting.istio.<…>, virtualService(s).<…>, destinationRule.<additionalSubsetNames|…>',
+    severity: 'error',
+    reason:
+      'Rollgate reads virtualService(s) {name, routes, tlsRoutes, tcpRoutes} and destinationRule {name, canarySubsetName, stableSubsetName}',
   },
   experiment: {
     field: 'spec.strategy.canary.steps[].experiment',
@@ -57,14 +106,14 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason: 'Rollgate does not run step plugins',
   },
   setHeaderRoute: {
-    field: 'spec.strategy.canary.steps[].setHeaderRoute',
+    field: 'spec.strategy.canary.steps[].setHeaderRoute (without the Gateway API or Istio router)',
     severity: 'error',
-    reason: 'header routes need a traffic router',
+    reason: 'header routes need the Gateway API or Istio router',
   },
   setMirrorRoute: {
-    field: 'spec.strategy.canary.steps[].setMirrorRoute',
+    field: 'spec.strategy.canary.steps[].setMirrorRoute (without the Istio router)',
     severity: 'error',
-    reason: 'mirror routes need a traffic router',
+    reason: 'mirror routes need the Istio router',
   },
   pingPong: {
     field: 'spec.strategy.canary.pingPong',
@@ -164,13 +213,39 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
   const trafficRouting = canary['trafficRouting'];
   if (isRecord(trafficRouting)) {
     for (const provider of TRAFFIC_ROUTING_PROVIDERS) {
-      if (trafficRouting[provider] === undefined || SUPPORTED_TRAFFIC_ROUTERS.includes(provider)) continue;
-      report(
-        sink,
-        at('trafficRouting', provider),
-        `strategy.canary.trafficRouting.${provider}`,
-        r.trafficRouting,
-      );
+      const block = trafficRouting[provider];
+      if (block === undefined) continue;
+      if (provider === 'plugins' && isRecord(block)) {
+        for (const name of Object.keys(block)) {
+          if (SUPPORTED_TRAFFIC_ROUTER_PLUGINS.includes(name)) continue;
+          report(
+            sink,
+            at('trafficRouting', 'plugins', name),
+            `strategy.canary.trafficRouting.plugins[${JSON.stringify(name)}]`,
+            r.trafficRoutingPlugin,
+          );
+        }
+      } else if (!SUPPORTED_TRAFFIC_ROUTERS.includes(provider)) {
+        report(
+          sink,
+          at('trafficRouting', provider),
+          `strategy.canary.trafficRouting.${provider}`,
+          r.trafficRouting,
+        );
+      }
+    }
+    checkIstioFields(trafficRouting['istio'], at('trafficRouting', 'istio'), sink);
+    for (const block of gatewayApiBlockOf(trafficRouting)) {
+      if (!isRecord(block.raw)) continue;
+      for (const field of Object.keys(block.raw)) {
+        if ((GATEWAY_API_FIELDS as readonly string[]).includes(field)) continue;
+        report(
+          sink,
+          at('trafficRouting', ...block.path, field),
+          `strategy.canary.trafficRouting.${block.printed}.${field}`,
+          r.gatewayApiField,
+        );
+      }
     }
   }
   for (const field of [
@@ -185,6 +260,12 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
   checkRolloutAnalysis(canary['analysis'], at('analysis'), 'strategy.canary.analysis', sink);
   const steps = canary['steps'];
   if (!Array.isArray(steps)) return;
+  // Managed routes are driven where a router can carry them (Gateway API and Istio: header; Istio: mirror).
+  const routing = isRecord(trafficRouting) ? trafficRouting : {};
+  const driven = {
+    setHeaderRoute: routing['istio'] !== undefined || gatewayApiBlockOf(routing).length > 0,
+    setMirrorRoute: routing['istio'] !== undefined,
+  };
   steps.forEach((step: unknown, index) => {
     if (!isRecord(step)) return;
     for (const kind of [
@@ -193,6 +274,7 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       'setHeaderRoute',
       'setMirrorRoute',
     ] as const satisfies readonly CanaryStepKind[]) {
+      if ((kind === 'setHeaderRoute' || kind === 'setMirrorRoute') && driven[kind]) continue;
       if (step[kind] !== undefined)
         report(sink, at('steps', index, kind), `strategy.canary.steps[${index}].${kind}`, r[kind]);
     }
@@ -214,6 +296,30 @@ function checkUnsupportedBlueGreenFields(blueGreen: Record<string, unknown>, sin
   }
   for (const field of ['prePromotionAnalysis', 'postPromotionAnalysis'] as const)
     checkRolloutAnalysis(blueGreen[field], at(field), `strategy.blueGreen.${field}`, sink);
+}
+
+// The fields of trafficRouting.istio that Rollgate does not read: an error each, never silently ignored.
+function checkIstioFields(istio: unknown, path: FieldPath, sink: IssueCollector): void {
+  if (!isRecord(istio)) return;
+  const rule = ROLLOUT_UNSUPPORTED_RULES.istioField;
+  const unknownIn = (block: unknown, known: readonly string[], at: FieldPath): void => {
+    if (!isRecord(block)) return;
+    for (const field of Object.keys(block))
+      if (!known.includes(field))
+        report(
+          sink,
+          [...at, field],
+          `strategy.canary.trafficRouting.${formatFieldPath([...at.slice(4), field])}`,
+          rule,
+        );
+  };
+  unknownIn(istio, ISTIO_FIELDS, path);
+  unknownIn(istio['virtualService'], ISTIO_VIRTUAL_SERVICE_FIELDS, [...path, 'virtualService']);
+  if (Array.isArray(istio['virtualServices']))
+    istio['virtualServices'].forEach((entry: unknown, index) =>
+      unknownIn(entry, ISTIO_VIRTUAL_SERVICE_FIELDS, [...path, 'virtualServices', index]),
+    );
+  unknownIn(istio['destinationRule'], ISTIO_DESTINATION_RULE_FIELDS, [...path, 'destinationRule']);
 }
 
 // The fields of a background or step analysis that do not reach the AnalysisRuns it creates.

@@ -1,5 +1,5 @@
 // Conformance: the /scale subresource of Rollgate's Rollout CRD (what an HPA and `kubectl scale` use).
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rollgateCrds } from '../../src/spec/crds.ts';
 import { failure } from './support/conformance-cluster.ts';
@@ -19,11 +19,17 @@ beforeAll(async () => {
   if (!rollouts) throw new Error('no Rollout CRD');
   const group = `${cluster.unique('scale')}.rollgate.dev`;
   crd = { ...rollouts, metadata: { name: `rollouts.${group}` }, spec: { ...rollouts.spec, group } };
-  await cluster.objects.create({
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    ...crd,
-  } as never);
+  // Applied as `rollgate install` applies it: a typed create would drop the schema's x-kubernetes-* keys
+  // (client-node serializes CRDs through its model), and the API server would then prune status away.
+  await cluster.kubeConfig.makeApiClient(ApiextensionsV1Api).patchCustomResourceDefinition(
+    {
+      name: crd.metadata.name,
+      body: { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', ...crd },
+      fieldManager: 'rollgate-conformance',
+      force: true,
+    },
+    setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
+  );
   await cluster.eventually(async () => {
     const live = (await cluster.objects.read({
       apiVersion: 'apiextensions.k8s.io/v1',

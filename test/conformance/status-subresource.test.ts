@@ -26,7 +26,8 @@ beforeAll(async () => {
             status: {},
             scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
           },
-          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          // client-node's typed create serializes this by the model's property name, not the JSON key.
+          schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } },
         },
       ],
     },

@@ -9,6 +9,7 @@ import { emitEvent } from './emit-event.ts';
 import { evictPod } from './evict-pod.ts';
 import { patchServiceSelector } from './patch-service-selector.ts';
 import { scaleReplicaSet } from './scale-replica-set.ts';
+import { setHeaderRoute, setMirrorRoute } from './set-managed-route.ts';
 import { setTrafficWeights } from './set-traffic-weights.ts';
 import { terminateAnalysisRun } from './terminate-analysis-run.ts';
 
@@ -18,6 +19,8 @@ export const ACTION_HANDLERS: ActionHandlers = {
   scaleReplicaSet,
   deleteReplicaSet,
   setTrafficWeights,
+  setHeaderRoute,
+  setMirrorRoute,
   patchServiceSelector,
   createAnalysisRun,
   terminateAnalysisRun,

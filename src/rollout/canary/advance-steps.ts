@@ -11,6 +11,7 @@ import {
   promotedWhilePaused,
 } from '../sub-steps/judge-analysis-run.ts';
 import { APPROVE_ANNOTATION, approvalFor, readApproval } from '../approval.ts';
+import { recordRouteStep, routeStepAction } from '../plan-managed-routes.ts';
 import { canaryProgressAt } from './canary-deadline.ts';
 import { countsAt, honestAvailable, stableHashOf, stableOf, trafficAt, trafficHolds } from './canary-view.ts';
 
@@ -21,6 +22,8 @@ import { countsAt, honestAvailable, stableHashOf, stableOf, trafficAt, trafficHo
  * - pause: its duration over, or promoted (condition CanaryPauseStep removed), or — for an indefinite
  *   pause — approved in Git by annotation rollgate.dev/approve = "<revision>/<step index>"; a new pause
  *   starts its clock and emits RolloutPaused (and ApprovalIgnored when a stale approval is present);
+ * - setHeaderRoute / setMirrorRoute: its route sent to the router (done in the same pass, as Argo); a
+ *   header route waits for an available canary pod (mirrored requests' answers are dropped: no wait);
  * - analysis: its AnalysisRun Successful (created when missing); Failed/Error is the abort cause;
  *   Inconclusive pauses until promoted.
  * Nothing advances while aborted, aborting, paused by spec.paused or by an inconclusive analysis. When
@@ -41,6 +44,7 @@ export function advanceSteps(pass: Pass): Pass {
   let index = pass.state.promoteFull ? steps.length : pass.state.stepIndex;
   let pauseConditions: readonly PauseCondition[] = pass.state.pauseConditions;
   let controllerPause = pass.state.controllerPause;
+  let managedRoutes = pass.state.managedRoutes;
   let waitingFor = '';
   let abortCause: string | undefined;
   let abortReason: AbortReason | undefined;
@@ -61,6 +65,16 @@ export function advanceSteps(pass: Pass): Pass {
         stable.replicas === counts.target.stable &&
         trafficHolds(pass, trafficAt(pass, index));
       if (!settled) break;
+    } else if (step.kind === 'setHeaderRoute' || step.kind === 'setMirrorRoute') {
+      // A header route sends real requests to the canary: not before one of its pods is available.
+      if (step.kind === 'setHeaderRoute' && step.route.match !== undefined && honestAvailable(pass) === 0) {
+        waitingFor = `waiting for an available canary pod before header route ${step.route.name}`;
+        break;
+      }
+      // Sent and done in one pass, as Argo; while the router reports an error, scale-and-route sends the
+      // routes in force again with the weights.
+      actions.push(routeStepAction(step));
+      managedRoutes = recordRouteStep(managedRoutes, step);
     } else if (step.kind === 'pause') {
       const approval = readApproval(context.rollout.metadata.annotations);
       const approved = step.durationMs === undefined && approval === approvalFor(revision.hash, index);
@@ -138,7 +152,7 @@ export function advanceSteps(pass: Pass): Pass {
   }
 
   let next = amend(pass, {
-    state: { pauseConditions, controllerPause },
+    state: { pauseConditions, controllerPause, managedRoutes },
     findings: { waitingFor, ...(abortCause !== undefined ? { abortCause, abortReason } : {}) },
     actions,
     events,

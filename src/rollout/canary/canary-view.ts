@@ -1,5 +1,9 @@
 // What the canary sub-steps derive from a pass: replica targets per step, honest availability, traffic.
-import { canaryReplicaCounts, type CanaryReplicaCounts } from '../canary-replica-counts.ts';
+import {
+  canaryReplicaCounts,
+  routedCanaryReplicaCounts,
+  type CanaryReplicaCounts,
+} from '../canary-replica-counts.ts';
 import { countRestartedReadyPods } from '../failing-pods.ts';
 import type { ObservedReplicaSet } from '../observed-state.ts';
 import { routerErrorOf, routerRetryAtMs } from '../pass/finish-pass.ts';
@@ -8,6 +12,7 @@ import { canaryScaleAt, canaryWeightAt } from '../plan-steps.ts';
 import { planTraffic, trafficIsSet, type DesiredTraffic } from '../plan-traffic.ts';
 import { countOf, oldCounts } from '../replica-sets.ts';
 import type { RolloutAction } from '../rollout-action.ts';
+import { fullWeightOf, type RolloutContext } from '../rollout-context.ts';
 
 /** The stable ReplicaSet of a canary pass (a canary pass exists only when there is one). */
 export function stableOf(pass: Pass): ObservedReplicaSet {
@@ -36,9 +41,50 @@ export interface CountsOptions {
   weight?: number;
 }
 
+/** The canary weight step `index` asks for: its last setWeight, all traffic past the last step. */
+export function stepWeightAt(context: RolloutContext, index: number): number {
+  return index >= context.steps.length ? fullWeightOf(context) : canaryWeightAt(context.steps, index);
+}
+
+/** The stable weight the router holds now, as status records it for this stable; all of it when unknown. */
+function stableWeightNow(pass: Pass): number {
+  const weights = pass.context.status.canary?.weights;
+  return weights !== undefined && weights.stable.podTemplateHash === stableHashOf(pass)
+    ? weights.stable.weight
+    : fullWeightOf(pass.context);
+}
+
+/** The canary weight the router holds now for this canary, as status records it. */
+function canaryWeightNow(pass: Pass): number | undefined {
+  const weights = pass.context.status.canary?.weights;
+  return weights !== undefined && weights.canary.podTemplateHash === pass.revision.hash
+    ? weights.canary.weight
+    : undefined;
+}
+
 /** The replica targets and next safe move at step `index` (past the last step: full promotion). */
 export function countsAt(pass: Pass, index: number, options: CountsOptions = {}): CanaryReplicaCounts {
   const { context, revision } = pass;
+  if (context.router !== undefined) {
+    return routedCanaryReplicaCounts({
+      replicas: context.replicas,
+      weight: options.weight ?? stepWeightAt(context, index),
+      maxTrafficWeight: context.router.maxTrafficWeight,
+      budget: context.budget,
+      minPodsPerReplicaSet: context.canary.minPodsPerReplicaSet,
+      canaryScale: options.weight === undefined ? canaryScaleAt(context.steps, index) : undefined,
+      dynamicStableScale: context.canary.dynamicStableScale,
+      stableWeightNow: stableWeightNow(pass),
+      // An abort or a drain (a given weight) takes the canary down whatever the router says (never blocked).
+      ...(options.weight === undefined ? { canaryWeightNow: canaryWeightNow(pass) } : {}),
+      holdCanary: options.hold,
+      current: {
+        canary: countOf(revision.current),
+        stable: countOf(stableOf(pass)),
+        others: oldCounts(pass.old),
+      },
+    });
+  }
   return canaryReplicaCounts({
     replicas: context.replicas,
     weight: options.weight ?? canaryWeightAt(context.steps, index),
@@ -59,10 +105,33 @@ export function targetIndex(pass: Pass): number {
   return pass.state.promoteFull ? pass.context.steps.length : pass.state.stepIndex;
 }
 
-/** The traffic the router should hold at step `index`. */
+/**
+ * With a router, the canary weight that is safe to send at step `index`: the step's weight once the canary
+ * ReplicaSet has that step's pods and they are available; until then the previous setWeight (never more
+ * than the step's), and 0 while the canary has no available pod (Argo's rule: never weight to pods that
+ * are not ready).
+ */
+export function safeWeightAt(pass: Pass, index: number): number {
+  const { context, revision } = pass;
+  const want = stepWeightAt(context, index);
+  const rs = revision.current;
+  const available = honestAvailable(pass);
+  if (rs === undefined || available === 0) return 0;
+  const target = countsAt(pass, index).target.canary;
+  if (rs.replicas >= target && available >= target) return want;
+  return Math.min(want, canaryWeightAt(context.steps, Math.min(index, context.steps.length) - 1));
+}
+
+/**
+ * The traffic the router should hold at step `index`: the step's weight (replica ratio), or with a router
+ * the weight the canary's available pods can take ({@link safeWeightAt}).
+ */
 export function trafficAt(pass: Pass, index: number): DesiredTraffic {
   return {
-    canaryWeight: canaryWeightAt(pass.context.steps, index),
+    canaryWeight:
+      pass.context.router !== undefined
+        ? safeWeightAt(pass, index)
+        : canaryWeightAt(pass.context.steps, index),
     stableHash: stableHashOf(pass),
     canaryHash: pass.revision.hash,
   };
@@ -70,14 +139,23 @@ export function trafficAt(pass: Pass, index: number): DesiredTraffic {
 
 /** The router holds `desired` as recorded in status and is not failing. */
 export function trafficHolds(pass: Pass, desired: DesiredTraffic): boolean {
-  return trafficIsSet(pass.context.status, desired, routerErrorOf(pass.context)?.message);
+  return trafficIsSet(
+    pass.context.status,
+    desired,
+    routerErrorOf(pass.context)?.message,
+    fullWeightOf(pass.context),
+  );
 }
 
 /**
  * The writes that move traffic to `desired`: Service selectors, and the router's weights unless the
  * router is failing and its retry is not due yet (the retry time is the finishing step's to wake for).
  */
-export function trafficWrites(pass: Pass, desired: DesiredTraffic): RolloutAction[] {
+export function trafficWrites(
+  pass: Pass,
+  desired: DesiredTraffic,
+  options: { weightsFirst?: boolean } = {},
+): RolloutAction[] {
   const { context } = pass;
   const routerError = routerErrorOf(context);
   const writes = planTraffic({
@@ -87,6 +165,8 @@ export function trafficWrites(pass: Pass, desired: DesiredTraffic): RolloutActio
     services: context.observed.services,
     canaryService: context.canary.canaryService,
     stableService: context.canary.stableService,
+    fullWeight: fullWeightOf(context),
+    ...(options.weightsFirst === true ? { weightsFirst: true } : {}),
   });
   const retryAt = routerRetryAtMs(context);
   if (retryAt === undefined || context.now.getTime() >= retryAt) return writes;

@@ -5,6 +5,7 @@ import { amend, event, type Pass } from '../pass/pass.ts';
 import { routerErrorOf } from '../pass/finish-pass.ts';
 import { SCALE_DOWN_DEADLINE_ANNOTATION, type RolloutAction } from '../rollout-action.ts';
 import { stopUnwantedRuns } from '../sub-steps/judge-analysis-run.ts';
+import { managedRouteRemovals } from '../sub-steps/remove-managed-routes.ts';
 import {
   countsAt,
   draining,
@@ -12,8 +13,24 @@ import {
   stableHashOf,
   stableOf,
   targetIndex,
+  trafficHolds,
   trafficWrites,
 } from './canary-view.ts';
+import { fullWeightOf } from '../rollout-context.ts';
+
+/**
+ * Without a router, always; with one, once status records that the router sends all traffic to the
+ * canary (sent only when its pods are available, see safeWeightAt): the stable Service may then switch.
+ */
+function routedToCanary(pass: Pass): boolean {
+  const { context, revision } = pass;
+  if (context.router === undefined) return true;
+  return trafficHolds(pass, {
+    canaryWeight: fullWeightOf(context),
+    stableHash: stableHashOf(pass),
+    canaryHash: revision.hash,
+  });
+}
 
 /**
  * Completes the update when the steps are done (or promoted in full), no superseded canary is still
@@ -21,6 +38,9 @@ import {
  * traffic goes 100 % to it, every run stops, and the old stable is dated for scale-down
  * (scaleDownDelaySeconds from now, written in the same write as its scale, F3). Without a router the
  * delay defaults to 0, so the old stable goes on the next pass: its pods sit behind the same Service.
+ * With a router it completes only once the router holds all traffic on the canary; the same pass then
+ * points the stable Service at the new hash and, after that write, the router back at the stable Service
+ * (weight 0 to canary, stable = the new hash), as Argo after a promotion.
  */
 export function completeCanary(pass: Pass): Pass {
   const { context, revision } = pass;
@@ -32,7 +52,8 @@ export function completeCanary(pass: Pass): Pass {
     rs === undefined ||
     rs.replicas !== replicas ||
     countsAt(pass, steps.length).target.canary !== replicas ||
-    honestAvailable(pass) < replicas
+    honestAvailable(pass) < replicas ||
+    !routedToCanary(pass)
   )
     return pass;
   const stable = stableOf(pass);
@@ -57,8 +78,9 @@ export function completeCanary(pass: Pass): Pass {
   const desired: DesiredTraffic = { canaryWeight: 0, stableHash: revision.hash };
   const traffic = trafficWrites(pass, desired);
   const stopped = stopUnwantedRuns(amend(pass, { findings: { wantedRuns: [] } }));
+  const routes = managedRouteRemovals(pass);
   return amend(stopped, {
-    actions: [...actions, ...traffic],
+    actions: [...actions, ...traffic, ...routes.actions],
     wakeAtMs,
     state: {
       stepIndex: steps.length,
@@ -66,6 +88,7 @@ export function completeCanary(pass: Pass): Pass {
       controllerPause: false,
       promoteFull: false,
       progress: undefined,
+      ...routes.state,
     },
     findings: { deadlineWakeAtMs: undefined },
     events: [

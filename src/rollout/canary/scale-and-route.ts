@@ -7,6 +7,8 @@ import { amend, event, scale, withFailures, type Pass } from '../pass/pass.ts';
 import { routerErrorOf } from '../pass/finish-pass.ts';
 import { createReplicaSet } from '../replica-sets.ts';
 import type { EmitEventAction, RolloutAction } from '../rollout-action.ts';
+import { fullWeightOf } from '../rollout-context.ts';
+import { managedRouteRemovals, managedRouteRetries } from '../sub-steps/remove-managed-routes.ts';
 import { deadlineMessage } from '../sub-steps/track-progress.ts';
 import {
   draining,
@@ -22,8 +24,10 @@ import {
 
 /**
  * One phase per pass, because order matters and the next pass observes the result instead of assuming it:
+ * 0. with a router, a superseded canary's weight goes to 0 first (before the new canary is created);
  * 1. scale up (within the surge ceiling), creating the canary ReplicaSet when missing;
- * 2. traffic, once the scale-up is observed (a failing router is retried here and reported);
+ * 2. traffic, once the scale-up is observed (a failing router is retried here and reported); with a
+ *    router, only while the stable has the available pods for the weight it keeps;
  * 3. scale down (within the availability floor): old ReplicaSets first, then canary and stable; with
  *    nothing else to do, ReplicaSets beyond revisionHistoryLimit are deleted.
  * Then the phase: Degraded past the progress deadline, Paused, or Progressing with what it waits for.
@@ -36,12 +40,31 @@ export function scaleAndRoute(pass: Pass): Pass {
   const index = targetIndex(pass);
   const counts = passCounts(pass);
   const desired = draining(pass) ? { ...trafficAt(pass, index), canaryWeight: 0 } : trafficAt(pass, index);
-  const traffic = trafficWrites(pass, desired);
+  // With a router the stable must have the available pods for the weight it keeps (Argo): until then the
+  // router keeps what it holds. A superseded canary's weight goes to 0 regardless.
+  const stableShort =
+    context.router !== undefined &&
+    !draining(pass) &&
+    stable.status.availableReplicas <
+      Math.floor(((fullWeightOf(context) - desired.canaryWeight) * context.replicas) / fullWeightOf(context));
+  // A superseded canary's weight goes before its Service points at the new (still empty) canary.
+  const traffic = trafficWrites(pass, desired, {
+    weightsFirst: context.router !== undefined && draining(pass),
+  }).filter((write) => !(stableShort && write.kind === 'setTrafficWeights'));
   const rsName = replicaSetName(name, revision.hash);
   const actions: RolloutAction[] = [];
   const events: EmitEventAction[] = [];
   let trafficEmitted = false;
-  if (rs === undefined) {
+  // With a router, a superseded canary loses its traffic before anything else is created or scaled.
+  const trafficFirst =
+    context.router !== undefined &&
+    draining(pass) &&
+    routerErrorOf(context) === undefined &&
+    traffic.some((write) => write.kind === 'setTrafficWeights');
+  if (trafficFirst) {
+    actions.push(...traffic);
+    trafficEmitted = true;
+  } else if (rs === undefined) {
     actions.push(createReplicaSet(context, revision.hash, counts.next.canary));
     events.push(event('Normal', 'ReplicaSetCreated', `Created canary ReplicaSet ${rsName}`));
   } else if (counts.next.canary > rs.replicas || counts.next.stable > stable.replicas) {
@@ -50,7 +73,7 @@ export function scaleAndRoute(pass: Pass): Pass {
   } else if (traffic.length > 0) {
     actions.push(...traffic);
     trafficEmitted = true;
-  } else if (trafficHolds(pass, desired) || routerErrorOf(context) === undefined) {
+  } else if (trafficHolds(pass, desired) || (routerErrorOf(context) === undefined && !stableShort)) {
     // Scale down only once the router holds the weights: a failing router waiting for its retry holds it.
     const writes = oldReplicaSetWrites(pass.old, counts.next.others, now);
     actions.push(...writes.actions);
@@ -61,6 +84,11 @@ export function scaleAndRoute(pass: Pass): Pass {
       actions.push(...planRevisionHistory(revision.others, context.spec.revisionHistoryLimit));
   }
 
+  // A superseded canary's routes go after its weight (Argo: no route to a canary without available pods);
+  // otherwise the routes in force are sent again while the router fails.
+  const routes = draining(pass) ? managedRouteRemovals(pass) : undefined;
+  if (routes !== undefined) actions.push(...routes.actions);
+  else actions.push(...managedRouteRetries(pass, pass.state.stepIndex));
   const live = context.status;
   const routerError = routerErrorOf(context);
   const failures = describePodFailures(findPodFailures(context.observed.pods, revision.hash));
@@ -90,14 +118,17 @@ export function scaleAndRoute(pass: Pass): Pass {
             ? 'more replicas need to be updated'
             : available < counts.target.canary
               ? 'updated replicas are still becoming available'
-              : stable.replicas > counts.target.stable || pass.old.some((entry) => entry.rs.replicas > 0)
-                ? 'old replicas are pending termination'
-                : `at step ${index}`;
+              : stableShort && !trafficHolds(pass, desired)
+                ? 'stable replicas are still becoming available'
+                : stable.replicas > counts.target.stable || pass.old.some((entry) => entry.rs.replicas > 0)
+                  ? 'old replicas are pending termination'
+                  : `at step ${index}`;
     message = withFailures(detail, failures);
   }
   return amend(pass, {
     actions,
     events,
+    ...(routes !== undefined ? { state: routes.state } : {}),
     verdict: {
       phase,
       message,
@@ -106,7 +137,7 @@ export function scaleAndRoute(pass: Pass): Pass {
       paused,
       completed: false,
       stableHash: stableHashOf(pass),
-      weights: trafficEmitted ? desired : 'keep',
+      weights: trafficEmitted && !stableShort ? desired : 'keep',
     },
   });
 }

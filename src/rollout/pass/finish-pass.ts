@@ -1,4 +1,5 @@
 // The end of a pass: the next status from the verdict, and "when next", decided here and nowhere else.
+import type { RolloutStatus } from '../../spec/rollout.ts';
 import type { ObservedReplicaSet } from '../observed-state.ts';
 import { describePodFailures, findPodFailures } from '../failing-pods.ts';
 import { replicaSetName } from '../plan-revision.ts';
@@ -6,7 +7,7 @@ import { planRunHistory } from '../plan-run-history.ts';
 import { applyOutcome, replicaCounts } from '../plan-status.ts';
 import { weightsStatus } from '../plan-traffic.ts';
 import type { RolloutAction } from '../rollout-action.ts';
-import type { RolloutContext } from '../rollout-context.ts';
+import { fullWeightOf, type RolloutContext } from '../rollout-context.ts';
 import type { PlannedRolloutStatus, RolloutPlan, TrafficRouterError } from '../rollout-plan.ts';
 import type { Pass, Verdict } from './pass.ts';
 
@@ -68,6 +69,30 @@ function settled(rs: ObservedReplicaSet): boolean {
   return rs.status.replicas === rs.replicas && rs.status.availableReplicas >= rs.replicas;
 }
 
+/**
+ * With a router, weights that take all traffic away from a canary (abort, supersede, a canary without
+ * available pods) lead the plan, before run housekeeping and every other write: requests must leave the
+ * canary before anything else happens (unless the router is failing: then its retry comes after the
+ * scale actions it must not block). A promotion's reset (stable = the new hash) keeps its place after
+ * the stable Service switch.
+ */
+function trafficLeavingCanaryFirst(pass: Pass, actions: readonly RolloutAction[]): RolloutAction[] {
+  // A failing router's retry keeps its place after the scale actions (it never blocks them).
+  if (pass.context.router === undefined || routerErrorOf(pass.context) !== undefined) return [...actions];
+  const leads = (action: RolloutAction): boolean =>
+    action.kind === 'setTrafficWeights' &&
+    action.canaryWeight === 0 &&
+    action.stableHash !== pass.revision.hash;
+  return [...actions.filter(leads), ...actions.filter((action) => !leads(action))];
+}
+
+/** status.canary without the recorded weights (undefined when nothing else is left). */
+function withoutWeights(canary: RolloutStatus['canary']): RolloutStatus['canary'] {
+  if (canary === undefined) return undefined;
+  const { weights: _forgotten, ...rest } = canary;
+  return Object.keys(rest).length > 0 ? rest : undefined;
+}
+
 /** The status fields every pass writes, from its state and verdict. */
 function baseStatus(pass: Pass, verdict: Verdict): PlannedRolloutStatus {
   const { context, revision, state } = pass;
@@ -76,7 +101,12 @@ function baseStatus(pass: Pass, verdict: Verdict): PlannedRolloutStatus {
   const canary =
     verdict.weights === 'keep'
       ? live.canary
-      : dropUndefined({ ...(live.canary ?? {}), weights: weightsStatus(verdict.weights) });
+      : verdict.weights === 'forget'
+        ? withoutWeights(live.canary)
+        : dropUndefined({
+            ...(live.canary ?? {}),
+            weights: weightsStatus(verdict.weights, fullWeightOf(context)),
+          });
   const counts = replicaCounts(context.observed.replicaSets, revision.current);
   return dropUndefined({
     ...live,
@@ -93,6 +123,7 @@ function baseStatus(pass: Pass, verdict: Verdict): PlannedRolloutStatus {
     promoteFull: state.promoteFull ? true : undefined,
     progress: state.progress,
     supersededPodHash: state.supersededPodHash,
+    managedRoutes: state.managedRoutes.length > 0 ? [...state.managedRoutes] : undefined,
     canary,
     blueGreen: verdict.blueGreen ?? live.blueGreen,
     observedGeneration: generation !== undefined ? String(generation) : live.observedGeneration,
@@ -101,7 +132,7 @@ function baseStatus(pass: Pass, verdict: Verdict): PlannedRolloutStatus {
 }
 
 /**
- * Turns a finished pass into the plan: actions in order (housekeeping, run history, writes, events), the
+ * Turns a finished pass into the plan: actions in order (housekeeping, run history, writes, events; with a router, weights leaving a canary first), the
  * complete next status, and `requeueAfterMs`, the one place that decides when the rollout is looked at
  * again: at once after a pass that only recorded a phase; otherwise the earliest of the sub-steps'
  * timers (pause end, progress deadline, scale-down deadlines, abort delay, analysis), the router's
@@ -141,7 +172,12 @@ export function finishPass(pass: Pass & { verdict: Verdict }): RolloutPlan {
   const collected = planRunHistory(context.rollout.spec, context.observed.analysisRuns, revision.hash).filter(
     (gc) => !planned.some((a) => a.kind === 'deleteAnalysisRun' && 'name' in gc && a.name === gc.name),
   );
-  const actions = [...pass.housekeeping, ...collected, ...pass.actions, ...pass.events];
+  const actions = trafficLeavingCanaryFirst(pass, [
+    ...pass.housekeeping,
+    ...collected,
+    ...pass.actions,
+    ...pass.events,
+  ]);
 
   const wake = [...pass.wakeAtMs];
   const retryAt = routerRetryAtMs(context);

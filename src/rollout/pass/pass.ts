@@ -7,7 +7,8 @@ import type { DesiredTraffic } from '../plan-traffic.ts';
 import type { RolloutPhase } from '../../spec/rollout.ts';
 import type { EmitEventAction, RolloutAction, ScaleReplicaSetAction } from '../rollout-action.ts';
 import type { RolloutContext } from '../rollout-context.ts';
-import type { PlannedRolloutStatus, ProgressWindow } from '../rollout-plan.ts';
+import { readManagedRoutes } from '../plan-managed-routes.ts';
+import type { ManagedRouteRecord, PlannedRolloutStatus, ProgressWindow } from '../rollout-plan.ts';
 
 /** The rollout's own bookkeeping, carried from one pass to the next through status. */
 export interface PassState {
@@ -19,6 +20,8 @@ export interface PassState {
   promoteFull: boolean;
   progress?: ProgressWindow | undefined;
   supersededPodHash?: string | undefined;
+  /** Header and mirror routes set and not yet seen removed (status.managedRoutes). */
+  managedRoutes: readonly ManagedRouteRecord[];
 }
 
 /** Why an abort was decided; the progress deadline has its own condition reason and event (as Argo). */
@@ -51,8 +54,11 @@ export interface Verdict {
   completed: boolean;
   /** The hash status.stableRS names after this pass. */
   stableHash: string;
-  /** The traffic status.canary.weights records: what the router was told this pass, or `keep`. */
-  weights: DesiredTraffic | 'keep';
+  /**
+   * The traffic status.canary.weights records: what the router was told this pass, `keep`, or `forget`
+   * (unknown: the next pass sends the weights again before relying on them).
+   */
+  weights: DesiredTraffic | 'keep' | 'forget';
   /** The pass only recorded a phase (abort, retry): plan again at once, before acting. */
   immediate?: boolean;
   /** The status.blueGreen a blue-green pass records (absent: the live one is kept). */
@@ -123,8 +129,11 @@ export function readPassState(context: RolloutContext, revision: Revision): Pass
   const supersededPodHash =
     revision.supersededHash ??
     (typeof live.supersededPodHash === 'string' ? live.supersededPodHash : undefined);
+  // Routes outlive a revision: a new one must still remove those of the canary it replaces.
+  const managedRoutes = readManagedRoutes(live.managedRoutes);
   if (revision.newRevision) {
     return {
+      managedRoutes,
       stepIndex: 0,
       pauseConditions: [],
       controllerPause: false,
@@ -143,6 +152,7 @@ export function readPassState(context: RolloutContext, revision: Revision): Pass
     promoteFull: live.promoteFull === true,
     progress: isProgressWindow(live.progress) ? live.progress : undefined,
     supersededPodHash,
+    managedRoutes,
   };
 }
 

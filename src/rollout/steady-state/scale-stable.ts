@@ -7,6 +7,8 @@ import { amend, event, scale, type Pass } from '../pass/pass.ts';
 import { routerErrorOf, routerRetryAtMs } from '../pass/finish-pass.ts';
 import { countOf, createReplicaSet, oldCounts } from '../replica-sets.ts';
 import type { RolloutAction } from '../rollout-action.ts';
+import { fullWeightOf } from '../rollout-context.ts';
+import { managedRouteRemovals } from '../sub-steps/remove-managed-routes.ts';
 
 /** The traffic the stable-only rollout wants: everything to the current revision. */
 export function stableTraffic(pass: Pass): DesiredTraffic {
@@ -52,11 +54,20 @@ export function scaleStable(pass: Pass): Pass {
     services: context.observed.services,
     canaryService: context.canary.canaryService,
     stableService: context.canary.stableService,
+    fullWeight: fullWeightOf(context),
   }).filter(
     (write) => write.kind !== 'setTrafficWeights' || retryAt === undefined || now.getTime() >= retryAt,
   );
   if (routerError === undefined) actions.push(...traffic);
-  if (actions.length === 0 || (rs !== undefined && actions.every((a) => a.kind !== 'scaleReplicaSet'))) {
+  // With a router, old pods (a canary given up for the stable) keep serving until it holds the weights.
+  const routerMoving =
+    context.router !== undefined &&
+    routerError === undefined &&
+    traffic.some((write) => write.kind === 'setTrafficWeights');
+  if (
+    !routerMoving &&
+    (actions.length === 0 || (rs !== undefined && actions.every((a) => a.kind !== 'scaleReplicaSet')))
+  ) {
     if (rs !== undefined && counts.next.stable < rs.replicas) actions.push(scale(rs, counts.next.stable));
     const writes = oldReplicaSetWrites(pass.old, counts.next.others, now);
     actions.push(...writes.actions);
@@ -65,9 +76,13 @@ export function scaleStable(pass: Pass): Pass {
       actions.push(...planRevisionHistory(revision.others, context.spec.revisionHistoryLimit));
   }
   if (routerError !== undefined) actions.push(...traffic);
+  // No canary left: header and mirror routes still set (a completion or abort whose removal failed) go.
+  const routes = managedRouteRemovals(pass);
+  actions.push(...routes.actions);
   return amend(pass, {
     actions,
     events,
+    state: routes.state,
     findings: { trafficSent: traffic.length === 0 || routerError === undefined },
   });
 }

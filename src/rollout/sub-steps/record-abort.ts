@@ -60,7 +60,9 @@ export function recordAbort(pass: Pass): Pass {
       paused: false,
       completed: false,
       stableHash: revision.stableHash ?? revision.hash,
-      weights: 'keep',
+      // With a router, what it holds is known again only from a pass after this one (a write of status
+      // refused after the router took a weight leaves status behind): the abort's weights are sent then.
+      weights: context.router !== undefined ? 'forget' : 'keep',
       immediate: true,
     },
   });

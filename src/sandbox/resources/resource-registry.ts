@@ -1,6 +1,7 @@
 // The set of resources the sandbox serves: built-in kinds plus every version of every CRD applied to it.
 import type { PrinterColumn, ResourceType } from './resource-type.ts';
 import { BUILTIN_RESOURCE_TYPES } from './resource-type.ts';
+import { compileCrdSchema, CrdSchemaError, type SchemaNode } from '../validation/crd-schema.ts';
 
 /** The parts of a CustomResourceDefinition the registry reads (validated loosely: a CRD is user input). */
 interface CrdShape {
@@ -8,6 +9,7 @@ interface CrdShape {
   spec?: {
     group?: string;
     scope?: string;
+    preserveUnknownFields?: boolean;
     names?: {
       kind?: string;
       plural?: string;
@@ -25,8 +27,39 @@ interface CrdShape {
         scale?: { specReplicasPath?: string; statusReplicasPath?: string; labelSelectorPath?: string };
       };
       additionalPrinterColumns?: PrinterColumn[];
+      schema?: { openAPIV3Schema?: unknown };
     }>;
   };
+}
+
+/**
+ * A version's schema, compiled; undefined when absent or unreadable (a pattern JavaScript cannot compile),
+ * and then that version's objects are stored unchecked, as before schemas were enforced.
+ */
+function readSchema(openAPIV3Schema: unknown): SchemaNode | undefined {
+  if (openAPIV3Schema === undefined || openAPIV3Schema === null) return undefined;
+  try {
+    return compileCrdSchema(openAPIV3Schema);
+  } catch (err) {
+    if (err instanceof CrdSchemaError) return undefined;
+    throw err;
+  }
+}
+
+const KUBE_VERSION = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
+
+/** Kubernetes' version priority: GA, then beta, then alpha, higher numbers first; other names last, by name. */
+export function compareKubeVersions(a: string, b: string): number {
+  const rank = (v: string): [number, number, number] | undefined => {
+    const m = KUBE_VERSION.exec(v);
+    if (!m) return undefined;
+    const stability = m[2] === undefined ? 2 : m[2] === 'beta' ? 1 : 0;
+    return [stability, Number(m[1]), Number(m[3] ?? 0)];
+  };
+  const ra = rank(a);
+  const rb = rank(b);
+  if (!ra || !rb) return ra ? -1 : rb ? 1 : a.localeCompare(b);
+  return rb[0] - ra[0] || rb[1] - ra[1] || rb[2] - ra[2];
 }
 
 /** A group as discovery lists it. */
@@ -71,7 +104,11 @@ export class ResourceRegistry {
     return this.types.filter((t) => t.group === group && t.version === version);
   }
 
-  /** Non-core groups with their versions; the first version listed in a CRD (or storage) is preferred. */
+  /**
+   * Non-core groups with their versions in Kubernetes' version priority (v1 before v1beta1 before v1alpha1),
+   * the first preferred, as kube-apiserver orders the versions CRDs serve (a CRD's storage version does not
+   * matter: ReferenceGrant stores v1beta1 and v1 is preferred).
+   */
   groups(): ServedGroup[] {
     const byName = new Map<string, ServedGroup>();
     for (const t of this.types) {
@@ -80,7 +117,10 @@ export class ResourceRegistry {
       if (!g.versions.includes(t.version)) g.versions.push(t.version);
       byName.set(t.group, g);
     }
-    return [...byName.values()];
+    return [...byName.values()].map((g) => {
+      const versions = [...g.versions].sort(compareKubeVersions);
+      return { ...g, versions, preferredVersion: versions[0] ?? g.preferredVersion };
+    });
   }
 
   /** Serves every `served` version of a CRD (replacing what an earlier version of the CRD served). */
@@ -112,6 +152,9 @@ export class ResourceRegistry {
         printerColumns: v.additionalPrinterColumns ?? [],
         crdName: name,
       };
+      const schema = readSchema(v.schema?.openAPIV3Schema);
+      if (schema) type.schema = schema;
+      if (spec.preserveUnknownFields === true) type.preserveUnknownFields = true;
       const scale = v.subresources?.scale;
       if (scale?.specReplicasPath && scale.statusReplicasPath) {
         type.scale = {

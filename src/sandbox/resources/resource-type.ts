@@ -1,4 +1,5 @@
 // What the sandbox knows about one served resource: its group/version/kind, plural, scope and subresources.
+import type { SchemaNode } from '../validation/crd-schema.ts';
 
 /** One REST resource the sandbox serves, built in or from a CRD. */
 export interface ResourceType {
@@ -23,6 +24,10 @@ export interface ResourceType {
   printerColumns: PrinterColumn[];
   /** Set for resources served from a CRD: that CRD's name. */
   crdName?: string;
+  /** A CRD version's openAPIV3Schema, compiled: custom resources are pruned, defaulted and validated by it. */
+  schema?: SchemaNode;
+  /** The CRD's legacy `spec.preserveUnknownFields: true`: validated and defaulted, never pruned. */
+  preserveUnknownFields?: boolean;
 }
 
 /** A CRD's `subresources.scale` (JSON paths such as `.spec.replicas`); built-ins use the same shape. */

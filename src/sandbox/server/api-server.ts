@@ -32,6 +32,7 @@ import type { DeleteOptions, ObjectStore, PropagationPolicy, StoredObject } from
 import { formatKubeTime, isPlainObject, sandboxNodeName } from '../controllers/index.ts';
 import { applyDefaults } from '../validation/apply-defaults.ts';
 import { validateObject } from '../validation/validate-object.ts';
+import { admitCustomResource, fieldValidationOf } from '../validation/custom-resource-admission.ts';
 import { coreVersions, group, groupList, resourceList, SANDBOX_VERSION } from './discovery.ts';
 import { openApiGroupVersion, openApiRoot } from './openapi.ts';
 import { formatApplyConflictMessage } from '../patch/index.ts';
@@ -530,11 +531,49 @@ export class ApiServer {
     beforeStore: (obj: StoredObject) => StoredObject = (checked) => checked,
   ): void {
     applyDefaults(route.type, obj, this.deps.random, sandboxNodeName);
+    this.admitCustom(req, res, url, route, obj);
     validateObject(route.type, obj);
     if (isDryRun(url)) return this.respondObject(req, res, url, 201, route.type, obj);
     const created = this.deps.store.create(route.type, beforeStore(obj), this.ns(route));
     this.deps.onWrite();
     this.respondObject(req, res, url, 201, route.type, created);
+  }
+
+  /**
+   * Custom resources of a CRD version with a schema: pruned, defaulted and validated as kube-apiserver does;
+   * fields it dropped are named in `Warning` headers unless `fieldValidation` says otherwise.
+   */
+  private admitCustom(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    route: Route,
+    obj: StoredObject,
+    old?: StoredObject,
+  ): void {
+    const schema = route.type.schema;
+    if (!schema) return;
+    const applied = mediaTypeOf(req, '') === 'application/apply-patch+yaml';
+    // Go's NamespacedName: "namespace/name", "/name" for cluster-scoped kinds.
+    const ref = `${route.type.namespaced ? (route.namespace ?? '') : ''}/${obj.metadata.name ?? ''}`;
+    const warnings = admitCustomResource(route.type, schema, obj, {
+      fieldValidation: fieldValidationOf(url),
+      ...(applied ? { appliedObject: ref } : {}),
+      ...(old ? { old } : {}),
+      ...(route.subresource === 'status' ? { subresource: 'status' as const } : {}),
+    });
+    if (warnings.length > 0) {
+      // Header values must be Latin-1: a field name outside ASCII is escaped as Go's strconv.Quote would.
+      const quote = (text: string): string =>
+        JSON.stringify(text).replace(
+          /[^\x20-\x7e]/g,
+          (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+        );
+      res.setHeader(
+        'Warning',
+        warnings.map((warning) => `299 - ${quote(warning)}`),
+      );
+    }
   }
 
   private async replace(
@@ -564,11 +603,10 @@ export class ApiServer {
   ): void {
     const { store } = this.deps;
     const status = route.subresource === 'status';
-    if (!status) {
-      applyDefaults(route.type, input, this.deps.random, sandboxNodeName);
-      validateObject(route.type, input);
-    }
+    if (!status) applyDefaults(route.type, input, this.deps.random, sandboxNodeName);
     const current = store.get(route.type, this.ns(route), name);
+    this.admitCustom(req, res, url, route, input, current);
+    if (!status) validateObject(route.type, input);
     if (!current) throw notFound(route.type, name);
     const obj = recordManager
       ? this.deps.patches.recordUpdate(

@@ -102,13 +102,66 @@ function podColumns(): Column[] {
   ];
 }
 
-function jsonPathCell(path: string): Column['cell'] {
-  return (o) => {
-    let cur: unknown = o;
-    for (const part of path.replace(/^\./, '').split('.')) {
-      if (part === '') continue;
-      cur = rec(cur)[part];
+/** One step of a printer column's JSONPath: a field, an index, every item, or a `[?(@.key=="value")]` filter. */
+type PathStep =
+  { field: string } | { index: number } | { all: true } | { filter: { key: string; value: string } };
+
+const FILTER = /^\?\(@\.([A-Za-z0-9_-]+)\s*==\s*(?:"([^"]*)"|'([^']*)')\)$/;
+
+/** Parses the JSONPath subset CRD printer columns use (`.status.conditions[?(@.type=="Ready")].status`). */
+function parsePrinterPath(path: string): PathStep[] | undefined {
+  const steps: PathStep[] = [];
+  const text = path.trim().replace(/^\{(.*)\}$/, '$1');
+  let i = 0;
+  while (i < text.length) {
+    if (text[i] === '.') {
+      const match = /^[A-Za-z0-9_$-]+/.exec(text.slice(i + 1));
+      if (!match) return undefined;
+      steps.push({ field: match[0] });
+      i += 1 + match[0].length;
+    } else if (text[i] === '[') {
+      const end = text.indexOf(']', i);
+      if (end < 0) return undefined;
+      const inner = text.slice(i + 1, end).trim();
+      const filter = FILTER.exec(inner);
+      if (inner === '*') steps.push({ all: true });
+      else if (/^\d+$/.test(inner)) steps.push({ index: Number(inner) });
+      else if (filter) steps.push({ filter: { key: filter[1] ?? '', value: filter[2] ?? filter[3] ?? '' } });
+      else return undefined;
+      i = end + 1;
+    } else return undefined;
+  }
+  return steps;
+}
+
+/** The first value a printer column's path finds, as the API server's table convertor takes it. */
+function firstAt(value: unknown, steps: PathStep[]): unknown {
+  let found: unknown[] = [value];
+  for (const step of steps) {
+    const next: unknown[] = [];
+    for (const cur of found) {
+      if ('field' in step) {
+        const v = rec(cur)[step.field];
+        if (v !== undefined) next.push(v);
+      } else if ('index' in step) {
+        if (Array.isArray(cur) && cur[step.index] !== undefined) next.push(cur[step.index]);
+      } else if ('all' in step) {
+        if (Array.isArray(cur)) next.push(...(cur as unknown[]));
+      } else if (Array.isArray(cur)) {
+        const { key, value: wanted } = step.filter;
+        next.push(...(cur as unknown[]).filter((item) => String(rec(item)[key]) === wanted));
+      }
     }
+    found = next;
+  }
+  return found[0];
+}
+
+function jsonPathCell(path: string): Column['cell'] {
+  const steps = parsePrinterPath(path);
+  return (o) => {
+    if (!steps) return null;
+    const cur = firstAt(o, steps);
     if (cur === undefined || cur === null) return null;
     return typeof cur === 'object' ? JSON.stringify(cur) : cur;
   };

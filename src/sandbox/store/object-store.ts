@@ -14,6 +14,7 @@ import { apiVersionOf } from '../resources/resource-type.ts';
 import { jsonEqual } from '../patch/json-equal.ts';
 import type { ObjectMeta } from '../controllers/kube-object.ts';
 import { formatKubeTime } from '../controllers/kube-time.ts';
+import { applySchemaDefaults } from '../validation/crd-defaulting.ts';
 
 // One definition of object metadata for the whole sandbox (store, server, controllers, patch engines).
 export type { ObjectMeta, OwnerReference } from '../controllers/kube-object.ts';
@@ -534,6 +535,13 @@ function resetStatusOnCreate(type: ResourceType, obj: StoredObject): void {
     obj.status = { phase: 'Pending', qosClass: 'BestEffort' };
   } else {
     delete obj.status;
+    // A real server defaults on read too: a new custom resource reads back with its schema's status default
+    // (Gateway API's Gateway: Accepted/Programmed "Unknown", "Waiting for controller").
+    const statusSchema = type.schema?.properties?.get('status');
+    if (statusSchema?.hasDefault) {
+      obj.status = structuredClone(statusSchema.default);
+      applySchemaDefaults(obj.status, statusSchema);
+    }
   }
 }
 

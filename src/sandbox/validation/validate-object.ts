@@ -27,7 +27,7 @@ function checkMeta(type: ResourceType, obj: StoredObject, causes: StatusCause[])
     const ok = label
       ? DNS1123_LABEL.test(name) && name.length <= 63
       : DNS1123_SUBDOMAIN.test(name) && name.length <= 253;
-    if (!ok && type.crdName === undefined) {
+    if (!ok) {
       causes.push({
         reason: 'FieldValueInvalid',
         message: label

@@ -2,6 +2,7 @@
 import { ApiException } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActionExecutor } from '../../../src/kube/action-executor.ts';
+import { installCrds } from '../../../src/kube/install-crds.ts';
 import type { KubeClients } from '../../../src/kube/client.ts';
 import { EventRecorder } from '../../../src/kube/event-recorder.ts';
 import { ObservedStateReader } from '../../../src/kube/observed-state-reader.ts';
@@ -10,6 +11,7 @@ import { reconcileRollout } from '../../../src/kube/reconcile-rollout.ts';
 import type { TrafficRouter } from '../../../src/kube/traffic-router.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 import type { RolloutAction, RolloutPlan } from '../../../src/rollout/index.ts';
+import { rollgateCrds } from '../../../src/spec/crds.ts';
 import { ReconcileHarness, testRollout, NAMESPACE } from './reconcile-harness.ts';
 
 describe('ActionExecutor against the sandbox', () => {
@@ -299,7 +301,22 @@ describe('ActionExecutor against the sandbox', () => {
   it('reports a Rollout the schema refuses as stalled', async () => {
     const bad = testRollout({ name: 'exec-e' });
     (bad.spec as Record<string, unknown>).strategy = { canary: { steps: [{ setWeight: 'lots' }] } };
+    // The API server validates custom resources against the CRD schema, so such an object exists only if it
+    // was stored under a looser schema: plant it under one, then put Rollgate's CRD back.
+    const crds = rollgateCrds() as Array<{ spec: { versions: Array<{ schema: unknown }> } }>;
+    const loose = crds.map((crd) => ({
+      ...crd,
+      spec: {
+        ...crd.spec,
+        versions: crd.spec.versions.map((v) => ({
+          ...v,
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        })),
+      },
+    }));
+    await installCrds(harness.clients, loose);
     const key = await harness.createRollout(bad);
+    await installCrds(harness.clients, rollgateCrds());
     const outcome = await reconcileRollout(key, harness.deps());
     expect(outcome.kind).toBe('stalled');
   });

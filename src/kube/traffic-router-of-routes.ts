@@ -1,0 +1,126 @@
+// A TrafficRouter over route objects: each setWeights brings every route of the rollout to the weights.
+import type { Logger } from '../log/logger.ts';
+import type { RouteWriter } from './route-writer.ts';
+import type {
+  HeaderRouteInput,
+  MirrorRouteInput,
+  RouteTarget,
+  TrafficRouter,
+  TrafficWeightsInput,
+} from './traffic-router.ts';
+
+/** A managed route asked of a router none of whose routes can carry it. */
+export class ManagedRouteUnsupportedError extends Error {
+  override readonly name = 'ManagedRouteUnsupportedError';
+  readonly code = 'traffic.managed_route_unsupported';
+  constructor(kind: 'header' | 'mirror', name: string, router: string) {
+    super(`${kind} route "${name}": the ${router} router has no ${kind} routes`);
+  }
+}
+
+/** The routes of one rollout, as its providers name them. */
+export interface RolloutRouteTargets {
+  /** The providers set (e.g. `gatewayAPI`, `smi`): the router's type in logs. */
+  providers: string[];
+  targets: RouteTarget[];
+  /** maxTrafficWeight. */
+  total: number;
+  canaryService: string;
+  stableService: string;
+}
+
+/**
+ * Writes the weights to each route in order. The first failure stops the call and is thrown (the
+ * executor records it in status and the planner retries with backoff); routes already written keep
+ * the new weights, which the retry finds unchanged.
+ */
+export class RouteTrafficRouter implements TrafficRouter {
+  readonly type: string;
+
+  constructor(
+    private readonly writer: RouteWriter,
+    private readonly routes: RolloutRouteTargets,
+    private readonly logger: Logger,
+  ) {
+    this.type = routes.providers.join('+');
+  }
+
+  async setWeights(input: TrafficWeightsInput): Promise<void> {
+    const { total, canaryService, stableService } = this.routes;
+    const canary = Math.min(Math.max(input.canaryHash === undefined ? 0 : input.canaryWeight, 0), total);
+    const weights = {
+      canary,
+      total,
+      canaryService,
+      stableService,
+      stableHash: input.stableHash,
+      canaryHash: input.canaryHash,
+    };
+    for (const target of this.routes.targets) {
+      const result = await this.writer.write(target, weights);
+      if (result !== 'unchanged')
+        this.logger.info(
+          {
+            route: `${target.resource.kind} ${target.namespace}/${target.name}`,
+            canaryWeight: canary,
+            result,
+          },
+          'route weights written',
+        );
+    }
+  }
+
+  setHeaderRoute(input: HeaderRouteInput): Promise<void> {
+    return this.setManaged('header', input.name, (target) =>
+      target.setHeaderRoute === undefined
+        ? undefined
+        : (live) => target.setHeaderRoute!(live, input, this.routes),
+    );
+  }
+
+  setMirrorRoute(input: MirrorRouteInput): Promise<void> {
+    return this.setManaged('mirror', input.name, (target) =>
+      target.setMirrorRoute === undefined
+        ? undefined
+        : (live) => target.setMirrorRoute!(live, input, this.routes),
+    );
+  }
+
+  /** Writes the managed route to every route object that can carry it (at least one must). */
+  private async setManaged(
+    kind: 'header' | 'mirror',
+    name: string,
+    changeOf: (
+      target: RouteTarget,
+    ) => ((live: Record<string, unknown> | undefined) => Record<string, unknown> | Error) | undefined,
+  ): Promise<void> {
+    const changes = this.routes.targets.flatMap((target) => {
+      const change = changeOf(target);
+      return change === undefined ? [] : [{ target, change }];
+    });
+    if (changes.length === 0) throw new ManagedRouteUnsupportedError(kind, name, this.type);
+    for (const { target, change } of changes) {
+      const result = await this.writer.apply(target, change);
+      if (result !== 'unchanged')
+        this.logger.info(
+          { route: `${target.resource.kind} ${target.namespace}/${target.name}`, [kind]: name, result },
+          `${kind} route written`,
+        );
+    }
+  }
+}
+
+/** A rollout whose routing cannot be followed: every call fails with the reason (recorded in status). */
+export class RefusingTrafficRouter implements TrafficRouter {
+  readonly type = 'invalid';
+  constructor(private readonly reason: Error) {}
+  setWeights(): Promise<void> {
+    return Promise.reject(this.reason);
+  }
+  setHeaderRoute(): Promise<void> {
+    return Promise.reject(this.reason);
+  }
+  setMirrorRoute(): Promise<void> {
+    return Promise.reject(this.reason);
+  }
+}

@@ -1,0 +1,37 @@
+// Wires the pure route translators (src/traffic) to the route writer (src/kube): one router per rollout, from its spec.
+import type { Logger } from '../log/logger.ts';
+import type { KubeClients } from '../kube/client.ts';
+import { RouteWriter, type RouteWriterOptions } from '../kube/route-writer.ts';
+import { RefusingTrafficRouter, RouteTrafficRouter } from '../kube/traffic-router-of-routes.ts';
+import type { TrafficRouterFactory } from '../kube/traffic-router.ts';
+import { RouteTranslationError, routesOfRollout } from '../traffic/index.ts';
+
+/**
+ * The router of each rollout, through the provider table (src/traffic/traffic-providers.ts): none
+ * without trafficRouting, one that refuses with the reason when the configuration cannot be followed
+ * (the rollout waits with that message), else one writing its routes. One writer (and its cache of
+ * the API versions served) is shared by all rollouts.
+ */
+export function trafficRouterFactory(
+  clients: KubeClients,
+  logger: Logger,
+  options: RouteWriterOptions = {},
+): TrafficRouterFactory {
+  const writer = new RouteWriter(clients, options);
+  return (rollout) => {
+    const routes = routesOfRollout(rollout);
+    if (routes === undefined) return undefined;
+    if (routes instanceof RouteTranslationError) return new RefusingTrafficRouter(routes);
+    return new RouteTrafficRouter(
+      writer,
+      {
+        providers: routes.providers,
+        targets: routes.edits,
+        total: routes.total,
+        canaryService: routes.canaryService,
+        stableService: routes.stableService,
+      },
+      logger.child({ rollout: `${rollout.metadata.namespace ?? 'default'}/${rollout.metadata.name}` }),
+    );
+  };
+}

@@ -1,0 +1,56 @@
+// Checks of strategy.canary.trafficRouting for the routers Rollgate drives: routes named, services set, one block each.
+import type { FieldPath } from './field-path.ts';
+import type { CanaryStrategy } from './rollout.ts';
+import {
+  gatewayApiBlockOf,
+  readGatewayApiConfig,
+  readIstioConfig,
+  readSmiConfig,
+} from './traffic-routing.ts';
+import type { IssueCollector } from './validation-issue.ts';
+
+/**
+ * Reports what would make a driven router fail at run time, with the field at fault: a Gateway API
+ * block naming no route (or naming one wrongly), both the native block and the plugin's, an SMI name
+ * that is not a string, an Istio block naming no VirtualService or an incomplete DestinationRule, and
+ * canaryService/stableService missing where the router weights these two Services (all but Istio
+ * with a DestinationRule, which weights its subsets).
+ */
+export function checkTrafficRouting(canary: CanaryStrategy, sink: IssueCollector): void {
+  const routing = canary.trafficRouting;
+  if (routing === undefined) return;
+  const at = (...rest: FieldPath): FieldPath => ['spec', 'strategy', 'canary', ...rest];
+  const driven: string[] = [];
+  const gateway = gatewayApiBlockOf(routing);
+  if (gateway.length > 1)
+    sink.error(
+      at('trafficRouting', ...gateway[1]!.path),
+      `set only one of trafficRouting.gatewayAPI and trafficRouting.${gateway[1]!.printed} (the same router)`,
+    );
+  for (const block of gateway) {
+    driven.push(block.printed);
+    const read = readGatewayApiConfig(block.raw);
+    if (Array.isArray(read))
+      for (const problem of read)
+        sink.error(at('trafficRouting', ...block.path, ...problem.field), problem.message);
+  }
+  if (routing.smi !== undefined) {
+    driven.push('smi');
+    const read = readSmiConfig(routing.smi);
+    if (Array.isArray(read))
+      for (const problem of read) sink.error(at('trafficRouting', 'smi', ...problem.field), problem.message);
+  }
+  if (routing.istio !== undefined) {
+    const read = readIstioConfig(routing.istio);
+    if (Array.isArray(read))
+      for (const problem of read)
+        sink.error(at('trafficRouting', 'istio', ...problem.field), problem.message);
+    // With a DestinationRule Istio weights subsets, not Services (Argo's subset-level split).
+    else if (read.destinationRule === undefined) driven.push('istio');
+  }
+  if (driven.length === 0) return;
+  for (const field of ['canaryService', 'stableService'] as const) {
+    if (!canary[field])
+      sink.error(at(field), `required with trafficRouting.${driven[0]} (the router weights this Service)`);
+  }
+}

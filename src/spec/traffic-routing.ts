@@ -1,0 +1,263 @@
+// The traffic routers' configuration blocks as Rollgate reads them (Gateway API, SMI): one reader for validation and routers.
+import type { FieldPath } from './field-path.ts';
+import type { TrafficRouting } from './rollout.ts';
+
+/** The plugin name Argo Rollouts users write under `trafficRouting.plugins` for the Gateway API. */
+export const GATEWAY_API_PLUGIN = 'argoproj-labs/gatewayAPI';
+
+/** The Gateway API route kinds Rollgate edits. */
+export type GatewayRouteKind = 'HTTPRoute' | 'GRPCRoute' | 'TCPRoute';
+
+/** One route named by the configuration. */
+export interface GatewayRouteRef {
+  kind: GatewayRouteKind;
+  name: string;
+  /** Header routes (setHeaderRoute) go to this route (`httpRoute`: always; `httpRoutes[]`: when set). */
+  useHeaderRoutes: boolean;
+}
+
+/** The gatewayAPI configuration (the plugin's field names). */
+export interface GatewayApiConfig {
+  /** Where the routes live; the rollout's namespace when unset. */
+  namespace?: string | undefined;
+  routes: GatewayRouteRef[];
+}
+
+/** Fields of the Gateway API block Rollgate reads (`configMap` is the plugin's own and needs nothing here). */
+export const GATEWAY_API_FIELDS = [
+  'httpRoute',
+  'httpRoutes',
+  'grpcRoute',
+  'grpcRoutes',
+  'tcpRoute',
+  'tcpRoutes',
+  'namespace',
+  'configMap',
+] as const;
+
+/** `trafficRouting.smi` as Rollgate reads it. */
+export interface SmiConfig {
+  /** The Service clients call (the split's `spec.service`); stableService when unset. */
+  rootService?: string | undefined;
+  /** The TrafficSplit's name; the rollout's name when unset. */
+  trafficSplitName?: string | undefined;
+}
+
+/** Fields of `trafficRouting.smi` Rollgate reads. */
+export const SMI_FIELDS = ['rootService', 'trafficSplitName'] as const;
+
+/** A problem in a configuration block: the field (relative to the block) and what is wrong. */
+export interface ConfigProblem {
+  field: FieldPath;
+  message: string;
+}
+
+const SINGLE: ReadonlyArray<[string, GatewayRouteKind]> = [
+  ['httpRoute', 'HTTPRoute'],
+  ['grpcRoute', 'GRPCRoute'],
+  ['tcpRoute', 'TCPRoute'],
+];
+const LISTS: ReadonlyArray<[string, GatewayRouteKind]> = [
+  ['httpRoutes', 'HTTPRoute'],
+  ['grpcRoutes', 'GRPCRoute'],
+  ['tcpRoutes', 'TCPRoute'],
+];
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The Gateway API block a rollout sets, native or as the plugin, with its path (undefined: none). */
+export function gatewayApiBlockOf(
+  routing: TrafficRouting,
+): Array<{ path: FieldPath; printed: string; raw: unknown }> {
+  const blocks: Array<{ path: FieldPath; printed: string; raw: unknown }> = [];
+  if (routing.gatewayAPI !== undefined)
+    blocks.push({ path: ['gatewayAPI'], printed: 'gatewayAPI', raw: routing.gatewayAPI });
+  const plugin = isRecord(routing.plugins) ? routing.plugins[GATEWAY_API_PLUGIN] : undefined;
+  if (plugin !== undefined)
+    blocks.push({
+      path: ['plugins', GATEWAY_API_PLUGIN],
+      printed: `plugins["${GATEWAY_API_PLUGIN}"]`,
+      raw: plugin,
+    });
+  return blocks;
+}
+
+/**
+ * Reads a Gateway API block. Returns the problems instead when a route is named wrongly or none is
+ * named at all.
+ */
+export function readGatewayApiConfig(raw: unknown): GatewayApiConfig | ConfigProblem[] {
+  if (!isRecord(raw)) return [{ field: [], message: 'must be an object' }];
+  const problems: ConfigProblem[] = [];
+  const routes: GatewayRouteRef[] = [];
+  for (const [field, kind] of SINGLE) {
+    const value = raw[field];
+    if (value === undefined) continue;
+    if (typeof value !== 'string' || value === '')
+      problems.push({ field: [field], message: `must name a ${kind} (a non-empty string)` });
+    else routes.push({ kind, name: value, useHeaderRoutes: true });
+  }
+  for (const [field, kind] of LISTS) {
+    const value = raw[field];
+    if (value === undefined) continue;
+    if (!Array.isArray(value)) {
+      problems.push({ field: [field], message: 'must be a list of {name, useHeaderRoutes}' });
+      continue;
+    }
+    value.forEach((entry: unknown, index) => {
+      const name = isRecord(entry) ? entry['name'] : undefined;
+      if (typeof name !== 'string' || name === '')
+        problems.push({ field: [field, index, 'name'], message: `must name a ${kind}` });
+      else routes.push({ kind, name, useHeaderRoutes: isRecord(entry) && entry['useHeaderRoutes'] === true });
+    });
+  }
+  const namespace = raw['namespace'];
+  if (namespace !== undefined && (typeof namespace !== 'string' || namespace === ''))
+    problems.push({ field: ['namespace'], message: 'must be a namespace name' });
+  if (problems.length === 0 && routes.length === 0)
+    problems.push({ field: [], message: 'names no route: set httpRoute, httpRoutes, grpcRoute or tcpRoute' });
+  if (problems.length > 0) return problems;
+  return { ...(typeof namespace === 'string' ? { namespace } : {}), routes };
+}
+
+/** Reads `trafficRouting.smi`; both fields are optional, and a field that is not a name is a problem. */
+export function readSmiConfig(raw: unknown): SmiConfig | ConfigProblem[] {
+  if (!isRecord(raw)) return [{ field: [], message: 'must be an object' }];
+  const problems: ConfigProblem[] = [];
+  const config: SmiConfig = {};
+  for (const field of SMI_FIELDS) {
+    const value = raw[field];
+    if (value === undefined) continue;
+    if (typeof value !== 'string' || value === '')
+      problems.push({ field: [field], message: 'must be a name (a non-empty string)' });
+    else config[field] = value;
+  }
+  return problems.length > 0 ? problems : config;
+}
+
+/** A VirtualService named by `trafficRouting.istio` and which of its routes carry the split. */
+export interface IstioVirtualServiceRef {
+  name: string;
+  /** From Istio's `name.namespace` shorthand; the rollout's namespace when absent. */
+  namespace?: string | undefined;
+  /** HTTP routes by name; empty: the VirtualService's only (non-managed) HTTP route. */
+  routes: string[];
+  /** TLS routes by port and SNI hosts; empty: the only TLS route, if any. */
+  tlsRoutes: Array<{ port?: number | undefined; sniHosts: string[] }>;
+  /** TCP routes by port; empty: the only TCP route, if any. */
+  tcpRoutes: Array<{ port?: number | undefined }>;
+}
+
+/** `trafficRouting.istio` as Rollgate reads it. */
+export interface IstioConfig {
+  virtualServices: IstioVirtualServiceRef[];
+  /** Subset-level split: the subsets are pinned to the pod-template hashes. */
+  destinationRule?: { name: string; canarySubsetName: string; stableSubsetName: string } | undefined;
+}
+
+/** Fields of `trafficRouting.istio` Rollgate reads. */
+export const ISTIO_FIELDS = ['virtualService', 'virtualServices', 'destinationRule'] as const;
+/** Fields of one VirtualService entry Rollgate reads. */
+export const ISTIO_VIRTUAL_SERVICE_FIELDS = ['name', 'routes', 'tlsRoutes', 'tcpRoutes'] as const;
+/** Fields of `istio.destinationRule` Rollgate reads. */
+export const ISTIO_DESTINATION_RULE_FIELDS = ['name', 'canarySubsetName', 'stableSubsetName'] as const;
+
+/** Istio's `name.namespace` shorthand (a trailing `.cluster.local` dropped), as Argo reads it. */
+export function splitIstioName(value: string): { name: string; namespace?: string } {
+  const fields = value.replace(/\.cluster\.local$/, '').split('.');
+  if (fields.length < 2) return { name: fields[0] ?? value };
+  return { name: fields.slice(0, -1).join('.'), namespace: fields.at(-1)! };
+}
+
+function readVirtualService(
+  raw: unknown,
+  at: FieldPath,
+  problems: ConfigProblem[],
+): IstioVirtualServiceRef | undefined {
+  if (!isRecord(raw)) {
+    problems.push({ field: at, message: 'must be an object with a name' });
+    return undefined;
+  }
+  const name = raw['name'];
+  if (typeof name !== 'string' || name === '') {
+    problems.push({ field: [...at, 'name'], message: 'must name a VirtualService' });
+    return undefined;
+  }
+  const list = (field: string): unknown[] => {
+    const value = raw[field];
+    if (value === undefined) return [];
+    if (Array.isArray(value)) return value;
+    problems.push({ field: [...at, field], message: 'must be a list' });
+    return [];
+  };
+  const routes: string[] = [];
+  list('routes').forEach((route, index) => {
+    if (typeof route === 'string' && route !== '') routes.push(route);
+    else problems.push({ field: [...at, 'routes', index], message: 'must be an HTTP route name' });
+  });
+  const port = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
+  const tlsRoutes = list('tlsRoutes').map((route) => ({
+    port: isRecord(route) ? port(route['port']) : undefined,
+    sniHosts:
+      isRecord(route) && Array.isArray(route['sniHosts'])
+        ? route['sniHosts'].filter((host): host is string => typeof host === 'string')
+        : [],
+  }));
+  const tcpRoutes = list('tcpRoutes').map((route) => ({
+    port: isRecord(route) ? port(route['port']) : undefined,
+  }));
+  const split = splitIstioName(name);
+  return { ...split, routes, tlsRoutes, tcpRoutes };
+}
+
+/** Reads `trafficRouting.istio`; returns the problems instead when a VirtualService or subset is not named. */
+export function readIstioConfig(raw: unknown): IstioConfig | ConfigProblem[] {
+  if (!isRecord(raw)) return [{ field: [], message: 'must be an object' }];
+  const problems: ConfigProblem[] = [];
+  const virtualServices: IstioVirtualServiceRef[] = [];
+  const single = raw['virtualService'];
+  const many = raw['virtualServices'];
+  if (single !== undefined && many !== undefined)
+    problems.push({
+      field: ['virtualServices'],
+      message: 'set only one of virtualService and virtualServices',
+    });
+  if (single !== undefined) {
+    const read = readVirtualService(single, ['virtualService'], problems);
+    if (read) virtualServices.push(read);
+  }
+  if (many !== undefined) {
+    if (!Array.isArray(many)) problems.push({ field: ['virtualServices'], message: 'must be a list' });
+    else
+      many.forEach((entry: unknown, index) => {
+        const read = readVirtualService(entry, ['virtualServices', index], problems);
+        if (read) virtualServices.push(read);
+      });
+  }
+  if (single === undefined && many === undefined)
+    problems.push({ field: [], message: 'names no VirtualService: set virtualService or virtualServices' });
+  const rule = raw['destinationRule'];
+  let destinationRule: IstioConfig['destinationRule'];
+  if (rule !== undefined) {
+    if (!isRecord(rule)) problems.push({ field: ['destinationRule'], message: 'must be an object' });
+    else {
+      const fields = ISTIO_DESTINATION_RULE_FIELDS.map((field) => {
+        const value = rule[field];
+        if (typeof value === 'string' && value !== '') return value;
+        problems.push({ field: ['destinationRule', field], message: 'required (a non-empty string)' });
+        return '';
+      });
+      const [name, canarySubsetName, stableSubsetName] = fields as [string, string, string];
+      if (canarySubsetName !== '' && canarySubsetName === stableSubsetName)
+        problems.push({
+          field: ['destinationRule', 'canarySubsetName'],
+          message: 'must differ from stableSubsetName',
+        });
+      destinationRule = { name, canarySubsetName, stableSubsetName };
+    }
+  }
+  if (problems.length > 0) return problems;
+  return { virtualServices, ...(destinationRule ? { destinationRule } : {}) };
+}

@@ -1,0 +1,91 @@
+// The shape every traffic provider fills: which object a router edits, and the pure step from what is read to what to write.
+import type { RouteTranslationError } from './route-translation-error.ts';
+
+/** A Kubernetes object as read from (or written to) the API: plain JSON. */
+export type RouteObject = Record<string, unknown>;
+
+/** The weights to hold: `canary` to the canary Service, `total − canary` to the stable one. */
+export interface RouteWeights {
+  canary: number;
+  /** maxTrafficWeight (100 unless the rollout says otherwise). */
+  total: number;
+  /** Empty when the provider splits by subset instead (Istio with a DestinationRule). */
+  canaryService: string;
+  stableService: string;
+  /** The stable pods' rollouts-pod-template-hash (subsets are pinned to it). */
+  stableHash: string;
+  /** The canary pods' hash; absent when there is no canary (all traffic to stable). */
+  canaryHash?: string | undefined;
+}
+
+/** The API a provider's objects live in; `versions` in order of preference (the first one served is used). */
+export interface RouteResource {
+  group: string;
+  versions: readonly string[];
+  plural: string;
+  kind: string;
+}
+
+/**
+ * One object a router edits. `translate` is pure: given the object as read (undefined when it does
+ * not exist) and the weights, it returns the whole object to write, or a typed error naming the
+ * object and the field. Returning an object deep-equal to the one read means "nothing to write".
+ */
+export interface RouteEdit extends ManagedRouteEdits {
+  resource: RouteResource;
+  namespace: string;
+  name: string;
+  translate(live: RouteObject | undefined, weights: RouteWeights): RouteObject | RouteTranslationError;
+}
+
+/** How a header value or a method/path is matched (Argo's StringMatch: one of the three). */
+export interface StringMatch {
+  exact?: string | undefined;
+  prefix?: string | undefined;
+  regex?: string | undefined;
+}
+
+/** A header route: requests carrying every header in `match` go 100 % to the canary. */
+export interface HeaderRoute {
+  /** A trafficRouting.managedRoutes name. */
+  name: string;
+  /** Absent: remove the route. */
+  match?: Array<{ headerName: string; headerValue: StringMatch }> | undefined;
+}
+
+/** A mirror route: `percentage` % of the requests matching `match` are copied to the canary. */
+export interface MirrorRoute {
+  name: string;
+  /** Absent: remove the route. */
+  match?:
+    | Array<{
+        method?: StringMatch | undefined;
+        path?: StringMatch | undefined;
+        headers?: Record<string, StringMatch> | undefined;
+      }>
+    | undefined;
+  percentage?: number | undefined;
+}
+
+/** The Services a managed route sends to (empty when the provider uses subsets). */
+export interface RouteServices {
+  canaryService: string;
+  stableService: string;
+}
+
+/**
+ * The managed-route edits of a provider that has them (pure, like `translate`): the object to write
+ * with the route added, replaced or (match absent) removed.
+ */
+export interface ManagedRouteEdits {
+  setHeaderRoute?(
+    live: RouteObject | undefined,
+    route: HeaderRoute,
+    services: RouteServices,
+  ): RouteObject | RouteTranslationError;
+  setMirrorRoute?(
+    live: RouteObject | undefined,
+    route: MirrorRoute,
+    services: RouteServices,
+  ): RouteObject | RouteTranslationError;
+}

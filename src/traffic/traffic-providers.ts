@@ -1,0 +1,183 @@
+// The provider table: which trafficRouting field names a router, how its config is read, and the objects it edits.
+import { formatFieldPath, type FieldPath } from '../spec/field-path.ts';
+import type { Rollout, TrafficRouting } from '../spec/rollout.ts';
+import {
+  GATEWAY_API_PLUGIN,
+  readGatewayApiConfig,
+  readIstioConfig,
+  readSmiConfig,
+  type ConfigProblem,
+} from '../spec/traffic-routing.ts';
+import { ISTIO_RESOURCES, destinationRuleEdit, virtualServiceEdit } from './istio-routes.ts';
+import { GATEWAY_API_RESOURCES, gatewayRouteEdit } from './gateway-api-routes.ts';
+import type { RouteEdit, RouteResource } from './route-edit.ts';
+import { RouteTranslationError, objectName } from './route-translation-error.ts';
+import { TRAFFIC_SPLIT_RESOURCE, trafficSplitEdit } from './smi-traffic-split.ts';
+
+/** What a provider's edits need to know of the rollout. */
+interface RoutedRollout {
+  name: string;
+  namespace: string;
+  uid: string;
+  managedRouteNames: readonly string[];
+}
+
+/** One row of the table. */
+export interface TrafficProvider {
+  /** How docs, logs and validation name it (its field under trafficRouting, or `plugins.<name>`). */
+  name: string;
+  /** The configuration block, when this rollout sets it. */
+  configOf(routing: TrafficRouting): unknown;
+  /** The APIs its edits write (RBAC, docs). */
+  resources: readonly RouteResource[];
+  /** The objects to edit, or why the configuration cannot be used. */
+  edits(config: unknown, rollout: RoutedRollout): RouteEdit[] | RouteTranslationError;
+  /** Whether it weights canaryService/stableService (Istio with a DestinationRule weights subsets instead). */
+  needsServices(config: unknown): boolean;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The first problem of a configuration block, as an error naming the rollout and the field. */
+function configError(
+  rollout: RoutedRollout,
+  block: FieldPath,
+  problems: ConfigProblem[],
+): RouteTranslationError {
+  const [first] = problems;
+  return new RouteTranslationError(
+    'traffic.config_invalid',
+    objectName('Rollout', rollout.namespace, rollout.name),
+    formatFieldPath(['spec', 'strategy', 'canary', 'trafficRouting', ...block, ...(first?.field ?? [])]),
+    first?.message ?? 'invalid',
+  );
+}
+
+function gatewayApiEdits(
+  block: FieldPath,
+): (config: unknown, rollout: RoutedRollout) => RouteEdit[] | RouteTranslationError {
+  return (config, rollout) => {
+    const read = readGatewayApiConfig(config);
+    if (Array.isArray(read)) return configError(rollout, block, read);
+    const namespace = read.namespace ?? rollout.namespace;
+    return read.routes.map((ref) => gatewayRouteEdit(ref, namespace, rollout.managedRouteNames));
+  };
+}
+
+const gatewayResources = Object.values(GATEWAY_API_RESOURCES);
+
+/**
+ * Every router Rollgate drives, in the order their edits are written. Gateway API has two rows: the
+ * native field and the Argo plugin's block, read the same way.
+ */
+export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
+  {
+    name: 'gatewayAPI',
+    configOf: (routing) => routing.gatewayAPI,
+    resources: gatewayResources,
+    edits: gatewayApiEdits(['gatewayAPI']),
+    needsServices: () => true,
+  },
+  {
+    name: `plugins.${GATEWAY_API_PLUGIN}`,
+    configOf: (routing) => (isRecord(routing.plugins) ? routing.plugins[GATEWAY_API_PLUGIN] : undefined),
+    resources: gatewayResources,
+    edits: gatewayApiEdits(['plugins', GATEWAY_API_PLUGIN]),
+    needsServices: () => true,
+  },
+  {
+    name: 'smi',
+    configOf: (routing) => routing.smi,
+    resources: [TRAFFIC_SPLIT_RESOURCE],
+    edits: (config, rollout) => {
+      const read = readSmiConfig(config);
+      if (Array.isArray(read)) return configError(rollout, ['smi'], read);
+      return [trafficSplitEdit(read, rollout.namespace, { name: rollout.name, uid: rollout.uid })];
+    },
+    needsServices: () => true,
+  },
+  {
+    name: 'istio',
+    configOf: (routing) => routing.istio,
+    resources: Object.values(ISTIO_RESOURCES),
+    // The DestinationRule first, as Argo: the subsets select the right pods before weights move.
+    edits: (config, rollout) => {
+      const read = readIstioConfig(config);
+      if (Array.isArray(read)) return configError(rollout, ['istio'], read);
+      const rule = read.destinationRule;
+      return [
+        ...(rule ? [destinationRuleEdit(rule, rollout.namespace)] : []),
+        ...read.virtualServices.map((ref) =>
+          virtualServiceEdit(ref, ref.namespace ?? rollout.namespace, rule, rollout.managedRouteNames),
+        ),
+      ];
+    },
+    needsServices: (config) => !(isRecord(config) && config['destinationRule'] !== undefined),
+  },
+];
+
+/** The routing a rollout asks for: the objects to edit and the weight scale. */
+export interface RolloutRoutes {
+  /** The providers set (table names), for logs. */
+  providers: string[];
+  edits: RouteEdit[];
+  /** maxTrafficWeight (100 unless set). */
+  total: number;
+  /** Empty when no provider set weights Services (Istio with a DestinationRule only). */
+  canaryService: string;
+  stableService: string;
+}
+
+/**
+ * The routes a rollout's trafficRouting asks Rollgate to drive, through {@link TRAFFIC_PROVIDERS}.
+ * Undefined when it sets no provider of the table (no trafficRouting: the replica ratio is the split).
+ * A configuration no router can follow (no route named, services missing or the same) is an error
+ * naming the field, so the rollout waits with that message instead of routing blind.
+ */
+export function routesOfRollout(rollout: Rollout): RolloutRoutes | RouteTranslationError | undefined {
+  const canary = rollout.spec.strategy.canary;
+  const routing = canary?.trafficRouting;
+  if (canary === undefined || routing === undefined) return undefined;
+  const set = TRAFFIC_PROVIDERS.filter((provider) => provider.configOf(routing) !== undefined);
+  if (set.length === 0) return undefined;
+  const namespace = rollout.metadata.namespace ?? 'default';
+  const id = objectName('Rollout', namespace, rollout.metadata.name);
+  const canaryService = canary.canaryService ?? '';
+  const stableService = canary.stableService ?? '';
+  const needing = set.find((provider) => provider.needsServices(provider.configOf(routing)));
+  if (needing !== undefined && (!canaryService || !stableService))
+    return new RouteTranslationError(
+      'traffic.config_invalid',
+      id,
+      `spec.strategy.canary.${canaryService ? 'stableService' : 'canaryService'}`,
+      `required with trafficRouting.${needing.name}`,
+    );
+  if (canaryService !== '' && canaryService === stableService)
+    return new RouteTranslationError(
+      'traffic.config_invalid',
+      id,
+      'spec.strategy.canary.canaryService',
+      `must differ from stableService ("${stableService}")`,
+    );
+  const routed: RoutedRollout = {
+    name: rollout.metadata.name,
+    namespace,
+    uid: rollout.metadata.uid ?? '',
+    managedRouteNames: (routing.managedRoutes ?? []).map((route) => route.name),
+  };
+  const edits: RouteEdit[] = [];
+  for (const provider of set) {
+    const found = provider.edits(provider.configOf(routing), routed);
+    if (found instanceof RouteTranslationError) return found;
+    edits.push(...found);
+  }
+  return {
+    providers: set.map((provider) => provider.name),
+    edits,
+    total: routing.maxTrafficWeight ?? 100,
+    canaryService,
+    stableService,
+  };
+}

@@ -1,0 +1,158 @@
+// The route writer against the sandbox: no write when nothing changes, a concurrent write is re-read (never lost), clear errors.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
+import { RouteApiMissingError, RouteWriter } from '../../../src/kube/route-writer.ts';
+import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { RouteTranslationError, gatewayRouteEdit, trafficSplitEdit } from '../../../src/traffic/index.ts';
+import { makeTempDir, type TempDir } from '../../support/git-fixtures.ts';
+import { CORPUS_CRDS } from './traffic-scene.ts';
+
+const run = promisify(execFile);
+const NS = 'default';
+const weights = (canary: number) => ({
+  canary,
+  total: 100,
+  canaryService: 'web-canary',
+  stableService: 'web-stable',
+  stableHash: 'abc123',
+});
+
+let sandbox: Sandbox;
+let clients: KubeClients;
+let tmp: TempDir;
+
+const route = (name: string) => ({
+  apiVersion: 'gateway.networking.k8s.io/v1',
+  kind: 'HTTPRoute',
+  metadata: { name, namespace: NS },
+  spec: {
+    parentRefs: [{ name: 'edge' }],
+    rules: [
+      {
+        backendRefs: [
+          { name: 'web-stable', port: 80, weight: 100 },
+          { name: 'web-canary', port: 80, weight: 0 },
+        ],
+      },
+    ],
+  },
+});
+
+async function readRoute(name: string) {
+  const found = await clients.custom.getNamespacedCustomObject({
+    group: 'gateway.networking.k8s.io',
+    version: 'v1',
+    namespace: NS,
+    plural: 'httproutes',
+    name,
+  });
+  return toPlainObject<{
+    metadata: { labels?: Record<string, string> };
+    spec: { rules: Array<{ backendRefs: Array<{ name: string; weight: number }> }> };
+  }>(found);
+}
+
+async function createRoute(name: string): Promise<void> {
+  await clients.custom.createNamespacedCustomObject({
+    group: 'gateway.networking.k8s.io',
+    version: 'v1',
+    namespace: NS,
+    plural: 'httproutes',
+    body: route(name),
+  });
+}
+
+const routeWrites = (name: string) =>
+  sandbox.audit
+    .entries()
+    .filter((entry) => entry.resource === 'httproutes' && entry.name === name && entry.verb !== 'POST');
+
+beforeAll(async () => {
+  tmp = makeTempDir('rollgate-route-writer-');
+  sandbox = await startSandbox();
+  const kubeconfig = join(tmp.path, 'kubeconfig');
+  await sandbox.writeKubeconfig(kubeconfig);
+  await run('kubectl', [
+    '--kubeconfig',
+    kubeconfig,
+    '--cache-dir',
+    join(tmp.path, 'cache'),
+    'apply',
+    '-f',
+    join(CORPUS_CRDS, 'gateway.networking.k8s.io_httproutes.yaml'),
+  ]);
+  clients = createKubeClients(sandbox.kubeConfig);
+}, 60_000);
+
+afterAll(async () => {
+  await sandbox?.stop();
+  tmp?.remove();
+});
+
+describe('RouteWriter', () => {
+  it('writes once, and sends nothing when the route already holds the weights', async () => {
+    await createRoute('idem');
+    const writer = new RouteWriter(clients);
+    const edit = gatewayRouteEdit({ kind: 'HTTPRoute', name: 'idem', useHeaderRoutes: true }, NS, []);
+    expect(await writer.write(edit, weights(20))).toBe('updated');
+    expect(await writer.write(edit, weights(20))).toBe('unchanged');
+    expect(routeWrites('idem').map((entry) => [entry.verb, entry.code])).toEqual([['PUT', 200]]);
+    const weightsRead = (await readRoute('idem')).spec.rules[0]!.backendRefs.map((ref) => ref.weight);
+    expect(weightsRead).toEqual([80, 20]);
+  });
+
+  it('re-reads after a 409 and keeps the change someone else made meanwhile', async () => {
+    await createRoute('raced');
+    // Between Rollgate's read and its write, the route's owner labels it: the write carries a stale
+    // resourceVersion and the sandbox answers 409, as a real API server would.
+    let raced = false;
+    const custom = new Proxy(clients.custom, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        if (property !== 'replaceNamespacedCustomObject' || typeof value !== 'function') return value;
+        return async (request: Parameters<typeof target.replaceNamespacedCustomObject>[0]) => {
+          if (!raced) {
+            raced = true;
+            const live = toPlainObject<Record<string, unknown>>(
+              await target.getNamespacedCustomObject({ ...request }),
+            );
+            const metadata = live['metadata'] as Record<string, unknown>;
+            await target.replaceNamespacedCustomObject({
+              ...request,
+              body: { ...live, metadata: { ...metadata, labels: { owner: 'team-a' } } },
+            });
+          }
+          return (value as typeof target.replaceNamespacedCustomObject).call(target, request);
+        };
+      },
+    });
+    const writer = new RouteWriter({ ...clients, custom });
+    const edit = gatewayRouteEdit({ kind: 'HTTPRoute', name: 'raced', useHeaderRoutes: true }, NS, []);
+    expect(await writer.write(edit, weights(50))).toBe('updated');
+    expect(routeWrites('raced').map((entry) => entry.code)).toEqual([200, 409, 200]);
+    const written = await readRoute('raced');
+    expect(written.metadata.labels).toEqual({ owner: 'team-a' });
+    expect(written.spec.rules[0]!.backendRefs.map((ref) => ref.weight)).toEqual([50, 50]);
+  });
+
+  it('names a missing route (no write)', async () => {
+    const writer = new RouteWriter(clients);
+    const edit = gatewayRouteEdit({ kind: 'HTTPRoute', name: 'nowhere', useHeaderRoutes: true }, NS, []);
+    const failure = writer.write(edit, weights(20));
+    await expect(failure).rejects.toBeInstanceOf(RouteTranslationError);
+    await expect(failure).rejects.toThrow('HTTPRoute default/nowhere: metadata.name: not found');
+  });
+
+  it('says when the route API is not installed', async () => {
+    const writer = new RouteWriter(clients);
+    const edit = trafficSplitEdit({}, NS, { name: 'web', uid: 'uid-web' });
+    const failure = writer.write(edit, weights(20));
+    await expect(failure).rejects.toBeInstanceOf(RouteApiMissingError);
+    await expect(failure).rejects.toThrow(
+      'TrafficSplit default/web: the API split.smi-spec.io/v1alpha4|v1alpha3|v1alpha2|v1alpha1 is not served by the cluster (are its CRDs installed?)',
+    );
+  });
+});
