@@ -48,7 +48,7 @@ function kubeFailure(err: KubeApiError, step: string): StartFailure {
     const fix =
       err.status === 401
         ? 'the API server does not accept our credentials: check the kubeconfig user or token (--kubeconfig, kubernetes.kubeconfig, kubernetes.context)'
-        : "the API server refuses this request to our identity: grant it in RBAC (the verbs Rollgate needs are listed in docs/install.md)";
+        : 'the API server refuses this request to our identity: grant it in RBAC (the verbs Rollgate needs are listed in docs/install.md)';
     return {
       kind: 'fatal',
       error: new StartRefusedError('kubernetes', step, `${err.message}: ${fix}`, { cause: err }),
