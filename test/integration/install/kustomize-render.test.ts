@@ -139,6 +139,20 @@ describe('kubectl kustomize deploy/', () => {
     expect(container.args?.[0]).toBe('run');
   });
 
+  it('can be uninstalled without the CRDs: the namespace plus the labelled cluster-scoped roles', () => {
+    // docs/install.md: `kubectl delete namespace rollgate-system` and
+    // `kubectl delete clusterrole,clusterrolebinding -l app.kubernetes.io/part-of=rollgate`.
+    for (const install of Object.keys(INSTALLS) as InstallName[]) {
+      const left = renders[install].filter((o) => {
+        if (o.kind === 'Namespace' || o.kind === 'CustomResourceDefinition') return false;
+        if (o.metadata.namespace === 'rollgate-system') return false;
+        const clusterRbac = o.kind === 'ClusterRole' || o.kind === 'ClusterRoleBinding';
+        return !(clusterRbac && o.metadata.labels?.['app.kubernetes.io/part-of'] === 'rollgate');
+      });
+      expect(left.map((o) => `${install}: ${o.kind} ${o.metadata.name}`)).toEqual([]);
+    }
+  });
+
   it('lists every generated CRD in deploy/crds/kustomization.yaml', () => {
     const listed = (parse(readFileSync('deploy/crds/kustomization.yaml', 'utf8')) as { resources: string[] })
       .resources;
