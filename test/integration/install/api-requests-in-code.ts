@@ -1,0 +1,183 @@
+// The Kubernetes API requests Rollgate's processes make, derived from the source: the typed client calls,
+// the custom-object calls, the watch paths, and the kinds the sync applies (those in examples/).
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { ROLLGATE_API_GROUP, toRollgateApiVersion } from '../../../src/spec/api-version.ts';
+
+/** One (group, resource[/subresource], verb) an RBAC rule must allow, and where the code asks for it. */
+export interface ApiRequest {
+  group: string;
+  resource: string;
+  verb: string;
+  where: string;
+}
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+
+/**
+ * Code that never runs as the installed ServiceAccount: the sandbox is the API server itself, the demo
+ * drives its own sandbox, and the CLI's rollout verbs (src/kube/rollout-commands.ts, used only by
+ * src/cli/commands) run with the credentials of the person typing them.
+ */
+const NOT_THE_CONTROLLER = ['src/sandbox/', 'src/demo/', 'src/cli/', 'src/kube/rollout-commands.ts'];
+
+const CLIENT_GROUPS: Record<string, string> = {
+  core: '',
+  apps: 'apps',
+  batch: 'batch',
+  events: 'events.k8s.io',
+  apiextensions: 'apiextensions.k8s.io',
+};
+
+const VERB_OF_METHOD: [prefix: string, verb: string][] = [
+  ['read', 'get'],
+  ['get', 'get'],
+  ['list', 'list'],
+  ['create', 'create'],
+  ['replace', 'update'],
+  ['patch', 'patch'],
+  ['delete', 'delete'],
+];
+
+/** Subresources named by the tail of a typed client method (createNamespacedPodEviction → pods/eviction). */
+const SUBRESOURCE_SUFFIXES: [suffix: string, subresource: string][] = [
+  ['Eviction', 'eviction'],
+  ['Status', 'status'],
+  ['Scale', 'scale'],
+];
+
+const pluralOf = (kind: string): string => `${kind.toLowerCase()}s`;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+function verbOf(method: string): [verb: string, rest: string] | undefined {
+  for (const [prefix, verb] of VERB_OF_METHOD)
+    if (method.startsWith(prefix) && /[A-Z]/.test(method[prefix.length] ?? ''))
+      return [verb, method.slice(prefix.length)];
+  return undefined;
+}
+
+/** A string constant of the file (`const PLURAL = 'rollouts'`), or the identifier itself when not found. */
+function resolve(text: string, expression: string): string {
+  const literal = /^'([^']*)'$/.exec(expression);
+  if (literal) return literal[1]!;
+  if (expression === 'ROLLGATE_API_GROUP') return ROLLGATE_API_GROUP;
+  const constant = new RegExp(`const ${expression} = '([^']*)'`).exec(text);
+  return constant ? constant[1]! : expression;
+}
+
+/** Typed client calls: `clients.apps.patchNamespacedReplicaSet(`, `this.core.createNamespacedEvent(`. */
+function typedClientRequests(file: string, text: string): ApiRequest[] {
+  const found: ApiRequest[] = [];
+  for (const match of text.matchAll(/\b(?:clients|this)\.(core|apps|batch|events|apiextensions)\.(\w+)\(/g)) {
+    const parsed = verbOf(match[2]!);
+    if (!parsed) continue;
+    const [verb, rest] = parsed;
+    let kind = rest.replace(/^Namespaced/, '');
+    let subresource = '';
+    for (const [suffix, sub] of SUBRESOURCE_SUFFIXES)
+      if (kind.endsWith(suffix) && kind !== suffix) {
+        kind = kind.slice(0, -suffix.length);
+        subresource = `/${sub}`;
+      }
+    const request = { group: CLIENT_GROUPS[match[1]!]!, resource: pluralOf(kind) + subresource, where: file };
+    found.push({ ...request, verb });
+    // A server-side apply that creates the object is also authorized as `create` (with the object's name).
+    if (verb === 'patch' && text.includes('APPLY_PATCH')) found.push({ ...request, verb: 'create' });
+  }
+  return found;
+}
+
+/** Custom-object calls: `custom.listClusterCustomObject({ group: …, plural: … })`. */
+function customObjectRequests(file: string, text: string): ApiRequest[] {
+  const found: ApiRequest[] = [];
+  for (const match of text.matchAll(
+    /\.custom\.(\w+?)(?:Namespaced|Cluster)CustomObject(Status)?\(\s*\{([^}]*)\}/g,
+  )) {
+    const verb = verbOf(`${match[1]!}X`)?.[0];
+    const body = match[3]!;
+    const group = /group:\s*([\w']+[.\w']*)/.exec(body)?.[1];
+    const plural = /plural:\s*([\w']+)/.exec(body)?.[1];
+    if (!verb || !group || !plural)
+      throw new Error(`${file}: cannot read the custom-object call ${match[0]}`);
+    const resource = resolve(text, plural) + (match[2] ? '/status' : '');
+    found.push({ group: resolve(text, group), resource, verb, where: file });
+  }
+  // A call written another way (its arguments in a variable, say) must not slip past the RBAC check.
+  const calls = text.match(/\.custom\.\w+CustomObject\w*\(/g)?.length ?? 0;
+  if (calls !== found.length)
+    throw new Error(`${file}: read ${found.length} of ${calls} custom-object calls`);
+  return found;
+}
+
+/** Watches (src/process/watch-with-restart.ts) on paths like `/apis/apps/v1/replicasets`. */
+function watchRequests(file: string, text: string): ApiRequest[] {
+  if (!text.includes('watchWithRestart(')) return [];
+  const found: ApiRequest[] = [];
+  for (const match of text.matchAll(/_PATH = [`'](\/apis\/[^/]+\/v\w+\/\w+)[`']/g)) {
+    const [, , groupExpression, , resource] = match[1]!.split('/');
+    const group = groupExpression === '${ROLLGATE_API_GROUP}' ? ROLLGATE_API_GROUP : groupExpression!;
+    found.push({ group, resource: resource!, verb: 'watch', where: file });
+  }
+  return found;
+}
+
+/**
+ * Where a client is made outside the typed clients read above: the dynamic client of the sync (its verbs
+ * are {@link SYNC_VERBS}), the watches, and the `/version` check (a non-resource URL every authenticated
+ * identity may read). A new one must be looked at, and added here with what it requests.
+ */
+const OTHER_CLIENTS = [
+  'src/kube/client.ts',
+  'src/sync/object-applier.ts',
+  'src/process/watch-with-restart.ts',
+  'src/process/dependency-monitor.ts',
+];
+
+/** The requests Rollgate's own processes make, from the code in src/. */
+export function controllerRequests(): ApiRequest[] {
+  return sourceFiles(join(ROOT, 'src')).flatMap((path) => {
+    const file = relative(ROOT, path);
+    if (NOT_THE_CONTROLLER.some((prefix) => file.startsWith(prefix))) return [];
+    const text = readFileSync(path, 'utf8');
+    if (/makeApiClient|KubernetesObjectApi|new Watch\(/.test(text) && !OTHER_CLIENTS.includes(file))
+      throw new Error(`${file} makes its own API client: list what it requests in api-requests-in-code.ts`);
+    return [
+      ...typedClientRequests(file, text),
+      ...customObjectRequests(file, text),
+      ...watchRequests(file, text),
+    ];
+  });
+}
+
+/** The verbs src/sync/object-applier.ts uses on any kind it applies from Git (read, apply, generateName, prune). */
+export const SYNC_VERBS = ['get', 'list', 'create', 'patch', 'delete'] as const;
+
+/** The kinds the sync applies by default: every kind in examples/, as the cluster serves it. */
+export function syncRequests(): ApiRequest[] {
+  const files = readdirSync(join(ROOT, 'examples'), { recursive: true, encoding: 'utf8' }).filter((f) =>
+    /\.ya?ml$/.test(f),
+  );
+  const kinds = new Map<string, ApiRequest>();
+  for (const file of files)
+    for (const doc of parseAllDocuments(readFileSync(join(ROOT, 'examples', file), 'utf8'))) {
+      const object = doc.toJS() as { apiVersion?: string; kind?: string } | null;
+      if (!object?.apiVersion || !object.kind) continue;
+      const apiVersion = String((toRollgateApiVersion(object) as { apiVersion: string }).apiVersion);
+      const group = apiVersion.includes('/') ? apiVersion.split('/')[0]! : '';
+      kinds.set(`${group}/${object.kind}`, {
+        group,
+        resource: pluralOf(object.kind),
+        verb: '',
+        where: `examples/${file}`,
+      });
+    }
+  return [...kinds.values()].flatMap((kind) => SYNC_VERBS.map((verb) => ({ ...kind, verb })));
+}
