@@ -4,6 +4,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { ROLLGATE_API_GROUP, toRollgateApiVersion } from '../../../src/spec/api-version.ts';
+import { TRAFFIC_SPLIT_RESOURCE } from '../../../src/traffic/smi-traffic-split.ts';
+import { TRAFFIC_PROVIDERS } from '../../../src/traffic/traffic-providers.ts';
 
 /** One (group, resource[/subresource], verb) an RBAC rule must allow, and where the code asks for it. */
 export interface ApiRequest {
@@ -139,22 +141,47 @@ const OTHER_CLIENTS = [
   'src/sync/object-applier.ts',
   'src/process/watch-with-restart.ts',
   'src/process/dependency-monitor.ts',
+  'src/kube/route-writer.ts',
 ];
+const ROUTE_WRITER = 'src/kube/route-writer.ts';
+
+/**
+ * The traffic routers' writes (src/kube/route-writer.ts): each object of every provider's table row is read
+ * and replaced; only the objects a router owns are also created (the SMI TrafficSplit). Its API discovery
+ * (`GET /apis`) is a non-resource URL every authenticated identity may read.
+ */
+const ROUTER_CREATES = [TRAFFIC_SPLIT_RESOURCE];
+function routerRequests(): ApiRequest[] {
+  const resources = new Map(
+    TRAFFIC_PROVIDERS.flatMap((p) => p.resources).map((r) => [`${r.group}/${r.plural}`, r]),
+  );
+  return [...resources.values()].flatMap((resource) =>
+    [...['get', 'update'], ...(ROUTER_CREATES.includes(resource) ? ['create'] : [])].map((verb) => ({
+      group: resource.group,
+      resource: resource.plural,
+      verb,
+      where: 'src/kube/route-writer.ts',
+    })),
+  );
+}
 
 /** The requests Rollgate's own processes make, from the code in src/. */
 export function controllerRequests(): ApiRequest[] {
-  return sourceFiles(join(ROOT, 'src')).flatMap((path) => {
-    const file = relative(ROOT, path);
-    if (NOT_THE_CONTROLLER.some((prefix) => file.startsWith(prefix))) return [];
-    const text = readFileSync(path, 'utf8');
-    if (/makeApiClient|KubernetesObjectApi|new Watch\(/.test(text) && !OTHER_CLIENTS.includes(file))
-      throw new Error(`${file} makes its own API client: list what it requests in api-requests-in-code.ts`);
-    return [
-      ...typedClientRequests(file, text),
-      ...customObjectRequests(file, text),
-      ...watchRequests(file, text),
-    ];
-  });
+  return sourceFiles(join(ROOT, 'src'))
+    .flatMap((path) => {
+      const file = relative(ROOT, path);
+      if (NOT_THE_CONTROLLER.some((prefix) => file.startsWith(prefix))) return [];
+      const text = readFileSync(path, 'utf8');
+      if (/makeApiClient|KubernetesObjectApi|new Watch\(/.test(text) && !OTHER_CLIENTS.includes(file))
+        throw new Error(`${file} makes its own API client: list what it requests in api-requests-in-code.ts`);
+      return [
+        ...typedClientRequests(file, text),
+        // The route writer's group and plural come from the provider table: routerRequests() lists them.
+        ...(file === ROUTE_WRITER ? [] : customObjectRequests(file, text)),
+        ...watchRequests(file, text),
+      ];
+    })
+    .concat(routerRequests());
 }
 
 /** The verbs src/sync/object-applier.ts uses on any kind it applies from Git (read, apply, generateName, prune). */

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../../../src/config/index.ts';
+import { TRAFFIC_PROVIDERS } from '../../../src/traffic/traffic-providers.ts';
 import { controllerRequests, syncRequests, type ApiRequest } from './api-requests-in-code.ts';
 import {
   INSTALLS,
@@ -346,12 +347,13 @@ describe("the ClusterRole is the code's API requests, no more, no fewer", () => 
     ).toBe(true);
   });
 
-  it('names only groups the install or Kubernetes serves', () => {
+  it('names only groups the install, Kubernetes or a supported traffic router serves', () => {
+    const routerGroups = TRAFFIC_PROVIDERS.flatMap((p) => p.resources.map((r) => r.group));
     const groups = new Set(serviceAccountRules(renders.base).flatMap(({ rule }) => rule.apiGroups ?? []));
     const crdGroups = ofKind(renders.base, 'CustomResourceDefinition').map((c) =>
       groupOf(`${(c as unknown as { spec: { group: string } }).spec.group}/v1`),
     );
     for (const group of groups)
-      expect(['', 'apps', 'batch', 'apiextensions.k8s.io', ...crdGroups]).toContain(group);
+      expect(['', 'apps', 'batch', 'apiextensions.k8s.io', ...crdGroups, ...routerGroups]).toContain(group);
   });
 });
