@@ -31,6 +31,9 @@ export interface RouteWriterOptions {
 
 type Plain = Record<string, unknown>;
 
+/** What the writer needs to find an object: a route target or the object one is derived from. */
+type RouteObjectRef = Pick<RouteTarget, 'resource' | 'namespace' | 'name'>;
+
 /**
  * The Kubernetes side of a router: one {@link RouteTarget} at a time, it reads the object, runs the
  * target's pure translation, and writes the result only when it differs from what was read: a
@@ -55,18 +58,25 @@ export class RouteWriter {
     this.nowMs = options.nowMs ?? (() => performance.now());
   }
 
-  /** Brings the object to the weights; idempotent (a second call with the same weights writes nothing). */
-  write(target: RouteTarget, weights: RouteWeights): Promise<RouteWriteResult> {
-    return this.apply(target, (live) => target.translate(live, weights));
+  /**
+   * Brings the object to the weights; idempotent (a second call with the same weights writes nothing).
+   * The object it is derived from, if any, is read first, once: a 409 on the target is about the
+   * target, and the next call reads the source again anyway.
+   */
+  async write(target: RouteTarget, weights: RouteWeights): Promise<RouteWriteResult> {
+    const from = target.derivedFrom;
+    const source = from === undefined ? undefined : await this.read(from, await this.versionFor(from));
+    return this.apply(target, (live) => target.translate(live, weights, source));
   }
 
   /**
-   * Reads the target's object, runs `change` (pure: the object to write, or an Error to throw) and
-   * writes the result when it differs; a 409 re-reads and runs `change` again.
+   * Reads the target's object, runs `change` (pure: the object to write, undefined to leave an absent
+   * object absent, or an Error to throw) and writes the result when it differs; a 409 re-reads and
+   * runs `change` again.
    */
   async apply(
     target: RouteTarget,
-    change: (live: Plain | undefined) => Plain | Error,
+    change: (live: Plain | undefined) => Plain | Error | undefined,
   ): Promise<RouteWriteResult> {
     const version = await this.versionFor(target);
     const { group, plural, kind } = target.resource;
@@ -77,6 +87,7 @@ export class RouteWriter {
       const live = await this.read(target, version);
       const desired = change(live);
       if (desired instanceof Error) throw desired;
+      if (desired === undefined) return 'unchanged';
       if (live !== undefined && canonicalJson(live) === canonicalJson(desired)) return 'unchanged';
       try {
         if (live === undefined) {
@@ -110,7 +121,7 @@ export class RouteWriter {
     throw conflict;
   }
 
-  private async read(target: RouteTarget, version: string): Promise<Plain | undefined> {
+  private async read(target: RouteObjectRef, version: string): Promise<Plain | undefined> {
     const { group, plural, kind } = target.resource;
     const { namespace, name } = target;
     try {
@@ -124,7 +135,7 @@ export class RouteWriter {
     }
   }
 
-  private async versionFor(target: RouteTarget): Promise<string> {
+  private async versionFor(target: RouteObjectRef): Promise<string> {
     const { group, versions, kind } = target.resource;
     const cached = this.served.get(group);
     let served =

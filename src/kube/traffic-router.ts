@@ -69,19 +69,32 @@ export interface RouteWeights {
   canaryHash?: string | undefined;
 }
 
+/** The API of a route object: its group, the versions tried in order, plural and kind. */
+export interface RouteTargetResource {
+  group: string;
+  versions: readonly string[];
+  plural: string;
+  kind: string;
+}
+
 /**
  * One object a router edits, as the edge sees it (src/traffic's translators fill this shape; the
- * edge does not import them). `translate` is pure: the object as read (undefined when absent) and the
- * weights → the whole object to write, or an Error naming the object and field (thrown as is).
+ * edge does not import them). `translate` is pure: the object as read (undefined when absent), the
+ * weights and the `derivedFrom` object as read (undefined when absent or not named) → the whole
+ * object to write, undefined to leave an absent object absent, or an Error naming the object and
+ * field (thrown as is).
  */
 export interface RouteTarget {
-  resource: { group: string; versions: readonly string[]; plural: string; kind: string };
+  resource: RouteTargetResource;
   namespace: string;
   name: string;
+  /** An object the translation is derived from: read before each translation, never written. */
+  derivedFrom?: { resource: RouteTargetResource; namespace: string; name: string } | undefined;
   translate(
     live: Record<string, unknown> | undefined,
     weights: RouteWeights,
-  ): Record<string, unknown> | Error;
+    source?: Record<string, unknown> | undefined,
+  ): Record<string, unknown> | Error | undefined;
   /** Pure, like `translate`: the object with the header route set or removed (providers that have them). */
   setHeaderRoute?(
     live: Record<string, unknown> | undefined,

@@ -5,6 +5,7 @@ import {
   gatewayApiBlockOf,
   readGatewayApiConfig,
   readIstioConfig,
+  readNginxConfig,
   readSmiConfig,
 } from './traffic-routing.ts';
 import type { IssueCollector } from './validation-issue.ts';
@@ -14,7 +15,8 @@ import type { IssueCollector } from './validation-issue.ts';
  * block naming no route (or naming one wrongly), both the native block and the plugin's, an SMI name
  * that is not a string, an Istio block naming no VirtualService or an incomplete DestinationRule, and
  * canaryService/stableService missing where the router weights these two Services (all but Istio
- * with a DestinationRule, which weights its subsets).
+ * with a DestinationRule, which weights its subsets), an NGINX block naming no stable Ingress or
+ * both stableIngress and stableIngresses.
  */
 export function checkTrafficRouting(canary: CanaryStrategy, sink: IssueCollector): void {
   const routing = canary.trafficRouting;
@@ -47,6 +49,13 @@ export function checkTrafficRouting(canary: CanaryStrategy, sink: IssueCollector
         sink.error(at('trafficRouting', 'istio', ...problem.field), problem.message);
     // With a DestinationRule Istio weights subsets, not Services (Argo's subset-level split).
     else if (read.destinationRule === undefined) driven.push('istio');
+  }
+  if (routing.nginx !== undefined) {
+    driven.push('nginx');
+    const read = readNginxConfig(routing.nginx);
+    if (Array.isArray(read))
+      for (const problem of read)
+        sink.error(at('trafficRouting', 'nginx', ...problem.field), problem.message);
   }
   if (driven.length === 0) return;
   for (const field of ['canaryService', 'stableService'] as const) {

@@ -1,4 +1,5 @@
-// The traffic routers' configuration blocks as Rollgate reads them (Gateway API, SMI): one reader for validation and routers.
+// The traffic routers' configuration blocks as Rollgate reads them (Gateway API, SMI, Istio, NGINX): one reader for validation and routers.
+import { z } from 'zod';
 import type { FieldPath } from './field-path.ts';
 import type { TrafficRouting } from './rollout.ts';
 
@@ -260,4 +261,99 @@ export function readIstioConfig(raw: unknown): IstioConfig | ConfigProblem[] {
   }
   if (problems.length > 0) return problems;
   return { virtualServices, ...(destinationRule ? { destinationRule } : {}) };
+}
+
+/** The annotation prefix of the NGINX Ingress controller, unless `annotationPrefix` says otherwise. */
+export const NGINX_DEFAULT_ANNOTATION_PREFIX = 'nginx.ingress.kubernetes.io';
+
+/** Fields of `trafficRouting.nginx` Rollgate reads (all of Argo's). */
+export const NGINX_FIELDS = [
+  'stableIngress',
+  'stableIngresses',
+  'annotationPrefix',
+  'additionalIngressAnnotations',
+  'canaryIngressAnnotations',
+] as const;
+
+const annotationMap = z.record(
+  z.string().min(1, { error: 'an annotation key must not be empty' }),
+  z.string({ error: 'must be a string (quote numbers and booleans)' }),
+  { error: 'must be a map of annotation keys to string values' },
+);
+
+/**
+ * `trafficRouting.nginx` as Argo defines it. Fields Rollgate does not know are left to the
+ * unsupported-field check (so they are named as unsupported, not as a shape error).
+ */
+export const nginxTrafficRoutingSchema = z
+  .object({
+    stableIngress: z
+      .string({ error: 'must name an Ingress' })
+      .min(1, { error: 'must name an Ingress' })
+      .optional(),
+    stableIngresses: z
+      .array(z.string({ error: 'must name an Ingress' }).min(1, { error: 'must name an Ingress' }), {
+        error: 'must be a list of Ingress names',
+      })
+      .min(1, { error: 'must name at least one Ingress' })
+      .optional(),
+    annotationPrefix: z
+      .string({ error: 'must be an annotation prefix' })
+      .min(1, { error: 'must not be empty (default nginx.ingress.kubernetes.io)' })
+      .optional(),
+    additionalIngressAnnotations: annotationMap.optional(),
+    canaryIngressAnnotations: annotationMap.optional(),
+  })
+  .superRefine((block, ctx) => {
+    if (block.stableIngress !== undefined && block.stableIngresses !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['stableIngresses'],
+        message: 'set only one of stableIngress and stableIngresses',
+      });
+    else if (block.stableIngress === undefined && block.stableIngresses === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: [],
+        message: 'names no Ingress: set stableIngress or stableIngresses',
+      });
+    block.stableIngresses?.forEach((name, index) => {
+      if (block.stableIngresses!.indexOf(name) !== index)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['stableIngresses', index],
+          message: `"${name}" is listed twice`,
+        });
+    });
+  });
+
+/** `trafficRouting.nginx` as Rollgate reads it. */
+export interface NginxConfig {
+  /** The stable Ingresses, one canary Ingress each (`stableIngress` is a list of one). */
+  stableIngresses: string[];
+  /** {@link NGINX_DEFAULT_ANNOTATION_PREFIX} when unset. */
+  annotationPrefix: string;
+  /** Keys without the prefix get it (`canary-by-header` → `<prefix>/canary-by-header`), as Argo does. */
+  additionalIngressAnnotations: Record<string, string>;
+  /** Written as they are, keys included. */
+  canaryIngressAnnotations: Record<string, string>;
+}
+
+/** Reads `trafficRouting.nginx`; returns the problems instead when no Ingress, or both forms, are named. */
+export function readNginxConfig(raw: unknown): NginxConfig | ConfigProblem[] {
+  if (!isRecord(raw)) return [{ field: [], message: 'must be an object' }];
+  const parsed = nginxTrafficRoutingSchema.safeParse(raw);
+  if (!parsed.success)
+    return parsed.error.issues.map((issue) => ({
+      field: issue.path.filter((key): key is string | number => typeof key !== 'symbol'),
+      message: issue.message,
+    }));
+  const block = parsed.data;
+  return {
+    stableIngresses:
+      block.stableIngresses ?? (block.stableIngress !== undefined ? [block.stableIngress] : []),
+    annotationPrefix: block.annotationPrefix ?? NGINX_DEFAULT_ANNOTATION_PREFIX,
+    additionalIngressAnnotations: block.additionalIngressAnnotations ?? {},
+    canaryIngressAnnotations: block.canaryIngressAnnotations ?? {},
+  };
 }

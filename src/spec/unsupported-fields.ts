@@ -8,6 +8,7 @@ import {
   ISTIO_DESTINATION_RULE_FIELDS,
   ISTIO_FIELDS,
   ISTIO_VIRTUAL_SERVICE_FIELDS,
+  NGINX_FIELDS,
   gatewayApiBlockOf,
 } from './traffic-routing.ts';
 import type { TrafficRouting } from './rollout.ts';
@@ -20,7 +21,13 @@ import { OTHER_METRIC_PROVIDERS } from './analysis.ts';
  * an error, never silently ignored. `plugins` is driven only for the plugins in
  * {@link SUPPORTED_TRAFFIC_ROUTER_PLUGINS}.
  */
-export const SUPPORTED_TRAFFIC_ROUTERS: readonly string[] = ['gatewayAPI', 'smi', 'istio', 'plugins'];
+export const SUPPORTED_TRAFFIC_ROUTERS: readonly string[] = [
+  'gatewayAPI',
+  'smi',
+  'istio',
+  'nginx',
+  'plugins',
+];
 
 /** The `trafficRouting.plugins` entries Rollgate drives itself (read as Argo's plugin reads them). */
 export const SUPPORTED_TRAFFIC_ROUTER_PLUGINS: readonly string[] = [GATEWAY_API_PLUGIN];
@@ -74,9 +81,9 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason: 'Rollgate needs the pod template inline in spec.template',
   },
   trafficRouting: {
-    field: 'spec.strategy.canary.trafficRouting.<nginx|alb|ambassador|appMesh|traefik|apisix>',
+    field: 'spec.strategy.canary.trafficRouting.<alb|ambassador|appMesh|traefik|apisix>',
     severity: 'error',
-    reason: 'Rollgate drives the Gateway API, SMI and Istio routers only for now',
+    reason: 'Rollgate drives the Gateway API, SMI, Istio and NGINX routers only for now',
   },
   trafficRoutingPlugin: {
     field: 'spec.strategy.canary.trafficRouting.plugins.<name>',
@@ -94,6 +101,11 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     severity: 'error',
     reason:
       'Rollgate reads virtualService(s) {name, routes, tlsRoutes, tcpRoutes} and destinationRule {name, canarySubsetName, stableSubsetName}',
+  },
+  nginxField: {
+    field: 'spec.strategy.canary.trafficRouting.nginx.<…>',
+    severity: 'error',
+    reason: `Rollgate reads ${NGINX_FIELDS.join(', ')}`,
   },
   experiment: {
     field: 'spec.strategy.canary.steps[].experiment',
@@ -235,6 +247,16 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       }
     }
     checkIstioFields(trafficRouting['istio'], at('trafficRouting', 'istio'), sink);
+    const nginx = trafficRouting['nginx'];
+    if (isRecord(nginx))
+      for (const field of Object.keys(nginx))
+        if (!(NGINX_FIELDS as readonly string[]).includes(field))
+          report(
+            sink,
+            at('trafficRouting', 'nginx', field),
+            `strategy.canary.trafficRouting.nginx.${field}`,
+            r.nginxField,
+          );
     for (const block of gatewayApiBlockOf(trafficRouting)) {
       if (!isRecord(block.raw)) continue;
       for (const field of Object.keys(block.raw)) {

@@ -26,16 +26,30 @@ export interface RouteResource {
   kind: string;
 }
 
+/** An object a translation is derived from (read, never written): NGINX's stable Ingress. */
+export interface RouteSource {
+  resource: RouteResource;
+  namespace: string;
+  name: string;
+}
+
 /**
  * One object a router edits. `translate` is pure: given the object as read (undefined when it does
- * not exist) and the weights, it returns the whole object to write, or a typed error naming the
- * object and the field. Returning an object deep-equal to the one read means "nothing to write".
+ * not exist), the weights and, when the edit names a `derivedFrom` object, that object as read
+ * (undefined when it does not exist), it returns the whole object to write, or a typed error naming
+ * the object and the field. Returning an object deep-equal to the one read, or undefined for an
+ * object that does not exist and should not be created yet, means "nothing to write".
  */
 export interface RouteEdit extends ManagedRouteEdits {
   resource: RouteResource;
   namespace: string;
   name: string;
-  translate(live: RouteObject | undefined, weights: RouteWeights): RouteObject | RouteTranslationError;
+  derivedFrom?: RouteSource | undefined;
+  translate(
+    live: RouteObject | undefined,
+    weights: RouteWeights,
+    source?: RouteObject | undefined,
+  ): RouteObject | RouteTranslationError | undefined;
 }
 
 /** How a header value or a method/path is matched (Argo's StringMatch: one of the three). */

@@ -5,11 +5,13 @@ import {
   GATEWAY_API_PLUGIN,
   readGatewayApiConfig,
   readIstioConfig,
+  readNginxConfig,
   readSmiConfig,
   type ConfigProblem,
 } from '../spec/traffic-routing.ts';
 import { ISTIO_RESOURCES, destinationRuleEdit, virtualServiceEdit } from './istio-routes.ts';
 import { GATEWAY_API_RESOURCES, gatewayRouteEdit } from './gateway-api-routes.ts';
+import { INGRESS_RESOURCE, canaryIngressEdit } from './nginx-ingress.ts';
 import type { RouteEdit, RouteResource } from './route-edit.ts';
 import { RouteTranslationError, objectName } from './route-translation-error.ts';
 import { TRAFFIC_SPLIT_RESOURCE, trafficSplitEdit } from './smi-traffic-split.ts';
@@ -28,8 +30,10 @@ export interface TrafficProvider {
   name: string;
   /** The configuration block, when this rollout sets it. */
   configOf(routing: TrafficRouting): unknown;
-  /** The APIs its edits write (RBAC, docs). */
+  /** The APIs its edits read and write (RBAC, docs). */
   resources: readonly RouteResource[];
+  /** Those of `resources` whose objects the router owns and creates (RBAC: create too). */
+  creates: readonly RouteResource[];
   /** The objects to edit, or why the configuration cannot be used. */
   edits(config: unknown, rollout: RoutedRollout): RouteEdit[] | RouteTranslationError;
   /** Whether it weights canaryService/stableService (Istio with a DestinationRule weights subsets instead). */
@@ -77,6 +81,7 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
     name: 'gatewayAPI',
     configOf: (routing) => routing.gatewayAPI,
     resources: gatewayResources,
+    creates: [],
     edits: gatewayApiEdits(['gatewayAPI']),
     needsServices: () => true,
   },
@@ -84,6 +89,7 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
     name: `plugins.${GATEWAY_API_PLUGIN}`,
     configOf: (routing) => (isRecord(routing.plugins) ? routing.plugins[GATEWAY_API_PLUGIN] : undefined),
     resources: gatewayResources,
+    creates: [],
     edits: gatewayApiEdits(['plugins', GATEWAY_API_PLUGIN]),
     needsServices: () => true,
   },
@@ -91,6 +97,7 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
     name: 'smi',
     configOf: (routing) => routing.smi,
     resources: [TRAFFIC_SPLIT_RESOURCE],
+    creates: [TRAFFIC_SPLIT_RESOURCE],
     edits: (config, rollout) => {
       const read = readSmiConfig(config);
       if (Array.isArray(read)) return configError(rollout, ['smi'], read);
@@ -102,6 +109,7 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
     name: 'istio',
     configOf: (routing) => routing.istio,
     resources: Object.values(ISTIO_RESOURCES),
+    creates: [],
     // The DestinationRule first, as Argo: the subsets select the right pods before weights move.
     edits: (config, rollout) => {
       const read = readIstioConfig(config);
@@ -115,6 +123,21 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
       ];
     },
     needsServices: (config) => !(isRecord(config) && config['destinationRule'] !== undefined),
+  },
+  {
+    name: 'nginx',
+    configOf: (routing) => routing.nginx,
+    // The stable Ingresses are read; the canary Ingresses are the router's own.
+    resources: [INGRESS_RESOURCE],
+    creates: [INGRESS_RESOURCE],
+    edits: (config, rollout) => {
+      const read = readNginxConfig(config);
+      if (Array.isArray(read)) return configError(rollout, ['nginx'], read);
+      return read.stableIngresses.map((stable) =>
+        canaryIngressEdit(read, stable, rollout.namespace, { name: rollout.name, uid: rollout.uid }),
+      );
+    },
+    needsServices: () => true,
   },
 ];
 

@@ -91,7 +91,7 @@ describe('trafficRouting is accepted for the providers that have a router', () =
   });
 
   it.each([
-    { routing: { nginx: { stableIngress: 'web' } }, named: 'nginx' },
+    { routing: { alb: { ingress: 'web' } }, named: 'alb' },
     { routing: { plugins: { 'acme/router': {} } }, named: 'plugins["acme/router"]' },
   ])('$named, which has no router, is refused by name (never split by replica ratio instead)', (row) => {
     const rollout = aRoutedUpdate({ trafficRouting: row.routing })

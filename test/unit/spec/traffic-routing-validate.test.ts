@@ -71,10 +71,10 @@ describe('validate: trafficRouting', () => {
 
   it('keeps other routers, other plugins and Gateway API fields it does not drive unsupported', () => {
     const text = withCanary(
-      `${SERVICES}      trafficRouting:\n        nginx:\n          stableIngress: web\n        plugins:\n          acme/router: {}\n          argoproj-labs/gatewayAPI:\n            httpRoute: web\n            tlsRoute: web-tls\n`,
+      `${SERVICES}      trafficRouting:\n        alb:\n          ingress: web\n        plugins:\n          acme/router: {}\n          argoproj-labs/gatewayAPI:\n            httpRoute: web\n            tlsRoute: web-tls\n`,
     );
     expect(errorsOf(text)).toEqual([
-      '27 spec.strategy.canary.trafficRouting.nginx: unsupported: strategy.canary.trafficRouting.nginx (Rollgate drives the Gateway API, SMI and Istio routers only for now)',
+      '27 spec.strategy.canary.trafficRouting.alb: unsupported: strategy.canary.trafficRouting.alb (Rollgate drives the Gateway API, SMI, Istio and NGINX routers only for now)',
       '30 spec.strategy.canary.trafficRouting.plugins["acme/router"]: unsupported: strategy.canary.trafficRouting.plugins["acme/router"] (Rollgate runs no router plugins; it drives argoproj-labs/gatewayAPI itself)',
       '33 spec.strategy.canary.trafficRouting.plugins["argoproj-labs/gatewayAPI"].tlsRoute: unsupported: strategy.canary.trafficRouting.plugins["argoproj-labs/gatewayAPI"].tlsRoute (Rollgate drives the HTTPRoutes, GRPCRoutes and TCPRoutes named in the block)',
     ]);
@@ -138,12 +138,66 @@ describe('validate: trafficRouting', () => {
     ]);
   });
 
+  it.each([
+    ['nginx with stableIngress', '        nginx:\n          stableIngress: web\n'],
+    [
+      'nginx with every field',
+      '        nginx:\n          stableIngresses: [web, web-admin]\n          annotationPrefix: custom.nginx.org\n          additionalIngressAnnotations:\n            canary-by-header: X-Canary\n          canaryIngressAnnotations:\n            team.example.com/owner: shop\n',
+    ],
+  ])('accepts %s with both services', (_name, block) => {
+    expect(errorsOf(withCanary(`${SERVICES}      trafficRouting:\n${block}`))).toEqual([]);
+  });
+
+  it.each([
+    {
+      name: 'neither stableIngress nor stableIngresses',
+      block: '        nginx:\n          annotationPrefix: custom.nginx.org\n',
+      want: [
+        '27 spec.strategy.canary.trafficRouting.nginx: names no Ingress: set stableIngress or stableIngresses',
+      ],
+    },
+    {
+      name: 'both stableIngress and stableIngresses',
+      block: '        nginx:\n          stableIngress: web\n          stableIngresses: [web-admin]\n',
+      want: [
+        '29 spec.strategy.canary.trafficRouting.nginx.stableIngresses: set only one of stableIngress and stableIngresses',
+      ],
+    },
+    {
+      name: 'a name listed twice',
+      block: '        nginx:\n          stableIngresses: [web, web-admin, web]\n',
+      want: ['28 spec.strategy.canary.trafficRouting.nginx.stableIngresses[2]: "web" is listed twice'],
+    },
+    {
+      name: 'an empty name, an annotation that is not a string, a field Argo lacks',
+      block:
+        '        nginx:\n          stableIngresses: [web, ""]\n          additionalIngressAnnotations:\n            canary-by-header: 3\n          stableIngressName: web\n',
+      want: [
+        '28 spec.strategy.canary.trafficRouting.nginx.stableIngresses[1]: must name an Ingress',
+        '30 spec.strategy.canary.trafficRouting.nginx.additionalIngressAnnotations.canary-by-header: must be a string (quote numbers and booleans)',
+        '31 spec.strategy.canary.trafficRouting.nginx.stableIngressName: unsupported: strategy.canary.trafficRouting.nginx.stableIngressName (Rollgate reads stableIngress, stableIngresses, annotationPrefix, additionalIngressAnnotations, canaryIngressAnnotations)',
+      ],
+    },
+  ])('refuses an nginx block with $name, at its line', ({ block, want }) => {
+    expect(errorsOf(withCanary(`${SERVICES}      trafficRouting:\n${block}`)).sort()).toEqual(want.sort());
+  });
+
+  it('requires canaryService and stableService with nginx', () => {
+    expect(
+      errorsOf(withCanary('      trafficRouting:\n        nginx:\n          stableIngress: web\n')),
+    ).toEqual([
+      '23 spec.strategy.canary.canaryService: required with trafficRouting.nginx (the router weights this Service)',
+      '23 spec.strategy.canary.stableService: required with trafficRouting.nginx (the router weights this Service)',
+    ]);
+  });
+
   it('unsupportedTrafficRouters lists what the planner must refuse', () => {
     expect(unsupportedTrafficRouters({ smi: {}, gatewayAPI: {} })).toEqual([]);
     expect(unsupportedTrafficRouters({ plugins: { 'argoproj-labs/gatewayAPI': {} } })).toEqual([]);
     expect(unsupportedTrafficRouters({ istio: {} })).toEqual([]);
-    expect(unsupportedTrafficRouters({ nginx: {}, plugins: { 'acme/router': {} } })).toEqual([
-      'nginx',
+    expect(unsupportedTrafficRouters({ nginx: {} })).toEqual([]);
+    expect(unsupportedTrafficRouters({ alb: {}, plugins: { 'acme/router': {} } })).toEqual([
+      'alb',
       'plugins["acme/router"]',
     ]);
   });

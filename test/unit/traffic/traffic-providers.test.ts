@@ -53,6 +53,14 @@ describe('routesOfRollout', () => {
     ]);
   });
 
+  it('names a canary Ingress per stable Ingress for nginx', () => {
+    expect(names(routed({ nginx: { stableIngress: 'edge' } }))).toEqual(['Ingress default/web-edge-canary']);
+    expect(names(routed({ nginx: { stableIngresses: ['a', 'b'] } }))).toEqual([
+      'Ingress default/web-a-canary',
+      'Ingress default/web-b-canary',
+    ]);
+  });
+
   it('reads Istio: the DestinationRule first, then the VirtualServices (name.namespace shorthand); no services needed with subsets', () => {
     const istio = {
       virtualServices: [{ name: 'web' }, { name: 'web-internal.mesh' }],
@@ -83,6 +91,24 @@ describe('routesOfRollout', () => {
       routing: { plugins: { 'argoproj-labs/gatewayAPI': { httpRoutes: [{}] } } },
       fields: services,
       field: 'spec.strategy.canary.trafficRouting.plugins["argoproj-labs/gatewayAPI"].httpRoutes[0].name',
+    },
+    {
+      name: 'an nginx block with both stableIngress and stableIngresses',
+      routing: { nginx: { stableIngress: 'a', stableIngresses: ['b'] } },
+      fields: services,
+      field: 'spec.strategy.canary.trafficRouting.nginx.stableIngresses',
+    },
+    {
+      name: 'an nginx block naming no Ingress',
+      routing: { nginx: { annotationPrefix: 'x' } },
+      fields: services,
+      field: 'spec.strategy.canary.trafficRouting.nginx',
+    },
+    {
+      name: 'nginx without a stableService',
+      routing: { nginx: { stableIngress: 'a' } },
+      fields: { canaryService: 'web-canary' },
+      field: 'spec.strategy.canary.stableService',
     },
     {
       name: 'no canaryService',
