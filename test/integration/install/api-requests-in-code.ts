@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { ROLLGATE_API_GROUP, toRollgateApiVersion } from '../../../src/spec/api-version.ts';
-import { TRAFFIC_SPLIT_RESOURCE } from '../../../src/traffic/smi-traffic-split.ts';
+import type { RouteResource } from '../../../src/traffic/route-edit.ts';
 import { TRAFFIC_PROVIDERS } from '../../../src/traffic/traffic-providers.ts';
 
 /** One (group, resource[/subresource], verb) an RBAC rule must allow, and where the code asks for it. */
@@ -49,7 +49,8 @@ const SUBRESOURCE_SUFFIXES: [suffix: string, subresource: string][] = [
   ['Scale', 'scale'],
 ];
 
-const pluralOf = (kind: string): string => `${kind.toLowerCase()}s`;
+// Kubernetes' own rule for the kinds in play: a kind ending in s (Ingress) takes -es.
+const pluralOf = (kind: string): string => `${kind.toLowerCase()}${kind.endsWith('s') ? 'es' : 's'}`;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -147,16 +148,16 @@ const ROUTE_WRITER = 'src/kube/route-writer.ts';
 
 /**
  * The traffic routers' writes (src/kube/route-writer.ts): each object of every provider's table row is read
- * and replaced; only the objects a router owns are also created (the SMI TrafficSplit). Its API discovery
- * (`GET /apis`) is a non-resource URL every authenticated identity may read.
+ * and replaced; only the objects a router owns (its row's `creates`: the SMI TrafficSplit, NGINX's canary
+ * Ingresses) are also created. Its API discovery (`GET /apis`) is a non-resource URL every authenticated
+ * identity may read.
  */
-const ROUTER_CREATES = [TRAFFIC_SPLIT_RESOURCE];
 function routerRequests(): ApiRequest[] {
-  const resources = new Map(
-    TRAFFIC_PROVIDERS.flatMap((p) => p.resources).map((r) => [`${r.group}/${r.plural}`, r]),
-  );
+  const id = (r: RouteResource) => `${r.group}/${r.plural}`;
+  const resources = new Map(TRAFFIC_PROVIDERS.flatMap((p) => p.resources).map((r) => [id(r), r]));
+  const created = new Set(TRAFFIC_PROVIDERS.flatMap((p) => p.creates).map(id));
   return [...resources.values()].flatMap((resource) =>
-    [...['get', 'update'], ...(ROUTER_CREATES.includes(resource) ? ['create'] : [])].map((verb) => ({
+    [...['get', 'update'], ...(created.has(id(resource)) ? ['create'] : [])].map((verb) => ({
       group: resource.group,
       resource: resource.plural,
       verb,

@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { toPlainObject } from '../../../src/kube/client.ts';
+import { promoteRollout } from '../../../src/kube/rollout-commands.ts';
 import { runCli } from '../../support/run-cli.ts';
 import { startTrafficScene, type TrafficScene } from './traffic-scene.ts';
 
@@ -16,6 +17,7 @@ describe('examples/traffic with rollgate validate', () => {
       'istio',
       'skipped 3 objects of kinds Rollgate does not validate (DestinationRule, Service, VirtualService)',
     ],
+    ['nginx', 'skipped 3 objects of kinds Rollgate does not validate (Service ×2, Ingress)'],
   ])('%s is valid', async (name, skipped) => {
     const run = await runCli('validate', example(name));
     expect(run.stderr + run.stdout).toContain(skipped);
@@ -36,6 +38,7 @@ describe('examples/traffic applied with kubectl', () => {
     await scene.kubectl('create', 'namespace', 'gateway-example');
     await scene.kubectl('create', 'namespace', 'smi-example');
     await scene.kubectl('create', 'namespace', 'istio-example');
+    await scene.kubectl('create', 'namespace', 'nginx-example');
   }, 60_000);
   afterAll(async () => {
     await scene?.stop();
@@ -128,5 +131,58 @@ describe('examples/traffic applied with kubectl', () => {
         ['canary', undefined],
       ]);
     expect(rule.spec.subsets.map((s) => s.labels['app'])).toEqual(['reviews', 'reviews']);
+  }, 30_000);
+
+  it('nginx: the Rollout gets healthy; a new image gets a canary Ingress at 20 with the header annotation', async () => {
+    const ns = 'nginx-example';
+    await scene.kubectl('apply', '-n', ns, '-f', example('nginx'));
+    await scene.waitFor('storefront healthy', ns, 'storefront', (s) => s.phase === 'Healthy');
+    await scene.kubectl(
+      'patch',
+      'rollouts.rollgate.dev',
+      'storefront',
+      '-n',
+      ns,
+      '--type=json',
+      '-p',
+      '[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"ghcr.io/rollgate/web:1.1.0"}]',
+    );
+    const paused = await scene.waitFor(
+      'the pause after setWeight 20',
+      ns,
+      'storefront',
+      (s) => s.phase === 'Paused' && s.currentStepIndex === 1,
+    );
+    expect(paused.trafficRouterError).toBeUndefined();
+    const canary = toPlainObject<{
+      metadata: { annotations: Record<string, string> };
+      spec: {
+        rules: Array<{ host: string; http: { paths: Array<{ backend: { service: { name: string } } }> } }>;
+      };
+    }>(
+      await scene.clients.custom.getNamespacedCustomObject({
+        group: 'networking.k8s.io',
+        version: 'v1',
+        namespace: ns,
+        plural: 'ingresses',
+        name: 'storefront-storefront-canary',
+      }),
+    );
+    expect(canary.metadata.annotations).toEqual({
+      'nginx.ingress.kubernetes.io/canary': 'true',
+      'nginx.ingress.kubernetes.io/canary-weight': '20',
+      'nginx.ingress.kubernetes.io/canary-by-header': 'X-Canary',
+    });
+    expect(canary.spec.rules.map((r) => [r.host, r.http.paths[0]!.backend.service.name])).toEqual([
+      ['shop.example.com', 'storefront-canary'],
+    ]);
+    // The timed pause is skipped by a promotion; the rollout moves on to 50.
+    await promoteRollout(scene.clients, { namespace: ns, name: 'storefront' });
+    await scene.waitFor(
+      'the pause after setWeight 50',
+      ns,
+      'storefront',
+      (s) => s.phase === 'Paused' && s.currentStepIndex === 3,
+    );
   }, 30_000);
 });
