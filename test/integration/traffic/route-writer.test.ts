@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
 import { RouteApiMissingError, RouteWriter } from '../../../src/kube/route-writer.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
-import { RouteTranslationError, gatewayRouteEdit, trafficSplitEdit } from '../../../src/traffic/index.ts';
+import {
+  RouteTranslationError,
+  canaryIngressEdit,
+  gatewayRouteEdit,
+  trafficSplitEdit,
+} from '../../../src/traffic/index.ts';
+import { NGINX_DEFAULT_ANNOTATION_PREFIX } from '../../../src/spec/traffic-routing.ts';
 import { makeTempDir, type TempDir } from '../../support/git-fixtures.ts';
 import { CORPUS_CRDS } from './traffic-scene.ts';
 
@@ -64,6 +70,22 @@ async function createRoute(name: string): Promise<void> {
     body: route(name),
   });
 }
+
+/** A Rollout to own the canary Ingress (paused: the test runs no Rollgate anyway). */
+const ROLLOUT = {
+  apiVersion: 'rollgate.dev/v1alpha1',
+  kind: 'Rollout',
+  metadata: { name: 'web', namespace: NS },
+  spec: {
+    paused: true,
+    selector: { matchLabels: { app: 'web' } },
+    template: {
+      metadata: { labels: { app: 'web' } },
+      spec: { containers: [{ name: 'web', image: 'web:1' }] },
+    },
+    strategy: { canary: { canaryService: 'web-canary', stableService: 'web-stable' } },
+  },
+};
 
 const routeWrites = (name: string) =>
   sandbox.audit
@@ -144,6 +166,76 @@ describe('RouteWriter', () => {
     const failure = writer.write(edit, weights(20));
     await expect(failure).rejects.toBeInstanceOf(RouteTranslationError);
     await expect(failure).rejects.toThrow('HTTPRoute default/nowhere: metadata.name: not found');
+  });
+
+  it('derives the canary Ingress from the stable one it reads: nothing at rest, created with a canary, then left alone', async () => {
+    await clients.custom.createNamespacedCustomObject({
+      group: 'networking.k8s.io',
+      version: 'v1',
+      namespace: NS,
+      plural: 'ingresses',
+      body: {
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'Ingress',
+        metadata: { name: 'shop', namespace: NS },
+        spec: {
+          rules: [
+            {
+              host: 'shop.example.com',
+              http: {
+                paths: [
+                  {
+                    path: '/',
+                    pathType: 'Prefix',
+                    backend: { service: { name: 'web-stable', port: { number: 80 } } },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      },
+    });
+    // The canary Ingress is owned by its Rollout: one must exist, or the garbage collector takes it away.
+    await run('kubectl', [
+      '--kubeconfig',
+      join(tmp.path, 'kubeconfig'),
+      '--cache-dir',
+      join(tmp.path, 'cache'),
+      'apply',
+      '-f',
+      join(import.meta.dirname, '..', '..', '..', 'deploy', 'crds', 'rollouts.rollgate.dev.yaml'),
+    ]);
+    const rollout = toPlainObject<{ metadata: { uid: string } }>(
+      await clients.custom.createNamespacedCustomObject({
+        group: 'rollgate.dev',
+        version: 'v1alpha1',
+        namespace: NS,
+        plural: 'rollouts',
+        body: ROLLOUT,
+      }),
+    );
+    const writer = new RouteWriter(clients);
+    const config = {
+      stableIngresses: ['shop'],
+      annotationPrefix: NGINX_DEFAULT_ANNOTATION_PREFIX,
+      additionalIngressAnnotations: {},
+      canaryIngressAnnotations: {},
+    };
+    const edit = canaryIngressEdit(config, 'shop', NS, { name: 'web', uid: rollout.metadata.uid });
+    expect(await writer.write(edit, weights(0))).toBe('unchanged');
+    const withCanary = { ...weights(20), canaryHash: 'def456' };
+    expect(await writer.write(edit, withCanary)).toBe('created');
+    // What the API server stored (defaults and all) translates to itself: no write at rest.
+    expect(await writer.write(edit, withCanary)).toBe('unchanged');
+    expect(await writer.write(edit, { ...weights(0), canaryHash: 'def456' })).toBe('updated');
+    const writes = sandbox.audit
+      .entries()
+      .filter((entry) => entry.resource === 'ingresses' && entry.verb !== 'GET')
+      .map((entry) => [entry.verb, entry.name ?? '', entry.code]);
+    // The stable Ingress is written only by this test's own create (POST), never by the writer.
+    expect(writes.filter(([verb]) => verb !== 'POST')).toEqual([['PUT', 'web-shop-canary', 200]]);
+    expect(writes.filter(([verb]) => verb === 'POST')).toHaveLength(2);
   });
 
   it('says when the route API is not installed', async () => {
