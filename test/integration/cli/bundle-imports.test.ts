@@ -70,8 +70,13 @@ describe('what the CLI bundle loads', () => {
     }
   });
 
-  it('status, promote, abort, retry, pause, resume, restart: the cluster client, nothing long-running', () => {
-    for (const entry of ['src/kube/client.ts', 'src/kube/rollout-commands.ts', 'src/kube/rollout-view.ts']) {
+  it('status, get rollout, list rollouts, promote, abort, retry, pause, resume, restart: the cluster client, nothing long-running', () => {
+    for (const entry of [
+      'src/kube/client.ts',
+      'src/kube/rollout-commands.ts',
+      'src/kube/rollout-view.ts',
+      'src/cli/get-rollout.ts',
+    ]) {
       const loaded = packagesLoadedBy(entry);
       expect(loaded).toContain(CLUSTER_CLIENT);
       for (const name of LONG_RUNNING) expect(loaded, `${entry} loads ${name}`).not.toContain(name);
