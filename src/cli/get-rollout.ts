@@ -5,6 +5,7 @@ import { toPlainObject } from '../kube/client.ts';
 import { kubeCall } from '../kube/errors.ts';
 import { formatLabelSelector } from '../kube/label-selector.ts';
 import { ObservedStateReader, type RolloutKey } from '../kube/observed-state-reader.ts';
+import { RolloutNotFoundError } from '../kube/rollout-commands.ts';
 import { buildRolloutTree, completion, rolloutListRow, type RolloutTree } from '../kube/rollout-tree.ts';
 import { watchWithRestart, type RunningWatch } from '../process/watch-with-restart.ts';
 import { ROLLOUT_NAME_LABEL } from '../rollout/index.ts';
@@ -22,15 +23,6 @@ export interface GetRolloutOptions {
   untilComplete?: boolean;
   /** Ends a watch (Ctrl-C in the CLI); the command then exits 0. */
   signal?: AbortSignal;
-}
-
-/** The rollout named on the command line does not exist: exit 1. */
-export class RolloutNotFoundError extends Error {
-  override readonly name = 'RolloutNotFoundError';
-  readonly code = 'cli.rollout_not_found';
-  constructor(readonly key: RolloutKey) {
-    super(`rollout ${key.namespace}/${key.name} not found`);
-  }
 }
 
 /** Reads the rollout, its ReplicaSets, pods and AnalysisRuns into the tree; undefined when it is gone. */
