@@ -8,6 +8,7 @@ import { registerGetCommand } from './commands/get.ts';
 import { registerInstallCommand } from './commands/install.ts';
 import { registerListCommand } from './commands/list.ts';
 import { registerPauseCommand } from './commands/pause.ts';
+import { registerPlanCommand } from './commands/plan.ts';
 import { registerPromoteCommand } from './commands/promote.ts';
 import { registerPromotionsCommand } from './commands/promotions.ts';
 import { registerRestartCommand } from './commands/restart.ts';
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerInstallCommand(program);
   registerListCommand(program);
   registerPauseCommand(program);
+  registerPlanCommand(program);
   registerPromoteCommand(program);
   registerPromotionsCommand(program);
   registerRestartCommand(program);
