@@ -60,6 +60,8 @@ export interface ChangePlan {
    * analysis successful at once, indefinite pauses promoted at once. Absent when no revision runs.
    */
   minPromotionMs?: number;
+  /** How often the simulation had to promote by hand (indefinite pauses, a blue-green pause without auto-promotion). */
+  manualPromotions: number;
 }
 
 /** The simulation did not reach full promotion: a planner state the simulation cannot get out of. */
@@ -159,6 +161,7 @@ export function planChange(next: Rollout, previous: Rollout | undefined | null):
     strategy: blueGreen ? 'BlueGreen' : 'Canary',
     steps: [],
     backgroundAnalysisRuns: [],
+    manualPromotions: 0,
   };
   if (previous === null) return { ...plan, change: 'new-rollout', minPromotionMs: 0 };
   if (previous !== undefined) {
@@ -273,7 +276,10 @@ function simulate(plan: ChangePlan, next: Rollout, previous: Rollout): ChangePla
         (condition.reason === 'BlueGreenPause' &&
           next.spec.strategy.blueGreen?.autoPromotionSeconds === undefined),
     );
-    if (waiting) world.patchStatus({ pauseConditions: null });
+    if (waiting) {
+      world.patchStatus({ pauseConditions: null });
+      plan.manualPromotions += 1;
+    }
   });
   plan.steps = [...planned.values()].sort((a, b) => a.index - b.index);
   plan.minPromotionMs = world.now - changedAt;

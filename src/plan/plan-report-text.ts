@@ -62,9 +62,11 @@ function pauseText(step: PlannedStep): string {
 function minimumNote(plan: ChangePlan): string {
   const manual = plan.steps.filter((step) => step.untilPromoted).map((step) => step.index);
   const waits =
-    manual.length === 0
-      ? ''
-      : `; plus the wait for \`rollgate promote\` at step${manual.length === 1 ? '' : 's'} ${manual.join(', ')}`;
+    manual.length > 0
+      ? `; plus the wait for \`rollgate promote\` at step${manual.length === 1 ? '' : 's'} ${manual.join(', ')}`
+      : plan.manualPromotions > 0
+        ? '; plus the wait for `rollgate promote`'
+        : '';
   return `pods ready at once, analysis successful at once${waits}`;
 }
 

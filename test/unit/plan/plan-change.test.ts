@@ -152,6 +152,14 @@ describe('planChange', () => {
     const plan = planChange(blueGreen('app:2'), blueGreen('app:1'));
     expect(plan).toMatchObject({ change: 'new-revision', strategy: 'BlueGreen', steps: [] });
     expect(plan.minPromotionMs).toBe(30_000);
+    expect(plan.manualPromotions).toBe(0);
+    const manual = blueGreen('app:2');
+    manual.spec.strategy = { blueGreen: { activeService: 'bg-active', autoPromotionEnabled: false } };
+    const byHand = planChange(manual, blueGreen('app:1'));
+    expect(byHand.manualPromotions).toBe(1);
+    expect(formatPlanText([{ file: 'bg.yaml', against: 'HEAD', plan: byHand }])).toContain(
+      'full promotion after at least 0s (pods ready at once, analysis successful at once; plus the wait for `rollgate promote`)',
+    );
   });
 });
 
