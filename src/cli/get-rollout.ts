@@ -170,6 +170,14 @@ async function watchRolloutTree(
           path: target.path,
           query: target.query,
           onEvent,
+          // A watch that keeps failing (RBAC, an API server away) would otherwise leave a silent, stale tree.
+          onEnded: (err, restart) => {
+            if (err === undefined || err === null) return;
+            const message = err instanceof Error ? err.message : String(err);
+            output.stderr.write(
+              `rollgate: watch of ${target.path} ended (${message}); reopening in ${Math.round(restart.delayMs / 1000)}s\n`,
+            );
+          },
           // Events missed while the watch was down are caught up by a fresh read.
           onRestarted: onEvent,
         }),

@@ -225,3 +225,29 @@ describe('list rollouts text', () => {
     );
   });
 });
+
+describe('get rollout text, blue-green', () => {
+  it('marks the active and preview ReplicaSets and shows neither step nor weights', () => {
+    const rollout = aRollout('bg').withReplicas(1).withImage('app:2').build();
+    rollout.spec.strategy = { blueGreen: { activeService: 'bg-active', previewService: 'bg-preview' } };
+    rollout.status = {
+      phase: 'Paused',
+      stableRS: hashOf('app:1'),
+      currentPodHash: hashOf('app:2'),
+      observedGeneration: '1',
+    };
+    const tree = buildRolloutTree(
+      anObservedState(rollout)
+        .withReplicaSet('app:1', { replicas: 1, createdAt: '2026-01-01T00:00:00Z' })
+        .withReplicaSet('app:2', { replicas: 1, createdAt: '2026-01-01T00:30:00Z' })
+        .build(),
+    );
+    const text = formatRolloutTree(tree, plain);
+    expect(text).toContain(
+      'Strategy:        BlueGreen\nImages:          app:1 (active)\n                 app:2 (preview)\n',
+    );
+    expect(text).not.toMatch(/Step:|SetWeight:|ActualWeight:/);
+    expect(text).toMatch(/\n│ {2}└──⧉ bg-\w+ +ReplicaSet +✔ Healthy +30m +preview\n/);
+    expect(text).toMatch(/\n {3}└──⧉ bg-\w+ +ReplicaSet +✔ Healthy +60m +active\n/);
+  });
+});
