@@ -9,11 +9,15 @@ export interface TerminalOutput {
   now: () => Date;
 }
 
-export function terminalOutput(env: NodeJS.ProcessEnv = process.env): TerminalOutput {
+/** The process's streams; `env` and `isTTY` default to the process's own (tests pass theirs). */
+export function terminalOutput(
+  env: NodeJS.ProcessEnv = process.env,
+  isTTY: boolean = process.stdout.isTTY === true,
+): TerminalOutput {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    terminal: process.stdout.isTTY === true && (env.NO_COLOR ?? '') === '',
+    terminal: isTTY && (env.NO_COLOR ?? '') === '',
     now: () => new Date(),
   };
 }
