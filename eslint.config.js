@@ -37,8 +37,8 @@ export default tseslint.config(
   { files: ['src/queue/**/*.ts'], rules: { 'no-restricted-imports': arrows(noWorkers, noSync) } },
   { files: ['src/kube/**/*.ts'], rules: { 'no-restricted-imports': arrows(noWorkers, noTraffic) } },
   {
-    // The planners are pure functions of (spec, observed, now): no clock, no I/O.
-    files: ['src/rollout/**/*.ts', 'src/analysis/**/*.ts', 'src/promotion/**/*.ts'],
+    // The planners (and `rollgate plan`'s simulation around them) are pure functions of (spec, observed, now): no clock, no I/O.
+    files: ['src/rollout/**/*.ts', 'src/analysis/**/*.ts', 'src/promotion/**/*.ts', 'src/plan/**/*.ts'],
     ignores: ['src/analysis/providers/**'],
     rules: {
       'no-restricted-imports': [
