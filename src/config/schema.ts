@@ -99,6 +99,51 @@ const promotion = z
   })
   .strict();
 
+/** Where a dashboard token comes from: an environment variable or a file (never inline: it would sit in Git). */
+const tokenFields = {
+  tokenEnv: z.string().min(1).optional(),
+  tokenFile: z.string().min(1).optional(),
+};
+
+/**
+ * The dashboard (docs/dashboard.md): the JSON API and page on the server's port. Reads are open unless a read
+ * token is set; the verbs are refused (403) until `actions.enabled`, which then needs a token of its own.
+ */
+const dashboard = z
+  .object({
+    enabled: z.boolean().default(true),
+    readTokenEnv: z.string().min(1).optional(),
+    readTokenFile: z.string().min(1).optional(),
+    actions: z
+      .object({ enabled: z.boolean().default(false), ...tokenFields })
+      .strict()
+      .prefault({}),
+  })
+  .strict()
+  .superRefine((d, ctx) => {
+    if (d.readTokenEnv !== undefined && d.readTokenFile !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['readTokenFile'],
+        message: 'give at most one of readTokenEnv, readTokenFile',
+      });
+    const { enabled, tokenEnv, tokenFile } = d.actions;
+    if (tokenEnv !== undefined && tokenFile !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['actions', 'tokenFile'],
+        message: 'give at most one of tokenEnv, tokenFile',
+      });
+    // Actions change rollouts: anyone who can reach the port must not be able to promote or abort.
+    if (enabled && tokenEnv === undefined && tokenFile === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['actions', 'tokenEnv'],
+        message:
+          'actions.enabled needs a token: set dashboard.actions.tokenEnv or dashboard.actions.tokenFile',
+      });
+  });
+
 export const configSchema = z
   .object({
     log: z
@@ -148,6 +193,7 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    dashboard: dashboard.prefault({}),
     sources: z.array(source).default([]),
     promotions: z.array(promotion).default([]),
     webhooks: z
@@ -205,3 +251,4 @@ export const configSchema = z
 export type RollgateConfig = z.infer<typeof configSchema>;
 export type SourceConfig = RollgateConfig['sources'][number];
 export type PromotionConfig = RollgateConfig['promotions'][number];
+export type DashboardConfig = RollgateConfig['dashboard'];
