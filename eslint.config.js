@@ -34,6 +34,8 @@ export default tseslint.config(
     },
   },
   { files: ['src/**/*.ts'], rules: { 'no-restricted-imports': arrows(noWorkers) } },
+  // The dashboard's page script runs in the browser, not in Node.
+  { files: ['src/server/dashboard/assets/**/*.js'], languageOptions: { globals: { ...globals.browser } } },
   { files: ['src/queue/**/*.ts'], rules: { 'no-restricted-imports': arrows(noWorkers, noSync) } },
   { files: ['src/kube/**/*.ts'], rules: { 'no-restricted-imports': arrows(noWorkers, noTraffic) } },
   {

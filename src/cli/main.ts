@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
 import { registerAbortCommand } from './commands/abort.ts';
 import { registerApproveCommand } from './commands/approve.ts';
+import { registerDashboardCommand } from './commands/dashboard.ts';
 import { registerDemoCommand } from './commands/demo.ts';
 import { registerGetCommand } from './commands/get.ts';
 import { registerInstallCommand } from './commands/install.ts';
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   // Command registrations (one line each; keep alphabetical).
   registerAbortCommand(program);
   registerApproveCommand(program);
+  registerDashboardCommand(program);
   registerDemoCommand(program);
   registerGetCommand(program);
   registerInstallCommand(program);

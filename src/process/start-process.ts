@@ -17,6 +17,8 @@ import { startStepRunner, type StartStepRunnerOptions } from './start-step-runne
 import type { UnfinishedJob } from '../queue/start-worker.ts';
 import type { Runtime } from './runtime.ts';
 import { webhookSecrets } from './webhook-secrets.ts';
+import { dashboardAccess } from '../server/dashboard/dashboard-access.ts';
+import { wireDashboard } from './dashboard-wiring.ts';
 
 export type ProcessRole = 'all' | 'poller' | 'reconciler';
 
@@ -72,6 +74,15 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
   const webhooks = runsPoller ? webhookSecrets(config) : {};
   // Forge tokens likewise: a promotion whose token is missing stops the start, naming the key.
   const promotions = runsReconciler ? buildPromotions(config, { logger }) : [];
+  // Dashboard tokens likewise: a token named in the config but missing stops the start, naming the key.
+  const dashboard = config.dashboard.enabled
+    ? wireDashboard({
+        clients: runtime.kube.clients,
+        access: dashboardAccess(config.dashboard),
+        clock: runtime.clock,
+        logger,
+      })
+    : undefined;
   const now = (): number => runtime.clock.now().getTime();
   const health = new DependencyHealth(metrics, now);
   const graceMs = options.kubernetesGraceMs ?? DEFAULT_KUBERNETES_GRACE_MS;
@@ -111,6 +122,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     readiness,
     logger,
     metrics,
+    ...(dashboard ? { dashboard } : {}),
   });
 
   const atStart = startStepRunner({

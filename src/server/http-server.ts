@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { bullPrefix } from '../queue/queue-names.ts';
+import type { Dashboard } from './dashboard/dashboard.ts';
 import { redisDeliveryLedger } from './delivery-ledger.ts';
 import type { ReadinessReport } from './dependency-health.ts';
 import { metrics as processMetrics, type RollgateMetrics } from './metrics.ts';
@@ -46,6 +47,8 @@ export interface HttpServerOptions {
   logger?: Logger;
   /** Metrics to record into and expose (default: the process-wide `metrics`). */
   metrics?: RollgateMetrics;
+  /** The dashboard's API and page (/api/v1/…, /ui/), when enabled. */
+  dashboard?: Dashboard;
 }
 
 export interface RunningHttpServer {
@@ -146,6 +149,7 @@ function parseBody(
  * - `GET /readyz`: 200 when Redis answers PING and no readiness check fails (a `degraded` one is shown
  *   but does not count), else 503; the body names each check's state.
  * - `GET /metrics`: Prometheus text format from the metrics registry.
+ * - `/api/v1/…` and `/ui/`: the dashboard (docs/dashboard.md), when one is given.
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
   const logger = (options.logger ?? silentLogger).child({ component: 'http' });
@@ -316,6 +320,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       await handleWebhook(provider, req, res);
       return;
     }
+    if (options.dashboard !== undefined && (await options.dashboard.handle(req, res, path))) return;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       sendJson(res, 405, { error: `${req.method ?? ''} not allowed on ${path}` }, { allow: 'GET' });
       return;
@@ -361,6 +366,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       options.redis.off('reconnecting', onRedisDown);
       options.redis.off('end', onRedisDown);
       options.redis.off('ready', onRedisReady);
+      // Event streams never end on their own: close them, or the server would wait out the 5 s below.
+      options.dashboard?.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const force = setTimeout(() => server.closeAllConnections(), 5_000);

@@ -1,0 +1,40 @@
+// Builds the dashboard for a process or for `rollgate dashboard`: its access, and its Rollout watch (restarting).
+import type { Clock } from '../clock/clock.ts';
+import type { KubeClients } from '../kube/client.ts';
+import type { Logger } from '../log/logger.ts';
+import type { DashboardAccess } from '../server/dashboard/dashboard-access.ts';
+import { createDashboard, type Dashboard } from '../server/dashboard/dashboard.ts';
+import type { WatchRollouts } from '../server/dashboard/rollout-stream.ts';
+import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
+import { watchWithRestart } from './watch-with-restart.ts';
+
+const ROLLOUTS_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`;
+
+/** A watch on every Rollout of the cluster, started again after each end (the API server closes watches). */
+export function rolloutWatch(clients: KubeClients, logger: Logger): WatchRollouts {
+  return ({ onEvent, onRestarted }) =>
+    watchWithRestart<unknown>({
+      kubeConfig: clients.kubeConfig,
+      path: ROLLOUTS_PATH,
+      query: {},
+      onEvent,
+      onRestarted,
+      onEnded: (err, restart) => {
+        if (err)
+          logger.warn(
+            { dependency: 'kubernetes', err: (err as Error).message, attempt: restart.attempt },
+            'dashboard: rollout watch ended; restarting it',
+          );
+      },
+    });
+}
+
+/** The dashboard over these clients. */
+export function wireDashboard(options: {
+  clients: KubeClients;
+  access: DashboardAccess;
+  clock: Clock;
+  logger: Logger;
+}): Dashboard {
+  return createDashboard({ ...options, watchRollouts: rolloutWatch(options.clients, options.logger) });
+}

@@ -1,0 +1,19 @@
+// The error a dashboard request is refused with: an HTTP status and a stable code the page and scripts compare.
+
+export type DashboardErrorCode =
+  | 'dashboard.unauthorized'
+  | 'dashboard.actions_disabled'
+  | 'dashboard.not_found'
+  | 'dashboard.method_not_allowed'
+  | 'dashboard.unknown_verb';
+
+export class DashboardRequestError extends Error {
+  override readonly name = 'DashboardRequestError';
+  constructor(
+    readonly status: number,
+    readonly code: DashboardErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,249 @@
+// The dashboard on the server's port: the JSON API under /api/v1, the live event stream, the verbs, and the page at /ui/.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Clock } from '../../clock/clock.ts';
+import type { KubeClients } from '../../kube/client.ts';
+import { EventRecorder } from '../../kube/event-recorder.ts';
+import type { RolloutKey } from '../../kube/observed-state-reader.ts';
+import {
+  abortRollout,
+  pauseRollout,
+  promoteRollout,
+  restartRollout,
+  resumeRollout,
+  retryRollout,
+  type RolloutCommandResult,
+} from '../../kube/rollout-commands.ts';
+import type { Logger } from '../../log/logger.ts';
+import { ROLLGATE_API_VERSION } from '../../spec/api-version.ts';
+import { carriesToken, type DashboardAccess } from './dashboard-access.ts';
+import { loadDashboardAssets, type DashboardAsset } from './dashboard-assets.ts';
+import { DashboardRequestError } from './dashboard-error.ts';
+import { listRolloutSummaries, readRolloutDetail } from './rollout-reads.ts';
+import { RolloutStream, type WatchRollouts } from './rollout-stream.ts';
+
+/** The verbs, each exactly the CLI's (src/kube/rollout-commands.ts). */
+export const DASHBOARD_VERBS = {
+  promote: (clients, key) => promoteRollout(clients, key),
+  'promote-full': (clients, key) => promoteRollout(clients, key, { full: true }),
+  abort: (clients, key) => abortRollout(clients, key),
+  retry: (clients, key) => retryRollout(clients, key),
+  restart: (clients, key, clock) => restartRollout(clients, key, clock),
+  pause: (clients, key) => pauseRollout(clients, key),
+  resume: (clients, key) => resumeRollout(clients, key),
+} satisfies Record<
+  string,
+  (clients: KubeClients, key: RolloutKey, clock: Clock) => Promise<RolloutCommandResult>
+>;
+
+export type DashboardVerb = keyof typeof DASHBOARD_VERBS;
+
+export interface DashboardOptions {
+  clients: KubeClients;
+  access: DashboardAccess;
+  watchRollouts: WatchRollouts;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** Answers the dashboard's routes; `handle` returns false for a path that is not the dashboard's. */
+export interface Dashboard {
+  handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean>;
+  /** Ends the open event streams, so the server can close. */
+  close(): void;
+}
+
+/** Names as the API server allows them (DNS subdomain); anything else cannot be a Rollout. */
+const NAME = '[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?';
+const DETAIL = new RegExp(`^/api/v1/rollouts/(${NAME})/(${NAME})/?$`);
+const VERB = new RegExp(`^/api/v1/rollouts/(${NAME})/(${NAME})/([a-z-]+)/?$`);
+
+/** The page may load only its own files and talk only to this server. */
+const PAGE_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    ...headers,
+  });
+  res.end(`${JSON.stringify(body)}\n`);
+}
+
+function sendError(res: ServerResponse, err: DashboardRequestError): void {
+  const headers: Record<string, string> =
+    err.status === 401 ? { 'www-authenticate': 'Bearer realm="rollgate"' } : {};
+  sendJson(res, err.status, { error: { code: err.code, message: err.message } }, headers);
+}
+
+/** A failure from the cluster as the API answers it: the kube error's code, and 404 for a missing rollout. */
+function kubeFailure(res: ServerResponse, err: unknown): void {
+  const code = (err as { code?: unknown }).code;
+  const message = err instanceof Error ? err.message : String(err);
+  if (typeof code !== 'string') throw err;
+  const status =
+    code === 'kube.rollout_not_found' || code === 'kube.not_found'
+      ? 404
+      : code === 'kube.conflict'
+        ? 409
+        : code === 'kube.invalid'
+          ? 422
+          : 502;
+  sendJson(res, status, { error: { code, message } });
+}
+
+export function createDashboard(options: DashboardOptions): Dashboard {
+  const { clients, access, clock } = options;
+  const logger = options.logger.child({ component: 'dashboard' });
+  const assets = loadDashboardAssets();
+  const stream = new RolloutStream(clients, options.watchRollouts, logger);
+  const events = new EventRecorder(clients.core, clock, logger, 'rollgate-dashboard');
+
+  const requireRead = (req: IncomingMessage): void => {
+    if (!carriesToken(req, access.readToken))
+      throw new DashboardRequestError(
+        401,
+        'dashboard.unauthorized',
+        'send the dashboard read token as Authorization: Bearer <token>',
+      );
+  };
+
+  const requireAction = (req: IncomingMessage): void => {
+    if (!access.actions.enabled)
+      throw new DashboardRequestError(
+        403,
+        'dashboard.actions_disabled',
+        'dashboard actions are disabled (set dashboard.actions.enabled and a token)',
+      );
+    if (!carriesToken(req, access.actions.token))
+      throw new DashboardRequestError(
+        401,
+        'dashboard.unauthorized',
+        'send the dashboard actions token as Authorization: Bearer <token>',
+      );
+  };
+
+  const serveAsset = (res: ServerResponse, asset: DashboardAsset | undefined): void => {
+    if (asset === undefined) throw new DashboardRequestError(404, 'dashboard.not_found', 'no such file');
+    res.writeHead(200, { 'content-type': asset.contentType, ...PAGE_HEADERS });
+    res.end(asset.body);
+  };
+
+  const act = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    key: RolloutKey,
+    verb: string,
+  ): Promise<void> => {
+    if (!Object.hasOwn(DASHBOARD_VERBS, verb))
+      throw new DashboardRequestError(
+        404,
+        'dashboard.unknown_verb',
+        `unknown verb ${verb}; use one of ${Object.keys(DASHBOARD_VERBS).join(', ')}`,
+      );
+    requireAction(req);
+    req.resume();
+    const client = req.socket.remoteAddress ?? 'unknown';
+    let result: RolloutCommandResult;
+    try {
+      result = await DASHBOARD_VERBS[verb as DashboardVerb](clients, key, clock);
+    } catch (err) {
+      logger.warn({ verb, rollout: `${key.namespace}/${key.name}`, client, err }, 'dashboard action failed');
+      return kubeFailure(res, err);
+    }
+    // Who did what, from where: the log for operators, the Event for whoever looks at the rollout.
+    logger.info({ verb, rollout: `${key.namespace}/${key.name}`, client }, 'dashboard action');
+    await events.record(
+      { apiVersion: ROLLGATE_API_VERSION, kind: 'Rollout', namespace: key.namespace, name: key.name },
+      { type: 'Normal', reason: 'DashboardAction', message: `${verb} from ${client}: ${result.summary}` },
+    );
+    sendJson(res, 200, { verb, ...result });
+  };
+
+  const route = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> => {
+    if (path === '/ui') {
+      res.writeHead(308, { location: '/ui/' });
+      res.end();
+      return true;
+    }
+    if (path.startsWith('/ui/')) {
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        throw new DashboardRequestError(405, 'dashboard.method_not_allowed', 'the page is read with GET');
+      // The page itself needs no token: it holds no data, and asks for the token before reading any.
+      const name = path === '/ui/' ? 'index.html' : path.slice('/ui/'.length);
+      serveAsset(res, assets.get(name));
+      return true;
+    }
+    if (!path.startsWith('/api/v1/')) return false;
+    const verb = VERB.exec(path);
+    if (verb !== null) {
+      if (req.method !== 'POST')
+        throw new DashboardRequestError(405, 'dashboard.method_not_allowed', 'verbs are sent with POST');
+      await act(req, res, { namespace: verb[1] ?? '', name: verb[2] ?? '' }, verb[3] ?? '');
+      return true;
+    }
+    if (req.method !== 'GET')
+      throw new DashboardRequestError(405, 'dashboard.method_not_allowed', `${req.method ?? ''} not allowed`);
+    if (path === '/api/v1/rollouts' || path === '/api/v1/rollouts/') {
+      requireRead(req);
+      try {
+        sendJson(res, 200, { items: await listRolloutSummaries(clients) });
+      } catch (err) {
+        kubeFailure(res, err);
+      }
+      return true;
+    }
+    const detail = DETAIL.exec(path);
+    if (detail !== null) {
+      requireRead(req);
+      const key = { namespace: detail[1] ?? '', name: detail[2] ?? '' };
+      try {
+        const found = await readRolloutDetail(clients, key, clock.now());
+        if (found === undefined)
+          sendJson(res, 404, {
+            error: {
+              code: 'kube.rollout_not_found',
+              message: `rollout ${key.namespace}/${key.name} not found`,
+            },
+          });
+        else sendJson(res, 200, found);
+      } catch (err) {
+        kubeFailure(res, err);
+      }
+      return true;
+    }
+    if (path === '/api/v1/events') {
+      requireRead(req);
+      stream.subscribe(res);
+      return true;
+    }
+    throw new DashboardRequestError(404, 'dashboard.not_found', `no route ${path}`);
+  };
+
+  return {
+    async handle(req, res, path) {
+      try {
+        return await route(req, res, path);
+      } catch (err) {
+        if (!(err instanceof DashboardRequestError)) throw err;
+        // The Authorization header is never logged: only the route and the outcome.
+        logger.debug({ path, status: err.status, code: err.code }, 'dashboard request refused');
+        req.resume();
+        sendError(res, err);
+        return true;
+      }
+    },
+    close: () => stream.close(),
+  };
+}

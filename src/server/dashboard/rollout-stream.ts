@@ -1,0 +1,108 @@
+// GET /api/v1/events: one cluster watch on Rollouts, fanned out to every connected page as server-sent events.
+import type { ServerResponse } from 'node:http';
+import type { KubeClients } from '../../kube/client.ts';
+import type { Logger } from '../../log/logger.ts';
+import { listReplicaSetImages, parseRollout } from './rollout-reads.ts';
+import { summarizeRollout } from './rollout-summary.ts';
+
+/** Starts a watch on every Rollout (the process wires src/process/watch-with-restart.ts). */
+export type WatchRollouts = (handlers: {
+  onEvent: (type: string, object: unknown) => void;
+  /** The watch ran again after an end: events were missed, so pages must re-read the list. */
+  onRestarted: () => void;
+}) => Promise<{ stop(): void }>;
+
+/** Keeps proxies and load balancers from closing an idle stream (most cut at 60 s). */
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * The stream's events: `rollout` carries `{ type: 'ADDED' | 'MODIFIED', rollout: RolloutSummary }`,
+ * `deleted` carries `{ namespace, name }`, `resync` says "read the list again".
+ */
+export class RolloutStream {
+  private readonly clients = new Set<ServerResponse>();
+  private watch: Promise<{ stop(): void }> | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  /** The newest watch event per rollout: an older one whose ReplicaSet read finishes later is dropped. */
+  private readonly latest = new Map<string, number>();
+  private sequence = 0;
+
+  constructor(
+    private readonly kube: KubeClients,
+    private readonly watchRollouts: WatchRollouts,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Adds a page; the watch starts with the first one and stops after the last leaves. */
+  subscribe(res: ServerResponse): void {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      // nginx buffers responses by default, which would hold events back.
+      'x-accel-buffering': 'no',
+    });
+    res.write('retry: 2000\n: connected\n\n');
+    this.clients.add(res);
+    res.on('close', () => {
+      this.clients.delete(res);
+      if (this.clients.size === 0) this.stopWatch();
+    });
+    if (this.watch === undefined) this.startWatch();
+    this.heartbeat ??= setInterval(() => this.send(': keep-alive\n\n'), HEARTBEAT_MS).unref();
+  }
+
+  /** Ends every stream and the watch (the server is stopping). */
+  close(): void {
+    for (const res of this.clients) res.end();
+    this.clients.clear();
+    this.stopWatch();
+  }
+
+  private send(text: string): void {
+    for (const res of this.clients) res.write(text);
+  }
+
+  private event(name: string, data: unknown): void {
+    this.send(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
+  private startWatch(): void {
+    this.watch = this.watchRollouts({
+      onEvent: (type, object) => void this.onWatchEvent(type, object),
+      onRestarted: () => this.event('resync', {}),
+    });
+    this.watch.catch((err: unknown) => this.logger.warn({ err }, 'dashboard: rollout watch failed'));
+  }
+
+  private stopWatch(): void {
+    const watch = this.watch;
+    this.watch = undefined;
+    if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+    void watch?.then((running) => running.stop()).catch(() => undefined);
+  }
+
+  private async onWatchEvent(type: string, object: unknown): Promise<void> {
+    if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') return;
+    const rollout = parseRollout(object);
+    if (rollout === undefined) return;
+    const namespace = rollout.metadata.namespace ?? 'default';
+    const key = `${namespace}/${rollout.metadata.name}`;
+    const mine = (this.sequence += 1);
+    this.latest.set(key, mine);
+    if (type === 'DELETED') {
+      this.latest.delete(key);
+      return this.event('deleted', { namespace, name: rollout.metadata.name });
+    }
+    let replicaSets: Awaited<ReturnType<typeof listReplicaSetImages>> = [];
+    try {
+      replicaSets = await listReplicaSetImages(this.kube, namespace);
+    } catch (err) {
+      // Without the images the row is still worth sending: the page shows the rest live.
+      this.logger.debug({ err }, 'dashboard: could not read ReplicaSets for an event');
+    }
+    if (this.latest.get(key) !== mine) return;
+    this.event('rollout', { type, rollout: summarizeRollout(rollout, replicaSets) });
+  }
+}
