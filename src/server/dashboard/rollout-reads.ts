@@ -81,9 +81,14 @@ export async function listReplicaSetImages(
 
 /** Every Rollout of the cluster (those the schema refuses are left out), sorted by namespace and name. */
 export async function listRolloutSummaries(clients: KubeClients): Promise<RolloutSummary[]> {
-  const base = { group: ROLLGATE_API_GROUP, version: 'v1alpha1', plural: 'rollouts' };
   const [list, replicaSets] = await Promise.all([
-    kubeCall({ verb: 'list', kind: 'Rollout' }, () => clients.custom.listClusterCustomObject(base)),
+    kubeCall({ verb: 'list', kind: 'Rollout' }, () =>
+      clients.custom.listClusterCustomObject({
+        group: ROLLGATE_API_GROUP,
+        version: 'v1alpha1',
+        plural: 'rollouts',
+      }),
+    ),
     listReplicaSetImages(clients),
   ]);
   const items = toPlainObject<{ items?: unknown[] }>(list).items ?? [];

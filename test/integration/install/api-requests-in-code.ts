@@ -19,10 +19,10 @@ const ROOT = join(import.meta.dirname, '..', '..', '..');
 
 /**
  * Code that never runs as the installed ServiceAccount: the sandbox is the API server itself, the demo
- * drives its own sandbox, and the CLI's rollout verbs (src/kube/rollout-commands.ts, used only by
- * src/cli/commands) run with the credentials of the person typing them.
+ * drives its own sandbox, and the CLI runs with the credentials of the person typing it. The rollout
+ * verbs (src/kube/rollout-commands.ts) do run as the ServiceAccount: the dashboard's POST verbs call them.
  */
-const NOT_THE_CONTROLLER = ['src/sandbox/', 'src/demo/', 'src/cli/', 'src/kube/rollout-commands.ts'];
+const NOT_THE_CONTROLLER = ['src/sandbox/', 'src/demo/', 'src/cli/'];
 
 const CLIENT_GROUPS: Record<string, string> = {
   core: '',
@@ -83,7 +83,8 @@ function typedClientRequests(file: string, text: string): ApiRequest[] {
     const parsed = verbOf(match[2]!);
     if (!parsed) continue;
     const [verb, rest] = parsed;
-    let kind = rest.replace(/^Namespaced/, '');
+    // listReplicaSetForAllNamespaces is the cluster-wide list of replicasets.
+    let kind = rest.replace(/^Namespaced/, '').replace(/ForAllNamespaces$/, '');
     let subresource = '';
     for (const [suffix, sub] of SUBRESOURCE_SUFFIXES)
       if (kind.endsWith(suffix) && kind !== suffix) {
