@@ -32,6 +32,7 @@ const NEEDS = {
     { command: 'kubectl', package: 'kubernetes-client', why: 'kubectl against the sandbox' },
     { command: 'prometheus', package: 'prometheus', why: 'the Prometheus analysis provider tests' },
     { command: 'openssl', package: 'openssl', why: "the web provider's TLS test certificate" },
+    { command: 'chromium', package: 'chromium', why: "the dashboard page's browser test (playwright-core)" },
   ],
   demo: [
     { command: 'git', package: 'git', why: "the demo's Git repository" },

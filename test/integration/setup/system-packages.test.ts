@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const script = join(root, 'scripts', 'system-packages.js');
-const EVERY_TEST_PACKAGE = 'redis-server kubernetes-client prometheus openssl';
+const EVERY_TEST_PACKAGE = 'redis-server kubernetes-client prometheus openssl chromium';
 
 let dirs: string[] = [];
 afterEach(() => {
@@ -89,7 +89,7 @@ describe('system packages check (npm test / npm run demo / .ci/run)', () => {
   });
 
   it('with --no-install names only what is missing, once per package, and exits 1 without calling apt-get', () => {
-    const bin = fakeBin(['git', 'redis-server', 'openssl']);
+    const bin = fakeBin(['git', 'redis-server', 'openssl', 'chromium']);
     const result = run(process.execPath, [script, '--for', 'test', '--no-install'], { PATH: bin.path });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain(
@@ -100,7 +100,7 @@ describe('system packages check (npm test / npm run demo / .ci/run)', () => {
   });
 
   it('as root installs the missing packages with apt-get (update, then install, lock timeout) and passes; otherwise asks for sudo', () => {
-    const bin = fakeBin(['git', 'redis-server', 'openssl'], {
+    const bin = fakeBin(['git', 'redis-server', 'openssl', 'chromium'], {
       'kubernetes-client': ['kubectl'],
       prometheus: ['prometheus'],
     });
@@ -121,7 +121,7 @@ describe('system packages check (npm test / npm run demo / .ci/run)', () => {
   });
 
   it('prints nothing and calls no apt-get when everything is there', () => {
-    const bin = fakeBin(['git', 'redis-server', 'openssl', 'kubectl', 'prometheus']);
+    const bin = fakeBin(['git', 'redis-server', 'openssl', 'chromium', 'kubectl', 'prometheus']);
     const result = run(process.execPath, [script], { PATH: bin.path });
     expect(result.status).toBe(0);
     expect(result.output).toBe('');
