@@ -110,8 +110,11 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const stream = new RolloutStream(clients, options.watchRollouts, logger);
   const events = new EventRecorder(clients.core, clock, logger, 'rollgate-dashboard');
 
+  // Whoever may act may also read: the page then needs one token, not two.
+  const actionToken = access.actions.enabled ? access.actions.token : undefined;
   const requireRead = (req: IncomingMessage): void => {
-    if (!carriesToken(req, access.readToken))
+    const reader = carriesToken(req, access.readToken);
+    if (!reader && !(actionToken !== undefined && carriesToken(req, actionToken)))
       throw new DashboardRequestError(
         401,
         'dashboard.unauthorized',

@@ -38,6 +38,8 @@ describe('dashboard API', () => {
     expect((await get('/api/v1/rollouts', { authorization: 'Bearer wrong' })).status).toBe(401);
     expect((await get('/api/v1/rollouts/default/web', {})).status).toBe(401);
     expect((await get('/api/v1/events', {})).status).toBe(401);
+    // The actions token reads too, so the page needs one token.
+    expect((await get('/api/v1/rollouts', act)).status).toBe(200);
 
     const ok = await get('/api/v1/rollouts');
     expect(ok.status).toBe(200);
