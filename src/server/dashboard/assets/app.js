@@ -37,13 +37,20 @@ function h(tag, attrs = {}, ...children) {
     if (name.startsWith('on')) el.addEventListener(name.slice(2), value);
     else el.setAttribute(name, value === true ? '' : String(value));
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue;
     el.append(
       typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child,
     );
   }
   return el;
+}
+
+/** Replaces the page's content; nested arrays of children are flattened (replaceChildren would print them). */
+function showInMain(...children) {
+  main.replaceChildren(
+    ...children.flat(Infinity).filter((c) => c !== undefined && c !== null && c !== false && c !== ''),
+  );
 }
 
 function token() {
@@ -141,7 +148,7 @@ async function loadDetail() {
 }
 
 function renderError(err) {
-  main.replaceChildren(
+  showInMain(
     h('h1', {}, err.status === 401 ? 'Token needed' : 'Could not load'),
     h('p', {}, err.message),
     h(
@@ -198,7 +205,7 @@ function renderList() {
     },
   });
   const tbody = h('tbody', { id: 'rollout-rows' });
-  main.replaceChildren(
+  showInMain(
     h('h1', {}, 'Rollouts'),
     h(
       'div',
@@ -292,7 +299,7 @@ function renderDetail() {
   const d = state.detail;
   const key = state.detailKey;
   if (!d) {
-    main.replaceChildren(h('p', { class: 'muted' }, `Loading ${key.namespace}/${key.name}…`));
+    showInMain(h('p', { class: 'muted' }, `Loading ${key.namespace}/${key.name}…`));
     return;
   }
   const { summary: s, view: v, tree: t } = d;
@@ -324,7 +331,7 @@ function renderDetail() {
         ),
       )
     : h('p', { class: 'muted' }, 'No steps.');
-  main.replaceChildren(
+  showInMain(
     h('p', {}, h('a', { href: '#/' }, '← All rollouts')),
     h('h1', {}, `${s.name} `, h('span', { class: 'muted' }, s.namespace)),
     v.message ? h('p', {}, v.message) : '',
