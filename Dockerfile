@@ -21,6 +21,8 @@ COPY package.json ./
 COPY bin ./bin
 COPY config ./config
 COPY deploy/crds ./deploy/crds
+# The dashboard page's files, read at start from the package (src/server/dashboard/dashboard-assets.ts).
+COPY src/server/dashboard/assets ./src/server/dashboard/assets
 USER node
 EXPOSE 8080
 ENTRYPOINT ["node", "bin/rollgate.js"]

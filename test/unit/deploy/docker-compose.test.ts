@@ -70,4 +70,12 @@ describe('docker-compose.yml', () => {
     expect(dockerfile).toMatch(/CMD \["run", "--config", "\/app\/config\/rollgate.yaml"\]/);
     expect(dockerfile).toMatch(/EXPOSE 8080/);
   });
+
+  it('ships the dashboard page in the runtime image (the dashboard reads it at start)', () => {
+    const runtime =
+      readFileSync('Dockerfile', 'utf8')
+        .split(/^FROM /m)
+        .at(-1) ?? '';
+    expect(runtime).toContain('COPY src/server/dashboard/assets ./src/server/dashboard/assets');
+  });
 });
