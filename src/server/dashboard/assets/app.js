@@ -326,7 +326,7 @@ function renderDetail() {
             'li',
             { class: step.state, 'aria-current': step.state === 'current' ? 'step' : undefined },
             `${{ done: '✔ ', current: '▶ ', aborted: '✘ ', pending: '' }[step.state]}${step.index}: ${step.description}`,
-            h('span', { class: 'skip' }, ` (${step.state === 'pending' ? 'to do' : step.state})`),
+            h('span', { class: 'visually-hidden' }, ` (${step.state === 'pending' ? 'to do' : step.state})`),
           ),
         ),
       )
