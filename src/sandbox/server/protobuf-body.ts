@@ -1,4 +1,4 @@
-// Decodes the protobuf request bodies `kubectl create namespace|configmap|secret|serviceaccount` sends.
+// Decodes the protobuf request bodies `kubectl create namespace|configmap|secret|serviceaccount|token` sends.
 // Only these simple kinds are understood; everything else is answered 415 by the caller.
 
 /** The Kubernetes protobuf envelope prefix: "k8s" and a zero byte. */
@@ -91,6 +91,19 @@ function objectMeta(buf: Buffer): Record<string, unknown> {
   return meta;
 }
 
+/** `kubectl create token`'s TokenRequestSpec: audiences (1) and expirationSeconds (4); the bound object is not read. */
+function tokenRequestSpec(buf: Buffer): Record<string, unknown> {
+  const audiences: string[] = [];
+  const spec: Record<string, unknown> = {};
+  for (const f of fields(buf)) {
+    if (f.no === 1) audiences.push(str(f));
+    else if (f.no === 4 && typeof f.value === 'bigint')
+      spec.expirationSeconds = Number(BigInt.asIntN(64, f.value));
+  }
+  if (audiences.length > 0) spec.audiences = audiences;
+  return spec;
+}
+
 function decodeKind(kind: string, raw: Buffer): Record<string, unknown> | undefined {
   const obj: Record<string, unknown> = {};
   const data: Record<string, string> = {};
@@ -112,8 +125,10 @@ function decodeKind(kind: string, raw: Buffer): Record<string, unknown> | undefi
       stringData[k] = v.toString('utf8');
     } else if ((kind === 'ConfigMap' && f.no === 4) || (kind === 'Secret' && f.no === 5))
       obj.immutable = f.value === 1n;
+    else if (kind === 'TokenRequest' && f.no === 2) obj.spec = tokenRequestSpec(bytes(f));
   }
-  if (!['ConfigMap', 'Secret', 'Namespace', 'ServiceAccount'].includes(kind)) return undefined;
+  if (!['ConfigMap', 'Secret', 'Namespace', 'ServiceAccount', 'TokenRequest'].includes(kind))
+    return undefined;
   if (Object.keys(data).length > 0) obj.data = data;
   if (Object.keys(stringData).length > 0) obj.stringData = stringData;
   return obj;
