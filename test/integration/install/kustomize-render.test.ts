@@ -105,6 +105,20 @@ const GRANTED_FOR_ADMISSION = [
  * source state store's create-namespace-if-missing never runs (it reads the namespace first). */
 const NOT_GRANTED = [{ group: '', resource: 'namespaces', verb: 'create' }];
 
+/**
+ * What the namespaced install leaves out, being cluster-scoped: the CRD install at start (its Deployment
+ * turns kubernetes.installCrds off) and ClusterAnalysisTemplates (docs/install.md says to use namespaced
+ * AnalysisTemplates there).
+ */
+const NOT_NAMESPACED = [
+  ...['get', 'create', 'patch'].map((verb) => ({
+    group: 'apiextensions.k8s.io',
+    resource: 'customresourcedefinitions',
+    verb,
+  })),
+  { group: 'rollgate.dev', resource: 'clusteranalysistemplates', verb: 'get' },
+];
+
 const key = (r: Pick<ApiRequest, 'group' | 'resource' | 'verb'>): string =>
   `${r.group || 'core'} ${r.resource} ${r.verb}`;
 
@@ -271,11 +285,16 @@ afterAll(() => rmSync(configDir, { recursive: true, force: true }));
 
 /** The shipped configuration as Rollgate itself loads it (so it must be valid), without the env. */
 function configOf(objects: RenderedObject[]): ReturnType<typeof loadConfig> {
+  return loadConfig({ file: writeConfig(objects), env: {} });
+}
+
+/** The shipped rollgate.yaml, written to a file. */
+function writeConfig(objects: RenderedObject[]): string {
   const data = (named(objects, 'ConfigMap', 'rollgate-config') as unknown as { data: Record<string, string> })
     .data;
   const file = join(configDir, 'rollgate.yaml');
   writeFileSync(file, data['rollgate.yaml']!);
-  return loadConfig({ file, env: {} });
+  return file;
 }
 
 describe("the ClusterRole is the code's API requests, no more, no fewer", () => {
@@ -305,7 +324,9 @@ describe("the ClusterRole is the code's API requests, no more, no fewer", () => 
 
   it.each(Object.keys(INSTALLS) as InstallName[])('%s: allows every request the code makes', (install) => {
     const rules = serviceAccountRules(renders[install]);
-    const notGranted = new Set(NOT_GRANTED.map(key));
+    const notGranted = new Set(
+      [...NOT_GRANTED, ...(install === 'namespaced' ? NOT_NAMESPACED : [])].map(key),
+    );
     const refused = requests
       .filter((r) => !notGranted.has(key(r)))
       .filter((r) => !rules.some(({ rule }) => allows(rule, r)))
@@ -318,9 +339,9 @@ describe("the ClusterRole is the code's API requests, no more, no fewer", () => 
       ).toBe(false);
   });
 
-  it('grants nothing the code does not ask for', () => {
+  it.each(['base', 'namespaced'] as const)('%s: grants nothing the code does not ask for', (install) => {
     const asked = new Set([...requests, ...GRANTED_FOR_ADMISSION].map(key));
-    const unused = serviceAccountRules(renders.base).flatMap(({ rule }) =>
+    const unused = serviceAccountRules(renders[install]).flatMap(({ rule }) =>
       (rule.apiGroups ?? []).flatMap((group) =>
         (rule.resources ?? []).flatMap((resource) =>
           rule.verbs.map((verb) => key({ group, resource, verb })).filter((k) => !asked.has(k)),
@@ -345,6 +366,37 @@ describe("the ClusterRole is the code's API requests, no more, no fewer", () => 
     expect(
       rules.every(({ rule }) => !(rule.resources ?? []).includes('*') && !rule.verbs.includes('*')),
     ).toBe(true);
+  });
+
+  it('namespaced: grants through Roles in rollgate-system only, and the processes look nowhere else', () => {
+    const objects = renders.namespaced;
+    expect(objects.filter((o) => o.metadata.namespace === undefined).map((o) => o.kind)).toEqual([]);
+    const rules = serviceAccountRules(objects);
+    expect(rules.length).toBeGreaterThan(0);
+    expect(new Set(rules.map((r) => r.namespace))).toEqual(new Set(['rollgate-system']));
+    for (const r of NOT_NAMESPACED)
+      expect(
+        rules.some(({ rule }) => allows(rule, r)),
+        key(r),
+      ).toBe(false);
+    // Each Deployment points every list, watch and the state store at its own namespace, and skips the CRDs.
+    for (const deployment of rollgateDeployments(objects)) {
+      const env = new Map(
+        (podSpecOf(deployment).containers[0]!.env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]),
+      );
+      const ownNamespace = { fieldRef: { fieldPath: 'metadata.namespace' } };
+      expect(Object.fromEntries(env)).toEqual({
+        ROLLGATE_KUBERNETES_WATCH_NAMESPACE: ownNamespace,
+        ROLLGATE_KUBERNETES_STATE_NAMESPACE: ownNamespace,
+        ROLLGATE_KUBERNETES_DEFAULT_NAMESPACE: ownNamespace,
+        ROLLGATE_KUBERNETES_INSTALL_CRDS: 'false',
+      });
+      const config = loadConfig({
+        file: writeConfig(objects),
+        env: { ROLLGATE_KUBERNETES_INSTALL_CRDS: String(env.get('ROLLGATE_KUBERNETES_INSTALL_CRDS')) },
+      });
+      expect(config.kubernetes.installCrds).toBe(false);
+    }
   });
 
   it('names only groups the install, Kubernetes or a supported traffic router serves', () => {
