@@ -80,6 +80,12 @@ export interface Sandbox {
    * default); throws `SandboxServiceAccountError` when the ServiceAccount does not exist.
    */
   serviceAccountToken(namespace: string, name: string, options?: { expirationSeconds?: number }): string;
+  /**
+   * Every request RBAC mode refused, in order: who and the 403's message. A test running a process as a
+   * ServiceAccount asserts this stays empty, so a missing permission fails it even when the process only
+   * logs the 403 and retries.
+   */
+  forbidden: ReadonlyArray<{ user: string; message: string }>;
   /** A kubeconfig (YAML) for this sandbox that authenticates with `token` instead of the admin's. */
   kubeconfigYamlWithToken(token: string): string;
   stop(): Promise<void>;
@@ -140,6 +146,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if (options.rbac) storeBootstrapPolicy(store, registry);
   const token = options.token;
   const serviceAccountTokens = new ServiceAccountTokens(store, registry, clock);
+  const forbidden: Array<{ user: string; message: string }> = [];
 
   let stopped = false;
   let scheduled: NodeJS.Immediate | undefined;
@@ -182,6 +189,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ...(token !== undefined ? { token } : {}),
     serviceAccountTokens,
     ...(options.rbac ? { authorizer: new RbacAuthorizer(store, registry) } : {}),
+    onForbidden: (user, message) => forbidden.push({ user, message }),
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 10_000,
     onWrite: schedule,
     audit,
@@ -218,6 +226,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       if (!minted) throw new SandboxServiceAccountError(namespace, name);
       return minted.token;
     },
+    forbidden,
     kubeconfigYamlWithToken: (serviceAccountToken) => sandboxKubeconfigYaml(url, serviceAccountToken),
     async writeKubeconfig(path: string): Promise<void> {
       await mkdir(dirname(path), { recursive: true });

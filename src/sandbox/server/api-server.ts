@@ -68,6 +68,8 @@ export interface ApiServerDeps {
   serviceAccountTokens: ServiceAccountTokens;
   /** RBAC mode: every request not made with the admin token is authorized by the stored roles. */
   authorizer?: RbacAuthorizer;
+  /** Told of every request RBAC refuses (the user and the 403's message). */
+  onForbidden?(user: string, message: string): void;
   bookmarkIntervalMs: number;
   /** Called after every successful write so the controllers can react. */
   onWrite(): void;
@@ -290,7 +292,10 @@ export class ApiServer {
   private authorize(req: IncomingMessage, user: RequestUser, attrs: RequestAttributes): void {
     requestIdentity.set(req, { user, attrs });
     const { authorizer } = this.deps;
-    if (authorizer && !authorizer.authorize(user, attrs)) throw forbidden(user, attrs);
+    if (!authorizer || authorizer.authorize(user, attrs)) return;
+    const refusal = forbidden(user, attrs);
+    this.deps.onForbidden?.(user.name, refusal.message);
+    throw refusal;
   }
 
   private discovery(path: string, segments: string[], req: IncomingMessage): unknown {

@@ -83,7 +83,9 @@ afterAll(async () => {
 
 describe('sandbox RBAC mode', () => {
   it('refuses what no role grants with the exact Status kube-apiserver sends', async () => {
+    const before = sandbox.forbidden.length;
     const denied = await failure(bot.core.listNamespacedPod({ namespace: 'team' }));
+    expect(sandbox.forbidden.slice(before)).toEqual([{ user: SA, message: denied.status.message }]);
     expect(denied).toEqual({
       code: 403,
       status: {
