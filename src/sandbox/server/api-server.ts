@@ -111,7 +111,7 @@ function notServed(): ApiStatusError {
 function protobufUnsupported(): ApiStatusError {
   return new ApiStatusError({
     message:
-      'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (protobuf only for Namespace, ConfigMap, Secret, ServiceAccount, TokenRequest)',
+      'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (protobuf only for Namespace, ConfigMap, Secret, ServiceAccount, TokenRequest and the RBAC kinds)',
     reason: 'UnsupportedMediaType',
     code: 415,
   });
