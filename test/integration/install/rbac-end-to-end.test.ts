@@ -249,10 +249,7 @@ async function deployThroughCanary(installed: Installed, namespace: string): Pro
 }
 
 /** What the ServiceAccount's own client gets for a request its roles do not grant. */
-async function refusedUpdate(
-  installed: Installed,
-  namespace: string,
-): Promise<{ code: number; message: string }> {
+async function refusedUpdate(installed: Installed, namespace: string): ReturnType<typeof failure> {
   const kc = new KubeConfig();
   kc.loadFromFile(installed.serviceAccountKubeconfig);
   const custom = kc.makeApiClient(CustomObjectsApi);
@@ -264,7 +261,7 @@ async function refusedUpdate(
     name: 'web',
   });
   // Rollgate writes Rollouts by apply (patch) and status by update: a plain update is not granted.
-  const refused = await failure(
+  return failure(
     custom.replaceNamespacedCustomObject({
       group: 'rollgate.dev',
       version: 'v1alpha1',
@@ -274,7 +271,6 @@ async function refusedUpdate(
       body: live,
     }),
   );
-  return { code: refused.code, message: refused.status.message };
 }
 
 describe('the shipped install in an RBAC-mode sandbox', () => {
@@ -285,7 +281,16 @@ describe('the shipped install in an RBAC-mode sandbox', () => {
 
     expect(await refusedUpdate(installed, 'default')).toEqual({
       code: 403,
-      message: `rollouts.rollgate.dev "web" is forbidden: User "${SA_USER}" cannot update resource "rollouts" in API group "rollgate.dev" in the namespace "default"`,
+      status: {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: `rollouts.rollgate.dev "web" is forbidden: User "${SA_USER}" cannot update resource "rollouts" in API group "rollgate.dev" in the namespace "default"`,
+        reason: 'Forbidden',
+        details: { name: 'web', group: 'rollgate.dev', kind: 'rollouts' },
+        code: 403,
+      },
     });
     expect(installed.sandbox.forbidden).toHaveLength(1);
   }, 120_000);
