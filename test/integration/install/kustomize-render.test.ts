@@ -2,7 +2,7 @@
 // inline secrets, and an RBAC role that allows every API request the code makes and nothing it does not.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../../../src/config/index.ts';
@@ -11,6 +11,8 @@ import { controllerRequests, syncRequests, type ApiRequest } from './api-request
 import {
   INSTALLS,
   groupOf,
+  kustomize,
+  parseRendered,
   renderInstall,
   type InstallName,
   type RenderedObject,
@@ -396,6 +398,31 @@ describe("the ClusterRole is the code's API requests, no more, no fewer", () => 
         env: { ROLLGATE_KUBERNETES_INSTALL_CRDS: String(env.get('ROLLGATE_KUBERNETES_INSTALL_CRDS')) },
       });
       expect(config.kubernetes.installCrds).toBe(false);
+    }
+  });
+
+  it('namespaced: an overlay with `namespace: team-a` moves everything, bindings included', async () => {
+    const mine = mkdtempSync(join(tmpdir(), 'rollgate-team-a-'));
+    try {
+      const overlay = relative(mine, resolve(INSTALLS.namespaced));
+      writeFileSync(join(mine, 'kustomization.yaml'), `resources: [${overlay}]\nnamespace: team-a\n`);
+      const objects = parseRendered(await kustomize(mine));
+      expect(new Set(objects.map((o) => o.metadata.namespace))).toEqual(new Set(['team-a']));
+      // Each binding still binds the install's own ServiceAccount to a Role rendered next to it.
+      const bindings = ofKind(objects, 'RoleBinding') as unknown as Array<{
+        subjects: unknown[];
+        roleRef: { kind: string; name: string };
+      }>;
+      expect(bindings).toHaveLength(ofKind(renders.namespaced, 'RoleBinding').length);
+      for (const binding of bindings) {
+        expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'rollgate', namespace: 'team-a' }]);
+        expect(named(objects, binding.roleRef.kind, binding.roleRef.name).metadata.namespace).toBe('team-a');
+      }
+      // The configuration file keeps the base's stateNamespace: the Deployment's environment overrides it
+      // with the pod's namespace (checked above), so only the ConfigMap may still name rollgate-system.
+      expect(JSON.stringify(objects.filter((o) => o.kind !== 'ConfigMap'))).not.toContain('rollgate-system');
+    } finally {
+      rmSync(mine, { recursive: true, force: true });
     }
   });
 
