@@ -124,6 +124,10 @@ export const configSchema = z
         context: z.string().default(''),
         stateNamespace: z.string().min(1).default('rollgate-system'),
         defaultNamespace: z.string().min(1).default('default'),
+        /** Lists and watches only this namespace (a namespaced install with Roles); empty: every namespace. */
+        watchNamespace: z.string().default(''),
+        /** `rollgate run|reconciler|poller` install or upgrade the CRDs at start; false where an admin installs them. */
+        installCrds: z.boolean().default(true),
       })
       .strict()
       .prefault({}),

@@ -40,7 +40,7 @@ export interface StartProcessOptions {
   metrics?: RollgateMetrics;
   poller?: PollerOptions;
   reconciler?: ReconcilerOptions;
-  /** Install or upgrade our CRDs on start (default true; `rollgate install` does it explicitly). */
+  /** Install or upgrade our CRDs on start (default: `kubernetes.installCrds`, true unless configured off). */
   installCrds?: boolean;
   /** How often to look for an emptied Redis (default 10 s). */
   redisCheckIntervalMs?: number;
@@ -75,6 +75,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
   const now = (): number => runtime.clock.now().getTime();
   const health = new DependencyHealth(metrics, now);
   const graceMs = options.kubernetesGraceMs ?? DEFAULT_KUBERNETES_GRACE_MS;
+  const installsCrds = options.installCrds ?? config.kubernetes.installCrds;
   metrics.started.set(0);
 
   let waitingFor: string | undefined = 'the HTTP server';
@@ -143,7 +144,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
   try {
     await atStart('redis', 'ping Redis', () => pingRedis(runtime.redis, START_PING_TIMEOUT_MS));
     health.up({ kind: 'redis' });
-    if (options.installCrds ?? true) {
+    if (installsCrds) {
       const results = await installCrds(runtime.kube.clients, rollgateCrds(), {
         each: (name, install) => atStart('kubernetes', `install CRDs (${name})`, install),
       });
@@ -192,7 +193,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     throw err;
   }
   // The CRD check and the reconciler's first list have just shown the API server answering.
-  if ((options.installCrds ?? true) || runsReconciler) health.up({ kind: 'kubernetes' });
+  if (installsCrds || runsReconciler) health.up({ kind: 'kubernetes' });
   const monitor = startDependencyMonitor({
     health,
     clients: runtime.kube.clients,

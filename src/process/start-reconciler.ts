@@ -1,6 +1,5 @@
 // The reconcile side of a process: runs reconcile jobs, and turns cluster changes into jobs (level-triggered).
-import { toPlainObject } from '../kube/client.ts';
-import { kubeCall } from '../kube/errors.ts';
+import { listRollouts } from '../kube/rollout-list.ts';
 import { ReconcileRetryError } from '../kube/reconcile-retry-error.ts';
 import type { ReconcileDeps } from '../kube/reconcile-rollout.ts';
 import { reconcileRolloutWithAnalysis } from '../kube/reconcile-with-analysis.ts';
@@ -12,13 +11,13 @@ import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metri
 import type { Runtime } from './runtime.ts';
 import type { StartStepRunner } from './start-step-runner.ts';
 import { trafficRouterFactory } from './traffic-router-factory.ts';
-import { watchWithRestart } from './watch-with-restart.ts';
+import { watchPathIn, watchWithRestart } from './watch-with-restart.ts';
 import type { RunningWatch } from './watch-with-restart.ts';
 
 export interface RunningReconciler {
   queue: ReconcileQueue;
   worker: RunningWorker;
-  /** Enqueues every Rollout in the cluster (start, Redis emptied, watch restarted). */
+  /** Enqueues every Rollout in the cluster, or in `kubernetes.watchNamespace` (start, Redis emptied, watch restarted). */
   enqueueAll(): Promise<number>;
   stop(options?: { force?: boolean }): Promise<void>;
 }
@@ -96,15 +95,9 @@ export async function startReconciler(
     },
   );
 
+  const namespace = config.kubernetes.watchNamespace;
   const enqueueAll = async (): Promise<number> => {
-    const list = await kubeCall({ verb: 'list', kind: 'Rollout' }, () =>
-      runtime.kube.clients.custom.listClusterCustomObject({
-        group: ROLLGATE_API_GROUP,
-        version: 'v1alpha1',
-        plural: 'rollouts',
-      }),
-    );
-    const items = (toPlainObject<{ items?: WatchedObject[] }>(list).items ?? []).filter(
+    const items = (await listRollouts<WatchedObject>(runtime.kube.clients, namespace)).filter(
       (i) => i.metadata?.name && i.metadata.namespace,
     );
     for (const item of items)
@@ -120,7 +113,7 @@ export async function startReconciler(
   ): Promise<void> => {
     const running = await watchWithRestart({
       kubeConfig: runtime.kube.clients.kubeConfig,
-      path,
+      path: watchPathIn(path, namespace),
       query: { ...query, allowWatchBookmarks: 'true' },
       onEvent: (type, obj: WatchedObject) => {
         if (type === 'BOOKMARK') return;
