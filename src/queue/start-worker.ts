@@ -42,10 +42,35 @@ export interface JobFinishedEvent {
   durationMs: number;
 }
 
-/** Default lock (ms): a job whose worker stops renewing it for this long is considered stalled. */
-export const DEFAULT_LOCK_DURATION_MS = 30_000;
+/**
+ * Default lock (ms): a job whose worker stops renewing it for this long is considered stalled. Short, so
+ * a process killed mid-job (kill -9, OOM, a node lost) has its jobs taken over quickly by the others:
+ * see takeoverBoundMs. Renewed every half lock, so only an event-loop block of over 4 s lets another
+ * worker take a job that is still running (harmless: every job is idempotent, just wasted work).
+ */
+export const DEFAULT_LOCK_DURATION_MS = 8_000;
+
+/**
+ * How often (ms) the workers look for stalled jobs, for a lock of `lockDurationMs`: every half lock.
+ * BullMQ's check (moveStalledJobsToWait) moves a job only when it was already active at the check before
+ * and its lock is gone, and one check per interval runs across all workers of a queue.
+ */
+export function stalledIntervalFor(lockDurationMs: number): number {
+  return Math.max(500, Math.round(lockDurationMs / 2));
+}
+
+/**
+ * The longest a job of a dead worker waits before it is back in `wait` for a live worker: its lock
+ * was renewed just before the death and lasts `lockDuration`; the first check after that moves it,
+ * at most one interval later (the check that marked it ran at least one interval before). 12 s by
+ * default, so a survivor carries on within 15 s.
+ */
+export function takeoverBoundMs(lockDurationMs: number): number {
+  return lockDurationMs + stalledIntervalFor(lockDurationMs);
+}
+
 /** Default interval (ms) at which every worker looks for stalled jobs and moves them back to wait. */
-export const DEFAULT_STALLED_INTERVAL_MS = 15_000;
+export const DEFAULT_STALLED_INTERVAL_MS = stalledIntervalFor(DEFAULT_LOCK_DURATION_MS);
 /** Default number of times a job may stall (its worker died) before it is failed. */
 export const DEFAULT_MAX_STALLED_COUNT = 3;
 
@@ -252,7 +277,7 @@ export function startWorker<N extends QueueName>(
     prefix: bullPrefix(options.prefix),
     concurrency: options.concurrency ?? 1,
     lockDuration,
-    stalledInterval: options.stalledInterval ?? DEFAULT_STALLED_INTERVAL_MS,
+    stalledInterval: options.stalledInterval ?? stalledIntervalFor(lockDuration),
     maxStalledCount: options.maxStalledCount ?? DEFAULT_MAX_STALLED_COUNT,
     settings: {
       backoffStrategy: (attemptsMade, type, error) =>
