@@ -1,6 +1,7 @@
 // Runs a queue's jobs through a handler: outcome → BullMQ (done, delayed requeue, retry, give up).
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import type { EnqueueResult } from './deduplicated-enqueue.ts';
@@ -86,6 +87,11 @@ export interface StartWorkerOptions {
   /** See DEFAULT_MAX_STALLED_COUNT. */
   maxStalledCount?: number;
   retryBackoff?: RetryBackoff;
+  /**
+   * Stored by BullMQ on every job this worker takes (field `pb` of the job hash), so which replica runs or
+   * ran a job can be read from Redis. Default `hostname:pid` (in Kubernetes the pod's name and its pid).
+   */
+  workerName?: string;
   logger?: Logger;
   /** Called after every run (any outcome), e.g. to count outcomes and durations. */
   onJobFinished?: (event: JobFinishedEvent) => void;
@@ -117,6 +123,11 @@ export interface RunningWorker {
    * `force: true` stops at once; running jobs are then picked up elsewhere once their lock expires.
    */
   stop(options?: { force?: boolean }): Promise<void>;
+}
+
+/** `hostname:pid`: which process runs a job, as seen from Redis. */
+export function defaultWorkerName(): string {
+  return `${hostname()}:${process.pid}`;
 }
 
 type Requeue<N extends QueueName> = (
@@ -275,6 +286,7 @@ export function startWorker<N extends QueueName>(
   const worker = new Worker(queueName, processor, {
     connection: options.connection,
     prefix: bullPrefix(options.prefix),
+    name: options.workerName ?? defaultWorkerName(),
     concurrency: options.concurrency ?? 1,
     lockDuration,
     stalledInterval: options.stalledInterval ?? stalledIntervalFor(lockDuration),
