@@ -195,8 +195,8 @@ export const configSchema = z
     workers: z
       .object({
         concurrency: z.number().int().min(1).max(256).default(8),
-        // 8 s: a dead process's jobs are taken over within 12 s (see takeoverBoundMs in src/queue).
-        lockDurationMs: z.number().int().min(1000).default(8_000),
+        // 6 s: a dead process's jobs are taken over within 9 s (see takeoverBoundMs in src/queue).
+        lockDurationMs: z.number().int().min(1000).default(6_000),
       })
       .strict()
       .prefault({}),

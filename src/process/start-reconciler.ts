@@ -88,7 +88,7 @@ export async function startReconciler(
       connection: redis,
       prefix: config.redis.prefix,
       concurrency: config.workers.concurrency,
-      // A dead process's job is taken over within takeoverBoundMs (12 s by default); see start-worker.ts.
+      // A dead process's job is taken over within takeoverBoundMs (9 s by default); see start-worker.ts.
       lockDuration: config.workers.lockDurationMs,
       logger: log,
       onJobFinished: (event) => metrics.observeJobFinished(event),

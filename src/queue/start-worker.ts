@@ -46,28 +46,31 @@ export interface JobFinishedEvent {
 /**
  * Default lock (ms): a job whose worker stops renewing it for this long is considered stalled. Short, so
  * a process killed mid-job (kill -9, OOM, a node lost) has its jobs taken over quickly by the others:
- * see takeoverBoundMs. Renewed every half lock, so only an event-loop block of over 4 s lets another
+ * see takeoverBoundMs. Renewed every half lock, so only an event-loop block of over 3 s lets another
  * worker take a job that is still running (harmless: every job is idempotent, just wasted work).
  */
-export const DEFAULT_LOCK_DURATION_MS = 8_000;
+export const DEFAULT_LOCK_DURATION_MS = 6_000;
 
 /**
- * How often (ms) the workers look for stalled jobs, for a lock of `lockDurationMs`: every half lock.
- * BullMQ's check (moveStalledJobsToWait) moves a job only when it was already active at the check before
- * and its lock is gone, and one check per interval runs across all workers of a queue.
+ * How often (ms) the workers look for stalled jobs, for a lock of `lockDurationMs`: every quarter lock,
+ * between 0.5 and 2 s. The check is one small script (the active list into a set) and runs once per
+ * interval per queue across all workers (BullMQ's `stalled-check` key), so checking often is cheap; the
+ * lock, not the check, is what decides how long a live but busy worker may go unheard.
  */
 export function stalledIntervalFor(lockDurationMs: number): number {
-  return Math.max(500, Math.round(lockDurationMs / 2));
+  return Math.min(2_000, Math.max(500, Math.round(lockDurationMs / 4)));
 }
 
 /**
- * The longest a job of a dead worker waits before it is back in `wait` for a live worker: its lock
- * was renewed just before the death and lasts `lockDuration`; the first check after that moves it,
- * at most one interval later (the check that marked it ran at least one interval before). 12 s by
- * default, so a survivor carries on within 15 s.
+ * The longest a job of a dead worker waits before it is back in `wait` for a live worker. BullMQ's check
+ * (moveStalledJobsToWait) moves a job that an earlier check marked (a lock renewal unmarks it) and whose
+ * lock is gone: the lock, renewed just before the death, lasts `lockDuration`; the marking check comes
+ * within one interval of the death, or two when the dead worker's last check still holds the
+ * once-per-interval key; the moving check within one interval of the lock's end. 9 s by default, so a
+ * survivor carries on within 15 s with room for a busy machine's late timers.
  */
 export function takeoverBoundMs(lockDurationMs: number): number {
-  return lockDurationMs + stalledIntervalFor(lockDurationMs);
+  return lockDurationMs + 2 * stalledIntervalFor(lockDurationMs);
 }
 
 /** Default interval (ms) at which every worker looks for stalled jobs and moves them back to wait. */
