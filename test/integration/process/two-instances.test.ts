@@ -298,6 +298,18 @@ describe('two rollgate run processes on one Redis and one cluster', () => {
       RolloutAborted: 1,
     });
 
+    // Every key the two wrote carries the hash-tagged prefix: one Redis Cluster slot, as BullMQ's
+    // multi-key scripts (and ours, deduplicated-enqueue and observed-heads) require.
+    const written: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.connection.scan(cursor, 'MATCH', `*${redis.prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      written.push(...keys);
+    } while (cursor !== '0');
+    expect(written.length).toBeGreaterThan(0);
+    expect(written.filter((key) => !key.startsWith(`{${redis.prefix}}:`))).toEqual([]);
+
     // Nothing was failed or left behind in the queue.
     expect(await redis.connection.zcard(`{${redis.prefix}}:reconcile:failed`)).toBe(0);
   }, 60_000);
