@@ -40,16 +40,23 @@ export interface RollgateProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `rollgate ROLE ARGS` from the installed CLI at `cliRoot`, on the test's Redis and prefix. */
+/** The checkout itself, for startRollgate with `ROLLGATE_DEV: '1'` (the source through tsx, no build). */
+export const CHECKOUT = repo;
+
+/**
+ * Starts `rollgate ROLE ARGS` from the CLI at `cliRoot` (an installCli copy, or CHECKOUT), with `env`
+ * added to this process's environment (ROLLGATE_DEV and ROLLGATE_CONFIG cleared unless `env` sets them).
+ */
 export function startRollgate(
   cliRoot: string,
   label: string,
   role: 'run' | 'poller' | 'reconciler',
   args: string[],
+  env: Record<string, string> = {},
 ): RollgateProcess {
-  const { ROLLGATE_DEV: _dev, ...env } = process.env;
+  const { ROLLGATE_DEV: _dev, ...inherited } = process.env;
   const child = spawn(process.execPath, [join(cliRoot, 'bin', 'rollgate.js'), role, ...args], {
-    env: { ...env, ROLLGATE_CONFIG: '' },
+    env: { ...inherited, ROLLGATE_CONFIG: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
