@@ -84,7 +84,12 @@ export class ActionExecutor {
       namespace: read.observed.rollout.metadata.namespace ?? 'default',
     };
     let router: RouterCallResult = { kind: 'none' };
+    // Events say what the pass did, so they are recorded once its status is written: a pass cut short (a
+    // 409, an API error, the process killed) is planned again from the same status by whichever worker
+    // runs it next and would otherwise record its Events a second time (a `count` bump per attempt).
+    const events = plan.actions.filter((action) => action.kind === 'emitEvent');
     for (const action of plan.actions) {
+      if (action.kind === 'emitEvent') continue;
       try {
         const { target, result, routerError } = await handleAction(action, context);
         report.outcomes.push({ kind: action.kind, target, result });
@@ -93,7 +98,7 @@ export class ActionExecutor {
         else if (action.kind === 'setTrafficWeights' && router.kind !== 'failed') router = { kind: 'ok' };
         if (result !== 'unchanged' && result !== 'failed') {
           report.writes += 1;
-          if (action.kind !== 'emitEvent') report.stateWrites += 1;
+          report.stateWrites += 1;
         }
       } catch (err) {
         report.stoppedBy = err instanceof Error ? err : new Error(String(err));
@@ -112,6 +117,13 @@ export class ActionExecutor {
       }
     } catch (err) {
       report.stoppedBy = err instanceof Error ? err : new Error(String(err));
+      return report;
+    }
+    for (const action of events) {
+      // Recording never throws (EventRecorder is best effort); a failed one is reported as `failed`.
+      const { target, result } = await handleAction(action, context);
+      report.outcomes.push({ kind: action.kind, target, result });
+      if (result !== 'unchanged' && result !== 'failed') report.writes += 1;
     }
     return report;
   }

@@ -87,9 +87,8 @@ export async function startReconciler(
       connection: redis,
       prefix: config.redis.prefix,
       concurrency: config.workers.concurrency,
+      // A dead process's job is taken over within takeoverBoundMs (9 s by default); see start-worker.ts.
       lockDuration: config.workers.lockDurationMs,
-      // A dead worker's job is found by the next stalled check after its lock expires.
-      stalledInterval: Math.max(1_000, Math.min(15_000, config.workers.lockDurationMs / 2)),
       logger: log,
       onJobFinished: (event) => metrics.observeJobFinished(event),
     },

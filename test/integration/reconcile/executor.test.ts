@@ -3,7 +3,7 @@ import { ApiException } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActionExecutor } from '../../../src/kube/action-executor.ts';
 import { installCrds } from '../../../src/kube/install-crds.ts';
-import type { KubeClients } from '../../../src/kube/client.ts';
+import { MERGE_PATCH, type KubeClients } from '../../../src/kube/client.ts';
 import { EventRecorder } from '../../../src/kube/event-recorder.ts';
 import { ObservedStateReader } from '../../../src/kube/observed-state-reader.ts';
 import { ReconcileRetryError } from '../../../src/kube/reconcile-retry-error.ts';
@@ -67,8 +67,8 @@ describe('ActionExecutor against the sandbox', () => {
     expect(report.stoppedBy).toBeUndefined();
     expect(report.outcomes.map((o) => `${o.kind}:${o.result}`)).toEqual([
       'createReplicaSet:created',
-      'emitEvent:created',
       'patchRolloutStatus:updated',
+      'emitEvent:created',
     ]);
     await harness.sandbox.settle();
 
@@ -93,6 +93,39 @@ describe('ActionExecutor against the sandbox', () => {
     );
     expect(mine).toHaveLength(1);
     expect(mine[0]?.count).toBe(2);
+  });
+
+  it('records a pass’s Events only once its status is written: a pass cut short records none', async () => {
+    const key = await harness.createRollout(testRollout({ name: 'exec-ev', replicas: 1 }));
+    const stale = await read('exec-ev');
+    // Someone else writes the Rollout after it was read: this pass's status write meets a 409.
+    await harness.clients.custom.patchNamespacedCustomObject(
+      {
+        group: 'rollgate.dev',
+        version: 'v1alpha1',
+        namespace: NAMESPACE,
+        plural: 'rollouts',
+        name: key.name,
+        body: { metadata: { annotations: { touched: 'yes' } } },
+      },
+      MERGE_PATCH,
+    );
+    const plan: RolloutPlan = {
+      actions: [{ kind: 'emitEvent', type: 'Normal', reason: 'RolloutUpdated', message: 'exec-ev moved on' }],
+      status: { phase: 'Progressing', message: 'moved on' },
+    };
+    const cut = await executor.execute(plan, stale);
+    expect(cut.stoppedBy).toMatchObject({ code: 'kube.conflict' });
+    const eventsOf = async () =>
+      (await harness.clients.core.listNamespacedEvent({ namespace: NAMESPACE })).items.filter(
+        (e) => e.involvedObject.name === key.name && e.reason === 'RolloutUpdated',
+      );
+    expect(await eventsOf()).toEqual([]);
+
+    // Planned again from a fresh read (as the next run of the job, in this process or another), once.
+    const done = await executor.execute(plan, await read('exec-ev'));
+    expect(done.stoppedBy).toBeUndefined();
+    expect((await eventsOf()).map((e) => e.count)).toEqual([1]);
   });
 
   it('sends a scale with its annotation in one conditional write, and stops on a stale resourceVersion', async () => {
