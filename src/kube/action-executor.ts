@@ -12,7 +12,13 @@ import { kubeCall } from './errors.ts';
 import type { EventRecorder } from './event-recorder.ts';
 import type { ObservedRead } from './observed-state-reader.ts';
 import type { TrafficRouter, TrafficRouterFactory } from './traffic-router.ts';
-import { callsForAnotherPass, withRouterResult, type RouterCallResult } from './traffic-router-error.ts';
+import { recordedWeightsAction, reassertTrafficWeights } from './actions/set-traffic-weights.ts';
+import {
+  callsForAnotherPass,
+  trafficRouterErrorOf,
+  withRouterResult,
+  type RouterCallResult,
+} from './traffic-router-error.ts';
 
 export type { WriteResult } from './actions/action-handler.ts';
 
@@ -98,6 +104,24 @@ export class ActionExecutor {
       } catch (err) {
         report.stoppedBy = err instanceof Error ? err : new Error(String(err));
         return report;
+      }
+    }
+    // The planner sends weights only when they change. A pass that sent none sends the recorded ones
+    // again, so a route edited by hand goes back within one pass (the router writes only what differs).
+    // Not while the router is failing: the planner's retry, with its backoff, owns that.
+    const recorded = context.router === undefined ? undefined : recordedWeightsAction(plan.status);
+    if (
+      recorded !== undefined &&
+      router.kind === 'none' &&
+      !plan.actions.some((action) => action.kind === 'setTrafficWeights') &&
+      trafficRouterErrorOf(read.raw.status) === undefined
+    ) {
+      const { target, result, routerError } = await reassertTrafficWeights(recorded, context);
+      report.outcomes.push({ kind: 'setTrafficWeights', target, result });
+      if (routerError !== undefined) router = { kind: 'failed', message: routerError };
+      if (result === 'updated') {
+        report.writes += 1;
+        report.stateWrites += 1;
       }
     }
     if (router.kind === 'failed') report.trafficError = router.message;
