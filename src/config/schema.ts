@@ -138,6 +138,9 @@ export const configSchema = z
       .object({
         concurrency: z.number().int().min(1).max(256).default(8),
         lockDurationMs: z.number().int().min(1000).default(30_000),
+        // Every Rollout is reconciled again this often even when nothing it watches changed: a route
+        // edited by hand (routes are not watched) is put back within one resync.
+        resyncMs: z.number().int().min(1000).default(180_000),
       })
       .strict()
       .prefault({}),
