@@ -1,5 +1,6 @@
 // setTrafficWeights: tells the traffic router the weights; a router failure is reported, never allowed to stop the pass.
-import type { PlannedRolloutStatus, SetTrafficWeightsAction } from '../../rollout/index.ts';
+import type { SetTrafficWeightsAction } from '../../rollout/index.ts';
+import type { RolloutStatus } from '../../spec/rollout.ts';
 import { ROLLGATE_API_VERSION } from '../../spec/api-version.ts';
 import type { ActionContext, ActionHandler, HandledAction } from './action-handler.ts';
 
@@ -69,7 +70,7 @@ export const setTrafficWeights: ActionHandler<SetTrafficWeightsAction> = (action
  * The weights a status records as in force, as the action that sends them again; undefined when it
  * records none.
  */
-export function recordedWeightsAction(status: PlannedRolloutStatus): SetTrafficWeightsAction | undefined {
+export function recordedWeightsAction(status: RolloutStatus): SetTrafficWeightsAction | undefined {
   const weights = status.canary?.weights;
   const stableHash = weights?.stable.podTemplateHash;
   if (weights === undefined || stableHash === undefined) return undefined;
