@@ -106,19 +106,19 @@ export class ActionExecutor {
         return report;
       }
     }
-    // The planner sends weights only when they change. A pass that sends none and leaves the recorded
-    // weights as they are sends those again, so a route edited by hand goes back within one pass (the
-    // router writes only what differs). Only what status already recorded as told to the router, never
-    // weights the planner is about to record; not while the router is failing: the planner's retry, with
-    // its backoff, owns that.
+    // The planner sends weights only when they change. A pass at rest (no action, no status change:
+    // the planner holds the recorded weights as what it wants) sends the recorded ones again, so a route
+    // edited by hand goes back within one pass (the router writes only what differs). Never in a pass
+    // that changes anything: right after a router write whose status write was lost, the status lags
+    // the route and the planner itself sends its weights again. Not while the router is failing: the
+    // planner's retry, with its backoff, owns that.
     const live = read.observed.rollout.status;
     const recorded =
       context.router === undefined || live === undefined ? undefined : recordedWeightsAction(live);
     if (
       recorded !== undefined &&
-      router.kind === 'none' &&
-      !plan.actions.some((action) => action.kind === 'setTrafficWeights') &&
-      canonicalJson(plan.status.canary?.weights ?? null) === canonicalJson(live?.canary?.weights ?? null) &&
+      plan.actions.length === 0 &&
+      isStatusNoop(read.raw.status, plan.status) &&
       trafficRouterErrorOf(read.raw.status) === undefined
     ) {
       const { target, result, routerError } = await reassertTrafficWeights(recorded, context);

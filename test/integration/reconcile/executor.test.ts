@@ -332,7 +332,7 @@ describe('ActionExecutor against the sandbox', () => {
     expect(outcome).toMatchObject({ kind: 'requeue', afterMs: 1_000, stats: { passes: 4, writes: 4 } });
   });
 
-  it('a pass that sends no weights sends the recorded ones again: a route changed is drift corrected, with an Event; weights about to be recorded are not sent', async () => {
+  it('a pass that sends no weights sends the recorded ones again: a route changed is drift corrected, with an Event; a pass that is not at rest sends nothing', async () => {
     await harness.createRollout(testRollout({ name: 'exec-drift', replicas: 1 }));
     const calls: Array<{ canaryWeight: number; canaryHash?: string | undefined }> = [];
     let changed: string[] = [];
@@ -391,7 +391,7 @@ describe('ActionExecutor against the sandbox', () => {
       ],
     ]);
 
-    // A plan that records other weights without sending them (the planner holds the call): nothing is sent.
+    // A pass that changes anything (here: records other weights without sending them) is not at rest: nothing is sent.
     const before = calls.length;
     await pass([], 50);
     expect(calls).toHaveLength(before);
