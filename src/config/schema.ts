@@ -201,6 +201,9 @@ export const configSchema = z
         concurrency: z.number().int().min(1).max(256).default(8),
         // 6 s: a dead process's jobs are taken over within 9 s (see takeoverBoundMs in src/queue).
         lockDurationMs: z.number().int().min(1000).default(6_000),
+        // Every Rollout is reconciled again this often even when nothing it watches changed: a route
+        // edited by hand (routes are not watched) is put back within one resync.
+        resyncMs: z.number().int().min(1000).default(180_000),
       })
       .strict()
       .prefault({}),

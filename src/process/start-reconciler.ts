@@ -163,13 +163,25 @@ export async function startReconciler(
         );
         return 0;
       });
-  log.info({ rollouts: count, concurrency: config.workers.concurrency }, 'reconciler started');
+  // Level-triggered like an informer's resync: a Healthy or paused rollout has no timer of its own, and
+  // a hand edit of a route wakes nothing, so every rollout is looked at again each workers.resyncMs.
+  const resync = setInterval(() => {
+    void enqueueAll().catch((err: unknown) =>
+      log.warn({ err: (err as Error).message }, 'periodic resync of every rollout failed'),
+    );
+  }, config.workers.resyncMs);
+  resync.unref();
+  log.info(
+    { rollouts: count, concurrency: config.workers.concurrency, resyncMs: config.workers.resyncMs },
+    'reconciler started',
+  );
 
   return {
     queue,
     worker,
     enqueueAll,
     async stop(stopOptions) {
+      clearInterval(resync);
       for (const w of watches) w.stop();
       await worker.stop(stopOptions);
       await queue.close();

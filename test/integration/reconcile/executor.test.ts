@@ -364,4 +364,69 @@ describe('ActionExecutor against the sandbox', () => {
     const outcome = await reconcileRollout(key, harness.deps({ planner: restless, maxPasses: 4 }));
     expect(outcome).toMatchObject({ kind: 'requeue', afterMs: 1_000, stats: { passes: 4, writes: 4 } });
   });
+
+  it('a pass that sends no weights sends the recorded ones again: a route changed is drift corrected, with an Event; a pass that is not at rest sends nothing', async () => {
+    await harness.createRollout(testRollout({ name: 'exec-drift', replicas: 1 }));
+    const calls: Array<{ canaryWeight: number; canaryHash?: string | undefined }> = [];
+    let changed: string[] = [];
+    const router: TrafficRouter = {
+      type: 'test',
+      async setWeights(input) {
+        calls.push({ canaryWeight: input.canaryWeight, canaryHash: input.canaryHash });
+        return { changed };
+      },
+    };
+    const withRouter = new ActionExecutor({
+      clients: harness.clients,
+      logger: silentLogger,
+      clock: harness.clock,
+      events: new EventRecorder(harness.clients.core, harness.clock, silentLogger),
+      router,
+    });
+    const weightsAt = (canary: number) => ({
+      canary: { weight: canary, podTemplateHash: 'c1' },
+      stable: { weight: 100 - canary, podTemplateHash: 's1' },
+    });
+    const pass = async (actions: RolloutAction[], canary: number) => {
+      const current = await read('exec-drift');
+      const status = { ...(current.observed.rollout.status ?? {}), canary: { weights: weightsAt(canary) } };
+      return withRouter.execute({ actions, status }, current);
+    };
+
+    // The planner's own call records 20; nothing else is sent in that pass.
+    await pass([{ kind: 'setTrafficWeights', canaryWeight: 20, stableHash: 's1', canaryHash: 'c1' }], 20);
+    expect(calls).toEqual([{ canaryWeight: 20, canaryHash: 'c1' }]);
+
+    // At rest: the recorded 20 is sent again and the router changes nothing.
+    const atRest = await pass([], 20);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]).toEqual({ canaryWeight: 20, canaryHash: 'c1' });
+    expect(atRest.outcomes.map((o) => `${o.kind}:${o.result}`)).toEqual([
+      'setTrafficWeights:unchanged',
+      'patchRolloutStatus:unchanged',
+    ]);
+    expect(atRest.stateWrites).toBe(0);
+
+    // Someone edited the route: the router had to write it back.
+    changed = ['HTTPRoute default/web'];
+    const drifted = await pass([], 20);
+    expect(drifted.outcomes[0]).toEqual({ kind: 'setTrafficWeights', target: '20%', result: 'updated' });
+    expect(drifted.stateWrites).toBe(1);
+    const events = await harness.clients.core.listNamespacedEvent({ namespace: NAMESPACE });
+    expect(
+      events.items
+        .filter((e) => e.involvedObject.name === 'exec-drift' && e.reason === 'TrafficDriftCorrected')
+        .map((e) => [e.type, e.message]),
+    ).toEqual([
+      [
+        'Warning',
+        "HTTPRoute default/web: weights edited outside Rollgate; set back to Rollgate's (canary 20)",
+      ],
+    ]);
+
+    // A pass that changes anything (here: records other weights without sending them) is not at rest: nothing is sent.
+    const before = calls.length;
+    await pass([], 50);
+    expect(calls).toHaveLength(before);
+  });
 });
