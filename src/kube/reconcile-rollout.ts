@@ -9,7 +9,12 @@ import { AnalysisRunBuildError, type AnalysisRunFactory } from './analysis-run-f
 import type { KubeClients } from './client.ts';
 import { KubeThrottledError, dispositionOf } from './errors.ts';
 import { EventRecorder } from './event-recorder.ts';
-import { InvalidRolloutObjectError, ObservedStateReader, type RolloutKey } from './observed-state-reader.ts';
+import {
+  InvalidRolloutObjectError,
+  ObservedStateReader,
+  type ObservedRead,
+  type RolloutKey,
+} from './observed-state-reader.ts';
 import { ReconcileRetryError, type ReconcileRetryStage } from './reconcile-retry-error.ts';
 import type { TrafficRouter, TrafficRouterFactory } from './traffic-router.ts';
 import { UnsafeActionError } from './unsafe-action-error.ts';
@@ -175,7 +180,7 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
     const report = await executor.execute(plan, read);
     stats.writes += report.writes;
     if (deps.onPass) await deps.onPass({ observed: read.observed, plan, report });
-    if (deps.onTransition) reportTransition(deps.onTransition, read.raw, plan, report, logger);
+    if (deps.onTransition) reportTransition(deps.onTransition, read, plan, report, logger);
 
     if (report.stoppedBy !== undefined) {
       const outcome = onFailure(report.stoppedBy, 'write');
@@ -202,24 +207,30 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
   };
 }
 
-/** Hands what the pass changed to `onTransition`; the outcomes follow the actions in order. */
+/**
+ * Hands what the pass changed to `onTransition`; the outcomes follow the actions in order. A scale counts
+ * only when the replica count moved (a scaleReplicaSet that only sets an annotation is not one).
+ */
 function reportTransition(
   onTransition: (transition: RolloutTransition) => void,
-  raw: Record<string, unknown>,
+  read: ObservedRead,
   plan: RolloutPlan,
   report: ExecutionReport,
   logger: Logger,
 ): void {
+  const replicasBefore = new Map(read.observed.replicaSets.map((rs) => [rs.name, rs.replicas]));
   const scaled = plan.actions.flatMap((action, i) => {
     const result = report.outcomes[i]?.result;
     return action.kind === 'scaleReplicaSet' &&
       result !== undefined &&
       result !== 'unchanged' &&
-      result !== 'failed'
+      result !== 'failed' &&
+      replicasBefore.get(action.name) !== action.replicas
       ? [{ name: action.name, replicas: action.replicas }]
       : [];
   });
   if (!report.statusWritten && scaled.length === 0) return;
+  const raw = read.raw;
   try {
     onTransition({ raw, before: raw.status, after: report.statusWritten ? plan.status : raw.status, scaled });
   } catch (err) {
