@@ -11,8 +11,36 @@ export interface GoTemplate {
   render(data: unknown): string;
 }
 
-/** Functions templates may call: Go's text/template built-ins that Argo's catalog and typical templates use. */
-export const TEMPLATE_FUNCTIONS = ['and', 'or', 'not', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'len', 'index'];
+/**
+ * Functions templates may call: Go's text/template built-ins, and the few Sprig functions (which
+ * notifications-engine adds) that Argo's catalog and typical templates use — the catalog's step template
+ * counts steps with `add`.
+ */
+export const TEMPLATE_FUNCTIONS = [
+  'and',
+  'or',
+  'not',
+  'eq',
+  'ne',
+  'lt',
+  'le',
+  'gt',
+  'ge',
+  'len',
+  'index',
+  'add',
+  'add1',
+  'sub',
+  'mul',
+  'div',
+  'mod',
+  'upper',
+  'lower',
+  'trim',
+  'quote',
+  'default',
+  'toJson',
+];
 
 /** What Go prints for a missing map key (missingkey=default), so output matches Argo's. */
 export const NO_VALUE = '<no value>';
@@ -383,6 +411,11 @@ function printed(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** A value as text for string functions: missing is empty (Sprig's), the rest as printed. */
+function printedOrEmpty(value: unknown): string {
+  return value === undefined || value === null ? '' : printed(value);
+}
+
 class TemplateRun {
   private size = 0;
   constructor(
@@ -543,8 +576,54 @@ class TemplateRun {
         }
         return value;
       }
+      case 'add':
+      case 'mul': {
+        want(1);
+        const numbers = args.map((arg) => this.integer(arg(), name));
+        return name === 'add' ? numbers.reduce((a, b) => a + b, 0) : numbers.reduce((a, b) => a * b, 1);
+      }
+      case 'add1':
+        want(1);
+        return this.integer(args[0]!(), name) + 1;
+      case 'sub':
+      case 'div':
+      case 'mod': {
+        want(2);
+        const a = this.integer(args[0]!(), name);
+        const b = this.integer(args[1]!(), name);
+        if (name === 'sub') return a - b;
+        if (b === 0) this.fail(`${name}: division by zero`);
+        return name === 'div' ? Math.trunc(a / b) : a % b;
+      }
+      case 'upper':
+      case 'lower':
+      case 'trim': {
+        want(1);
+        const text = printedOrEmpty(args[0]!());
+        return name === 'upper' ? text.toUpperCase() : name === 'lower' ? text.toLowerCase() : text.trim();
+      }
+      case 'quote':
+        return args.map((arg) => JSON.stringify(printedOrEmpty(arg()))).join(' ');
+      case 'default': {
+        // Sprig: `default fallback value`, usually piped: `.value | default "x"`.
+        want(1);
+        const value = args.length > 1 ? args[args.length - 1]!() : undefined;
+        return isTrue(value) ? value : args[0]!();
+      }
+      case 'toJson':
+        want(1);
+        return JSON.stringify(args[0]!() ?? null);
     }
     return this.fail(`function "${name}" is not supported`);
+  }
+
+  /** Sprig's integer arithmetic: numbers and numeric strings, truncated; missing is 0. */
+  private integer(value: unknown, name: string): number {
+    if (value === undefined || value === null) return 0;
+    const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+    if (typeof number !== 'number' || !Number.isFinite(number))
+      this.fail(`${name}: ${printed(value)} is not a number`);
+    return Math.trunc(number);
   }
 
   /** -1, 0 or 1; values of different kinds are an error, as in Go (missing equals only missing). */

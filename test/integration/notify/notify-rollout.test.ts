@@ -217,8 +217,8 @@ describe('notifications of a subscribed Rollout', () => {
       `releases: ${completed}`,
     ]);
     expect(slackLines().filter((l) => l.startsWith('deploys:'))).toEqual([
-      'deploys: Rollout web passed step 1.',
-      'deploys: Rollout web passed step 2.',
+      'deploys: Rollout web is at step 1/2.',
+      'deploys: Rollout web is at step 2/2.',
     ]);
     const webhook = doubles.webhookCalls.map((c) => c.json as { revision: string });
     expect(webhook.map((w) => w.revision)).toEqual([first.currentPodHash, second.currentPodHash]);

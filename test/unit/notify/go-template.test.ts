@@ -73,17 +73,41 @@ describe('the Go template subset', () => {
     ['pipelines', '{{.rollout.spec.template.spec.containers | len}}', '2'],
     ['variables', '{{$n := .rollout.metadata.name}}[{{$n}}] {{$.rollout.metadata.namespace}}', '[web] shop'],
     ['a string with braces', '{{"}}"}}', '}}'],
+    [
+      "the catalog's step count (Sprig add, len)",
+      'step {{ add .rollout.status.currentStepIndex 1}}/{{len .rollout.spec.strategy.canary.steps}}',
+      'step 2/1',
+    ],
+    [
+      'add1, sub, mul, div, mod',
+      '{{add1 1}} {{sub 7 2}} {{mul 2 3 4}} {{div 7 2}} {{mod 7 2}}',
+      '2 5 24 3 1',
+    ],
+    ['numeric strings in arithmetic', '{{add "2" 3}}', '5'],
+    [
+      'upper, lower, trim',
+      '{{.rollout.metadata.name | upper}} {{lower "AB"}} [{{trim "  x "}}]',
+      'WEB ab [x]',
+    ],
+    ['default when empty, piped', '{{.rollout.status.message | default "no message"}}', 'no message'],
+    ['default keeps a value', '{{.rollout.status.phase | default "?"}}', 'Paused'],
+    [
+      'quote and toJson',
+      '{{quote .rollout.metadata.name}} {{toJson .rollout.spec.strategy}}',
+      '"web" {"canary":{"steps":[{"setWeight":20}]}}',
+    ],
   ])('%s', (_, source, expected) => {
     expect(render(source, { rollout, m: { b: 2, a: 1 } })).toBe(expected);
   });
 
   it.each([
     [
-      'a sprig function',
-      '{{.rollout.metadata.name | upper}}',
+      'a Sprig function outside the subset',
+      '{{.rollout.metadata.name | sha256sum}}',
       'notify.template.unsupported',
-      /function "upper"/,
+      /function "sha256sum"/,
     ],
+    ['printf', '{{printf "%s" .a}}', 'notify.template.unsupported', /function "printf"/],
     ['define', '{{define "x"}}y{{end}}', 'notify.template.unsupported', /define/],
     ['an unclosed action', 'Hello {{.rollout', 'notify.template.syntax', /unclosed/],
     ['an if without end', '{{if .a}}x', 'notify.template.syntax', /without \{\{end\}\}/],
@@ -101,6 +125,13 @@ describe('the Go template subset', () => {
     const error = errorOf(() => render('{{index .rollout.spec.template.spec.containers 5}}'));
     expect(error.code).toBe('notify.template.execution');
     expect(error.message).toMatch(/template\.t: index out of range/);
+  });
+
+  it('refuses arithmetic on what is not a number, and division by zero', () => {
+    expect(errorOf(() => render('{{add .rollout.metadata.name 1}}')).message).toBe(
+      'template.t: add: web is not a number',
+    );
+    expect(errorOf(() => render('{{div 1 0}}')).message).toBe('template.t: div: division by zero');
   });
 
   it('counts lines in errors', () => {

@@ -120,7 +120,12 @@ describe('parseNotificationConfig', () => {
       'notify.config.invalid',
       /when/,
     ],
-    [{ 'template.t': 'message: "{{ .a | quote }}"' }, 'template.t', 'notify.template.unsupported', /quote/],
+    [
+      { 'template.t': 'message: "{{ .a | sha256sum }}"' },
+      'template.t',
+      'notify.template.unsupported',
+      /sha256sum/,
+    ],
     [{ 'template.t': '- a list' }, 'template.t', 'notify.config.invalid', /YAML map/],
     [{ defaultTriggers: '- on-nothing' }, 'defaultTriggers', 'notify.config.invalid', /trigger\.on-nothing/],
     [{ 'servce.slack': 'token: x' }, 'servce.slack', 'notify.config.invalid', /unknown key/],
