@@ -320,6 +320,14 @@ describe('notifications of a subscribed Rollout', () => {
     });
     await quiet();
     expect(doubles.teamsCalls).toHaveLength(teamsBefore + 2);
+    const counted = await Promise.all(
+      processes.map(({ metrics }) =>
+        metrics.registry.getSingleMetricAsString('rollgate_notifications_total'),
+      ),
+    );
+    expect(counted.join('\n')).toMatch(
+      /rollgate_notifications_total\{trigger="on-rollout-completed",service="teams",result="retried"\} 1/,
+    );
     // The first process logged at debug level through all of the above, sends and failures included.
     const log = logLines.join('');
     expect(log).toContain('notification sent');
