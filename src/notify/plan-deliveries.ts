@@ -62,7 +62,9 @@ export function planDeliveries(event: NotificationEvent, config: NotificationCon
   const data = { ...event.extra, rollout: event.rollout };
   const rendered = new Map<string, RenderedNotification>();
 
-  for (const subscription of subscriptionsOf(event.rollout.metadata?.annotations)) {
+  const subscribed = subscriptionsOf(event.rollout.metadata?.annotations);
+  problems.push(...subscribed.problems);
+  for (const subscription of subscribed.subscriptions) {
     const defaults = config.defaultTriggersByService.get(subscription.service) ?? config.defaultTriggers;
     const wanted =
       subscription.trigger === undefined

@@ -45,7 +45,7 @@ describe('subscriptionsOf', () => {
         'notifications.rollgate.dev/subscribe.teams': 'ops',
         'notifications.argoproj.io/subscribe.on-rollout-aborted.deploy-log': '',
         'other/annotation': 'x',
-      }),
+      }).subscriptions,
     ).toEqual([
       {
         trigger: 'on-rollout-completed',
@@ -62,7 +62,47 @@ describe('subscriptionsOf', () => {
       },
     ]);
     expect(hasSubscriptions({ a: 'b' })).toBe(false);
+    expect(hasSubscriptions({ 'notifications.argoproj.io/subscriptions': '[]' })).toBe(true);
     expect(hasSubscriptions({ 'notifications.argoproj.io/subscribe.slack': 'c' })).toBe(true);
+  });
+});
+
+describe("the subscriptions annotation (notifications-engine's list form)", () => {
+  const annotation = 'notifications.argoproj.io/subscriptions';
+
+  it('gives one subscription per trigger and destination; no trigger means the default triggers', () => {
+    const { subscriptions, problems } = subscriptionsOf({
+      [annotation]: [
+        '- trigger: [on-rollout-completed, on-rollout-aborted]',
+        '  destinations:',
+        '    - service: slack',
+        '      recipients: [deploys, team-a]',
+        '- destinations:',
+        '    - service: teams',
+        '      recipients: ops',
+      ].join('\n'),
+    });
+    expect(problems).toEqual([]);
+    expect(subscriptions.map((s) => [s.trigger, s.service, s.recipients])).toEqual([
+      ['on-rollout-completed', 'slack', ['deploys', 'team-a']],
+      ['on-rollout-aborted', 'slack', ['deploys', 'team-a']],
+      [undefined, 'teams', ['ops']],
+    ]);
+    const plan = planDeliveries(
+      event('on-rollout-aborted', { [annotation]: '- destinations: [{service: slack, recipients: [c]}]' }),
+      config,
+    );
+    expect(plan.deliveries.map((d) => d.recipient)).toEqual(['c']);
+  });
+
+  it('names the annotation when it cannot be read, and keeps the others', () => {
+    const { subscriptions, problems } = subscriptionsOf({
+      [annotation]: '- trigger: on-rollout-completed',
+      'notifications.argoproj.io/subscribe.slack': 'c',
+    });
+    expect(subscriptions).toHaveLength(1);
+    expect(problems.map((p) => [p.key, p.code])).toEqual([[annotation, 'notify.config.invalid']]);
+    expect(problems[0]!.message).toMatch(/destinations/);
   });
 });
 
