@@ -244,8 +244,9 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
         poller?.stop(stopOptions),
         reconciler?.stop(stopOptions),
         promoter?.stop(stopOptions),
+        notifier?.worker.stop(stopOptions),
       ]);
-      // After the reconciler and promoter: their last passes' enqueues are written before it closes.
+      // The notify queue closes after the reconciler and promoter: their last passes' enqueues are written.
       await notifier?.stop(stopOptions);
       await runtime.close();
     },
