@@ -12,6 +12,7 @@ import { ForgeRefusals, isForgeRefusal } from '../promoter/forge-refusal.ts';
 import { runPromotion } from '../promoter/run-promotion.ts';
 import { SOURCE_LABEL } from '../sync/sync-labels.ts';
 import type { Runtime } from './runtime.ts';
+import type { RunningNotifier } from './start-notifier.ts';
 import type { StartStepRunner } from './start-step-runner.ts';
 import { watchPathIn, watchWithRestart } from './watch-with-restart.ts';
 
@@ -62,6 +63,8 @@ export async function startPromoter(
     watch?: boolean;
     /** Runs the first listing of rollouts through the start's retries (default: one try, a failure is logged). */
     atStart?: StartStepRunner;
+    /** Notifications of pull requests opened and merged (the process's notifier). */
+    notifier?: Pick<RunningNotifier, 'onPromotion'>;
   } = {},
 ): Promise<RunningPromoter> {
   const { config, logger, redis } = runtime;
@@ -95,8 +98,15 @@ export async function startPromoter(
             editImages: promotion.editImages,
             logger: log,
             postedStatuses,
-            onForge: (event) =>
-              metrics.promotionPullRequestsTotal.inc({ promotion: payload.promotion, event }),
+            onForge: (event, detail) => {
+              metrics.promotionPullRequestsTotal.inc({ promotion: payload.promotion, event });
+              if (event === 'closed') return;
+              options.notifier?.onPromotion(
+                event === 'opened' ? 'on-promotion-pr-opened' : 'on-promotion-merged',
+                detail.rollout,
+                { name: payload.promotion, pullRequest: detail.pullRequest },
+              );
+            },
           },
         );
         refusals.clear(payload.promotion);

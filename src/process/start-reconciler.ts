@@ -30,6 +30,8 @@ export interface ReconcilerOptions {
   metrics?: RollgateMetrics;
   /** Runs the first listing of rollouts through the start's retries (default: one try, a failure is logged). */
   atStart?: StartStepRunner;
+  /** Where each pass's transition goes (the process's notifier); none: no notifications. */
+  onTransition?: ReconcileDeps['onTransition'];
 }
 
 const ROLLOUTS_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`;
@@ -65,7 +67,14 @@ export async function startReconciler(
         // AnalysisRuns are measured in the same job, first, so a run's new phase reaches the planner at once.
         outcome = await reconcileRolloutWithAnalysis(
           { namespace: payload.namespace, name: payload.name },
-          { ...options.reconcile, routers, clients: runtime.kube.clients, clock: runtime.clock, logger: log },
+          {
+            ...(options.onTransition && { onTransition: options.onTransition }),
+            ...options.reconcile,
+            routers,
+            clients: runtime.kube.clients,
+            clock: runtime.clock,
+            logger: log,
+          },
         );
       } catch (err) {
         // Thrown means "retry with the queue's backoff" (startWorker rethrows it to BullMQ).

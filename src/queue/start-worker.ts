@@ -8,6 +8,7 @@ import type { EnqueueResult } from './deduplicated-enqueue.ts';
 import { parseJobPayload, rolloutKey, type PayloadByQueue } from './job-payloads.ts';
 import type { JobOutcome, JobOutcomeLabel } from './job-outcome.ts';
 import { PollQueue } from './poll-queue.ts';
+import { NotifyQueue } from './notify-queue.ts';
 import { PromoteQueue } from './promote-queue.ts';
 import { isRedisConnectionError } from './redis-connection-error.ts';
 import type { QueueName } from './queue-names.ts';
@@ -175,6 +176,11 @@ const PRODUCERS: { [N in QueueName]: (base: ProducerBase) => Producer<N> } = {
         ),
       close: () => q.close(),
     };
+  },
+  // A notify job never asks to run again later: it is sent, retried on error, or given up.
+  notify: (base) => {
+    const q = new NotifyQueue(base);
+    return { requeue: (p, afterMs) => q.add(p, { delayMs: afterMs }), close: () => q.close() };
   },
 };
 

@@ -6,6 +6,7 @@ import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../../../src/config/index.ts';
+import { NOTIFICATION_CONFIGMAP, NOTIFICATION_SECRET } from '../../../src/notify/notification-config.ts';
 import { TRAFFIC_PROVIDERS } from '../../../src/traffic/traffic-providers.ts';
 import { controllerRequests, syncRequests, type ApiRequest } from './api-requests-in-code.ts';
 import {
@@ -424,6 +425,20 @@ describe("the ClusterRole is the code's API requests, no more, no fewer", () => 
     } finally {
       rmSync(mine, { recursive: true, force: true });
     }
+  });
+
+  it('lets the state Role read the notification ConfigMap and Secret, and the Secret by name only', () => {
+    const reads = requests.filter((r) => r.where === 'src/kube/notification-config-reader.ts').map(key);
+    expect(reads.sort()).toEqual(['core configmaps get', 'core secrets get']);
+    const stateRules = serviceAccountRules(renders.base).filter((r) => r.namespace === 'rollgate-system');
+    expect(
+      stateRules.some(({ rule }) => allows(rule, { group: '', resource: 'configmaps', verb: 'get' })),
+    ).toBe(true);
+    const secretRules = stateRules.filter(({ rule }) =>
+      allows(rule, { group: '', resource: 'secrets', verb: 'get' }),
+    );
+    expect(secretRules.map(({ rule }) => rule.resourceNames)).toEqual([[NOTIFICATION_SECRET]]);
+    expect(NOTIFICATION_CONFIGMAP).toBe('rollgate-notification-configmap');
   });
 
   it('names only groups the install, Kubernetes or a supported traffic router serves', () => {
