@@ -138,7 +138,6 @@ export function planRollout(rollout: Rollout, observed: ObservedState, now: Date
       workload,
       replicaSets: observed.replicaSets,
       planned: restarted.status,
-      hash: revision.hash,
     });
   } catch (error) {
     return invalidPlan(

@@ -37,30 +37,31 @@ export interface WorkloadScaleDownInput {
   replicaSets: readonly ObservedReplicaSet[];
   /** The status this pass writes. */
   planned: RolloutStatus;
-  /** The pod template hash of the rollout's template in this pass. */
-  hash: string;
 }
 
 /**
  * The Deployment's replica target, or undefined to leave it alone. Only ever lower than what it has: the
  * rollout takes the Deployment's pods over, it never gives them back.
  * - never (default): untouched.
- * - onsuccess: 0 once the rollout is Healthy on the current template, as recorded in the live status and
- *   still in the planned one (a status not yet written is not a success to act on).
+ * - onsuccess: 0 once the stable recorded in the live status (and kept by this pass) has all the desired
+ *   pods available: the rollout has succeeded. This holds on later revisions too, so replicas that a sync
+ *   from Git puts back on the Deployment (with a new template) are taken away again at once instead of
+ *   running the new template outside the canary until the rollout is Healthy again.
  * - progressively: the rollout's replicas minus the pods its ReplicaSets have available, so the two
  *   together keep the desired count available; pods that never become available (an image that cannot
  *   be pulled) take nothing from the Deployment.
  */
 export function workloadReplicaTarget(input: WorkloadScaleDownInput): number | undefined {
-  const { rollout, workload, replicaSets, planned, hash } = input;
+  const { rollout, workload, replicaSets, planned } = input;
   const mode = rollout.spec.workloadRef?.scaleDown ?? ROLLOUT_DEFAULTS.workloadRef.scaleDown;
+  const desired = rollout.spec.replicas ?? ROLLOUT_DEFAULTS.replicas;
   let target: number | undefined;
   if (mode === 'onsuccess') {
-    const healthy = (status: RolloutStatus | undefined) =>
-      status?.phase === 'Healthy' && status.stableRS === hash && status.currentPodHash === hash;
-    if (healthy(rollout.status) && healthy(planned)) target = 0;
+    const stableHash = rollout.status?.stableRS;
+    const stable = replicaSets.find((rs) => rs.controlledByRollout && rs.podTemplateHash === stableHash);
+    if (stable !== undefined && planned.stableRS === stableHash && stable.status.availableReplicas >= desired)
+      target = 0;
   } else if (mode === 'progressively') {
-    const desired = rollout.spec.replicas ?? ROLLOUT_DEFAULTS.replicas;
     const available = replicaSets
       .filter((rs) => rs.controlledByRollout)
       .reduce((sum, rs) => sum + rs.status.availableReplicas, 0);

@@ -137,6 +137,37 @@ describe('workloadRef on the sandbox', () => {
     expect(await deploymentReplicas(name)).toBe(REPLICAS);
   });
 
+  it('onsuccess: 0 once Healthy, and replicas a Git sync puts back with a new template go again mid-canary', async () => {
+    const name = 'onsuccess';
+    await harness.clients.apps.createNamespacedDeployment({
+      namespace: NAMESPACE,
+      body: deployment(name, 'app:1'),
+    });
+    const object = referencing(name, 'onsuccess');
+    (object.spec as { strategy: { canary: { steps: unknown[] } } }).strategy.canary.steps = [
+      { setWeight: 50 },
+      { pause: {} },
+    ];
+    const key = await harness.createRollout(object);
+    await harness.runUntil(key, isFullyPromoted, { timeoutMs: 60_000 });
+    await harness.reconcile(key);
+    expect(await deploymentReplicas(name)).toBe(0);
+    // What a sync of the Deployment as written in Git does: its replicas and a new template.
+    await harness.clients.apps.patchNamespacedDeployment(
+      {
+        namespace: NAMESPACE,
+        name,
+        body: {
+          spec: { replicas: REPLICAS, template: { spec: { containers: [{ name: 'app', image: 'app:2' }] } } },
+        },
+      },
+      MERGE_PATCH,
+    );
+    await harness.runUntil(key, (o) => o.rollout.status?.phase === 'Paused', { timeoutMs: 30_000 });
+    expect(await deploymentReplicas(name)).toBe(0);
+    expect(harness.violations).toEqual([]);
+  });
+
   it('never (the default): the Deployment is left as it is', async () => {
     const name = 'untouched';
     await harness.clients.apps.createNamespacedDeployment({

@@ -61,6 +61,13 @@ describe('workloadReplicaTarget', () => {
     },
     { name: 'onsuccess: 0 once Healthy', scaleDown: 'onsuccess', available: 4, healthy: true, want: 0 },
     {
+      name: 'onsuccess waits until the stable has every desired pod available',
+      scaleDown: 'onsuccess',
+      available: 3,
+      healthy: true,
+      want: undefined,
+    },
+    {
       name: 'progressively: nothing available, nothing taken',
       scaleDown: 'progressively',
       available: 0,
@@ -107,7 +114,6 @@ describe('workloadReplicaTarget', () => {
           workload: { ...DEPLOYMENT, replicas: row.deploymentReplicas ?? DEPLOYMENT.replicas },
           replicaSets: observed.replicaSets,
           planned: status,
-          hash,
         }),
       ).toBe(row.want);
     });
@@ -171,6 +177,28 @@ describe('planRollout with spec.workloadRef', () => {
     ]);
     const again = planRollout(rollout, { ...observed, workload: { ...DEPLOYMENT, replicas: 0 } }, NOW);
     expect(scales(again.actions)).toEqual([]);
+  });
+
+  it('onsuccess, later revision: replicas put back on the Deployment (a sync from Git) go at once, mid-canary', () => {
+    const rollout = referencing('onsuccess');
+    rollout.spec.template.spec.containers[0]!.image = 'app:2';
+    rollout.status = {
+      currentPodHash: hashOf('app:2'),
+      stableRS: hashOf('app:1'),
+      phase: 'Paused',
+      currentStepIndex: 1,
+    };
+    const observed = {
+      ...anObservedState(rollout)
+        .withReplicaSet('app:1', { replicas: 4 })
+        .withReplicaSet('app:2', { replicas: 1 })
+        .build(),
+      workload: { ...DEPLOYMENT, replicas: 4 },
+    };
+    const plan = planRollout(rollout, observed, NOW);
+    expect(scales(plan.actions)).toEqual([
+      { kind: 'scaleDeployment', name: 'web', resourceVersion: '42', replicas: 0 },
+    ]);
   });
 
   it('never: the Deployment is untouched, its generation still reported', () => {
