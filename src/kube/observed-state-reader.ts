@@ -87,6 +87,18 @@ export class ObservedStateReader {
     }
     const resolved = await this.resolve(key, parsed.data);
     const rollout = resolved.rollout;
+    // Without its Deployment there is no selector to list by, and the planner only reports the wait.
+    if (resolved.workload?.state === 'unresolved') {
+      const waiting: ObservedState = {
+        rollout,
+        workload: resolved.workload,
+        replicaSets: [],
+        pods: [],
+        services: [],
+        analysisRuns: [],
+      };
+      return { observed: waiting, raw };
+    }
     const uid = rollout.metadata.uid ?? '';
     const labelSelector = formatLabelSelector(rollout.spec.selector);
     const { namespace } = key;

@@ -12,8 +12,8 @@ export interface ResolvedRollout {
 }
 
 /**
- * Stands in for the template while the Deployment cannot be used. Never planned from: the planner stops
- * at `workload.state === 'unresolved'` before it reads the template.
+ * Stands in for the template while the Deployment cannot be used. Never planned from: the reader lists
+ * nothing by it and the planner stops at `workload.state === 'unresolved'` before it reads the template.
  */
 const NO_TEMPLATE: Rollout['spec']['template'] = { spec: { containers: [] } };
 
