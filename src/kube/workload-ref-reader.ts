@@ -17,11 +17,16 @@ export interface ResolvedRollout {
  */
 const NO_TEMPLATE: Rollout['spec']['template'] = { spec: { containers: [] } };
 
-function unresolved(declared: DeclaredRollout, name: string, reason: string): ResolvedRollout {
+function unresolved(
+  declared: DeclaredRollout,
+  name: string,
+  cause: 'notFound' | 'invalid',
+  reason: string,
+): ResolvedRollout {
   const spec = declared.spec;
   return {
     rollout: { ...declared, spec: { ...spec, template: NO_TEMPLATE, selector: spec.selector ?? {} } },
-    workload: { state: 'unresolved', name, reason },
+    workload: { state: 'unresolved', name, cause, reason },
   };
 }
 
@@ -42,12 +47,14 @@ export async function resolveWorkloadRef(
     return unresolved(
       declared,
       ref.name,
+      'invalid',
       `workloadRef ${ref.apiVersion} ${ref.kind} ${ref.name} is not supported: only apps/v1 Deployment`,
     );
   if (spec.template !== undefined)
     return unresolved(
       declared,
       ref.name,
+      'invalid',
       'spec.template and spec.workloadRef are both set: remove the template, it is read from the Deployment',
     );
   let deployment: V1Deployment;
@@ -62,13 +69,19 @@ export async function resolveWorkloadRef(
     return unresolved(
       declared,
       ref.name,
+      'notFound',
       `workloadRef not found: Deployment "${ref.name}" does not exist in namespace "${namespace}"; the rollout waits for it`,
     );
   }
   const template = deployment.spec?.template as Rollout['spec']['template'] | undefined;
   const selector = spec.selector ?? (deployment.spec?.selector as Rollout['spec']['selector'] | undefined);
   if (template?.spec?.containers === undefined || selector === undefined)
-    return unresolved(declared, ref.name, `Deployment "${ref.name}" has no pod template or selector`);
+    return unresolved(
+      declared,
+      ref.name,
+      'invalid',
+      `Deployment "${ref.name}" has no pod template or selector`,
+    );
   return {
     rollout: { ...declared, spec: { ...spec, template, selector } },
     workload: {

@@ -85,7 +85,13 @@ export type ObservedWorkload =
       /** spec.replicas of the Deployment (1 when absent, the API server's default). */
       replicas: number;
     }
-  | { state: 'unresolved'; name: string; reason: string };
+  | {
+      state: 'unresolved';
+      name: string;
+      /** `notFound`: no such Deployment (yet); `invalid`: the reference itself cannot be used. */
+      cause: 'notFound' | 'invalid';
+      reason: string;
+    };
 
 /**
  * Everything the planner may look at. `rollout` is the live object (metadata with name, namespace,

@@ -5,8 +5,10 @@ import { applyInvalidSpec } from './plan-status.ts';
 import type { ScaleDeploymentAction } from './rollout-action.ts';
 import type { RolloutPlan } from './rollout-plan.ts';
 
-/** Reason of the InvalidSpec condition and of the Warning Event while the Deployment cannot be used. */
-export const WORKLOAD_REF_NOT_USABLE = 'WorkloadRefNotFound';
+/** Reason of the InvalidSpec condition and of the Warning Event while the Deployment does not exist. */
+export const WORKLOAD_REF_NOT_FOUND = 'WorkloadRefNotFound';
+/** The same for a reference that cannot be used at all (another kind, a template beside it), as Argo names it. */
+export const WORKLOAD_REF_INVALID = 'InvalidSpec';
 
 /**
  * The plan while the referenced Deployment cannot be used: condition InvalidSpec naming why, a Warning
@@ -21,11 +23,10 @@ export function planUnresolvedWorkload(
   const live: RolloutStatus = rollout.status ?? {};
   const generation = rollout.metadata.generation;
   const observed = generation !== undefined ? { ...live, observedGeneration: String(generation) } : live;
-  const status = applyInvalidSpec(observed, workload.reason, WORKLOAD_REF_NOT_USABLE, now);
+  const reason = workload.cause === 'notFound' ? WORKLOAD_REF_NOT_FOUND : WORKLOAD_REF_INVALID;
+  const status = applyInvalidSpec(observed, workload.reason, reason, now);
   return {
-    actions: [
-      { kind: 'emitEvent', type: 'Warning', reason: WORKLOAD_REF_NOT_USABLE, message: workload.reason },
-    ],
+    actions: [{ kind: 'emitEvent', type: 'Warning', reason, message: workload.reason }],
     status,
   };
 }

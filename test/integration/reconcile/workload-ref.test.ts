@@ -168,6 +168,36 @@ describe('workloadRef on the sandbox', () => {
     expect(harness.violations).toEqual([]);
   });
 
+  it('a reference the API server accepted but Rollgate cannot use waits with InvalidSpec naming why', async () => {
+    const statefulSet = referencing('stateful', 'never');
+    (statefulSet.spec as { workloadRef: Record<string, unknown> }).workloadRef.kind = 'StatefulSet';
+    const both = referencing('both', 'never');
+    await harness.clients.apps.createNamespacedDeployment({
+      namespace: NAMESPACE,
+      body: deployment('both', 'app:1'),
+    });
+    (both.spec as Record<string, unknown>).template = (
+      testRollout({ name: 'both' }).spec as { template: unknown }
+    ).template;
+    for (const [object, reason] of [
+      [statefulSet, 'workloadRef apps/v1 StatefulSet stateful is not supported: only apps/v1 Deployment'],
+      [
+        both,
+        'spec.template and spec.workloadRef are both set: remove the template, it is read from the Deployment',
+      ],
+    ] as const) {
+      const key = await harness.createRollout(object);
+      await harness.reconcile(key);
+      const observed = await harness.observe(key);
+      expect(observed.rollout.status?.phase).toBe('Degraded');
+      expect(observed.rollout.status?.message).toBe(`InvalidSpec: ${reason}`);
+      expect(observed.rollout.status?.conditions).toContainEqual(
+        expect.objectContaining({ type: 'InvalidSpec', reason: 'InvalidSpec', message: reason }),
+      );
+      expect(observed.replicaSets).toEqual([]);
+    }
+  });
+
   it('never (the default): the Deployment is left as it is', async () => {
     const name = 'untouched';
     await harness.clients.apps.createNamespacedDeployment({

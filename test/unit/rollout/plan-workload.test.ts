@@ -1,7 +1,7 @@
 // spec.workloadRef in the pure planner: waiting for an unusable Deployment, and scaleDown never / onsuccess / progressively.
 import { describe, expect, it } from 'vitest';
 import { planRollout, type ObservedWorkload, type RolloutAction } from '../../../src/rollout/index.ts';
-import { WORKLOAD_REF_NOT_USABLE, workloadReplicaTarget } from '../../../src/rollout/plan-workload.ts';
+import { WORKLOAD_REF_NOT_FOUND, workloadReplicaTarget } from '../../../src/rollout/plan-workload.ts';
 import type { WorkloadScaleDown } from '../../../src/spec/rollout.ts';
 import { anObservedState } from '../../builders/observed-state-builder.ts';
 import { aRollout, hashOf } from '../../builders/rollout-builder.ts';
@@ -126,11 +126,11 @@ describe('planRollout with spec.workloadRef', () => {
       'workloadRef not found: Deployment "web" does not exist in namespace "default"; the rollout waits for it';
     const observed = {
       ...anObservedState(rollout).build(),
-      workload: { state: 'unresolved' as const, name: 'web', reason },
+      workload: { state: 'unresolved' as const, name: 'web', cause: 'notFound' as const, reason },
     };
     const plan = planRollout(rollout, observed, NOW);
     expect(plan.actions).toEqual([
-      { kind: 'emitEvent', type: 'Warning', reason: WORKLOAD_REF_NOT_USABLE, message: reason },
+      { kind: 'emitEvent', type: 'Warning', reason: WORKLOAD_REF_NOT_FOUND, message: reason },
     ]);
     expect(plan.requeueAfterMs).toBeUndefined();
     expect(plan.status.phase).toBe('Degraded');
@@ -139,7 +139,7 @@ describe('planRollout with spec.workloadRef', () => {
       expect.objectContaining({
         type: 'InvalidSpec',
         status: 'True',
-        reason: WORKLOAD_REF_NOT_USABLE,
+        reason: WORKLOAD_REF_NOT_FOUND,
         message: reason,
       }),
     );
