@@ -1,7 +1,8 @@
 // F1 in the field's exact configuration, end to end under a whole Rollgate: a Rollout with workloadRef to a Deployment,
 // Istio VirtualService + DestinationRule subsets, no canary/stable Services, progressDeadlineAbort, and a canary image
 // that cannot be pulled. The deadline and `rollgate abort` (progressing, paused, analysis running) each win within one
-// resync: 100 % back on the stable subset (read from the VirtualService), the canary scaled down, ImagePullBackOff named.
+// resync: 100 % back on the stable subset (read from the VirtualService), the canary scaled down, ImagePullBackOff named;
+// with the router failing every call (no VirtualService) the deadline abort and the scale-down still happen.
 // f1-unstartable-canary.test.ts covers the same rules on a fake clock with a failing router; this file adds the Deployment,
 // the Istio objects and the real queue, watches and CLI. Real clock: the deadline is 3 s and every wait is bounded.
 import { join } from 'node:path';
@@ -260,6 +261,24 @@ describe('F1 as it happened: workloadRef + Istio subsets, no Services, an image 
     await expectAbortCarriedOut(ns, stable, Date.now());
     // The Deployment stays at 0: the rollout, not the Deployment, serves the stable version.
     expect(await deploymentReplicas(ns)).toBe(0);
+  }, 60_000);
+
+  it('a router that fails every call (its VirtualService gone) holds neither the deadline abort nor the scale-down', async () => {
+    const ns = 'f1-no-route';
+    const healthy = await healthyScenario(ns, DEADLINE_S);
+    const stable = healthy.stableRS!;
+    await scene.kubectl('delete', 'virtualservice', 'web', '-n', ns);
+    await newDeploymentImage(ns, 'web:9.9', true);
+    const changedAt = Date.now();
+    const degraded = await waitFor('deadline abort', ns, (s) => s.phase === 'Degraded' && s.abort === true);
+    expect(Date.now() - changedAt).toBeLessThanOrEqual(DEADLINE_S * 1000 + RESYNC_MS);
+    expect(degraded.message).toMatch(/ImagePullBackOff/);
+    await expect
+      .poll(() => canaryReplicas(ns, stable), { timeout: ABORT_SCALE_DOWN_S * 1000 + RESYNC_MS })
+      .toBe(0);
+    const held = await status(ns);
+    expect(held.trafficRouterError?.message).toMatch(/VirtualService f1-no-route\/web/);
+    expect(held.stableRS).toBe(stable);
   }, 60_000);
 
   it('rollgate abort while progressing (the canary never starts) takes effect within one resync', async () => {
