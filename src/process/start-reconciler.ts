@@ -13,6 +13,7 @@ import type { StartStepRunner } from './start-step-runner.ts';
 import { trafficRouterFactory } from './traffic-router-factory.ts';
 import { watchPathIn, watchWithRestart } from './watch-with-restart.ts';
 import type { RunningWatch } from './watch-with-restart.ts';
+import { WorkloadReferences, type RolloutReferenceSource } from './workload-references.ts';
 
 export interface RunningReconciler {
   queue: ReconcileQueue;
@@ -25,7 +26,7 @@ export interface RunningReconciler {
 export interface ReconcilerOptions {
   /** Extra reconcile dependencies (router, planner, pass limits) — tests and the demo pass these. */
   reconcile?: Partial<Omit<ReconcileDeps, 'clients' | 'clock' | 'logger'>>;
-  /** Watch Rollouts and ReplicaSets to enqueue on change (default true). */
+  /** Watch Rollouts, ReplicaSets and workloadRef Deployments to enqueue on change (default true). */
   watch?: boolean;
   metrics?: RollgateMetrics;
   /** Runs the first listing of rollouts through the start's retries (default: one try, a failure is logged). */
@@ -36,8 +37,10 @@ export interface ReconcilerOptions {
 
 const ROLLOUTS_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`;
 const OWNED_REPLICASETS_PATH = '/apis/apps/v1/replicasets';
+/** A workloadRef Deployment's change (its template: a new revision) wakes the Rollouts that read it. */
+const DEPLOYMENTS_PATH = '/apis/apps/v1/deployments';
 
-interface WatchedObject {
+interface WatchedObject extends RolloutReferenceSource {
   metadata?: {
     name?: string;
     namespace?: string;
@@ -104,10 +107,12 @@ export async function startReconciler(
   );
 
   const namespace = config.kubernetes.watchNamespace;
+  const references = new WorkloadReferences();
   const enqueueAll = async (): Promise<number> => {
     const items = (await listRollouts<WatchedObject>(runtime.kube.clients, namespace)).filter(
       (i) => i.metadata?.name && i.metadata.namespace,
     );
+    for (const item of items) references.note(item);
     for (const item of items)
       await queue.enqueue(rolloutKey({ namespace: item.metadata!.namespace!, name: item.metadata!.name! }));
     return items.length;
@@ -117,7 +122,7 @@ export async function startReconciler(
   const startWatch = async (
     path: string,
     query: Record<string, string>,
-    keyOf: (o: WatchedObject) => string | undefined,
+    keysOf: (o: WatchedObject, type: string) => Array<string | undefined>,
   ): Promise<void> => {
     const running = await watchWithRestart({
       kubeConfig: runtime.kube.clients.kubeConfig,
@@ -125,11 +130,13 @@ export async function startReconciler(
       query: { ...query, allowWatchBookmarks: 'true' },
       onEvent: (type, obj: WatchedObject) => {
         if (type === 'BOOKMARK') return;
-        const key = keyOf(obj);
-        if (key)
-          void queue
-            .enqueue(key)
-            .catch((e: unknown) => log.warn({ key, err: (e as Error).message }, 'enqueue from watch failed'));
+        for (const key of keysOf(obj, type))
+          if (key)
+            void queue
+              .enqueue(key)
+              .catch((e: unknown) =>
+                log.warn({ key, err: (e as Error).message }, 'enqueue from watch failed'),
+              );
       },
       onEnded: (err, restart) => {
         // One line per restart step: an API server that stays away is logged at the backoff's pace.
@@ -155,13 +162,21 @@ export async function startReconciler(
   };
 
   if (options.watch ?? true) {
-    await startWatch(ROLLOUTS_PATH, {}, (o) =>
-      o.metadata?.name && o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : undefined,
-    );
+    await startWatch(ROLLOUTS_PATH, {}, (o, type) => {
+      references.note(o, type === 'DELETED');
+      return [
+        o.metadata?.name && o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : undefined,
+      ];
+    });
     await startWatch(OWNED_REPLICASETS_PATH, { labelSelector: 'rollouts-pod-template-hash' }, (o) => {
       const owner = o.metadata?.ownerReferences?.find((r) => r.controller && r.kind === 'Rollout');
-      return owner?.name && o.metadata?.namespace ? `${o.metadata.namespace}/${owner.name}` : undefined;
+      return [owner?.name && o.metadata?.namespace ? `${o.metadata.namespace}/${owner.name}` : undefined];
     });
+    await startWatch(DEPLOYMENTS_PATH, {}, (o) =>
+      o.metadata?.name && o.metadata.namespace
+        ? references.rolloutsOf(o.metadata.namespace, o.metadata.name)
+        : [],
+    );
   }
   const count = options.atStart
     ? await options.atStart('kubernetes', 'list and enqueue every Rollout', enqueueAll)
