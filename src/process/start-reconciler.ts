@@ -1,6 +1,5 @@
 // The reconcile side of a process: runs reconcile jobs, and turns cluster changes into jobs (level-triggered).
-import { toPlainObject } from '../kube/client.ts';
-import { kubeCall } from '../kube/errors.ts';
+import { listRollouts } from '../kube/rollout-list.ts';
 import { ReconcileRetryError } from '../kube/reconcile-retry-error.ts';
 import type { ReconcileDeps } from '../kube/reconcile-rollout.ts';
 import { reconcileRolloutWithAnalysis } from '../kube/reconcile-with-analysis.ts';
@@ -12,13 +11,14 @@ import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metri
 import type { Runtime } from './runtime.ts';
 import type { StartStepRunner } from './start-step-runner.ts';
 import { trafficRouterFactory } from './traffic-router-factory.ts';
-import { watchWithRestart } from './watch-with-restart.ts';
+import { watchPathIn, watchWithRestart } from './watch-with-restart.ts';
 import type { RunningWatch } from './watch-with-restart.ts';
+import { WorkloadReferences, type RolloutReferenceSource } from './workload-references.ts';
 
 export interface RunningReconciler {
   queue: ReconcileQueue;
   worker: RunningWorker;
-  /** Enqueues every Rollout in the cluster (start, Redis emptied, watch restarted). */
+  /** Enqueues every Rollout in the cluster, or in `kubernetes.watchNamespace` (start, Redis emptied, watch restarted). */
   enqueueAll(): Promise<number>;
   stop(options?: { force?: boolean }): Promise<void>;
 }
@@ -26,17 +26,21 @@ export interface RunningReconciler {
 export interface ReconcilerOptions {
   /** Extra reconcile dependencies (router, planner, pass limits) — tests and the demo pass these. */
   reconcile?: Partial<Omit<ReconcileDeps, 'clients' | 'clock' | 'logger'>>;
-  /** Watch Rollouts and ReplicaSets to enqueue on change (default true). */
+  /** Watch Rollouts, ReplicaSets and workloadRef Deployments to enqueue on change (default true). */
   watch?: boolean;
   metrics?: RollgateMetrics;
   /** Runs the first listing of rollouts through the start's retries (default: one try, a failure is logged). */
   atStart?: StartStepRunner;
+  /** Where each pass's transition goes (the process's notifier); none: no notifications. */
+  onTransition?: ReconcileDeps['onTransition'];
 }
 
 const ROLLOUTS_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`;
 const OWNED_REPLICASETS_PATH = '/apis/apps/v1/replicasets';
+/** A workloadRef Deployment's change (its template: a new revision) wakes the Rollouts that read it. */
+const DEPLOYMENTS_PATH = '/apis/apps/v1/deployments';
 
-interface WatchedObject {
+interface WatchedObject extends RolloutReferenceSource {
   metadata?: {
     name?: string;
     namespace?: string;
@@ -66,7 +70,14 @@ export async function startReconciler(
         // AnalysisRuns are measured in the same job, first, so a run's new phase reaches the planner at once.
         outcome = await reconcileRolloutWithAnalysis(
           { namespace: payload.namespace, name: payload.name },
-          { ...options.reconcile, routers, clients: runtime.kube.clients, clock: runtime.clock, logger: log },
+          {
+            ...(options.onTransition && { onTransition: options.onTransition }),
+            ...options.reconcile,
+            routers,
+            clients: runtime.kube.clients,
+            clock: runtime.clock,
+            logger: log,
+          },
         );
       } catch (err) {
         // Thrown means "retry with the queue's backoff" (startWorker rethrows it to BullMQ).
@@ -88,25 +99,20 @@ export async function startReconciler(
       connection: redis,
       prefix: config.redis.prefix,
       concurrency: config.workers.concurrency,
+      // A dead process's job is taken over within takeoverBoundMs (9 s by default); see start-worker.ts.
       lockDuration: config.workers.lockDurationMs,
-      // A dead worker's job is found by the next stalled check after its lock expires.
-      stalledInterval: Math.max(1_000, Math.min(15_000, config.workers.lockDurationMs / 2)),
       logger: log,
       onJobFinished: (event) => metrics.observeJobFinished(event),
     },
   );
 
+  const namespace = config.kubernetes.watchNamespace;
+  const references = new WorkloadReferences();
   const enqueueAll = async (): Promise<number> => {
-    const list = await kubeCall({ verb: 'list', kind: 'Rollout' }, () =>
-      runtime.kube.clients.custom.listClusterCustomObject({
-        group: ROLLGATE_API_GROUP,
-        version: 'v1alpha1',
-        plural: 'rollouts',
-      }),
-    );
-    const items = (toPlainObject<{ items?: WatchedObject[] }>(list).items ?? []).filter(
+    const items = (await listRollouts<WatchedObject>(runtime.kube.clients, namespace)).filter(
       (i) => i.metadata?.name && i.metadata.namespace,
     );
+    for (const item of items) references.note(item);
     for (const item of items)
       await queue.enqueue(rolloutKey({ namespace: item.metadata!.namespace!, name: item.metadata!.name! }));
     return items.length;
@@ -116,19 +122,21 @@ export async function startReconciler(
   const startWatch = async (
     path: string,
     query: Record<string, string>,
-    keyOf: (o: WatchedObject) => string | undefined,
+    keysOf: (o: WatchedObject, type: string) => Array<string | undefined>,
   ): Promise<void> => {
     const running = await watchWithRestart({
       kubeConfig: runtime.kube.clients.kubeConfig,
-      path,
+      path: watchPathIn(path, namespace),
       query: { ...query, allowWatchBookmarks: 'true' },
       onEvent: (type, obj: WatchedObject) => {
         if (type === 'BOOKMARK') return;
-        const key = keyOf(obj);
-        if (key)
-          void queue
-            .enqueue(key)
-            .catch((e: unknown) => log.warn({ key, err: (e as Error).message }, 'enqueue from watch failed'));
+        for (const key of keysOf(obj, type))
+          if (key)
+            void queue
+              .enqueue(key)
+              .catch((e: unknown) =>
+                log.warn({ key, err: (e as Error).message }, 'enqueue from watch failed'),
+              );
       },
       onEnded: (err, restart) => {
         // One line per restart step: an API server that stays away is logged at the backoff's pace.
@@ -154,13 +162,21 @@ export async function startReconciler(
   };
 
   if (options.watch ?? true) {
-    await startWatch(ROLLOUTS_PATH, {}, (o) =>
-      o.metadata?.name && o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : undefined,
-    );
+    await startWatch(ROLLOUTS_PATH, {}, (o, type) => {
+      references.note(o, type === 'DELETED');
+      return [
+        o.metadata?.name && o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : undefined,
+      ];
+    });
     await startWatch(OWNED_REPLICASETS_PATH, { labelSelector: 'rollouts-pod-template-hash' }, (o) => {
       const owner = o.metadata?.ownerReferences?.find((r) => r.controller && r.kind === 'Rollout');
-      return owner?.name && o.metadata?.namespace ? `${o.metadata.namespace}/${owner.name}` : undefined;
+      return [owner?.name && o.metadata?.namespace ? `${o.metadata.namespace}/${owner.name}` : undefined];
     });
+    await startWatch(DEPLOYMENTS_PATH, {}, (o) =>
+      o.metadata?.name && o.metadata.namespace
+        ? references.rolloutsOf(o.metadata.namespace, o.metadata.name)
+        : [],
+    );
   }
   const count = options.atStart
     ? await options.atStart('kubernetes', 'list and enqueue every Rollout', enqueueAll)
@@ -171,13 +187,25 @@ export async function startReconciler(
         );
         return 0;
       });
-  log.info({ rollouts: count, concurrency: config.workers.concurrency }, 'reconciler started');
+  // Level-triggered like an informer's resync: a Healthy or paused rollout has no timer of its own, and
+  // a hand edit of a route wakes nothing, so every rollout is looked at again each workers.resyncMs.
+  const resync = setInterval(() => {
+    void enqueueAll().catch((err: unknown) =>
+      log.warn({ err: (err as Error).message }, 'periodic resync of every rollout failed'),
+    );
+  }, config.workers.resyncMs);
+  resync.unref();
+  log.info(
+    { rollouts: count, concurrency: config.workers.concurrency, resyncMs: config.workers.resyncMs },
+    'reconciler started',
+  );
 
   return {
     queue,
     worker,
     enqueueAll,
     async stop(stopOptions) {
+      clearInterval(resync);
       for (const w of watches) w.stop();
       await worker.stop(stopOptions);
       await queue.close();

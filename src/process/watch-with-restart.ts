@@ -18,6 +18,16 @@ export interface WatchRestart {
   nextAttemptAt: Date;
 }
 
+/**
+ * A collection path narrowed to one namespace (`/apis/apps/v1/replicasets` →
+ * `/apis/apps/v1/namespaces/ns/replicasets`); unchanged when `namespace` is empty (every namespace).
+ */
+export function watchPathIn(path: string, namespace: string): string {
+  if (!namespace) return path;
+  const slash = path.lastIndexOf('/');
+  return `${path.slice(0, slash)}/namespaces/${encodeURIComponent(namespace)}${path.slice(slash)}`;
+}
+
 /** What to watch and what to do with its events, its end and its restart. */
 export interface WatchWithRestartOptions<T> {
   kubeConfig: KubeConfig;

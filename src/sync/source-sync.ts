@@ -8,6 +8,7 @@ import type { Logger } from '../log/logger.ts';
 import type { ObservedHeads } from '../queue/observed-heads.ts';
 import { ARGO_API_VERSION, ROLLGATE_API_VERSION } from '../spec/api-version.ts';
 import { applyOrder } from './apply-order.ts';
+import { withHandedOverReplicas } from './handed-over-replicas.ts';
 import type { ApplyResult, DesiredObject, ObjectApplier, RemoveResult } from './object-applier.ts';
 import {
   failedStatus,
@@ -257,7 +258,7 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
   for (const change of upserts) {
     const desired = desiredOf(change);
     try {
-      const prepared = await applier.prepare(desired, commit);
+      const prepared = await withHandedOverReplicas(await applier.prepare(desired, commit), applier);
       if (desired.name === undefined) {
         const { result, name } = await applier.createGenerated(prepared);
         report.applied.push({ key: desired.key, result, name });
@@ -409,7 +410,7 @@ export async function checkDrift(
     // Objects created under a generated name are not compared (Git does not know their names).
     if (change.change === 'removed' || change.object.name === undefined) continue;
     const desired = desiredOf(change);
-    const prepared = await deps.applier.prepare(desired, commit);
+    const prepared = await withHandedOverReplicas(await deps.applier.prepare(desired, commit), deps.applier);
     const fields = await deps.applier.drift(prepared);
     if (!fields || fields.length === 0) continue;
     let healed = false;

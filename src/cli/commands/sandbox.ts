@@ -14,6 +14,7 @@ interface SandboxCommandOptions {
   missingImage: string[];
   readyDelayMs: string;
   token?: string;
+  rbac?: boolean;
 }
 
 const parseNumber = (flag: string, text: string, range: NumberRange): number =>
@@ -40,6 +41,7 @@ export function registerSandboxCommand(program: Command): void {
     .option('--missing-image <pattern>', 'image glob the registry lacks (repeatable)', collect, [])
     .option('--ready-delay-ms <ms>', 'how long healthy pods take to become Ready', '1000')
     .addOption(new Option('--token <token>', 'require this bearer token').env('ROLLGATE_SANDBOX_TOKEN'))
+    .option('--rbac', 'authorize ServiceAccount tokens against the stored Roles and bindings (RBAC mode)')
     .action(async (opts: SandboxCommandOptions) => {
       // Every flag is checked before the sandbox and its logger are loaded: a typo answers at once.
       const options = {
@@ -56,6 +58,7 @@ export function registerSandboxCommand(program: Command): void {
         missingImages: opts.missingImage,
         readyDelayMs: parseNumber('ready-delay-ms', opts.readyDelayMs, { min: 0, integer: true }),
         ...(opts.token !== undefined ? { token: opts.token } : {}),
+        ...(opts.rbac ? { rbac: true } : {}),
       };
       const [{ createLogger }, { startSandbox }] = await Promise.all([
         import('../../log/logger.ts'),
