@@ -6,16 +6,19 @@ import type { DashboardAccess } from '../server/dashboard/dashboard-access.ts';
 import { createDashboard, type Dashboard } from '../server/dashboard/dashboard.ts';
 import type { WatchRollouts } from '../server/dashboard/rollout-stream.ts';
 import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
-import { watchWithRestart } from './watch-with-restart.ts';
+import { watchPathIn, watchWithRestart } from './watch-with-restart.ts';
 
 const ROLLOUTS_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`;
 
-/** A watch on every Rollout of the cluster, started again after each end (the API server closes watches). */
-export function rolloutWatch(clients: KubeClients, logger: Logger): WatchRollouts {
+/**
+ * A watch on every Rollout of the cluster (or of `namespace`), started again after each end (the API server
+ * closes watches).
+ */
+export function rolloutWatch(clients: KubeClients, logger: Logger, namespace = ''): WatchRollouts {
   return ({ onEvent, onRestarted }) =>
     watchWithRestart<unknown>({
       kubeConfig: clients.kubeConfig,
-      path: ROLLOUTS_PATH,
+      path: watchPathIn(ROLLOUTS_PATH, namespace),
       query: {},
       onEvent,
       onRestarted,
@@ -35,6 +38,11 @@ export function wireDashboard(options: {
   access: DashboardAccess;
   clock: Clock;
   logger: Logger;
+  /** `kubernetes.watchNamespace`: only its Rollouts are listed, watched and acted on; empty = all. */
+  namespace?: string;
 }): Dashboard {
-  return createDashboard({ ...options, watchRollouts: rolloutWatch(options.clients, options.logger) });
+  return createDashboard({
+    ...options,
+    watchRollouts: rolloutWatch(options.clients, options.logger, options.namespace),
+  });
 }

@@ -86,6 +86,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
         access: dashboardAccess(config.dashboard),
         clock: runtime.clock,
         logger,
+        namespace: config.kubernetes.watchNamespace,
       })
     : undefined;
   const now = (): number => runtime.clock.now().getTime();

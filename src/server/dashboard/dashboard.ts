@@ -43,6 +43,8 @@ export interface DashboardOptions {
   watchRollouts: WatchRollouts;
   clock: Clock;
   logger: Logger;
+  /** Only this namespace's Rollouts (`kubernetes.watchNamespace`); empty = every namespace. */
+  namespace?: string;
 }
 
 /** Answers the dashboard's routes; `handle` returns false for a path that is not the dashboard's. */
@@ -105,6 +107,7 @@ function kubeFailure(res: ServerResponse, err: unknown): void {
 
 export function createDashboard(options: DashboardOptions): Dashboard {
   const { clients, access, clock } = options;
+  const scope = options.namespace ?? '';
   const logger = options.logger.child({ component: 'dashboard' });
   const assets = loadDashboardAssets();
   const stream = new RolloutStream(clients, options.watchRollouts, logger);
@@ -189,10 +192,17 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       return true;
     }
     if (!path.startsWith('/api/v1/')) return false;
+    const outOfScope = (namespace: string | undefined): boolean => scope !== '' && namespace !== scope;
     const verb = VERB.exec(path);
     if (verb !== null) {
       if (req.method !== 'POST')
         throw new DashboardRequestError(405, 'dashboard.method_not_allowed', 'verbs are sent with POST');
+      if (outOfScope(verb[1]))
+        throw new DashboardRequestError(
+          404,
+          'dashboard.not_found',
+          `Rollgate watches namespace ${scope} only`,
+        );
       await act(req, res, { namespace: verb[1] ?? '', name: verb[2] ?? '' }, verb[3] ?? '');
       return true;
     }
@@ -201,7 +211,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     if (path === '/api/v1/rollouts' || path === '/api/v1/rollouts/') {
       requireRead(req);
       try {
-        sendJson(res, 200, { items: await listRolloutSummaries(clients) });
+        sendJson(res, 200, { items: await listRolloutSummaries(clients, scope) });
       } catch (err) {
         kubeFailure(res, err);
       }
@@ -210,6 +220,12 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const detail = DETAIL.exec(path);
     if (detail !== null) {
       requireRead(req);
+      if (outOfScope(detail[1]))
+        throw new DashboardRequestError(
+          404,
+          'dashboard.not_found',
+          `Rollgate watches namespace ${scope} only`,
+        );
       const key = { namespace: detail[1] ?? '', name: detail[2] ?? '' };
       try {
         const found = await readRolloutDetail(clients, key, clock.now());

@@ -3,11 +3,11 @@ import type { KubeClients } from '../../kube/client.ts';
 import { toPlainObject } from '../../kube/client.ts';
 import { readAnalysisRunViews, type AnalysisRunView } from '../../kube/analysis-run-view.ts';
 import { kubeCall } from '../../kube/errors.ts';
+import { listRollouts } from '../../kube/rollout-list.ts';
 import { ObservedStateReader, type RolloutKey } from '../../kube/observed-state-reader.ts';
 import { buildRolloutTree, type RolloutTree } from '../../kube/rollout-tree.ts';
 import { buildRolloutView, type RolloutView } from '../../kube/rollout-view.ts';
 import { POD_TEMPLATE_HASH_LABEL } from '../../rollout/index.ts';
-import { ROLLGATE_API_GROUP } from '../../spec/api-version.ts';
 import { rolloutSchema, type Rollout } from '../../spec/rollout.ts';
 import { summarizeRollout, type ReplicaSetImages, type RolloutSummary } from './rollout-summary.ts';
 
@@ -79,19 +79,15 @@ export async function listReplicaSetImages(
     .filter((rs): rs is ReplicaSetImages => rs !== undefined);
 }
 
-/** Every Rollout of the cluster (those the schema refuses are left out), sorted by namespace and name. */
-export async function listRolloutSummaries(clients: KubeClients): Promise<RolloutSummary[]> {
-  const [list, replicaSets] = await Promise.all([
-    kubeCall({ verb: 'list', kind: 'Rollout' }, () =>
-      clients.custom.listClusterCustomObject({
-        group: ROLLGATE_API_GROUP,
-        version: 'v1alpha1',
-        plural: 'rollouts',
-      }),
-    ),
-    listReplicaSetImages(clients),
+/**
+ * Every Rollout of the cluster, or of `namespace` when set (a namespaced install may not list across
+ * namespaces); those the schema refuses are left out. Sorted by namespace and name.
+ */
+export async function listRolloutSummaries(clients: KubeClients, namespace = ''): Promise<RolloutSummary[]> {
+  const [items, replicaSets] = await Promise.all([
+    listRollouts<unknown>(clients, namespace),
+    listReplicaSetImages(clients, namespace || undefined),
   ]);
-  const items = toPlainObject<{ items?: unknown[] }>(list).items ?? [];
   return items
     .map(parseRollout)
     .filter((rollout): rollout is Rollout => rollout !== undefined)
