@@ -4,6 +4,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { ROLLGATE_API_GROUP, toRollgateApiVersion } from '../../../src/spec/api-version.ts';
+import type { RouteResource } from '../../../src/traffic/route-edit.ts';
 import { TRAFFIC_SPLIT_RESOURCE } from '../../../src/traffic/smi-traffic-split.ts';
 import { TRAFFIC_PROVIDERS } from '../../../src/traffic/traffic-providers.ts';
 
@@ -150,7 +151,7 @@ const ROUTE_WRITER = 'src/kube/route-writer.ts';
  * and replaced; only the objects a router owns are also created (the SMI TrafficSplit). Its API discovery
  * (`GET /apis`) is a non-resource URL every authenticated identity may read.
  */
-const ROUTER_CREATES = [TRAFFIC_SPLIT_RESOURCE];
+const ROUTER_CREATES: readonly RouteResource[] = [TRAFFIC_SPLIT_RESOURCE];
 function routerRequests(): ApiRequest[] {
   const resources = new Map(
     TRAFFIC_PROVIDERS.flatMap((p) => p.resources).map((r) => [`${r.group}/${r.plural}`, r]),
