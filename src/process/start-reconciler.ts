@@ -35,6 +35,23 @@ export interface ReconcilerOptions {
 
 const ROLLOUTS_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`;
 const OWNED_REPLICASETS_PATH = '/apis/apps/v1/replicasets';
+const OWNED_REPLICASETS_SELECTOR = 'rollouts-pod-template-hash';
+
+/** A list's resourceVersion, where a watch of the same collection starts. */
+function listVersionOf(list: unknown): string {
+  const version = toPlainObject<{ metadata?: { resourceVersion?: string } }>(list).metadata?.resourceVersion;
+  if (!version) throw new WatchListVersionError();
+  return version;
+}
+
+/** A list answered without a resourceVersion: nothing a watch could start from (retried with backoff). */
+export class WatchListVersionError extends Error {
+  override readonly name = 'WatchListVersionError';
+  readonly code = 'kube.list_without_version';
+  constructor() {
+    super('the API server answered a list without metadata.resourceVersion');
+  }
+}
 
 interface WatchedObject {
   metadata?: {
@@ -116,12 +133,14 @@ export async function startReconciler(
   const startWatch = async (
     path: string,
     query: Record<string, string>,
+    listResourceVersion: () => Promise<string>,
     keyOf: (o: WatchedObject) => string | undefined,
   ): Promise<void> => {
     const running = await watchWithRestart({
       kubeConfig: runtime.kube.clients.kubeConfig,
       path,
       query: { ...query, allowWatchBookmarks: 'true' },
+      listResourceVersion,
       onEvent: (type, obj: WatchedObject) => {
         if (type === 'BOOKMARK') return;
         const key = keyOf(obj);
@@ -131,22 +150,26 @@ export async function startReconciler(
             .catch((e: unknown) => log.warn({ key, err: (e as Error).message }, 'enqueue from watch failed'));
       },
       onEnded: (err, restart) => {
-        // One line per restart step: an API server that stays away is logged at the backoff's pace.
-        if (err)
-          log.warn(
-            {
-              dependency: 'kubernetes',
-              path,
-              err: (err as Error).message,
-              attempt: restart.attempt,
-              nextAttemptAt: restart.nextAttemptAt.toISOString(),
-            },
-            'watch ended; restarting it, then re-enqueueing all rollouts',
-          );
+        const fields = {
+          dependency: 'kubernetes',
+          path,
+          reason: restart.reason,
+          attempt: restart.attempt,
+          nextAttemptAt: restart.nextAttemptAt.toISOString(),
+          ...(err ? { err: (err as Error).message } : {}),
+        };
+        // An idle or closed watch resumes from its resourceVersion: routine (every 30 s on a quiet
+        // cluster), nothing was missed. A failure is logged once per restart step, at the backoff's pace.
+        if (restart.reason === 'failed') log.warn(fields, 'watch failed; restarting it');
+        else if (restart.reason === 'expired')
+          log.info(fields, 'watch resourceVersion expired; listing again and re-enqueueing all rollouts');
+        else log.debug({ ...fields, resumeFrom: restart.resumeFrom }, 'watch ended; resuming it');
       },
-      onRestarted: () => {
+      // Only a watch that lost its history (410 Gone, or a first list that failed) may have missed a
+      // change: then every rollout is enqueued. A resumed watch missed nothing and enqueues nothing.
+      onRelisted: () => {
         void enqueueAll().catch((e: unknown) =>
-          log.warn({ err: (e as Error).message }, 're-enqueue after watch restart failed'),
+          log.warn({ err: (e as Error).message }, 're-enqueue after a relist failed'),
         );
       },
     });
@@ -154,13 +177,43 @@ export async function startReconciler(
   };
 
   if (options.watch ?? true) {
-    await startWatch(ROLLOUTS_PATH, {}, (o) =>
-      o.metadata?.name && o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : undefined,
+    const { clients } = runtime.kube;
+    // A one-item page is enough: the watch needs the list's resourceVersion, not its items (the
+    // start's enqueueAll, after the watches started, enqueues what exists).
+    await startWatch(
+      ROLLOUTS_PATH,
+      {},
+      async () =>
+        listVersionOf(
+          await kubeCall({ verb: 'list', kind: 'Rollout' }, () =>
+            clients.custom.listClusterCustomObject({
+              group: ROLLGATE_API_GROUP,
+              version: 'v1alpha1',
+              plural: 'rollouts',
+              limit: 1,
+            }),
+          ),
+        ),
+      (o) =>
+        o.metadata?.name && o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : undefined,
     );
-    await startWatch(OWNED_REPLICASETS_PATH, { labelSelector: 'rollouts-pod-template-hash' }, (o) => {
-      const owner = o.metadata?.ownerReferences?.find((r) => r.controller && r.kind === 'Rollout');
-      return owner?.name && o.metadata?.namespace ? `${o.metadata.namespace}/${owner.name}` : undefined;
-    });
+    await startWatch(
+      OWNED_REPLICASETS_PATH,
+      { labelSelector: OWNED_REPLICASETS_SELECTOR },
+      async () =>
+        listVersionOf(
+          await kubeCall({ verb: 'list', kind: 'ReplicaSet' }, () =>
+            clients.apps.listReplicaSetForAllNamespaces({
+              labelSelector: OWNED_REPLICASETS_SELECTOR,
+              limit: 1,
+            }),
+          ),
+        ),
+      (o) => {
+        const owner = o.metadata?.ownerReferences?.find((r) => r.controller && r.kind === 'Rollout');
+        return owner?.name && o.metadata?.namespace ? `${o.metadata.namespace}/${owner.name}` : undefined;
+      },
+    );
   }
   const count = options.atStart
     ? await options.atStart('kubernetes', 'list and enqueue every Rollout', enqueueAll)
