@@ -100,7 +100,8 @@ for _ in $(seq 1 30); do
 done
 
 log "kube-apiserver on https://127.0.0.1:${API_PORT}"
-# ServiceAccount admission is off: no token controller runs, and pods need no service account here.
+# ServiceAccount admission is off: no token controller runs, and pods need no service account here. No
+# endpoint reconciler: the `kubernetes` Service's endpoints refuse a loopback address (nothing reads them).
 "${BIN}/kube-apiserver" \
   --etcd-servers="http://127.0.0.1:${ETCD_PORT}" \
   --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="${API_PORT}" --insecure-port=0 \
@@ -111,6 +112,7 @@ log "kube-apiserver on https://127.0.0.1:${API_PORT}"
   --service-account-issuer=https://kubernetes.default.svc.cluster.local \
   --service-cluster-ip-range=10.96.0.0/16 \
   --disable-admission-plugins=ServiceAccount \
+  --endpoint-reconciler-type=none \
   --allow-privileged=true --logtostderr=true --v=1 \
   >"${DIR}/kube-apiserver.log" 2>&1 &
 echo $! >>"${DIR}/pids"

@@ -157,7 +157,14 @@ describe('Rollgate against a real API server', () => {
 
     await eventually(
       'the first revision healthy',
-      async () => (await rollout())?.status?.phase === 'Healthy',
+      // The probe throws what it saw, so a timeout says where the rollout stood.
+      async () => {
+        const live = await rollout();
+        if (live?.status?.phase === 'Healthy') return true;
+        throw new Error(
+          `rollout ${JSON.stringify(live?.status)}; source ${JSON.stringify(await sourceStatus())}`,
+        );
+      },
       {
         timeoutMs: 60_000,
         intervalMs: 250,
