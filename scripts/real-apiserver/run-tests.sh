@@ -15,7 +15,8 @@ DIR="$(mktemp -d /tmp/rollgate-real-apiserver.XXXXXX)"
 KUBELET_PID=""
 cleanup() {
   status=$?
-  [[ -n "${KUBELET_PID}" ]] && kill "${KUBELET_PID}" 2>/dev/null
+  set +e
+  if [[ -n "${KUBELET_PID}" ]]; then kill "${KUBELET_PID}" 2>/dev/null; fi
   scripts/real-apiserver/stop.sh "${DIR}"
   if [[ ${status} -ne 0 ]]; then
     log "failed (${status}); the control plane's logs are in ${DIR}"
@@ -33,5 +34,17 @@ export ROLLGATE_CONFORMANCE_KUBECONFIG="${DIR}/kubeconfig"
 node bin/rollgate.js sandbox kubelet --kubeconfig "${ROLLGATE_CONFORMANCE_KUBECONFIG}" --ready-delay-ms 500 \
   >"${DIR}/kubelet.log" 2>&1 &
 KUBELET_PID=$!
+sleep 1
+if ! kill -0 "${KUBELET_PID}" 2>/dev/null; then
+  log "the kubelet stand-in exited at once:"
+  cat "${DIR}/kubelet.log" >&2
+  exit 1
+fi
 
 npx vitest run --config vitest.real-apiserver.config.ts "$@"
+# Tests whose pods never became Ready would say so, but a stand-in that died is named here.
+if ! kill -0 "${KUBELET_PID}" 2>/dev/null; then
+  log "the kubelet stand-in died during the run:"
+  tail -n 20 "${DIR}/kubelet.log" >&2
+  exit 1
+fi

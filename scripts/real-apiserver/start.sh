@@ -15,7 +15,9 @@ if ! command -v etcd >/dev/null; then
   log "installing etcd-server"
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq etcd-server >&2
 fi
-command -v openssl >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl >&2
+for program in openssl curl; do
+  command -v "${program}" >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${program}" >&2
+done
 
 free_port() {
   node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"

@@ -4,13 +4,14 @@
 // with the same 500 on every attempt becomes that object's problem while the rest syncs.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { configSchema } from '../../src/config/index.ts';
 import { serveGitRepositories, type GitServer } from '../../src/git/smart-http-server.ts';
 import { createKubeClients, toPlainObject, type KubeClients } from '../../src/kube/client.ts';
 import { installCrds } from '../../src/kube/install-crds.ts';
-import { silentLogger } from '../../src/log/logger.ts';
+import { createLogger } from '../../src/log/logger.ts';
 import { openRuntime } from '../../src/process/runtime.ts';
 import { startProcess, type RunningProcess } from '../../src/process/start-process.ts';
 import { createRollgateMetrics } from '../../src/server/metrics.ts';
@@ -149,11 +150,19 @@ describe('Rollgate against a real API server', () => {
       kubernetes: { defaultNamespace: namespace },
       sources: [{ name: source, url: repoUrl, branch: 'main', path: '.', interval: '2s', namespace }],
     });
+    const out = new PassThrough();
+    let logged = '';
+    out.on('data', (chunk: Buffer) => (logged += chunk.toString()));
     const runtime = openRuntime(config, {
-      logger: silentLogger,
+      logger: createLogger({ level: 'debug', format: 'json', destination: out }),
       kube: { clients, namespace, source: 'flag', origin: kubeConfig.getCurrentCluster()?.server ?? '' },
     });
-    running = await startProcess(runtime, { role: 'all', metrics: createRollgateMetrics() });
+    const metrics = createRollgateMetrics({ processMetrics: false });
+    const reconcileJobs = async (): Promise<number> =>
+      (await metrics.jobsTotal.get()).values
+        .filter((v) => v.labels.queue === 'reconcile')
+        .reduce((sum, v) => sum + v.value, 0);
+    running = await startProcess(runtime, { role: 'all', metrics });
 
     await eventually(
       'the first revision healthy',
@@ -203,5 +212,32 @@ describe('Rollgate against a real API server', () => {
       },
       { timeoutMs: 90_000, intervalMs: 500 },
     );
-  }, 240_000);
+
+    // A quiet cluster: client-node ends each idle watch after 30 s; Rollgate resumes it from its
+    // resourceVersion, with no relist and no reconcile.
+    let jobs = -1;
+    await eventually(
+      'reconciles to settle',
+      async () => {
+        const now = await reconcileJobs();
+        const settled = now === jobs;
+        jobs = now;
+        return settled;
+      },
+      { timeoutMs: 30_000, intervalMs: 2_000 },
+    );
+    const from = logged.length;
+    await new Promise((resolve) => setTimeout(resolve, 36_000));
+    const lines = logged
+      .slice(from)
+      .split('\n')
+      .filter((line) => line.includes('"component":"reconciler"') && line.includes('watch'));
+    const idleResumes = lines.filter(
+      (l) => l.includes('watch ended; resuming it') && l.includes('"reason":"idle"'),
+    );
+    expect(idleResumes.some((l) => l.includes('/rollouts'))).toBe(true);
+    expect(idleResumes.some((l) => l.includes('/replicasets'))).toBe(true);
+    expect(lines.filter((l) => l.includes('re-enqueueing all rollouts'))).toEqual([]);
+    expect(await reconcileJobs()).toBe(jobs);
+  }, 300_000);
 });

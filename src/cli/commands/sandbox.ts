@@ -109,10 +109,14 @@ export function registerSandboxCommand(program: Command): void {
       process.stdout.write(
         `kubelet stand-in running against ${kubeConfig.getCurrentCluster()?.server ?? '?'}\n`,
       );
+      // The watch's restart timers do not hold the process (they are unref'd), and between two watch
+      // connections nothing else would: this one keeps it running until a signal.
+      const keepAlive = setInterval(() => undefined, 60_000);
       await new Promise<void>((done) => {
         const stop = (): void => {
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
+          clearInterval(keepAlive);
           kubelet.stop();
           done();
         };
