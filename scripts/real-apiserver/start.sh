@@ -11,13 +11,15 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 log() { printf '[real-apiserver] %s\n' "$*" >&2; }
 
 BIN="$("${HERE}/build.sh")"
-if ! command -v etcd >/dev/null; then
-  log "installing etcd-server"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq etcd-server >&2
+missing=()
+command -v etcd >/dev/null || missing+=(etcd-server)
+command -v openssl >/dev/null || missing+=(openssl)
+command -v curl >/dev/null || missing+=(curl)
+if [[ ${#missing[@]} -gt 0 ]]; then
+  log "installing ${missing[*]}"
+  apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
 fi
-for program in openssl curl; do
-  command -v "${program}" >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${program}" >&2
-done
 
 free_port() {
   node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"
