@@ -65,32 +65,41 @@ export class WatchListVersionError extends Error {
  * exists), in `namespace` when the install watches one.
  */
 function listVersions(clients: KubeClients, namespace: string) {
-  const page = { limit: 1 };
-  const rs = { labelSelector: OWNED_REPLICASETS_SELECTOR, ...page };
-  const rollout = { group: ROLLGATE_API_GROUP, version: 'v1alpha1', plural: 'rollouts', ...page };
+  const rsPage = { labelSelector: OWNED_REPLICASETS_SELECTOR, limit: 1 };
   return {
     rollouts: async () =>
       listVersionOf(
         await kubeCall({ verb: 'list', kind: 'Rollout' }, () =>
           namespace
-            ? clients.custom.listNamespacedCustomObject({ ...rollout, namespace })
-            : clients.custom.listClusterCustomObject(rollout),
+            ? clients.custom.listNamespacedCustomObject({
+                group: ROLLGATE_API_GROUP,
+                version: 'v1alpha1',
+                namespace,
+                plural: 'rollouts',
+                limit: 1,
+              })
+            : clients.custom.listClusterCustomObject({
+                group: ROLLGATE_API_GROUP,
+                version: 'v1alpha1',
+                plural: 'rollouts',
+                limit: 1,
+              }),
         ),
       ),
     replicaSets: async () =>
       listVersionOf(
         await kubeCall({ verb: 'list', kind: 'ReplicaSet' }, () =>
           namespace
-            ? clients.apps.listNamespacedReplicaSet({ ...rs, namespace })
-            : clients.apps.listReplicaSetForAllNamespaces(rs),
+            ? clients.apps.listNamespacedReplicaSet({ ...rsPage, namespace })
+            : clients.apps.listReplicaSetForAllNamespaces(rsPage),
         ),
       ),
     deployments: async () =>
       listVersionOf(
         await kubeCall({ verb: 'list', kind: 'Deployment' }, () =>
           namespace
-            ? clients.apps.listNamespacedDeployment({ ...page, namespace })
-            : clients.apps.listDeploymentForAllNamespaces(page),
+            ? clients.apps.listNamespacedDeployment({ namespace, limit: 1 })
+            : clients.apps.listDeploymentForAllNamespaces({ limit: 1 }),
         ),
       ),
   };

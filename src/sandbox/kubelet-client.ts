@@ -1,5 +1,5 @@
 // The sandbox's kubelet as a client of any API server: pod status written through pods/status as the pods' annotations say.
-import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { toPlainObject } from '../kube/client.ts';
 import { isNotFound, kubeCall } from '../kube/errors.ts';
 import type { Logger } from '../log/logger.ts';
@@ -116,4 +116,11 @@ export async function startKubeletClient(options: KubeletClientOptions): Promise
       timers.clear();
     },
   };
+}
+
+/** The API server's client configuration from a kubeconfig file (loaded here so the CLI imports names only). */
+export function kubeConfigFromFile(file: string): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(file);
+  return kubeConfig;
 }

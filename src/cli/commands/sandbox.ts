@@ -97,13 +97,11 @@ export function registerSandboxCommand(program: Command): void {
     .option('--ready-delay-ms <ms>', 'how long healthy pods take to become Ready', '1000')
     .action(async (opts: { kubeconfig: string; missingImage: string[]; readyDelayMs: string }) => {
       const readyDelayMs = parseNumber('ready-delay-ms', opts.readyDelayMs, { min: 0, integer: true });
-      const [{ KubeConfig }, { createLogger }, { startKubeletClient }] = await Promise.all([
-        import('@kubernetes/client-node'),
+      const [{ createLogger }, { kubeConfigFromFile, startKubeletClient }] = await Promise.all([
         import('../../log/logger.ts'),
         import('../../sandbox/kubelet-client.ts'),
       ]);
-      const kubeConfig = new KubeConfig();
-      kubeConfig.loadFromFile(resolve(opts.kubeconfig));
+      const kubeConfig = kubeConfigFromFile(resolve(opts.kubeconfig));
       const kubelet = await startKubeletClient({
         kubeConfig,
         logger: createLogger({ name: 'kubelet', format: 'json', destination: process.stderr }),
