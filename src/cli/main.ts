@@ -32,7 +32,10 @@ export function buildProgram(): Command {
     .description('GitOps progressive delivery: canary Rollouts from Git, driven to completion safely')
     .version(version)
     .showHelpAfterError()
-    .exitOverride();
+    .exitOverride()
+    // A command's options end where its subcommand's name starts (`sandbox --kubeconfig F` writes the
+    // file, `sandbox kubelet --kubeconfig F` reads it); commander needs this on every ancestor.
+    .enablePositionalOptions();
   // Command registrations (one line each; keep alphabetical).
   registerAbortCommand(program);
   registerApproveCommand(program);

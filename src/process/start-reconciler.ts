@@ -1,4 +1,6 @@
 // The reconcile side of a process: runs reconcile jobs, and turns cluster changes into jobs (level-triggered).
+import { toPlainObject, type KubeClients } from '../kube/client.ts';
+import { kubeCall } from '../kube/errors.ts';
 import { listRollouts } from '../kube/rollout-list.ts';
 import { ReconcileRetryError } from '../kube/reconcile-retry-error.ts';
 import type { ReconcileDeps } from '../kube/reconcile-rollout.ts';
@@ -39,6 +41,69 @@ const ROLLOUTS_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`;
 const OWNED_REPLICASETS_PATH = '/apis/apps/v1/replicasets';
 /** A workloadRef Deployment's change (its template: a new revision) wakes the Rollouts that read it. */
 const DEPLOYMENTS_PATH = '/apis/apps/v1/deployments';
+const OWNED_REPLICASETS_SELECTOR = 'rollouts-pod-template-hash';
+
+/** A list's resourceVersion, where a watch of the same collection starts. */
+function listVersionOf(list: unknown): string {
+  const version = toPlainObject<{ metadata?: { resourceVersion?: string } }>(list).metadata?.resourceVersion;
+  if (!version) throw new WatchListVersionError();
+  return version;
+}
+
+/** A list answered without a resourceVersion: nothing a watch could start from (retried with backoff). */
+export class WatchListVersionError extends Error {
+  override readonly name = 'WatchListVersionError';
+  readonly code = 'kube.list_without_version';
+  constructor() {
+    super('the API server answered a list without metadata.resourceVersion');
+  }
+}
+
+/**
+ * Where each watch starts: a one-item page of the same collection (the watch needs the list's
+ * resourceVersion, not its items; the start's enqueueAll, after the watches started, enqueues what
+ * exists), in `namespace` when the install watches one.
+ */
+function listVersions(clients: KubeClients, namespace: string) {
+  const rsPage = { labelSelector: OWNED_REPLICASETS_SELECTOR, limit: 1 };
+  return {
+    rollouts: async () =>
+      listVersionOf(
+        await kubeCall({ verb: 'list', kind: 'Rollout' }, () =>
+          namespace
+            ? clients.custom.listNamespacedCustomObject({
+                group: ROLLGATE_API_GROUP,
+                version: 'v1alpha1',
+                namespace,
+                plural: 'rollouts',
+                limit: 1,
+              })
+            : clients.custom.listClusterCustomObject({
+                group: ROLLGATE_API_GROUP,
+                version: 'v1alpha1',
+                plural: 'rollouts',
+                limit: 1,
+              }),
+        ),
+      ),
+    replicaSets: async () =>
+      listVersionOf(
+        await kubeCall({ verb: 'list', kind: 'ReplicaSet' }, () =>
+          namespace
+            ? clients.apps.listNamespacedReplicaSet({ ...rsPage, namespace })
+            : clients.apps.listReplicaSetForAllNamespaces(rsPage),
+        ),
+      ),
+    deployments: async () =>
+      listVersionOf(
+        await kubeCall({ verb: 'list', kind: 'Deployment' }, () =>
+          namespace
+            ? clients.apps.listNamespacedDeployment({ namespace, limit: 1 })
+            : clients.apps.listDeploymentForAllNamespaces({ limit: 1 }),
+        ),
+      ),
+  };
+}
 
 interface WatchedObject extends RolloutReferenceSource {
   metadata?: {
@@ -122,12 +187,14 @@ export async function startReconciler(
   const startWatch = async (
     path: string,
     query: Record<string, string>,
+    listResourceVersion: () => Promise<string>,
     keysOf: (o: WatchedObject, type: string) => Array<string | undefined>,
   ): Promise<void> => {
     const running = await watchWithRestart({
       kubeConfig: runtime.kube.clients.kubeConfig,
       path: watchPathIn(path, namespace),
       query: { ...query, allowWatchBookmarks: 'true' },
+      listResourceVersion,
       onEvent: (type, obj: WatchedObject) => {
         if (type === 'BOOKMARK') return;
         for (const key of keysOf(obj, type))
@@ -139,22 +206,26 @@ export async function startReconciler(
               );
       },
       onEnded: (err, restart) => {
-        // One line per restart step: an API server that stays away is logged at the backoff's pace.
-        if (err)
-          log.warn(
-            {
-              dependency: 'kubernetes',
-              path,
-              err: (err as Error).message,
-              attempt: restart.attempt,
-              nextAttemptAt: restart.nextAttemptAt.toISOString(),
-            },
-            'watch ended; restarting it, then re-enqueueing all rollouts',
-          );
+        const fields = {
+          dependency: 'kubernetes',
+          path,
+          reason: restart.reason,
+          attempt: restart.attempt,
+          nextAttemptAt: restart.nextAttemptAt.toISOString(),
+          ...(err ? { err: (err as Error).message } : {}),
+        };
+        // An idle or closed watch resumes from its resourceVersion: routine (every 30 s on a quiet
+        // cluster), nothing was missed. A failure is logged once per restart step, at the backoff's pace.
+        if (restart.reason === 'failed') log.warn(fields, 'watch failed; restarting it');
+        else if (restart.reason === 'expired')
+          log.info(fields, 'watch resourceVersion expired; listing again and re-enqueueing all rollouts');
+        else log.debug({ ...fields, resumeFrom: restart.resumeFrom }, 'watch ended; resuming it');
       },
-      onRestarted: () => {
+      // Only a watch that lost its history (410 Gone, or a first list that failed) may have missed a
+      // change: then every rollout is enqueued. A resumed watch missed nothing and enqueues nothing.
+      onRelisted: () => {
         void enqueueAll().catch((e: unknown) =>
-          log.warn({ err: (e as Error).message }, 're-enqueue after watch restart failed'),
+          log.warn({ err: (e as Error).message }, 're-enqueue after a relist failed'),
         );
       },
     });
@@ -162,17 +233,23 @@ export async function startReconciler(
   };
 
   if (options.watch ?? true) {
-    await startWatch(ROLLOUTS_PATH, {}, (o, type) => {
+    const versions = listVersions(runtime.kube.clients, namespace);
+    await startWatch(ROLLOUTS_PATH, {}, versions.rollouts, (o, type) => {
       references.note(o, type === 'DELETED');
       return [
         o.metadata?.name && o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : undefined,
       ];
     });
-    await startWatch(OWNED_REPLICASETS_PATH, { labelSelector: 'rollouts-pod-template-hash' }, (o) => {
-      const owner = o.metadata?.ownerReferences?.find((r) => r.controller && r.kind === 'Rollout');
-      return [owner?.name && o.metadata?.namespace ? `${o.metadata.namespace}/${owner.name}` : undefined];
-    });
-    await startWatch(DEPLOYMENTS_PATH, {}, (o) =>
+    await startWatch(
+      OWNED_REPLICASETS_PATH,
+      { labelSelector: OWNED_REPLICASETS_SELECTOR },
+      versions.replicaSets,
+      (o) => {
+        const owner = o.metadata?.ownerReferences?.find((r) => r.controller && r.kind === 'Rollout');
+        return [owner?.name && o.metadata?.namespace ? `${o.metadata.namespace}/${owner.name}` : undefined];
+      },
+    );
+    await startWatch(DEPLOYMENTS_PATH, {}, versions.deployments, (o) =>
       o.metadata?.name && o.metadata.namespace
         ? references.rolloutsOf(o.metadata.namespace, o.metadata.name)
         : [],

@@ -265,6 +265,16 @@ export class ApiServer {
     if (this.deps.faults.errorRate > 0 && this.deps.faultRandom.chance(this.deps.faults.errorRate)) {
       throw internalError('sandbox: injected server error');
     }
+    const refused = method !== 'GET' ? this.deps.faults.refuseWrites.find((r) => r.path === path) : undefined;
+    if (refused) {
+      throw new ApiStatusError({
+        message: refused.message,
+        // The reasons kube-apiserver gives these codes (apimachinery's StatusReason table).
+        reason:
+          refused.code === 503 ? 'ServiceUnavailable' : refused.code === 504 ? 'Timeout' : 'InternalError',
+        code: refused.code,
+      });
+    }
     if (route) return this.handleResource(req, res, url, method, route);
     const discovery = this.discovery(path, segments, req);
     if (discovery === undefined) throw notServed();

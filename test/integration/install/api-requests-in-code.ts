@@ -83,7 +83,7 @@ function typedClientRequests(file: string, text: string): ApiRequest[] {
     const parsed = verbOf(match[2]!);
     if (!parsed) continue;
     const [verb, rest] = parsed;
-    // listReplicaSetForAllNamespaces is the cluster-wide list of replicasets.
+    // listReplicaSetForAllNamespaces: a cluster-wide list of the kind (the same RBAC resource).
     let kind = rest.replace(/^Namespaced/, '').replace(/ForAllNamespaces$/, '');
     let subresource = '';
     for (const [suffix, sub] of SUBRESOURCE_SUFFIXES)
