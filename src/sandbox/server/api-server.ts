@@ -450,7 +450,8 @@ export class ApiServer {
       );
       return;
     }
-    const all = this.deps.store.list(type, route.namespace, matches);
+    const labels = parseLabelSelector(url.searchParams.get('labelSelector')).equalities;
+    const all = this.deps.store.list(type, route.namespace, matches, labels);
     const resourceVersion = String(this.deps.store.resourceVersion);
     const limit = Number(url.searchParams.get('limit') ?? '0');
     const token = url.searchParams.get('continue');

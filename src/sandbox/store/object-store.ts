@@ -278,6 +278,8 @@ export class ObjectStore {
   private readonly objects = new ObjectIndex();
   private readonly history: StoreEvent[] = [];
   private readonly listeners = new Set<(event: StoreEvent) => void>();
+  /** Listeners of one typeKey (watches): an event reaches only the watches of its own kind. */
+  private readonly listenersOfType = new Map<string, Set<(event: StoreEvent) => void>>();
   private revision = 0;
   /** Highest resourceVersion no longer in the history: resuming at or before it is 410 Gone. */
   private compactedThrough = 0;
@@ -297,10 +299,23 @@ export class ObjectStore {
     return this.compactedThrough;
   }
 
-  /** Subscribes to every change; returns the unsubscribe function. */
-  subscribe(listener: (event: StoreEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+  /** Subscribes to every change, or to the changes of one typeKey; returns the unsubscribe function. */
+  subscribe(listener: (event: StoreEvent) => void, typeKey?: string): () => void {
+    if (typeKey === undefined) {
+      this.listeners.add(listener);
+      return () => this.listeners.delete(listener);
+    }
+    let listeners = this.listenersOfType.get(typeKey);
+    if (!listeners) {
+      listeners = new Set();
+      this.listenersOfType.set(typeKey, listeners);
+    }
+    const own = listeners;
+    own.add(listener);
+    return () => {
+      own.delete(listener);
+      if (own.size === 0 && this.listenersOfType.get(typeKey) === own) this.listenersOfType.delete(typeKey);
+    };
   }
 
   /** Events after `resourceVersion`, or undefined when the history no longer reaches back that far. */
@@ -644,6 +659,7 @@ export class ObjectStore {
       if (dropped) this.compactedThrough = dropped.resourceVersion;
     }
     for (const listener of this.listeners) listener(event);
+    for (const listener of this.listenersOfType.get(event.typeKey) ?? []) listener(event);
   }
 
   /** A copy as the caller's version of the type sees it (apiVersion follows the URL's version). */

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/clock/clock.ts';
 import { SeededRandom } from '../../../src/sandbox/random/seeded-random.ts';
 import { ResourceRegistry } from '../../../src/sandbox/resources/resource-registry.ts';
+import { parseLabelSelector } from '../../../src/sandbox/selectors/label-selector.ts';
 import { ObjectStore, type StoredObject } from '../../../src/sandbox/store/object-store.ts';
 
 function fixture(): { store: ObjectStore; registry: ResourceRegistry } {
@@ -53,6 +54,36 @@ describe('object store indexes', () => {
     ]);
     expect(names(store.list(cm, 'b'))).toEqual(names(store.list(cm)).filter((n) => n.startsWith('b/')));
     expect(store.list(cm, 'a', undefined, { app: 'absent' })).toEqual([]);
+  });
+
+  it("lists by a label selector's equalities the same objects as by the selector alone", () => {
+    const { store, registry } = fixture();
+    const cm = registry.builtIn('', 'ConfigMap');
+    for (let i = 0; i < 8; i++)
+      store.create(
+        cm,
+        configMap(`cm-${i}`, { app: `web-${i % 2}`, tier: `t${i % 4}`, ...(i === 3 ? { canary: '' } : {}) }),
+        'a',
+      );
+    for (const text of [
+      'app=web-1',
+      'app=web-1,tier!=t1',
+      'app==web-1,tier in (t1,t3)',
+      'app=web-1,canary',
+      'canary=',
+      'tier notin (t0)',
+      'app=web-1,app=web-0',
+    ]) {
+      const selector = parseLabelSelector(text);
+      const matches = (o: StoredObject): boolean => selector.matches(o.metadata.labels ?? {});
+      expect(names(store.list(cm, 'a', matches, selector.equalities)), text).toEqual(
+        names(store.list(cm, 'a', matches)),
+      );
+    }
+    expect(parseLabelSelector('app=web,tier!=x,env in (a),!gone').equalities).toEqual({ app: 'web' });
+    expect(names(store.list(cm, 'a', undefined, parseLabelSelector('canary=').equalities))).toEqual([
+      'a/cm-3',
+    ]);
   });
 
   it('follows a label change: the object leaves its old label and is found under the new one', () => {
