@@ -996,9 +996,8 @@ function decodeContinue(token: string): { offset: number; resourceVersion: strin
 
 /** Removes ownerReferences to `uid` from every object (propagationPolicy=Orphan). */
 export function orphanDependents(store: ObjectStore, registry: ResourceRegistry, uid: string): void {
-  for (const { typeKey, object } of store.allObjects()) {
+  for (const { typeKey, object } of store.dependentsOf(uid)) {
     const refs = object.metadata.ownerReferences ?? [];
-    if (!refs.some((r) => r.uid === uid)) continue;
     const [groupName = '', kind = ''] = typeKey.split('/');
     const type = registry.anyVersionOfKind(groupName, kind);
     if (!type) continue;
