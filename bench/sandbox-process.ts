@@ -13,6 +13,8 @@ export interface SandboxProcess {
   kubeConfig: KubeConfig;
   /** HTTP requests the sandbox has received since it started. */
   requests(): Promise<number>;
+  /** The same, by method and request shape (`PATCH replicasets/{name}`, `GET pods ?labelSelector`, …). */
+  requestKinds(): Promise<Record<string, number>>;
   stop(): Promise<void>;
 }
 
@@ -31,13 +33,17 @@ export async function startSandboxInChild(
     "import { createInterface } from 'node:readline';",
     `const { startSandbox } = await import(${JSON.stringify(sandboxModule)});`,
     'let requests = 0;',
-    "subscribe('http.server.request.start', () => { requests += 1; });",
+    'const kinds = new Map();',
+    // Method, resource and verb shape of each request (the names stripped), for where the requests go.
+    "const kindOf = (method, url) => { const [path, query = ''] = url.split('?'); const parts = path.split('/').filter(Boolean); const ns = parts.indexOf('namespaces'); const rest = ns >= 0 && parts.length > ns + 2 ? parts.slice(ns + 2) : parts.slice(parts[0] === 'api' ? 2 : 3); const shape = rest.length > 1 ? `${rest[0]}/{name}${rest[2] ? `/${rest[2]}` : ''}` : `${rest[0] ?? path}${query.includes('watch=') ? ' watch' : ''}${query.includes('labelSelector') ? ' ?labelSelector' : ''}`; return `${method} ${shape}`; };",
+    "subscribe('http.server.request.start', ({ request }) => { requests += 1; const kind = kindOf(request.method, request.url ?? ''); kinds.set(kind, (kinds.get(kind) ?? 0) + 1); });",
     `const sandbox = await startSandbox({ readyDelayMs: ${options.readyDelayMs ?? 1000} });`,
     'console.log(sandbox.url);',
     'const stop = () => sandbox.stop().then(() => process.exit(0));',
     "process.on('SIGTERM', stop);",
     "createInterface({ input: process.stdin }).on('line', (line) => {",
     "  if (line === 'requests') console.log(String(requests));",
+    "  if (line === 'kinds') console.log(JSON.stringify(Object.fromEntries(kinds)));",
     "  if (line === 'stop') void stop();",
     '});',
   ].join('\n');
@@ -57,6 +63,11 @@ export async function startSandboxInChild(
       new Promise<number>((resolve) => {
         answers.push((line) => resolve(Number(line)));
         child.stdin.write('requests\n');
+      }),
+    requestKinds: () =>
+      new Promise<Record<string, number>>((resolve) => {
+        answers.push((line) => resolve(JSON.parse(line) as Record<string, number>));
+        child.stdin.write('kinds\n');
       }),
     stop: async () => {
       const exited = once(child, 'exit');

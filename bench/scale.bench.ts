@@ -84,6 +84,8 @@ async function watchRollouts(sandbox: SandboxProcess): Promise<{
 
 interface Sample {
   wallMs: number;
+  /** Requests by kind during the measure (`GET replicasets ?labelSelector`, …), most first. */
+  kinds: Array<[string, number]>;
   sandboxCpu: number;
   rollgateCpu: number;
   redisCpu: number;
@@ -101,12 +103,18 @@ async function measure(
     rollgate: ownCpuSeconds(),
     redis: cpuSecondsOf(redisPid),
     requests: await sandbox.requests(),
+    kinds: await sandbox.requestKinds(),
   };
   const started = performance.now();
   await work();
   const wallMs = performance.now() - started;
+  const kinds = await sandbox.requestKinds();
   return {
     wallMs,
+    kinds: Object.entries(kinds)
+      .map(([kind, count]): [string, number] => [kind, count - (before.kinds[kind] ?? 0)])
+      .filter(([, count]) => count > 0)
+      .sort((a, b) => b[1] - a[1]),
     sandboxCpu: cpuSecondsOf(sandbox.pid) - before.sandbox,
     rollgateCpu: ownCpuSeconds() - before.rollgate,
     redisCpu: cpuSecondsOf(redisPid) - before.redis,
@@ -279,6 +287,14 @@ export async function run(): Promise<BenchResult[]> {
     const floor = await measure(sandbox, redis.pid, () => floorWrites(sandbox));
     loads.push(loadavg()[0] ?? 0);
 
+    // Where the requests go, per rollout: printed for the report (the table has no room for it).
+    for (const [phase, sample] of [
+      ['to Healthy', healthy],
+      ['to first pause', paused],
+    ] as const)
+      console.log(
+        `requests per rollout, ${phase}: ${sample.kinds.map(([kind, count]) => `${kind} ${(count / N).toFixed(2)}`).join('; ')}`,
+      );
     const load = `load average ${loads.map((l) => l.toFixed(1)).join(' → ')} on 2 cores`;
     const cpu = (s: Sample): string =>
       `CPU: sandbox ${s.sandboxCpu.toFixed(1)} s, Rollgate ${s.rollgateCpu.toFixed(1)} s, Redis ${s.redisCpu.toFixed(1)} s`;
