@@ -1,15 +1,24 @@
 // Bench (issue 19): N Rollouts applied from one commit until Healthy, then one commit changing all N images
 // until every canary is at its first pause; CPU split between the sandbox, Rollgate and Redis, API requests
 // per rollout, and a floor from the same run: the sandbox's own cost of the minimal writes for the same N.
+// First, what 100 ReplicaSet creates cost the sandbox beside 10,000 pods against an empty sandbox.
 import { createHmac, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { AppsV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, Watch } from '@kubernetes/client-node';
+import {
+  AppsV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1ReplicaSet,
+  Watch,
+} from '@kubernetes/client-node';
 import { configSchema } from '../src/config/index.ts';
 import { startPrivateRedisServer } from '../src/demo/private-redis-server.ts';
 import { createKubeClients } from '../src/kube/client.ts';
 import { silentLogger } from '../src/log/logger.ts';
+import { startSandbox } from '../src/sandbox/index.ts';
 import { openRuntime } from '../src/process/runtime.ts';
 import { startProcess, type RunningProcess } from '../src/process/start-process.ts';
 import { rolloutYaml } from '../test/integration/pipeline/pipeline-harness.ts';
@@ -210,7 +219,70 @@ async function floorWrites(sandbox: SandboxProcess): Promise<void> {
   controller.abort();
 }
 
+/** ReplicaSets (2 pods each) already stored when the write cost is measured: 10,000 pods by default. */
+const WORLD = Number(process.env.ROLLGATE_BENCH_SCALE_WORLD ?? 5000);
+const PROBES = 100;
+
+/**
+ * CPU the sandbox (in-process, system clock) spends on PROBES ReplicaSet creates of 1 replica until
+ * every pod is Ready, beside `world` ReplicaSets of 2 pods: a write should cost what it affects, so the
+ * figure should not grow with `world`.
+ */
+async function writeCost(world: number): Promise<number> {
+  const sandbox = await startSandbox({ readyDelayMs: READY_DELAY_MS });
+  try {
+    const apps = sandbox.kubeConfig.makeApiClient(AppsV1Api);
+    const replicaSet = (name: string, replicas: number): V1ReplicaSet => ({
+      metadata: { name, labels: { app: name, probe: name.startsWith('probe-') ? '1' : '0' } },
+      spec: {
+        replicas,
+        selector: { matchLabels: { app: name } },
+        template: {
+          metadata: { labels: { app: name } },
+          spec: { containers: [{ name: 'app', image: 'web:1' }] },
+        },
+      },
+    });
+    let next = 0;
+    const fill = async (): Promise<void> => {
+      for (let i = next++; i < world; i = next++)
+        await apps.createNamespacedReplicaSet({ namespace: 'default', body: replicaSet(`world-${i}`, 2) });
+    };
+    await Promise.all(Array.from({ length: FLOOR_CONCURRENCY }, fill));
+    await sandbox.settle();
+    await new Promise((resolve) => setTimeout(resolve, 2 * READY_DELAY_MS));
+    const before = ownCpuSeconds();
+    for (let i = 0; i < PROBES; i++)
+      await apps.createNamespacedReplicaSet({ namespace: 'default', body: replicaSet(`probe-${i}`, 1) });
+    const deadline = performance.now() + LIMIT_MS;
+    for (;;) {
+      const probes = await apps.listNamespacedReplicaSet({ namespace: 'default', labelSelector: 'probe=1' });
+      if (probes.items.filter((rs) => rs.status?.readyReplicas === 1).length === PROBES) break;
+      if (performance.now() > deadline) throw new Error(`probes not ready within ${LIMIT_MS} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return ownCpuSeconds() - before;
+  } finally {
+    await sandbox.stop();
+  }
+}
+
 export async function run(): Promise<BenchResult[]> {
+  const empty = await writeCost(0);
+  const full = await writeCost(WORLD);
+  const writeRows: BenchResult[] = [
+    {
+      name: `sandbox: ${PROBES} ReplicaSet creates → pods Ready, beside ${WORLD} ReplicaSets and ${2 * WORLD} pods`,
+      value: Number((full * 1000).toFixed(0)),
+      unit: 'ms CPU',
+      goal: 'O(objects the write affects)',
+      notes: `in-process sandbox, the bench's client included; floor (same creates, empty sandbox, same run): ${(empty * 1000).toFixed(0)} ms CPU, ratio ${(full / Math.max(empty, 0.001)).toFixed(1)}×`,
+    },
+  ];
+  return [...writeRows, ...(await rolloutsAtScale())];
+}
+
+async function rolloutsAtScale(): Promise<BenchResult[]> {
   const tmp = makeTempDir('rollgate-scale-bench-');
   // Its own Redis always (never REDIS_URL): the bench fills it, and reads the server's CPU time.
   const redis = await startPrivateRedisServer();
