@@ -37,9 +37,16 @@ export default tseslint.config(
   { files: ['src/queue/**/*.ts'], rules: { 'no-restricted-imports': arrows(noWorkers, noSync) } },
   { files: ['src/kube/**/*.ts'], rules: { 'no-restricted-imports': arrows(noWorkers, noTraffic) } },
   {
-    // The planners are pure functions of (spec, observed, now): no clock, no I/O.
-    files: ['src/rollout/**/*.ts', 'src/analysis/**/*.ts', 'src/promotion/**/*.ts'],
-    ignores: ['src/analysis/providers/**'],
+    // The planners (and `rollgate plan`'s simulation around them) are pure functions of (spec, observed, now):
+    // no clock, no I/O. src/notify is pure too, but for its senders (src/notify/services), the imperative shell.
+    files: [
+      'src/rollout/**/*.ts',
+      'src/analysis/**/*.ts',
+      'src/promotion/**/*.ts',
+      'src/plan/**/*.ts',
+      'src/notify/**/*.ts',
+    ],
+    ignores: ['src/analysis/providers/**', 'src/notify/services/**'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -120,11 +120,17 @@ export async function run(): Promise<BenchResult[]> {
       { label: 'kubectl version --client', command: KUBECTL, args: ['version', '--client'] },
       { label: 'rollgate --help', command: process.execPath, args: [entry, '--help'] },
       { label: 'rollgate validate FILE', command: process.execPath, args: [entry, 'validate', manifest] },
-      ...['status', 'promote', 'pause', 'resume', 'abort', 'retry', 'restart'].map((verb) => ({
+      { label: 'rollgate plan FILE', command: process.execPath, args: [entry, 'plan', manifest] },
+      ...['status', 'get rollout', 'promote', 'pause', 'resume', 'abort', 'retry', 'restart'].map((verb) => ({
         label: `rollgate ${verb} NAME`,
         command: process.execPath,
-        args: [entry, verb, ...cluster],
+        args: [entry, ...verb.split(' '), ...cluster],
       })),
+      {
+        label: 'rollgate list rollouts',
+        command: process.execPath,
+        args: [entry, 'list', 'rollouts', '-n', 'default', '--kubeconfig', kubeconfig],
+      },
     ];
     const samples = new Map<string, Sample[]>(commands.map((c) => [c.label, []]));
     const loads: number[] = [];

@@ -4,8 +4,11 @@ import { createRequire } from 'node:module';
 import { registerAbortCommand } from './commands/abort.ts';
 import { registerApproveCommand } from './commands/approve.ts';
 import { registerDemoCommand } from './commands/demo.ts';
+import { registerGetCommand } from './commands/get.ts';
 import { registerInstallCommand } from './commands/install.ts';
+import { registerListCommand } from './commands/list.ts';
 import { registerPauseCommand } from './commands/pause.ts';
+import { registerPlanCommand } from './commands/plan.ts';
 import { registerPromoteCommand } from './commands/promote.ts';
 import { registerPromotionsCommand } from './commands/promotions.ts';
 import { registerRestartCommand } from './commands/restart.ts';
@@ -28,13 +31,19 @@ export function buildProgram(): Command {
     .description('GitOps progressive delivery: canary Rollouts from Git, driven to completion safely')
     .version(version)
     .showHelpAfterError()
-    .exitOverride();
+    .exitOverride()
+    // A command's options end where its subcommand's name starts (`sandbox --kubeconfig F` writes the
+    // file, `sandbox kubelet --kubeconfig F` reads it); commander needs this on every ancestor.
+    .enablePositionalOptions();
   // Command registrations (one line each; keep alphabetical).
   registerAbortCommand(program);
   registerApproveCommand(program);
   registerDemoCommand(program);
+  registerGetCommand(program);
   registerInstallCommand(program);
+  registerListCommand(program);
   registerPauseCommand(program);
+  registerPlanCommand(program);
   registerPromoteCommand(program);
   registerPromotionsCommand(program);
   registerRestartCommand(program);

@@ -1,6 +1,7 @@
 // The rollgate configuration schema: one zod definition gives the types, the defaults and the checks.
 import { z } from 'zod';
 import { isDuration, parseDuration } from '../spec/duration.ts';
+import { parseRedisUrl, RedisUrlError } from './redis-url.ts';
 
 /**
  * A poll interval as Argo users write durations ("30s", "5m", "1h30m") or whole seconds: the spec
@@ -99,6 +100,72 @@ const promotion = z
   })
   .strict();
 
+/** One Sentinel as `host:port` (or `[v6]:port`, or a host alone for port 26379). */
+const sentinelAddress = z.string().regex(/^(\[[^\]]+\]|[^:[\]]+)(:\d{1,5})?$/, 'must be host:port');
+
+/**
+ * Where Redis is. `url` says which server (or which Sentinels and master) and may carry the user and
+ * password; the password may instead come from a file or the environment, so a URL in a ConfigMap
+ * holds no secret. Sentinels can be given as keys too (`sentinels` + `name`), with the URL then only
+ * saying TLS, user, password and database. Everything is read by src/queue/redis-options.ts.
+ */
+const redisSettings = z
+  .object({
+    url: z
+      .string()
+      .superRefine((url, ctx) => {
+        try {
+          parseRedisUrl(url);
+        } catch (err) {
+          if (!(err instanceof RedisUrlError)) throw err;
+          ctx.addIssue({ code: 'custom', message: err.message });
+        }
+      })
+      .default('redis://127.0.0.1:6379'),
+    prefix: z.string().min(1).default('rollgate'),
+    username: z.string().min(1).optional(),
+    passwordFile: z.string().min(1).optional(),
+    passwordEnv: z.string().min(1).optional(),
+    /** PEM file of the CA that signed the server's certificate (rediss:// only; default: Node's CAs). */
+    tlsCaFile: z.string().min(1).optional(),
+    sentinels: z.array(sentinelAddress).default([]),
+    /** The Sentinel master's name (with `sentinels`). */
+    name: z.string().min(1).optional(),
+    sentinelPasswordFile: z.string().min(1).optional(),
+    sentinelPasswordEnv: z.string().min(1).optional(),
+  })
+  .strict()
+  .superRefine((redis, ctx) => {
+    let url: ReturnType<typeof parseRedisUrl>;
+    try {
+      url = parseRedisUrl(redis.url);
+    } catch {
+      return; // already reported on `url`
+    }
+    const problem = (path: string, message: string): void => {
+      ctx.addIssue({ code: 'custom', path: [path], message });
+    };
+    if (redis.passwordFile !== undefined && redis.passwordEnv !== undefined)
+      problem('passwordFile', 'give at most one of passwordFile, passwordEnv');
+    if (url.password !== undefined && (redis.passwordFile ?? redis.passwordEnv) !== undefined)
+      problem('passwordFile', 'the password is in redis.url already; give it in one place');
+    if (url.username !== undefined && redis.username !== undefined)
+      problem('username', 'the user is in redis.url already; give it in one place');
+    if (redis.sentinelPasswordFile !== undefined && redis.sentinelPasswordEnv !== undefined)
+      problem('sentinelPasswordFile', 'give at most one of sentinelPasswordFile, sentinelPasswordEnv');
+    if (redis.tlsCaFile !== undefined && !url.tls) problem('tlsCaFile', 'is for TLS: use a rediss:// URL');
+    const bySentinel = url.sentinelMaster !== undefined || redis.sentinels.length > 0;
+    if (url.sentinelMaster !== undefined && (redis.sentinels.length > 0 || redis.name !== undefined))
+      problem('sentinels', 'redis.url names the Sentinels already; give them in one place');
+    if (redis.sentinels.length > 0 && redis.name === undefined)
+      problem('name', "is required with redis.sentinels: the Sentinel master's name");
+    if (redis.name !== undefined && redis.sentinels.length === 0 && url.sentinelMaster === undefined)
+      problem('sentinels', 'is required with redis.name');
+    if (!bySentinel && (redis.sentinelPasswordFile ?? redis.sentinelPasswordEnv) !== undefined)
+      problem('sentinelPasswordFile', 'is for Sentinels: give redis.sentinels or a redis+sentinel:// URL');
+  })
+  .prefault({});
+
 export const configSchema = z
   .object({
     log: z
@@ -108,22 +175,17 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
-    redis: z
-      .object({
-        url: z
-          .string()
-          .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
-          .default('redis://127.0.0.1:6379'),
-        prefix: z.string().min(1).default('rollgate'),
-      })
-      .strict()
-      .prefault({}),
+    redis: redisSettings,
     kubernetes: z
       .object({
         kubeconfig: z.string().default(''),
         context: z.string().default(''),
         stateNamespace: z.string().min(1).default('rollgate-system'),
         defaultNamespace: z.string().min(1).default('default'),
+        /** Lists and watches only this namespace (a namespaced install with Roles); empty: every namespace. */
+        watchNamespace: z.string().default(''),
+        /** `rollgate run|reconciler|poller` install or upgrade the CRDs at start; false where an admin installs them. */
+        installCrds: z.boolean().default(true),
       })
       .strict()
       .prefault({}),
@@ -137,7 +199,11 @@ export const configSchema = z
     workers: z
       .object({
         concurrency: z.number().int().min(1).max(256).default(8),
-        lockDurationMs: z.number().int().min(1000).default(30_000),
+        // 6 s: a dead process's jobs are taken over within 9 s (see takeoverBoundMs in src/queue).
+        lockDurationMs: z.number().int().min(1000).default(6_000),
+        // Every Rollout is reconciled again this often even when nothing it watches changed: a route
+        // edited by hand (routes are not watched) is put back within one resync.
+        resyncMs: z.number().int().min(1000).default(180_000),
       })
       .strict()
       .prefault({}),
@@ -205,3 +271,4 @@ export const configSchema = z
 export type RollgateConfig = z.infer<typeof configSchema>;
 export type SourceConfig = RollgateConfig['sources'][number];
 export type PromotionConfig = RollgateConfig['promotions'][number];
+export type RedisSettings = RollgateConfig['redis'];

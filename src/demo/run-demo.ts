@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configSchema } from '../config/index.ts';
+import { readRolloutTree } from '../cli/get-rollout.ts';
+import { formatRolloutTree } from '../cli/rollout-tree-text.ts';
 import { createForge } from '../forge/create-forge.ts';
 import type { PullRequest } from '../forge/forge.ts';
 import { redactUrl } from '../git/remote-url.ts';
@@ -638,8 +640,9 @@ function printHowToContinue(
       : '  (run `npm run demo` in a terminal, without --exit, to keep everything running and try these)',
     `  export KUBECONFIG=${kubeconfigPath}`,
     '  kubectl get rollouts.rollgate.dev,rs,pods',
-    '  npx rollgate status demo --watch              # staging (namespace default)',
-    '  npx rollgate status demo -n prod --watch      # prod',
+    '  npx rollgate get rollout demo --watch         # staging (namespace default): the revision tree, live',
+    '  npx rollgate get rollout demo -n prod --watch # prod',
+    '  npx rollgate list rollouts -A',
     `  git clone ${ctx.repo.url} demo && cd demo`,
     '  # edit staging/rollout.yaml (e.g. the image tag), then:',
     '  git commit -am "my change" && git push',
@@ -656,6 +659,15 @@ function printHowToContinue(
     '',
   ];
   ctx.out.write(`${lines.join('\n')}\n`);
+}
+
+/** The story ends on the tree `rollgate get rollout` prints for the rollout it moved last. */
+async function printLastRollout(ctx: DemoContext, key: { namespace: string; name: string }): Promise<void> {
+  const tree = await readRolloutTree(ctx.clients, key);
+  if (tree === undefined) return;
+  const flag = key.namespace === 'default' ? '' : ` -n ${key.namespace}`;
+  ctx.out.write(`━━ rollgate get rollout ${key.name}${flag} ━━\n`);
+  ctx.out.write(formatRolloutTree(tree, { now: new Date(), color: false }));
 }
 
 /**
@@ -814,7 +826,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     printSummary(ctx, scenarios, durationMs);
     if (options.signal?.aborted) out.write('  interrupted: the story did not finish\n');
     const keepRunning = options.keepRunningUntil !== undefined && !options.signal?.aborted;
-    if (!options.signal?.aborted) printHowToContinue(ctx, kubeconfigPath, logPath, keepRunning);
+    if (!options.signal?.aborted) {
+      printHowToContinue(ctx, kubeconfigPath, logPath, keepRunning);
+      const last = scenarios.at(-1);
+      if (last !== undefined)
+        await printLastRollout(ctx, last.name === 'promotion' ? PROD_ROLLOUT : DEMO_ROLLOUT);
+    }
     if (keepRunning) await options.keepRunningUntil;
     result = {
       ok: scenarios.length === 5 && scenarios.every((s) => s.ok),

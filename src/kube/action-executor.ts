@@ -12,7 +12,13 @@ import { kubeCall } from './errors.ts';
 import type { EventRecorder } from './event-recorder.ts';
 import type { ObservedRead } from './observed-state-reader.ts';
 import type { TrafficRouter, TrafficRouterFactory } from './traffic-router.ts';
-import { callsForAnotherPass, withRouterResult, type RouterCallResult } from './traffic-router-error.ts';
+import { recordedWeightsAction, reassertTrafficWeights } from './actions/set-traffic-weights.ts';
+import {
+  callsForAnotherPass,
+  trafficRouterErrorOf,
+  withRouterResult,
+  type RouterCallResult,
+} from './traffic-router-error.ts';
 
 export type { WriteResult } from './actions/action-handler.ts';
 
@@ -84,7 +90,12 @@ export class ActionExecutor {
       namespace: read.observed.rollout.metadata.namespace ?? 'default',
     };
     let router: RouterCallResult = { kind: 'none' };
+    // Events say what the pass did, so they are recorded once its status is written: a pass cut short (a
+    // 409, an API error, the process killed) is planned again from the same status by whichever worker
+    // runs it next and would otherwise record its Events a second time (a `count` bump per attempt).
+    const events = plan.actions.filter((action) => action.kind === 'emitEvent');
     for (const action of plan.actions) {
+      if (action.kind === 'emitEvent') continue;
       try {
         const { target, result, routerError } = await handleAction(action, context);
         report.outcomes.push({ kind: action.kind, target, result });
@@ -93,11 +104,34 @@ export class ActionExecutor {
         else if (action.kind === 'setTrafficWeights' && router.kind !== 'failed') router = { kind: 'ok' };
         if (result !== 'unchanged' && result !== 'failed') {
           report.writes += 1;
-          if (action.kind !== 'emitEvent') report.stateWrites += 1;
+          report.stateWrites += 1;
         }
       } catch (err) {
         report.stoppedBy = err instanceof Error ? err : new Error(String(err));
         return report;
+      }
+    }
+    // The planner sends weights only when they change. A pass at rest (no action, no status change:
+    // the planner holds the recorded weights as what it wants) sends the recorded ones again, so a route
+    // edited by hand goes back within one pass (the router writes only what differs). Never in a pass
+    // that changes anything: right after a router write whose status write was lost, the status lags
+    // the route and the planner itself sends its weights again. Not while the router is failing: the
+    // planner's retry, with its backoff, owns that.
+    const live = read.observed.rollout.status;
+    const recorded =
+      context.router === undefined || live === undefined ? undefined : recordedWeightsAction(live);
+    if (
+      recorded !== undefined &&
+      plan.actions.length === 0 &&
+      isStatusNoop(read.raw.status, plan.status) &&
+      trafficRouterErrorOf(read.raw.status) === undefined
+    ) {
+      const { target, result, routerError } = await reassertTrafficWeights(recorded, context);
+      report.outcomes.push({ kind: 'setTrafficWeights', target, result });
+      if (routerError !== undefined) router = { kind: 'failed', message: routerError };
+      if (result === 'updated') {
+        report.writes += 1;
+        report.stateWrites += 1;
       }
     }
     if (router.kind === 'failed') report.trafficError = router.message;
@@ -112,6 +146,13 @@ export class ActionExecutor {
       }
     } catch (err) {
       report.stoppedBy = err instanceof Error ? err : new Error(String(err));
+      return report;
+    }
+    for (const action of events) {
+      // Recording never throws (EventRecorder is best effort); a failed one is reported as `failed`.
+      const { target, result } = await handleAction(action, context);
+      report.outcomes.push({ kind: action.kind, target, result });
+      if (result !== 'unchanged' && result !== 'failed') report.writes += 1;
     }
     return report;
   }

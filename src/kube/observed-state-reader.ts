@@ -12,11 +12,12 @@ import type {
 import { POD_TEMPLATE_HASH_LABEL } from '../rollout/index.ts';
 import { ANALYSIS_PHASES } from '../spec/analysis.ts';
 import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
-import { rolloutSchema, type Rollout } from '../spec/rollout.ts';
+import { declaredRolloutSchema, type DeclaredRollout } from '../spec/rollout.ts';
 import { toPlainObject, type KubeClients } from './client.ts';
 import { isNotFound, kubeCall } from './errors.ts';
 import { formatLabelSelector } from './label-selector.ts';
 import { trafficRouterErrorOf } from './traffic-router-error.ts';
+import { resolveWorkloadRef, type ResolvedRollout } from './workload-ref-reader.ts';
 
 /** The namespace and name of one rollout: the reconcile key. */
 export interface RolloutKey {
@@ -77,14 +78,27 @@ export class ObservedStateReader {
   async read(key: RolloutKey): Promise<ObservedRead | undefined> {
     const raw = await this.readRolloutObject(key);
     if (raw === undefined) return undefined;
-    const parsed = rolloutSchema.safeParse(raw);
+    const parsed = declaredRolloutSchema.safeParse(raw);
     if (!parsed.success) {
       throw new InvalidRolloutObjectError(
         key,
         parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`),
       );
     }
-    const rollout = parsed.data;
+    const resolved = await this.resolve(key, parsed.data);
+    const rollout = resolved.rollout;
+    // Without its Deployment there is no selector to list by, and the planner only reports the wait.
+    if (resolved.workload?.state === 'unresolved') {
+      const waiting: ObservedState = {
+        rollout,
+        workload: resolved.workload,
+        replicaSets: [],
+        pods: [],
+        services: [],
+        analysisRuns: [],
+      };
+      return { observed: waiting, raw };
+    }
     const uid = rollout.metadata.uid ?? '';
     const labelSelector = formatLabelSelector(rollout.spec.selector);
     const { namespace } = key;
@@ -120,7 +134,8 @@ export class ObservedStateReader {
     const pods = ownedPods.filter((pod) => !terminating(pod)).map(toObservedPod);
 
     const observed: ObservedState = {
-      rollout: rollout as Rollout,
+      rollout,
+      ...(resolved.workload !== undefined ? { workload: resolved.workload } : {}),
       replicaSets,
       pods,
       services: services.filter((service): service is ObservedService => service !== undefined),
@@ -131,6 +146,18 @@ export class ObservedStateReader {
     const routerError = trafficRouterErrorOf(raw.status);
     if (routerError !== undefined) observed.traffic = { error: routerError.message };
     return { observed, raw };
+  }
+
+  /** The Rollout with its pod template and selector: inline, or read from the workloadRef Deployment. */
+  private async resolve(key: RolloutKey, declared: DeclaredRollout): Promise<ResolvedRollout> {
+    const { spec } = declared;
+    if (spec.workloadRef !== undefined)
+      return resolveWorkloadRef(this.clients, key.namespace, declared, spec.workloadRef);
+    if (spec.template === undefined || spec.selector === undefined)
+      throw new InvalidRolloutObjectError(key, [
+        'spec.template and spec.selector are required without spec.workloadRef',
+      ]);
+    return { rollout: { ...declared, spec: { ...spec, template: spec.template, selector: spec.selector } } };
   }
 
   private async readService(namespace: string, name: string): Promise<ObservedService | undefined> {

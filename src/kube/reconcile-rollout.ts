@@ -9,7 +9,12 @@ import { AnalysisRunBuildError, type AnalysisRunFactory } from './analysis-run-f
 import type { KubeClients } from './client.ts';
 import { KubeThrottledError, dispositionOf } from './errors.ts';
 import { EventRecorder } from './event-recorder.ts';
-import { InvalidRolloutObjectError, ObservedStateReader, type RolloutKey } from './observed-state-reader.ts';
+import {
+  InvalidRolloutObjectError,
+  ObservedStateReader,
+  type ObservedRead,
+  type RolloutKey,
+} from './observed-state-reader.ts';
 import { ReconcileRetryError, type ReconcileRetryStage } from './reconcile-retry-error.ts';
 import type { TrafficRouter, TrafficRouterFactory } from './traffic-router.ts';
 import { UnsafeActionError } from './unsafe-action-error.ts';
@@ -38,6 +43,18 @@ export type ReconcileOutcome =
   | { kind: 'requeue'; afterMs: number; reason: string; stats?: ReconcileStats }
   | { kind: 'stalled'; reason: string; stats?: ReconcileStats };
 
+/**
+ * What one pass changed, for notifications: the status read before it and the status it wrote (the same
+ * when the write was not needed or failed), and the ReplicaSets it scaled.
+ */
+export interface RolloutTransition {
+  /** The Rollout as read at the start of the pass (metadata, spec, status). */
+  raw: Record<string, unknown>;
+  before: unknown;
+  after: unknown;
+  scaled: Array<{ name: string; replicas: number }>;
+}
+
 /** The pure planner's signature (injectable for tests). */
 export type RolloutPlanner = (rollout: Rollout, observed: ObservedState, now: Date) => RolloutPlan;
 
@@ -60,6 +77,11 @@ export interface ReconcileDeps {
   events?: EventRecorder;
   planner?: RolloutPlanner;
   analysisRuns?: AnalysisRunFactory;
+  /**
+   * Called after a pass that wrote the status or scaled a ReplicaSet. Not awaited, and must not throw:
+   * it may only enqueue (notifications), so it never slows or stops a reconcile.
+   */
+  onTransition?: (transition: RolloutTransition) => void;
   /** Called after every pass with what was read and done: tests check invariants here. */
   onPass?: (pass: {
     observed: ObservedState;
@@ -158,6 +180,7 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
     const report = await executor.execute(plan, read);
     stats.writes += report.writes;
     if (deps.onPass) await deps.onPass({ observed: read.observed, plan, report });
+    if (deps.onTransition) reportTransition(deps.onTransition, read, plan, report, logger);
 
     if (report.stoppedBy !== undefined) {
       const outcome = onFailure(report.stoppedBy, 'write');
@@ -182,4 +205,35 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
     reason: 'pass budget used while still making progress',
     stats,
   };
+}
+
+/**
+ * Hands what the pass changed to `onTransition`; the outcomes follow the actions in order. A scale counts
+ * only when the replica count moved (a scaleReplicaSet that only sets an annotation is not one).
+ */
+function reportTransition(
+  onTransition: (transition: RolloutTransition) => void,
+  read: ObservedRead,
+  plan: RolloutPlan,
+  report: ExecutionReport,
+  logger: Logger,
+): void {
+  const replicasBefore = new Map(read.observed.replicaSets.map((rs) => [rs.name, rs.replicas]));
+  const scaled = plan.actions.flatMap((action, i) => {
+    const result = report.outcomes[i]?.result;
+    return action.kind === 'scaleReplicaSet' &&
+      result !== undefined &&
+      result !== 'unchanged' &&
+      result !== 'failed' &&
+      replicasBefore.get(action.name) !== action.replicas
+      ? [{ name: action.name, replicas: action.replicas }]
+      : [];
+  });
+  if (!report.statusWritten && scaled.length === 0) return;
+  const raw = read.raw;
+  try {
+    onTransition({ raw, before: raw.status, after: report.statusWritten ? plan.status : raw.status, scaled });
+  } catch (err) {
+    logger.warn({ err }, 'could not hand the pass to notifications');
+  }
 }

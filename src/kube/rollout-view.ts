@@ -8,6 +8,12 @@ import {
 } from '../rollout/index.ts';
 import type { KubeClients } from './client.ts';
 import { ObservedStateReader, type RolloutKey } from './observed-state-reader.ts';
+import {
+  formatRoutesView,
+  readRolloutRoutes,
+  type RouteReading,
+  type RoutesView,
+} from './route-weights-view.ts';
 
 /**
  * One canary step as shown: its index, a short description, and where the rollout stands relative to it
@@ -63,7 +69,10 @@ export interface RolloutView {
   abortedAt?: string;
   currentStepIndex?: number;
   steps: StepView[];
+  /** What Rollgate asked the router for (status.canary.weights). */
   weights: { canary: number; stable: number };
+  /** With trafficRouting: what each route object holds, read back, and where it drifted (filled by readRolloutView). */
+  routes?: RoutesView;
   stableRS?: string;
   currentPodHash?: string;
   replicas: { desired: number; updated: number; ready: number; available: number };
@@ -240,15 +249,21 @@ export function buildRolloutView(observed: ObservedState, now?: Date): RolloutVi
   return view;
 }
 
-/** Reads the rollout and builds its view; undefined when the Rollout does not exist. */
+/**
+ * Reads the rollout and builds its view; undefined when the Rollout does not exist. With `routing`,
+ * a routed rollout's route objects are read too (reads only) and each route's weights shown.
+ */
 export async function readRolloutView(
   clients: KubeClients,
   key: RolloutKey,
   now?: Date,
+  routing?: RouteReading,
 ): Promise<RolloutView | undefined> {
   const read = await new ObservedStateReader(clients).read(key);
   if (read === undefined) return undefined;
   const view = buildRolloutView(read.observed, now);
+  const routes = routing === undefined ? undefined : await readRolloutRoutes(routing, read.observed.rollout);
+  if (routes !== undefined) view.routes = routes;
   view.analysisRunDetails = await readAnalysisRunViews(
     clients,
     key,
@@ -272,6 +287,7 @@ export function formatRolloutView(view: RolloutView): string {
   } else {
     lines.push(`Weights:    canary ${view.weights.canary}%, stable ${view.weights.stable}%`);
   }
+  if (view.routes !== undefined) lines.push(...formatRoutesView(view.routes));
   lines.push(
     `Replicas:   desired ${view.replicas.desired}, updated ${view.replicas.updated}, ready ${view.replicas.ready}, available ${view.replicas.available}`,
   );

@@ -121,6 +121,11 @@ export class RouteWriter {
     throw conflict;
   }
 
+  /** The target's object as the cluster holds it now (undefined when absent); reads only. */
+  async readLive(target: RouteTarget): Promise<Plain | undefined> {
+    return this.read(target, await this.versionFor(target));
+  }
+
   private async read(target: RouteObjectRef, version: string): Promise<Plain | undefined> {
     const { group, plural, kind } = target.resource;
     const { namespace, name } = target;

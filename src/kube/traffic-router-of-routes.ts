@@ -7,6 +7,7 @@ import type {
   RouteTarget,
   TrafficRouter,
   TrafficWeightsInput,
+  TrafficWeightsResult,
 } from './traffic-router.ts';
 
 /** A managed route asked of a router none of whose routes can carry it. */
@@ -16,6 +17,14 @@ export class ManagedRouteUnsupportedError extends Error {
   constructor(kind: 'header' | 'mirror', name: string, router: string) {
     super(`${kind} route "${name}": the ${router} router has no ${kind} routes`);
   }
+}
+
+/**
+ * The canary weight a route is given for `canaryWeight`: 0 without a canary (everything to stable,
+ * whatever weight status records), else clamped to 0..total.
+ */
+export function routedCanaryWeight(canaryWeight: number, hasCanary: boolean, total: number): number {
+  return Math.min(Math.max(hasCanary ? canaryWeight : 0, 0), total);
 }
 
 /** The routes of one rollout, as its providers name them. */
@@ -45,9 +54,10 @@ export class RouteTrafficRouter implements TrafficRouter {
     this.type = routes.providers.join('+');
   }
 
-  async setWeights(input: TrafficWeightsInput): Promise<void> {
+  async setWeights(input: TrafficWeightsInput): Promise<TrafficWeightsResult> {
     const { total, canaryService, stableService } = this.routes;
-    const canary = Math.min(Math.max(input.canaryHash === undefined ? 0 : input.canaryWeight, 0), total);
+    const canary = routedCanaryWeight(input.canaryWeight, input.canaryHash !== undefined, total);
+    const changed: string[] = [];
     const weights = {
       canary,
       total,
@@ -58,16 +68,12 @@ export class RouteTrafficRouter implements TrafficRouter {
     };
     for (const target of this.routes.targets) {
       const result = await this.writer.write(target, weights);
-      if (result !== 'unchanged')
-        this.logger.info(
-          {
-            route: `${target.resource.kind} ${target.namespace}/${target.name}`,
-            canaryWeight: canary,
-            result,
-          },
-          'route weights written',
-        );
+      if (result === 'unchanged') continue;
+      const route = `${target.resource.kind} ${target.namespace}/${target.name}`;
+      changed.push(route);
+      this.logger.info({ route, canaryWeight: canary, result }, 'route weights written');
     }
+    return { changed };
   }
 
   setHeaderRoute(input: HeaderRouteInput): Promise<void> {

@@ -25,11 +25,25 @@ export interface TrafficWeightsInput {
  */
 export interface TrafficRouter {
   readonly type: string;
-  setWeights(input: TrafficWeightsInput): Promise<void>;
+  /** Resolves with the objects it had to change, when it can tell (none: the routes already held the weights). */
+  setWeights(input: TrafficWeightsInput): Promise<TrafficWeightsResult | void>;
   /** Adds, replaces or (match absent) removes a header route; absent when the router has none. */
   setHeaderRoute?(input: HeaderRouteInput): Promise<void>;
   /** Adds, replaces or (match absent) removes a mirror route; absent when the router has none. */
   setMirrorRoute?(input: MirrorRouteInput): Promise<void>;
+}
+
+/** What a setWeights call changed: the route objects written (`HTTPRoute shop/web`), empty when none. */
+export interface TrafficWeightsResult {
+  changed: string[];
+}
+
+/** The weights one route of an object holds, as read (src/traffic's readers fill this shape). */
+export interface RouteWeightsRead {
+  /** Which route of the object (`rule 0`, `route primary`); empty for the whole object. */
+  route: string;
+  canary: number | undefined;
+  stable: number | undefined;
 }
 
 /** How a header value, method or path is matched (one of the three). */
@@ -95,6 +109,11 @@ export interface RouteTarget {
     weights: RouteWeights,
     source?: Record<string, unknown> | undefined,
   ): Record<string, unknown> | Error | undefined;
+  /** Pure: the weights each route of the object holds (absent: the provider cannot read them back yet). */
+  readWeights?(
+    live: Record<string, unknown>,
+    services: { canaryService: string; stableService: string },
+  ): RouteWeightsRead[] | Error;
   /** Pure, like `translate`: the object with the header route set or removed (providers that have them). */
   setHeaderRoute?(
     live: Record<string, unknown> | undefined,

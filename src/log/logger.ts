@@ -26,6 +26,13 @@ export const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers["x-gitlab-token"]',
   'config.webhooks.*.secret',
+  // Notification services: Slack and Teams webhook URLs are credentials themselves.
+  'webhookURL',
+  'recipientUrls',
+  '*.webhookURL',
+  '*.recipientUrls',
+  '*.*.webhookURL',
+  '*.*.recipientUrls',
   'config.sources[*].auth',
 ];
 

@@ -6,6 +6,7 @@ import { connectKube, type KubeConnection } from '../kube/client.ts';
 import { createLogger, type Logger } from '../log/logger.ts';
 import { reportRedisAvailability } from '../queue/redis-availability.ts';
 import { createRedisConnection } from '../queue/redis-connection.ts';
+import { redisOptions } from '../queue/redis-options.ts';
 
 export interface Runtime {
   config: RollgateConfig;
@@ -35,7 +36,8 @@ export function openRuntime(config: RollgateConfig, overrides: RuntimeOverrides 
       ...(config.kubernetes.kubeconfig ? { kubeconfig: config.kubernetes.kubeconfig } : {}),
     });
   if (config.kubernetes.context) kube.clients.kubeConfig.setCurrentContext(config.kubernetes.context);
-  const redis = createRedisConnection(config.redis.url);
+  // Reads the Redis password file or variable now: a missing one stops the start, naming the key.
+  const redis = createRedisConnection(redisOptions(config.redis));
   reportRedisAvailability(redis, { logger });
   return {
     config,

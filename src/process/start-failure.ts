@@ -88,7 +88,7 @@ export function classifyStartFailure(err: unknown, dependency: StartDependency, 
         error: new StartRefusedError(
           'redis',
           step,
-          `Redis refuses our credentials (${message}): check the user and password in redis.url`,
+          `Redis refuses our credentials (${message}): check the user and password (redis.url, redis.username, redis.passwordFile or redis.passwordEnv)`,
           { cause: err },
         ),
       };

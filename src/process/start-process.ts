@@ -1,5 +1,6 @@
 // Starts a Rollgate process for its role: all-in-one (`rollgate run`), or the split `poller` and `reconciler`.
 import { installCrds } from '../kube/install-crds.ts';
+import type { RolloutTransition } from '../kube/reconcile-rollout.ts';
 import { rollgateCrds } from '../spec/crds.ts';
 import { pingRedis } from '../queue/redis-ping.ts';
 import { startRedisResetDetector, type RedisResetDetector } from '../queue/redis-reset-detector.ts';
@@ -11,6 +12,7 @@ import type { OnPush } from '../server/webhook-types.ts';
 import { buildPromotions } from '../promoter/build-promotions.ts';
 import { startDependencyMonitor } from './dependency-monitor.ts';
 import { startPoller, type PollerOptions, type RunningPoller } from './start-poller.ts';
+import { startNotifier, type NotifierOptions, type RunningNotifier } from './start-notifier.ts';
 import { startPromoter, type RunningPromoter } from './start-promoter.ts';
 import { startReconciler, type ReconcilerOptions, type RunningReconciler } from './start-reconciler.ts';
 import { startStepRunner, type StartStepRunnerOptions } from './start-step-runner.ts';
@@ -27,6 +29,8 @@ export interface RunningProcess {
   reconciler?: RunningReconciler;
   /** Runs with the reconciler when promotions are configured. */
   promoter?: RunningPromoter;
+  /** Runs with the reconciler: sends the notifications of rollout transitions. */
+  notifier?: RunningNotifier;
   /** What the process knows of the API server, Redis and its Git sources (for /readyz and metrics). */
   health: DependencyHealth;
   /** Graceful: stop taking work, finish current jobs, close connections. */
@@ -40,7 +44,8 @@ export interface StartProcessOptions {
   metrics?: RollgateMetrics;
   poller?: PollerOptions;
   reconciler?: ReconcilerOptions;
-  /** Install or upgrade our CRDs on start (default true; `rollgate install` does it explicitly). */
+  notifier?: NotifierOptions;
+  /** Install or upgrade our CRDs on start (default: `kubernetes.installCrds`, true unless configured off). */
   installCrds?: boolean;
   /** How often to look for an emptied Redis (default 10 s). */
   redisCheckIntervalMs?: number;
@@ -75,6 +80,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
   const now = (): number => runtime.clock.now().getTime();
   const health = new DependencyHealth(metrics, now);
   const graceMs = options.kubernetesGraceMs ?? DEFAULT_KUBERNETES_GRACE_MS;
+  const installsCrds = options.installCrds ?? config.kubernetes.installCrds;
   metrics.started.set(0);
 
   let waitingFor: string | undefined = 'the HTTP server';
@@ -139,21 +145,32 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
   let reconciler: RunningReconciler | undefined;
   let poller: RunningPoller | undefined;
   let promoter: RunningPromoter | undefined;
+  let notifier: RunningNotifier | undefined;
   let detector: RedisResetDetector;
   try {
     await atStart('redis', 'ping Redis', () => pingRedis(runtime.redis, START_PING_TIMEOUT_MS));
     health.up({ kind: 'redis' });
-    if (options.installCrds ?? true) {
+    if (installsCrds) {
       const results = await installCrds(runtime.kube.clients, rollgateCrds(), {
         each: (name, install) => atStart('kubernetes', `install CRDs (${name})`, install),
       });
       logger.info({ crds: results.map((r) => `${r.name}: ${r.result}`) }, 'CRDs checked');
     }
+    // The notifier first: the reconciler's first passes may already fire triggers.
+    notifier = runsReconciler ? startNotifier(runtime, { metrics, ...options.notifier }) : undefined;
+    const notify = notifier;
     reconciler = runsReconciler
-      ? await startReconciler(runtime, { metrics, ...options.reconciler, atStart })
+      ? await startReconciler(runtime, {
+          metrics,
+          ...(notify && { onTransition: (t: RolloutTransition) => notify.onTransition(t) }),
+          ...options.reconciler,
+          atStart,
+        })
       : undefined;
     promoter =
-      promotions.length > 0 ? await startPromoter(runtime, promotions, { metrics, atStart }) : undefined;
+      promotions.length > 0
+        ? await startPromoter(runtime, promotions, { metrics, atStart, ...(notifier && { notifier }) })
+        : undefined;
     poller = runsPoller
       ? await startPoller(runtime, { metrics, ...options.poller, atStart, health })
       : undefined;
@@ -187,12 +204,13 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
       poller?.stop({ force: true }),
       reconciler?.stop({ force: true }),
       promoter?.stop({ force: true }),
+      notifier?.stop({ force: true }),
       http.stop(),
     ]);
     throw err;
   }
   // The CRD check and the reconciler's first list have just shown the API server answering.
-  if ((options.installCrds ?? true) || runsReconciler) health.up({ kind: 'kubernetes' });
+  if (installsCrds || runsReconciler) health.up({ kind: 'kubernetes' });
   const monitor = startDependencyMonitor({
     health,
     clients: runtime.kube.clients,
@@ -214,8 +232,9 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     ...(poller ? { poller } : {}),
     ...(reconciler ? { reconciler } : {}),
     ...(promoter ? { promoter } : {}),
+    ...(notifier ? { notifier } : {}),
     unfinishedJobs: () =>
-      [...(poller?.workers ?? []), reconciler?.worker, promoter?.worker].flatMap(
+      [...(poller?.workers ?? []), reconciler?.worker, promoter?.worker, notifier?.worker].flatMap(
         (w) => w?.unfinished() ?? [],
       ),
     async stop(stopOptions) {
@@ -226,7 +245,10 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
         poller?.stop(stopOptions),
         reconciler?.stop(stopOptions),
         promoter?.stop(stopOptions),
+        notifier?.worker.stop(stopOptions),
       ]);
+      // The notify queue closes after the reconciler and promoter: their last passes' enqueues are written.
+      await notifier?.stop(stopOptions);
       await runtime.close();
     },
   };

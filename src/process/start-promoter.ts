@@ -1,6 +1,5 @@
 // The promotion side of a process: runs promote jobs, and enqueues one when a Rollout of a promotion's sources changes phase.
-import { toPlainObject } from '../kube/client.ts';
-import { kubeCall } from '../kube/errors.ts';
+import { listRollouts } from '../kube/rollout-list.ts';
 import { ForgeError } from '../forge/forge-error.ts';
 import { GitSourceError } from '../git/errors/git-source-error.ts';
 import { ImageRewriteError } from '../promotion/image-rewrite-error.ts';
@@ -13,8 +12,9 @@ import { ForgeRefusals, isForgeRefusal } from '../promoter/forge-refusal.ts';
 import { runPromotion } from '../promoter/run-promotion.ts';
 import { SOURCE_LABEL } from '../sync/sync-labels.ts';
 import type { Runtime } from './runtime.ts';
+import type { RunningNotifier } from './start-notifier.ts';
 import type { StartStepRunner } from './start-step-runner.ts';
-import { watchWithRestart } from './watch-with-restart.ts';
+import { watchPathIn, watchWithRestart } from './watch-with-restart.ts';
 
 const ROLLOUTS_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`;
 
@@ -63,6 +63,8 @@ export async function startPromoter(
     watch?: boolean;
     /** Runs the first listing of rollouts through the start's retries (default: one try, a failure is logged). */
     atStart?: StartStepRunner;
+    /** Notifications of pull requests opened and merged (the process's notifier). */
+    notifier?: Pick<RunningNotifier, 'onPromotion'>;
   } = {},
 ): Promise<RunningPromoter> {
   const { config, logger, redis } = runtime;
@@ -96,8 +98,15 @@ export async function startPromoter(
             editImages: promotion.editImages,
             logger: log,
             postedStatuses,
-            onForge: (event) =>
-              metrics.promotionPullRequestsTotal.inc({ promotion: payload.promotion, event }),
+            onForge: (event, detail) => {
+              metrics.promotionPullRequestsTotal.inc({ promotion: payload.promotion, event });
+              if (event === 'closed') return;
+              options.notifier?.onPromotion(
+                event === 'opened' ? 'on-promotion-pr-opened' : 'on-promotion-merged',
+                detail.rollout,
+                { name: payload.promotion, pullRequest: detail.pullRequest },
+              );
+            },
           },
         );
         refusals.clear(payload.promotion);
@@ -181,16 +190,13 @@ export async function startPromoter(
   const labelSelector = `${SOURCE_LABEL} in (${[...sources].join(',')})`;
   const enqueueAll = async (): Promise<number> => {
     if (sources.size === 0) return 0;
-    const list = await kubeCall({ verb: 'list', kind: 'Rollout' }, () =>
-      runtime.kube.clients.custom.listClusterCustomObject({
-        group: ROLLGATE_API_GROUP,
-        version: 'v1alpha1',
-        plural: 'rollouts',
-        labelSelector,
-      }),
+    const listed = await listRollouts<WatchedRollout>(
+      runtime.kube.clients,
+      runtime.config.kubernetes.watchNamespace,
+      labelSelector,
     );
     // From-sources first, so target Rollouts find the from-side Rollouts they map to.
-    const items = (toPlainObject<{ items?: WatchedRollout[] }>(list).items ?? []).sort(
+    const items = listed.sort(
       (a, b) =>
         Number(!fromSources.has(a.metadata?.labels?.[SOURCE_LABEL] ?? '')) -
         Number(!fromSources.has(b.metadata?.labels?.[SOURCE_LABEL] ?? '')),
@@ -207,7 +213,7 @@ export async function startPromoter(
     sources.size > 0 && (options.watch ?? true)
       ? await watchWithRestart({
           kubeConfig: runtime.kube.clients.kubeConfig,
-          path: ROLLOUTS_PATH,
+          path: watchPathIn(ROLLOUTS_PATH, runtime.config.kubernetes.watchNamespace),
           query: { labelSelector },
           onEvent: (type, rollout: WatchedRollout) => {
             if (type === 'BOOKMARK' || type === 'DELETED') return;

@@ -1,6 +1,7 @@
 // The reconcile side of a process: runs reconcile jobs, and turns cluster changes into jobs (level-triggered).
-import { toPlainObject } from '../kube/client.ts';
+import { toPlainObject, type KubeClients } from '../kube/client.ts';
 import { kubeCall } from '../kube/errors.ts';
+import { listRollouts } from '../kube/rollout-list.ts';
 import { ReconcileRetryError } from '../kube/reconcile-retry-error.ts';
 import type { ReconcileDeps } from '../kube/reconcile-rollout.ts';
 import { reconcileRolloutWithAnalysis } from '../kube/reconcile-with-analysis.ts';
@@ -12,13 +13,14 @@ import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metri
 import type { Runtime } from './runtime.ts';
 import type { StartStepRunner } from './start-step-runner.ts';
 import { trafficRouterFactory } from './traffic-router-factory.ts';
-import { watchWithRestart } from './watch-with-restart.ts';
+import { watchPathIn, watchWithRestart } from './watch-with-restart.ts';
 import type { RunningWatch } from './watch-with-restart.ts';
+import { WorkloadReferences, type RolloutReferenceSource } from './workload-references.ts';
 
 export interface RunningReconciler {
   queue: ReconcileQueue;
   worker: RunningWorker;
-  /** Enqueues every Rollout in the cluster (start, Redis emptied, watch restarted). */
+  /** Enqueues every Rollout in the cluster, or in `kubernetes.watchNamespace` (start, Redis emptied, watch restarted). */
   enqueueAll(): Promise<number>;
   stop(options?: { force?: boolean }): Promise<void>;
 }
@@ -26,17 +28,84 @@ export interface RunningReconciler {
 export interface ReconcilerOptions {
   /** Extra reconcile dependencies (router, planner, pass limits) — tests and the demo pass these. */
   reconcile?: Partial<Omit<ReconcileDeps, 'clients' | 'clock' | 'logger'>>;
-  /** Watch Rollouts and ReplicaSets to enqueue on change (default true). */
+  /** Watch Rollouts, ReplicaSets and workloadRef Deployments to enqueue on change (default true). */
   watch?: boolean;
   metrics?: RollgateMetrics;
   /** Runs the first listing of rollouts through the start's retries (default: one try, a failure is logged). */
   atStart?: StartStepRunner;
+  /** Where each pass's transition goes (the process's notifier); none: no notifications. */
+  onTransition?: ReconcileDeps['onTransition'];
 }
 
 const ROLLOUTS_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`;
 const OWNED_REPLICASETS_PATH = '/apis/apps/v1/replicasets';
+/** A workloadRef Deployment's change (its template: a new revision) wakes the Rollouts that read it. */
+const DEPLOYMENTS_PATH = '/apis/apps/v1/deployments';
+const OWNED_REPLICASETS_SELECTOR = 'rollouts-pod-template-hash';
 
-interface WatchedObject {
+/** A list's resourceVersion, where a watch of the same collection starts. */
+function listVersionOf(list: unknown): string {
+  const version = toPlainObject<{ metadata?: { resourceVersion?: string } }>(list).metadata?.resourceVersion;
+  if (!version) throw new WatchListVersionError();
+  return version;
+}
+
+/** A list answered without a resourceVersion: nothing a watch could start from (retried with backoff). */
+export class WatchListVersionError extends Error {
+  override readonly name = 'WatchListVersionError';
+  readonly code = 'kube.list_without_version';
+  constructor() {
+    super('the API server answered a list without metadata.resourceVersion');
+  }
+}
+
+/**
+ * Where each watch starts: a one-item page of the same collection (the watch needs the list's
+ * resourceVersion, not its items; the start's enqueueAll, after the watches started, enqueues what
+ * exists), in `namespace` when the install watches one.
+ */
+function listVersions(clients: KubeClients, namespace: string) {
+  const rsPage = { labelSelector: OWNED_REPLICASETS_SELECTOR, limit: 1 };
+  return {
+    rollouts: async () =>
+      listVersionOf(
+        await kubeCall({ verb: 'list', kind: 'Rollout' }, () =>
+          namespace
+            ? clients.custom.listNamespacedCustomObject({
+                group: ROLLGATE_API_GROUP,
+                version: 'v1alpha1',
+                namespace,
+                plural: 'rollouts',
+                limit: 1,
+              })
+            : clients.custom.listClusterCustomObject({
+                group: ROLLGATE_API_GROUP,
+                version: 'v1alpha1',
+                plural: 'rollouts',
+                limit: 1,
+              }),
+        ),
+      ),
+    replicaSets: async () =>
+      listVersionOf(
+        await kubeCall({ verb: 'list', kind: 'ReplicaSet' }, () =>
+          namespace
+            ? clients.apps.listNamespacedReplicaSet({ ...rsPage, namespace })
+            : clients.apps.listReplicaSetForAllNamespaces(rsPage),
+        ),
+      ),
+    deployments: async () =>
+      listVersionOf(
+        await kubeCall({ verb: 'list', kind: 'Deployment' }, () =>
+          namespace
+            ? clients.apps.listNamespacedDeployment({ namespace, limit: 1 })
+            : clients.apps.listDeploymentForAllNamespaces({ limit: 1 }),
+        ),
+      ),
+  };
+}
+
+interface WatchedObject extends RolloutReferenceSource {
   metadata?: {
     name?: string;
     namespace?: string;
@@ -66,7 +135,14 @@ export async function startReconciler(
         // AnalysisRuns are measured in the same job, first, so a run's new phase reaches the planner at once.
         outcome = await reconcileRolloutWithAnalysis(
           { namespace: payload.namespace, name: payload.name },
-          { ...options.reconcile, routers, clients: runtime.kube.clients, clock: runtime.clock, logger: log },
+          {
+            ...(options.onTransition && { onTransition: options.onTransition }),
+            ...options.reconcile,
+            routers,
+            clients: runtime.kube.clients,
+            clock: runtime.clock,
+            logger: log,
+          },
         );
       } catch (err) {
         // Thrown means "retry with the queue's backoff" (startWorker rethrows it to BullMQ).
@@ -88,25 +164,20 @@ export async function startReconciler(
       connection: redis,
       prefix: config.redis.prefix,
       concurrency: config.workers.concurrency,
+      // A dead process's job is taken over within takeoverBoundMs (9 s by default); see start-worker.ts.
       lockDuration: config.workers.lockDurationMs,
-      // A dead worker's job is found by the next stalled check after its lock expires.
-      stalledInterval: Math.max(1_000, Math.min(15_000, config.workers.lockDurationMs / 2)),
       logger: log,
       onJobFinished: (event) => metrics.observeJobFinished(event),
     },
   );
 
+  const namespace = config.kubernetes.watchNamespace;
+  const references = new WorkloadReferences();
   const enqueueAll = async (): Promise<number> => {
-    const list = await kubeCall({ verb: 'list', kind: 'Rollout' }, () =>
-      runtime.kube.clients.custom.listClusterCustomObject({
-        group: ROLLGATE_API_GROUP,
-        version: 'v1alpha1',
-        plural: 'rollouts',
-      }),
-    );
-    const items = (toPlainObject<{ items?: WatchedObject[] }>(list).items ?? []).filter(
+    const items = (await listRollouts<WatchedObject>(runtime.kube.clients, namespace)).filter(
       (i) => i.metadata?.name && i.metadata.namespace,
     );
+    for (const item of items) references.note(item);
     for (const item of items)
       await queue.enqueue(rolloutKey({ namespace: item.metadata!.namespace!, name: item.metadata!.name! }));
     return items.length;
@@ -116,37 +187,45 @@ export async function startReconciler(
   const startWatch = async (
     path: string,
     query: Record<string, string>,
-    keyOf: (o: WatchedObject) => string | undefined,
+    listResourceVersion: () => Promise<string>,
+    keysOf: (o: WatchedObject, type: string) => Array<string | undefined>,
   ): Promise<void> => {
     const running = await watchWithRestart({
       kubeConfig: runtime.kube.clients.kubeConfig,
-      path,
+      path: watchPathIn(path, namespace),
       query: { ...query, allowWatchBookmarks: 'true' },
+      listResourceVersion,
       onEvent: (type, obj: WatchedObject) => {
         if (type === 'BOOKMARK') return;
-        const key = keyOf(obj);
-        if (key)
-          void queue
-            .enqueue(key)
-            .catch((e: unknown) => log.warn({ key, err: (e as Error).message }, 'enqueue from watch failed'));
+        for (const key of keysOf(obj, type))
+          if (key)
+            void queue
+              .enqueue(key)
+              .catch((e: unknown) =>
+                log.warn({ key, err: (e as Error).message }, 'enqueue from watch failed'),
+              );
       },
       onEnded: (err, restart) => {
-        // One line per restart step: an API server that stays away is logged at the backoff's pace.
-        if (err)
-          log.warn(
-            {
-              dependency: 'kubernetes',
-              path,
-              err: (err as Error).message,
-              attempt: restart.attempt,
-              nextAttemptAt: restart.nextAttemptAt.toISOString(),
-            },
-            'watch ended; restarting it, then re-enqueueing all rollouts',
-          );
+        const fields = {
+          dependency: 'kubernetes',
+          path,
+          reason: restart.reason,
+          attempt: restart.attempt,
+          nextAttemptAt: restart.nextAttemptAt.toISOString(),
+          ...(err ? { err: (err as Error).message } : {}),
+        };
+        // An idle or closed watch resumes from its resourceVersion: routine (every 30 s on a quiet
+        // cluster), nothing was missed. A failure is logged once per restart step, at the backoff's pace.
+        if (restart.reason === 'failed') log.warn(fields, 'watch failed; restarting it');
+        else if (restart.reason === 'expired')
+          log.info(fields, 'watch resourceVersion expired; listing again and re-enqueueing all rollouts');
+        else log.debug({ ...fields, resumeFrom: restart.resumeFrom }, 'watch ended; resuming it');
       },
-      onRestarted: () => {
+      // Only a watch that lost its history (410 Gone, or a first list that failed) may have missed a
+      // change: then every rollout is enqueued. A resumed watch missed nothing and enqueues nothing.
+      onRelisted: () => {
         void enqueueAll().catch((e: unknown) =>
-          log.warn({ err: (e as Error).message }, 're-enqueue after watch restart failed'),
+          log.warn({ err: (e as Error).message }, 're-enqueue after a relist failed'),
         );
       },
     });
@@ -154,13 +233,27 @@ export async function startReconciler(
   };
 
   if (options.watch ?? true) {
-    await startWatch(ROLLOUTS_PATH, {}, (o) =>
-      o.metadata?.name && o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : undefined,
-    );
-    await startWatch(OWNED_REPLICASETS_PATH, { labelSelector: 'rollouts-pod-template-hash' }, (o) => {
-      const owner = o.metadata?.ownerReferences?.find((r) => r.controller && r.kind === 'Rollout');
-      return owner?.name && o.metadata?.namespace ? `${o.metadata.namespace}/${owner.name}` : undefined;
+    const versions = listVersions(runtime.kube.clients, namespace);
+    await startWatch(ROLLOUTS_PATH, {}, versions.rollouts, (o, type) => {
+      references.note(o, type === 'DELETED');
+      return [
+        o.metadata?.name && o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : undefined,
+      ];
     });
+    await startWatch(
+      OWNED_REPLICASETS_PATH,
+      { labelSelector: OWNED_REPLICASETS_SELECTOR },
+      versions.replicaSets,
+      (o) => {
+        const owner = o.metadata?.ownerReferences?.find((r) => r.controller && r.kind === 'Rollout');
+        return [owner?.name && o.metadata?.namespace ? `${o.metadata.namespace}/${owner.name}` : undefined];
+      },
+    );
+    await startWatch(DEPLOYMENTS_PATH, {}, versions.deployments, (o) =>
+      o.metadata?.name && o.metadata.namespace
+        ? references.rolloutsOf(o.metadata.namespace, o.metadata.name)
+        : [],
+    );
   }
   const count = options.atStart
     ? await options.atStart('kubernetes', 'list and enqueue every Rollout', enqueueAll)
@@ -171,13 +264,25 @@ export async function startReconciler(
         );
         return 0;
       });
-  log.info({ rollouts: count, concurrency: config.workers.concurrency }, 'reconciler started');
+  // Level-triggered like an informer's resync: a Healthy or paused rollout has no timer of its own, and
+  // a hand edit of a route wakes nothing, so every rollout is looked at again each workers.resyncMs.
+  const resync = setInterval(() => {
+    void enqueueAll().catch((err: unknown) =>
+      log.warn({ err: (err as Error).message }, 'periodic resync of every rollout failed'),
+    );
+  }, config.workers.resyncMs);
+  resync.unref();
+  log.info(
+    { rollouts: count, concurrency: config.workers.concurrency, resyncMs: config.workers.resyncMs },
+    'reconciler started',
+  );
 
   return {
     queue,
     worker,
     enqueueAll,
     async stop(stopOptions) {
+      clearInterval(resync);
       for (const w of watches) w.stop();
       await worker.stop(stopOptions);
       await queue.close();

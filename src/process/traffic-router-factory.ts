@@ -2,8 +2,13 @@
 import type { Logger } from '../log/logger.ts';
 import type { KubeClients } from '../kube/client.ts';
 import { RouteWriter, type RouteWriterOptions } from '../kube/route-writer.ts';
-import { RefusingTrafficRouter, RouteTrafficRouter } from '../kube/traffic-router-of-routes.ts';
+import {
+  RefusingTrafficRouter,
+  RouteTrafficRouter,
+  type RolloutRouteTargets,
+} from '../kube/traffic-router-of-routes.ts';
 import type { TrafficRouterFactory } from '../kube/traffic-router.ts';
+import type { Rollout } from '../spec/rollout.ts';
 import { RouteTranslationError, routesOfRollout } from '../traffic/index.ts';
 
 /**
@@ -19,19 +24,29 @@ export function trafficRouterFactory(
 ): TrafficRouterFactory {
   const writer = new RouteWriter(clients, options);
   return (rollout) => {
-    const routes = routesOfRollout(rollout);
+    const routes = routeTargetsOf(rollout);
     if (routes === undefined) return undefined;
     if (routes instanceof RouteTranslationError) return new RefusingTrafficRouter(routes);
     return new RouteTrafficRouter(
       writer,
-      {
-        providers: routes.providers,
-        targets: routes.edits,
-        total: routes.total,
-        canaryService: routes.canaryService,
-        stableService: routes.stableService,
-      },
+      routes,
       logger.child({ rollout: `${rollout.metadata.namespace ?? 'default'}/${rollout.metadata.name}` }),
     );
+  };
+}
+
+/**
+ * A rollout's route objects through the provider table, as the router writes them and `rollgate
+ * status` reads them back; undefined without trafficRouting, the reason when it cannot be followed.
+ */
+export function routeTargetsOf(rollout: Rollout): RolloutRouteTargets | RouteTranslationError | undefined {
+  const routes = routesOfRollout(rollout);
+  if (routes === undefined || routes instanceof RouteTranslationError) return routes;
+  return {
+    providers: routes.providers,
+    targets: routes.edits,
+    total: routes.total,
+    canaryService: routes.canaryService,
+    stableService: routes.stableService,
   };
 }

@@ -1,9 +1,8 @@
 // What `rollgate promotions` shows: every promotion, per Rollout of its source, as a dry-run look finds it.
-import { toPlainObject, type KubeClients } from '../kube/client.ts';
-import { kubeCall } from '../kube/errors.ts';
+import type { KubeClients } from '../kube/client.ts';
+import { listRollouts } from '../kube/rollout-list.ts';
 import type { Logger } from '../log/logger.ts';
 import type { PromotionState } from '../promotion/promotion-action.ts';
-import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
 import type { BuiltPromotion } from './build-promotions.ts';
 import { runPromotion } from './run-promotion.ts';
 
@@ -30,23 +29,24 @@ interface ListedRollout {
   status?: { phase?: string; currentPodHash?: string };
 }
 
-/** Reads every promotion without acting (no push, no pull request, no status written). */
+/**
+ * Reads every promotion without acting (no push, no pull request, no status written), over the Rollouts
+ * of `namespace` (`kubernetes.watchNamespace`; empty: every namespace).
+ */
 export async function promotionReport(
   promotions: readonly BuiltPromotion[],
   clients: KubeClients,
   logger: Logger,
+  namespace = '',
 ): Promise<PromotionRow[]> {
   const rows: PromotionRow[] = [];
   for (const promotion of promotions) {
-    const list = await kubeCall({ verb: 'list', kind: 'Rollout' }, () =>
-      clients.custom.listClusterCustomObject({
-        group: ROLLGATE_API_GROUP,
-        version: 'v1alpha1',
-        plural: 'rollouts',
-        labelSelector: `rollgate.dev/source=${promotion.spec.fromSource}`,
-      }),
+    const listed = await listRollouts<ListedRollout>(
+      clients,
+      namespace,
+      `rollgate.dev/source=${promotion.spec.fromSource}`,
     );
-    for (const item of toPlainObject<{ items?: ListedRollout[] }>(list).items ?? []) {
+    for (const item of listed) {
       const name = item.metadata?.name ?? '';
       const namespace = item.metadata?.namespace ?? 'default';
       if (promotion.spec.rollouts !== undefined && !promotion.spec.rollouts.includes(name)) continue;

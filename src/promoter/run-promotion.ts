@@ -56,8 +56,14 @@ export interface PromotionDeps {
   logger: Logger;
   /** Remembers the last status posted per commit and context, so a repeated look posts nothing (lost on restart: harmless). */
   postedStatuses?: Map<string, string>;
-  /** Counts pull requests opened, merged and closed, for /metrics. */
-  onForge?: (what: 'opened' | 'merged' | 'closed') => void;
+  /**
+   * Called when a pull request was opened, merged or closed (metrics, notifications), with its number and
+   * the Rollout as read for this look.
+   */
+  onForge?: (
+    what: 'opened' | 'merged' | 'closed',
+    detail: { pullRequest: { number: number; url?: string }; rollout: Record<string, unknown> },
+  ) => void;
 }
 
 export interface PromotionOutcome {
@@ -125,7 +131,14 @@ export async function runPromotion(
   const reported = status === undefined ? {} : { commitStatus: `${status.state}: ${status.description}` };
   if (options.dryRun) return { plan, ...reported, ...(pullRequest !== undefined ? { pullRequest } : {}) };
 
-  for (const action of plan.actions) pullRequest = await act(action, pullRequest, promotion, deps);
+  const onForge = deps.onForge;
+  const reporting: PromotionDeps = {
+    ...deps,
+    ...(onForge && {
+      onForge: (what, detail) => onForge(what, { ...detail, rollout: read.raw }),
+    }),
+  };
+  for (const action of plan.actions) pullRequest = await act(action, pullRequest, promotion, reporting);
   // The status goes last: the forge spaces writes (1 s on GitHub), and the pull request is what waits on it.
   if (status !== undefined) {
     const posted = deps.postedStatuses ?? new Map<string, string>();
@@ -167,7 +180,7 @@ async function act(
           reviewers: promotion.reviewers,
           draft: promotion.draft,
         });
-        deps.onForge?.('opened');
+        deps.onForge?.('opened', { pullRequest: { number: opened.number, url: opened.url }, rollout: {} });
         return opened;
       } catch (error) {
         // Another process (or a restart) opened it meanwhile: adopt it rather than open a second one.
@@ -187,11 +200,14 @@ async function act(
       return current;
     case 'closePullRequest':
       await forge.closePullRequest(action.number, action.comment);
-      deps.onForge?.('closed');
+      deps.onForge?.('closed', { pullRequest: { number: action.number }, rollout: {} });
       return undefined;
     case 'mergePullRequest':
       await forge.merge(action.number, action.sha);
-      deps.onForge?.('merged');
+      deps.onForge?.('merged', {
+        pullRequest: { number: action.number, ...(current?.url && { url: current.url }) },
+        rollout: {},
+      });
       return undefined;
   }
 }

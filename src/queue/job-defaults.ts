@@ -14,6 +14,8 @@ export const ATTEMPTS_BY_QUEUE: Record<QueueName, number> = {
   reconcile: 1_000,
   // A forge outage or rate limit is waited out for about a day; the next phase change enqueues again anyway.
   promote: 300,
+  // About an hour of retries at the capped backoff: a message that late is news no longer.
+  notify: 20,
 };
 
 /** The options every Rollgate job is added with (besides delay and deduplication). */

@@ -60,12 +60,45 @@ export const promotePayloadSchema = z.object({
 });
 export type PromotePayload = z.infer<typeof promotePayloadSchema>;
 
+/**
+ * A notify job. `event`: one trigger fired for one Rollout (`key` is the transition; `rollout` is the
+ * object as templates see it); the worker plans its deliveries and enqueues one `delivery` job each.
+ * `delivery`: one rendered notification to one recipient of one service (secrets are never in a job:
+ * the service's settings are read from the cluster when it is sent).
+ */
+export const notifyPayloadSchema = z.discriminatedUnion('kind', [
+  z.object({
+    v: z.literal(1),
+    kind: z.literal('event'),
+    key: z.string().min(1),
+    trigger: z.string().min(1),
+    namespace: z.string().min(1),
+    name: z.string().min(1),
+    rollout: z.record(z.string(), z.unknown()),
+    extra: z.record(z.string(), z.unknown()).optional(),
+  }),
+  z.object({
+    v: z.literal(1),
+    kind: z.literal('delivery'),
+    key: z.string().min(1),
+    trigger: z.string().min(1),
+    namespace: z.string().min(1),
+    name: z.string().min(1),
+    service: z.string().min(1),
+    recipient: z.string(),
+    template: z.string().min(1),
+    notification: z.record(z.string(), z.unknown()),
+  }),
+]);
+export type NotifyPayload = z.infer<typeof notifyPayloadSchema>;
+
 /** The payload type of each queue. */
 export interface PayloadByQueue {
   poll: PollPayload;
   sync: SyncPayload;
   reconcile: ReconcilePayload;
   promote: PromotePayload;
+  notify: NotifyPayload;
 }
 
 const schemas: { [N in QueueName]: z.ZodType<PayloadByQueue[N]> } = {
@@ -73,6 +106,7 @@ const schemas: { [N in QueueName]: z.ZodType<PayloadByQueue[N]> } = {
   sync: syncPayloadSchema,
   reconcile: reconcilePayloadSchema,
   promote: promotePayloadSchema,
+  notify: notifyPayloadSchema,
 };
 
 /** Validates a job's data read from Redis; throws InvalidJobPayloadError when it is not a payload of `queue`. */

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { systemClock, type Clock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
 import { isRedisConnectionError } from './redis-connection-error.ts';
+import { describeRedisTarget } from './redis-options.ts';
 
 export interface RedisAvailabilityOptions {
   logger: Logger;
@@ -11,8 +12,7 @@ export interface RedisAvailabilityOptions {
 
 /** Where Redis is, for log lines: host and port only (a URL could carry a password). */
 export function redisAddress(redis: Redis): string {
-  const { host, port, path } = redis.options;
-  return path ? path : `${host ?? '127.0.0.1'}:${port ?? 6379}`;
+  return describeRedisTarget(redis.options);
 }
 
 /**

@@ -10,15 +10,18 @@ import { retryDelayMs, type RetryBackoff } from './retry-backoff.ts';
 export const REDIS_RECONNECT_BACKOFF: RetryBackoff = { baseMs: 250, capMs: 10_000, jitter: 0.2 };
 
 /**
- * Opens an ioredis client for queues and workers. BullMQ's blocking commands require
+ * Opens an ioredis client for queues and workers, from a URL (tests, tools) or from the options
+ * redisOptions made of the configuration. BullMQ's blocking commands require
  * `maxRetriesPerRequest: null`; the client reconnects forever with capped exponential backoff, so a
  * Redis restart pauses work instead of crashing the process.
  */
-export function createRedisConnection(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, {
+export function createRedisConnection(target: string | RedisOptions, options: RedisOptions = {}): Redis {
+  const base: RedisOptions = {
     maxRetriesPerRequest: null,
     enableReadyCheck: true,
     retryStrategy: (times) => retryDelayMs(times, REDIS_RECONNECT_BACKOFF),
-    ...options,
-  });
+  };
+  return typeof target === 'string'
+    ? new Redis(target, { ...base, ...options })
+    : new Redis({ ...base, ...target, ...options });
 }

@@ -3,6 +3,7 @@
 import { PollQueue, type PollSchedule } from './poll-queue.ts';
 import type { QueueConnectionOptions } from './queue-connection.ts';
 import { readQueueDepths, type QueueDepth } from './queue-depths.ts';
+import { NotifyQueue } from './notify-queue.ts';
 import { PromoteQueue } from './promote-queue.ts';
 import { ReconcileQueue } from './reconcile-queue.ts';
 import { SyncQueue } from './sync-queue.ts';
@@ -13,12 +14,13 @@ export interface RollgateQueues {
   sync: SyncQueue;
   reconcile: ReconcileQueue;
   promote: PromoteQueue;
+  notify: NotifyQueue;
   /** Jobs per queue and state (for the rollgate_queue_jobs metric); none while Redis is unreachable. */
   depths(): Promise<QueueDepth[]>;
   close(): Promise<void>;
 }
 
-/** Opens the `poll`, `sync`, `reconcile` and `promote` queues on one connection and prefix. */
+/** Opens the `poll`, `sync`, `reconcile`, `promote` and `notify` queues on one connection and prefix. */
 export function openRollgateQueues(
   options: QueueConnectionOptions & { webhookCoalesceMs?: number },
 ): RollgateQueues {
@@ -26,16 +28,18 @@ export function openRollgateQueues(
   const sync = new SyncQueue(options);
   const reconcile = new ReconcileQueue(options);
   const promote = new PromoteQueue(options);
+  const notify = new NotifyQueue(options);
   return {
     poll,
     sync,
     reconcile,
     promote,
+    notify,
     // A command sent while Redis is unreachable waits for the reconnect: a scrape would hang with it.
     depths: async () =>
-      options.connection.status === 'ready' ? readQueueDepths([poll, sync, reconcile, promote]) : [],
+      options.connection.status === 'ready' ? readQueueDepths([poll, sync, reconcile, promote, notify]) : [],
     close: async () => {
-      await Promise.all([poll.close(), sync.close(), reconcile.close(), promote.close()]);
+      await Promise.all([poll.close(), sync.close(), reconcile.close(), promote.close(), notify.close()]);
     },
   };
 }

@@ -1,12 +1,14 @@
 // Runs a queue's jobs through a handler: outcome → BullMQ (done, delayed requeue, retry, give up).
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import type { EnqueueResult } from './deduplicated-enqueue.ts';
 import { parseJobPayload, rolloutKey, type PayloadByQueue } from './job-payloads.ts';
 import type { JobOutcome, JobOutcomeLabel } from './job-outcome.ts';
 import { PollQueue } from './poll-queue.ts';
+import { NotifyQueue } from './notify-queue.ts';
 import { PromoteQueue } from './promote-queue.ts';
 import { isRedisConnectionError } from './redis-connection-error.ts';
 import type { QueueName } from './queue-names.ts';
@@ -42,10 +44,38 @@ export interface JobFinishedEvent {
   durationMs: number;
 }
 
-/** Default lock (ms): a job whose worker stops renewing it for this long is considered stalled. */
-export const DEFAULT_LOCK_DURATION_MS = 30_000;
+/**
+ * Default lock (ms): a job whose worker stops renewing it for this long is considered stalled. Short, so
+ * a process killed mid-job (kill -9, OOM, a node lost) has its jobs taken over quickly by the others:
+ * see takeoverBoundMs. Renewed every half lock, so only an event-loop block of over 3 s lets another
+ * worker take a job that is still running (harmless: every job is idempotent, just wasted work).
+ */
+export const DEFAULT_LOCK_DURATION_MS = 6_000;
+
+/**
+ * How often (ms) the workers look for stalled jobs, for a lock of `lockDurationMs`: every quarter lock,
+ * between 0.5 and 2 s. The check is one small script (the active list into a set) and runs once per
+ * interval per queue across all workers (BullMQ's `stalled-check` key), so checking often is cheap; the
+ * lock, not the check, is what decides how long a live but busy worker may go unheard.
+ */
+export function stalledIntervalFor(lockDurationMs: number): number {
+  return Math.min(2_000, Math.max(500, Math.round(lockDurationMs / 4)));
+}
+
+/**
+ * The longest a job of a dead worker waits before it is back in `wait` for a live worker. BullMQ's check
+ * (moveStalledJobsToWait) moves a job that an earlier check marked (a lock renewal unmarks it) and whose
+ * lock is gone: the lock, renewed just before the death, lasts `lockDuration`; the marking check comes
+ * within one interval of the death, or two when the dead worker's last check still holds the
+ * once-per-interval key; the moving check within one interval of the lock's end. 9 s by default, so a
+ * survivor carries on within 15 s with room for a busy machine's late timers.
+ */
+export function takeoverBoundMs(lockDurationMs: number): number {
+  return lockDurationMs + 2 * stalledIntervalFor(lockDurationMs);
+}
+
 /** Default interval (ms) at which every worker looks for stalled jobs and moves them back to wait. */
-export const DEFAULT_STALLED_INTERVAL_MS = 15_000;
+export const DEFAULT_STALLED_INTERVAL_MS = stalledIntervalFor(DEFAULT_LOCK_DURATION_MS);
 /** Default number of times a job may stall (its worker died) before it is failed. */
 export const DEFAULT_MAX_STALLED_COUNT = 3;
 
@@ -61,6 +91,11 @@ export interface StartWorkerOptions {
   /** See DEFAULT_MAX_STALLED_COUNT. */
   maxStalledCount?: number;
   retryBackoff?: RetryBackoff;
+  /**
+   * Stored by BullMQ on every job this worker takes (field `pb` of the job hash), so which replica runs or
+   * ran a job can be read from Redis. Default `hostname:pid` (in Kubernetes the pod's name and its pid).
+   */
+  workerName?: string;
   logger?: Logger;
   /** Called after every run (any outcome), e.g. to count outcomes and durations. */
   onJobFinished?: (event: JobFinishedEvent) => void;
@@ -92,6 +127,11 @@ export interface RunningWorker {
    * `force: true` stops at once; running jobs are then picked up elsewhere once their lock expires.
    */
   stop(options?: { force?: boolean }): Promise<void>;
+}
+
+/** `hostname:pid`: which process runs a job, as seen from Redis. */
+export function defaultWorkerName(): string {
+  return `${hostname()}:${process.pid}`;
 }
 
 type Requeue<N extends QueueName> = (
@@ -136,6 +176,11 @@ const PRODUCERS: { [N in QueueName]: (base: ProducerBase) => Producer<N> } = {
         ),
       close: () => q.close(),
     };
+  },
+  // A notify job never asks to run again later: it is sent, retried on error, or given up.
+  notify: (base) => {
+    const q = new NotifyQueue(base);
+    return { requeue: (p, afterMs) => q.add(p, { delayMs: afterMs }), close: () => q.close() };
   },
 };
 
@@ -250,9 +295,10 @@ export function startWorker<N extends QueueName>(
   const worker = new Worker(queueName, processor, {
     connection: options.connection,
     prefix: bullPrefix(options.prefix),
+    name: options.workerName ?? defaultWorkerName(),
     concurrency: options.concurrency ?? 1,
     lockDuration,
-    stalledInterval: options.stalledInterval ?? DEFAULT_STALLED_INTERVAL_MS,
+    stalledInterval: options.stalledInterval ?? stalledIntervalFor(lockDuration),
     maxStalledCount: options.maxStalledCount ?? DEFAULT_MAX_STALLED_COUNT,
     settings: {
       backoffStrategy: (attemptsMade, type, error) =>

@@ -7,6 +7,7 @@ export type {
   ObservedService,
   ObservedAnalysisRun,
   ObservedAnalysisRunPhase,
+  ObservedWorkload,
 } from './observed-state.ts';
 export type {
   RolloutAction,
@@ -22,6 +23,7 @@ export type {
   TerminateAnalysisRunAction,
   DeleteAnalysisRunAction,
   EvictPodAction,
+  ScaleDeploymentAction,
   EmitEventAction,
 } from './rollout-action.ts';
 export {

@@ -71,6 +71,29 @@ export interface ObservedAnalysisRun {
 }
 
 /**
+ * The Deployment named by spec.workloadRef. `resolved`: its template (and selector, when the Rollout has
+ * none) is already in `ObservedState.rollout.spec`. `unresolved`: it could not be used (not found, not a
+ * Deployment, a template written beside the reference); `reason` says why and the rollout waits.
+ */
+export type ObservedWorkload =
+  | {
+      state: 'resolved';
+      name: string;
+      resourceVersion: string;
+      /** metadata.generation, reported as status.workloadObservedGeneration (as Argo). */
+      generation: number;
+      /** spec.replicas of the Deployment (1 when absent, the API server's default). */
+      replicas: number;
+    }
+  | {
+      state: 'unresolved';
+      name: string;
+      /** `notFound`: no such Deployment (yet); `invalid`: the reference itself cannot be used. */
+      cause: 'notFound' | 'invalid';
+      reason: string;
+    };
+
+/**
  * Everything the planner may look at. `rollout` is the live object (metadata with name, namespace,
  * uid, generation, resourceVersion; spec; status). Lists may be empty; nothing is assumed consistent.
  */
@@ -85,6 +108,8 @@ export interface ObservedState {
    * but they are disruptions already in flight: a restart counts them against maxUnavailable.
    */
   terminatingPods?: number;
+  /** Present when spec.workloadRef is set: the referenced Deployment as read. */
+  workload?: ObservedWorkload;
   /** The last traffic-router error, if the last setTrafficWeights failed. Never blocks an abort. */
   traffic?: { error?: string };
 }

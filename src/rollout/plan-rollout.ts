@@ -12,6 +12,7 @@ import { planRestart } from './plan-restart.ts';
 import { planRevision, type Revision } from './plan-revision.ts';
 import { assertDeadlineAnnotations } from './plan-scale-down.ts';
 import { applyInvalidSpec } from './plan-status.ts';
+import { planUnresolvedWorkload, withWorkloadScaleDown } from './plan-workload.ts';
 import { readRolloutContext, withWeightsUnknown, type RolloutContext } from './rollout-context.ts';
 import type { RolloutPlan } from './rollout-plan.ts';
 import { STEADY_STATE_SUB_STEPS } from './steady-state/steady-state-strategy.ts';
@@ -104,9 +105,13 @@ function invalidPlan(rollout: Rollout, error: unknown, now: Date, reason: string
  *
  * A pass: read the context and the revision, pick the strategy ({@link STRATEGIES}), run its sub-steps in
  * order until one ends the pass, turn the result into status and requeueAfter (finishPass), then add the
- * restart's evictions when the pass leaves the ReplicaSets alone.
+ * restart's evictions when the pass leaves the ReplicaSets alone, and the workloadRef Deployment's
+ * scale-down.
  */
 export function planRollout(rollout: Rollout, observed: ObservedState, now: Date): RolloutPlan {
+  // Without its Deployment the rollout has no template to plan from: it waits, saying why.
+  const workload = observed.workload;
+  if (workload?.state === 'unresolved') return planUnresolvedWorkload(rollout, workload, now);
   let context: RolloutContext;
   try {
     context =
@@ -126,7 +131,14 @@ export function planRollout(rollout: Rollout, observed: ObservedState, now: Date
     if (strategy === undefined) throw new InvalidSpecError('no strategy applies', 'spec.strategy');
     const plan = finishPass(runSubSteps(strategy.subSteps, pass));
     assertDeadlineAnnotations(plan.actions);
-    return withRestart(pass, plan);
+    const restarted = withRestart(pass, plan);
+    if (workload === undefined) return restarted;
+    return withWorkloadScaleDown(restarted, {
+      rollout,
+      workload,
+      replicaSets: observed.replicaSets,
+      planned: restarted.status,
+    });
   } catch (error) {
     return invalidPlan(
       rollout,

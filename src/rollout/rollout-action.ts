@@ -133,6 +133,17 @@ export interface EvictPodAction {
   podTemplateHash: string;
 }
 
+/**
+ * Set spec.replicas (absolute) of the Deployment named by spec.workloadRef, conditional on the
+ * `resourceVersion` it was read at: its pods are handed over to the rollout (workloadRef.scaleDown).
+ */
+export interface ScaleDeploymentAction {
+  kind: 'scaleDeployment';
+  name: string;
+  resourceVersion: string;
+  replicas: number;
+}
+
 /** A Kubernetes Event on the Rollout; the executor deduplicates by reason + message. */
 export interface EmitEventAction {
   kind: 'emitEvent';
@@ -154,4 +165,5 @@ export type RolloutAction =
   | TerminateAnalysisRunAction
   | DeleteAnalysisRunAction
   | EvictPodAction
+  | ScaleDeploymentAction
   | EmitEventAction;

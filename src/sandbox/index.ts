@@ -1,5 +1,5 @@
 // Public surface of the sandbox cluster: start one in-process, tune its faults, point clients at it.
-export { startSandbox, SandboxClockError } from './start-sandbox.ts';
+export { startSandbox, SandboxClockError, SandboxServiceAccountError } from './start-sandbox.ts';
 export type { Sandbox, SandboxOptions } from './start-sandbox.ts';
 export type { WriteAudit, WriteAuditEntry } from './audit/write-audit.ts';
 export type { FaultSettings } from './faults/fault-settings.ts';

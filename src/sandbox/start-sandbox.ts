@@ -15,6 +15,9 @@ import { ApiServer } from './server/api-server.ts';
 import { sandboxPatchEngines } from './server/patch-engines.ts';
 import { ObjectStore } from './store/object-store.ts';
 import { sandboxKubeConfig, sandboxKubeconfigYaml } from './sandbox-kubeconfig.ts';
+import { storeBootstrapPolicy } from './rbac/bootstrap-policy.ts';
+import { RbacAuthorizer } from './rbac/rbac-authorizer.ts';
+import { ServiceAccountTokens } from './rbac/service-account-tokens.ts';
 
 export interface SandboxOptions {
   /** TCP port; 0 (default) picks a free one. */
@@ -31,8 +34,19 @@ export interface SandboxOptions {
   missingImages?: string[];
   /** How long a healthy pod takes to become Ready (default 1000 ms). */
   readyDelayMs?: number;
-  /** When set, every request must carry `Authorization: Bearer <token>`. */
+  /**
+   * When set, every request must carry `Authorization: Bearer <token>` (or a ServiceAccount's token). It
+   * is the admin's: requests made with it are never refused by RBAC.
+   */
   token?: string;
+  /**
+   * RBAC mode (off by default): requests with a ServiceAccount token are authorized against the stored
+   * Roles, ClusterRoles and bindings, as kube-apiserver's `--authorization-mode=RBAC` does. The admin
+   * bypasses it: the `token` holder, or, without `token`, a request carrying no credentials at all, as on
+   * kube-apiserver's old insecure port (kubectl sends no credentials over plain HTTP, so that is how the
+   * real kubectl reaches the sandbox).
+   */
+  rbac?: boolean;
   /** Watch events kept for resume (older resourceVersions get 410 Gone). Default 10000. */
   historyLimit?: number;
   /** Interval between watch BOOKMARK events when a client allows them (real time, default 10 s). */
@@ -61,7 +75,29 @@ export interface Sandbox {
    * them) but no watch history, so a watch resumed from an earlier resourceVersion gets 410 Gone.
    */
   restart(options?: { downMs?: number }): Promise<void>;
+  /**
+   * A bearer token for a ServiceAccount, as `kubectl create token` mints one (TokenRequest, 1 h by
+   * default); throws `SandboxServiceAccountError` when the ServiceAccount does not exist.
+   */
+  serviceAccountToken(namespace: string, name: string, options?: { expirationSeconds?: number }): string;
+  /**
+   * Every request RBAC mode refused, in order: who and the 403's message. A test running a process as a
+   * ServiceAccount asserts this stays empty, so a missing permission fails it even when the process only
+   * logs the 403 and retries.
+   */
+  forbidden: ReadonlyArray<{ user: string; message: string }>;
+  /** A kubeconfig (YAML) for this sandbox that authenticates with `token` instead of the admin's. */
+  kubeconfigYamlWithToken(token: string): string;
   stop(): Promise<void>;
+}
+
+/** Thrown by `serviceAccountToken` for a ServiceAccount the sandbox does not hold. */
+export class SandboxServiceAccountError extends Error {
+  override readonly name = 'SandboxServiceAccountError';
+  readonly code = 'sandbox.serviceaccount.not-found';
+  constructor(namespace: string, name: string) {
+    super(`sandbox: no ServiceAccount ${namespace}/${name} to mint a token for`);
+  }
 }
 
 /** Thrown by `advance` when the sandbox runs on a clock it cannot move. */
@@ -107,6 +143,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const nsType = registry.builtIn('', 'Namespace');
   for (const name of BUILTIN_NAMESPACES)
     store.create(nsType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, '');
+  if (options.rbac) storeBootstrapPolicy(store, registry);
+  const token = options.token;
+  const serviceAccountTokens = new ServiceAccountTokens(store, registry, clock);
+  const forbidden: Array<{ user: string; message: string }> = [];
 
   let stopped = false;
   let scheduled: NodeJS.Immediate | undefined;
@@ -146,7 +186,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     random: new SeededRandom(seed ^ 0x27d4eb2f),
     patches: sandboxPatchEngines,
     logger,
-    ...(options.token !== undefined ? { token: options.token } : {}),
+    ...(token !== undefined ? { token } : {}),
+    serviceAccountTokens,
+    ...(options.rbac ? { authorizer: new RbacAuthorizer(store, registry) } : {}),
+    onForbidden: (user, message) => forbidden.push({ user, message }),
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 10_000,
     onWrite: schedule,
     audit,
@@ -154,7 +197,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const bound = await server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
   const hostForUrl = bound.host.includes(':') ? `[${bound.host}]` : bound.host;
   const url = `http://${hostForUrl}:${bound.port}`;
-  const kubeconfigYaml = sandboxKubeconfigYaml(url, options.token);
+  const kubeconfigYaml = sandboxKubeconfigYaml(url, token);
   loop.runToQuiescence();
   if (!(clock instanceof ManualClock)) armWakeTimer();
 
@@ -168,7 +211,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   return {
     url,
-    kubeConfig: sandboxKubeConfig(url, options.token),
+    kubeConfig: sandboxKubeConfig(url, token),
     kubeconfigYaml,
     faults,
     audit,
@@ -178,6 +221,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
       await server.listen(bound.port, bound.host);
     },
+    serviceAccountToken(namespace, name, { expirationSeconds } = {}) {
+      const minted = serviceAccountTokens.mint(namespace, name, expirationSeconds);
+      if (!minted) throw new SandboxServiceAccountError(namespace, name);
+      return minted.token;
+    },
+    forbidden,
+    kubeconfigYamlWithToken: (serviceAccountToken) => sandboxKubeconfigYaml(url, serviceAccountToken),
     async writeKubeconfig(path: string): Promise<void> {
       await mkdir(dirname(path), { recursive: true });
       await writeFile(path, kubeconfigYaml, { mode: 0o600 });

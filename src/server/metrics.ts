@@ -33,6 +33,12 @@ export interface RollgateMetrics {
   readonly promotionPullRequestsTotal: Counter<'promotion' | 'event'>;
   /** Forge API calls of a promotion that failed after their retries, by promotion and error code. */
   readonly forgeErrorsTotal: Counter<'promotion' | 'code'>;
+  /**
+   * Notification sends by trigger, service and result: `sent`, `skipped` (the template has nothing for the
+   * service), `retried` (a transient failure, tried again), `failed` (given up, or refused by the service),
+   * `invalid` (the ConfigMap or a subscription cannot be used; the service label is then the key's).
+   */
+  readonly notificationsTotal: Counter<'trigger' | 'service' | 'result'>;
   /** 1 while a dependency answers, 0 while it fails: `kubernetes`, `redis`, or `git` with its `source`. */
   readonly dependencyUp: Gauge<'dependency' | 'source'>;
   /** 1 once the process has finished starting (CRDs checked, workers and queues up), else 0. */
@@ -141,6 +147,12 @@ export function createRollgateMetrics(options: { processMetrics?: boolean } = {}
       name: 'rollgate_forge_errors_total',
       help: 'Forge API calls of a promotion that failed after their retries, by promotion and error code.',
       labelNames: ['promotion', 'code'] as const,
+      registers: [registry],
+    }),
+    notificationsTotal: new Counter({
+      name: 'rollgate_notifications_total',
+      help: 'Notification sends, by trigger, service and result (sent, skipped, retried, failed, invalid).',
+      labelNames: ['trigger', 'service', 'result'] as const,
       registers: [registry],
     }),
     dependencyUp: new Gauge({

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { analysisRunSchema, analysisTemplateSchema, clusterAnalysisTemplateSchema } from './analysis.ts';
 import { ROLLGATE_API_GROUP } from './api-version.ts';
-import { rolloutSchema } from './rollout.ts';
+import { declaredRolloutSchema } from './rollout.ts';
 import { toStructuralSchema, type SchemaNode } from './structural-schema.ts';
 
 interface PrinterColumn {
@@ -35,7 +35,8 @@ export const CRD_DEFINITIONS: readonly CrdDefinition[] = [
     singular: 'rollout',
     shortNames: ['ro'],
     scope: 'Namespaced',
-    schema: rolloutSchema,
+    // As written: with workloadRef, template and selector are read from the Deployment.
+    schema: declaredRolloutSchema,
     scale: true,
     hasStatus: true,
     columns: [

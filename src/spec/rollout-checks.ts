@@ -2,10 +2,10 @@
 import { parseDuration } from './duration.ts';
 import type { FieldPath } from './field-path.ts';
 import { isEmptySelector, selectorMismatches } from './label-selector.ts';
-import type { AnalysisTemplateRef, Rollout } from './rollout.ts';
+import type { Container, PodTemplate } from './kube-meta.ts';
+import type { AnalysisTemplateRef, DeclaredRollout, WorkloadRef } from './rollout.ts';
 import { ROLLOUT_DEFAULTS, canaryStepKinds } from './rollout.ts';
 import { parseQuantity } from './quantity.ts';
-import type { Container } from './kube-meta.ts';
 import { checkTrafficRouting } from './traffic-routing-checks.ts';
 import type { IssueCollector } from './validation-issue.ts';
 
@@ -39,7 +39,7 @@ export function expectedInCluster(annotations: Readonly<Record<string, string>> 
 
 /** Checks the parts of a Rollout that the schema cannot (selector vs labels, durations, quantities, references, …). */
 export function checkRollout(
-  rollout: Rollout,
+  rollout: DeclaredRollout,
   sink: IssueCollector,
   context: RolloutCheckContext = {},
 ): void {
@@ -58,7 +58,16 @@ export function checkRollout(
     sink.error(['spec', 'strategy'], 'must set only one of strategy.canary and strategy.blueGreen');
   }
 
-  if (spec.workloadRef === undefined) {
+  if (spec.workloadRef !== undefined) {
+    checkWorkloadRef(spec.workloadRef, spec.template, sink);
+    // The Deployment's selector stands in for an absent one; one that is written must still select something.
+    if (spec.selector !== undefined && isEmptySelector(spec.selector))
+      sink.error(['spec', 'selector'], 'must not be empty: give matchLabels or matchExpressions');
+  } else if (spec.template === undefined) {
+    sink.error(['spec', 'template'], 'is required (or set spec.workloadRef to read it from a Deployment)');
+  } else if (spec.selector === undefined) {
+    sink.error(['spec', 'selector'], 'is required (or set spec.workloadRef to read it from a Deployment)');
+  } else {
     if (isEmptySelector(spec.selector)) {
       sink.error(['spec', 'selector'], 'must not be empty: give matchLabels or matchExpressions');
     } else {
@@ -97,8 +106,30 @@ export function checkRollout(
   if (blueGreen !== undefined) checkBlueGreen(rollout, sink, context);
 }
 
+/**
+ * workloadRef names an apps/v1 Deployment, and the template lives there only: two templates would leave
+ * it unclear which one a change in Git rolls out (Argo refuses the pair too).
+ */
+function checkWorkloadRef(ref: WorkloadRef, template: PodTemplate | undefined, sink: IssueCollector): void {
+  if (template !== undefined)
+    sink.error(
+      ['spec', 'template'],
+      'must not be set with spec.workloadRef: the pod template is read from the referenced Deployment',
+    );
+  if (ref.apiVersion !== 'apps/v1')
+    sink.error(
+      ['spec', 'workloadRef', 'apiVersion'],
+      `must be apps/v1 (a Deployment), got ${JSON.stringify(ref.apiVersion)}`,
+    );
+  if (ref.kind !== 'Deployment')
+    sink.error(
+      ['spec', 'workloadRef', 'kind'],
+      `must be Deployment: Rollgate reads the pod template from Deployments only, got ${JSON.stringify(ref.kind)}`,
+    );
+}
+
 /** Argo's blue-green rules, plus the ones that would leave a blue-green rollout unable to finish. */
-function checkBlueGreen(rollout: Rollout, sink: IssueCollector, context: RolloutCheckContext): void {
+function checkBlueGreen(rollout: DeclaredRollout, sink: IssueCollector, context: RolloutCheckContext): void {
   const blueGreen = rollout.spec.strategy.blueGreen;
   if (blueGreen === undefined) return;
   const at = (...rest: Array<string | number>): FieldPath => ['spec', 'strategy', 'blueGreen', ...rest];
@@ -210,7 +241,7 @@ function checkIntOrPercent(
   return value === '0%' ? 0 : 'percent';
 }
 
-function checkCanary(rollout: Rollout, sink: IssueCollector, context: RolloutCheckContext): void {
+function checkCanary(rollout: DeclaredRollout, sink: IssueCollector, context: RolloutCheckContext): void {
   const canary = rollout.spec.strategy.canary;
   if (canary === undefined) return;
   const at = (...rest: Array<string | number>): FieldPath => ['spec', 'strategy', 'canary', ...rest];
@@ -323,7 +354,11 @@ function checkCanary(rollout: Rollout, sink: IssueCollector, context: RolloutChe
 function checkTemplateRefs(
   templates: AnalysisTemplateRef[] | undefined,
   at: FieldPath,
-  { rollout, sink, context }: { rollout: Rollout; sink: IssueCollector; context: RolloutCheckContext },
+  {
+    rollout,
+    sink,
+    context,
+  }: { rollout: DeclaredRollout; sink: IssueCollector; context: RolloutCheckContext },
 ): void {
   if (templates === undefined || templates.length === 0) {
     sink.error([...at, 'templates'], 'must list at least one template');

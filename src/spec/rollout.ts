@@ -294,12 +294,21 @@ export const rolloutStrategySchema = z.object({
 });
 export type RolloutStrategy = z.infer<typeof rolloutStrategySchema>;
 
+/** What happens to the referenced Deployment (Argo's values; absent means `never`). */
+export const WORKLOAD_SCALE_DOWN_MODES = ['never', 'onsuccess', 'progressively'] as const;
+export type WorkloadScaleDown = (typeof WORKLOAD_SCALE_DOWN_MODES)[number];
+
+/**
+ * `spec.workloadRef`: the pod template (and, when the Rollout has none, the selector) is read from this
+ * Deployment in the Rollout's namespace. Only apps/v1 Deployment is driven; rollout-checks.ts says so.
+ */
 export const workloadRefSchema = z.object({
   apiVersion: z.string(),
   kind: z.string(),
-  name: z.string(),
-  scaleDown: z.enum(['never', 'onsuccess', 'progressively']).optional(),
+  name: z.string().min(1, { error: 'must not be empty' }),
+  scaleDown: z.enum(WORKLOAD_SCALE_DOWN_MODES).optional(),
 });
+export type WorkloadRef = z.infer<typeof workloadRefSchema>;
 
 export const rolloutSpecSchema = z.object({
   replicas: nonNegativeInt.optional(),
@@ -322,6 +331,17 @@ export const rolloutSpecSchema = z.object({
     .optional(),
 });
 export type RolloutSpec = z.infer<typeof rolloutSpecSchema>;
+
+/**
+ * The spec as written in Git and stored in the cluster: with `workloadRef`, `template` (and `selector`)
+ * may be absent, because they are read from the Deployment. The planner never sees this shape: the
+ * observed-state reader resolves it into a {@link RolloutSpec} first.
+ */
+export const declaredRolloutSpecSchema = rolloutSpecSchema.extend({
+  selector: labelSelectorSchema.optional(),
+  template: podTemplateSchema.optional(),
+});
+export type DeclaredRolloutSpec = z.infer<typeof declaredRolloutSpecSchema>;
 
 // ---------------------------------------------------------------------------------------------------
 // Status
@@ -422,6 +442,10 @@ export const rolloutSchema = z.object({
 });
 export type Rollout = z.infer<typeof rolloutSchema>;
 
+/** A Rollout as written (template and selector optional with workloadRef): what validate and the CRD accept. */
+export const declaredRolloutSchema = rolloutSchema.extend({ spec: declaredRolloutSpecSchema });
+export type DeclaredRollout = z.infer<typeof declaredRolloutSchema>;
+
 // ---------------------------------------------------------------------------------------------------
 // Defaults: the one source of truth for values Argo fills in when a field is absent
 
@@ -433,6 +457,7 @@ export const ROLLOUT_DEFAULTS = {
   progressDeadlineSeconds: 600,
   progressDeadlineAbort: false,
   paused: false,
+  workloadRef: { scaleDown: 'never' as WorkloadScaleDown },
   canary: {
     maxSurge: '25%',
     maxUnavailable: '25%',

@@ -75,11 +75,6 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     severity: 'warning',
     reason: 'the labels/annotations are not added to preview pods yet',
   },
-  workloadRef: {
-    field: 'spec.workloadRef',
-    severity: 'error',
-    reason: 'Rollgate needs the pod template inline in spec.template',
-  },
   trafficRouting: {
     field: 'spec.strategy.canary.trafficRouting.<alb|ambassador|appMesh|traefik|apisix>',
     severity: 'error',
@@ -198,8 +193,6 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
   const r = ROLLOUT_UNSUPPORTED_RULES;
   const spec = value['spec'];
   if (!isRecord(spec)) return;
-  if (spec['workloadRef'] !== undefined)
-    report(sink, ['spec', 'workloadRef'], 'spec.workloadRef', r.workloadRef);
   const selector = spec['selector'];
   if (
     isRecord(selector) &&

@@ -7,8 +7,8 @@ import { issueMessage } from './issue-messages.ts';
 import { generatableObjectMetaSchema } from './kube-meta.ts';
 import { parseManifests } from './manifest.ts';
 import type { ManifestObject, ParsedManifests, ParseManifestsOptions } from './manifest.ts';
-import { rolloutSchema } from './rollout.ts';
-import type { Rollout } from './rollout.ts';
+import { declaredRolloutSchema } from './rollout.ts';
+import type { DeclaredRollout } from './rollout.ts';
 import { checkRollout } from './rollout-checks.ts';
 import type { AnalysisTemplateLookup, RolloutCheckContext } from './rollout-checks.ts';
 import { checkUnsupportedAnalysisFields, checkUnsupportedRolloutFields } from './unsupported-fields.ts';
@@ -70,7 +70,7 @@ export interface ValidationReport {
 // An AnalysisRun may be written with `metadata.generateName` instead of a name (it is created, then only
 // observed, as in Argo's examples); Rollouts and analysis templates are referenced by name and need one.
 const SCHEMAS: Record<ValidatedKind, z.ZodType> = {
-  Rollout: rolloutSchema,
+  Rollout: declaredRolloutSchema,
   AnalysisTemplate: analysisTemplateSchema,
   ClusterAnalysisTemplate: clusterAnalysisTemplateSchema,
   AnalysisRun: analysisRunSchema.extend({ metadata: generatableObjectMetaSchema }),
@@ -81,10 +81,6 @@ const GENERATE_NAME_PREFIX = /^[a-z0-9][-a-z0-9.]*$/;
 
 function isMetadataName(path: ReadonlyArray<PropertyKey>): boolean {
   return path.length === 2 && path[0] === 'metadata' && path[1] === 'name';
-}
-
-function startsWith(path: ReadonlyArray<PropertyKey>, prefix: ReadonlyArray<PropertyKey>): boolean {
-  return prefix.every((segment, index) => path[index] === segment);
 }
 
 /**
@@ -105,7 +101,7 @@ export function validateObject(obj: ManifestObject, context: RolloutCheckContext
       for (const path of unknownFields(schema, obj.value)) {
         sink.warn(path, 'unknown field: ignored (not part of the argoproj.io/v1alpha1 schema)');
       }
-      if (kind === 'Rollout') checkRollout(result.data as Rollout, sink, context);
+      if (kind === 'Rollout') checkRollout(result.data as DeclaredRollout, sink, context);
       else checkAnalysisSpec((result.data as z.infer<typeof analysisTemplateSchema>).spec, sink);
       if (
         obj.name === undefined &&
@@ -117,15 +113,7 @@ export function validateObject(obj: ManifestObject, context: RolloutCheckContext
           `must start a DNS subdomain (lowercase letters, digits, "-" and "."), got ${JSON.stringify(obj.generateName)}`,
         );
     } else {
-      const spec = obj.value['spec'];
-      // With workloadRef the template lives elsewhere; its absence is not a second problem to report.
-      const usesWorkloadRef = typeof spec === 'object' && spec !== null && 'workloadRef' in spec;
       for (const issue of result.error.issues) {
-        if (
-          usesWorkloadRef &&
-          (startsWith(issue.path, ['spec', 'template']) || startsWith(issue.path, ['spec', 'selector']))
-        )
-          continue;
         const message =
           isMetadataName(issue.path) && obj.name === undefined && obj.generateName !== undefined
             ? `${issue.message} (${kind}s are referenced by name; generateName is for objects nothing refers to, such as AnalysisRuns and Jobs)`

@@ -8,7 +8,7 @@ import {
 import { manifestDigest } from '../git/manifest-parser.ts';
 import { FIELD_MANAGER, toPlainObject } from '../kube/client.ts';
 import { isNotFound, kubeCall } from '../kube/errors.ts';
-import { toRollgateApiVersion } from '../spec/api-version.ts';
+import { ROLLGATE_API_VERSION, toRollgateApiVersion } from '../spec/api-version.ts';
 import { driftedFields } from '../kube/drift.ts';
 import {
   COMMIT_ANNOTATION,
@@ -151,6 +151,19 @@ export class ObjectApplier {
       return toPlainObject<Json>(live);
     } catch (err) {
       if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** The Rollouts of a namespace, as stored (none when the Rollout CRD is not installed). */
+  async rolloutsIn(namespace: string): Promise<Json[]> {
+    try {
+      const list = await kubeCall({ verb: 'list', kind: 'Rollout', namespace }, () =>
+        this.api.list(ROLLGATE_API_VERSION, 'Rollout', namespace),
+      );
+      return toPlainObject<{ items?: Json[] }>(list).items ?? [];
+    } catch (err) {
+      if (isNotFound(err)) return [];
       throw err;
     }
   }

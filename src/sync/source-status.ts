@@ -4,6 +4,16 @@ import { z } from 'zod';
 /** One object a sync could not use, where it is in Git. */
 const problemSchema = z.object({ file: z.string(), line: z.number(), message: z.string() });
 
+/** One object's repeated server error: see {@link SourceStatus.serverErrors}. */
+const serverErrorSchema = z.object({
+  key: z.string(),
+  commit: z.string(),
+  code: z.number(),
+  message: z.string(),
+  attempts: z.number(),
+});
+export type ServerErrorRecord = z.infer<typeof serverErrorSchema>;
+
 /**
  * What a platform team sees about a source. `commit`, `lastSyncedAt` and `problems` always describe the
  * last sync that happened, whatever the phase says about the last attempt.
@@ -25,6 +35,12 @@ export const sourceStatusSchema = z.object({
   problems: z.array(problemSchema).optional(),
   /** Objects removed from Git but kept because prune is off (drift is logged, not recorded here). */
   pending: z.array(z.object({ key: z.string(), reason: z.literal('prune disabled') })).optional(),
+  /**
+   * While a sync is being retried: the objects whose write the API server answered with a 5xx, and on
+   * how many consecutive attempts at `commit` it gave that same answer (see source-sync's
+   * REPEATED_SERVER_ERROR_ATTEMPTS). Kept here because the attempts may run in different processes.
+   */
+  serverErrors: z.array(serverErrorSchema).optional(),
 });
 export type SourceStatus = z.infer<typeof sourceStatusSchema>;
 
@@ -90,7 +106,7 @@ export function syncedStatus(outcome: SyncOutcome): SourceStatus {
  */
 export function failedStatus(
   last: SourceStatus | undefined,
-  failure: { message: string; attemptAt: string },
+  failure: { message: string; attemptAt: string; serverErrors?: readonly ServerErrorRecord[] },
 ): SourceStatus {
   return {
     phase: 'Failed',
@@ -100,6 +116,9 @@ export function failedStatus(
     ...(last?.lastSyncedAt !== undefined ? { lastSyncedAt: last.lastSyncedAt } : {}),
     ...(last?.problems !== undefined ? { problems: last.problems } : {}),
     ...(last?.pending !== undefined ? { pending: last.pending } : {}),
+    ...(failure.serverErrors !== undefined && failure.serverErrors.length > 0
+      ? { serverErrors: [...failure.serverErrors] }
+      : {}),
   };
 }
 
@@ -115,8 +134,10 @@ export function recoveredStatus(
   if (last?.phase !== 'Failed' || last.commit === undefined || last.commit !== check.head) return undefined;
   const problems = last.problems ?? [];
   const at = last.commit.slice(0, 12);
+  // Server errors were counted for a commit the sync did not reach; the branch is back at the synced one.
+  const { serverErrors: _serverErrors, ...kept } = last;
   return {
-    ...last,
+    ...kept,
     phase: problems.length > 0 ? 'Degraded' : 'Synced',
     message:
       problems.length > 0

@@ -3,17 +3,19 @@ import type { Clock } from '../clock/clock.ts';
 import type { ManifestChange } from '../git/manifest-diff.ts';
 import type { GitSource } from '../git/source.ts';
 import type { EventRecorder } from '../kube/event-recorder.ts';
-import { dispositionOf } from '../kube/errors.ts';
+import { dispositionOf, KubeApiError } from '../kube/errors.ts';
 import type { Logger } from '../log/logger.ts';
 import type { ObservedHeads } from '../queue/observed-heads.ts';
 import { ARGO_API_VERSION, ROLLGATE_API_VERSION } from '../spec/api-version.ts';
 import { applyOrder } from './apply-order.ts';
+import { withHandedOverReplicas } from './handed-over-replicas.ts';
 import type { ApplyResult, DesiredObject, ObjectApplier, RemoveResult } from './object-applier.ts';
 import {
   failedStatus,
   recoveredStatus,
   standingProblems,
   syncedStatus,
+  type ServerErrorRecord,
   type SourceStatus,
 } from './source-status.ts';
 
@@ -73,6 +75,42 @@ export interface SyncReport {
 function isRetryable(err: unknown): boolean {
   const disposition = dispositionOf(err);
   return disposition === 'transient' || disposition === 'conflict';
+}
+
+/**
+ * On how many consecutive attempts at one commit the API server may answer an object's write with the
+ * same 5xx before that is the object's problem rather than the server's: a server that fails for a
+ * while (etcd leader election, an overloaded webhook) answers differently or recovers within a few
+ * retries, while one that refuses this object for a reason of its own answers the same on every attempt
+ * (kube-apiserver 1.20: server-side apply of a Service port without `protocol` is a 500 each time).
+ */
+export const REPEATED_SERVER_ERROR_ATTEMPTS = 3;
+
+/** The verbs that write an object: a 5xx answer to one came after its own read (or list) succeeded. */
+const WRITE_VERBS: ReadonlySet<string> = new Set(['apply', 'create', 'update', 'patch', 'delete']);
+
+/**
+ * The record of an object's write refused with a 5xx, counting this attempt: one more than the stored
+ * record when the last attempt at the same commit got the same code and message, else 1. Undefined for
+ * any other failure (network errors, a failed read, 409, 429): those stay plainly retried.
+ */
+function serverErrorOf(
+  err: unknown,
+  key: string,
+  commit: string,
+  earlier: readonly ServerErrorRecord[],
+): ServerErrorRecord | undefined {
+  if (!(err instanceof KubeApiError) || err.status === undefined || err.status < 500) return undefined;
+  if (!WRITE_VERBS.has(err.request.verb)) return undefined;
+  const same = earlier.find(
+    (e) => e.key === key && e.commit === commit && e.code === err.status && e.message === err.message,
+  );
+  return { key, commit, code: err.status, message: err.message, attempts: (same?.attempts ?? 0) + 1 };
+}
+
+/** A repeated server error as the object's problem, with the server's own words. */
+function repeatedServerErrorMessage(record: ServerErrorRecord): string {
+  return `the API server refused this object with the same HTTP ${record.code} on ${record.attempts} attempts (not retried until the object changes): ${record.message}`;
 }
 
 /** A Rollout whose desired state was just written is reconciled at once, in the namespace it went to. */
@@ -250,6 +288,19 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
     fetchSeconds,
   };
   let transient: unknown;
+  const earlierServerErrors = stored.status?.serverErrors ?? [];
+  const serverErrors: ServerErrorRecord[] = [];
+  /**
+   * A retryable failure of one object: true when it is to be retried (the sync fails for now), false
+   * when the same 5xx came back on too many attempts and it became that object's problem.
+   */
+  const retry = (err: unknown, key: string): boolean => {
+    const record = serverErrorOf(err, key, commit, earlierServerErrors);
+    if (record !== undefined && record.attempts >= REPEATED_SERVER_ERROR_ATTEMPTS) return false;
+    if (record !== undefined) serverErrors.push(record);
+    transient ??= err;
+    return true;
+  };
 
   const upserts = applyOrder(
     diff.changes.filter((c): c is Exclude<ManifestChange, { change: 'removed' }> => c.change !== 'removed'),
@@ -257,7 +308,7 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
   for (const change of upserts) {
     const desired = desiredOf(change);
     try {
-      const prepared = await applier.prepare(desired, commit);
+      const prepared = await withHandedOverReplicas(await applier.prepare(desired, commit), applier);
       if (desired.name === undefined) {
         const { result, name } = await applier.createGenerated(prepared);
         report.applied.push({ key: desired.key, result, name });
@@ -269,15 +320,13 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
       report.applied.push({ key: desired.key, result });
       if (result !== 'unchanged') await enqueueIfRollout(deps, desired, prepared);
     } catch (err) {
-      if (isRetryable(err)) {
-        transient ??= err;
-        continue;
-      }
+      if (isRetryable(err) && retry(err, desired.key)) continue;
+      const repeated = serverErrorOf(err, desired.key, commit, earlierServerErrors);
       report.problems.push({
         key: desired.key,
         file: desired.file,
         line: desired.line ?? 1,
-        message: (err as Error).message,
+        message: repeated ? repeatedServerErrorMessage(repeated) : (err as Error).message,
       });
     }
   }
@@ -302,16 +351,15 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
       });
       report.removed.push({ key: change.key, result });
     } catch (err) {
-      if (isRetryable(err)) {
-        transient ??= err;
-        continue;
-      }
-      // Refused for good (RBAC, admission): reported like a refused apply, so it cannot block the source.
+      if (isRetryable(err) && retry(err, change.key)) continue;
+      // Refused for good (RBAC, admission, the same 5xx every time): reported like a refused apply, so it
+      // cannot block the source.
+      const repeated = serverErrorOf(err, change.key, commit, earlierServerErrors);
       report.problems.push({
         key: change.key,
         file: change.file,
         line: p.line,
-        message: (err as Error).message,
+        message: repeated ? repeatedServerErrorMessage(repeated) : (err as Error).message,
       });
     }
   }
@@ -320,7 +368,9 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
   const written = report.applied.filter((a) => a.result !== 'unchanged').length;
   if (transient !== undefined) {
     const message = `sync of ${commit.slice(0, 12)} will be retried: ${(transient as Error).message}`;
-    await deps.state.updateStatus(git.name, (last) => failedStatus(last, { message, attemptAt }));
+    await deps.state.updateStatus(git.name, (last) =>
+      failedStatus(last, { message, attemptAt, serverErrors }),
+    );
     throw transient;
   }
   const pending = report.removed
@@ -409,7 +459,7 @@ export async function checkDrift(
     // Objects created under a generated name are not compared (Git does not know their names).
     if (change.change === 'removed' || change.object.name === undefined) continue;
     const desired = desiredOf(change);
-    const prepared = await deps.applier.prepare(desired, commit);
+    const prepared = await withHandedOverReplicas(await deps.applier.prepare(desired, commit), deps.applier);
     const fields = await deps.applier.drift(prepared);
     if (!fields || fields.length === 0) continue;
     let healed = false;

@@ -7,6 +7,7 @@ import type {
   RouteResource,
   RouteServices,
   RouteWeights,
+  RouteWeightsRead,
   StringMatch,
 } from './route-edit.ts';
 import { RouteTranslationError, objectName } from './route-translation-error.ts';
@@ -43,6 +44,7 @@ export function gatewayRouteEdit(
     namespace,
     name: ref.name,
     translate: (live, weights) => setBackendWeights(id, live, weights, managedRouteNames),
+    readWeights: (live, services) => readBackendWeights(id, live, services, managedRouteNames),
     ...(ref.kind === 'HTTPRoute'
       ? {
           setHeaderRoute: (live: RouteObject | undefined, route: HeaderRoute, services: RouteServices) =>
@@ -200,4 +202,40 @@ function setBackendWeights(
       );
   }
   return { ...live, spec: { ...spec, rules: written } };
+}
+
+/** A backendRef's weight as the Gateway API reads it: unset means 1. */
+function refWeight(ref: Record<string, unknown>): number {
+  return typeof ref['weight'] === 'number' ? ref['weight'] : 1;
+}
+
+/**
+ * The weights of the rules {@link setBackendWeights} writes (every rule with a backendRef of either
+ * Service, but the managed ones), one entry per rule, named by the rule's name or its index.
+ */
+function readBackendWeights(
+  id: string,
+  live: RouteObject,
+  services: RouteServices,
+  managedRouteNames: readonly string[],
+): RouteWeightsRead[] | RouteTranslationError {
+  const spec = live['spec'];
+  const rules = isRecord(spec) ? spec['rules'] : undefined;
+  if (!Array.isArray(rules))
+    return new RouteTranslationError('traffic.route_malformed', id, 'spec.rules', 'missing or not a list');
+  return rules.flatMap((rule: unknown, index): RouteWeightsRead[] => {
+    if (!isRecord(rule) || !Array.isArray(rule['backendRefs'])) return [];
+    if (managedRouteNames.some((name) => isRuleOf(rule, name))) return [];
+    const refs = rule['backendRefs'].filter(isRecord);
+    const canary = refs.find((ref) => ref['name'] === services.canaryService);
+    const stable = refs.find((ref) => ref['name'] === services.stableService);
+    if (canary === undefined && stable === undefined) return [];
+    return [
+      {
+        route: typeof rule['name'] === 'string' ? `rule ${rule['name']}` : `rule ${index}`,
+        canary: canary === undefined ? undefined : refWeight(canary),
+        stable: stable === undefined ? undefined : refWeight(stable),
+      },
+    ];
+  });
 }

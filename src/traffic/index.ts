@@ -1,5 +1,13 @@
 // The traffic module's public surface: pure translators from a route as read and the weights to the route to write.
-export type { RouteEdit, RouteObject, RouteResource, RouteSource, RouteWeights } from './route-edit.ts';
+export type {
+  RouteEdit,
+  RouteObject,
+  RouteResource,
+  RouteSource,
+  RouteServices,
+  RouteWeights,
+  RouteWeightsRead,
+} from './route-edit.ts';
 export { RouteTranslationError, objectName, type RouteTranslationCode } from './route-translation-error.ts';
 export { GATEWAY_API_RESOURCES, gatewayRouteEdit } from './gateway-api-routes.ts';
 export { ISTIO_RESOURCES, destinationRuleEdit, virtualServiceEdit } from './istio-routes.ts';

@@ -8,6 +8,7 @@ import type {
   RouteResource,
   RouteServices,
   RouteWeights,
+  RouteWeightsRead,
   StringMatch,
 } from './route-edit.ts';
 import { RouteTranslationError, objectName } from './route-translation-error.ts';
@@ -52,6 +53,51 @@ function subsetOf(destination: unknown): string {
   return typeof subset === 'string' ? subset : '';
 }
 
+/** Whether a destination is the canary's or the stable's: by its host's Service, or by its subset. */
+function roleOf(
+  destination: unknown,
+  services: RouteServices,
+  subsets: Subsets,
+): 'canary' | 'stable' | undefined {
+  if (
+    (services.canaryService !== '' && serviceOf(destination) === services.canaryService) ||
+    (subsets !== undefined && subsetOf(destination) === subsets.canarySubsetName)
+  )
+    return 'canary';
+  if (
+    (services.stableService !== '' && serviceOf(destination) === services.stableService) ||
+    (subsets !== undefined && subsetOf(destination) === subsets.stableSubsetName)
+  )
+    return 'stable';
+  return undefined;
+}
+
+/**
+ * One weighted route's canary and stable weights as read. Istio leaves the weight of a lone
+ * destination unset (it gets all traffic, 100) and reads any other unset weight as 0.
+ */
+function readRoute(
+  route: unknown,
+  kind: 'http' | 'tls' | 'tcp',
+  index: number,
+  services: RouteServices,
+  subsets: Subsets,
+): RouteWeightsRead {
+  const destinations: unknown[] = isRecord(route) && Array.isArray(route['route']) ? route['route'] : [];
+  const weightOf = (role: 'canary' | 'stable'): number | undefined => {
+    const found = destinations.find((d) => roleOf(d, services, subsets) === role);
+    if (!isRecord(found)) return undefined;
+    if (typeof found['weight'] === 'number') return found['weight'];
+    return destinations.length === 1 ? 100 : 0;
+  };
+  const name = isRecord(route) && typeof route['name'] === 'string' ? route['name'] : undefined;
+  return {
+    route: kind === 'http' && name !== undefined ? `route ${name}` : `${kind}[${index}]`,
+    canary: weightOf('canary'),
+    stable: weightOf('stable'),
+  };
+}
+
 type Fail = (
   field: string,
   detail: string,
@@ -72,12 +118,8 @@ function weighRoute(
 ): unknown[] | RouteTranslationError {
   const destinations = isRecord(route) ? route['route'] : undefined;
   if (!Array.isArray(destinations)) return fail(`${at}.route`, 'missing or not a list');
-  const isCanary = (d: unknown) =>
-    (weights.canaryService !== '' && serviceOf(d) === weights.canaryService) ||
-    (subsets !== undefined && subsetOf(d) === subsets.canarySubsetName);
-  const isStable = (d: unknown) =>
-    (weights.stableService !== '' && serviceOf(d) === weights.stableService) ||
-    (subsets !== undefined && subsetOf(d) === subsets.stableSubsetName);
+  const isCanary = (d: unknown) => roleOf(d, weights, subsets) === 'canary';
+  const isStable = (d: unknown) => roleOf(d, weights, subsets) === 'stable';
   const canaryName = subsets
     ? `canary subset "${subsets.canarySubsetName}"`
     : `canaryService "${weights.canaryService}"`;
@@ -229,6 +271,21 @@ export function virtualServiceEdit(
       if (edited === 0)
         return fail('spec', 'has no http, tls or tcp route to weight', 'traffic.backend_not_found');
       return { ...live, spec: written };
+    },
+    // The routes translate weights (mirror routes copy the primary's destinations: not read twice).
+    readWeights: (live, services) => {
+      const spec = live['spec'];
+      if (!isRecord(spec)) return fail('spec', 'missing or not an object');
+      const read: RouteWeightsRead[] = [];
+      for (const kind of ['http', 'tls', 'tcp'] as const) {
+        const routes = spec[kind];
+        if (routes === undefined) continue;
+        if (!Array.isArray(routes)) return fail(`spec.${kind}`, 'not a list');
+        const picked = pick(routes, kind, ref, managedRouteNames, fail);
+        if (picked instanceof RouteTranslationError) return picked;
+        for (const index of picked) read.push(readRoute(routes[index], kind, index, services, subsets));
+      }
+      return read;
     },
     setHeaderRoute: (live: RouteObject | undefined, route: HeaderRoute, services: RouteServices) =>
       setManagedRoute(
@@ -383,5 +440,7 @@ export function destinationRuleEdit(rule: NonNullable<Subsets>, namespace: strin
       });
       return { ...live, spec: { ...spec, subsets: written } };
     },
+    // The subsets carry no weights: the VirtualService's routes do.
+    readWeights: () => [],
   };
 }

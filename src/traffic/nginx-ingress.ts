@@ -1,7 +1,7 @@
 // NGINX Ingress: the rollout's canary Ingress per stable Ingress, its backends on canaryService and its canary-weight annotation.
 import { ROLLGATE_API_VERSION } from '../spec/api-version.ts';
 import type { NginxConfig } from '../spec/traffic-routing.ts';
-import type { RouteEdit, RouteObject, RouteResource, RouteWeights } from './route-edit.ts';
+import type { RouteEdit, RouteObject, RouteResource, RouteWeights, RouteWeightsRead } from './route-edit.ts';
 import { RouteTranslationError, objectName } from './route-translation-error.ts';
 
 /** Ingress, networking.k8s.io/v1 only (extensions/v1beta1 left Kubernetes in 1.22). */
@@ -57,7 +57,42 @@ export function canaryIngressEdit(
     derivedFrom: { resource: INGRESS_RESOURCE, namespace, name: stableIngress },
     translate: (live, weights, stable) =>
       canaryIngressWith({ config, name, namespace, owner, stableIngress }, live, weights, stable),
+    readWeights: (live) =>
+      readCanaryIngressWeights(config.annotationPrefix, objectName('Ingress', namespace, name), live),
   };
+}
+
+/**
+ * The weights a canary Ingress holds: NGINX sends `canary-weight` out of `canary-weight-total` (100 when
+ * absent) to it, and the rest to the stable Ingress's backends.
+ */
+export function readCanaryIngressWeights(
+  prefix: string,
+  id: string,
+  live: RouteObject,
+): RouteWeightsRead[] | RouteTranslationError {
+  const metadata = isRecord(live['metadata']) ? live['metadata'] : {};
+  const annotations = isRecord(metadata['annotations']) ? metadata['annotations'] : {};
+  const number = (key: string, fallback: number | undefined): number | undefined | RouteTranslationError => {
+    const value = annotations[`${prefix}/${key}`];
+    if (value === undefined) return fallback;
+    const parsed = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : Number.NaN;
+    return Number.isNaN(parsed)
+      ? new RouteTranslationError(
+          'traffic.route_malformed',
+          id,
+          `metadata.annotations.${prefix}/${key}`,
+          'not a whole number',
+        )
+      : parsed;
+  };
+  const canary = number('canary-weight', 0);
+  const total = number('canary-weight-total', 100);
+  if (canary instanceof RouteTranslationError) return canary;
+  if (total instanceof RouteTranslationError) return total;
+  return [
+    { route: '', canary, stable: total === undefined || canary === undefined ? undefined : total - canary },
+  ];
 }
 
 interface CanaryIngressContext {

@@ -50,6 +50,21 @@ export interface RouteEdit extends ManagedRouteEdits {
     weights: RouteWeights,
     source?: RouteObject | undefined,
   ): RouteObject | RouteTranslationError | undefined;
+  /**
+   * Pure: the canary and stable weight of each route of the object as read, in the routes `translate`
+   * weights (so `rollgate status` can show what the object holds beside what Rollgate asked for). An
+   * empty list: the object carries no weights (a DestinationRule). Absent: the provider cannot say yet.
+   */
+  readWeights?(live: RouteObject, services: RouteServices): RouteWeightsRead[] | RouteTranslationError;
+}
+
+/** The weights one route of an object holds, as read; an unset weight is read as its API's default. */
+export interface RouteWeightsRead {
+  /** Which route of the object (`rule 0`, `rule web`, `route primary`, `tcp[0]`); empty for the whole object. */
+  route: string;
+  /** Undefined when the route has no backend for the canary (or stable) Service or subset. */
+  canary: number | undefined;
+  stable: number | undefined;
 }
 
 /** How a header value or a method/path is matched (Argo's StringMatch: one of the three). */

@@ -1,7 +1,14 @@
 // SMI: the rollout's TrafficSplit (split.smi-spec.io), created when absent, its two backends weighted.
 import { ROLLGATE_API_VERSION } from '../spec/api-version.ts';
 import type { SmiConfig } from '../spec/traffic-routing.ts';
-import type { RouteEdit, RouteObject, RouteResource, RouteWeights } from './route-edit.ts';
+import type {
+  RouteEdit,
+  RouteObject,
+  RouteResource,
+  RouteServices,
+  RouteWeights,
+  RouteWeightsRead,
+} from './route-edit.ts';
 import { RouteTranslationError, objectName } from './route-translation-error.ts';
 
 /**
@@ -39,6 +46,7 @@ export function trafficSplitEdit(config: SmiConfig, namespace: string, owner: Sp
     namespace,
     name,
     translate: (live, weights) => splitWith(id, name, namespace, config, owner, live, weights),
+    readWeights: (live, services) => readSplitWeights(id, live, services),
   };
 }
 
@@ -91,4 +99,34 @@ function splitWith(
   if (liveSpec !== undefined && !isRecord(liveSpec))
     return new RouteTranslationError('traffic.route_malformed', id, 'spec', 'not an object');
   return { ...live, spec: { ...liveSpec, ...spec } };
+}
+
+/** A backend's weight: a number, or (v1alpha1 wrote Quantities) a plain numeric string. */
+function backendWeight(backend: Record<string, unknown> | undefined): number | undefined {
+  const weight = backend?.['weight'];
+  if (typeof weight === 'number') return weight;
+  if (typeof weight === 'string' && /^\d+$/.test(weight)) return Number(weight);
+  return backend === undefined ? undefined : 0;
+}
+
+/** The split's two backends' weights, as one entry for the whole object. */
+function readSplitWeights(
+  id: string,
+  live: RouteObject,
+  services: RouteServices,
+): RouteWeightsRead[] | RouteTranslationError {
+  const spec = live['spec'];
+  const backends = isRecord(spec) ? spec['backends'] : undefined;
+  if (!Array.isArray(backends))
+    return new RouteTranslationError('traffic.route_malformed', id, 'spec.backends', 'missing or not a list');
+  const of = (service: string) =>
+    backends.find((backend: unknown) => isRecord(backend) && backend['service'] === service) as
+      Record<string, unknown> | undefined;
+  return [
+    {
+      route: '',
+      canary: backendWeight(of(services.canaryService)),
+      stable: backendWeight(of(services.stableService)),
+    },
+  ];
 }

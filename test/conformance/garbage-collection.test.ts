@@ -6,14 +6,25 @@ import { recordWatch } from './support/watch-recorder.ts';
 
 const cluster = useConformanceCluster();
 
-async function ownerWithDependent(name: string): Promise<void> {
+async function ownerWithDependent(
+  name: string,
+  options: { blockOwnerDeletion?: boolean } = {},
+): Promise<void> {
   const owner = await cluster.objects.create(configMap(name, cluster.namespace));
   await cluster.objects.create({
     ...configMap(`${name}-dep`, cluster.namespace),
     metadata: {
       name: `${name}-dep`,
       namespace: cluster.namespace,
-      ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name, uid: owner.metadata?.uid ?? '' }],
+      ownerReferences: [
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          name,
+          uid: owner.metadata?.uid ?? '',
+          ...(options.blockOwnerDeletion ? { blockOwnerDeletion: true } : {}),
+        },
+      ],
     },
   });
 }
@@ -53,7 +64,9 @@ describe('garbage collection', () => {
   });
 
   it('deletes dependents before the owner with propagationPolicy=Foreground', async () => {
-    await ownerWithDependent('gc-fg');
+    // A foreground deletion waits only for dependents that block it: without blockOwnerDeletion the real
+    // garbage collector may remove the owner first (the sandbox waits for every dependent).
+    await ownerWithDependent('gc-fg', { blockOwnerDeletion: true });
     const watch = await recordWatch(
       cluster.kubeConfig,
       `/api/v1/namespaces/${cluster.namespace}/configmaps`,

@@ -68,6 +68,23 @@ const gadget = (name: string) => ({
 });
 
 describe('status subresource of a custom resource', () => {
+  it('runs on a CRD that stored x-kubernetes-preserve-unknown-fields (else spec and status are pruned)', async () => {
+    // client-node's typed serializer drops a dashed `x-kubernetes-*` key on the way in (its model knows
+    // only `x_kubernetes_preserve_unknown_fields`), and a real API server then prunes every field of a
+    // gadget: the tests below would fail there for a reason the sandbox never shows. Read untyped, so
+    // this sees the JSON key the server stored.
+    const raw = (await cluster.custom.getClusterCustomObject({
+      group: 'apiextensions.k8s.io',
+      version: 'v1',
+      plural: 'customresourcedefinitions',
+      name: crdName,
+    })) as { spec: { versions: Array<{ schema?: { openAPIV3Schema?: Record<string, unknown> } }> } };
+    expect(raw.spec.versions[0]?.schema?.openAPIV3Schema).toMatchObject({
+      type: 'object',
+      'x-kubernetes-preserve-unknown-fields': true,
+    });
+  });
+
   it('drops status sent on create', async () => {
     const created = (await cluster.custom.createNamespacedCustomObject({
       ...gadgets(),

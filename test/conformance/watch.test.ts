@@ -82,9 +82,16 @@ describe('watch', () => {
     });
     const events = await watch.until((e) => e.some((x) => x.type === 'DELETED'));
     watch.stop();
+    // The DELETED of an object leaving the selector carries its previous state (the labels that matched),
+    // at the resourceVersion of the change that moved it out.
     expect(events.map((e) => [e.type, e.object.metadata?.labels?.tier])).toEqual([
       ['ADDED', 'web'],
-      ['DELETED', 'cache'],
+      ['DELETED', 'web'],
     ]);
+    const current = await cluster.core.readNamespacedConfigMap({
+      name: 'w-sel',
+      namespace: cluster.namespace,
+    });
+    expect(events[1]?.object.metadata?.resourceVersion).toBe(current.metadata?.resourceVersion);
   });
 });

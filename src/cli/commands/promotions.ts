@@ -41,7 +41,12 @@ export function registerPromotionsCommand(program: Command): void {
         ...(config.kubernetes.kubeconfig ? { kubeconfig: config.kubernetes.kubeconfig } : {}),
       });
       const promotions = buildPromotions(config, { logger: silentLogger });
-      const rows = await report.promotionReport(promotions, clients, silentLogger);
+      const rows = await report.promotionReport(
+        promotions,
+        clients,
+        silentLogger,
+        config.kubernetes.watchNamespace,
+      );
       process.stdout.write(
         options.output === 'json' ? `${JSON.stringify(rows, null, 2)}\n` : report.formatPromotionReport(rows),
       );

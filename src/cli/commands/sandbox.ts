@@ -14,6 +14,7 @@ interface SandboxCommandOptions {
   missingImage: string[];
   readyDelayMs: string;
   token?: string;
+  rbac?: boolean;
 }
 
 const parseNumber = (flag: string, text: string, range: NumberRange): number =>
@@ -25,7 +26,7 @@ function collect(value: string, previous: string[]): string[] {
 
 /** Registers `rollgate sandbox`. */
 export function registerSandboxCommand(program: Command): void {
-  program
+  const sandboxCommand = program
     .command('sandbox')
     .description(
       'serve a simulated Kubernetes API (with ReplicaSet, Job and kubelet simulation) for kubectl and Rollgate',
@@ -40,6 +41,7 @@ export function registerSandboxCommand(program: Command): void {
     .option('--missing-image <pattern>', 'image glob the registry lacks (repeatable)', collect, [])
     .option('--ready-delay-ms <ms>', 'how long healthy pods take to become Ready', '1000')
     .addOption(new Option('--token <token>', 'require this bearer token').env('ROLLGATE_SANDBOX_TOKEN'))
+    .option('--rbac', 'authorize ServiceAccount tokens against the stored Roles and bindings (RBAC mode)')
     .action(async (opts: SandboxCommandOptions) => {
       // Every flag is checked before the sandbox and its logger are loaded: a typo answers at once.
       const options = {
@@ -56,6 +58,7 @@ export function registerSandboxCommand(program: Command): void {
         missingImages: opts.missingImage,
         readyDelayMs: parseNumber('ready-delay-ms', opts.readyDelayMs, { min: 0, integer: true }),
         ...(opts.token !== undefined ? { token: opts.token } : {}),
+        ...(opts.rbac ? { rbac: true } : {}),
       };
       const [{ createLogger }, { startSandbox }] = await Promise.all([
         import('../../log/logger.ts'),
@@ -73,6 +76,50 @@ export function registerSandboxCommand(program: Command): void {
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
           void sandbox.stop().then(done);
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+    });
+  // `sandbox kubelet --kubeconfig F` reads the kubeconfig, `sandbox --kubeconfig F` writes one: the
+  // sandbox's own options stop at its subcommand's name (the program enables the same).
+  sandboxCommand.enablePositionalOptions();
+  sandboxCommand
+    .command('kubelet')
+    .description(
+      "run the sandbox's kubelet against any API server: pod status (Ready, crash loops, pull failures) as each pod's sandbox.rollgate.dev/behavior annotation says",
+    )
+    .requiredOption(
+      '--kubeconfig <file>',
+      'kubeconfig of the API server (needs pods: list, watch; pods/status: patch)',
+    )
+    .option('--missing-image <pattern>', 'image glob the registry lacks (repeatable)', collect, [])
+    .option('--ready-delay-ms <ms>', 'how long healthy pods take to become Ready', '1000')
+    .action(async (opts: { kubeconfig: string; missingImage: string[]; readyDelayMs: string }) => {
+      const readyDelayMs = parseNumber('ready-delay-ms', opts.readyDelayMs, { min: 0, integer: true });
+      const [{ createLogger }, { kubeConfigFromFile, startKubeletClient }] = await Promise.all([
+        import('../../log/logger.ts'),
+        import('../../sandbox/kubelet-client.ts'),
+      ]);
+      const kubeConfig = kubeConfigFromFile(resolve(opts.kubeconfig));
+      const kubelet = await startKubeletClient({
+        kubeConfig,
+        logger: createLogger({ name: 'kubelet', format: 'json', destination: process.stderr }),
+        controller: { readyDelayMs, missingImages: opts.missingImage },
+      });
+      process.stdout.write(
+        `kubelet stand-in running against ${kubeConfig.getCurrentCluster()?.server ?? '?'}\n`,
+      );
+      // The watch's restart timers do not hold the process (they are unref'd), and between two watch
+      // connections nothing else would: this one keeps it running until a signal.
+      const keepAlive = setInterval(() => undefined, 60_000);
+      await new Promise<void>((done) => {
+        const stop = (): void => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          clearInterval(keepAlive);
+          kubelet.stop();
+          done();
         };
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);

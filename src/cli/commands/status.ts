@@ -5,6 +5,7 @@ import type { KubeClients } from '../../kube/client.ts';
 import type * as RolloutViewModule from '../../kube/rollout-view.ts';
 import type { RolloutView } from '../../kube/rollout-view.ts';
 import type { RolloutKey } from '../../kube/observed-state-reader.ts';
+import type { RouteReading } from '../../kube/route-weights-view.ts';
 import {
   KUBECONFIG_FLAG,
   KUBECONFIG_HELP,
@@ -24,6 +25,15 @@ interface StatusOptions extends KubeFlags {
 /** The view module (and through it @kubernetes/client-node), loaded only when status runs. */
 type ViewModule = typeof RolloutViewModule;
 
+/** How status reads a routed rollout's route objects: the provider table's targets, read by a RouteWriter (reads only). */
+async function routeReading(clients: KubeClients): Promise<RouteReading> {
+  const [{ RouteWriter }, { routeTargetsOf }] = await Promise.all([
+    import('../../kube/route-writer.ts'),
+    import('../../process/traffic-router-factory.ts'),
+  ]);
+  return { reader: new RouteWriter(clients), targetsOf: routeTargetsOf };
+}
+
 function render(views: ViewModule, view: RolloutView, output: 'text' | 'json'): string {
   return output === 'json' ? `${JSON.stringify(view, null, 2)}\n` : views.formatRolloutView(view);
 }
@@ -33,6 +43,7 @@ async function watchRollout(
   clients: KubeClients,
   key: RolloutKey,
   output: 'text' | 'json',
+  routing: RouteReading,
 ): Promise<void> {
   let last = '';
   let stopped = false;
@@ -43,7 +54,7 @@ async function watchRollout(
   process.once('SIGTERM', stop);
   try {
     while (!stopped) {
-      const view = await views.readRolloutView(clients, key, systemClock.now());
+      const view = await views.readRolloutView(clients, key, systemClock.now(), routing);
       const text =
         view === undefined ? `rollout ${key.namespace}/${key.name} not found\n` : render(views, view, output);
       if (text !== last) {
@@ -62,7 +73,7 @@ export function registerStatusCommand(program: Command): void {
   program
     .command('status')
     .description(
-      'show a rollout: steps (current marked), weights, ReplicaSets, failing pods, pauses, analysis',
+      'show a rollout: steps (current marked), weights (each route object as read back, drift marked), ReplicaSets, failing pods, pauses, analysis',
     )
     .argument('<name>', 'rollout name')
     .option(NAMESPACE_FLAG, NAMESPACE_HELP)
@@ -76,8 +87,9 @@ export function registerStatusCommand(program: Command): void {
       ]);
       const { clients, namespace } = connectKube(options);
       const key = { namespace, name };
-      if (options.watch) return watchRollout(views, clients, key, options.output);
-      const view = await views.readRolloutView(clients, key, systemClock.now());
+      const routing = await routeReading(clients);
+      if (options.watch) return watchRollout(views, clients, key, options.output, routing);
+      const view = await views.readRolloutView(clients, key, systemClock.now(), routing);
       if (view === undefined) {
         process.stderr.write(`rollgate: rollout ${namespace}/${name} not found\n`);
         process.exitCode = 1;

@@ -8,6 +8,7 @@ import { deleteReplicaSet } from './delete-replica-set.ts';
 import { emitEvent } from './emit-event.ts';
 import { evictPod } from './evict-pod.ts';
 import { patchServiceSelector } from './patch-service-selector.ts';
+import { scaleDeployment } from './scale-deployment.ts';
 import { scaleReplicaSet } from './scale-replica-set.ts';
 import { setHeaderRoute, setMirrorRoute } from './set-managed-route.ts';
 import { setTrafficWeights } from './set-traffic-weights.ts';
@@ -26,6 +27,7 @@ export const ACTION_HANDLERS: ActionHandlers = {
   terminateAnalysisRun,
   deleteAnalysisRun,
   evictPod,
+  scaleDeployment,
   emitEvent,
 };
 

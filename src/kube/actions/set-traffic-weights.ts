@@ -1,24 +1,39 @@
 // setTrafficWeights: tells the traffic router the weights; a router failure is reported, never allowed to stop the pass.
 import type { SetTrafficWeightsAction } from '../../rollout/index.ts';
+import type { RolloutStatus } from '../../spec/rollout.ts';
 import { ROLLGATE_API_VERSION } from '../../spec/api-version.ts';
-import type { ActionHandler } from './action-handler.ts';
+import type { ActionContext, ActionHandler, HandledAction } from './action-handler.ts';
+
+/** The Event reason of a route put back to Rollgate's weights after someone edited it. */
+export const TRAFFIC_DRIFT_CORRECTED = 'TrafficDriftCorrected';
+
+function rolloutRef(context: ActionContext) {
+  const rollout = context.read.observed.rollout;
+  return {
+    apiVersion: ROLLGATE_API_VERSION,
+    kind: 'Rollout',
+    namespace: context.namespace,
+    name: rollout.metadata.name,
+    uid: rollout.metadata.uid,
+  };
+}
 
 /**
- * Calls the router (none configured: nothing to do, the replica split is the weight). A failure is
- * returned as `failed` with `routerError`: the executor records it in the status it writes, so the
- * planner sees it on the next pass and it never blocks the rest of the plan (an abort above all). The
- * failure is also a Warning Event on the Rollout (`TrafficRoutingError`; a repeat bumps its count).
+ * Calls the router; `reassert`: the weights were already in force, so any route it had to change
+ * was edited by someone else since (drift), which is logged and recorded as a Warning Event.
  */
-export const setTrafficWeights: ActionHandler<SetTrafficWeightsAction> = async (
-  action,
-  { router, read, namespace, logger, events },
-) => {
+async function sendWeights(
+  action: SetTrafficWeightsAction,
+  context: ActionContext,
+  reassert: boolean,
+): Promise<HandledAction> {
+  const { router, read, namespace, logger, events } = context;
   const target = `${action.canaryWeight}%`;
   if (router === undefined) return { target, result: 'unchanged' };
   const rollout = read.observed.rollout;
   const canary = rollout.spec.strategy.canary;
   try {
-    await router.setWeights({
+    const sent = await router.setWeights({
       namespace,
       rollout: rollout.metadata.name,
       canaryWeight: action.canaryWeight,
@@ -27,20 +42,54 @@ export const setTrafficWeights: ActionHandler<SetTrafficWeightsAction> = async (
       canaryService: canary?.canaryService,
       stableService: canary?.stableService,
     });
-    return { target, result: 'unchanged' };
+    const changed = sent ? sent.changed : [];
+    if (!reassert || changed.length === 0) return { target, result: 'unchanged' };
+    const weights = `canary ${action.canaryHash === undefined ? 0 : action.canaryWeight}`;
+    const message = `${changed.join(', ')}: weights edited outside Rollgate; set back to Rollgate's (${weights})`;
+    logger.warn({ rollout: rollout.metadata.name, routes: changed }, message);
+    await events.record(rolloutRef(context), { type: 'Warning', reason: TRAFFIC_DRIFT_CORRECTED, message });
+    return { target, result: 'updated' };
   } catch (err) {
     logger.warn({ err, rollout: rollout.metadata.name }, 'traffic router failed');
     const message = err instanceof Error ? err.message : String(err);
-    await events.record(
-      {
-        apiVersion: ROLLGATE_API_VERSION,
-        kind: 'Rollout',
-        namespace,
-        name: rollout.metadata.name,
-        uid: rollout.metadata.uid,
-      },
-      { type: 'Warning', reason: 'TrafficRoutingError', message },
-    );
+    await events.record(rolloutRef(context), { type: 'Warning', reason: 'TrafficRoutingError', message });
     return { target, result: 'failed', routerError: message };
   }
-};
+}
+
+/**
+ * Calls the router (none configured: nothing to do, the replica split is the weight). A failure is
+ * returned as `failed` with `routerError`: the executor records it in the status it writes, so the
+ * planner sees it on the next pass and it never blocks the rest of the plan (an abort above all). The
+ * failure is also a Warning Event on the Rollout (`TrafficRoutingError`; a repeat bumps its count).
+ */
+export const setTrafficWeights: ActionHandler<SetTrafficWeightsAction> = (action, context) =>
+  sendWeights(action, context, false);
+
+/**
+ * The weights a status records as in force, as the action that sends them again; undefined when it
+ * records none.
+ */
+export function recordedWeightsAction(status: RolloutStatus): SetTrafficWeightsAction | undefined {
+  const weights = status.canary?.weights;
+  const stableHash = weights?.stable.podTemplateHash;
+  if (weights === undefined || stableHash === undefined) return undefined;
+  const canaryHash = weights.canary.podTemplateHash;
+  return {
+    kind: 'setTrafficWeights',
+    canaryWeight: weights.canary.weight,
+    stableHash,
+    ...(canaryHash !== undefined && canaryHash !== stableHash ? { canaryHash } : {}),
+  };
+}
+
+/**
+ * Sends the recorded weights again (a pass whose plan sent none): a route someone edited by hand goes
+ * back to them (`updated`, with a `TrafficDriftCorrected` Event); at rest the router writes nothing.
+ */
+export function reassertTrafficWeights(
+  action: SetTrafficWeightsAction,
+  context: ActionContext,
+): Promise<HandledAction> {
+  return sendWeights(action, context, true);
+}

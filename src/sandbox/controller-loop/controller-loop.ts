@@ -1,4 +1,4 @@
-// Runs the simulated controllers (CRDs, namespaces, GC, ReplicaSets, Jobs, kubelet, PDBs) over the store until nothing changes.
+// Runs the simulated controllers (CRDs, ClusterRole aggregation, namespaces, GC, ReplicaSets, Jobs, kubelet, PDBs) over the store until nothing changes.
 import type { Clock } from '../../clock/clock.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { ControllerOptions, KubeObject } from '../controllers/index.ts';
@@ -17,6 +17,8 @@ import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import type { ResourceType } from '../resources/resource-type.ts';
 import { jsonEqual } from '../patch/json-equal.ts';
 import type { ObjectStore, StoreEvent, StoredObject } from '../store/object-store.ts';
+import { aggregatedRules } from '../rbac/cluster-role-aggregation.ts';
+import { RBAC_GROUP } from '../rbac/rbac-authorizer.ts';
 
 /** How long a deleted pod stays Terminating (capped by its grace period). */
 export const POD_TERMINATION_MS = 1000;
@@ -183,6 +185,7 @@ export class ControllerLoop {
       }
     };
     this.crds(guard);
+    this.aggregateClusterRoles(guard);
     this.namespaces(guard);
     this.garbageCollect(guard);
     const now = this.deps.clock.now();
@@ -245,6 +248,21 @@ export class ControllerLoop {
         storedVersions: (spec.versions ?? []).filter((v) => v.storage).map((v) => v.name ?? ''),
       };
       this.writeStatus(guard, 'crd-status', crdType, crd, status);
+    }
+  }
+
+  /** Aggregated ClusterRoles (view, edit, admin, …) hold the rules of the roles their selectors pick. */
+  private aggregateClusterRoles(guard: WriteGuard): void {
+    const { store, registry } = this.deps;
+    const type = registry.builtIn(RBAC_GROUP, 'ClusterRole');
+    const roles = store.list(type);
+    for (const role of roles) {
+      const rules = aggregatedRules(role, roles);
+      if (rules === undefined || jsonEqual(rules, role.rules ?? [])) continue;
+      guard('clusterrole-aggregation', () => {
+        store.update(type, { ...role, rules }, '');
+        return true;
+      });
     }
   }
 

@@ -13,6 +13,22 @@ export interface FaultSettings {
   watchDropAfterEvents: number;
   /** Close every watch connection after this many milliseconds (0: never). */
   watchDropAfterMs: number;
+  /**
+   * Writes to these object paths answered with this 5xx every time (not by chance): a server that
+   * keeps refusing one object for a reason of its own, as kube-apiserver answers server-side apply of
+   * a Service port without `protocol` with a 500, while other objects are written.
+   */
+  refuseWrites: RefusedWrite[];
+}
+
+/** One object whose writes (POST/PUT/PATCH/DELETE) are refused with the same server error. */
+export interface RefusedWrite {
+  /** The request path, e.g. `/api/v1/namespaces/apps/services/web` (a create's collection path for POST). */
+  path: string;
+  /** 500–599. */
+  code: number;
+  /** The Status `message` of every answer. */
+  message: string;
 }
 
 export const noFaults: Readonly<FaultSettings> = {
@@ -21,6 +37,7 @@ export const noFaults: Readonly<FaultSettings> = {
   latencyMs: 0,
   watchDropAfterEvents: 0,
   watchDropAfterMs: 0,
+  refuseWrites: [],
 };
 
 const rate = z.number().min(0).max(1);
@@ -34,6 +51,15 @@ export const faultSettingsPatchSchema = z
     latencyMs: nonNegative,
     watchDropAfterEvents: nonNegative,
     watchDropAfterMs: nonNegative,
+    refuseWrites: z.array(
+      z
+        .object({
+          path: z.string().startsWith('/'),
+          code: z.number().int().min(500).max(599),
+          message: z.string().min(1),
+        })
+        .strict(),
+    ),
   })
   .partial()
   .strict();

@@ -18,6 +18,8 @@ export interface ResourceType {
   scale?: ScaleSubresource;
   /** Whether POST `/eviction` (a policy/v1 Eviction, honouring PodDisruptionBudgets) exists: pods only. */
   eviction?: boolean;
+  /** Whether POST `/token` (an authentication.k8s.io/v1 TokenRequest) exists: service accounts only. */
+  tokenRequest?: boolean;
   /** Whether metadata.generation is kept (bumped on every non-metadata, non-status change). */
   tracksGeneration: boolean;
   /** Extra columns for `kubectl get` (JSONPath-ish dotted paths, from CRD additionalPrinterColumns). */
@@ -73,6 +75,7 @@ function builtin(
       | 'categories'
       | 'scale'
       | 'eviction'
+      | 'tokenRequest'
     >
   >,
 ): ResourceType {
@@ -91,6 +94,7 @@ function builtin(
     printerColumns: [],
     ...(opts.scale ? { scale: opts.scale } : {}),
     ...(opts.eviction ? { eviction: true } : {}),
+    ...(opts.tokenRequest ? { tokenRequest: true } : {}),
   };
 }
 
@@ -122,7 +126,7 @@ export const BUILTIN_RESOURCE_TYPES: readonly ResourceType[] = [
   builtin('', 'v1', 'ConfigMap', 'configmaps', { shortNames: ['cm'] }),
   builtin('', 'v1', 'Secret', 'secrets', {}),
   builtin('', 'v1', 'Event', 'events', { shortNames: ['ev'] }),
-  builtin('', 'v1', 'ServiceAccount', 'serviceaccounts', { shortNames: ['sa'] }),
+  builtin('', 'v1', 'ServiceAccount', 'serviceaccounts', { shortNames: ['sa'], tokenRequest: true }),
   builtin('events.k8s.io', 'v1', 'Event', 'events', { shortNames: ['ev'] }),
   builtin('apps', 'v1', 'ReplicaSet', 'replicasets', {
     shortNames: ['rs'],
@@ -160,4 +164,11 @@ export const BUILTIN_RESOURCE_TYPES: readonly ResourceType[] = [
     statusSubresource: true,
     tracksGeneration: true,
   }),
+  // Stored and served always (so an install applies whole); enforced only in RBAC mode (src/sandbox/rbac).
+  builtin('rbac.authorization.k8s.io', 'v1', 'ClusterRole', 'clusterroles', { namespaced: false }),
+  builtin('rbac.authorization.k8s.io', 'v1', 'ClusterRoleBinding', 'clusterrolebindings', {
+    namespaced: false,
+  }),
+  builtin('rbac.authorization.k8s.io', 'v1', 'Role', 'roles', {}),
+  builtin('rbac.authorization.k8s.io', 'v1', 'RoleBinding', 'rolebindings', {}),
 ];

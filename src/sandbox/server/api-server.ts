@@ -43,6 +43,13 @@ import { evictPod } from './eviction-subresource.ts';
 import { toScale, withScale } from './scale-subresource.ts';
 import { buildTable, type IncludeObject } from './table.ts';
 import { serveWatch } from './watch-stream.ts';
+import { forbidden, type RbacAuthorizer } from '../rbac/rbac-authorizer.ts';
+import { resourceAttributes, type RequestAttributes, type RequestUser } from '../rbac/request-attributes.ts';
+import {
+  MIN_TOKEN_SECONDS,
+  DEFAULT_TOKEN_SECONDS,
+  type ServiceAccountTokens,
+} from '../rbac/service-account-tokens.ts';
 
 /** Everything the HTTP front needs; the controllers and fault settings are shared with the in-process API. */
 export interface ApiServerDeps {
@@ -55,7 +62,14 @@ export interface ApiServerDeps {
   random: SeededRandom;
   patches: PatchEngines;
   logger: Logger;
+  /** The admin's bearer token: required when set, and never authorized (it stands for cluster-admin). */
   token?: string;
+  /** ServiceAccount tokens (TokenRequest): they authenticate as `system:serviceaccount:<ns>:<name>`. */
+  serviceAccountTokens: ServiceAccountTokens;
+  /** RBAC mode: every request not made with the admin token is authorized by the stored roles. */
+  authorizer?: RbacAuthorizer;
+  /** Told of every request RBAC refuses (the user and the 403's message). */
+  onForbidden?(user: string, message: string): void;
   bookmarkIntervalMs: number;
   /** Called after every successful write so the controllers can react. */
   onWrite(): void;
@@ -75,6 +89,16 @@ interface Route {
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
+/** Whoever holds the admin token, or anyone when no token is required (the sandbox without RBAC). */
+const ADMIN: RequestUser = {
+  name: 'sandbox-admin',
+  groups: ['system:masters', 'system:authenticated'],
+  admin: true,
+};
+
+/** Who made each request and what it was authorized for (an apply that creates is authorized again). */
+const requestIdentity = new WeakMap<IncomingMessage, { user: RequestUser; attrs: RequestAttributes }>();
+
 function notServed(): ApiStatusError {
   return new ApiStatusError({
     message: 'the server could not find the requested resource',
@@ -87,7 +111,7 @@ function notServed(): ApiStatusError {
 function protobufUnsupported(): ApiStatusError {
   return new ApiStatusError({
     message:
-      'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (protobuf only for Namespace, ConfigMap, Secret, ServiceAccount)',
+      'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (protobuf only for Namespace, ConfigMap, Secret, ServiceAccount, TokenRequest and the RBAC kinds)',
     reason: 'UnsupportedMediaType',
     code: 415,
   });
@@ -210,10 +234,30 @@ export class ApiServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const method = (req.method ?? 'GET').toUpperCase();
-    if (this.deps.token !== undefined && req.headers.authorization !== `Bearer ${this.deps.token}`) {
-      throw unauthorized();
-    }
+    const user = this.authenticate(req);
     const path = url.pathname.replace(/\/+$/, '') || '/';
+    const segments = path
+      .split('/')
+      .filter((s) => s !== '')
+      .map(decodeURIComponent);
+    // As kube-apiserver: authenticate, then authorize, before anything else (faults included) happens.
+    const isResource =
+      (segments[0] === 'api' && segments.length >= 3) || (segments[0] === 'apis' && segments.length >= 4);
+    const route = isResource ? this.route(segments) : undefined;
+    this.authorize(
+      req,
+      user,
+      route
+        ? resourceAttributes(method, url, {
+            group: route.type.group,
+            version: route.type.version,
+            plural: route.type.plural,
+            namespace: route.namespace,
+            name: route.name,
+            subresource: route.subresource,
+          })
+        : { kind: 'nonResource', verb: method.toLowerCase(), path: url.pathname },
+    );
     if (path.startsWith('/sandbox/')) return this.handleAdmin(req, res, path, method);
     if (this.deps.faults.latencyMs > 0) {
       await new Promise((resolve) => setTimeout(resolve, this.deps.faults.latencyMs));
@@ -221,19 +265,47 @@ export class ApiServer {
     if (this.deps.faults.errorRate > 0 && this.deps.faultRandom.chance(this.deps.faults.errorRate)) {
       throw internalError('sandbox: injected server error');
     }
-    const segments = path
-      .split('/')
-      .filter((s) => s !== '')
-      .map(decodeURIComponent);
-    const discovery = this.discovery(path, segments, req);
-    if (discovery !== undefined) {
-      if (method !== 'GET')
-        throw methodNotAllowed(`the server does not allow this method on the requested resource`);
-      sendJson(res, 200, discovery);
-      return;
+    const refused = method !== 'GET' ? this.deps.faults.refuseWrites.find((r) => r.path === path) : undefined;
+    if (refused) {
+      throw new ApiStatusError({
+        message: refused.message,
+        // The reasons kube-apiserver gives these codes (apimachinery's StatusReason table).
+        reason:
+          refused.code === 503 ? 'ServiceUnavailable' : refused.code === 504 ? 'Timeout' : 'InternalError',
+        code: refused.code,
+      });
     }
-    const route = this.route(segments);
-    await this.handleResource(req, res, url, method, route);
+    if (route) return this.handleResource(req, res, url, method, route);
+    const discovery = this.discovery(path, segments, req);
+    if (discovery === undefined) throw notServed();
+    if (method !== 'GET')
+      throw methodNotAllowed(`the server does not allow this method on the requested resource`);
+    sendJson(res, 200, discovery);
+  }
+
+  /**
+   * The admin token, or a ServiceAccount token. Without a required token, a request with no credentials
+   * is the admin (kube-apiserver's old insecure port: kubectl sends no credentials over plain HTTP), and
+   * so, outside RBAC mode, is any bearer the sandbox does not know (the sandbox before tokens existed).
+   */
+  private authenticate(req: IncomingMessage): RequestUser {
+    const header = req.headers.authorization;
+    const bearer = header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : undefined;
+    if (this.deps.token !== undefined && bearer === this.deps.token) return ADMIN;
+    const account = bearer === undefined ? undefined : this.deps.serviceAccountTokens.authenticate(bearer);
+    if (account) return account;
+    if (this.deps.token === undefined && (bearer === undefined || !this.deps.authorizer)) return ADMIN;
+    throw unauthorized();
+  }
+
+  /** RBAC mode: 403 with kube-apiserver's Status body unless a role bound to the user allows it. */
+  private authorize(req: IncomingMessage, user: RequestUser, attrs: RequestAttributes): void {
+    requestIdentity.set(req, { user, attrs });
+    const { authorizer } = this.deps;
+    if (!authorizer || authorizer.authorize(user, attrs)) return;
+    const refusal = forbidden(user, attrs);
+    this.deps.onForbidden?.(user.name, refusal.message);
+    throw refusal;
   }
 
   private discovery(path: string, segments: string[], req: IncomingMessage): unknown {
@@ -292,6 +364,7 @@ export class ApiServer {
       !(subresource === 'status' && type.statusSubresource) &&
       !(subresource === 'scale' && type.scale !== undefined) &&
       !(subresource === 'eviction' && type.eviction === true) &&
+      !(subresource === 'token' && type.tokenRequest === true) &&
       subresource !== 'finalize'
     ) {
       throw notServed();
@@ -345,6 +418,8 @@ export class ApiServer {
       return this.scale(req, res, url, route, name, method);
     if (name !== undefined && route.subresource === 'eviction')
       return this.evict(req, res, url, route, name, method);
+    if (name !== undefined && route.subresource === 'token')
+      return this.requestToken(req, res, route, name, method);
     if (name === undefined) {
       if (method === 'GET') return this.list(req, res, url, route);
       if (method === 'POST') return this.create(req, res, url, route);
@@ -714,6 +789,10 @@ export class ApiServer {
     result.metadata.name = name;
     if (!current) {
       if (status) throw notFound(route.type, name);
+      // kube-apiserver authorizes an apply that creates as a create too (of the named object).
+      const identity = requestIdentity.get(req);
+      if (identity?.attrs.kind === 'resource')
+        this.authorize(req, identity.user, { ...identity.attrs, verb: 'create' });
       return this.insert(req, res, url, route, result);
     }
     result.metadata.resourceVersion = obj.metadata.resourceVersion ?? current.metadata.resourceVersion;
@@ -802,6 +881,52 @@ export class ApiServer {
     );
     if (outcome.wrote) this.deps.onWrite();
     sendJson(res, outcome.code, outcome.body);
+  }
+
+  /**
+   * POST `…/serviceaccounts/{name}/token` (kubectl create token): an authentication.k8s.io/v1 TokenRequest
+   * answered with a bearer token that authenticates as the ServiceAccount.
+   */
+  private async requestToken(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: Route,
+    name: string,
+    method: string,
+  ): Promise<void> {
+    if (method !== 'POST')
+      throw methodNotAllowed('the server does not allow this method on the requested resource');
+    const mediaType = mediaTypeOf(req, 'application/json');
+    // kubectl create token sends its TokenRequest as protobuf.
+    const body =
+      mediaType === 'application/vnd.kubernetes.protobuf'
+        ? decodeProtobufObject(await readRawBody(req))
+        : decodeTextBody(mediaType, await readBody(req));
+    const spec = isPlainObject(body) && isPlainObject(body.spec) ? body.spec : {};
+    const seconds = spec.expirationSeconds ?? DEFAULT_TOKEN_SECONDS;
+    const subject = { plural: 'tokenrequests', group: 'authentication.k8s.io', kind: 'TokenRequest' };
+    if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < MIN_TOKEN_SECONDS)
+      throw invalid(subject, name, [
+        {
+          reason: 'FieldValueInvalid',
+          message: `Invalid value: ${String(seconds)}: may not specify a duration less than 10 minutes`,
+          field: 'spec.expirationSeconds',
+        },
+      ]);
+    const namespace = this.ns(route);
+    const minted = this.deps.serviceAccountTokens.mint(namespace, name, seconds);
+    if (!minted) throw notFound(route.type, name);
+    const audiences =
+      Array.isArray(spec.audiences) && spec.audiences.length > 0
+        ? spec.audiences
+        : ['https://kubernetes.default.svc.cluster.local'];
+    sendJson(res, 201, {
+      kind: 'TokenRequest',
+      apiVersion: 'authentication.k8s.io/v1',
+      metadata: { name, namespace, creationTimestamp: null },
+      spec: { audiences, expirationSeconds: seconds, boundObjectRef: null },
+      status: { token: minted.token, expirationTimestamp: formatKubeTime(minted.expiresAt) },
+    });
   }
 
   private async deleteOptions(req: IncomingMessage, url: URL): Promise<DeleteRequest> {

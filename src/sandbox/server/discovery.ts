@@ -91,6 +91,17 @@ function resourceEntries(type: ResourceType): Array<Record<string, unknown>> {
       verbs: ['create'],
     });
   }
+  if (type.tokenRequest) {
+    out.push({
+      name: `${type.plural}/token`,
+      singularName: '',
+      namespaced: type.namespaced,
+      group: 'authentication.k8s.io',
+      version: 'v1',
+      kind: 'TokenRequest',
+      verbs: ['create'],
+    });
+  }
   return out;
 }
 

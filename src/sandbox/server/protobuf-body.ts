@@ -1,4 +1,5 @@
-// Decodes the protobuf request bodies `kubectl create namespace|configmap|secret|serviceaccount` sends.
+// Decodes the protobuf request bodies `kubectl create namespace|configmap|secret|serviceaccount|token|role|
+// clusterrole|rolebinding|clusterrolebinding` sends.
 // Only these simple kinds are understood; everything else is answered 415 by the caller.
 
 /** The Kubernetes protobuf envelope prefix: "k8s" and a zero byte. */
@@ -91,7 +92,62 @@ function objectMeta(buf: Buffer): Record<string, unknown> {
   return meta;
 }
 
+/** `kubectl create token`'s TokenRequestSpec: audiences (1) and expirationSeconds (4); the bound object is not read. */
+function tokenRequestSpec(buf: Buffer): Record<string, unknown> {
+  const audiences: string[] = [];
+  const spec: Record<string, unknown> = {};
+  for (const f of fields(buf)) {
+    if (f.no === 1) audiences.push(str(f));
+    else if (f.no === 4 && typeof f.value === 'bigint')
+      spec.expirationSeconds = Number(BigInt.asIntN(64, f.value));
+  }
+  if (audiences.length > 0) spec.audiences = audiences;
+  return spec;
+}
+
+/** rbac/v1 PolicyRule: verbs (1), apiGroups (2), resources (3), resourceNames (4), nonResourceURLs (5). */
+function policyRule(buf: Buffer): Record<string, string[]> {
+  const names = ['', 'verbs', 'apiGroups', 'resources', 'resourceNames', 'nonResourceURLs'];
+  const rule: Record<string, string[]> = {};
+  for (const f of fields(buf)) {
+    const name = names[f.no];
+    if (name) rule[name] = [...(rule[name] ?? []), str(f)];
+  }
+  return rule;
+}
+
+/** rbac/v1 Subject (kind 1, apiGroup 2, name 3, namespace 4) and RoleRef (apiGroup 1, kind 2, name 3). */
+function stringFields(buf: Buffer, names: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of fields(buf)) {
+    const name = names[f.no];
+    if (name && str(f) !== '') out[name] = str(f);
+  }
+  return out;
+}
+
+/** `kubectl create role|clusterrole|rolebinding|clusterrolebinding`: rules, or subjects and roleRef. */
+function decodeRbac(kind: string, raw: Buffer): Record<string, unknown> {
+  const obj: Record<string, unknown> = {};
+  const binding = kind.endsWith('Binding');
+  for (const f of fields(raw)) {
+    if (f.no === 1) obj.metadata = objectMeta(bytes(f));
+    else if (!binding && f.no === 2) obj.rules = [...((obj.rules as unknown[]) ?? []), policyRule(bytes(f))];
+    else if (binding && f.no === 2)
+      obj.subjects = [
+        ...((obj.subjects as unknown[]) ?? []),
+        stringFields(bytes(f), ['', 'kind', 'apiGroup', 'name', 'namespace']),
+      ];
+    else if (binding && f.no === 3) obj.roleRef = stringFields(bytes(f), ['', 'apiGroup', 'kind', 'name']);
+  }
+  if (!binding && obj.rules === undefined) obj.rules = [];
+  return obj;
+}
+
+const RBAC_KINDS = ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'];
+
 function decodeKind(kind: string, raw: Buffer): Record<string, unknown> | undefined {
+  if (RBAC_KINDS.includes(kind)) return decodeRbac(kind, raw);
   const obj: Record<string, unknown> = {};
   const data: Record<string, string> = {};
   const stringData: Record<string, string> = {};
@@ -112,8 +168,10 @@ function decodeKind(kind: string, raw: Buffer): Record<string, unknown> | undefi
       stringData[k] = v.toString('utf8');
     } else if ((kind === 'ConfigMap' && f.no === 4) || (kind === 'Secret' && f.no === 5))
       obj.immutable = f.value === 1n;
+    else if (kind === 'TokenRequest' && f.no === 2) obj.spec = tokenRequestSpec(bytes(f));
   }
-  if (!['ConfigMap', 'Secret', 'Namespace', 'ServiceAccount'].includes(kind)) return undefined;
+  if (!['ConfigMap', 'Secret', 'Namespace', 'ServiceAccount', 'TokenRequest'].includes(kind))
+    return undefined;
   if (Object.keys(data).length > 0) obj.data = data;
   if (Object.keys(stringData).length > 0) obj.stringData = stringData;
   return obj;

@@ -65,7 +65,14 @@ export function serveWatch(res: ServerResponse, request: WatchRequest, context: 
     if (event.type === 'MODIFIED') {
       if (now && before) deliver('MODIFIED', event.object);
       else if (now) deliver('ADDED', event.object);
-      else if (before) deliver('DELETED', event.object);
+      // Leaving the selector: kube-apiserver's watch cache sends the object as it was while it still
+      // matched (the watcher's last view of it), stamped with this change's resourceVersion so a resume
+      // from it does not replay the change.
+      else if (before && event.previous)
+        deliver('DELETED', {
+          ...event.previous,
+          metadata: { ...event.previous.metadata, resourceVersion: String(event.resourceVersion) },
+        });
     } else if (now) {
       deliver(event.type, event.object);
     }

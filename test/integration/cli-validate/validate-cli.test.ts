@@ -162,8 +162,11 @@ describe('rollgate validate', () => {
     const run = await validateInProcess([examples], 'text', dir);
     expect(run.code).toBe(1);
     const summary = run.stdout.trim().split('\n').at(-1);
-    expect(summary).toBe('28 objects checked: 15 valid, 13 invalid, 50 skipped');
+    expect(summary).toBe('28 objects checked: 16 valid, 12 invalid, 50 skipped');
     // Blue-green is driven: Argo's blue-green example is valid as it is.
     expect(run.stdout).not.toContain('rollout-bluegreen.yaml');
+    // So is workloadRef: its examples pass (the second only repeats the first one's name).
+    expect(run.stdout).not.toContain('workloadRef');
+    expect(run.stdout).not.toMatch(/rollout-template-ref\.yaml:\d+:\d+:/);
   });
 });

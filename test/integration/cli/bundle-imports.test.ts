@@ -70,8 +70,20 @@ describe('what the CLI bundle loads', () => {
     }
   });
 
-  it('status, promote, abort, retry, pause, resume, restart: the cluster client, nothing long-running', () => {
-    for (const entry of ['src/kube/client.ts', 'src/kube/rollout-commands.ts', 'src/kube/rollout-view.ts']) {
+  it('plan: the schemas and the planner; the cluster client and isomorphic-git only behind --cluster / --from', () => {
+    const loaded = packagesLoadedBy('src/cli/plan-rollouts.ts');
+    expect(loaded).not.toContain(CLUSTER_CLIENT);
+    for (const name of LONG_RUNNING) expect(loaded, `plan loads ${name}`).not.toContain(name);
+    expect(packagesLoadedBy('src/git/file-at-revision.ts')).toContain('isomorphic-git');
+  });
+
+  it('status, get rollout, list rollouts, promote, abort, retry, pause, resume, restart: the cluster client, nothing long-running', () => {
+    for (const entry of [
+      'src/kube/client.ts',
+      'src/kube/rollout-commands.ts',
+      'src/kube/rollout-view.ts',
+      'src/cli/get-rollout.ts',
+    ]) {
       const loaded = packagesLoadedBy(entry);
       expect(loaded).toContain(CLUSTER_CLIENT);
       for (const name of LONG_RUNNING) expect(loaded, `${entry} loads ${name}`).not.toContain(name);

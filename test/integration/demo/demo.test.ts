@@ -82,6 +82,15 @@ describe('rollgate demo', () => {
     expect(printed).toMatch(
       /prod: steps done 4\/4 · canary 0% \/ stable 100% · stable 1\.3\.0 ready 4\/4 · Healthy/,
     );
+    // It ends on `rollgate get rollout` of the rollout it moved last: prod, Healthy on 1.3.0.
+    const tree = printed.slice(printed.indexOf('━━ rollgate get rollout demo -n prod ━━'));
+    expect(tree).toMatch(
+      /^━━ rollgate get rollout demo -n prod ━━\nName: +demo\nNamespace: +prod\nStatus: +✔ Healthy\n/,
+    );
+    expect(tree).toMatch(/\nImages: +ghcr\.io\/rollgate\/demo-app:1\.3\.0 \(stable\)\n/);
+    expect(tree).toMatch(/\n(├|└)──# revision:\d+\n/);
+    expect(tree.match(/□ demo-\w+-\w+ +Pod +✔ Running/g)).toHaveLength(4);
+    expect(printed).toContain('npx rollgate get rollout demo --watch');
     expect(printed).toContain(`export KUBECONFIG=${join(dir, 'demo.kubeconfig')}`);
     expect(printed).toContain(`git clone ${result.repoUrl}`);
     expect(printed).toContain(`curl -sS -X POST ${result.webhookUrl}`);

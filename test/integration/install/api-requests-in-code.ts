@@ -83,7 +83,8 @@ function typedClientRequests(file: string, text: string): ApiRequest[] {
     const parsed = verbOf(match[2]!);
     if (!parsed) continue;
     const [verb, rest] = parsed;
-    let kind = rest.replace(/^Namespaced/, '');
+    // listReplicaSetForAllNamespaces: a cluster-wide list of the kind (the same RBAC resource).
+    let kind = rest.replace(/^Namespaced/, '').replace(/ForAllNamespaces$/, '');
     let subresource = '';
     for (const [suffix, sub] of SUBRESOURCE_SUFFIXES)
       if (kind.endsWith(suffix) && kind !== suffix) {

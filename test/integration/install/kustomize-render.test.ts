@@ -2,15 +2,18 @@
 // inline secrets, and an RBAC role that allows every API request the code makes and nothing it does not.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../../../src/config/index.ts';
+import { NOTIFICATION_CONFIGMAP, NOTIFICATION_SECRET } from '../../../src/notify/notification-config.ts';
 import { TRAFFIC_PROVIDERS } from '../../../src/traffic/traffic-providers.ts';
 import { controllerRequests, syncRequests, type ApiRequest } from './api-requests-in-code.ts';
 import {
   INSTALLS,
   groupOf,
+  kustomize,
+  parseRendered,
   renderInstall,
   type InstallName,
   type RenderedObject,
@@ -104,6 +107,20 @@ const GRANTED_FOR_ADMISSION = [
 /** Asked for by the code but deliberately not granted: the install creates rollgate-system itself, so the
  * source state store's create-namespace-if-missing never runs (it reads the namespace first). */
 const NOT_GRANTED = [{ group: '', resource: 'namespaces', verb: 'create' }];
+
+/**
+ * What the namespaced install leaves out, being cluster-scoped: the CRD install at start (its Deployment
+ * turns kubernetes.installCrds off) and ClusterAnalysisTemplates (docs/install.md says to use namespaced
+ * AnalysisTemplates there).
+ */
+const NOT_NAMESPACED = [
+  ...['get', 'create', 'patch'].map((verb) => ({
+    group: 'apiextensions.k8s.io',
+    resource: 'customresourcedefinitions',
+    verb,
+  })),
+  { group: 'rollgate.dev', resource: 'clusteranalysistemplates', verb: 'get' },
+];
 
 const key = (r: Pick<ApiRequest, 'group' | 'resource' | 'verb'>): string =>
   `${r.group || 'core'} ${r.resource} ${r.verb}`;
@@ -271,11 +288,16 @@ afterAll(() => rmSync(configDir, { recursive: true, force: true }));
 
 /** The shipped configuration as Rollgate itself loads it (so it must be valid), without the env. */
 function configOf(objects: RenderedObject[]): ReturnType<typeof loadConfig> {
+  return loadConfig({ file: writeConfig(objects), env: {} });
+}
+
+/** The shipped rollgate.yaml, written to a file. */
+function writeConfig(objects: RenderedObject[]): string {
   const data = (named(objects, 'ConfigMap', 'rollgate-config') as unknown as { data: Record<string, string> })
     .data;
   const file = join(configDir, 'rollgate.yaml');
   writeFileSync(file, data['rollgate.yaml']!);
-  return loadConfig({ file, env: {} });
+  return file;
 }
 
 describe("the ClusterRole is the code's API requests, no more, no fewer", () => {
@@ -305,7 +327,9 @@ describe("the ClusterRole is the code's API requests, no more, no fewer", () => 
 
   it.each(Object.keys(INSTALLS) as InstallName[])('%s: allows every request the code makes', (install) => {
     const rules = serviceAccountRules(renders[install]);
-    const notGranted = new Set(NOT_GRANTED.map(key));
+    const notGranted = new Set(
+      [...NOT_GRANTED, ...(install === 'namespaced' ? NOT_NAMESPACED : [])].map(key),
+    );
     const refused = requests
       .filter((r) => !notGranted.has(key(r)))
       .filter((r) => !rules.some(({ rule }) => allows(rule, r)))
@@ -318,9 +342,9 @@ describe("the ClusterRole is the code's API requests, no more, no fewer", () => 
       ).toBe(false);
   });
 
-  it('grants nothing the code does not ask for', () => {
+  it.each(['base', 'namespaced'] as const)('%s: grants nothing the code does not ask for', (install) => {
     const asked = new Set([...requests, ...GRANTED_FOR_ADMISSION].map(key));
-    const unused = serviceAccountRules(renders.base).flatMap(({ rule }) =>
+    const unused = serviceAccountRules(renders[install]).flatMap(({ rule }) =>
       (rule.apiGroups ?? []).flatMap((group) =>
         (rule.resources ?? []).flatMap((resource) =>
           rule.verbs.map((verb) => key({ group, resource, verb })).filter((k) => !asked.has(k)),
@@ -345,6 +369,76 @@ describe("the ClusterRole is the code's API requests, no more, no fewer", () => 
     expect(
       rules.every(({ rule }) => !(rule.resources ?? []).includes('*') && !rule.verbs.includes('*')),
     ).toBe(true);
+  });
+
+  it('namespaced: grants through Roles in rollgate-system only, and the processes look nowhere else', () => {
+    const objects = renders.namespaced;
+    expect(objects.filter((o) => o.metadata.namespace === undefined).map((o) => o.kind)).toEqual([]);
+    const rules = serviceAccountRules(objects);
+    expect(rules.length).toBeGreaterThan(0);
+    expect(new Set(rules.map((r) => r.namespace))).toEqual(new Set(['rollgate-system']));
+    for (const r of NOT_NAMESPACED)
+      expect(
+        rules.some(({ rule }) => allows(rule, r)),
+        key(r),
+      ).toBe(false);
+    // Each Deployment points every list, watch and the state store at its own namespace, and skips the CRDs.
+    for (const deployment of rollgateDeployments(objects)) {
+      const env = new Map(
+        (podSpecOf(deployment).containers[0]!.env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]),
+      );
+      const ownNamespace = { fieldRef: { fieldPath: 'metadata.namespace' } };
+      expect(Object.fromEntries(env)).toEqual({
+        ROLLGATE_KUBERNETES_WATCH_NAMESPACE: ownNamespace,
+        ROLLGATE_KUBERNETES_STATE_NAMESPACE: ownNamespace,
+        ROLLGATE_KUBERNETES_DEFAULT_NAMESPACE: ownNamespace,
+        ROLLGATE_KUBERNETES_INSTALL_CRDS: 'false',
+      });
+      const config = loadConfig({
+        file: writeConfig(objects),
+        env: { ROLLGATE_KUBERNETES_INSTALL_CRDS: String(env.get('ROLLGATE_KUBERNETES_INSTALL_CRDS')) },
+      });
+      expect(config.kubernetes.installCrds).toBe(false);
+    }
+  });
+
+  it('namespaced: an overlay with `namespace: team-a` moves everything, bindings included', async () => {
+    const mine = mkdtempSync(join(tmpdir(), 'rollgate-team-a-'));
+    try {
+      const overlay = relative(mine, resolve(INSTALLS.namespaced));
+      writeFileSync(join(mine, 'kustomization.yaml'), `resources: [${overlay}]\nnamespace: team-a\n`);
+      const objects = parseRendered(await kustomize(mine));
+      expect(new Set(objects.map((o) => o.metadata.namespace))).toEqual(new Set(['team-a']));
+      // Each binding still binds the install's own ServiceAccount to a Role rendered next to it.
+      const bindings = ofKind(objects, 'RoleBinding') as unknown as Array<{
+        subjects: unknown[];
+        roleRef: { kind: string; name: string };
+      }>;
+      expect(bindings).toHaveLength(ofKind(renders.namespaced, 'RoleBinding').length);
+      for (const binding of bindings) {
+        expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'rollgate', namespace: 'team-a' }]);
+        expect(named(objects, binding.roleRef.kind, binding.roleRef.name).metadata.namespace).toBe('team-a');
+      }
+      // The configuration file keeps the base's stateNamespace: the Deployment's environment overrides it
+      // with the pod's namespace (checked above), so only the ConfigMap may still name rollgate-system.
+      expect(JSON.stringify(objects.filter((o) => o.kind !== 'ConfigMap'))).not.toContain('rollgate-system');
+    } finally {
+      rmSync(mine, { recursive: true, force: true });
+    }
+  });
+
+  it('lets the state Role read the notification ConfigMap and Secret, and the Secret by name only', () => {
+    const reads = requests.filter((r) => r.where === 'src/kube/notification-config-reader.ts').map(key);
+    expect(reads.sort()).toEqual(['core configmaps get', 'core secrets get']);
+    const stateRules = serviceAccountRules(renders.base).filter((r) => r.namespace === 'rollgate-system');
+    expect(
+      stateRules.some(({ rule }) => allows(rule, { group: '', resource: 'configmaps', verb: 'get' })),
+    ).toBe(true);
+    const secretRules = stateRules.filter(({ rule }) =>
+      allows(rule, { group: '', resource: 'secrets', verb: 'get' }),
+    );
+    expect(secretRules.map(({ rule }) => rule.resourceNames)).toEqual([[NOTIFICATION_SECRET]]);
+    expect(NOTIFICATION_CONFIGMAP).toBe('rollgate-notification-configmap');
   });
 
   it('names only groups the install, Kubernetes or a supported traffic router serves', () => {

@@ -18,6 +18,7 @@ export const INSTALLS = {
   base: 'deploy',
   split: 'deploy/overlays/split',
   'with-redis': 'deploy/overlays/with-redis',
+  namespaced: 'deploy/overlays/namespaced',
 } as const;
 
 export type InstallName = keyof typeof INSTALLS;

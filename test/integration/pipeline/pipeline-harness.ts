@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { configSchema, type RollgateConfig } from '../../../src/config/index.ts';
 import { serveGitRepositories, type GitServer } from '../../../src/git/smart-http-server.ts';
 import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
-import { silentLogger } from '../../../src/log/logger.ts';
+import { silentLogger, type Logger } from '../../../src/log/logger.ts';
 import { createRollgateMetrics, type RollgateMetrics } from '../../../src/server/metrics.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { startProcess, type RunningProcess } from '../../../src/process/start-process.ts';
@@ -41,12 +41,16 @@ export interface Pipeline {
       prune: boolean;
       selfHeal: boolean;
       redisUrl: string;
+      /** The process's logger (default: silent). */
+      logger: Logger;
     }>,
   ): Promise<RunningProcess>;
   /** Polls the process has run, of any result (from its own metrics registry). */
   polls(process: RunningProcess): Promise<number>;
   /** Sync jobs the process has run, of any outcome (from its own metrics registry). */
   syncJobs(process: RunningProcess): Promise<number>;
+  /** Reconcile jobs the process has run, of any outcome (from its own metrics registry). */
+  reconcileJobs(process: RunningProcess): Promise<number>;
   /** Sends a GitHub push webhook for the branch, signed with `secret` (the configured one by default). */
   pushWebhook(process: RunningProcess, options?: { secret?: string }): Promise<Response>;
   rollout(name: string, namespace?: string): Promise<LiveRollout | undefined>;
@@ -81,6 +85,13 @@ export async function startPipeline(
   const metricsOf = new Map<RunningProcess, RollgateMetrics>();
   const prefix = `rg-pipeline-${randomUUID().slice(0, 8)}`;
   let config = configSchema.parse({});
+  const jobsOf = async (process: RunningProcess, queue: string): Promise<number> => {
+    const metrics = metricsOf.get(process);
+    if (!metrics) return 0;
+    return (await metrics.jobsTotal.get()).values
+      .filter((v) => v.labels.queue === queue)
+      .reduce((sum, v) => sum + v.value, 0);
+  };
 
   return {
     sandbox,
@@ -112,7 +123,7 @@ export async function startPipeline(
         webhooks: { github: { secret: WEBHOOK_SECRET } },
       });
       const runtime = openRuntime(config, {
-        logger: silentLogger,
+        logger: overrides.logger ?? silentLogger,
         kube: { clients, namespace: 'default', source: 'flag', origin: sandbox.url },
       });
       const metrics = createRollgateMetrics();
@@ -132,11 +143,10 @@ export async function startPipeline(
       return (await metrics.pollsTotal.get()).values.reduce((sum, v) => sum + v.value, 0);
     },
     async syncJobs(process) {
-      const metrics = metricsOf.get(process);
-      if (!metrics) return 0;
-      return (await metrics.jobsTotal.get()).values
-        .filter((v) => v.labels.queue === 'sync')
-        .reduce((sum, v) => sum + v.value, 0);
+      return jobsOf(process, 'sync');
+    },
+    async reconcileJobs(process) {
+      return jobsOf(process, 'reconcile');
     },
     async pushWebhook(process, opts = {}) {
       const body = JSON.stringify({

@@ -15,7 +15,12 @@ import { rollgateCrds } from '../../../src/spec/crds.ts';
 import { ObjectApplier } from '../../../src/sync/object-applier.ts';
 import { ConfigMapSourceStateStore } from '../../../src/sync/source-state-store.ts';
 import type { SourceStatus } from '../../../src/sync/source-status.ts';
-import { checkSource, syncSource, type SourceSyncDeps } from '../../../src/sync/source-sync.ts';
+import {
+  checkSource,
+  REPEATED_SERVER_ERROR_ATTEMPTS,
+  syncSource,
+  type SourceSyncDeps,
+} from '../../../src/sync/source-sync.ts';
 import {
   configMapYaml,
   createBareRepository,
@@ -238,6 +243,73 @@ describe('applying and pruning', () => {
     expect(await liveVersion()).toBe('2');
     expect(await deps.state.get('apps')).toBe(second);
     expect(await sourceStatus()).toMatchObject({ phase: 'Degraded' });
+  });
+
+  it('reports a write the API server answers with the same 5xx on every attempt as that object’s problem, after a few attempts', async () => {
+    // kube-apiserver 1.20's answer to server-side apply of a Service port without `protocol`, every time.
+    const refusal =
+      'failed to create typed patch object: .spec.ports: element 0: associative list with keys has an element that omits key field "protocol"';
+    sandbox.faults.refuseWrites = [
+      { path: '/api/v1/namespaces/default/services/web', code: 500, message: refusal },
+    ];
+    const service = [
+      'apiVersion: v1',
+      'kind: Service',
+      'metadata:',
+      '  name: web',
+      'spec:',
+      '  selector: {app: web}',
+      '  ports:',
+      '    - port: 80',
+      '      targetPort: 8080',
+      '',
+    ].join('\n');
+    work.write({ 'cm.yaml': configMapYaml('web-config', { version: '1' }), 'svc.yaml': service });
+    const commit = work.commit('a Service whose ports omit protocol');
+    await work.push(`${server.url}/apps.git`);
+
+    // The first attempts are retried as a server that fails for now would be; the other object proceeds.
+    for (let attempt = 1; attempt < REPEATED_SERVER_ERROR_ATTEMPTS; attempt++) {
+      await expect(pollAndSync(deps)).rejects.toThrow(/HTTP 500/);
+      expect(await liveVersion()).toBe('1');
+      expect(await deps.state.get('apps')).toBeUndefined();
+      expect(await sourceStatus()).toMatchObject({
+        phase: 'Failed',
+        serverErrors: [{ key: 'Service//web', commit, code: 500, attempts: attempt }],
+      });
+    }
+
+    const report = await pollAndSync(deps);
+    expect(report.problems).toHaveLength(1);
+    expect(report.problems[0]).toMatchObject({ key: 'Service//web', file: 'svc.yaml', line: 1 });
+    expect(report.problems[0]?.message).toContain(
+      `same HTTP 500 on ${REPEATED_SERVER_ERROR_ATTEMPTS} attempts`,
+    );
+    expect(report.problems[0]?.message).toContain(refusal);
+    expect(await deps.state.get('apps')).toBe(commit);
+    const status = await sourceStatus();
+    expect(status).toMatchObject({ phase: 'Degraded', problems: [{ file: 'svc.yaml', line: 1 }] });
+    expect(status).not.toHaveProperty('serverErrors');
+  });
+
+  it('keeps retrying a 5xx whose answer changes between attempts (a server failing for now)', async () => {
+    work.write({ 'cm.yaml': configMapYaml('web-config', { version: '1' }) });
+    const commit = work.commit('one object');
+    await work.push(`${server.url}/apps.git`);
+    const path = '/api/v1/namespaces/default/configmaps/web-config';
+    for (let attempt = 1; attempt <= REPEATED_SERVER_ERROR_ATTEMPTS + 1; attempt++) {
+      sandbox.faults.refuseWrites = [
+        { path, code: 503, message: `etcd leader changed (attempt ${attempt})` },
+      ];
+      await expect(pollAndSync(deps)).rejects.toThrow(/HTTP 503/);
+      expect(await sourceStatus()).toMatchObject({
+        phase: 'Failed',
+        serverErrors: [{ key: 'ConfigMap//web-config', commit, code: 503, attempts: 1 }],
+      });
+    }
+    sandbox.faults.refuseWrites = [];
+    expect((await pollAndSync(deps)).problems).toEqual([]);
+    expect(await liveVersion()).toBe('1');
   });
 
   it('holds the synced commit while a kind is not served, applying the rest, and syncs it once its CRD exists', async () => {

@@ -3,7 +3,7 @@ import { ApiException } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActionExecutor } from '../../../src/kube/action-executor.ts';
 import { installCrds } from '../../../src/kube/install-crds.ts';
-import type { KubeClients } from '../../../src/kube/client.ts';
+import { MERGE_PATCH, type KubeClients } from '../../../src/kube/client.ts';
 import { EventRecorder } from '../../../src/kube/event-recorder.ts';
 import { ObservedStateReader } from '../../../src/kube/observed-state-reader.ts';
 import { ReconcileRetryError } from '../../../src/kube/reconcile-retry-error.ts';
@@ -67,8 +67,8 @@ describe('ActionExecutor against the sandbox', () => {
     expect(report.stoppedBy).toBeUndefined();
     expect(report.outcomes.map((o) => `${o.kind}:${o.result}`)).toEqual([
       'createReplicaSet:created',
-      'emitEvent:created',
       'patchRolloutStatus:updated',
+      'emitEvent:created',
     ]);
     await harness.sandbox.settle();
 
@@ -93,6 +93,39 @@ describe('ActionExecutor against the sandbox', () => {
     );
     expect(mine).toHaveLength(1);
     expect(mine[0]?.count).toBe(2);
+  });
+
+  it('records a pass’s Events only once its status is written: a pass cut short records none', async () => {
+    const key = await harness.createRollout(testRollout({ name: 'exec-ev', replicas: 1 }));
+    const stale = await read('exec-ev');
+    // Someone else writes the Rollout after it was read: this pass's status write meets a 409.
+    await harness.clients.custom.patchNamespacedCustomObject(
+      {
+        group: 'rollgate.dev',
+        version: 'v1alpha1',
+        namespace: NAMESPACE,
+        plural: 'rollouts',
+        name: key.name,
+        body: { metadata: { annotations: { touched: 'yes' } } },
+      },
+      MERGE_PATCH,
+    );
+    const plan: RolloutPlan = {
+      actions: [{ kind: 'emitEvent', type: 'Normal', reason: 'RolloutUpdated', message: 'exec-ev moved on' }],
+      status: { phase: 'Progressing', message: 'moved on' },
+    };
+    const cut = await executor.execute(plan, stale);
+    expect(cut.stoppedBy).toMatchObject({ code: 'kube.conflict' });
+    const eventsOf = async () =>
+      (await harness.clients.core.listNamespacedEvent({ namespace: NAMESPACE })).items.filter(
+        (e) => e.involvedObject.name === key.name && e.reason === 'RolloutUpdated',
+      );
+    expect(await eventsOf()).toEqual([]);
+
+    // Planned again from a fresh read (as the next run of the job, in this process or another), once.
+    const done = await executor.execute(plan, await read('exec-ev'));
+    expect(done.stoppedBy).toBeUndefined();
+    expect((await eventsOf()).map((e) => e.count)).toEqual([1]);
   });
 
   it('sends a scale with its annotation in one conditional write, and stops on a stale resourceVersion', async () => {
@@ -330,5 +363,70 @@ describe('ActionExecutor against the sandbox', () => {
     };
     const outcome = await reconcileRollout(key, harness.deps({ planner: restless, maxPasses: 4 }));
     expect(outcome).toMatchObject({ kind: 'requeue', afterMs: 1_000, stats: { passes: 4, writes: 4 } });
+  });
+
+  it('a pass that sends no weights sends the recorded ones again: a route changed is drift corrected, with an Event; a pass that is not at rest sends nothing', async () => {
+    await harness.createRollout(testRollout({ name: 'exec-drift', replicas: 1 }));
+    const calls: Array<{ canaryWeight: number; canaryHash?: string | undefined }> = [];
+    let changed: string[] = [];
+    const router: TrafficRouter = {
+      type: 'test',
+      async setWeights(input) {
+        calls.push({ canaryWeight: input.canaryWeight, canaryHash: input.canaryHash });
+        return { changed };
+      },
+    };
+    const withRouter = new ActionExecutor({
+      clients: harness.clients,
+      logger: silentLogger,
+      clock: harness.clock,
+      events: new EventRecorder(harness.clients.core, harness.clock, silentLogger),
+      router,
+    });
+    const weightsAt = (canary: number) => ({
+      canary: { weight: canary, podTemplateHash: 'c1' },
+      stable: { weight: 100 - canary, podTemplateHash: 's1' },
+    });
+    const pass = async (actions: RolloutAction[], canary: number) => {
+      const current = await read('exec-drift');
+      const status = { ...(current.observed.rollout.status ?? {}), canary: { weights: weightsAt(canary) } };
+      return withRouter.execute({ actions, status }, current);
+    };
+
+    // The planner's own call records 20; nothing else is sent in that pass.
+    await pass([{ kind: 'setTrafficWeights', canaryWeight: 20, stableHash: 's1', canaryHash: 'c1' }], 20);
+    expect(calls).toEqual([{ canaryWeight: 20, canaryHash: 'c1' }]);
+
+    // At rest: the recorded 20 is sent again and the router changes nothing.
+    const atRest = await pass([], 20);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]).toEqual({ canaryWeight: 20, canaryHash: 'c1' });
+    expect(atRest.outcomes.map((o) => `${o.kind}:${o.result}`)).toEqual([
+      'setTrafficWeights:unchanged',
+      'patchRolloutStatus:unchanged',
+    ]);
+    expect(atRest.stateWrites).toBe(0);
+
+    // Someone edited the route: the router had to write it back.
+    changed = ['HTTPRoute default/web'];
+    const drifted = await pass([], 20);
+    expect(drifted.outcomes[0]).toEqual({ kind: 'setTrafficWeights', target: '20%', result: 'updated' });
+    expect(drifted.stateWrites).toBe(1);
+    const events = await harness.clients.core.listNamespacedEvent({ namespace: NAMESPACE });
+    expect(
+      events.items
+        .filter((e) => e.involvedObject.name === 'exec-drift' && e.reason === 'TrafficDriftCorrected')
+        .map((e) => [e.type, e.message]),
+    ).toEqual([
+      [
+        'Warning',
+        "HTTPRoute default/web: weights edited outside Rollgate; set back to Rollgate's (canary 20)",
+      ],
+    ]);
+
+    // A pass that changes anything (here: records other weights without sending them) is not at rest: nothing is sent.
+    const before = calls.length;
+    await pass([], 50);
+    expect(calls).toHaveLength(before);
   });
 });

@@ -21,6 +21,7 @@ const DOCUMENTED_METRICS = [
   'rollgate_reconcile_errors_total',
   'rollgate_conflicts_retried_total',
   'rollgate_webhook_deliveries_total',
+  'rollgate_notifications_total',
   'rollgate_dependency_up',
   'rollgate_started',
 ];

@@ -50,7 +50,11 @@ export interface TrafficScene {
 }
 
 /** Starts the sandbox, installs `crdFiles` (names under {@link CORPUS_CRDS}) with kubectl, then a whole Rollgate. */
-export async function startTrafficScene(redisUrl: string, crdFiles: string[]): Promise<TrafficScene> {
+export async function startTrafficScene(
+  redisUrl: string,
+  crdFiles: string[],
+  options: { workers?: { resyncMs?: number } } = {},
+): Promise<TrafficScene> {
   const tmp = makeTempDir('rollgate-traffic-');
   const sandbox = await startSandbox({ readyDelayMs: 50 });
   const kubeconfig = join(tmp.path, 'kubeconfig');
@@ -69,6 +73,7 @@ export async function startTrafficScene(redisUrl: string, crdFiles: string[]): P
     log: { level: 'silent' },
     redis: { url: redisUrl, prefix: `rg-traffic-${randomUUID().slice(0, 8)}` },
     server: { host: '127.0.0.1', port: 0 },
+    ...(options.workers !== undefined ? { workers: options.workers } : {}),
   });
   const runtime = openRuntime(config, {
     logger: silentLogger,

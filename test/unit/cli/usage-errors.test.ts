@@ -17,6 +17,15 @@ describe('usage errors raised by a command', () => {
       ['validate', '/nonexistent/manifests'],
       'rollgate validate: no such file or directory: /nonexistent/manifests\n',
     ],
+    [
+      ['plan', '/nonexistent/rollout.yaml'],
+      'rollgate plan: no such file or directory: /nonexistent/rollout.yaml\n',
+    ],
+    [
+      ['plan', 'rollout.yaml', '--from', 'HEAD', '--cluster'],
+      'rollgate plan: --from and --cluster exclude each other\n',
+    ],
+    [['list', 'rollouts', '-A', '-n', 'prod'], 'rollgate list rollouts: -n and -A exclude each other\n'],
   ])('rollgate %j exits 2 and says why once', async (args, said) => {
     const result = await run(...args);
     expect(result).toEqual({ code: 2, stdout: '', stderr: said });

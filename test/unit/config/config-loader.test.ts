@@ -76,6 +76,15 @@ describe('loadConfig', () => {
     expect(config.webhooks.gitlab).toEqual({ secretEnv: 'GL_TOKEN' });
   });
 
+  it('narrows lists and watches to one namespace and skips the CRD install from the environment', () => {
+    expect(loadConfig({ env: {} }).kubernetes).toMatchObject({ watchNamespace: '', installCrds: true });
+    // The namespaced install sets both from its Deployment (the namespace from the downward API).
+    const config = loadConfig({
+      env: { ROLLGATE_KUBERNETES_WATCH_NAMESPACE: 'team-a', ROLLGATE_KUBERNETES_INSTALL_CRDS: 'false' },
+    });
+    expect(config.kubernetes).toMatchObject({ watchNamespace: 'team-a', installCrds: false });
+  });
+
   it('accepts sources from the environment as JSON', () => {
     const config = loadConfig({ env: { ROLLGATE_SOURCES: '[{"name":"a","url":"http://h/a.git"}]' } });
     expect(config.sources[0]?.name).toBe('a');

@@ -41,8 +41,20 @@ describe('createLogger', () => {
       'polled',
     );
     log.info({ config: { webhooks: { github: { secret: 'gh-789' } } } }, 'loaded');
+    // Notification services: a Slack or Teams webhook URL is a credential itself.
+    log.info(
+      {
+        webhookURL: 'https://hooks.slack.test/T/B/hook-1',
+        service: {
+          options: { recipientUrls: { ops: 'https://teams.test/hook-2' } },
+          webhookURL: 'https://hooks.slack.test/T/B/hook-3',
+        },
+      },
+      'notify',
+    );
     const text = JSON.stringify(out.lines());
-    for (const secret of ['tok-123', 'pw-456', 'Bearer xyz', 'gh-789']) expect(text).not.toContain(secret);
+    for (const secret of ['tok-123', 'pw-456', 'Bearer xyz', 'gh-789', 'hook-1', 'hook-2', 'hook-3'])
+      expect(text).not.toContain(secret);
     expect(text).toContain('[redacted]');
   });
 });

@@ -124,7 +124,9 @@ describe('startStepRunner', () => {
     await expect(run('redis', 'ping Redis', failingThen([config]))).rejects.toBe(config);
     await expect(
       run('redis', 'ping Redis', failingThen([new Error('WRONGPASS invalid username-password pair')])),
-    ).rejects.toThrow(/check the user and password in redis.url/);
+    ).rejects.toThrow(
+      /check the user and password \(redis.url, redis.username, redis.passwordFile or redis.passwordEnv\)/,
+    );
     const bug = new TypeError('x is not a function');
     await expect(run('kubernetes', 'install CRDs', failingThen([bug]))).rejects.toBe(bug);
     expect(reports).toEqual([]);

@@ -96,15 +96,12 @@ const EXPECTED: Record<string, Record<string, string[]>> = {
   'rollout-bluegreen.yaml': {
     'Rollout/rollout-bluegreen': [],
   },
+  // workloadRef is driven: the template (and the selector, absent here) are read from the Deployment.
   'rollout-template-ref.yaml': {
-    'Rollout/rollout-ref-deployment': [
-      `31:3 spec.workloadRef: ${unsupported('spec.workloadRef', 'Rollgate needs the pod template inline in spec.template')}`,
-    ],
+    'Rollout/rollout-ref-deployment': [],
   },
   'workload-ref/workload-ref.yaml': {
-    'Rollout/rollout-ref-deployment': [
-      `29:3 spec.workloadRef: ${unsupported('spec.workloadRef', 'Rollgate needs the pod template inline in spec.template')}`,
-    ],
+    'Rollout/rollout-ref-deployment': [],
   },
   'traffic-routing-experiment-step/istio-host-split-experiment-step.yaml': {
     'Rollout/istio-host-split': [

@@ -58,7 +58,16 @@ describe('validateManifests: a valid Rollout and AnalysisTemplate', () => {
 describe('validateManifests: malformed Rollouts', () => {
   it('missing selector', () => {
     const text = ROLLOUT_YAML.replace('  selector:\n    matchLabels:\n      app: web\n', '');
-    expect(check(text).errors).toEqual(['6:1 spec.selector: required']);
+    expect(check(text).errors).toEqual([
+      '6:1 spec.selector: is required (or set spec.workloadRef to read it from a Deployment)',
+    ]);
+  });
+
+  it('missing template', () => {
+    const text = ROLLOUT_YAML.replace(/ {2}template:\n( {4}.*\n| {6}.*\n)+/, '');
+    expect(check(text).errors).toEqual([
+      '6:1 spec.template: is required (or set spec.workloadRef to read it from a Deployment)',
+    ]);
   });
 
   it('template labels that do not match the selector', () => {
@@ -573,5 +582,51 @@ describe('validateObject', () => {
       name: 'web',
       namespace: 'apps',
     });
+  });
+});
+
+// The template block of ROLLOUT_YAML (lines 11-21) replaced by a reference to a Deployment.
+const WORKLOAD_REF = '  workloadRef:\n    apiVersion: apps/v1\n    kind: Deployment\n    name: web\n';
+function withWorkloadRef(ref = WORKLOAD_REF, keepTemplate = false): string {
+  const template = / {2}template:\n(?: {4}.*\n)+/;
+  return keepTemplate
+    ? ROLLOUT_YAML.replace('  strategy:\n', `${ref}  strategy:\n`)
+    : ROLLOUT_YAML.replace(template, ref);
+}
+
+describe('validateManifests: spec.workloadRef', () => {
+  it('a Rollout reading its template from a Deployment is valid, with or without a selector', () => {
+    expect(check(withWorkloadRef()).errors).toEqual([]);
+    expect(check(withWorkloadRef()).warnings).toEqual([]);
+    const noSelector = withWorkloadRef().replace('  selector:\n    matchLabels:\n      app: web\n', '');
+    expect(check(noSelector).errors).toEqual([]);
+    const scaleDown = withWorkloadRef(`${WORKLOAD_REF}    scaleDown: progressively\n`);
+    expect(check(scaleDown).errors).toEqual([]);
+  });
+
+  it('refuses a template beside the reference, at the template', () => {
+    expect(check(withWorkloadRef(WORKLOAD_REF, true)).errors).toEqual([
+      '11:3 spec.template: must not be set with spec.workloadRef: the pod template is read from the referenced Deployment',
+    ]);
+  });
+
+  it('refuses another kind or apiVersion, at the field', () => {
+    const statefulSet = withWorkloadRef(WORKLOAD_REF.replace('kind: Deployment', 'kind: StatefulSet'));
+    expect(check(statefulSet).errors).toEqual([
+      '13:5 spec.workloadRef.kind: must be Deployment: Rollgate reads the pod template from Deployments only, got "StatefulSet"',
+    ]);
+    const v1beta1 = withWorkloadRef(WORKLOAD_REF.replace('apps/v1', 'apps/v1beta1'));
+    expect(check(v1beta1).errors).toEqual([
+      '12:5 spec.workloadRef.apiVersion: must be apps/v1 (a Deployment), got "apps/v1beta1"',
+    ]);
+  });
+
+  it('refuses an unknown scaleDown and an empty name', () => {
+    const errors = check(
+      withWorkloadRef(`${WORKLOAD_REF.replace('name: web', 'name: ""')}    scaleDown: always\n`),
+    ).errors;
+    expect(errors).toHaveLength(2);
+    expect(errors[0]).toMatch(/^14:5 spec\.workloadRef\.name: /);
+    expect(errors[1]).toMatch(/^15:5 spec\.workloadRef\.scaleDown: .*never.*onsuccess.*progressively/);
   });
 });

@@ -287,3 +287,36 @@ describe('canaryIngressEdit', () => {
     expect(out).toMatchObject(want);
   });
 });
+
+describe('reading a canary Ingress back', () => {
+  const edit = canaryIngressEdit(config(), 'web', 'prod', owner);
+  const ingress = (annotations: Record<string, string>): RouteObject => ({
+    kind: 'Ingress',
+    metadata: { name: 'web-web-canary', namespace: 'prod', annotations },
+  });
+  const services = { canaryService: 'web-canary', stableService: 'web-stable' };
+
+  it.each([
+    ['canary-weight 20', { 'nginx.ingress.kubernetes.io/canary-weight': '20' }, { canary: 20, stable: 80 }],
+    ['no weight yet', {}, { canary: 0, stable: 100 }],
+    [
+      'a weight total of 200',
+      {
+        'nginx.ingress.kubernetes.io/canary-weight': '50',
+        'nginx.ingress.kubernetes.io/canary-weight-total': '200',
+      },
+      { canary: 50, stable: 150 },
+    ],
+  ])('%s', (_name, annotations, expected) => {
+    expect(edit.readWeights?.(ingress(annotations), services)).toEqual([{ route: '', ...expected }]);
+  });
+
+  it('names the annotation that is not a whole number', () => {
+    const read = edit.readWeights?.(
+      ingress({ 'nginx.ingress.kubernetes.io/canary-weight': 'lots' }),
+      services,
+    );
+    expect(read).toBeInstanceOf(RouteTranslationError);
+    expect((read as RouteTranslationError).message).toContain('nginx.ingress.kubernetes.io/canary-weight');
+  });
+});

@@ -1,0 +1,60 @@
+// `rollgate get rollout NAME [-n NS] [--watch] [--until-complete] [-o text|json]`: Argo's tree view of one rollout.
+import { Option, type Command } from 'commander';
+import {
+  KUBECONFIG_FLAG,
+  KUBECONFIG_HELP,
+  NAMESPACE_FLAG,
+  NAMESPACE_HELP,
+  type KubeFlags,
+} from '../kube-flags.ts';
+import { terminalOutput } from '../terminal-output.ts';
+
+interface GetRolloutFlags extends KubeFlags {
+  output: 'text' | 'json';
+  watch?: boolean;
+  untilComplete?: boolean;
+}
+
+export function registerGetCommand(program: Command): void {
+  const get = program.command('get').description('show one object (as `kubectl argo rollouts get`)');
+  get
+    .command('rollout')
+    .alias('ro')
+    .description(
+      'show a rollout: status, step, weights, images, replicas, and its revisions, ReplicaSets, pods and AnalysisRuns',
+    )
+    .argument('<name>', 'rollout name')
+    .option(NAMESPACE_FLAG, NAMESPACE_HELP)
+    .option('-w, --watch', 'draw again on every change of the rollout, its ReplicaSets, pods or AnalysisRuns')
+    .option('--until-complete', 'watch until the rollout is Healthy (exit 0) or Degraded (exit 1)')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
+    .action(async (name: string, flags: GetRolloutFlags) => {
+      // The cluster client loads only when the verb runs, never at --help.
+      const [{ connectKube }, { runGetRollout }] = await Promise.all([
+        import('../../kube/client.ts'),
+        import('../get-rollout.ts'),
+      ]);
+      const { clients, namespace } = connectKube(flags);
+      const stop = new AbortController();
+      const onSignal = (): void => stop.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        process.exitCode = await runGetRollout(
+          clients,
+          { namespace, name },
+          {
+            output: flags.output,
+            ...(flags.watch ? { watch: true } : {}),
+            ...(flags.untilComplete ? { untilComplete: true } : {}),
+            signal: stop.signal,
+          },
+          terminalOutput(),
+        );
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    });
+}

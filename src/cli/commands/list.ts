@@ -1,0 +1,44 @@
+// `rollgate list rollouts [-n NS | -A] [-o text|json]`: every rollout of a namespace, with Argo's columns.
+import { Option, type Command } from 'commander';
+import {
+  KUBECONFIG_FLAG,
+  KUBECONFIG_HELP,
+  NAMESPACE_FLAG,
+  NAMESPACE_HELP,
+  type KubeFlags,
+} from '../kube-flags.ts';
+import { terminalOutput } from '../terminal-output.ts';
+import { usageError } from '../usage-error.ts';
+
+interface ListRolloutsFlags extends KubeFlags {
+  allNamespaces?: boolean;
+  output: 'text' | 'json';
+}
+
+export function registerListCommand(program: Command): void {
+  const list = program.command('list').description('list objects (as `kubectl argo rollouts list`)');
+  list
+    .command('rollouts')
+    .alias('ro')
+    .description('list rollouts: strategy, status, step, set weight and replica counts')
+    .option(NAMESPACE_FLAG, NAMESPACE_HELP)
+    .option('-A, --all-namespaces', 'list the rollouts of every namespace')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
+    .action(async (flags: ListRolloutsFlags) => {
+      if (flags.allNamespaces && flags.namespace !== undefined)
+        throw usageError('list rollouts', '-n and -A exclude each other');
+      const [{ connectKube }, { runListRollouts }] = await Promise.all([
+        import('../../kube/client.ts'),
+        import('../get-rollout.ts'),
+      ]);
+      const { clients, namespace } = connectKube(flags);
+      process.exitCode = await runListRollouts(
+        clients,
+        namespace,
+        flags.allNamespaces === true,
+        { output: flags.output },
+        terminalOutput(),
+      );
+    });
+}

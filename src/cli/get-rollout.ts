@@ -1,0 +1,239 @@
+// `rollgate get rollout` and `rollgate list rollouts`: read (or watch) the cluster, print the tree or the table.
+import { readAnalysisRunViews } from '../kube/analysis-run-view.ts';
+import type { KubeClients } from '../kube/client.ts';
+import { toPlainObject } from '../kube/client.ts';
+import { kubeCall } from '../kube/errors.ts';
+import { formatLabelSelector } from '../kube/label-selector.ts';
+import { ObservedStateReader, type RolloutKey } from '../kube/observed-state-reader.ts';
+import { RolloutNotFoundError } from '../kube/rollout-commands.ts';
+import { buildRolloutTree, completion, rolloutListRow, type RolloutTree } from '../kube/rollout-tree.ts';
+import { watchWithRestart, type RunningWatch } from '../process/watch-with-restart.ts';
+import { ROLLOUT_NAME_LABEL } from '../rollout/index.ts';
+import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
+import { rolloutSchema, type Rollout } from '../spec/rollout.ts';
+import { formatRolloutList, formatRolloutTree } from './rollout-tree-text.ts';
+import type { TerminalOutput } from './terminal-output.ts';
+
+/** Where the command writes, whether it draws for a terminal, and its clock (tests pass their own). */
+export type GetOutput = TerminalOutput;
+
+export interface GetRolloutOptions {
+  output: 'text' | 'json';
+  watch?: boolean;
+  untilComplete?: boolean;
+  /** Ends a watch (Ctrl-C in the CLI); the command then exits 0. */
+  signal?: AbortSignal;
+}
+
+/** Reads the rollout, its ReplicaSets, pods and AnalysisRuns into the tree; undefined when it is gone. */
+export async function readRolloutTree(
+  clients: KubeClients,
+  key: RolloutKey,
+): Promise<RolloutTree | undefined> {
+  return (await readTreeAndSelector(clients, key))?.tree;
+}
+
+/** The tree, and the rollout's pod selector (what the ReplicaSet and pod watches select by). */
+async function readTreeAndSelector(
+  clients: KubeClients,
+  key: RolloutKey,
+): Promise<{ tree: RolloutTree; selector: string } | undefined> {
+  const read = await new ObservedStateReader(clients).read(key);
+  if (read === undefined) return undefined;
+  const { rollout } = read.observed;
+  const details = await readAnalysisRunViews(clients, key, rollout.metadata.uid ?? '');
+  return {
+    tree: buildRolloutTree(read.observed, details),
+    selector: formatLabelSelector(rollout.spec.selector),
+  };
+}
+
+function render(tree: RolloutTree, options: GetRolloutOptions, output: GetOutput): string {
+  return options.output === 'json'
+    ? `${JSON.stringify(tree, null, 2)}\n`
+    : formatRolloutTree(tree, { now: output.now(), color: output.terminal });
+}
+
+/** Clears a terminal and puts the cursor top left, so each redraw replaces the last. */
+const CLEAR_SCREEN = '\u001b[H\u001b[2J';
+/** On a terminal, ages move on even when nothing else does: the last tree is drawn again this often. */
+const AGE_REDRAW_MS = 1_000;
+
+/**
+ * Runs `get rollout`: prints once, or (`watch` / `untilComplete`) again on every change the watches on
+ * the Rollout, its ReplicaSets, pods and AnalysisRuns report. Returns the exit code: 0, or with
+ * `untilComplete` 0 when the rollout becomes Healthy and 1 when it becomes Degraded.
+ */
+export async function runGetRollout(
+  clients: KubeClients,
+  key: RolloutKey,
+  options: GetRolloutOptions,
+  output: GetOutput,
+): Promise<number> {
+  const first = await readTreeAndSelector(clients, key);
+  if (first === undefined) throw new RolloutNotFoundError(key);
+  if (!options.watch && !options.untilComplete) {
+    output.stdout.write(render(first.tree, options, output));
+    return 0;
+  }
+  return watchRolloutTree(clients, key, first.selector, first.tree, options, output);
+}
+
+async function watchRolloutTree(
+  clients: KubeClients,
+  key: RolloutKey,
+  selector: string,
+  first: RolloutTree,
+  options: GetRolloutOptions,
+  output: GetOutput,
+): Promise<number> {
+  const redraw = output.terminal && options.output === 'text';
+  let shownJson = '';
+  let shown: RolloutTree | undefined;
+  let finish: (code: number) => void = () => undefined;
+  const done = new Promise<number>((resolve) => {
+    finish = resolve;
+  });
+  const show = (tree: RolloutTree): void => {
+    const json = JSON.stringify(tree);
+    if (json !== shownJson) {
+      const later = shownJson !== '';
+      shownJson = json;
+      shown = tree;
+      const text = render(tree, options, output);
+      // Piped, each change is appended; a blank line keeps the trees apart.
+      output.stdout.write(
+        redraw ? `${CLEAR_SCREEN}${text}` : options.output === 'text' && later ? `\n${text}` : text,
+      );
+    }
+    if (options.untilComplete) {
+      const state = completion(tree);
+      if (state !== 'waiting') finish(state === 'healthy' ? 0 : 1);
+    }
+  };
+  show(first);
+
+  // Events only say that something changed: each burst is answered by one fresh read of the whole rollout,
+  // so the tree is never pieced together from events that may arrive out of order.
+  let reading = false;
+  let again = false;
+  const reread = async (): Promise<void> => {
+    if (reading) {
+      again = true;
+      return;
+    }
+    reading = true;
+    try {
+      do {
+        again = false;
+        const tree = await readRolloutTree(clients, key);
+        if (tree === undefined) {
+          output.stderr.write(`rollgate: rollout ${key.namespace}/${key.name} was deleted\n`);
+          finish(1);
+          return;
+        }
+        show(tree);
+      } while (again);
+    } catch (err) {
+      output.stderr.write(
+        `rollgate: reading ${key.namespace}/${key.name} failed: ${(err as Error).message}\n`,
+      );
+    } finally {
+      reading = false;
+    }
+  };
+  const onEvent = (): void => {
+    void reread();
+  };
+  const ns = encodeURIComponent(key.namespace);
+  const group = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/namespaces/${ns}`;
+  const targets: Array<{ path: string; query: Record<string, string> }> = [
+    { path: `${group}/rollouts`, query: { fieldSelector: `metadata.name=${key.name}` } },
+    { path: `/apis/apps/v1/namespaces/${ns}/replicasets`, query: { labelSelector: selector } },
+    { path: `/api/v1/namespaces/${ns}/pods`, query: { labelSelector: selector } },
+    { path: `${group}/analysisruns`, query: { labelSelector: `${ROLLOUT_NAME_LABEL}=${key.name}` } },
+  ];
+  const watches: RunningWatch[] = [];
+  const onAbort = (): void => finish(0);
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted) finish(0);
+  const ticker = redraw
+    ? setInterval(() => {
+        if (shown !== undefined) output.stdout.write(`${CLEAR_SCREEN}${render(shown, options, output)}`);
+      }, AGE_REDRAW_MS)
+    : undefined;
+  try {
+    for (const target of targets) {
+      watches.push(
+        await watchWithRestart({
+          kubeConfig: clients.kubeConfig,
+          path: target.path,
+          query: target.query,
+          onEvent,
+          // A watch that keeps failing (RBAC, an API server away) would otherwise leave a silent, stale tree.
+          onEnded: (err, restart) => {
+            if (err === undefined || err === null) return;
+            const message = err instanceof Error ? err.message : String(err);
+            output.stderr.write(
+              `rollgate: watch of ${target.path} ended (${message}); reopening in ${Math.round(restart.delayMs / 1000)}s\n`,
+            );
+          },
+          // Events missed while the watch was down are caught up by a fresh read.
+          onRestarted: onEvent,
+        }),
+      );
+    }
+    // Anything that changed between the first read and the watches starting.
+    onEvent();
+    return await done;
+  } finally {
+    clearInterval(ticker);
+    options.signal?.removeEventListener('abort', onAbort);
+    for (const watch of watches) watch.stop();
+  }
+}
+
+/** Runs `list rollouts` in one namespace, or in all with `allNamespaces`. */
+export async function runListRollouts(
+  clients: KubeClients,
+  namespace: string,
+  allNamespaces: boolean,
+  options: { output: 'text' | 'json' },
+  output: GetOutput,
+): Promise<number> {
+  const base = { group: ROLLGATE_API_GROUP, version: 'v1alpha1', plural: 'rollouts' };
+  const list = (await kubeCall(
+    { verb: 'list', kind: 'Rollout', ...(allNamespaces ? {} : { namespace }) },
+    () =>
+      allNamespaces
+        ? clients.custom.listClusterCustomObject(base)
+        : clients.custom.listNamespacedCustomObject({ ...base, namespace }),
+  )) as { items?: unknown[] };
+  const rollouts: Rollout[] = [];
+  for (const item of toPlainObject<{ items?: unknown[] }>(list).items ?? []) {
+    const parsed = rolloutSchema.safeParse(item);
+    if (parsed.success) rollouts.push(parsed.data as Rollout);
+    else {
+      // One invalid object must not hide the others: say which, and list the rest.
+      const meta = (item as { metadata?: { namespace?: string; name?: string } }).metadata;
+      output.stderr.write(
+        `rollgate: skipped invalid rollout ${meta?.namespace ?? '?'}/${meta?.name ?? '?'}\n`,
+      );
+    }
+  }
+  const rows = rollouts
+    .map(rolloutListRow)
+    .sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
+  if (options.output === 'json') {
+    output.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    return 0;
+  }
+  if (rows.length === 0) {
+    output.stderr.write(
+      allNamespaces ? 'No resources found.\n' : `No resources found in ${namespace} namespace.\n`,
+    );
+    return 0;
+  }
+  output.stdout.write(formatRolloutList(rows, allNamespaces, { now: output.now(), color: output.terminal }));
+  return 0;
+}

@@ -1,0 +1,118 @@
+// `rollgate plan`'s edge: reads the Rollouts of the files, their previous versions (Git ref or cluster), and prints the plans.
+import { readFile } from 'node:fs/promises';
+import type { ManifestObject } from '../spec/manifest.ts';
+import { parseManifests } from '../spec/manifest.ts';
+import { rolloutSchema, type Rollout } from '../spec/rollout.ts';
+import { planChange } from '../plan/plan-change.ts';
+import { formatPlanMarkdown, formatPlanText, type PlanReport } from '../plan/plan-report-text.ts';
+import { collectYamlFiles } from './commands/validate.ts';
+import type { KubeFlags } from './kube-flags.ts';
+
+export interface PlanOptions extends KubeFlags {
+  /** Compare with the files at this revision of their Git repository. */
+  from?: string;
+  /** Compare with the live Rollouts. */
+  cluster?: boolean;
+  output: 'text' | 'markdown' | 'json';
+}
+
+export interface PlanOutput {
+  stdout: { write(text: string): unknown };
+}
+
+/** A file that cannot be planned: unreadable YAML, or a Rollout the schema refuses (exit 1). */
+export class PlanInputError extends Error {
+  override readonly name = 'PlanInputError';
+  readonly code = 'plan.invalid_input';
+}
+
+function parseRollout(object: ManifestObject, where: string): Rollout {
+  const parsed = rolloutSchema.safeParse(object.value);
+  if (parsed.success) return parsed.data as Rollout;
+  const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  throw new PlanInputError(
+    `${where}: Rollout ${object.name ?? '(unnamed)'} is invalid (${issues.join('; ')}); \`rollgate validate\` says more`,
+  );
+}
+
+function rolloutsIn(text: string, file: string, where: string): Rollout[] {
+  const parsed = parseManifests(text, file);
+  const error = parsed.errors[0];
+  if (error !== undefined) throw new PlanInputError(`${where}: ${error.message}`);
+  return parsed.objects
+    .filter((object) => object.kind === 'Rollout')
+    .map((object) => parseRollout(object, where));
+}
+
+/** Where previous versions come from: a function from (file, Rollout) to the previous Rollout. */
+type PreviousLookup = (file: string, next: Rollout) => Promise<Rollout | null | undefined>;
+
+async function gitLookup(revision: string): Promise<PreviousLookup> {
+  // isomorphic-git loads only for --from: the other plans (and --help) never pay for it.
+  const { readFileAtRevision } = await import('../git/file-at-revision.ts');
+  const cache = new Map<string, Promise<Rollout[] | undefined>>();
+  return async (file, next) => {
+    let rollouts = cache.get(file);
+    if (rollouts === undefined) {
+      rollouts = readFileAtRevision(file, revision).then((text) =>
+        text === undefined ? undefined : rolloutsIn(text, file, `${file} at ${revision}`),
+      );
+      cache.set(file, rollouts);
+    }
+    const found = (await rollouts)?.find(
+      (candidate) =>
+        candidate.metadata.name === next.metadata.name &&
+        (candidate.metadata.namespace ?? '') === (next.metadata.namespace ?? ''),
+    );
+    return found ?? null;
+  };
+}
+
+async function clusterLookup(flags: KubeFlags): Promise<PreviousLookup> {
+  const [{ connectKube }, { ObservedStateReader }] = await Promise.all([
+    import('../kube/client.ts'),
+    import('../kube/observed-state-reader.ts'),
+  ]);
+  const { clients, namespace } = connectKube(flags);
+  const reader = new ObservedStateReader(clients);
+  return async (_file, next) => {
+    const key = { namespace: next.metadata.namespace ?? namespace, name: next.metadata.name };
+    const live = await reader.readRolloutObject(key);
+    if (live === undefined) return null;
+    const parsed = rolloutSchema.safeParse(live);
+    if (!parsed.success)
+      throw new PlanInputError(
+        `the live rollout ${key.namespace}/${key.name} does not match the Rollout schema`,
+      );
+    return parsed.data as Rollout;
+  };
+}
+
+/** Runs `plan`: returns the exit code (0; errors are thrown, exit 1). */
+export async function runPlan(
+  paths: readonly string[],
+  options: PlanOptions,
+  output: PlanOutput,
+): Promise<number> {
+  const files = await collectYamlFiles(paths);
+  const lookup: PreviousLookup =
+    options.from !== undefined
+      ? await gitLookup(options.from)
+      : options.cluster
+        ? await clusterLookup(options)
+        : async () => undefined;
+  const against = options.from ?? (options.cluster ? 'cluster' : 'none');
+  const reports: PlanReport[] = [];
+  for (const file of files) {
+    for (const next of rolloutsIn(await readFile(file, 'utf8'), file, file)) {
+      reports.push({ file, against, plan: planChange(next, await lookup(file, next)) });
+    }
+  }
+  if (options.output === 'json') output.stdout.write(`${JSON.stringify(reports, null, 2)}\n`);
+  else if (reports.length === 0) output.stdout.write('no Rollout in the files\n');
+  else
+    output.stdout.write(
+      options.output === 'markdown' ? formatPlanMarkdown(reports) : formatPlanText(reports),
+    );
+  return 0;
+}

@@ -1,0 +1,149 @@
+// From a fired trigger to the messages to send: subscriptions × trigger conditions × templates, rendered.
+import { NotificationConfigError } from './notification-config-error.ts';
+import type { NotificationConfig } from './notification-config.ts';
+import type { RenderedNotification } from './notification-template.ts';
+import { subscriptionsOf } from './subscriptions.ts';
+
+/** The transition a notification is about; `key` identifies it for deduplication. */
+export interface NotificationEvent {
+  trigger: string;
+  /** `<rollout uid or namespace/name>|<revision>|<trigger>|<step>`. */
+  key: string;
+  /** The Rollout as it was after the transition (what templates read as `.rollout`). */
+  rollout: { metadata?: { uid?: string; annotations?: Record<string, string> } } & Record<string, unknown>;
+  /** More template data (`.promotion` for the promotion triggers). */
+  extra?: Record<string, unknown>;
+}
+
+/** One message to one recipient of one service. */
+export interface Delivery {
+  /** Unique per event, service, recipient and template (or per `oncePer` value instead of the event). */
+  key: string;
+  trigger: string;
+  service: string;
+  recipient: string;
+  template: string;
+  notification: RenderedNotification;
+}
+
+/** What to send, and what could not be planned (each error names the ConfigMap key or annotation to fix). */
+export interface DeliveryPlan {
+  deliveries: Delivery[];
+  problems: NotificationConfigError[];
+}
+
+/** The identity of an event: the same transition seen twice gives the same key. */
+export function eventKey(
+  rollout: { namespace: string; name: string; uid?: string | undefined },
+  intent: { trigger: string; revision: string; step: string },
+): string {
+  return [
+    rollout.uid ?? `${rollout.namespace}/${rollout.name}`,
+    intent.revision,
+    intent.trigger,
+    intent.step,
+  ].join('|');
+}
+
+function printedKeyPart(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value ?? null);
+}
+
+/**
+ * Plans the deliveries of one event: every subscription of the Rollout to the event's trigger (directly,
+ * or through the default triggers), every condition of the trigger whose `when` holds for the Rollout,
+ * every template it sends, rendered once and sent to every recipient. Pure: the same event and config
+ * always give the same deliveries with the same keys.
+ */
+export function planDeliveries(event: NotificationEvent, config: NotificationConfig): DeliveryPlan {
+  const deliveries: Delivery[] = [];
+  const problems: NotificationConfigError[] = [];
+  const conditions = config.triggers.get(event.trigger);
+  const data = { ...event.extra, rollout: event.rollout };
+  const rendered = new Map<string, RenderedNotification>();
+
+  const subscribed = subscriptionsOf(event.rollout.metadata?.annotations);
+  problems.push(...subscribed.problems);
+  for (const subscription of subscribed.subscriptions) {
+    const defaults = config.defaultTriggersByService.get(subscription.service) ?? config.defaultTriggers;
+    const wanted =
+      subscription.trigger === undefined
+        ? defaults.includes(event.trigger)
+        : subscription.trigger === event.trigger;
+    if (!wanted) continue;
+    if (conditions === undefined) {
+      problems.push(
+        new NotificationConfigError(
+          'notify.config.invalid',
+          `trigger.${event.trigger}`,
+          `annotation ${subscription.annotation} subscribes to it, and the ConfigMap has no such key`,
+        ),
+      );
+      continue;
+    }
+    const service = config.services.get(subscription.service);
+    if (service === undefined) {
+      const unusable = [...config.unusable].find(
+        ([key]) => key.split('.').slice(-1)[0] === subscription.service,
+      );
+      problems.push(
+        unusable?.[1] ??
+          new NotificationConfigError(
+            'notify.config.invalid',
+            `service.${subscription.service}`,
+            `annotation ${subscription.annotation} names it, and the ConfigMap has no such key`,
+          ),
+      );
+      continue;
+    }
+    conditions.forEach((condition, index) => {
+      const triggerKey = `trigger.${event.trigger}`;
+      let once: string | undefined;
+      try {
+        if (condition.when !== undefined && condition.when.evaluate({ rollout: event.rollout }) !== true)
+          return;
+        if (condition.oncePer !== undefined)
+          once = printedKeyPart(condition.oncePer.evaluate({ rollout: event.rollout }));
+      } catch (err) {
+        problems.push(
+          new NotificationConfigError('notify.config.invalid', triggerKey, (err as Error).message),
+        );
+        return;
+      }
+      for (const name of condition.send) {
+        let notification = rendered.get(name);
+        if (notification === undefined) {
+          const template = config.templates.get(name);
+          if (template === undefined) continue; // parseNotificationConfig refuses a trigger naming a missing template
+          try {
+            notification = template.render(data);
+          } catch (err) {
+            problems.push(
+              err instanceof NotificationConfigError
+                ? err
+                : new NotificationConfigError('notify.template.execution', template.key, String(err)),
+            );
+            continue;
+          }
+          rendered.set(name, notification);
+        }
+        const identity =
+          once === undefined
+            ? event.key
+            : `${event.rollout.metadata?.uid ?? ''}|${event.trigger}|${index}|oncePer=${once}`;
+        for (const recipient of subscription.recipients)
+          deliveries.push({
+            key: [identity, service.name, recipient, name].join('|'),
+            trigger: event.trigger,
+            service: service.name,
+            recipient,
+            template: name,
+            notification,
+          });
+      }
+    });
+  }
+  // Two annotations (Argo's and Rollgate's, say) naming the same destination send once.
+  const unique = new Map(deliveries.map((d) => [d.key, d]));
+  return { deliveries: [...unique.values()], problems };
+}

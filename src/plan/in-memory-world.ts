@@ -1,0 +1,327 @@
+// A tiny in-memory cluster around the pure planner: applies RolloutActions, runs pods, keeps fake time (`rollgate plan` and the planner tests).
+import type { Rollout } from '../spec/rollout.ts';
+import {
+  POD_TEMPLATE_HASH_LABEL,
+  SCALE_DOWN_DEADLINE_ANNOTATION,
+  planRollout,
+  type ObservedAnalysisRun,
+  type ObservedPod,
+  type ObservedReplicaSet,
+  type ObservedState,
+  type RolloutAction,
+  type RolloutPlan,
+} from '../rollout/index.ts';
+
+/** How a simulated pod of an image behaves. */
+export type PodBehaviour =
+  | { kind: 'healthy'; readyAfterMs: number }
+  | { kind: 'imagePullBackOff' }
+  | { kind: 'crashLoop'; upMs: number; downMs: number };
+
+interface SimPod {
+  name: string;
+  hash: string;
+  image: string;
+  createdAt: number;
+}
+
+interface SimReplicaSet {
+  rs: ObservedReplicaSet;
+  image: string;
+  pods: SimPod[];
+}
+
+export interface WorldOptions {
+  rollout: Rollout;
+  start?: number;
+  /** Pod behaviour per image (default: healthy, ready after 2 s). */
+  behaviour?: (image: string) => PodBehaviour;
+  /** Phase an analysis run reaches after `analysisMs` (default Successful). */
+  analysisResult?: (runName: string) => ObservedAnalysisRun['phase'];
+  analysisMs?: number;
+  services?: Array<{ name: string; selector: Record<string, string> }>;
+  /** Makes every setTrafficWeights fail with this error. */
+  routerError?: string;
+  /**
+   * Injected failures, like 409s: called before each write; true makes it fail, which stops the pass
+   * there (the status is not written), as the executor does. Called once more for the status write.
+   */
+  fail?: (what: RolloutAction['kind'] | 'status') => boolean;
+}
+
+/** The in-memory world: one rollout and what it owns. */
+export class InMemoryWorld {
+  now: number;
+  rollout: Rollout;
+  readonly sets = new Map<string, SimReplicaSet>();
+  readonly runs = new Map<string, ObservedAnalysisRun & { createdAt: number }>();
+  readonly services = new Map<string, { resourceVersion: string; selector: Record<string, string> }>();
+  readonly events: Array<{ type: string; reason: string; message: string }> = [];
+  readonly writes: RolloutAction[] = [];
+  trafficWeight = 0;
+  trafficError: string | undefined;
+  /** Writes refused by the injected `fail`. */
+  conflicts = 0;
+  private version = 100;
+  private podSeq = 0;
+  private readonly options: WorldOptions;
+
+  constructor(options: WorldOptions) {
+    this.options = options;
+    this.now = options.start ?? Date.UTC(2026, 0, 1);
+    this.rollout = structuredClone(options.rollout);
+    for (const service of options.services ?? []) {
+      this.services.set(service.name, { resourceVersion: '1', selector: { ...service.selector } });
+    }
+  }
+
+  private nextVersion(): string {
+    this.version += 1;
+    return String(this.version);
+  }
+
+  private behaviour(image: string): PodBehaviour {
+    return this.options.behaviour?.(image) ?? { kind: 'healthy', readyAfterMs: 2000 };
+  }
+
+  private podReady(pod: SimPod): boolean {
+    const behaviour = this.behaviour(pod.image);
+    const age = this.now - pod.createdAt;
+    if (behaviour.kind === 'healthy') return age >= behaviour.readyAfterMs;
+    if (behaviour.kind === 'imagePullBackOff') return false;
+    const cycle = behaviour.upMs + behaviour.downMs;
+    return age % cycle >= behaviour.downMs;
+  }
+
+  private observedPod(pod: SimPod): ObservedPod {
+    const behaviour = this.behaviour(pod.image);
+    const ready = this.podReady(pod);
+    const container: ObservedPod['containers'][number] = { name: 'app', image: pod.image, restartCount: 0 };
+    if (behaviour.kind === 'imagePullBackOff') {
+      container.waitingReason = 'ImagePullBackOff';
+      container.waitingMessage = `Back-off pulling image "${pod.image}"`;
+    } else if (behaviour.kind === 'crashLoop') {
+      const age = this.now - pod.createdAt;
+      container.restartCount = Math.floor(age / (behaviour.upMs + behaviour.downMs));
+      if (!ready) container.waitingReason = 'CrashLoopBackOff';
+    }
+    return {
+      name: pod.name,
+      uid: `uid-${pod.name}`,
+      creationTimestamp: new Date(pod.createdAt).toISOString(),
+      podTemplateHash: pod.hash,
+      phase: 'Running',
+      ready,
+      containers: [container],
+    };
+  }
+
+  /** The ReplicaSet controller: pods follow spec.replicas (unready pods are removed first). */
+  private syncPods(): void {
+    for (const set of this.sets.values()) {
+      while (set.pods.length < set.rs.replicas) {
+        this.podSeq += 1;
+        set.pods.push({
+          name: `${set.rs.name}-p${this.podSeq}`,
+          hash: set.rs.podTemplateHash,
+          image: set.image,
+          createdAt: this.now,
+        });
+      }
+      while (set.pods.length > set.rs.replicas) {
+        const unready = set.pods.findIndex((pod) => !this.podReady(pod));
+        set.pods.splice(unready === -1 ? set.pods.length - 1 : unready, 1);
+      }
+      const ready = set.pods.filter((pod) => this.podReady(pod)).length;
+      set.rs.status = { replicas: set.pods.length, readyReplicas: ready, availableReplicas: ready };
+    }
+    for (const run of this.runs.values()) {
+      if ((run.phase === 'Running' || run.phase === 'Pending') && !run.terminated) {
+        if (this.now - run.createdAt >= (this.options.analysisMs ?? 5000)) {
+          run.phase = this.options.analysisResult?.(run.name) ?? 'Successful';
+        }
+      }
+    }
+  }
+
+  advance(ms: number): void {
+    this.now += ms;
+    this.syncPods();
+  }
+
+  observe(): ObservedState {
+    this.syncPods();
+    const pods = [...this.sets.values()].flatMap((set) => set.pods.map((pod) => this.observedPod(pod)));
+    return structuredClone({
+      rollout: this.rollout,
+      replicaSets: [...this.sets.values()].map((set) => set.rs),
+      pods,
+      services: [...this.services.entries()].map(([name, s]) => ({ name, ...s })),
+      analysisRuns: [...this.runs.values()].map(({ createdAt: _c, ...run }) => run),
+      ...(this.trafficError !== undefined ? { traffic: { error: this.trafficError } } : {}),
+    });
+  }
+
+  /** Applies actions in order (stopping at a failing router call, as the executor does), then the status. */
+  apply(plan: RolloutPlan): void {
+    for (const action of plan.actions) {
+      if (action.kind !== 'emitEvent' && this.options.fail?.(action.kind) === true) {
+        this.conflicts += 1;
+        return;
+      }
+      if (action.kind !== 'emitEvent') this.writes.push(action);
+      switch (action.kind) {
+        case 'createReplicaSet': {
+          if (this.sets.has(action.name)) break;
+          const image = JSON.stringify(action.template).match(/"image":"([^"]+)"/)?.[1] ?? '?';
+          this.sets.set(action.name, {
+            image,
+            pods: [],
+            rs: {
+              name: action.name,
+              uid: `uid-${action.name}`,
+              resourceVersion: this.nextVersion(),
+              podTemplateHash: action.podTemplateHash,
+              labels: action.labels,
+              annotations: { ...action.annotations },
+              replicas: action.replicas,
+              status: { replicas: 0, readyReplicas: 0, availableReplicas: 0 },
+              template: action.template,
+              creationTimestamp: new Date(this.now).toISOString(),
+              controlledByRollout: true,
+            },
+          });
+          break;
+        }
+        case 'scaleReplicaSet': {
+          const set = this.sets.get(action.name);
+          if (set === undefined || set.rs.resourceVersion !== action.resourceVersion) return;
+          set.rs.replicas = action.replicas;
+          for (const [key, value] of Object.entries(action.annotations ?? {})) {
+            if (value === null) delete set.rs.annotations[key];
+            else set.rs.annotations[key] = value;
+          }
+          set.rs.resourceVersion = this.nextVersion();
+          break;
+        }
+        case 'deleteReplicaSet':
+          this.sets.delete(action.name);
+          break;
+        case 'setTrafficWeights':
+          if (this.options.routerError !== undefined) {
+            this.trafficError = this.options.routerError;
+            break;
+          }
+          this.trafficError = undefined;
+          this.trafficWeight = action.canaryWeight;
+          break;
+        case 'patchServiceSelector': {
+          const service = this.services.get(action.service);
+          if (service === undefined || service.resourceVersion !== action.resourceVersion) return;
+          service.selector[POD_TEMPLATE_HASH_LABEL] = action.podTemplateHash;
+          service.resourceVersion = this.nextVersion();
+          break;
+        }
+        case 'createAnalysisRun':
+          if (!this.runs.has(action.name)) {
+            this.runs.set(action.name, {
+              name: action.name,
+              phase: 'Running',
+              labels: action.labels,
+              terminated: false,
+              createdAt: this.now,
+            });
+          }
+          break;
+        case 'terminateAnalysisRun': {
+          const run = this.runs.get(action.name);
+          if (run !== undefined) run.terminated = true;
+          break;
+        }
+        case 'deleteAnalysisRun':
+          this.runs.delete(action.name);
+          break;
+        case 'evictPod':
+          // The ReplicaSet replaces the pod on the next sync, with a fresh creation time.
+          for (const set of this.sets.values()) set.pods = set.pods.filter((pod) => pod.name !== action.name);
+          break;
+        case 'emitEvent':
+          this.events.push({ type: action.type, reason: action.reason, message: action.message });
+          break;
+      }
+    }
+    if (this.options.fail?.('status') === true) {
+      this.conflicts += 1;
+      return;
+    }
+    this.rollout = { ...this.rollout, status: structuredClone(plan.status) };
+    this.syncPods();
+  }
+
+  /** One reconcile pass at the current time. */
+  reconcile(): RolloutPlan {
+    const plan = planRollout(structuredClone(this.rollout), this.observe(), new Date(this.now));
+    this.apply(plan);
+    return plan;
+  }
+
+  /** Sets a new pod template image (a new revision). */
+  setImage(image: string): void {
+    const spec = structuredClone(this.rollout.spec);
+    spec.template = { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image }] } };
+    this.rollout = {
+      ...this.rollout,
+      metadata: { ...this.rollout.metadata, generation: (this.rollout.metadata.generation ?? 1) + 1 },
+      spec,
+    };
+  }
+
+  /** Changes spec fields other than the template (restartAt, paused, …), as `kubectl patch` would. */
+  patchSpec(fields: Partial<Rollout['spec']>): void {
+    this.rollout = {
+      ...this.rollout,
+      metadata: { ...this.rollout.metadata, generation: (this.rollout.metadata.generation ?? 1) + 1 },
+      spec: { ...structuredClone(this.rollout.spec), ...structuredClone(fields) },
+    };
+  }
+
+  /** Creation times (ms) of every pod, by ReplicaSet hash. */
+  podAges(): Array<{ hash: string; name: string; createdAt: number }> {
+    return [...this.sets.values()].flatMap((set) =>
+      set.pods.map((pod) => ({ hash: pod.hash, name: pod.name, createdAt: pod.createdAt })),
+    );
+  }
+
+  /** Patches status as the CLI does (promote, abort, retry). */
+  patchStatus(patch: Record<string, unknown>): void {
+    const status: Record<string, unknown> = { ...(this.rollout.status ?? {}) };
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === null) delete status[key];
+      else status[key] = value;
+    }
+    this.rollout = { ...this.rollout, status };
+  }
+
+  /** Total pods, available pods, and the annotations on every ReplicaSet. */
+  totals(): { pods: number; available: number } {
+    let pods = 0;
+    let available = 0;
+    for (const set of this.sets.values()) {
+      pods += set.pods.length;
+      available += set.pods.filter((pod) => this.podReady(pod)).length;
+    }
+    return { pods, available };
+  }
+
+  /** ReplicaSets (by hash) that currently have pods. */
+  hashesWithPods(): string[] {
+    return [...this.sets.values()].filter((set) => set.pods.length > 0).map((set) => set.rs.podTemplateHash);
+  }
+
+  /** Every deadline annotation value currently stored. */
+  deadlineAnnotations(): string[] {
+    return [...this.sets.values()]
+      .map((set) => set.rs.annotations[SCALE_DOWN_DEADLINE_ANNOTATION])
+      .filter((value): value is string => value !== undefined);
+  }
+}

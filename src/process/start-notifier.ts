@@ -1,0 +1,269 @@
+// The notification side of a process: turns a pass's transition into notify jobs, and runs them (plan, render, send).
+import { NotificationConfigReader } from '../kube/notification-config-reader.ts';
+import type { RolloutTransition } from '../kube/reconcile-rollout.ts';
+import {
+  detectTransitions,
+  type BuiltinTrigger,
+  type ScaledReplicaSet,
+} from '../notify/detect-transitions.ts';
+import { NotificationConfigError } from '../notify/notification-config-error.ts';
+import { NotificationDeliveryError } from '../notify/notification-delivery-error.ts';
+import { eventKey, planDeliveries } from '../notify/plan-deliveries.ts';
+import type { RenderedNotification } from '../notify/notification-template.ts';
+import { fetchHttpCall, type HttpCall } from '../notify/services/notification-sender.ts';
+import { sendNotification } from '../notify/services/senders.ts';
+import { hasSubscriptions } from '../notify/subscriptions.ts';
+import { ATTEMPTS_BY_QUEUE } from '../queue/job-defaults.ts';
+import type { NotifyPayload } from '../queue/job-payloads.ts';
+import type { JobOutcome } from '../queue/job-outcome.ts';
+import { NotifyQueue } from '../queue/notify-queue.ts';
+import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
+import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
+import type { RolloutStatus } from '../spec/rollout.ts';
+import type { Runtime } from './runtime.ts';
+
+/** A Rollout as read (plain JSON): what templates see as `.rollout`. */
+type RolloutObject = Record<string, unknown> & {
+  metadata?: { name?: string; namespace?: string; uid?: string; annotations?: Record<string, string> };
+};
+
+export interface RunningNotifier {
+  queue: NotifyQueue;
+  worker: RunningWorker;
+  /** For the reconciler: detects the pass's triggers and enqueues them. Never throws, never waits. */
+  onTransition(transition: RolloutTransition): void;
+  /** For the promoter: a promotion pull request was opened or merged for this Rollout. */
+  onPromotion(
+    trigger: Extract<BuiltinTrigger, 'on-promotion-pr-opened' | 'on-promotion-merged'>,
+    rollout: RolloutObject,
+    promotion: { name: string; pullRequest: { number: number; url?: string } },
+  ): void;
+  /** Enqueues still being written (tests wait for them). */
+  settled(): Promise<void>;
+  stop(options?: { force?: boolean }): Promise<void>;
+}
+
+export interface NotifierOptions {
+  metrics?: RollgateMetrics;
+  /** How services are called (default: fetch with a timeout). */
+  http?: HttpCall;
+  /** How long a ConfigMap read is reused (default 10 s). */
+  configTtlMs?: number;
+}
+
+/** The Rollout as templates see it: status as written by the pass, without server bookkeeping. */
+function snapshot(raw: Record<string, unknown>, status: unknown): RolloutObject {
+  const metadata = { ...((raw.metadata ?? {}) as Record<string, unknown>) };
+  delete metadata.managedFields;
+  return { ...raw, metadata, status } as RolloutObject;
+}
+
+/**
+ * Starts the notify worker. Producing is fire-and-forget: `onTransition` runs the pure trigger detection
+ * and starts one Redis add per fired trigger, without waiting, so a reconcile is never slowed or stopped by
+ * notifications (a failed add is logged). Only Rollouts with a subscribe annotation are looked at.
+ *
+ * An `event` job reads the ConfigMap and Secret, plans the deliveries (subscriptions × conditions ×
+ * templates) and adds one `delivery` job each; a `delivery` job sends one message. Both kinds are added
+ * at most once per key (see NotifyQueue), and a delivery is marked sent in Redis right after it was, so
+ * neither a second process nor a restart sends it again. A transient failure is retried with the queue's
+ * capped backoff; a refused or misconfigured one is given up at once and logged with the key to fix.
+ */
+export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): RunningNotifier {
+  const { config, logger, redis } = runtime;
+  const log = logger.child({ component: 'notifier' });
+  const metrics = options.metrics ?? defaultMetrics;
+  const http = options.http ?? fetchHttpCall;
+  const queue = new NotifyQueue({ connection: redis, prefix: config.redis.prefix });
+  const reader = new NotificationConfigReader(
+    runtime.kube.clients,
+    config.kubernetes.stateNamespace,
+    runtime.clock,
+    options.configTtlMs,
+  );
+  const pending = new Set<Promise<void>>();
+
+  const enqueue = (payload: NotifyPayload): void => {
+    const adding = queue
+      .add(payload)
+      .then((result) =>
+        log.debug({ key: payload.key, trigger: payload.trigger, result }, 'notification enqueued'),
+      )
+      .catch((err: unknown) =>
+        log.warn(
+          { key: payload.key, trigger: payload.trigger, err: (err as Error).message },
+          'could not enqueue a notification; it is lost',
+        ),
+      )
+      .finally(() => pending.delete(adding));
+    pending.add(adding);
+  };
+
+  const invalid = (trigger: string, error: NotificationConfigError, rollout: string): void => {
+    metrics.notificationsTotal.inc({ trigger, service: error.key, result: 'invalid' });
+    log.error(
+      { rollout, trigger, key: error.key, code: error.code, err: error.message },
+      'notification not sent: fix the ConfigMap key or annotation',
+    );
+  };
+
+  const runEvent = async (payload: Extract<NotifyPayload, { kind: 'event' }>): Promise<JobOutcome> => {
+    const rollout = `${payload.namespace}/${payload.name}`;
+    let notifications;
+    try {
+      notifications = await reader.read();
+    } catch (err) {
+      if (!(err instanceof NotificationConfigError)) throw err;
+      invalid(payload.trigger, err, rollout);
+      return { kind: 'stalled', reason: err.message };
+    }
+    const plan = planDeliveries(
+      {
+        trigger: payload.trigger,
+        key: payload.key,
+        rollout: payload.rollout,
+        ...(payload.extra !== undefined && { extra: payload.extra }),
+      },
+      notifications,
+    );
+    for (const problem of plan.problems) invalid(payload.trigger, problem, rollout);
+    for (const delivery of plan.deliveries)
+      await queue.add({
+        v: 1,
+        kind: 'delivery',
+        key: delivery.key,
+        trigger: delivery.trigger,
+        namespace: payload.namespace,
+        name: payload.name,
+        service: delivery.service,
+        recipient: delivery.recipient,
+        template: delivery.template,
+        notification: delivery.notification,
+      });
+    return { kind: 'done' };
+  };
+
+  const runDelivery = async (
+    payload: Extract<NotifyPayload, { kind: 'delivery' }>,
+    attempt: number,
+  ): Promise<JobOutcome> => {
+    const labels = { trigger: payload.trigger, service: payload.service };
+    const rollout = `${payload.namespace}/${payload.name}`;
+    if (await queue.wasSent(payload)) return { kind: 'done' };
+    let service;
+    try {
+      service = (await reader.read()).services.get(payload.service);
+    } catch (err) {
+      if (!(err instanceof NotificationConfigError)) throw err;
+      invalid(payload.trigger, err, rollout);
+      return { kind: 'stalled', reason: err.message };
+    }
+    if (service === undefined) {
+      const error = new NotificationConfigError(
+        'notify.config.invalid',
+        `service.${payload.service}`,
+        'was removed from the ConfigMap before the notification was sent',
+      );
+      invalid(payload.trigger, error, rollout);
+      return { kind: 'stalled', reason: error.message };
+    }
+    try {
+      const result = await sendNotification(
+        {
+          service,
+          recipient: payload.recipient,
+          notification: payload.notification as RenderedNotification,
+          templateKey: `template.${payload.template}`,
+        },
+        http,
+      );
+      await queue.markSent(payload);
+      metrics.notificationsTotal.inc({ ...labels, result });
+      log.info(
+        { rollout, ...labels, recipient: payload.recipient, template: payload.template, result },
+        'notification sent',
+      );
+      return { kind: 'done' };
+    } catch (err) {
+      if (!(err instanceof NotificationDeliveryError)) throw err;
+      const last = attempt >= ATTEMPTS_BY_QUEUE.notify;
+      if (err.transient && !last) {
+        metrics.notificationsTotal.inc({ ...labels, result: 'retried' });
+        throw err;
+      }
+      metrics.notificationsTotal.inc({ ...labels, result: 'failed' });
+      log.error(
+        { rollout, ...labels, recipient: payload.recipient, err: err.message },
+        'notification given up',
+      );
+      return { kind: 'stalled', reason: err.message };
+    }
+  };
+
+  const worker = startWorker(
+    'notify',
+    (payload, context) =>
+      payload.kind === 'event' ? runEvent(payload) : runDelivery(payload, context.attempt),
+    {
+      connection: redis,
+      prefix: config.redis.prefix,
+      concurrency: Math.min(4, config.workers.concurrency),
+      lockDuration: config.workers.lockDurationMs,
+      logger: log,
+      onJobFinished: (event) => metrics.observeJobFinished(event),
+    },
+  );
+
+  const eventFor = (
+    rollout: RolloutObject,
+    intent: { trigger: BuiltinTrigger; revision: string; step: string },
+    extra?: Record<string, unknown>,
+  ): void => {
+    const { name, namespace, uid } = rollout.metadata ?? {};
+    if (!name || !namespace) return;
+    enqueue({
+      v: 1,
+      kind: 'event',
+      key: eventKey({ namespace, name, uid }, intent),
+      trigger: intent.trigger,
+      namespace,
+      name,
+      rollout,
+      ...(extra !== undefined && { extra }),
+    });
+  };
+
+  return {
+    queue,
+    worker,
+    onTransition(transition) {
+      const raw = transition.raw as RolloutObject;
+      if (!hasSubscriptions(raw.metadata?.annotations)) return;
+      const intents = detectTransitions(
+        transition.before as (Partial<RolloutStatus> & Record<string, unknown>) | undefined,
+        (transition.after ?? {}) as Partial<RolloutStatus> & Record<string, unknown>,
+        transition.scaled as ScaledReplicaSet[],
+      );
+      if (intents.length === 0) return;
+      const rollout = snapshot(transition.raw, transition.after);
+      for (const intent of intents) eventFor(rollout, intent);
+    },
+    onPromotion(trigger, rollout, promotion) {
+      if (!hasSubscriptions(rollout.metadata?.annotations)) return;
+      const status = (rollout.status ?? {}) as { currentPodHash?: string };
+      eventFor(
+        snapshot(rollout, rollout.status),
+        { trigger, revision: status.currentPodHash ?? '', step: `pr-${promotion.pullRequest.number}` },
+        { promotion },
+      );
+    },
+    async settled() {
+      while (pending.size > 0) await Promise.allSettled([...pending]);
+    },
+    async stop(stopOptions) {
+      await Promise.allSettled([...pending]);
+      await worker.stop(stopOptions);
+      await queue.close();
+    },
+  };
+}

@@ -1,0 +1,149 @@
+// `rollgate get rollout` (text, json, --watch --until-complete) and `list rollouts` through main() against the sandbox,
+// with the real reconciler moving the rollouts.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RolloutListRow, RolloutTree } from '../../../src/kube/rollout-tree.ts';
+import { abortRollout } from '../../../src/kube/rollout-commands.ts';
+import { runCli as run } from '../../support/run-cli.ts';
+import { ReconcileHarness, isFullyPromoted, testRollout } from '../reconcile/reconcile-harness.ts';
+
+const template = (name: string, image: string) => ({
+  metadata: { labels: { app: name } },
+  spec: { containers: [{ name: 'app', image }] },
+});
+
+describe('get rollout / list rollouts', () => {
+  let harness: ReconcileHarness;
+  let dir: string;
+  let kubeconfig: string;
+  beforeAll(async () => {
+    harness = await ReconcileHarness.start();
+    dir = mkdtempSync(join(tmpdir(), 'rollgate-get-'));
+    kubeconfig = join(dir, 'kubeconfig');
+    await harness.sandbox.writeKubeconfig(kubeconfig);
+  });
+  afterAll(async () => {
+    await harness.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('shows a paused canary as a header and a revision tree, in text and in json', async () => {
+    const key = await harness.createRollout(
+      testRollout({
+        name: 'tree',
+        replicas: 3,
+        steps: [{ setWeight: 34 }, { pause: {} }, { setWeight: 67 }],
+      }),
+    );
+    await harness.runUntil(key, isFullyPromoted, { timeoutMs: 30_000 });
+    await harness.patchSpec(key, { template: template('tree', 'app:2.0') });
+    await harness.runUntil(key, (o) => o.rollout.status?.phase === 'Paused', { timeoutMs: 30_000 });
+
+    const text = await run('get', 'rollout', 'tree', '--kubeconfig', kubeconfig);
+    expect(text.code).toBe(0);
+    // Piped: no colours, no screen clearing.
+    expect(text.stdout).not.toContain('\u001b[');
+    expect(text.stdout).toMatch(/^Name: +tree\nNamespace: +default\nStatus: +॥ Paused\n/);
+    expect(text.stdout).toMatch(/ {2}Step: +1\/3\n {2}SetWeight: +34\n {2}ActualWeight: +34\n/);
+    expect(text.stdout).toMatch(/Images: +app:1\.0 \(stable\)\n +app:2\.0 \(canary\)\n/);
+    expect(text.stdout).toMatch(/ {2}Desired: +3\n/);
+    expect(text.stdout).toMatch(/├──# revision:2\n│ {2}└──⧉ tree-\w+ +ReplicaSet +✔ Healthy +\S+ +canary\n/);
+    expect(text.stdout).toMatch(/└──# revision:1\n {3}└──⧉ tree-\w+ +ReplicaSet +✔ Healthy +\S+ +stable\n/);
+    expect(text.stdout.match(/□ tree-\w+-\w+ +Pod +✔ Running +\S+ +ready:1\/1/g)).toHaveLength(4);
+
+    const json = await run('get', 'rollout', 'tree', '-o', 'json', '--kubeconfig', kubeconfig);
+    const tree = JSON.parse(json.stdout) as RolloutTree;
+    expect(tree).toMatchObject({
+      name: 'tree',
+      status: 'Paused',
+      strategy: 'Canary',
+      step: { index: 1, count: 3 },
+      setWeight: 34,
+      actualWeight: 34,
+      replicas: { desired: 3 },
+    });
+    expect(
+      tree.revisions.map((r) => [r.revision, r.replicaSets.map((rs) => [rs.role, rs.pods.length])]),
+    ).toEqual([
+      [2, [['canary', 2]]],
+      [1, [['stable', 2]]],
+    ]);
+
+    const missing = await run('get', 'rollout', 'nope', '--kubeconfig', kubeconfig);
+    expect(missing).toMatchObject({ code: 1, stderr: 'rollgate: rollout default/nope not found\n' });
+  });
+
+  it('list rollouts prints one row per rollout, -A adds the namespace', async () => {
+    await harness.createRollout(testRollout({ name: 'listed', replicas: 2, steps: [{ setWeight: 50 }] }));
+    await harness.runUntil({ namespace: 'default', name: 'listed' }, isFullyPromoted, { timeoutMs: 30_000 });
+    const listed = await run('list', 'rollouts', '--kubeconfig', kubeconfig);
+    expect(listed.code).toBe(0);
+    const lines = listed.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(
+      /^NAME +STRATEGY +STATUS +STEP +SET-WEIGHT +READY +DESIRED +UP-TO-DATE +AVAILABLE$/,
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^listed +Canary +✔ Healthy +1\/1 +100 +2\/2 +2 +2 +2$/),
+    );
+    const all = await run('list', 'rollouts', '-A', '--kubeconfig', kubeconfig);
+    expect(all.stdout.split('\n')[0]).toMatch(/^NAMESPACE +NAME +STRATEGY/);
+    expect(all.stdout).toMatch(/\ndefault +listed +Canary/);
+    const json = JSON.parse(
+      (await run('list', 'rollouts', '-o', 'json', '--kubeconfig', kubeconfig)).stdout,
+    ) as RolloutListRow[];
+    expect(json.find((row) => row.name === 'listed')).toMatchObject({
+      status: 'Healthy',
+      ready: 2,
+      desired: 2,
+    });
+    const both = await run('list', 'rollouts', '-A', '-n', 'default', '--kubeconfig', kubeconfig);
+    expect(both.code).toBe(2);
+  });
+
+  it('--watch --until-complete draws each change and exits 0 when the canary completes', async () => {
+    const key = await harness.createRollout(
+      testRollout({ name: 'done', replicas: 2, steps: [{ setWeight: 50 }, { pause: { duration: '5s' } }] }),
+    );
+    await harness.runUntil(key, isFullyPromoted, { timeoutMs: 30_000 });
+    await harness.patchSpec(key, { template: template('done', 'app:2.0') });
+    // The status is still Healthy, but for the previous generation: the watch must not stop at it.
+    const watching = run('get', 'rollout', 'done', '--watch', '--until-complete', '--kubeconfig', kubeconfig);
+    await harness.runUntil(key, isFullyPromoted, { timeoutMs: 60_000 });
+    const result = await watching;
+    expect(result.code).toBe(0);
+    const drawn = result.stdout.split(/\n(?=Name: )/);
+    expect(drawn.length).toBeGreaterThan(2);
+    expect(drawn.some((tree) => /Status: +◌ Progressing/.test(tree))).toBe(true);
+    expect(drawn.at(-1)).toMatch(/Status: +✔ Healthy\n/);
+    expect(drawn.at(-1)).toMatch(/Images: +app:2\.0 \(stable\)\n/);
+  }, 90_000);
+
+  it('--until-complete exits 1 when the canary is aborted', async () => {
+    const key = await harness.createRollout(
+      testRollout({ name: 'aborted', replicas: 2, steps: [{ setWeight: 50 }, { pause: {} }] }),
+    );
+    await harness.runUntil(key, isFullyPromoted, { timeoutMs: 30_000 });
+    await harness.patchSpec(key, { template: template('aborted', 'app:2.0') });
+    const watching = run(
+      'get',
+      'rollout',
+      'aborted',
+      '--until-complete',
+      '-o',
+      'json',
+      '--kubeconfig',
+      kubeconfig,
+    );
+    await harness.runUntil(key, (o) => o.rollout.status?.phase === 'Paused', { timeoutMs: 30_000 });
+    await abortRollout(harness.clients, key);
+    await harness.runUntil(key, (o) => o.rollout.status?.phase === 'Degraded', { timeoutMs: 30_000 });
+    const result = await watching;
+    expect(result.code).toBe(1);
+    // One JSON document per change, the last one Degraded.
+    const documents = result.stdout.split(/\n(?=\{)/).map((text) => JSON.parse(text) as RolloutTree);
+    expect(documents.map((tree) => tree.status)).toContain('Paused');
+    expect(documents.at(-1)?.status).toBe('Degraded');
+  }, 90_000);
+});

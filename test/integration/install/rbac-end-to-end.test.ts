@@ -1,0 +1,321 @@
+// The shipped install, applied with the real kubectl to the sandbox in RBAC mode, runs a whole Rollgate as
+// its ServiceAccount (a token from `kubectl create token`): Git → sync → canary → promotion, with not one
+// request refused. A permission missing from deploy/ fails here, not in a user's cluster.
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { stringify } from 'yaml';
+import { loadConfig } from '../../../src/config/index.ts';
+import { serveGitRepositories, type GitServer } from '../../../src/git/smart-http-server.ts';
+import { createKubeClients, toPlainObject } from '../../../src/kube/client.ts';
+import { silentLogger } from '../../../src/log/logger.ts';
+import { openRuntime } from '../../../src/process/runtime.ts';
+import { startProcess, type RunningProcess } from '../../../src/process/start-process.ts';
+import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { failure } from '../../conformance/support/conformance-cluster.ts';
+import { eventually } from '../../support/eventually.ts';
+import { createBareRepository, makeTempDir, WorkingCopy, type TempDir } from '../../support/git-fixtures.ts';
+import { openRedisTestScope, type RedisTestScope } from '../../support/redis-test-prefix.ts';
+import { renderInstall, type InstallName, type RenderedObject } from './rendered-install.ts';
+
+const SA_USER = 'system:serviceaccount:rollgate-system:rollgate';
+
+interface LiveRollout {
+  spec?: { template?: { spec?: { containers?: Array<{ image?: string }> } } };
+  status?: { phase?: string; currentStepIndex?: number; stableRS?: string; currentPodHash?: string };
+}
+
+interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { fieldRef?: { fieldPath?: string } };
+}
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function kubectl(kubeconfig: string, args: string[], input?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      'kubectl',
+      ['--kubeconfig', kubeconfig, ...args],
+      { timeout: 30_000, maxBuffer: 16 << 20 },
+      (err, stdout, stderr) => (err ? reject(new Error(`kubectl ${args[0]}: ${stderr}`)) : resolve(stdout)),
+    );
+    if (input !== undefined) child.stdin?.end(input);
+  });
+}
+
+/** Two Services, a ConfigMap and a canary Rollout that moves its Services' selectors, as users keep them. */
+function appManifests(image: string): Record<string, string> {
+  const service = (name: string): string =>
+    `apiVersion: v1\nkind: Service\nmetadata:\n  name: ${name}\nspec:\n  selector: { app: web }\n  ports: [{ port: 80, targetPort: 8080 }]\n`;
+  return {
+    'web/services.yaml': `${service('web-stable')}---\n${service('web-canary')}`,
+    'web/config.yaml':
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\ndata:\n  greeting: hello\n',
+    'web/rollout.yaml': `apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata:
+  name: web
+spec:
+  replicas: 2
+  revisionHistoryLimit: 2
+  selector:
+    matchLabels: { app: web }
+  template:
+    metadata:
+      labels: { app: web }
+    spec:
+      containers:
+        - name: app
+          image: ${image}
+  strategy:
+    canary:
+      canaryService: web-canary
+      stableService: web-stable
+      scaleDownDelaySeconds: 0
+      steps:
+        - setWeight: 50
+        - pause: { duration: 2s }
+`,
+  };
+}
+
+/** The Rollgate container's environment as the kubelet would set it (fieldRefs to the pod's namespace). */
+function containerEnv(objects: RenderedObject[]): Record<string, string> {
+  const deployment = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'rollgate')!;
+  const pod = (
+    deployment as unknown as { spec: { template: { spec: { containers: Array<{ env?: EnvVar[] }> } } } }
+  ).spec.template.spec;
+  const env: Record<string, string> = {};
+  for (const variable of pod.containers[0]!.env ?? []) {
+    if (variable.value !== undefined) env[variable.name] = variable.value;
+    else if (variable.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace')
+      env[variable.name] = deployment.metadata.namespace!;
+    else throw new Error(`cannot resolve env ${variable.name} outside a pod`);
+  }
+  return env;
+}
+
+interface Installed {
+  sandbox: Sandbox;
+  tmp: TempDir;
+  adminKubeconfig: string;
+  /** A kubeconfig with the rollgate ServiceAccount's token. */
+  serviceAccountKubeconfig: string;
+  objects: RenderedObject[];
+}
+
+/**
+ * Starts an RBAC-mode sandbox and installs `install` into it as a cluster admin does, with the real kubectl
+ * (which reaches the sandbox as its admin); `before` runs the admin's own steps first.
+ */
+async function installIntoRbacSandbox(
+  install: InstallName,
+  before: (kubectlAsAdmin: (args: string[]) => Promise<string>) => Promise<void> = async () => undefined,
+): Promise<Installed> {
+  const tmp = makeTempDir('rollgate-rbac-e2e-');
+  const sandbox = await startSandbox({ rbac: true, readyDelayMs: 100 });
+  cleanups.push(async () => {
+    await sandbox.stop();
+    tmp.remove();
+  });
+  const adminKubeconfig = join(tmp.path, 'admin.kubeconfig');
+  await sandbox.writeKubeconfig(adminKubeconfig);
+  const asAdmin = (args: string[], input?: string): Promise<string> =>
+    kubectl(adminKubeconfig, ['--cache-dir', join(tmp.path, 'kube-cache'), ...args], input);
+  await before(asAdmin);
+  const objects = await renderInstall(install);
+  await asAdmin(['apply', '--server-side', '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
+  const token = (await asAdmin(['create', 'token', 'rollgate', '-n', 'rollgate-system'])).trim();
+  const serviceAccountKubeconfig = join(tmp.path, 'rollgate.kubeconfig');
+  writeFileSync(serviceAccountKubeconfig, sandbox.kubeconfigYamlWithToken(token), { mode: 0o600 });
+  return { sandbox, tmp, adminKubeconfig, serviceAccountKubeconfig, objects };
+}
+
+/**
+ * Runs a whole Rollgate (`rollgate run`'s role) from the install's own configuration file and container
+ * environment, with the ServiceAccount's kubeconfig; only what a pod has that a test lacks is set here.
+ */
+async function runRollgate(
+  installed: Installed,
+  git: GitServer,
+  redis: RedisTestScope,
+): Promise<RunningProcess> {
+  const configMap = installed.objects.find(
+    (o) => o.kind === 'ConfigMap' && o.metadata.name === 'rollgate-config',
+  );
+  const file = join(installed.tmp.path, 'rollgate.yaml');
+  writeFileSync(file, (configMap as unknown as { data: Record<string, string> }).data['rollgate.yaml']!);
+  const config = loadConfig({
+    file,
+    env: {
+      ...containerEnv(installed.objects),
+      ROLLGATE_KUBERNETES_KUBECONFIG: installed.serviceAccountKubeconfig,
+      ROLLGATE_REDIS_URL: inject('redisUrl'),
+      ROLLGATE_REDIS_PREFIX: redis.prefix,
+      ROLLGATE_SERVER_HOST: '127.0.0.1',
+      ROLLGATE_SERVER_PORT: '0',
+      ROLLGATE_LOG_LEVEL: 'silent',
+      ROLLGATE_GIT_CACHE_DIR: join(installed.tmp.path, 'git-cache'),
+      ROLLGATE_SOURCES: JSON.stringify([
+        { name: 'apps', url: `${git.url}/apps.git`, branch: 'main', path: '.', interval: '1s' },
+      ]),
+    },
+  });
+  const running = await startProcess(openRuntime(config, { logger: silentLogger }), {
+    role: 'all',
+    redisCheckIntervalMs: 500,
+  });
+  cleanups.push(() => running.stop({ force: true }));
+  return running;
+}
+
+/** Pushes version 1, waits for it to run, pushes version 2 and follows its canary to promotion. */
+async function deployThroughCanary(installed: Installed, namespace: string): Promise<void> {
+  const redis = await openRedisTestScope(inject('redisUrl'));
+  cleanups.push(() => redis.cleanup());
+  const repos = join(installed.tmp.path, 'repos');
+  createBareRepository(repos, 'apps');
+  const git = await serveGitRepositories({ root: repos, receivePack: true });
+  cleanups.push(() => git.stop());
+  const work = new WorkingCopy(join(installed.tmp.path, 'work'));
+  work.write(appManifests('web:1.0'));
+  work.commit('web 1.0');
+  await work.push(`${git.url}/apps.git`);
+
+  await runRollgate(installed, git, redis);
+  // Read as the admin: what the test looks at must not count against the ServiceAccount.
+  const admin = new KubeConfig();
+  admin.loadFromFile(installed.adminKubeconfig);
+  const custom = admin.makeApiClient(CustomObjectsApi);
+  const rollout = async (): Promise<LiveRollout | undefined> => {
+    try {
+      const object = await custom.getNamespacedCustomObject({
+        group: 'rollgate.dev',
+        version: 'v1alpha1',
+        namespace,
+        plural: 'rollouts',
+        name: 'web',
+      });
+      return toPlainObject<LiveRollout>(object);
+    } catch {
+      return undefined;
+    }
+  };
+  const first = await eventually(
+    'web 1.0 synced and healthy',
+    async () => {
+      const r = await rollout();
+      return r?.status?.phase === 'Healthy' ? r : undefined;
+    },
+    { timeoutMs: 30_000 },
+  );
+  const firstStable = first.status?.stableRS;
+
+  work.write({ 'web/rollout.yaml': appManifests('web:2.0')['web/rollout.yaml']! });
+  work.commit('web 2.0');
+  await work.push(`${git.url}/apps.git`);
+  await eventually(
+    'web 2.0 as a canary at its pause',
+    async () => {
+      const r = await rollout();
+      return r?.status?.currentStepIndex === 1 && r.status.stableRS === firstStable;
+    },
+    { timeoutMs: 30_000 },
+  );
+  const promoted = await eventually(
+    'web 2.0 promoted to stable',
+    async () => {
+      const r = await rollout();
+      const promotedNow =
+        r?.status?.phase === 'Healthy' &&
+        r.status.stableRS !== firstStable &&
+        r.status.stableRS === r.status.currentPodHash;
+      return promotedNow ? r : undefined;
+    },
+    { timeoutMs: 30_000 },
+  );
+  expect(promoted.spec?.template?.spec?.containers?.[0]?.image).toBe('web:2.0');
+  // The reconciler moved the stable Service onto the promoted pods.
+  const clients = createKubeClients(admin);
+  const stable = await clients.core.readNamespacedService({ namespace, name: 'web-stable' });
+  expect(stable.spec?.selector?.['rollouts-pod-template-hash']).toBe(promoted.status?.stableRS);
+}
+
+/** What the ServiceAccount's own client gets for a request its roles do not grant. */
+async function refusedUpdate(installed: Installed, namespace: string): ReturnType<typeof failure> {
+  const kc = new KubeConfig();
+  kc.loadFromFile(installed.serviceAccountKubeconfig);
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  const live = await custom.getNamespacedCustomObject({
+    group: 'rollgate.dev',
+    version: 'v1alpha1',
+    namespace,
+    plural: 'rollouts',
+    name: 'web',
+  });
+  // Rollgate writes Rollouts by apply (patch) and status by update: a plain update is not granted.
+  return failure(
+    custom.replaceNamespacedCustomObject({
+      group: 'rollgate.dev',
+      version: 'v1alpha1',
+      namespace,
+      plural: 'rollouts',
+      name: 'web',
+      body: live,
+    }),
+  );
+}
+
+describe('the shipped install in an RBAC-mode sandbox', () => {
+  it('deploy/: Rollgate as rollgate-system/rollgate syncs and promotes a canary with no request refused', async () => {
+    const installed = await installIntoRbacSandbox('base');
+    await deployThroughCanary(installed, 'default');
+    expect(installed.sandbox.forbidden).toEqual([]);
+
+    expect(await refusedUpdate(installed, 'default')).toEqual({
+      code: 403,
+      status: {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: `rollouts.rollgate.dev "web" is forbidden: User "${SA_USER}" cannot update resource "rollouts" in API group "rollgate.dev" in the namespace "default"`,
+        reason: 'Forbidden',
+        details: { name: 'web', group: 'rollgate.dev', kind: 'rollouts' },
+        code: 403,
+      },
+    });
+    expect(installed.sandbox.forbidden).toHaveLength(1);
+  }, 120_000);
+
+  it('overlays/namespaced: the same with only the namespace’s Roles, CRDs installed by the admin', async () => {
+    const installed = await installIntoRbacSandbox('namespaced', async (asAdmin) => {
+      await asAdmin(['create', 'namespace', 'rollgate-system']);
+      await asAdmin(['apply', '--server-side', '-k', 'deploy/crds']);
+    });
+    await deployThroughCanary(installed, 'rollgate-system');
+    expect(installed.sandbox.forbidden).toEqual([]);
+
+    // Where the cluster-wide install may look, this one may not.
+    const kc = new KubeConfig();
+    kc.loadFromFile(installed.serviceAccountKubeconfig);
+    const clusterWide = await failure(
+      kc.makeApiClient(CustomObjectsApi).listClusterCustomObject({
+        group: 'rollgate.dev',
+        version: 'v1alpha1',
+        plural: 'rollouts',
+      }),
+    );
+    expect(clusterWide.status.message).toBe(
+      `rollouts.rollgate.dev is forbidden: User "${SA_USER}" cannot list resource "rollouts" in API group "rollgate.dev" at the cluster scope`,
+    );
+    expect((await refusedUpdate(installed, 'rollgate-system')).code).toBe(403);
+  }, 120_000);
+});

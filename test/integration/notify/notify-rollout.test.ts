@@ -1,0 +1,337 @@
+// Notifications end to end: an Argo-format ConfigMap, a subscribed Rollout through a canary in the sandbox, two reconcilers, a restart.
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parse } from 'yaml';
+import { configSchema } from '../../../src/config/index.ts';
+import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
+import { createLogger, silentLogger, type Logger } from '../../../src/log/logger.ts';
+import { openRuntime } from '../../../src/process/runtime.ts';
+import { startProcess, type RunningProcess } from '../../../src/process/start-process.ts';
+import { createRedisConnection } from '../../../src/queue/redis-connection.ts';
+import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { createRollgateMetrics, type RollgateMetrics } from '../../../src/server/metrics.ts';
+import { eventually } from '../../support/eventually.ts';
+import {
+  SLACK_TOKEN,
+  TEAMS_CONNECTOR_PATH,
+  startServiceDoubles,
+  type ServiceDoubles,
+  type TakenRequest,
+} from '../../support/notify/service-doubles.ts';
+
+const NAMESPACE = 'default';
+const STATE_NAMESPACE = 'rollgate-system';
+const DEPLOY_LOG_TOKEN = 'deploy-log-s3cr3t';
+
+interface LiveStatus {
+  phase?: string;
+  currentPodHash?: string;
+  stableRS?: string;
+}
+
+let doubles: ServiceDoubles;
+let sandbox: Sandbox;
+let clients: KubeClients;
+const prefix = `rg-notify-${randomUUID().slice(0, 8)}`;
+const logLines: string[] = [];
+let processes: Array<{ process: RunningProcess; metrics: RollgateMetrics }> = [];
+
+/** One Rollgate reconciler process over the sandbox and the run's Redis, under this file's prefix. */
+async function startReconciler(logger: Logger = silentLogger): Promise<RunningProcess> {
+  const config = configSchema.parse({
+    log: { level: 'silent' },
+    redis: { url: inject('redisUrl'), prefix },
+    server: { host: '127.0.0.1', port: 0 },
+  });
+  const runtime = openRuntime(config, {
+    logger,
+    kube: { clients, namespace: NAMESPACE, source: 'flag', origin: sandbox.url },
+  });
+  const metrics = createRollgateMetrics({ processMetrics: false });
+  const process = await startProcess(runtime, { role: 'reconciler', metrics });
+  processes.push({ process, metrics });
+  return process;
+}
+
+async function stopAll(): Promise<void> {
+  await Promise.all(processes.map(({ process }) => process.stop()));
+  processes = [];
+}
+
+async function status(name: string): Promise<LiveStatus | undefined> {
+  const found = await clients.custom.getNamespacedCustomObject({
+    group: 'rollgate.dev',
+    version: 'v1alpha1',
+    namespace: NAMESPACE,
+    plural: 'rollouts',
+    name,
+  });
+  return toPlainObject<{ status?: LiveStatus }>(found).status;
+}
+
+const completedAt = async (name: string, hashNot?: string): Promise<LiveStatus> =>
+  eventually(
+    `${name} completed`,
+    async () => {
+      const s = await status(name);
+      return s?.phase === 'Healthy' && s.stableRS === s.currentPodHash && s.currentPodHash !== hashNot
+        ? s
+        : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 50 },
+  );
+
+async function setImage(name: string, image: string): Promise<void> {
+  await clients.custom.patchNamespacedCustomObject(
+    {
+      group: 'rollgate.dev',
+      version: 'v1alpha1',
+      namespace: NAMESPACE,
+      plural: 'rollouts',
+      name,
+      body: [{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: image }],
+    },
+    // A JSON patch: the client's default content type for an array body.
+  );
+}
+
+/** Slack messages by channel, as `channel: text` lines in the order they arrived. */
+const slackLines = (): string[] =>
+  doubles.slackMessages.map((m: TakenRequest) => {
+    const body = m.json as { channel: string; text: string };
+    return `${body.channel}: ${body.text}`;
+  });
+
+/** Waits until the doubles stop receiving (2 s without a new request), then returns what they hold. */
+async function quiet(): Promise<void> {
+  let seen = -1;
+  await eventually(
+    'the notification services to go quiet',
+    async () => {
+      const now = doubles.requests.length;
+      if (now === seen) return true;
+      seen = now;
+      await new Promise((r) => setTimeout(r, 2_000));
+      return doubles.requests.length === seen;
+    },
+    { timeoutMs: 30_000, intervalMs: 0 },
+  );
+}
+
+beforeAll(async () => {
+  doubles = await startServiceDoubles();
+  sandbox = await startSandbox({ readyDelayMs: 50 });
+  clients = createKubeClients(sandbox.kubeConfig);
+  await clients.core.createNamespace({ body: { metadata: { name: STATE_NAMESPACE } } });
+  // The ConfigMap exactly as an Argo user writes it; only the Slack API's address points at the double
+  // (`apiURL`, a key notifications-engine's Slack service has as well).
+  const argo = parse(
+    readFileSync(join(import.meta.dirname, '../../support/notify/argo-notification-configmap.yaml'), 'utf8'),
+  ) as { data: Record<string, string> };
+  await clients.core.createNamespacedConfigMap({
+    namespace: STATE_NAMESPACE,
+    body: {
+      metadata: { name: 'rollgate-notification-configmap' },
+      data: { ...argo.data, 'service.slack': `${argo.data['service.slack']}apiURL: ${doubles.url}/api\n` },
+    },
+  });
+  const secret = {
+    'slack-token': SLACK_TOKEN,
+    'deploy-log-url': `${doubles.url}/webhook`,
+    'deploy-log-token': DEPLOY_LOG_TOKEN,
+    'teams-ops-url': `${doubles.url}${TEAMS_CONNECTOR_PATH}`,
+  };
+  await clients.core.createNamespacedSecret({
+    namespace: STATE_NAMESPACE,
+    body: {
+      metadata: { name: 'rollgate-notification-secret' },
+      data: Object.fromEntries(
+        Object.entries(secret).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+      ),
+    },
+  });
+  const logs = new PassThrough();
+  logs.on('data', (chunk: Buffer) => logLines.push(chunk.toString('utf8')));
+  // Two reconcilers on one Redis: every transition is seen by whichever reconciles, and both notify.
+  await startReconciler(createLogger({ destination: logs, format: 'json', level: 'debug' }));
+  await startReconciler();
+});
+
+afterAll(async () => {
+  await stopAll();
+  await sandbox?.stop();
+  await doubles?.stop();
+  const redis = createRedisConnection(inject('redisUrl'));
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `{${prefix}}*`, 'COUNT', 500);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
+  redis.disconnect();
+});
+
+describe('notifications of a subscribed Rollout', () => {
+  it('sends one message per transition and subscription, with two reconcilers, and none again after a restart', async () => {
+    await clients.custom.createNamespacedCustomObject({
+      group: 'rollgate.dev',
+      version: 'v1alpha1',
+      namespace: NAMESPACE,
+      plural: 'rollouts',
+      body: {
+        apiVersion: 'rollgate.dev/v1alpha1',
+        kind: 'Rollout',
+        metadata: {
+          name: 'web',
+          annotations: {
+            'notifications.argoproj.io/subscribe.on-rollout-step-completed.slack': 'deploys',
+            // No trigger named: the ConfigMap's defaultTriggers (completed, aborted).
+            'notifications.argoproj.io/subscribe.slack': 'releases',
+            'notifications.argoproj.io/subscribe.on-rollout-completed.deploy-log': '',
+            'notifications.argoproj.io/subscribe.on-rollout-completed.teams': 'ops',
+          },
+        },
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: { app: 'web' } },
+          template: {
+            metadata: { labels: { app: 'web' } },
+            spec: { containers: [{ name: 'app', image: 'shop/web:1' }] },
+          },
+          strategy: { canary: { steps: [{ setWeight: 50 }, { pause: { duration: '1s' } }] } },
+        },
+      },
+    });
+    const first = await completedAt('web');
+    await setImage('web', 'shop/web:2');
+    const second = await completedAt('web', first.currentPodHash);
+    await quiet();
+
+    const completed = 'Rollout web finished updating to its new revision.';
+    // The first revision completes at once; the second walks two steps (index 0, then 1), then completes.
+    expect(slackLines().filter((l) => l.startsWith('releases:'))).toEqual([
+      `releases: ${completed}`,
+      `releases: ${completed}`,
+    ]);
+    expect(slackLines().filter((l) => l.startsWith('deploys:'))).toEqual([
+      'deploys: Rollout web is at step 1/2.',
+      'deploys: Rollout web is at step 2/2.',
+    ]);
+    const webhook = doubles.webhookCalls.map((c) => c.json as { revision: string });
+    expect(webhook.map((w) => w.revision)).toEqual([first.currentPodHash, second.currentPodHash]);
+    expect(doubles.webhookCalls.every((c) => c.headers.authorization === `Bearer ${DEPLOY_LOG_TOKEN}`)).toBe(
+      true,
+    );
+    expect(doubles.teamsCalls.map((c) => (c.json as { title: string }).title)).toEqual([
+      'Rollout web completed',
+      'Rollout web completed',
+    ]);
+    // The Argo template's attachments arrive as Slack attachments.
+    const attachments = (doubles.slackMessages[0]!.json as { attachments: Array<{ fields: unknown[] }> })
+      .attachments;
+    expect(attachments[0]!.fields).toEqual([
+      { title: 'Strategy', value: 'Canary', short: true },
+      { title: 'app', value: 'shop/web:1', short: true },
+    ]);
+    const sent = await Promise.all(
+      processes.map(
+        async ({ metrics }) => await metrics.registry.getSingleMetricAsString('rollgate_notifications_total'),
+      ),
+    );
+    expect(sent.join('\n')).toMatch(
+      /rollgate_notifications_total\{trigger="on-rollout-completed",service="slack",result="sent"\}/,
+    );
+
+    // A restart: both processes stop, two new ones list every Rollout and reconcile it again.
+    const before = doubles.requests.length;
+    await stopAll();
+    await startReconciler();
+    await startReconciler();
+    await eventually('the new processes to reconcile web', async () => {
+      const depth = await processes[0]!.process.reconciler!.queue.queue.getJobCounts('completed');
+      return (depth.completed ?? 0) > 0;
+    });
+    await quiet();
+    expect(doubles.requests.length).toBe(before);
+
+    // And the new processes notify the next transitions, once each.
+    await setImage('web', 'shop/web:3');
+    await completedAt('web', second.currentPodHash);
+    await quiet();
+    expect(slackLines().filter((l) => l.startsWith('releases:'))).toHaveLength(3);
+    expect(slackLines().filter((l) => l.startsWith('deploys:'))).toHaveLength(4);
+    expect(doubles.webhookCalls).toHaveLength(3);
+    expect(doubles.teamsCalls).toHaveLength(3);
+  }, 120_000);
+
+  it('sends a transition handed to two processes at the same moment once', async () => {
+    const [a, b] = processes.map(({ process }) => process.notifier!);
+    const rollout = {
+      apiVersion: 'rollgate.dev/v1alpha1',
+      kind: 'Rollout',
+      metadata: {
+        name: 'twice',
+        namespace: NAMESPACE,
+        uid: 'uid-twice',
+        annotations: { 'notifications.argoproj.io/subscribe.on-rollout-aborted.slack': 'team-a' },
+      },
+      spec: {},
+    };
+    const transition = {
+      raw: { ...rollout, status: { currentPodHash: 'h1', currentStepIndex: 1 } },
+      before: { currentPodHash: 'h1', currentStepIndex: 1 },
+      after: { currentPodHash: 'h1', currentStepIndex: 1, abort: true, phase: 'Degraded' },
+      scaled: [],
+    };
+    a!.onTransition(transition);
+    b!.onTransition(transition);
+    a!.onTransition(transition);
+    await Promise.all([a!.settled(), b!.settled()]);
+    await quiet();
+    expect(slackLines().filter((l) => l.startsWith('team-a:'))).toEqual([
+      'team-a: Rollout twice was aborted at step 1.',
+    ]);
+  }, 60_000);
+
+  it('retries a failing service with backoff, and no secret reaches the log', async () => {
+    const teamsBefore = doubles.teamsCalls.length;
+    doubles.failNext(TEAMS_CONNECTOR_PATH, { status: 503, body: 'busy' });
+    const [a] = processes.map(({ process }) => process.notifier!);
+    a!.onTransition({
+      raw: {
+        metadata: {
+          name: 'flaky',
+          namespace: NAMESPACE,
+          uid: 'uid-flaky',
+          annotations: { 'notifications.argoproj.io/subscribe.on-rollout-completed.teams': 'ops' },
+        },
+        spec: {},
+        status: { currentPodHash: 'x1' },
+      },
+      before: { currentPodHash: 'x1' },
+      after: { currentPodHash: 'x1', stableRS: 'x1', phase: 'Healthy' },
+      scaled: [],
+    });
+    await eventually('the retried Teams message', () => doubles.teamsCalls.length === teamsBefore + 2, {
+      timeoutMs: 20_000,
+    });
+    await quiet();
+    expect(doubles.teamsCalls).toHaveLength(teamsBefore + 2);
+    const counted = await Promise.all(
+      processes.map(({ metrics }) =>
+        metrics.registry.getSingleMetricAsString('rollgate_notifications_total'),
+      ),
+    );
+    expect(counted.join('\n')).toMatch(
+      /rollgate_notifications_total\{trigger="on-rollout-completed",service="teams",result="retried"\} 1/,
+    );
+    // The first process logged at debug level through all of the above, sends and failures included.
+    const log = logLines.join('');
+    expect(log).toContain('notification sent');
+    for (const secret of [SLACK_TOKEN, DEPLOY_LOG_TOKEN, 's3cr3t-connector', doubles.url + '/webhook'])
+      expect(log).not.toContain(secret);
+  }, 60_000);
+});
