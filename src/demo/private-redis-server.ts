@@ -11,6 +11,8 @@ import { RedisServerStartError } from './redis-server-start-error.ts';
 export interface PrivateRedisServer {
   /** `redis://127.0.0.1:PORT`. */
   url: string;
+  /** The redis-server's process id (benchmarks read its CPU time from /proc). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -53,7 +55,7 @@ export async function startPrivateRedisServer(program = 'redis-server'): Promise
       await stop();
       throw new RedisServerStartError(program, `it exited with code ${child.exitCode}`);
     }
-    if (await redisAnswers(url, 500)) return { url, stop };
+    if (await redisAnswers(url, 500)) return { url, pid: child.pid ?? 0, stop };
     if (performance.now() > deadline) {
       await stop();
       throw new RedisServerStartError(program, `nothing answered PING on ${url} within 10 s`);

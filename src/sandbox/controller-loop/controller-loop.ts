@@ -16,8 +16,7 @@ import { ApiStatusError } from '../api/api-status-error.ts';
 import type { ResourceRegistry } from '../resources/resource-registry.ts';
 import type { ResourceType } from '../resources/resource-type.ts';
 import { jsonEqual } from '../patch/json-equal.ts';
-import type { ObjectStore, StoredObject } from '../store/object-store.ts';
-import { typeKeyOf } from '../store/object-store.ts';
+import type { ObjectStore, StoreEvent, StoredObject } from '../store/object-store.ts';
 import { aggregatedRules } from '../rbac/cluster-role-aggregation.ts';
 import { RBAC_GROUP } from '../rbac/rbac-authorizer.ts';
 
@@ -45,11 +44,44 @@ export class ControllersDidNotSettleError extends Error {
 
 /** Runs one controller write; counts it when `fn` says it wrote, and retries lost races on the next pass. */
 type WriteGuard = (what: string, fn: () => boolean) => void;
-/** Records a moment at which something will change without a write (a pod becoming ready, …). */
-type NoteChange = (at: Date | undefined) => void;
 
 function ownedBy(obj: StoredObject, uid: string): boolean {
   return (obj.metadata.ownerReferences ?? []).some((r) => r.uid === uid && r.controller === true);
+}
+
+const POD_KEY = '/Pod';
+const REPLICA_SET_KEY = 'apps/ReplicaSet';
+const JOB_KEY = 'batch/Job';
+const CRD_KEY = 'apiextensions.k8s.io/CustomResourceDefinition';
+
+/** `namespace/name`: how the loop names a pod it must look at again (the order pods are listed in). */
+function podRef(obj: StoredObject): string {
+  return `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
+}
+
+/** The uid of the object's controller (its ownerReference with controller: true), if any. */
+function controllerUid(obj: StoredObject): string | undefined {
+  return (obj.metadata.ownerReferences ?? []).find((r) => r.controller === true)?.uid;
+}
+
+/**
+ * What changed since the controllers last looked. Every controller's input is one object and what it
+ * owns, plus the clock; so a pass looks only at objects a write touched and at those whose own moment
+ * has come, and a write costs what it affects instead of every object stored.
+ */
+interface Pending {
+  /** CRD names whose status may be out of date. */
+  crds: Set<string>;
+  /** uids of ReplicaSets and Jobs whose own object or pods changed. */
+  owners: Set<string>;
+  /** Pods (`namespace/name`) the kubelet must look at. */
+  pods: Set<string>;
+  /** uids of objects whose ownerReferences must be checked against the living (created, changed, or an owner gone). */
+  dependents: Set<string>;
+  /** uids of objects deleted: their dependents are checked, their foreground-deleting owners too. */
+  deleted: Set<string>;
+  /** uids of objects being deleted in the foreground: finished once no dependent is left. */
+  foreground: Set<string>;
 }
 
 /** One pass over every controller; counts writes and the earliest time anything will change by itself. */
@@ -57,8 +89,54 @@ export class ControllerLoop {
   private readonly pendingCrdCleanup: ResourceType[] = [];
   /** The earliest moment a controller said something will change without a write (from the last run). */
   nextChangeAt: Date | undefined;
+  private readonly pending: Pending = {
+    crds: new Set(),
+    owners: new Set(),
+    pods: new Set(),
+    dependents: new Set(),
+    deleted: new Set(),
+    foreground: new Set(),
+  };
+  /** When an owner (by uid) or a pod (`namespace/name`) must be looked at again though nothing wrote to it. */
+  private readonly dueOwners = new Map<string, number>();
+  private readonly duePods = new Map<string, number>();
 
-  constructor(private readonly deps: ControllerLoopDeps) {}
+  constructor(private readonly deps: ControllerLoopDeps) {
+    deps.store.subscribe((event) => this.observe(event));
+    // Objects stored before the loop existed are all new to it.
+    for (const { typeKey, object } of deps.store.allObjects()) {
+      this.observe({ type: 'ADDED', resourceVersion: 0, typeKey, namespace: '', object });
+    }
+  }
+
+  /** Remembers what a change means for each controller (called for every store event, synchronously). */
+  private observe(event: StoreEvent): void {
+    const { typeKey, object } = event;
+    const meta = object.metadata;
+    const uid = meta.uid ?? '';
+    const gone = event.type === 'DELETED';
+    if (gone) {
+      this.pending.deleted.add(uid);
+      this.pending.foreground.delete(uid);
+    } else {
+      if ((meta.ownerReferences ?? []).length > 0) this.pending.dependents.add(uid);
+      if (meta.deletionTimestamp !== undefined && (meta.finalizers ?? []).includes('foregroundDeletion'))
+        this.pending.foreground.add(uid);
+      else this.pending.foreground.delete(uid);
+    }
+    if (typeKey === POD_KEY) {
+      if (!gone) this.pending.pods.add(podRef(object));
+      // The pod's controller recounts; so does the one it had before, should the change have moved it.
+      const owner = controllerUid(object);
+      if (owner) this.pending.owners.add(owner);
+      const before = event.previous ? controllerUid(event.previous) : undefined;
+      if (before) this.pending.owners.add(before);
+    } else if (typeKey === REPLICA_SET_KEY || typeKey === JOB_KEY) {
+      if (!gone) this.pending.owners.add(uid);
+    } else if (typeKey === CRD_KEY) {
+      if (!gone) this.pending.crds.add(meta.name ?? '');
+    }
+  }
 
   /** Remembers the kinds of a deleted CRD so their objects are removed on the next run. */
   cleanupCrdObjects(types: ResourceType[]): void {
@@ -70,27 +148,35 @@ export class ControllerLoop {
     const max = this.deps.maxPasses ?? 100;
     let total = 0;
     for (let pass = 0; pass < max; pass++) {
-      const { writes, nextChangeAt } = this.pass();
+      const writes = this.pass();
       total += writes;
       if (writes === 0) {
-        this.nextChangeAt = nextChangeAt;
+        this.nextChangeAt = this.earliestDue();
         return total;
       }
     }
     throw new ControllersDidNotSettleError(max);
   }
 
-  private pass(): { writes: number; nextChangeAt: Date | undefined } {
+  private earliestDue(): Date | undefined {
+    let earliest: number | undefined;
+    for (const due of [this.dueOwners, this.duePods])
+      for (const at of due.values()) if (earliest === undefined || at < earliest) earliest = at;
+    for (const at of this.dueBudgets) if (earliest === undefined || at < earliest) earliest = at;
+    return earliest === undefined ? undefined : new Date(earliest);
+  }
+
+  /** When the disruption controller next expects a change by itself (it looks at every budget each pass). */
+  private dueBudgets: number[] = [];
+
+  private pass(): number {
     let writes = 0;
-    let next: Date | undefined;
-    const note: NoteChange = (at) => {
-      if (at && (!next || at < next)) next = at;
-    };
     const guard: WriteGuard = (what, fn) => {
       try {
         if (fn()) writes++;
       } catch (err) {
-        // A controller write that loses to a concurrent change is retried on the next pass.
+        // A controller write that loses to a concurrent change is retried on the next pass: the change
+        // that beat it was a store event, which put the object back in `pending`.
         if (err instanceof ApiStatusError && (err.status.code === 409 || err.status.code === 404)) {
           writes++;
           return;
@@ -103,17 +189,30 @@ export class ControllerLoop {
     this.namespaces(guard);
     this.garbageCollect(guard);
     const now = this.deps.clock.now();
-    this.workloads(guard, note, now);
-    this.kubelet(guard, note, now);
-    this.disruptionBudgets(guard, note, now);
-    return { writes, nextChangeAt: next };
+    this.workloads(guard, now);
+    this.kubelet(guard, now);
+    this.disruptionBudgets(guard, now);
+    return writes;
+  }
+
+  /** Takes the pending entries of `set` and the due ones of `due` (at or before `now`), emptying both of them. */
+  private static take(set: Set<string>, due: Map<string, number> | undefined, now: number): string[] {
+    const out = new Set(set);
+    set.clear();
+    if (due) {
+      for (const [key, at] of due) {
+        if (at > now) continue;
+        out.add(key);
+        due.delete(key);
+      }
+    }
+    return [...out];
   }
 
   private crds(guard: WriteGuard): void {
     const { store, registry } = this.deps;
     for (const type of this.pendingCrdCleanup.splice(0)) {
-      for (const { typeKey, object } of store.allObjects()) {
-        if (typeKey !== typeKeyOf(type)) continue;
+      for (const object of store.list(type)) {
         guard('crd-cleanup', () => {
           store.finishDeletion(type, object.metadata.namespace ?? '', object.metadata.name ?? '');
           return true;
@@ -121,7 +220,9 @@ export class ControllerLoop {
       }
     }
     const crdType = registry.builtIn('apiextensions.k8s.io', 'CustomResourceDefinition');
-    for (const crd of store.list(crdType)) {
+    for (const name of ControllerLoop.take(this.pending.crds, undefined, 0).sort()) {
+      const crd = store.get(crdType, '', name);
+      if (!crd) continue;
       const spec = (crd.spec ?? {}) as {
         names?: Record<string, unknown>;
         versions?: Array<{ name?: string; storage?: boolean }>;
@@ -171,8 +272,8 @@ export class ControllerLoop {
     for (const ns of store.list(nsType, undefined, (o) => o.metadata.deletionTimestamp !== undefined)) {
       const name = ns.metadata.name ?? '';
       let remaining = 0;
-      for (const { typeKey, object } of store.allObjects()) {
-        if (object.metadata.namespace !== name || typeKey === '/Namespace') continue;
+      for (const { typeKey, object } of store.inNamespace(name)) {
+        if (typeKey === '/Namespace') continue;
         remaining++;
         if (object.metadata.deletionTimestamp !== undefined) continue;
         const type = this.typeOf(typeKey);
@@ -199,8 +300,16 @@ export class ControllerLoop {
   /** Background GC of dependents whose owners are gone, and foreground deletion of owners. */
   private garbageCollect(guard: WriteGuard): void {
     const { store } = this.deps;
-    const all = store.gcCandidates();
-    for (const { typeKey, object } of all) {
+    const deleted = ControllerLoop.take(this.pending.deleted, undefined, 0);
+    // The dependents of what was deleted, and every object whose ownerReferences changed.
+    const suspects = new Set(ControllerLoop.take(this.pending.dependents, undefined, 0));
+    for (const uid of deleted)
+      for (const { object } of store.dependentsOf(uid)) suspects.add(object.metadata.uid ?? '');
+    const checked = [...suspects]
+      .map((uid) => store.byUid(uid))
+      .filter((entry): entry is { typeKey: string; object: StoredObject } => entry !== undefined)
+      .sort((a, b) => storedOrder(a.object, b.object));
+    for (const { typeKey, object } of checked) {
       const refs = object.metadata.ownerReferences ?? [];
       if (refs.length === 0) continue;
       const type = this.typeOf(typeKey);
@@ -225,15 +334,18 @@ export class ControllerLoop {
         });
       }
     }
-    for (const { typeKey, object } of all) {
+    // Few objects are ever deleted in the foreground: each is looked at on every pass until it is gone.
+    const owners = [...this.pending.foreground]
+      .map((uid) => store.byUid(uid))
+      .filter((entry): entry is { typeKey: string; object: StoredObject } => entry !== undefined)
+      .sort((a, b) => storedOrder(a.object, b.object));
+    for (const { typeKey, object } of owners) {
       if (object.metadata.deletionTimestamp === undefined) continue;
       if (!(object.metadata.finalizers ?? []).includes('foregroundDeletion')) continue;
       const type = this.typeOf(typeKey);
       if (!type) continue;
       const uid = object.metadata.uid ?? '';
-      const dependents = all.filter((o) =>
-        (o.object.metadata.ownerReferences ?? []).some((r) => r.uid === uid),
-      );
+      const dependents = store.dependentsOf(uid).sort((a, b) => storedOrder(a.object, b.object));
       if (dependents.length > 0) {
         for (const dep of dependents) {
           if (dep.object.metadata.deletionTimestamp !== undefined) continue;
@@ -260,57 +372,71 @@ export class ControllerLoop {
     }
   }
 
-  private workloads(guard: WriteGuard, note: NoteChange, now: Date): void {
+  private workloads(guard: WriteGuard, now: Date): void {
     const { store, registry, options } = this.deps;
     const podType = registry.builtIn('', 'Pod');
-    const pods = store.list(podType);
-    const controllers: Array<[ResourceType, typeof planReplicaSet]> = [
-      [registry.builtIn('apps', 'ReplicaSet'), planReplicaSet],
-      [registry.builtIn('batch', 'Job'), planJob],
-    ];
-    const podsByOwner = new Map<string, StoredObject[]>();
-    for (const pod of pods) {
-      const controller = (pod.metadata.ownerReferences ?? []).find((r) => r.controller === true);
-      if (!controller) continue;
-      const list = podsByOwner.get(controller.uid) ?? [];
-      list.push(pod);
-      podsByOwner.set(controller.uid, list);
-    }
-    for (const [type, plan] of controllers) {
+    const controllers = new Map<string, [ResourceType, typeof planReplicaSet]>([
+      [REPLICA_SET_KEY, [registry.builtIn('apps', 'ReplicaSet'), planReplicaSet]],
+      [JOB_KEY, [registry.builtIn('batch', 'Job'), planJob]],
+    ]);
+    // ReplicaSets before Jobs, each by namespace and name: the order a full listing gave, so the seeded
+    // names of the pods created come out the same.
+    const owners = ControllerLoop.take(this.pending.owners, this.dueOwners, now.getTime())
+      .map((uid) => store.byUid(uid))
+      .filter(
+        (entry): entry is { typeKey: string; object: StoredObject } =>
+          entry !== undefined && controllers.has(entry.typeKey),
+      )
+      .sort(
+        (a, b) =>
+          (a.typeKey === b.typeKey ? 0 : a.typeKey === REPLICA_SET_KEY ? -1 : 1) ||
+          storedOrder(a.object, b.object),
+      );
+    for (const entry of owners) {
+      const [type, plan] = controllers.get(entry.typeKey) ?? [];
+      if (!type || !plan) continue;
       const component = type.kind === 'Job' ? 'job-controller' : 'replicaset-controller';
-      for (const owner of store.list(type)) {
-        const ns = owner.metadata.namespace ?? '';
-        const uid = owner.metadata.uid ?? '';
-        const owned = (podsByOwner.get(uid) ?? []).filter(
-          (p) => p.metadata.namespace === ns && ownedBy(p, uid),
-        );
-        const result = plan(owner as KubeObject, owned as KubeObject[], now, options);
-        note(result.nextChangeAt);
-        for (const pod of result.create) {
-          guard(`${type.kind}-create-pod`, () => {
-            const spec = (pod.spec ??= {});
-            defaultPodSpec(spec);
-            spec.nodeName ??= sandboxNodeName;
-            const created = store.create(podType, pod as StoredObject, ns);
-            this.recordEvent(
-              owner,
-              component,
-              'SuccessfulCreate',
-              `Created pod: ${created.metadata.name ?? ''}`,
-              now,
-            );
-            return true;
-          });
-        }
-        for (const podName of result.delete) {
-          guard(`${type.kind}-delete-pod`, () => {
-            store.delete(podType, ns, podName, { propagationPolicy: 'Background' });
-            this.recordEvent(owner, component, 'SuccessfulDelete', `Deleted pod: ${podName}`, now);
-            return true;
-          });
-        }
-        this.writeStatus(guard, `${type.kind}-status`, type, owner, result.status);
+      const ns = entry.object.metadata.namespace ?? '';
+      const uid = entry.object.metadata.uid ?? '';
+      const owner = store.get(type, ns, entry.object.metadata.name ?? '');
+      if (!owner) continue;
+      const owned = store
+        .dependentsOf(uid)
+        .filter(
+          ({ typeKey, object }) =>
+            typeKey === POD_KEY && object.metadata.namespace === ns && ownedBy(object, uid),
+        )
+        .map(({ object }) => object)
+        .sort(storedOrder)
+        .map((pod) => store.get(podType, ns, pod.metadata.name ?? ''))
+        .filter((pod): pod is StoredObject => pod !== undefined);
+      const result = plan(owner as KubeObject, owned as KubeObject[], now, options);
+      this.dueOwners.delete(uid);
+      if (result.nextChangeAt) this.dueOwners.set(uid, result.nextChangeAt.getTime());
+      for (const pod of result.create) {
+        guard(`${type.kind}-create-pod`, () => {
+          const spec = (pod.spec ??= {});
+          defaultPodSpec(spec);
+          spec.nodeName ??= sandboxNodeName;
+          const created = store.create(podType, pod as StoredObject, ns);
+          this.recordEvent(
+            owner,
+            component,
+            'SuccessfulCreate',
+            `Created pod: ${created.metadata.name ?? ''}`,
+            now,
+          );
+          return true;
+        });
       }
+      for (const podName of result.delete) {
+        guard(`${type.kind}-delete-pod`, () => {
+          store.delete(podType, ns, podName, { propagationPolicy: 'Background' });
+          this.recordEvent(owner, component, 'SuccessfulDelete', `Deleted pod: ${podName}`, now);
+          return true;
+        });
+      }
+      this.writeStatus(guard, `${type.kind}-status`, type, owner, result.status);
     }
   }
 
@@ -373,31 +499,44 @@ export class ControllerLoop {
     );
   }
 
-  /** The disruption controller: every PodDisruptionBudget's status from the pods it selects now. */
-  private disruptionBudgets(guard: WriteGuard, note: NoteChange, now: Date): void {
+  /**
+   * The disruption controller: every PodDisruptionBudget's status from the pods it selects now. A budget
+   * reads every pod and ReplicaSet of its namespace, so all budgets are looked at on every pass.
+   */
+  private disruptionBudgets(guard: WriteGuard, now: Date): void {
     const { store, registry } = this.deps;
     const pdbType = registry.builtIn('policy', 'PodDisruptionBudget');
     const budgets = store.list(pdbType);
+    this.dueBudgets = [];
     if (budgets.length === 0) return;
-    const pods = store.list(registry.builtIn('', 'Pod'));
-    const replicaSets = store.list(registry.builtIn('apps', 'ReplicaSet'));
+    const podType = registry.builtIn('', 'Pod');
+    const rsType = registry.builtIn('apps', 'ReplicaSet');
     for (const pdb of budgets) {
       const ns = pdb.metadata.namespace ?? '';
       const plan = planDisruptionBudget(
         pdb as KubeObject,
-        pods.filter((p) => p.metadata.namespace === ns) as KubeObject[],
-        replicaSets.filter((rs) => rs.metadata.namespace === ns) as KubeObject[],
+        store.list(podType, ns) as KubeObject[],
+        store.list(rsType, ns) as KubeObject[],
         now,
       );
-      note(plan.nextChangeAt);
+      if (plan.nextChangeAt) this.dueBudgets.push(plan.nextChangeAt.getTime());
       this.writeStatus(guard, 'disruption-budget-status', pdbType, pdb, plan.status);
     }
   }
 
-  private kubelet(guard: WriteGuard, note: NoteChange, now: Date): void {
+  private kubelet(guard: WriteGuard, now: Date): void {
     const { store, registry, options } = this.deps;
     const podType = registry.builtIn('', 'Pod');
-    for (const pod of store.list(podType)) {
+    const due = this.duePods;
+    for (const ref of ControllerLoop.take(this.pending.pods, due, now.getTime()).sort()) {
+      const slash = ref.indexOf('/');
+      const pod = store.get(podType, ref.slice(0, slash), ref.slice(slash + 1));
+      due.delete(ref);
+      if (!pod) continue;
+      const note = (at: Date | undefined): void => {
+        const when = at?.getTime();
+        if (when !== undefined && when < (due.get(ref) ?? Infinity)) due.set(ref, when);
+      };
       const deletion = parseKubeTime(pod.metadata.deletionTimestamp);
       if (deletion !== undefined && (pod.metadata.finalizers ?? []).length === 0) {
         // The containers stop within the grace period; the sandbox takes at most POD_TERMINATION_MS.
@@ -417,4 +556,11 @@ export class ControllerLoop {
       this.writeStatus(guard, 'kubelet-status', podType, pod, result.status);
     }
   }
+}
+
+/** Namespace, then name: the order of a store listing. */
+function storedOrder(a: StoredObject, b: StoredObject): number {
+  const an = `${a.metadata.namespace ?? ''}/${a.metadata.name ?? ''}`;
+  const bn = `${b.metadata.namespace ?? ''}/${b.metadata.name ?? ''}`;
+  return an < bn ? -1 : an > bn ? 1 : 0;
 }

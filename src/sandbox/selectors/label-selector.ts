@@ -9,6 +9,8 @@ type Requirement =
 /** A parsed selector: matches a label (or field) map. */
 export interface Selector {
   matches(labels: Record<string, string | undefined>): boolean;
+  /** Labels every match carries (its `key=value` terms): what a store list can look up by index. */
+  readonly equalities?: Readonly<Record<string, string>>;
 }
 
 /** Splits on commas that are not inside parentheses. */
@@ -70,7 +72,9 @@ function matchOne(req: Requirement, labels: Record<string, string | undefined>):
 
 function build(text: string | null | undefined, setBased: boolean): Selector {
   const requirements = text ? splitTerms(text).map((t) => parseTerm(t, setBased)) : [];
-  return { matches: (labels) => requirements.every((r) => matchOne(r, labels)) };
+  const equalities: Record<string, string> = {};
+  for (const r of requirements) if (r.op === 'eq') equalities[r.key] = r.value;
+  return { matches: (labels) => requirements.every((r) => matchOne(r, labels)), equalities };
 }
 
 /** Parses `app=web,tier in (a,b),!canary` (equality and set-based). Throws 400 BadRequest on bad syntax. */

@@ -525,7 +525,8 @@ export class ApiServer {
       );
       return;
     }
-    const all = this.deps.store.list(type, route.namespace, matches);
+    const labels = parseLabelSelector(url.searchParams.get('labelSelector')).equalities;
+    const all = this.deps.store.list(type, route.namespace, matches, labels);
     const resourceVersion = String(this.deps.store.resourceVersion);
     const limit = Number(url.searchParams.get('limit') ?? '0');
     const token = url.searchParams.get('continue');
@@ -1120,9 +1121,8 @@ function decodeContinue(token: string): { offset: number; resourceVersion: strin
 
 /** Removes ownerReferences to `uid` from every object (propagationPolicy=Orphan). */
 export function orphanDependents(store: ObjectStore, registry: ResourceRegistry, uid: string): void {
-  for (const { typeKey, object } of store.allObjects()) {
+  for (const { typeKey, object } of store.dependentsOf(uid)) {
     const refs = object.metadata.ownerReferences ?? [];
-    if (!refs.some((r) => r.uid === uid)) continue;
     const [groupName = '', kind = ''] = typeKey.split('/');
     const type = registry.anyVersionOfKind(groupName, kind);
     if (!type) continue;

@@ -97,7 +97,7 @@ export function serveWatch(res: ServerResponse, request: WatchRequest, context: 
     for (const event of events) onEvent(event);
   }
   if (closed) return;
-  unsubscribe = store.subscribe(onEvent);
+  unsubscribe = store.subscribe(onEvent, typeKey);
   if (request.allowBookmarks) {
     const bookmark = (): void => {
       write({

@@ -87,12 +87,46 @@ function clone<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
-/** Objects by storage key, grouped by typeKey so a list touches only its own kind. */
+/** Adds `key` to the set under `index` in `map`. */
+function addTo(map: Map<string, Set<string>>, index: string, key: string): void {
+  let set = map.get(index);
+  if (!set) {
+    set = new Set();
+    map.set(index, set);
+  }
+  set.add(key);
+}
+
+/** Removes `key` from the set under `index` in `map`, dropping the set once empty (so indexes do not grow forever). */
+function removeFrom(map: Map<string, Set<string>>, index: string, key: string): void {
+  const set = map.get(index);
+  if (!set) return;
+  set.delete(key);
+  if (set.size === 0) map.delete(index);
+}
+
+/** `typeKey|namespace`: the storage key without the name (cluster-scoped kinds have an empty namespace). */
+function namespaceKeyOf(key: string): string {
+  return key.slice(0, key.lastIndexOf('|'));
+}
+
+/**
+ * Objects by storage key, grouped by typeKey so a list touches only its own kind, with indexes by
+ * namespace, label and owner so a write, a selective list or the garbage collector costs what it
+ * touches rather than every object stored.
+ */
 class ObjectIndex {
   private readonly byType = new Map<string, Map<string, StoredObject>>();
   /** Objects with ownerReferences or a deletionTimestamp: all the garbage collector needs to look at. */
   readonly gcCandidates = new Map<string, { typeKey: string; object: StoredObject }>();
-  readonly uids = new Set<string>();
+  /** Storage key by uid. */
+  private readonly byUid = new Map<string, string>();
+  /** Storage keys by `typeKey|namespace`. */
+  private readonly byNamespace = new Map<string, Set<string>>();
+  /** Storage keys by `typeKey|label=value`. */
+  private readonly byLabel = new Map<string, Set<string>>();
+  /** Storage keys of dependents by the uid of any of their ownerReferences (alive or not). */
+  private readonly byOwner = new Map<string, Set<string>>();
 
   private bucket(key: string, create: boolean): Map<string, StoredObject> | undefined {
     const typeKey = key.slice(0, key.indexOf('|'));
@@ -112,9 +146,16 @@ class ObjectIndex {
     return this.bucket(key, false)?.has(key) ?? false;
   }
 
+  hasUid(uid: string): boolean {
+    return this.byUid.has(uid);
+  }
+
   set(key: string, obj: StoredObject): void {
-    this.bucket(key, true)?.set(key, obj);
-    if (obj.metadata.uid) this.uids.add(obj.metadata.uid);
+    const bucket = this.bucket(key, true);
+    const previous = bucket?.get(key);
+    if (previous) this.unindex(key, previous);
+    bucket?.set(key, obj);
+    this.index(key, obj);
     const meta = obj.metadata;
     if ((meta.ownerReferences ?? []).length > 0 || meta.deletionTimestamp !== undefined) {
       this.gcCandidates.set(key, { typeKey: key.slice(0, key.indexOf('|')), object: obj });
@@ -125,14 +166,84 @@ class ObjectIndex {
 
   delete(key: string): void {
     const bucket = this.bucket(key, false);
-    const uid = bucket?.get(key)?.metadata.uid;
-    if (uid) this.uids.delete(uid);
+    const previous = bucket?.get(key);
+    if (previous) this.unindex(key, previous);
     bucket?.delete(key);
+    removeFrom(this.byNamespace, namespaceKeyOf(key), key);
     this.gcCandidates.delete(key);
+  }
+
+  private index(key: string, obj: StoredObject): void {
+    const typeKey = key.slice(0, key.indexOf('|'));
+    if (obj.metadata.uid) this.byUid.set(obj.metadata.uid, key);
+    addTo(this.byNamespace, namespaceKeyOf(key), key);
+    for (const [label, value] of Object.entries(obj.metadata.labels ?? {}))
+      addTo(this.byLabel, `${typeKey}|${label}=${value}`, key);
+    for (const ref of obj.metadata.ownerReferences ?? []) addTo(this.byOwner, ref.uid, key);
+  }
+
+  /** Removes what `index` added for the stored version of `key` (the namespace entry stays: same key). */
+  private unindex(key: string, obj: StoredObject): void {
+    const typeKey = key.slice(0, key.indexOf('|'));
+    if (obj.metadata.uid && this.byUid.get(obj.metadata.uid) === key) this.byUid.delete(obj.metadata.uid);
+    for (const [label, value] of Object.entries(obj.metadata.labels ?? {}))
+      removeFrom(this.byLabel, `${typeKey}|${label}=${value}`, key);
+    for (const ref of obj.metadata.ownerReferences ?? []) removeFrom(this.byOwner, ref.uid, key);
   }
 
   ofType(typeKey: string): Iterable<StoredObject> {
     return this.byType.get(typeKey)?.values() ?? [];
+  }
+
+  /**
+   * Objects of `typeKey` that may match: those in `namespaceKey`'s namespace (when given) carrying every
+   * label of `labels`, read from the smallest index that applies. A superset of the objects selected;
+   * the caller still tests each.
+   */
+  *select(
+    typeKey: string,
+    namespaceKey: string | undefined,
+    labels: Readonly<Record<string, string>>,
+  ): Iterable<StoredObject> {
+    let keys: Set<string> | undefined;
+    if (namespaceKey !== undefined) keys = this.byNamespace.get(namespaceKey) ?? new Set();
+    for (const [label, value] of Object.entries(labels)) {
+      const labelled = this.byLabel.get(`${typeKey}|${label}=${value}`) ?? new Set<string>();
+      if (keys === undefined || labelled.size < keys.size) keys = labelled;
+    }
+    if (keys === undefined) {
+      yield* this.ofType(typeKey);
+      return;
+    }
+    const bucket = this.byType.get(typeKey);
+    for (const key of keys) {
+      const obj = bucket?.get(key);
+      if (obj) yield obj;
+    }
+  }
+
+  byUidEntry(uid: string): { typeKey: string; object: StoredObject } | undefined {
+    const key = this.byUid.get(uid);
+    const object = key === undefined ? undefined : this.get(key);
+    return key === undefined || !object ? undefined : { typeKey: key.slice(0, key.indexOf('|')), object };
+  }
+
+  /** Objects with an ownerReference to `uid`. */
+  *dependentsOf(uid: string): Iterable<{ typeKey: string; object: StoredObject }> {
+    for (const key of this.byOwner.get(uid) ?? []) {
+      const object = this.get(key);
+      if (object) yield { typeKey: key.slice(0, key.indexOf('|')), object };
+    }
+  }
+
+  /** Every object in `namespace`, of any namespaced kind. */
+  *inNamespace(namespace: string): Iterable<{ typeKey: string; object: StoredObject }> {
+    for (const typeKey of this.byType.keys()) {
+      for (const key of this.byNamespace.get(`${typeKey}|${namespace}`) ?? []) {
+        const object = this.get(key);
+        if (object) yield { typeKey, object };
+      }
+    }
   }
 
   *all(): Iterable<{ typeKey: string; object: StoredObject }> {
@@ -167,6 +278,8 @@ export class ObjectStore {
   private readonly objects = new ObjectIndex();
   private readonly history: StoreEvent[] = [];
   private readonly listeners = new Set<(event: StoreEvent) => void>();
+  /** Listeners of one typeKey (watches): an event reaches only the watches of its own kind. */
+  private readonly listenersOfType = new Map<string, Set<(event: StoreEvent) => void>>();
   private revision = 0;
   /** Highest resourceVersion no longer in the history: resuming at or before it is 410 Gone. */
   private compactedThrough = 0;
@@ -186,16 +299,37 @@ export class ObjectStore {
     return this.compactedThrough;
   }
 
-  /** Subscribes to every change; returns the unsubscribe function. */
-  subscribe(listener: (event: StoreEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+  /** Subscribes to every change, or to the changes of one typeKey; returns the unsubscribe function. */
+  subscribe(listener: (event: StoreEvent) => void, typeKey?: string): () => void {
+    if (typeKey === undefined) {
+      this.listeners.add(listener);
+      return () => this.listeners.delete(listener);
+    }
+    let listeners = this.listenersOfType.get(typeKey);
+    if (!listeners) {
+      listeners = new Set();
+      this.listenersOfType.set(typeKey, listeners);
+    }
+    const own = listeners;
+    own.add(listener);
+    return () => {
+      own.delete(listener);
+      if (own.size === 0 && this.listenersOfType.get(typeKey) === own) this.listenersOfType.delete(typeKey);
+    };
   }
 
   /** Events after `resourceVersion`, or undefined when the history no longer reaches back that far. */
   eventsSince(resourceVersion: number): StoreEvent[] | undefined {
     if (resourceVersion < this.compactedThrough) return undefined;
-    return this.history.filter((e) => e.resourceVersion > resourceVersion);
+    // The history is in resourceVersion order: a resume copies only the events after its version.
+    let low = 0;
+    let high = this.history.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((this.history[middle]?.resourceVersion ?? 0) <= resourceVersion) low = middle + 1;
+      else high = middle;
+    }
+    return this.history.slice(low);
   }
 
   /** Drops the whole history (as etcd compaction does): older watches then get 410 Gone. */
@@ -212,11 +346,20 @@ export class ObjectStore {
   /**
    * Objects of a type, in one namespace or all (namespace undefined), sorted by namespace then name.
    * `filter` sees the stored object before it is copied (so a selective list copies only what it returns).
+   * `labels` are labels every wanted object carries (a label selector's equalities): only objects indexed
+   * under them are looked at; `filter` still decides.
    */
-  list(type: ResourceType, namespace?: string, filter?: (obj: StoredObject) => boolean): StoredObject[] {
+  list(
+    type: ResourceType,
+    namespace?: string,
+    filter?: (obj: StoredObject) => boolean,
+    labels: Readonly<Record<string, string>> = {},
+  ): StoredObject[] {
     const out: StoredObject[] = [];
-    for (const obj of this.objects.ofType(typeKeyOf(type))) {
-      if (namespace !== undefined && type.namespaced && obj.metadata.namespace !== namespace) continue;
+    const typeKey = typeKeyOf(type);
+    const scoped = namespace !== undefined && type.namespaced;
+    for (const obj of this.objects.select(typeKey, scoped ? `${typeKey}|${namespace}` : undefined, labels)) {
+      if (scoped && obj.metadata.namespace !== namespace) continue;
       if (filter && !filter(obj)) continue;
       out.push(this.present(type, obj));
     }
@@ -240,7 +383,22 @@ export class ObjectStore {
 
   /** Whether an object with this uid exists. */
   hasUid(uid: string): boolean {
-    return this.objects.uids.has(uid);
+    return this.objects.hasUid(uid);
+  }
+
+  /** The object with this uid and its typeKey, uncopied: callers must not modify it. */
+  byUid(uid: string): { typeKey: string; object: StoredObject } | undefined {
+    return this.objects.byUidEntry(uid);
+  }
+
+  /** Objects with an ownerReference to `uid` (whether or not it still exists), uncopied. */
+  dependentsOf(uid: string): Array<{ typeKey: string; object: StoredObject }> {
+    return [...this.objects.dependentsOf(uid)];
+  }
+
+  /** Every object in a namespace, of every namespaced kind, uncopied. */
+  inNamespace(namespace: string): Array<{ typeKey: string; object: StoredObject }> {
+    return [...this.objects.inNamespace(namespace)];
   }
 
   /** Every stored object with its typeKey, uncopied: callers must not modify them. */
@@ -501,6 +659,7 @@ export class ObjectStore {
       if (dropped) this.compactedThrough = dropped.resourceVersion;
     }
     for (const listener of this.listeners) listener(event);
+    for (const listener of this.listenersOfType.get(event.typeKey) ?? []) listener(event);
   }
 
   /** A copy as the caller's version of the type sees it (apiVersion follows the URL's version). */

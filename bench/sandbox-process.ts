@@ -1,0 +1,79 @@
+// A sandbox cluster in a child process, so a bench can read its CPU time apart from Rollgate's, and count
+// the HTTP requests it answers (every request, reads and watches included, not only the audited writes).
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { sandboxKubeConfig } from '../src/sandbox/sandbox-kubeconfig.ts';
+
+export interface SandboxProcess {
+  url: string;
+  pid: number;
+  kubeConfig: KubeConfig;
+  /** HTTP requests the sandbox has received since it started. */
+  requests(): Promise<number>;
+  /** The same, by method and request shape (`PATCH replicasets/{name}`, `GET pods ?labelSelector`, …). */
+  requestKinds(): Promise<Record<string, number>>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `startSandbox({ readyDelayMs })` (system clock) in a child process. With `cpuProfileDir`, the
+ * child runs under `node --cpu-prof` and writes its profile there when stopped.
+ */
+export async function startSandboxInChild(
+  options: { readyDelayMs?: number; cpuProfileDir?: string } = {},
+): Promise<SandboxProcess> {
+  const sandboxModule = pathToFileURL(
+    fileURLToPath(new URL('../src/sandbox/index.ts', import.meta.url)),
+  ).href;
+  const code = [
+    "import { subscribe } from 'node:diagnostics_channel';",
+    "import { createInterface } from 'node:readline';",
+    `const { startSandbox } = await import(${JSON.stringify(sandboxModule)});`,
+    'let requests = 0;',
+    'const kinds = new Map();',
+    // Method, resource and verb shape of each request (the names stripped), for where the requests go.
+    "const kindOf = (method, url) => { const [path, query = ''] = url.split('?'); const parts = path.split('/').filter(Boolean); const ns = parts.indexOf('namespaces'); const rest = ns >= 0 && parts.length > ns + 2 ? parts.slice(ns + 2) : parts.slice(parts[0] === 'api' ? 2 : 3); const shape = rest.length > 1 ? `${rest[0]}/{name}${rest[2] ? `/${rest[2]}` : ''}` : `${rest[0] ?? path}${query.includes('watch=') ? ' watch' : ''}${query.includes('labelSelector') ? ' ?labelSelector' : ''}`; return `${method} ${shape}`; };",
+    "subscribe('http.server.request.start', ({ request }) => { requests += 1; const kind = kindOf(request.method, request.url ?? ''); kinds.set(kind, (kinds.get(kind) ?? 0) + 1); });",
+    `const sandbox = await startSandbox({ readyDelayMs: ${options.readyDelayMs ?? 1000} });`,
+    'console.log(sandbox.url);',
+    'const stop = () => sandbox.stop().then(() => process.exit(0));',
+    "process.on('SIGTERM', stop);",
+    "createInterface({ input: process.stdin }).on('line', (line) => {",
+    "  if (line === 'requests') console.log(String(requests));",
+    "  if (line === 'kinds') console.log(JSON.stringify(Object.fromEntries(kinds)));",
+    "  if (line === 'stop') void stop();",
+    '});',
+  ].join('\n');
+  const profile = options.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', '--input-type=module', '-e', code], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout });
+  const [url] = (await once(lines, 'line')) as [string];
+  const answers: Array<(line: string) => void> = [];
+  lines.on('line', (line) => answers.shift()?.(line));
+  return {
+    url: url.trim(),
+    pid: child.pid ?? 0,
+    kubeConfig: sandboxKubeConfig(url.trim()),
+    requests: () =>
+      new Promise<number>((resolve) => {
+        answers.push((line) => resolve(Number(line)));
+        child.stdin.write('requests\n');
+      }),
+    requestKinds: () =>
+      new Promise<Record<string, number>>((resolve) => {
+        answers.push((line) => resolve(JSON.parse(line) as Record<string, number>));
+        child.stdin.write('kinds\n');
+      }),
+    stop: async () => {
+      const exited = once(child, 'exit');
+      // A line on stdin rather than a signal: --cpu-prof writes its profile only on a normal exit.
+      child.stdin.write('stop\n');
+      await exited;
+    },
+  };
+}
