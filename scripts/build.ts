@@ -2,14 +2,25 @@
 // commands load their implementation as separate chunks, so a verb starts in milliseconds, not seconds.
 import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BUNDLED_ASSETS_FOLDER } from '../src/server/dashboard/dashboard-assets.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Where bin/rollgate.js looks for the bundle and its stamp. */
 export const DIST_CLI = join(root, 'dist', 'cli');
+const DASHBOARD_ASSETS = join(root, 'src', 'server', 'dashboard', 'assets');
 /** Its modification time is when the build started: bin/rollgate.js compares sources against it. */
 export const BUILD_STAMP = 'build-stamp';
 
@@ -185,6 +196,8 @@ export async function buildCli(target: string = DIST_CLI): Promise<void> {
     for (const [pkg, names] of importedNames(next))
       precompiled.push(await buildPrecompiled(pkg, [...names].sort(), next));
     writeCodeCaches(next, target, precompiled);
+    // The dashboard's page files travel with the bundle, so an install without src/ still serves /ui/.
+    cpSync(DASHBOARD_ASSETS, join(next, BUNDLED_ASSETS_FOLDER), { recursive: true });
     if (existsSync(target)) renameSync(target, previous);
     renameSync(next, target);
   } finally {

@@ -1,4 +1,4 @@
-// The page's files (HTML, script, style), read once from src/server/dashboard/assets of the installed package.
+// The page's files (HTML, script, style), read once: from the CLI bundle's copy, or src/server/dashboard/assets.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,17 +15,26 @@ const ASSETS: Record<string, string> = {
   'app.css': 'text/css; charset=utf-8',
 };
 
+/** Where the CLI build (scripts/build.ts) copies the assets, beside the bundle's files. */
+export const BUNDLED_ASSETS_FOLDER = 'dashboard-assets';
+
 /**
- * The assets folder. This module runs from src/ under tsx and from the dist/cli bundle, so the folder is
- * found from the package root (the nearest package.json up from here), not from this file's own folder.
+ * The assets folder. This module runs from the dist/cli bundle, which carries its own copy of the files
+ * (an installed package may hold no src/), or from src/ under tsx, where the folder is found from the
+ * package root (the nearest package.json up from here).
  */
 function assetsFolder(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
-    const candidate = join(dir, 'src', 'server', 'dashboard', 'assets');
-    if (existsSync(join(dir, 'package.json')) && existsSync(candidate)) return candidate;
+    const bundled = join(dir, BUNDLED_ASSETS_FOLDER);
+    if (existsSync(join(bundled, 'index.html'))) return bundled;
+    const source = join(dir, 'src', 'server', 'dashboard', 'assets');
+    if (existsSync(join(dir, 'package.json')) && existsSync(source)) return source;
     const parent = dirname(dir);
-    if (parent === dir) throw new Error('dashboard assets not found (src/server/dashboard/assets)');
+    if (parent === dir)
+      throw new Error(
+        `dashboard assets not found (${BUNDLED_ASSETS_FOLDER}/ beside the bundle, or src/server/dashboard/assets)`,
+      );
     dir = parent;
   }
 }
