@@ -29,6 +29,8 @@ trap cleanup EXIT
 
 scripts/real-apiserver/start.sh "${DIR}"
 export ROLLGATE_CONFORMANCE_KUBECONFIG="${DIR}/kubeconfig"
+# What ServiceAccounts asked and were answered (start.sh): the RBAC tests look for refusals there.
+export ROLLGATE_REAL_APISERVER_AUDIT_LOG="${DIR}/audit.log"
 
 # Pods become Ready (or crash-loop, or fail to pull) as their sandbox.rollgate.dev/behavior says.
 node bin/rollgate.js sandbox kubelet --kubeconfig "${ROLLGATE_CONFORMANCE_KUBECONFIG}" --ready-delay-ms 500 \

@@ -103,6 +103,18 @@ for _ in $(seq 1 30); do
     -d '{"key":"L3JvbGxnYXRlLXRlc3Qvd2FybXVw","value":"MQ=="}' >/dev/null
 done
 
+# An audit log of every request a ServiceAccount makes (metadata only: who, what, the answer's code), so a
+# test running Rollgate as its ServiceAccount can show that not one request was refused (403).
+cat >"${DIR}/audit-policy.yaml" <<'POLICY'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  - level: Metadata
+    userGroups: [system:serviceaccounts]
+  - level: None
+POLICY
+
 log "kube-apiserver on https://127.0.0.1:${API_PORT}"
 # ServiceAccount admission is off: no token controller runs, and pods need no service account here. No
 # endpoint reconciler: the `kubernetes` Service's endpoints refuse a loopback address (nothing reads them).
@@ -117,6 +129,7 @@ log "kube-apiserver on https://127.0.0.1:${API_PORT}"
   --service-cluster-ip-range=10.96.0.0/16 \
   --disable-admission-plugins=ServiceAccount \
   --endpoint-reconciler-type=none \
+  --audit-policy-file="${DIR}/audit-policy.yaml" --audit-log-path="${DIR}/audit.log" \
   --allow-privileged=true --logtostderr=true --v=1 \
   >"${DIR}/kube-apiserver.log" 2>&1 &
 echo $! >>"${DIR}/pids"
@@ -136,10 +149,11 @@ if [[ -z "${ready}" ]]; then
   exit 1
 fi
 
-log "kube-controller-manager (replicaset, garbagecollector, namespace)"
+# The Job controller runs the Jobs of analysis `job` metrics; the kubelet stand-in ends their pods.
+log "kube-controller-manager (replicaset, job, garbagecollector, namespace)"
 "${BIN}/kube-controller-manager" \
   --kubeconfig="${DIR}/controller-manager.kubeconfig" \
-  --controllers=replicaset,garbagecollector,namespace \
+  --controllers=replicaset,job,garbagecollector,namespace \
   --leader-elect=false --port=0 --secure-port=0 \
   --logtostderr=true --v=1 \
   >"${DIR}/kube-controller-manager.log" 2>&1 &

@@ -240,6 +240,20 @@ describe('kubectl kustomize deploy/', () => {
       }
     });
 
+    it('names the protocol of every port (kube-apiserver 1.20 refuses server-side apply without it)', () => {
+      const ports: Array<{ where: string; protocol?: string }> = [];
+      for (const service of ofKind(renders[install], 'Service'))
+        for (const port of (service as unknown as { spec: { ports: Array<{ protocol?: string }> } }).spec
+          .ports)
+          ports.push({ where: `Service ${service.metadata.name}`, protocol: port.protocol });
+      for (const deployment of ofKind(renders[install], 'Deployment'))
+        for (const container of podSpecOf(deployment).containers)
+          for (const port of (container as { ports?: Array<{ protocol?: string }> }).ports ?? [])
+            ports.push({ where: `${deployment.metadata.name}/${container.name}`, protocol: port.protocol });
+      expect(ports.length).toBeGreaterThan(0);
+      expect(ports.filter((p) => p.protocol === undefined).map((p) => p.where)).toEqual([]);
+    });
+
     it('probes Rollgate on /healthz and /readyz and gives the Git cache a writable emptyDir', () => {
       const cacheDir = configOf(renders[install]).git.cacheDir;
       for (const deployment of rollgateDeployments(renders[install])) {
