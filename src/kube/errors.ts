@@ -61,6 +61,16 @@ export class KubeInvalidError extends kubeErrorKind('KubeInvalidError', 'kube.in
 /** 401/403: our credentials or RBAC do not allow this; a human must act. */
 export class KubeForbiddenError extends kubeErrorKind('KubeForbiddenError', 'kube.forbidden', 'stalled') {}
 
+/**
+ * 403 with the cause NamespaceTerminating: a create in a namespace being deleted. Not a permission
+ * problem: the namespace, and whatever we were writing for, is going away; treat it as absent.
+ */
+export class KubeNamespaceTerminatingError extends kubeErrorKind(
+  'KubeNamespaceTerminatingError',
+  'kube.namespace_terminating',
+  'notFound',
+) {}
+
 /** 429: the API server asks us to slow down (honour `retryAfterMs` when given). */
 export class KubeThrottledError extends kubeErrorKind('KubeThrottledError', 'kube.throttled', 'transient') {
   retryAfterMs: number | undefined;
@@ -88,6 +98,8 @@ interface StatusBody {
   message?: string;
   reason?: string;
   details?: { retryAfterSeconds?: number };
+  /** The reasons of `details.causes` (e.g. NamespaceTerminating). */
+  causes?: string[];
 }
 
 function parseStatusBody(body: unknown): StatusBody {
@@ -106,10 +118,19 @@ function parseStatusBody(body: unknown): StatusBody {
     typeof details === 'object' && details !== null
       ? (details as Record<string, unknown>).retryAfterSeconds
       : undefined;
+  const causes =
+    typeof details === 'object' && details !== null ? (details as Record<string, unknown>).causes : undefined;
   return {
     message: typeof record.message === 'string' ? record.message : undefined,
     reason: typeof record.reason === 'string' ? record.reason : undefined,
     details: typeof retry === 'number' ? { retryAfterSeconds: retry } : undefined,
+    causes: Array.isArray(causes)
+      ? causes
+          .map((c) =>
+            typeof c === 'object' && c !== null ? (c as Record<string, unknown>).reason : undefined,
+          )
+          .filter((r): r is string => typeof r === 'string')
+      : undefined,
   } as StatusBody;
 }
 
@@ -162,7 +183,10 @@ export function toKubeError(err: unknown, request: KubeRequestContext): Error {
     const status = err.code;
     const body = parseStatusBody(err.body);
     const text = `${describe(request)}: HTTP ${status}${body.reason ? ` ${body.reason}` : ''}: ${body.message ?? 'no message'}`;
-    const ErrorClass = kubeErrorClassOf(status);
+    const ErrorClass =
+      status === 403 && body.causes?.includes('NamespaceTerminating')
+        ? KubeNamespaceTerminatingError
+        : kubeErrorClassOf(status);
     const mapped = new ErrorClass(text, request, status, body.reason, { cause: err });
     if (mapped instanceof KubeThrottledError) {
       const headerSeconds = Number(header(err.headers as Record<string, string> | undefined, 'retry-after'));
@@ -195,6 +219,11 @@ export async function kubeCall<T>(request: KubeRequestContext, call: () => Promi
   } catch (err) {
     throw toKubeError(err, request);
   }
+}
+
+/** True for a write refused because its namespace is being deleted. */
+export function isNamespaceTerminating(err: unknown): err is KubeNamespaceTerminatingError {
+  return err instanceof KubeApiError && err.code === 'kube.namespace_terminating';
 }
 
 /** True for a mapped 404. */

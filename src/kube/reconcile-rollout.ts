@@ -7,7 +7,7 @@ import type { Rollout } from '../spec/rollout.ts';
 import { ActionExecutor, type ExecutionReport } from './action-executor.ts';
 import { AnalysisRunBuildError, type AnalysisRunFactory } from './analysis-run-factory.ts';
 import type { KubeClients } from './client.ts';
-import { KubeThrottledError, dispositionOf } from './errors.ts';
+import { KubeThrottledError, dispositionOf, isNamespaceTerminating } from './errors.ts';
 import { EventRecorder } from './event-recorder.ts';
 import {
   InvalidRolloutObjectError,
@@ -139,6 +139,11 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
 
   /** A failed read or pass: `stalled` to hand back, a throw for the queue, or undefined to re-plan now. */
   const onFailure = (err: unknown, stage: ReconcileRetryStage): ReconcileOutcome | undefined => {
+    // The rollout's namespace is being deleted, the rollout with it: nothing to do, no human to call.
+    if (isNamespaceTerminating(err)) {
+      logger.info({ err: messageOf(err), stage }, 'namespace being deleted; leaving the rollout to it');
+      return { kind: 'done', stats };
+    }
     if (isStalled(err)) {
       logger.error({ err, stage }, 'reconcile stalled: a human must act');
       return { kind: 'stalled', reason: `${stage}: ${messageOf(err)}`, stats };

@@ -225,6 +225,39 @@ describe('ActionExecutor against the sandbox', () => {
     expect((await read('exec-d')).observed.rollout.status?.message).toBe('ok');
   });
 
+  it('leaves a rollout whose namespace is being deleted to that deletion: done, not stalled for a human', async () => {
+    // Seen on kube-apiserver 1.20: the namespace controller deletes a namespace's ReplicaSets before its
+    // Rollouts, the reconciler recreates one and is answered 403 NamespaceTerminating. A finalizer keeps
+    // this Rollout readable while its namespace terminates.
+    const doomed = 'exec-doomed';
+    await harness.clients.core.createNamespace({ body: { metadata: { name: doomed } } });
+    const object = testRollout({ name: 'exec-t', replicas: 1 });
+    Object.assign(object.metadata as object, { namespace: doomed, finalizers: ['example.com/hold'] });
+    const key = await harness.createRollout(object);
+    await harness.clients.core.deleteNamespace({ name: doomed });
+    let plans = 0;
+    const planner = (): RolloutPlan => {
+      plans += 1;
+      return { actions: [createAction('exec-t', 'h1', 1)], status: { phase: 'Progressing', message: 'x' } };
+    };
+    const outcome = await reconcileRollout(key, harness.deps({ planner }));
+    expect(outcome.kind).toBe('done');
+    expect(plans).toBe(1);
+    const sets = await harness.clients.apps.listNamespacedReplicaSet({ namespace: doomed });
+    expect(sets.items).toEqual([]);
+    await harness.clients.custom.patchNamespacedCustomObject(
+      {
+        group: 'rollgate.dev',
+        version: 'v1alpha1',
+        namespace: doomed,
+        plural: 'rollouts',
+        name: 'exec-t',
+        body: { metadata: { finalizers: null } },
+      },
+      MERGE_PATCH,
+    );
+  });
+
   it('throws a transient API error for the queue to retry, carrying a 429 Retry-After', async () => {
     const key = await harness.createRollout(testRollout({ name: 'exec-g', replicas: 1 }));
     harness.sandbox.faults.errorRate = 1;

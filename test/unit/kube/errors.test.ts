@@ -3,6 +3,7 @@ import { ApiException } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import {
   dispositionOf,
+  isNamespaceTerminating,
   isNotFound,
   kubeCall,
   KubeApiError,
@@ -10,6 +11,7 @@ import {
   KubeForbiddenError,
   KubeGoneError,
   KubeInvalidError,
+  KubeNamespaceTerminatingError,
   KubeNotFoundError,
   KubeThrottledError,
   KubeTransientError,
@@ -32,6 +34,39 @@ function apiError(
 }
 
 describe('toKubeError', () => {
+  it('maps a 403 for a namespace being deleted to kube.namespace_terminating, not a missing permission', () => {
+    const err = toKubeError(
+      apiError(403, {
+        kind: 'Status',
+        status: 'Failure',
+        reason: 'Forbidden',
+        message:
+          'replicasets.apps "web-abc" is forbidden: unable to create new content in namespace ns because it is being terminated',
+        details: {
+          name: 'web-abc',
+          group: 'apps',
+          kind: 'replicasets',
+          causes: [
+            {
+              reason: 'NamespaceTerminating',
+              message: 'namespace ns is being terminated',
+              field: 'metadata.namespace',
+            },
+          ],
+        },
+        code: 403,
+      }),
+      request,
+    );
+    expect(err).toBeInstanceOf(KubeNamespaceTerminatingError);
+    expect(err).toMatchObject({ code: 'kube.namespace_terminating', disposition: 'notFound', status: 403 });
+    expect(isNamespaceTerminating(err)).toBe(true);
+    // A 403 with any other cause is a permission problem.
+    const rbac = toKubeError(apiError(403, { kind: 'Status', reason: 'Forbidden', message: 'no' }), request);
+    expect(rbac).toMatchObject({ code: 'kube.forbidden' });
+    expect(isNamespaceTerminating(rbac)).toBe(false);
+  });
+
   const rows: Array<{ status: number; code: string; disposition: string; type: typeof KubeApiError }> = [
     { status: 404, code: 'kube.not_found', disposition: 'notFound', type: KubeNotFoundError },
     { status: 409, code: 'kube.conflict', disposition: 'conflict', type: KubeConflictError },
