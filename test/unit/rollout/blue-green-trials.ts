@@ -5,6 +5,7 @@ import type { ObservedAnalysisRun } from '../../../src/rollout/index.ts';
 import type { BlueGreenStrategy, Rollout } from '../../../src/spec/rollout.ts';
 import { InMemoryWorld } from '../../builders/in-memory-world.ts';
 import { aRollout, hashOf } from '../../builders/rollout-builder.ts';
+import { followsAtOnce } from '../../builders/run-until.ts';
 
 const IMAGES = ['app:1', 'app:2', 'app:3', 'app:4'];
 /** Passes after which a trial that has not converged counts as a deadlock. */
@@ -106,17 +107,18 @@ export function runBlueGreenTrials(options: { trials: number; seed: number }): T
       fail: () => chaos && random() < 0.3,
     });
     // The first revision, without faults.
-    for (let i = 0; i < 100 && world.rollout.status?.phase !== 'Healthy'; i++)
-      if (!world.reconcile().actions.some((a) => a.kind !== 'emitEvent')) world.advance(1000);
+    for (let i = 0; i < 100 && world.rollout.status?.phase !== 'Healthy'; i++) {
+      world.reconcile();
+      if (!followsAtOnce(world)) world.advance(1000);
+    }
     chaos = true;
     let passes = 0;
     const pass = (): void => {
-      const plan = world.reconcile();
+      world.reconcile();
       passes += 1;
       for (const problem of violationsOf(world, fields.postPromotionAnalysis !== undefined))
         result.violations.push(`seed ${seed} pass ${passes}: ${problem}`);
-      if (!plan.actions.some((a) => a.kind !== 'emitEvent') || random() < 0.3)
-        world.advance(Math.floor(random() * 5_000));
+      if (!followsAtOnce(world) || random() < 0.3) world.advance(Math.floor(random() * 5_000));
     };
     // Chaos: user actions at random moments.
     const actions = 3 + Math.floor(random() * 6);
