@@ -1,12 +1,13 @@
-// Lint config: typescript-eslint type-aware rules, the module arrows of ARCHITECTURE.md, and the purity fence around the planners.
+// Lint config: typescript-eslint type-aware rules, the module arrows (docs/architecture.md), and the purity fence around the planners.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 const ioModules = ['@kubernetes/client-node', 'bullmq', 'ioredis', 'isomorphic-git', 'pino', 'prom-client'];
 
-// The dependency arrows (ARCHITECTURE.md, "Modules"). Flat config does not merge one rule's options across
-// blocks (the last block that matches a file wins), so every block below lists all that apply to its folder.
+// The dependency arrows (docs/architecture.md, from the design's ARCHITECTURE.md "Modules"). Flat config does
+// not merge one rule's options across blocks (the last block that matches a file wins), so every block below
+// lists all that apply to its folder.
 const noWorkers = {
   regex: '(^|/)workers/',
   message: 'src/ never imports workers/: process entry points import src, not the reverse (see src/process)',
@@ -19,7 +20,39 @@ const noTraffic = {
   regex: '(^|/)traffic/',
   message: 'src/kube (the I/O edge) does not import traffic planning: src/traffic holds pure translators',
 };
+const noCli = {
+  regex: '(^|/)cli/',
+  message:
+    'src/demo does not import src/cli (the CLI imports the demo): what both need lives below them, e.g. the rollout tree in src/kube',
+};
+const onlyExpressionOfAnalysis = {
+  // notify's `when` and `oncePer` are the analysis condition language: one parser, imported, never copied.
+  regex: '(^|/)analysis/(?!expression/)',
+  message:
+    'src/notify imports only the condition language (src/analysis/expression) from src/analysis: see docs/architecture.md',
+};
+const noNotify = {
+  regex: '(^|/)notify/',
+  message: 'the planners do not import src/notify: notify imports the condition language, not the reverse',
+};
+const onlyItsOwnFolder = {
+  regex: '^\\.\\./',
+  message:
+    'src/analysis/expression imports nothing outside its folder: src/notify imports it, and must get the parser alone',
+};
 const arrows = (...patterns) => ['error', { patterns }];
+
+// The purity fence (see the planner blocks below): no I/O module, no node: module, plus the folder's arrows.
+const pureImports = (...patterns) => [
+  'error',
+  {
+    paths: ioModules.map((name) => ({
+      name,
+      message: 'planners are pure: do I/O in src/kube or a provider',
+    })),
+    patterns: [{ group: ['node:*'], message: 'planners are pure: no node: modules' }, noWorkers, ...patterns],
+  },
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'coverage/', 'deploy/'] },
@@ -38,6 +71,11 @@ export default tseslint.config(
   { files: ['src/server/dashboard/assets/**/*.js'], languageOptions: { globals: { ...globals.browser } } },
   { files: ['src/queue/**/*.ts'], rules: { 'no-restricted-imports': arrows(noWorkers, noSync) } },
   { files: ['src/kube/**/*.ts'], rules: { 'no-restricted-imports': arrows(noWorkers, noTraffic) } },
+  { files: ['src/demo/**/*.ts'], rules: { 'no-restricted-imports': arrows(noWorkers, noCli) } },
+  {
+    files: ['src/notify/services/**/*.ts'],
+    rules: { 'no-restricted-imports': arrows(noWorkers, onlyExpressionOfAnalysis) },
+  },
   {
     // The planners (and `rollgate plan`'s simulation around them) are pure functions of (spec, observed, now):
     // no clock, no I/O. src/notify is pure too, but for its senders (src/notify/services), the imperative shell.
@@ -50,16 +88,7 @@ export default tseslint.config(
     ],
     ignores: ['src/analysis/providers/**', 'src/notify/services/**'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: ioModules.map((name) => ({
-            name,
-            message: 'planners are pure: do I/O in src/kube or a provider',
-          })),
-          patterns: [{ group: ['node:*'], message: 'planners are pure: no node: modules' }, noWorkers],
-        },
-      ],
+      'no-restricted-imports': pureImports(noNotify),
       // Clocks, timers, network and process state reached as globals rather than imports.
       'no-restricted-globals': [
         'error',
@@ -83,5 +112,15 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  // After the purity block, so that it wins for src/notify (flat config keeps the last block's options).
+  {
+    files: ['src/notify/**/*.ts'],
+    ignores: ['src/notify/services/**'],
+    rules: { 'no-restricted-imports': pureImports(onlyExpressionOfAnalysis) },
+  },
+  {
+    files: ['src/analysis/expression/**/*.ts'],
+    rules: { 'no-restricted-imports': pureImports(noNotify, onlyItsOwnFolder) },
   },
 );

@@ -1,17 +1,16 @@
 // `rollgate get rollout` and `rollgate list rollouts`: read (or watch) the cluster, print the tree or the table.
-import { readAnalysisRunViews } from '../kube/analysis-run-view.ts';
 import type { KubeClients } from '../kube/client.ts';
 import { toPlainObject } from '../kube/client.ts';
 import { kubeCall } from '../kube/errors.ts';
-import { formatLabelSelector } from '../kube/label-selector.ts';
-import { ObservedStateReader, type RolloutKey } from '../kube/observed-state-reader.ts';
+import type { RolloutKey } from '../kube/observed-state-reader.ts';
+import { readRolloutTree, readRolloutTreeAndSelector } from '../kube/read-rollout-tree.ts';
 import { RolloutNotFoundError } from '../kube/rollout-commands.ts';
-import { buildRolloutTree, completion, rolloutListRow, type RolloutTree } from '../kube/rollout-tree.ts';
+import { completion, rolloutListRow, type RolloutTree } from '../kube/rollout-tree.ts';
 import { watchWithRestart, type RunningWatch } from '../process/watch-with-restart.ts';
 import { ROLLOUT_NAME_LABEL } from '../rollout/index.ts';
 import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
 import { rolloutSchema, type Rollout } from '../spec/rollout.ts';
-import { formatRolloutList, formatRolloutTree } from './rollout-tree-text.ts';
+import { formatRolloutList, formatRolloutTree } from '../kube/rollout-tree-text.ts';
 import type { TerminalOutput } from './terminal-output.ts';
 
 /** Where the command writes, whether it draws for a terminal, and its clock (tests pass their own). */
@@ -23,29 +22,6 @@ export interface GetRolloutOptions {
   untilComplete?: boolean;
   /** Ends a watch (Ctrl-C in the CLI); the command then exits 0. */
   signal?: AbortSignal;
-}
-
-/** Reads the rollout, its ReplicaSets, pods and AnalysisRuns into the tree; undefined when it is gone. */
-export async function readRolloutTree(
-  clients: KubeClients,
-  key: RolloutKey,
-): Promise<RolloutTree | undefined> {
-  return (await readTreeAndSelector(clients, key))?.tree;
-}
-
-/** The tree, and the rollout's pod selector (what the ReplicaSet and pod watches select by). */
-async function readTreeAndSelector(
-  clients: KubeClients,
-  key: RolloutKey,
-): Promise<{ tree: RolloutTree; selector: string } | undefined> {
-  const read = await new ObservedStateReader(clients).read(key);
-  if (read === undefined) return undefined;
-  const { rollout } = read.observed;
-  const details = await readAnalysisRunViews(clients, key, rollout.metadata.uid ?? '');
-  return {
-    tree: buildRolloutTree(read.observed, details),
-    selector: formatLabelSelector(rollout.spec.selector),
-  };
 }
 
 function render(tree: RolloutTree, options: GetRolloutOptions, output: GetOutput): string {
@@ -70,7 +46,7 @@ export async function runGetRollout(
   options: GetRolloutOptions,
   output: GetOutput,
 ): Promise<number> {
-  const first = await readTreeAndSelector(clients, key);
+  const first = await readRolloutTreeAndSelector(clients, key);
   if (first === undefined) throw new RolloutNotFoundError(key);
   if (!options.watch && !options.untilComplete) {
     output.stdout.write(render(first.tree, options, output));

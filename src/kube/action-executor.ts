@@ -12,13 +12,7 @@ import { kubeCall } from './errors.ts';
 import type { EventRecorder } from './event-recorder.ts';
 import type { ObservedRead } from './observed-state-reader.ts';
 import type { TrafficRouter, TrafficRouterFactory } from './traffic-router.ts';
-import { recordedWeightsAction, reassertTrafficWeights } from './actions/set-traffic-weights.ts';
-import {
-  callsForAnotherPass,
-  trafficRouterErrorOf,
-  withRouterResult,
-  type RouterCallResult,
-} from './traffic-router-error.ts';
+import { callsForAnotherPass, withRouterResult, type RouterCallResult } from './traffic-router-error.ts';
 
 export type { WriteResult } from './actions/action-handler.ts';
 
@@ -60,6 +54,11 @@ export interface ActionExecutorDeps {
   analysisRuns?: AnalysisRunFactory | undefined;
 }
 
+/** A call that tells the router the weights: one that answers ends a failure streak. */
+function isWeightsCall(action: RolloutAction): boolean {
+  return action.kind === 'setTrafficWeights' || action.kind === 'reassertTrafficWeights';
+}
+
 /** True when the planned status equals the live one (key order and undefined members ignored). */
 export function isStatusNoop(live: unknown, planned: unknown): boolean {
   return canonicalJson(live ?? {}) === canonicalJson(planned ?? {});
@@ -73,7 +72,8 @@ export function isStatusNoop(live: unknown, planned: unknown): boolean {
  * change nothing is not sent. The first failed write stops the pass (`stoppedBy`): the caller re-reads
  * and re-plans; nothing is retried from stale state. A traffic router failure does not stop the pass:
  * it is recorded in the status written at its end (`status.trafficRouterError`), and removed again
- * once a router call succeeds.
+ * once a router call succeeds. The executor decides nothing: holding the recorded weights on a pass at
+ * rest (drift correction) is the planner's reassertTrafficWeights, run like any other action.
  */
 export class ActionExecutor {
   constructor(private readonly deps: ActionExecutorDeps) {}
@@ -101,7 +101,7 @@ export class ActionExecutor {
         report.outcomes.push({ kind: action.kind, target, result });
         // Any router call (weights, header or mirror route) can fail; a failure in the pass is kept.
         if (routerError !== undefined) router = { kind: 'failed', message: routerError };
-        else if (action.kind === 'setTrafficWeights' && router.kind !== 'failed') router = { kind: 'ok' };
+        else if (isWeightsCall(action) && router.kind !== 'failed') router = { kind: 'ok' };
         if (result !== 'unchanged' && result !== 'failed') {
           report.writes += 1;
           report.stateWrites += 1;
@@ -109,29 +109,6 @@ export class ActionExecutor {
       } catch (err) {
         report.stoppedBy = err instanceof Error ? err : new Error(String(err));
         return report;
-      }
-    }
-    // The planner sends weights only when they change. A pass at rest (no action, no status change:
-    // the planner holds the recorded weights as what it wants) sends the recorded ones again, so a route
-    // edited by hand goes back within one pass (the router writes only what differs). Never in a pass
-    // that changes anything: right after a router write whose status write was lost, the status lags
-    // the route and the planner itself sends its weights again. Not while the router is failing: the
-    // planner's retry, with its backoff, owns that.
-    const live = read.observed.rollout.status;
-    const recorded =
-      context.router === undefined || live === undefined ? undefined : recordedWeightsAction(live);
-    if (
-      recorded !== undefined &&
-      plan.actions.length === 0 &&
-      isStatusNoop(read.raw.status, plan.status) &&
-      trafficRouterErrorOf(read.raw.status) === undefined
-    ) {
-      const { target, result, routerError } = await reassertTrafficWeights(recorded, context);
-      report.outcomes.push({ kind: 'setTrafficWeights', target, result });
-      if (routerError !== undefined) router = { kind: 'failed', message: routerError };
-      if (result === 'updated') {
-        report.writes += 1;
-        report.stateWrites += 1;
       }
     }
     if (router.kind === 'failed') report.trafficError = router.message;

@@ -3,13 +3,16 @@ import type { Rollout } from '../spec/rollout.ts';
 import {
   POD_TEMPLATE_HASH_LABEL,
   SCALE_DOWN_DEADLINE_ANNOTATION,
+  canonicalJson,
   planRollout,
   type ObservedAnalysisRun,
   type ObservedPod,
   type ObservedReplicaSet,
   type ObservedState,
+  type ReassertTrafficWeightsAction,
   type RolloutAction,
   type RolloutPlan,
+  type SetTrafficWeightsAction,
 } from '../rollout/index.ts';
 
 /** How a simulated pod of an image behaves. */
@@ -49,6 +52,31 @@ export interface WorldOptions {
   fail?: (what: RolloutAction['kind'] | 'status') => boolean;
 }
 
+/** The weights the simulated router holds. */
+export interface RoutedWeights {
+  canaryWeight: number;
+  stableHash: string;
+  canaryHash?: string | undefined;
+}
+
+/**
+ * What the last pass's writes did, as the executor reports it: `changed` counts the writes that changed
+ * something (a write equal to what is there is skipped, a failed router call changes nothing, Events are
+ * not counted); `statusChanged` says whether the status write changed the status; `refused` is set when a
+ * write was refused (an injected failure or a stale resourceVersion), which stops the pass there, as a
+ * 409 does.
+ */
+export interface PassWrites {
+  changed: number;
+  statusChanged: boolean;
+  refused: boolean;
+}
+
+function sameRecord(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => b[key] === a[key]);
+}
+
 /** The in-memory world: one rollout and what it owns. */
 export class InMemoryWorld {
   now: number;
@@ -57,9 +85,13 @@ export class InMemoryWorld {
   readonly runs = new Map<string, ObservedAnalysisRun & { createdAt: number }>();
   readonly services = new Map<string, { resourceVersion: string; selector: Record<string, string> }>();
   readonly events: Array<{ type: string; reason: string; message: string }> = [];
+  /** Every write that changed something, in order. */
   readonly writes: RolloutAction[] = [];
-  trafficWeight = 0;
+  /** What the router holds; undefined until the first weights are sent. */
+  routed: RoutedWeights | undefined;
   trafficError: string | undefined;
+  /** What the last applied pass wrote. */
+  lastPass: PassWrites = { changed: 0, statusChanged: false, refused: false };
   /** Writes refused by the injected `fail`. */
   conflicts = 0;
   private version = 100;
@@ -162,100 +194,175 @@ export class InMemoryWorld {
     });
   }
 
-  /** Applies actions in order (stopping at a failing router call, as the executor does), then the status. */
-  apply(plan: RolloutPlan): void {
+  /** The canary weight the router holds (0 before any). */
+  get trafficWeight(): number {
+    return this.routed?.canaryWeight ?? 0;
+  }
+
+  /** Someone edits the routes by hand (`kubectl edit`): the router now holds `canaryWeight`. */
+  editRoutes(canaryWeight: number): void {
+    if (this.routed !== undefined) this.routed = { ...this.routed, canaryWeight };
+  }
+
+  /**
+   * Applies actions in order, then the status. A write that would change nothing is skipped and a router
+   * call fails with `routerError`, as the executor does; a refused write stops the pass there (the status
+   * is not written). What the writes did is left in {@link lastPass}.
+   */
+  apply(plan: RolloutPlan): PassWrites {
+    const pass: PassWrites = { changed: 0, statusChanged: false, refused: false };
+    this.lastPass = pass;
     for (const action of plan.actions) {
       if (action.kind !== 'emitEvent' && this.options.fail?.(action.kind) === true) {
         this.conflicts += 1;
-        return;
+        pass.refused = true;
+        return pass;
       }
-      if (action.kind !== 'emitEvent') this.writes.push(action);
-      switch (action.kind) {
-        case 'createReplicaSet': {
-          if (this.sets.has(action.name)) break;
-          const image = JSON.stringify(action.template).match(/"image":"([^"]+)"/)?.[1] ?? '?';
-          this.sets.set(action.name, {
-            image,
-            pods: [],
-            rs: {
-              name: action.name,
-              uid: `uid-${action.name}`,
-              resourceVersion: this.nextVersion(),
-              podTemplateHash: action.podTemplateHash,
-              labels: action.labels,
-              annotations: { ...action.annotations },
-              replicas: action.replicas,
-              status: { replicas: 0, readyReplicas: 0, availableReplicas: 0 },
-              template: action.template,
-              creationTimestamp: new Date(this.now).toISOString(),
-              controlledByRollout: true,
-            },
-          });
-          break;
-        }
-        case 'scaleReplicaSet': {
-          const set = this.sets.get(action.name);
-          if (set === undefined || set.rs.resourceVersion !== action.resourceVersion) return;
-          set.rs.replicas = action.replicas;
-          for (const [key, value] of Object.entries(action.annotations ?? {})) {
-            if (value === null) delete set.rs.annotations[key];
-            else set.rs.annotations[key] = value;
-          }
-          set.rs.resourceVersion = this.nextVersion();
-          break;
-        }
-        case 'deleteReplicaSet':
-          this.sets.delete(action.name);
-          break;
-        case 'setTrafficWeights':
-          if (this.options.routerError !== undefined) {
-            this.trafficError = this.options.routerError;
-            break;
-          }
-          this.trafficError = undefined;
-          this.trafficWeight = action.canaryWeight;
-          break;
-        case 'patchServiceSelector': {
-          const service = this.services.get(action.service);
-          if (service === undefined || service.resourceVersion !== action.resourceVersion) return;
-          service.selector[POD_TEMPLATE_HASH_LABEL] = action.podTemplateHash;
-          service.resourceVersion = this.nextVersion();
-          break;
-        }
-        case 'createAnalysisRun':
-          if (!this.runs.has(action.name)) {
-            this.runs.set(action.name, {
-              name: action.name,
-              phase: 'Running',
-              labels: action.labels,
-              terminated: false,
-              createdAt: this.now,
-            });
-          }
-          break;
-        case 'terminateAnalysisRun': {
-          const run = this.runs.get(action.name);
-          if (run !== undefined) run.terminated = true;
-          break;
-        }
-        case 'deleteAnalysisRun':
-          this.runs.delete(action.name);
-          break;
-        case 'evictPod':
-          // The ReplicaSet replaces the pod on the next sync, with a fresh creation time.
-          for (const set of this.sets.values()) set.pods = set.pods.filter((pod) => pod.name !== action.name);
-          break;
-        case 'emitEvent':
-          this.events.push({ type: action.type, reason: action.reason, message: action.message });
-          break;
+      const result = this.write(action);
+      if (result === 'refused') {
+        pass.refused = true;
+        return pass;
+      }
+      if (result === 'changed' && action.kind !== 'emitEvent') {
+        pass.changed += 1;
+        this.writes.push(action);
       }
     }
     if (this.options.fail?.('status') === true) {
       this.conflicts += 1;
-      return;
+      pass.refused = true;
+      return pass;
     }
+    pass.statusChanged = canonicalJson(this.rollout.status ?? {}) !== canonicalJson(plan.status);
     this.rollout = { ...this.rollout, status: structuredClone(plan.status) };
     this.syncPods();
+    return pass;
+  }
+
+  /** One write: whether it changed the world, changed nothing, or was refused (stale resourceVersion). */
+  private write(action: RolloutAction): 'changed' | 'unchanged' | 'refused' {
+    switch (action.kind) {
+      case 'createReplicaSet': {
+        if (this.sets.has(action.name)) return 'unchanged';
+        const image = JSON.stringify(action.template).match(/"image":"([^"]+)"/)?.[1] ?? '?';
+        this.sets.set(action.name, {
+          image,
+          pods: [],
+          rs: {
+            name: action.name,
+            uid: `uid-${action.name}`,
+            resourceVersion: this.nextVersion(),
+            podTemplateHash: action.podTemplateHash,
+            labels: action.labels,
+            annotations: { ...action.annotations },
+            replicas: action.replicas,
+            status: { replicas: 0, readyReplicas: 0, availableReplicas: 0 },
+            template: action.template,
+            creationTimestamp: new Date(this.now).toISOString(),
+            controlledByRollout: true,
+          },
+        });
+        return 'changed';
+      }
+      case 'scaleReplicaSet': {
+        const set = this.sets.get(action.name);
+        if (set === undefined || set.rs.resourceVersion !== action.resourceVersion) return 'refused';
+        const annotations = { ...set.rs.annotations };
+        for (const [key, value] of Object.entries(action.annotations ?? {})) {
+          if (value === null) delete annotations[key];
+          else annotations[key] = value;
+        }
+        if (set.rs.replicas === action.replicas && sameRecord(annotations, set.rs.annotations))
+          return 'unchanged';
+        set.rs.replicas = action.replicas;
+        set.rs.annotations = annotations;
+        set.rs.resourceVersion = this.nextVersion();
+        return 'changed';
+      }
+      case 'deleteReplicaSet':
+        return this.sets.delete(action.name) ? 'changed' : 'unchanged';
+      case 'setTrafficWeights':
+      case 'reassertTrafficWeights':
+        return this.route(action);
+      case 'patchServiceSelector': {
+        const service = this.services.get(action.service);
+        if (service === undefined || service.resourceVersion !== action.resourceVersion) return 'refused';
+        if (service.selector[POD_TEMPLATE_HASH_LABEL] === action.podTemplateHash) return 'unchanged';
+        service.selector[POD_TEMPLATE_HASH_LABEL] = action.podTemplateHash;
+        service.resourceVersion = this.nextVersion();
+        return 'changed';
+      }
+      case 'createAnalysisRun':
+        if (this.runs.has(action.name)) return 'unchanged';
+        this.runs.set(action.name, {
+          name: action.name,
+          phase: 'Running',
+          labels: action.labels,
+          terminated: false,
+          createdAt: this.now,
+        });
+        return 'changed';
+      case 'terminateAnalysisRun': {
+        const run = this.runs.get(action.name);
+        if (run === undefined || run.terminated === true) return 'unchanged';
+        run.terminated = true;
+        return 'changed';
+      }
+      case 'deleteAnalysisRun':
+        return this.runs.delete(action.name) ? 'changed' : 'unchanged';
+      case 'evictPod': {
+        // The ReplicaSet replaces the pod on the next sync, with a fresh creation time.
+        let evicted = false;
+        for (const set of this.sets.values()) {
+          const kept = set.pods.filter((pod) => pod.name !== action.name);
+          evicted ||= kept.length < set.pods.length;
+          set.pods = kept;
+        }
+        return evicted ? 'changed' : 'unchanged';
+      }
+      case 'emitEvent':
+        this.events.push({ type: action.type, reason: action.reason, message: action.message });
+        return 'changed';
+      // Header and mirror routes and the workloadRef Deployment are not simulated: taken as written.
+      case 'setHeaderRoute':
+      case 'setMirrorRoute':
+      case 'scaleDeployment':
+        return 'changed';
+    }
+  }
+
+  /**
+   * The router: a failing one changes nothing (the error is what the executor records in status); one
+   * that answers writes only when it held other weights. A reassert that had to write put back a hand
+   * edit, reported as the executor does.
+   */
+  private route(action: SetTrafficWeightsAction | ReassertTrafficWeightsAction): 'changed' | 'unchanged' {
+    if (this.options.routerError !== undefined) {
+      this.trafficError = this.options.routerError;
+      return 'unchanged';
+    }
+    this.trafficError = undefined;
+    const wanted: RoutedWeights = {
+      canaryWeight: action.canaryWeight,
+      stableHash: action.stableHash,
+      canaryHash: action.canaryHash,
+    };
+    const held = this.routed;
+    if (
+      held !== undefined &&
+      held.canaryWeight === wanted.canaryWeight &&
+      held.stableHash === wanted.stableHash &&
+      held.canaryHash === wanted.canaryHash
+    )
+      return 'unchanged';
+    this.routed = wanted;
+    if (action.kind === 'reassertTrafficWeights')
+      this.events.push({
+        type: 'Warning',
+        reason: 'TrafficDriftCorrected',
+        message: `routes: weights edited outside Rollgate; set back to Rollgate's (canary ${action.canaryWeight})`,
+      });
+    return 'changed';
   }
 
   /** One reconcile pass at the current time. */

@@ -295,14 +295,14 @@ function run(
 ): void {
   const end = world.now + MAX_SIMULATED_MS;
   for (let passes = 0; passes < MAX_PASSES && world.now <= end; passes++) {
-    const before = canonicalJson(world.rollout.status ?? {});
     const pass = world.reconcile();
     afterPass(pass);
     if (done()) return;
     // A pass that moved the status (a step index, a condition) is followed at once, as its own write wakes the queue.
-    const wrote =
-      pass.actions.some((action) => action.kind !== 'emitEvent') ||
-      canonicalJson(world.rollout.status ?? {}) !== before;
+    // Only writes that changed something count, as in the executor: a pass at rest holds its traffic
+    // weights and writes nothing.
+    const { changed, statusChanged, refused } = world.lastPass;
+    const wrote = changed > 0 || statusChanged || refused;
     if (!wrote) world.advance(Math.max(pass.requeueAfterMs ?? IDLE_TICK_MS, 1));
   }
   throw new PlanSimulationError(name, world.rollout.status);

@@ -15,6 +15,7 @@ export type {
   ScaleReplicaSetAction,
   DeleteReplicaSetAction,
   SetTrafficWeightsAction,
+  ReassertTrafficWeightsAction,
   SetHeaderRouteAction,
   SetMirrorRouteAction,
   PatchServiceSelectorAction,

@@ -5,11 +5,12 @@ import { BLUE_GREEN_SUB_STEPS } from './blue-green/blue-green-strategy.ts';
 import { CANARY_SUB_STEPS } from './canary/canary-strategy.ts';
 import { InvalidSpecError } from './invalid-spec-error.ts';
 import type { ObservedState } from './observed-state.ts';
-import { finishPass } from './pass/finish-pass.ts';
+import { finishPass, routerErrorOf } from './pass/finish-pass.ts';
 import { startPass, type Pass } from './pass/pass.ts';
 import { runSubSteps, type SubStepTable } from './pass/sub-step.ts';
 import { planRestart } from './plan-restart.ts';
 import { planRevision, type Revision } from './plan-revision.ts';
+import { planTrafficAtRest } from './plan-traffic.ts';
 import { assertDeadlineAnnotations } from './plan-scale-down.ts';
 import { applyInvalidSpec } from './plan-status.ts';
 import { planUnresolvedWorkload, withWorkloadScaleDown } from './plan-workload.ts';
@@ -105,8 +106,8 @@ function invalidPlan(rollout: Rollout, error: unknown, now: Date, reason: string
  *
  * A pass: read the context and the revision, pick the strategy ({@link STRATEGIES}), run its sub-steps in
  * order until one ends the pass, turn the result into status and requeueAfter (finishPass), then add the
- * restart's evictions when the pass leaves the ReplicaSets alone, and the workloadRef Deployment's
- * scale-down.
+ * restart's evictions when the pass leaves the ReplicaSets alone, the workloadRef Deployment's
+ * scale-down, and, on a pass that does nothing else, the recorded traffic weights held (planTrafficAtRest).
  */
 export function planRollout(rollout: Rollout, observed: ObservedState, now: Date): RolloutPlan {
   // Without its Deployment the rollout has no template to plan from: it waits, saying why.
@@ -132,12 +133,20 @@ export function planRollout(rollout: Rollout, observed: ObservedState, now: Date
     const plan = finishPass(runSubSteps(strategy.subSteps, pass));
     assertDeadlineAnnotations(plan.actions);
     const restarted = withRestart(pass, plan);
-    if (workload === undefined) return restarted;
-    return withWorkloadScaleDown(restarted, {
-      rollout,
-      workload,
-      replicaSets: observed.replicaSets,
-      planned: restarted.status,
+    const scaledDown =
+      workload === undefined
+        ? restarted
+        : withWorkloadScaleDown(restarted, {
+            rollout,
+            workload,
+            replicaSets: observed.replicaSets,
+            planned: restarted.status,
+          });
+    return planTrafficAtRest({
+      plan: scaledDown,
+      live: rollout.status ?? {},
+      routed: context.router !== undefined,
+      routerError: routerErrorOf(context)?.message,
     });
   } catch (error) {
     return invalidPlan(

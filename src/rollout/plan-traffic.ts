@@ -1,11 +1,14 @@
 // Sub-planner: traffic — the weights the router should hold and the canary/stable Service selectors.
 import type { RolloutStatus } from '../spec/rollout.ts';
 import type { ObservedService } from './observed-state.ts';
+import { canonicalJson } from './pod-template-hash.ts';
 import {
   POD_TEMPLATE_HASH_LABEL,
   type PatchServiceSelectorAction,
+  type ReassertTrafficWeightsAction,
   type SetTrafficWeightsAction,
 } from './rollout-action.ts';
+import type { RolloutPlan } from './rollout-plan.ts';
 
 /** What traffic should look like after this phase. */
 export interface DesiredTraffic {
@@ -89,4 +92,43 @@ export function planTraffic(input: {
     });
   }
   return actions;
+}
+
+/** The weights a status records as told to the router, as the action that holds them; none recorded: undefined. */
+export function recordedWeights(status: RolloutStatus): ReassertTrafficWeightsAction | undefined {
+  const weights = status.canary?.weights;
+  const stableHash = weights?.stable.podTemplateHash;
+  if (weights === undefined || stableHash === undefined) return undefined;
+  const canaryHash = weights.canary.podTemplateHash;
+  return {
+    kind: 'reassertTrafficWeights',
+    canaryWeight: weights.canary.weight,
+    stableHash,
+    ...(canaryHash !== undefined && canaryHash !== stableHash ? { canaryHash } : {}),
+  };
+}
+
+/**
+ * Drift correction, the last word of a pass: `plan` with a reassertTrafficWeights of the recorded weights
+ * when the pass is at rest, else `plan` as it is. planTraffic sends weights only when what the planner
+ * wants changes, and a hand edit of a route object changes nothing the planner reads; so a pass with
+ * nothing to do holds the recorded weights, and the router puts back a route that no longer has them
+ * (writing nothing when all do). At rest means: a router, no action, the status left as it is and no
+ * router failure. A pass that acts or moves the status is mid-change (right after a router write whose
+ * status write was lost, the status lags the route and planTraffic sends the weights itself), and a
+ * failing router's retry is timed by its own backoff. `requeueAfterMs` is kept: holding the weights is
+ * never a reason to look again sooner.
+ */
+export function planTrafficAtRest(input: {
+  plan: RolloutPlan;
+  /** The live status the pass was planned from. */
+  live: RolloutStatus;
+  routed: boolean;
+  routerError?: string | undefined;
+}): RolloutPlan {
+  const { plan, live } = input;
+  if (!input.routed || input.routerError !== undefined || plan.actions.length > 0) return plan;
+  if (canonicalJson(plan.status) !== canonicalJson(live)) return plan;
+  const hold = recordedWeights(live);
+  return hold === undefined ? plan : { ...plan, actions: [hold] };
 }

@@ -61,6 +61,19 @@ export interface SetTrafficWeightsAction {
 }
 
 /**
+ * Send the weights the status records as in force again, on a pass at rest (see planTrafficAtRest): the
+ * router writes only a route object that no longer holds them, i.e. one edited outside Rollgate (drift),
+ * and reports that correction as a `TrafficDriftCorrected` Event. At rest it writes nothing. Its own kind,
+ * not a setTrafficWeights, because it changes nothing the planner wants: it only holds what is recorded.
+ */
+export interface ReassertTrafficWeightsAction {
+  kind: 'reassertTrafficWeights';
+  canaryWeight: number;
+  stableHash: string;
+  canaryHash?: string;
+}
+
+/**
  * Set or remove the header route `name` (a trafficRouting.managedRoutes name): requests matching every
  * header in `match` go to the canary Service. `match` absent: remove the route (Argo's step without match).
  */
@@ -158,6 +171,7 @@ export type RolloutAction =
   | ScaleReplicaSetAction
   | DeleteReplicaSetAction
   | SetTrafficWeightsAction
+  | ReassertTrafficWeightsAction
   | SetHeaderRouteAction
   | SetMirrorRouteAction
   | PatchServiceSelectorAction

@@ -67,7 +67,9 @@ export interface TrafficRouterError {
  * - `requeueAfterMs`: the earliest moment a timer can change the plan (pause end, progress deadline,
  *   scale-down deadline, abort delay); absent when only a cluster change can. `0` means "plan again
  *   right away" (a pass that deliberately stopped after recording a phase, e.g. the abort).
- *   A pass that emitted actions is always followed by another pass once they are applied.
+ *   A pass whose writes changed something (the status included) is followed by another pass once they
+ *   are applied; writes that change nothing (a reassertTrafficWeights at rest, the router holding those
+ *   weights already) do not call for one.
  */
 export interface RolloutPlan {
   actions: RolloutAction[];

@@ -4,8 +4,19 @@ import type { Rollout } from '../../src/spec/rollout.ts';
 import { InMemoryWorld, type WorldOptions } from './in-memory-world.ts';
 
 /**
+ * Whether the world's last pass is followed by another at once, as the reconciler's is: only writes that
+ * changed something count, the status write included, as in the executor (a pass at rest holds its
+ * traffic weights and the router writes nothing; a failing router's retry changes nothing: both wait,
+ * like any wait), and a pass cut short by a refused write is planned again at once, as after a 409.
+ */
+export function followsAtOnce(world: InMemoryWorld): boolean {
+  const { changed, statusChanged, refused } = world.lastPass;
+  return changed > 0 || statusChanged || refused;
+}
+
+/**
  * Reconciles until `until` holds (returning every pass's plan) or `maxMs` of fake time passed (throwing);
- * 1 s ticks whenever a pass wrote nothing.
+ * 1 s ticks whenever a pass changed nothing.
  */
 export function runUntil(
   world: InMemoryWorld,
@@ -18,13 +29,7 @@ export function runUntil(
     const plan = world.reconcile();
     plans.push(plan);
     if (until(world)) return plans;
-    // A pass whose only write is a retry of a failing router waits for its requeue, like any wait.
-    const wrote = plan.actions.some(
-      (action) =>
-        action.kind !== 'emitEvent' &&
-        !(action.kind === 'setTrafficWeights' && world.trafficError !== undefined),
-    );
-    if (!wrote) world.advance(1000);
+    if (!followsAtOnce(world)) world.advance(1000);
   }
   throw new Error(`condition not reached; status: ${JSON.stringify(world.rollout.status)}`);
 }

@@ -27,7 +27,7 @@ export interface ActionContext {
 export interface HandledAction {
   target: string;
   result: WriteResult;
-  /** Only from router calls (setTrafficWeights, setHeaderRoute, setMirrorRoute): the router's error, when the call failed. */
+  /** Only from router calls (setTrafficWeights, reassertTrafficWeights, setHeaderRoute, setMirrorRoute): the router's error, when the call failed. */
   routerError?: string;
 }
 

@@ -11,7 +11,7 @@ import { patchServiceSelector } from './patch-service-selector.ts';
 import { scaleDeployment } from './scale-deployment.ts';
 import { scaleReplicaSet } from './scale-replica-set.ts';
 import { setHeaderRoute, setMirrorRoute } from './set-managed-route.ts';
-import { setTrafficWeights } from './set-traffic-weights.ts';
+import { reassertTrafficWeights, setTrafficWeights } from './set-traffic-weights.ts';
 import { terminateAnalysisRun } from './terminate-analysis-run.ts';
 
 /** Every action kind's handler (the type makes a missing kind a compile error). */
@@ -20,6 +20,7 @@ export const ACTION_HANDLERS: ActionHandlers = {
   scaleReplicaSet,
   deleteReplicaSet,
   setTrafficWeights,
+  reassertTrafficWeights,
   setHeaderRoute,
   setMirrorRoute,
   patchServiceSelector,

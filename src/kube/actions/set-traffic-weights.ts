@@ -1,6 +1,5 @@
-// setTrafficWeights: tells the traffic router the weights; a router failure is reported, never allowed to stop the pass.
-import type { SetTrafficWeightsAction } from '../../rollout/index.ts';
-import type { RolloutStatus } from '../../spec/rollout.ts';
+// setTrafficWeights and reassertTrafficWeights: tell the traffic router the weights; a router failure is reported, never allowed to stop the pass.
+import type { ReassertTrafficWeightsAction, SetTrafficWeightsAction } from '../../rollout/index.ts';
 import { ROLLGATE_API_VERSION } from '../../spec/api-version.ts';
 import type { ActionContext, ActionHandler, HandledAction } from './action-handler.ts';
 
@@ -23,7 +22,7 @@ function rolloutRef(context: ActionContext) {
  * was edited by someone else since (drift), which is logged and recorded as a Warning Event.
  */
 async function sendWeights(
-  action: SetTrafficWeightsAction,
+  action: SetTrafficWeightsAction | ReassertTrafficWeightsAction,
   context: ActionContext,
   reassert: boolean,
 ): Promise<HandledAction> {
@@ -67,29 +66,9 @@ export const setTrafficWeights: ActionHandler<SetTrafficWeightsAction> = (action
   sendWeights(action, context, false);
 
 /**
- * The weights a status records as in force, as the action that sends them again; undefined when it
- * records none.
+ * Sends the weights the planner holds on a pass at rest (the ones status records): a route someone edited
+ * by hand goes back to them (`updated`, with a `TrafficDriftCorrected` Event); otherwise the router writes
+ * nothing and the result is `unchanged`. A failure is reported as for setTrafficWeights.
  */
-export function recordedWeightsAction(status: RolloutStatus): SetTrafficWeightsAction | undefined {
-  const weights = status.canary?.weights;
-  const stableHash = weights?.stable.podTemplateHash;
-  if (weights === undefined || stableHash === undefined) return undefined;
-  const canaryHash = weights.canary.podTemplateHash;
-  return {
-    kind: 'setTrafficWeights',
-    canaryWeight: weights.canary.weight,
-    stableHash,
-    ...(canaryHash !== undefined && canaryHash !== stableHash ? { canaryHash } : {}),
-  };
-}
-
-/**
- * Sends the recorded weights again (a pass whose plan sent none): a route someone edited by hand goes
- * back to them (`updated`, with a `TrafficDriftCorrected` Event); at rest the router writes nothing.
- */
-export function reassertTrafficWeights(
-  action: SetTrafficWeightsAction,
-  context: ActionContext,
-): Promise<HandledAction> {
-  return sendWeights(action, context, true);
-}
+export const reassertTrafficWeights: ActionHandler<ReassertTrafficWeightsAction> = (action, context) =>
+  sendWeights(action, context, true);

@@ -398,7 +398,7 @@ describe('ActionExecutor against the sandbox', () => {
     expect(outcome).toMatchObject({ kind: 'requeue', afterMs: 1_000, stats: { passes: 4, writes: 4 } });
   });
 
-  it('a pass that sends no weights sends the recorded ones again: a route changed is drift corrected, with an Event; a pass that is not at rest sends nothing', async () => {
+  it("runs the planner's reassertTrafficWeights: a route changed is drift corrected, with an Event; without one nothing extra is sent", async () => {
     await harness.createRollout(testRollout({ name: 'exec-drift', replicas: 1 }));
     const calls: Array<{ canaryWeight: number; canaryHash?: string | undefined }> = [];
     let changed: string[] = [];
@@ -425,25 +425,36 @@ describe('ActionExecutor against the sandbox', () => {
       const status = { ...(current.observed.rollout.status ?? {}), canary: { weights: weightsAt(canary) } };
       return withRouter.execute({ actions, status }, current);
     };
+    const hold: RolloutAction = {
+      kind: 'reassertTrafficWeights',
+      canaryWeight: 20,
+      stableHash: 's1',
+      canaryHash: 'c1',
+    };
 
     // The planner's own call records 20; nothing else is sent in that pass.
     await pass([{ kind: 'setTrafficWeights', canaryWeight: 20, stableHash: 's1', canaryHash: 'c1' }], 20);
     expect(calls).toEqual([{ canaryWeight: 20, canaryHash: 'c1' }]);
 
-    // At rest: the recorded 20 is sent again and the router changes nothing.
-    const atRest = await pass([], 20);
+    // A plan without actions: the executor adds none of its own.
+    await pass([], 20);
+    expect(calls).toHaveLength(1);
+
+    // At rest the planner holds 20: the router is called and changes nothing, which is no write.
+    const atRest = await pass([hold], 20);
     expect(calls).toHaveLength(2);
     expect(calls[1]).toEqual({ canaryWeight: 20, canaryHash: 'c1' });
     expect(atRest.outcomes.map((o) => `${o.kind}:${o.result}`)).toEqual([
-      'setTrafficWeights:unchanged',
+      'reassertTrafficWeights:unchanged',
       'patchRolloutStatus:unchanged',
     ]);
+    expect(atRest.writes).toBe(0);
     expect(atRest.stateWrites).toBe(0);
 
     // Someone edited the route: the router had to write it back.
     changed = ['HTTPRoute default/web'];
-    const drifted = await pass([], 20);
-    expect(drifted.outcomes[0]).toEqual({ kind: 'setTrafficWeights', target: '20%', result: 'updated' });
+    const drifted = await pass([hold], 20);
+    expect(drifted.outcomes[0]).toEqual({ kind: 'reassertTrafficWeights', target: '20%', result: 'updated' });
     expect(drifted.stateWrites).toBe(1);
     const events = await harness.clients.core.listNamespacedEvent({ namespace: NAMESPACE });
     expect(
@@ -457,9 +468,13 @@ describe('ActionExecutor against the sandbox', () => {
       ],
     ]);
 
-    // A pass that changes anything (here: records other weights without sending them) is not at rest: nothing is sent.
-    const before = calls.length;
-    await pass([], 50);
-    expect(calls).toHaveLength(before);
+    // The planner's setTrafficWeights that changes a route is its own move, not drift: no Event.
+    await pass([{ kind: 'setTrafficWeights', canaryWeight: 30, stableHash: 's1', canaryHash: 'c1' }], 30);
+    const after = await harness.clients.core.listNamespacedEvent({ namespace: NAMESPACE });
+    expect(
+      after.items.filter(
+        (e) => e.involvedObject.name === 'exec-drift' && e.reason === 'TrafficDriftCorrected',
+      ).length,
+    ).toBe(1);
   });
 });

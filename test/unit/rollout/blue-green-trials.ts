@@ -5,6 +5,7 @@ import type { ObservedAnalysisRun } from '../../../src/rollout/index.ts';
 import type { BlueGreenStrategy, Rollout } from '../../../src/spec/rollout.ts';
 import { InMemoryWorld } from '../../builders/in-memory-world.ts';
 import { aRollout, hashOf } from '../../builders/rollout-builder.ts';
+import { followsAtOnce } from '../../builders/run-until.ts';
 
 const IMAGES = ['app:1', 'app:2', 'app:3', 'app:4'];
 /** Passes after which a trial that has not converged counts as a deadlock. */
@@ -34,8 +35,11 @@ function blueGreenRollout(fields: Partial<BlueGreenStrategy>): Rollout {
   return rollout;
 }
 
-/** The invariants on the world as it is: what the active Service selects, and what Healthy means. */
-function violationsOf(world: InMemoryWorld, hadPost: boolean): string[] {
+/**
+ * The invariants on the world as it is: what the active Service selects, and what Healthy means.
+ * `skippedPost`: revisions whose post-promotion analysis the user skipped (promoteFull while it ran).
+ */
+function violationsOf(world: InMemoryWorld, hadPost: boolean, skippedPost: ReadonlySet<string>): string[] {
   const problems: string[] = [];
   const active = world.services.get('web')?.selector[POD_TEMPLATE_HASH_LABEL];
   const set = [...world.sets.values()].find((candidate) => candidate.rs.podTemplateHash === active);
@@ -51,6 +55,7 @@ function violationsOf(world: InMemoryWorld, hadPost: boolean): string[] {
     const post = world.runs.get(`web-${current}-post`);
     if (
       hadPost &&
+      !skippedPost.has(current) &&
       status.stableRS === current &&
       post !== undefined &&
       !post.terminated &&
@@ -106,17 +111,23 @@ export function runBlueGreenTrials(options: { trials: number; seed: number }): T
       fail: () => chaos && random() < 0.3,
     });
     // The first revision, without faults.
-    for (let i = 0; i < 100 && world.rollout.status?.phase !== 'Healthy'; i++)
-      if (!world.reconcile().actions.some((a) => a.kind !== 'emitEvent')) world.advance(1000);
+    for (let i = 0; i < 100 && world.rollout.status?.phase !== 'Healthy'; i++) {
+      world.reconcile();
+      if (!followsAtOnce(world)) world.advance(1000);
+    }
     chaos = true;
     let passes = 0;
+    const skippedPost = new Set<string>();
     const pass = (): void => {
-      const plan = world.reconcile();
+      world.reconcile();
       passes += 1;
-      for (const problem of violationsOf(world, fields.postPromotionAnalysis !== undefined))
+      // An abort (the user's or the analysis's) ends the skip: a later run of that revision decides again.
+      const after = world.rollout.status ?? {};
+      if (after.abort === true && after.currentPodHash !== undefined)
+        skippedPost.delete(after.currentPodHash);
+      for (const problem of violationsOf(world, fields.postPromotionAnalysis !== undefined, skippedPost))
         result.violations.push(`seed ${seed} pass ${passes}: ${problem}`);
-      if (!plan.actions.some((a) => a.kind !== 'emitEvent') || random() < 0.3)
-        world.advance(Math.floor(random() * 5_000));
+      if (!followsAtOnce(world) || random() < 0.3) world.advance(Math.floor(random() * 5_000));
     };
     // Chaos: user actions at random moments.
     const actions = 3 + Math.floor(random() * 6);
@@ -127,7 +138,15 @@ export function runBlueGreenTrials(options: { trials: number; seed: number }): T
       else if (roll < 0.6) world.patchStatus({ abort: true });
       else if (roll < 0.7) world.patchStatus({ abort: null });
       else if (roll < 0.85) world.patchStatus({ pauseConditions: null });
-      else world.patchStatus({ promoteFull: true });
+      else {
+        // promoteFull skips analysis (Argo): a post-promotion run the planner has not acted on yet (still
+        // running, or ended since its last pass, the rollout not aborted) no longer decides.
+        const status = world.rollout.status ?? {};
+        const current = status.currentPodHash;
+        const post = world.runs.get(`web-${current ?? ''}-post`);
+        if (current !== undefined && post !== undefined && status.abort !== true) skippedPost.add(current);
+        world.patchStatus({ promoteFull: true });
+      }
     }
     // Settle: analyses pass, the user promotes any pause and retries any abort; writes still fail.
     failedRuns = 0;

@@ -12,6 +12,7 @@ import type { BlueGreenStrategy, Rollout } from '../../../src/spec/rollout.ts';
 import { InMemoryWorld, type WorldOptions } from '../../builders/in-memory-world.ts';
 import { anObservedState } from '../../builders/observed-state-builder.ts';
 import { aRollout, hashOf } from '../../builders/rollout-builder.ts';
+import { followsAtOnce } from '../../builders/run-until.ts';
 import { MAX_PASSES_PER_TRIAL, runBlueGreenTrials } from './blue-green-trials.ts';
 
 const NOW = new Date('2026-01-01T00:10:00Z');
@@ -651,7 +652,7 @@ function drive(
     plans.push(plan);
     checkInvariants(world, postAnalysis);
     if (until(world)) return plans;
-    if (!plan.actions.some((action) => action.kind !== 'emitEvent')) world.advance(1000);
+    if (!followsAtOnce(world)) world.advance(1000);
   }
   throw new Error(`condition not reached; status: ${JSON.stringify(world.rollout.status)}`);
 }
@@ -659,7 +660,8 @@ function drive(
 function liveWorld(fields: Partial<BlueGreenStrategy>, options: Partial<WorldOptions> = {}): InMemoryWorld {
   const world = new InMemoryWorld({ rollout: blueGreen(fields), services: SERVICES, ...options });
   for (let i = 0; i < 50 && world.rollout.status?.phase !== 'Healthy'; i++) {
-    if (!world.reconcile().actions.some((a) => a.kind !== 'emitEvent')) world.advance(1000);
+    world.reconcile();
+    if (!followsAtOnce(world)) world.advance(1000);
   }
   expect(world.rollout.status?.phase).toBe('Healthy');
   expect(activeHash(world)).toBe(V1);

@@ -368,6 +368,112 @@ describe('the weight sent to the router follows setWeight once the canary has th
   });
 });
 
+describe('a pass at rest holds the recorded weights, so a route edited by hand goes back (drift)', () => {
+  const pausedAt20 = (canary: Partial<CanaryStrategy> = {}) =>
+    aRoutedUpdate(canary)
+      .atStep(0)
+      .withStatus({ canary: { weights: weights(20, 'app:2') } })
+      .build();
+  const sets = { 'app:1': 10, 'app:2': 2 };
+  const services = { canary: V2 };
+  /** Plans until a pass leaves the status as it is: that pass is the one at rest. */
+  function atRest(given: Given): { moving: RolloutPlan; resting: RolloutPlan } {
+    let rollout = given.rollout;
+    let moving = plan({ ...given, rollout });
+    for (let pass = 0; pass < 5; pass++) {
+      rollout = { ...rollout, status: moving.status };
+      const next = plan({ ...given, rollout });
+      if (JSON.stringify(next.status) === JSON.stringify(moving.status)) return { moving, resting: next };
+      moving = next;
+    }
+    throw new Error('the status never settled');
+  }
+
+  it('paused at 20: the pass that reaches the pause sends nothing; the next, at rest, reasserts 20 and only that', () => {
+    const { moving, resting } = atRest({ rollout: pausedAt20(), sets, services });
+    expect(moving.status).toMatchObject({ currentStepIndex: 1, phase: 'Paused' });
+    expect(moving.actions.filter((a) => a.kind === 'reassertTrafficWeights')).toEqual([]);
+    expect(resting.actions).toEqual([
+      { kind: 'reassertTrafficWeights', canaryWeight: 20, stableHash: V1, canaryHash: V2 },
+    ]);
+    // Holding the weights is no reason to look again: an indefinite pause still waits for a change.
+    expect(resting.requeueAfterMs).toBeUndefined();
+  });
+
+  it('a timed pause at rest keeps its timer beside the reassert', () => {
+    const steps: CanaryStep[] = [{ setWeight: 20 }, { pause: { duration: '60s' } }];
+    const rollout = aRoutedUpdate({}, steps)
+      .atStep(0)
+      .withStatus({ canary: { weights: weights(20, 'app:2') } })
+      .build();
+    const { moving, resting } = atRest({ rollout, sets, services });
+    expect(resting.actions).toEqual([
+      { kind: 'reassertTrafficWeights', canaryWeight: 20, stableHash: V1, canaryHash: V2 },
+    ]);
+    expect(resting.requeueAfterMs).toBe(moving.requeueAfterMs);
+    expect(resting.requeueAfterMs).toBeGreaterThan(0);
+  });
+
+  it('healthy after a promotion: all traffic to the stable is held, with no canary hash', () => {
+    const rollout = aRoutedUpdate()
+      .withImage('app:2')
+      .withStatus({
+        stableRS: V2,
+        currentPodHash: V2,
+        currentStepIndex: STEPS.length,
+        canary: { weights: weights(0, 'app:2', 'app:2') },
+      })
+      .build();
+    const { resting } = atRest({
+      rollout,
+      sets: { 'app:2': 10 },
+      services: { canary: V2, stable: V2 },
+    });
+    expect(resting.status.phase).toBe('Healthy');
+    expect(resting.actions).toEqual([{ kind: 'reassertTrafficWeights', canaryWeight: 0, stableHash: V2 }]);
+  });
+
+  it('maxTrafficWeight 1000: the weights are held in its units', () => {
+    const rollout = aRoutedUpdate({
+      trafficRouting: { gatewayAPI: { httpRoute: 'web' }, maxTrafficWeight: 1000 },
+    })
+      .atStep(0)
+      .withStatus({ canary: { weights: weights(20, 'app:2', 'app:1', 1000) } })
+      .build();
+    const { resting } = atRest({ rollout, sets: { 'app:1': 10, 'app:2': 1 }, services });
+    expect(resting.status.canary?.weights).toEqual(weights(20, 'app:2', 'app:1', 1000));
+    expect(resting.actions).toEqual([
+      { kind: 'reassertTrafficWeights', canaryWeight: 20, stableHash: V1, canaryHash: V2 },
+    ]);
+  });
+
+  it('not while the router is failing: its retry, timed by its backoff, owns the call', () => {
+    const streak = { message: 'HTTPRoute web not found', failures: 1, since: ago(1), at: ago(1) };
+    const rollout = aRoutedUpdate()
+      .atStep(0)
+      .withStatus({ canary: { weights: weights(20, 'app:2') }, trafficRouterError: streak })
+      .build();
+    const { resting } = atRest({ rollout, sets, services, trafficError: streak.message });
+    // Between two retries the pass has nothing to do, and still sends nothing.
+    expect(resting.status).toMatchObject({ trafficRouterError: streak });
+    expect(resting.actions).toEqual([]);
+    expect(resting.requeueAfterMs).toBeGreaterThan(0);
+  });
+
+  it('not without a router: the replica ratio is the split, there is no route to hold', () => {
+    const rollout = aRollout()
+      .withReplicas(10)
+      .withImage('app:2')
+      .withSteps(...STEPS)
+      .withCanary({ canaryService: 'web-canary', stableService: 'web-stable' })
+      .atStep(0)
+      .build();
+    const { resting } = atRest({ rollout, sets: { 'app:1': 8, 'app:2': 2 }, services });
+    expect(resting.status.phase).toBe('Paused');
+    expect(resting.actions).toEqual([]);
+  });
+});
+
 describe('promotion: all traffic to the canary when its pods are ready, then the stable Service, then back', () => {
   const promoted = (recorded: ReturnType<typeof weights>) =>
     aRoutedUpdate()

@@ -1,5 +1,5 @@
 // The text of `rollgate get rollout` and `rollgate list rollouts`: a pure function of the view and `now`, coloured or plain.
-import type { NodeHealth, RolloutListRow, RolloutTree } from '../kube/rollout-tree.ts';
+import type { NodeHealth, RolloutListRow, RolloutTree } from './rollout-tree.ts';
 
 /** How text is drawn: `now` for ages, `color` for ANSI colours (a TTY without NO_COLOR). */
 export interface TextStyle {

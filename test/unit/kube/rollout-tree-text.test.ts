@@ -1,6 +1,6 @@
 // get rollout / list rollouts rendering: the tree and header from an observed state, ages from a fixed clock, plain and coloured.
 import { describe, expect, it } from 'vitest';
-import { formatAge, formatRolloutList, formatRolloutTree } from '../../../src/cli/rollout-tree-text.ts';
+import { formatAge, formatRolloutList, formatRolloutTree } from '../../../src/kube/rollout-tree-text.ts';
 import { buildRolloutTree, completion, rolloutListRow } from '../../../src/kube/rollout-tree.ts';
 import { POD_TEMPLATE_HASH_LABEL, SCALE_DOWN_DEADLINE_ANNOTATION } from '../../../src/rollout/index.ts';
 import { aPod, anObservedState } from '../../builders/observed-state-builder.ts';
