@@ -400,11 +400,13 @@ export async function heldWhileRouteMissing(
 ): Promise<LiveRolloutStatus> {
   await options.remove();
   await setImage(scene, namespace, 'web:2');
+  // The new revision's error: a pass of the old one (a resync, a delayed scale-down) may meet the missing
+  // route first and record the error at the old revision's last step.
   const held = await scene.waitFor(
-    'the router error recorded',
+    'the router error recorded for the new revision',
     namespace,
     'web',
-    (s) => s.trafficRouterError !== undefined,
+    (s) => s.trafficRouterError !== undefined && s.currentPodHash !== s.stableRS,
   );
   expect(held.trafficRouterError?.message).toBe(options.message);
   expect(held.currentStepIndex ?? 0).toBe(0);
