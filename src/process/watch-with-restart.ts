@@ -65,6 +65,8 @@ export interface WatchWithRestartOptions<T> {
    */
   onRelisted?: () => void;
   now?: () => number;
+  /** How restarts back off; {@link WATCH_RESTART_BACKOFF} unless a test needs it faster. */
+  backoff?: RetryBackoff;
 }
 
 /** A watch that keeps itself running. */
@@ -102,6 +104,7 @@ function isTimeout(err: unknown): boolean {
 export async function watchWithRestart<T>(options: WatchWithRestartOptions<T>): Promise<RunningWatch> {
   const watch = new Watch(options.kubeConfig);
   const now = options.now ?? Date.now;
+  const backoff = options.backoff ?? WATCH_RESTART_BACKOFF;
   let stopping = false;
   let failures = 0;
   let controller: { abort(): void } | undefined;
@@ -125,9 +128,9 @@ export async function watchWithRestart<T>(options: WatchWithRestartOptions<T>): 
         resourceVersion = undefined;
         pendingRelist = true;
       }
-      const ran = established || sawEvent || now() - startedAt >= WATCH_RESTART_BACKOFF.capMs;
+      const ran = established || sawEvent || now() - startedAt >= backoff.capMs;
       failures = ran ? 1 : failures + 1;
-      const delayMs = retryDelayMs(failures, WATCH_RESTART_BACKOFF);
+      const delayMs = retryDelayMs(failures, backoff);
       const reason: WatchEndReason = expired
         ? 'expired'
         : err === undefined || err === null

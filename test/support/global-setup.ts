@@ -1,5 +1,9 @@
 // Starts a private redis-server on a free port for the whole test run, so tests never touch a
-// Redis they did not start. Tests read its URL from inject('redisUrl').
+// Redis they did not start. Tests read its URL from inject('redisUrl'), and a folder that lasts as
+// long as the run (for what several test files can build once and share) from inject('runDir').
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { freeLoopbackPort } from '../../src/demo/free-loopback-port.ts';
@@ -8,6 +12,7 @@ import { startPrivateRedisServer } from '../../src/demo/private-redis-server.ts'
 declare module 'vitest' {
   export interface ProvidedContext {
     redisUrl: string;
+    runDir: string;
   }
 }
 
@@ -16,6 +21,11 @@ export const freePort = freeLoopbackPort;
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const redis = await startPrivateRedisServer();
+  const runDir = mkdtempSync(join(tmpdir(), 'rollgate-test-run-'));
   project.provide('redisUrl', redis.url);
-  return () => redis.stop();
+  project.provide('runDir', runDir);
+  return async () => {
+    await redis.stop();
+    rmSync(runDir, { recursive: true, force: true });
+  };
 }

@@ -1,8 +1,8 @@
 // Real `rollgate run | poller | reconciler` child processes of an installed copy of the CLI, for
 // whole-Rollgate tests that kill, restart and count them.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { buildCli } from '../../scripts/build.ts';
 import { eventually } from './eventually.ts';
@@ -10,18 +10,42 @@ import { eventually } from './eventually.ts';
 const repo = join(import.meta.dirname, '..', '..');
 
 /**
- * An installed copy of the CLI (bin/, package.json and a bundle built from the current source) in a
- * temporary folder: the tests run what `npm ci` builds, without racing the checkout's dist/, and
- * without tsx's start-up cost in each of several processes.
+ * An installed copy of the CLI (bin/, package.json and a bundle built from the current source) in
+ * `runDir` (inject('runDir'): lasts as long as the test run): the tests run what `npm ci` builds,
+ * without racing the checkout's dist/, and without tsx's start-up cost in each of several processes.
+ * The first test file to ask builds it (about 5 s); the others, in the same worker or another, wait for
+ * that build and share it. Returns its root; nobody may write into it.
  */
-export async function installCli(): Promise<{ root: string; remove(): void }> {
-  const root = mkdtempSync(join(tmpdir(), 'rollgate-cli-'));
-  mkdirSync(join(root, 'bin'));
-  copyFileSync(join(repo, 'bin', 'rollgate.js'), join(root, 'bin', 'rollgate.js'));
-  copyFileSync(join(repo, 'package.json'), join(root, 'package.json'));
-  symlinkSync(join(repo, 'node_modules'), join(root, 'node_modules'), 'dir');
-  await buildCli(join(root, 'dist', 'cli'));
-  return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
+export async function installCli(runDir: string): Promise<string> {
+  const root = join(runDir, 'cli');
+  const installed = join(root, '.installed');
+  const failed = join(root, '.failed');
+  try {
+    mkdirSync(root);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    await eventually(
+      'the CLI being installed by another test file',
+      () => {
+        if (existsSync(failed)) throw new Error(readFileSync(failed, 'utf8'));
+        return existsSync(installed);
+      },
+      { timeoutMs: 120_000, intervalMs: 100 },
+    );
+    return root;
+  }
+  try {
+    mkdirSync(join(root, 'bin'));
+    copyFileSync(join(repo, 'bin', 'rollgate.js'), join(root, 'bin', 'rollgate.js'));
+    copyFileSync(join(repo, 'package.json'), join(root, 'package.json'));
+    symlinkSync(join(repo, 'node_modules'), join(root, 'node_modules'), 'dir');
+    await buildCli(join(root, 'dist', 'cli'));
+    writeFileSync(installed, '');
+  } catch (err) {
+    writeFileSync(failed, `installing the CLI failed: ${(err as Error).message}`);
+    throw err;
+  }
+  return root;
 }
 
 /** One running Rollgate process. */

@@ -1,20 +1,18 @@
 // An abort typed during a 3-second pause lands inside the pause: the real CLI, built as `npm ci` builds it,
 // against a sandbox cluster and a running `rollgate reconciler`, on the real clock.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { AppsV1Api, CustomObjectsApi, Watch } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { buildCli } from '../../../scripts/build.ts';
 import { MERGE_PATCH } from '../../../src/kube/client.ts';
 import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/spec/api-version.ts';
 import type { RolloutStatus } from '../../../src/spec/rollout.ts';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { eventually } from '../../support/eventually.ts';
-import { openRedisTestScope, type RedisTestScope } from '../../support/redis-test-prefix.ts';
+import {
+  startRollgateProcessScene,
+  type RollgateProcessScene,
+} from '../../support/rollgate-process-scene.ts';
 
-const repo = join(import.meta.dirname, '..', '..', '..');
 const NAME = 'paused';
 const PAUSE_MS = 3_000;
 /** The step after the pause: reaching it would mean the pause ran out before the abort arrived. */
@@ -26,35 +24,15 @@ interface Rollout {
   status?: RolloutStatus;
 }
 
-/**
- * An installed copy of the CLI: bin/ and package.json beside a bundle built from the current source.
- * Built privately, so the test neither depends on nor races with the checkout's dist/ (and never runs the
- * source through tsx, whose start-up alone can outlast the pause on a busy machine).
- */
-async function installCli(): Promise<string> {
-  const root = mkdtempSync(join(tmpdir(), 'rollgate-cli-'));
-  mkdirSync(join(root, 'bin'));
-  copyFileSync(join(repo, 'bin', 'rollgate.js'), join(root, 'bin', 'rollgate.js'));
-  copyFileSync(join(repo, 'package.json'), join(root, 'package.json'));
-  symlinkSync(join(repo, 'node_modules'), join(root, 'node_modules'), 'dir');
-  await buildCli(join(root, 'dist', 'cli'));
-  return root;
-}
-
 function cliEnv(): NodeJS.ProcessEnv {
   const { ROLLGATE_DEV: _dev, ...env } = process.env;
   return { ...env, ROLLGATE_CONFIG: '' };
 }
 
 describe('rollgate abort during a timed pause', () => {
-  let cli: string;
-  let sandbox: Sandbox;
-  let kubeconfig: string;
-  let redis: RedisTestScope;
-  let reconciler: ChildProcess;
-  let reconcilerLog = '';
+  let scene: RollgateProcessScene;
 
-  const custom = () => sandbox.kubeConfig.makeApiClient(CustomObjectsApi);
+  const custom = () => scene.sandbox.kubeConfig.makeApiClient(CustomObjectsApi);
   const rolloutsPath = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/namespaces/default/rollouts`;
 
   async function rollout(): Promise<Rollout> {
@@ -68,61 +46,14 @@ describe('rollgate abort during a timed pause', () => {
   }
 
   beforeAll(async () => {
-    [cli, sandbox, redis] = await Promise.all([
-      installCli(),
-      startSandbox({ readyDelayMs: 100 }),
-      openRedisTestScope(inject('redisUrl')),
-    ]);
-    kubeconfig = join(cli, 'kubeconfig');
-    await sandbox.writeKubeconfig(kubeconfig);
-    reconciler = spawn(
-      process.execPath,
-      [
-        join(cli, 'bin', 'rollgate.js'),
-        'reconciler',
-        '--kubeconfig',
-        kubeconfig,
-        '--redis',
-        inject('redisUrl'),
-        '--port',
-        '0',
-        '--set',
-        'server.host=127.0.0.1',
-        '--set',
-        `redis.prefix=${redis.prefix}`,
-      ],
-      { env: cliEnv() },
-    );
-    reconciler.stdout?.on('data', (chunk: Buffer) => (reconcilerLog += chunk.toString()));
-    reconciler.stderr?.on('data', (chunk: Buffer) => (reconcilerLog += chunk.toString()));
-    // The reconciler installs the CRDs as it starts: once they are there, Rollouts can be created.
-    await eventually(
-      'the reconciler to install the Rollout CRD',
-      async () => {
-        if (reconciler.exitCode !== null) throw new Error(`reconciler exited:\n${reconcilerLog}`);
-        await custom().listNamespacedCustomObject({
-          group: ROLLGATE_API_GROUP,
-          version: 'v1alpha1',
-          namespace: 'default',
-          plural: 'rollouts',
-        });
-        return true;
-      },
-      { timeoutMs: 30_000 },
-    );
+    // The CLI as installed, never the source through tsx, whose start-up alone can outlast the pause on a
+    // busy machine. The reconciler installs the CRDs before it says it started.
+    scene = await startRollgateProcessScene({ redisUrl: inject('redisUrl'), runDir: inject('runDir') });
+    await scene.start('reconciler', 'reconciler').started();
   }, 90_000);
 
   afterAll(async () => {
-    if (reconciler && reconciler.exitCode === null) {
-      const exited = new Promise((resolve) => reconciler.once('exit', resolve));
-      reconciler.kill('SIGTERM');
-      const limit = setTimeout(() => reconciler.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(limit);
-    }
-    await sandbox?.stop();
-    await redis?.cleanup();
-    if (cli) rmSync(cli, { recursive: true, force: true });
+    await scene?.stop();
   });
 
   it('aborts inside the pause: never reaches the step after it, canary at 0', async () => {
@@ -154,6 +85,7 @@ describe('rollgate abort during a timed pause', () => {
     // Every version of the rollout from here on, in order: the sandbox replays a watch from a
     // resourceVersion, so no short-lived status can slip between two reads.
     const history: RolloutStatus[] = [];
+    const { sandbox, cliRoot, kubeconfig } = scene;
     const watch = await new Watch(sandbox.kubeConfig).watch(
       rolloutsPath,
       { resourceVersion: first.metadata.resourceVersion },
@@ -193,7 +125,7 @@ describe('rollgate abort during a timed pause', () => {
         (resolve, reject) => {
           const child = spawn(
             process.execPath,
-            [join(cli, 'bin', 'rollgate.js'), 'abort', NAME, '-n', 'default', '--kubeconfig', kubeconfig],
+            [join(cliRoot, 'bin', 'rollgate.js'), 'abort', NAME, '-n', 'default', '--kubeconfig', kubeconfig],
             { env: cliEnv() },
           );
           let stdout = '';

@@ -150,7 +150,12 @@ describe('rollgate run stopping', () => {
     await holdAReconcileJob(ownRedis.url, prefix);
     const killed = performance.now();
     await ownRedis.stop();
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    // Down for a few reconnect steps (250 ms, 500 ms, …): the outage line and two more.
+    await eventually(
+      'three Redis outage lines',
+      () => run.lines().filter((l) => l.dependency === 'redis').length >= 3,
+      { timeoutMs: 15_000, intervalMs: 50 },
+    );
     const sent = performance.now();
     run.child.kill('SIGTERM');
     const { code, at } = await run.exited;

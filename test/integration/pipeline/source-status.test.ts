@@ -50,8 +50,6 @@ function sampleStatus(clients: KubeClients): StatusSampler {
   };
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 /** A document that expands to 10⁴ nodes through aliases (refused past 100 expansions). */
 const ALIAS_BOMB = `apiVersion: v1
 kind: ConfigMap
@@ -88,6 +86,13 @@ describe('source status', () => {
     // Polls every 200 ms keep seeing the commit while it syncs; at start the first scheduled poll runs
     // beside the start poll. Each used to add one more sync of the same commit, which wrote `Synced`.
     const running = await p.start({ interval: '200ms' });
+    /** Waits until the process has polled `count` more times (each one a chance for a duplicate sync). */
+    const morePolls = async (count: number): Promise<void> => {
+      const from = await p.polls(running);
+      await eventually(`${count} more polls`, async () => (await p.polls(running)) >= from + count, {
+        intervalMs: 50,
+      });
+    };
 
     const degraded = await eventually('the status to list the problems', () =>
       sampler?.latest()?.phase === 'Degraded' ? sampler.latest() : undefined,
@@ -100,7 +105,7 @@ describe('source status', () => {
     ]);
     const cm = await p.clients.core.readNamespacedConfigMap({ name: 'web-config', namespace: 'default' });
     expect(cm.data).toEqual({ a: '1' });
-    await sleep(1_500); // about 7 more polls of the same commit
+    await morePolls(6);
     expect(await p.syncJobs(running)).toBe(1);
     expect(sampler.seen).toEqual([degraded]);
 
@@ -113,7 +118,7 @@ describe('source status', () => {
       sampler?.latest()?.commit === unrelated ? sampler.latest() : undefined,
     );
     expect(still).toMatchObject({ phase: 'Degraded', problems: degraded?.problems });
-    await sleep(1_000);
+    await morePolls(4);
     expect(await p.syncJobs(running)).toBe(2);
 
     p.work.write({
@@ -129,7 +134,7 @@ describe('source status', () => {
     );
     expect(synced).toMatchObject({ phase: 'Synced' });
     expect(synced).not.toHaveProperty('problems');
-    await sleep(1_000);
+    await morePolls(4);
     expect(await p.syncJobs(running)).toBe(3);
     expect(sampler.seen).toEqual([degraded, still, synced]);
   });

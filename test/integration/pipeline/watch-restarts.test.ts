@@ -55,10 +55,12 @@ describe('watch restarts of a running reconciler', () => {
       { timeoutMs: 20_000, intervalMs: 1_000 },
     );
 
+    // Two watches (Rollouts, owned ReplicaSets), each ended and resumed more than once …
     const endsBefore = resumed();
-    await new Promise((resolve) => setTimeout(resolve, 4_000));
-    // Two watches (Rollouts, owned ReplicaSets), each ended and resumed more than once meanwhile …
-    expect(resumed() - endsBefore).toBeGreaterThanOrEqual(4);
+    await eventually('four watch resumes', () => resumed() - endsBefore >= 4, {
+      timeoutMs: 15_000,
+      intervalMs: 50,
+    });
     // … and not one rollout was enqueued for it.
     expect(await p.reconcileJobs(running)).toBe(jobs);
     expect(logged).not.toContain('re-enqueueing all rollouts');

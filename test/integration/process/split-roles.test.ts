@@ -4,27 +4,25 @@
 // Five Node processes is what a 2-core machine shared with other test runs carries without starving them.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
 import { ROLLGATE_API_GROUP } from '../../../src/spec/api-version.ts';
 import type { RolloutStatus } from '../../../src/spec/rollout.ts';
 import { eventually } from '../../support/eventually.ts';
 import { createBareRepository, makeTempDir, WorkingCopy, type TempDir } from '../../support/git-fixtures.ts';
-import { openRedisTestScope, type RedisTestScope } from '../../support/redis-test-prefix.ts';
-import { installCli, startRollgate, type RollgateProcess } from '../../support/rollgate-processes.ts';
+import {
+  startRollgateProcessScene,
+  type RollgateProcessScene,
+} from '../../support/rollgate-process-scene.ts';
 import { rolloutYaml } from '../pipeline/pipeline-harness.ts';
 
 const POLLERS = 2;
 const RECONCILERS = 3;
 
-let cli: { root: string; remove(): void };
-let sandbox: Sandbox;
+let scene: RollgateProcessScene;
 let clients: KubeClients;
-let redis: RedisTestScope;
 let tmp: TempDir;
 let repo: string;
 let work: WorkingCopy;
-const processes: RollgateProcess[] = [];
 
 async function status(): Promise<RolloutStatus | undefined> {
   try {
@@ -48,48 +46,25 @@ beforeAll(async () => {
   work.write({ 'apps/web.yaml': rolloutYaml({ image: 'web:1.0', replicas: 4 }) });
   work.commit('first');
   await work.push(repo);
-  [cli, sandbox, redis] = await Promise.all([
-    installCli(),
-    startSandbox({ readyDelayMs: 100 }),
-    openRedisTestScope(inject('redisUrl')),
-  ]);
-  clients = createKubeClients(sandbox.kubeConfig);
-  const kubeconfig = join(tmp.path, 'kubeconfig');
-  await sandbox.writeKubeconfig(kubeconfig);
+  scene = await startRollgateProcessScene({ redisUrl: inject('redisUrl'), runDir: inject('runDir') });
+  clients = createKubeClients(scene.sandbox.kubeConfig);
   const sources = JSON.stringify([{ name: 'apps', url: repo, branch: 'main', path: '.', interval: '1s' }]);
   const roles = [
     ...Array.from({ length: POLLERS }, (_, i) => ['poller', `poller-${i}`] as const),
     ...Array.from({ length: RECONCILERS }, (_, i) => ['reconciler', `reconciler-${i}`] as const),
   ];
   for (const [role, label] of roles)
-    processes.push(
-      startRollgate(cli.root, label, role, [
-        '--kubeconfig',
-        kubeconfig,
-        '--redis',
-        inject('redisUrl'),
-        '--port',
-        '0',
-        '--set',
-        'server.host=127.0.0.1',
-        '--set',
-        `redis.prefix=${redis.prefix}`,
-        '--set',
-        'log.format=json',
-        '--set',
-        `git.cacheDir=${join(tmp.path, `cache-${label}`)}`,
-        '--set',
-        `sources=${sources}`,
-      ]),
-    );
-  await Promise.all(processes.map((p) => p.started()));
+    scene.start(label, role, [
+      '--set',
+      `git.cacheDir=${join(tmp.path, `cache-${label}`)}`,
+      '--set',
+      `sources=${sources}`,
+    ]);
+  await Promise.all(scene.processes.map((p) => p.started()));
 }, 90_000);
 
 afterAll(async () => {
-  await Promise.all(processes.map((p) => p.stop()));
-  await sandbox?.stop();
-  await redis?.cleanup();
-  cli?.remove();
+  await scene?.stop();
   tmp?.remove();
 });
 
@@ -128,7 +103,7 @@ describe(`${POLLERS} pollers and ${RECONCILERS} reconcilers on one Redis`, () =>
     expect(replicas(paused.currentPodHash)).toBe(2);
     expect(replicas(rev1.currentPodHash)).toBe(2);
 
-    const audit = sandbox.audit.entries();
+    const audit = scene.sandbox.audit.entries();
     // Each ReplicaSet created once; the Rollout's spec written once per commit (the sync, by one poller).
     const rsCreates = audit.filter(
       (e) => e.resource === 'replicasets' && e.verb === 'POST' && e.code === 201,
@@ -145,26 +120,16 @@ describe(`${POLLERS} pollers and ${RECONCILERS} reconcilers on one Redis`, () =>
     expect(changed.size).toBe(2);
 
     // The reconcile work ran on the reconcilers only, one job per rollout at a time, none failed.
-    const names = new Map(processes.map((p) => [p.workerName, p.label]));
+    const names = new Map(scene.processes.map((p) => [p.workerName, p.label]));
+    const { connection, prefix } = scene.redis;
     const ran = new Set<string>();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.connection.scan(
-        cursor,
-        'MATCH',
-        `{${redis.prefix}}:reconcile:*`,
-        'COUNT',
-        500,
-      );
-      cursor = next;
-      for (const key of keys.filter((k) => /:\d+$/.test(k))) {
-        const by = await redis.connection.hget(key, 'pb');
-        if (by !== null) ran.add(names.get(by) ?? by);
-      }
-    } while (cursor !== '0');
+    for (const id of await scene.jobIds('reconcile')) {
+      const by = await connection.hget(`{${prefix}}:reconcile:${id}`, 'pb');
+      if (by !== null) ran.add(names.get(by) ?? by);
+    }
     process.stderr.write(`[split-roles] reconcile jobs ran on: ${[...ran].sort().join(', ')}\n`);
     expect([...ran].every((label) => label.startsWith('reconciler-'))).toBe(true);
-    expect(await redis.connection.zcard(`{${redis.prefix}}:reconcile:failed`)).toBe(0);
-    expect(await redis.connection.zcard(`{${redis.prefix}}:sync:failed`)).toBe(0);
+    expect(await connection.zcard(`{${prefix}}:reconcile:failed`)).toBe(0);
+    expect(await connection.zcard(`{${prefix}}:sync:failed`)).toBe(0);
   }, 60_000);
 });

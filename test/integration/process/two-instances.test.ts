@@ -2,18 +2,18 @@
 // canary is driven through a supersede (Rev3 while Rev2 is mid-canary) and an abort while one of them is
 // killed with SIGKILL in the middle of a reconcile; the survivor takes the abandoned job over within 15 s,
 // and the cluster holds exactly one ReplicaSet per pod-template hash and no duplicate Events or creates.
-import { join } from 'node:path';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MERGE_PATCH } from '../../../src/kube/client.ts';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/spec/api-version.ts';
 import type { RolloutStatus } from '../../../src/spec/rollout.ts';
 import { takeoverBoundMs, DEFAULT_LOCK_DURATION_MS } from '../../../src/queue/start-worker.ts';
 import { runCli } from '../../support/run-cli.ts';
 import { eventually } from '../../support/eventually.ts';
-import { openRedisTestScope, type RedisTestScope } from '../../support/redis-test-prefix.ts';
-import { installCli, startRollgate, type RollgateProcess } from '../../support/rollgate-processes.ts';
+import {
+  startRollgateProcessScene,
+  type RollgateProcessScene,
+} from '../../support/rollgate-process-scene.ts';
 
 const NAME = 'ha';
 const REPLICAS = 4;
@@ -24,13 +24,9 @@ const TAKEOVER_LIMIT_MS = 15_000;
 /** Per API request while a job is to be caught running: long enough that a pass is in flight for a while. */
 const SLOW_API_MS = 250;
 
-let cli: { root: string; remove(): void };
-let sandbox: Sandbox;
-let kubeconfig: string;
-let redis: RedisTestScope;
-const instances: RollgateProcess[] = [];
+let scene: RollgateProcessScene;
 
-const custom = (): CustomObjectsApi => sandbox.kubeConfig.makeApiClient(CustomObjectsApi);
+const custom = (): CustomObjectsApi => scene.sandbox.kubeConfig.makeApiClient(CustomObjectsApi);
 const rolloutApi = {
   group: ROLLGATE_API_GROUP,
   version: 'v1alpha1',
@@ -56,25 +52,6 @@ async function setImage(image: string): Promise<void> {
   );
 }
 
-function start(label: string): RollgateProcess {
-  const instance = startRollgate(cli.root, label, 'run', [
-    '--kubeconfig',
-    kubeconfig,
-    '--redis',
-    inject('redisUrl'),
-    '--port',
-    '0',
-    '--set',
-    'server.host=127.0.0.1',
-    '--set',
-    `redis.prefix=${redis.prefix}`,
-    '--set',
-    'log.format=json',
-  ]);
-  instances.push(instance);
-  return instance;
-}
-
 /** The reconcile job hash fields these checks read (BullMQ's names). */
 interface JobRecord {
   id: string;
@@ -85,7 +62,8 @@ interface JobRecord {
 }
 
 async function reconcileJob(id: string): Promise<JobRecord> {
-  const fields = await redis.connection.hgetall(`{${redis.prefix}}:reconcile:${id}`);
+  const { connection, prefix } = scene.redis;
+  const fields = await connection.hgetall(`{${prefix}}:reconcile:${id}`);
   const num = (v: string | undefined): number | undefined => (v === undefined ? undefined : Number(v));
   return {
     id,
@@ -96,44 +74,19 @@ async function reconcileJob(id: string): Promise<JobRecord> {
   } as JobRecord;
 }
 
-/** Every reconcile job still in Redis (finished ones are kept an hour), by id. */
+/** Every reconcile job still in Redis (finished ones are kept an hour). */
 async function reconcileJobs(): Promise<JobRecord[]> {
-  const ids: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.connection.scan(
-      cursor,
-      'MATCH',
-      `{${redis.prefix}}:reconcile:*`,
-      'COUNT',
-      500,
-    );
-    cursor = next;
-    for (const key of keys) {
-      const id = key.slice(`{${redis.prefix}}:reconcile:`.length);
-      if (/^\d+$/.test(id)) ids.push(id);
-    }
-  } while (cursor !== '0');
-  return Promise.all(ids.map((id) => reconcileJob(id)));
+  return Promise.all((await scene.jobIds('reconcile')).map((id) => reconcileJob(id)));
 }
 
 beforeAll(async () => {
-  [cli, sandbox, redis] = await Promise.all([
-    installCli(),
-    startSandbox({ readyDelayMs: 100 }),
-    openRedisTestScope(inject('redisUrl')),
-  ]);
-  kubeconfig = join(cli.root, 'kubeconfig');
-  await sandbox.writeKubeconfig(kubeconfig);
-  const [a, b] = [start('A'), start('B')];
+  scene = await startRollgateProcessScene({ redisUrl: inject('redisUrl'), runDir: inject('runDir') });
+  const [a, b] = [scene.start('A', 'run'), scene.start('B', 'run')];
   await Promise.all([a.started(), b.started()]);
 }, 90_000);
 
 afterAll(async () => {
-  await Promise.all(instances.map((i) => i.stop()));
-  await sandbox?.stop();
-  await redis?.cleanup();
-  cli?.remove();
+  await scene?.stop();
 });
 
 describe('two rollgate run processes on one Redis and one cluster', () => {
@@ -163,6 +116,7 @@ describe('two rollgate run processes on one Redis and one cluster', () => {
 
     // Rev2, with every API request slowed down so that a reconcile pass is caught running; the process
     // running it is killed on the spot, mid-pass (some of its writes done, others not, its job locked).
+    const { sandbox, redis, processes: instances } = scene;
     sandbox.faults.latencyMs = SLOW_API_MS;
     await setImage('app:2');
     const active = await eventually(
@@ -220,7 +174,7 @@ describe('two rollgate run processes on one Redis and one cluster', () => {
     );
 
     // The killed one comes back as a new process: two again for the supersede and the abort.
-    const restarted = start(`${victim!.label}'`);
+    const restarted = scene.start(`${victim!.label}'`, 'run');
     await restarted.started();
     await setImage('app:3');
     const rev3 = await eventually(
@@ -235,7 +189,7 @@ describe('two rollgate run processes on one Redis and one cluster', () => {
       },
       { timeoutMs: 20_000 },
     );
-    const aborted = await runCli('abort', NAME, '-n', 'default', '--kubeconfig', kubeconfig);
+    const aborted = await runCli('abort', NAME, '-n', 'default', '--kubeconfig', scene.kubeconfig);
     expect(aborted).toMatchObject({ code: 0, stderr: '' });
 
     const apps = sandbox.kubeConfig.makeApiClient(AppsV1Api);
@@ -300,13 +254,7 @@ describe('two rollgate run processes on one Redis and one cluster', () => {
 
     // Every key the two wrote carries the hash-tagged prefix: one Redis Cluster slot, as BullMQ's
     // multi-key scripts (and ours, deduplicated-enqueue and observed-heads) require.
-    const written: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.connection.scan(cursor, 'MATCH', `*${redis.prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      written.push(...keys);
-    } while (cursor !== '0');
+    const written = await scene.keysWithPrefix();
     expect(written.length).toBeGreaterThan(0);
     expect(written.filter((key) => !key.startsWith(`{${redis.prefix}}:`))).toEqual([]);
 

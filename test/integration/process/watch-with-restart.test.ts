@@ -2,36 +2,61 @@
 // resourceVersion expired lists again; one whose API server went away keeps trying, backing off.
 import { CoreV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { watchWithRestart, type WatchRestart } from '../../../src/process/watch-with-restart.ts';
+import {
+  WATCH_RESTART_BACKOFF,
+  watchWithRestart,
+  type WatchRestart,
+} from '../../../src/process/watch-with-restart.ts';
+import type { RetryBackoff } from '../../../src/queue/retry-backoff.ts';
 import { sandboxKubeConfig, startSandbox } from '../../../src/sandbox/index.ts';
 import { eventually } from '../../support/eventually.ts';
 
+/** The shipped backoff (1 s, 2 s, 4 s … at most 30 s, the last fifth random) at a tenth of its pace. */
+const TENTH: RetryBackoff = {
+  ...WATCH_RESTART_BACKOFF,
+  baseMs: WATCH_RESTART_BACKOFF.baseMs / 10,
+  capMs: WATCH_RESTART_BACKOFF.capMs / 10,
+};
+
+/** A quarter of its pace: a watch down between two connections stays down long enough to write during it. */
+const QUARTER: RetryBackoff = {
+  ...WATCH_RESTART_BACKOFF,
+  baseMs: WATCH_RESTART_BACKOFF.baseMs / 4,
+  capMs: WATCH_RESTART_BACKOFF.capMs / 4,
+};
+
 describe('watchWithRestart', () => {
-  it('restarts at 1 s, 2 s, 4 s … while the API server is down, and resumes when it is back', async () => {
+  it('restarts at 1 s, 2 s, 4 s … (here a tenth of that) while the API server is down, and resumes when it is back', async () => {
     const sandbox = await startSandbox({});
     const port = new URL(sandbox.url).port;
-    const ends: WatchRestart[] = [];
+    const ends: Array<WatchRestart & { at: number }> = [];
     let restarted = 0;
     const watch = await watchWithRestart({
       kubeConfig: sandboxKubeConfig(sandbox.url),
       path: '/api/v1/configmaps',
       query: {},
       onEvent: () => undefined,
-      onEnded: (_err, restart) => ends.push(restart),
+      onEnded: (_err, restart) => ends.push({ ...restart, at: performance.now() }),
       onRestarted: () => (restarted += 1),
+      backoff: TENTH,
     });
     let again: Awaited<ReturnType<typeof startSandbox>> | undefined;
     try {
       await sandbox.stop();
-      await new Promise((resolve) => setTimeout(resolve, 6_000));
-      // Each restart waits at least 80 % of 1 s·2^(n-1): in 6 s that is at most 4 ends (a fixed 1 s gives 6).
-      expect(ends.length).toBeGreaterThanOrEqual(2);
-      expect(ends.length).toBeLessThanOrEqual(4);
-      expect(ends.map((e) => e.attempt)).toEqual(ends.map((_, i) => i + 1));
-      for (const [i, end] of ends.entries()) {
-        expect(end.delayMs).toBeGreaterThanOrEqual(0.8 * 1_000 * 2 ** i);
-        expect(end.delayMs).toBeLessThanOrEqual(1_000 * 2 ** i);
+      await eventually('three failed restarts', () => ends.length >= 3, {
+        timeoutMs: 10_000,
+        intervalMs: 10,
+      });
+      const [first, second, third] = ends;
+      expect([first, second, third].map((e) => e?.attempt)).toEqual([1, 2, 3]);
+      // Each restart waits base·2^(n-1), of which the last fifth is random (a fixed delay would not double)…
+      for (const [i, end] of [first!, second!, third!].entries()) {
+        expect(end.delayMs).toBeGreaterThanOrEqual(0.8 * TENTH.baseMs * 2 ** i);
+        expect(end.delayMs).toBeLessThanOrEqual(TENTH.baseMs * 2 ** i);
       }
+      // …and really waits it before trying again (timers fire up to 1 ms early).
+      expect(second!.at - first!.at).toBeGreaterThanOrEqual(first!.delayMs - 2);
+      expect(third!.at - second!.at).toBeGreaterThanOrEqual(second!.delayMs - 2);
       expect(restarted).toBe(0);
 
       again = await startSandbox({ port: Number(port) });
@@ -67,6 +92,7 @@ describe('watchWithRestart', () => {
       onEnded: (_err, restart) => ends.push(restart),
       onRestarted: () => (restarted += 1),
       onRelisted: () => (relisted += 1),
+      backoff: QUARTER,
     });
     try {
       await eventually('three ends and restarts', () => restarted >= 3, { timeoutMs: 15_000 });
@@ -78,7 +104,10 @@ describe('watchWithRestart', () => {
       expect(ends.every((e) => e.reason === 'closed' && e.resumeFrom !== undefined)).toBe(true);
 
       // A change while the watch is down between two connections is delivered once by the resumed watch.
-      await eventually('the watch to be down', () => ends.length > restarted, { timeoutMs: 5_000 });
+      await eventually('the watch to be down', () => ends.length > restarted, {
+        timeoutMs: 5_000,
+        intervalMs: 5,
+      });
       await core.patchNamespacedConfigMap({
         name: 'b',
         namespace,

@@ -3,12 +3,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { toPlainObject } from '../../../src/kube/client.ts';
 import { abortRollout, promoteRollout } from '../../../src/kube/rollout-commands.ts';
-import {
-  servicesYaml,
-  startTrafficScene,
-  type LiveRolloutStatus,
-  type TrafficScene,
-} from './traffic-scene.ts';
+import { pausedAt, servicesYaml, setImage, startTrafficScene, type TrafficScene } from './traffic-scene.ts';
 
 let scene: TrafficScene;
 
@@ -62,22 +57,6 @@ async function read(group: string, plural: string, namespace: string): Promise<R
       plural,
       name: 'web',
     }),
-  );
-}
-
-const pausedAt = (step: number) => (s: LiveRolloutStatus) =>
-  s.phase === 'Paused' && s.currentStepIndex === step && s.currentPodHash !== s.stableRS;
-
-async function newImage(namespace: string, image: string): Promise<void> {
-  await scene.kubectl(
-    'patch',
-    'rollouts.rollgate.dev',
-    'web',
-    '-n',
-    namespace,
-    '--type=json',
-    '-p',
-    `[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"${image}"}]`,
   );
 }
 
@@ -142,7 +121,7 @@ spec:
   }, 60_000);
 
   it('adds both routes above the primary one at their steps and removes them on completion', async () => {
-    await newImage(ns, 'web:2');
+    await setImage(scene, ns, 'web:2');
     await scene.waitFor('the pause after the managed routes', ns, 'web', pausedAt(3));
     expect(await httpNames()).toEqual(['mirror-get', 'canary-header', 'primary']);
     const http = (
@@ -168,7 +147,7 @@ spec:
   }, 60_000);
 
   it('removes them on abort', async () => {
-    await newImage(ns, 'web:3');
+    await setImage(scene, ns, 'web:3');
     await scene.waitFor('the pause after the managed routes', ns, 'web', pausedAt(3));
     expect(await httpNames()).toEqual(['mirror-get', 'canary-header', 'primary']);
     await abortRollout(scene.clients, { namespace: ns, name: 'web' });
@@ -221,7 +200,7 @@ spec:
   }, 60_000);
 
   it('adds the header rule at its step (the canary only) and removes it on completion', async () => {
-    await newImage(ns, 'web:2');
+    await setImage(scene, ns, 'web:2');
     await scene.waitFor('the pause after the header route', ns, 'web', pausedAt(2));
     expect(await ruleNames()).toEqual([undefined, 'canary-header']);
     const rules = (

@@ -5,10 +5,12 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { toPlainObject } from '../../../src/kube/client.ts';
 import type { RolloutView } from '../../../src/kube/rollout-view.ts';
 import { runCli } from '../../support/run-cli.ts';
+import { eventually } from '../../support/eventually.ts';
 import {
+  deployRoutedRollout,
+  pausedAt,
   recordChanges,
-  routedRolloutYaml,
-  servicesYaml,
+  setImage,
   startTrafficScene,
   type TrafficScene,
 } from './traffic-scene.ts';
@@ -90,14 +92,7 @@ beforeAll(async () => {
     ['networking.istio.io_virtualservices.yaml', 'gateway.networking.k8s.io_httproutes.yaml'],
     { workers: { resyncMs: RESYNC_MS } },
   );
-  await scene.kubectl('create', 'namespace', NS);
-  await scene.apply('services.yaml', servicesYaml(NS));
-  await scene.apply('routes.yaml', ROUTES);
-  await scene.apply(
-    'rollout.yaml',
-    routedRolloutYaml({ namespace: NS, image: 'web:1', trafficRouting: ROUTING }),
-  );
-  await scene.waitFor('the first revision healthy', NS, 'web', (s) => s.phase === 'Healthy');
+  await deployRoutedRollout(scene, { namespace: NS, trafficRouting: ROUTING, objects: ROUTES });
 }, 60_000);
 
 afterAll(async () => {
@@ -106,22 +101,8 @@ afterAll(async () => {
 
 describe('a route edited by hand while the rollout is paused', () => {
   it('is shown as drift by rollgate status, then put back by the next resync with an Event', async () => {
-    await scene.kubectl(
-      'patch',
-      'rollouts.rollgate.dev',
-      'web',
-      '-n',
-      NS,
-      '--type=json',
-      '-p',
-      '[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"web:2"}]',
-    );
-    await scene.waitFor(
-      'the pause after setWeight 20',
-      NS,
-      'web',
-      (s) => s.phase === 'Paused' && s.currentStepIndex === 1 && s.currentPodHash !== s.stableRS,
-    );
+    await setImage(scene, NS, 'web:2');
+    await scene.waitFor('the pause after setWeight 20', NS, 'web', pausedAt(1));
     expect((await virtualService()).primary).toEqual([80, 20]);
     const atRest = await status();
     expect(atRest.code).toBe(0);
@@ -185,13 +166,16 @@ describe('a route edited by hand while the rollout is paused', () => {
     expect((await status()).stdout).not.toContain('(drift:');
     expect((await scene.status(NS, 'web'))?.currentStepIndex).toBe(1);
 
-    // At rest again: resyncs read the route and write nothing.
+    // At rest again: resyncs read the route and write nothing (watched over the next two passes).
     const { resourceVersion } = await virtualService();
     const changes = await recordChanges(
       scene,
       `/apis/networking.istio.io/v1/namespaces/${NS}/virtualservices`,
     );
-    await new Promise((resolve) => setTimeout(resolve, 3 * RESYNC_MS));
+    const passes = await scene.reconcilePasses();
+    await eventually('two more resyncs', async () => (await scene.reconcilePasses()) >= passes + 2, {
+      timeoutMs: 3 * RESYNC_MS + 10_000,
+    });
     changes.stop();
     expect(changes.seen.filter((change) => change.resourceVersion > resourceVersion)).toEqual([]);
   }, 90_000);

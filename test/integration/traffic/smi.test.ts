@@ -1,18 +1,16 @@
 // End to end, SMI: a whole Rollgate creates the rollout's TrafficSplit and walks it 20 → 50 → 100, back to stable on abort.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { toPlainObject } from '../../../src/kube/client.ts';
-import { abortRollout, promoteRollout } from '../../../src/kube/rollout-commands.ts';
 import {
-  recordChanges,
-  routedRolloutYaml,
-  servicesYaml,
+  abortRoutesBackFirst,
+  deployRoutedRollout,
   startTrafficScene,
-  type LiveRolloutStatus,
+  walkToNewStable,
+  type RouteReadBack,
   type TrafficScene,
 } from './traffic-scene.ts';
 
 const NS = 'mesh';
-const key = { namespace: NS, name: 'web' };
 const ROUTING = `smi:
   rootService: web
   trafficSplitName: web-split
@@ -37,38 +35,20 @@ async function split(): Promise<Split> {
   return toPlainObject<Split>(found);
 }
 
+const canaryWeight = (found: Split) => found.spec.backends.find((b) => b.service === 'web-canary')?.weight;
+
 /** [stable, canary] backend weights, as read back from the TrafficSplit. */
-async function weights(): Promise<[number | undefined, number | undefined]> {
-  const { backends } = (await split()).spec;
-  const of = (service: string) => backends.find((b) => b.service === service)?.weight;
-  return [of('web-stable'), of('web-canary')];
-}
-
-const pausedAt = (step: number) => (s: LiveRolloutStatus) =>
-  s.phase === 'Paused' && s.currentStepIndex === step && s.currentPodHash !== s.stableRS;
-
-async function newImage(image: string): Promise<void> {
-  await scene.kubectl(
-    'patch',
-    'rollouts.rollgate.dev',
-    'web',
-    '-n',
-    NS,
-    '--type=json',
-    '-p',
-    `[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"${image}"}]`,
-  );
-}
+const weights: RouteReadBack<[number | undefined, number | undefined]> = {
+  async read() {
+    const found = await split();
+    return [found.spec.backends.find((b) => b.service === 'web-stable')?.weight, canaryWeight(found)];
+  },
+  at: (canary) => [100 - canary, canary],
+};
 
 beforeAll(async () => {
   scene = await startTrafficScene(inject('redisUrl'), ['split.smi-spec.io_trafficsplits.yaml']);
-  await scene.kubectl('create', 'namespace', NS);
-  await scene.apply('services.yaml', servicesYaml(NS));
-  await scene.apply(
-    'rollout.yaml',
-    routedRolloutYaml({ namespace: NS, image: 'web:1', trafficRouting: ROUTING }),
-  );
-  await scene.waitFor('the first revision healthy', NS, 'web', (s) => s.phase === 'Healthy');
+  await deployRoutedRollout(scene, { namespace: NS, trafficRouting: ROUTING });
 }, 60_000);
 
 afterAll(async () => {
@@ -83,59 +63,21 @@ describe('SMI TrafficSplit under a whole Rollgate', () => {
       { kind: 'Rollout', name: 'web', controller: true },
     ]);
     expect(created.spec.service).toBe('web');
-    expect(await weights()).toEqual([100, 0]);
+    expect(await weights.read()).toEqual([100, 0]);
   });
 
   it('walks the split 20 → 50 → 100 at each pause, then back to the new stable', async () => {
-    await newImage('web:2');
-    await scene.waitFor('the pause after setWeight 20', NS, 'web', pausedAt(1));
-    expect(await weights()).toEqual([80, 20]);
-    await promoteRollout(scene.clients, key);
-    await scene.waitFor('the pause after setWeight 50', NS, 'web', pausedAt(3));
-    expect(await weights()).toEqual([50, 50]);
-    await promoteRollout(scene.clients, key);
-    await scene.waitFor('the pause after setWeight 100', NS, 'web', pausedAt(5));
-    expect(await weights()).toEqual([0, 100]);
-    await promoteRollout(scene.clients, key);
-    await scene.waitFor(
-      'the new revision healthy',
-      NS,
-      'web',
-      (s) => s.phase === 'Healthy' && s.currentPodHash === s.stableRS,
-    );
-    await expect.poll(weights, { timeout: 10_000 }).toEqual([100, 0]);
+    await walkToNewStable(scene, NS, 'web:2', weights);
   }, 60_000);
 
   it('abort at 20 % sends 100 % to stable before the canary scales down', async () => {
-    await newImage('web:3');
-    const paused = await scene.waitFor('the pause after setWeight 20', NS, 'web', pausedAt(1));
-    expect(await weights()).toEqual([80, 20]);
-    const canaryHash = paused.currentPodHash!;
-    const splits = await recordChanges(
-      scene,
-      `/apis/split.smi-spec.io/v1alpha4/namespaces/${NS}/trafficsplits`,
-    );
-    const sets = await recordChanges(scene, `/apis/apps/v1/namespaces/${NS}/replicasets`);
-    await abortRollout(scene.clients, key);
-    await scene.waitFor('the abort carried out', NS, 'web', (s) => s.phase === 'Degraded');
-    await expect
-      .poll(async () => (await scene.replicaSets(NS)).find((rs) => rs.hash === canaryHash)?.replicas, {
-        timeout: 15_000,
-      })
-      .toBe(0);
-    splits.stop();
-    sets.stop();
-    expect(await weights()).toEqual([100, 0]);
-    const routedBack = splits.seen.find(
-      ({ object }) =>
-        (object as unknown as Split).spec.backends.find((b) => b.service === 'web-canary')?.weight === 0,
-    );
-    const scaledDown = sets.seen.find(({ object }) => {
-      const rs = object as { metadata: { labels?: Record<string, string> }; spec: { replicas?: number } };
-      return rs.metadata.labels?.['rollouts-pod-template-hash'] === canaryHash && (rs.spec.replicas ?? 0) < 1;
+    await abortRoutesBackFirst(scene, NS, {
+      image: 'web:3',
+      fromStep: 1,
+      routes: weights,
+      routesPath: `/apis/split.smi-spec.io/v1alpha4/namespaces/${NS}/trafficsplits`,
+      routedBack: (object) => canaryWeight(object as unknown as Split) === 0,
+      scaledDownBelow: 1,
     });
-    expect(routedBack).toBeDefined();
-    expect(scaledDown).toBeDefined();
-    expect(routedBack!.resourceVersion).toBeLessThan(scaledDown!.resourceVersion);
   }, 60_000);
 });

@@ -5,7 +5,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { configSchema } from '../../../src/config/index.ts';
+import { expect } from 'vitest';
 import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
+import { abortRollout, promoteRollout } from '../../../src/kube/rollout-commands.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 import { openRuntime } from '../../../src/process/runtime.ts';
 import { startProcess, type RunningProcess } from '../../../src/process/start-process.ts';
@@ -46,6 +48,8 @@ export interface TrafficScene {
     test: (status: LiveRolloutStatus) => boolean,
   ): Promise<LiveRolloutStatus>;
   replicaSets(namespace: string): Promise<Array<{ name: string; hash: string; replicas: number }>>;
+  /** Reconcile passes run so far (of any rollout): resyncs included, so a test can wait for some. */
+  reconcilePasses(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -79,7 +83,8 @@ export async function startTrafficScene(
     logger: silentLogger,
     kube: { clients, namespace: 'default', source: 'flag', origin: sandbox.url },
   });
-  const process = await startProcess(runtime, { role: 'all', metrics: createRollgateMetrics() });
+  const metrics = createRollgateMetrics({ processMetrics: false });
+  const process = await startProcess(runtime, { role: 'all', metrics });
 
   const status = async (namespace: string, name: string): Promise<LiveRolloutStatus | undefined> => {
     try {
@@ -123,6 +128,12 @@ export async function startTrafficScene(
         hash: rs.metadata?.labels?.['rollouts-pod-template-hash'] ?? '',
         replicas: rs.spec?.replicas ?? 0,
       }));
+    },
+    async reconcilePasses() {
+      const { values } = await metrics.reconcileDurationSeconds.get();
+      return values
+        .filter((v) => v.metricName === 'rollgate_reconcile_duration_seconds_count')
+        .reduce((sum, v) => sum + v.value, 0);
     },
     async stop() {
       await process.stop({ force: true }).catch(() => undefined);
@@ -219,4 +230,199 @@ export async function recordChanges(scene: TrafficScene, path: string): Promise<
     () => undefined,
   );
   return { seen, stop: () => request.abort() };
+}
+
+/** A canary of `web` paused at `step` (an index into routedRolloutYaml's steps), not yet promoted to stable. */
+export const pausedAt =
+  (step: number) =>
+  (s: LiveRolloutStatus): boolean =>
+    s.phase === 'Paused' && s.currentStepIndex === step && s.currentPodHash !== s.stableRS;
+
+/** routedRolloutYaml's weight at each of its pauses. */
+const WEIGHT_AT_PAUSE = { 1: 20, 3: 50, 5: 100 } as const;
+
+/**
+ * In a new `namespace`: the stable/canary Services (unless `services` is false), the route `objects` (YAML),
+ * then the routed Rollout `web` at web:1; resolves once that first revision is Healthy.
+ */
+export async function deployRoutedRollout(
+  scene: TrafficScene,
+  options: { namespace: string; trafficRouting: string; objects?: string; services?: boolean },
+): Promise<void> {
+  const { namespace } = options;
+  await scene.kubectl('create', 'namespace', namespace);
+  if (options.services !== false) await scene.apply(`${namespace}-services.yaml`, servicesYaml(namespace));
+  if (options.objects !== undefined) await scene.apply(`${namespace}-routes.yaml`, options.objects);
+  await scene.apply(
+    `${namespace}-rollout.yaml`,
+    routedRolloutYaml({
+      namespace,
+      image: 'web:1',
+      trafficRouting: options.trafficRouting,
+      ...(options.services === false ? { services: false } : {}),
+    }),
+  );
+  await scene.waitFor('the first revision healthy', namespace, 'web', (s) => s.phase === 'Healthy');
+}
+
+/** A new revision of `web`, as a user starts one: `kubectl patch` of its image. */
+export async function setImage(scene: TrafficScene, namespace: string, image: string): Promise<void> {
+  await scene.kubectl(
+    'patch',
+    'rollouts.rollgate.dev',
+    'web',
+    '-n',
+    namespace,
+    '--type=json',
+    '-p',
+    `[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"${image}"}]`,
+  );
+}
+
+/** A router's routes as the test reads them back, and what they should read at a canary weight. */
+export interface RouteReadBack<T> {
+  read(): Promise<T>;
+  /** The expected read-back when the canary has `weight` % (0: everything on stable). */
+  at(weight: number): T;
+}
+
+/**
+ * Starts revision `image` and walks it 20 → 50 → 100, checking the routes at each pause and back at 0 once it
+ * is the new stable. Returns the status at the 20 % pause and the final one.
+ */
+export async function walkToNewStable<T>(
+  scene: TrafficScene,
+  namespace: string,
+  image: string,
+  routes: RouteReadBack<T>,
+  /** More checks at each pause, before it is promoted. */
+  atPause?: (weight: number, status: LiveRolloutStatus) => Promise<void>,
+): Promise<{ at20: LiveRolloutStatus; done: LiveRolloutStatus }> {
+  const key = { namespace, name: 'web' };
+  await setImage(scene, namespace, image);
+  let at20: LiveRolloutStatus | undefined;
+  for (const [step, weight] of Object.entries(WEIGHT_AT_PAUSE)) {
+    const paused = await scene.waitFor(
+      `the pause after setWeight ${weight}`,
+      namespace,
+      'web',
+      pausedAt(+step),
+    );
+    at20 ??= paused;
+    expect(await routes.read()).toEqual(routes.at(weight));
+    await atPause?.(weight, paused);
+    await promoteRollout(scene.clients, key);
+  }
+  const done = await scene.waitFor(
+    'the new revision healthy',
+    namespace,
+    'web',
+    (s) => s.phase === 'Healthy' && s.currentPodHash === s.stableRS,
+  );
+  await expect.poll(() => routes.read(), { timeout: 10_000 }).toEqual(routes.at(0));
+  return { at20: at20!, done };
+}
+
+/**
+ * Starts revision `image`, lets it reach the pause at `fromStep` (1: 20 %, 3: 50 %), aborts it, and checks
+ * what matters to users of the route: it reads back 100 % stable, and the write that routed the canary to 0
+ * reached the API server before the canary ReplicaSet went below `scaledDownBelow` replicas.
+ */
+export async function abortRoutesBackFirst<T>(
+  scene: TrafficScene,
+  namespace: string,
+  options: {
+    image: string;
+    fromStep: 1 | 3;
+    routes: RouteReadBack<T>;
+    /** The route objects' collection path, for a watch. */
+    routesPath: string;
+    /** True for a route object (as watched) that sends nothing to the canary. */
+    routedBack(object: Record<string, unknown>): boolean;
+    scaledDownBelow: number;
+  },
+): Promise<void> {
+  const key = { namespace, name: 'web' };
+  await setImage(scene, namespace, options.image);
+  if (options.fromStep === 3) {
+    // One promote, once paused: a second one sent before the first is acted on would skip a step.
+    await scene.waitFor('the pause after setWeight 20', namespace, 'web', pausedAt(1));
+    await promoteRollout(scene.clients, key);
+  }
+  const paused = await scene.waitFor(
+    `the pause after setWeight ${WEIGHT_AT_PAUSE[options.fromStep]}`,
+    namespace,
+    'web',
+    pausedAt(options.fromStep),
+  );
+  expect(await options.routes.read()).toEqual(options.routes.at(WEIGHT_AT_PAUSE[options.fromStep]));
+  const canaryHash = paused.currentPodHash!;
+  const routes = await recordChanges(scene, options.routesPath);
+  const sets = await recordChanges(scene, `/apis/apps/v1/namespaces/${namespace}/replicasets`);
+  await abortRollout(scene.clients, key);
+  await scene.waitFor('the abort carried out', namespace, 'web', (s) => s.phase === 'Degraded');
+  await expect
+    .poll(async () => (await scene.replicaSets(namespace)).find((rs) => rs.hash === canaryHash)?.replicas, {
+      timeout: 15_000,
+    })
+    .toBe(0);
+  routes.stop();
+  sets.stop();
+  expect(await options.routes.read()).toEqual(options.routes.at(0));
+  const routedBack = routes.seen.find(({ object }) => options.routedBack(object));
+  const scaledDown = sets.seen.find(({ object }) => {
+    const rs = object as { metadata: { labels?: Record<string, string> }; spec: { replicas?: number } };
+    return (
+      rs.metadata.labels?.['rollouts-pod-template-hash'] === canaryHash &&
+      (rs.spec.replicas ?? 0) < options.scaledDownBelow
+    );
+  });
+  expect(routedBack).toBeDefined();
+  expect(scaledDown).toBeDefined();
+  expect(routedBack!.resourceVersion).toBeLessThan(scaledDown!.resourceVersion);
+}
+
+/**
+ * With the route `remove`d, a new revision is held at step 0 (not paused) with `message` as its
+ * trafficRouterError and one Warning Event saying the same; once `restore`d it goes on to the 20 % pause,
+ * whose status is returned.
+ */
+export async function heldWhileRouteMissing(
+  scene: TrafficScene,
+  namespace: string,
+  options: {
+    remove(): Promise<void>;
+    restore(): Promise<void>;
+    message: string;
+    /** More checks while it is held. */
+    whileHeld?(): Promise<void>;
+  },
+): Promise<LiveRolloutStatus> {
+  await options.remove();
+  await setImage(scene, namespace, 'web:2');
+  // The new revision's error: a pass of the old one (a resync, a delayed scale-down) may meet the missing
+  // route first and record the error at the old revision's last step.
+  const held = await scene.waitFor(
+    'the router error recorded for the new revision',
+    namespace,
+    'web',
+    (s) => s.trafficRouterError !== undefined && s.currentPodHash !== s.stableRS,
+  );
+  expect(held.trafficRouterError?.message).toBe(options.message);
+  expect(held.currentStepIndex ?? 0).toBe(0);
+  expect(held.phase).not.toBe('Paused');
+  const events = await scene.clients.core.listNamespacedEvent({ namespace });
+  expect(
+    events.items.filter((e) => e.reason === 'TrafficRoutingError').map((e) => [e.type, e.message]),
+  ).toEqual([['Warning', options.message]]);
+  await options.whileHeld?.();
+  await options.restore();
+  const paused = await scene.waitFor(
+    'the pause after setWeight 20 once the route is back',
+    namespace,
+    'web',
+    pausedAt(1),
+  );
+  expect(paused.trafficRouterError).toBeUndefined();
+  return paused;
 }
