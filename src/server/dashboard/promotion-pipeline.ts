@@ -69,7 +69,10 @@ export interface PromotionsResponse {
   /** Sources in pipeline order: every promotion's `from` before its `to`; sources no promotion names last. */
   environments: EnvironmentView[];
   promotions: PromotionView[];
-  /** Pull requests opened, merged and closed, newest first, as long as the cluster keeps their Events. */
+  /**
+   * Pull requests opened, merged and closed, newest first, as long as the cluster keeps their Events; a
+   * pull request merged or closed on the forge by a person shows that state (without a time).
+   */
   history: PromotionHistoryEntry[];
 }
 
@@ -97,6 +100,37 @@ export function pipelineOrder(
     remaining.delete(next);
   }
   return [...ordered, ...sources.filter((s) => !promoted.has(s))];
+}
+
+/** How many pull requests' current state a read asks the forge for, newest first. */
+export const SETTLED_LOOKUPS = 20;
+
+/**
+ * The pull requests whose history ends at `opened` and that are not open any more: merged or closed by
+ * a person on the forge, which the promoter does not see happen. Their state is asked of the forge.
+ */
+export function unsettledPullRequests(
+  history: readonly PromotionHistoryEntry[],
+  open: ReadonlyArray<{ promotion: string; number: number }>,
+): Array<{ promotion: string; rollout: string; number: number; url?: string }> {
+  const last = new Map<string, PromotionHistoryEntry>();
+  for (const entry of [...history].sort((a, b) => (a.at ?? '').localeCompare(b.at ?? ''))) {
+    const key = `${entry.promotion}#${entry.pullRequest.number}`;
+    // Opened again after a close keeps the later close from being forgotten: the last word counts.
+    last.set(key, entry);
+  }
+  const isOpen = new Set(open.map((o) => `${o.promotion}#${o.number}`));
+  return [...last.entries()]
+    .filter(([key, entry]) => entry.event === 'opened' && !isOpen.has(key))
+    .map(([, entry]) => entry)
+    .sort((a, b) => (b.at ?? '').localeCompare(a.at ?? ''))
+    .slice(0, SETTLED_LOOKUPS)
+    .map((entry) => ({
+      promotion: entry.promotion,
+      rollout: entry.rollout,
+      number: entry.pullRequest.number,
+      ...(entry.pullRequest.url !== undefined ? { url: entry.pullRequest.url } : {}),
+    }));
 }
 
 /** Builds the response (pure) from what was read. */
@@ -132,7 +166,8 @@ export function buildPromotionsResponse(input: {
     }
     return env;
   });
-  const history = [...input.history].sort((a, b) => (b.at ?? '').localeCompare(a.at ?? ''));
+  // An entry without a time (a merge seen on the forge, not recorded) is newer than any recorded one.
+  const history = [...input.history].sort((a, b) => (b.at ?? '\uffff').localeCompare(a.at ?? '\uffff'));
   return {
     environments,
     promotions: input.promotions.map((p) => ({

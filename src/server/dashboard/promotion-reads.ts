@@ -20,6 +20,7 @@ import {
   type PipelineSource,
   type PromotionLook,
   type PromotionsResponse,
+  unsettledPullRequests,
 } from './promotion-pipeline.ts';
 import { listRolloutSummaries } from './rollout-reads.ts';
 import type { RolloutSummary } from './rollout-summary.ts';
@@ -133,13 +134,32 @@ export function promotionsReader(options: PromotionsReaderOptions): ReadPromotio
       const found = await Promise.all(carried.map((r) => lookAt(options, promotion, r)));
       looks[promotion.name] = found.filter((l): l is PromotionLook => l !== undefined);
     }
+    const recorded = await readHistory(options.clients, [...sourceNamespaces].sort());
+    const open = Object.entries(looks).flatMap(([promotion, found]) =>
+      found.flatMap((l) => (l.pullRequest ? [{ promotion, number: l.pullRequest.number }] : [])),
+    );
+    const settled = await Promise.all(
+      unsettledPullRequests(recorded, open).map(async (pull) => {
+        const forge = options.promotions.find((p) => p.name === pull.promotion)?.forge;
+        const now = await forge?.getPullRequest(pull.number).catch(() => undefined);
+        if (now === undefined || now.state === 'open') return [];
+        return [
+          {
+            promotion: pull.promotion,
+            rollout: pull.rollout,
+            event: now.state,
+            pullRequest: { number: pull.number, url: now.url },
+          } satisfies PromotionHistoryEntry,
+        ];
+      }),
+    );
     return buildPromotionsResponse({
       sources: options.sources,
       promotions: options.promotions.map(({ forge: _forge, ...p }) => p),
       summaries,
       sourceStates: Object.fromEntries(states),
       looks,
-      history: await readHistory(options.clients, [...sourceNamespaces].sort()),
+      history: [...recorded, ...settled.flat()],
     });
   };
   return () => {

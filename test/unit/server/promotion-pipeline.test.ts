@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { buildPromotionsResponse, pipelineOrder } from '../../../src/server/dashboard/promotion-pipeline.ts';
+import {
+  buildPromotionsResponse,
+  pipelineOrder,
+  unsettledPullRequests,
+} from '../../../src/server/dashboard/promotion-pipeline.ts';
 import type { RolloutSummary } from '../../../src/server/dashboard/rollout-summary.ts';
 
 describe('pipelineOrder', () => {
@@ -128,5 +132,35 @@ describe('buildPromotionsResponse', () => {
     expect(response.environments[1]?.commit).toBeUndefined();
     expect(response.promotions[0]?.looks[0]?.pullRequest?.number).toBe(7);
     expect(response.history.map((h) => h.event)).toEqual(['merged', 'opened']);
+  });
+});
+
+describe('unsettledPullRequests', () => {
+  const at = (minute: number): string => `2026-01-01T00:${String(minute).padStart(2, '0')}:00Z`;
+  const entry = (number: number, event: 'opened' | 'merged' | 'closed', minute: number) => ({
+    promotion: 'p',
+    rollout: 'staging/web',
+    event,
+    pullRequest: { number, url: `u/${number}` },
+    at: at(minute),
+  });
+
+  it('asks only about pull requests last seen opened and no longer open, newest first', () => {
+    const history = [
+      entry(1, 'opened', 1),
+      entry(1, 'merged', 2), // merged by Rollgate: settled
+      entry(2, 'opened', 3), // still open
+      entry(3, 'opened', 4), // merged by a person: unsettled
+      entry(4, 'opened', 5),
+      entry(4, 'closed', 6),
+      entry(4, 'opened', 7), // reopened, then gone again: unsettled
+    ];
+    expect(unsettledPullRequests(history, [{ promotion: 'p', number: 2 }]).map((p) => p.number)).toEqual([
+      4, 3,
+    ]);
+  });
+
+  it('a pull request of another promotion with the same number is another pull request', () => {
+    expect(unsettledPullRequests([entry(5, 'opened', 1)], [{ promotion: 'q', number: 5 }])).toHaveLength(1);
   });
 });
