@@ -129,6 +129,10 @@ describe('dashboard promotions', () => {
       await page.emulateMedia({ colorScheme: scheme });
       expect(await seriousViolations(page), `promotions, ${scheme}`).toEqual([]);
     }
+    // Phone width, dark: the pipeline stacks, each table row becomes a card.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: join(SHOTS, 'promotions-phone-dark.png'), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.emulateMedia({ colorScheme: 'light' });
 
     const headSha = (await double.branchSha(REPO, pull.head)) ?? '';

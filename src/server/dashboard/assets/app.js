@@ -594,7 +594,9 @@ function table(columns, rows, empty) {
         h(
           'tr',
           {},
-          cells.map((cell, i) => h('td', { 'data-label': columns[i] }, cell)),
+          // One wrapper per cell: on a phone the cell is a flex row (label, content), and content made of
+          // several parts must stay one item that wraps.
+          cells.map((cell, i) => h('td', { 'data-label': columns[i] }, h('div', { class: 'cell' }, cell))),
         ),
       ),
     ),
