@@ -132,6 +132,7 @@ describe('dashboard page', () => {
     await scene.createCanary('measured', 'app:1.0', [
       { setWeight: 50 },
       { analysis: { templates: [{ templateName: 'rate' }] } },
+      { pause: { duration: '1h' } },
     ]);
     await eventually(
       'measured healthy',
@@ -142,12 +143,12 @@ describe('dashboard page', () => {
     );
     const first = (await scene.rollout('measured')).status?.stableRS;
     await scene.setImage('measured', 'app:2.0');
-    // The first deploy is promoted at once; the update is what runs the analysis step.
+    // The first deploy is promoted at once; the update is what runs the analysis step, then a timed pause.
     await eventually(
-      'the canary analysed and promoted',
+      'the canary analysed and pausing for an hour',
       async () => {
         const status = (await scene.rollout('measured')).status;
-        return status?.phase === 'Healthy' && status.stableRS !== undefined && status.stableRS !== first;
+        return status?.currentStepIndex === 2 && status.stableRS === first && status.phase === 'Paused';
       },
       { timeoutMs: 60_000 },
     );
@@ -168,6 +169,11 @@ describe('dashboard page', () => {
     const cells = await page.locator('figure.chart tbody tr td:nth-child(2)').allTextContents();
     expect(cells.map(Number)).toEqual(MEASURED);
     expect(await page.locator('main').textContent()).toContain('success when result >= 0.9');
+    // The timed pause says how long is left, and counts down between reads.
+    const pausing = page.locator('.steps li[aria-current="step"]');
+    expect(await pausing.textContent()).toMatch(/^▶ 2: pause: 1h · (60m|59m\d*s) left/);
+    const before = await pausing.locator('.remaining').textContent();
+    await expect.poll(() => pausing.locator('.remaining').textContent(), { timeout: 5_000 }).not.toBe(before);
     await page.screenshot({ path: join(SHOTS, 'chart-1280.png'), fullPage: true });
     await page.close();
   }, 150_000);

@@ -186,6 +186,19 @@ function renderError(err) {
   );
 }
 
+/** What is left of a timed pause, as the step shows it. */
+function remainingText(ms) {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  if (s === 0) return ' · due';
+  return s < 120 ? ` · ${s}s left` : ` · ${Math.floor(s / 60)}m${s % 60 ? `${s % 60}s` : ''} left`;
+}
+
+// A timed pause counts down between reads; the server's next event brings the real state.
+setInterval(() => {
+  for (const el of document.querySelectorAll('.remaining'))
+    el.textContent = remainingText(Number(el.dataset.ends) - Date.now());
+}, 1000);
+
 // ---- the list ----
 
 function filtered() {
@@ -350,6 +363,13 @@ function renderDetail() {
             'li',
             { class: step.state, 'aria-current': step.state === 'current' ? 'step' : undefined },
             `${{ done: '✔ ', current: '▶ ', aborted: '✘ ', pending: '' }[step.state]}${step.index}: ${step.description}`,
+            step.pauseRemainingSeconds !== undefined
+              ? h(
+                  'span',
+                  { class: 'remaining', 'data-ends': Date.now() + step.pauseRemainingSeconds * 1000 },
+                  remainingText(step.pauseRemainingSeconds * 1000),
+                )
+              : '',
             h('span', { class: 'visually-hidden' }, ` (${step.state === 'pending' ? 'to do' : step.state})`),
           ),
         ),
