@@ -76,6 +76,15 @@ async function main(): Promise<void> {
       await eventually('the promotion pull request', () => promotion.forge.openPulls()[0], {
         timeoutMs: 60_000,
       });
+      // The promoter records the opened pull request as an Event just after opening it; shoot once it is read.
+      await eventually(
+        'the opened pull request in the history',
+        async () => {
+          const res = await fetch(`${promotion.process.http.url}/api/v1/promotions`);
+          return ((await res.json()) as { history: unknown[] }).history.length > 0;
+        },
+        { timeoutMs: 30_000 },
+      );
       await page.goto(`${promotion.process.http.url}/ui/#/promotions`);
       await page
         .locator('section[data-promotion] a', { hasText: 'Promote web' })
