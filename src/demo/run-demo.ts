@@ -118,6 +118,8 @@ export interface DemoResult {
   durationMs: number;
   repoUrl: string;
   webhookUrl: string;
+  /** The dashboard page (`…/ui/`), served for as long as the demo runs. */
+  dashboardUrl: string;
   /** The demo forge's API root (`…/api/v1`). */
   forgeApiUrl: string;
   /** Every pull request the demo forge received, as it ended. */
@@ -142,6 +144,8 @@ interface DemoContext {
   /** Rollgate's generic push webhook (`…/webhooks/generic`). */
   webhookUrl: string;
   webhookSecret: string;
+  /** The dashboard page Rollgate serves on its port (`…/ui/`). */
+  dashboardUrl: string;
   startedAt: number;
   timeoutMs: number;
   signal?: AbortSignal;
@@ -638,6 +642,7 @@ function printHowToContinue(
     keepRunning
       ? '  Everything keeps running until you press Ctrl-C. In another terminal:'
       : '  (run `npm run demo` in a terminal, without --exit, to keep everything running and try these)',
+    `  Dashboard: ${ctx.dashboardUrl}  (rollouts, the promotion pipeline and its pull request, live)`,
     `  export KUBECONFIG=${kubeconfigPath}`,
     '  kubectl get rollouts.rollgate.dev,rs,pods',
     '  npx rollgate get rollout demo --watch         # staging (namespace default): the revision tree, live',
@@ -799,6 +804,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const webhookUrl = `${rollgate.http.url}/webhooks/generic`;
     out.write(`  Rollgate    poller, sync and reconcile workers; webhooks at ${webhookUrl}\n`);
     out.write(`              log: ${logPath}\n`);
+    // Read-only (no actions token in the demo): watch the story in a browser while it plays.
+    const dashboardUrl = `${rollgate.http.url}/ui/`;
+    out.write(`  Dashboard   ${dashboardUrl}  (open it now: rollouts, steps and the promotion, live)\n`);
 
     const ctx: DemoContext = {
       out,
@@ -807,6 +815,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       forge,
       webhookUrl,
       webhookSecret,
+      dashboardUrl,
       startedAt,
       timeoutMs: options.scenarioTimeoutMs ?? 60_000,
       ...(options.signal ? { signal: options.signal } : {}),
@@ -839,6 +848,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       durationMs,
       repoUrl: repo.url,
       webhookUrl,
+      dashboardUrl,
       forgeApiUrl: forge.apiUrl,
       pulls: forge.pulls(),
       kubeconfigPath,

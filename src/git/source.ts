@@ -341,6 +341,26 @@ export class GitSource {
     });
   }
 
+  /**
+   * Who wrote `commit` (fetched before), from the cache; no network. Undefined when the commit is not
+   * there: the author is shown where known and is never a reason for a sync to fail.
+   */
+  async commitAuthor(commit: string): Promise<{ name: string; email: string } | undefined> {
+    return this.exclusive(async () => {
+      try {
+        const { commit: read } = await git.readCommit({
+          fs: readSnapshotFs(),
+          gitdir: this.gitdir,
+          oid: commit,
+          cache: this.cache,
+        });
+        return { name: read.author.name, email: read.author.email };
+      } catch {
+        return undefined;
+      }
+    });
+  }
+
   /** Per-object changes between two commits under the source's path (see {@link diffReport}). */
   async diff(from: string | undefined, to: string): Promise<ManifestChange[]> {
     return (await this.diffReport(from, to)).changes;

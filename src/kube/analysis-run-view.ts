@@ -4,6 +4,7 @@ import { analysisRunStatusSchema, type Measurement, type MetricResult } from '..
 import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
 import type { KubeClients } from './client.ts';
 import { isNotFound, kubeCall } from './errors.ts';
+import { measuredNumber } from './measured-number.ts';
 import type { RolloutKey } from './observed-state-reader.ts';
 
 /** How many of a metric's most recent measurements the view keeps. */
@@ -13,6 +14,8 @@ export const VIEW_MEASUREMENTS = 3;
 export interface MeasurementView {
   phase: string;
   value?: string;
+  /** `value` as one number, when it is one (what the dashboard's chart plots). */
+  number?: number;
   message?: string;
   startedAt?: string;
   finishedAt?: string;
@@ -29,6 +32,9 @@ export interface AnalysisMetricView {
   error: number;
   dryRun?: boolean;
   message?: string;
+  /** The conditions that judge each measurement (from the run's spec), when it has them. */
+  successCondition?: string;
+  failureCondition?: string;
   lastMeasurements: MeasurementView[];
 }
 
@@ -51,14 +57,19 @@ interface RunObject {
     ownerReferences?: Array<{ uid?: string }>;
     creationTimestamp?: string;
   };
-  spec?: { terminate?: boolean; metrics?: Array<{ name?: string }> };
+  spec?: {
+    terminate?: boolean;
+    metrics?: Array<{ name?: string; successCondition?: unknown; failureCondition?: unknown }>;
+  };
   status?: unknown;
 }
 
 function measurementView(m: Measurement): MeasurementView {
+  const number = measuredNumber(m.value);
   return {
     phase: m.phase,
     ...(m.value !== undefined && { value: m.value }),
+    ...(number !== undefined && { number }),
     ...(m.message !== undefined && { message: m.message }),
     ...(m.startedAt !== undefined && { startedAt: m.startedAt }),
     ...(m.finishedAt !== undefined && { finishedAt: m.finishedAt }),
@@ -97,6 +108,11 @@ export function buildAnalysisRunView(object: unknown, keep = VIEW_MEASUREMENTS):
   });
   for (const result of results)
     if (!metricNames.includes(result.name)) metrics.push(metricView(result, keep));
+  for (const metric of metrics) {
+    const spec = run.spec?.metrics?.find((m) => m.name === metric.name);
+    if (typeof spec?.successCondition === 'string') metric.successCondition = spec.successCondition;
+    if (typeof spec?.failureCondition === 'string') metric.failureCondition = spec.failureCondition;
+  }
   const labels = run.metadata?.labels ?? {};
   const step = Number(labels[STEP_INDEX_LABEL]);
   return {
@@ -118,6 +134,7 @@ export async function readAnalysisRunViews(
   clients: KubeClients,
   key: RolloutKey,
   rolloutUid: string,
+  keep = VIEW_MEASUREMENTS,
 ): Promise<AnalysisRunView[]> {
   let items: RunObject[];
   try {
@@ -139,7 +156,7 @@ export async function readAnalysisRunViews(
     .sort((a, b) =>
       String(a.metadata?.creationTimestamp ?? '').localeCompare(String(b.metadata?.creationTimestamp ?? '')),
     )
-    .map((item) => buildAnalysisRunView(item));
+    .map((item) => buildAnalysisRunView(item, keep));
 }
 
 /** The runs as text lines for `rollgate status`: a run per line, then its metrics and last measurements. */

@@ -115,7 +115,10 @@ function treeRows(tree: RolloutTree, style: TextStyle): Row[] {
       kind: '',
       status: '',
       age: '',
-      info: '',
+      // Whose change the revision is, when it came from Git: the short commit and its author.
+      info: revision.commit
+        ? `commit ${revision.commit.slice(0, 8)}${revision.author ? ` by ${revision.author}` : ''}`
+        : '',
     });
     const under = lastRevision ? '   ' : '│  ';
     const children = [

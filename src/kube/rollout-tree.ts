@@ -9,6 +9,7 @@ import {
 } from '../rollout/index.ts';
 import type { Rollout } from '../spec/rollout.ts';
 import type { AnalysisRunView } from './analysis-run-view.ts';
+import { COMMIT_ANNOTATION, COMMIT_AUTHOR_ANNOTATION } from '../sync/sync-labels.ts';
 
 /** A pod in the tree; `status` is what kubectl's STATUS column would say (Running, ImagePullBackOff, …). */
 export interface PodNode {
@@ -58,6 +59,9 @@ export interface AnalysisRunNode {
 export interface RevisionNode {
   revision: number;
   podTemplateHash: string;
+  /** The Git commit and its author the revision was created from (kept on its ReplicaSet), when synced from Git. */
+  commit?: string;
+  author?: string;
   replicaSets: ReplicaSetNode[];
   analysisRuns: AnalysisRunNode[];
 }
@@ -229,6 +233,10 @@ export function buildRolloutTree(observed: ObservedState, details: AnalysisRunVi
         replicaSets: [],
         analysisRuns: [],
       };
+      const commit = rs.annotations[COMMIT_ANNOTATION];
+      const author = rs.annotations[COMMIT_AUTHOR_ANNOTATION];
+      if (commit !== undefined) revision.commit = commit;
+      if (author !== undefined) revision.author = author;
       revisions.push(revision);
     }
     revision.replicaSets.push(replicaSetNode(rs, pods, roleOf(rs.podTemplateHash)));

@@ -7,6 +7,8 @@ import {
   type ObservedState,
 } from '../rollout/index.ts';
 import type { KubeClients } from './client.ts';
+import { CANARY_PAUSE_STEP } from '../rollout/plan-steps.ts';
+import { isDuration, parseDuration } from '../spec/duration.ts';
 import { ObservedStateReader, type RolloutKey } from './observed-state-reader.ts';
 import {
   formatRoutesView,
@@ -23,6 +25,25 @@ export interface StepView {
   index: number;
   description: string;
   state: 'done' | 'current' | 'aborted' | 'pending';
+  /** The current step is a timed pause that has started: whole seconds until it ends (0 once due). */
+  pauseRemainingSeconds?: number;
+}
+
+/**
+ * Seconds left of a timed pause step that is running: its CanaryPauseStep condition's start plus the
+ * step's duration, minus `now`. Undefined for an indefinite pause, or before the pause has started.
+ */
+export function pauseRemainingSeconds(
+  step: Record<string, unknown>,
+  pauseConditions: ReadonlyArray<{ reason: string; startTime: string }>,
+  now: Date,
+): number | undefined {
+  const duration = (step.pause as { duration?: unknown } | undefined)?.duration;
+  if (!isDuration(duration)) return undefined;
+  const started = pauseConditions.find((c) => c.reason === CANARY_PAUSE_STEP)?.startTime;
+  if (started === undefined || Number.isNaN(Date.parse(started))) return undefined;
+  const endsAt = Date.parse(started) + parseDuration(duration);
+  return Math.max(0, Math.ceil((endsAt - now.getTime()) / 1000));
 }
 
 const ROLE_ORDER: ReadonlyArray<ReplicaSetView['role']> = ['canary', 'preview', 'stable', 'old'];
@@ -189,18 +210,26 @@ export function buildRolloutView(observed: ObservedState, now?: Date): RolloutVi
     phase: status.phase ?? 'Unknown',
     paused: rollout.spec.paused === true || (status.pauseConditions ?? []).length > 0,
     aborted: status.abort === true,
-    steps: steps.map((step, index) => ({
-      index,
-      description: describeStep(step),
-      state:
-        index < stepIndex
-          ? 'done'
-          : index === stepIndex
-            ? status.abort === true
-              ? 'aborted'
-              : 'current'
-            : 'pending',
-    })),
+    steps: steps.map((step, index) => {
+      const view: StepView = {
+        index,
+        description: describeStep(step),
+        state:
+          index < stepIndex
+            ? 'done'
+            : index === stepIndex
+              ? status.abort === true
+                ? 'aborted'
+                : 'current'
+              : 'pending',
+      };
+      const remaining =
+        view.state === 'current' && now !== undefined
+          ? pauseRemainingSeconds(step, status.pauseConditions ?? [], now)
+          : undefined;
+      if (remaining !== undefined) view.pauseRemainingSeconds = remaining;
+      return view;
+    }),
     weights: { canary: canaryWeight, stable: stableWeight },
     replicas: {
       desired: rollout.spec.replicas ?? 1,

@@ -4,6 +4,9 @@ import type { KubeClients } from '../kube/client.ts';
 import type { Logger } from '../log/logger.ts';
 import type { DashboardAccess } from '../server/dashboard/dashboard-access.ts';
 import { createDashboard, type Dashboard } from '../server/dashboard/dashboard.ts';
+import type { RollgateConfig } from '../config/schema.ts';
+import type { BuiltPromotion } from '../promoter/build-promotions.ts';
+import { promotionsReader, type ReadPromotions } from '../server/dashboard/promotion-reads.ts';
 import type { WatchRollouts } from '../server/dashboard/rollout-stream.ts';
 import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
 import { watchPathIn, watchWithRestart } from './watch-with-restart.ts';
@@ -40,9 +43,38 @@ export function wireDashboard(options: {
   logger: Logger;
   /** `kubernetes.watchNamespace`: only its Rollouts are listed, watched and acted on; empty = all. */
   namespace?: string;
+  promotions?: ReadPromotions;
 }): Dashboard {
   return createDashboard({
     ...options,
     watchRollouts: rolloutWatch(options.clients, options.logger, options.namespace),
+  });
+}
+
+/** The promotions view over the configured sources and promotions (already built, with their forges). */
+export function configuredPromotions(
+  config: RollgateConfig,
+  built: readonly BuiltPromotion[],
+  clients: KubeClients,
+  clock: Clock,
+): ReadPromotions {
+  return promotionsReader({
+    clients,
+    clock,
+    stateNamespace: config.kubernetes.stateNamespace,
+    namespace: config.kubernetes.watchNamespace,
+    sources: config.sources.map((s) => ({
+      name: s.name,
+      branch: s.branch,
+      path: s.path,
+      ...(s.namespace !== undefined ? { namespace: s.namespace } : {}),
+    })),
+    promotions: built.map((p) => ({
+      name: p.spec.name,
+      from: p.spec.fromSource,
+      to: p.spec.toSource,
+      ...(p.spec.rollouts !== undefined ? { rollouts: p.spec.rollouts } : {}),
+      forge: p.forge,
+    })),
   });
 }

@@ -20,7 +20,7 @@ import type { UnfinishedJob } from '../queue/start-worker.ts';
 import type { Runtime } from './runtime.ts';
 import { webhookSecrets } from './webhook-secrets.ts';
 import { dashboardAccess } from '../server/dashboard/dashboard-access.ts';
-import { wireDashboard } from './dashboard-wiring.ts';
+import { configuredPromotions, wireDashboard } from './dashboard-wiring.ts';
 
 export type ProcessRole = 'all' | 'poller' | 'reconciler';
 
@@ -87,6 +87,13 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
         clock: runtime.clock,
         logger,
         namespace: config.kubernetes.watchNamespace,
+        // A poller-only process builds no promotions to run, but its page still shows them.
+        promotions: configuredPromotions(
+          config,
+          runsReconciler ? promotions : buildPromotions(config, { logger }),
+          runtime.kube.clients,
+          runtime.clock,
+        ),
       })
     : undefined;
   const now = (): number => runtime.clock.now().getTime();

@@ -5,11 +5,13 @@ import { GitSourceError } from '../git/errors/git-source-error.ts';
 import { ImageRewriteError } from '../promotion/image-rewrite-error.ts';
 import { PromoteQueue } from '../queue/promote-queue.ts';
 import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
-import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
+import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../spec/api-version.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
 import type { BuiltPromotion } from '../promoter/build-promotions.ts';
 import { ForgeRefusals, isForgeRefusal } from '../promoter/forge-refusal.ts';
 import { runPromotion } from '../promoter/run-promotion.ts';
+import { promotionHistoryEvent } from '../promoter/promotion-history-event.ts';
+import { EventRecorder } from '../kube/event-recorder.ts';
 import { SOURCE_LABEL } from '../sync/sync-labels.ts';
 import type { Runtime } from './runtime.ts';
 import type { RunningNotifier } from './start-notifier.ts';
@@ -74,6 +76,8 @@ export async function startPromoter(
   const byName = new Map(promotions.map((p) => [p.spec.name, p]));
   const postedStatuses = new Map<string, string>();
   const refusals = new ForgeRefusals();
+  // The promotion history the dashboard shows: one Event per pull request change, on the source Rollout.
+  const history = new EventRecorder(runtime.kube.clients.core, runtime.clock, log, 'rollgate-promoter');
 
   const worker = startWorker(
     'promote',
@@ -100,6 +104,16 @@ export async function startPromoter(
             postedStatuses,
             onForge: (event, detail) => {
               metrics.promotionPullRequestsTotal.inc({ promotion: payload.promotion, event });
+              // Recording never throws (a failure is logged by the recorder); the look does not wait on it.
+              void history.record(
+                {
+                  apiVersion: ROLLGATE_API_VERSION,
+                  kind: 'Rollout',
+                  namespace: payload.namespace,
+                  name: payload.name,
+                },
+                promotionHistoryEvent(payload.promotion, event, detail.pullRequest),
+              );
               if (event === 'closed') return;
               options.notifier?.onPromotion(
                 event === 'opened' ? 'on-promotion-pr-opened' : 'on-promotion-merged',

@@ -5,6 +5,14 @@ import type { OldReplicaSet } from './plan-scale-down.ts';
 import { replicaSetName } from './plan-revision.ts';
 import { POD_TEMPLATE_HASH_LABEL, type CreateReplicaSetAction } from './rollout-action.ts';
 import type { RolloutContext } from './rollout-context.ts';
+import { COMMIT_ANNOTATION, COMMIT_AUTHOR_ANNOTATION } from '../sync/sync-labels.ts';
+
+/**
+ * The Rollout's annotations a new ReplicaSet keeps: the Git commit (and its author) the revision came
+ * from. On the Rollout they are overwritten by the next sync; on the ReplicaSet they stay with the
+ * revision, so each revision can say whose change it is.
+ */
+const REVISION_ORIGIN = [COMMIT_ANNOTATION, COMMIT_AUTHOR_ANNOTATION] as const;
 
 const ZERO: ReplicaSetCount = { replicas: 0, available: 0 };
 
@@ -27,6 +35,11 @@ export function createReplicaSet(
 ): CreateReplicaSetAction {
   const template = context.rollout.spec.template;
   const labels = { ...(template.metadata?.labels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash };
+  const annotations: Record<string, string> = {};
+  for (const key of REVISION_ORIGIN) {
+    const value = context.rollout.metadata.annotations?.[key];
+    if (value !== undefined) annotations[key] = value;
+  }
   return {
     kind: 'createReplicaSet',
     name: replicaSetName(context.name, hash),
@@ -37,7 +50,7 @@ export function createReplicaSet(
       matchLabels: { ...(context.spec.selector.matchLabels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash },
     },
     labels,
-    annotations: {},
+    annotations,
     minReadySeconds: context.spec.minReadySeconds,
   };
 }

@@ -12,6 +12,7 @@ import { ROLLGATE_API_VERSION, toRollgateApiVersion } from '../spec/api-version.
 import { driftedFields } from '../kube/drift.ts';
 import {
   COMMIT_ANNOTATION,
+  COMMIT_AUTHOR_ANNOTATION,
   FILE_ANNOTATION,
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
@@ -98,7 +99,11 @@ export class ObjectApplier {
   }
 
   /** The object exactly as it will be applied: in-cluster apiVersion, namespace, ownership labels. */
-  async prepare(desired: DesiredObject, commit: string): Promise<Json> {
+  async prepare(
+    desired: DesiredObject,
+    commit: string,
+    author?: { name: string; email: string },
+  ): Promise<Json> {
     const converted = toRollgateApiVersion(desired.object) as Json;
     const apiVersion = String(converted.apiVersion);
     const namespaced = await this.namespacedOf(apiVersion, desired.kind);
@@ -115,6 +120,7 @@ export class ObjectApplier {
     metadata.annotations = {
       ...((metadata.annotations ?? {}) as Json),
       [COMMIT_ANNOTATION]: commit,
+      ...(author !== undefined ? { [COMMIT_AUTHOR_ANNOTATION]: `${author.name} <${author.email}>` } : {}),
       [FILE_ANNOTATION]: desired.file,
     };
     // Status belongs to controllers; Git never writes it.
@@ -222,6 +228,7 @@ export class ObjectApplier {
     const metadata = metadataOf(prepared);
     const annotations = { ...((metadata.annotations ?? {}) as Json) };
     delete annotations[COMMIT_ANNOTATION];
+    delete annotations[COMMIT_AUTHOR_ANNOTATION];
     delete annotations[FILE_ANNOTATION];
     return driftedFields({ ...prepared, metadata: { ...metadata, annotations } }, live);
   }

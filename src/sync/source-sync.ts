@@ -302,13 +302,14 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
     return true;
   };
 
+  const author = await git.commitAuthor(commit);
   const upserts = applyOrder(
     diff.changes.filter((c): c is Exclude<ManifestChange, { change: 'removed' }> => c.change !== 'removed'),
   );
   for (const change of upserts) {
     const desired = desiredOf(change);
     try {
-      const prepared = await withHandedOverReplicas(await applier.prepare(desired, commit), applier);
+      const prepared = await withHandedOverReplicas(await applier.prepare(desired, commit, author), applier);
       if (desired.name === undefined) {
         const { result, name } = await applier.createGenerated(prepared);
         report.applied.push({ key: desired.key, result, name });
@@ -455,11 +456,16 @@ export async function checkDrift(
   if (!commit) return undefined;
   const everything = await deps.git.diffReport(undefined, commit);
   const report: DriftReport = { source: deps.git.name, commit, drifted: [] };
+  // A healed object is applied as the sync applied it: with the author, or a re-apply would drop it.
+  const author = await deps.git.commitAuthor(commit);
   for (const change of everything.changes) {
     // Objects created under a generated name are not compared (Git does not know their names).
     if (change.change === 'removed' || change.object.name === undefined) continue;
     const desired = desiredOf(change);
-    const prepared = await withHandedOverReplicas(await deps.applier.prepare(desired, commit), deps.applier);
+    const prepared = await withHandedOverReplicas(
+      await deps.applier.prepare(desired, commit, author),
+      deps.applier,
+    );
     const fields = await deps.applier.drift(prepared);
     if (!fields || fields.length === 0) continue;
     let healed = false;

@@ -7,6 +7,8 @@ export const MANAGED_BY_VALUE = 'rollgate';
 export const SOURCE_LABEL = 'rollgate.dev/source';
 /** The commit an object was last applied from. */
 export const COMMIT_ANNOTATION = 'rollgate.dev/commit';
+/** Who wrote that commit (`Name <email>`), so the dashboard can say whose change a revision is. */
+export const COMMIT_AUTHOR_ANNOTATION = 'rollgate.dev/commit-author';
 /** The file (repository path) it is defined in, so an error or event can point at it. */
 export const FILE_ANNOTATION = 'rollgate.dev/file';
 /**

@@ -18,6 +18,8 @@ import { ROLLGATE_API_VERSION } from '../../spec/api-version.ts';
 import { carriesToken, type DashboardAccess } from './dashboard-access.ts';
 import { loadDashboardAssets, type DashboardAsset } from './dashboard-assets.ts';
 import { DashboardRequestError } from './dashboard-error.ts';
+import type { PromotionsResponse } from './promotion-pipeline.ts';
+import type { ReadPromotions } from './promotion-reads.ts';
 import { listRolloutSummaries, readRolloutDetail } from './rollout-reads.ts';
 import { RolloutStream, type WatchRollouts } from './rollout-stream.ts';
 
@@ -45,7 +47,12 @@ export interface DashboardOptions {
   logger: Logger;
   /** Only this namespace's Rollouts (`kubernetes.watchNamespace`); empty = every namespace. */
   namespace?: string;
+  /** Reads GET /api/v1/promotions; without it (no configuration, as `rollgate dashboard`) the view is empty. */
+  promotions?: ReadPromotions;
 }
+
+/** What /api/v1/promotions answers when no promotion is configured where the dashboard runs. */
+const NO_PROMOTIONS: PromotionsResponse = { environments: [], promotions: [], history: [] };
 
 /** Answers the dashboard's routes; `handle` returns false for a path that is not the dashboard's. */
 export interface Dashboard {
@@ -237,6 +244,15 @@ export function createDashboard(options: DashboardOptions): Dashboard {
             },
           });
         else sendJson(res, 200, found);
+      } catch (err) {
+        kubeFailure(res, err);
+      }
+      return true;
+    }
+    if (path === '/api/v1/promotions' || path === '/api/v1/promotions/') {
+      requireRead(req);
+      try {
+        sendJson(res, 200, options.promotions ? await options.promotions() : NO_PROMOTIONS);
       } catch (err) {
         kubeFailure(res, err);
       }

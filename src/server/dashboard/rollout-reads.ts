@@ -28,6 +28,9 @@ export interface RolloutDetail {
   events: RolloutEventView[];
 }
 
+/** How many measurements per metric the detail carries: enough for the chart of a run's history. */
+export const DETAIL_MEASUREMENTS = 60;
+
 /** How many Events the detail shows: enough to see the last pass or two, not a history. */
 const RECENT_EVENTS = 20;
 
@@ -134,7 +137,7 @@ export async function readRolloutDetail(
   const { observed } = read;
   const [details, events, replicaSets]: [AnalysisRunView[], RolloutEventView[], ReplicaSetImages[]] =
     await Promise.all([
-      readAnalysisRunViews(clients, key, observed.rollout.metadata.uid ?? ''),
+      readAnalysisRunViews(clients, key, observed.rollout.metadata.uid ?? '', DETAIL_MEASUREMENTS),
       readRolloutEvents(clients, key),
       listReplicaSetImages(clients, key.namespace),
     ]);

@@ -1,5 +1,5 @@
 // One row of the dashboard's rollout list: the CLI's list row plus images, weights, Git origin and age.
-import { COMMIT_ANNOTATION, SOURCE_LABEL } from '../../sync/sync-labels.ts';
+import { COMMIT_ANNOTATION, COMMIT_AUTHOR_ANNOTATION, SOURCE_LABEL } from '../../sync/sync-labels.ts';
 import { rolloutListRow, type RolloutListRow } from '../../kube/rollout-tree.ts';
 import type { Rollout } from '../../spec/rollout.ts';
 
@@ -25,6 +25,8 @@ export interface RolloutSummary extends RolloutListRow {
   /** The source (rollgate.dev/source label) and commit (rollgate.dev/commit annotation) it was applied from. */
   source?: string;
   commit?: string;
+  /** Who wrote that commit (rollgate.dev/commit-author: `Name <email>`). */
+  author?: string;
   createdAt?: string;
 }
 
@@ -70,6 +72,8 @@ export function summarizeRollout(rollout: Rollout, replicaSets: readonly Replica
   if (source !== undefined) summary.source = source;
   const commit = rollout.metadata.annotations?.[COMMIT_ANNOTATION];
   if (commit !== undefined) summary.commit = commit;
+  const author = rollout.metadata.annotations?.[COMMIT_AUTHOR_ANNOTATION];
+  if (author !== undefined) summary.author = author;
   if (rollout.metadata.creationTimestamp !== undefined)
     summary.createdAt = rollout.metadata.creationTimestamp;
   return summary;

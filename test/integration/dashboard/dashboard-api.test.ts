@@ -2,6 +2,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { silentLogger } from '../../../src/log/logger.ts';
 import { systemClock } from '../../../src/clock/clock.ts';
+import { runGetRollout, runListRollouts } from '../../../src/cli/get-rollout.ts';
+import type { PromotionsResponse } from '../../../src/server/dashboard/promotion-pipeline.ts';
 import { wireDashboard } from '../../../src/process/dashboard-wiring.ts';
 import { startDashboardServer } from '../../../src/server/dashboard/dashboard-server.ts';
 import type { RolloutDetail } from '../../../src/server/dashboard/rollout-reads.ts';
@@ -59,6 +61,45 @@ describe('dashboard API', () => {
       source: 'apps',
     });
     expect(web?.createdAt).toMatch(/^\d{4}-/);
+  });
+
+  it('answers what `rollgate list rollouts` and `rollgate get rollout` print: one model, no second source of truth', async () => {
+    const printed = async (
+      run: (output: Parameters<typeof runListRollouts>[4]) => Promise<number>,
+    ): Promise<unknown> => {
+      let text = '';
+      const output = {
+        stdout: { write: (t: string) => (text += t) },
+        stderr: { write: () => true },
+        terminal: false,
+        now: () => new Date(),
+      };
+      expect(await run(output)).toBe(0);
+      return JSON.parse(text);
+    };
+    const rows = (await printed((o) =>
+      runListRollouts(scene.clients, 'default', false, { output: 'json' }, o),
+    )) as Array<Record<string, unknown>>;
+    const tree = await printed((o) =>
+      runGetRollout(scene.clients, { namespace: 'default', name: 'web' }, { output: 'json' }, o),
+    );
+    const { items } = (await (await get('/api/v1/rollouts')).json()) as { items: RolloutSummary[] };
+    const detail = (await (await get('/api/v1/rollouts/default/web')).json()) as RolloutDetail;
+    // Every column the CLI lists is in the API's row, with the same value; the detail's tree is get's -o json.
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(items.find((i) => i.name === row.name)).toMatchObject(row);
+    expect(detail.tree).toEqual(tree);
+  });
+
+  it('serves /api/v1/promotions behind the read token; without sources it has nothing to show', async () => {
+    expect((await get('/api/v1/promotions', {})).status).toBe(401);
+    const res = await get('/api/v1/promotions');
+    expect(res.status).toBe(200);
+    expect((await res.json()) as PromotionsResponse).toEqual({
+      environments: [],
+      promotions: [],
+      history: [],
+    });
   });
 
   it('streams a change to a paused canary, shows it in full, and a POST promote moves it on', async () => {

@@ -1,48 +1,60 @@
 // The dashboard page in a real browser (playwright-core driving Debian's chromium): token, live update, promote.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ROLLGATE_API_VERSION } from '../../../src/spec/api-version.ts';
 import { eventually } from '../../support/eventually.ts';
+import { launchChromium, seriousViolations, type Browser } from './chromium.ts';
 import { ACTION_TOKEN, startDashboardScene, type DashboardScene } from './dashboard-scene.ts';
+
+/** The web metric's answers, one per measurement. */
+const MEASURED = [0.91, 0.97, 0.94, 0.99];
 
 /** Screenshots land here (printed), so a human can look at what the test saw. */
 const SHOTS = mkdtempSync(join(tmpdir(), 'rollgate-dashboard-shots-'));
 
 describe('dashboard page', () => {
   let scene: DashboardScene;
+  let chromium: Browser;
   let browser: BrowserContext;
-  let profile: string;
+  /** The web metric's endpoint: each request answers the next of MEASURED, then its last. */
+  let metrics: Server;
+  let served = 0;
   beforeAll(async () => {
+    metrics = createServer((_req, res) => {
+      const value = MEASURED[Math.min(served, MEASURED.length - 1)];
+      served += 1;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(value));
+    });
+    await new Promise<void>((resolve) => metrics.listen(0, '127.0.0.1', resolve));
     scene = await startDashboardScene(inject('redisUrl'));
     await scene.createCanary('web', 'app:1.0');
     await eventually('web healthy', async () => (await scene.rollout('web')).status?.phase === 'Healthy', {
       timeoutMs: 40_000,
     });
-    profile = mkdtempSync(join(tmpdir(), 'rollgate-chromium-'));
-    // A fresh profile each run (playwright-core passes it to chromium as --user-data-dir).
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: execFileSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).trim(),
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-      viewport: { width: 1280, height: 800 },
-    });
+    chromium = await launchChromium();
+    browser = chromium.context;
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
+    await chromium?.close();
     await scene?.stop();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await new Promise((resolve) => metrics?.close(resolve));
     process.stdout.write(`dashboard screenshots: ${SHOTS}\n`);
   });
+
+  /** A tab that already holds the token (as after the user pasted it once). */
+  async function pageWithToken(): Promise<Page> {
+    const page = await browser.newPage();
+    await page.addInitScript(
+      `sessionStorage.setItem('rollgate.dashboardToken', ${JSON.stringify(ACTION_TOKEN)})`,
+    );
+    return page;
+  }
 
   it('asks for the token, shows the rollout, follows it live to a pause, and promotes it after a confirmation', async () => {
     const page = await browser.newPage();
@@ -91,6 +103,100 @@ describe('dashboard page', () => {
     await page.goto(`${scene.url}/ui/#/`);
     await expect.poll(() => row.textContent(), { timeout: 15_000 }).toContain('Paused');
     await page.screenshot({ path: join(SHOTS, 'list-phone-dark.png'), fullPage: true });
+    await page.close();
+  }, 120_000);
+
+  it("charts each metric's measured values over time, with a description and the values as a table", async () => {
+    await scene.clients.custom.createNamespacedCustomObject({
+      group: 'rollgate.dev',
+      version: 'v1alpha1',
+      namespace: 'default',
+      plural: 'analysistemplates',
+      body: {
+        apiVersion: ROLLGATE_API_VERSION,
+        kind: 'AnalysisTemplate',
+        metadata: { name: 'rate', namespace: 'default' },
+        spec: {
+          metrics: [
+            {
+              name: 'success-rate',
+              count: MEASURED.length,
+              interval: '1s',
+              successCondition: 'result >= 0.9',
+              provider: { web: { url: `http://127.0.0.1:${(metrics.address() as AddressInfo).port}/rate` } },
+            },
+          ],
+        },
+      },
+    });
+    await scene.createCanary('measured', 'app:1.0', [
+      { setWeight: 50 },
+      { analysis: { templates: [{ templateName: 'rate' }] } },
+      { pause: { duration: '1h' } },
+    ]);
+    await eventually(
+      'measured healthy',
+      async () => (await scene.rollout('measured')).status?.phase === 'Healthy',
+      {
+        timeoutMs: 40_000,
+      },
+    );
+    const first = (await scene.rollout('measured')).status?.stableRS;
+    await scene.setImage('measured', 'app:2.0');
+    // The first deploy is promoted at once; the update is what runs the analysis step, then a timed pause.
+    await eventually(
+      'the canary analysed and pausing for an hour',
+      async () => {
+        const status = (await scene.rollout('measured')).status;
+        return status?.currentStepIndex === 2 && status.stableRS === first && status.phase === 'Paused';
+      },
+      { timeoutMs: 60_000 },
+    );
+
+    const page = await pageWithToken();
+    await page.goto(`${scene.url}/ui/#/rollouts/default/measured`);
+    const chart = page.getByRole('img', { name: 'success-rate measured values' });
+    await chart.waitFor({ timeout: 15_000 });
+    expect(await chart.locator('circle').count()).toBe(MEASURED.length);
+    const low = Math.min(...MEASURED);
+    const high = Math.max(...MEASURED);
+    expect(await chart.getAttribute('aria-labelledby')).toMatch(/title .*desc$/);
+    expect(await chart.locator('desc').textContent()).toBe(
+      `${MEASURED.length} measurements from ${low} to ${high}, latest ${MEASURED.at(-1)} (Successful)`,
+    );
+    // The values, readable without the picture, in the order they were measured.
+    await page.getByText('success-rate: 4 measurements').click();
+    const cells = await page.locator('figure.chart tbody tr td:nth-child(2)').allTextContents();
+    expect(cells.map(Number)).toEqual(MEASURED);
+    expect(await page.locator('main').textContent()).toContain('success when result >= 0.9');
+    // The timed pause says how long is left, and counts down between reads.
+    const pausing = page.locator('.steps li[aria-current="step"]');
+    expect(await pausing.textContent()).toMatch(/^▶ 2: pause: 1h · (60m|59m\d*s) left/);
+    const before = await pausing.locator('.remaining').textContent();
+    await expect.poll(() => pausing.locator('.remaining').textContent(), { timeout: 5_000 }).not.toBe(before);
+    await page.screenshot({ path: join(SHOTS, 'chart-1280.png'), fullPage: true });
+    await page.close();
+  }, 150_000);
+
+  it('has no serious or critical accessibility violations on the list and a rollout, light and dark', async () => {
+    const page = await pageWithToken();
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.goto(`${scene.url}/ui/#/`);
+      await expect
+        .poll(() => page.locator('tr[data-rollout="default/web"]').count(), { timeout: 15_000 })
+        .toBe(1);
+      expect(await seriousViolations(page), `list, ${scheme}`).toEqual([]);
+      await page.goto(`${scene.url}/ui/#/rollouts/default/web`);
+      await page.locator('.steps').waitFor();
+      expect(await seriousViolations(page), `rollout web, ${scheme}`).toEqual([]);
+      await page.goto(`${scene.url}/ui/#/rollouts/default/measured`);
+      await page.locator('figure.chart').waitFor({ timeout: 15_000 });
+      expect(await seriousViolations(page), `rollout measured with its chart, ${scheme}`).toEqual([]);
+    }
+    // The check is live in this page (its CSP did not keep axe out): an unlabelled field is found.
+    await page.evaluate(`document.querySelector('main').append(document.createElement('input'))`);
+    expect((await seriousViolations(page)).map((v) => v.id)).toContain('label');
     await page.close();
   }, 120_000);
 });

@@ -17,9 +17,12 @@ export interface DashboardScene {
   clients: KubeClients;
   process: RunningProcess;
   url: string;
-  createCanary(name: string, image: string): Promise<void>;
+  /** A canary Rollout in `default` (steps: {@link STEPS} unless given). */
+  createCanary(name: string, image: string, steps?: unknown[]): Promise<void>;
   setImage(name: string, image: string): Promise<void>;
-  rollout(name: string): Promise<{ status?: { phase?: string; currentStepIndex?: number } }>;
+  rollout(
+    name: string,
+  ): Promise<{ status?: { phase?: string; currentStepIndex?: number; stableRS?: string } }>;
   stop(): Promise<void>;
 }
 
@@ -52,7 +55,7 @@ export async function startDashboardScene(redisUrl: string): Promise<DashboardSc
     clients,
     process: running,
     url: running.http.url,
-    async createCanary(name, image) {
+    async createCanary(name, image, steps = STEPS) {
       await clients.custom.createNamespacedCustomObject({
         ...group,
         body: {
@@ -66,7 +69,7 @@ export async function startDashboardScene(redisUrl: string): Promise<DashboardSc
               metadata: { labels: { app: name } },
               spec: { containers: [{ name: 'app', image }] },
             },
-            strategy: { canary: { steps: STEPS } },
+            strategy: { canary: { steps } },
           },
         },
       });

@@ -23,11 +23,28 @@ describe('rollgate demo', () => {
   it('plays first sync, canary, supersede, abort and the promotion to prod to their expected outcomes, then cleans up', async () => {
     const redisUrl = inject('redisUrl');
     let printed = '';
+    // Once the story is told, the demo keeps running; meanwhile the dashboard it printed is read.
+    const seen: { page?: number; rollouts?: string[]; history?: string[] } = {};
+    const keepRunningUntil = (async () => {
+      while (!printed.includes('━━ Continue by hand ━━')) await new Promise((r) => setTimeout(r, 200));
+      const url = /Dashboard {3}(\S+)/.exec(printed)?.[1] ?? '';
+      seen.page = (await fetch(url)).status;
+      const api = url.replace(/\/ui\/$/, '/api/v1');
+      const list = (await (await fetch(`${api}/rollouts`)).json()) as {
+        items: Array<{ namespace: string; name: string }>;
+      };
+      seen.rollouts = list.items.map((r) => `${r.namespace}/${r.name}`);
+      const promotions = (await (await fetch(`${api}/promotions`)).json()) as {
+        history: Array<{ event: string; pullRequest: { number: number } }>;
+      };
+      seen.history = promotions.history.map((h) => `#${h.pullRequest.number} ${h.event}`);
+    })();
     const result: DemoResult = await runDemo({
       out: { write: (text: string) => (printed += text) },
       redisUrl,
       kubeconfigPath: join(dir, 'demo.kubeconfig'),
       logPath: join(dir, 'demo.log'),
+      keepRunningUntil,
     });
 
     expect(result.scenarios.map((s) => [s.name, s.ok])).toEqual([
@@ -88,8 +105,15 @@ describe('rollgate demo', () => {
       /^━━ rollgate get rollout demo -n prod ━━\nName: +demo\nNamespace: +prod\nStatus: +✔ Healthy\n/,
     );
     expect(tree).toMatch(/\nImages: +ghcr\.io\/rollgate\/demo-app:1\.3\.0 \(stable\)\n/);
-    expect(tree).toMatch(/\n(├|└)──# revision:\d+\n/);
+    // Each revision says whose change it is: the commit it was synced from and its author.
+    expect(tree).toMatch(/\n(├|└)──# revision:\d+ +commit [0-9a-f]{8} by .+ <.+>\n/);
     expect(tree.match(/□ demo-\w+-\w+ +Pod +✔ Running/g)).toHaveLength(4);
+    // The dashboard URL is printed at the start and served until the demo ends.
+    expect(printed).toContain(`  Dashboard   ${result.dashboardUrl}  (open it now`);
+    expect(printed).toContain(`  Dashboard: ${result.dashboardUrl}`);
+    expect(seen.page).toBe(200);
+    expect(seen.rollouts).toEqual(['default/demo', 'prod/demo']);
+    expect(seen.history).toEqual(expect.arrayContaining(['#1 opened', '#1 merged']));
     expect(printed).toContain('npx rollgate get rollout demo --watch');
     expect(printed).toContain(`export KUBECONFIG=${join(dir, 'demo.kubeconfig')}`);
     expect(printed).toContain(`git clone ${result.repoUrl}`);

@@ -7,7 +7,9 @@ const run = {
     name: 'web-abc-background',
     labels: { 'rollgate.dev/analysis-type': 'Background' },
   },
-  spec: { metrics: [{ name: 'success-rate' }, { name: 'latency' }] },
+  spec: {
+    metrics: [{ name: 'success-rate', successCondition: 'result[0] >= 0.95' }, { name: 'latency' }],
+  },
   status: {
     phase: 'Inconclusive',
     message: 'metric success-rate is inconclusive',
@@ -39,6 +41,15 @@ describe('buildAnalysisRunView', () => {
       ['latency', 'Pending', 0],
     ]);
     expect(view.metrics[0]?.lastMeasurements.map((m) => m.value)).toEqual(['[0.98]', '[0.97]', '[0.7]']);
+  });
+
+  it('keeps as many measurements as asked, each with its number, and the condition that judged them', () => {
+    const view = buildAnalysisRunView(run, 60);
+    const [rate, latency] = view.metrics;
+    expect(rate?.lastMeasurements.map((m) => m.number)).toEqual([0.99, 0.98, 0.97, 0.7]);
+    expect(rate?.successCondition).toBe('result[0] >= 0.95');
+    expect(rate?.failureCondition).toBeUndefined();
+    expect(latency?.successCondition).toBeUndefined();
   });
 
   it('shows a run with an unreadable status as Unknown instead of failing', () => {

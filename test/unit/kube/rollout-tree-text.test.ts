@@ -120,6 +120,31 @@ describe('get rollout text', () => {
     expect(text).not.toContain('\u001b[');
   });
 
+  it('says on each revision line which commit it came from and who wrote it, when synced from Git', () => {
+    const rollout = aRollout().withImage('app:2').build();
+    const observed = anObservedState(rollout)
+      .withReplicaSet('app:1', {
+        replicas: 0,
+        createdAt: '2026-01-01T00:00:00Z',
+        annotations: {
+          'rollgate.dev/commit': '0123456789abcdef0123456789abcdef01234567',
+          'rollgate.dev/commit-author': 'Ada <ada@example.com>',
+        },
+      })
+      .withReplicaSet('app:2', { replicas: 1, createdAt: '2026-01-01T00:58:00Z' })
+      .build();
+    const tree = buildRolloutTree(observed);
+    expect(tree.revisions.map((r) => [r.revision, r.commit, r.author])).toEqual([
+      [2, undefined, undefined],
+      [1, '0123456789abcdef0123456789abcdef01234567', 'Ada <ada@example.com>'],
+    ]);
+    const lines = formatRolloutTree(tree, plain).split('\n');
+    expect(lines.find((l) => l.includes('revision:1'))).toMatch(
+      /^└──# revision:1 +commit 01234567 by Ada <ada@example\.com>$/,
+    );
+    expect(lines.find((l) => l.includes('revision:2'))).toBe('├──# revision:2');
+  });
+
   it('colours statuses on a terminal, and the columns stay aligned', () => {
     const coloured = formatRolloutTree(buildRolloutTree(pausedCanary()), { now: NOW, color: true });
     expect(coloured).toContain('\u001b[31m✖ CrashLoopBackOff');

@@ -1,6 +1,10 @@
 // What `rollgate status` shows for an observed rollout: steps marked, roles, failing pods with reasons.
 import { describe, expect, it } from 'vitest';
-import { buildRolloutView, formatRolloutView } from '../../../src/kube/rollout-view.ts';
+import {
+  buildRolloutView,
+  formatRolloutView,
+  pauseRemainingSeconds,
+} from '../../../src/kube/rollout-view.ts';
 import type { ObservedState } from '../../../src/rollout/index.ts';
 
 function observed(): ObservedState {
@@ -206,5 +210,33 @@ describe('buildRolloutView', () => {
     expect(text).toContain('Preview:    web-preview → bbb');
     expect(text).toContain('BlueGreenPause since 2026-01-01T00:00:00Z');
     expect(text).not.toContain('Weights:');
+  });
+});
+
+describe('pauseRemainingSeconds', () => {
+  const started = [{ reason: 'CanaryPauseStep', startTime: '2026-01-01T00:00:00Z' }];
+  const at = (seconds: number): Date => new Date(Date.UTC(2026, 0, 1, 0, 0, seconds));
+  it.each([
+    ['a 30s pause, 10s in', { pause: { duration: '30s' } }, started, at(10), 20],
+    [
+      'a pause given in seconds, 0.5s in, rounds up',
+      { pause: { duration: 5 } },
+      started,
+      new Date(Date.UTC(2026, 0, 1, 0, 0, 0, 500)),
+      5,
+    ],
+    ['a pause already due', { pause: { duration: '1m' } }, started, at(59 + 30), 0],
+    ['an indefinite pause', { pause: {} }, started, at(10), undefined],
+    ['a timed pause not started yet', { pause: { duration: '30s' } }, [], at(10), undefined],
+    [
+      'a pause condition of another kind',
+      { pause: { duration: '30s' } },
+      [{ reason: 'PausedByUser', startTime: '2026-01-01T00:00:00Z' }],
+      at(10),
+      undefined,
+    ],
+    ['not a pause', { setWeight: 20 }, started, at(10), undefined],
+  ])('%s', (_name, step, conditions, now, want) => {
+    expect(pauseRemainingSeconds(step, conditions, now)).toBe(want);
   });
 });

@@ -40,6 +40,23 @@ const planOver = (rollout: Rollout, replicaSets: Record<string, number | Replica
   planRollout(rollout, observedWith(rollout, replicaSets).build(), NOW);
 
 describe('first deploy and steady state', () => {
+  it('a new ReplicaSet keeps the Git commit and author the Rollout was synced from, and no other annotation', () => {
+    const rollout = aRollout()
+      .withAnnotations({
+        'rollgate.dev/commit': 'c0ffee',
+        'rollgate.dev/commit-author': 'Ada <ada@example.com>',
+        'rollgate.dev/file': 'apps/web.yaml',
+      })
+      .build();
+    const create = planOver(rollout).actions.find((a) => a.kind === 'createReplicaSet');
+    expect(create).toMatchObject({
+      annotations: { 'rollgate.dev/commit': 'c0ffee', 'rollgate.dev/commit-author': 'Ada <ada@example.com>' },
+    });
+    expect(Object.keys((create as { annotations: object }).annotations)).toHaveLength(2);
+    const plain = planOver(aRollout().build()).actions.find((a) => a.kind === 'createReplicaSet');
+    expect((plain as { annotations: object }).annotations).toEqual({});
+  });
+
   it('fresh rollout: creates <name>-<hash> with the hash label on RS, selector and template; it becomes stable at once', () => {
     const rollout = aRollout().withReplicas(3).withSteps({ setWeight: 50 }).build();
     const plan = planOver(rollout);

@@ -11,7 +11,7 @@ function rollout(status: Record<string, unknown>, image = 'app:2'): Rollout {
       name: 'web',
       namespace: 'shop',
       labels: { 'rollgate.dev/source': 'apps' },
-      annotations: { 'rollgate.dev/commit': 'abc123' },
+      annotations: { 'rollgate.dev/commit': 'abc123', 'rollgate.dev/commit-author': 'Ada <ada@example.com>' },
       creationTimestamp: '2026-01-01T00:00:00Z',
     },
     spec: {
@@ -65,6 +65,7 @@ describe('summarizeRollout', () => {
       images: { stable: ['app:1'], canary: ['app:2'] },
       source: 'apps',
       commit: 'abc123',
+      author: 'Ada <ada@example.com>',
       createdAt: '2026-01-01T00:00:00Z',
     });
   });

@@ -22,6 +22,9 @@ const state = {
   filter: { namespace: '', text: '' },
   detail: undefined,
   detailKey: undefined,
+  /** '#/promotions' shows the pipeline; its data is read when shown and when a rollout changes. */
+  view: 'list',
+  promotions: undefined,
   loading: false,
 };
 
@@ -112,23 +115,51 @@ const keyOf = (r) => `${r.namespace}/${r.name}`;
 function route() {
   const match = /^#\/rollouts\/([^/]+)\/([^/]+)$/.exec(location.hash);
   if (match) {
+    state.view = 'detail';
     state.detailKey = { namespace: decodeURIComponent(match[1]), name: decodeURIComponent(match[2]) };
     state.detail = undefined;
     void loadDetail();
+  } else if (location.hash === '#/promotions') {
+    state.view = 'promotions';
+    state.detailKey = undefined;
+    render();
+    void loadPromotions();
   } else {
+    state.view = 'list';
     state.detailKey = undefined;
     render();
   }
+  for (const link of document.querySelectorAll('nav.views a'))
+    link.setAttribute(
+      'aria-current',
+      String(link.dataset.view === (state.view === 'detail' ? 'list' : state.view) ? 'page' : false),
+    );
   main.focus({ preventScroll: true });
+}
+
+/** Reloads what the current view shows. */
+function reload() {
+  if (state.view === 'detail') return loadDetail();
+  if (state.view === 'promotions') return Promise.all([loadList(), loadPromotions()]);
+  return loadList();
+}
+
+async function loadPromotions() {
+  try {
+    state.promotions = await api('/api/v1/promotions');
+    if (state.view === 'promotions') render();
+  } catch (err) {
+    if (state.view === 'promotions') renderError(err);
+  }
 }
 
 async function loadList() {
   try {
     const body = await api('/api/v1/rollouts');
     state.rollouts = new Map(body.items.map((r) => [keyOf(r), r]));
-    render();
+    if (state.view === 'list') render();
   } catch (err) {
-    renderError(err);
+    if (state.view === 'list') renderError(err);
   }
 }
 
@@ -151,17 +182,22 @@ function renderError(err) {
   showInMain(
     h('h1', {}, err.status === 401 ? 'Token needed' : 'Could not load'),
     h('p', {}, err.message),
-    h(
-      'p',
-      {},
-      h(
-        'button',
-        { type: 'button', onclick: () => (state.detailKey ? loadDetail() : loadList()) },
-        'Try again',
-      ),
-    ),
+    h('p', {}, h('button', { type: 'button', onclick: () => void reload() }, 'Try again')),
   );
 }
+
+/** What is left of a timed pause, as the step shows it. */
+function remainingText(ms) {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  if (s === 0) return ' · due';
+  return s < 120 ? ` · ${s}s left` : ` · ${Math.floor(s / 60)}m${s % 60 ? `${s % 60}s` : ''} left`;
+}
+
+// A timed pause counts down between reads; the server's next event brings the real state.
+setInterval(() => {
+  for (const el of document.querySelectorAll('.remaining'))
+    el.textContent = remainingText(Number(el.dataset.ends) - Date.now());
+}, 1000);
 
 // ---- the list ----
 
@@ -315,6 +351,7 @@ function renderDetail() {
     ['Stable image', s.images.stable.join(', ') || '-'],
     ['Canary image', s.images.canary.join(', ') || '-'],
     ['Source', s.source ? `${s.source}${s.commit ? ` @ ${s.commit.slice(0, 12)}` : ''}` : '-'],
+    ['Author', s.author ?? '-'],
     ['Age', age(s.createdAt)],
   ];
   const steps = v.steps.length
@@ -326,6 +363,13 @@ function renderDetail() {
             'li',
             { class: step.state, 'aria-current': step.state === 'current' ? 'step' : undefined },
             `${{ done: '✔ ', current: '▶ ', aborted: '✘ ', pending: '' }[step.state]}${step.index}: ${step.description}`,
+            step.pauseRemainingSeconds !== undefined
+              ? h(
+                  'span',
+                  { class: 'remaining', 'data-ends': Date.now() + step.pauseRemainingSeconds * 1000 },
+                  remainingText(step.pauseRemainingSeconds * 1000),
+                )
+              : '',
             h('span', { class: 'visually-hidden' }, ` (${step.state === 'pending' ? 'to do' : step.state})`),
           ),
         ),
@@ -383,6 +427,15 @@ function renderDetail() {
               { class: 'rs' },
               h('strong', {}, `revision ${rev.revision}`),
               ' ',
+              rev.commit
+                ? h(
+                    'span',
+                    { class: 'origin' },
+                    'commit ',
+                    shortSha(rev.commit),
+                    rev.author ? ` by ${rev.author} ` : ' ',
+                  )
+                : '',
               rs.role ? h('span', { class: 'badge health-progressing' }, rs.role) : '',
               ' ',
               h('code', {}, rs.name),
@@ -499,17 +552,29 @@ function analysis(runs) {
             {},
             h('strong', {}, m.name),
             ` ${m.phase}: ${m.successful} ok, ${m.failed} failed, ${m.inconclusive} inconclusive, ${m.error} error`,
+            m.successCondition || m.failureCondition
+              ? h(
+                  'div',
+                  { class: 'muted' },
+                  m.successCondition ? ['success when ', h('code', {}, m.successCondition)] : '',
+                  m.successCondition && m.failureCondition ? '; ' : '',
+                  m.failureCondition ? ['failure when ', h('code', {}, m.failureCondition)] : '',
+                )
+              : '',
+            measurementChart(m),
             m.lastMeasurements.length
               ? h(
                   'ul',
                   {},
-                  m.lastMeasurements.map((x) =>
-                    h(
-                      'li',
-                      {},
-                      `${x.phase}${x.value !== undefined ? ` value ${x.value}` : ''}${x.message ? ` — ${x.message}` : ''}`,
+                  m.lastMeasurements
+                    .slice(-3)
+                    .map((x) =>
+                      h(
+                        'li',
+                        {},
+                        `${x.phase}${x.value !== undefined ? ` value ${x.value}` : ''}${x.message ? ` — ${x.message}` : ''}`,
+                      ),
                     ),
-                  ),
                 )
               : '',
           ),
@@ -519,8 +584,259 @@ function analysis(runs) {
   );
 }
 
+// ---- promotions ----
+
+const CHECKS_HEALTH = { success: 'healthy', failure: 'degraded', pending: 'progressing' };
+const SYNC_HEALTH = { Synced: 'healthy', Degraded: 'paused', Failed: 'degraded' };
+
+function shortSha(sha, n = 8) {
+  return sha ? h('code', { title: sha }, sha.slice(0, n)) : '-';
+}
+
+function table(columns, rows, empty) {
+  if (rows.length === 0) return h('p', { class: 'muted' }, empty);
+  return h(
+    'table',
+    { class: 'cards' },
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        columns.map((c) => h('th', { scope: 'col' }, c)),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      rows.map((cells) =>
+        h(
+          'tr',
+          {},
+          // One wrapper per cell: on a phone the cell is a flex row (label, content), and content made of
+          // several parts must stay one item that wraps.
+          cells.map((cell, i) => h('td', { 'data-label': columns[i] }, h('div', { class: 'cell' }, cell))),
+        ),
+      ),
+    ),
+  );
+}
+
+function pullLink(pr) {
+  return h(
+    'a',
+    { href: pr.url, rel: 'noopener noreferrer', target: '_blank' },
+    `#${pr.number}${pr.title ? ` ${pr.title}` : ''}`,
+  );
+}
+
+function environmentCard(env) {
+  return h(
+    'li',
+    { class: 'env', 'data-environment': env.source },
+    h('h3', {}, env.source),
+    h(
+      'dl',
+      { class: 'facts compact' },
+      h('div', {}, h('dt', {}, 'Branch'), h('dd', {}, `${env.branch}:${env.path}`)),
+      h('div', {}, h('dt', {}, 'Commit'), h('dd', {}, shortSha(env.commit, 12))),
+      h(
+        'div',
+        {},
+        h('dt', {}, 'Sync'),
+        h(
+          'dd',
+          {},
+          env.syncPhase ? badge(env.syncPhase, SYNC_HEALTH[env.syncPhase]) : '-',
+          env.syncedAt ? ` ${age(env.syncedAt)} ago` : '',
+        ),
+      ),
+    ),
+    env.rollouts.length
+      ? h(
+          'ul',
+          { class: 'env-rollouts' },
+          env.rollouts.map((r) =>
+            h(
+              'li',
+              {},
+              h(
+                'a',
+                { href: `#/rollouts/${encodeURIComponent(r.namespace)}/${encodeURIComponent(r.name)}` },
+                `${r.namespace}/${r.name}`,
+              ),
+              ' ',
+              badge(r.status, r.health),
+              h('div', {}, imagesText(r)),
+              r.commit
+                ? h('div', { class: 'muted' }, 'from ', shortSha(r.commit), r.author ? ` by ${r.author}` : '')
+                : '',
+            ),
+          ),
+        )
+      : h('p', { class: 'muted' }, 'No rollouts.'),
+  );
+}
+
+function renderPromotions() {
+  const p = state.promotions;
+  if (!p) {
+    showInMain(h('h1', {}, 'Promotions'), h('p', { class: 'muted' }, 'Loading…'));
+    return;
+  }
+  showInMain(
+    h('h1', {}, 'Promotions'),
+    p.environments.length === 0
+      ? h('p', { class: 'muted' }, 'No sources or promotions are configured where this dashboard runs.')
+      : [
+          h('h2', { id: 'pipeline-title' }, 'Environments'),
+          h(
+            'ol',
+            { class: 'pipeline', 'aria-labelledby': 'pipeline-title' },
+            p.environments.map(environmentCard),
+          ),
+        ],
+    p.promotions.map((promotion) =>
+      h(
+        'section',
+        {
+          class: 'promotion',
+          'data-promotion': promotion.name,
+          'aria-labelledby': `promotion-${promotion.name}`,
+        },
+        h(
+          'h2',
+          { id: `promotion-${promotion.name}` },
+          `${promotion.name}: ${promotion.from} → ${promotion.to}`,
+        ),
+        table(
+          ['Rollout', 'Revision', 'Ready to promote', 'Commit status', 'Pull request', 'Checks'],
+          promotion.looks.map((look) => [
+            look.rollout,
+            look.revision ? h('code', {}, look.revision) : '-',
+            [look.promotable ? 'yes' : 'no', h('div', { class: 'muted' }, look.reason)],
+            look.commitStatus
+              ? [
+                  badge(look.commitStatus.state, CHECKS_HEALTH[look.commitStatus.state]),
+                  ' ',
+                  look.commitStatus.context,
+                  ' on ',
+                  shortSha(look.commitStatus.sha),
+                  h('div', { class: 'muted' }, look.commitStatus.description),
+                ]
+              : '-',
+            look.pullRequest
+              ? pullLink(look.pullRequest)
+              : look.error
+                ? h('span', { class: 'bad' }, `forge: ${look.error.message}`)
+                : 'none open',
+            look.pullRequest?.checks
+              ? badge(look.pullRequest.checks, CHECKS_HEALTH[look.pullRequest.checks])
+              : '-',
+          ]),
+          `No Rollout of source ${promotion.from} is carried by this promotion.`,
+        ),
+      ),
+    ),
+    h('h2', {}, 'History'),
+    table(
+      ['When', 'Promotion', 'Rollout', 'Pull request'],
+      p.history.map((e) => [
+        e.at ? `${age(e.at)} ago` : '-',
+        e.promotion,
+        e.rollout,
+        [e.pullRequest.url ? pullLink(e.pullRequest) : `#${e.pullRequest.number}`, ` ${e.event}`],
+      ]),
+      'No promotion pull request opened, merged or closed yet (or the cluster no longer keeps its Events).',
+    ),
+  );
+}
+
+// ---- the measurements chart ----
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+function svg(tag, attrs = {}, ...children) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attrs))
+    if (value !== undefined) el.setAttribute(name, String(value));
+  for (const child of children.flat(Infinity))
+    if (child !== undefined && child !== null && child !== false)
+      el.append(typeof child === 'string' ? document.createTextNode(child) : child);
+  return el;
+}
+
+let chartIds = 0;
+
+/** An inline SVG of a metric's measured values over time, with a title, a description and the values as a table. */
+function measurementChart(metric) {
+  const points = metric.lastMeasurements.filter((m) => typeof m.number === 'number');
+  if (points.length === 0) return '';
+  const values = points.map((m) => m.number);
+  let low = Math.min(...values);
+  let high = Math.max(...values);
+  if (low === high) {
+    low -= Math.abs(low) * 0.1 || 1;
+    high += Math.abs(high) * 0.1 || 1;
+  }
+  const width = 320;
+  const height = 96;
+  const pad = { left: 44, right: 8, top: 8, bottom: 8 };
+  const x = (i) =>
+    pad.left +
+    (points.length === 1
+      ? (width - pad.left - pad.right) / 2
+      : (i * (width - pad.left - pad.right)) / (points.length - 1));
+  const y = (v) => pad.top + ((high - v) * (height - pad.top - pad.bottom)) / (high - low);
+  const id = `chart-${(chartIds += 1)}`;
+  const latest = points[points.length - 1];
+  const summary = `${points.length} measurement${points.length === 1 ? '' : 's'} from ${Math.min(...values)} to ${Math.max(...values)}, latest ${latest.number} (${latest.phase})`;
+  const fmt = (v) => String(Number(v.toPrecision(4)));
+  return h(
+    'figure',
+    { class: 'chart' },
+    svg(
+      'svg',
+      {
+        viewBox: `0 0 ${width} ${height}`,
+        role: 'img',
+        'aria-labelledby': `${id}-title ${id}-desc`,
+        focusable: 'false',
+      },
+      svg('title', { id: `${id}-title` }, `${metric.name} measured values`),
+      svg('desc', { id: `${id}-desc` }, summary),
+      svg('line', { class: 'axis', x1: pad.left, x2: width - pad.right, y1: y(high), y2: y(high) }),
+      svg('line', { class: 'axis', x1: pad.left, x2: width - pad.right, y1: y(low), y2: y(low) }),
+      svg('text', { class: 'tick', x: pad.left - 4, y: y(high) + 4, 'text-anchor': 'end' }, fmt(high)),
+      svg('text', { class: 'tick', x: pad.left - 4, y: y(low) + 4, 'text-anchor': 'end' }, fmt(low)),
+      points.length > 1
+        ? svg('polyline', { class: 'line', points: points.map((m, i) => `${x(i)},${y(m.number)}`).join(' ') })
+        : '',
+      points.map((m, i) =>
+        svg('circle', { class: `point phase-${m.phase}`, cx: x(i), cy: y(m.number), r: 3.5 }),
+      ),
+    ),
+    h(
+      'figcaption',
+      {},
+      h(
+        'details',
+        {},
+        h('summary', {}, `${metric.name}: ${summary}`),
+        table(
+          ['Measured at', 'Value', 'Phase'],
+          points.map((m) => [m.finishedAt ?? m.startedAt ?? '-', m.value ?? '', m.phase]),
+          '',
+        ),
+      ),
+    ),
+  );
+}
+
 function render() {
-  if (state.detailKey) renderDetail();
+  if (state.view === 'detail') renderDetail();
+  else if (state.view === 'promotions') renderPromotions();
   else renderList();
 }
 
@@ -579,7 +895,7 @@ tokenDialog.addEventListener('close', () => {
   else if (tokenDialog.returnValue === 'clear') sessionStorage.removeItem(TOKEN_KEY);
   else return;
   restartStream();
-  void (state.detailKey ? loadDetail() : loadList());
+  void reload();
 });
 document.getElementById('token-button').addEventListener('click', askToken);
 
@@ -587,6 +903,7 @@ document.getElementById('token-button').addEventListener('click', askToken);
 
 let stream;
 let detailRefresh;
+let promotionsRefresh;
 
 function setLive(on, text) {
   live.textContent = text;
@@ -601,12 +918,17 @@ function onEvent(name, data) {
       // Several events arrive per pass: read the detail once they settle.
       clearTimeout(detailRefresh);
       detailRefresh = setTimeout(() => void loadDetail(), 150);
-    } else if (!key) renderRows();
+    } else if (state.view === 'list') renderRows();
   } else if (name === 'deleted') {
     state.rollouts.delete(keyOf(data));
-    if (!state.detailKey) renderRows();
+    if (state.view === 'list') renderRows();
   } else if (name === 'resync') {
-    void (state.detailKey ? loadDetail() : loadList());
+    void reload();
+  }
+  // A rollout that moves may change what an environment runs or what waits for promotion.
+  if (state.view === 'promotions' && (name === 'rollout' || name === 'deleted')) {
+    clearTimeout(promotionsRefresh);
+    promotionsRefresh = setTimeout(() => void loadPromotions(), 1000);
   }
 }
 
@@ -660,7 +982,7 @@ function restartStream() {
       setLive(false, 'reconnecting…');
       await new Promise((r) => setTimeout(r, Math.min(1000 * 2 ** attempt, 15000)));
       // Events were missed while away: read the state again.
-      if (!controller.signal.aborted) void (state.detailKey ? loadDetail() : loadList());
+      if (!controller.signal.aborted) void reload();
     }
   })();
 }
