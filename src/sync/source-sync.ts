@@ -7,9 +7,10 @@ import { dispositionOf, KubeApiError } from '../kube/errors.ts';
 import type { Logger } from '../log/logger.ts';
 import type { ObservedHeads } from '../queue/observed-heads.ts';
 import { ARGO_API_VERSION, ROLLGATE_API_VERSION } from '../spec/api-version.ts';
-import { applyOrder } from './apply-order.ts';
+import { planApply, planRemoval, type PlannedObject } from './apply-plan.ts';
 import { withHandedOverReplicas } from './handed-over-replicas.ts';
 import type { ApplyResult, DesiredObject, ObjectApplier, RemoveResult } from './object-applier.ts';
+import { DEFAULT_APPLY_CONCURRENCY, runPlan } from './plan-runner.ts';
 import {
   failedStatus,
   recoveredStatus,
@@ -50,6 +51,8 @@ export interface SourceSyncDeps {
   defaultNamespace: string;
   /** Without it, every sync asks the remote for the branch (one request more per sync). */
   heads?: ObservedHeads;
+  /** Objects written at once by a sync (default {@link DEFAULT_APPLY_CONCURRENCY}); see planApply for the order. */
+  applyConcurrency?: number;
 }
 
 /** What one sync did, object by object. */
@@ -146,6 +149,21 @@ export async function checkSource(
     ...(last ? { last } : {}),
     ...(status ? { status } : {}),
     changed: head !== undefined && head !== last,
+  };
+}
+
+/** What the apply plan needs of a parsed manifest. */
+function plannedOf(
+  key: string,
+  o: { apiVersion: string; kind: string; namespace?: string; name?: string; object: Record<string, unknown> },
+): PlannedObject {
+  return {
+    key,
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    object: o.object,
+    ...(o.namespace ? { namespace: o.namespace } : {}),
+    ...(o.name !== undefined ? { name: o.name } : {}),
   };
 }
 
@@ -302,45 +320,66 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
     return true;
   };
 
-  const upserts = applyOrder(
-    diff.changes.filter((c): c is Exclude<ManifestChange, { change: 'removed' }> => c.change !== 'removed'),
+  const upserts = diff.changes.filter(
+    (c): c is Exclude<ManifestChange, { change: 'removed' }> => c.change !== 'removed',
   );
-  for (const change of upserts) {
-    const desired = desiredOf(change);
+  const concurrency = deps.applyConcurrency ?? DEFAULT_APPLY_CONCURRENCY;
+  // Filled by index and flattened in plan order, so the report does not depend on which write won a race.
+  const applied: Array<SyncReport['applied'][number] | undefined> = upserts.map(() => undefined);
+  const applyProblems: Array<SyncReport['problems'][number] | undefined> = upserts.map(() => undefined);
+  const applyPlan = planApply(
+    upserts.map((c) => plannedOf(c.key, c.object)),
+    { defaultNamespace: deps.defaultNamespace },
+  );
+  await runPlan(applyPlan, concurrency, async (index) => {
+    const desired = desiredOf(upserts[index] as Exclude<ManifestChange, { change: 'removed' }>);
     try {
       const prepared = await withHandedOverReplicas(await applier.prepare(desired, commit), applier);
       if (desired.name === undefined) {
         const { result, name } = await applier.createGenerated(prepared);
-        report.applied.push({ key: desired.key, result, name });
+        applied[index] = { key: desired.key, result, name };
         if (result === 'created')
           logger.info({ object: desired.key, name }, 'created under a generated name');
-        continue;
+        return;
       }
       const result = await applier.apply(prepared);
-      report.applied.push({ key: desired.key, result });
+      applied[index] = { key: desired.key, result };
       if (result !== 'unchanged') await enqueueIfRollout(deps, desired, prepared);
     } catch (err) {
-      if (isRetryable(err) && retry(err, desired.key)) continue;
+      if (isRetryable(err) && retry(err, desired.key)) return;
       const repeated = serverErrorOf(err, desired.key, commit, earlierServerErrors);
-      report.problems.push({
+      applyProblems[index] = {
         key: desired.key,
         file: desired.file,
         line: desired.line ?? 1,
         message: repeated ? repeatedServerErrorMessage(repeated) : (err as Error).message,
-      });
+      };
     }
+  });
+  for (const index of applyPlan.order) {
+    const done = applied[index];
+    if (done) report.applied.push(done);
+    const problem = applyProblems[index];
+    if (problem) report.problems.push(problem);
   }
 
-  const removals = applyOrder(
-    diff.changes.filter((c): c is Extract<ManifestChange, { change: 'removed' }> => c.change === 'removed'),
-  ).reverse();
-  for (const change of removals) {
+  const removals = diff.changes.filter(
+    (c): c is Extract<ManifestChange, { change: 'removed' }> => c.change === 'removed',
+  );
+  const removed: Array<SyncReport['removed'][number] | undefined> = removals.map(() => undefined);
+  const removeProblems: Array<SyncReport['problems'][number] | undefined> = removals.map(() => undefined);
+  const removalPlan = planRemoval(
+    removals.map((c) => plannedOf(c.key, c.previous)),
+    { defaultNamespace: deps.defaultNamespace },
+  );
+  await runPlan(removalPlan, concurrency, async (index) => {
+    const change = removals[index] as Extract<ManifestChange, { change: 'removed' }>;
     const p = change.previous;
     // Created under a generated name: Git cannot say which object it was, so it is left alone.
-    if (p.name === undefined) continue;
+    if (p.name === undefined) return;
     if (!deps.prune) {
-      report.removed.push({ key: change.key, result: 'kept (prune disabled)' });
-      continue;
+      removed[index] = { key: change.key, result: 'kept (prune disabled)' };
+      return;
     }
     try {
       const result = await applier.remove({
@@ -349,19 +388,25 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
         name: p.name,
         ...(p.namespace ? { namespace: p.namespace } : {}),
       });
-      report.removed.push({ key: change.key, result });
+      removed[index] = { key: change.key, result };
     } catch (err) {
-      if (isRetryable(err) && retry(err, change.key)) continue;
+      if (isRetryable(err) && retry(err, change.key)) return;
       // Refused for good (RBAC, admission, the same 5xx every time): reported like a refused apply, so it
       // cannot block the source.
       const repeated = serverErrorOf(err, change.key, commit, earlierServerErrors);
-      report.problems.push({
+      removeProblems[index] = {
         key: change.key,
         file: change.file,
         line: p.line,
         message: repeated ? repeatedServerErrorMessage(repeated) : (err as Error).message,
-      });
+      };
     }
+  });
+  for (const index of removalPlan.order) {
+    const done = removed[index];
+    if (done) report.removed.push(done);
+    const problem = removeProblems[index];
+    if (problem) report.problems.push(problem);
   }
 
   await reportProblems(deps, report);
