@@ -105,8 +105,9 @@ export async function run(): Promise<BenchResult[]> {
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
     const firstSyncMs = performance.now() - startedAt;
-    // The first round's polls and syncs are behind us; the window holds unchanged polls only.
-    await new Promise((resolve) => setTimeout(resolve, 5000));
+    // Past the first unchanged poll of every source (which runs its first drift check, then one every
+    // 5 minutes): the window holds the steady state of unchanged polls.
+    await new Promise((resolve) => setTimeout(resolve, (INTERVAL_S + 5) * 1000));
     loads.push(loadavg()[0] ?? 0);
     const before = {
       rollgate: ownCpuSeconds(),

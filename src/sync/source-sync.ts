@@ -24,8 +24,14 @@ import {
 export interface SourceStateStore {
   /** The last synced commit. */
   get(source: string): Promise<string | undefined>;
-  /** The last synced commit and the status, in one read. */
-  readSource(source: string): Promise<{ commit?: string; status?: SourceStatus }>;
+  /**
+   * The last synced commit and the status, in one read. `maxAgeMs`: an answer that old will do (a poll
+   * only decides whether to ask for a sync, which reads afresh); without it, the answer is current.
+   */
+  readSource(
+    source: string,
+    options?: { maxAgeMs?: number },
+  ): Promise<{ commit?: string; status?: SourceStatus }>;
   /**
    * Rewrites the status from the stored one, read-modify-write (so `next` may run more than once);
    * `next` returning undefined writes nothing.
@@ -130,6 +136,13 @@ async function enqueueIfRollout(
 }
 
 /**
+ * How old the stored state a poll compares the remote head with may be. A poll that sees a synced commit
+ * as not synced yet only asks for a sync, which reads the state afresh and finds nothing to do; so polls
+ * of many sources share one read of the state per second instead of one each.
+ */
+export const POLL_STATE_MAX_AGE_MS = 1000;
+
+/**
  * The poll: one ref request. Returns the remote commit when it differs from the last synced one, and
  * records it as the newest head seen (see {@link ObservedHeads}) for the sync that follows.
  */
@@ -143,7 +156,10 @@ export async function checkSource(
     if (remote !== undefined && ticket !== undefined) await heads?.record(git.name, ticket, remote);
     return remote;
   };
-  const [head, { commit: last, status }] = await Promise.all([observe(), deps.state.readSource(git.name)]);
+  const [head, { commit: last, status }] = await Promise.all([
+    observe(),
+    deps.state.readSource(git.name, { maxAgeMs: POLL_STATE_MAX_AGE_MS }),
+  ]);
   return {
     ...(head ? { head } : {}),
     ...(last ? { last } : {}),
