@@ -156,10 +156,16 @@ export async function checkSource(
     if (remote !== undefined && ticket !== undefined) await heads?.record(git.name, ticket, remote);
     return remote;
   };
-  const [head, { commit: last, status }] = await Promise.all([
+  const [observed, stored] = await Promise.allSettled([
     observe(),
     deps.state.readSource(git.name, { maxAgeMs: POLL_STATE_MAX_AGE_MS }),
   ]);
+  // Git's answer is reported first: a failing API server at the same moment must not hide whether the
+  // remote answered (the poller records Git's health from this error).
+  if (observed.status === 'rejected') throw observed.reason;
+  if (stored.status === 'rejected') throw stored.reason;
+  const head = observed.value;
+  const { commit: last, status } = stored.value;
   return {
     ...(head ? { head } : {}),
     ...(last ? { last } : {}),
