@@ -258,7 +258,7 @@ export async function run(): Promise<BenchResult[]> {
 
     let peakRss = process.memoryUsage().rss;
     const sampler = setInterval(() => {
-      peakRss = Math.max(peakRss, process.memoryUsage().rss);
+      peakRss = Math.max(peakRss, process.memoryUsage.rss());
     }, 100);
     stops.push(() => clearInterval(sampler));
     const cpu0 = {
