@@ -256,6 +256,8 @@ export const configSchema = z
       .object({
         cacheDir: z.string().default('.rollgate/git'),
         webhookCoalesceMs: z.number().int().min(0).max(60_000).default(0),
+        // Objects one sync writes at once; the apply plan keeps what a Rollout uses before it.
+        applyConcurrency: z.number().int().min(1).max(64).default(8),
       })
       .strict()
       .prefault({}),

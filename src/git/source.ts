@@ -249,7 +249,12 @@ export class GitSource {
    */
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
     const run = this.queue.then(work);
-    this.queue = run.catch(() => undefined);
+    // The tail holds nothing of the result: a diff of thousands of objects would otherwise stay in memory
+    // until this source's next Git operation (for an idle source, for good).
+    this.queue = run.then(
+      () => undefined,
+      () => undefined,
+    );
     return run;
   }
 

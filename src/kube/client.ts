@@ -14,6 +14,7 @@ import {
   PatchStrategy,
   setHeaderOptions,
 } from '@kubernetes/client-node';
+import { shareConnections } from './shared-connections.ts';
 
 /** Where a kubeconfig was found, in the order they are tried. */
 export type KubeConfigSource = 'flag' | 'env' | 'home' | 'in-cluster';
@@ -157,8 +158,12 @@ export interface KubeClients {
   apiextensions: ApiextensionsV1Api;
 }
 
-/** Builds every client from one config (cheap: no request is made). */
+/**
+ * Builds every client from one config (cheap: no request is made). Every client made from the config,
+ * these and any later one, shares keep-alive connections (see shareConnections).
+ */
 export function createKubeClients(kubeConfig: KubeConfig): KubeClients {
+  shareConnections(kubeConfig);
   return {
     kubeConfig,
     core: kubeConfig.makeApiClient(CoreV1Api),

@@ -108,6 +108,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       selfHeal: source.selfHeal,
       defaultNamespace,
       heads,
+      applyConcurrency: config.git.applyConcurrency,
     };
     sources.set(source.name, { config: source, git, deps });
   }

@@ -5,6 +5,7 @@ import { enqueueDeduplicated, type EnqueueResult } from './deduplicated-enqueue.
 import { jobDefaults } from './job-defaults.ts';
 import type { PollPayload, PollReason } from './job-payloads.ts';
 import { openQueue } from './open-queue.ts';
+import { pollOffsetMs } from './poll-offset.ts';
 import type { QueueConnectionOptions } from './queue-connection.ts';
 
 /** A source as the poll schedule sees it. */
@@ -62,13 +63,16 @@ export class PollQueue {
     );
   }
 
-  /** Creates or updates the job scheduler that polls `source` every `intervalMs` (any process may call it). */
+  /**
+   * Creates or updates the job scheduler that polls `source` every `intervalMs` (any process may call
+   * it), at its own offset within the interval (see {@link pollOffsetMs}).
+   */
   async upsertSchedule(schedule: PollSchedule): Promise<void> {
     if (!(schedule.intervalMs > 0)) throw new RangeError(`poll interval of ${schedule.source} must be > 0`);
     const payload: PollPayload = { v: 1, source: schedule.source, reason: 'schedule' };
     await this.queue.upsertJobScheduler(
       `${SCHEDULER_ID_PREFIX}${schedule.source}`,
-      { every: schedule.intervalMs },
+      { every: schedule.intervalMs, offset: pollOffsetMs(schedule.source, schedule.intervalMs) },
       { name: 'poll', data: payload, opts: jobDefaults('poll') },
     );
   }

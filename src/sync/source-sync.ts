@@ -7,9 +7,10 @@ import { dispositionOf, KubeApiError } from '../kube/errors.ts';
 import type { Logger } from '../log/logger.ts';
 import type { ObservedHeads } from '../queue/observed-heads.ts';
 import { ARGO_API_VERSION, ROLLGATE_API_VERSION } from '../spec/api-version.ts';
-import { applyOrder } from './apply-order.ts';
+import { planApply, planRemoval, type PlannedObject } from './apply-plan.ts';
 import { withHandedOverReplicas } from './handed-over-replicas.ts';
 import type { ApplyResult, DesiredObject, ObjectApplier, RemoveResult } from './object-applier.ts';
+import { DEFAULT_APPLY_CONCURRENCY, runPlan } from './plan-runner.ts';
 import {
   failedStatus,
   recoveredStatus,
@@ -23,8 +24,14 @@ import {
 export interface SourceStateStore {
   /** The last synced commit. */
   get(source: string): Promise<string | undefined>;
-  /** The last synced commit and the status, in one read. */
-  readSource(source: string): Promise<{ commit?: string; status?: SourceStatus }>;
+  /**
+   * The last synced commit and the status, in one read. `maxAgeMs`: an answer that old will do (a poll
+   * only decides whether to ask for a sync, which reads afresh); without it, the answer is current.
+   */
+  readSource(
+    source: string,
+    options?: { maxAgeMs?: number },
+  ): Promise<{ commit?: string; status?: SourceStatus }>;
   /**
    * Rewrites the status from the stored one, read-modify-write (so `next` may run more than once);
    * `next` returning undefined writes nothing.
@@ -50,6 +57,8 @@ export interface SourceSyncDeps {
   defaultNamespace: string;
   /** Without it, every sync asks the remote for the branch (one request more per sync). */
   heads?: ObservedHeads;
+  /** Objects written at once by a sync (default {@link DEFAULT_APPLY_CONCURRENCY}); see planApply for the order. */
+  applyConcurrency?: number;
 }
 
 /** What one sync did, object by object. */
@@ -127,6 +136,13 @@ async function enqueueIfRollout(
 }
 
 /**
+ * How old the stored state a poll compares the remote head with may be. A poll that sees a synced commit
+ * as not synced yet only asks for a sync, which reads the state afresh and finds nothing to do; so polls
+ * of many sources share one read of the state per second instead of one each.
+ */
+export const POLL_STATE_MAX_AGE_MS = 1000;
+
+/**
  * The poll: one ref request. Returns the remote commit when it differs from the last synced one, and
  * records it as the newest head seen (see {@link ObservedHeads}) for the sync that follows.
  */
@@ -140,12 +156,36 @@ export async function checkSource(
     if (remote !== undefined && ticket !== undefined) await heads?.record(git.name, ticket, remote);
     return remote;
   };
-  const [head, { commit: last, status }] = await Promise.all([observe(), deps.state.readSource(git.name)]);
+  const [observed, stored] = await Promise.allSettled([
+    observe(),
+    deps.state.readSource(git.name, { maxAgeMs: POLL_STATE_MAX_AGE_MS }),
+  ]);
+  // Git's answer is reported first: a failing API server at the same moment must not hide whether the
+  // remote answered (the poller records Git's health from this error).
+  if (observed.status === 'rejected') throw observed.reason;
+  if (stored.status === 'rejected') throw stored.reason;
+  const head = observed.value;
+  const { commit: last, status } = stored.value;
   return {
     ...(head ? { head } : {}),
     ...(last ? { last } : {}),
     ...(status ? { status } : {}),
     changed: head !== undefined && head !== last,
+  };
+}
+
+/** What the apply plan needs of a parsed manifest. */
+function plannedOf(
+  key: string,
+  o: { apiVersion: string; kind: string; namespace?: string; name?: string; object: Record<string, unknown> },
+): PlannedObject {
+  return {
+    key,
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    object: o.object,
+    ...(o.namespace ? { namespace: o.namespace } : {}),
+    ...(o.name !== undefined ? { name: o.name } : {}),
   };
 }
 
@@ -303,45 +343,66 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
   };
 
   const author = await git.commitAuthor(commit);
-  const upserts = applyOrder(
-    diff.changes.filter((c): c is Exclude<ManifestChange, { change: 'removed' }> => c.change !== 'removed'),
+  const upserts = diff.changes.filter(
+    (c): c is Exclude<ManifestChange, { change: 'removed' }> => c.change !== 'removed',
   );
-  for (const change of upserts) {
-    const desired = desiredOf(change);
+  const concurrency = deps.applyConcurrency ?? DEFAULT_APPLY_CONCURRENCY;
+  // Filled by index and flattened in plan order, so the report does not depend on which write won a race.
+  const applied: Array<SyncReport['applied'][number] | undefined> = upserts.map(() => undefined);
+  const applyProblems: Array<SyncReport['problems'][number] | undefined> = upserts.map(() => undefined);
+  const applyPlan = planApply(
+    upserts.map((c) => plannedOf(c.key, c.object)),
+    { defaultNamespace: deps.defaultNamespace },
+  );
+  await runPlan(applyPlan, concurrency, async (index) => {
+    const desired = desiredOf(upserts[index] as Exclude<ManifestChange, { change: 'removed' }>);
     try {
       const prepared = await withHandedOverReplicas(await applier.prepare(desired, commit, author), applier);
       if (desired.name === undefined) {
         const { result, name } = await applier.createGenerated(prepared);
-        report.applied.push({ key: desired.key, result, name });
+        applied[index] = { key: desired.key, result, name };
         if (result === 'created')
           logger.info({ object: desired.key, name }, 'created under a generated name');
-        continue;
+        return;
       }
       const result = await applier.apply(prepared);
-      report.applied.push({ key: desired.key, result });
+      applied[index] = { key: desired.key, result };
       if (result !== 'unchanged') await enqueueIfRollout(deps, desired, prepared);
     } catch (err) {
-      if (isRetryable(err) && retry(err, desired.key)) continue;
+      if (isRetryable(err) && retry(err, desired.key)) return;
       const repeated = serverErrorOf(err, desired.key, commit, earlierServerErrors);
-      report.problems.push({
+      applyProblems[index] = {
         key: desired.key,
         file: desired.file,
         line: desired.line ?? 1,
         message: repeated ? repeatedServerErrorMessage(repeated) : (err as Error).message,
-      });
+      };
     }
+  });
+  for (const index of applyPlan.order) {
+    const done = applied[index];
+    if (done) report.applied.push(done);
+    const problem = applyProblems[index];
+    if (problem) report.problems.push(problem);
   }
 
-  const removals = applyOrder(
-    diff.changes.filter((c): c is Extract<ManifestChange, { change: 'removed' }> => c.change === 'removed'),
-  ).reverse();
-  for (const change of removals) {
+  const removals = diff.changes.filter(
+    (c): c is Extract<ManifestChange, { change: 'removed' }> => c.change === 'removed',
+  );
+  const removed: Array<SyncReport['removed'][number] | undefined> = removals.map(() => undefined);
+  const removeProblems: Array<SyncReport['problems'][number] | undefined> = removals.map(() => undefined);
+  const removalPlan = planRemoval(
+    removals.map((c) => plannedOf(c.key, c.previous)),
+    { defaultNamespace: deps.defaultNamespace },
+  );
+  await runPlan(removalPlan, concurrency, async (index) => {
+    const change = removals[index] as Extract<ManifestChange, { change: 'removed' }>;
     const p = change.previous;
     // Created under a generated name: Git cannot say which object it was, so it is left alone.
-    if (p.name === undefined) continue;
+    if (p.name === undefined) return;
     if (!deps.prune) {
-      report.removed.push({ key: change.key, result: 'kept (prune disabled)' });
-      continue;
+      removed[index] = { key: change.key, result: 'kept (prune disabled)' };
+      return;
     }
     try {
       const result = await applier.remove({
@@ -350,19 +411,25 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
         name: p.name,
         ...(p.namespace ? { namespace: p.namespace } : {}),
       });
-      report.removed.push({ key: change.key, result });
+      removed[index] = { key: change.key, result };
     } catch (err) {
-      if (isRetryable(err) && retry(err, change.key)) continue;
+      if (isRetryable(err) && retry(err, change.key)) return;
       // Refused for good (RBAC, admission, the same 5xx every time): reported like a refused apply, so it
       // cannot block the source.
       const repeated = serverErrorOf(err, change.key, commit, earlierServerErrors);
-      report.problems.push({
+      removeProblems[index] = {
         key: change.key,
         file: change.file,
         line: p.line,
         message: repeated ? repeatedServerErrorMessage(repeated) : (err as Error).message,
-      });
+      };
     }
+  });
+  for (const index of removalPlan.order) {
+    const done = removed[index];
+    if (done) report.removed.push(done);
+    const problem = removeProblems[index];
+    if (problem) report.problems.push(problem);
   }
 
   await reportProblems(deps, report);

@@ -4,6 +4,8 @@ import { readdirSync, statSync } from 'node:fs';
 import { createServer, type Socket, type AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log/logger.ts';
 import { GitAuthFailedError } from '../../../src/git/errors/git-auth-failed.ts';
@@ -295,6 +297,31 @@ describe('GitSource fetch', () => {
 });
 
 describe('GitSource diff', () => {
+  it('keeps no diff in memory once the caller is done with it, even when the source stays idle', async () => {
+    const f = await fixture();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 200; i++)
+      files[`envs/prod/cm-${i}.yaml`] = configMapYaml(`cm-${i}`, { i: String(i) });
+    f.wc.write(files);
+    const head = f.wc.commit();
+    await f.wc.push(f.bare);
+    const source = f.source();
+    await source.fetch();
+    // The diff is dropped when this function returns; only a weak reference to its objects leaves it.
+    const diffed = async (): Promise<WeakRef<ManifestChange[]>> => {
+      const diff = await source.diffReport(undefined, head);
+      expect(diff.changes).toHaveLength(200);
+      return new WeakRef(diff.changes);
+    };
+    const held = await diffed();
+    // A WeakRef keeps its target alive until the current task ends; collect in a later one.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    setFlagsFromString('--expose-gc');
+    (runInNewContext('gc') as () => void)();
+    // A source's next Git operation may be hours away: what its last one returned must not wait for it.
+    expect(held.deref()).toBeUndefined();
+  });
+
   it('reports exactly the one object changed deep in a tree and reads only its blobs', async () => {
     const f = await fixture();
     const files: Record<string, string> = {};

@@ -113,6 +113,27 @@ describe('PollQueue', () => {
     expect(await queue.listSchedules()).toEqual([]);
   });
 
+  it('spreads the scheduled polls of many sources over the interval instead of running them all at once', async () => {
+    const intervalMs = 30_000;
+    const sources = Array.from({ length: 100 }, (_, i) => `team-${i}/apps`);
+    await queue.syncSchedules(sources.map((source) => ({ source, intervalMs })));
+    const delayed = await queue.queue.getDelayed(0, -1);
+    expect(delayed).toHaveLength(100);
+    // Each next run's place within the interval, in tenths of it.
+    const tenths = new Array<number>(10).fill(0);
+    for (const job of delayed) {
+      const at = (job.timestamp + job.delay) % intervalMs;
+      tenths[Math.floor((at / intervalMs) * 10)] = (tenths[Math.floor((at / intervalMs) * 10)] ?? 0) + 1;
+    }
+    expect(tenths.filter((n) => n > 0).length).toBeGreaterThanOrEqual(8);
+    expect(Math.max(...tenths)).toBeLessThanOrEqual(25);
+    // Upserting again (another process, a restart) keeps each source where it was.
+    const before = new Map(delayed.map((j) => [(j.data as PollPayload).source, j.timestamp + j.delay]));
+    await queue.syncSchedules(sources.map((source) => ({ source, intervalMs })));
+    for (const job of await queue.queue.getDelayed(0, -1))
+      expect(job.timestamp + job.delay).toBe(before.get((job.data as PollPayload).source));
+  });
+
   it('runs scheduled polls at the interval, once per tick across several workers', async () => {
     const polls: PollPayload[] = [];
     pollWorker(polls);

@@ -1,0 +1,184 @@
+// Bench (issue 19): N Git sources (1,000 by default), each its own bare repository behind git http-backend,
+// polled every 30 s with no change. What the Rollgate poller spends per second (share of one core) and per
+// poll, beside the sandbox and Redis, and a floor from the same run: the ref check alone (one `ls-refs`
+// request from a GitSource), made N times from the bench.
+import { cpSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { configSchema } from '../src/config/index.ts';
+import { startPrivateRedisServer } from '../src/demo/private-redis-server.ts';
+import { GitSource } from '../src/git/source.ts';
+import { createKubeClients } from '../src/kube/client.ts';
+import { silentLogger } from '../src/log/logger.ts';
+import { openRuntime } from '../src/process/runtime.ts';
+import { startProcess, type RunningProcess } from '../src/process/start-process.ts';
+import { SOURCE_STATE_CONFIGMAP } from '../src/sync/source-state-store.ts';
+import {
+  configMapYaml,
+  createBareRepository,
+  makeTempDir,
+  WorkingCopy,
+} from '../test/support/git-fixtures.ts';
+import { serveGitRepositoriesInChild } from './git-server-process.ts';
+import type { BenchResult } from './run.ts';
+import { startSandboxInChild } from './sandbox-process.ts';
+
+const N = Number(process.env.ROLLGATE_BENCH_IDLE_N ?? 1000);
+const INTERVAL_S = 30;
+/** Measured over this long once every source has synced: two poll rounds. */
+const WINDOW_MS = Number(process.env.ROLLGATE_BENCH_IDLE_WINDOW_MS ?? 2 * INTERVAL_S * 1000);
+const LIMIT_MS = 900_000;
+const TICKS_PER_SECOND = 100;
+const STATE_NAMESPACE = 'rollgate-system';
+
+function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+function ownCpuSeconds(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1e6;
+}
+
+const sourceName = (i: number): string => `s-${String(i).padStart(4, '0')}`;
+
+export async function run(): Promise<BenchResult[]> {
+  const tmp = makeTempDir('rollgate-idle-sources-bench-');
+  const redis = await startPrivateRedisServer();
+  const sandbox = await startSandboxInChild({ readyDelayMs: 100 });
+  const root = join(tmp.path, 'repos');
+  // One repository pushed once, then copied: N distinct remotes without N pushes.
+  const template = createBareRepository(join(tmp.path, 'template'), 'app');
+  const work = new WorkingCopy(join(tmp.path, 'work'));
+  work.write({ 'config.yaml': configMapYaml('app-config', { v: '1' }) });
+  work.commit('one ConfigMap');
+  await work.push(template);
+  for (let i = 0; i < N; i++) cpSync(template, join(root, `${sourceName(i)}.git`), { recursive: true });
+  const git = await serveGitRepositoriesInChild(root);
+  const loads = [loadavg()[0] ?? 0];
+  let rollgate: RunningProcess | undefined;
+  try {
+    const config = configSchema.parse({
+      log: { level: 'silent' },
+      redis: { url: redis.url, prefix: 'idle-bench' },
+      server: { host: '127.0.0.1', port: 0 },
+      kubernetes: { stateNamespace: STATE_NAMESPACE },
+      git: { cacheDir: join(tmp.path, 'cache') },
+      // Each source applies its ConfigMap in a namespace of its own, so the N do not collide.
+      sources: Array.from({ length: N }, (_, i) => ({
+        name: sourceName(i),
+        url: `${git.url}/${sourceName(i)}.git`,
+        branch: 'main',
+        path: '.',
+        namespace: sourceName(i),
+        interval: `${INTERVAL_S}s`,
+      })),
+    });
+    const runtime = openRuntime(config, {
+      logger: silentLogger,
+      kube: {
+        clients: createKubeClients(sandbox.kubeConfig),
+        namespace: 'default',
+        source: 'flag',
+        origin: sandbox.url,
+      },
+    });
+    const core = sandbox.kubeConfig.makeApiClient(CoreV1Api);
+    const synced = async (): Promise<number> => {
+      try {
+        const cm = await core.readNamespacedConfigMap({
+          name: SOURCE_STATE_CONFIGMAP,
+          namespace: STATE_NAMESPACE,
+        });
+        return Object.keys(cm.data ?? {}).filter((k) => k.endsWith('.commit')).length;
+      } catch {
+        return 0;
+      }
+    };
+    const startedAt = performance.now();
+    rollgate = await startProcess(runtime, { role: 'poller' });
+    while ((await synced()) < N) {
+      if (performance.now() - startedAt > LIMIT_MS) throw new Error(`not all ${N} sources synced`);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    const firstSyncMs = performance.now() - startedAt;
+    // Past the first unchanged poll of every source (which runs its first drift check, then one every
+    // 5 minutes): the window holds the steady state of unchanged polls.
+    await new Promise((resolve) => setTimeout(resolve, (INTERVAL_S + 5) * 1000));
+    loads.push(loadavg()[0] ?? 0);
+    const before = {
+      rollgate: ownCpuSeconds(),
+      sandbox: cpuSecondsOf(sandbox.pid),
+      redis: cpuSecondsOf(redis.pid),
+      gitRequests: git.requestCount(),
+      apiRequests: await sandbox.requests(),
+    };
+    const windowStarted = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, WINDOW_MS));
+    const seconds = (performance.now() - windowStarted) / 1000;
+    const rollgateCpu = ownCpuSeconds() - before.rollgate;
+    const sandboxCpu = cpuSecondsOf(sandbox.pid) - before.sandbox;
+    const redisCpu = cpuSecondsOf(redis.pid) - before.redis;
+    const gitRequests = git.requestCount() - before.gitRequests;
+    const apiRequests = (await sandbox.requests()) - before.apiRequests;
+    const rss = process.memoryUsage().rss / 2 ** 20;
+    loads.push(loadavg()[0] ?? 0);
+    await rollgate.stop({ force: true });
+    rollgate = undefined;
+
+    // Floor: the ref check alone, from a GitSource per source (each first one pays the capability advert).
+    const checkers = Array.from(
+      { length: N },
+      (_, i) =>
+        new GitSource(
+          { name: sourceName(i), url: `${git.url}/${sourceName(i)}.git`, branch: 'main', path: '.' },
+          { cacheDir: join(tmp.path, 'floor-cache') },
+        ),
+    );
+    for (const c of checkers) await c.remoteHead();
+    const floorCpu0 = ownCpuSeconds();
+    for (const c of checkers) await c.remoteHead();
+    const floorCpuPerCheck = (ownCpuSeconds() - floorCpu0) / N;
+    loads.push(loadavg()[0] ?? 0);
+
+    const polls = gitRequests;
+    const perPollMs = (rollgateCpu * 1000) / Math.max(polls, 1);
+    const load = `load average ${loads.map((l) => l.toFixed(1)).join(' → ')} on 2 cores`;
+    return [
+      {
+        name: `${N} unchanged sources every ${INTERVAL_S} s: Rollgate poller CPU`,
+        value: Number(((rollgateCpu / seconds) * 100).toFixed(1)),
+        unit: '% of one core',
+        goal: '≤ 10 %',
+        notes: `${rollgateCpu.toFixed(1)} s CPU over ${seconds.toFixed(0)} s; ${polls} ref checks at the Git server (${(polls / seconds).toFixed(1)}/s, expected ${(N / INTERVAL_S).toFixed(1)}/s); RSS ${rss.toFixed(0)} MiB; ${load}`,
+      },
+      {
+        name: 'Rollgate CPU per unchanged poll',
+        value: Number(perPollMs.toFixed(2)),
+        unit: 'ms',
+        notes: `floor (same run: one ls-refs ref check from a GitSource): ${(floorCpuPerCheck * 1000).toFixed(2)} ms, ratio ${(perPollMs / Math.max(floorCpuPerCheck * 1000, 0.001)).toFixed(1)}×`,
+      },
+      {
+        name: 'same window: sandbox and Redis CPU',
+        value: Number((((sandboxCpu + redisCpu) / seconds) * 100).toFixed(1)),
+        unit: '% of one core',
+        notes: `sandbox ${sandboxCpu.toFixed(1)} s (${(apiRequests / Math.max(polls, 1)).toFixed(2)} API requests per poll), Redis ${redisCpu.toFixed(1)} s`,
+      },
+      {
+        name: `first sync of all ${N} sources (start → every commit recorded)`,
+        value: Math.round(firstSyncMs),
+        unit: 'ms',
+        notes: 'one fetch, diff and apply per source; not a goal, for context',
+      },
+    ];
+  } finally {
+    if (rollgate) await rollgate.stop({ force: true }).catch(() => undefined);
+    await sandbox.stop();
+    await git.stop();
+    await redis.stop();
+    tmp.remove();
+  }
+}

@@ -1,0 +1,348 @@
+// Bench (issue 19): one commit adds 5,000 ConfigMaps beside a changed Rollout (whose mounted ConfigMap changes
+// too). How long until the Rollout's canary ReplicaSet exists, until all 5,000 are applied, what the sandbox
+// and Rollgate spend, and Rollgate's RSS before, at the peak and once the sync is done. Floor from the same
+// run: the sandbox's own cost of creating the same 5,000 ConfigMaps from the bench, 8 in flight, and a
+// `kubectl apply --server-side` of them when kubectl is installed.
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { createHmac, randomUUID } from 'node:crypto';
+import { CoreV1Api, Watch } from '@kubernetes/client-node';
+import { configSchema } from '../src/config/index.ts';
+import { startPrivateRedisServer } from '../src/demo/private-redis-server.ts';
+import { createKubeClients } from '../src/kube/client.ts';
+import { silentLogger } from '../src/log/logger.ts';
+import { openRuntime } from '../src/process/runtime.ts';
+import { startProcess, type RunningProcess } from '../src/process/start-process.ts';
+import { SOURCE_LABEL } from '../src/sync/sync-labels.ts';
+import {
+  configMapYaml,
+  createBareRepository,
+  makeTempDir,
+  WorkingCopy,
+} from '../test/support/git-fixtures.ts';
+import { serveGitRepositoriesInChild } from './git-server-process.ts';
+import type { BenchResult } from './run.ts';
+import { startSandboxInChild, type SandboxProcess } from './sandbox-process.ts';
+
+const N = Number(process.env.ROLLGATE_BENCH_SYNC_N ?? 5000);
+const LIMIT_MS = 300_000;
+const READY_DELAY_MS = 100;
+const FLOOR_CONCURRENCY = 8;
+const WEBHOOK_SECRET = 'sync-scale-bench';
+const TICKS_PER_SECOND = 100;
+const execFileAsync = promisify(execFile);
+
+function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+function ownCpuSeconds(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1e6;
+}
+
+/** A full garbage collection (the flag is set at run time, so the bench needs no node option). */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
+
+/** RSS in MiB after two full collections and a short quiet time (what the process holds, not garbage). */
+async function settledRssMiB(): Promise<number> {
+  for (let i = 0; i < 2; i++) {
+    collectGarbage();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  return process.memoryUsage().rss / 2 ** 20;
+}
+
+function rolloutYaml(image: string, configVersion: string): string {
+  return `apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata:
+  name: web
+spec:
+  replicas: 2
+  selector:
+    matchLabels: { app: web }
+  template:
+    metadata:
+      labels: { app: web }
+    spec:
+      volumes:
+        - name: conf
+          configMap: { name: web-config }
+      containers:
+        - name: app
+          image: ${image}
+          env:
+            - name: CONFIG_VERSION
+              value: "${configVersion}"
+  strategy:
+    canary:
+      scaleDownDelaySeconds: 0
+      steps:
+        - setWeight: 50
+        - pause: {}
+`;
+}
+
+const unrelated = (i: number): string => `unrelated-${String(i).padStart(5, '0')}`;
+
+async function pushWebhook(process: RunningProcess, repoUrl: string, head: string): Promise<void> {
+  const body = JSON.stringify({
+    ref: 'refs/heads/main',
+    after: head,
+    repository: { clone_url: repoUrl, html_url: repoUrl, full_name: 'bench/apps' },
+  });
+  const signature = `sha256=${createHmac('sha256', WEBHOOK_SECRET).update(body).digest('hex')}`;
+  const res = await fetch(`${process.http.url}/webhooks/github`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': 'push',
+      'x-github-delivery': randomUUID(),
+      'x-hub-signature-256': signature,
+    },
+    body,
+  });
+  if (!res.ok) throw new Error(`webhook answered ${res.status}`);
+}
+
+/** Resolves once `done()` holds, woken by a watch; throws past LIMIT_MS. */
+async function until(done: () => boolean, wakeUp: { wake?: () => void }): Promise<void> {
+  const deadline = performance.now() + LIMIT_MS;
+  while (!done()) {
+    if (performance.now() > deadline) throw new Error(`not done within ${LIMIT_MS} ms`);
+    await new Promise<void>((resolve) => {
+      wakeUp.wake = resolve;
+      setTimeout(resolve, 250);
+    });
+  }
+}
+
+/** The floor: the bench creates N ConfigMaps itself, FLOOR_CONCURRENCY in flight. */
+async function floorCreates(sandbox: SandboxProcess, namespace: string): Promise<void> {
+  const core = sandbox.kubeConfig.makeApiClient(CoreV1Api);
+  await core.createNamespace({ body: { metadata: { name: namespace } } });
+  let next = 0;
+  const writer = async (): Promise<void> => {
+    for (let i = next++; i < N; i = next++)
+      await core.createNamespacedConfigMap({
+        namespace,
+        body: { metadata: { name: unrelated(i) }, data: { i: String(i) } },
+      });
+  };
+  await Promise.all(Array.from({ length: FLOOR_CONCURRENCY }, writer));
+}
+
+/** `kubectl apply --server-side` of the same N ConfigMaps (one file), or undefined without kubectl. */
+async function kubectlApply(
+  sandbox: SandboxProcess,
+  dir: string,
+  namespace: string,
+): Promise<number | undefined> {
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(kubeconfig, sandbox.kubeConfig.exportConfig());
+  const manifest = join(dir, 'floor.yaml');
+  writeFileSync(
+    manifest,
+    Array.from({ length: N }, (_, i) => configMapYaml(unrelated(i), { i: String(i) }, namespace)).join(
+      '---\n',
+    ),
+  );
+  const core = sandbox.kubeConfig.makeApiClient(CoreV1Api);
+  await core.createNamespace({ body: { metadata: { name: namespace } } });
+  const started = performance.now();
+  try {
+    await execFileAsync(
+      'kubectl',
+      ['--kubeconfig', kubeconfig, 'apply', '--server-side', '--field-manager=bench', '-f', manifest],
+      { maxBuffer: 64 * 2 ** 20 },
+    );
+  } catch (err) {
+    console.log(`kubectl apply floor skipped: ${(err as Error).message.split('\n')[0]}`);
+    return undefined;
+  }
+  return performance.now() - started;
+}
+
+export async function run(): Promise<BenchResult[]> {
+  const tmp = makeTempDir('rollgate-sync-scale-bench-');
+  const redis = await startPrivateRedisServer();
+  const sandbox = await startSandboxInChild({ readyDelayMs: READY_DELAY_MS });
+  const root = join(tmp.path, 'repos');
+  createBareRepository(root, 'apps');
+  const git = await serveGitRepositoriesInChild(root, { receivePack: true });
+  const repoUrl = `${git.url}/apps.git`;
+  const work = new WorkingCopy(join(tmp.path, 'work'));
+  const loads = [loadavg()[0] ?? 0];
+  let rollgate: RunningProcess | undefined;
+  const stops: Array<() => void> = [];
+  try {
+    work.write({
+      'web.yaml': rolloutYaml('web:0', '0'),
+      'web-config.yaml': configMapYaml('web-config', { version: '0' }),
+    });
+    work.commit('web');
+    await work.push(repoUrl);
+    const config = configSchema.parse({
+      log: { level: 'silent' },
+      redis: { url: redis.url, prefix: 'sync-scale-bench' },
+      server: { host: '127.0.0.1', port: 0 },
+      git: { cacheDir: join(tmp.path, 'cache') },
+      sources: [{ name: 'apps', url: repoUrl, branch: 'main', path: '.', interval: '1h' }],
+      webhooks: { github: { secret: WEBHOOK_SECRET } },
+    });
+    const runtime = openRuntime(config, {
+      logger: silentLogger,
+      kube: {
+        clients: createKubeClients(sandbox.kubeConfig),
+        namespace: 'default',
+        source: 'flag',
+        origin: sandbox.url,
+      },
+    });
+
+    // What the bench watches: ReplicaSet images, and ConfigMaps the source applied.
+    const images = new Set<string>();
+    const applied = new Set<string>();
+    const wakeUp: { wake?: () => void } = {};
+    const watch = new Watch(sandbox.kubeConfig);
+    const rsWatch = await watch.watch(
+      '/apis/apps/v1/namespaces/default/replicasets',
+      {},
+      (
+        _type: string,
+        rs: { spec?: { template?: { spec?: { containers?: Array<{ image?: string }> } } } },
+      ) => {
+        for (const c of rs.spec?.template?.spec?.containers ?? []) if (c.image) images.add(c.image);
+        wakeUp.wake?.();
+      },
+      () => undefined,
+    );
+    stops.push(() => rsWatch.abort());
+    const cmWatch = await watch.watch(
+      '/api/v1/namespaces/default/configmaps',
+      { labelSelector: `${SOURCE_LABEL}=apps` },
+      (type: string, cm: { metadata?: { name?: string } }) => {
+        if (type !== 'DELETED') applied.add(cm.metadata?.name ?? '');
+        wakeUp.wake?.();
+      },
+      () => undefined,
+    );
+    stops.push(() => cmWatch.abort());
+
+    rollgate = await startProcess(runtime, { role: 'all' });
+    const running = rollgate;
+    await until(() => images.has('web:0'), wakeUp);
+    const rssBefore = await settledRssMiB();
+
+    const files: Record<string, string> = {
+      'web.yaml': rolloutYaml('web:1', '1'),
+      'web-config.yaml': configMapYaml('web-config', { version: '1' }),
+    };
+    for (let i = 0; i < N; i++)
+      files[`many/${unrelated(i)}.yaml`] = configMapYaml(unrelated(i), { i: String(i) });
+    work.write(files);
+    const head = work.commit(`web:1 and ${N} ConfigMaps`);
+    await work.push(repoUrl);
+    loads.push(loadavg()[0] ?? 0);
+
+    let peakRss = process.memoryUsage().rss;
+    const sampler = setInterval(() => {
+      peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    }, 100);
+    stops.push(() => clearInterval(sampler));
+    const cpu0 = {
+      sandbox: cpuSecondsOf(sandbox.pid),
+      rollgate: ownCpuSeconds(),
+      requests: await sandbox.requests(),
+    };
+    const started = performance.now();
+    await pushWebhook(running, repoUrl, head);
+    await until(() => images.has('web:1'), wakeUp);
+    const canaryMs = performance.now() - started;
+    await until(() => applied.size >= N + 1, wakeUp);
+    const allMs = performance.now() - started;
+    const cpu1 = {
+      sandbox: cpuSecondsOf(sandbox.pid),
+      rollgate: ownCpuSeconds(),
+      requests: await sandbox.requests(),
+    };
+    clearInterval(sampler);
+    // The sync job ends after its last write (state ConfigMap). First what a process left alone shows after
+    // 10 s (V8 collects when it decides to), then what it holds after full collections.
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    const rssUnforced = process.memoryUsage().rss / 2 ** 20;
+    const rssAfter = await settledRssMiB();
+    loads.push(loadavg()[0] ?? 0);
+    for (const stop of stops.splice(0)) stop();
+    await running.stop({ force: true });
+    rollgate = undefined;
+
+    const floorCpu0 = cpuSecondsOf(sandbox.pid);
+    const floorStarted = performance.now();
+    await floorCreates(sandbox, 'floor');
+    const floorMs = performance.now() - floorStarted;
+    const floorCpu = cpuSecondsOf(sandbox.pid) - floorCpu0;
+    const kubectlMs = await kubectlApply(sandbox, tmp.path, 'floor-kubectl');
+    loads.push(loadavg()[0] ?? 0);
+
+    const load = `load average ${loads.map((l) => l.toFixed(1)).join(' → ')} on 2 cores`;
+    const sandboxCpu = cpu1.sandbox - cpu0.sandbox;
+    return [
+      {
+        name: `push (${N} ConfigMaps + changed Rollout) → its canary ReplicaSet`,
+        value: Math.round(canaryMs),
+        unit: 'ms',
+        goal: '≤ 5 s',
+        notes: `webhook to ReplicaSet of web:1 seen by a watch; the Rollout waits for the ConfigMap it mounts; ${load}`,
+      },
+      {
+        name: `push → all ${N} ConfigMaps applied`,
+        value: Math.round(allMs),
+        unit: 'ms',
+        goal: '≤ 20 s',
+        notes: `git.applyConcurrency 8; CPU: sandbox ${sandboxCpu.toFixed(1)} s, Rollgate ${(cpu1.rollgate - cpu0.rollgate).toFixed(1)} s (bench's watches included); ${((cpu1.requests - cpu0.requests) / N).toFixed(1)} API requests per object`,
+      },
+      {
+        name: `floor: ${N} ConfigMap creates from the bench, ${FLOOR_CONCURRENCY} in flight`,
+        value: Math.round(floorMs),
+        unit: 'ms',
+        notes: `sandbox CPU ${floorCpu.toFixed(1)} s; sync ÷ floor: wall ${(allMs / floorMs).toFixed(1)}×, sandbox CPU ${(sandboxCpu / Math.max(floorCpu, 0.01)).toFixed(1)}×`,
+      },
+      ...(kubectlMs !== undefined
+        ? [
+            {
+              name: `floor: kubectl apply --server-side of the same ${N} ConfigMaps`,
+              value: Math.round(kubectlMs),
+              unit: 'ms',
+              notes: `sync ÷ kubectl: ${(allMs / kubectlMs).toFixed(1)}×`,
+            },
+          ]
+        : []),
+      {
+        name: 'Rollgate RSS once the sync is done − before the push',
+        value: Math.round(rssAfter - rssBefore),
+        unit: 'MiB',
+        goal: '≤ 50 MiB',
+        notes: `before ${rssBefore.toFixed(0)} MiB, peak ${(peakRss / 2 ** 20).toFixed(0)} MiB, after ${rssAfter.toFixed(0)} MiB (after full GCs; 10 s after the sync without forcing one: ${rssUnforced.toFixed(0)} MiB); Rollgate runs in the bench process`,
+      },
+    ];
+  } finally {
+    for (const stop of stops) stop();
+    if (rollgate) await rollgate.stop({ force: true }).catch(() => undefined);
+    await sandbox.stop();
+    await git.stop();
+    await redis.stop();
+    tmp.remove();
+  }
+}
