@@ -55,7 +55,28 @@ export async function startKubeletClient(options: KubeletClientOptions): Promise
     timers.set(key, timer);
   };
 
+  // One status write per pod at a time. Two in flight (the first sync's, then the ready timer's a moment
+  // later) can be applied in either order: the server would keep the older status while `written` holds
+  // the newer, and the pod would never become Ready (no later event or timer rewrites it). A sync asked
+  // for while a write is in flight runs once more after it, from the pod as it is then.
+  const inFlight = new Set<string>();
+  const syncAgain = new Set<string>();
+
   const sync = async (key: string): Promise<void> => {
+    if (inFlight.has(key)) {
+      syncAgain.add(key);
+      return;
+    }
+    inFlight.add(key);
+    try {
+      await writeStatus(key);
+    } finally {
+      inFlight.delete(key);
+    }
+    if (syncAgain.delete(key)) await sync(key);
+  };
+
+  const writeStatus = async (key: string): Promise<void> => {
     const pod = pods.get(key);
     if (!pod || stopped) return;
     const result = kubeletStatus(pod, now(), controller);

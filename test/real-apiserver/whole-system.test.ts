@@ -274,7 +274,7 @@ describe('the whole system on a real API server, as the ServiceAccount of deploy
       namespace: scene.namespace,
       body: { metadata: { name: 'hand-made' }, data: { by: 'kubectl' } },
     });
-    await scene.push({ 'config/drop.yaml': null }, 'drop the red config');
+    const dropped = await scene.push({ 'config/drop.yaml': null }, 'drop the red config');
     await eventually(
       'drop pruned',
       () =>
@@ -284,9 +284,11 @@ describe('the whole system on a real API server, as the ServiceAccount of deploy
         ),
       { timeoutMs: 30_000, intervalMs: 250 },
     );
+    // The status of that commit: the prune is done a moment before it is written, and until then the
+    // status still tells of the commit before.
     const status = await eventually('the source synced', async () => {
       const s = await scene.sourceStatus(SOURCE);
-      return s?.phase === 'Synced' ? s : undefined;
+      return s?.phase === 'Synced' && s.commit === dropped ? s : undefined;
     });
     expect(status.message).toMatch(/1 pruned/);
     const keep = await cluster.clients.core.readNamespacedConfigMap({

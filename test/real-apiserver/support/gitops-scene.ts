@@ -53,8 +53,8 @@ export interface GitopsScene {
   clients: KubeClients;
   tmp: TempDir;
   repoUrl: string;
-  /** Writes (or, with null, removes) files, commits and pushes them. */
-  push(files: Record<string, string | null>, message: string): Promise<void>;
+  /** Writes (or, with null, removes) files, commits and pushes them; the commit's SHA. */
+  push(files: Record<string, string | null>, message: string): Promise<string>;
   /**
    * Starts Rollgate (role all) syncing the repository into the namespace as `source`, reaching the
    * API server as `kubeConfig` says (default: the admin).
@@ -93,8 +93,9 @@ export async function openGitopsScene(cluster: RealCluster, prefix: string): Pro
     repoUrl,
     async push(files, message) {
       work.write(files);
-      work.commit(message);
+      const sha = work.commit(message);
       await work.push(repoUrl);
+      return sha;
     },
     async startRollgate({ source, prune = false, kubeConfig = cluster.kubeConfig }) {
       const config = configSchema.parse({
