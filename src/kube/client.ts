@@ -13,7 +13,10 @@ import {
   KubeConfig,
   PatchStrategy,
   setHeaderOptions,
+  type RequestContext,
 } from '@kubernetes/client-node';
+import { systemClock } from '../clock/clock.ts';
+import { RequestRateLimiter, type RateLimitSettings } from './request-rate-limit.ts';
 
 /** Where a kubeconfig was found, in the order they are tried. */
 export type KubeConfigSource = 'flag' | 'env' | 'home' | 'in-cluster';
@@ -157,16 +160,58 @@ export interface KubeClients {
   apiextensions: ApiextensionsV1Api;
 }
 
+/** How the typed clients send their requests. */
+export interface KubeClientOptions {
+  /** The process's client-side limit (client-go's QPS and burst), shared by every client; none: no limit. */
+  rateLimit?: RateLimitSettings | undefined;
+}
+
+type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
+
+/**
+ * The kubeconfig as the typed clients' authentication, with two changes: each request first takes a
+ * token from the rate limiter, and requests share one connection pool per context. client-node 2
+ * builds a new undici Agent for every request whose cluster has TLS settings (a CA, a client
+ * certificate: every real cluster), so each request opened its own TCP and TLS connection; the first
+ * Agent is kept and the others (which never connected) are closed. A plain-HTTP cluster (the sandbox)
+ * already used undici's global pool.
+ */
+function pooledAuthentication(kubeConfig: KubeConfig, limiter: RequestRateLimiter | undefined): KubeConfig {
+  const pools = new Map<string, Dispatcher>();
+  // Everything else (the current cluster, contexts) is read through to `kubeConfig`, also after a
+  // later setCurrentContext.
+  const authenticating = Object.create(kubeConfig) as KubeConfig;
+  authenticating.applySecurityAuthentication = async (context: RequestContext): Promise<void> => {
+    await limiter?.take();
+    await kubeConfig.applySecurityAuthentication(context);
+    const made = context.getDispatcher();
+    if (made === undefined) return;
+    const key = kubeConfig.getCurrentContext();
+    const pooled = pools.get(key);
+    if (pooled === undefined) pools.set(key, made);
+    else if (pooled !== made) {
+      context.setDispatcher(pooled);
+      void made.close().catch(() => undefined);
+    }
+  };
+  return authenticating;
+}
+
 /** Builds every client from one config (cheap: no request is made). */
-export function createKubeClients(kubeConfig: KubeConfig): KubeClients {
+export function createKubeClients(kubeConfig: KubeConfig, options: KubeClientOptions = {}): KubeClients {
+  const limiter =
+    options.rateLimit !== undefined && options.rateLimit.qps > 0
+      ? new RequestRateLimiter(options.rateLimit, systemClock)
+      : undefined;
+  const authenticating = pooledAuthentication(kubeConfig, limiter);
   return {
     kubeConfig,
-    core: kubeConfig.makeApiClient(CoreV1Api),
-    apps: kubeConfig.makeApiClient(AppsV1Api),
-    batch: kubeConfig.makeApiClient(BatchV1Api),
-    events: kubeConfig.makeApiClient(EventsV1Api),
-    custom: kubeConfig.makeApiClient(CustomObjectsApi),
-    apiextensions: kubeConfig.makeApiClient(ApiextensionsV1Api),
+    core: authenticating.makeApiClient(CoreV1Api),
+    apps: authenticating.makeApiClient(AppsV1Api),
+    batch: authenticating.makeApiClient(BatchV1Api),
+    events: authenticating.makeApiClient(EventsV1Api),
+    custom: authenticating.makeApiClient(CustomObjectsApi),
+    apiextensions: authenticating.makeApiClient(ApiextensionsV1Api),
   };
 }
 
@@ -200,11 +245,15 @@ export interface KubeConnection {
 
 /** Loads the kubeconfig (see {@link loadKubeConfig}) and builds the clients; `namespace` wins over the context's. */
 export function connectKube(
-  options: { kubeconfig?: string | undefined; namespace?: string | undefined } = {},
+  options: {
+    kubeconfig?: string | undefined;
+    namespace?: string | undefined;
+    rateLimit?: RateLimitSettings | undefined;
+  } = {},
 ): KubeConnection {
   const loaded = loadKubeConfig({ kubeconfig: options.kubeconfig });
   return {
-    clients: createKubeClients(loaded.kubeConfig),
+    clients: createKubeClients(loaded.kubeConfig, { rateLimit: options.rateLimit }),
     namespace: options.namespace ?? currentNamespace(loaded.kubeConfig),
     source: loaded.source,
     origin: loaded.origin,
