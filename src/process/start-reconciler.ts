@@ -6,11 +6,13 @@ import { listRollouts } from '../kube/rollout-list.ts';
 import { ReconcileRetryError } from '../kube/reconcile-retry-error.ts';
 import type { ReconcileDeps } from '../kube/reconcile-rollout.ts';
 import { reconcileRolloutWithAnalysis } from '../kube/reconcile-with-analysis.ts';
+import type { JobOutcome } from '../queue/job-outcome.ts';
 import { rolloutKey } from '../queue/job-payloads.ts';
 import { ReconcileQueue } from '../queue/reconcile-queue.ts';
 import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
 import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
+import { NamespaceShare } from './namespace-share.ts';
 import type { Runtime } from './runtime.ts';
 import type { StartStepRunner } from './start-step-runner.ts';
 import { trafficRouterFactory } from './traffic-router-factory.ts';
@@ -182,6 +184,22 @@ function listVersions(clients: KubeClients, namespace: string, cache: ClusterCac
   };
 }
 
+/** Items reordered so namespaces take turns (a, b, c, a, b, a, …), each keeping its own order. */
+function interleaveNamespaces<T extends WatchedObject>(items: readonly T[]): T[] {
+  const byNamespace = new Map<string, T[]>();
+  for (const item of items) {
+    const ns = item.metadata?.namespace ?? '';
+    let list = byNamespace.get(ns);
+    if (list === undefined) byNamespace.set(ns, (list = []));
+    list.push(item);
+  }
+  const lists = [...byNamespace.values()];
+  const out: T[] = [];
+  for (let i = 0; out.length < items.length; i++)
+    for (const list of lists) if (i < list.length) out.push(list[i]!);
+  return out;
+}
+
 /** The keys of a watch that only keeps the cache: it enqueues nothing. */
 const noKeys = (): Array<string | undefined> => [];
 
@@ -206,42 +224,22 @@ export async function startReconciler(
   const routers = options.reconcile?.routers ?? trafficRouterFactory(runtime.kube.clients, log);
   // Filled by the watches below (informers); a reconcile reads a kind from it once its first list is in.
   const cache = new ClusterCache();
+  const share = config.workers.namespaceFairness
+    ? new NamespaceShare(config.workers.concurrency, runtime.clock)
+    : undefined;
 
   const worker = startWorker(
     'reconcile',
     async (payload) => {
-      const started = performance.now();
-      const seconds = (): number => (performance.now() - started) / 1000;
-      let outcome;
+      // Over its namespace's share while other namespaces have work: the slot goes to the next job.
+      const slot = share?.tryStart(payload.namespace);
+      if (slot !== undefined && 'afterMs' in slot)
+        return { kind: 'requeue', afterMs: slot.afterMs, reason: 'namespace over its share of the workers' };
       try {
-        // AnalysisRuns are measured in the same job, first, so a run's new phase reaches the planner at once.
-        outcome = await reconcileRolloutWithAnalysis(
-          { namespace: payload.namespace, name: payload.name },
-          {
-            ...(options.onTransition && { onTransition: options.onTransition }),
-            ...options.reconcile,
-            routers,
-            cache,
-            clients: runtime.kube.clients,
-            clock: runtime.clock,
-            logger: log,
-          },
-        );
-      } catch (err) {
-        // Thrown means "retry with the queue's backoff" (startWorker rethrows it to BullMQ).
-        metrics.reconcileDurationSeconds.observe({ result: 'error' }, seconds());
-        if (err instanceof ReconcileRetryError && err.stats.conflicts > 0)
-          metrics.conflictsRetriedTotal.inc({ kind: 'Rollout' }, err.stats.conflicts);
-        throw err;
+        return await reconcileJob(payload);
+      } finally {
+        if (slot !== undefined && 'release' in slot) slot.release();
       }
-      metrics.reconcileDurationSeconds.observe({ result: outcome.kind }, seconds());
-      if (outcome.stats?.conflicts)
-        metrics.conflictsRetriedTotal.inc({ kind: 'Rollout' }, outcome.stats.conflicts);
-      if (outcome.kind === 'stalled') metrics.reconcileErrorsTotal.inc({ reason: 'stalled' });
-      if (outcome.kind === 'requeue')
-        return { kind: 'requeue', afterMs: outcome.afterMs, reason: outcome.reason };
-      if (outcome.kind === 'stalled') return { kind: 'stalled', reason: outcome.reason };
-      return { kind: 'done' };
     },
     {
       connection: redis,
@@ -254,6 +252,42 @@ export async function startReconciler(
     },
   );
 
+  /** One reconcile job: its AnalysisRuns and the rollout, with metrics; thrown errors are retried. */
+  async function reconcileJob(payload: { namespace: string; name: string }): Promise<JobOutcome> {
+    const started = performance.now();
+    const seconds = (): number => (performance.now() - started) / 1000;
+    let outcome;
+    try {
+      // AnalysisRuns are measured in the same job, first, so a run's new phase reaches the planner at once.
+      outcome = await reconcileRolloutWithAnalysis(
+        { namespace: payload.namespace, name: payload.name },
+        {
+          ...(options.onTransition && { onTransition: options.onTransition }),
+          ...options.reconcile,
+          routers,
+          cache,
+          clients: runtime.kube.clients,
+          clock: runtime.clock,
+          logger: log,
+        },
+      );
+    } catch (err) {
+      // Thrown means "retry with the queue's backoff" (startWorker rethrows it to BullMQ).
+      metrics.reconcileDurationSeconds.observe({ result: 'error' }, seconds());
+      if (err instanceof ReconcileRetryError && err.stats.conflicts > 0)
+        metrics.conflictsRetriedTotal.inc({ kind: 'Rollout' }, err.stats.conflicts);
+      throw err;
+    }
+    metrics.reconcileDurationSeconds.observe({ result: outcome.kind }, seconds());
+    if (outcome.stats?.conflicts)
+      metrics.conflictsRetriedTotal.inc({ kind: 'Rollout' }, outcome.stats.conflicts);
+    if (outcome.kind === 'stalled') metrics.reconcileErrorsTotal.inc({ reason: 'stalled' });
+    if (outcome.kind === 'requeue')
+      return { kind: 'requeue', afterMs: outcome.afterMs, reason: outcome.reason };
+    if (outcome.kind === 'stalled') return { kind: 'stalled', reason: outcome.reason };
+    return { kind: 'done' };
+  }
+
   const namespace = config.kubernetes.watchNamespace;
   const references = new WorkloadReferences();
   const enqueueAll = async (): Promise<number> => {
@@ -263,8 +297,11 @@ export async function startReconciler(
       : await listRollouts<WatchedObject>(runtime.kube.clients, namespace);
     const items = listed.filter((i) => i.metadata?.name && i.metadata.namespace);
     for (const item of items) references.note(item);
-    for (const item of items)
+    // Namespaces taken in turn, so a resync does not queue one namespace's thousands before another's.
+    for (const item of interleaveNamespaces(items)) {
+      share?.enqueued(item.metadata!.namespace!);
       await queue.enqueue(rolloutKey({ namespace: item.metadata!.namespace!, name: item.metadata!.name! }));
+    }
     return items.length;
   };
 
@@ -286,13 +323,13 @@ export async function startReconciler(
         if (type === 'BOOKMARK') return;
         // The cache first: the reconcile this event enqueues must read at least this object.
         if (cached !== undefined) cache.apply(cached, type, obj as CachedObject);
-        for (const key of keysOf(obj, type))
-          if (key)
-            void queue
-              .enqueue(key)
-              .catch((e: unknown) =>
-                log.warn({ key, err: (e as Error).message }, 'enqueue from watch failed'),
-              );
+        for (const key of keysOf(obj, type)) {
+          if (!key) continue;
+          share?.enqueued(key.slice(0, key.indexOf('/')));
+          void queue
+            .enqueue(key)
+            .catch((e: unknown) => log.warn({ key, err: (e as Error).message }, 'enqueue from watch failed'));
+        }
       },
       onEnded: (err, restart) => {
         const fields = {
