@@ -13,6 +13,8 @@ import {
   KubeConfig,
   PatchStrategy,
   setHeaderOptions,
+  type ApiConstructor,
+  type ApiType,
   type RequestContext,
 } from '@kubernetes/client-node';
 import { systemClock } from '../clock/clock.ts';
@@ -172,17 +174,20 @@ type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
  * The kubeconfig as the typed clients' authentication, with two changes: each request first takes a
  * token from the rate limiter, and requests share one connection pool per context. client-node 2
  * builds a new undici Agent for every request whose cluster has TLS settings (a CA, a client
- * certificate: every real cluster), so each request opened its own TCP and TLS connection; the first
- * Agent is kept and the others (which never connected) are closed. A plain-HTTP cluster (the sandbox)
- * already used undici's global pool.
+ * certificate, even `insecure-skip-tls-verify`: every real cluster, and the sandbox), so each request
+ * opened its own TCP (and TLS) connection; the first Agent is kept and the others (which never
+ * connected) are closed.
  */
-function pooledAuthentication(kubeConfig: KubeConfig, limiter: RequestRateLimiter | undefined): KubeConfig {
+function pooledAuthentication(
+  kubeConfig: KubeConfig,
+  limiter: () => RequestRateLimiter | undefined,
+): KubeConfig {
   const pools = new Map<string, Dispatcher>();
   // Everything else (the current cluster, contexts) is read through to `kubeConfig`, also after a
   // later setCurrentContext.
   const authenticating = Object.create(kubeConfig) as KubeConfig;
   authenticating.applySecurityAuthentication = async (context: RequestContext): Promise<void> => {
-    await limiter?.take();
+    await limiter()?.take();
     await kubeConfig.applySecurityAuthentication(context);
     const made = context.getDispatcher();
     if (made === undefined) return;
@@ -197,13 +202,39 @@ function pooledAuthentication(kubeConfig: KubeConfig, limiter: RequestRateLimite
   return authenticating;
 }
 
+/** Per kubeconfig: the pooled view every client made from it shares, and the process's rate limit. */
+interface SharedConnection {
+  authenticating: KubeConfig;
+  limiter: RequestRateLimiter | undefined;
+}
+
+const shared = new WeakMap<KubeConfig, SharedConnection>();
+
+function sharedConnection(kubeConfig: KubeConfig): SharedConnection {
+  let connection = shared.get(kubeConfig);
+  if (connection === undefined) {
+    const made: SharedConnection = { limiter: undefined, authenticating: kubeConfig };
+    made.authenticating = pooledAuthentication(kubeConfig, () => made.limiter);
+    shared.set(kubeConfig, made);
+    connection = made;
+  }
+  return connection;
+}
+
+/**
+ * An API client of any client-node type (the sync's object API, discovery, /version) on the same pool
+ * and rate limit as {@link createKubeClients}' clients: use it instead of `kubeConfig.makeApiClient`.
+ */
+export function makePooledApiClient<T extends ApiType>(kubeConfig: KubeConfig, type: ApiConstructor<T>): T {
+  return sharedConnection(kubeConfig).authenticating.makeApiClient(type);
+}
+
 /** Builds every client from one config (cheap: no request is made). */
 export function createKubeClients(kubeConfig: KubeConfig, options: KubeClientOptions = {}): KubeClients {
-  const limiter =
-    options.rateLimit !== undefined && options.rateLimit.qps > 0
-      ? new RequestRateLimiter(options.rateLimit, systemClock)
-      : undefined;
-  const authenticating = pooledAuthentication(kubeConfig, limiter);
+  const connection = sharedConnection(kubeConfig);
+  if (options.rateLimit !== undefined && options.rateLimit.qps > 0)
+    connection.limiter = new RequestRateLimiter(options.rateLimit, systemClock);
+  const { authenticating } = connection;
   return {
     kubeConfig,
     core: authenticating.makeApiClient(CoreV1Api),

@@ -5,9 +5,9 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKubeClients } from '../../../src/kube/client.ts';
+import { createKubeClients, makePooledApiClient } from '../../../src/kube/client.ts';
 
 describe('createKubeClients against a TLS API server', () => {
   let server: Server;
@@ -69,11 +69,14 @@ describe('createKubeClients against a TLS API server', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('sends sixty requests from two clients over a pool of connections, not one each', async () => {
+  it('sends eighty requests from three clients over a pool of connections, not one each', async () => {
     const clients = createKubeClients(kubeConfig);
     for (let i = 0; i < 50; i++) await clients.core.listNamespacedPod({ namespace: 'default' });
     for (let i = 0; i < 10; i++) await clients.apps.listNamespacedReplicaSet({ namespace: 'default' });
-    // client-node alone opens one per request here (60); one shared pool opens a couple at most.
+    // One more client on the same kubeconfig (the sync's object API is made so) shares the pool.
+    const other = makePooledApiClient(kubeConfig, CoreV1Api);
+    for (let i = 0; i < 20; i++) await other.listNamespacedPod({ namespace: 'default' });
+    // client-node alone opens one per request here (80); one shared pool opens a couple at most.
     expect(connections).toBeLessThanOrEqual(2);
   });
 });
