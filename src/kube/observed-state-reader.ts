@@ -166,6 +166,15 @@ export class ObservedStateReader {
     const replicaSets = replicaSetItems
       .map((item) => toObservedReplicaSet(item, uid))
       .filter((rs): rs is ObservedReplicaSet => rs !== undefined);
+    // A cache that lacks a ReplicaSet the status names (its watch event not here yet, another process's
+    // create) must not be planned from: without its stable ReplicaSet a rollout looks like a first
+    // deploy, and that create is not conditional on anything. Such a read asks the API instead.
+    if (rsCache !== undefined) {
+      const hashes = new Set(replicaSets.map((rs) => rs.podTemplateHash));
+      const named = [rollout.status?.stableRS, rollout.status?.currentPodHash];
+      if (named.some((hash) => hash !== undefined && hash !== '' && !hashes.has(hash)))
+        return this.read(key, { fresh: true });
+    }
     const ownedHashes = new Set(replicaSets.map((rs) => rs.podTemplateHash));
     const candidatePods =
       podItems ?? (podCache!.podsWithHashes(namespace, ownedHashes).filter(selects) as V1Pod[]);

@@ -53,8 +53,13 @@ const SERVICES_PATH = '/api/v1/services';
 const OWNED_REPLICASETS_SELECTOR = 'rollouts-pod-template-hash';
 const ROLLOUT_PLURAL = 'rollouts';
 const ANALYSIS_RUN_PLURAL = 'analysisruns';
-/** Items per page of an informer's list (client-go's default): bounds one response's size. */
-const LIST_PAGE = 500;
+/**
+ * Items per page of an informer's list. 0: one list. Pages are what client-go does to bound a response,
+ * but they are only as good as the server's continue tokens: the sandbox's are offsets into the live
+ * collection, so an object deleted between two pages made a later one skip another, and a cache
+ * without a rollout's stable ReplicaSet planned a first deploy (seen in the worker-process bench).
+ */
+const LIST_PAGE = 0;
 
 /** A list's resourceVersion, where a watch of the same collection starts. */
 function listVersionOf(list: unknown): string {
@@ -108,7 +113,7 @@ export class WatchListVersionError extends Error {
 function listVersions(clients: KubeClients, namespace: string, cache: ClusterCache) {
   const hashed = { labelSelector: OWNED_REPLICASETS_SELECTOR };
   const paged = (cont: string | undefined) => ({
-    limit: LIST_PAGE,
+    ...(LIST_PAGE > 0 && { limit: LIST_PAGE }),
     ...(cont !== undefined && { _continue: cont }),
   });
   // Each custom-object call names its plural (the RBAC test reads the resource from the call).

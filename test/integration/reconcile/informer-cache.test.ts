@@ -104,4 +104,31 @@ describe('reconcile from the informer cache', () => {
     );
     expect(harness.violations).toEqual([]);
   });
+
+  it('a cache missing the stable ReplicaSet is not planned from: the new revision still starts as a canary', async () => {
+    const key = await harness.createRollout(
+      testRollout({ name: 'api', replicas: 4, steps: [{ setWeight: 50 }, { pause: {} }] }),
+    );
+    await harness.runUntil(key, isFullyPromoted, { timeoutMs: 60_000 });
+    const stableHash = (await harness.observe(key)).rollout.status?.stableRS;
+    await harness.patchSpec(key, {
+      template: {
+        metadata: { labels: { app: 'api' } },
+        spec: { containers: [{ name: 'app', image: 'app:2.0' }] },
+      },
+    });
+    // The informers have the new spec, but their ReplicaSets lack the stable one (an event not here yet).
+    const cache = await snapshot(harness);
+    const stable = cache.all('ReplicaSet').find((rs) => rs.metadata?.name === `api-${stableHash}`);
+    if (stable === undefined) throw new Error('no stable ReplicaSet listed');
+    cache.apply('ReplicaSet', 'DELETED', stable);
+
+    await harness.reconcile(key, { cache });
+    const after = await harness.observe(key);
+    expect(after.rollout.status?.stableRS).toBe(stableHash);
+    expect(after.replicaSets.find((rs) => rs.podTemplateHash === stableHash)?.replicas).toBeGreaterThan(0);
+    expect(canaries(after)).toHaveLength(1);
+    expect(canaries(after)[0]?.replicas).toBe(2);
+    expect(harness.violations).toEqual([]);
+  });
 });
