@@ -602,16 +602,26 @@ async function trackedAtScale(): Promise<BenchResult[]> {
     // and reconciles every rollout once at start, a no-op resync by a real process; then its RSS.
     await untilQuiet(sandbox);
     writeFileSync(kubeconfig, sandbox.kubeConfig.exportConfig());
-    const joinedBefore = { writes: await sandbox.writes(), requests: await sandbox.requests() };
+    const joinedBefore = {
+      writes: await sandbox.writes(),
+      requests: await sandbox.requests(),
+      kinds: await sandbox.requestKinds(),
+    };
     const joinStarted = performance.now();
     const joiner = await startReconcilerProcess(kubeconfig, redis.url, 'scale-joiner');
     await untilQuiet(sandbox);
     const joinMs = performance.now() - joinStarted;
     const joinerRss = rssMiBOf(joiner.pid!);
     const joinerCpu = cpuSecondsOf(joiner.pid!);
+    const joinedKinds = await sandbox.requestKinds();
     const joined = {
       writes: (await sandbox.writes()) - joinedBefore.writes,
       requests: (await sandbox.requests()) - joinedBefore.requests,
+      kinds: Object.entries(joinedKinds)
+        .map(([kind, count]): [string, number] => [kind, count - (joinedBefore.kinds[kind] ?? 0)])
+        .filter(([kind, count]) => count > 0 && !kind.startsWith('GET'))
+        .map(([kind, count]) => `${kind} ${count}`)
+        .join(', '),
     };
     const exited = once(joiner, 'exit');
     joiner.kill('SIGTERM');
@@ -652,7 +662,7 @@ async function trackedAtScale(): Promise<BenchResult[]> {
         value: Math.round(joinerRss),
         unit: 'MiB',
         goal: '≤ 400 MB at 10,000',
-        notes: `its start's reconcile of every rollout wrote ${joined.writes} time(s) with ${joined.requests} requests in all (the informers' lists and watches included); ${Math.round(joinMs)} ms to quiet; its CPU ${joinerCpu.toFixed(1)} s`,
+        notes: `its start's reconcile of every rollout wrote ${joined.writes} time(s) (${joined.kinds}) with ${joined.requests} requests in all (the informers' lists and watches included); ${Math.round(joinMs)} ms to quiet; its CPU ${joinerCpu.toFixed(1)} s`,
       },
     ];
   } finally {
@@ -766,12 +776,15 @@ async function workerProcesses(): Promise<BenchResult[]> {
       });
       const perProcess = children.map((c, i) => cpuSecondsOf(c.pid!) - cpuBefore[i]!);
       const total = perProcess.reduce((a, b) => a + b, 0);
-      results.push({
+      const row: BenchResult = {
         name: `${k} \`rollgate reconciler\` process${k > 1 ? 'es' : ''}: new image on ${WORKERS_N} → all at first pause`,
         value: Math.round(sample.wallMs),
         unit: 'ms',
         notes: `CPU per process ${perProcess.map((c) => c.toFixed(1)).join(' / ')} s (${((total / WORKERS_N) * 1000).toFixed(0)} ms per rollout in all); sandbox ${sample.sandboxCpu.toFixed(1)} s, Redis ${sample.redisCpu.toFixed(1)} s; ${(sample.requests / WORKERS_N).toFixed(1)} requests per rollout; load average ${(loadavg()[0] ?? 0).toFixed(1)}`,
-      });
+      };
+      // Printed at once: a later round that fails must not take this one's figures with it.
+      console.log(`  [workers] ${row.name}: ${row.value} ${row.unit} — ${row.notes ?? ''}`);
+      results.push(row);
       rollouts.stop();
       await stopChildren();
     }
