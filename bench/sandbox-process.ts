@@ -15,6 +15,10 @@ export interface SandboxProcess {
   requests(): Promise<number>;
   /** The same, by method and request shape (`PATCH replicasets/{name}`, `GET pods ?labelSelector`, …). */
   requestKinds(): Promise<Record<string, number>>;
+  /** TCP connections the sandbox has accepted since it started: how well clients reuse theirs. */
+  connections(): Promise<number>;
+  /** Requests that write (every method but GET, HEAD and OPTIONS) since it started. */
+  writes(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -33,16 +37,21 @@ export async function startSandboxInChild(
     "import { createInterface } from 'node:readline';",
     `const { startSandbox } = await import(${JSON.stringify(sandboxModule)});`,
     'let requests = 0;',
+    'let connections = 0;',
+    'let writes = 0;',
+    "subscribe('net.server.socket', () => { connections += 1; });",
     'const kinds = new Map();',
     // Method, resource and verb shape of each request (the names stripped), for where the requests go.
     "const kindOf = (method, url) => { const [path, query = ''] = url.split('?'); const parts = path.split('/').filter(Boolean); const ns = parts.indexOf('namespaces'); const rest = ns >= 0 && parts.length > ns + 2 ? parts.slice(ns + 2) : parts.slice(parts[0] === 'api' ? 2 : 3); const shape = rest.length > 1 ? `${rest[0]}/{name}${rest[2] ? `/${rest[2]}` : ''}` : `${rest[0] ?? path}${query.includes('watch=') ? ' watch' : ''}${query.includes('labelSelector') ? ' ?labelSelector' : ''}`; return `${method} ${shape}`; };",
-    "subscribe('http.server.request.start', ({ request }) => { requests += 1; const kind = kindOf(request.method, request.url ?? ''); kinds.set(kind, (kinds.get(kind) ?? 0) + 1); });",
+    "subscribe('http.server.request.start', ({ request }) => { requests += 1; if (!['GET', 'HEAD', 'OPTIONS'].includes(request.method)) writes += 1; const kind = kindOf(request.method, request.url ?? ''); kinds.set(kind, (kinds.get(kind) ?? 0) + 1); });",
     `const sandbox = await startSandbox({ readyDelayMs: ${options.readyDelayMs ?? 1000} });`,
     'console.log(sandbox.url);',
     'const stop = () => sandbox.stop().then(() => process.exit(0));',
     "process.on('SIGTERM', stop);",
     "createInterface({ input: process.stdin }).on('line', (line) => {",
     "  if (line === 'requests') console.log(String(requests));",
+    "  if (line === 'connections') console.log(String(connections));",
+    "  if (line === 'writes') console.log(String(writes));",
     "  if (line === 'kinds') console.log(JSON.stringify(Object.fromEntries(kinds)));",
     "  if (line === 'stop') void stop();",
     '});',
@@ -63,6 +72,16 @@ export async function startSandboxInChild(
       new Promise<number>((resolve) => {
         answers.push((line) => resolve(Number(line)));
         child.stdin.write('requests\n');
+      }),
+    connections: () =>
+      new Promise<number>((resolve) => {
+        answers.push((line) => resolve(Number(line)));
+        child.stdin.write('connections\n');
+      }),
+    writes: () =>
+      new Promise<number>((resolve) => {
+        answers.push((line) => resolve(Number(line)));
+        child.stdin.write('writes\n');
       }),
     requestKinds: () =>
       new Promise<Record<string, number>>((resolve) => {

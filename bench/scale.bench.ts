@@ -2,8 +2,10 @@
 // until every canary is at its first pause; CPU split between the sandbox, Rollgate and Redis, API requests
 // per rollout, and a floor from the same run: the sandbox's own cost of the minimal writes for the same N.
 // First, what 100 ReplicaSet creates cost the sandbox beside 10,000 pods against an empty sandbox.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -17,11 +19,15 @@ import {
 import { configSchema } from '../src/config/index.ts';
 import { startPrivateRedisServer } from '../src/demo/private-redis-server.ts';
 import { createKubeClients } from '../src/kube/client.ts';
+import { installCrds } from '../src/kube/install-crds.ts';
+import { rollgateCrds } from '../src/spec/crds.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { startSandbox } from '../src/sandbox/index.ts';
 import { openRuntime } from '../src/process/runtime.ts';
 import { startProcess, type RunningProcess } from '../src/process/start-process.ts';
 import { rolloutYaml } from '../test/integration/pipeline/pipeline-harness.ts';
+import { parse as parseYaml } from 'yaml';
+import { toRollgateApiVersion } from '../src/spec/api-version.ts';
 import { createBareRepository, makeTempDir, WorkingCopy } from '../test/support/git-fixtures.ts';
 import { serveGitRepositoriesInChild } from './git-server-process.ts';
 import type { BenchResult } from './run.ts';
@@ -99,6 +105,9 @@ interface Sample {
   rollgateCpu: number;
   redisCpu: number;
   requests: number;
+  /** TCP connections the sandbox accepted during the measure. */
+  connections: number;
+  writes: number;
 }
 
 /** Measures `work`: wall time, CPU seconds of each process and requests the sandbox received. */
@@ -113,6 +122,8 @@ async function measure(
     redis: cpuSecondsOf(redisPid),
     requests: await sandbox.requests(),
     kinds: await sandbox.requestKinds(),
+    connections: await sandbox.connections(),
+    writes: await sandbox.writes(),
   };
   const started = performance.now();
   await work();
@@ -128,6 +139,8 @@ async function measure(
     rollgateCpu: ownCpuSeconds() - before.rollgate,
     redisCpu: cpuSecondsOf(redisPid) - before.redis,
     requests: (await sandbox.requests()) - before.requests,
+    connections: (await sandbox.connections()) - before.connections,
+    writes: (await sandbox.writes()) - before.writes,
   };
 }
 
@@ -267,7 +280,35 @@ async function writeCost(world: number): Promise<number> {
   }
 }
 
+/**
+ * Which parts run (comma-separated): `write-cost`, `rollouts` (N to Healthy and to first pause, by
+ * default), `tracked` (ROLLGATE_BENCH_SCALE_TRACKED Rollouts settled: RSS, no-op resync, one change),
+ * `workers` (1, 2, 4 `rollgate reconciler` processes on one Redis).
+ */
+const PARTS = new Set((process.env.ROLLGATE_BENCH_SCALE_PARTS ?? 'write-cost,rollouts').split(','));
+
 export async function run(): Promise<BenchResult[]> {
+  const parts: Array<[string, () => Promise<BenchResult[]>]> = [
+    ['write-cost', writeCostRows],
+    ['rollouts', rolloutsAtScale],
+    ['tracked', trackedAtScale],
+    ['workers', workerProcesses],
+  ];
+  const results: BenchResult[] = [];
+  for (const [name, part] of parts) {
+    if (!PARTS.has(name)) continue;
+    // A part that fails is a row saying so: the other parts' figures are kept (and printed as they come).
+    const rows = await part().catch((err: unknown): BenchResult[] => [
+      { name: `${name}: failed`, value: 0, unit: '', notes: (err as Error).message },
+    ]);
+    for (const row of rows)
+      console.log(`  [${name}] ${row.name}: ${row.value} ${row.unit} — ${row.notes ?? ''}`);
+    results.push(...rows);
+  }
+  return results;
+}
+
+async function writeCostRows(): Promise<BenchResult[]> {
   // The first sandbox of the process pays the JIT's warm-up: it is run once and not counted.
   await writeCost(0);
   const empty = await writeCost(0);
@@ -281,7 +322,7 @@ export async function run(): Promise<BenchResult[]> {
       notes: `in-process sandbox, the bench's client included; floor (same creates, empty sandbox, same run): ${(empty * 1000).toFixed(0)} ms CPU, ratio ${(full / Math.max(empty, 0.001)).toFixed(1)}×`,
     },
   ];
-  return [...writeRows, ...(await rolloutsAtScale())];
+  return writeRows;
 }
 
 async function rolloutsAtScale(): Promise<BenchResult[]> {
@@ -371,7 +412,7 @@ async function rolloutsAtScale(): Promise<BenchResult[]> {
       );
     const load = `load average ${loads.map((l) => l.toFixed(1)).join(' → ')} on 2 cores`;
     const cpu = (s: Sample): string =>
-      `CPU: sandbox ${s.sandboxCpu.toFixed(1)} s, Rollgate ${s.rollgateCpu.toFixed(1)} s, Redis ${s.redisCpu.toFixed(1)} s`;
+      `CPU: sandbox ${s.sandboxCpu.toFixed(1)} s, Rollgate ${s.rollgateCpu.toFixed(1)} s, Redis ${s.redisCpu.toFixed(1)} s; ${s.connections} TCP connections`;
     return [
       {
         name: `${N} Rollouts applied from one commit → all Healthy`,
@@ -403,6 +444,354 @@ async function rolloutsAtScale(): Promise<BenchResult[]> {
     if (rollgate) await rollgate.stop({ force: true }).catch(() => undefined);
     await sandbox.stop();
     await git.stop();
+    await redis.stop();
+    tmp.remove();
+  }
+}
+
+/** Rollouts kept for the tracked scenario (the issue's goal is 10,000). */
+const TRACKED = Number(process.env.ROLLGATE_BENCH_SCALE_TRACKED ?? 2000);
+/** Writers the bench keeps in flight when it creates Rollouts itself. */
+const CREATE_CONCURRENCY = 16;
+
+/** A canary Rollout as the pipeline tests write it, as the API takes it (rollgate.dev group). */
+function rolloutObject(name: string, image: string): Record<string, unknown> {
+  const declared = parseYaml(rolloutYaml({ name, image })) as Record<string, unknown>;
+  return {
+    ...(toRollgateApiVersion(declared) as Record<string, unknown>),
+    metadata: { name, namespace: 'default' },
+  };
+}
+
+/** Creates web-0 … web-(count-1) through the API, CREATE_CONCURRENCY in flight. */
+async function createRollouts(sandbox: SandboxProcess, count: number, image: string): Promise<void> {
+  const custom = sandbox.kubeConfig.makeApiClient(CustomObjectsApi);
+  let next = 0;
+  const writer = async (): Promise<void> => {
+    for (let i = next++; i < count; i = next++)
+      await custom.createNamespacedCustomObject({
+        group: 'rollgate.dev',
+        version: 'v1alpha1',
+        namespace: 'default',
+        plural: 'rollouts',
+        body: rolloutObject(`web-${i}`, image),
+      });
+  };
+  await Promise.all(Array.from({ length: CREATE_CONCURRENCY }, writer));
+}
+
+/** Sets a new image on web-0 … web-(count-1), CREATE_CONCURRENCY in flight (what a sync would apply). */
+async function setImages(sandbox: SandboxProcess, count: number, image: string): Promise<void> {
+  const custom = sandbox.kubeConfig.makeApiClient(CustomObjectsApi);
+  let next = 0;
+  const writer = async (): Promise<void> => {
+    for (let i = next++; i < count; i = next++)
+      await custom.patchNamespacedCustomObject(
+        {
+          group: 'rollgate.dev',
+          version: 'v1alpha1',
+          namespace: 'default',
+          plural: 'rollouts',
+          name: `web-${i}`,
+          body: { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+  };
+  await Promise.all(Array.from({ length: CREATE_CONCURRENCY }, writer));
+}
+
+const allHealthy = (count: number) => (states: Map<string, RolloutState>) =>
+  states.size === count &&
+  [...states.values()].every((s) => s.phase === 'Healthy' && s.currentPodHash === s.stableRS);
+
+/** Every rollout paused at its first step on a pod-template hash other than `before`'s. */
+const allAtFirstPause = (before: Map<string, string | undefined>) => (states: Map<string, RolloutState>) =>
+  [...states].every(
+    ([name, s]) =>
+      s.phase === 'Paused' && s.currentPodHash !== undefined && s.currentPodHash !== before.get(name),
+  );
+
+const hashes = (states: Map<string, RolloutState>) =>
+  new Map([...states].map(([name, s]) => [name, s.currentPodHash]));
+
+function gc(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+/**
+ * TRACKED Rollouts created through the API and settled (Healthy) by one in-process reconciler; then:
+ * Rollgate's RSS; a no-op resync of every one (enqueueAll, as the periodic resync does) and the API
+ * writes it sent; one changed Rollout (a new image on web-0) until its canary ReplicaSet exists.
+ */
+async function trackedAtScale(): Promise<BenchResult[]> {
+  const tmp = makeTempDir('rollgate-scale-tracked-');
+  const kubeconfig = join(tmp.path, 'kubeconfig');
+  const redis = await startPrivateRedisServer();
+  const sandbox = await startSandboxInChild({ readyDelayMs: READY_DELAY_MS });
+  const loads = [loadavg()[0] ?? 0];
+  let rollgate: RunningProcess | undefined;
+  try {
+    const config = configSchema.parse({
+      log: { level: 'silent' },
+      redis: { url: redis.url, prefix: 'scale-tracked' },
+      server: { host: '127.0.0.1', port: 0 },
+    });
+    const runtime = openRuntime(config, {
+      logger: silentLogger,
+      kube: {
+        clients: createKubeClients(sandbox.kubeConfig),
+        namespace: 'default',
+        source: 'flag',
+        origin: sandbox.url,
+      },
+    });
+    // The CRDs first: the bench's watch and creates need them before Rollgate starts.
+    await installCrds(createKubeClients(sandbox.kubeConfig), rollgateCrds());
+    gc();
+    const rssBefore = process.memoryUsage().rss / 2 ** 20;
+    const rollouts = await watchRollouts(sandbox);
+    const settle = await measure(sandbox, redis.pid, async () => {
+      rollgate = await startProcess(runtime, { role: 'reconciler' });
+      await createRollouts(sandbox, TRACKED, 'web:0');
+      await rollouts.waitFor(allHealthy(TRACKED));
+    });
+    const running = rollgate as RunningProcess | undefined;
+    const reconciler = running?.reconciler;
+    if (!running || !reconciler) throw new Error('the reconciler did not start');
+    loads.push(loadavg()[0] ?? 0);
+    // Let the last jobs and requeues end before the resync is measured.
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    gc();
+    const rss = process.memoryUsage().rss / 2 ** 20;
+    const heap = process.memoryUsage().heapUsed / 2 ** 20;
+    const counts = () => reconciler.queue.queue.getJobCounts('waiting', 'active', 'prioritized');
+    const resync = await measure(sandbox, redis.pid, async () => {
+      await reconciler.enqueueAll();
+      const deadline = performance.now() + LIMIT_MS;
+      for (;;) {
+        const c = await counts();
+        if ((c.waiting ?? 0) + (c.active ?? 0) + (c.prioritized ?? 0) === 0) break;
+        if (performance.now() > deadline) throw new Error('resync not done');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    });
+    loads.push(loadavg()[0] ?? 0);
+
+    // One change among the tracked: a new image on web-0, until its canary ReplicaSet is created.
+    const stable = rollouts.states.get('web-0')?.stableRS;
+    let seen: (() => void) | undefined;
+    const canarySeen = new Promise<void>((resolve) => (seen = resolve));
+    const rsWatch = await new Watch(sandbox.kubeConfig).watch(
+      '/apis/apps/v1/namespaces/default/replicasets',
+      { labelSelector: 'app=web-0' },
+      (type: string, rs: { metadata?: { labels?: Record<string, string> } }) => {
+        const hash = rs.metadata?.labels?.['rollouts-pod-template-hash'];
+        if (type === 'ADDED' && hash !== undefined && hash !== stable) seen?.();
+      },
+      () => undefined,
+    );
+    const oneStarted = performance.now();
+    await setImages(sandbox, 1, 'web:1');
+    await canarySeen;
+    const oneMs = performance.now() - oneStarted;
+    rsWatch.abort();
+    rollouts.stop();
+
+    // A fresh `rollgate reconciler` process (its own queue) joins: it lists everything into its cache
+    // and reconciles every rollout once at start, a no-op resync by a real process; then its RSS.
+    await untilQuiet(sandbox);
+    writeFileSync(kubeconfig, sandbox.kubeConfig.exportConfig());
+    const joinedBefore = {
+      writes: await sandbox.writes(),
+      requests: await sandbox.requests(),
+      kinds: await sandbox.requestKinds(),
+    };
+    const joinStarted = performance.now();
+    const joiner = await startReconcilerProcess(kubeconfig, redis.url, 'scale-joiner');
+    await untilQuiet(sandbox);
+    const joinMs = performance.now() - joinStarted;
+    const joinerRss = rssMiBOf(joiner.pid!);
+    const joinerCpu = cpuSecondsOf(joiner.pid!);
+    const joinedKinds = await sandbox.requestKinds();
+    const joined = {
+      writes: (await sandbox.writes()) - joinedBefore.writes,
+      requests: (await sandbox.requests()) - joinedBefore.requests,
+      kinds: Object.entries(joinedKinds)
+        .map(([kind, count]): [string, number] => [kind, count - (joinedBefore.kinds[kind] ?? 0)])
+        .filter(([kind, count]) => count > 0 && !kind.startsWith('GET'))
+        .map(([kind, count]) => `${kind} ${count}`)
+        .join(', '),
+    };
+    const exited = once(joiner, 'exit');
+    joiner.kill('SIGTERM');
+    await exited;
+    const cacheSizes = ['Rollout', 'ReplicaSet', 'Pod'] as const;
+    const held = cacheSizes.map((kind) => `${reconciler.cache.size(kind)} ${kind}s`).join(', ');
+    const load = `load average ${loads.map((l) => l.toFixed(1)).join(' → ')} on 2 cores`;
+    return [
+      {
+        name: `${TRACKED} Rollouts created through the API → all Healthy (one reconciler in-process)`,
+        value: Math.round(settle.wallMs),
+        unit: 'ms',
+        notes: `CPU: sandbox ${settle.sandboxCpu.toFixed(1)} s, Rollgate ${settle.rollgateCpu.toFixed(1)} s, Redis ${settle.redisCpu.toFixed(1)} s; ${(settle.requests / TRACKED).toFixed(1)} requests per rollout (the bench's creates included); ${load}`,
+      },
+      {
+        name: `${TRACKED} tracked and settled: Rollgate RSS`,
+        value: Math.round(rss),
+        unit: 'MiB',
+        goal: '≤ 400 MB at 10,000',
+        notes: `${Math.round(rssBefore)} MiB before it started (the bench process, modules loaded); heap ${Math.round(heap)} MiB; cache holds ${held}`,
+      },
+      {
+        name: `no-op resync of all ${TRACKED} (enqueue all, queue drained)`,
+        value: resync.writes,
+        unit: 'API writes',
+        goal: '≤ 1 in total',
+        notes: `${Math.round(resync.wallMs)} ms; ${resync.requests} requests in all; Rollgate CPU ${resync.rollgateCpu.toFixed(1)} s, Redis ${resync.redisCpu.toFixed(1)} s, sandbox ${resync.sandboxCpu.toFixed(1)} s`,
+      },
+      {
+        name: `one changed Rollout among ${TRACKED} tracked → its canary ReplicaSet created`,
+        value: Math.round(oneMs),
+        unit: 'ms',
+        goal: '≤ 1 s',
+        notes: 'from the spec patch (the bench) to the ReplicaSet ADDED event on the bench’s own watch',
+      },
+      {
+        name: `a fresh \`rollgate reconciler\` process joins ${TRACKED} settled: its RSS once it reconciled all`,
+        value: Math.round(joinerRss),
+        unit: 'MiB',
+        goal: '≤ 400 MB at 10,000',
+        notes: `its start's reconcile of every rollout wrote ${joined.writes} time(s) (${joined.kinds}) with ${joined.requests} requests in all (the informers' lists and watches included); ${Math.round(joinMs)} ms to quiet; its CPU ${joinerCpu.toFixed(1)} s`,
+      },
+    ];
+  } finally {
+    if (rollgate) await (rollgate as RunningProcess).stop({ force: true }).catch(() => undefined);
+    await sandbox.stop();
+    await redis.stop();
+    tmp.remove();
+  }
+}
+
+/** Resident memory of another process, from /proc/<pid>/status. */
+function rssMiBOf(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
+  return Number(line?.split(/\s+/)[1] ?? 0) / 1024;
+}
+
+/** Waits until the sandbox has had no request for 3 s (LIMIT_MS at most). */
+async function untilQuiet(sandbox: SandboxProcess): Promise<void> {
+  const deadline = performance.now() + LIMIT_MS;
+  let last = await sandbox.requests();
+  let quietSince = performance.now();
+  while (performance.now() - quietSince < 3000) {
+    if (performance.now() > deadline) throw new Error('the sandbox never went quiet');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = await sandbox.requests();
+    if (now !== last) {
+      last = now;
+      quietSince = performance.now();
+    }
+  }
+}
+
+/** Rollouts the worker-process scenario moves to the first pause, for each process count. */
+const WORKERS_N = Number(process.env.ROLLGATE_BENCH_SCALE_WORKERS_N ?? 200);
+const WORKER_COUNTS = (process.env.ROLLGATE_BENCH_SCALE_WORKER_COUNTS ?? '1,2,4').split(',').map(Number);
+
+/** `rollgate reconciler` as a user starts it, on the sandbox and the shared Redis. */
+async function startReconcilerProcess(
+  kubeconfig: string,
+  redisUrl: string,
+  prefix = 'scale-workers',
+): Promise<ChildProcess> {
+  const bin = join(import.meta.dirname, '..', 'bin', 'rollgate.js');
+  const child = spawn(
+    process.execPath,
+    [
+      bin,
+      'reconciler',
+      '--kubeconfig',
+      kubeconfig,
+      '--redis',
+      redisUrl,
+      '--port',
+      '0',
+      '--set',
+      'log.level=info',
+      '--set',
+      `redis.prefix=${prefix}`,
+      '--set',
+      'log.format=json',
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ROLLGATE_DEV: '1' } },
+  );
+  // Started once its log says so (its watches run and every rollout was enqueued).
+  const lines = (await import('node:readline')).createInterface({ input: child.stdout! });
+  await new Promise<void>((resolve, reject) => {
+    lines.on('line', (line) => {
+      if (line.includes('"rollgate started"')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`rollgate reconciler exited with ${code}`)));
+  });
+  return child;
+}
+
+/**
+ * WORKERS_N Rollouts; for each count K of WORKER_COUNTS: K `rollgate reconciler` processes on one Redis,
+ * a new image on all, until every canary is at its first pause; each process's CPU over that phase.
+ */
+async function workerProcesses(): Promise<BenchResult[]> {
+  const tmp = makeTempDir('rollgate-scale-workers-');
+  const redis = await startPrivateRedisServer();
+  const sandbox = await startSandboxInChild({ readyDelayMs: READY_DELAY_MS });
+  const kubeconfig = join(tmp.path, 'kubeconfig');
+  writeFileSync(kubeconfig, sandbox.kubeConfig.exportConfig());
+  const children: ChildProcess[] = [];
+  const stopChildren = async () => {
+    for (const child of children.splice(0)) {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+    }
+  };
+  const results: BenchResult[] = [];
+  try {
+    await installCrds(createKubeClients(sandbox.kubeConfig), rollgateCrds());
+    await createRollouts(sandbox, WORKERS_N, 'web:0');
+    for (const [round, k] of WORKER_COUNTS.entries()) {
+      for (let i = 0; i < k; i++) children.push(await startReconcilerProcess(kubeconfig, redis.url));
+      // A watch per round, once the processes are up: client-node ends a watch idle for 30 s, which
+      // starting them can take on a loaded machine. It starts with an ADDED for every Rollout.
+      const rollouts = await watchRollouts(sandbox);
+      if (round === 0) await rollouts.waitFor(allHealthy(WORKERS_N));
+      else await rollouts.waitFor((states) => states.size === WORKERS_N);
+      const before = hashes(rollouts.states);
+      const cpuBefore = children.map((c) => cpuSecondsOf(c.pid!));
+      const sample = await measure(sandbox, redis.pid, async () => {
+        await setImages(sandbox, WORKERS_N, `web:${round + 1}`);
+        await rollouts.waitFor(allAtFirstPause(before));
+      });
+      const perProcess = children.map((c, i) => cpuSecondsOf(c.pid!) - cpuBefore[i]!);
+      const total = perProcess.reduce((a, b) => a + b, 0);
+      const row: BenchResult = {
+        name: `${k} \`rollgate reconciler\` process${k > 1 ? 'es' : ''}: new image on ${WORKERS_N} → all at first pause`,
+        value: Math.round(sample.wallMs),
+        unit: 'ms',
+        notes: `CPU per process ${perProcess.map((c) => c.toFixed(1)).join(' / ')} s (${((total / WORKERS_N) * 1000).toFixed(0)} ms per rollout in all); sandbox ${sample.sandboxCpu.toFixed(1)} s, Redis ${sample.redisCpu.toFixed(1)} s; ${(sample.requests / WORKERS_N).toFixed(1)} requests per rollout; load average ${(loadavg()[0] ?? 0).toFixed(1)}`,
+      };
+      // Printed at once: a later round that fails must not take this one's figures with it.
+      console.log(`  [workers] ${row.name}: ${row.value} ${row.unit} — ${row.notes ?? ''}`);
+      results.push(row);
+      rollouts.stop();
+      await stopChildren();
+    }
+    return results;
+  } finally {
+    await stopChildren();
+    await sandbox.stop();
     await redis.stop();
     tmp.remove();
   }

@@ -231,6 +231,13 @@ export const configSchema = z
         watchNamespace: z.string().default(''),
         /** `rollgate run|reconciler|poller` install or upgrade the CRDs at start; false where an admin installs them. */
         installCrds: z.boolean().default(true),
+        /**
+         * Client-side limit of API requests per second, per process (client-go's QPS; watches are not
+         * counted). 0: no limit, the API server's priority and fairness is what queues Rollgate.
+         */
+        qps: z.number().min(0).default(0),
+        /** Requests allowed at once above `qps` after a quiet spell (client-go's burst). */
+        burst: z.number().int().min(1).default(100),
       })
       .strict()
       .prefault({}),
@@ -249,6 +256,9 @@ export const configSchema = z
         // Every Rollout is reconciled again this often even when nothing it watches changed: a route
         // edited by hand (routes are not watched) is put back within one resync.
         resyncMs: z.number().int().min(1000).default(180_000),
+        // The process's slots are split evenly between the namespaces that have work, so one busy
+        // namespace does not hold every slot while another's rollout waits (src/process/namespace-share.ts).
+        namespaceFairness: z.boolean().default(true),
       })
       .strict()
       .prefault({}),

@@ -12,6 +12,7 @@ import { analysisRunSchema, type AnalysisRun } from '../spec/analysis.ts';
 import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
 import type { KubeClients } from './client.ts';
 import { FIELD_MANAGER } from './client.ts';
+import type { ClusterCache } from './cluster-cache.ts';
 import { dispositionOf, isNotFound, kubeCall } from './errors.ts';
 import { ObservedStateReader } from './observed-state-reader.ts';
 import { createKubeJobRunner } from './job-runner.ts';
@@ -34,6 +35,10 @@ export interface AnalysisRunsDeps {
   providers?: MetricProviderRegistry;
   /** Defaults to {@link createKubeSecretResolver}. */
   resolveSecret?: SecretResolver;
+  /** The informers' cache: the rollout and its runs are read from it unless `fresh`. */
+  cache?: ClusterCache;
+  /** Ask the API: a measurement right after a write (a new run, a 409) must see it. */
+  fresh?: boolean;
 }
 
 /** When the rollout's runs want to be measured again; absent when none is running. */
@@ -74,27 +79,20 @@ export async function reconcileAnalysisRuns(
 ): Promise<AnalysisRunsOutcome> {
   const { clients, logger } = deps;
   const outcome: AnalysisRunsOutcome = { written: [], conflicts: [] };
-  const rollout = (await new ObservedStateReader(clients).readRolloutObject(key)) as
+  const read = { fresh: deps.fresh === true };
+  const rollout = (await new ObservedStateReader(clients, deps.cache).readRolloutObject(key, read)) as
     { metadata?: { uid?: string } } | undefined;
   const rolloutUid = rollout?.metadata?.uid;
   if (rolloutUid === undefined) return outcome;
-  let items: unknown[];
-  try {
-    const list = (await kubeCall({ verb: 'list', kind: 'AnalysisRun', namespace: key.namespace }, () =>
-      clients.custom.listNamespacedCustomObject({
-        group: ROLLGATE_API_GROUP,
-        version: VERSION,
-        namespace: key.namespace,
-        plural: PLURAL,
-        // Narrows the list on the server; ownership is still decided by the ownerReference uid below.
-        labelSelector: `${ROLLOUT_NAME_LABEL}=${key.name}`,
-      }),
-    )) as { items?: unknown[] };
-    items = list.items ?? [];
-  } catch (err) {
-    if (isNotFound(err)) return outcome;
-    throw err;
-  }
+  const cache = !read.fresh && deps.cache?.synced('AnalysisRun') === true ? deps.cache : undefined;
+  const items = cache
+    ? // Copies, with the list's label rule: each run's status write is built from it.
+      cache
+        .analysisRunsOf(rolloutUid)
+        .filter((run) => run.metadata?.labels?.[ROLLOUT_NAME_LABEL] === key.name)
+        .map((run) => structuredClone(run) as unknown)
+    : await listRuns(clients, key);
+  if (items === undefined) return outcome;
   const owned = items.filter((item) =>
     ((item as RunItem).metadata?.ownerReferences ?? []).some((ref) => ref.uid === rolloutUid),
   );
@@ -141,6 +139,26 @@ export async function reconcileAnalysisRuns(
   }
   if (writeError !== undefined) throw writeError;
   return outcome;
+}
+
+/** The rollout's runs as the API lists them (by the rollout's label); undefined without the CRD. */
+async function listRuns(clients: KubeClients, key: AnalysisRunsKey): Promise<unknown[] | undefined> {
+  try {
+    const list = (await kubeCall({ verb: 'list', kind: 'AnalysisRun', namespace: key.namespace }, () =>
+      clients.custom.listNamespacedCustomObject({
+        group: ROLLGATE_API_GROUP,
+        version: VERSION,
+        namespace: key.namespace,
+        plural: PLURAL,
+        // Narrows the list on the server; ownership is still decided by the ownerReference uid.
+        labelSelector: `${ROLLOUT_NAME_LABEL}=${key.name}`,
+      }),
+    )) as { items?: unknown[] };
+    return list.items ?? [];
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
 }
 
 /** Replaces the run's status via /status with the object as read (its resourceVersion included). */

@@ -13,7 +13,12 @@ import {
   KubeConfig,
   PatchStrategy,
   setHeaderOptions,
+  type ApiConstructor,
+  type ApiType,
+  type RequestContext,
 } from '@kubernetes/client-node';
+import { systemClock } from '../clock/clock.ts';
+import { RequestRateLimiter, type RateLimitSettings } from './request-rate-limit.ts';
 import { shareConnections } from './shared-connections.ts';
 
 /** Where a kubeconfig was found, in the order they are tried. */
@@ -158,20 +163,73 @@ export interface KubeClients {
   apiextensions: ApiextensionsV1Api;
 }
 
+/** How the typed clients send their requests. */
+export interface KubeClientOptions {
+  /** The process's client-side limit (client-go's QPS and burst), shared by every client; none: no limit. */
+  rateLimit?: RateLimitSettings | undefined;
+}
+
 /**
- * Builds every client from one config (cheap: no request is made). Every client made from the config,
- * these and any later one, shares keep-alive connections (see shareConnections).
+ * The kubeconfig as the typed clients' authentication, each request first taking a token from the rate
+ * limiter. Connections are pooled by shareConnections on `kubeConfig` itself (per server and TLS
+ * material, so rotated certificates get a new pool), which also covers clients made from it directly.
  */
-export function createKubeClients(kubeConfig: KubeConfig): KubeClients {
+function pooledAuthentication(
+  kubeConfig: KubeConfig,
+  limiter: () => RequestRateLimiter | undefined,
+): KubeConfig {
   shareConnections(kubeConfig);
+  // Everything else (the current cluster, contexts) is read through to `kubeConfig`, also after a
+  // later setCurrentContext.
+  const authenticating = Object.create(kubeConfig) as KubeConfig;
+  authenticating.applySecurityAuthentication = async (context: RequestContext): Promise<void> => {
+    await limiter()?.take();
+    await kubeConfig.applySecurityAuthentication(context);
+  };
+  return authenticating;
+}
+
+/** Per kubeconfig: the pooled view every client made from it shares, and the process's rate limit. */
+interface SharedConnection {
+  authenticating: KubeConfig;
+  limiter: RequestRateLimiter | undefined;
+}
+
+const shared = new WeakMap<KubeConfig, SharedConnection>();
+
+function sharedConnection(kubeConfig: KubeConfig): SharedConnection {
+  let connection = shared.get(kubeConfig);
+  if (connection === undefined) {
+    const made: SharedConnection = { limiter: undefined, authenticating: kubeConfig };
+    made.authenticating = pooledAuthentication(kubeConfig, () => made.limiter);
+    shared.set(kubeConfig, made);
+    connection = made;
+  }
+  return connection;
+}
+
+/**
+ * An API client of any client-node type (the sync's object API, discovery, /version) on the same pool
+ * and rate limit as {@link createKubeClients}' clients: use it instead of `kubeConfig.makeApiClient`.
+ */
+export function makePooledApiClient<T extends ApiType>(kubeConfig: KubeConfig, type: ApiConstructor<T>): T {
+  return sharedConnection(kubeConfig).authenticating.makeApiClient(type);
+}
+
+/** Builds every client from one config (cheap: no request is made). */
+export function createKubeClients(kubeConfig: KubeConfig, options: KubeClientOptions = {}): KubeClients {
+  const connection = sharedConnection(kubeConfig);
+  if (options.rateLimit !== undefined && options.rateLimit.qps > 0)
+    connection.limiter = new RequestRateLimiter(options.rateLimit, systemClock);
+  const { authenticating } = connection;
   return {
     kubeConfig,
-    core: kubeConfig.makeApiClient(CoreV1Api),
-    apps: kubeConfig.makeApiClient(AppsV1Api),
-    batch: kubeConfig.makeApiClient(BatchV1Api),
-    events: kubeConfig.makeApiClient(EventsV1Api),
-    custom: kubeConfig.makeApiClient(CustomObjectsApi),
-    apiextensions: kubeConfig.makeApiClient(ApiextensionsV1Api),
+    core: authenticating.makeApiClient(CoreV1Api),
+    apps: authenticating.makeApiClient(AppsV1Api),
+    batch: authenticating.makeApiClient(BatchV1Api),
+    events: authenticating.makeApiClient(EventsV1Api),
+    custom: authenticating.makeApiClient(CustomObjectsApi),
+    apiextensions: authenticating.makeApiClient(ApiextensionsV1Api),
   };
 }
 
@@ -205,11 +263,15 @@ export interface KubeConnection {
 
 /** Loads the kubeconfig (see {@link loadKubeConfig}) and builds the clients; `namespace` wins over the context's. */
 export function connectKube(
-  options: { kubeconfig?: string | undefined; namespace?: string | undefined } = {},
+  options: {
+    kubeconfig?: string | undefined;
+    namespace?: string | undefined;
+    rateLimit?: RateLimitSettings | undefined;
+  } = {},
 ): KubeConnection {
   const loaded = loadKubeConfig({ kubeconfig: options.kubeconfig });
   return {
-    clients: createKubeClients(loaded.kubeConfig),
+    clients: createKubeClients(loaded.kubeConfig, { rateLimit: options.rateLimit }),
     namespace: options.namespace ?? currentNamespace(loaded.kubeConfig),
     source: loaded.source,
     origin: loaded.origin,

@@ -1,4 +1,4 @@
-// Reads one rollout's world from the cluster (Rollout, its ReplicaSets, pods, Services, AnalysisRuns) into the planner's ObservedState.
+// Reads one rollout's world (Rollout, its ReplicaSets, pods, Services, AnalysisRuns) into the planner's ObservedState: from the informer cache, or the API.
 import type { V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
 import type {
   ObservedAnalysisRun,
@@ -14,8 +14,9 @@ import { ANALYSIS_PHASES } from '../spec/analysis.ts';
 import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
 import { declaredRolloutSchema, type DeclaredRollout } from '../spec/rollout.ts';
 import { toPlainObject, type KubeClients } from './client.ts';
+import type { CachedObject, ClusterCache } from './cluster-cache.ts';
 import { isNotFound, kubeCall } from './errors.ts';
-import { formatLabelSelector } from './label-selector.ts';
+import { formatLabelSelector, matchesLabelSelector } from './label-selector.ts';
 import { trafficRouterErrorOf } from './traffic-router-error.ts';
 import { resolveWorkloadRef, type ResolvedRollout } from './workload-ref-reader.ts';
 
@@ -44,20 +45,50 @@ export interface ObservedRead {
   raw: Record<string, unknown>;
 }
 
+/** How a read may be answered. */
+export interface ReadOptions {
+  /**
+   * Ask the API even when the cache has the kind: a pass right after its own writes (or a 409) must
+   * see them, and a watch event may not have brought them yet.
+   */
+  fresh?: boolean;
+}
+
 const ROLLOUT_PLURAL = 'rollouts';
 const ANALYSIS_RUN_PLURAL = 'analysisruns';
 const VERSION = 'v1alpha1';
 
 /**
- * Reads everything the planner looks at with one request per kind: get Rollout, list ReplicaSets and
- * pods by the rollout's selector, get each named Service, list AnalysisRuns; filters by ownership.
+ * Reads everything the planner looks at: get Rollout, list ReplicaSets and pods by the rollout's
+ * selector, get each named Service, list AnalysisRuns; filters by ownership. With a {@link ClusterCache}
+ * (the reconciler's informers) each kind the cache has synced is read from it, with the same selector
+ * and ownership rules, and costs no request; `fresh` (or a kind not synced yet) asks the API. A cached
+ * read may be behind the cluster; the writes planned from it carry the resourceVersions read, so a
+ * stale read costs a 409 and a fresh re-plan, never a wrong write.
  * `observed.traffic.error` is the message of `status.trafficRouterError`, when the router is failing.
  */
 export class ObservedStateReader {
-  constructor(private readonly clients: KubeClients) {}
+  constructor(
+    private readonly clients: KubeClients,
+    private readonly cache?: ClusterCache,
+  ) {}
+
+  /** The cache, when it may answer a read of `kind`. */
+  private cached(
+    kind: Parameters<ClusterCache['synced']>[0],
+    options: ReadOptions,
+  ): ClusterCache | undefined {
+    return options.fresh !== true && this.cache?.synced(kind) === true ? this.cache : undefined;
+  }
 
   /** The live Rollout as JSON, or undefined when it does not exist. */
-  async readRolloutObject(key: RolloutKey): Promise<Record<string, unknown> | undefined> {
+  async readRolloutObject(
+    key: RolloutKey,
+    options: ReadOptions = {},
+  ): Promise<Record<string, unknown> | undefined> {
+    const cache = this.cached('Rollout', options);
+    // A copy: the caller builds its status write from it, and the cache's object is shared.
+    if (cache) return structuredClone(cache.get('Rollout', key.namespace, key.name));
     try {
       return (await kubeCall({ verb: 'get', kind: 'Rollout', ...key }, () =>
         this.clients.custom.getNamespacedCustomObject({
@@ -75,8 +106,8 @@ export class ObservedStateReader {
   }
 
   /** Reads the rollout and what it owns; undefined when the Rollout is gone. */
-  async read(key: RolloutKey): Promise<ObservedRead | undefined> {
-    const raw = await this.readRolloutObject(key);
+  async read(key: RolloutKey, options: ReadOptions = {}): Promise<ObservedRead | undefined> {
+    const raw = await this.readRolloutObject(key, options);
     if (raw === undefined) return undefined;
     const parsed = declaredRolloutSchema.safeParse(raw);
     if (!parsed.success) {
@@ -112,24 +143,44 @@ export class ObservedStateReader {
       (name, index, all): name is string => name !== undefined && name !== '' && all.indexOf(name) === index,
     );
 
-    const [replicaSetList, podList, services, analysisRuns] = await Promise.all([
-      kubeCall({ verb: 'list', kind: 'ReplicaSet', namespace }, () =>
-        this.clients.apps.listNamespacedReplicaSet({ namespace, labelSelector }),
-      ),
-      kubeCall({ verb: 'list', kind: 'Pod', namespace }, () =>
-        this.clients.core.listNamespacedPod({ namespace, labelSelector }),
-      ),
-      Promise.all(serviceNames.map((name) => this.readService(namespace, name))),
-      this.readAnalysisRuns(namespace, uid),
+    const selects = (object: CachedObject) =>
+      matchesLabelSelector(rollout.spec.selector, object.metadata?.labels);
+    const rsCache = this.cached('ReplicaSet', options);
+    const podCache = this.cached('Pod', options);
+    const [replicaSetItems, podItems, services, analysisRuns] = await Promise.all([
+      rsCache
+        ? (rsCache.replicaSetsOf(namespace, uid).filter(selects) as V1ReplicaSet[])
+        : kubeCall({ verb: 'list', kind: 'ReplicaSet', namespace }, () =>
+            this.clients.apps.listNamespacedReplicaSet({ namespace, labelSelector }),
+          ).then((list) => list.items.map((item) => toPlainObject<V1ReplicaSet>(item))),
+      // From the cache, pods are found by their ReplicaSets' hashes once those are known (below).
+      podCache
+        ? undefined
+        : kubeCall({ verb: 'list', kind: 'Pod', namespace }, () =>
+            this.clients.core.listNamespacedPod({ namespace, labelSelector }),
+          ).then((list) => list.items.map((item) => toPlainObject<V1Pod>(item))),
+      Promise.all(serviceNames.map((name) => this.readService(namespace, name, options))),
+      this.readAnalysisRuns(namespace, uid, options),
     ]);
 
-    const replicaSets = replicaSetList.items
-      .map((item) => toObservedReplicaSet(toPlainObject<V1ReplicaSet>(item), uid))
+    const replicaSets = replicaSetItems
+      .map((item) => toObservedReplicaSet(item, uid))
       .filter((rs): rs is ObservedReplicaSet => rs !== undefined);
+    // A cache that lacks a ReplicaSet the status names (its watch event not here yet, another process's
+    // create) must not be planned from: without its stable ReplicaSet a rollout looks like a first
+    // deploy, and that create is not conditional on anything. Such a read asks the API instead.
+    if (rsCache !== undefined) {
+      const hashes = new Set(replicaSets.map((rs) => rs.podTemplateHash));
+      const named = [rollout.status?.stableRS, rollout.status?.currentPodHash];
+      if (named.some((hash) => hash !== undefined && hash !== '' && !hashes.has(hash)))
+        return this.read(key, { fresh: true });
+    }
     const ownedHashes = new Set(replicaSets.map((rs) => rs.podTemplateHash));
-    const ownedPods = podList.items
-      .map((item) => toPlainObject<V1Pod>(item))
-      .filter((pod) => ownedHashes.has(pod.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL] ?? ''));
+    const candidatePods =
+      podItems ?? (podCache!.podsWithHashes(namespace, ownedHashes).filter(selects) as V1Pod[]);
+    const ownedPods = candidatePods.filter((pod) =>
+      ownedHashes.has(pod.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL] ?? ''),
+    );
     const terminating = (pod: V1Pod) => pod.metadata?.deletionTimestamp != null;
     const pods = ownedPods.filter((pod) => !terminating(pod)).map(toObservedPod);
 
@@ -160,7 +211,21 @@ export class ObservedStateReader {
     return { rollout: { ...declared, spec: { ...spec, template: spec.template, selector: spec.selector } } };
   }
 
-  private async readService(namespace: string, name: string): Promise<ObservedService | undefined> {
+  private async readService(
+    namespace: string,
+    name: string,
+    options: ReadOptions,
+  ): Promise<ObservedService | undefined> {
+    const cache = this.cached('Service', options);
+    if (cache) {
+      const service = cache.get('Service', namespace, name);
+      if (service === undefined) return undefined;
+      return {
+        name,
+        resourceVersion: service.metadata?.resourceVersion ?? '',
+        selector: { ...((service.spec as { selector?: Record<string, string> }).selector ?? {}) },
+      };
+    }
     try {
       const service = await kubeCall({ verb: 'get', kind: 'Service', namespace, name }, () =>
         this.clients.core.readNamespacedService({ namespace, name }),
@@ -176,7 +241,17 @@ export class ObservedStateReader {
     }
   }
 
-  private async readAnalysisRuns(namespace: string, rolloutUid: string): Promise<ObservedAnalysisRun[]> {
+  private async readAnalysisRuns(
+    namespace: string,
+    rolloutUid: string,
+    options: ReadOptions,
+  ): Promise<ObservedAnalysisRun[]> {
+    const cache = this.cached('AnalysisRun', options);
+    if (cache)
+      return cache
+        .analysisRunsOf(rolloutUid)
+        .map((item) => toObservedAnalysisRun(item, rolloutUid))
+        .filter((run): run is ObservedAnalysisRun => run !== undefined);
     let list: { items?: unknown[] };
     try {
       list = (await kubeCall({ verb: 'list', kind: 'AnalysisRun', namespace }, () =>

@@ -7,6 +7,7 @@ import type { Rollout } from '../spec/rollout.ts';
 import { ActionExecutor, type ExecutionReport } from './action-executor.ts';
 import { AnalysisRunBuildError, type AnalysisRunFactory } from './analysis-run-factory.ts';
 import type { KubeClients } from './client.ts';
+import type { ClusterCache } from './cluster-cache.ts';
 import { KubeThrottledError, dispositionOf, isNamespaceTerminating } from './errors.ts';
 import { EventRecorder } from './event-recorder.ts';
 import {
@@ -62,6 +63,11 @@ export interface ReconcileDeps {
   clients: KubeClients;
   clock: Clock;
   logger: Logger;
+  /**
+   * The informers' cache (the reconciler process passes it): a call's first pass reads from it; none,
+   * every pass asks the API.
+   */
+  cache?: ClusterCache;
   /** One traffic router for every rollout (tests); wins over `routers`. */
   router?: TrafficRouter;
   /**
@@ -110,7 +116,8 @@ function messageOf(err: unknown): string {
 }
 
 /**
- * Reconciles one rollout. Each pass reads fresh state, plans with the pure planner and executes the
+ * Reconciles one rollout. Each pass reads the state (the first from the informer cache when there is
+ * one, later ones from the API), plans with the pure planner and executes the
  * plan. Passes repeat at once while they changed what the next one observes or the planner asked for
  * `requeueAfterMs: 0`, at most `maxPasses`. The call never waits: when it is over, the outcome says when
  * to look again, and only the planner decides that (`requeueAfterMs`).
@@ -125,7 +132,7 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
   const maxPasses = deps.maxPasses ?? DEFAULT_MAX_PASSES;
   const maxConflicts = deps.maxConflicts ?? DEFAULT_MAX_CONFLICTS;
   const planner = deps.planner ?? planRollout;
-  const reader = new ObservedStateReader(deps.clients);
+  const reader = new ObservedStateReader(deps.clients, deps.cache);
   const executor = new ActionExecutor({
     clients: deps.clients,
     logger,
@@ -166,7 +173,9 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
     stats.passes += 1;
     let read;
     try {
-      read = await reader.read(key);
+      // Only the first pass may read the cache: every later one follows this call's own writes or a
+      // 409, which a watch event may not have brought to the cache yet.
+      read = await reader.read(key, { fresh: stats.passes > 1 });
     } catch (err) {
       const outcome = onFailure(err, 'read');
       if (outcome) return outcome;

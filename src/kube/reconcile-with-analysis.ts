@@ -82,10 +82,14 @@ export async function reconcileRolloutWithAnalysis(
     logger: deps.logger,
     ...(deps.providers && { providers: deps.providers }),
     ...(deps.resolveSecret && { resolveSecret: deps.resolveSecret }),
+    ...(deps.cache && { cache: deps.cache }),
   };
+  let measured = 0;
   const measure = async (): Promise<Measured> => {
+    measured += 1;
     try {
-      return await reconcileAnalysisRuns(key, analysisDeps);
+      // The first measurement may read the cache; a later one follows writes it must see.
+      return await reconcileAnalysisRuns(key, { ...analysisDeps, fresh: measured > 1 });
     } catch (error) {
       deps.logger.warn(
         { rollout: `${key.namespace}/${key.name}`, err: (error as Error).message },

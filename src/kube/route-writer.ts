@@ -1,7 +1,7 @@
 // Writes one route object: read it, translate, write it back with the resourceVersion read; a 409 re-reads.
 import { ApisApi } from '@kubernetes/client-node';
 import { canonicalJson } from '../rollout/index.ts';
-import { FIELD_MANAGER, toPlainObject, type KubeClients } from './client.ts';
+import { FIELD_MANAGER, makePooledApiClient, toPlainObject, type KubeClients } from './client.ts';
 import { KubeConflictError, isNotFound, kubeCall } from './errors.ts';
 import type { RouteTarget, RouteWeights } from './traffic-router.ts';
 
@@ -52,7 +52,7 @@ export class RouteWriter {
     private readonly clients: KubeClients,
     options: RouteWriterOptions = {},
   ) {
-    this.apis = clients.kubeConfig.makeApiClient(ApisApi);
+    this.apis = makePooledApiClient(clients.kubeConfig, ApisApi);
     this.maxAttempts = options.maxAttempts ?? 5;
     this.ttlMs = options.discoveryTtlMs ?? 60_000;
     this.nowMs = options.nowMs ?? (() => performance.now());

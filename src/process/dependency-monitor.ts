@@ -2,7 +2,7 @@
 // process's DependencyHealth (for /readyz and rollgate_dependency_up) and logging each change once.
 import { VersionApi } from '@kubernetes/client-node';
 import type { Redis } from 'ioredis';
-import type { KubeClients } from '../kube/client.ts';
+import { makePooledApiClient, type KubeClients } from '../kube/client.ts';
 import { kubeCall } from '../kube/errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { pingRedis } from '../queue/redis-ping.ts';
@@ -44,7 +44,7 @@ const withTimeout = <T>(promise: Promise<T>, ms: number, what: string): Promise<
 export function startDependencyMonitor(options: DependencyMonitorOptions): RunningDependencyMonitor {
   const { health, logger } = options;
   const timeoutMs = options.timeoutMs ?? 3_000;
-  const version = options.clients.kubeConfig.makeApiClient(VersionApi);
+  const version = makePooledApiClient(options.clients.kubeConfig, VersionApi);
   const log = logger.child({ component: 'dependencies' });
 
   const record = async (dependency: Dependency, check: () => Promise<unknown>): Promise<void> => {

@@ -34,6 +34,7 @@ export function openRuntime(config: RollgateConfig, overrides: RuntimeOverrides 
     overrides.kube ??
     connectKube({
       ...(config.kubernetes.kubeconfig ? { kubeconfig: config.kubernetes.kubeconfig } : {}),
+      rateLimit: { qps: config.kubernetes.qps, burst: config.kubernetes.burst },
     });
   if (config.kubernetes.context) kube.clients.kubeConfig.setCurrentContext(config.kubernetes.context);
   // Reads the Redis password file or variable now: a missing one stops the start, naming the key.

@@ -1,15 +1,18 @@
 // The reconcile side of a process: runs reconcile jobs, and turns cluster changes into jobs (level-triggered).
 import { toPlainObject, type KubeClients } from '../kube/client.ts';
+import { ClusterCache, type CachedKind, type CachedObject } from '../kube/cluster-cache.ts';
 import { kubeCall } from '../kube/errors.ts';
 import { listRollouts } from '../kube/rollout-list.ts';
 import { ReconcileRetryError } from '../kube/reconcile-retry-error.ts';
 import type { ReconcileDeps } from '../kube/reconcile-rollout.ts';
 import { reconcileRolloutWithAnalysis } from '../kube/reconcile-with-analysis.ts';
+import type { JobOutcome } from '../queue/job-outcome.ts';
 import { rolloutKey } from '../queue/job-payloads.ts';
 import { ReconcileQueue } from '../queue/reconcile-queue.ts';
 import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
 import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
+import { NamespaceShare } from './namespace-share.ts';
 import type { Runtime } from './runtime.ts';
 import type { StartStepRunner } from './start-step-runner.ts';
 import { trafficRouterFactory } from './traffic-router-factory.ts';
@@ -20,6 +23,8 @@ import { WorkloadReferences, type RolloutReferenceSource } from './workload-refe
 export interface RunningReconciler {
   queue: ReconcileQueue;
   worker: RunningWorker;
+  /** What the informers hold (each reconcile's first read comes from it); empty without watches. */
+  cache: ClusterCache;
   /** Enqueues every Rollout in the cluster, or in `kubernetes.watchNamespace` (start, Redis emptied, watch restarted). */
   enqueueAll(): Promise<number>;
   stop(options?: { force?: boolean }): Promise<void>;
@@ -41,12 +46,53 @@ const ROLLOUTS_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`;
 const OWNED_REPLICASETS_PATH = '/apis/apps/v1/replicasets';
 /** A workloadRef Deployment's change (its template: a new revision) wakes the Rollouts that read it. */
 const DEPLOYMENTS_PATH = '/apis/apps/v1/deployments';
+/** Watched only to keep the cache the reconcile reads: they enqueue nothing (their ReplicaSet does). */
+const OWNED_PODS_PATH = '/api/v1/pods';
+const ANALYSIS_RUNS_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/analysisruns`;
+const SERVICES_PATH = '/api/v1/services';
 const OWNED_REPLICASETS_SELECTOR = 'rollouts-pod-template-hash';
+const ROLLOUT_PLURAL = 'rollouts';
+const ANALYSIS_RUN_PLURAL = 'analysisruns';
+/**
+ * Items per page of an informer's list. 0: one list. Pages are what client-go does to bound a response,
+ * but they are only as good as the server's continue tokens: the sandbox's are offsets into the live
+ * collection, so an object deleted between two pages made a later one skip another, and a cache
+ * without a rollout's stable ReplicaSet planned a first deploy (seen in the worker-process bench).
+ */
+const LIST_PAGE = 0;
 
 /** A list's resourceVersion, where a watch of the same collection starts. */
 function listVersionOf(list: unknown): string {
   const version = toPlainObject<{ metadata?: { resourceVersion?: string } }>(list).metadata?.resourceVersion;
   if (!version) throw new WatchListVersionError();
+  return version;
+}
+
+interface ListPage {
+  metadata?: { resourceVersion?: string; continue?: string };
+  items?: CachedObject[];
+}
+
+/**
+ * An informer's list: every page of the collection into the cache (replacing what the kind held), and
+ * the resourceVersion of the first page, where the watch starts (later pages are served at it).
+ */
+async function listInto(
+  cache: ClusterCache,
+  kind: CachedKind,
+  page: (cont: string | undefined) => Promise<unknown>,
+): Promise<string> {
+  const items: CachedObject[] = [];
+  let version: string | undefined;
+  let cont: string | undefined;
+  do {
+    const plain = toPlainObject<ListPage>(await page(cont));
+    version ??= plain.metadata?.resourceVersion;
+    items.push(...(plain.items ?? []));
+    cont = plain.metadata?.continue || undefined;
+  } while (cont !== undefined);
+  if (!version) throw new WatchListVersionError();
+  cache.replace(kind, items);
   return version;
 }
 
@@ -60,38 +106,76 @@ export class WatchListVersionError extends Error {
 }
 
 /**
- * Where each watch starts: a one-item page of the same collection (the watch needs the list's
- * resourceVersion, not its items; the start's enqueueAll, after the watches started, enqueues what
- * exists), in `namespace` when the install watches one.
+ * Where each watch starts. The cached kinds are listed whole, page by page, into the cache (an
+ * informer's list); Deployments only need the list's resourceVersion, so one item is enough. In
+ * `namespace` when the install watches one (a namespaced install may not list across namespaces).
  */
-function listVersions(clients: KubeClients, namespace: string) {
-  const rsPage = { labelSelector: OWNED_REPLICASETS_SELECTOR, limit: 1 };
+function listVersions(clients: KubeClients, namespace: string, cache: ClusterCache) {
+  const hashed = { labelSelector: OWNED_REPLICASETS_SELECTOR };
+  const paged = (cont: string | undefined) => ({
+    ...(LIST_PAGE > 0 && { limit: LIST_PAGE }),
+    ...(cont !== undefined && { _continue: cont }),
+  });
+  // Each custom-object call names its plural (the RBAC test reads the resource from the call).
+  const rollouts = (cont: string | undefined) =>
+    namespace
+      ? clients.custom.listNamespacedCustomObject({
+          group: ROLLGATE_API_GROUP,
+          version: 'v1alpha1',
+          namespace,
+          plural: ROLLOUT_PLURAL,
+          ...paged(cont),
+        })
+      : clients.custom.listClusterCustomObject({
+          group: ROLLGATE_API_GROUP,
+          version: 'v1alpha1',
+          plural: ROLLOUT_PLURAL,
+          ...paged(cont),
+        });
+  const analysisRuns = (cont: string | undefined) =>
+    namespace
+      ? clients.custom.listNamespacedCustomObject({
+          group: ROLLGATE_API_GROUP,
+          version: 'v1alpha1',
+          namespace,
+          plural: ANALYSIS_RUN_PLURAL,
+          ...paged(cont),
+        })
+      : clients.custom.listClusterCustomObject({
+          group: ROLLGATE_API_GROUP,
+          version: 'v1alpha1',
+          plural: ANALYSIS_RUN_PLURAL,
+          ...paged(cont),
+        });
   return {
-    rollouts: async () =>
-      listVersionOf(
-        await kubeCall({ verb: 'list', kind: 'Rollout' }, () =>
+    rollouts: () =>
+      listInto(cache, 'Rollout', (cont) => kubeCall({ verb: 'list', kind: 'Rollout' }, () => rollouts(cont))),
+    analysisRuns: () =>
+      listInto(cache, 'AnalysisRun', (cont) =>
+        kubeCall({ verb: 'list', kind: 'AnalysisRun' }, () => analysisRuns(cont)),
+      ),
+    replicaSets: () =>
+      listInto(cache, 'ReplicaSet', (cont) =>
+        kubeCall({ verb: 'list', kind: 'ReplicaSet' }, () =>
           namespace
-            ? clients.custom.listNamespacedCustomObject({
-                group: ROLLGATE_API_GROUP,
-                version: 'v1alpha1',
-                namespace,
-                plural: 'rollouts',
-                limit: 1,
-              })
-            : clients.custom.listClusterCustomObject({
-                group: ROLLGATE_API_GROUP,
-                version: 'v1alpha1',
-                plural: 'rollouts',
-                limit: 1,
-              }),
+            ? clients.apps.listNamespacedReplicaSet({ ...hashed, ...paged(cont), namespace })
+            : clients.apps.listReplicaSetForAllNamespaces({ ...hashed, ...paged(cont) }),
         ),
       ),
-    replicaSets: async () =>
-      listVersionOf(
-        await kubeCall({ verb: 'list', kind: 'ReplicaSet' }, () =>
+    pods: () =>
+      listInto(cache, 'Pod', (cont) =>
+        kubeCall({ verb: 'list', kind: 'Pod' }, () =>
           namespace
-            ? clients.apps.listNamespacedReplicaSet({ ...rsPage, namespace })
-            : clients.apps.listReplicaSetForAllNamespaces(rsPage),
+            ? clients.core.listNamespacedPod({ ...hashed, ...paged(cont), namespace })
+            : clients.core.listPodForAllNamespaces({ ...hashed, ...paged(cont) }),
+        ),
+      ),
+    services: () =>
+      listInto(cache, 'Service', (cont) =>
+        kubeCall({ verb: 'list', kind: 'Service' }, () =>
+          namespace
+            ? clients.core.listNamespacedService({ ...paged(cont), namespace })
+            : clients.core.listServiceForAllNamespaces(paged(cont)),
         ),
       ),
     deployments: async () =>
@@ -104,6 +188,25 @@ function listVersions(clients: KubeClients, namespace: string) {
       ),
   };
 }
+
+/** Items reordered so namespaces take turns (a, b, c, a, b, a, …), each keeping its own order. */
+function interleaveNamespaces<T extends WatchedObject>(items: readonly T[]): T[] {
+  const byNamespace = new Map<string, T[]>();
+  for (const item of items) {
+    const ns = item.metadata?.namespace ?? '';
+    let list = byNamespace.get(ns);
+    if (list === undefined) byNamespace.set(ns, (list = []));
+    list.push(item);
+  }
+  const lists = [...byNamespace.values()];
+  const out: T[] = [];
+  for (let i = 0; out.length < items.length; i++)
+    for (const list of lists) if (i < list.length) out.push(list[i]!);
+  return out;
+}
+
+/** The keys of a watch that only keeps the cache: it enqueues nothing. */
+const noKeys = (): Array<string | undefined> => [];
 
 interface WatchedObject extends RolloutReferenceSource {
   metadata?: {
@@ -124,41 +227,24 @@ export async function startReconciler(
   const metrics = options.metrics ?? defaultMetrics;
   // Each rollout's router comes from its trafficRouting (none without): the provider table in src/traffic.
   const routers = options.reconcile?.routers ?? trafficRouterFactory(runtime.kube.clients, log);
+  // Filled by the watches below (informers); a reconcile reads a kind from it once its first list is in.
+  const cache = new ClusterCache();
+  const share = config.workers.namespaceFairness
+    ? new NamespaceShare(config.workers.concurrency, runtime.clock)
+    : undefined;
 
   const worker = startWorker(
     'reconcile',
     async (payload) => {
-      const started = performance.now();
-      const seconds = (): number => (performance.now() - started) / 1000;
-      let outcome;
+      // Over its namespace's share while other namespaces have work: the slot goes to the next job.
+      const slot = share?.tryStart(payload.namespace);
+      if (slot !== undefined && 'afterMs' in slot)
+        return { kind: 'requeue', afterMs: slot.afterMs, reason: 'namespace over its share of the workers' };
       try {
-        // AnalysisRuns are measured in the same job, first, so a run's new phase reaches the planner at once.
-        outcome = await reconcileRolloutWithAnalysis(
-          { namespace: payload.namespace, name: payload.name },
-          {
-            ...(options.onTransition && { onTransition: options.onTransition }),
-            ...options.reconcile,
-            routers,
-            clients: runtime.kube.clients,
-            clock: runtime.clock,
-            logger: log,
-          },
-        );
-      } catch (err) {
-        // Thrown means "retry with the queue's backoff" (startWorker rethrows it to BullMQ).
-        metrics.reconcileDurationSeconds.observe({ result: 'error' }, seconds());
-        if (err instanceof ReconcileRetryError && err.stats.conflicts > 0)
-          metrics.conflictsRetriedTotal.inc({ kind: 'Rollout' }, err.stats.conflicts);
-        throw err;
+        return await reconcileJob(payload);
+      } finally {
+        if (slot !== undefined && 'release' in slot) slot.release();
       }
-      metrics.reconcileDurationSeconds.observe({ result: outcome.kind }, seconds());
-      if (outcome.stats?.conflicts)
-        metrics.conflictsRetriedTotal.inc({ kind: 'Rollout' }, outcome.stats.conflicts);
-      if (outcome.kind === 'stalled') metrics.reconcileErrorsTotal.inc({ reason: 'stalled' });
-      if (outcome.kind === 'requeue')
-        return { kind: 'requeue', afterMs: outcome.afterMs, reason: outcome.reason };
-      if (outcome.kind === 'stalled') return { kind: 'stalled', reason: outcome.reason };
-      return { kind: 'done' };
     },
     {
       connection: redis,
@@ -171,15 +257,56 @@ export async function startReconciler(
     },
   );
 
+  /** One reconcile job: its AnalysisRuns and the rollout, with metrics; thrown errors are retried. */
+  async function reconcileJob(payload: { namespace: string; name: string }): Promise<JobOutcome> {
+    const started = performance.now();
+    const seconds = (): number => (performance.now() - started) / 1000;
+    let outcome;
+    try {
+      // AnalysisRuns are measured in the same job, first, so a run's new phase reaches the planner at once.
+      outcome = await reconcileRolloutWithAnalysis(
+        { namespace: payload.namespace, name: payload.name },
+        {
+          ...(options.onTransition && { onTransition: options.onTransition }),
+          ...options.reconcile,
+          routers,
+          cache,
+          clients: runtime.kube.clients,
+          clock: runtime.clock,
+          logger: log,
+        },
+      );
+    } catch (err) {
+      // Thrown means "retry with the queue's backoff" (startWorker rethrows it to BullMQ).
+      metrics.reconcileDurationSeconds.observe({ result: 'error' }, seconds());
+      if (err instanceof ReconcileRetryError && err.stats.conflicts > 0)
+        metrics.conflictsRetriedTotal.inc({ kind: 'Rollout' }, err.stats.conflicts);
+      throw err;
+    }
+    metrics.reconcileDurationSeconds.observe({ result: outcome.kind }, seconds());
+    if (outcome.stats?.conflicts)
+      metrics.conflictsRetriedTotal.inc({ kind: 'Rollout' }, outcome.stats.conflicts);
+    if (outcome.kind === 'stalled') metrics.reconcileErrorsTotal.inc({ reason: 'stalled' });
+    if (outcome.kind === 'requeue')
+      return { kind: 'requeue', afterMs: outcome.afterMs, reason: outcome.reason };
+    if (outcome.kind === 'stalled') return { kind: 'stalled', reason: outcome.reason };
+    return { kind: 'done' };
+  }
+
   const namespace = config.kubernetes.watchNamespace;
   const references = new WorkloadReferences();
   const enqueueAll = async (): Promise<number> => {
-    const items = (await listRollouts<WatchedObject>(runtime.kube.clients, namespace)).filter(
-      (i) => i.metadata?.name && i.metadata.namespace,
-    );
+    // The informer's Rollouts when it has them (a resync of 10,000 then costs no request), else a list.
+    const listed = cache.synced('Rollout')
+      ? (cache.all('Rollout') as WatchedObject[])
+      : await listRollouts<WatchedObject>(runtime.kube.clients, namespace);
+    const items = listed.filter((i) => i.metadata?.name && i.metadata.namespace);
     for (const item of items) references.note(item);
-    for (const item of items)
+    // Namespaces taken in turn, so a resync does not queue one namespace's thousands before another's.
+    for (const item of interleaveNamespaces(items)) {
+      share?.enqueued(item.metadata!.namespace!);
       await queue.enqueue(rolloutKey({ namespace: item.metadata!.namespace!, name: item.metadata!.name! }));
+    }
     return items.length;
   };
 
@@ -189,7 +316,9 @@ export async function startReconciler(
     query: Record<string, string>,
     listResourceVersion: () => Promise<string>,
     keysOf: (o: WatchedObject, type: string) => Array<string | undefined>,
+    cached?: CachedKind,
   ): Promise<void> => {
+    const enqueues = keysOf !== noKeys;
     const running = await watchWithRestart({
       kubeConfig: runtime.kube.clients.kubeConfig,
       path: watchPathIn(path, namespace),
@@ -197,13 +326,15 @@ export async function startReconciler(
       listResourceVersion,
       onEvent: (type, obj: WatchedObject) => {
         if (type === 'BOOKMARK') return;
-        for (const key of keysOf(obj, type))
-          if (key)
-            void queue
-              .enqueue(key)
-              .catch((e: unknown) =>
-                log.warn({ key, err: (e as Error).message }, 'enqueue from watch failed'),
-              );
+        // The cache first: the reconcile this event enqueues must read at least this object.
+        if (cached !== undefined) cache.apply(cached, type, obj as CachedObject);
+        for (const key of keysOf(obj, type)) {
+          if (!key) continue;
+          share?.enqueued(key.slice(0, key.indexOf('/')));
+          void queue
+            .enqueue(key)
+            .catch((e: unknown) => log.warn({ key, err: (e as Error).message }, 'enqueue from watch failed'));
+        }
       },
       onEnded: (err, restart) => {
         const fields = {
@@ -224,6 +355,7 @@ export async function startReconciler(
       // Only a watch that lost its history (410 Gone, or a first list that failed) may have missed a
       // change: then every rollout is enqueued. A resumed watch missed nothing and enqueues nothing.
       onRelisted: () => {
+        if (!enqueues) return;
         void enqueueAll().catch((e: unknown) =>
           log.warn({ err: (e as Error).message }, 're-enqueue after a relist failed'),
         );
@@ -233,22 +365,33 @@ export async function startReconciler(
   };
 
   if (options.watch ?? true) {
-    const versions = listVersions(runtime.kube.clients, namespace);
-    await startWatch(ROLLOUTS_PATH, {}, versions.rollouts, (o, type) => {
-      references.note(o, type === 'DELETED');
-      return [
-        o.metadata?.name && o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : undefined,
-      ];
-    });
+    const versions = listVersions(runtime.kube.clients, namespace, cache);
+    const hashed = { labelSelector: OWNED_REPLICASETS_SELECTOR };
+    await startWatch(
+      ROLLOUTS_PATH,
+      {},
+      versions.rollouts,
+      (o, type) => {
+        references.note(o, type === 'DELETED');
+        return [
+          o.metadata?.name && o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : undefined,
+        ];
+      },
+      'Rollout',
+    );
     await startWatch(
       OWNED_REPLICASETS_PATH,
-      { labelSelector: OWNED_REPLICASETS_SELECTOR },
+      hashed,
       versions.replicaSets,
       (o) => {
         const owner = o.metadata?.ownerReferences?.find((r) => r.controller && r.kind === 'Rollout');
         return [owner?.name && o.metadata?.namespace ? `${o.metadata.namespace}/${owner.name}` : undefined];
       },
+      'ReplicaSet',
     );
+    await startWatch(OWNED_PODS_PATH, hashed, versions.pods, noKeys, 'Pod');
+    await startWatch(ANALYSIS_RUNS_PATH, {}, versions.analysisRuns, noKeys, 'AnalysisRun');
+    await startWatch(SERVICES_PATH, {}, versions.services, noKeys, 'Service');
     await startWatch(DEPLOYMENTS_PATH, {}, versions.deployments, (o) =>
       o.metadata?.name && o.metadata.namespace
         ? references.rolloutsOf(o.metadata.namespace, o.metadata.name)
@@ -280,6 +423,7 @@ export async function startReconciler(
   return {
     queue,
     worker,
+    cache,
     enqueueAll,
     async stop(stopOptions) {
       clearInterval(resync);

@@ -6,7 +6,7 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { manifestDigest } from '../git/manifest-parser.ts';
-import { FIELD_MANAGER, toPlainObject } from '../kube/client.ts';
+import { FIELD_MANAGER, makePooledApiClient, toPlainObject } from '../kube/client.ts';
 import { isNotFound, kubeCall } from '../kube/errors.ts';
 import { ROLLGATE_API_VERSION, toRollgateApiVersion } from '../spec/api-version.ts';
 import { driftedFields } from '../kube/drift.ts';
@@ -95,7 +95,7 @@ export class ObjectApplier {
     kubeConfig: KubeConfig,
     private readonly options: { source: string; defaultNamespace: string },
   ) {
-    this.api = kubeConfig.makeApiClient(DiscoveringObjectApi);
+    this.api = makePooledApiClient(kubeConfig, DiscoveringObjectApi);
   }
 
   /** The object exactly as it will be applied: in-cluster apiVersion, namespace, ownership labels. */

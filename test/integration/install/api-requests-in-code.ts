@@ -121,7 +121,10 @@ function customObjectRequests(file: string, text: string): ApiRequest[] {
   return found;
 }
 
-/** Watches (src/process/watch-with-restart.ts) on paths like `/apis/apps/v1/replicasets`. */
+/**
+ * Watches (src/process/watch-with-restart.ts) on paths like `/apis/apps/v1/replicasets`, or
+ * `/api/v1/pods` for the core group.
+ */
 function watchRequests(file: string, text: string): ApiRequest[] {
   if (!text.includes('watchWithRestart(')) return [];
   const found: ApiRequest[] = [];
@@ -130,6 +133,8 @@ function watchRequests(file: string, text: string): ApiRequest[] {
     const group = groupExpression === '${ROLLGATE_API_GROUP}' ? ROLLGATE_API_GROUP : groupExpression!;
     found.push({ group, resource: resource!, verb: 'watch', where: file });
   }
+  for (const match of text.matchAll(/_PATH = [`']\/api\/v1\/(\w+)[`']/g))
+    found.push({ group: '', resource: match[1]!, verb: 'watch', where: file });
   return found;
 }
 

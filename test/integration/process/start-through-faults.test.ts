@@ -230,6 +230,12 @@ describe('readiness and the API server once started', () => {
   it('stays ready and queues webhooks through a brief API outage, turns unready after the grace period, reports it in checks and metrics', async () => {
     const s = await scene({}, { sources: true });
     const running = await s.start({ dependencyCheckIntervalMs: 50, kubernetesGraceMs: 1_500 });
+    // The start's first poll (a queued job) must have reached Git before the API fails: with the API
+    // failing it stops at its state read and says nothing of Git.
+    await eventually('the first poll found Git unreachable', async () => {
+      const r = await readyz(s.url);
+      return r.body.checks['git/apps']?.startsWith('degraded:') ? r : undefined;
+    });
     s.sandbox.faults.errorRate = 1;
     const degraded = await eventually('kubernetes degraded', async () => {
       const r = await readyz(s.url);
