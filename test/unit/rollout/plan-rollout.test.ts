@@ -308,6 +308,32 @@ describe('an old stable whose scale-down delay ends mid-canary', () => {
   });
 });
 
+describe('a superseded canary dated by a partial drain', () => {
+  it('still holds the new canary: newer than the stable, it is no previous stable', () => {
+    // app:3 was superseded and partly drained (dated); a later supersede left no status record of it.
+    const rollout = aRollout()
+      .withReplicas(4)
+      .withImage('app:4')
+      .withSteps({ setWeight: 20 }, { pause: {} })
+      .withStatus({ stableRS: hashOf('app:2'), currentPodHash: hashOf('app:4'), currentStepIndex: 0 })
+      .build();
+    const plan = planOver(rollout, {
+      'app:2': { replicas: 4, createdAt: ago(60) },
+      'app:3': {
+        replicas: 2,
+        annotations: { [SCALE_DOWN_DEADLINE_ANNOTATION]: ago(1) },
+        createdAt: ago(30),
+      },
+      'app:4': { replicas: 0, createdAt: ago(5) },
+    });
+    expect(scaleOf(plan, 'app:4')).toBeUndefined();
+    // Weight 0 first, as for any superseded canary; the drain follows once the router holds it.
+    expect(plan.actions).toEqual([
+      expect.objectContaining({ kind: 'setTrafficWeights', canaryWeight: 0, stableHash: hashOf('app:2') }),
+    ]);
+  });
+});
+
 describe('analysis', () => {
   const withRun = (
     phase: 'Running' | 'Successful' | 'Failed' | 'Inconclusive',
