@@ -58,6 +58,11 @@ export interface OldReplicaSet {
   repair: boolean;
   /** When a future deadline passes. */
   wakeAtMs?: number;
+  /**
+   * A previous stable waiting for (or past) its delayed scale-down, not a superseded canary: no route sends
+   * it canary traffic, so a new canary need not hold at weight 0 while it goes.
+   */
+  previousStable: boolean;
 }
 
 /**
@@ -70,13 +75,21 @@ export function classifyOldReplicaSets(
   others: readonly ObservedReplicaSet[],
   now: Date,
   quiet: ReadonlySet<string>,
+  /** The stable ReplicaSet's creationTimestamp, when there is one. */
+  stableCreatedAt?: string,
 ): OldReplicaSet[] {
+  const stableMs = stableCreatedAt === undefined ? NaN : Date.parse(stableCreatedAt);
   return others.map((rs) => {
     const deadline = parseDeadline(rs.annotations[SCALE_DOWN_DEADLINE_ANNOTATION]);
-    if (rs.replicas === 0) return { rs, due: false, repair: false };
-    if (deadline === undefined) return { rs, due: true, repair: !quiet.has(rs.podTemplateHash) };
-    if (deadline <= now.getTime()) return { rs, due: true, repair: false };
-    return { rs, due: false, repair: false, wakeAtMs: deadline };
+    if (rs.replicas === 0) return { rs, due: false, repair: false, previousStable: false };
+    if (deadline === undefined)
+      return { rs, due: true, repair: !quiet.has(rs.podTemplateHash), previousStable: false };
+    // Dated and older than the stable: a stable before it (a canary completes only once every superseded
+    // one has drained). A superseded canary is dated too once partly drained, but it is newer than the
+    // stable or, rolled back to, a quiet hash; a tie (timestamps have seconds) counts as a canary.
+    const previousStable = !quiet.has(rs.podTemplateHash) && Date.parse(rs.creationTimestamp) < stableMs;
+    if (deadline <= now.getTime()) return { rs, due: true, repair: false, previousStable };
+    return { rs, due: false, repair: false, wakeAtMs: deadline, previousStable };
   });
 }
 

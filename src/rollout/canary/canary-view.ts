@@ -176,9 +176,11 @@ export function trafficWrites(
 /**
  * A superseded canary still has pods to drain. At most one canary runs pods: meanwhile the new one holds
  * and the stable takes the load (weight 0), which also frees the availability budget the drain needs.
+ * A previous stable whose scale-down delay ends mid-canary is no canary: it serves no traffic and goes
+ * without taking the new canary's weight (counting it routed a canary paused at 20 % to 0 until it went).
  */
 export function draining(pass: Pass): boolean {
-  return pass.old.some((entry) => entry.due && entry.rs.replicas > 0);
+  return pass.old.some((entry) => entry.due && entry.rs.replicas > 0 && !entry.previousStable);
 }
 
 /** The counts this pass moves toward: the target step's, or weight 0 with the canary held while draining. */

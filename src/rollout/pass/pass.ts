@@ -171,7 +171,12 @@ function quietHashes(context: RolloutContext, revision: Revision): Set<string> {
 
 /** The first pass state: nothing decided yet. */
 export function startPass(context: RolloutContext, revision: Revision): Pass {
-  const old = classifyOldReplicaSets(revision.others, context.now, quietHashes(context, revision));
+  const old = classifyOldReplicaSets(
+    revision.others,
+    context.now,
+    quietHashes(context, revision),
+    revision.stable?.creationTimestamp,
+  );
   return {
     context,
     revision,

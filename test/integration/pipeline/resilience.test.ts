@@ -48,7 +48,17 @@ describe('pipeline resilience', () => {
     );
     const sets = await p.replicaSets();
     expect(sets.find((rs) => rs.hash === done.status?.stableRS)?.image).toBe('web:2.0');
-    expect(sets.filter((rs) => rs.replicas > 0)).toHaveLength(1);
+    // Healthy is written by the completing pass, which only dates the old stable for scale-down (now, with
+    // scaleDownDelaySeconds 0); the next pass scales it to 0 (docs/rollout.md, Completion). That pass is the
+    // second worker's own wake-up: 10 s is far inside the 3-minute resync, so a scale-down lost in the
+    // takeover still fails here.
+    await eventually(
+      'the old stable scaled down by the next pass',
+      async () => (await p.replicaSets()).filter((rs) => rs.replicas > 0).length === 1,
+      { timeoutMs: 10_000 },
+    );
+    const left = (await p.replicaSets()).filter((rs) => rs.replicas > 0);
+    expect(left.map((rs) => rs.hash)).toEqual([done.status?.stableRS]);
   }, 60_000);
 
   it('turns a burst of 50 pushes into a few polls', async () => {

@@ -254,6 +254,86 @@ describe('canary steps', () => {
   });
 });
 
+describe('an old stable whose scale-down delay ends mid-canary', () => {
+  // app:1 was the stable before app:2; its delayed scale-down falls due while app:3 runs its canary at 20 %.
+  const midCanary = (step: number, weight: number) =>
+    aRollout()
+      .withReplicas(4)
+      .withImage('app:3')
+      .withSteps({ setWeight: 20 }, { pause: {} })
+      .withCanary({
+        canaryService: 'web-canary',
+        stableService: 'web-stable',
+        trafficRouting: { nginx: { stableIngress: 'web' } },
+      })
+      .withStatus({
+        stableRS: hashOf('app:2'),
+        currentPodHash: hashOf('app:3'),
+        currentStepIndex: step,
+        canary: { weights: weights(weight, 'app:3', 'app:2') },
+      })
+      .build();
+  const over = (rollout: Rollout) =>
+    planRollout(
+      rollout,
+      observedWith(rollout, {
+        'app:1': {
+          replicas: 4,
+          annotations: { [SCALE_DOWN_DEADLINE_ANNOTATION]: ago(1) },
+          createdAt: ago(600),
+        },
+        'app:2': { replicas: 4, createdAt: ago(60) },
+        'app:3': { replicas: 1, createdAt: ago(5) },
+      })
+        .withService('web-canary', { app: 'web', [POD_TEMPLATE_HASH_LABEL]: hashOf('app:3') })
+        .withService('web-stable', { app: 'web', [POD_TEMPLATE_HASH_LABEL]: hashOf('app:2') })
+        .build(),
+      NOW,
+    );
+
+  it('is scaled down at 20 % without routing the canary to 0: it serves no traffic, it is no superseded canary', () => {
+    const plan = over(midCanary(0, 20));
+    expect(plan.status.currentStepIndex).toBe(1);
+    expect(plan.status.canary?.weights).toEqual(weights(20, 'app:3', 'app:2'));
+    expect(plan.actions).not.toContainEqual(expect.objectContaining({ kind: 'setTrafficWeights' }));
+    expect(scaleOf(plan, 'app:1')?.replicas).toBe(0);
+  });
+
+  it('a canary paused at 20 % keeps its weight while it goes', () => {
+    const plan = over(midCanary(1, 20));
+    expect(plan.status.phase).toBe('Paused');
+    expect(plan.status.canary?.weights).toEqual(weights(20, 'app:3', 'app:2'));
+    expect(plan.actions).not.toContainEqual(expect.objectContaining({ kind: 'setTrafficWeights' }));
+    expect(scaleOf(plan, 'app:1')?.replicas).toBe(0);
+  });
+});
+
+describe('a superseded canary dated by a partial drain', () => {
+  it('still holds the new canary: newer than the stable, it is no previous stable', () => {
+    // app:3 was superseded and partly drained (dated); a later supersede left no status record of it.
+    const rollout = aRollout()
+      .withReplicas(4)
+      .withImage('app:4')
+      .withSteps({ setWeight: 20 }, { pause: {} })
+      .withStatus({ stableRS: hashOf('app:2'), currentPodHash: hashOf('app:4'), currentStepIndex: 0 })
+      .build();
+    const plan = planOver(rollout, {
+      'app:2': { replicas: 4, createdAt: ago(60) },
+      'app:3': {
+        replicas: 2,
+        annotations: { [SCALE_DOWN_DEADLINE_ANNOTATION]: ago(1) },
+        createdAt: ago(30),
+      },
+      'app:4': { replicas: 0, createdAt: ago(5) },
+    });
+    expect(scaleOf(plan, 'app:4')).toBeUndefined();
+    // Weight 0 first, as for any superseded canary; the drain follows once the router holds it.
+    expect(plan.actions).toEqual([
+      expect.objectContaining({ kind: 'setTrafficWeights', canaryWeight: 0, stableHash: hashOf('app:2') }),
+    ]);
+  });
+});
+
 describe('analysis', () => {
   const withRun = (
     phase: 'Running' | 'Successful' | 'Failed' | 'Inconclusive',
