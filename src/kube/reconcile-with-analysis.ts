@@ -99,15 +99,20 @@ export async function reconcileRolloutWithAnalysis(
     }
   };
 
+  // A pass after this job's own run writes must see them; the cache's watch event may still be on its
+  // way (a run measured Successful, read back as Running, would leave the rollout waiting for a requeue
+  // that nothing schedules).
+  const uncached: ReconcileWithAnalysisDeps = { ...deps };
+  delete uncached.cache;
   let analysis = await measure();
-  let outcome = await reconcile(key, deps);
+  let outcome = await reconcile(key, analysis.written.length > 0 ? uncached : deps);
   const stats = outcome.stats && { ...outcome.stats };
   for (let round = 1; round < MAX_ANALYSIS_ROUNDS; round++) {
     if (outcome.kind === 'stalled') break;
     if ((outcome.stats?.writes ?? 0) === 0 && analysis.conflicts.length === 0) break;
     analysis = await measure();
     if (analysis.written.length === 0) break;
-    outcome = await reconcile(key, deps);
+    outcome = await reconcile(key, uncached);
     addStats(stats, outcome.stats);
   }
   if (outcome.kind !== 'stalled' && (analysis.error !== undefined || analysis.conflicts.length > 0)) {
