@@ -9,7 +9,7 @@ import {
 } from '../rollout/index.ts';
 import type { Rollout } from '../spec/rollout.ts';
 import type { AnalysisRunView } from './analysis-run-view.ts';
-import { COMMIT_ANNOTATION, COMMIT_AUTHOR_ANNOTATION } from '../sync/sync-labels.ts';
+import { COMMIT_ANNOTATION, COMMIT_AUTHOR_ANNOTATION } from '../spec/commit-annotations.ts';
 
 /** A pod in the tree; `status` is what kubectl's STATUS column would say (Running, ImagePullBackOff, …). */
 export interface PodNode {

@@ -5,10 +5,7 @@ export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY_VALUE = 'rollgate';
 /** The source (by configured name) an object came from; prune and drift look only at their own source. */
 export const SOURCE_LABEL = 'rollgate.dev/source';
-/** The commit an object was last applied from. */
-export const COMMIT_ANNOTATION = 'rollgate.dev/commit';
-/** Who wrote that commit (`Name <email>`), so the dashboard can say whose change a revision is. */
-export const COMMIT_AUTHOR_ANNOTATION = 'rollgate.dev/commit-author';
+export { COMMIT_ANNOTATION, COMMIT_AUTHOR_ANNOTATION } from '../spec/commit-annotations.ts';
 /** The file (repository path) it is defined in, so an error or event can point at it. */
 export const FILE_ANNOTATION = 'rollgate.dev/file';
 /**
