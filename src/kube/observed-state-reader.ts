@@ -86,9 +86,11 @@ export class ObservedStateReader {
     key: RolloutKey,
     options: ReadOptions = {},
   ): Promise<Record<string, unknown> | undefined> {
-    const cache = this.cached('Rollout', options);
+    const cached = this.cached('Rollout', options)?.get('Rollout', key.namespace, key.name);
     // A copy: the caller builds its status write from it, and the cache's object is shared.
-    if (cache) return structuredClone(cache.get('Rollout', key.namespace, key.name));
+    if (cached !== undefined) return structuredClone(cached);
+    // Not in the cache is asked of the API: a job enqueued by the sync right after it created the
+    // Rollout can run before the watch event reaches the cache, and "gone" would end it unreconciled.
     try {
       return (await kubeCall({ verb: 'get', kind: 'Rollout', ...key }, () =>
         this.clients.custom.getNamespacedCustomObject({
