@@ -40,6 +40,13 @@ const logLines: string[] = [];
 let processes: Array<{ process: RunningProcess; metrics: RollgateMetrics }> = [];
 
 /** One Rollgate reconciler process over the sandbox and the run's Redis, under this file's prefix. */
+/** A debug-level logger into {@link logLines}, which the tests search for sends and for secrets. */
+function debugLogger(): Logger {
+  const logs = new PassThrough();
+  logs.on('data', (chunk: Buffer) => logLines.push(chunk.toString('utf8')));
+  return createLogger({ destination: logs, format: 'json', level: 'debug' });
+}
+
 async function startReconciler(logger: Logger = silentLogger): Promise<RunningProcess> {
   const config = configSchema.parse({
     log: { level: 'silent' },
@@ -153,11 +160,10 @@ beforeAll(async () => {
       ),
     },
   });
-  const logs = new PassThrough();
-  logs.on('data', (chunk: Buffer) => logLines.push(chunk.toString('utf8')));
   // Two reconcilers on one Redis: every transition is seen by whichever reconciles, and both notify.
-  await startReconciler(createLogger({ destination: logs, format: 'json', level: 'debug' }));
-  await startReconciler();
+  // Both log into the lines the tests read: which one sends a message is the queue's choice.
+  await startReconciler(debugLogger());
+  await startReconciler(debugLogger());
 });
 
 afterAll(async () => {
@@ -248,8 +254,8 @@ describe('notifications of a subscribed Rollout', () => {
     // A restart: both processes stop, two new ones list every Rollout and reconcile it again.
     const before = doubles.requests.length;
     await stopAll();
-    await startReconciler();
-    await startReconciler();
+    await startReconciler(debugLogger());
+    await startReconciler(debugLogger());
     await eventually('the new processes to reconcile web', async () => {
       const depth = await processes[0]!.process.reconciler!.queue.queue.getJobCounts('completed');
       return (depth.completed ?? 0) > 0;
@@ -328,7 +334,7 @@ describe('notifications of a subscribed Rollout', () => {
     expect(counted.join('\n')).toMatch(
       /rollgate_notifications_total\{trigger="on-rollout-completed",service="teams",result="retried"\} 1/,
     );
-    // The first process logged at debug level through all of the above, sends and failures included.
+    // Both processes logged at debug level through all of the above, sends and failures included.
     const log = logLines.join('');
     expect(log).toContain('notification sent');
     for (const secret of [SLACK_TOKEN, DEPLOY_LOG_TOKEN, 's3cr3t-connector', doubles.url + '/webhook'])
