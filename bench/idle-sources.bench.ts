@@ -2,7 +2,7 @@
 // polled every 30 s with no change. What the Rollgate poller spends per second (share of one core) and per
 // poll, beside the sandbox and Redis, and a floor from the same run: the ref check alone (one `ls-refs`
 // request from a GitSource), made N times from the bench.
-import { cpSync, readFileSync } from 'node:fs';
+import { cpSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -21,6 +21,7 @@ import {
   WorkingCopy,
 } from '../test/support/git-fixtures.ts';
 import { serveGitRepositoriesInChild } from './git-server-process.ts';
+import { cpuSecondsOf, ownCpuSeconds } from './process-cpu.ts';
 import type { BenchResult } from './run.ts';
 import { startSandboxInChild } from './sandbox-process.ts';
 
@@ -29,19 +30,7 @@ const INTERVAL_S = 30;
 /** Measured over this long once every source has synced: two poll rounds. */
 const WINDOW_MS = Number(process.env.ROLLGATE_BENCH_IDLE_WINDOW_MS ?? 2 * INTERVAL_S * 1000);
 const LIMIT_MS = 900_000;
-const TICKS_PER_SECOND = 100;
 const STATE_NAMESPACE = 'rollgate-system';
-
-function cpuSecondsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-}
-
-function ownCpuSeconds(): number {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1e6;
-}
 
 const sourceName = (i: number): string => `s-${String(i).padStart(4, '0')}`;
 

@@ -3,7 +3,6 @@
 // per rollout, and a floor from the same run: the sandbox's own cost of the minimal writes for the same N.
 // First, what 100 ReplicaSet creates cost the sandbox beside 10,000 pods against an empty sandbox.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHmac, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -30,6 +29,8 @@ import { parse as parseYaml } from 'yaml';
 import { toRollgateApiVersion } from '../src/spec/api-version.ts';
 import { createBareRepository, makeTempDir, WorkingCopy } from '../test/support/git-fixtures.ts';
 import { serveGitRepositoriesInChild } from './git-server-process.ts';
+import { pushWebhook } from './push-webhook.ts';
+import { cpuSecondsOf, ownCpuSeconds } from './process-cpu.ts';
 import type { BenchResult } from './run.ts';
 import { startSandboxInChild, type SandboxProcess } from './sandbox-process.ts';
 
@@ -41,20 +42,6 @@ const READY_DELAY_MS = 100;
 /** Writes the floor keeps in flight, about what Rollgate's workers do. */
 const FLOOR_CONCURRENCY = 8;
 const WEBHOOK_SECRET = 'scale-bench';
-const TICKS_PER_SECOND = 100;
-
-/** User + system CPU seconds of another process, from /proc/<pid>/stat (utime and stime, in clock ticks). */
-function cpuSecondsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // The fields after the command name (which may hold spaces) start after its closing parenthesis.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-}
-
-function ownCpuSeconds(): number {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1e6;
-}
 
 interface RolloutState {
   phase?: string;
@@ -148,26 +135,6 @@ function files(image: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (let i = 0; i < N; i++) out[`web-${i}.yaml`] = rolloutYaml({ name: `web-${i}`, image });
   return out;
-}
-
-async function pushWebhook(process: RunningProcess, repoUrl: string, head: string): Promise<void> {
-  const body = JSON.stringify({
-    ref: 'refs/heads/main',
-    after: head,
-    repository: { clone_url: repoUrl, html_url: repoUrl, full_name: 'bench/apps' },
-  });
-  const signature = `sha256=${createHmac('sha256', WEBHOOK_SECRET).update(body).digest('hex')}`;
-  const res = await fetch(`${process.http.url}/webhooks/github`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-github-event': 'push',
-      'x-github-delivery': randomUUID(),
-      'x-hub-signature-256': signature,
-    },
-    body,
-  });
-  if (!res.ok) throw new Error(`webhook answered ${res.status}`);
 }
 
 /**
@@ -383,7 +350,7 @@ async function rolloutsAtScale(): Promise<BenchResult[]> {
     const head = work.commit('new image on all');
     await work.push(repoUrl);
     const paused = await measure(sandbox, redis.pid, async () => {
-      await pushWebhook(running, repoUrl, head);
+      await pushWebhook(running, WEBHOOK_SECRET, repoUrl, head);
       await watched.waitFor((states) =>
         [...states].every(
           ([name, s]) =>

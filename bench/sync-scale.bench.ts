@@ -4,13 +4,12 @@
 // run: the sandbox's own cost of creating the same 5,000 ConfigMaps from the bench, 8 in flight, and a
 // `kubectl apply --server-side` of them when kubectl is installed.
 import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { createHmac, randomUUID } from 'node:crypto';
 import { CoreV1Api, Watch } from '@kubernetes/client-node';
 import { configSchema } from '../src/config/index.ts';
 import { startPrivateRedisServer } from '../src/demo/private-redis-server.ts';
@@ -26,6 +25,8 @@ import {
   WorkingCopy,
 } from '../test/support/git-fixtures.ts';
 import { serveGitRepositoriesInChild } from './git-server-process.ts';
+import { pushWebhook } from './push-webhook.ts';
+import { cpuSecondsOf, ownCpuSeconds } from './process-cpu.ts';
 import type { BenchResult } from './run.ts';
 import { startSandboxInChild, type SandboxProcess } from './sandbox-process.ts';
 
@@ -34,19 +35,7 @@ const LIMIT_MS = 300_000;
 const READY_DELAY_MS = 100;
 const FLOOR_CONCURRENCY = 8;
 const WEBHOOK_SECRET = 'sync-scale-bench';
-const TICKS_PER_SECOND = 100;
 const execFileAsync = promisify(execFile);
-
-function cpuSecondsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-}
-
-function ownCpuSeconds(): number {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1e6;
-}
 
 /** A full garbage collection (the flag is set at run time, so the bench needs no node option). */
 function collectGarbage(): void {
@@ -95,26 +84,6 @@ spec:
 }
 
 const unrelated = (i: number): string => `unrelated-${String(i).padStart(5, '0')}`;
-
-async function pushWebhook(process: RunningProcess, repoUrl: string, head: string): Promise<void> {
-  const body = JSON.stringify({
-    ref: 'refs/heads/main',
-    after: head,
-    repository: { clone_url: repoUrl, html_url: repoUrl, full_name: 'bench/apps' },
-  });
-  const signature = `sha256=${createHmac('sha256', WEBHOOK_SECRET).update(body).digest('hex')}`;
-  const res = await fetch(`${process.http.url}/webhooks/github`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-github-event': 'push',
-      'x-github-delivery': randomUUID(),
-      'x-hub-signature-256': signature,
-    },
-    body,
-  });
-  if (!res.ok) throw new Error(`webhook answered ${res.status}`);
-}
 
 /** Resolves once `done()` holds, woken by a watch; throws past LIMIT_MS. */
 async function until(done: () => boolean, wakeUp: { wake?: () => void }): Promise<void> {
@@ -267,7 +236,7 @@ export async function run(): Promise<BenchResult[]> {
       requests: await sandbox.requests(),
     };
     const started = performance.now();
-    await pushWebhook(running, repoUrl, head);
+    await pushWebhook(running, WEBHOOK_SECRET, repoUrl, head);
     await until(() => images.has('web:1'), wakeUp);
     const canaryMs = performance.now() - started;
     await until(() => applied.size >= N + 1, wakeUp);
