@@ -174,7 +174,7 @@ export interface KubeClientOptions {
  * limiter. Connections are pooled by shareConnections on `kubeConfig` itself (per server and TLS
  * material, so rotated certificates get a new pool), which also covers clients made from it directly.
  */
-function pooledAuthentication(
+function rateLimitedAuthentication(
   kubeConfig: KubeConfig,
   limiter: () => RequestRateLimiter | undefined,
 ): KubeConfig {
@@ -201,7 +201,7 @@ function sharedConnection(kubeConfig: KubeConfig): SharedConnection {
   let connection = shared.get(kubeConfig);
   if (connection === undefined) {
     const made: SharedConnection = { limiter: undefined, authenticating: kubeConfig };
-    made.authenticating = pooledAuthentication(kubeConfig, () => made.limiter);
+    made.authenticating = rateLimitedAuthentication(kubeConfig, () => made.limiter);
     shared.set(kubeConfig, made);
     connection = made;
   }
