@@ -72,3 +72,25 @@ export async function startRedisProcess(
   }
   return { dir, output: () => output, stop };
 }
+
+/** A password-protected Sentinel on `port` that monitors the master at 127.0.0.1:`masterPort` as `name`. */
+export async function startSentinelProcess(options: {
+  port: number;
+  password: string;
+  name: string;
+  masterPort: number;
+  masterPassword: string;
+}): Promise<RedisProcess> {
+  return startRedisProcess(
+    ['--sentinel'],
+    { host: '127.0.0.1', port: options.port, password: options.password },
+    [
+      `port ${options.port}`,
+      'bind 127.0.0.1',
+      `requirepass "${options.password}"`,
+      `sentinel monitor ${options.name} 127.0.0.1 ${options.masterPort} 1`,
+      `sentinel auth-pass ${options.name} "${options.masterPassword}"`,
+      '',
+    ].join('\n'),
+  );
+}

@@ -11,7 +11,7 @@ import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/spec/api-version.ts';
 import { eventually } from '../../support/eventually.ts';
 import { makeTempDir, type TempDir } from '../../support/git-fixtures.ts';
-import { startRedisProcess, type RedisProcess } from '../../support/redis-process.ts';
+import { startRedisProcess, startSentinelProcess, type RedisProcess } from '../../support/redis-process.ts';
 import { CHECKOUT, startRollgate, type RollgateProcess } from '../../support/rollgate-processes.ts';
 
 const PASSWORD = 'master-Pa55word';
@@ -35,18 +35,13 @@ beforeAll(async () => {
     ),
   );
   servers.push(
-    await startRedisProcess(
-      ['--sentinel'],
-      { host: '127.0.0.1', port: ports.sentinel, password: SENTINEL_PASSWORD },
-      [
-        `port ${ports.sentinel}`,
-        'bind 127.0.0.1',
-        `requirepass "${SENTINEL_PASSWORD}"`,
-        `sentinel monitor ${MASTER} 127.0.0.1 ${ports.redis} 1`,
-        `sentinel auth-pass ${MASTER} "${PASSWORD}"`,
-        '',
-      ].join('\n'),
-    ),
+    await startSentinelProcess({
+      port: ports.sentinel,
+      password: SENTINEL_PASSWORD,
+      name: MASTER,
+      masterPort: ports.redis,
+      masterPassword: PASSWORD,
+    }),
   );
   sandbox = await startSandbox({ readyDelayMs: 100 });
   kubeconfig = join(tmp.path, 'kubeconfig');

@@ -16,7 +16,7 @@ import { redisOptions } from '../../../src/queue/redis-options.ts';
 import { pingRedis } from '../../../src/queue/redis-ping.ts';
 import { startWorker } from '../../../src/queue/start-worker.ts';
 import { eventually } from '../../support/eventually.ts';
-import { startRedisProcess, type RedisProcess } from '../../support/redis-process.ts';
+import { startRedisProcess, startSentinelProcess, type RedisProcess } from '../../support/redis-process.ts';
 
 const PASSWORD = 'p@ss word/1';
 const SENTINEL_PASSWORD = 'sentinel-secret';
@@ -96,18 +96,13 @@ beforeAll(async () => {
     }),
   );
   servers.push(
-    await startRedisProcess(
-      ['--sentinel'],
-      { host: '127.0.0.1', port: ports.sentinel, password: SENTINEL_PASSWORD },
-      [
-        `port ${ports.sentinel}`,
-        'bind 127.0.0.1',
-        `requirepass "${SENTINEL_PASSWORD}"`,
-        `sentinel monitor ${MASTER} 127.0.0.1 ${ports.auth} 1`,
-        `sentinel auth-pass ${MASTER} "${PASSWORD}"`,
-        '',
-      ].join('\n'),
-    ),
+    await startSentinelProcess({
+      port: ports.sentinel,
+      password: SENTINEL_PASSWORD,
+      name: MASTER,
+      masterPort: ports.auth,
+      masterPassword: PASSWORD,
+    }),
   );
   // Debian's redis-server is built with TLS; should one not be, the TLS test says so and fails.
   makeCertificates(dir);
