@@ -12,7 +12,12 @@ import { promoteRollout } from '../../../src/kube/rollout-commands.ts';
 import { PODS_RESYNC_MS } from '../../../src/rollout/pass/finish-pass.ts';
 import { runCli } from '../../support/run-cli.ts';
 import { eventually } from '../../support/eventually.ts';
-import { startTrafficScene, type LiveRolloutStatus, type TrafficScene } from '../traffic/traffic-scene.ts';
+import {
+  istioSubsetRoutesYaml,
+  startTrafficScene,
+  type LiveRolloutStatus,
+  type TrafficScene,
+} from '../traffic/traffic-scene.ts';
 
 const DEADLINE_S = 3;
 /** "One resync": the longest the planner waits before looking at pods again. */
@@ -29,29 +34,7 @@ let scene: TrafficScene;
 let kubeconfig: string;
 
 function istioObjects(ns: string): string {
-  return `apiVersion: networking.istio.io/v1
-kind: VirtualService
-metadata: {name: web, namespace: ${ns}}
-spec:
-  hosts: [web]
-  http:
-    - route:
-        - destination: {host: web, subset: stable}
-          weight: 100
-        - destination: {host: web, subset: canary}
-          weight: 0
----
-apiVersion: networking.istio.io/v1
-kind: DestinationRule
-metadata: {name: web, namespace: ${ns}}
-spec:
-  host: web
-  subsets:
-    - name: stable
-      labels: {app: web}
-    - name: canary
-      labels: {app: web}
----
+  return `${istioSubsetRoutesYaml(ns)}---
 apiVersion: rollgate.dev/v1alpha1
 kind: AnalysisTemplate
 metadata: {name: smoke, namespace: ${ns}}

@@ -5,6 +5,7 @@ import { toPlainObject } from '../../../src/kube/client.ts';
 import {
   abortRoutesBackFirst,
   deployRoutedRollout,
+  istioSubsetRoutesYaml,
   startTrafficScene,
   walkToNewStable,
   type RouteReadBack,
@@ -19,33 +20,6 @@ const ROUTING = `istio:
     name: web
     canarySubsetName: canary
     stableSubsetName: stable
-`;
-const ISTIO_OBJECTS = `apiVersion: networking.istio.io/v1
-kind: VirtualService
-metadata:
-  name: web
-  namespace: ${NS}
-spec:
-  hosts: [web]
-  http:
-    - route:
-        - destination: {host: web, subset: stable}
-          weight: 100
-        - destination: {host: web, subset: canary}
-          weight: 0
----
-apiVersion: networking.istio.io/v1
-kind: DestinationRule
-metadata:
-  name: web
-  namespace: ${NS}
-spec:
-  host: web
-  subsets:
-    - name: stable
-      labels: {app: web}
-    - name: canary
-      labels: {app: web}
 `;
 
 interface Destination {
@@ -100,7 +74,7 @@ beforeAll(async () => {
   await deployRoutedRollout(scene, {
     namespace: NS,
     trafficRouting: ROUTING,
-    objects: ISTIO_OBJECTS,
+    objects: istioSubsetRoutesYaml(NS),
     services: false,
   });
 }, 60_000);
