@@ -92,4 +92,39 @@ describe('pagination', () => {
     expect(mine.sort()).toEqual(['sel-a', 'sel-b', 'sel-c', 'sel-d']);
     expect(new Set(seen).size).toBe(seen.length);
   });
+
+  it('an object deleted or created between two pages makes no later page skip or repeat another', async () => {
+    // An informer lists in pages while the cluster changes: every object that exists throughout must be
+    // in exactly one page, or the cache misses it until it next changes.
+    const created = ['page-a', 'page-b', 'page-c', 'page-d', 'page-e', 'page-f'];
+    for (const name of created)
+      await cluster.core.createNamespacedConfigMap({
+        namespace: cluster.namespace,
+        body: { metadata: { name, labels: { paging: 'yes' } } },
+      });
+    const seen: string[] = [];
+    let token: string | undefined;
+    let pages = 0;
+    do {
+      const page = await cluster.core.listNamespacedConfigMap({
+        namespace: cluster.namespace,
+        labelSelector: 'paging=yes',
+        limit: 2,
+        ...(token ? { _continue: token } : {}),
+      });
+      seen.push(...page.items.map((i) => i.metadata?.name ?? ''));
+      token = page.metadata?._continue || undefined;
+      if (++pages === 1) {
+        // Both already served: an offset-based token would now skip page-c (and page-d).
+        await cluster.core.deleteNamespacedConfigMap({ namespace: cluster.namespace, name: 'page-a' });
+        await cluster.core.deleteNamespacedConfigMap({ namespace: cluster.namespace, name: 'page-b' });
+        await cluster.core.createNamespacedConfigMap({
+          namespace: cluster.namespace,
+          body: { metadata: { name: 'page-0', labels: { paging: 'yes' } } },
+        });
+      }
+    } while (token);
+    expect(seen.slice(0, 2)).toEqual(['page-a', 'page-b']);
+    expect(seen.filter((n) => n !== 'page-0')).toEqual(created);
+  });
 });

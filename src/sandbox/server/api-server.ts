@@ -526,23 +526,21 @@ export class ApiServer {
       return;
     }
     const labels = parseLabelSelector(url.searchParams.get('labelSelector')).equalities;
-    const all = this.deps.store.list(type, route.namespace, matches, labels);
-    const resourceVersion = String(this.deps.store.resourceVersion);
     const limit = Number(url.searchParams.get('limit') ?? '0');
     const token = url.searchParams.get('continue');
-    let start = 0;
-    let listVersion = resourceVersion;
-    if (token) {
-      const decoded = decodeContinue(token);
-      start = decoded.offset;
-      listVersion = decoded.resourceVersion;
-    }
-    let items = all.slice(start);
+    // Later pages carry the first page's resourceVersion, as a real server's do.
+    const { after, resourceVersion: listVersion } = token
+      ? decodeContinue(token)
+      : { after: undefined, resourceVersion: String(this.deps.store.resourceVersion) };
+    const page = this.deps.store.listPage(type, route.namespace, matches, labels, {
+      ...(after !== undefined && { after }),
+      limit,
+    });
+    const items = page.items;
     const listMeta: Record<string, unknown> = { resourceVersion: listVersion };
-    if (limit > 0 && items.length > limit) {
-      items = items.slice(0, limit);
-      listMeta.continue = encodeContinue(start + limit, listVersion);
-      listMeta.remainingItemCount = all.length - start - limit;
+    if (page.remaining > 0 && page.lastKey !== undefined) {
+      listMeta.continue = encodeContinue(page.lastKey, listVersion);
+      listMeta.remainingItemCount = page.remaining;
     }
     if (wantsTable(req)) {
       sendJson(res, 200, buildTable(type, items, this.deps.clock.now(), includeObject(url), listMeta));
@@ -1099,19 +1097,20 @@ function isDryRun(url: URL): boolean {
   return url.searchParams.getAll('dryRun').includes('All');
 }
 
-function encodeContinue(offset: number, resourceVersion: string): string {
-  return Buffer.from(JSON.stringify({ offset, resourceVersion })).toString('base64url');
+/** A continue token: the key of the page's last object (the next page starts after it) and the list's version. */
+function encodeContinue(after: string, resourceVersion: string): string {
+  return Buffer.from(JSON.stringify({ after, resourceVersion })).toString('base64url');
 }
 
-function decodeContinue(token: string): { offset: number; resourceVersion: string } {
+function decodeContinue(token: string): { after: string; resourceVersion: string } {
   try {
     const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown;
     if (
       isPlainObject(parsed) &&
-      typeof parsed.offset === 'number' &&
+      typeof parsed.after === 'string' &&
       typeof parsed.resourceVersion === 'string'
     ) {
-      return { offset: parsed.offset, resourceVersion: parsed.resourceVersion };
+      return { after: parsed.after, resourceVersion: parsed.resourceVersion };
     }
   } catch {
     // fall through to the error below

@@ -355,19 +355,41 @@ export class ObjectStore {
     filter?: (obj: StoredObject) => boolean,
     labels: Readonly<Record<string, string>> = {},
   ): StoredObject[] {
-    const out: StoredObject[] = [];
+    return this.listPage(type, namespace, filter, labels).items;
+  }
+
+  /**
+   * One page of {@link list}: the objects whose `namespace/name` sorts after `page.after`, at most
+   * `page.limit` of them (0: all), and how many matching objects follow the page. Pages continue from a
+   * key, not an offset, so an object created or deleted between two pages shifts nothing: every object
+   * that exists throughout is in exactly one page (what etcd's key-ordered continue gives a real server).
+   * Only the page is copied.
+   */
+  listPage(
+    type: ResourceType,
+    namespace?: string,
+    filter?: (obj: StoredObject) => boolean,
+    labels: Readonly<Record<string, string>> = {},
+    page: { after?: string; limit?: number } = {},
+  ): { items: StoredObject[]; remaining: number; lastKey?: string } {
+    const matched: Array<{ key: string; obj: StoredObject }> = [];
     const typeKey = typeKeyOf(type);
     const scoped = namespace !== undefined && type.namespaced;
     for (const obj of this.objects.select(typeKey, scoped ? `${typeKey}|${namespace}` : undefined, labels)) {
       if (scoped && obj.metadata.namespace !== namespace) continue;
+      const key = listKeyOf(obj);
+      if (page.after !== undefined && key <= page.after) continue;
       if (filter && !filter(obj)) continue;
-      out.push(this.present(type, obj));
+      matched.push({ key, obj });
     }
-    return out.sort((a, b) => {
-      const an = `${a.metadata.namespace ?? ''}/${a.metadata.name ?? ''}`;
-      const bn = `${b.metadata.namespace ?? ''}/${b.metadata.name ?? ''}`;
-      return an < bn ? -1 : an > bn ? 1 : 0;
-    });
+    matched.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+    const limit = page.limit ?? 0;
+    const taken = limit > 0 && matched.length > limit ? matched.slice(0, limit) : matched;
+    return {
+      items: taken.map(({ obj }) => this.present(type, obj)),
+      remaining: matched.length - taken.length,
+      ...(taken.length > 0 && { lastKey: taken[taken.length - 1]!.key }),
+    };
   }
 
   /** Objects with ownerReferences or a deletionTimestamp, uncopied: callers must not modify them. */
@@ -668,6 +690,11 @@ export class ObjectStore {
     out.apiVersion = apiVersionOf(type);
     return out;
   }
+}
+
+/** Where an object sorts in a list and where a continue token resumes: `namespace/name`. */
+function listKeyOf(obj: StoredObject): string {
+  return `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
 }
 
 /**
