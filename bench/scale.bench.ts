@@ -587,6 +587,7 @@ async function trackedAtScale(): Promise<BenchResult[]> {
     const joinMs = performance.now() - joinStarted;
     const joinerRss = rssMiBOf(joiner.pid!);
     const joinerCpu = cpuSecondsOf(joiner.pid!);
+    const joinerMemory = await memoryOf(joiner);
     const joinedKinds = await sandbox.requestKinds();
     const joined = {
       writes: (await sandbox.writes()) - joinedBefore.writes,
@@ -643,7 +644,7 @@ async function trackedAtScale(): Promise<BenchResult[]> {
         value: Math.round(joinerRss),
         unit: 'MiB',
         goal: '≤ 400 MB at 10,000',
-        notes: `${(((joinerRss - emptyRss) * 1024) / TRACKED).toFixed(1)} KiB per tracked rollout over the ${Math.round(emptyRss)} MiB with none → ${Math.round(emptyRss + ((joinerRss - emptyRss) * 10_000) / TRACKED)} MiB extrapolated to 10,000; its start's reconcile of every rollout wrote ${joined.writes} time(s) (${joined.kinds}) with ${joined.requests} requests in all (the informers' lists and watches included); ${Math.round(joinMs)} ms to quiet; its CPU ${joinerCpu.toFixed(1)} s`,
+        notes: `${(((joinerRss - emptyRss) * 1024) / TRACKED).toFixed(1)} KiB per tracked rollout over the ${Math.round(emptyRss)} MiB with none → ${Math.round(emptyRss + ((joinerRss - emptyRss) * 10_000) / TRACKED)} MiB extrapolated to 10,000; its start's reconcile of every rollout wrote ${joined.writes} time(s) (${joined.kinds}) with ${joined.requests} requests in all (the informers' lists and watches included); ${Math.round(joinMs)} ms to quiet; its CPU ${joinerCpu.toFixed(1)} s; JS heap ${Math.round(joinerMemory.heapUsed)} MiB used of ${Math.round(joinerMemory.heapTotal)} MiB reserved, ${Math.round(joinerMemory.external)} MiB outside the heap, peak RSS ${Math.round(joinerMemory.peakRss)} MiB`,
       },
     ];
   } finally {
@@ -707,7 +708,7 @@ async function startReconcilerProcess(
   kubeconfig: string,
   redisUrl: string,
   prefix = 'scale-workers',
-): Promise<ChildProcess> {
+): Promise<ChildProcess & { url: string }> {
   const bin = join(import.meta.dirname, '..', 'bin', 'rollgate.js');
   const child = spawn(
     process.execPath,
@@ -733,13 +734,37 @@ async function startReconcilerProcess(
   );
   // Started once its log says so (its watches run and every rollout was enqueued).
   const lines = (await import('node:readline')).createInterface({ input: child.stdout! });
-  await new Promise<void>((resolve, reject) => {
+  const url = await new Promise<string>((resolve, reject) => {
     lines.on('line', (line) => {
-      if (line.includes('"rollgate started"')) resolve();
+      if (line.includes('"rollgate started"')) resolve((JSON.parse(line) as { url: string }).url);
     });
     child.once('exit', (code) => reject(new Error(`rollgate reconciler exited with ${code}`)));
   });
-  return child;
+  return Object.assign(child, { url });
+}
+
+/**
+ * Where a `rollgate reconciler` process's memory is, from its own /metrics (prom-client's process
+ * metrics) and /proc: the JS heap in use and reserved, memory outside the heap (buffers, strings held
+ * by native code), and the peak RSS since it started (VmHWM), in MiB.
+ */
+async function memoryOf(
+  child: ChildProcess & { url: string },
+): Promise<{ heapUsed: number; heapTotal: number; external: number; peakRss: number }> {
+  const text = await (await fetch(new URL('/metrics', child.url))).text();
+  const metric = (name: string): number => {
+    const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+    return Number(line?.split(' ')[1] ?? NaN) / 2 ** 20;
+  };
+  const peak = readFileSync(`/proc/${child.pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmHWM:'));
+  return {
+    heapUsed: metric('nodejs_heap_size_used_bytes'),
+    heapTotal: metric('nodejs_heap_size_total_bytes'),
+    external: metric('nodejs_external_memory_bytes'),
+    peakRss: Number(peak?.split(/\s+/)[1] ?? 0) / 1024,
+  };
 }
 
 /**

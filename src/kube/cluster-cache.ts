@@ -158,13 +158,6 @@ class KindStore {
     }
   }
 
-  replace(objects: readonly CachedObject[]): void {
-    this.objects.clear();
-    this.index.clear();
-    for (const object of objects) this.upsert(object);
-    this.synced = true;
-  }
-
   get(namespace: string, name: string): CachedObject | undefined {
     return this.objects.get(`${namespace}/${name}`)?.object;
   }
@@ -209,7 +202,27 @@ export class ClusterCache {
 
   /** A full list (the first, or after the watch's resourceVersion expired): the kind becomes what it says. */
   replace(kind: CachedKind, objects: readonly CachedObject[]): void {
-    this.store(kind).replace(objects);
+    const replacing = this.beginReplace(kind);
+    replacing.add(objects);
+    replacing.commit();
+  }
+
+  /**
+   * A full list that arrives in pages: each page is trimmed into a new store as it comes (so a list of
+   * 20,000 pods never holds more than one page untrimmed), and the kind becomes that store at `commit`;
+   * until then readers see what the kind held before.
+   */
+  beginReplace(kind: CachedKind): { add(objects: readonly CachedObject[]): void; commit(): void } {
+    const fresh = new KindStore(KIND_RULES[kind]);
+    return {
+      add: (objects) => {
+        for (const object of objects) fresh.upsert(object);
+      },
+      commit: () => {
+        fresh.synced = true;
+        this.stores.set(kind, fresh);
+      },
+    };
   }
 
   synced(kind: CachedKind): boolean {

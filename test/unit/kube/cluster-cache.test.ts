@@ -37,6 +37,27 @@ function pod(name: string, hash: string): CachedObject {
 }
 
 describe('ClusterCache', () => {
+  it('takes a paged list page by page, trimmed as it comes, and serves the old objects until it is whole', () => {
+    const cache = new ClusterCache();
+    cache.replace('ReplicaSet', [replicaSet('old', 'h0', 'r1')]);
+    const relist = cache.beginReplace('ReplicaSet');
+    relist.add([replicaSet('a', 'h1', 'r1')]);
+    relist.add([replicaSet('b', 'h2', 'r1')]);
+    // Half a relist is not the truth yet: readers still get what the last whole list and events said.
+    expect(cache.replicaSetsOf('ns', 'r1').map((rs) => rs.metadata?.name)).toEqual(['old']);
+    relist.commit();
+    const now = cache.replicaSetsOf('ns', 'r1');
+    expect(now.map((rs) => rs.metadata?.name)).toEqual(['a', 'b']);
+    expect(now[0]?.metadata?.managedFields).toBeUndefined();
+
+    const fresh = new ClusterCache();
+    const list = fresh.beginReplace('Pod');
+    list.add([pod('p1', 'h1')]);
+    expect(fresh.synced('Pod')).toBe(false);
+    list.commit();
+    expect(fresh.synced('Pod')).toBe(true);
+  });
+
   it('answers by owner and hash, follows watch events, and a relist replaces everything', () => {
     const cache = new ClusterCache();
     expect(cache.synced('ReplicaSet')).toBe(false);
