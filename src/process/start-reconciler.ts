@@ -35,6 +35,8 @@ export interface ReconcilerOptions {
   reconcile?: Partial<Omit<ReconcileDeps, 'clients' | 'clock' | 'logger'>>;
   /** Watch Rollouts, ReplicaSets and workloadRef Deployments to enqueue on change (default true). */
   watch?: boolean;
+  /** Items per page of the informers' lists (default {@link LIST_PAGE}); tests page small collections. */
+  listPageSize?: number;
   metrics?: RollgateMetrics;
   /** Runs the first listing of rollouts through the start's retries (default: one try, a failure is logged). */
   atStart?: StartStepRunner;
@@ -69,7 +71,8 @@ function listVersionOf(list: unknown): string {
 }
 
 interface ListPage {
-  metadata?: { resourceVersion?: string; continue?: string };
+  // The typed clients' list models name it `_continue`; the custom-objects API passes the JSON through.
+  metadata?: { resourceVersion?: string; continue?: string; _continue?: string };
   items?: CachedObject[];
 }
 
@@ -89,7 +92,7 @@ async function listInto(
     const plain = toPlainObject<ListPage>(await page(cont));
     version ??= plain.metadata?.resourceVersion;
     replacing.add(plain.items ?? []);
-    cont = plain.metadata?.continue || undefined;
+    cont = plain.metadata?.continue || plain.metadata?._continue || undefined;
   } while (cont !== undefined);
   if (!version) throw new WatchListVersionError();
   replacing.commit();
@@ -110,10 +113,10 @@ export class WatchListVersionError extends Error {
  * informer's list); Deployments only need the list's resourceVersion, so one item is enough. In
  * `namespace` when the install watches one (a namespaced install may not list across namespaces).
  */
-function listVersions(clients: KubeClients, namespace: string, cache: ClusterCache) {
+function listVersions(clients: KubeClients, namespace: string, cache: ClusterCache, pageSize: number) {
   const hashed = { labelSelector: OWNED_REPLICASETS_SELECTOR };
   const paged = (cont: string | undefined) => ({
-    ...(LIST_PAGE > 0 && { limit: LIST_PAGE }),
+    ...(pageSize > 0 && { limit: pageSize }),
     ...(cont !== undefined && { _continue: cont }),
   });
   // Each custom-object call names its plural (the RBAC test reads the resource from the call).
@@ -365,7 +368,7 @@ export async function startReconciler(
   };
 
   if (options.watch ?? true) {
-    const versions = listVersions(runtime.kube.clients, namespace, cache);
+    const versions = listVersions(runtime.kube.clients, namespace, cache, options.listPageSize ?? LIST_PAGE);
     const hashed = { labelSelector: OWNED_REPLICASETS_SELECTOR };
     await startWatch(
       ROLLOUTS_PATH,
