@@ -189,12 +189,12 @@ export function webInBothEnvironments(web: string): Record<string, string> {
 }
 
 /** Resolves once `web` is Healthy in both staging and prod. */
-export async function bothEnvironmentsHealthy(scene: PromotionScene): Promise<void> {
+export async function bothEnvironmentsHealthy(scene: PromotionScene, timeoutMs = 30_000): Promise<void> {
   await eventually(
     'both environments Healthy',
     async () =>
       (await liveWebRollout(scene.clients, 'staging'))?.status?.phase === 'Healthy' &&
       (await liveWebRollout(scene.clients, 'prod'))?.status?.phase === 'Healthy',
-    { timeoutMs: 30_000 },
+    { timeoutMs },
   );
 }
