@@ -1,5 +1,6 @@
 // The YAML the whole-system tests keep in Git: canary Rollouts, Services, ConfigMaps, AnalysisTemplates.
 import { stringify } from 'yaml';
+import { sandboxJobSpec } from './sandbox-job.ts';
 
 export interface CanaryRolloutOptions {
   name: string;
@@ -75,20 +76,7 @@ export function jobAnalysisTemplate(name: string, result: 'succeed' | 'fail'): s
         {
           name: 'smoke-test',
           provider: {
-            job: {
-              spec: {
-                backoffLimit: 0,
-                template: {
-                  metadata: {
-                    annotations: {
-                      'sandbox.rollgate.dev/job-result': result,
-                      'sandbox.rollgate.dev/job-duration': '1s',
-                    },
-                  },
-                  spec: { restartPolicy: 'Never', containers: [{ name: 'smoke', image: 'smoke:1' }] },
-                },
-              },
-            },
+            job: { spec: sandboxJobSpec(result, '1s') },
           },
         },
       ],
