@@ -4,9 +4,13 @@
 import { join } from 'node:path';
 import { startPrivateRedisServer } from '../src/demo/private-redis-server.ts';
 import { eventually } from '../test/support/eventually.ts';
-import { startPromotionScene } from '../test/support/promotion-scene.ts';
-import { PROMOTION_REPO } from '../test/support/promotion-scene.ts';
-import { liveWebRollout, webRollout } from '../test/support/web-rollout.ts';
+import {
+  bothEnvironmentsHealthy,
+  PROMOTION_REPO,
+  startPromotionScene,
+  webInBothEnvironments,
+} from '../test/support/promotion-scene.ts';
+import { webRollout } from '../test/support/web-rollout.ts';
 import { launchChromium } from '../test/integration/dashboard/chromium.ts';
 import { ACTION_TOKEN, startDashboardScene } from '../test/integration/dashboard/dashboard-scene.ts';
 
@@ -57,19 +61,10 @@ async function main(): Promise<void> {
     // The promotions pipeline: staging finished 2.0.0, its pull request to prod is open.
     const promotion = await startPromotionScene({
       redisUrl: redis.url,
-      files: {
-        'envs/staging/web.yaml': webRollout('registry.example/web:1.0.0'),
-        'envs/prod/web.yaml': webRollout('registry.example/web:1.0.0'),
-      },
+      files: webInBothEnvironments(webRollout('registry.example/web:1.0.0')),
     });
     try {
-      await eventually(
-        'both environments Healthy',
-        async () =>
-          (await liveWebRollout(promotion.clients, 'staging'))?.status?.phase === 'Healthy' &&
-          (await liveWebRollout(promotion.clients, 'prod'))?.status?.phase === 'Healthy',
-        { timeoutMs: 60_000 },
-      );
+      await bothEnvironmentsHealthy(promotion, 60_000);
       await promotion.double.commit(PROMOTION_REPO, 'main', {
         'envs/staging/web.yaml': webRollout('registry.example/web:2.0.0'),
       });

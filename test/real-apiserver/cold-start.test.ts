@@ -11,7 +11,7 @@ import { eventually } from '../support/eventually.ts';
 import { freePort } from '../support/global-setup.ts';
 import { CHECKOUT, startRollgate, type RollgateProcess } from '../support/rollgate-processes.ts';
 import { openGitopsScene, type GitopsScene } from './support/gitops-scene.ts';
-import { canaryRollout, configMap } from './support/manifests.ts';
+import { canaryRollout, configMap } from '../support/gitops-manifests.ts';
 import { connectRealCluster } from './support/real-cluster.ts';
 import { auditedRequests, forbiddenRequests, installAsServiceAccount } from './support/service-account.ts';
 

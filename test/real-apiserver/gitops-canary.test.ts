@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installCrds } from '../../src/kube/install-crds.ts';
 import { rollgateCrds } from '../../src/spec/crds.ts';
 import { eventually } from '../support/eventually.ts';
+import { canaryRollout, webService } from '../support/gitops-manifests.ts';
 import { openGitopsScene, type GitopsScene } from './support/gitops-scene.ts';
 import { connectRealCluster } from './support/real-cluster.ts';
 
@@ -22,44 +23,8 @@ afterAll(async () => {
   await scene?.stop();
 });
 
-function rolloutYaml(image: string): string {
-  return `apiVersion: argoproj.io/v1alpha1
-kind: Rollout
-metadata:
-  name: web
-spec:
-  replicas: 2
-  revisionHistoryLimit: 2
-  progressDeadlineSeconds: 60
-  selector:
-    matchLabels: { app: web }
-  template:
-    metadata:
-      labels: { app: web }
-    spec:
-      containers:
-        - name: app
-          image: ${image}
-  strategy:
-    canary:
-      scaleDownDelaySeconds: 0
-      steps:
-        - setWeight: 50
-        - pause: { duration: 1s }
-`;
-}
-
-const service = (name: string, protocol: boolean): string => `apiVersion: v1
-kind: Service
-metadata:
-  name: ${name}
-spec:
-  selector: { app: web }
-  ports:
-    - name: http
-      port: 80
-${protocol ? '      protocol: TCP\n' : ''}      targetPort: 8080
-`;
+const rolloutYaml = (image: string): string =>
+  canaryRollout({ name: 'web', image, spec: { progressDeadlineSeconds: 60 } });
 
 const rollout = () => scene.rollout('web');
 const sourceStatus = () => scene.sourceStatus(source);
@@ -70,9 +35,9 @@ describe('Rollgate against a real API server', () => {
     await scene.push(
       {
         'rollout.yaml': rolloutYaml('nginx:1.27'),
-        'service.yaml': service('web', true),
+        'service.yaml': webService('web'),
         // kube-apiserver 1.20 answers server-side apply of this one with a 500 on every attempt.
-        'legacy.yaml': service('legacy', false),
+        'legacy.yaml': webService('legacy', { protocol: false }),
       },
       'a rollout and two services',
     );

@@ -13,7 +13,7 @@ import {
   type LiveRollout,
   type RollgateInScene,
 } from './support/gitops-scene.ts';
-import { canaryRollout, configMap, jobAnalysisTemplate } from './support/manifests.ts';
+import { canaryRollout, configMap, jobAnalysisTemplate } from '../support/gitops-manifests.ts';
 import { connectRealCluster, type RealCluster } from './support/real-cluster.ts';
 import {
   auditedRequests,

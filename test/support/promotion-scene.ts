@@ -3,7 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { configSchema, type RollgateConfig } from '../../src/config/index.ts';
-import type { ForgeProvider } from '../../src/forge/forge.ts';
+import { createForge } from '../../src/forge/create-forge.ts';
+import type { Forge, ForgeProvider } from '../../src/forge/forge.ts';
 import { createKubeClients, type KubeClients } from '../../src/kube/client.ts';
 import { silentLogger, type Logger } from '../../src/log/logger.ts';
 import { openRuntime } from '../../src/process/runtime.ts';
@@ -14,7 +15,9 @@ import { startForgeDouble, type ForgeDouble } from './forge-double/forge-double.
 import type { DoublePull } from './forge-double/forge-state.ts';
 import { GiteaApi } from './forge-double/gitea-api.ts';
 import { GitLabApi } from './forge-double/gitlab-api.ts';
+import { eventually } from './eventually.ts';
 import { makeTempDir, type TempDir } from './git-fixtures.ts';
+import { liveWebRollout } from './web-rollout.ts';
 
 export const PROMOTION_REPO = 'acme/deploy';
 const SECRET = 'promotion-webhook-secret';
@@ -32,6 +35,8 @@ export interface SceneForge {
   statuses(sha: string): Array<{ context: string; state: string }>;
   /** Delivers the webhooks a merge or push caused. */
   flushWebhooks(): Promise<void>;
+  /** The forge's API as a reviewer reaches it, with `token`. */
+  client(): Forge;
 }
 
 export interface PromotionScene {
@@ -72,6 +77,8 @@ function forgeOf(
   provider: ForgeProvider,
 ): SceneForge & { onWebhook(url: string): void } {
   const pulls = () => [...double.repository(PROMOTION_REPO).pulls.values()].filter((p) => p.state === 'open');
+  const client = (apiUrl: string, token: string) => () =>
+    createForge({ provider, apiUrl, repository: PROMOTION_REPO, token });
   if (provider === 'github')
     return {
       provider,
@@ -80,6 +87,7 @@ function forgeOf(
       openPulls: pulls,
       statuses: (sha) => double.repository(PROMOTION_REPO).statuses.filter((s) => s.sha === sha),
       flushWebhooks: () => double.flushWebhooks(),
+      client: client(double.githubApiUrl, double.token),
       onWebhook: (url) => double.onWebhook(`${url}/webhooks/github`, SECRET),
     };
   double.addToken(MOUNTED_TOKEN, { user: double.bot });
@@ -88,13 +96,15 @@ function forgeOf(
   double.mount(prefix, api.handle);
   // Pushes to the repository reach Rollgate as this forge's push events, as a webhook with push events would.
   api.sendPushHooks();
+  const apiUrl = `${double.url}${prefix}`;
   return {
     provider,
-    apiUrl: `${double.url}${prefix}`,
+    apiUrl,
     token: MOUNTED_TOKEN,
     openPulls: pulls,
     statuses: (sha) => api.postedStatuses(PROMOTION_REPO, sha),
     flushWebhooks: () => api.hooks.flush(),
+    client: client(apiUrl, MOUNTED_TOKEN),
     onWebhook: (url) => api.onWebhook(`${url}/webhooks/${provider}`, SECRET),
   };
 }
@@ -171,4 +181,20 @@ export async function startPromotionScene(options: PromotionSceneOptions): Promi
       tmp.remove();
     },
   };
+}
+
+/** The repository's files for `web.yaml` the same in staging and prod (as a scene usually starts). */
+export function webInBothEnvironments(web: string): Record<string, string> {
+  return { 'envs/staging/web.yaml': web, 'envs/prod/web.yaml': web };
+}
+
+/** Resolves once `web` is Healthy in both staging and prod. */
+export async function bothEnvironmentsHealthy(scene: PromotionScene, timeoutMs = 30_000): Promise<void> {
+  await eventually(
+    'both environments Healthy',
+    async () =>
+      (await liveWebRollout(scene.clients, 'staging'))?.status?.phase === 'Healthy' &&
+      (await liveWebRollout(scene.clients, 'prod'))?.status?.phase === 'Healthy',
+    { timeoutMs },
+  );
 }

@@ -17,15 +17,20 @@ export async function openRedisTestScope(redisUrl: string): Promise<RedisTestSco
     connection,
     prefix,
     async cleanup() {
-      let cursor = '0';
-      do {
-        const [next, keys] = await connection.scan(cursor, 'MATCH', `{${prefix}}*`, 'COUNT', 500);
-        cursor = next;
-        if (keys.length > 0) await connection.del(...keys);
-      } while (cursor !== '0');
+      await deleteKeysUnder(connection, prefix);
       connection.disconnect();
     },
   };
+}
+
+/** Deletes every key under `prefix` (BullMQ's `{prefix}…` keys), a page at a time. */
+export async function deleteKeysUnder(connection: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await connection.scan(cursor, 'MATCH', `{${prefix}}*`, 'COUNT', 500);
+    cursor = next;
+    if (keys.length > 0) await connection.del(...keys);
+  } while (cursor !== '0');
 }
 
 /** A promise with its resolve function exposed, to hold a job handler open. */

@@ -7,6 +7,7 @@ import type { ObservedState } from '../../../src/rollout/index.ts';
 import { startPrometheus, type TestPrometheus } from '../../support/prometheus.ts';
 import { isFullyPromoted, testRollout } from '../reconcile/reconcile-harness.ts';
 import { ReconcileHarness, analysisRunsOf, createAnalysisTemplate, driveUntil } from './analysis-harness.ts';
+import { sandboxJobSpec } from '../../support/sandbox-job.ts';
 
 const METRIC = 'rollgate_test_success_rate';
 
@@ -86,17 +87,7 @@ describe('analysis in the running reconciler (sandbox + real Prometheus)', () =>
       metrics: [
         {
           name: 'smoke-test',
-          provider: {
-            job: {
-              spec: {
-                backoffLimit: 0,
-                template: {
-                  metadata: { annotations: { 'sandbox.rollgate.dev/job-result': 'fail' } },
-                  spec: { restartPolicy: 'Never', containers: [{ name: 'smoke', image: 'smoke:1' }] },
-                },
-              },
-            },
-          },
+          provider: { job: { spec: sandboxJobSpec('fail') } },
         },
       ],
     });

@@ -20,6 +20,7 @@ import {
   driveUntil,
   reconcileWithAnalysis,
 } from './analysis-harness.ts';
+import { sandboxJobSpec } from '../../support/sandbox-job.ts';
 
 const RUNS = { group: ROLLGATE_API_GROUP, version: 'v1alpha1', namespace: NAMESPACE, plural: 'analysisruns' };
 
@@ -276,15 +277,9 @@ describe('reconcileAnalysisRuns against the sandbox', () => {
       name: 'job-owner',
       uid: ownerUid,
     };
-    const manifest = (name: string, result: string) => ({
+    const manifest = (name: string, result: 'succeed' | 'fail') => ({
       metadata: { name, labels: { purpose: 'test' } },
-      spec: {
-        backoffLimit: 0,
-        template: {
-          metadata: { annotations: { 'sandbox.rollgate.dev/job-result': result } },
-          spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'check:1' }] },
-        },
-      },
+      spec: sandboxJobSpec(result),
     });
     expect(await runner.create(NAMESPACE, manifest('passing', 'succeed'), owner)).toBe('passing');
     expect(await runner.create(NAMESPACE, manifest('passing', 'succeed'), owner)).toBe('passing');

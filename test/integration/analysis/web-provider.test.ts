@@ -1,15 +1,10 @@
 // The web provider against local HTTP and HTTPS servers: methods, headers from secrets, jsonPath, timeout, TLS skip.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import {
   createServer as createHttpServer,
   type IncomingMessage,
   type Server,
   type ServerResponse,
 } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAnalysisRun } from '../../../src/analysis/build-analysis-run.ts';
 import { createMetricProviderRegistry } from '../../../src/analysis/providers/metric-provider.ts';
@@ -17,6 +12,7 @@ import { createWebProvider } from '../../../src/analysis/providers/web-provider.
 import { reconcileAnalysisRun } from '../../../src/analysis/run-executor.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 import type { AnalysisRun, Metric, WebMetric } from '../../../src/spec/analysis.ts';
+import { startTlsTestServer, type TlsTestServer } from '../../support/tls-test-server.ts';
 
 const provider = createWebProvider();
 const registry = createMetricProviderRegistry([provider]);
@@ -88,47 +84,19 @@ const aRun = (metric: Metric, spec: Partial<AnalysisRun['spec']> = {}): Analysis
 describe('web provider', () => {
   const seen: Seen[] = [];
   let http: Server;
-  let https: Server;
+  let https: TlsTestServer;
   let base: string;
-  let secureBase: string;
-  let certDir: string;
 
   beforeAll(async () => {
     http = createHttpServer(handler(seen));
     base = `http://127.0.0.1:${await listen(http)}`;
-    certDir = mkdtempSync(join(tmpdir(), 'rollgate-web-tls-'));
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-keyout',
-        join(certDir, 'key.pem'),
-        '-out',
-        join(certDir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
-    https = createHttpsServer(
-      { key: readFileSync(join(certDir, 'key.pem')), cert: readFileSync(join(certDir, 'cert.pem')) },
-      handler(seen),
-    );
-    secureBase = `https://127.0.0.1:${await listen(https)}`;
+    https = await startTlsTestServer(handler(seen));
   });
 
   afterAll(async () => {
-    for (const server of [http, https]) {
-      server?.closeAllConnections();
-      await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-    }
-    rmSync(certDir, { recursive: true, force: true });
+    http?.closeAllConnections();
+    await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()));
+    await https?.close();
   });
 
   it('GETs JSON and selects with a Kubernetes-style jsonPath', async () => {
@@ -289,20 +257,20 @@ describe('web provider', () => {
   it('verifies TLS by default and skips verification only with insecure: true', async () => {
     await expect(
       provider.measure(
-        webMetric({ url: `${secureBase}/health`, jsonPath: '$.status' }),
+        webMetric({ url: `${https.url}/health`, jsonPath: '$.status' }),
         aRun(webMetric({ url: '' })),
         ctx,
       ),
     ).rejects.toThrow(/self-signed certificate|certificate/);
     const answer = await provider.measure(
-      webMetric({ url: `${secureBase}/health`, jsonPath: '$.status', insecure: true }),
+      webMetric({ url: `${https.url}/health`, jsonPath: '$.status', insecure: true }),
       aRun(webMetric({ url: '' })),
       ctx,
     );
     expect(answer.value).toBe('healthy');
     // The skip is per request: the next secure request verifies again.
     await expect(
-      provider.measure(webMetric({ url: `${secureBase}/health` }), aRun(webMetric({ url: '' })), ctx),
+      provider.measure(webMetric({ url: `${https.url}/health` }), aRun(webMetric({ url: '' })), ctx),
     ).rejects.toThrow(/certificate/);
   });
 });

@@ -5,13 +5,14 @@ import { join } from 'node:path';
 import { AppsV1Api, CustomObjectsApi, Watch } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MERGE_PATCH } from '../../../src/kube/client.ts';
-import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/spec/api-version.ts';
+import { ROLLGATE_API_GROUP } from '../../../src/spec/api-version.ts';
 import type { RolloutStatus } from '../../../src/spec/rollout.ts';
 import { eventually } from '../../support/eventually.ts';
 import {
   startRollgateProcessScene,
   type RollgateProcessScene,
 } from '../../support/rollgate-process-scene.ts';
+import { testRollout } from '../reconcile/reconcile-harness.ts';
 
 const NAME = 'paused';
 const PAUSE_MS = 3_000;
@@ -62,20 +63,7 @@ describe('rollgate abort during a timed pause', () => {
       version: 'v1alpha1',
       namespace: 'default',
       plural: 'rollouts',
-      body: {
-        apiVersion: ROLLGATE_API_VERSION,
-        kind: 'Rollout',
-        metadata: { name: NAME, namespace: 'default' },
-        spec: {
-          replicas: 2,
-          selector: { matchLabels: { app: NAME } },
-          template: {
-            metadata: { labels: { app: NAME } },
-            spec: { containers: [{ name: 'app', image: 'app:1.0' }] },
-          },
-          strategy: { canary: { steps: STEPS } },
-        },
-      },
+      body: testRollout({ name: NAME, replicas: 2, image: 'app:1.0', steps: STEPS }),
     });
     const first = await eventually('the first revision to be Healthy', async () => {
       const current = await rollout();

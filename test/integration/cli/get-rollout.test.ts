@@ -1,8 +1,5 @@
 // `rollgate get rollout` (text, json, --watch --until-complete) and `list rollouts` through main() against the sandbox,
 // with the real reconciler moving the rollouts.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RolloutListRow, RolloutTree } from '../../../src/kube/rollout-tree.ts';
 import { abortRollout } from '../../../src/kube/rollout-commands.ts';
@@ -16,17 +13,13 @@ const template = (name: string, image: string) => ({
 
 describe('get rollout / list rollouts', () => {
   let harness: ReconcileHarness;
-  let dir: string;
   let kubeconfig: string;
   beforeAll(async () => {
     harness = await ReconcileHarness.start();
-    dir = mkdtempSync(join(tmpdir(), 'rollgate-get-'));
-    kubeconfig = join(dir, 'kubeconfig');
-    await harness.sandbox.writeKubeconfig(kubeconfig);
+    ({ kubeconfig } = await harness.writeKubeconfig());
   });
   afterAll(async () => {
     await harness.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('shows a paused canary as a header and a revision tree, in text and in json', async () => {

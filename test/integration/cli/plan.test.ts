@@ -1,6 +1,5 @@
 // `rollgate plan` through main(): against a real temporary Git repository (--from HEAD~1) and a sandbox cluster (--cluster).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlanReport } from '../../../src/plan/plan-report-text.ts';
@@ -112,13 +111,10 @@ describe('rollgate plan', () => {
     let kubeconfig: string;
     beforeAll(async () => {
       harness = await ReconcileHarness.start();
-      dir = mkdtempSync(join(tmpdir(), 'rollgate-plan-cluster-'));
-      kubeconfig = join(dir, 'kubeconfig');
-      await harness.sandbox.writeKubeconfig(kubeconfig);
+      ({ kubeconfig, dir } = await harness.writeKubeconfig());
     });
     afterAll(async () => {
       await harness.stop();
-      rmSync(dir, { recursive: true, force: true });
     });
 
     it("compares with the live Rollout's pod template", async () => {

@@ -8,11 +8,12 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../../../src/demo/free-loopback-port.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
-import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/spec/api-version.ts';
+import { ROLLGATE_API_GROUP } from '../../../src/spec/api-version.ts';
 import { eventually } from '../../support/eventually.ts';
 import { makeTempDir, type TempDir } from '../../support/git-fixtures.ts';
 import { startRedisProcess, startSentinelProcess, type RedisProcess } from '../../support/redis-process.ts';
 import { CHECKOUT, startRollgate, type RollgateProcess } from '../../support/rollgate-processes.ts';
+import { testRollout } from '../reconcile/reconcile-harness.ts';
 
 const PASSWORD = 'master-Pa55word';
 const SENTINEL_PASSWORD = 'sentinel-Pa55word';
@@ -94,20 +95,12 @@ describe('rollgate reconciler through a Sentinel, with AUTH', () => {
       version: 'v1alpha1',
       namespace: 'default',
       plural: 'rollouts',
-      body: {
-        apiVersion: ROLLGATE_API_VERSION,
-        kind: 'Rollout',
-        metadata: { name: 'via-sentinel', namespace: 'default' },
-        spec: {
-          replicas: 1,
-          selector: { matchLabels: { app: 'via-sentinel' } },
-          template: {
-            metadata: { labels: { app: 'via-sentinel' } },
-            spec: { containers: [{ name: 'app', image: 'app:1' }] },
-          },
-          strategy: { canary: { steps: [{ setWeight: 50 }, { pause: {} }] } },
-        },
-      },
+      body: testRollout({
+        name: 'via-sentinel',
+        replicas: 1,
+        image: 'app:1',
+        steps: [{ setWeight: 50 }, { pause: {} }],
+      }),
     });
     await eventually(
       'the Rollout to be Healthy',

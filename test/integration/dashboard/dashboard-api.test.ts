@@ -5,6 +5,7 @@ import { systemClock } from '../../../src/clock/clock.ts';
 import { runGetRollout, runListRollouts } from '../../../src/cli/get-rollout.ts';
 import type { PromotionsResponse } from '../../../src/server/dashboard/promotion-pipeline.ts';
 import { wireDashboard } from '../../../src/process/dashboard-wiring.ts';
+import type { DashboardAccess } from '../../../src/server/dashboard/dashboard-access.ts';
 import { startDashboardServer } from '../../../src/server/dashboard/dashboard-server.ts';
 import type { RolloutDetail } from '../../../src/server/dashboard/rollout-reads.ts';
 import type { RolloutSummary } from '../../../src/server/dashboard/rollout-summary.ts';
@@ -159,12 +160,16 @@ describe('dashboard API', () => {
     }
   }, 90_000);
 
-  it('answers every verb 403 when actions are disabled, even with a token', async () => {
+  /** A second dashboard on the scene's cluster, wired as `options` say; stopped once `use` settles. */
+  async function withDashboard(
+    options: { access: DashboardAccess; namespace?: string },
+    use: (url: string) => Promise<void>,
+  ): Promise<void> {
     const dashboard = wireDashboard({
       clients: scene.clients,
-      access: { actions: { enabled: false } },
       clock: systemClock,
       logger: silentLogger,
+      ...options,
     });
     const server = await startDashboardServer({
       dashboard,
@@ -173,8 +178,16 @@ describe('dashboard API', () => {
       logger: silentLogger,
     });
     try {
+      await use(server.url);
+    } finally {
+      await server.stop();
+    }
+  }
+
+  it('answers every verb 403 when actions are disabled, even with a token', async () => {
+    await withDashboard({ access: { actions: { enabled: false } } }, async (url) => {
       for (const verb of ['promote', 'promote-full', 'abort', 'retry', 'restart', 'pause', 'resume']) {
-        const res = await fetch(`${server.url}/api/v1/rollouts/default/web/${verb}`, {
+        const res = await fetch(`${url}/api/v1/rollouts/default/web/${verb}`, {
           method: 'POST',
           headers: act,
         });
@@ -184,39 +197,22 @@ describe('dashboard API', () => {
         );
       }
       // No read token configured: reads are open.
-      expect((await fetch(`${server.url}/api/v1/rollouts`)).status).toBe(200);
+      expect((await fetch(`${url}/api/v1/rollouts`)).status).toBe(200);
       expect((await scene.rollout('web')).status?.currentStepIndex).toBe(3);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   it('keeps to kubernetes.watchNamespace: other namespaces are neither listed, shown nor acted on', async () => {
-    const dashboard = wireDashboard({
-      clients: scene.clients,
-      access: { actions: { enabled: true } },
-      clock: systemClock,
-      logger: silentLogger,
-      namespace: 'team-a',
-    });
-    const server = await startDashboardServer({
-      dashboard,
-      port: 0,
-      host: '127.0.0.1',
-      logger: silentLogger,
-    });
-    try {
-      const { items } = (await (await fetch(`${server.url}/api/v1/rollouts`)).json()) as {
+    await withDashboard({ access: { actions: { enabled: true } }, namespace: 'team-a' }, async (url) => {
+      const { items } = (await (await fetch(`${url}/api/v1/rollouts`)).json()) as {
         items: RolloutSummary[];
       };
       expect(items).toEqual([]);
-      expect((await fetch(`${server.url}/api/v1/rollouts/default/web`)).status).toBe(404);
-      const pause = await fetch(`${server.url}/api/v1/rollouts/default/web/pause`, { method: 'POST' });
+      expect((await fetch(`${url}/api/v1/rollouts/default/web`)).status).toBe(404);
+      const pause = await fetch(`${url}/api/v1/rollouts/default/web/pause`, { method: 'POST' });
       expect(pause.status).toBe(404);
       expect(((await scene.rollout('web')) as { spec?: { paused?: boolean } }).spec?.paused).not.toBe(true);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   it('serves the page with a strict content security policy', async () => {

@@ -5,7 +5,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { PromotionsResponse } from '../../../src/server/dashboard/promotion-pipeline.ts';
 import { eventually } from '../../support/eventually.ts';
-import { startPromotionScene, type PromotionScene } from '../../support/promotion-scene.ts';
+import {
+  startPromotionScene,
+  webInBothEnvironments,
+  type PromotionScene,
+} from '../../support/promotion-scene.ts';
 import { liveWebRollout, webRollout } from '../../support/web-rollout.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', '..', 'bin', 'rollgate.js');
@@ -16,10 +20,7 @@ describe('rollgate dashboard --config', () => {
   beforeAll(async () => {
     scene = await startPromotionScene({
       redisUrl: inject('redisUrl'),
-      files: {
-        'envs/staging/web.yaml': webRollout('registry.example/web:1.0.0'),
-        'envs/prod/web.yaml': webRollout('registry.example/web:1.0.0'),
-      },
+      files: webInBothEnvironments(webRollout('registry.example/web:1.0.0')),
     });
   }, 60_000);
   afterAll(async () => {

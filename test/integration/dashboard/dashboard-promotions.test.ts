@@ -3,15 +3,16 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { GitHubForge } from '../../../src/forge/github-forge.ts';
 import type { PromotionsResponse } from '../../../src/server/dashboard/promotion-pipeline.ts';
 import { eventually } from '../../support/eventually.ts';
 import {
+  bothEnvironmentsHealthy,
   PROMOTION_REPO as REPO,
   startPromotionScene,
+  webInBothEnvironments,
   type PromotionScene,
 } from '../../support/promotion-scene.ts';
-import { liveWebRollout, webRollout } from '../../support/web-rollout.ts';
+import { webRollout } from '../../support/web-rollout.ts';
 import { launchChromium, seriousViolations, type Browser } from './chromium.ts';
 
 const SHOTS = mkdtempSync(join(tmpdir(), 'rollgate-dashboard-shots-'));
@@ -22,10 +23,7 @@ describe('dashboard promotions', () => {
   beforeAll(async () => {
     scene = await startPromotionScene({
       redisUrl: inject('redisUrl'),
-      files: {
-        'envs/staging/web.yaml': webRollout('registry.example/web:1.0.0'),
-        'envs/prod/web.yaml': webRollout('registry.example/web:1.0.0'),
-      },
+      files: webInBothEnvironments(webRollout('registry.example/web:1.0.0')),
     });
     chromium = await launchChromium();
   }, 120_000);
@@ -42,26 +40,15 @@ describe('dashboard promotions', () => {
   };
 
   it('serves the pipeline, the open pull request with its link and checks, and the history; the page shows them live', async () => {
-    const { clients, double } = scene;
-    await eventually(
-      'both environments Healthy at 1.0.0',
-      async () =>
-        (await liveWebRollout(clients, 'staging'))?.status?.phase === 'Healthy' &&
-        (await liveWebRollout(clients, 'prod'))?.status?.phase === 'Healthy',
-      { timeoutMs: 30_000 },
-    );
+    const { double } = scene;
+    await bothEnvironmentsHealthy(scene);
     const good = await double.commit(REPO, 'main', {
       'envs/staging/web.yaml': webRollout('registry.example/web:2.0.0'),
     });
     const pull = await eventually('the promotion PR', () => scene.forge.openPulls()[0], {
       timeoutMs: 40_000,
     });
-    const forge = new GitHubForge({
-      provider: 'github',
-      apiUrl: double.githubApiUrl,
-      repository: REPO,
-      token: double.token,
-    });
+    const forge = scene.forge.client();
     const url = (await forge.getPullRequest(pull.number)).url;
     const author = await double.gitIn(REPO, ['log', '-1', '--format=%an <%ae>', good]);
 

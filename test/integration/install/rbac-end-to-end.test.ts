@@ -9,7 +9,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadConfig } from '../../../src/config/index.ts';
 import { serveGitRepositories, type GitServer } from '../../../src/git/smart-http-server.ts';
-import { createKubeClients, toPlainObject } from '../../../src/kube/client.ts';
+import { createKubeClients } from '../../../src/kube/client.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 import { openRuntime } from '../../../src/process/runtime.ts';
 import { startProcess, type RunningProcess } from '../../../src/process/start-process.ts';
@@ -17,15 +17,12 @@ import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { failure } from '../../conformance/support/conformance-cluster.ts';
 import { eventually } from '../../support/eventually.ts';
 import { createBareRepository, makeTempDir, WorkingCopy, type TempDir } from '../../support/git-fixtures.ts';
+import { canaryRollout, configMap, webService } from '../../support/gitops-manifests.ts';
 import { openRedisTestScope, type RedisTestScope } from '../../support/redis-test-prefix.ts';
+import { liveWebRollout } from '../../support/web-rollout.ts';
 import { renderInstall, type InstallName, type RenderedObject } from './rendered-install.ts';
 
 const SA_USER = 'system:serviceaccount:rollgate-system:rollgate';
-
-interface LiveRollout {
-  spec?: { template?: { spec?: { containers?: Array<{ image?: string }> } } };
-  status?: { phase?: string; currentStepIndex?: number; stableRS?: string; currentPodHash?: string };
-}
 
 interface EnvVar {
   name: string;
@@ -52,37 +49,15 @@ function kubectl(kubeconfig: string, args: string[], input?: string): Promise<st
 
 /** Two Services, a ConfigMap and a canary Rollout that moves its Services' selectors, as users keep them. */
 function appManifests(image: string): Record<string, string> {
-  const service = (name: string): string =>
-    `apiVersion: v1\nkind: Service\nmetadata:\n  name: ${name}\nspec:\n  selector: { app: web }\n  ports: [{ port: 80, targetPort: 8080 }]\n`;
   return {
-    'web/services.yaml': `${service('web-stable')}---\n${service('web-canary')}`,
-    'web/config.yaml':
-      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\ndata:\n  greeting: hello\n',
-    'web/rollout.yaml': `apiVersion: argoproj.io/v1alpha1
-kind: Rollout
-metadata:
-  name: web
-spec:
-  replicas: 2
-  revisionHistoryLimit: 2
-  selector:
-    matchLabels: { app: web }
-  template:
-    metadata:
-      labels: { app: web }
-    spec:
-      containers:
-        - name: app
-          image: ${image}
-  strategy:
-    canary:
-      canaryService: web-canary
-      stableService: web-stable
-      scaleDownDelaySeconds: 0
-      steps:
-        - setWeight: 50
-        - pause: { duration: 2s }
-`,
+    'web/services.yaml': `${webService('web-stable')}---\n${webService('web-canary')}`,
+    'web/config.yaml': configMap('web-config', { greeting: 'hello' }),
+    'web/rollout.yaml': canaryRollout({
+      name: 'web',
+      image,
+      canary: { canaryService: 'web-canary', stableService: 'web-stable' },
+      steps: [{ setWeight: 50 }, { pause: { duration: '2s' } }],
+    }),
   };
 }
 
@@ -193,21 +168,8 @@ async function deployThroughCanary(installed: Installed, namespace: string): Pro
   // Read as the admin: what the test looks at must not count against the ServiceAccount.
   const admin = new KubeConfig();
   admin.loadFromFile(installed.adminKubeconfig);
-  const custom = admin.makeApiClient(CustomObjectsApi);
-  const rollout = async (): Promise<LiveRollout | undefined> => {
-    try {
-      const object = await custom.getNamespacedCustomObject({
-        group: 'rollgate.dev',
-        version: 'v1alpha1',
-        namespace,
-        plural: 'rollouts',
-        name: 'web',
-      });
-      return toPlainObject<LiveRollout>(object);
-    } catch {
-      return undefined;
-    }
-  };
+  const clients = createKubeClients(admin);
+  const rollout = () => liveWebRollout(clients, namespace);
   const first = await eventually(
     'web 1.0 synced and healthy',
     async () => {
@@ -241,9 +203,8 @@ async function deployThroughCanary(installed: Installed, namespace: string): Pro
     },
     { timeoutMs: 30_000 },
   );
-  expect(promoted.spec?.template?.spec?.containers?.[0]?.image).toBe('web:2.0');
+  expect(promoted.spec.template.spec.containers[0]?.image).toBe('web:2.0');
   // The reconciler moved the stable Service onto the promoted pods.
-  const clients = createKubeClients(admin);
   const stable = await clients.core.readNamespacedService({ namespace, name: 'web-stable' });
   expect(stable.spec?.selector?.['rollouts-pod-template-hash']).toBe(promoted.status?.stableRS);
 }

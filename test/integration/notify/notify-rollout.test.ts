@@ -14,6 +14,7 @@ import { createRedisConnection } from '../../../src/queue/redis-connection.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { createRollgateMetrics, type RollgateMetrics } from '../../../src/server/metrics.ts';
 import { eventually } from '../../support/eventually.ts';
+import { deleteKeysUnder } from '../../support/redis-test-prefix.ts';
 import {
   SLACK_TOKEN,
   TEAMS_CONNECTOR_PATH,
@@ -171,12 +172,7 @@ afterAll(async () => {
   await sandbox?.stop();
   await doubles?.stop();
   const redis = createRedisConnection(inject('redisUrl'));
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `{${prefix}}*`, 'COUNT', 500);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
+  await deleteKeysUnder(redis, prefix);
   redis.disconnect();
 });
 

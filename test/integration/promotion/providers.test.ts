@@ -2,7 +2,6 @@
 // CI, and a forge token that is refused: what a user of each forge sees, on the forge double's real repositories.
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { createForge } from '../../../src/forge/create-forge.ts';
 import type { ForgeProvider } from '../../../src/forge/forge.ts';
 import { createLogger, silentLogger } from '../../../src/log/logger.ts';
 import { buildPromotions } from '../../../src/promoter/build-promotions.ts';
@@ -10,8 +9,10 @@ import { promotionReport } from '../../../src/promoter/promotion-report.ts';
 import { eventually } from '../../support/eventually.ts';
 import { liveWebRollout, webRollout } from '../../support/web-rollout.ts';
 import {
+  bothEnvironmentsHealthy,
   PROMOTION_REPO as REPO,
   startPromotionScene,
+  webInBothEnvironments,
   type PromotionSceneOptions,
   type PromotionScene,
 } from '../../support/promotion-scene.ts';
@@ -28,25 +29,11 @@ afterEach(async () => {
 async function startScene(options: Partial<PromotionSceneOptions> = {}): Promise<PromotionScene> {
   scene = await startPromotionScene({
     redisUrl: inject('redisUrl'),
-    files: {
-      'envs/staging/web.yaml': rollout('registry.example/web:1.0.0'),
-      'envs/prod/web.yaml': rollout('registry.example/web:1.0.0'),
-    },
+    files: webInBothEnvironments(rollout('registry.example/web:1.0.0')),
     ...options,
   });
-  await eventually('both environments Healthy at 1.0.0', async () => (await bothHealthy(scene)) === true, {
-    timeoutMs: 30_000,
-  });
+  await bothEnvironmentsHealthy(scene);
   return scene;
-}
-
-async function bothHealthy(current: PromotionScene | undefined): Promise<boolean> {
-  if (!current) return false;
-  const [staging, prod] = await Promise.all([
-    liveWebRollout(current.clients, 'staging'),
-    liveWebRollout(current.clients, 'prod'),
-  ]);
-  return staging?.status?.phase === 'Healthy' && prod?.status?.phase === 'Healthy';
 }
 
 async function runsInProd(current: PromotionScene, image: string): Promise<boolean> {
@@ -78,10 +65,7 @@ describe.each<ForgeProvider>(['gitlab', 'gitea'])('promotion by pull request on 
     );
 
     // A reviewer merges it through the forge's API: a real merge commit, then the forge's own webhook.
-    await createForge({ provider, apiUrl: forge.apiUrl, repository: REPO, token: forge.token }).merge(
-      pull.number,
-      headSha,
-    );
+    await forge.client().merge(pull.number, headSha);
     await forge.flushWebhooks();
     await eventually('prod Healthy at 2.0.0', () => runsInProd(scene!, 'registry.example/web:2.0.0'), {
       timeoutMs: 30_000,

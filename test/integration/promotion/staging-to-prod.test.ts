@@ -3,13 +3,14 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { ForgeDouble } from '../../support/forge-double/forge-double.ts';
 import {
+  bothEnvironmentsHealthy,
   PROMOTION_REPO as REPO,
   startPromotionScene,
+  webInBothEnvironments,
   type PromotionScene,
 } from '../../support/promotion-scene.ts';
 import { buildPromotions } from '../../../src/promoter/build-promotions.ts';
 import { formatPromotionReport, promotionReport } from '../../../src/promoter/promotion-report.ts';
-import { GitHubForge } from '../../../src/forge/github-forge.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 import { eventually } from '../../support/eventually.ts';
 import { liveWebRollout, webRollout } from '../../support/web-rollout.ts';
@@ -28,10 +29,7 @@ afterEach(async () => {
 const startScene = (): Promise<PromotionScene> =>
   startPromotionScene({
     redisUrl: inject('redisUrl'),
-    files: {
-      'envs/staging/web.yaml': rollout('registry.example/web:1.0.0'),
-      'envs/prod/web.yaml': rollout('registry.example/web:1.0.0'),
-    },
+    files: webInBothEnvironments(rollout('registry.example/web:1.0.0')),
     missingImages: ['registry.example/web:9.9.9'],
   });
 
@@ -42,13 +40,7 @@ describe('promotion by pull request, staging → prod (GitHub)', () => {
   it('opens one PR for the healthy revision only, and prod runs its canary once it is merged', async () => {
     scene = await startScene();
     const { double, clients } = scene;
-    await eventually(
-      'both environments Healthy at 1.0.0',
-      async () =>
-        (await liveWebRollout(clients, 'staging'))?.status?.phase === 'Healthy' &&
-        (await liveWebRollout(clients, 'prod'))?.status?.phase === 'Healthy',
-      { timeoutMs: 30_000 },
-    );
+    await bothEnvironmentsHealthy(scene);
     // Prod already runs what staging runs: nothing to propose.
     expect(openPulls(double)).toHaveLength(0);
 
@@ -116,13 +108,7 @@ describe('promotion by pull request, staging → prod (GitHub)', () => {
     );
 
     // A reviewer merges it: a real merge commit and GitHub's pull_request webhook; prod runs 2.0.0.
-    const reviewer = new GitHubForge({
-      provider: 'github',
-      apiUrl: double.githubApiUrl,
-      repository: REPO,
-      token: double.token,
-    });
-    await reviewer.merge(pull.number, headSha);
+    await scene.forge.client().merge(pull.number, headSha);
     await double.flushWebhooks();
     await eventually(
       'prod Healthy at 2.0.0',
@@ -140,14 +126,8 @@ describe('promotion by pull request, staging → prod (GitHub)', () => {
 
   it('a newer healthy revision supersedes the open PR; prod changed by hand closes it with a comment', async () => {
     scene = await startScene();
-    const { double, clients } = scene;
-    await eventually(
-      'both environments Healthy at 1.0.0',
-      async () =>
-        (await liveWebRollout(clients, 'staging'))?.status?.phase === 'Healthy' &&
-        (await liveWebRollout(clients, 'prod'))?.status?.phase === 'Healthy',
-      { timeoutMs: 30_000 },
-    );
+    const { double } = scene;
+    await bothEnvironmentsHealthy(scene);
     await double.commit(REPO, 'main', { 'envs/staging/web.yaml': rollout('registry.example/web:2.0.0') });
     const first = await eventually('the PR for 2.0.0', () => openPulls(double)[0], { timeoutMs: 40_000 });
     expect(first.title).toBe('Promote web to 2.0.0');

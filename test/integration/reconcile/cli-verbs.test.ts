@@ -1,7 +1,4 @@
 // The rollout CLI verbs through `main()` against the sandbox: install, status (text/json), promote, pause/resume, abort/retry, restart.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli as run } from '../../support/run-cli.ts';
 import type { RolloutView } from '../../../src/kube/rollout-view.ts';
@@ -9,17 +6,13 @@ import { ReconcileHarness, isFullyPromoted, testRollout } from './reconcile-harn
 
 describe('rollout CLI verbs', () => {
   let harness: ReconcileHarness;
-  let dir: string;
   let kubeconfig: string;
   beforeAll(async () => {
     harness = await ReconcileHarness.start();
-    dir = mkdtempSync(join(tmpdir(), 'rollgate-cli-'));
-    kubeconfig = join(dir, 'kubeconfig');
-    await harness.sandbox.writeKubeconfig(kubeconfig);
+    ({ kubeconfig } = await harness.writeKubeconfig());
   });
   afterAll(async () => {
     await harness.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('install is idempotent: the second run reports every CRD unchanged', async () => {

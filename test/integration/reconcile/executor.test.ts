@@ -21,14 +21,19 @@ describe('ActionExecutor against the sandbox', () => {
   beforeAll(async () => {
     harness = await ReconcileHarness.start();
     reader = new ObservedStateReader(harness.clients);
-    executor = new ActionExecutor({
+    executor = executorWith();
+  });
+  afterAll(async () => harness.stop());
+
+  /** An executor on the harness's cluster and clock, with `router` when a test needs one. */
+  const executorWith = (router?: TrafficRouter): ActionExecutor =>
+    new ActionExecutor({
       clients: harness.clients,
       logger: silentLogger,
       clock: harness.clock,
       events: new EventRecorder(harness.clients.core, harness.clock, silentLogger),
+      ...(router ? { router } : {}),
     });
-  });
-  afterAll(async () => harness.stop());
 
   async function read(name: string) {
     const result = await reader.read({ namespace: NAMESPACE, name });
@@ -303,13 +308,7 @@ describe('ActionExecutor against the sandbox', () => {
         if (failing) throw new Error('mesh says no');
       },
     };
-    const withRouter = new ActionExecutor({
-      clients: harness.clients,
-      logger: silentLogger,
-      clock: harness.clock,
-      events: new EventRecorder(harness.clients.core, harness.clock, silentLogger),
-      router,
-    });
+    const withRouter = executorWith(router);
     const pass = async () => {
       const current = await read('exec-h');
       const plan: RolloutPlan = {
@@ -409,13 +408,7 @@ describe('ActionExecutor against the sandbox', () => {
         return { changed };
       },
     };
-    const withRouter = new ActionExecutor({
-      clients: harness.clients,
-      logger: silentLogger,
-      clock: harness.clock,
-      events: new EventRecorder(harness.clients.core, harness.clock, silentLogger),
-      router,
-    });
+    const withRouter = executorWith(router);
     const weightsAt = (canary: number) => ({
       canary: { weight: canary, podTemplateHash: 'c1' },
       stable: { weight: 100 - canary, podTemplateHash: 's1' },

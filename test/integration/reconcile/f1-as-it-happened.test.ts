@@ -12,12 +12,8 @@ import { promoteRollout } from '../../../src/kube/rollout-commands.ts';
 import { PODS_RESYNC_MS } from '../../../src/rollout/pass/finish-pass.ts';
 import { runCli } from '../../support/run-cli.ts';
 import { eventually } from '../../support/eventually.ts';
-import {
-  istioSubsetRoutesYaml,
-  startTrafficScene,
-  type LiveRolloutStatus,
-  type TrafficScene,
-} from '../traffic/traffic-scene.ts';
+import { istioSubsetRoutesYaml } from '../../support/traffic-routes.ts';
+import { startTrafficScene, type LiveRolloutStatus, type TrafficScene } from '../traffic/traffic-scene.ts';
 
 const DEADLINE_S = 3;
 /** "One resync": the longest the planner waits before looking at pods again. */

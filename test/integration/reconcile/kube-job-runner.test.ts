@@ -1,19 +1,8 @@
 // The job metric provider's JobRunner against the sandbox's Job controller: create (idempotent), status, delete.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeJobRunner } from '../../../src/kube/job-runner.ts';
+import { sandboxJobSpec } from '../../support/sandbox-job.ts';
 import { ReconcileHarness, NAMESPACE } from './reconcile-harness.ts';
-
-function jobSpec(result: 'succeed' | 'fail') {
-  return {
-    backoffLimit: 0,
-    template: {
-      metadata: {
-        annotations: { 'sandbox.rollgate.dev/job-result': result, 'sandbox.rollgate.dev/job-duration': '1s' },
-      },
-      spec: { restartPolicy: 'Never', containers: [{ name: 'check', image: 'check:1' }] },
-    },
-  };
-}
 
 describe('createKubeJobRunner', () => {
   let harness: ReconcileHarness;
@@ -30,7 +19,7 @@ describe('createKubeJobRunner', () => {
         apiVersion: 'rollgate.dev/v1alpha1',
         kind: 'AnalysisRun',
         metadata: { name: 'run-1' },
-        spec: { metrics: [{ name: 'check', provider: { job: { spec: jobSpec('succeed') } } }] },
+        spec: { metrics: [{ name: 'check', provider: { job: { spec: sandboxJobSpec('succeed') } } }] },
       },
     })) as { metadata: { uid: string } };
     owner.uid = run.metadata.uid;
@@ -41,9 +30,13 @@ describe('createKubeJobRunner', () => {
     const runner = createKubeJobRunner(harness.clients);
     for (const result of ['succeed', 'fail'] as const) {
       const name = `metric-${result}`;
-      expect(await runner.create(NAMESPACE, { metadata: { name }, spec: jobSpec(result) }, owner)).toBe(name);
+      expect(
+        await runner.create(NAMESPACE, { metadata: { name }, spec: sandboxJobSpec(result) }, owner),
+      ).toBe(name);
       // Creating it again is not an error.
-      expect(await runner.create(NAMESPACE, { metadata: { name }, spec: jobSpec(result) }, owner)).toBe(name);
+      expect(
+        await runner.create(NAMESPACE, { metadata: { name }, spec: sandboxJobSpec(result) }, owner),
+      ).toBe(name);
       await harness.sandbox.settle();
       expect(await runner.status(NAMESPACE, name)).toBe('Running');
       await harness.sandbox.advance(10_000);

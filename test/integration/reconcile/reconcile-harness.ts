@@ -1,4 +1,7 @@
 // Test harness: a sandbox on a ManualClock with our CRDs, a Rollout in it, and a reconcile loop that checks invariants after every call.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ManualClock } from '../../../src/clock/clock.ts';
 import { createKubeClients, type KubeClients } from '../../../src/kube/client.ts';
 import { installCrds } from '../../../src/kube/install-crds.ts';
@@ -177,8 +180,23 @@ export class ReconcileHarness {
     return new ReconcileHarness(sandbox, clock, clients, options.router);
   }
 
+  /** A temporary folder the harness removes on stop, made by the first writeKubeconfig. */
+  private tmp: string | undefined;
+
+  /**
+   * Writes a kubeconfig for the sandbox (for the CLI and kubectl) into a temporary folder that `stop()`
+   * removes; the folder is the test's for other files too.
+   */
+  async writeKubeconfig(): Promise<{ kubeconfig: string; dir: string }> {
+    this.tmp ??= mkdtempSync(join(tmpdir(), 'rollgate-harness-'));
+    const kubeconfig = join(this.tmp, 'kubeconfig');
+    await this.sandbox.writeKubeconfig(kubeconfig);
+    return { kubeconfig, dir: this.tmp };
+  }
+
   async stop(): Promise<void> {
     await this.sandbox.stop();
+    if (this.tmp !== undefined) rmSync(this.tmp, { recursive: true, force: true });
   }
 
   async createRollout(object: Record<string, unknown>): Promise<RolloutKey> {

@@ -3,6 +3,7 @@ import { AppsV1Api, BatchV1Api, CoreV1Api, type V1Pod } from '@kubernetes/client
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/clock/clock.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { sandboxJobSpec } from '../../support/sandbox-job.ts';
 
 let clock: ManualClock;
 let sandbox: Sandbox;
@@ -136,13 +137,7 @@ describe('Job controller', () => {
       namespace: 'default',
       body: {
         metadata: { name },
-        spec: {
-          backoffLimit: 0,
-          template: {
-            metadata: { annotations: { 'sandbox.rollgate.dev/job-result': result } },
-            spec: { restartPolicy: 'Never', containers: [{ name: 'run', image: 'busybox:1.36' }] },
-          },
-        },
+        spec: sandboxJobSpec(result),
       },
     });
   }

@@ -1,8 +1,6 @@
 // The real kubectl scales a Rollout through its /scale subresource in the sandbox, and /scale reports the
 // pods Rollgate runs once it has reconciled (what an HPA reads).
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,15 +43,12 @@ async function runningPods(): Promise<number> {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'rollgate-kubectl-scale-'));
-  kubeconfig = join(dir, 'sandbox.kubeconfig');
   harness = await ReconcileHarness.start();
-  await harness.sandbox.writeKubeconfig(kubeconfig);
+  ({ kubeconfig, dir } = await harness.writeKubeconfig());
 });
 
 afterAll(async () => {
   await harness.stop();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('kubectl scale on a Rollout', () => {

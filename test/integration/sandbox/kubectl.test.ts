@@ -1,25 +1,14 @@
 // The real kubectl against `rollgate sandbox` started from the CLI: apply, patch, CRDs, round trips, cascades, SSA, watch.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFile, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandboxCommand, type SandboxCommand } from '../../support/sandbox-command.ts';
 
 const run = promisify(execFile);
-let dir: string;
-let kubeconfig: string;
-let child: ChildProcess;
-let readyLine = '';
-
-async function kubectl(...args: string[]): Promise<string> {
-  const { stdout } = await run(
-    'kubectl',
-    ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), ...args],
-    { timeout: 30_000 },
-  );
-  return stdout;
-}
+let sandbox: SandboxCommand;
+const kubectl = (...args: string[]): Promise<string> => sandbox.kubectl(...args);
 
 async function kubectlFails(...args: string[]): Promise<string> {
   try {
@@ -31,47 +20,20 @@ async function kubectlFails(...args: string[]): Promise<string> {
 }
 
 function manifest(name: string, text: string): string {
-  const path = join(dir, name);
+  const path = join(sandbox.dir, name);
   writeFileSync(path, text);
   return path;
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'rollgate-kubectl-'));
-  kubeconfig = join(dir, 'sandbox.kubeconfig');
-  child = spawn(
-    process.execPath,
-    [
-      'bin/rollgate.js',
-      'sandbox',
-      '--port',
-      '0',
-      '--kubeconfig',
-      kubeconfig,
-      '--ready-delay-ms',
-      '100',
-      '--missing-image',
-      'registry.example/gone:*',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+  sandbox = await startSandboxCommand(
+    ['--ready-delay-ms', '100', '--missing-image', 'registry.example/gone:*'],
+    'rollgate-kubectl-',
   );
-  readyLine = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n').find((l) => l.startsWith('sandbox ready:'));
-      if (line) resolve(line);
-    });
-    child.once('exit', (code) => reject(new Error(`rollgate sandbox exited early with ${code}`)));
-  });
 }, 60_000);
 
 afterAll(async () => {
-  if (child.exitCode === null) {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
-  }
-  rmSync(dir, { recursive: true, force: true });
+  await sandbox?.stop();
 });
 
 const replicaSetYaml = (name: string, replicas: number, image = 'nginx:1.27') => `apiVersion: apps/v1
@@ -104,9 +66,9 @@ async function waitForPodCount(app: string, count: number): Promise<void> {
 
 describe('kubectl against rollgate sandbox', () => {
   it('prints one ready line naming the kubeconfig and the server', () => {
-    expect(readyLine).toMatch(
+    expect(sandbox.readyLine).toMatch(
       new RegExp(
-        `^sandbox ready: kubeconfig ${kubeconfig.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} server http://127\\.0\\.0\\.1:\\d+$`,
+        `^sandbox ready: kubeconfig ${sandbox.kubeconfig.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} server http://127\\.0\\.0\\.1:\\d+$`,
       ),
     );
   });
@@ -178,8 +140,12 @@ describe('kubectl against rollgate sandbox', () => {
       metadata: { uid: string };
     };
     expect(after.metadata.uid).toBe(parsed.metadata.uid);
-    expect(await kubectl('apply', '-f', join(dir, 'rs.yaml'))).toContain('replicaset.apps/web configured');
-    expect(await kubectl('apply', '-f', join(dir, 'rs.yaml'))).toContain('replicaset.apps/web unchanged');
+    expect(await kubectl('apply', '-f', join(sandbox.dir, 'rs.yaml'))).toContain(
+      'replicaset.apps/web configured',
+    );
+    expect(await kubectl('apply', '-f', join(sandbox.dir, 'rs.yaml'))).toContain(
+      'replicaset.apps/web unchanged',
+    );
   });
 
   it('serves a CRD, then a custom object with a status subresource', async () => {
@@ -266,11 +232,9 @@ spec:
   });
 
   it('streams changes to get -w', async () => {
-    const watcher = spawn(
-      'kubectl',
-      ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), 'get', 'configmaps', '-w'],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const watcher = spawn('kubectl', [...sandbox.kubectlFlags, 'get', 'configmaps', '-w'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     watcher.stdout.on('data', (c: Buffer) => (out += c.toString()));
     await new Promise((r) => setTimeout(r, 300));
@@ -291,8 +255,8 @@ spec:
   });
 
   it('stops cleanly on SIGTERM', async () => {
-    child.kill('SIGTERM');
-    const code = await new Promise((r) => child.once('exit', r));
+    sandbox.child.kill('SIGTERM');
+    const code = await new Promise((r) => sandbox.child.once('exit', r));
     expect(code).toBe(0);
   });
 });
@@ -305,7 +269,7 @@ describe('rollgate sandbox usage errors', () => {
       '--conflict-rate',
       '2',
       '--kubeconfig',
-      join(dir, 'unused'),
+      join(sandbox.dir, 'unused'),
     ]).then(
       () => ({ code: 0, stderr: '' }),
       (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),

@@ -1,51 +1,17 @@
 // `rollgate sandbox --rbac` from the CLI: the real kubectl administers it, a ServiceAccount token is refused
 // what no role grants.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandboxCommand, type SandboxCommand } from '../../support/sandbox-command.ts';
 
-const run = promisify(execFile);
-let dir: string;
-let kubeconfig: string;
-let child: ChildProcess;
-let server: string;
-
-const kubectl = async (...args: string[]): Promise<string> =>
-  (
-    await run('kubectl', ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), ...args], {
-      timeout: 30_000,
-    })
-  ).stdout;
+let sandbox: SandboxCommand;
+const kubectl = (...args: string[]): Promise<string> => sandbox.kubectl(...args);
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'rollgate-rbac-cli-'));
-  kubeconfig = join(dir, 'sandbox.kubeconfig');
-  child = spawn(
-    process.execPath,
-    ['bin/rollgate.js', 'sandbox', '--port', '0', '--kubeconfig', kubeconfig, '--rbac'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const readyLine = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n').find((l) => l.startsWith('sandbox ready:'));
-      if (line) resolve(line);
-    });
-    child.once('exit', (code) => reject(new Error(`rollgate sandbox exited early with ${code}`)));
-  });
-  server = /server (\S+)$/.exec(readyLine)![1]!;
+  sandbox = await startSandboxCommand(['--rbac'], 'rollgate-rbac-cli-');
 }, 60_000);
 
 afterAll(async () => {
-  if (child.exitCode === null) {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
-  }
-  rmSync(dir, { recursive: true, force: true });
+  await sandbox?.stop();
 });
 
 describe('rollgate sandbox --rbac', () => {
@@ -53,7 +19,7 @@ describe('rollgate sandbox --rbac', () => {
     await kubectl('create', 'serviceaccount', 'bot');
     const token = (await kubectl('create', 'token', 'bot')).trim();
     const asBot = (path: string): Promise<Response> =>
-      fetch(`${server}${path}`, { headers: { authorization: `Bearer ${token}` } });
+      fetch(`${sandbox.server}${path}`, { headers: { authorization: `Bearer ${token}` } });
 
     expect((await asBot('/version')).status).toBe(200);
     const pods = await asBot('/api/v1/namespaces/default/pods');
@@ -61,7 +27,9 @@ describe('rollgate sandbox --rbac', () => {
     expect(((await pods.json()) as { message: string }).message).toBe(
       'pods is forbidden: User "system:serviceaccount:default:bot" cannot list resource "pods" in API group "" in the namespace "default"',
     );
-    const unknown = await fetch(`${server}/version`, { headers: { authorization: 'Bearer guessed' } });
+    const unknown = await fetch(`${sandbox.server}/version`, {
+      headers: { authorization: 'Bearer guessed' },
+    });
     expect(unknown.status).toBe(401);
 
     await kubectl('create', 'role', 'pod-reader', '--verb=list', '--resource=pods');

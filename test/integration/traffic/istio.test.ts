@@ -2,10 +2,10 @@
 // the subsets follow the pod hashes, and an abort sends 100 % to stable before the canary scales down.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { toPlainObject } from '../../../src/kube/client.ts';
+import { istioSubsetRoutesYaml } from '../../support/traffic-routes.ts';
 import {
   abortRoutesBackFirst,
   deployRoutedRollout,
-  istioSubsetRoutesYaml,
   startTrafficScene,
   walkToNewStable,
   type RouteReadBack,

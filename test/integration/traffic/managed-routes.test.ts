@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { toPlainObject } from '../../../src/kube/client.ts';
 import { abortRollout, promoteRollout } from '../../../src/kube/rollout-commands.ts';
+import { gatewayHttpRouteYaml, istioServiceRoutesYaml } from '../../support/traffic-routes.ts';
 import { pausedAt, servicesYaml, setImage, startTrafficScene, type TrafficScene } from './traffic-scene.ts';
 
 let scene: TrafficScene;
@@ -81,24 +82,7 @@ describe('Istio header and mirror routes under a whole Rollgate', () => {
   beforeAll(async () => {
     await scene.kubectl('create', 'namespace', ns);
     await scene.apply('istio-managed-services.yaml', servicesYaml(ns));
-    await scene.apply(
-      'istio-managed-vs.yaml',
-      `apiVersion: networking.istio.io/v1
-kind: VirtualService
-metadata:
-  name: web
-  namespace: ${ns}
-spec:
-  hosts: [web]
-  http:
-    - name: primary
-      route:
-        - destination: {host: web-stable}
-          weight: 100
-        - destination: {host: web-canary}
-          weight: 0
-`,
-    );
+    await scene.apply('istio-managed-vs.yaml', istioServiceRoutesYaml(ns, 'web'));
     await scene.apply(
       'istio-managed-rollout.yaml',
       rolloutYaml(
@@ -168,21 +152,7 @@ describe('Gateway API header route under a whole Rollgate', () => {
   beforeAll(async () => {
     await scene.kubectl('create', 'namespace', ns);
     await scene.apply('gateway-managed-services.yaml', servicesYaml(ns));
-    await scene.apply(
-      'gateway-managed-route.yaml',
-      `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata:
-  name: web
-  namespace: ${ns}
-spec:
-  parentRefs: [{name: edge}]
-  rules:
-    - backendRefs:
-        - {name: web-stable, port: 80, weight: 100}
-        - {name: web-canary, port: 80, weight: 0}
-`,
-    );
+    await scene.apply('gateway-managed-route.yaml', gatewayHttpRouteYaml(ns, 'edge'));
     await scene.apply(
       'gateway-managed-rollout.yaml',
       rolloutYaml(

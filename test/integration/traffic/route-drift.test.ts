@@ -6,6 +6,7 @@ import { toPlainObject } from '../../../src/kube/client.ts';
 import type { RolloutView } from '../../../src/kube/rollout-view.ts';
 import { runCli } from '../../support/run-cli.ts';
 import { eventually } from '../../support/eventually.ts';
+import { gatewayHttpRouteYaml, istioServiceRoutesYaml } from '../../support/traffic-routes.ts';
 import {
   deployRoutedRollout,
   pausedAt,
@@ -25,33 +26,7 @@ const ROUTING = `istio:
 gatewayAPI:
   httpRoute: web
 `;
-const ROUTES = `apiVersion: networking.istio.io/v1
-kind: VirtualService
-metadata:
-  name: web-vs
-  namespace: ${NS}
-spec:
-  hosts: [web]
-  http:
-    - name: primary
-      route:
-        - destination: {host: web-stable}
-          weight: 100
-        - destination: {host: web-canary}
-          weight: 0
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata:
-  name: web
-  namespace: ${NS}
-spec:
-  parentRefs: [{name: gw}]
-  rules:
-    - backendRefs:
-        - {name: web-stable, port: 80, weight: 100}
-        - {name: web-canary, port: 80, weight: 0}
-`;
+const ROUTES = `${istioServiceRoutesYaml(NS, 'web-vs')}---\n${gatewayHttpRouteYaml(NS, 'gw')}`;
 
 let scene: TrafficScene;
 const kubeconfig = () => join(scene.tmp.path, 'kubeconfig');

@@ -426,37 +426,3 @@ export async function heldWhileRouteMissing(
   expect(paused.trafficRouterError).toBeUndefined();
   return paused;
 }
-
-/**
- * An Istio VirtualService `web` (stable 100, canary 0) and a DestinationRule `web` with `stable` and
- * `canary` subsets, as a team writes them before Rollgate routes through them.
- */
-export function istioSubsetRoutesYaml(namespace: string): string {
-  return `apiVersion: networking.istio.io/v1
-kind: VirtualService
-metadata:
-  name: web
-  namespace: ${namespace}
-spec:
-  hosts: [web]
-  http:
-    - route:
-        - destination: {host: web, subset: stable}
-          weight: 100
-        - destination: {host: web, subset: canary}
-          weight: 0
----
-apiVersion: networking.istio.io/v1
-kind: DestinationRule
-metadata:
-  name: web
-  namespace: ${namespace}
-spec:
-  host: web
-  subsets:
-    - name: stable
-      labels: {app: web}
-    - name: canary
-      labels: {app: web}
-`;
-}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileGoTemplate, NO_VALUE } from '../../../src/notify/go-template.ts';
 import { NotificationConfigError } from '../../../src/notify/notification-config-error.ts';
+import { thrownError } from '../../support/thrown-error.ts';
 
 const rollout = {
   metadata: { name: 'web', namespace: 'shop', annotations: { 'rollout.argoproj.io/revision': '3' } },
@@ -21,15 +22,7 @@ const rollout = {
 const render = (source: string, data: unknown = { rollout }): string =>
   compileGoTemplate(source, 'template.t').render(data);
 
-function errorOf(fn: () => unknown): NotificationConfigError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof NotificationConfigError) return err;
-    throw err;
-  }
-  throw new Error('expected a NotificationConfigError');
-}
+const errorOf = (fn: () => unknown): NotificationConfigError => thrownError(NotificationConfigError, fn);
 
 describe('the Go template subset', () => {
   it.each([

@@ -4,6 +4,7 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { NotificationConfigError } from '../../../src/notify/notification-config-error.ts';
 import { parseNotificationConfig } from '../../../src/notify/notification-config.ts';
+import { thrownError } from '../../support/thrown-error.ts';
 
 const argoConfigMap = parse(
   readFileSync(join(import.meta.dirname, '../../support/notify/argo-notification-configmap.yaml'), 'utf8'),
@@ -15,15 +16,7 @@ const secret = {
   'teams-ops-url': 'https://teams.example.test/webhook/xyz',
 };
 
-function errorOf(fn: () => unknown): NotificationConfigError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof NotificationConfigError) return err;
-    throw err;
-  }
-  throw new Error('expected a NotificationConfigError');
-}
+const errorOf = (fn: () => unknown): NotificationConfigError => thrownError(NotificationConfigError, fn);
 
 describe('parseNotificationConfig', () => {
   it('reads an Argo ConfigMap as it is, resolving $secret references from the Secret', () => {

@@ -16,6 +16,7 @@ import type {
   PromotionTarget,
 } from '../../../src/promotion/rewrite-images.ts';
 import { SeededRandom } from '../../../src/sandbox/random/seeded-random.ts';
+import { thrownError } from '../../support/thrown-error.ts';
 
 const examples = join(
   import.meta.dirname,
@@ -55,13 +56,8 @@ const rollout = (target: Partial<PromotionTarget> = {}): PromotionTarget => ({
 });
 
 function codeOf(run: () => unknown): { code: ImageRewriteErrorCode; context: ImageRewriteError['context'] } {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ImageRewriteError) return { code: error.code, context: error.context };
-    throw error;
-  }
-  throw new Error('expected an ImageRewriteError');
+  const error = thrownError(ImageRewriteError, run);
+  return { code: error.code, context: error.context };
 }
 
 const WEB_ROLLOUT = lines(

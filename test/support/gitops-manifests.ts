@@ -1,5 +1,6 @@
-// The YAML the real-server tests keep in Git: canary Rollouts, Services, ConfigMaps, AnalysisTemplates.
+// The YAML the whole-system tests keep in Git: canary Rollouts, Services, ConfigMaps, AnalysisTemplates.
 import { stringify } from 'yaml';
+import { sandboxJobSpec } from './sandbox-job.ts';
 
 export interface CanaryRolloutOptions {
   name: string;
@@ -8,6 +9,8 @@ export interface CanaryRolloutOptions {
   steps?: Array<Record<string, unknown>>;
   /** Rollout spec fields beyond the usual (progressDeadlineSeconds, progressDeadlineAbort, …). */
   spec?: Record<string, unknown>;
+  /** Canary strategy fields beyond the steps (canaryService, stableService, …). */
+  canary?: Record<string, unknown>;
   /** Pod template annotations (the kubelet stand-in reads `sandbox.rollgate.dev/behavior`). */
   podAnnotations?: Record<string, string>;
 }
@@ -28,11 +31,33 @@ export function canaryRollout(options: CanaryRolloutOptions): string {
       ...options.spec,
       strategy: {
         canary: {
+          ...options.canary,
           scaleDownDelaySeconds: 0,
           steps: options.steps ?? [{ setWeight: 50 }, { pause: { duration: '1s' } }],
         },
       },
     },
+  });
+}
+
+export interface ServiceOptions {
+  /** Whether the port names its protocol (default true): kube-apiserver 1.20 answers the apply of one without with a 500. */
+  protocol?: boolean;
+}
+
+/** A Service in front of the `app: web` pods, port 80 to 8080. */
+export function webService(name: string, options: ServiceOptions = {}): string {
+  const port = {
+    name: 'http',
+    port: 80,
+    ...(options.protocol === false ? {} : { protocol: 'TCP' }),
+    targetPort: 8080,
+  };
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name },
+    spec: { selector: { app: 'web' }, ports: [port] },
   });
 }
 
@@ -51,20 +76,7 @@ export function jobAnalysisTemplate(name: string, result: 'succeed' | 'fail'): s
         {
           name: 'smoke-test',
           provider: {
-            job: {
-              spec: {
-                backoffLimit: 0,
-                template: {
-                  metadata: {
-                    annotations: {
-                      'sandbox.rollgate.dev/job-result': result,
-                      'sandbox.rollgate.dev/job-duration': '1s',
-                    },
-                  },
-                  spec: { restartPolicy: 'Never', containers: [{ name: 'smoke', image: 'smoke:1' }] },
-                },
-              },
-            },
+            job: { spec: sandboxJobSpec(result, '1s') },
           },
         },
       ],
