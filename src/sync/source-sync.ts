@@ -20,7 +20,7 @@ import {
   type SourceStatus,
 } from './source-status.ts';
 
-/** Where a source's last synced commit and status live (a ConfigMap in production). */
+/** Where a source's last synced commit and status live (a ConfigMap per source in production). */
 export interface SourceStateStore {
   /** The last synced commit. */
   get(source: string): Promise<string | undefined>;
