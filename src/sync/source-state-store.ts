@@ -43,8 +43,11 @@ function stateOf(data: Readonly<Record<string, string>> | undefined): SourceStat
  * Reading every source at once stays one (paged) list, by the {@link SOURCE_STATE_LABEL} label.
  */
 export class ConfigMapSourceStateStore implements SourceStateStore {
-  /** The last list (or the one in flight) and when it started, for reads that accept an older answer. */
-  private recent: { at: number; read: Promise<Map<string, SourceState>> } | undefined;
+  /**
+   * The last list (or the one in flight) and when it started, for reads that accept an older answer.
+   * Each source's data is kept as listed: a poll parses only its own source's status.
+   */
+  private recent: { at: number; read: Promise<Map<string, Readonly<Record<string, string>>>> } | undefined;
   /** The carry-over from the old shared ConfigMap, done (or under way) once per store. */
   private carried: Promise<void> | undefined;
   private namespaceExists = false;
@@ -63,7 +66,7 @@ export class ConfigMapSourceStateStore implements SourceStateStore {
 
   /**
    * `maxAgeMs`: an answer read (or being read) at most this long ago will do. Then the state of every
-   * source is listed at once and kept, so 1,000 sources polled every 30 s share one list a second
+   * source is listed at once and kept, so 1,000 sources polled every 30 s share one list every few seconds
    * instead of 33 GETs a second just to learn that nothing changed. Without it, the source's own object
    * is read. Writes by this store update the kept answer.
    */
@@ -71,13 +74,14 @@ export class ConfigMapSourceStateStore implements SourceStateStore {
     await this.carriedOver();
     const maxAgeMs = options.maxAgeMs ?? 0;
     if (maxAgeMs <= 0) return stateOf((await this.read(source))?.data);
-    return (await this.readAllNoOlderThan(maxAgeMs)).get(source) ?? {};
+    return stateOf((await this.readAllNoOlderThan(maxAgeMs)).get(source));
   }
 
   /** The state of every source that has one, in one paged list (what the dashboard shows). */
   async readAll(): Promise<ReadonlyMap<string, SourceState>> {
     await this.carriedOver();
-    return this.list();
+    const listed = await this.list();
+    return new Map([...listed].map(([source, data]) => [source, stateOf(data)]));
   }
 
   async updateStatus(
@@ -94,7 +98,7 @@ export class ConfigMapSourceStateStore implements SourceStateStore {
     await this.update(source, () => ({ [COMMIT_KEY]: commit, [STATUS_KEY]: JSON.stringify(status) }));
   }
 
-  private readAllNoOlderThan(maxAgeMs: number): Promise<Map<string, SourceState>> {
+  private readAllNoOlderThan(maxAgeMs: number): Promise<Map<string, Readonly<Record<string, string>>>> {
     const now = this.now();
     if (this.recent !== undefined && now - this.recent.at <= maxAgeMs) return this.recent.read;
     const read = this.list();
@@ -107,8 +111,8 @@ export class ConfigMapSourceStateStore implements SourceStateStore {
     return read;
   }
 
-  private async list(): Promise<Map<string, SourceState>> {
-    const states = new Map<string, SourceState>();
+  private async list(): Promise<Map<string, Readonly<Record<string, string>>>> {
+    const states = new Map<string, Readonly<Record<string, string>>>();
     let cont: string | undefined;
     do {
       const page = await kubeCall({ verb: 'list', kind: 'ConfigMap', namespace: this.namespace }, () =>
@@ -121,7 +125,7 @@ export class ConfigMapSourceStateStore implements SourceStateStore {
       );
       for (const cm of page.items) {
         const source = sourceOfStateConfigMap(cm);
-        if (source !== undefined) states.set(source, stateOf(cm.data));
+        if (source !== undefined) states.set(source, cm.data ?? {});
       }
       cont = page.metadata?._continue || undefined;
     } while (cont !== undefined);
@@ -201,7 +205,7 @@ export class ConfigMapSourceStateStore implements SourceStateStore {
   private keepWritten(source: string, data: Record<string, string> | undefined): void {
     const recent = this.recent;
     if (recent === undefined) return;
-    const read = recent.read.then((states) => states.set(source, stateOf(data)));
+    const read = recent.read.then((states) => states.set(source, data ?? {}));
     read.catch(() => undefined);
     this.recent = { at: recent.at, read };
   }
