@@ -5,7 +5,6 @@
 import { cpSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api } from '@kubernetes/client-node';
 import { configSchema } from '../src/config/index.ts';
 import { startPrivateRedisServer } from '../src/demo/private-redis-server.ts';
 import { GitSource } from '../src/git/source.ts';
@@ -13,7 +12,7 @@ import { createKubeClients } from '../src/kube/client.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { openRuntime } from '../src/process/runtime.ts';
 import { startProcess, type RunningProcess } from '../src/process/start-process.ts';
-import { SOURCE_STATE_CONFIGMAP } from '../src/sync/source-state-store.ts';
+import { ConfigMapSourceStateStore } from '../src/sync/source-state-store.ts';
 import {
   configMapYaml,
   createBareRepository,
@@ -75,14 +74,11 @@ export async function run(): Promise<BenchResult[]> {
         origin: sandbox.url,
       },
     });
-    const core = sandbox.kubeConfig.makeApiClient(CoreV1Api);
+    // Sources whose commit is recorded, read as the dashboard reads them (one list of the state objects).
+    const states = new ConfigMapSourceStateStore(createKubeClients(sandbox.kubeConfig), STATE_NAMESPACE);
     const synced = async (): Promise<number> => {
       try {
-        const cm = await core.readNamespacedConfigMap({
-          name: SOURCE_STATE_CONFIGMAP,
-          namespace: STATE_NAMESPACE,
-        });
-        return Object.keys(cm.data ?? {}).filter((k) => k.endsWith('.commit')).length;
+        return [...(await states.readAll()).values()].filter((s) => s.commit !== undefined).length;
       } catch {
         return 0;
       }

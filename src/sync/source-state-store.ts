@@ -1,24 +1,56 @@
-// The last synced commit and the status of every source, kept in a ConfigMap so Redis stays disposable.
+// The last synced commit and the status of each source, one small ConfigMap per source, so Redis stays disposable.
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { KubeClients } from '../kube/client.ts';
 import { dispositionOf, isNotFound, kubeCall } from '../kube/errors.ts';
+import {
+  COMMIT_KEY,
+  LEGACY_SOURCE_STATE_CONFIGMAP,
+  legacySourceStates,
+  SOURCE_STATE_LABEL,
+  sourceOfStateConfigMap,
+  sourceStateConfigMap,
+  sourceStateName,
+  STATUS_KEY,
+} from './source-state-object.ts';
 import { parseSourceStatus, type SourceStatus } from './source-status.ts';
 import type { SourceStateStore } from './source-sync.ts';
-import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from './sync-labels.ts';
 
-/** ConfigMap holding `<source>.commit` and `<source>.status` keys. */
-export const SOURCE_STATE_CONFIGMAP = 'rollgate-sources';
+/** What the store knows of one source. */
+export interface SourceState {
+  commit?: string;
+  status?: SourceStatus;
+}
 
 const MAX_ATTEMPTS = 5;
+/** Objects per page when every source's state is listed (10,000 sources: 20 small pages). */
+const LIST_PAGE = 500;
+/** Sources carried over from the old shared ConfigMap at once. */
+const CARRY_OVER_CONCURRENCY = 16;
+
+function stateOf(data: Readonly<Record<string, string>> | undefined): SourceState {
+  const commit = data?.[COMMIT_KEY];
+  const status = parseSourceStatus(data?.[STATUS_KEY]);
+  return { ...(commit !== undefined ? { commit } : {}), ...(status ? { status } : {}) };
+}
 
 /**
  * The cluster-backed store. Why a ConfigMap and not Redis: losing Redis must not turn the next poll
  * into a full re-apply of every object; why not annotations on each object: a source's commit is one
- * fact, and removed objects have nowhere to carry it.
+ * fact, and removed objects have nowhere to carry it. Why one ConfigMap per source and not one for all
+ * (as before) or hash shards: a sync's write then touches only its own small object, so it costs the same
+ * at 10 or 10,000 sources, two syncs of different sources never conflict, and there is no size cap; a
+ * shard would still be read-modify-written by every source in it and would need re-sharding to grow.
+ * Reading every source at once stays one (paged) list, by the {@link SOURCE_STATE_LABEL} label.
  */
 export class ConfigMapSourceStateStore implements SourceStateStore {
-  /** The last read (or the one in flight) and when it started, for reads that accept an older answer. */
-  private recent: { at: number; read: Promise<V1ConfigMap | undefined> } | undefined;
+  /**
+   * The last list (or the one in flight) and when it started, for reads that accept an older answer.
+   * Each source's data is kept as listed: a poll parses only its own source's status.
+   */
+  private recent: { at: number; read: Promise<Map<string, Readonly<Record<string, string>>>> } | undefined;
+  /** The carry-over from the old shared ConfigMap, done (or under way) once per store. */
+  private carried: Promise<void> | undefined;
+  private namespaceExists = false;
 
   /** `now`: a monotonic clock in milliseconds, for the age of {@link recent} (injectable for tests). */
   constructor(
@@ -28,43 +60,48 @@ export class ConfigMapSourceStateStore implements SourceStateStore {
   ) {}
 
   async get(source: string): Promise<string | undefined> {
-    return (await this.read())?.data?.[`${source}.commit`];
+    await this.carriedOver();
+    return (await this.read(source))?.data?.[COMMIT_KEY];
   }
 
   /**
-   * `maxAgeMs`: an answer read (or being read) at most this long ago will do. One ConfigMap holds every
-   * source's state, so 1,000 sources polled every 30 s would otherwise GET and parse all of it 33 times a
-   * second just to learn that nothing changed. Writes by this store drop the kept answer.
+   * `maxAgeMs`: an answer read (or being read) at most this long ago will do. Then the state of every
+   * source is listed at once and kept, so 1,000 sources polled every 30 s share one list every few seconds
+   * instead of 33 GETs a second just to learn that nothing changed. Without it, the source's own object
+   * is read. Writes by this store update the kept answer.
    */
-  async readSource(
-    source: string,
-    options: { maxAgeMs?: number } = {},
-  ): Promise<{ commit?: string; status?: SourceStatus }> {
-    const data = (await this.readNoOlderThan(options.maxAgeMs ?? 0))?.data;
-    const commit = data?.[`${source}.commit`];
-    const status = parseSourceStatus(data?.[`${source}.status`]);
-    return { ...(commit !== undefined ? { commit } : {}), ...(status ? { status } : {}) };
+  async readSource(source: string, options: { maxAgeMs?: number } = {}): Promise<SourceState> {
+    await this.carriedOver();
+    const maxAgeMs = options.maxAgeMs ?? 0;
+    if (maxAgeMs <= 0) return stateOf((await this.read(source))?.data);
+    return stateOf((await this.readAllNoOlderThan(maxAgeMs)).get(source));
+  }
+
+  /** The state of every source that has one, in one paged list (what the dashboard shows). */
+  async readAll(): Promise<ReadonlyMap<string, SourceState>> {
+    await this.carriedOver();
+    const listed = await this.list();
+    return new Map([...listed].map(([source, data]) => [source, stateOf(data)]));
   }
 
   async updateStatus(
     source: string,
     next: (last: SourceStatus | undefined) => SourceStatus | undefined,
   ): Promise<void> {
-    await this.update((data) => {
-      const status = next(parseSourceStatus(data?.[`${source}.status`]));
-      return status ? { [`${source}.status`]: JSON.stringify(status) } : undefined;
+    await this.update(source, (data) => {
+      const status = next(parseSourceStatus(data?.[STATUS_KEY]));
+      return status ? { [STATUS_KEY]: JSON.stringify(status) } : undefined;
     });
   }
 
   async setSynced(source: string, commit: string, status: SourceStatus): Promise<void> {
-    await this.update(() => ({ [`${source}.commit`]: commit, [`${source}.status`]: JSON.stringify(status) }));
+    await this.update(source, () => ({ [COMMIT_KEY]: commit, [STATUS_KEY]: JSON.stringify(status) }));
   }
 
-  private readNoOlderThan(maxAgeMs: number): Promise<V1ConfigMap | undefined> {
+  private readAllNoOlderThan(maxAgeMs: number): Promise<Map<string, Readonly<Record<string, string>>>> {
     const now = this.now();
-    if (maxAgeMs > 0 && this.recent !== undefined && now - this.recent.at <= maxAgeMs)
-      return this.recent.read;
-    const read = this.read();
+    if (this.recent !== undefined && now - this.recent.at <= maxAgeMs) return this.recent.read;
+    const read = this.list();
     const recent = { at: now, read };
     this.recent = recent;
     // A failed read is not kept: the next caller asks again.
@@ -74,15 +111,32 @@ export class ConfigMapSourceStateStore implements SourceStateStore {
     return read;
   }
 
-  private async read(): Promise<V1ConfigMap | undefined> {
+  private async list(): Promise<Map<string, Readonly<Record<string, string>>>> {
+    const states = new Map<string, Readonly<Record<string, string>>>();
+    let cont: string | undefined;
+    do {
+      const page = await kubeCall({ verb: 'list', kind: 'ConfigMap', namespace: this.namespace }, () =>
+        this.clients.core.listNamespacedConfigMap({
+          namespace: this.namespace,
+          labelSelector: SOURCE_STATE_LABEL,
+          limit: LIST_PAGE,
+          ...(cont !== undefined && { _continue: cont }),
+        }),
+      );
+      for (const cm of page.items) {
+        const source = sourceOfStateConfigMap(cm);
+        if (source !== undefined) states.set(source, cm.data ?? {});
+      }
+      cont = page.metadata?._continue || undefined;
+    } while (cont !== undefined);
+    return states;
+  }
+
+  private async read(source: string): Promise<V1ConfigMap | undefined> {
+    const name = sourceStateName(source);
     try {
-      return await kubeCall(
-        { verb: 'get', kind: 'ConfigMap', namespace: this.namespace, name: SOURCE_STATE_CONFIGMAP },
-        () =>
-          this.clients.core.readNamespacedConfigMap({
-            name: SOURCE_STATE_CONFIGMAP,
-            namespace: this.namespace,
-          }),
+      return await kubeCall({ verb: 'get', kind: 'ConfigMap', namespace: this.namespace, name }, () =>
+        this.clients.core.readNamespacedConfigMap({ name, namespace: this.namespace }),
       );
     } catch (err) {
       if (isNotFound(err)) return undefined;
@@ -91,67 +145,149 @@ export class ConfigMapSourceStateStore implements SourceStateStore {
   }
 
   /**
-   * Read-modify-write carrying the resourceVersion read; a conflict re-reads and recomputes the entries
-   * from what it read (never a blind overwrite). `entries` returning undefined writes nothing.
+   * Read-modify-write of the source's own ConfigMap carrying the resourceVersion read; a conflict
+   * re-reads and recomputes the entries from what it read (never a blind overwrite). `entriesFrom`
+   * returning undefined writes nothing. Only this source's object is touched.
    */
   private async update(
+    source: string,
     entriesFrom: (data: Record<string, string> | undefined) => Record<string, string> | undefined,
   ): Promise<void> {
-    // Whatever this write does, an answer kept from before it is out of date.
-    this.recent = undefined;
+    await this.carriedOver();
+    const name = sourceStateName(source);
     for (let attempt = 1; ; attempt++) {
-      const live = await this.read();
+      const live = await this.read(source);
       const entries = entriesFrom(live?.data);
       if (entries === undefined) return;
       try {
+        let written: V1ConfigMap;
         if (!live) {
           await this.ensureNamespace();
-          await kubeCall(
-            { verb: 'create', kind: 'ConfigMap', namespace: this.namespace, name: SOURCE_STATE_CONFIGMAP },
+          written = await kubeCall(
+            { verb: 'create', kind: 'ConfigMap', namespace: this.namespace, name },
             () =>
               this.clients.core.createNamespacedConfigMap({
                 namespace: this.namespace,
-                body: {
-                  apiVersion: 'v1',
-                  kind: 'ConfigMap',
-                  metadata: {
-                    name: SOURCE_STATE_CONFIGMAP,
-                    namespace: this.namespace,
-                    labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE },
-                  },
-                  data: entries,
-                },
+                body: sourceStateConfigMap(this.namespace, source, entries),
               }),
           );
         } else {
           if (Object.entries(entries).every(([k, v]) => live.data?.[k] === v)) return;
-          await kubeCall(
-            { verb: 'update', kind: 'ConfigMap', namespace: this.namespace, name: SOURCE_STATE_CONFIGMAP },
+          written = await kubeCall(
+            { verb: 'update', kind: 'ConfigMap', namespace: this.namespace, name },
             () =>
               this.clients.core.replaceNamespacedConfigMap({
-                name: SOURCE_STATE_CONFIGMAP,
+                name,
                 namespace: this.namespace,
                 body: { ...live, data: { ...(live.data ?? {}), ...entries } },
               }),
           );
         }
-        this.recent = undefined;
+        this.keepWritten(source, written.data);
         return;
       } catch (err) {
+        // Whether the write landed is unknown: a kept answer may be out of date.
         this.recent = undefined;
         const disposition = dispositionOf(err);
+        // A namespace deleted since it was seen: the next attempt creates it again.
+        if (disposition === 'notFound') this.namespaceExists = false;
         // AlreadyExists (a racing creator) and Conflict both mean: read again and redo.
-        if (attempt >= MAX_ATTEMPTS || (disposition !== 'conflict' && disposition !== 'transient')) throw err;
+        const retry = disposition === 'conflict' || disposition === 'transient' || disposition === 'notFound';
+        if (attempt >= MAX_ATTEMPTS || !retry) throw err;
       }
     }
   }
 
+  /**
+   * A kept answer learns this store's own write, so a read after it sees it; updating the one entry
+   * instead of dropping the answer spares a list of every source after each sync.
+   */
+  private keepWritten(source: string, data: Record<string, string> | undefined): void {
+    const recent = this.recent;
+    if (recent === undefined) return;
+    const read = recent.read.then((states) => states.set(source, data ?? {}));
+    read.catch(() => undefined);
+    this.recent = { at: recent.at, read };
+  }
+
+  /**
+   * Once per store, before anything is read or written: the state kept by earlier versions in one
+   * shared ConfigMap becomes one ConfigMap per source, then the shared one is deleted. A source whose own
+   * object exists already keeps it (it is newer: another process carried over or synced first). The
+   * shared ConfigMap goes only after every source's own object exists, and only at the resourceVersion
+   * that was copied, so a crash half-way or an older process writing to it meanwhile loses nothing: the
+   * next attempt copies again. A failure is not kept: the next call tries again.
+   */
+  private carriedOver(): Promise<void> {
+    if (this.carried === undefined) {
+      const carried = this.carryOver();
+      this.carried = carried;
+      carried.catch(() => {
+        if (this.carried === carried) this.carried = undefined;
+      });
+    }
+    return this.carried;
+  }
+
+  private async carryOver(): Promise<void> {
+    const name = LEGACY_SOURCE_STATE_CONFIGMAP;
+    for (let attempt = 1; ; attempt++) {
+      let legacy: V1ConfigMap;
+      try {
+        legacy = await kubeCall({ verb: 'get', kind: 'ConfigMap', namespace: this.namespace, name }, () =>
+          this.clients.core.readNamespacedConfigMap({ name, namespace: this.namespace }),
+        );
+      } catch (err) {
+        if (isNotFound(err)) return;
+        throw err;
+      }
+      const states = [...legacySourceStates(legacy.data)];
+      for (let i = 0; i < states.length; i += CARRY_OVER_CONCURRENCY)
+        await Promise.all(
+          states
+            .slice(i, i + CARRY_OVER_CONCURRENCY)
+            .map(([source, data]) => this.createIfAbsent(source, data)),
+        );
+      try {
+        await kubeCall({ verb: 'delete', kind: 'ConfigMap', namespace: this.namespace, name }, () =>
+          this.clients.core.deleteNamespacedConfigMap({
+            name,
+            namespace: this.namespace,
+            body: { preconditions: { resourceVersion: legacy.metadata?.resourceVersion ?? '' } },
+          }),
+        );
+        return;
+      } catch (err) {
+        if (isNotFound(err)) return;
+        // Written since it was read (an older process still running): copy what it holds now.
+        if (attempt >= MAX_ATTEMPTS || dispositionOf(err) !== 'conflict') throw err;
+      }
+    }
+  }
+
+  private async createIfAbsent(source: string, data: Record<string, string>): Promise<void> {
+    const name = sourceStateName(source);
+    try {
+      await kubeCall({ verb: 'create', kind: 'ConfigMap', namespace: this.namespace, name }, () =>
+        this.clients.core.createNamespacedConfigMap({
+          namespace: this.namespace,
+          body: sourceStateConfigMap(this.namespace, source, data),
+        }),
+      );
+    } catch (err) {
+      // AlreadyExists: the source's own object is newer than the shared one.
+      if (dispositionOf(err) !== 'conflict') throw err;
+    }
+  }
+
   private async ensureNamespace(): Promise<void> {
+    if (this.namespaceExists) return;
     const request = { kind: 'Namespace', name: this.namespace } as const;
     try {
       await kubeCall({ ...request, verb: 'get' }, () =>
         this.clients.core.readNamespace({ name: this.namespace }),
       );
+      this.namespaceExists = true;
       return;
     } catch (err) {
       if (!isNotFound(err)) throw err;
@@ -166,5 +302,6 @@ export class ConfigMapSourceStateStore implements SourceStateStore {
       // Someone else created it first: that is what we wanted.
       if (dispositionOf(err) !== 'conflict') throw err;
     }
+    this.namespaceExists = true;
   }
 }

@@ -1,4 +1,4 @@
-// A source's status (what `kubectl get cm rollgate-sources` shows) and the pure transitions between its phases.
+// A source's status (the `status` key of its `rollgate-source-<name>` ConfigMap) and the pure transitions between its phases.
 import { z } from 'zod';
 
 /** One object a sync could not use, where it is in Git. */

@@ -26,7 +26,7 @@ export interface EnvironmentView {
   branch: string;
   path: string;
   namespace?: string;
-  /** The last synced commit and how that sync went (from the rollgate-sources ConfigMap). */
+  /** The last synced commit and how that sync went (from the source's rollgate-source-<name> ConfigMap). */
   commit?: string;
   syncedAt?: string;
   syncPhase?: SourceStatus['phase'];

@@ -34,7 +34,7 @@ export interface PromotionsReaderOptions {
   clients: KubeClients;
   sources: readonly PipelineSource[];
   promotions: readonly ReadablePromotion[];
-  /** `kubernetes.stateNamespace`: where the rollgate-sources ConfigMap is. */
+  /** `kubernetes.stateNamespace`: where the sources' state ConfigMaps are (`rollgate-source-<name>`). */
   stateNamespace: string;
   /** `kubernetes.watchNamespace` (empty: every namespace). */
   namespace?: string;
@@ -119,9 +119,9 @@ export function promotionsReader(options: PromotionsReaderOptions): ReadPromotio
   let last: { at: number; result: Promise<PromotionsResponse> } | undefined;
   const readAll = async (): Promise<PromotionsResponse> => {
     const summaries = await listRolloutSummaries(options.clients, options.namespace ?? '');
-    const states = await Promise.all(
-      options.sources.map(async (s) => [s.name, await store.readSource(s.name)] as const),
-    );
+    // One list of every source's state, not a read per source.
+    const all = await store.readAll();
+    const states = options.sources.map((s) => [s.name, all.get(s.name) ?? {}] as const);
     const looks: Record<string, PromotionLook[]> = {};
     const sourceNamespaces = new Set<string>();
     for (const promotion of options.promotions) {

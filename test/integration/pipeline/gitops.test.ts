@@ -58,11 +58,11 @@ describe('GitOps pipeline', () => {
     expect(paused.metadata.annotations?.['rollgate.dev/commit']).toBe(commit);
     expect(paused.status?.currentStepIndex).toBe(1);
     const state = await p.clients.core.readNamespacedConfigMap({
-      name: 'rollgate-sources',
+      name: 'rollgate-source-apps',
       namespace: 'rollgate-system',
     });
-    expect(state.data?.['apps.commit']).toBe(commit);
-    expect(JSON.parse(state.data?.['apps.status'] ?? '{}')).toMatchObject({ phase: 'Synced', commit });
+    expect(state.data?.['commit']).toBe(commit);
+    expect(JSON.parse(state.data?.['status'] ?? '{}')).toMatchObject({ phase: 'Synced', commit });
   });
 
   it('refuses a webhook with a bad signature and leaves the cluster as it was', async () => {
@@ -110,10 +110,10 @@ describe('GitOps pipeline', () => {
     expect(good.data).toEqual({ ok: 'yes' });
     const status = await eventually('the source status to name the broken file', async () => {
       const cm = await p.clients.core.readNamespacedConfigMap({
-        name: 'rollgate-sources',
+        name: 'rollgate-source-apps',
         namespace: 'rollgate-system',
       });
-      const parsed = JSON.parse(cm.data?.['apps.status'] ?? '{}') as {
+      const parsed = JSON.parse(cm.data?.['status'] ?? '{}') as {
         phase?: string;
         problems?: Array<{ file: string; line: number }>;
       };
@@ -161,11 +161,11 @@ describe('GitOps pipeline', () => {
   });
 });
 
-/** The `apps` source status in the rollgate-sources ConfigMap. */
+/** The `apps` source status in its rollgate-source-apps ConfigMap. */
 async function sourceStatus(p: Pipeline): Promise<Partial<SourceStatus>> {
   const cm = await p.clients.core.readNamespacedConfigMap({
-    name: 'rollgate-sources',
+    name: 'rollgate-source-apps',
     namespace: 'rollgate-system',
   });
-  return JSON.parse(cm.data?.['apps.status'] ?? '{}') as Partial<SourceStatus>;
+  return JSON.parse(cm.data?.['status'] ?? '{}') as Partial<SourceStatus>;
 }

@@ -30,8 +30,8 @@ function sampleStatus(clients: KubeClients): StatusSampler {
   const loop = (async () => {
     while (running) {
       const text = await clients.core
-        .readNamespacedConfigMap({ name: 'rollgate-sources', namespace: 'rollgate-system' })
-        .then((cm) => cm.data?.['apps.status'])
+        .readNamespacedConfigMap({ name: 'rollgate-source-apps', namespace: 'rollgate-system' })
+        .then((cm) => cm.data?.['status'])
         .catch(() => undefined);
       if (text !== undefined && text !== last) {
         last = text;

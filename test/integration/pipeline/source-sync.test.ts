@@ -155,13 +155,13 @@ const widgetCrd = {
   },
 };
 
-/** The source status as `kubectl get configmap rollgate-sources` shows it. */
+/** The source status as `kubectl get configmap rollgate-source-apps` shows it. */
 async function sourceStatus(): Promise<Partial<SourceStatus>> {
   const cm = await clients.core.readNamespacedConfigMap({
-    name: 'rollgate-sources',
+    name: 'rollgate-source-apps',
     namespace: 'rollgate-system',
   });
-  return JSON.parse(cm.data?.['apps.status'] ?? '{}') as Partial<SourceStatus>;
+  return JSON.parse(cm.data?.['status'] ?? '{}') as Partial<SourceStatus>;
 }
 
 async function configMapExists(name: string): Promise<boolean> {

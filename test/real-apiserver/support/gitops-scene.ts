@@ -161,9 +161,9 @@ export async function openGitopsScene(cluster: RealCluster, prefix: string): Pro
     },
     async sourceStatus(source) {
       const cm = await clients.core
-        .readNamespacedConfigMap({ name: 'rollgate-sources', namespace: 'rollgate-system' })
+        .readNamespacedConfigMap({ name: `rollgate-source-${source}`, namespace: 'rollgate-system' })
         .catch(() => undefined);
-      const text = cm?.data?.[`${source}.status`];
+      const text = cm?.data?.status;
       return text === undefined ? undefined : (JSON.parse(text) as SourceStatus);
     },
     async describe(app) {
