@@ -268,6 +268,10 @@ export const configSchema = z
         webhookCoalesceMs: z.number().int().min(0).max(60_000).default(0),
         // Objects one sync writes at once; the apply plan keeps what a Rollout uses before it.
         applyConcurrency: z.number().int().min(1).max(64).default(8),
+        // Sources a poller process syncs at once (each source's own syncs still run one at a time). Mostly
+        // waiting on Git and the API server, so more than the cores: the first sync of 1,000 sources is
+        // this many at a time.
+        syncConcurrency: z.number().int().min(1).max(64).default(4),
       })
       .strict()
       .prefault({}),

@@ -202,7 +202,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     {
       connection: redis,
       prefix: config.redis.prefix,
-      concurrency: 2,
+      concurrency: config.git.syncConcurrency,
       lockDuration: config.workers.lockDurationMs,
       logger: log,
       onJobFinished: (e) => metrics.observeJobFinished(e),
