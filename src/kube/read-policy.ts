@@ -184,8 +184,8 @@ export class ReadPolicy {
       options.logger?.debug({ err: (err as Error).message }, 'could not load written versions');
     }
     for (const version of parseWrittenVersions(text, options.key)) {
-      this.remember(policy.pending, version);
-      this.remember(policy.handover, version);
+      ReadPolicy.remember(policy.pending, version);
+      ReadPolicy.remember(policy.handover, version);
     }
     return policy;
   }

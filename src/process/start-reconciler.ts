@@ -24,7 +24,7 @@ import { WorkloadReferences, type RolloutReferenceSource } from './workload-refe
 export interface RunningReconciler {
   queue: ReconcileQueue;
   worker: RunningWorker;
-  /** What the informers hold (each reconcile's first read comes from it); empty without watches. */
+  /** What the informers hold (reconcile passes read it as ReadPolicy allows); empty without watches. */
   cache: ClusterCache;
   /** Enqueues every Rollout in the cluster, or in `kubernetes.watchNamespace` (start, Redis emptied, watch restarted). */
   enqueueAll(): Promise<number>;
