@@ -812,6 +812,9 @@ async function workerProcesses(): Promise<BenchResult[]> {
       };
       // Printed at once: a later round that fails must not take this one's figures with it.
       console.log(`  [workers] ${row.name}: ${row.value} ${row.unit} — ${row.notes ?? ''}`);
+      console.log(
+        `  [workers] K=${k} requests per rollout: ${sample.kinds.map(([kind, n]) => `${kind} ${(n / WORKERS_N).toFixed(2)}`).join('; ')}`,
+      );
       results.push(row);
       rollouts.stop();
       await stopChildren();

@@ -11,6 +11,7 @@ import { FIELD_MANAGER, type KubeClients } from './client.ts';
 import { kubeCall } from './errors.ts';
 import type { EventRecorder } from './event-recorder.ts';
 import type { ObservedRead } from './observed-state-reader.ts';
+import { writtenVersionOf, type WrittenVersion } from './read-policy.ts';
 import type { TrafficRouter, TrafficRouterFactory } from './traffic-router.ts';
 import { callsForAnotherPass, withRouterResult, type RouterCallResult } from './traffic-router-error.ts';
 
@@ -38,6 +39,8 @@ export interface ExecutionReport {
   /** The traffic router's error in this pass (also recorded in the status written). */
   trafficError?: string;
   statusWritten: boolean;
+  /** What the writes to cached kinds left (their responses' resourceVersions): the next pass waits for them. */
+  written: WrittenVersion[];
 }
 
 /** Dependencies of the executor. */
@@ -79,7 +82,13 @@ export class ActionExecutor {
   constructor(private readonly deps: ActionExecutorDeps) {}
 
   async execute(plan: RolloutPlan, read: ObservedRead): Promise<ExecutionReport> {
-    const report: ExecutionReport = { outcomes: [], writes: 0, stateWrites: 0, statusWritten: false };
+    const report: ExecutionReport = {
+      outcomes: [],
+      writes: 0,
+      stateWrites: 0,
+      statusWritten: false,
+      written: [],
+    };
     const context = {
       clients: this.deps.clients,
       logger: this.deps.logger,
@@ -97,8 +106,9 @@ export class ActionExecutor {
     for (const action of plan.actions) {
       if (action.kind === 'emitEvent') continue;
       try {
-        const { target, result, routerError } = await handleAction(action, context);
+        const { target, result, routerError, written } = await handleAction(action, context);
         report.outcomes.push({ kind: action.kind, target, result });
+        if (written !== undefined) report.written.push(written);
         // Any router call (weights, header or mirror route) can fail; a failure in the pass is kept.
         if (routerError !== undefined) router = { kind: 'failed', message: routerError };
         else if (isWeightsCall(action) && router.kind !== 'failed') router = { kind: 'ok' };
@@ -114,8 +124,9 @@ export class ActionExecutor {
     if (router.kind === 'failed') report.trafficError = router.message;
     try {
       const status = withRouterResult(plan.status, read.raw.status, router, this.deps.clock.now());
-      const outcome = await this.writeStatus(status, read);
+      const { written, ...outcome } = await this.writeStatus(status, read);
       report.outcomes.push(outcome);
+      if (written !== undefined) report.written.push(written);
       if (outcome.result === 'updated') {
         report.writes += 1;
         if (callsForAnotherPass(read.raw.status, status)) report.stateWrites += 1;
@@ -134,7 +145,10 @@ export class ActionExecutor {
     return report;
   }
 
-  private async writeStatus(status: RolloutPlan['status'], read: ObservedRead): Promise<ActionOutcome> {
+  private async writeStatus(
+    status: RolloutPlan['status'],
+    read: ObservedRead,
+  ): Promise<ActionOutcome & { written?: WrittenVersion }> {
     const rollout = read.observed.rollout;
     const target = rollout.metadata.name;
     if (isStatusNoop(read.raw.status, status))
@@ -143,17 +157,20 @@ export class ActionExecutor {
     // A full replace of /status carrying the resourceVersion read: a concurrent change (a user's
     // promote, another writer) makes this fail with 409 instead of being overwritten.
     const body = { ...read.raw, status };
-    await kubeCall({ verb: 'update', kind: 'Rollout', namespace, name: target, subresource: 'status' }, () =>
-      this.deps.clients.custom.replaceNamespacedCustomObjectStatus({
-        group: ROLLGATE_API_GROUP,
-        version: 'v1alpha1',
-        namespace,
-        plural: 'rollouts',
-        name: target,
-        body,
-        fieldManager: FIELD_MANAGER,
-      }),
+    const replaced = await kubeCall(
+      { verb: 'update', kind: 'Rollout', namespace, name: target, subresource: 'status' },
+      () =>
+        this.deps.clients.custom.replaceNamespacedCustomObjectStatus({
+          group: ROLLGATE_API_GROUP,
+          version: 'v1alpha1',
+          namespace,
+          plural: 'rollouts',
+          name: target,
+          body,
+          fieldManager: FIELD_MANAGER,
+        }),
     );
-    return { kind: 'patchRolloutStatus', target, result: 'updated' };
+    const written = writtenVersionOf('Rollout', namespace, target, replaced);
+    return { kind: 'patchRolloutStatus', target, result: 'updated', ...(written && { written }) };
   }
 }

@@ -16,6 +16,7 @@ import type { ClusterCache } from './cluster-cache.ts';
 import { dispositionOf, isNotFound, kubeCall } from './errors.ts';
 import { ObservedStateReader } from './observed-state-reader.ts';
 import { createKubeJobRunner } from './job-runner.ts';
+import { ReadPolicy, writtenVersionOf } from './read-policy.ts';
 import { createKubeSecretResolver } from './secret-resolver.ts';
 
 const VERSION = 'v1alpha1';
@@ -35,10 +36,10 @@ export interface AnalysisRunsDeps {
   providers?: MetricProviderRegistry;
   /** Defaults to {@link createKubeSecretResolver}. */
   resolveSecret?: SecretResolver;
-  /** The informers' cache: the rollout and its runs are read from it unless `fresh`. */
+  /** The informers' cache: the rollout and its runs are read from it as `reads` allows. */
   cache?: ClusterCache;
-  /** Ask the API: a measurement right after a write (a new run, a 409) must see it. */
-  fresh?: boolean;
+  /** The job's read policy (shared with the rollout's passes); none: one for this call alone. */
+  reads?: ReadPolicy;
 }
 
 /** When the rollout's runs want to be measured again; absent when none is running. */
@@ -79,12 +80,13 @@ export async function reconcileAnalysisRuns(
 ): Promise<AnalysisRunsOutcome> {
   const { clients, logger } = deps;
   const outcome: AnalysisRunsOutcome = { written: [], conflicts: [] };
-  const read = { fresh: deps.fresh === true };
-  const rollout = (await new ObservedStateReader(clients, deps.cache).readRolloutObject(key, read)) as
+  const policy = deps.reads ?? new ReadPolicy({ key, cache: deps.cache, logger });
+  const reads = await policy.beginPass();
+  const rollout = (await new ObservedStateReader(clients, deps.cache).readRolloutObject(key, { reads })) as
     { metadata?: { uid?: string } } | undefined;
   const rolloutUid = rollout?.metadata?.uid;
   if (rolloutUid === undefined) return outcome;
-  const cache = !read.fresh && deps.cache?.synced('AnalysisRun') === true ? deps.cache : undefined;
+  const cache = reads.from('AnalysisRun');
   const items = cache
     ? // Copies, with the list's label rule: each run's status write is built from it.
       cache
@@ -121,7 +123,14 @@ export async function reconcileAnalysisRuns(
     // Compared as JSON: an absent and an undefined field are the same write.
     if (isDeepStrictEqual(JSON.parse(JSON.stringify(result.status)), run.status)) continue;
     try {
-      await writeRunStatus(clients, key.namespace, item as Record<string, unknown>, result.status);
+      const replaced = await writeRunStatus(
+        clients,
+        key.namespace,
+        item as Record<string, unknown>,
+        result.status,
+      );
+      const written = writtenVersionOf('AnalysisRun', key.namespace, name, replaced);
+      if (written !== undefined) policy.wrote([written]);
       outcome.written.push(name);
       logger.debug(
         { run: name, phase: result.status.phase, measured: result.measured },
@@ -129,6 +138,7 @@ export async function reconcileAnalysisRuns(
       );
     } catch (err) {
       if (dispositionOf(err) === 'conflict') {
+        policy.readApiNext();
         outcome.conflicts.push(name);
         logger.debug({ run: name }, 'AnalysisRun changed while measuring; measuring it again');
       } else if (!isNotFound(err)) {
@@ -137,6 +147,7 @@ export async function reconcileAnalysisRuns(
       }
     }
   }
+  await policy.publish();
   if (writeError !== undefined) throw writeError;
   return outcome;
 }
@@ -167,9 +178,9 @@ async function writeRunStatus(
   namespace: string,
   live: Record<string, unknown>,
   status: AnalysisRun['status'],
-): Promise<void> {
+): Promise<unknown> {
   const metadata = live.metadata as { name: string };
-  await kubeCall(
+  return kubeCall(
     { verb: 'update', kind: 'AnalysisRun', namespace, name: metadata.name, subresource: 'status' },
     () =>
       clients.custom.replaceNamespacedCustomObjectStatus({

@@ -190,14 +190,45 @@ export class ClusterCache {
     CACHED_KINDS.map((kind) => [kind, new KindStore(KIND_RULES[kind])]),
   );
 
+  /** Readers waiting for the cache to reach a state (see {@link waitFor}); checked after every change. */
+  private readonly waiters = new Set<() => void>();
+
   private store(kind: CachedKind): KindStore {
     return this.stores.get(kind)!;
+  }
+
+  private changed(): void {
+    for (const waiter of [...this.waiters]) waiter();
   }
 
   /** A watch event: ADDED and MODIFIED store the object, DELETED forgets it; others are ignored. */
   apply(kind: CachedKind, type: string, object: CachedObject): void {
     if (type === 'ADDED' || type === 'MODIFIED') this.store(kind).upsert(object);
     else if (type === 'DELETED') this.store(kind).remove(object);
+    else return;
+    this.changed();
+  }
+
+  /**
+   * Resolves true as soon as `holds()` is true (checked now and after every change the watches bring),
+   * or false after `timeoutMs`: how a reader waits for its own writes to arrive, without polling.
+   */
+  waitFor(holds: () => boolean, timeoutMs: number): Promise<boolean> {
+    if (holds()) return Promise.resolve(true);
+    if (timeoutMs <= 0) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const done = (result: boolean): void => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        resolve(result);
+      };
+      const check = (): void => {
+        if (holds()) done(true);
+      };
+      const timer = setTimeout(() => done(false), timeoutMs);
+      timer.unref?.();
+      this.waiters.add(check);
+    });
   }
 
   /** A full list (the first, or after the watch's resourceVersion expired): the kind becomes what it says. */
@@ -221,6 +252,7 @@ export class ClusterCache {
       commit: () => {
         fresh.synced = true;
         this.stores.set(kind, fresh);
+        this.changed();
       },
     };
   }
@@ -233,7 +265,7 @@ export class ClusterCache {
     return this.store(kind).size;
   }
 
-  get(kind: 'Rollout' | 'Service', namespace: string, name: string): CachedObject | undefined {
+  get(kind: CachedKind, namespace: string, name: string): CachedObject | undefined {
     return this.store(kind).get(namespace, name);
   }
 

@@ -14,9 +14,10 @@ import { ANALYSIS_PHASES } from '../spec/analysis.ts';
 import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
 import { declaredRolloutSchema, type DeclaredRollout } from '../spec/rollout.ts';
 import { toPlainObject, type KubeClients } from './client.ts';
-import type { CachedObject, ClusterCache } from './cluster-cache.ts';
+import type { CachedKind, CachedObject, ClusterCache } from './cluster-cache.ts';
 import { isNotFound, kubeCall } from './errors.ts';
 import { formatLabelSelector, matchesLabelSelector } from './label-selector.ts';
+import { API_READS, cacheReads, type PassReads } from './read-policy.ts';
 import { trafficRouterErrorOf } from './traffic-router-error.ts';
 import { resolveWorkloadRef, type ResolvedRollout } from './workload-ref-reader.ts';
 
@@ -48,10 +49,10 @@ export interface ObservedRead {
 /** How a read may be answered. */
 export interface ReadOptions {
   /**
-   * Ask the API even when the cache has the kind: a pass right after its own writes (or a 409) must
-   * see them, and a watch event may not have brought them yet.
+   * Where each kind is read in this pass ({@link ReadPolicy}: the cache once it holds the job's own
+   * writes, else the API). Without it, every kind the reader's cache has synced comes from the cache.
    */
-  fresh?: boolean;
+  reads?: PassReads;
 }
 
 const ROLLOUT_PLURAL = 'rollouts';
@@ -61,8 +62,8 @@ const VERSION = 'v1alpha1';
 /**
  * Reads everything the planner looks at: get Rollout, list ReplicaSets and pods by the rollout's
  * selector, get each named Service, list AnalysisRuns; filters by ownership. With a {@link ClusterCache}
- * (the reconciler's informers) each kind the cache has synced is read from it, with the same selector
- * and ownership rules, and costs no request; `fresh` (or a kind not synced yet) asks the API. A cached
+ * (the reconciler's informers) each kind the pass's {@link PassReads} allows is read from it, with the
+ * same selector and ownership rules, and costs no request; the others ask the API. A cached
  * read may be behind the cluster; the writes planned from it carry the resourceVersions read, so a
  * stale read costs a 409 and a fresh re-plan, never a wrong write.
  * `observed.traffic.error` is the message of `status.trafficRouterError`, when the router is failing.
@@ -74,11 +75,8 @@ export class ObservedStateReader {
   ) {}
 
   /** The cache, when it may answer a read of `kind`. */
-  private cached(
-    kind: Parameters<ClusterCache['synced']>[0],
-    options: ReadOptions,
-  ): ClusterCache | undefined {
-    return options.fresh !== true && this.cache?.synced(kind) === true ? this.cache : undefined;
+  private cached(kind: CachedKind, options: ReadOptions): ClusterCache | undefined {
+    return (options.reads ?? cacheReads(this.cache)).from(kind);
   }
 
   /** The live Rollout as JSON, or undefined when it does not exist. */
@@ -175,7 +173,7 @@ export class ObservedStateReader {
       const hashes = new Set(replicaSets.map((rs) => rs.podTemplateHash));
       const named = [rollout.status?.stableRS, rollout.status?.currentPodHash];
       if (named.some((hash) => hash !== undefined && hash !== '' && !hashes.has(hash)))
-        return this.read(key, { fresh: true });
+        return this.read(key, { reads: API_READS });
     }
     const ownedHashes = new Set(replicaSets.map((rs) => rs.podTemplateHash));
     const candidatePods =

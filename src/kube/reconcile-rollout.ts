@@ -16,6 +16,7 @@ import {
   type ObservedRead,
   type RolloutKey,
 } from './observed-state-reader.ts';
+import { ReadPolicy, type WrittenVersionsStore } from './read-policy.ts';
 import { ReconcileRetryError, type ReconcileRetryStage } from './reconcile-retry-error.ts';
 import type { TrafficRouter, TrafficRouterFactory } from './traffic-router.ts';
 import { UnsafeActionError } from './unsafe-action-error.ts';
@@ -64,10 +65,14 @@ export interface ReconcileDeps {
   clock: Clock;
   logger: Logger;
   /**
-   * The informers' cache (the reconciler process passes it): a call's first pass reads from it; none,
-   * every pass asks the API.
+   * The informers' cache (the reconciler process passes it): passes read from it as {@link ReadPolicy}
+   * allows; none, every pass asks the API.
    */
   cache?: ClusterCache;
+  /** Where a job's writes are handed to the rollout's next job in any process (Redis in the process). */
+  writtenVersions?: WrittenVersionsStore;
+  /** The job's read policy, when the caller shares one across calls (the analysis side and the rollout). */
+  reads?: ReadPolicy;
   /** One traffic router for every rollout (tests); wins over `routers`. */
   router?: TrafficRouter;
   /**
@@ -116,9 +121,9 @@ function messageOf(err: unknown): string {
 }
 
 /**
- * Reconciles one rollout. Each pass reads the state (the first from the informer cache when there is
- * one, later ones from the API), plans with the pure planner and executes the
- * plan. Passes repeat at once while they changed what the next one observes or the planner asked for
+ * Reconciles one rollout. Each pass reads the state (from the informer cache when there is one and
+ * it holds the job's own writes, else from the API: {@link ReadPolicy}), plans with the pure planner and
+ * executes the plan. Passes repeat at once while they changed what the next one observes or the planner asked for
  * `requeueAfterMs: 0`, at most `maxPasses`. The call never waits: when it is over, the outcome says when
  * to look again, and only the planner decides that (`requeueAfterMs`).
  *
@@ -133,6 +138,8 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
   const maxConflicts = deps.maxConflicts ?? DEFAULT_MAX_CONFLICTS;
   const planner = deps.planner ?? planRollout;
   const reader = new ObservedStateReader(deps.clients, deps.cache);
+  const reads =
+    deps.reads ?? (await ReadPolicy.forJob({ key, cache: deps.cache, shared: deps.writtenVersions, logger }));
   const executor = new ActionExecutor({
     clients: deps.clients,
     logger,
@@ -173,10 +180,10 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
     stats.passes += 1;
     let read;
     try {
-      // Only the first pass may read the cache: every later one follows this call's own writes or a
-      // 409, which a watch event may not have brought to the cache yet.
-      read = await reader.read(key, { fresh: stats.passes > 1 });
+      // The cache once it holds this job's writes (read-your-writes), else the API: see ReadPolicy.
+      read = await reader.read(key, { reads: await reads.beginPass() });
     } catch (err) {
+      reads.readApiNext();
       const outcome = onFailure(err, 'read');
       if (outcome) return outcome;
       continue;
@@ -193,10 +200,14 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
     }
     const report = await executor.execute(plan, read);
     stats.writes += report.writes;
+    reads.wrote(report.written);
+    await reads.publish();
     if (deps.onPass) await deps.onPass({ observed: read.observed, plan, report });
     if (deps.onTransition) reportTransition(deps.onTransition, read, plan, report, logger);
 
     if (report.stoppedBy !== undefined) {
+      // The cache (or the read) was behind something we hold no version of: the re-plan asks the API.
+      reads.readApiNext();
       const outcome = onFailure(report.stoppedBy, 'write');
       if (outcome) return outcome;
       continue;
@@ -206,7 +217,12 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
       'pass done',
     );
     // Something changed, or the planner asked to look again at once: the next pass observes the result.
-    if (report.stateWrites > 0 || plan.requeueAfterMs === 0) continue;
+    if (report.stateWrites > 0) continue;
+    if (plan.requeueAfterMs === 0) {
+      // Nothing written for the cache to show: what the planner wants to see again is in the API.
+      reads.readApiNext();
+      continue;
+    }
     if (plan.requeueAfterMs !== undefined)
       return { kind: 'requeue', afterMs: plan.requeueAfterMs, reason: 'timer', stats };
     return { kind: 'done', stats };

@@ -3,6 +3,7 @@ import type { SecretResolver } from '../analysis/build-analysis-run.ts';
 import type { MetricProviderRegistry } from '../analysis/providers/metric-provider.ts';
 import { reconcileAnalysisRuns, type AnalysisRunsOutcome } from './analysis-run-reconciler.ts';
 import { KubeThrottledError } from './errors.ts';
+import { ReadPolicy } from './read-policy.ts';
 import type { RolloutKey } from './observed-state-reader.ts';
 import { ReconcileRetryError } from './reconcile-retry-error.ts';
 import {
@@ -84,12 +85,15 @@ export async function reconcileRolloutWithAnalysis(
     ...(deps.resolveSecret && { resolveSecret: deps.resolveSecret }),
     ...(deps.cache && { cache: deps.cache }),
   };
-  let measured = 0;
+  // One policy for the whole job: every measurement and rollout pass reads the cache once it holds
+  // the job's own writes (a run measured Successful must not be read back as Running), and the job
+  // starts from what the rollout's previous job, in any process, wrote.
+  const reads =
+    deps.reads ??
+    (await ReadPolicy.forJob({ key, cache: deps.cache, shared: deps.writtenVersions, logger: deps.logger }));
   const measure = async (): Promise<Measured> => {
-    measured += 1;
     try {
-      // The first measurement may read the cache; a later one follows writes it must see.
-      return await reconcileAnalysisRuns(key, { ...analysisDeps, fresh: measured > 1 });
+      return await reconcileAnalysisRuns(key, { ...analysisDeps, reads });
     } catch (error) {
       deps.logger.warn(
         { rollout: `${key.namespace}/${key.name}`, err: (error as Error).message },
@@ -99,20 +103,16 @@ export async function reconcileRolloutWithAnalysis(
     }
   };
 
-  // A pass after this job's own run writes must see them; the cache's watch event may still be on its
-  // way (a run measured Successful, read back as Running, would leave the rollout waiting for a requeue
-  // that nothing schedules).
-  const uncached: ReconcileWithAnalysisDeps = { ...deps };
-  delete uncached.cache;
+  const shared: ReconcileDeps = { ...deps, reads };
   let analysis = await measure();
-  let outcome = await reconcile(key, analysis.written.length > 0 ? uncached : deps);
+  let outcome = await reconcile(key, shared);
   const stats = outcome.stats && { ...outcome.stats };
   for (let round = 1; round < MAX_ANALYSIS_ROUNDS; round++) {
     if (outcome.kind === 'stalled') break;
     if ((outcome.stats?.writes ?? 0) === 0 && analysis.conflicts.length === 0) break;
     analysis = await measure();
     if (analysis.written.length === 0) break;
-    outcome = await reconcile(key, uncached);
+    outcome = await reconcile(key, shared);
     addStats(stats, outcome.stats);
   }
   if (outcome.kind !== 'stalled' && (analysis.error !== undefined || analysis.conflicts.length > 0)) {

@@ -10,6 +10,7 @@ import type { JobOutcome } from '../queue/job-outcome.ts';
 import { rolloutKey } from '../queue/job-payloads.ts';
 import { ReconcileQueue } from '../queue/reconcile-queue.ts';
 import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
+import { RedisWrittenVersions } from '../queue/written-versions.ts';
 import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
 import { NamespaceShare } from './namespace-share.ts';
@@ -23,7 +24,7 @@ import { WorkloadReferences, type RolloutReferenceSource } from './workload-refe
 export interface RunningReconciler {
   queue: ReconcileQueue;
   worker: RunningWorker;
-  /** What the informers hold (each reconcile's first read comes from it); empty without watches. */
+  /** What the informers hold (reconcile passes read it as ReadPolicy allows); empty without watches. */
   cache: ClusterCache;
   /** Enqueues every Rollout in the cluster, or in `kubernetes.watchNamespace` (start, Redis emptied, watch restarted). */
   enqueueAll(): Promise<number>;
@@ -232,6 +233,8 @@ export async function startReconciler(
   const routers = options.reconcile?.routers ?? trafficRouterFactory(runtime.kube.clients, log);
   // Filled by the watches below (informers); a reconcile reads a kind from it once its first list is in.
   const cache = new ClusterCache();
+  // A job's writes, for the rollout's next job in any process: its cache may trail them (ReadPolicy).
+  const writtenVersions = new RedisWrittenVersions(redis, config.redis.prefix);
   const share = config.workers.namespaceFairness
     ? new NamespaceShare(config.workers.concurrency, runtime.clock)
     : undefined;
@@ -274,6 +277,7 @@ export async function startReconciler(
           ...options.reconcile,
           routers,
           cache,
+          writtenVersions,
           clients: runtime.kube.clients,
           clock: runtime.clock,
           logger: log,

@@ -5,6 +5,7 @@ import type { AnalysisRunFactory } from '../analysis-run-factory.ts';
 import type { KubeClients } from '../client.ts';
 import type { EventRecorder } from '../event-recorder.ts';
 import type { ObservedRead } from '../observed-state-reader.ts';
+import type { WrittenVersion } from '../read-policy.ts';
 import type { TrafficRouter } from '../traffic-router.ts';
 
 /** What one write did; `failed` only for best-effort writes (events, traffic, evictions) that do not stop the pass. */
@@ -29,6 +30,8 @@ export interface HandledAction {
   result: WriteResult;
   /** Only from router calls (setTrafficWeights, reassertTrafficWeights, setHeaderRoute, setMirrorRoute): the router's error, when the call failed. */
   routerError?: string;
+  /** A write to a kind the informers cache: the version it left, which later passes wait for. */
+  written?: WrittenVersion;
 }
 
 /**

@@ -4,6 +4,7 @@ import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../spec/api-version
 import { buildAnalysisRunFromTemplates } from '../analysis-run-factory.ts';
 import { FIELD_MANAGER } from '../client.ts';
 import { kubeCall } from '../errors.ts';
+import { writtenVersionOf } from '../read-policy.ts';
 import type { ActionHandler } from './action-handler.ts';
 
 /** Builds the run (the factory reads the templates) and creates it; a create fails if it exists meanwhile. */
@@ -26,7 +27,7 @@ export const createAnalysisRun: ActionHandler<CreateAnalysisRunAction> = async (
     stableHash: rollout.status?.stableRS,
     latestHash: rollout.status?.currentPodHash,
   });
-  await kubeCall({ verb: 'create', kind: 'AnalysisRun', namespace, name: action.name }, () =>
+  const created = await kubeCall({ verb: 'create', kind: 'AnalysisRun', namespace, name: action.name }, () =>
     clients.custom.createNamespacedCustomObject({
       group: ROLLGATE_API_GROUP,
       version: 'v1alpha1',
@@ -36,5 +37,6 @@ export const createAnalysisRun: ActionHandler<CreateAnalysisRunAction> = async (
       fieldManager: FIELD_MANAGER,
     }),
   );
-  return { target, result: 'created' };
+  const written = writtenVersionOf('AnalysisRun', namespace, action.name, created);
+  return { target, result: 'created', ...(written && { written }) };
 };

@@ -4,6 +4,7 @@ import type { CreateReplicaSetAction } from '../../rollout/index.ts';
 import { ROLLGATE_API_VERSION } from '../../spec/api-version.ts';
 import { FIELD_MANAGER } from '../client.ts';
 import { kubeCall } from '../errors.ts';
+import { writtenVersionOf } from '../read-policy.ts';
 import type { ActionHandler } from './action-handler.ts';
 
 /** Creates the ReplicaSet (ownerReference controller: the rollout); a create fails if it exists meanwhile. */
@@ -40,8 +41,9 @@ export const createReplicaSet: ActionHandler<CreateReplicaSetAction> = async (
       template: action.template as V1PodTemplateSpec,
     },
   };
-  await kubeCall({ verb: 'create', kind: 'ReplicaSet', namespace, name: action.name }, () =>
+  const created = await kubeCall({ verb: 'create', kind: 'ReplicaSet', namespace, name: action.name }, () =>
     clients.apps.createNamespacedReplicaSet({ namespace, body, fieldManager: FIELD_MANAGER }),
   );
-  return { target, result: 'created' };
+  const written = writtenVersionOf('ReplicaSet', namespace, action.name, created);
+  return { target, result: 'created', ...(written && { written }) };
 };

@@ -20,7 +20,11 @@ export const deleteAnalysisRun: ActionHandler<DeleteAnalysisRunAction> = async (
         name: action.name,
       }),
     );
-    return { target, result: 'deleted' };
+    return {
+      target,
+      result: 'deleted',
+      written: { kind: 'AnalysisRun', namespace, name: action.name, deleted: true },
+    };
   } catch (err) {
     if (isNotFound(err)) return { target, result: 'unchanged' };
     throw err;

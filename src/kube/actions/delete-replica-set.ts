@@ -18,7 +18,11 @@ export const deleteReplicaSet: ActionHandler<DeleteReplicaSetAction> = async (
         body: { preconditions: { resourceVersion: action.resourceVersion } },
       }),
     );
-    return { target, result: 'deleted' };
+    return {
+      target,
+      result: 'deleted',
+      written: { kind: 'ReplicaSet', namespace, name: action.name, deleted: true },
+    };
   } catch (err) {
     if (isNotFound(err)) return { target, result: 'unchanged' };
     throw err;

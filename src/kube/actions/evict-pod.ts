@@ -72,7 +72,11 @@ export const evictPod: ActionHandler<EvictPodAction> = async (
       );
       await evict('policy/v1beta1');
     }
-    return { target, result: 'deleted' };
+    return {
+      target,
+      result: 'deleted',
+      written: { kind: 'Pod', namespace, name: action.name, deleted: true },
+    };
   } catch (err) {
     // Gone, or replaced by another pod of the same name (uid precondition): nothing left to restart.
     if (isNotFound(err) || err instanceof KubeConflictError) return { target, result: 'unchanged' };

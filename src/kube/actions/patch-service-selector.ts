@@ -3,6 +3,7 @@ import type { PatchServiceSelectorAction } from '../../rollout/index.ts';
 import { POD_TEMPLATE_HASH_LABEL } from '../../rollout/index.ts';
 import { FIELD_MANAGER, MERGE_PATCH } from '../client.ts';
 import { KubeConflictError, kubeCall, type KubeRequestContext } from '../errors.ts';
+import { writtenVersionOf } from '../read-policy.ts';
 import type { ActionHandler } from './action-handler.ts';
 
 /** Merge-patches the selector's hash key (other keys kept); a Service not observed is a conflict. */
@@ -17,7 +18,7 @@ export const patchServiceSelector: ActionHandler<PatchServiceSelectorAction> = a
     throw new KubeConflictError(`${action.service} not observed`, request, undefined, 'Stale');
   if (live.selector[POD_TEMPLATE_HASH_LABEL] === action.podTemplateHash)
     return { target, result: 'unchanged' };
-  await kubeCall(request, () =>
+  const patched = await kubeCall(request, () =>
     clients.core.patchNamespacedService(
       {
         namespace,
@@ -31,5 +32,6 @@ export const patchServiceSelector: ActionHandler<PatchServiceSelectorAction> = a
       MERGE_PATCH,
     ),
   );
-  return { target, result: 'updated' };
+  const written = writtenVersionOf('Service', namespace, action.service, patched);
+  return { target, result: 'updated', ...(written && { written }) };
 };

@@ -3,6 +3,7 @@ import type { ScaleReplicaSetAction } from '../../rollout/index.ts';
 import { SCALE_DOWN_DEADLINE_ANNOTATION, parseDeadline } from '../../rollout/index.ts';
 import { FIELD_MANAGER, MERGE_PATCH } from '../client.ts';
 import { KubeConflictError, kubeCall, type KubeRequestContext } from '../errors.ts';
+import { writtenVersionOf } from '../read-policy.ts';
 import { UnsafeActionError } from '../unsafe-action-error.ts';
 import type { ActionHandler } from './action-handler.ts';
 
@@ -58,7 +59,7 @@ export const scaleReplicaSet: ActionHandler<ScaleReplicaSetAction> = async (
   const metadata: Record<string, unknown> = { resourceVersion: action.resourceVersion };
   if (action.annotations !== undefined && Object.keys(action.annotations).length > 0)
     metadata.annotations = action.annotations;
-  await kubeCall(request, () =>
+  const patched = await kubeCall(request, () =>
     clients.apps.patchNamespacedReplicaSet(
       {
         namespace,
@@ -69,5 +70,6 @@ export const scaleReplicaSet: ActionHandler<ScaleReplicaSetAction> = async (
       MERGE_PATCH,
     ),
   );
-  return { target, result: 'updated' };
+  const written = writtenVersionOf('ReplicaSet', namespace, action.name, patched);
+  return { target, result: 'updated', ...(written && { written }) };
 };

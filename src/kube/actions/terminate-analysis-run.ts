@@ -3,6 +3,7 @@ import type { TerminateAnalysisRunAction } from '../../rollout/index.ts';
 import { ROLLGATE_API_GROUP } from '../../spec/api-version.ts';
 import { FIELD_MANAGER, MERGE_PATCH } from '../client.ts';
 import { kubeCall } from '../errors.ts';
+import { writtenVersionOf } from '../read-policy.ts';
 import type { ActionHandler } from './action-handler.ts';
 
 /** Merge-patches spec.terminate; a run not observed or already finished is `unchanged`. */
@@ -13,7 +14,7 @@ export const terminateAnalysisRun: ActionHandler<TerminateAnalysisRunAction> = a
   const target = action.name;
   const live = read.observed.analysisRuns.find((run) => run.name === action.name);
   if (live === undefined || live.terminated) return { target, result: 'unchanged' };
-  await kubeCall({ verb: 'patch', kind: 'AnalysisRun', namespace, name: action.name }, () =>
+  const patched = await kubeCall({ verb: 'patch', kind: 'AnalysisRun', namespace, name: action.name }, () =>
     clients.custom.patchNamespacedCustomObject(
       {
         group: ROLLGATE_API_GROUP,
@@ -27,5 +28,6 @@ export const terminateAnalysisRun: ActionHandler<TerminateAnalysisRunAction> = a
       MERGE_PATCH,
     ),
   );
-  return { target, result: 'updated' };
+  const written = writtenVersionOf('AnalysisRun', namespace, action.name, patched);
+  return { target, result: 'updated', ...(written && { written }) };
 };

@@ -1,0 +1,223 @@
+// Read-your-writes: a pass after the job's own writes reads the informer cache once it holds them; another process's cache that trails them waits or asks the API instead of planning from it.
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { IncomingMessage } from 'node:http';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { toPlainObject } from '../../../src/kube/client.ts';
+import {
+  CACHED_KINDS,
+  ClusterCache,
+  type CachedKind,
+  type CachedObject,
+} from '../../../src/kube/cluster-cache.ts';
+import { watchPathIn, watchWithRestart, type RunningWatch } from '../../../src/process/watch-with-restart.ts';
+import { RedisWrittenVersions } from '../../../src/queue/written-versions.ts';
+import type { ObservedState } from '../../../src/rollout/index.ts';
+import { ROLLGATE_API_GROUP } from '../../../src/spec/api-version.ts';
+import { openRedisTestScope, type RedisTestScope } from '../../support/redis-test-prefix.ts';
+import { NAMESPACE, ReconcileHarness, isFullyPromoted, testRollout } from './reconcile-harness.ts';
+
+const PATHS: Record<CachedKind, string> = {
+  Rollout: `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`,
+  ReplicaSet: '/apis/apps/v1/replicasets',
+  Pod: '/api/v1/pods',
+  AnalysisRun: `/apis/${ROLLGATE_API_GROUP}/v1alpha1/analysisruns`,
+  Service: '/api/v1/services',
+};
+
+/** Lists one kind of the test namespace (plain JSON). */
+async function list(harness: ReconcileHarness, kind: CachedKind): Promise<unknown> {
+  const { clients } = harness;
+  const custom = (plural: string) =>
+    clients.custom.listNamespacedCustomObject({
+      group: ROLLGATE_API_GROUP,
+      version: 'v1alpha1',
+      namespace: NAMESPACE,
+      plural,
+    });
+  switch (kind) {
+    case 'Rollout':
+      return custom('rollouts');
+    case 'AnalysisRun':
+      return custom('analysisruns');
+    case 'ReplicaSet':
+      return clients.apps.listNamespacedReplicaSet({ namespace: NAMESPACE });
+    case 'Pod':
+      return clients.core.listNamespacedPod({ namespace: NAMESPACE });
+    case 'Service':
+      return clients.core.listNamespacedService({ namespace: NAMESPACE });
+  }
+}
+
+/** What the informers would hold right now, and no later change: a cache that trails the cluster. */
+async function snapshot(harness: ReconcileHarness): Promise<ClusterCache> {
+  const cache = new ClusterCache();
+  for (const kind of CACHED_KINDS)
+    cache.replace(kind, toPlainObject<{ items?: CachedObject[] }>(await list(harness, kind)).items ?? []);
+  return cache;
+}
+
+/** A cache kept current as the reconciler's informers keep theirs: a list, then a watch, per kind. */
+async function informers(harness: ReconcileHarness): Promise<{ cache: ClusterCache; stop(): void }> {
+  const cache = new ClusterCache();
+  const watches: RunningWatch[] = [];
+  for (const kind of CACHED_KINDS) {
+    watches.push(
+      await watchWithRestart<CachedObject>({
+        kubeConfig: harness.clients.kubeConfig,
+        path: watchPathIn(PATHS[kind], NAMESPACE),
+        query: {},
+        listResourceVersion: async () => {
+          const plain = toPlainObject<{ metadata?: { resourceVersion?: string }; items?: CachedObject[] }>(
+            await list(harness, kind),
+          );
+          cache.replace(kind, plain.items ?? []);
+          return plain.metadata?.resourceVersion ?? '';
+        },
+        onEvent: (type, object) => cache.apply(kind, type, object),
+      }),
+    );
+  }
+  return { cache, stop: () => watches.forEach((watch) => watch.stop()) };
+}
+
+/** The requests the sandbox (in this process) receives while `run` runs, as `METHOD path`. */
+async function requestsDuring(run: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = [];
+  const onRequest = (message: unknown) => {
+    const request = (message as { request: IncomingMessage }).request;
+    seen.push(`${request.method} ${(request.url ?? '').split('?')[0]}`);
+  };
+  subscribe('http.server.request.start', onRequest);
+  try {
+    await run();
+  } finally {
+    unsubscribe('http.server.request.start', onRequest);
+  }
+  return seen;
+}
+
+const canaries = (observed: ObservedState) =>
+  observed.replicaSets.filter((rs) => rs.podTemplateHash !== observed.rollout.status?.stableRS);
+
+const newImage = (app: string) => ({
+  template: {
+    metadata: { labels: { app } },
+    spec: { containers: [{ name: 'app', image: 'app:2.0' }] },
+  },
+});
+
+describe('read-your-writes through the informer cache', () => {
+  let harness: ReconcileHarness;
+  let redis: RedisTestScope;
+  beforeAll(async () => {
+    harness = await ReconcileHarness.start();
+    redis = await openRedisTestScope(inject('redisUrl'));
+  });
+  afterAll(async () => {
+    await harness.stop();
+    await redis.cleanup();
+  });
+
+  it('the passes after a job’s own writes read ReplicaSets, pods and the Rollout from the cache, not the API', async () => {
+    const key = await harness.createRollout(
+      testRollout({ name: 'ryw', replicas: 4, steps: [{ setWeight: 50 }, { pause: {} }] }),
+    );
+    await harness.runUntil(key, isFullyPromoted, { timeoutMs: 60_000 });
+    const live = await informers(harness);
+    try {
+      await harness.patchSpec(key, newImage('ryw'));
+      const generation = ((await harness.rollout(key)).metadata as { generation?: number }).generation;
+      const seen = await live.cache.waitFor(
+        () =>
+          (live.cache.get('Rollout', NAMESPACE, 'ryw')?.metadata as { generation?: number } | undefined)
+            ?.generation === generation,
+        5_000,
+      );
+      expect(seen).toBe(true);
+
+      const passes: ObservedState[] = [];
+      let outcome;
+      const requests = await requestsDuring(async () => {
+        outcome = await harness.reconcile(
+          key,
+          { cache: live.cache, onPass: ({ observed }) => void passes.push(observed) },
+          false,
+        );
+      });
+      // Several passes, each after the previous one's writes (the canary created, scaled, the status)...
+      expect(passes.length).toBeGreaterThanOrEqual(2);
+      expect(outcome).toMatchObject({ stats: { conflicts: 0 } });
+      // ...and not one of them asked the API for the rollout's ReplicaSets, pods or the Rollout itself.
+      const reads = requests.filter((r) => r.startsWith('GET '));
+      expect(reads.filter((r) => /\/(replicasets|pods)$/.test(r))).toEqual([]);
+      expect(reads.filter((r) => /\/rollouts\/ryw$/.test(r))).toEqual([]);
+      expect(requests.some((r) => r.startsWith('POST ') && r.endsWith('/replicasets'))).toBe(true);
+      // The last pass saw what the first ones wrote: the canary at its step's size.
+      const last = passes.at(-1)!;
+      expect(canaries(last)).toHaveLength(1);
+      expect(canaries(last)[0]?.replicas).toBe(2);
+      const after = await harness.observe(key);
+      expect(canaries(after)).toHaveLength(1);
+      expect(harness.violations).toEqual([]);
+    } finally {
+      live.stop();
+    }
+  });
+
+  it('a process whose cache trails another’s writes reads what the handover names from the API: no 409, one canary', async () => {
+    const key = await harness.createRollout(
+      testRollout({ name: 'handover', replicas: 4, steps: [{ setWeight: 50 }, { pause: {} }] }),
+    );
+    await harness.runUntil(key, isFullyPromoted, { timeoutMs: 60_000 });
+    await harness.patchSpec(key, newImage('handover'));
+    const shared = new RedisWrittenVersions(redis.connection, redis.prefix);
+    // Process B's informers saw the new revision, and nothing after it.
+    const trailing = await snapshot(harness);
+    // Process A's job creates the canary and writes the status, and hands their versions over.
+    await harness.reconcile(key, { writtenVersions: shared });
+    const byA = await harness.observe(key);
+    expect(canaries(byA)).toHaveLength(1);
+    expect(await shared.load(key)).toContain(canaries(byA)[0]!.name);
+
+    // B's next job for the rollout: its cache lacks A's writes, the handover says so.
+    const passes: ObservedState[] = [];
+    const outcome = await harness.reconcile(key, {
+      cache: trailing,
+      writtenVersions: shared,
+      onPass: ({ observed }) => void passes.push(observed),
+    });
+    expect(passes[0] && canaries(passes[0]).map((rs) => rs.name)).toEqual([canaries(byA)[0]!.name]);
+    expect(outcome.stats?.conflicts).toBe(0);
+    const after = await harness.observe(key);
+    expect(canaries(after)).toHaveLength(1);
+    expect(canaries(after)[0]?.replicas).toBe(2);
+    expect(harness.violations).toEqual([]);
+  });
+
+  it('a garbled or missing handover is no expectation: a trailing cache still ends right, through a 409 and a re-plan', async () => {
+    const key = await harness.createRollout(
+      testRollout({ name: 'garbled', replicas: 4, steps: [{ setWeight: 50 }, { pause: {} }] }),
+    );
+    await harness.runUntil(key, isFullyPromoted, { timeoutMs: 60_000 });
+    await harness.patchSpec(key, newImage('garbled'));
+    const trailing = await snapshot(harness);
+    await harness.reconcile(key);
+    const byOther = await harness.observe(key);
+    const shared = new RedisWrittenVersions(redis.connection, redis.prefix);
+    await shared.save(key, '{"not": "a list"');
+
+    const passes: ObservedState[] = [];
+    const outcome = await harness.reconcile(key, {
+      cache: trailing,
+      writtenVersions: shared,
+      onPass: ({ observed }) => void passes.push(observed),
+    });
+    // Planned from the trailing cache (no canary yet), refused, re-planned from the API.
+    expect(passes[0] && canaries(passes[0])).toEqual([]);
+    expect(outcome.stats?.conflicts).toBeGreaterThanOrEqual(1);
+    const after = await harness.observe(key);
+    expect(canaries(after).map((rs) => rs.name)).toEqual(canaries(byOther).map((rs) => rs.name));
+    expect(canaries(after)[0]?.replicas).toBe(2);
+    expect(harness.violations).toEqual([]);
+  });
+});
