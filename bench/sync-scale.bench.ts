@@ -31,6 +31,8 @@ import type { BenchResult } from './run.ts';
 import { startSandboxInChild, type SandboxProcess } from './sandbox-process.ts';
 
 const N = Number(process.env.ROLLGATE_BENCH_SYNC_N ?? 5000);
+/** How long memory is sampled, once a second, after the sync without forcing a GC. */
+const OBSERVE_S = Number(process.env.ROLLGATE_BENCH_SYNC_OBSERVE_S ?? 60);
 const LIMIT_MS = 300_000;
 const READY_DELAY_MS = 100;
 const FLOOR_CONCURRENCY = 8;
@@ -44,6 +46,14 @@ function collectGarbage(): void {
 }
 
 /** RSS in MiB after two full collections and a short quiet time (what the process holds, not garbage). */
+const MiB = (bytes: number): number => bytes / 2 ** 20;
+
+/** One sample of what the process holds: RSS, V8 heap used / reserved, off-heap (external, ArrayBuffers). */
+function memorySample(): string {
+  const m = process.memoryUsage();
+  return `rss ${MiB(m.rss).toFixed(0)} heapUsed ${MiB(m.heapUsed).toFixed(0)} heapTotal ${MiB(m.heapTotal).toFixed(0)} external ${MiB(m.external).toFixed(0)} arrayBuffers ${MiB(m.arrayBuffers).toFixed(0)} MiB`;
+}
+
 async function settledRssMiB(): Promise<number> {
   for (let i = 0; i < 2; i++) {
     collectGarbage();
@@ -225,9 +235,13 @@ export async function run(): Promise<BenchResult[]> {
     await work.push(repoUrl);
     loads.push(loadavg()[0] ?? 0);
 
+    console.log(`\n  before the push (after full GCs): ${memorySample()}`);
     let peakRss = process.memoryUsage().rss;
+    let peakHeapUsed = 0;
     const sampler = setInterval(() => {
-      peakRss = Math.max(peakRss, process.memoryUsage.rss());
+      const m = process.memoryUsage();
+      peakRss = Math.max(peakRss, m.rss);
+      peakHeapUsed = Math.max(peakHeapUsed, m.heapUsed);
     }, 100);
     stops.push(() => clearInterval(sampler));
     const cpu0 = {
@@ -247,11 +261,21 @@ export async function run(): Promise<BenchResult[]> {
       requests: await sandbox.requests(),
     };
     clearInterval(sampler);
-    // The sync job ends after its last write (state ConfigMap). First what a process left alone shows after
-    // 10 s (V8 collects when it decides to), then what it holds after full collections.
-    await new Promise((resolve) => setTimeout(resolve, 10_000));
-    const rssUnforced = process.memoryUsage().rss / 2 ** 20;
+    // The sync job ends after its last write (state ConfigMap). First what a process left alone shows, once
+    // a second for OBSERVE_S (V8 collects when it decides to), then what it holds after full collections.
+    console.log(`\n  at the sync's end: ${memorySample()}`);
+    let rssUnforced = MiB(process.memoryUsage().rss);
+    let backWithin50 = Number.NaN;
+    for (let s = 1; s <= Math.max(OBSERVE_S, 10); s++) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const rss = MiB(process.memoryUsage().rss);
+      if (s === 10) rssUnforced = rss;
+      if (Number.isNaN(backWithin50) && rss - rssBefore <= 50) backWithin50 = s;
+      if (s <= OBSERVE_S) console.log(`  +${s} s: ${memorySample()}`);
+    }
+    const rssObserved = MiB(process.memoryUsage().rss);
     const rssAfter = await settledRssMiB();
+    console.log(`  after full GCs: ${memorySample()}`);
     loads.push(loadavg()[0] ?? 0);
     for (const stop of stops.splice(0)) stop();
     await running.stop({ force: true });
@@ -303,7 +327,7 @@ export async function run(): Promise<BenchResult[]> {
         value: Math.round(rssAfter - rssBefore),
         unit: 'MiB',
         goal: '≤ 50 MiB',
-        notes: `before ${rssBefore.toFixed(0)} MiB, peak ${(peakRss / 2 ** 20).toFixed(0)} MiB, after ${rssAfter.toFixed(0)} MiB (after full GCs; 10 s after the sync without forcing one: ${rssUnforced.toFixed(0)} MiB); Rollgate runs in the bench process`,
+        notes: `before ${rssBefore.toFixed(0)} MiB, peak ${MiB(peakRss).toFixed(0)} MiB (peak heapUsed ${MiB(peakHeapUsed).toFixed(0)} MiB), after ${rssAfter.toFixed(0)} MiB (after full GCs); without forcing one: ${rssUnforced.toFixed(0)} MiB 10 s after the sync, ${rssObserved.toFixed(0)} MiB ${Math.max(OBSERVE_S, 10)} s after, ${Number.isNaN(backWithin50) ? 'not' : `first`} within 50 MiB of before${Number.isNaN(backWithin50) ? '' : ` after ${backWithin50} s`}; Rollgate runs in the bench process`,
       },
     ];
   } finally {
