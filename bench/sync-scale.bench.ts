@@ -2,7 +2,8 @@
 // too). How long until the Rollout's canary ReplicaSet exists, until all 5,000 are applied, what the sandbox
 // and Rollgate spend, and Rollgate's RSS before, at the peak and once the sync is done. Floor from the same
 // run: the sandbox's own cost of creating the same 5,000 ConfigMaps from the bench, 8 in flight, and a
-// `kubectl apply --server-side` of them when kubectl is installed.
+// `kubectl apply --server-side` of them when kubectl is installed. ROLLGATE_BENCH_LOG=1 prints Rollgate's log
+// (JSON lines, info) among the results.
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -10,11 +11,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { CoreV1Api, Watch } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, Watch } from '@kubernetes/client-node';
 import { configSchema } from '../src/config/index.ts';
 import { startPrivateRedisServer } from '../src/demo/private-redis-server.ts';
 import { createKubeClients } from '../src/kube/client.ts';
-import { silentLogger } from '../src/log/logger.ts';
+import { createLogger, silentLogger } from '../src/log/logger.ts';
 import { openRuntime } from '../src/process/runtime.ts';
 import { startProcess, type RunningProcess } from '../src/process/start-process.ts';
 import { SOURCE_LABEL } from '../src/sync/sync-labels.ts';
@@ -181,7 +182,7 @@ export async function run(): Promise<BenchResult[]> {
       webhooks: { github: { secret: WEBHOOK_SECRET } },
     });
     const runtime = openRuntime(config, {
-      logger: silentLogger,
+      logger: process.env.ROLLGATE_BENCH_LOG ? createLogger({ level: 'info', format: 'json' }) : silentLogger,
       kube: {
         clients: createKubeClients(sandbox.kubeConfig),
         namespace: 'default',
@@ -195,7 +196,28 @@ export async function run(): Promise<BenchResult[]> {
     const applied = new Set<string>();
     const wakeUp: { wake?: () => void } = {};
     const watch = new Watch(sandbox.kubeConfig);
-    const rsWatch = await watch.watch(
+    let watching = true;
+    stops.push(() => {
+      watching = false;
+    });
+    // client-node ends a watch that saw no event for 30 s (an idle ReplicaSet watch while the 5,000 files are
+    // committed and pushed): each watch starts again when it ends, its restart listing what exists as ADDED.
+    const keepWatching = async <T>(
+      path: string,
+      query: Record<string, string>,
+      onEvent: (type: string, object: T) => void,
+    ): Promise<void> => {
+      const request = await watch.watch(
+        path,
+        query,
+        (type: string, object: T) => onEvent(type, object),
+        () => {
+          if (watching) void keepWatching(path, query, onEvent).catch(() => undefined);
+        },
+      );
+      stops.push(() => request.abort());
+    };
+    await keepWatching(
       '/apis/apps/v1/namespaces/default/replicasets',
       {},
       (
@@ -205,19 +227,15 @@ export async function run(): Promise<BenchResult[]> {
         for (const c of rs.spec?.template?.spec?.containers ?? []) if (c.image) images.add(c.image);
         wakeUp.wake?.();
       },
-      () => undefined,
     );
-    stops.push(() => rsWatch.abort());
-    const cmWatch = await watch.watch(
+    await keepWatching(
       '/api/v1/namespaces/default/configmaps',
       { labelSelector: `${SOURCE_LABEL}=apps` },
       (type: string, cm: { metadata?: { name?: string } }) => {
         if (type !== 'DELETED') applied.add(cm.metadata?.name ?? '');
         wakeUp.wake?.();
       },
-      () => undefined,
     );
-    stops.push(() => cmWatch.abort());
 
     rollgate = await startProcess(runtime, { role: 'all' });
     const running = rollgate;
@@ -251,7 +269,25 @@ export async function run(): Promise<BenchResult[]> {
     };
     const started = performance.now();
     await pushWebhook(running, WEBHOOK_SECRET, repoUrl, head);
-    await until(() => images.has('web:1'), wakeUp);
+    await until(() => images.has('web:1'), wakeUp).catch(async (err: unknown) => {
+      // Whether the watch missed it or Rollgate did not make it: what the API server holds.
+      const apps = sandbox.kubeConfig.makeApiClient(AppsV1Api);
+      const listed = await apps.listNamespacedReplicaSet({ namespace: 'default' });
+      const rollout = await sandbox.kubeConfig
+        .makeApiClient(CustomObjectsApi)
+        .getNamespacedCustomObject({
+          group: 'rollgate.dev',
+          version: 'v1alpha1',
+          namespace: 'default',
+          plural: 'rollouts',
+          name: 'web',
+        })
+        .catch((e: unknown) => String(e));
+      console.log(
+        `canary not seen: ReplicaSets ${JSON.stringify(listed.items.map((rs) => [rs.metadata?.name, rs.spec?.template?.spec?.containers?.[0]?.image]))}; watch saw ${JSON.stringify([...images])}; rollout ${JSON.stringify(rollout).slice(0, 3000)}`,
+      );
+      throw err;
+    });
     const canaryMs = performance.now() - started;
     await until(() => applied.size >= N + 1, wakeUp);
     const allMs = performance.now() - started;
