@@ -17,6 +17,7 @@ import { checkDrift, checkSource, syncSource, type SourceSyncDeps } from '../syn
 import type { DependencyHealth } from '../server/dependency-health.ts';
 import type { Runtime } from './runtime.ts';
 import type { StartStepRunner } from './start-step-runner.ts';
+import { LargeSyncCollection } from './large-sync-collection.ts';
 
 /** A configured source with what its poll and sync jobs use (built once: caches live between jobs). */
 interface PolledSource {
@@ -182,6 +183,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     },
   );
 
+  const largeSyncCollection = new LargeSyncCollection({ clock });
   const syncWorker: RunningWorker = startWorker(
     'sync',
     async (payload, context) => {
@@ -192,11 +194,17 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       );
       if (report.fetchSeconds !== undefined)
         metrics.gitFetchDurationSeconds.observe({ source: payload.source }, report.fetchSeconds);
-      if (report.result === 'synced')
+      if (report.result === 'synced') {
         metrics.diffObjects.observe(
           { source: payload.source },
           report.applied.length + report.removed.length,
         );
+        const written =
+          report.applied.filter((a) => a.result !== 'unchanged').length +
+          report.removed.filter((r) => r.result === 'deleted').length;
+        if (largeSyncCollection.afterSync(written))
+          log.info({ source: payload.source, written }, 'large sync: one full GC scheduled');
+      }
       return { kind: 'done' };
     },
     {
@@ -222,6 +230,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     workers: [pollWorker, syncWorker],
     enqueueAll,
     async stop(stopOptions) {
+      largeSyncCollection.stop();
       await Promise.all([pollWorker.stop(stopOptions), syncWorker.stop(stopOptions)]);
       await queues.close();
       for (const { git } of sources.values()) await git.close();

@@ -359,6 +359,59 @@ describe('applying and pruning', () => {
     await pollAndSync(withQueue);
     expect(queued).toEqual(['default/web', 'default/web']);
   });
+
+  it('writes what a new commit adds or changes without reading it first, and reads first again after a failed attempt', async () => {
+    let reads = 0;
+    const applier = deps.applier as ObjectApplier;
+    const read = applier.read.bind(applier);
+    applier.read = (ref) => {
+      reads += 1;
+      return read(ref);
+    };
+    const writesOf = (name: string, since: number): number =>
+      sandbox.audit
+        .entries()
+        .slice(since)
+        .filter((e) => e.resource === 'configmaps' && e.name === name).length;
+    const many = (version: string): Record<string, string> => ({
+      'a.yaml': configMapYaml('a', { version }),
+      'b.yaml': configMapYaml('b', { version }),
+    });
+    work.write(many('1'));
+    work.commit('first');
+    await work.push(`${server.url}/apps.git`);
+    await pollAndSync(deps); // the first sync has no synced commit to compare with: each object is read
+    expect(reads).toBe(2);
+
+    reads = 0;
+    work.write({ ...many('2'), 'c.yaml': configMapYaml('c', { version: '2' }) });
+    work.commit('change two, add one');
+    await work.push(`${server.url}/apps.git`);
+    expect((await pollAndSync(deps)).applied).toEqual([
+      { key: 'ConfigMap//a', result: 'updated' },
+      { key: 'ConfigMap//b', result: 'updated' },
+      { key: 'ConfigMap//c', result: 'created' },
+    ]);
+    expect(reads).toBe(0);
+
+    // An attempt that wrote `a` and failed on `b`: the retry reads both, and `a` is not written again.
+    work.write(many('3'));
+    work.commit('change two');
+    await work.push(`${server.url}/apps.git`);
+    sandbox.faults.refuseWrites = [
+      { path: '/api/v1/namespaces/default/configmaps/b', code: 503, message: 'etcd leader changed' },
+    ];
+    await expect(pollAndSync(deps)).rejects.toThrow(/HTTP 503/);
+    sandbox.faults.refuseWrites = [];
+    reads = 0;
+    const since = sandbox.audit.entries().length;
+    expect((await pollAndSync(deps)).applied).toEqual([
+      { key: 'ConfigMap//a', result: 'unchanged' },
+      { key: 'ConfigMap//b', result: 'updated' },
+    ]);
+    expect(reads).toBe(2);
+    expect([writesOf('a', since), writesOf('b', since)]).toEqual([0, 1]);
+  });
 });
 
 describe('the source status while Git is unreachable', () => {
