@@ -214,10 +214,11 @@ export class ObjectApplier {
   /**
    * Server-side applies the prepared object without reading it first: one request instead of two, for an
    * object the caller knows the cluster holds differently (see source-sync's `knownToDiffer`), where
-   * {@link apply}'s read could never find it unchanged. `created` when the answer shows the object new
-   * (Rollgate its only field manager, as old as this apply), else `updated`.
+   * {@link apply}'s read could never find it unchanged. `updated` when the caller knows the cluster held
+   * it (changed in Git since the commit the cluster was synced to); otherwise `created` when the answer
+   * shows the object new (Rollgate its only field manager, as old as this apply), else `updated`.
    */
-  async applyWithoutRead(prepared: Json): Promise<'created' | 'updated'> {
+  async applyWithoutRead(prepared: Json, knownToExist: boolean): Promise<'created' | 'updated'> {
     const ref = refOf(prepared);
     const answer = await kubeCall(
       { verb: 'apply', kind: ref.kind, namespace: ref.namespace, name: ref.name },
@@ -231,7 +232,9 @@ export class ObjectApplier {
           PatchStrategy.ServerSideApply,
         ),
     );
-    return createdByThisApply(answer) ? 'created' : 'updated';
+    // The timestamps have one-second resolution: an object changed in the second it was created would
+    // look new, so they are only asked about objects the diff says were added.
+    return !knownToExist && createdByThisApply(answer) ? 'created' : 'updated';
   }
 
   /**

@@ -406,7 +406,8 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
   const applyProblems: Array<SyncReport['problems'][number] | undefined> = upserts.map(() => undefined);
   const applyPlan = planUpserts(upserts, deps.defaultNamespace);
   await runPlan(applyPlan, concurrency, async (index) => {
-    const desired = desiredOf(upserts[index] as Upsert);
+    const upsert = upserts[index] as Upsert;
+    const desired = desiredOf(upsert);
     // A commit of thousands of objects holds each parsed manifest only until it is written.
     upserts[index] = undefined;
     try {
@@ -418,7 +419,9 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
           logger.info({ object: desired.key, name }, 'created under a generated name');
         return;
       }
-      const result = withoutRead ? await applier.applyWithoutRead(prepared) : await applier.apply(prepared);
+      const result = withoutRead
+        ? await applier.applyWithoutRead(prepared, upsert.change === 'changed')
+        : await applier.apply(prepared);
       applied[index] = { key: desired.key, result };
       if (result !== 'unchanged') await enqueueIfRollout(deps, desired, prepared);
     } catch (err) {
