@@ -22,7 +22,7 @@ import { startSandbox } from '../src/sandbox/index.ts';
 import type { RunningProcess } from '../src/process/start-process.ts';
 import { rolloutYaml } from '../test/integration/pipeline/pipeline-harness.ts';
 import { parse as parseYaml } from 'yaml';
-import { toRollgateApiVersion } from '../src/spec/api-version.ts';
+import { ROLLGATE_API_GROUP, toRollgateApiVersion } from '../src/spec/api-version.ts';
 import { startBenchWorld } from './bench-world.ts';
 import { pushWebhook } from './push-webhook.ts';
 import { cpuSecondsOf, ownCpuSeconds } from './process-cpu.ts';
@@ -37,6 +37,13 @@ const READY_DELAY_MS = 100;
 /** Writes the floor keeps in flight, about what Rollgate's workers do. */
 const FLOOR_CONCURRENCY = 8;
 const WEBHOOK_SECRET = 'scale-bench';
+/** Where the bench's Rollouts are, as the custom-objects API names them. */
+const ROLLOUTS = {
+  group: ROLLGATE_API_GROUP,
+  version: 'v1alpha1',
+  namespace: 'default',
+  plural: 'rollouts',
+} as const;
 
 interface RolloutState {
   phase?: string;
@@ -171,10 +178,7 @@ async function floorWrites(sandbox: SandboxProcess): Promise<void> {
       });
       await custom.patchNamespacedCustomObjectStatus(
         {
-          group: 'rollgate.dev',
-          version: 'v1alpha1',
-          namespace: 'default',
-          plural: 'rollouts',
+          ...ROLLOUTS,
           name: `web-${i}`,
           body: { status: { message: 'floor' } },
         },
@@ -410,10 +414,7 @@ async function createRollouts(sandbox: SandboxProcess, count: number, image: str
   const writer = async (): Promise<void> => {
     for (let i = next++; i < count; i = next++)
       await custom.createNamespacedCustomObject({
-        group: 'rollgate.dev',
-        version: 'v1alpha1',
-        namespace: 'default',
-        plural: 'rollouts',
+        ...ROLLOUTS,
         body: rolloutObject(`web-${i}`, image),
       });
   };
@@ -428,10 +429,7 @@ async function setImages(sandbox: SandboxProcess, count: number, image: string):
     for (let i = next++; i < count; i = next++)
       await custom.patchNamespacedCustomObject(
         {
-          group: 'rollgate.dev',
-          version: 'v1alpha1',
-          namespace: 'default',
-          plural: 'rollouts',
+          ...ROLLOUTS,
           name: `web-${i}`,
           body: { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } },
         },
