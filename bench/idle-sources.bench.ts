@@ -5,24 +5,13 @@
 import { cpSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { configSchema } from '../src/config/index.ts';
-import { startPrivateRedisServer } from '../src/demo/private-redis-server.ts';
 import { GitSource } from '../src/git/source.ts';
 import { createKubeClients } from '../src/kube/client.ts';
-import { silentLogger } from '../src/log/logger.ts';
-import { openRuntime } from '../src/process/runtime.ts';
-import { startProcess, type RunningProcess } from '../src/process/start-process.ts';
 import { ConfigMapSourceStateStore } from '../src/sync/source-state-store.ts';
-import {
-  configMapYaml,
-  createBareRepository,
-  makeTempDir,
-  WorkingCopy,
-} from '../test/support/git-fixtures.ts';
-import { serveGitRepositoriesInChild } from './git-server-process.ts';
+import { configMapYaml, createBareRepository, WorkingCopy } from '../test/support/git-fixtures.ts';
+import { startBenchWorld } from './bench-world.ts';
 import { cpuSecondsOf, ownCpuSeconds } from './process-cpu.ts';
 import type { BenchResult } from './run.ts';
-import { startSandboxInChild } from './sandbox-process.ts';
 
 const N = Number(process.env.ROLLGATE_BENCH_IDLE_N ?? 1000);
 const INTERVAL_S = 30;
@@ -34,27 +23,25 @@ const STATE_NAMESPACE = 'rollgate-system';
 const sourceName = (i: number): string => `s-${String(i).padStart(4, '0')}`;
 
 export async function run(): Promise<BenchResult[]> {
-  const tmp = makeTempDir('rollgate-idle-sources-bench-');
-  const redis = await startPrivateRedisServer();
-  const sandbox = await startSandboxInChild({ readyDelayMs: 100 });
-  const root = join(tmp.path, 'repos');
-  // One repository pushed once, then copied: N distinct remotes without N pushes.
-  const template = createBareRepository(join(tmp.path, 'template'), 'app');
-  const work = new WorkingCopy(join(tmp.path, 'work'));
-  work.write({ 'config.yaml': configMapYaml('app-config', { v: '1' }) });
-  work.commit('one ConfigMap');
-  await work.push(template);
-  for (let i = 0; i < N; i++) cpSync(template, join(root, `${sourceName(i)}.git`), { recursive: true });
-  const git = await serveGitRepositoriesInChild(root);
-  const loads = [loadavg()[0] ?? 0];
-  let rollgate: RunningProcess | undefined;
+  const world = await startBenchWorld({
+    tempPrefix: 'rollgate-idle-sources-bench-',
+    readyDelayMs: 100,
+  });
+  const { sandbox, redis } = world;
   try {
-    const config = configSchema.parse({
-      log: { level: 'silent' },
-      redis: { url: redis.url, prefix: 'idle-bench' },
-      server: { host: '127.0.0.1', port: 0 },
+    // One repository pushed once, then copied: N distinct remotes without N pushes.
+    const template = createBareRepository(join(world.dir, 'template'), 'app');
+    const work = new WorkingCopy(join(world.dir, 'work'));
+    work.write({ 'config.yaml': configMapYaml('app-config', { v: '1' }) });
+    work.commit('one ConfigMap');
+    await work.push(template);
+    for (let i = 0; i < N; i++)
+      cpSync(template, join(world.gitRoot, `${sourceName(i)}.git`), { recursive: true });
+    const git = await world.serveGit();
+    const loads = [loadavg()[0] ?? 0];
+    const runtime = world.rollgateRuntime('idle-bench', {
       kubernetes: { stateNamespace: STATE_NAMESPACE },
-      git: { cacheDir: join(tmp.path, 'cache') },
+      git: { cacheDir: join(world.dir, 'cache') },
       // Each source applies its ConfigMap in a namespace of its own, so the N do not collide.
       sources: Array.from({ length: N }, (_, i) => ({
         name: sourceName(i),
@@ -64,15 +51,6 @@ export async function run(): Promise<BenchResult[]> {
         namespace: sourceName(i),
         interval: `${INTERVAL_S}s`,
       })),
-    });
-    const runtime = openRuntime(config, {
-      logger: silentLogger,
-      kube: {
-        clients: createKubeClients(sandbox.kubeConfig),
-        namespace: 'default',
-        source: 'flag',
-        origin: sandbox.url,
-      },
     });
     // Sources whose commit is recorded, read as the dashboard reads them (one list of the state objects).
     const states = new ConfigMapSourceStateStore(createKubeClients(sandbox.kubeConfig), STATE_NAMESPACE);
@@ -84,7 +62,7 @@ export async function run(): Promise<BenchResult[]> {
       }
     };
     const startedAt = performance.now();
-    rollgate = await startProcess(runtime, { role: 'poller' });
+    await world.startRollgate(runtime, 'poller');
     while ((await synced()) < N) {
       if (performance.now() - startedAt > LIMIT_MS) throw new Error(`not all ${N} sources synced`);
       await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -111,8 +89,7 @@ export async function run(): Promise<BenchResult[]> {
     const apiRequests = (await sandbox.requests()) - before.apiRequests;
     const rss = process.memoryUsage().rss / 2 ** 20;
     loads.push(loadavg()[0] ?? 0);
-    await rollgate.stop({ force: true });
-    rollgate = undefined;
+    await world.stopRollgate();
 
     // Floor: the ref check alone, from a GitSource per source (each first one pays the capability advert).
     const checkers = Array.from(
@@ -120,7 +97,7 @@ export async function run(): Promise<BenchResult[]> {
       (_, i) =>
         new GitSource(
           { name: sourceName(i), url: `${git.url}/${sourceName(i)}.git`, branch: 'main', path: '.' },
-          { cacheDir: join(tmp.path, 'floor-cache') },
+          { cacheDir: join(world.dir, 'floor-cache') },
         ),
     );
     for (const c of checkers) await c.remoteHead();
@@ -160,10 +137,6 @@ export async function run(): Promise<BenchResult[]> {
       },
     ];
   } finally {
-    if (rollgate) await rollgate.stop({ force: true }).catch(() => undefined);
-    await sandbox.stop();
-    await git.stop();
-    await redis.stop();
-    tmp.remove();
+    await world.stop();
   }
 }

@@ -4,7 +4,7 @@
 // First, what 100 ReplicaSet creates cost the sandbox beside 10,000 pods against an empty sandbox.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -15,24 +15,19 @@ import {
   type V1ReplicaSet,
   Watch,
 } from '@kubernetes/client-node';
-import { configSchema } from '../src/config/index.ts';
-import { startPrivateRedisServer } from '../src/demo/private-redis-server.ts';
 import { createKubeClients } from '../src/kube/client.ts';
 import { installCrds } from '../src/kube/install-crds.ts';
 import { rollgateCrds } from '../src/spec/crds.ts';
-import { silentLogger } from '../src/log/logger.ts';
 import { startSandbox } from '../src/sandbox/index.ts';
-import { openRuntime } from '../src/process/runtime.ts';
-import { startProcess, type RunningProcess } from '../src/process/start-process.ts';
+import type { RunningProcess } from '../src/process/start-process.ts';
 import { rolloutYaml } from '../test/integration/pipeline/pipeline-harness.ts';
 import { parse as parseYaml } from 'yaml';
-import { toRollgateApiVersion } from '../src/spec/api-version.ts';
-import { createBareRepository, makeTempDir, WorkingCopy } from '../test/support/git-fixtures.ts';
-import { serveGitRepositoriesInChild } from './git-server-process.ts';
+import { ROLLGATE_API_GROUP, toRollgateApiVersion } from '../src/spec/api-version.ts';
+import { startBenchWorld } from './bench-world.ts';
 import { pushWebhook } from './push-webhook.ts';
 import { cpuSecondsOf, ownCpuSeconds } from './process-cpu.ts';
 import type { BenchResult } from './run.ts';
-import { startSandboxInChild, type SandboxProcess } from './sandbox-process.ts';
+import type { SandboxProcess } from './sandbox-process.ts';
 
 const N = Number(process.env.ROLLGATE_BENCH_SCALE_N ?? 200);
 /** A phase that takes longer than this is a failed run, not a sample. */
@@ -42,6 +37,13 @@ const READY_DELAY_MS = 100;
 /** Writes the floor keeps in flight, about what Rollgate's workers do. */
 const FLOOR_CONCURRENCY = 8;
 const WEBHOOK_SECRET = 'scale-bench';
+/** Where the bench's Rollouts are, as the custom-objects API names them. */
+const ROLLOUTS = {
+  group: ROLLGATE_API_GROUP,
+  version: 'v1alpha1',
+  namespace: 'default',
+  plural: 'rollouts',
+} as const;
 
 interface RolloutState {
   phase?: string;
@@ -176,10 +178,7 @@ async function floorWrites(sandbox: SandboxProcess): Promise<void> {
       });
       await custom.patchNamespacedCustomObjectStatus(
         {
-          group: 'rollgate.dev',
-          version: 'v1alpha1',
-          namespace: 'default',
-          plural: 'rollouts',
+          ...ROLLOUTS,
           name: `web-${i}`,
           body: { status: { message: 'floor' } },
         },
@@ -293,46 +292,29 @@ async function writeCostRows(): Promise<BenchResult[]> {
 }
 
 async function rolloutsAtScale(): Promise<BenchResult[]> {
-  const tmp = makeTempDir('rollgate-scale-bench-');
-  // Its own Redis always (never REDIS_URL): the bench fills it, and reads the server's CPU time.
-  const redis = await startPrivateRedisServer();
-  const sandbox = await startSandboxInChild({
+  const world = await startBenchWorld({
+    tempPrefix: 'rollgate-scale-bench-',
     readyDelayMs: READY_DELAY_MS,
     ...(process.env.ROLLGATE_BENCH_SCALE_PROFILE
       ? { cpuProfileDir: process.env.ROLLGATE_BENCH_SCALE_PROFILE }
       : {}),
   });
-  const root = join(tmp.path, 'repos');
-  createBareRepository(root, 'apps');
-  const git = await serveGitRepositoriesInChild(root, { receivePack: true });
-  const repoUrl = `${git.url}/apps.git`;
-  const work = new WorkingCopy(join(tmp.path, 'work'));
-  const loads = [loadavg()[0] ?? 0];
-  let rollgate: RunningProcess | undefined;
+  const { sandbox, redis } = world;
   try {
+    const { repoUrl, work } = await world.serveAppsRepository();
+    const loads = [loadavg()[0] ?? 0];
+    let rollgate: RunningProcess | undefined;
     work.write(files('web:0'));
     work.commit('N rollouts');
     await work.push(repoUrl);
-    const config = configSchema.parse({
-      log: { level: 'silent' },
-      redis: { url: redis.url, prefix: 'scale-bench' },
-      server: { host: '127.0.0.1', port: 0 },
-      git: { cacheDir: join(tmp.path, 'cache') },
+    const runtime = world.rollgateRuntime('scale-bench', {
+      git: { cacheDir: join(world.dir, 'cache') },
       sources: [{ name: 'apps', url: repoUrl, branch: 'main', path: '.', interval: '1h' }],
       webhooks: { github: { secret: WEBHOOK_SECRET } },
     });
-    const runtime = openRuntime(config, {
-      logger: silentLogger,
-      kube: {
-        clients: createKubeClients(sandbox.kubeConfig),
-        namespace: 'default',
-        source: 'flag',
-        origin: sandbox.url,
-      },
-    });
     let rollouts: Awaited<ReturnType<typeof watchRollouts>> | undefined;
     const healthy = await measure(sandbox, redis.pid, async () => {
-      rollgate = await startProcess(runtime, { role: 'all' });
+      rollgate = await world.startRollgate(runtime, 'all');
       rollouts = await watchRollouts(sandbox);
       await rollouts.waitFor(
         (states) =>
@@ -363,8 +345,7 @@ async function rolloutsAtScale(): Promise<BenchResult[]> {
     const rssMiB = process.memoryUsage().rss / 2 ** 20;
     loads.push(loadavg()[0] ?? 0);
     watched.stop();
-    await running.stop({ force: true });
-    rollgate = undefined;
+    await world.stopRollgate();
 
     const floor = await measure(sandbox, redis.pid, () => floorWrites(sandbox));
     loads.push(loadavg()[0] ?? 0);
@@ -408,11 +389,7 @@ async function rolloutsAtScale(): Promise<BenchResult[]> {
       },
     ];
   } finally {
-    if (rollgate) await rollgate.stop({ force: true }).catch(() => undefined);
-    await sandbox.stop();
-    await git.stop();
-    await redis.stop();
-    tmp.remove();
+    await world.stop();
   }
 }
 
@@ -437,10 +414,7 @@ async function createRollouts(sandbox: SandboxProcess, count: number, image: str
   const writer = async (): Promise<void> => {
     for (let i = next++; i < count; i = next++)
       await custom.createNamespacedCustomObject({
-        group: 'rollgate.dev',
-        version: 'v1alpha1',
-        namespace: 'default',
-        plural: 'rollouts',
+        ...ROLLOUTS,
         body: rolloutObject(`web-${i}`, image),
       });
   };
@@ -455,10 +429,7 @@ async function setImages(sandbox: SandboxProcess, count: number, image: string):
     for (let i = next++; i < count; i = next++)
       await custom.patchNamespacedCustomObject(
         {
-          group: 'rollgate.dev',
-          version: 'v1alpha1',
-          namespace: 'default',
-          plural: 'rollouts',
+          ...ROLLOUTS,
           name: `web-${i}`,
           body: { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } },
         },
@@ -492,31 +463,18 @@ function gc(): void {
  * writes it sent; one changed Rollout (a new image on web-0) until its canary ReplicaSet exists.
  */
 async function trackedAtScale(): Promise<BenchResult[]> {
-  const tmp = makeTempDir('rollgate-scale-tracked-');
-  const kubeconfig = join(tmp.path, 'kubeconfig');
-  const redis = await startPrivateRedisServer();
-  const sandbox = await startSandboxInChild({ readyDelayMs: READY_DELAY_MS });
+  const world = await startBenchWorld({
+    tempPrefix: 'rollgate-scale-tracked-',
+    readyDelayMs: READY_DELAY_MS,
+  });
+  const { sandbox, redis, kubeconfig } = world;
   const loads = [loadavg()[0] ?? 0];
   let rollgate: RunningProcess | undefined;
   try {
-    const config = configSchema.parse({
-      log: { level: 'silent' },
-      redis: { url: redis.url, prefix: 'scale-tracked' },
-      server: { host: '127.0.0.1', port: 0 },
-    });
-    const runtime = openRuntime(config, {
-      logger: silentLogger,
-      kube: {
-        clients: createKubeClients(sandbox.kubeConfig),
-        namespace: 'default',
-        source: 'flag',
-        origin: sandbox.url,
-      },
-    });
+    const runtime = world.rollgateRuntime('scale-tracked');
     // The CRDs first: the bench's watch and creates need them before Rollgate starts.
     await installCrds(createKubeClients(sandbox.kubeConfig), rollgateCrds());
     // What the shipped bundle costs with no rollout at all: the base the per-rollout figure is taken from.
-    writeFileSync(kubeconfig, sandbox.kubeConfig.exportConfig());
     const empty = await startReconcilerProcess(kubeconfig, redis.url, 'scale-empty');
     await untilQuiet(sandbox, empty.pid);
     const emptyRss = rssMiBOf(empty.pid!);
@@ -527,7 +485,7 @@ async function trackedAtScale(): Promise<BenchResult[]> {
     const rssBefore = process.memoryUsage().rss / 2 ** 20;
     const rollouts = await watchRollouts(sandbox);
     const settle = await measure(sandbox, redis.pid, async () => {
-      rollgate = await startProcess(runtime, { role: 'reconciler' });
+      rollgate = await world.startRollgate(runtime, 'reconciler');
       await createRollouts(sandbox, TRACKED, 'web:0');
       await rollouts.waitFor(allHealthy(TRACKED));
     });
@@ -648,10 +606,7 @@ async function trackedAtScale(): Promise<BenchResult[]> {
       },
     ];
   } finally {
-    if (rollgate) await (rollgate as RunningProcess).stop({ force: true }).catch(() => undefined);
-    await sandbox.stop();
-    await redis.stop();
-    tmp.remove();
+    await world.stop();
   }
 }
 
@@ -772,11 +727,11 @@ async function memoryOf(
  * a new image on all, until every canary is at its first pause; each process's CPU over that phase.
  */
 async function workerProcesses(): Promise<BenchResult[]> {
-  const tmp = makeTempDir('rollgate-scale-workers-');
-  const redis = await startPrivateRedisServer();
-  const sandbox = await startSandboxInChild({ readyDelayMs: READY_DELAY_MS });
-  const kubeconfig = join(tmp.path, 'kubeconfig');
-  writeFileSync(kubeconfig, sandbox.kubeConfig.exportConfig());
+  const world = await startBenchWorld({
+    tempPrefix: 'rollgate-scale-workers-',
+    readyDelayMs: READY_DELAY_MS,
+  });
+  const { sandbox, redis, kubeconfig } = world;
   const children: ChildProcess[] = [];
   const stopChildren = async () => {
     for (const child of children.splice(0)) {
@@ -822,8 +777,6 @@ async function workerProcesses(): Promise<BenchResult[]> {
     return results;
   } finally {
     await stopChildren();
-    await sandbox.stop();
-    await redis.stop();
-    tmp.remove();
+    await world.stop();
   }
 }

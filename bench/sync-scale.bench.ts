@@ -12,24 +12,14 @@ import { promisify } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, Watch } from '@kubernetes/client-node';
-import { configSchema } from '../src/config/index.ts';
-import { startPrivateRedisServer } from '../src/demo/private-redis-server.ts';
-import { createKubeClients } from '../src/kube/client.ts';
 import { createLogger, silentLogger } from '../src/log/logger.ts';
-import { openRuntime } from '../src/process/runtime.ts';
-import { startProcess, type RunningProcess } from '../src/process/start-process.ts';
 import { SOURCE_LABEL } from '../src/sync/sync-labels.ts';
-import {
-  configMapYaml,
-  createBareRepository,
-  makeTempDir,
-  WorkingCopy,
-} from '../test/support/git-fixtures.ts';
-import { serveGitRepositoriesInChild } from './git-server-process.ts';
+import { configMapYaml } from '../test/support/git-fixtures.ts';
+import { startBenchWorld } from './bench-world.ts';
 import { pushWebhook } from './push-webhook.ts';
 import { cpuSecondsOf, ownCpuSeconds } from './process-cpu.ts';
 import type { BenchResult } from './run.ts';
-import { startSandboxInChild, type SandboxProcess } from './sandbox-process.ts';
+import type { SandboxProcess } from './sandbox-process.ts';
 
 const N = Number(process.env.ROLLGATE_BENCH_SYNC_N ?? 5000);
 /** How long memory is sampled, once a second, after the sync without forcing a GC. */
@@ -127,10 +117,9 @@ async function floorCreates(sandbox: SandboxProcess, namespace: string): Promise
 async function kubectlApply(
   sandbox: SandboxProcess,
   dir: string,
+  kubeconfig: string,
   namespace: string,
 ): Promise<number | undefined> {
-  const kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(kubeconfig, sandbox.kubeConfig.exportConfig());
   const manifest = join(dir, 'floor.yaml');
   writeFileSync(
     manifest,
@@ -155,41 +144,30 @@ async function kubectlApply(
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const tmp = makeTempDir('rollgate-sync-scale-bench-');
-  const redis = await startPrivateRedisServer();
-  const sandbox = await startSandboxInChild({ readyDelayMs: READY_DELAY_MS });
-  const root = join(tmp.path, 'repos');
-  createBareRepository(root, 'apps');
-  const git = await serveGitRepositoriesInChild(root, { receivePack: true });
-  const repoUrl = `${git.url}/apps.git`;
-  const work = new WorkingCopy(join(tmp.path, 'work'));
-  const loads = [loadavg()[0] ?? 0];
-  let rollgate: RunningProcess | undefined;
+  const world = await startBenchWorld({
+    tempPrefix: 'rollgate-sync-scale-bench-',
+    readyDelayMs: READY_DELAY_MS,
+  });
+  const { sandbox } = world;
   const stops: Array<() => void> = [];
   try {
+    const { repoUrl, work } = await world.serveAppsRepository();
+    const loads = [loadavg()[0] ?? 0];
     work.write({
       'web.yaml': rolloutYaml('web:0', '0'),
       'web-config.yaml': configMapYaml('web-config', { version: '0' }),
     });
     work.commit('web');
     await work.push(repoUrl);
-    const config = configSchema.parse({
-      log: { level: 'silent' },
-      redis: { url: redis.url, prefix: 'sync-scale-bench' },
-      server: { host: '127.0.0.1', port: 0 },
-      git: { cacheDir: join(tmp.path, 'cache') },
-      sources: [{ name: 'apps', url: repoUrl, branch: 'main', path: '.', interval: '1h' }],
-      webhooks: { github: { secret: WEBHOOK_SECRET } },
-    });
-    const runtime = openRuntime(config, {
-      logger: process.env.ROLLGATE_BENCH_LOG ? createLogger({ level: 'info', format: 'json' }) : silentLogger,
-      kube: {
-        clients: createKubeClients(sandbox.kubeConfig),
-        namespace: 'default',
-        source: 'flag',
-        origin: sandbox.url,
+    const runtime = world.rollgateRuntime(
+      'sync-scale-bench',
+      {
+        git: { cacheDir: join(world.dir, 'cache') },
+        sources: [{ name: 'apps', url: repoUrl, branch: 'main', path: '.', interval: '1h' }],
+        webhooks: { github: { secret: WEBHOOK_SECRET } },
       },
-    });
+      process.env.ROLLGATE_BENCH_LOG ? createLogger({ level: 'info', format: 'json' }) : silentLogger,
+    );
 
     // What the bench watches: ReplicaSet images, and ConfigMaps the source applied.
     const images = new Set<string>();
@@ -237,8 +215,7 @@ export async function run(): Promise<BenchResult[]> {
       },
     );
 
-    rollgate = await startProcess(runtime, { role: 'all' });
-    const running = rollgate;
+    const running = await world.startRollgate(runtime, 'all');
     await until(() => images.has('web:0'), wakeUp);
     const rssBefore = await settledRssMiB();
 
@@ -314,15 +291,14 @@ export async function run(): Promise<BenchResult[]> {
     console.log(`  after full GCs: ${memorySample()}`);
     loads.push(loadavg()[0] ?? 0);
     for (const stop of stops.splice(0)) stop();
-    await running.stop({ force: true });
-    rollgate = undefined;
+    await world.stopRollgate();
 
     const floorCpu0 = cpuSecondsOf(sandbox.pid);
     const floorStarted = performance.now();
     await floorCreates(sandbox, 'floor');
     const floorMs = performance.now() - floorStarted;
     const floorCpu = cpuSecondsOf(sandbox.pid) - floorCpu0;
-    const kubectlMs = await kubectlApply(sandbox, tmp.path, 'floor-kubectl');
+    const kubectlMs = await kubectlApply(sandbox, world.dir, world.kubeconfig, 'floor-kubectl');
     loads.push(loadavg()[0] ?? 0);
 
     const load = `load average ${loads.map((l) => l.toFixed(1)).join(' → ')} on 2 cores`;
@@ -368,10 +344,6 @@ export async function run(): Promise<BenchResult[]> {
     ];
   } finally {
     for (const stop of stops) stop();
-    if (rollgate) await rollgate.stop({ force: true }).catch(() => undefined);
-    await sandbox.stop();
-    await git.stop();
-    await redis.stop();
-    tmp.remove();
+    await world.stop();
   }
 }
