@@ -203,7 +203,10 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
           report.applied.filter((a) => a.result !== 'unchanged').length +
           report.removed.filter((r) => r.result === 'deleted').length;
         if (largeSyncCollection.afterSync(written))
-          log.info({ source: payload.source, written }, 'large sync: full GCs scheduled to give its heap back');
+          log.info(
+            { source: payload.source, written },
+            'large sync: full GCs scheduled to give its heap back',
+          );
       }
       return { kind: 'done' };
     },
