@@ -198,7 +198,13 @@ export class ObjectApplier {
     const ref = refOf(prepared);
     const live = await this.read(ref);
     if (live && driftedFields(prepared, live).length === 0) return 'unchanged';
-    await kubeCall({ verb: 'apply', kind: ref.kind, namespace: ref.namespace, name: ref.name }, () =>
+    await this.serverSideApply(prepared, ref);
+    return live ? 'updated' : 'created';
+  }
+
+  /** One server-side apply as field manager `rollgate`, forcing its fields; the API server's answer. */
+  private serverSideApply(prepared: Json, ref: ReturnType<typeof refOf>): Promise<KubernetesObject> {
+    return kubeCall({ verb: 'apply', kind: ref.kind, namespace: ref.namespace, name: ref.name }, () =>
       this.api.patch(
         prepared as KubernetesObject,
         undefined,
@@ -208,7 +214,6 @@ export class ObjectApplier {
         PatchStrategy.ServerSideApply,
       ),
     );
-    return live ? 'updated' : 'created';
   }
 
   /**
@@ -220,18 +225,7 @@ export class ObjectApplier {
    */
   async applyWithoutRead(prepared: Json, knownToExist: boolean): Promise<'created' | 'updated'> {
     const ref = refOf(prepared);
-    const answer = await kubeCall(
-      { verb: 'apply', kind: ref.kind, namespace: ref.namespace, name: ref.name },
-      () =>
-        this.api.patch(
-          prepared as KubernetesObject,
-          undefined,
-          undefined,
-          FIELD_MANAGER,
-          true,
-          PatchStrategy.ServerSideApply,
-        ),
-    );
+    const answer = await this.serverSideApply(prepared, ref);
     // The timestamps have one-second resolution: an object changed in the second it was created would
     // look new, so they are only asked about objects the diff says were added.
     return !knownToExist && createdByThisApply(answer) ? 'created' : 'updated';

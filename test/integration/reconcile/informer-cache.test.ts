@@ -1,45 +1,12 @@
 // The reconcile reading the informer cache: no request when it is current, a 409 and a fresh re-plan when it is behind.
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClusterCache, type CachedObject } from '../../../src/kube/cluster-cache.ts';
-import { toPlainObject } from '../../../src/kube/client.ts';
 import type { ObservedState } from '../../../src/rollout/index.ts';
-import { ROLLGATE_API_GROUP } from '../../../src/spec/api-version.ts';
-import { NAMESPACE, ReconcileHarness, isFullyPromoted, testRollout } from './reconcile-harness.ts';
-
-/** What the informers would hold right now: every kind listed once into a new cache. */
-async function snapshot(harness: ReconcileHarness): Promise<ClusterCache> {
-  const { clients } = harness;
-  const items = (list: unknown) => toPlainObject<{ items?: CachedObject[] }>(list).items ?? [];
-  const custom = (plural: string) =>
-    clients.custom.listNamespacedCustomObject({
-      group: ROLLGATE_API_GROUP,
-      version: 'v1alpha1',
-      namespace: NAMESPACE,
-      plural,
-    });
-  const cache = new ClusterCache();
-  cache.replace('Rollout', items(await custom('rollouts')));
-  cache.replace('AnalysisRun', items(await custom('analysisruns')));
-  cache.replace('ReplicaSet', items(await clients.apps.listNamespacedReplicaSet({ namespace: NAMESPACE })));
-  cache.replace('Pod', items(await clients.core.listNamespacedPod({ namespace: NAMESPACE })));
-  cache.replace('Service', items(await clients.core.listNamespacedService({ namespace: NAMESPACE })));
-  return cache;
-}
+import { requestsDuring, snapshot } from './cache-snapshot.ts';
+import { ReconcileHarness, isFullyPromoted, testRollout } from './reconcile-harness.ts';
 
 /** Counts the HTTP requests the sandbox (in this process) receives while `run` runs. */
 async function countRequests(run: () => Promise<unknown>): Promise<number> {
-  let requests = 0;
-  const onRequest = () => {
-    requests += 1;
-  };
-  subscribe('http.server.request.start', onRequest);
-  try {
-    await run();
-  } finally {
-    unsubscribe('http.server.request.start', onRequest);
-  }
-  return requests;
+  return (await requestsDuring(run)).length;
 }
 
 const canaries = (observed: ObservedState) =>

@@ -1,6 +1,4 @@
 // Read-your-writes: a pass after the job's own writes reads the informer cache once it holds them; another process's cache that trails them waits or asks the API instead of planning from it.
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { toPlainObject } from '../../../src/kube/client.ts';
 import {
@@ -14,6 +12,7 @@ import { RedisWrittenVersions } from '../../../src/queue/written-versions.ts';
 import type { ObservedState } from '../../../src/rollout/index.ts';
 import { ROLLGATE_API_GROUP } from '../../../src/spec/api-version.ts';
 import { openRedisTestScope, type RedisTestScope } from '../../support/redis-test-prefix.ts';
+import { list, requestsDuring, snapshot } from './cache-snapshot.ts';
 import { NAMESPACE, ReconcileHarness, isFullyPromoted, testRollout } from './reconcile-harness.ts';
 
 const PATHS: Record<CachedKind, string> = {
@@ -23,38 +22,6 @@ const PATHS: Record<CachedKind, string> = {
   AnalysisRun: `/apis/${ROLLGATE_API_GROUP}/v1alpha1/analysisruns`,
   Service: '/api/v1/services',
 };
-
-/** Lists one kind of the test namespace (plain JSON). */
-async function list(harness: ReconcileHarness, kind: CachedKind): Promise<unknown> {
-  const { clients } = harness;
-  const custom = (plural: string) =>
-    clients.custom.listNamespacedCustomObject({
-      group: ROLLGATE_API_GROUP,
-      version: 'v1alpha1',
-      namespace: NAMESPACE,
-      plural,
-    });
-  switch (kind) {
-    case 'Rollout':
-      return custom('rollouts');
-    case 'AnalysisRun':
-      return custom('analysisruns');
-    case 'ReplicaSet':
-      return clients.apps.listNamespacedReplicaSet({ namespace: NAMESPACE });
-    case 'Pod':
-      return clients.core.listNamespacedPod({ namespace: NAMESPACE });
-    case 'Service':
-      return clients.core.listNamespacedService({ namespace: NAMESPACE });
-  }
-}
-
-/** What the informers would hold right now, and no later change: a cache that trails the cluster. */
-async function snapshot(harness: ReconcileHarness): Promise<ClusterCache> {
-  const cache = new ClusterCache();
-  for (const kind of CACHED_KINDS)
-    cache.replace(kind, toPlainObject<{ items?: CachedObject[] }>(await list(harness, kind)).items ?? []);
-  return cache;
-}
 
 /** A cache kept current as the reconciler's informers keep theirs: a list, then a watch, per kind. */
 async function informers(harness: ReconcileHarness): Promise<{ cache: ClusterCache; stop(): void }> {
@@ -78,22 +45,6 @@ async function informers(harness: ReconcileHarness): Promise<{ cache: ClusterCac
     );
   }
   return { cache, stop: () => watches.forEach((watch) => watch.stop()) };
-}
-
-/** The requests the sandbox (in this process) receives while `run` runs, as `METHOD path`. */
-async function requestsDuring(run: () => Promise<unknown>): Promise<string[]> {
-  const seen: string[] = [];
-  const onRequest = (message: unknown) => {
-    const request = (message as { request: IncomingMessage }).request;
-    seen.push(`${request.method} ${(request.url ?? '').split('?')[0]}`);
-  };
-  subscribe('http.server.request.start', onRequest);
-  try {
-    await run();
-  } finally {
-    unsubscribe('http.server.request.start', onRequest);
-  }
-  return seen;
 }
 
 const canaries = (observed: ObservedState) =>
