@@ -46,7 +46,12 @@ describe('evicting a pod on Kubernetes 1.20', () => {
         { kind: 'evictPod', name, uid: pod.metadata?.uid ?? '', podTemplateHash: 'h' },
         context,
       );
-      expect(result).toEqual({ target: name, result: 'deleted' });
+      // The pod it deleted is also reported as written, so the job's next pass waits for the cache to drop it.
+      expect(result).toEqual({
+        target: name,
+        result: 'deleted',
+        written: { kind: 'Pod', namespace, name, deleted: true },
+      });
       await eventually(`${name} gone`, async () =>
         clients.core.readNamespacedPod({ name, namespace }).then(
           () => false,
