@@ -1,4 +1,5 @@
 // Where a reconcile pass may read each kind: the informer cache once it holds this job's (and other processes') writes, else the API.
+import { z } from 'zod';
 import type { Logger } from '../log/logger.ts';
 import { CACHED_KINDS, type CachedKind, type ClusterCache, type CachedObject } from './cluster-cache.ts';
 import type { RolloutKey } from './observed-state-reader.ts';
@@ -92,6 +93,22 @@ export function writtenVersionOf(
   return { kind, namespace, name, resourceVersion };
 }
 
+/** One handed-over expectation as stored: a deletion, or a resourceVersion of at most 64 characters. */
+const handedOverEntry = z.union([
+  z.object({
+    kind: z.enum(CACHED_KINDS),
+    namespace: z.string(),
+    name: z.string().min(1),
+    deleted: z.literal(true),
+  }),
+  z.object({
+    kind: z.enum(CACHED_KINDS),
+    namespace: z.string(),
+    name: z.string().min(1),
+    resourceVersion: z.string().min(1).max(64),
+  }),
+]);
+
 /**
  * The expectations another process handed over, from whatever the store held: entries that are not
  * well-formed, or name an object outside the rollout's namespace, are dropped; at most
@@ -108,23 +125,14 @@ export function parseWrittenVersions(text: string | undefined, key: RolloutKey):
   if (!Array.isArray(value)) return [];
   const out: WrittenVersion[] = [];
   for (const entry of value.slice(0, MAX_WRITTEN_VERSIONS)) {
-    const e = entry as Partial<Record<keyof WrittenVersion, unknown>> | null;
-    if (typeof e !== 'object' || e === null) continue;
-    if (!CACHED_KINDS.includes(e.kind as CachedKind)) continue;
-    if (e.namespace !== key.namespace || typeof e.name !== 'string' || e.name === '') continue;
-    if (e.deleted === true)
-      out.push({ kind: e.kind as CachedKind, namespace: key.namespace, name: e.name, deleted: true });
-    else if (
-      typeof e.resourceVersion === 'string' &&
-      e.resourceVersion !== '' &&
-      e.resourceVersion.length <= 64
-    )
-      out.push({
-        kind: e.kind as CachedKind,
-        namespace: key.namespace,
-        name: e.name,
-        resourceVersion: e.resourceVersion,
-      });
+    const parsed = handedOverEntry.safeParse(entry);
+    if (!parsed.success || parsed.data.namespace !== key.namespace) continue;
+    const { kind, name } = parsed.data;
+    out.push(
+      'deleted' in parsed.data
+        ? { kind, namespace: key.namespace, name, deleted: true }
+        : { kind, namespace: key.namespace, name, resourceVersion: parsed.data.resourceVersion },
+    );
   }
   return out;
 }
