@@ -1,6 +1,6 @@
 // A signed GitHub push webhook, as a forge sends one after a push, for the benches that time "push → …".
-import { createHmac, randomUUID } from 'node:crypto';
 import type { RunningProcess } from '../src/process/start-process.ts';
+import { postGithubPush } from '../test/support/github-push.ts';
 
 /** Posts a push of `head` on main to Rollgate's GitHub webhook, signed with `secret`; throws unless accepted. */
 export async function pushWebhook(
@@ -9,21 +9,12 @@ export async function pushWebhook(
   repoUrl: string,
   head: string,
 ): Promise<void> {
-  const body = JSON.stringify({
-    ref: 'refs/heads/main',
-    after: head,
-    repository: { clone_url: repoUrl, html_url: repoUrl, full_name: 'bench/apps' },
-  });
-  const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-  const res = await fetch(`${process.http.url}/webhooks/github`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-github-event': 'push',
-      'x-github-delivery': randomUUID(),
-      'x-hub-signature-256': signature,
-    },
-    body,
+  const res = await postGithubPush({
+    baseUrl: process.http.url,
+    secret,
+    repoUrl,
+    head,
+    fullName: 'bench/apps',
   });
   if (!res.ok) throw new Error(`webhook answered ${res.status}`);
 }

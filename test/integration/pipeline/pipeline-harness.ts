@@ -1,5 +1,5 @@
 // A whole Rollgate (poller, sync, workers, webhook server) over a sandbox cluster and a served Git repo.
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { configSchema, type RollgateConfig } from '../../../src/config/index.ts';
 import { serveGitRepositories, type GitServer } from '../../../src/git/smart-http-server.ts';
@@ -10,6 +10,7 @@ import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { startProcess, type RunningProcess } from '../../../src/process/start-process.ts';
 import { openRuntime } from '../../../src/process/runtime.ts';
 import { createBareRepository, makeTempDir, WorkingCopy, type TempDir } from '../../support/git-fixtures.ts';
+import { postGithubPush } from '../../support/github-push.ts';
 
 /** The parts of a live Rollout these tests read. */
 export interface LiveRollout {
@@ -149,23 +150,12 @@ export async function startPipeline(
       return jobsOf(process, 'reconcile');
     },
     async pushWebhook(process, opts = {}) {
-      const body = JSON.stringify({
-        ref: 'refs/heads/main',
-        after: work.head(),
-        repository: { clone_url: repoUrl, html_url: repoUrl, full_name: 'test/apps' },
-      });
-      const signature = `sha256=${createHmac('sha256', opts.secret ?? WEBHOOK_SECRET)
-        .update(body)
-        .digest('hex')}`;
-      return fetch(`${process.http.url}/webhooks/github`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-github-event': 'push',
-          'x-github-delivery': randomUUID(),
-          'x-hub-signature-256': signature,
-        },
-        body,
+      return postGithubPush({
+        baseUrl: process.http.url,
+        secret: opts.secret ?? WEBHOOK_SECRET,
+        repoUrl,
+        head: work.head(),
+        fullName: 'test/apps',
       });
     },
     async rollout(name, namespace = 'default') {
