@@ -1,5 +1,5 @@
 // Turns changed manifest files into per-object changes (added / changed / removed) keyed by kind/namespace/name.
-import type { SourceManifest, ManifestParser, ManifestProblem } from './manifest-parser.ts';
+import type { ManifestFile, ManifestParser, ManifestProblem, SourceManifest } from './manifest-parser.ts';
 import type { FileChange } from './tree-diff.ts';
 
 /** An object that appeared in Git. */
@@ -65,6 +65,13 @@ interface Located {
   object: SourceManifest;
 }
 
+/** A changed file's two versions, parsed (absent: the file is not there on that side). */
+export interface ParsedFileChange {
+  path: string;
+  before?: ManifestFile;
+  after?: ManifestFile;
+}
+
 /**
  * Compares the objects of the changed files' old and new versions. Objects are matched by key across
  * all changed files, so moving an object to another file is not a removal plus an addition.
@@ -80,6 +87,23 @@ export async function diffManifests(
   parser: ManifestParser,
 ): Promise<ManifestDiff> {
   const decoder = new TextDecoder('utf-8');
+  const parsed: ParsedFileChange[] = [];
+  for (const file of files) {
+    const entry: ParsedFileChange = { path: file.path };
+    if (file.before !== undefined)
+      entry.before = parser.parse(file.path, decoder.decode(await readBlob(file.before)));
+    if (file.after !== undefined)
+      entry.after = parser.parse(file.path, decoder.decode(await readBlob(file.after)));
+    parsed.push(entry);
+  }
+  return compareManifests(parsed);
+}
+
+/**
+ * {@link diffManifests} of files already parsed. Keys are matched across the files given only: a caller
+ * that compares a commit's files in parts keeps every file that may define a key in the same part.
+ */
+export function compareManifests(files: readonly ParsedFileChange[]): ManifestDiff {
   const before = new Map<string, Located>();
   const after = new Map<string, Located>();
   const problems: ManifestProblem[] = [];
@@ -88,18 +112,16 @@ export async function diffManifests(
 
   for (const file of files) {
     if (file.before !== undefined) {
-      const parsed = parser.parse(file.path, decoder.decode(await readBlob(file.before)));
       // Problems of the old version were reported when it was new; only its valid objects ever ran.
-      for (const object of parsed.objects) before.set(object.key, { file: file.path, object });
+      for (const object of file.before.objects) before.set(object.key, { file: file.path, object });
     }
     if (file.after !== undefined) {
-      const parsed = parser.parse(file.path, decoder.decode(await readBlob(file.after)));
-      for (const problem of parsed.problems) {
+      for (const problem of file.after.problems) {
         problems.push(problem);
         filesWithProblems.add(file.path);
         if (problem.key !== undefined) heldKeys.add(problem.key);
       }
-      for (const object of parsed.objects) {
+      for (const object of file.after.objects) {
         const seen = after.get(object.key);
         if (seen) {
           problems.push({
@@ -139,9 +161,17 @@ export async function diffManifests(
     if (after.has(key) || heldKeys.has(key) || filesWithProblems.has(was.file)) continue;
     changes.push({ change: 'removed', key, file: was.file, previous: was.object });
   }
-  changes.sort((a, b) => a.file.localeCompare(b.file) || lineOf(a) - lineOf(b) || a.key.localeCompare(b.key));
-  problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
+  sortDiff({ changes, problems });
   return { changes, problems };
+}
+
+/** The order a diff reports in: by file, then line (so two parts of one diff merge into the same order). */
+export function sortDiff(diff: ManifestDiff): ManifestDiff {
+  diff.changes.sort(
+    (a, b) => a.file.localeCompare(b.file) || lineOf(a) - lineOf(b) || a.key.localeCompare(b.key),
+  );
+  diff.problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
+  return diff;
 }
 
 function lineOf(change: ManifestChange): number {

@@ -14,8 +14,10 @@ import { GitRefNotFoundError } from './errors/git-ref-not-found.ts';
 import { gitErrorContext, mapGitError } from './errors/map-git-error.ts';
 import { gitAuthCallbacks } from './auth-callbacks.ts';
 import { GitHttpTransport } from './http-transport.ts';
-import { diffManifests } from './manifest-diff.ts';
-import type { ManifestChange } from './manifest-diff.ts';
+import { compareManifests, sortDiff } from './manifest-diff.ts';
+import type { ManifestChange, ManifestDiff } from './manifest-diff.ts';
+import { parseFiles, splitFirstPart } from './manifest-stages.ts';
+import type { FileTexts, FirstPartRule } from './manifest-stages.ts';
 import type { ManifestProblem } from './manifest-parser.ts';
 import { specManifestParser } from './manifest-parser.ts';
 import { ObjectMemory } from './object-memory.ts';
@@ -105,6 +107,15 @@ export interface SourceDiff {
    * for, and how many of those trees and commits were answered from memory instead of the object store.
    */
   reads: { commits: number; trees: number; blobs: number; fromMemory: number };
+}
+
+/** What a diff says besides its changes and problems. */
+export type SourceDiffHeader = Omit<SourceDiff, 'changes' | 'problems'>;
+
+/** A diff in two parts; see {@link GitSource.diffInParts}. */
+export interface SourceDiffInParts extends SourceDiffHeader {
+  first: ManifestDiff;
+  rest(): Promise<ManifestDiff>;
 }
 
 /** How many locally present ancestors are walked to tell a fast-forward from a rewrite. */
@@ -410,7 +421,64 @@ export class GitSource {
     });
   }
 
+  /**
+   * {@link diffReport} in two parts: `first` compares the files that may define an object of
+   * `rule.kinds` or one such an object needs (see {@link splitFirstPart}), and `rest()` the others, so
+   * that a caller can write the first part while the rest is parsed. Every changed file is read before
+   * this returns (a missing object fails here, before anything is written); the rest is parsed when
+   * `rest()` is called. No key is in both parts.
+   */
+  async diffInParts(from: string | undefined, to: string, rule: FirstPartRule): Promise<SourceDiffInParts> {
+    const read = await this.exclusive(() => this.readChangedFiles(from, to));
+    const { texts, ...header } = read;
+    const split = splitFirstPart(texts, specManifestParser, rule);
+    const first = compareManifests(split.first);
+    return {
+      ...header,
+      first,
+      rest: async () => {
+        const rest = compareManifests(await parseFiles(split.rest, specManifestParser));
+        this.reportDiff(
+          header,
+          sortDiff({
+            changes: [...first.changes, ...rest.changes],
+            problems: [...first.problems, ...rest.problems],
+          }),
+        );
+        return rest;
+      },
+    };
+  }
+
   private async diffOnce(from: string | undefined, to: string): Promise<SourceDiff> {
+    const { texts, ...header } = await this.readChangedFiles(from, to);
+    const { changes, problems } = compareManifests(await parseFiles(texts, specManifestParser));
+    const report: SourceDiff = { ...header, changes, problems };
+    this.reportDiff(header, report);
+    return report;
+  }
+
+  /** Logs what a diff found, and each manifest it skipped. */
+  private reportDiff(header: SourceDiffHeader, diff: Pick<SourceDiff, 'changes' | 'problems'>): void {
+    const { changes, problems } = diff;
+    for (const problem of problems) {
+      this.logger.warn(
+        { file: problem.file, line: problem.line, key: problem.key },
+        `invalid manifest skipped: ${problem.message}`,
+      );
+    }
+    const { from, to, basis, history, reads } = header;
+    this.logger.info(
+      { from, to, basis, history, changes: changes.length, problems: problems.length, reads },
+      'diff computed',
+    );
+  }
+
+  /** The changed manifest files between two commits, with the text of both versions of each. */
+  private async readChangedFiles(
+    from: string | undefined,
+    to: string,
+  ): Promise<SourceDiffHeader & { texts: FileTexts[] }> {
     const reads = { commits: 0, trees: 0, blobs: 0, fromMemory: 0 };
     const snapshot = readSnapshotFs();
     const reader = this.objectReader(reads, snapshot);
@@ -448,33 +516,30 @@ export class GitSource {
         throw this.mapError(error, 'diff');
       }
     }
-    const { changes, problems } = await diffManifests(
-      files,
-      (oid) => reader.readBlob(oid),
-      specManifestParser,
-    );
-    for (const problem of problems) {
-      this.logger.warn(
-        { file: problem.file, line: problem.line, key: problem.key },
-        `invalid manifest skipped: ${problem.message}`,
-      );
+    const decoder = new TextDecoder('utf-8');
+    const text = async (oid: string): Promise<string> => decoder.decode(await reader.readBlob(oid));
+    const texts: FileTexts[] = [];
+    try {
+      for (const file of files) {
+        const entry: FileTexts = { path: file.path };
+        if (file.before !== undefined) entry.before = await text(file.before);
+        if (file.after !== undefined) entry.after = await text(file.after);
+        texts.push(entry);
+      }
+    } catch (error) {
+      throw this.mapError(error, 'diff');
     }
-    const report: SourceDiff = {
+    const header: SourceDiffHeader & { texts: FileTexts[] } = {
       source: this.name,
       to,
       basis: from !== undefined && (fromTree !== undefined || from === to) ? 'incremental' : 'full',
       history,
-      changes,
-      problems,
       files,
       reads,
+      texts,
     };
-    if (from !== undefined) report.from = from;
-    this.logger.info(
-      { from, to, basis: report.basis, history, changes: changes.length, problems: problems.length, reads },
-      'diff computed',
-    );
-    return report;
+    if (from !== undefined) header.from = from;
+    return header;
   }
 
   private async ensureCache(): Promise<void> {

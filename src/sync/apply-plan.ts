@@ -87,6 +87,30 @@ function isNameable(kind: string, forRollout: boolean): boolean {
   return !WORKLOAD_KINDS.has(kind);
 }
 
+/** Strings that could be a Kubernetes object's name: no whitespace, at most 253 characters. */
+const MAY_BE_NAME = /^\S{1,253}$/;
+
+/**
+ * What an object of a commit may wait for in {@link planApply}, as names (and kinds) to look for in the
+ * commit's other files: the Namespace it goes to, the CRD serving its kind (by group), and for a Rollout
+ * or workload every string of its spec that could be a name. A superset: it lets a sync find the objects
+ * a commit's Rollouts wait for without parsing every file (GitSource.diffInParts).
+ */
+export function needsOfObject(
+  o: { apiVersion: string; kind: string; namespace?: string; object: Record<string, unknown> },
+  options: { defaultNamespace: string },
+): Array<{ name: string; kind?: string }> {
+  const needs: Array<{ name: string; kind?: string }> = [];
+  if (!CLUSTER_KINDS.has(o.kind))
+    needs.push({ name: o.namespace ?? options.defaultNamespace, kind: 'Namespace' });
+  const group = groupOf(o.apiVersion);
+  if (group !== '') needs.push({ name: group, kind: 'CustomResourceDefinition' });
+  if (o.kind === 'Rollout' || WORKLOAD_KINDS.has(o.kind))
+    for (const name of mentionedStrings(o.object.spec, new Set()))
+      if (MAY_BE_NAME.test(name)) needs.push({ name });
+  return needs;
+}
+
 /**
  * Plans applying `objects` (the upserts of one commit). An object waits for:
  * - the Namespace it goes to, and the CRD serving its kind, when the commit holds them;
@@ -131,6 +155,8 @@ export function planApply(
     const isRollout = o.kind === 'Rollout';
     if (isRollout || WORKLOAD_KINDS.has(o.kind)) {
       for (const name of mentionedStrings(o.object.spec, new Set())) {
+        // What cannot be a name names nothing (and needsOfObject does not look for it).
+        if (!MAY_BE_NAME.test(name)) continue;
         for (const j of byName.get(name) ?? []) {
           const other = objects[j] as PlannedObject;
           if (j === i || !isNameable(other.kind, isRollout)) continue;

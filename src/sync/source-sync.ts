@@ -1,13 +1,13 @@
 // One source's GitOps step: check the branch (poll), then apply what changed since the last synced commit (sync).
 import type { Clock } from '../clock/clock.ts';
-import type { ManifestChange } from '../git/manifest-diff.ts';
-import type { GitSource, SourceDiff } from '../git/source.ts';
+import { sortDiff, type ManifestChange } from '../git/manifest-diff.ts';
+import type { GitSource, SourceDiffHeader } from '../git/source.ts';
 import type { EventRecorder } from '../kube/event-recorder.ts';
 import { dispositionOf, KubeApiError } from '../kube/errors.ts';
 import type { Logger } from '../log/logger.ts';
 import type { ObservedHeads } from '../queue/observed-heads.ts';
 import { ARGO_API_VERSION, ROLLGATE_API_VERSION } from '../spec/api-version.ts';
-import { planApply, planRemoval, type ApplyPlan, type PlannedObject } from './apply-plan.ts';
+import { needsOfObject, planApply, planRemoval, type ApplyPlan, type PlannedObject } from './apply-plan.ts';
 import { withHandedOverReplicas } from './handed-over-replicas.ts';
 import type { ApplyResult, DesiredObject, ObjectApplier, RemoveResult } from './object-applier.ts';
 import { DEFAULT_APPLY_CONCURRENCY, runPlan } from './plan-runner.ts';
@@ -212,7 +212,7 @@ function desiredOf(change: Upsert): DesiredObject {
  * A diff with its changes split into what to apply and what to remove. The diff's own list is not kept,
  * so each object's parsed manifest can be let go once it is written (see syncSource).
  */
-function splitChanges({ changes, ...rest }: SourceDiff): Omit<SourceDiff, 'changes'> & {
+function splitChanges(changes: readonly ManifestChange[]): {
   upserts: Array<Upsert | undefined>;
   removals: Array<Removal | undefined>;
 } {
@@ -222,7 +222,7 @@ function splitChanges({ changes, ...rest }: SourceDiff): Omit<SourceDiff, 'chang
     if (c.change === 'removed') removals.push(c);
     else upserts.push(c);
   }
-  return { ...rest, upserts, removals };
+  return { upserts, removals };
 }
 
 /** The plan of a diff's applies (in a function of its own, so no list of planned objects outlives it). */
@@ -252,7 +252,7 @@ function planRemovals(removals: ReadonlyArray<Removal | undefined>, defaultNames
  * change, and reports those objects updated.)
  */
 function knownToDiffer(
-  diff: Pick<SourceDiff, 'basis' | 'history'>,
+  diff: Pick<SourceDiffHeader, 'basis' | 'history'>,
   stored: SourceStatus | undefined,
 ): boolean {
   return diff.basis === 'incremental' && diff.history === 'fast-forward' && stored?.phase !== 'Failed';
@@ -347,7 +347,12 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
   // that is now the newest head seen.
   if (commit !== target && ticket !== undefined) await deps.heads?.record(git.name, ticket, commit);
   if (commit === previous) return upToDate(deps, stored.status, previous, attemptAt, fetchSeconds);
-  const diff = splitChanges(await git.diffReport(previous, commit));
+  // The commit's Rollouts and what they may wait for are compared (and written) first, while the rest
+  // of a large commit is parsed: thousands of unrelated objects do not hold back a changed Rollout.
+  const diff = await git.diffInParts(previous, commit, {
+    kinds: ['Rollout'],
+    needsOf: (object) => needsOfObject(object, { defaultNamespace: deps.defaultNamespace }),
+  });
   // A fast-forward is newer by construction; anything else is checked against the synced history.
   if (
     previous !== undefined &&
@@ -374,12 +379,7 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
     ...(previous ? { previous } : {}),
     applied: [],
     removed: [],
-    problems: diff.problems.map((p) => ({
-      ...(p.key ? { key: p.key } : {}),
-      file: p.file,
-      line: p.line,
-      message: p.message,
-    })),
+    problems: [],
     fetchSeconds,
   };
   let transient: unknown;
@@ -398,49 +398,75 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
   };
 
   const author = await git.commitAuthor(commit);
-  const { upserts, removals } = diff;
   const concurrency = deps.applyConcurrency ?? DEFAULT_APPLY_CONCURRENCY;
   const withoutRead = knownToDiffer(diff, stored.status);
-  // Filled by index and flattened in plan order, so the report does not depend on which write won a race.
-  const applied: Array<SyncReport['applied'][number] | undefined> = upserts.map(() => undefined);
-  const applyProblems: Array<SyncReport['problems'][number] | undefined> = upserts.map(() => undefined);
-  const applyPlan = planUpserts(upserts, deps.defaultNamespace);
-  await runPlan(applyPlan, concurrency, async (index) => {
-    const upsert = upserts[index] as Upsert;
-    const desired = desiredOf(upsert);
-    // A commit of thousands of objects holds each parsed manifest only until it is written.
-    upserts[index] = undefined;
-    try {
-      const prepared = await withHandedOverReplicas(await applier.prepare(desired, commit, author), applier);
-      if (desired.name === undefined) {
-        const { result, name } = await applier.createGenerated(prepared);
-        applied[index] = { key: desired.key, result, name };
-        if (result === 'created')
-          logger.info({ object: desired.key, name }, 'created under a generated name');
-        return;
+  /** Applies one part's upserts in plan order; the report lists them in that order. */
+  const applyPart = async (upserts: Array<Upsert | undefined>): Promise<void> => {
+    // Filled by index and flattened in plan order, so the report does not depend on which write won a race.
+    const applied: Array<SyncReport['applied'][number] | undefined> = upserts.map(() => undefined);
+    const applyProblems: Array<SyncReport['problems'][number] | undefined> = upserts.map(() => undefined);
+    const applyPlan = planUpserts(upserts, deps.defaultNamespace);
+    await runPlan(applyPlan, concurrency, async (index) => {
+      const upsert = upserts[index] as Upsert;
+      const desired = desiredOf(upsert);
+      // A commit of thousands of objects holds each parsed manifest only until it is written.
+      upserts[index] = undefined;
+      try {
+        const prepared = await withHandedOverReplicas(
+          await applier.prepare(desired, commit, author),
+          applier,
+        );
+        if (desired.name === undefined) {
+          const { result, name } = await applier.createGenerated(prepared);
+          applied[index] = { key: desired.key, result, name };
+          if (result === 'created')
+            logger.info({ object: desired.key, name }, 'created under a generated name');
+          return;
+        }
+        const result = withoutRead
+          ? await applier.applyWithoutRead(prepared, upsert.change === 'changed')
+          : await applier.apply(prepared);
+        applied[index] = { key: desired.key, result };
+        if (result !== 'unchanged') await enqueueIfRollout(deps, desired, prepared);
+      } catch (err) {
+        if (isRetryable(err) && retry(err, desired.key)) return;
+        const repeated = serverErrorOf(err, desired.key, commit, earlierServerErrors);
+        applyProblems[index] = {
+          key: desired.key,
+          file: desired.file,
+          line: desired.line ?? 1,
+          message: repeated ? repeatedServerErrorMessage(repeated) : (err as Error).message,
+        };
       }
-      const result = withoutRead
-        ? await applier.applyWithoutRead(prepared, upsert.change === 'changed')
-        : await applier.apply(prepared);
-      applied[index] = { key: desired.key, result };
-      if (result !== 'unchanged') await enqueueIfRollout(deps, desired, prepared);
-    } catch (err) {
-      if (isRetryable(err) && retry(err, desired.key)) return;
-      const repeated = serverErrorOf(err, desired.key, commit, earlierServerErrors);
-      applyProblems[index] = {
-        key: desired.key,
-        file: desired.file,
-        line: desired.line ?? 1,
-        message: repeated ? repeatedServerErrorMessage(repeated) : (err as Error).message,
-      };
+    });
+    for (const index of applyPlan.order) {
+      const done = applied[index];
+      if (done) report.applied.push(done);
+      const problem = applyProblems[index];
+      if (problem) applyProblemsInOrder.push(problem);
     }
-  });
-  for (const index of applyPlan.order) {
-    const done = applied[index];
-    if (done) report.applied.push(done);
-    const problem = applyProblems[index];
-    if (problem) report.problems.push(problem);
-  }
+  };
+  const applyProblemsInOrder: SyncReport['problems'] = [];
+  // The first part is written while the rest is parsed (parsing gives the event loop a turn now and
+  // then); the rest is written once the first part has settled, so nothing of it runs before what a
+  // Rollout needs, and no more than `concurrency` writes are ever in flight.
+  const first = splitChanges(diff.first.changes);
+  const [rest] = await Promise.all([diff.rest(), applyPart(first.upserts)]);
+  const later = splitChanges(rest.changes);
+  await applyPart(later.upserts);
+  report.problems.push(
+    ...sortDiff({ changes: [], problems: [...diff.first.problems, ...rest.problems] }).problems.map((p) => ({
+      ...(p.key ? { key: p.key } : {}),
+      file: p.file,
+      line: p.line,
+      message: p.message,
+    })),
+    ...applyProblemsInOrder,
+  );
+  const removals = sortDiff({
+    changes: [...first.removals, ...later.removals] as ManifestChange[],
+    problems: [],
+  }).changes as Array<Removal | undefined>;
 
   const removed: Array<SyncReport['removed'][number] | undefined> = removals.map(() => undefined);
   const removeProblems: Array<SyncReport['problems'][number] | undefined> = removals.map(() => undefined);

@@ -177,6 +177,74 @@ async function pollAndSync(d: SourceSyncDeps): Promise<Awaited<ReturnType<typeof
   return syncSource(d);
 }
 
+describe('a large commit', () => {
+  /** A Rollout that mounts `configMap` (so its sync waits for it). */
+  const mountingRollout = (image: string, configMap: string): string =>
+    rolloutYaml({ image }).replace(
+      '    spec:\n      containers:',
+      `    spec:\n      volumes:\n        - name: conf\n          configMap: { name: ${configMap} }\n      containers:`,
+    );
+
+  it('writes its changed Rollout after the ConfigMap it mounts and before any of 300 unrelated ConfigMaps', async () => {
+    await installCrds(clients, rollgateCrds());
+    const events: string[] = [];
+    const withQueue: SourceSyncDeps = {
+      ...deps,
+      enqueueReconcile: async ({ name }) => void events.push(`queued Rollout ${name}`),
+    };
+    const applier = deps.applier as ObjectApplier;
+    const nameOf = (prepared: Record<string, unknown>): string =>
+      `${String(prepared.kind)} ${String((prepared.metadata as { name?: unknown }).name)}`;
+    const apply = applier.apply.bind(applier);
+    applier.apply = async (prepared) => {
+      events.push(`start ${nameOf(prepared)}`);
+      const result = await apply(prepared);
+      events.push(`end ${nameOf(prepared)}`);
+      return result;
+    };
+    const applyWithoutRead = applier.applyWithoutRead.bind(applier);
+    applier.applyWithoutRead = async (prepared, knownToExist) => {
+      events.push(`start ${nameOf(prepared)}`);
+      const result = await applyWithoutRead(prepared, knownToExist);
+      events.push(`end ${nameOf(prepared)}`);
+      return result;
+    };
+    work.write({
+      'web.yaml': mountingRollout('web:1', 'web-config'),
+      'web-config.yaml': configMapYaml('web-config', { version: '1' }),
+    });
+    work.commit('a rollout');
+    await work.push(`${server.url}/apps.git`);
+    await pollAndSync(withQueue);
+
+    const files: Record<string, string> = {
+      'web.yaml': mountingRollout('web:2', 'web-config'),
+      'web-config.yaml': configMapYaml('web-config', { version: '2' }),
+    };
+    for (let i = 0; i < 300; i++)
+      files[`many/unrelated-${String(i).padStart(3, '0')}.yaml`] = configMapYaml(`unrelated-${i}`, {
+        i: String(i),
+      });
+    work.write(files);
+    work.commit('a new image, its ConfigMap, and 300 unrelated ConfigMaps');
+    await work.push(`${server.url}/apps.git`);
+    events.length = 0;
+    const report = await pollAndSync(withQueue);
+
+    expect(report.applied).toHaveLength(302);
+    expect(report.problems).toEqual([]);
+    const at = (event: string): number => events.indexOf(event);
+    expect(at('end ConfigMap web-config')).toBeGreaterThanOrEqual(0);
+    expect(at('start Rollout web')).toBeGreaterThan(at('end ConfigMap web-config'));
+    // Nothing unrelated was started before the Rollout was written and queued for reconcile.
+    const firstUnrelated = events.findIndex((e) => e.startsWith('start ConfigMap unrelated-'));
+    expect(firstUnrelated).toBeGreaterThan(at('queued Rollout web'));
+    expect(events.filter((e) => e.startsWith('end ConfigMap unrelated-'))).toHaveLength(300);
+    const live = await clients.core.readNamespacedConfigMap({ name: 'web-config', namespace: 'default' });
+    expect(live.data?.version).toBe('2');
+  });
+});
+
 describe('applying and pruning', () => {
   it('keeps an object removed from Git while prune is off and lists it as pending; deletes it with prune on', async () => {
     work.write({
