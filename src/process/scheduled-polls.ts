@@ -5,6 +5,9 @@ import type { PollLease } from '../queue/poll-lease.ts';
 import type { PollSchedule } from '../queue/poll-queue.ts';
 import { PollTimetable } from '../queue/poll-timetable.ts';
 
+/** How long a stop waits for the lease's release before leaving it to run out. */
+const RELEASE_WAIT_MS = 1_000;
+
 export interface ScheduledPollsOptions {
   lease: Pick<PollLease, 'hold' | 'release'>;
   /** This process's id in the lease (unique per process). */
@@ -130,6 +133,15 @@ export class ScheduledPolls {
     this.stopped = true;
     this.validUntil = 0;
     if (!options.force) await Promise.allSettled([...this.running]);
-    await this.options.lease.release(this.options.holder).catch(() => undefined);
+    // Bounded: Redis may go away during the stop, and the release would wait for it; the lease then runs
+    // out by itself within its TTL.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.options.lease.release(this.options.holder).catch(() => undefined),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, RELEASE_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
   }
 }

@@ -127,4 +127,23 @@ describe('ScheduledPolls', () => {
     for (const { source } of sources.slice(1))
       expect(started.filter((s) => s.source === source).length).toBeGreaterThanOrEqual(2);
   });
+
+  it('stops within a second when Redis went away and the lease cannot be given up', async () => {
+    const clock = new ManualClock();
+    const polls = new ScheduledPolls({
+      // A Redis that stopped answering: every command waits for a reconnect that never comes.
+      lease: { hold: () => Promise.resolve(true), release: () => new Promise<void>(() => undefined) },
+      holder: 'a',
+      schedules: sources,
+      poll: () => Promise.resolve(),
+      clock,
+      leaseTtlMs: 6_000,
+    });
+    await polls.tick();
+    expect(polls.holding).toBe(true);
+    const started = performance.now();
+    await polls.stop();
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(polls.holding).toBe(false);
+  });
 });
