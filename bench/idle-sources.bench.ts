@@ -6,6 +6,7 @@ import { cpSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { GitSource } from '../src/git/source.ts';
+import { createRedisConnection } from '../src/queue/redis-connection.ts';
 import { createKubeClients } from '../src/kube/client.ts';
 import { ConfigMapSourceStateStore } from '../src/sync/source-state-store.ts';
 import { configMapYaml, createBareRepository, WorkingCopy } from '../test/support/git-fixtures.ts';
@@ -72,7 +73,13 @@ export async function run(): Promise<BenchResult[]> {
     // 5 minutes): the window holds the steady state of unchanged polls.
     await new Promise((resolve) => setTimeout(resolve, (INTERVAL_S + 5) * 1000));
     loads.push(loadavg()[0] ?? 0);
+    // Commands Redis processed (INFO stats): how much queue and record traffic a poll costs, free of the
+    // CPU noise of a shared machine. The bench's own INFO calls add two.
+    const redisStats = createRedisConnection(redis.url);
+    const redisCommands = async (): Promise<number> =>
+      Number(/total_commands_processed:(\d+)/.exec(await redisStats.info('stats'))?.[1] ?? 0);
     const before = {
+      redisCommands: await redisCommands(),
       rollgate: ownCpuSeconds(),
       sandbox: cpuSecondsOf(sandbox.pid),
       redis: cpuSecondsOf(redis.pid),
@@ -87,6 +94,8 @@ export async function run(): Promise<BenchResult[]> {
     const redisCpu = cpuSecondsOf(redis.pid) - before.redis;
     const gitRequests = git.requestCount() - before.gitRequests;
     const apiRequests = (await sandbox.requests()) - before.apiRequests;
+    const redisCommandCount = (await redisCommands()) - before.redisCommands;
+    redisStats.disconnect();
     const rss = process.memoryUsage().rss / 2 ** 20;
     loads.push(loadavg()[0] ?? 0);
     await world.stopRollgate();
@@ -127,7 +136,7 @@ export async function run(): Promise<BenchResult[]> {
         name: 'same window: sandbox and Redis CPU',
         value: Number((((sandboxCpu + redisCpu) / seconds) * 100).toFixed(1)),
         unit: '% of one core',
-        notes: `sandbox ${sandboxCpu.toFixed(1)} s (${(apiRequests / Math.max(polls, 1)).toFixed(2)} API requests per poll), Redis ${redisCpu.toFixed(1)} s`,
+        notes: `sandbox ${sandboxCpu.toFixed(1)} s (${(apiRequests / Math.max(polls, 1)).toFixed(2)} API requests per poll), Redis ${redisCpu.toFixed(1)} s (${(redisCommandCount / Math.max(polls, 1)).toFixed(1)} commands per poll)`,
       },
       {
         name: `first sync of all ${N} sources (start → every commit recorded)`,

@@ -1,13 +1,15 @@
-// The poller process: poll jobs (one ref check per source), sync jobs (fetch, diff, apply), drift checks.
+// The poller process: polls (one ref check per source: scheduled in-process, webhook ones as jobs), sync jobs, drift checks.
+import { randomUUID } from 'node:crypto';
 import { join, isAbsolute } from 'node:path';
 import { resolveSourceAuth, type SourceConfig } from '../config/index.ts';
 import { GitSourceError } from '../git/errors/git-source-error.ts';
 import { GitSource } from '../git/source.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
 import { RedisObservedHeads } from '../queue/observed-heads.ts';
+import { PollLease } from '../queue/poll-lease.ts';
 import { enqueueEverything, openRollgateQueues, type RollgateQueues } from '../queue/rollgate-queues.ts';
 import type { JobOutcome } from '../queue/job-outcome.ts';
-import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
+import { defaultWorkerName, startWorker, type RunningWorker } from '../queue/start-worker.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
 import { parseDuration } from '../spec/duration.ts';
 import { ObjectApplier } from '../sync/object-applier.ts';
@@ -18,6 +20,7 @@ import type { DependencyHealth } from '../server/dependency-health.ts';
 import type { Runtime } from './runtime.ts';
 import type { StartStepRunner } from './start-step-runner.ts';
 import { LargeSyncCollection } from './large-sync-collection.ts';
+import { ScheduledPolls } from './scheduled-polls.ts';
 
 /** A configured source with what its poll and sync jobs use (built once: caches live between jobs). */
 interface PolledSource {
@@ -28,9 +31,11 @@ interface PolledSource {
 
 export interface RunningPoller {
   queues: RollgateQueues;
-  /** The poll and sync workers. */
+  /** The poll and sync workers (the poll worker runs webhook and start polls). */
   workers: readonly RunningWorker[];
-  /** Recreates the poll schedulers and polls every source once (start, Redis emptied). */
+  /** The scheduled polls of every source, run here while this process holds the poll lease. */
+  scheduledPolls: ScheduledPolls;
+  /** Polls every source once and removes poll schedulers left by earlier versions (start, Redis emptied). */
   enqueueAll(): Promise<void>;
   stop(options?: { force?: boolean }): Promise<void>;
 }
@@ -43,6 +48,8 @@ export interface PollerOptions {
   atStart?: StartStepRunner;
   /** Where each poll's outcome is recorded as its source's health (/readyz, rollgate_dependency_up). */
   health?: DependencyHealth;
+  /** How often the scheduled polls look for due sources, in ms (default 250). */
+  scheduledPollTickMs?: number;
 }
 
 /** A per-key lock: one sync of a source at a time in this process (BullMQ dedups across processes). */
@@ -60,7 +67,7 @@ function keyedLock(): <T>(key: string, fn: () => Promise<T>) => Promise<T> {
   };
 }
 
-/** Starts the poll and sync workers, the poll schedulers, and a first poll of every source. */
+/** Starts the poll and sync workers, the scheduled polls (under the poll lease), and a first poll of every source. */
 export async function startPoller(runtime: Runtime, options: PollerOptions = {}): Promise<RunningPoller> {
   const { config, logger, redis, clock } = runtime;
   const log = logger.child({ component: 'poller' });
@@ -119,69 +126,84 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     reason: `source ${source} is not configured here`,
   });
 
-  const pollWorker: RunningWorker = startWorker(
-    'poll',
-    async (payload) => {
-      const entry = sources.get(payload.source);
-      if (!entry) return notConfigured(payload.source);
-      const { deps } = entry;
-      try {
-        const attemptAt = clock.now().toISOString();
-        const check = await checkSource(deps);
-        options.health?.up({ kind: 'git', source: payload.source });
-        metrics.pollsTotal.inc({ source: payload.source, result: check.changed ? 'changed' : 'unchanged' });
-        const { head } = check;
-        if (check.changed && head) {
-          // One sync per new head: none when a sync already covers it (see SyncQueue.request).
-          const requested = await queues.sync.request({
-            v: 1,
-            source: payload.source,
-            commit: head,
-            previousCommit: check.last ?? null,
-            objects: [],
-          });
-          log.debug({ source: payload.source, commit: head, requested }, 'new head seen');
-          return { kind: 'done' };
-        }
-        // Git answers again and the branch is where the last sync left it: the status says so again.
-        if (head && recoveredStatus(check.status, { head, attemptAt })) {
-          await state.updateStatus(payload.source, (last) => recoveredStatus(last, { head, attemptAt }));
-        }
-        const every = options.driftCheckEveryMs ?? Math.max(300_000, parseDuration(entry.config.interval));
-        const last = lastDriftCheck.get(payload.source) ?? 0;
-        if (clock.now().getTime() - last >= every) {
-          lastDriftCheck.set(payload.source, clock.now().getTime());
-          await withSourceLock(payload.source, () => checkDrift(deps));
-        }
-        return { kind: 'done' };
-      } catch (err) {
-        metrics.pollsTotal.inc({ source: payload.source, result: 'error' });
-        const message = `poll failed: ${(err as Error).message}`;
-        // Only a Git error says the remote is unwell: a failing API server or Redis says nothing of Git.
-        if (err instanceof GitSourceError)
-          options.health?.down({ kind: 'git', source: payload.source }, err.message);
-        await state
-          .updateStatus(payload.source, (last) =>
-            failedStatus(last, { message, attemptAt: clock.now().toISOString() }),
-          )
-          .catch(() => undefined);
-        log.warn(
-          { source: payload.source, err: (err as Error).message },
-          'poll failed; the cluster is left as it is',
-        );
-        // The next scheduled poll tries again; a failing remote must not pile up retries.
+  /**
+   * One poll of `source`: a ref check; a sync request when the head moved; otherwise the status brought
+   * back to "synced" after a failure and, now and then, a drift check. Reports a failure itself (status,
+   * metrics, log) and never throws: the next scheduled poll tries again.
+   */
+  const pollSource = async (source: string): Promise<JobOutcome> => {
+    const entry = sources.get(source);
+    if (!entry) return notConfigured(source);
+    const { deps } = entry;
+    try {
+      const attemptAt = clock.now().toISOString();
+      const check = await checkSource(deps);
+      options.health?.up({ kind: 'git', source });
+      metrics.pollsTotal.inc({ source, result: check.changed ? 'changed' : 'unchanged' });
+      const { head } = check;
+      if (check.changed && head) {
+        // One sync per new head: none when a sync already covers it (see SyncQueue.request).
+        const requested = await queues.sync.request({
+          v: 1,
+          source,
+          commit: head,
+          previousCommit: check.last ?? null,
+          objects: [],
+        });
+        log.debug({ source, commit: head, requested }, 'new head seen');
         return { kind: 'done' };
       }
-    },
-    {
-      connection: redis,
-      prefix: config.redis.prefix,
-      concurrency: 4,
-      lockDuration: config.workers.lockDurationMs,
-      logger: log,
-      onJobFinished: (e) => metrics.observeJobFinished(e),
-    },
-  );
+      // Git answers again and the branch is where the last sync left it: the status says so again.
+      if (head && recoveredStatus(check.status, { head, attemptAt })) {
+        await state.updateStatus(source, (last) => recoveredStatus(last, { head, attemptAt }));
+      }
+      const every = options.driftCheckEveryMs ?? Math.max(300_000, parseDuration(entry.config.interval));
+      const last = lastDriftCheck.get(source) ?? 0;
+      if (clock.now().getTime() - last >= every) {
+        lastDriftCheck.set(source, clock.now().getTime());
+        await withSourceLock(source, () => checkDrift(deps));
+      }
+      return { kind: 'done' };
+    } catch (err) {
+      metrics.pollsTotal.inc({ source, result: 'error' });
+      const message = `poll failed: ${(err as Error).message}`;
+      // Only a Git error says the remote is unwell: a failing API server or Redis says nothing of Git.
+      if (err instanceof GitSourceError) options.health?.down({ kind: 'git', source }, err.message);
+      await state
+        .updateStatus(source, (last) => failedStatus(last, { message, attemptAt: clock.now().toISOString() }))
+        .catch(() => undefined);
+      log.warn({ source, err: (err as Error).message }, 'poll failed; the cluster is left as it is');
+      // The next scheduled poll tries again; a failing remote must not pile up retries.
+      return { kind: 'done' };
+    }
+  };
+
+  // The poll of each source running in this process, if any: a scheduled poll never starts beside it
+  // (it is skipped, so a slow source holds up nobody), a webhook or start poll runs right after it.
+  const runningPolls = new Map<string, Promise<JobOutcome>>();
+  const trackPoll = (source: string, run: Promise<JobOutcome>): Promise<JobOutcome> => {
+    runningPolls.set(source, run);
+    void run.finally(() => {
+      if (runningPolls.get(source) === run) runningPolls.delete(source);
+    });
+    return run;
+  };
+  const pollAfterRunning = (source: string): Promise<JobOutcome> => {
+    const before = runningPolls.get(source) ?? Promise.resolve();
+    return trackPoll(
+      source,
+      before.catch(() => undefined).then(() => pollSource(source)),
+    );
+  };
+
+  const pollWorker: RunningWorker = startWorker('poll', async (payload) => pollAfterRunning(payload.source), {
+    connection: redis,
+    prefix: config.redis.prefix,
+    concurrency: 4,
+    lockDuration: config.workers.lockDurationMs,
+    logger: log,
+    onJobFinished: (e) => metrics.observeJobFinished(e),
+  });
 
   const largeSyncCollection = new LargeSyncCollection({ clock });
   const syncWorker: RunningWorker = startWorker(
@@ -226,15 +248,34 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   };
   if (options.atStart) await options.atStart('redis', 'enqueue the polls of every source', enqueueAll);
   else await enqueueAll();
+  const scheduledPolls = new ScheduledPolls({
+    lease: new PollLease(redis, config.redis.prefix),
+    holder: `${defaultWorkerName()}:${randomUUID().slice(0, 8)}`,
+    schedules,
+    // A scheduled poll never waits behind a running poll of its source: it is skipped (see runningPolls).
+    poll: (source) =>
+      runningPolls.has(source) ? undefined : trackPoll(source, pollSource(source)).then(() => undefined),
+    clock,
+    // A dead holder's polls move as fast as a dead worker's jobs: same lock duration.
+    leaseTtlMs: config.workers.lockDurationMs,
+    ...(options.scheduledPollTickMs !== undefined ? { tickMs: options.scheduledPollTickMs } : {}),
+    logger: log,
+  });
+  scheduledPolls.start();
   log.info({ sources: schedules.map((s) => s.source) }, 'poller started');
 
   return {
     queues,
     workers: [pollWorker, syncWorker],
+    scheduledPolls,
     enqueueAll,
     async stop(stopOptions) {
       largeSyncCollection.stop();
-      await Promise.all([pollWorker.stop(stopOptions), syncWorker.stop(stopOptions)]);
+      await Promise.all([
+        scheduledPolls.stop(stopOptions),
+        pollWorker.stop(stopOptions),
+        syncWorker.stop(stopOptions),
+      ]);
       await queues.close();
       for (const { git } of sources.values()) await git.close();
     },

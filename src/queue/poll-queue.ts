@@ -1,14 +1,13 @@
-// The poll queue: a job scheduler per source at its interval, and coalesced on-demand polls.
+// The poll queue: coalesced on-demand polls (webhook, start), and the removal of old per-source schedulers.
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { enqueueDeduplicated, type EnqueueResult } from './deduplicated-enqueue.ts';
 import { jobDefaults } from './job-defaults.ts';
 import type { PollPayload, PollReason } from './job-payloads.ts';
 import { openQueue } from './open-queue.ts';
-import { pollOffsetMs } from './poll-offset.ts';
 import type { QueueConnectionOptions } from './queue-connection.ts';
 
-/** A source as the poll schedule sees it. */
+/** A source as the poll timetable sees it. */
 export interface PollSchedule {
   /** The source's configured name (unique). */
   source: string;
@@ -64,25 +63,10 @@ export class PollQueue {
   }
 
   /**
-   * Creates or updates the job scheduler that polls `source` every `intervalMs` (any process may call
-   * it), at its own offset within the interval (see {@link pollOffsetMs}).
+   * The sources that have a BullMQ job scheduler, with their intervals. Scheduled polls no longer use
+   * them (the poll lease's holder polls in-process, see ScheduledPolls); versions before that left one
+   * per source, each still adding a job every interval.
    */
-  async upsertSchedule(schedule: PollSchedule): Promise<void> {
-    if (!(schedule.intervalMs > 0)) throw new RangeError(`poll interval of ${schedule.source} must be > 0`);
-    const payload: PollPayload = { v: 1, source: schedule.source, reason: 'schedule' };
-    await this.queue.upsertJobScheduler(
-      `${SCHEDULER_ID_PREFIX}${schedule.source}`,
-      { every: schedule.intervalMs, offset: pollOffsetMs(schedule.source, schedule.intervalMs) },
-      { name: 'poll', data: payload, opts: jobDefaults('poll') },
-    );
-  }
-
-  /** Removes the scheduler of `source`; true when one existed. */
-  async removeSchedule(source: string): Promise<boolean> {
-    return this.queue.removeJobScheduler(`${SCHEDULER_ID_PREFIX}${source}`);
-  }
-
-  /** The sources that currently have a scheduler, with their intervals. */
   async listSchedules(): Promise<PollSchedule[]> {
     const schedulers = await this.queue.getJobSchedulers(0, -1, true);
     return schedulers
@@ -90,18 +74,12 @@ export class PollQueue {
       .map((s) => ({ source: s.key.slice(SCHEDULER_ID_PREFIX.length), intervalMs: s.every ?? 0 }));
   }
 
-  /**
-   * Makes the schedulers match `schedules` exactly: upserts each one (a changed interval takes effect)
-   * and removes the schedulers of sources no longer configured. Returns the removed source names.
-   */
-  async syncSchedules(schedules: readonly PollSchedule[]): Promise<string[]> {
-    const wanted = new Set(schedules.map((s) => s.source));
+  /** Removes every per-source job scheduler (left by an earlier version); returns their sources. */
+  async removeSchedules(): Promise<string[]> {
     const removed: string[] = [];
-    for (const existing of await this.listSchedules()) {
-      if (!wanted.has(existing.source) && (await this.removeSchedule(existing.source)))
-        removed.push(existing.source);
+    for (const { source } of await this.listSchedules()) {
+      if (await this.queue.removeJobScheduler(`${SCHEDULER_ID_PREFIX}${source}`)) removed.push(source);
     }
-    for (const schedule of schedules) await this.upsertSchedule(schedule);
     return removed;
   }
 

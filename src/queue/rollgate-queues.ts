@@ -46,14 +46,15 @@ export function openRollgateQueues(
 
 /** What a resync found to enqueue. */
 export interface ResyncReport {
+  /** Sources whose BullMQ job scheduler, left by an earlier version, was removed. */
   schedulersRemoved: string[];
   pollsEnqueued: number;
   reconcilesEnqueued: number;
 }
 
 /**
- * Re-derives all work (level-triggered): makes the poll schedulers match the configured sources,
- * enqueues a `start` poll of every source and a reconcile of every known rollout (`namespace/name`,
+ * Re-derives all work (level-triggered): removes the per-source poll schedulers an earlier version
+ * left (scheduled polls now run in the poll lease's holder), enqueues a `start` poll of every source and a reconcile of every known rollout (`namespace/name`,
  * listed from the cluster). Everything is deduplicated, so running it twice, or in several processes
  * at once, costs nothing more than the Redis round trips.
  */
@@ -61,7 +62,7 @@ export async function enqueueEverything(
   queues: Pick<RollgateQueues, 'poll' | 'reconcile'>,
   known: { sources: readonly PollSchedule[]; rollouts: readonly string[] },
 ): Promise<ResyncReport> {
-  const schedulersRemoved = await queues.poll.syncSchedules(known.sources);
+  const schedulersRemoved = await queues.poll.removeSchedules();
   for (const source of known.sources) await queues.poll.enqueuePoll(source.source, 'start');
   for (const key of known.rollouts) await queues.reconcile.enqueue(key);
   return {

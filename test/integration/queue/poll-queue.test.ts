@@ -1,4 +1,4 @@
-// Poll queue against the real Redis: schedulers per source, coalesced webhook polls.
+// Poll queue against the real Redis: coalesced webhook polls, old per-source schedulers removed.
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { PollQueue } from '../../../src/queue/poll-queue.ts';
 import { startWorker, type RunningWorker } from '../../../src/queue/start-worker.ts';
@@ -97,54 +97,18 @@ describe('PollQueue', () => {
     await eventually('the poll after the push', () => polls.length === 2, { timeoutMs: 3_000 });
   });
 
-  it('keeps one scheduler per source, updates intervals, removes dropped sources', async () => {
-    await queue.syncSchedules([
-      { source: 'apps', intervalMs: 30_000 },
-      { source: 'infra', intervalMs: 60_000 },
-    ]);
-    expect((await queue.listSchedules()).sort((a, b) => a.source.localeCompare(b.source))).toEqual([
-      { source: 'apps', intervalMs: 30_000 },
-      { source: 'infra', intervalMs: 60_000 },
-    ]);
-    const removed = await queue.syncSchedules([{ source: 'apps', intervalMs: 10_000 }]);
-    expect(removed).toEqual(['infra']);
-    expect(await queue.listSchedules()).toEqual([{ source: 'apps', intervalMs: 10_000 }]);
-    expect(await queue.removeSchedule('apps')).toBe(true);
+  it('removes the per-source schedulers an earlier version left, so they add no more polls', async () => {
+    // As versions before the poll lease created them: one BullMQ job scheduler per source.
+    for (const source of ['apps', 'infra'])
+      await queue.queue.upsertJobScheduler(
+        `source:${source}`,
+        { every: 30_000 },
+        { name: 'poll', data: { v: 1, source, reason: 'schedule' } },
+      );
+    expect((await queue.listSchedules()).map((s) => s.source).sort()).toEqual(['apps', 'infra']);
+    expect((await queue.removeSchedules()).sort()).toEqual(['apps', 'infra']);
     expect(await queue.listSchedules()).toEqual([]);
-  });
-
-  it('spreads the scheduled polls of many sources over the interval instead of running them all at once', async () => {
-    const intervalMs = 30_000;
-    const sources = Array.from({ length: 100 }, (_, i) => `team-${i}/apps`);
-    await queue.syncSchedules(sources.map((source) => ({ source, intervalMs })));
-    const delayed = await queue.queue.getDelayed(0, -1);
-    expect(delayed).toHaveLength(100);
-    // Each next run's place within the interval, in tenths of it.
-    const tenths = new Array<number>(10).fill(0);
-    for (const job of delayed) {
-      const at = (job.timestamp + job.delay) % intervalMs;
-      tenths[Math.floor((at / intervalMs) * 10)] = (tenths[Math.floor((at / intervalMs) * 10)] ?? 0) + 1;
-    }
-    expect(tenths.filter((n) => n > 0).length).toBeGreaterThanOrEqual(8);
-    expect(Math.max(...tenths)).toBeLessThanOrEqual(25);
-    // Upserting again (another process, a restart) keeps each source where it was.
-    const before = new Map(delayed.map((j) => [(j.data as PollPayload).source, j.timestamp + j.delay]));
-    await queue.syncSchedules(sources.map((source) => ({ source, intervalMs })));
-    for (const job of await queue.queue.getDelayed(0, -1))
-      expect(job.timestamp + job.delay).toBe(before.get((job.data as PollPayload).source));
-  });
-
-  it('runs scheduled polls at the interval, once per tick across several workers', async () => {
-    const polls: PollPayload[] = [];
-    pollWorker(polls);
-    pollWorker(polls);
-    await queue.upsertSchedule({ source: 'apps', intervalMs: 250 });
-    await eventually('three scheduled polls', () => polls.length >= 3, { timeoutMs: 5_000 });
-    const started = performance.now();
-    const before = polls.length;
-    await new Promise((r) => setTimeout(r, 1_000));
-    const perSecond = ((polls.length - before) * 1_000) / (performance.now() - started);
-    expect(perSecond).toBeLessThanOrEqual(5.5);
-    expect(polls.every((p) => p.source === 'apps' && p.reason === 'schedule')).toBe(true);
+    expect(await queue.queue.getDelayed(0, -1)).toEqual([]);
+    expect(await queue.removeSchedules()).toEqual([]);
   });
 });
