@@ -19,7 +19,7 @@ import { checkDrift, checkSource, syncSource, type SourceSyncDeps } from '../syn
 import type { DependencyHealth } from '../server/dependency-health.ts';
 import type { Runtime } from './runtime.ts';
 import type { StartStepRunner } from './start-step-runner.ts';
-import { LargeSyncCollection } from './large-sync-collection.ts';
+import { LargeSyncCollection, type LargeSyncCollectionOptions } from './large-sync-collection.ts';
 import { ScheduledPolls } from './scheduled-polls.ts';
 
 /** A configured source with what its poll and sync jobs use (built once: caches live between jobs). */
@@ -50,6 +50,8 @@ export interface PollerOptions {
   health?: DependencyHealth;
   /** How often the scheduled polls look for due sources, in ms (default 250). */
   scheduledPollTickMs?: number;
+  /** When and how the heap a large sync grew is given back (defaults: LargeSyncCollection's). */
+  largeSyncCollection?: Omit<LargeSyncCollectionOptions, 'clock'>;
 }
 
 /** A per-key lock: one sync of a source at a time in this process (BullMQ dedups across processes). */
@@ -205,7 +207,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     onJobFinished: (e) => metrics.observeJobFinished(e),
   });
 
-  const largeSyncCollection = new LargeSyncCollection({ clock });
+  const largeSyncCollection = new LargeSyncCollection({ ...options.largeSyncCollection, clock });
   const syncWorker: RunningWorker = startWorker(
     'sync',
     async (payload, context) => {

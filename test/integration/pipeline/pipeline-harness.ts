@@ -9,6 +9,7 @@ import { createRollgateMetrics, type RollgateMetrics } from '../../../src/server
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { startProcess, type RunningProcess } from '../../../src/process/start-process.ts';
 import { openRuntime } from '../../../src/process/runtime.ts';
+import type { PollerOptions } from '../../../src/process/start-poller.ts';
 import { createBareRepository, makeTempDir, WorkingCopy, type TempDir } from '../../support/git-fixtures.ts';
 import { postGithubPush } from '../../support/github-push.ts';
 
@@ -44,6 +45,8 @@ export interface Pipeline {
       redisUrl: string;
       /** The process's logger (default: silent). */
       logger: Logger;
+      /** Poller options beside the harness's own (a drift check every 500 ms). */
+      poller: PollerOptions;
     }>,
   ): Promise<RunningProcess>;
   /** Polls the process has run, of any result (from its own metrics registry). */
@@ -132,7 +135,7 @@ export async function startPipeline(
         role: 'all',
         metrics,
         redisCheckIntervalMs: 500,
-        poller: { driftCheckEveryMs: 500 },
+        poller: { driftCheckEveryMs: 500, ...overrides.poller },
       });
       processes.push(running);
       metricsOf.set(running, metrics);
