@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { freeLoopbackPort } from '../../src/demo/free-loopback-port.ts';
+import { closedLoopbackPort } from './closed-port.ts';
 import { redisAnswers } from '../../src/demo/redis-answers.ts';
 import { eventually } from './eventually.ts';
 
@@ -18,7 +18,8 @@ export interface RestartableRedis {
 }
 
 export async function startRestartableRedis(): Promise<RestartableRedis> {
-  const port = await freeLoopbackPort();
+  // Closed between a kill and the next start: a port no other file's server can be given meanwhile.
+  const port = await closedLoopbackPort();
   const dir = mkdtempSync(join(tmpdir(), 'rollgate-own-redis-'));
   const url = `redis://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;

@@ -6,11 +6,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startPrivateRedisServer, type PrivateRedisServer } from '../../../src/demo/private-redis-server.ts';
 import { createRedisConnection } from '../../../src/queue/redis-connection.ts';
 import { ReconcileQueue } from '../../../src/queue/reconcile-queue.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { eventually } from '../../support/eventually.ts';
+import { startRestartableRedis, type RestartableRedis } from '../../support/restartable-redis.ts';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 
@@ -58,7 +58,8 @@ describe('rollgate run stopping', () => {
   const dir = mkdtempSync(join(tmpdir(), 'rollgate-shutdown-'));
   let sandbox: Sandbox;
   let kubeconfig: string;
-  let redis: PrivateRedisServer | undefined;
+  // Its port stays closed while Redis is gone: no other file's server may be given it (closedLoopbackPort).
+  let redis: RestartableRedis | undefined;
   let rollgate: RunningRollgate | undefined;
 
   beforeAll(async () => {
@@ -80,8 +81,8 @@ describe('rollgate run stopping', () => {
   });
 
   /** Starts this test's own redis-server and `rollgate run` on it; resolves once rollgate has started. */
-  async function start(): Promise<{ rollgate: RunningRollgate; redis: PrivateRedisServer; prefix: string }> {
-    redis = await startPrivateRedisServer();
+  async function start(): Promise<{ rollgate: RunningRollgate; redis: RestartableRedis; prefix: string }> {
+    redis = await startRestartableRedis();
     const prefix = `shutdown-${randomUUID().slice(0, 8)}`;
     rollgate = startRollgate([
       '--kubeconfig',

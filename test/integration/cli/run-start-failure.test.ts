@@ -9,6 +9,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { startSandbox } from '../../../src/sandbox/index.ts';
 import { sandboxKubeconfigYaml } from '../../../src/sandbox/sandbox-kubeconfig.ts';
+import { closedLoopbackPort } from '../../support/closed-port.ts';
 import { eventually } from '../../support/eventually.ts';
 import { freePort } from '../../support/global-setup.ts';
 
@@ -53,7 +54,7 @@ describe('rollgate run when it cannot start', () => {
         'apiVersion: v1',
         'kind: Config',
         'clusters: [{ name: c, cluster: { server: "http://127.0.0.1:' +
-          String(await freePort()) +
+          String(await closedLoopbackPort()) +
           '", insecure-skip-tls-verify: true } }]',
         'users: [{ name: u, user: {} }]',
         'contexts: [{ name: x, context: { cluster: c, user: u } }]',

@@ -5,14 +5,14 @@
 import { join } from 'node:path';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freeLoopbackPort } from '../../../src/demo/free-loopback-port.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { ROLLGATE_API_GROUP } from '../../../src/spec/api-version.ts';
 import { eventually } from '../../support/eventually.ts';
 import { makeTempDir, type TempDir } from '../../support/git-fixtures.ts';
 import { startRedisProcess, startSentinelProcess, type RedisProcess } from '../../support/redis-process.ts';
-import { CHECKOUT, startRollgate, type RollgateProcess } from '../../support/rollgate-processes.ts';
+import { installCli, startRollgate, type RollgateProcess } from '../../support/rollgate-processes.ts';
 import { testRollout } from '../reconcile/reconcile-harness.ts';
 
 const PASSWORD = 'master-Pa55word';
@@ -20,6 +20,8 @@ const SENTINEL_PASSWORD = 'sentinel-Pa55word';
 const MASTER = 'rollgate';
 
 let tmp: TempDir;
+/** The run's installed CLI (a bundle of the current source), as the other process tests start it. */
+let cliRoot: string;
 let sandbox: Sandbox;
 let kubeconfig: string;
 let ports: { redis: number; sentinel: number };
@@ -28,6 +30,7 @@ const processes: RollgateProcess[] = [];
 
 beforeAll(async () => {
   tmp = makeTempDir('rollgate-sentinel-cli-');
+  cliRoot = await installCli(inject('runDir'));
   ports = { redis: await freeLoopbackPort(), sentinel: await freeLoopbackPort() };
   servers.push(
     await startRedisProcess(
@@ -58,7 +61,7 @@ afterAll(async () => {
 
 function reconciler(label: string, password: string): RollgateProcess {
   const started = startRollgate(
-    CHECKOUT,
+    cliRoot,
     label,
     'reconciler',
     [
@@ -79,7 +82,7 @@ function reconciler(label: string, password: string): RollgateProcess {
       '--set',
       'log.level=debug',
     ],
-    { ROLLGATE_DEV: '1', RG_TEST_REDIS_PASSWORD: password, RG_TEST_SENTINEL_PASSWORD: SENTINEL_PASSWORD },
+    { RG_TEST_REDIS_PASSWORD: password, RG_TEST_SENTINEL_PASSWORD: SENTINEL_PASSWORD },
   );
   processes.push(started);
   return started;

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../support/global-setup.ts';
+import { closedLoopbackPort } from '../../support/closed-port.ts';
 
 const entry = join(import.meta.dirname, '../../../bin/rollgate.js');
 
@@ -29,7 +29,7 @@ describe('rollgate demo (CLI)', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('exits 1 and names the Redis when REDIS_URL does not answer', async () => {
-    const url = `redis://127.0.0.1:${await freePort()}`;
+    const url = `redis://127.0.0.1:${await closedLoopbackPort()}`;
     const result = await run(['demo', '--exit', '--kubeconfig', join(dir, 'k')], { REDIS_URL: url });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`Redis at ${url} (REDIS_URL) does not answer PING`);

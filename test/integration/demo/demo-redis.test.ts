@@ -1,10 +1,10 @@
 // How the demo finds Redis: an explicit URL, REDIS_URL, the local one, a private redis-server, or clear advice.
 import { describe, expect, inject, it } from 'vitest';
 import { DemoRedisUnavailableError, findDemoRedis, redisAnswers } from '../../../src/demo/index.ts';
-import { freePort } from '../../support/global-setup.ts';
+import { closedLoopbackPort } from '../../support/closed-port.ts';
 
 /** A Redis URL that does not answer: a loopback port that was free and is closed again. */
-const silentRedisUrl = async (): Promise<string> => `redis://127.0.0.1:${await freePort()}`;
+const silentRedisUrl = async (): Promise<string> => `redis://127.0.0.1:${await closedLoopbackPort()}`;
 
 describe('findDemoRedis', () => {
   it('uses REDIS_URL when it answers, and leaves it running', async () => {

@@ -8,7 +8,7 @@ import { pushPromotionCommit } from '../../../src/git/promotion-branch.ts';
 import type { PromotionCommitRequest } from '../../../src/git/promotion-branch.ts';
 import { serveGitRepositories } from '../../../src/git/smart-http-server.ts';
 import type { GitServer } from '../../../src/git/smart-http-server.ts';
-import { freePort } from '../../support/global-setup.ts';
+import { closedLoopbackPort } from '../../support/closed-port.ts';
 import { createBareRepository, git, gitEnv, makeTempDir, WorkingCopy } from '../../support/git-fixtures.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -238,7 +238,7 @@ describe('pushPromotionCommit', () => {
     ).rejects.toMatchObject({
       code: 'git.repository-not-found',
     });
-    const port = await freePort();
+    const port = await closedLoopbackPort();
     await expect(
       pushPromotionCommit(s.request({ url: `http://127.0.0.1:${port}/apps.git` })),
     ).rejects.toMatchObject({

@@ -21,6 +21,7 @@ import {
 import { startSandbox, type FaultSettings, type Sandbox } from '../../../src/sandbox/index.ts';
 import { createRollgateMetrics } from '../../../src/server/metrics.ts';
 import { rollgateCrds } from '../../../src/spec/crds.ts';
+import { closedLoopbackPort } from '../../support/closed-port.ts';
 import { eventually } from '../../support/eventually.ts';
 import { freePort } from '../../support/global-setup.ts';
 import { genericPush } from '../server/webhook-requests.ts';
@@ -60,7 +61,7 @@ async function scene(
           sources: [
             {
               name: 'apps',
-              url: `http://127.0.0.1:${await freePort()}/apps.git`,
+              url: `http://127.0.0.1:${await closedLoopbackPort()}/apps.git`,
               branch: 'main',
               path: '.',
               interval: '1h',
@@ -163,7 +164,7 @@ describe('starting through API errors', () => {
   });
 
   it('waits for a Redis that is not there yet, saying so on /readyz and once per attempt, and starts when it comes', async () => {
-    const port = await freePort();
+    const port = await closedLoopbackPort();
     const s = await scene({}, { redisUrl: `redis://127.0.0.1:${port}` });
     const starting = s.start();
     const waiting = await eventually('/readyz naming Redis', async () => {

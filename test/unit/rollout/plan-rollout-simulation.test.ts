@@ -195,28 +195,46 @@ function trial(seed: number, options: TrialOptions = {}): TrialResult {
   return { passes, converged: false };
 }
 
+/**
+ * A run of trials is CPU work only (no wait can hang it): it takes what the machine gives it, which
+ * beside other forks on a busy 2-core machine was over the default 30 s.
+ */
+const TRIALS_TIMEOUT_MS = 120_000;
+
 describe('planRollout simulation', () => {
-  it('100 randomized trials (replicas 1..5, random supersedes) converge to the newest revision fully promoted', () => {
-    const failures: number[] = [];
-    for (let seed = 1; seed <= 100; seed++) {
-      if (!trial(seed).converged) failures.push(seed);
-    }
-    expect(failures).toEqual([]);
-  });
+  it(
+    '100 randomized trials (replicas 1..5, random supersedes) converge to the newest revision fully promoted',
+    () => {
+      const failures: number[] = [];
+      for (let seed = 1; seed <= 100; seed++) {
+        if (!trial(seed).converged) failures.push(seed);
+      }
+      expect(failures).toEqual([]);
+    },
+    TRIALS_TIMEOUT_MS,
+  );
 
-  it('100 trials with 30 % of writes refused (409-like), user aborts and retries also converge', () => {
-    const failures: number[] = [];
-    for (let seed = 1001; seed <= 1100; seed++) {
-      if (!trial(seed, { conflictRate: 0.3, aborts: true }).converged) failures.push(seed);
-    }
-    expect(failures).toEqual([]);
-  });
+  it(
+    '100 trials with 30 % of writes refused (409-like), user aborts and retries also converge',
+    () => {
+      const failures: number[] = [];
+      for (let seed = 1001; seed <= 1100; seed++) {
+        if (!trial(seed, { conflictRate: 0.3, aborts: true }).converged) failures.push(seed);
+      }
+      expect(failures).toEqual([]);
+    },
+    TRIALS_TIMEOUT_MS,
+  );
 
-  it('100 trials with restarts at random moments (and 30 % refused writes) converge, restarts complete', () => {
-    const failures: number[] = [];
-    for (let seed = 2001; seed <= 2100; seed++) {
-      if (!trial(seed, { conflictRate: 0.3, aborts: true, restarts: true }).converged) failures.push(seed);
-    }
-    expect(failures).toEqual([]);
-  });
+  it(
+    '100 trials with restarts at random moments (and 30 % refused writes) converge, restarts complete',
+    () => {
+      const failures: number[] = [];
+      for (let seed = 2001; seed <= 2100; seed++) {
+        if (!trial(seed, { conflictRate: 0.3, aborts: true, restarts: true }).converged) failures.push(seed);
+      }
+      expect(failures).toEqual([]);
+    },
+    TRIALS_TIMEOUT_MS,
+  );
 });

@@ -300,36 +300,54 @@ function routedTrial(
   return { converged: false, detail: `seed ${seed}: ${JSON.stringify(world.rollout.status)}` };
 }
 
+/**
+ * A run of trials is CPU work only (no wait can hang it): it takes what the machine gives it, which
+ * beside other forks on a busy 2-core machine was over the default 30 s.
+ */
+const TRIALS_TIMEOUT_MS = 120_000;
+
 describe('routed canary simulation', () => {
-  it('60 randomized trials (supersedes, promotes, aborts and retries) converge with weights only on available pods', () => {
-    const failures: string[] = [];
-    for (let seed = 3001; seed <= 3060; seed++) {
-      const result = routedTrial(seed, 0);
-      if (!result.converged) failures.push(result.detail);
-    }
-    expect(failures).toEqual([]);
-  });
+  it(
+    '60 randomized trials (supersedes, promotes, aborts and retries) converge with weights only on available pods',
+    () => {
+      const failures: string[] = [];
+      for (let seed = 3001; seed <= 3060; seed++) {
+        const result = routedTrial(seed, 0);
+        if (!result.converged) failures.push(result.detail);
+      }
+      expect(failures).toEqual([]);
+    },
+    TRIALS_TIMEOUT_MS,
+  );
 
   it('seeds that once failed: a lower setWeight with a stable short of pods; an abort over a status that lagged the router', () => {
     expect(routedTrial(4015, 0.3)).toMatchObject({ converged: true });
     expect(routedTrial(20397, 0.3)).toMatchObject({ converged: true });
   });
 
-  it('60 trials with reverts to the stable template mid-canary and 30 % refused writes converge too', () => {
-    const failures: string[] = [];
-    for (let seed = 5001; seed <= 5060; seed++) {
-      const result = routedTrial(seed, 0.3, { reverts: true });
-      if (!result.converged) failures.push(result.detail);
-    }
-    expect(failures).toEqual([]);
-  });
+  it(
+    '60 trials with reverts to the stable template mid-canary and 30 % refused writes converge too',
+    () => {
+      const failures: string[] = [];
+      for (let seed = 5001; seed <= 5060; seed++) {
+        const result = routedTrial(seed, 0.3, { reverts: true });
+        if (!result.converged) failures.push(result.detail);
+      }
+      expect(failures).toEqual([]);
+    },
+    TRIALS_TIMEOUT_MS,
+  );
 
-  it('60 trials with 30 % of writes refused (409-like) converge too', () => {
-    const failures: string[] = [];
-    for (let seed = 4001; seed <= 4060; seed++) {
-      const result = routedTrial(seed, 0.3);
-      if (!result.converged) failures.push(result.detail);
-    }
-    expect(failures).toEqual([]);
-  });
+  it(
+    '60 trials with 30 % of writes refused (409-like) converge too',
+    () => {
+      const failures: string[] = [];
+      for (let seed = 4001; seed <= 4060; seed++) {
+        const result = routedTrial(seed, 0.3);
+        if (!result.converged) failures.push(result.detail);
+      }
+      expect(failures).toEqual([]);
+    },
+    TRIALS_TIMEOUT_MS,
+  );
 });
