@@ -21,6 +21,7 @@ import type { Runtime } from './runtime.ts';
 import type { StartStepRunner } from './start-step-runner.ts';
 import { LargeSyncCollection, type LargeSyncCollectionOptions } from './large-sync-collection.ts';
 import { ScheduledPolls } from './scheduled-polls.ts';
+import { SourcePollRuns } from './source-poll-runs.ts';
 
 /** A configured source with what its poll and sync jobs use (built once: caches live between jobs). */
 interface PolledSource {
@@ -180,32 +181,20 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     }
   };
 
-  // The poll of each source running in this process, if any: a scheduled poll never starts beside it
-  // (it is skipped, so a slow source holds up nobody), a webhook or start poll runs right after it.
-  const runningPolls = new Map<string, Promise<JobOutcome>>();
-  const trackPoll = (source: string, run: Promise<JobOutcome>): Promise<JobOutcome> => {
-    runningPolls.set(source, run);
-    void run.finally(() => {
-      if (runningPolls.get(source) === run) runningPolls.delete(source);
-    });
-    return run;
-  };
-  const pollAfterRunning = (source: string): Promise<JobOutcome> => {
-    const before = runningPolls.get(source) ?? Promise.resolve();
-    return trackPoll(
-      source,
-      before.catch(() => undefined).then(() => pollSource(source)),
-    );
-  };
+  const pollRuns = new SourcePollRuns(pollSource);
 
-  const pollWorker: RunningWorker = startWorker('poll', async (payload) => pollAfterRunning(payload.source), {
-    connection: redis,
-    prefix: config.redis.prefix,
-    concurrency: 4,
-    lockDuration: config.workers.lockDurationMs,
-    logger: log,
-    onJobFinished: (e) => metrics.observeJobFinished(e),
-  });
+  const pollWorker: RunningWorker = startWorker(
+    'poll',
+    async (payload) => pollRuns.requested(payload.source),
+    {
+      connection: redis,
+      prefix: config.redis.prefix,
+      concurrency: 4,
+      lockDuration: config.workers.lockDurationMs,
+      logger: log,
+      onJobFinished: (e) => metrics.observeJobFinished(e),
+    },
+  );
 
   const largeSyncCollection = new LargeSyncCollection({ ...options.largeSyncCollection, clock });
   const syncWorker: RunningWorker = startWorker(
@@ -254,9 +243,8 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     lease: new PollLease(redis, config.redis.prefix),
     holder: `${defaultWorkerName()}:${randomUUID().slice(0, 8)}`,
     schedules,
-    // A scheduled poll never waits behind a running poll of its source: it is skipped (see runningPolls).
-    poll: (source) =>
-      runningPolls.has(source) ? undefined : trackPoll(source, pollSource(source)).then(() => undefined),
+    // A scheduled poll never waits behind a running poll of its source: it is skipped (SourcePollRuns).
+    poll: (source) => pollRuns.scheduled(source)?.then(() => undefined),
     clock,
     // A dead holder's polls move as fast as a dead worker's jobs: same lock duration.
     leaseTtlMs: config.workers.lockDurationMs,
