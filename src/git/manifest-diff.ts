@@ -72,6 +72,17 @@ export interface ParsedFileChange {
   after?: ManifestFile;
 }
 
+/** A changed file's versions as text, parsed (absent: the file is not there on that side). */
+export function parseFileChange(
+  file: { path: string; before?: string; after?: string },
+  parser: ManifestParser,
+): ParsedFileChange {
+  const entry: ParsedFileChange = { path: file.path };
+  if (file.before !== undefined) entry.before = parser.parse(file.path, file.before);
+  if (file.after !== undefined) entry.after = parser.parse(file.path, file.after);
+  return entry;
+}
+
 /**
  * Compares the objects of the changed files' old and new versions. Objects are matched by key across
  * all changed files, so moving an object to another file is not a removal plus an addition.
@@ -87,14 +98,12 @@ export async function diffManifests(
   parser: ManifestParser,
 ): Promise<ManifestDiff> {
   const decoder = new TextDecoder('utf-8');
+  const text = async (oid: string | undefined) =>
+    oid === undefined ? undefined : decoder.decode(await readBlob(oid));
   const parsed: ParsedFileChange[] = [];
   for (const file of files) {
-    const entry: ParsedFileChange = { path: file.path };
-    if (file.before !== undefined)
-      entry.before = parser.parse(file.path, decoder.decode(await readBlob(file.before)));
-    if (file.after !== undefined)
-      entry.after = parser.parse(file.path, decoder.decode(await readBlob(file.after)));
-    parsed.push(entry);
+    const versions = { path: file.path, before: await text(file.before), after: await text(file.after) };
+    parsed.push(parseFileChange(versions, parser));
   }
   return compareManifests(parsed);
 }

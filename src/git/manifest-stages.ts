@@ -1,5 +1,5 @@
 // Splits a commit's changed manifest files into a first part (its Rollouts and what they may need) and the rest.
-import type { ParsedFileChange } from './manifest-diff.ts';
+import { parseFileChange, type ParsedFileChange } from './manifest-diff.ts';
 import type { ManifestParser, SourceManifest } from './manifest-parser.ts';
 
 /** A changed file's two versions as text (absent: the file is not there on that side). */
@@ -140,10 +140,7 @@ export function splitFirstPart(
   const choose = (at: number): void => {
     if (chosen.has(at)) return;
     chosen.add(at);
-    const file = files[at] as FileTexts;
-    const entry: ParsedFileChange = { path: file.path };
-    if (file.before !== undefined) entry.before = parser.parse(file.path, file.before);
-    if (file.after !== undefined) entry.after = parser.parse(file.path, file.after);
+    const entry = parseFileChange(files[at] as FileTexts, parser);
     parsed.set(at, entry);
     for (const object of entry.before?.objects ?? []) if (object.name) ask({ name: object.name });
     for (const object of entry.after?.objects ?? []) {
@@ -186,9 +183,7 @@ export async function parseFiles(
   for (let i = 0; i < files.length; i++) {
     if (i > 0 && i % filesPerTurn === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const file = files[i] as FileTexts;
-    const entry: ParsedFileChange = { path: file.path };
-    if (file.before !== undefined) entry.before = parser.parse(file.path, file.before);
-    if (file.after !== undefined) entry.after = parser.parse(file.path, file.after);
+    const entry = parseFileChange(file, parser);
     // The text is not needed once parsed (a commit of thousands of files holds each only until then).
     files[i] = { path: file.path };
     out.push(entry);
