@@ -103,7 +103,7 @@ export class ScheduledPolls {
         if (!wasHolding) {
           // What was due while another process held the lease was its to poll: start on the grid from now.
           this.timetable.restart(now);
-          this.log.info({ sources: this.timetable.list().length }, 'scheduled polls taken over');
+          this.log.info({ sources: this.options.schedules.length }, 'scheduled polls taken over');
         }
       } else {
         this.validUntil = 0;

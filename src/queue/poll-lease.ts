@@ -50,9 +50,4 @@ export class PollLease {
     if (this.redis.status !== 'ready') return;
     await this.redis.eval(RELEASE_SCRIPT, 1, this.key, holder);
   }
-
-  /** The current holder's id, if any (for status and tests). */
-  async holder(): Promise<string | undefined> {
-    return (await this.redis.get(this.key)) ?? undefined;
-  }
 }

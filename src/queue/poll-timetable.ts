@@ -27,23 +27,7 @@ export class PollTimetable {
 
   /** `nowMs`: polls start after this time (the first is each source's next grid time). */
   constructor(schedules: readonly PollSchedule[], nowMs: number) {
-    this.replace(schedules, nowMs);
-  }
-
-  /**
-   * Makes the timetable hold exactly `schedules`: a new source or a changed interval starts on its grid
-   * after `nowMs`; an unchanged source keeps its next time; a dropped source is forgotten.
-   */
-  replace(schedules: readonly PollSchedule[], nowMs: number): void {
-    const wanted = new Map(schedules.map((s) => [s.source, s]));
-    for (const source of this.schedules.keys()) {
-      if (!wanted.has(source)) {
-        this.schedules.delete(source);
-        this.nextAt.delete(source);
-      }
-    }
-    for (const schedule of wanted.values()) {
-      if (this.schedules.get(schedule.source)?.intervalMs === schedule.intervalMs) continue;
+    for (const schedule of schedules) {
       this.schedules.set(schedule.source, schedule);
       this.nextAt.set(schedule.source, nextPollAt(schedule, nowMs));
     }
@@ -65,17 +49,5 @@ export class PollTimetable {
       if (schedule) this.nextAt.set(source, nextPollAt(schedule, nowMs));
     }
     return due;
-  }
-
-  /** The earliest next poll time, or undefined when there is no source. */
-  earliest(): number | undefined {
-    let earliest: number | undefined;
-    for (const at of this.nextAt.values()) if (earliest === undefined || at < earliest) earliest = at;
-    return earliest;
-  }
-
-  /** The configured sources with their intervals. */
-  list(): PollSchedule[] {
-    return [...this.schedules.values()];
   }
 }

@@ -58,34 +58,6 @@ describe('PollTimetable', () => {
     expect(first.due(clock.now().getTime())).toEqual([]);
   });
 
-  it('takes a source added, removed or with a changed interval into account', () => {
-    const clock = new ManualClock(start);
-    const timetable = new PollTimetable(
-      [
-        { source: 'apps', intervalMs: 10_000 },
-        { source: 'infra', intervalMs: 10_000 },
-      ],
-      clock.now().getTime(),
-    );
-    timetable.replace(
-      [
-        { source: 'apps', intervalMs: 2_000 },
-        { source: 'docs', intervalMs: 10_000 },
-      ],
-      clock.now().getTime(),
-    );
-    expect(
-      timetable
-        .list()
-        .map((s) => s.source)
-        .sort(),
-    ).toEqual(['apps', 'docs']);
-    const polls = run(timetable, clock, 20_000);
-    expect(polls.get('infra')).toBeUndefined();
-    expect(polls.get('apps')).toHaveLength(10);
-    expect(polls.get('docs')).toHaveLength(2);
-  });
-
   it('places a poll on the grid of its interval, whatever the time it is asked from', () => {
     const schedule = { source: 'apps', intervalMs: 30_000 };
     const at = nextPollAt(schedule, start);
