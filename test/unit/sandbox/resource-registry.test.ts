@@ -14,6 +14,40 @@ describe('resource registry', () => {
     ).toEqual(['v2', 'v1', 'v1beta2', 'v1beta1', 'v1alpha3', 'v1alpha1', 'foo']);
   });
 
+  // The same rules on a CRD written here, so they hold on a clone without the upstream corpus too.
+  it('prefers the highest served version over the storage version, and serves no unserved version', () => {
+    const version = (name: string, served: boolean, storage: boolean, status: boolean) => ({
+      name,
+      served,
+      storage,
+      schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      ...(status ? { subresources: { status: {} } } : {}),
+    });
+    const registry = new ResourceRegistry();
+    const types = registry.registerCrd({
+      metadata: { name: 'widgets.example.test' },
+      spec: {
+        group: 'example.test',
+        scope: 'Namespaced',
+        names: { kind: 'Widget', plural: 'widgets' },
+        versions: [
+          version('v1alpha1', false, false, false),
+          version('v1beta1', true, true, false),
+          version('v1', true, false, true),
+        ],
+      },
+    });
+    expect(types.map((t) => [t.version, t.statusSubresource]).sort()).toEqual([
+      ['v1', true],
+      ['v1beta1', false],
+    ]);
+    expect(registry.groups().find((g) => g.name === 'example.test')).toEqual({
+      name: 'example.test',
+      versions: ['v1', 'v1beta1'],
+      preferredVersion: 'v1',
+    });
+  });
+
   it.skipIf(crds.missing)(
     'prefers ReferenceGrant v1 although v1beta1 is its storage version, and serves no unserved version',
     () => {
