@@ -1,5 +1,8 @@
 # Rollgate image: bundles the TypeScript once (scripts/build.ts), runs the bundle.
-FROM node:20-bookworm-slim AS build
+# Node 24 LTS, pinned to a release so a rebuild gets the Node that was tested (Node 20 reached end of life on
+# 2026-04-30). .ci/run builds and runs the unit tests on the same version (NODE24_VERSION there): change both.
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # prepare (the build) needs the sources, which come in the next layers: skip it here, then let npm rebuild
@@ -11,7 +14,7 @@ COPY src ./src
 COPY workers ./workers
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM ${NODE_IMAGE}
 RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production

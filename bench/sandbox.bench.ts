@@ -1,5 +1,5 @@
 // Sandbox API server throughput: writes and reads through client-node, controller settling, watch latency.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ApiextensionsV1Api,
@@ -170,6 +170,11 @@ function httpRoute(name: string): StoredObject {
 
 /** Gateway API's HTTPRoute CRD; `loose` moves it to a group of its own with a schema that checks nothing. */
 function httpRouteCrd(loose: boolean): { metadata: { name: string }; spec: Record<string, unknown> } {
+  // A clone alone has no corpus beside it: say what is missing rather than a bare ENOENT.
+  if (!existsSync(HTTPROUTE_CRD))
+    throw new Error(
+      `the schema admission measures need ${HTTPROUTE_CRD} (the upstream corpus beside the repository): see README.md "The upstream corpus"`,
+    );
   const crd = parseYaml(readFileSync(HTTPROUTE_CRD, 'utf8')) as {
     metadata: { name: string };
     spec: { group: string; versions: Array<{ name: string; schema: { openAPIV3Schema: unknown } }> };

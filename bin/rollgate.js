@@ -2,7 +2,8 @@
 // Entry shim. Runs the bundle that `npm ci` (prepare) and `npm run build` write to dist/cli; in a checkout,
 // runs the TypeScript source through tsx instead when ROLLGATE_DEV=1, when there is no bundle, or when a
 // file under src/ or workers/ changed after the bundle was built: an edit is never answered by stale
-// code, only more slowly until the next `npm run build`.
+// code, only more slowly until the next `npm run build`. tsx is a devDependency: only a checkout (which
+// has the sources, and the devDependencies from `npm ci`) takes that path; an image has no src/.
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';

@@ -6,9 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { registerValidateCommand, runValidate } from '../../../src/cli/commands/validate.ts';
+import { upstreamCorpus } from '../../support/upstream-corpus.ts';
 
 const root = join(import.meta.dirname, '..', '..', '..');
-const examples = join(root, '..', 'shared', 'corpus', 'argo-rollouts', 'examples');
+const corpus = upstreamCorpus('argo-rollouts/examples', import.meta.filename);
 
 function rollgate(
   args: string[],
@@ -158,8 +159,8 @@ describe('rollgate validate', () => {
     );
   });
 
-  it('tells the truth about the Argo Rollouts examples', async () => {
-    const run = await validateInProcess([examples], 'text', dir);
+  it.skipIf(corpus.missing)('tells the truth about the Argo Rollouts examples', async () => {
+    const run = await validateInProcess([corpus.folder], 'text', dir);
     expect(run.code).toBe(1);
     const summary = run.stdout.trim().split('\n').at(-1);
     expect(summary).toBe('28 objects checked: 16 valid, 12 invalid, 50 skipped');

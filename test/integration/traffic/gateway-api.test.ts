@@ -1,6 +1,7 @@
 // End to end, Gateway API: a whole Rollgate walks an HTTPRoute's weights 20 → 50 → 100 and back to stable on abort.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { toPlainObject } from '../../../src/kube/client.ts';
+import { upstreamCorpus } from '../../support/upstream-corpus.ts';
 import {
   abortRoutesBackFirst,
   deployRoutedRollout,
@@ -10,6 +11,9 @@ import {
   type RouteReadBack,
   type TrafficScene,
 } from './traffic-scene.ts';
+
+// Every test here runs on the upstream CRDs: without them the file skips whole (its hooks too).
+const crds = upstreamCorpus('crds', import.meta.filename);
 
 const NS = 'shop';
 
@@ -85,7 +89,7 @@ afterAll(async () => {
   await scene?.stop();
 });
 
-describe('Gateway API (argoproj-labs/gatewayAPI block) under a whole Rollgate', () => {
+describe.skipIf(crds.missing)('Gateway API (argoproj-labs/gatewayAPI block) under a whole Rollgate', () => {
   it('walks the HTTPRoute 20 → 50 → 100 at each pause, then back to the new stable; other rules untouched', async () => {
     expect(await weights.read()).toEqual([100, 0]);
     const { done } = await walkToNewStable(scene, NS, 'web:2', weights);

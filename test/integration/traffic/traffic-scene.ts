@@ -15,11 +15,15 @@ import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { createRollgateMetrics } from '../../../src/server/metrics.ts';
 import { eventually } from '../../support/eventually.ts';
 import { makeTempDir, type TempDir } from '../../support/git-fixtures.ts';
+import { CORPUS_ROOT } from '../../support/upstream-corpus.ts';
 
 const run = promisify(execFile);
 
-/** The upstream CRDs, read in place. */
-export const CORPUS_CRDS = '/work/shared/corpus/crds';
+/**
+ * The upstream CRDs, read in place from the corpus beside the repository. A test file that installs any
+ * skips its tests when they are absent (`upstreamCorpus('crds', …)`, test/support/upstream-corpus.ts).
+ */
+const CORPUS_CRDS = join(CORPUS_ROOT, 'crds');
 
 export interface LiveRolloutStatus {
   phase?: string;

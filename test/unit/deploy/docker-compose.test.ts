@@ -71,6 +71,15 @@ describe('docker-compose.yml', () => {
     expect(dockerfile).toMatch(/EXPOSE 8080/);
   });
 
+  it('runs on the Node 24 release that .ci/run builds and unit-tests on, in both stages', () => {
+    const dockerfile = readFileSync('Dockerfile', 'utf8');
+    const image = /^ARG NODE_IMAGE=node:(\d+\.\d+\.\d+)-bookworm-slim$/m.exec(dockerfile)?.[1];
+    const ci = /^NODE24_VERSION=(\S+)$/m.exec(readFileSync('.ci/run', 'utf8'))?.[1];
+    expect(image).toMatch(/^24\./);
+    expect(ci).toBe(image);
+    expect(dockerfile.match(/^FROM .*$/gm)).toEqual(['FROM ${NODE_IMAGE} AS build', 'FROM ${NODE_IMAGE}']);
+  });
+
   it('ships the dashboard page in the runtime image (the dashboard reads it at start)', () => {
     const runtime =
       readFileSync('Dockerfile', 'utf8')
