@@ -145,8 +145,9 @@ describe('rollgate dashboard (the local command)', () => {
     child.stdout?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
     const printedUrl = await eventually(
-      'the dashboard URL with its token',
-      () => /dashboard: (http:\/\/127\.0\.0\.1:\d+\/ui\/\?token=[A-Za-z0-9_-]+)/.exec(printed)?.[1],
+      'the dashboard URL',
+      // The token is optional here so that, against the old command (none), the attacks below still run.
+      () => /dashboard: (http:\/\/127\.0\.0\.1:\d+\/ui\/(?:\?token=[A-Za-z0-9_-]+)?)/.exec(printed)?.[1],
       { timeoutMs: 30_000 },
     );
     const url = new URL(printedUrl);
