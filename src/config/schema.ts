@@ -107,14 +107,30 @@ const tokenFields = {
 };
 
 /**
- * The dashboard (docs/dashboard.md): the JSON API and page on the server's port. Reads are open unless a read
- * token is set; the verbs are refused (403) until `actions.enabled`, which then needs a token of its own.
+ * The dashboard (docs/dashboard.md): the JSON API and page on the server's port. Reads need a token unless the
+ * server is bound to loopback; the verbs are refused (403) until `actions.enabled`, which then needs a token
+ * of its own.
  */
 const dashboard = z
   .object({
     enabled: z.boolean().default(true),
     readTokenEnv: z.string().min(1).optional(),
     readTokenFile: z.string().min(1).optional(),
+    /**
+     * Host names (no port) the dashboard answers to besides loopback ones, checked against each request's
+     * Host header on a loopback bind and whenever listed: a page of another site whose name DNS points at
+     * this server (rebinding) is refused.
+     */
+    allowedHosts: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$|^\[?[0-9A-Fa-f:.]+\]?$/,
+            'must be a host name or an IP address, without port',
+          ),
+      )
+      .default([]),
     actions: z
       .object({ enabled: z.boolean().default(false), ...tokenFields })
       .strict()

@@ -45,6 +45,11 @@ export function wireDashboard(options: {
   namespace?: string;
   promotions?: ReadPromotions;
 }): Dashboard {
+  const { access } = options;
+  if (!access.openReads && access.readToken === undefined && !access.actions.enabled)
+    options.logger.warn(
+      'dashboard: the server is reachable from other machines and no dashboard token is set, so every dashboard read answers 401; set dashboard.readTokenEnv or dashboard.readTokenFile, or bind server.host to 127.0.0.1',
+    );
   return createDashboard({
     ...options,
     watchRollouts: rolloutWatch(options.clients, options.logger, options.namespace),

@@ -83,7 +83,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
   const dashboard = config.dashboard.enabled
     ? wireDashboard({
         clients: runtime.kube.clients,
-        access: dashboardAccess(config.dashboard),
+        access: dashboardAccess(config.dashboard, { host: config.server.host }),
         clock: runtime.clock,
         logger,
         namespace: config.kubernetes.watchNamespace,

@@ -147,7 +147,8 @@ function parseBody(
  *   (503 when it fails, and the delivery id is forgotten so a redelivery works).
  * - `GET /healthz`: 200 while the process serves requests.
  * - `GET /readyz`: 200 when Redis answers PING and no readiness check fails (a `degraded` one is shown
- *   but does not count), else 503; the body names each check's state.
+ *   but does not count), else 503; the body names each check's state (`ok`, `degraded`, `failed`) and
+ *   nothing more: what a check found is logged when it changes.
  * - `GET /metrics`: Prometheus text format from the metrics registry.
  * - `/api/v1/…` and `/ui/`: the dashboard (docs/dashboard.md), when one is given.
  */
@@ -267,6 +268,27 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     }
   };
 
+  // What each check last reported, so its detail is logged when it changes rather than at every probe.
+  const lastReported = new Map<string, string>();
+  /**
+   * Records a check's state for the answer, which says only `ok`, `degraded` or `failed`: its detail (an
+   * error message, a host name, a step) is for operators, so it goes to the log, never to the caller.
+   */
+  const report = (
+    results: Record<string, string>,
+    name: string,
+    state: 'ok' | 'degraded' | 'failed',
+    detail?: string,
+  ): void => {
+    results[name] = state;
+    const said = state === 'ok' ? 'ok' : `${state}: ${detail ?? ''}`;
+    const before = lastReported.get(name);
+    if (before === said || (before === undefined && state === 'ok')) return;
+    lastReported.set(name, said);
+    if (state === 'ok') logger.info({ check: name, state }, `readiness: ${name} ok`);
+    else logger.warn({ check: name, state, detail }, `readiness: ${name} ${said}`);
+  };
+
   const handleReady = async (res: ServerResponse): Promise<void> => {
     const results: Record<string, string> = {};
     const timeout = <T>(p: Promise<T>): Promise<T> =>
@@ -276,26 +298,27 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
           setTimeout(() => reject(new Error('timed out after 2 s')), 2_000).unref(),
         ),
       ]);
+    let ready = true;
     try {
       await timeout(options.redis.ping());
-      results.redis = 'ok';
+      report(results, 'redis', 'ok');
     } catch (error) {
-      results.redis = `failed: ${error instanceof Error ? error.message : String(error)}`;
+      report(results, 'redis', 'failed', error instanceof Error ? error.message : String(error));
+      ready = false;
     }
-    let ready = results.redis === 'ok';
     for (const check of options.readiness ?? []) {
       try {
         const result = await timeout(Promise.resolve(check.check()));
-        const report: ReadinessReport =
+        const outcome: ReadinessReport =
           typeof result === 'object' ? result : { ok: result !== false, detail: 'not ready' };
-        if (report.ok) results[check.name] = 'ok';
-        else if (report.blocksReadiness === false) results[check.name] = `degraded: ${report.detail ?? ''}`;
+        if (outcome.ok) report(results, check.name, 'ok');
+        else if (outcome.blocksReadiness === false) report(results, check.name, 'degraded', outcome.detail);
         else {
-          results[check.name] = `failed: ${report.detail ?? 'not ready'}`;
+          report(results, check.name, 'failed', outcome.detail ?? 'not ready');
           ready = false;
         }
       } catch (error) {
-        results[check.name] = `failed: ${error instanceof Error ? error.message : String(error)}`;
+        report(results, check.name, 'failed', error instanceof Error ? error.message : String(error));
         ready = false;
       }
     }

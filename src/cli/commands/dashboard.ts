@@ -1,4 +1,5 @@
 // `rollgate dashboard [--port 3100] [--kubeconfig F]`: the dashboard against a kubeconfig, for one person on this machine.
+import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { ConfigError } from '../../config/config-error.ts';
 import { KUBECONFIG_FLAG, KUBECONFIG_HELP } from '../kube-flags.ts';
@@ -10,19 +11,38 @@ interface DashboardFlags {
   port: string;
   kubeconfig?: string;
   config?: string;
+  allowedHost: string[];
 }
 
 /**
- * Only 127.0.0.1: the verbs run with the kubeconfig's credentials and need no token, so anyone who could
- * reach the port would act as this user.
+ * Only 127.0.0.1: the verbs run with the kubeconfig's credentials, so the port is for this machine only; and
+ * even there another site's page in the user's browser must not use it (see the token and the Host check).
  */
 const LOOPBACK = '127.0.0.1';
+
+/** Host names as `--allowed-host` takes them: a name or an address, without port. */
+const HOST_NAME =
+  /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$|^\[?[0-9a-f:.]+\]?$/i;
+
+function collectHost(value: string, previous: string[]): string[] {
+  if (!HOST_NAME.test(value))
+    throw usageError('dashboard', `--allowed-host ${value}: give a host name or an IP address, without port`);
+  return [...previous, value];
+}
 
 export function registerDashboardCommand(program: Command): void {
   program
     .command('dashboard')
-    .description('serve the dashboard on 127.0.0.1 against a kubeconfig (actions enabled, no token)')
+    .description(
+      'serve the dashboard on 127.0.0.1 against a kubeconfig (actions enabled, behind a token printed with the address)',
+    )
     .option('--port <n>', 'port on 127.0.0.1 (0 picks a free one)', '3100')
+    .option(
+      '--allowed-host <name>',
+      'a host name the page may be opened by besides localhost and 127.0.0.1 (repeatable), e.g. a name in /etc/hosts or an SSH tunnel',
+      collectHost,
+      [],
+    )
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
     .option(
       '-c, --config <file>',
@@ -60,9 +80,17 @@ export function registerDashboardCommand(program: Command): void {
       const { buildPromotions } = await import('../../promoter/build-promotions.ts');
       const { clients } = connectKube(flags);
       const logger = createLogger({ name: 'rollgate', level: 'info' });
+      // A token for this run only, like Jupyter's: every read and every verb needs it, so neither another user
+      // of this machine nor another site's page in this browser can read or act through the port.
+      const token = randomBytes(32).toString('base64url');
       const dashboard = wireDashboard({
         clients,
-        access: { actions: { enabled: true } },
+        access: {
+          readToken: token,
+          openReads: false,
+          actions: { enabled: true, token },
+          hosts: { allowed: flags.allowedHost },
+        },
         clock: systemClock,
         logger,
         ...(config !== undefined
@@ -78,7 +106,8 @@ export function registerDashboardCommand(program: Command): void {
           : {}),
       });
       const server = await startDashboardServer({ dashboard, port, host: LOOPBACK, logger });
-      process.stdout.write(`dashboard: ${server.url}/ui/ (Ctrl-C stops it)\n`);
+      // Printed once, to the terminal only (never to the log): the page takes it from the address and keeps it.
+      process.stdout.write(`dashboard: ${server.url}/ui/?token=${token} (Ctrl-C stops it)\n`);
       await new Promise<void>((resolve) => {
         const stop = (): void => {
           void server.stop().then(resolve);

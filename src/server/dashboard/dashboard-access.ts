@@ -1,13 +1,28 @@
 // Who may read the dashboard and who may act through it: tokens resolved once, compared in constant time.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { resolveSecret } from '../../config/secret-source.ts';
+import { resolveSecret, SecretUnavailableError } from '../../config/secret-source.ts';
 import type { DashboardConfig } from '../../config/schema.ts';
+import { isLoopbackBind } from './request-authority.ts';
 
-/** What the dashboard lets through: reads need `readToken` when set; verbs need `actionToken` when enabled. */
+/**
+ * What the dashboard lets through. Reads need `readToken` (or the actions token) unless `openReads` and no
+ * read token is set; verbs need the actions token, from the dashboard's own origin. With `hosts` set, every
+ * dashboard request (page included) must name this machine or one of `hosts.allowed` in its Host header.
+ */
 export interface DashboardAccess {
   readToken?: string;
-  actions: { enabled: false } | { enabled: true; token?: string };
+  /** Reads without a token: only where nobody but this machine can reach the port (a loopback bind). */
+  openReads: boolean;
+  actions: { enabled: false } | { enabled: true; token: string };
+  /** The Host check against DNS rebinding: loopback names always pass, and these names (without port). */
+  hosts?: { allowed: readonly string[] };
+}
+
+/** Where the server that carries the dashboard listens, which decides what may be open. */
+export interface DashboardBind {
+  /** `server.host`: a loopback address opens reads (to this machine only) and turns the Host check on. */
+  host: string | undefined;
 }
 
 /**
@@ -16,22 +31,26 @@ export interface DashboardAccess {
  */
 export function dashboardAccess(
   config: DashboardConfig,
+  bind: DashboardBind,
   env: Record<string, string | undefined> = process.env,
 ): DashboardAccess {
+  const loopback = isLoopbackBind(bind.host);
+  // On a loopback bind the Host is all that tells this machine's browser from a rebound page of another
+  // site; elsewhere an ingress may give the server any name, so it is checked only when names are listed.
+  const hosts = loopback || config.allowedHosts.length > 0 ? { hosts: { allowed: config.allowedHosts } } : {};
   const readToken = resolveSecret(
     config.readTokenEnv !== undefined ? 'dashboard.readTokenEnv' : 'dashboard.readTokenFile',
     { secretEnv: config.readTokenEnv, secretFile: config.readTokenFile },
     env,
   );
   const actions = config.actions;
-  if (!actions.enabled)
-    return { ...(readToken !== undefined ? { readToken } : {}), actions: { enabled: false } };
-  const token = resolveSecret(
-    actions.tokenEnv !== undefined ? 'dashboard.actions.tokenEnv' : 'dashboard.actions.tokenFile',
-    { secretEnv: actions.tokenEnv, secretFile: actions.tokenFile },
-    env,
-  );
-  return { ...(readToken !== undefined ? { readToken } : {}), actions: { enabled: true, token } };
+  const base = { ...(readToken !== undefined ? { readToken } : {}), openReads: loopback, ...hosts };
+  if (!actions.enabled) return { ...base, actions: { enabled: false } };
+  const what = actions.tokenEnv !== undefined ? 'dashboard.actions.tokenEnv' : 'dashboard.actions.tokenFile';
+  const token = resolveSecret(what, { secretEnv: actions.tokenEnv, secretFile: actions.tokenFile }, env);
+  // The schema already refuses actions without a token source; this keeps the type honest.
+  if (token === undefined) throw new SecretUnavailableError(what, 'actions.enabled needs a token');
+  return { ...base, actions: { enabled: true, token } };
 }
 
 /** The bearer token of a request, or undefined (cookies are never looked at: no ambient credentials). */
@@ -46,8 +65,7 @@ function bearerOf(req: IncomingMessage): string | undefined {
  * Whether the request carries `expected`. Both sides are hashed first so the comparison takes the same time
  * whatever the lengths (timingSafeEqual alone throws on a length difference, which would leak it).
  */
-export function carriesToken(req: IncomingMessage, expected: string | undefined): boolean {
-  if (expected === undefined) return true;
+export function carriesToken(req: IncomingMessage, expected: string): boolean {
   const given = bearerOf(req);
   if (given === undefined) return false;
   const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();

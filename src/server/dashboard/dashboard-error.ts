@@ -2,6 +2,8 @@
 
 export type DashboardErrorCode =
   | 'dashboard.unauthorized'
+  | 'dashboard.host_not_allowed'
+  | 'dashboard.cross_origin'
   | 'dashboard.actions_disabled'
   | 'dashboard.not_found'
   | 'dashboard.method_not_allowed'

@@ -18,6 +18,7 @@ import { ROLLGATE_API_VERSION } from '../../spec/api-version.ts';
 import { carriesToken, type DashboardAccess } from './dashboard-access.ts';
 import { loadDashboardAssets, type DashboardAsset } from './dashboard-assets.ts';
 import { DashboardRequestError } from './dashboard-error.ts';
+import { hostAllowed, sameOrigin } from './request-authority.ts';
 import type { PromotionsResponse } from './promotion-pipeline.ts';
 import type { ReadPromotions } from './promotion-reads.ts';
 import { listRolloutSummaries, readRolloutDetail } from './rollout-reads.ts';
@@ -123,13 +124,16 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   // Whoever may act may also read: the page then needs one token, not two.
   const actionToken = access.actions.enabled ? access.actions.token : undefined;
   const requireRead = (req: IncomingMessage): void => {
-    const reader = carriesToken(req, access.readToken);
-    if (!reader && !(actionToken !== undefined && carriesToken(req, actionToken)))
-      throw new DashboardRequestError(
-        401,
-        'dashboard.unauthorized',
-        'send the dashboard read token as Authorization: Bearer <token>',
-      );
+    if (access.readToken === undefined && access.openReads) return;
+    if (access.readToken !== undefined && carriesToken(req, access.readToken)) return;
+    if (actionToken !== undefined && carriesToken(req, actionToken)) return;
+    throw new DashboardRequestError(
+      401,
+      'dashboard.unauthorized',
+      access.readToken === undefined && actionToken === undefined
+        ? 'dashboard reads need a token on a server other machines can reach: set dashboard.readTokenEnv or dashboard.readTokenFile (and send it as Authorization: Bearer <token>), or bind server.host to 127.0.0.1'
+        : 'send the dashboard token as Authorization: Bearer <token>',
+    );
   };
 
   const requireAction = (req: IncomingMessage): void => {
@@ -139,12 +143,31 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         'dashboard.actions_disabled',
         'dashboard actions are disabled (set dashboard.actions.enabled and a token)',
       );
+    // Only in the Authorization header: a header no cross-site form or simple request can set, so a browser
+    // sends it from another site only after a preflight, which this server never answers.
     if (!carriesToken(req, access.actions.token))
       throw new DashboardRequestError(
         401,
         'dashboard.unauthorized',
         'send the dashboard actions token as Authorization: Bearer <token>',
       );
+    if (!sameOrigin(req.headers))
+      throw new DashboardRequestError(
+        403,
+        'dashboard.cross_origin',
+        "verbs are taken only from the dashboard's own page (its Origin) or from a client that sends no Origin",
+      );
+  };
+
+  /** The Host check against DNS rebinding, on every dashboard route (the page included). */
+  const requireHost = (req: IncomingMessage): void => {
+    if (access.hosts === undefined || hostAllowed(req.headers.host, access.hosts.allowed)) return;
+    const names = ['localhost', '127.0.0.1', '[::1]', ...access.hosts.allowed].join(', ');
+    throw new DashboardRequestError(
+      403,
+      'dashboard.host_not_allowed',
+      `this dashboard answers to ${names} only, not to Host ${JSON.stringify((req.headers.host ?? '').slice(0, 100))} (a name of another site pointed here is refused: DNS rebinding); open it by one of those names, or allow the name (rollgate dashboard --allowed-host, or dashboard.allowedHosts)`,
+    );
   };
 
   const serveAsset = (res: ServerResponse, asset: DashboardAsset | undefined): void => {
@@ -185,6 +208,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   };
 
   const route = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> => {
+    if (path !== '/ui' && !path.startsWith('/ui/') && !path.startsWith('/api/v1/')) return false;
+    requireHost(req);
     if (path === '/ui') {
       res.writeHead(308, { location: '/ui/' });
       res.end();
@@ -198,7 +223,6 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       serveAsset(res, assets.get(name));
       return true;
     }
-    if (!path.startsWith('/api/v1/')) return false;
     const outOfScope = (namespace: string | undefined): boolean => scope !== '' && namespace !== scope;
     const verb = VERB.exec(path);
     if (verb !== null) {
@@ -272,8 +296,21 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         return await route(req, res, path);
       } catch (err) {
         if (!(err instanceof DashboardRequestError)) throw err;
-        // The Authorization header is never logged: only the route and the outcome.
-        logger.debug({ path, status: err.status, code: err.code }, 'dashboard request refused');
+        // The Authorization header is never logged: only the route, the outcome, and for a refused Host or
+        // Origin (someone else's page at work) what it named.
+        if (err.code === 'dashboard.host_not_allowed' || err.code === 'dashboard.cross_origin')
+          logger.warn(
+            {
+              path,
+              status: err.status,
+              code: err.code,
+              host: (req.headers.host ?? '').slice(0, 100),
+              origin: (req.headers.origin ?? '').slice(0, 100),
+              client: req.socket.remoteAddress,
+            },
+            'dashboard request refused',
+          );
+        else logger.debug({ path, status: err.status, code: err.code }, 'dashboard request refused');
         req.resume();
         sendError(res, err);
         return true;

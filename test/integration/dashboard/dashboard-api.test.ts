@@ -185,7 +185,7 @@ describe('dashboard API', () => {
   }
 
   it('answers every verb 403 when actions are disabled, even with a token', async () => {
-    await withDashboard({ access: { actions: { enabled: false } } }, async (url) => {
+    await withDashboard({ access: { openReads: true, actions: { enabled: false } } }, async (url) => {
       for (const verb of ['promote', 'promote-full', 'abort', 'retry', 'restart', 'pause', 'resume']) {
         const res = await fetch(`${url}/api/v1/rollouts/default/web/${verb}`, {
           method: 'POST',
@@ -203,16 +203,19 @@ describe('dashboard API', () => {
   });
 
   it('keeps to kubernetes.watchNamespace: other namespaces are neither listed, shown nor acted on', async () => {
-    await withDashboard({ access: { actions: { enabled: true } }, namespace: 'team-a' }, async (url) => {
-      const { items } = (await (await fetch(`${url}/api/v1/rollouts`)).json()) as {
-        items: RolloutSummary[];
-      };
-      expect(items).toEqual([]);
-      expect((await fetch(`${url}/api/v1/rollouts/default/web`)).status).toBe(404);
-      const pause = await fetch(`${url}/api/v1/rollouts/default/web/pause`, { method: 'POST' });
-      expect(pause.status).toBe(404);
-      expect(((await scene.rollout('web')) as { spec?: { paused?: boolean } }).spec?.paused).not.toBe(true);
-    });
+    await withDashboard(
+      { access: { openReads: true, actions: { enabled: true, token: ACTION_TOKEN } }, namespace: 'team-a' },
+      async (url) => {
+        const { items } = (await (await fetch(`${url}/api/v1/rollouts`)).json()) as {
+          items: RolloutSummary[];
+        };
+        expect(items).toEqual([]);
+        expect((await fetch(`${url}/api/v1/rollouts/default/web`)).status).toBe(404);
+        const pause = await fetch(`${url}/api/v1/rollouts/default/web/pause`, { method: 'POST' });
+        expect(pause.status).toBe(404);
+        expect(((await scene.rollout('web')) as { spec?: { paused?: boolean } }).spec?.paused).not.toBe(true);
+      },
+    );
   });
 
   it('serves the page with a strict content security policy', async () => {

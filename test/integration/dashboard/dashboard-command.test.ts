@@ -51,14 +51,20 @@ describe('rollgate dashboard --config', () => {
     let printed = '';
     child.stdout?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-    const url = await eventually(
+    const printedUrl = await eventually(
       'the dashboard URL',
-      () => /dashboard: (http:\/\/127\.0\.0\.1:\d+)\/ui\//.exec(printed)?.[1],
+      () => /dashboard: (http:\/\/127\.0\.0\.1:\d+\/ui\/\?token=\S+)/.exec(printed)?.[1],
       {
         timeoutMs: 30_000,
       },
     );
-    const body = (await (await fetch(`${url}/api/v1/promotions`)).json()) as PromotionsResponse;
+    // The per-run token printed with the address reads, as the page would send it.
+    const { origin: url, searchParams } = new URL(printedUrl);
+    const body = (await (
+      await fetch(`${url}/api/v1/promotions`, {
+        headers: { authorization: `Bearer ${searchParams.get('token') ?? ''}` },
+      })
+    ).json()) as PromotionsResponse;
     expect(
       body.environments.map((e) => [e.source, e.rollouts.map((r) => `${r.namespace}/${r.name}`)]),
     ).toEqual([

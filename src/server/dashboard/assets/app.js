@@ -56,6 +56,21 @@ function showInMain(...children) {
   );
 }
 
+/**
+ * A token in the address (`rollgate dashboard` prints `/ui/?token=…`) is kept for the tab and taken out of
+ * the address bar and history at once, so it is not bookmarked, shared in a screenshot or sent on.
+ */
+function takeTokenFromAddress() {
+  const params = new URLSearchParams(location.search);
+  const given = params.get('token');
+  if (given === null) return;
+  if (given.trim() !== '') sessionStorage.setItem(TOKEN_KEY, given.trim());
+  params.delete('token');
+  const rest = params.toString();
+  history.replaceState(history.state, '', `${location.pathname}${rest ? `?${rest}` : ''}${location.hash}`);
+}
+takeTokenFromAddress();
+
 function token() {
   return sessionStorage.getItem(TOKEN_KEY) ?? '';
 }
@@ -623,12 +638,21 @@ function table(columns, rows, empty) {
   );
 }
 
+/** Whether `url` may be a link: http(s) only (a forge's answer is not trusted to be a web address). */
+function webAddress(url) {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'https:' || parsed.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
+/** A pull request: a link to the forge when its address is a web one, else its number and title as text. */
 function pullLink(pr) {
-  return h(
-    'a',
-    { href: pr.url, rel: 'noopener noreferrer', target: '_blank' },
-    `#${pr.number}${pr.title ? ` ${pr.title}` : ''}`,
-  );
+  const label = `#${pr.number}${pr.title ? ` ${pr.title}` : ''}`;
+  if (!webAddress(pr.url)) return h('span', { title: 'the forge gave no web address' }, label);
+  return h('a', { href: pr.url, rel: 'noopener noreferrer', target: '_blank' }, label);
 }
 
 function environmentCard(env) {
