@@ -145,7 +145,8 @@ export class ObjectApplier {
     const namespaced = await this.namespacedOf(apiVersion, desired.kind);
     if (namespaced === undefined) throw new UnknownKindError(apiVersion, desired.kind);
     const decision = decideScope(this.scope, desired, namespaced);
-    if (!decision.allowed) throw new ObjectRefusedError('sync.out_of_scope', decision.field, decision.message);
+    if (!decision.allowed)
+      throw new ObjectRefusedError('sync.out_of_scope', decision.field, decision.message);
     const metadata = { ...metadataOf(converted) };
     if (decision.namespace !== undefined) metadata.namespace = decision.namespace;
     else delete metadata.namespace;

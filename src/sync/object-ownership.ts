@@ -10,8 +10,7 @@ export interface LiveMetadata {
 
 export type OwnershipDecision =
   /** `create`: no live object. `own`: this source's. `adopt`: nobody's, and adopting it is allowed. */
-  | { allowed: true; as: 'create' | 'own' | 'adopt' }
-  | { allowed: false; message: string };
+  { allowed: true; as: 'create' | 'own' | 'adopt' } | { allowed: false; message: string };
 
 /**
  * Whether `source` may apply over `live`. Another source's object (its `rollgate.dev/source` label) is

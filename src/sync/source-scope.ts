@@ -79,8 +79,7 @@ export type ScopeField = 'kind' | 'metadata.namespace' | 'metadata.name';
 
 export type ScopeDecision =
   /** `namespace`: where a namespaced object goes (absent for a cluster-scoped one). */
-  | { allowed: true; namespace?: string }
-  | { allowed: false; field: ScopeField; message: string };
+  { allowed: true; namespace?: string } | { allowed: false; field: ScopeField; message: string };
 
 const groupOfApiVersion = (apiVersion: string): string => {
   const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
@@ -107,7 +106,10 @@ const kindName = (group: string, kind: string): string => (group === '' ? kind :
  * ({@link DEFAULT_DENIED_KINDS}) without `kinds.allow` naming it. Needs no discovery, so a refused kind
  * is refused even when the cluster does not serve it.
  */
-export function refusedKind(scope: SourceScope, object: Pick<ScopedObject, 'apiVersion' | 'kind'>): string | undefined {
+export function refusedKind(
+  scope: SourceScope,
+  object: Pick<ScopedObject, 'apiVersion' | 'kind'>,
+): string | undefined {
   const group = groupOfApiVersion(object.apiVersion);
   const { kind } = object;
   const name = kindName(group, kind);
@@ -155,7 +157,12 @@ export function decideScope(scope: SourceScope, object: ScopedObject, namespaced
       field: 'kind',
       message: `${kindName(group, object.kind)} is cluster-scoped and this source may write no cluster-scoped kind but those in scope.clusterScoped (${scope.clusterScoped.join(', ') || 'none'})`,
     };
-  if (group === '' && object.kind === 'Namespace' && object.name !== undefined && !inScope(scope, object.name))
+  if (
+    group === '' &&
+    object.kind === 'Namespace' &&
+    object.name !== undefined &&
+    !inScope(scope, object.name)
+  )
     return {
       allowed: false,
       field: 'metadata.name',

@@ -113,7 +113,11 @@ export class ConfigMapSourceStateStore implements SourceStateStore {
     inventory?: Iterable<string>,
   ): Promise<void> {
     const kept = inventory !== undefined ? { [INVENTORY_KEY]: formatInventory(inventory) } : undefined;
-    await this.update(source, () => ({ [COMMIT_KEY]: commit, [STATUS_KEY]: JSON.stringify(status), ...kept }));
+    await this.update(source, () => ({
+      [COMMIT_KEY]: commit,
+      [STATUS_KEY]: JSON.stringify(status),
+      ...kept,
+    }));
   }
 
   private readAllNoOlderThan(maxAgeMs: number): Promise<Map<string, Readonly<Record<string, string>>>> {

@@ -53,7 +53,12 @@ export interface SourceStateStore {
    * The synced commit, the status and (when given) the inventory in one write (what a successful sync
    * records).
    */
-  setSynced(source: string, commit: string, status: SourceStatus, inventory?: Iterable<string>): Promise<void>;
+  setSynced(
+    source: string,
+    commit: string,
+    status: SourceStatus,
+    inventory?: Iterable<string>,
+  ): Promise<void>;
 }
 
 export interface SourceSyncDeps {
