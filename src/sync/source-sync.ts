@@ -92,7 +92,14 @@ export interface SyncReport {
   /** `name` is set for an object Git names only by generateName: the name it has in the cluster. */
   applied: Array<{ key: string; result: ApplyResult; name?: string }>;
   removed: Array<{ key: string; result: RemoveResult | 'kept (prune disabled)' }>;
-  problems: Array<{ key?: string; file: string; line: number; message: string }>;
+  /** `refused`: the object's scope or ownership refused it (see ObjectRefusedError). */
+  problems: Array<{
+    key?: string;
+    file: string;
+    line: number;
+    message: string;
+    refused?: ObjectRefusedError['code'];
+  }>;
   /** How long the Git fetch took (the rest of a sync is diff and cluster writes); absent when nothing was fetched. */
   fetchSeconds?: number;
 }
@@ -466,6 +473,7 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
           file: desired.file,
           line: desired.line ?? 1,
           message: repeated ? repeatedServerErrorMessage(repeated) : (err as Error).message,
+          ...(err instanceof ObjectRefusedError ? { refused: err.code } : {}),
         };
       }
     });
@@ -604,7 +612,9 @@ async function reportProblems(deps: SourceSyncDeps, report: SyncReport): Promise
       `object skipped: ${problem.message}`,
     );
     const [kind, namespace, name] = (problem.key ?? '').split('/');
-    if (!deps.events || kind !== 'Rollout' || !name) continue;
+    // A refused object is this source's problem, not the live Rollout's: that one may be another
+    // source's, or in a namespace this source may not write to (not even an Event).
+    if (!deps.events || kind !== 'Rollout' || !name || problem.refused !== undefined) continue;
     await deps.events.record(
       {
         apiVersion: ROLLGATE_API_VERSION,

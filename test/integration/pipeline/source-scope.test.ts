@@ -295,6 +295,7 @@ describe('ownership of live objects', () => {
         file: 'web.yaml',
         line: 1,
         message: expect.stringMatching(/^metadata\.name: the live object belongs to source "team-b"/),
+        refused: 'sync.not_owned',
       },
     ]);
     // And removing it from team-a's Git does not prune team-b's object.
@@ -305,5 +306,39 @@ describe('ownership of live objects', () => {
     const web = await clients.core.readNamespacedConfigMap({ name: 'web', namespace: 'team-a' });
     expect(web.data).toEqual({ owner: 'team-b' });
     expect(web.metadata?.labels?.['rollgate.dev/source']).toBe('team-b');
+  });
+});
+
+describe('the inventory', () => {
+  it('a state from before inventories: the next commit re-reads every object, and what the source owns prunes from then on', async () => {
+    const teamA = source('team-a', { namespace: 'team-a', prune: true });
+    await teamA.push({ 'a.yaml': configMapYaml('a', { v: '1' }), 'b.yaml': configMapYaml('b', { v: '1' }) });
+    await sync(teamA.deps);
+    // What an earlier version wrote: the commit and the status, no inventory.
+    const state = await clients.core.readNamespacedConfigMap({
+      name: 'rollgate-source-team-a',
+      namespace: 'rollgate-system',
+    });
+    expect(state.data?.['inventory']).toBe('/ConfigMap/team-a/a\n/ConfigMap/team-a/b');
+    delete state.data?.['inventory'];
+    await clients.core.replaceNamespacedConfigMap({
+      name: 'rollgate-source-team-a',
+      namespace: 'rollgate-system',
+      body: state,
+    });
+
+    await teamA.push({ 'a.yaml': configMapYaml('a', { v: '2' }), 'c.yaml': configMapYaml('c', { v: '1' }) });
+    const upgraded = await sync(teamA.deps);
+    expect(upgraded.applied).toEqual([
+      { key: 'ConfigMap//a', result: 'updated' },
+      { key: 'ConfigMap//b', result: 'updated' }, // re-applied: it now carries the new commit
+      { key: 'ConfigMap//c', result: 'created' },
+    ]);
+    expect(upgraded.removed).toEqual([]);
+
+    teamA.work.write({ 'b.yaml': null });
+    teamA.work.commit('drop b');
+    await teamA.work.push(`${server.url}/team-a.git`);
+    expect((await sync(teamA.deps)).removed).toEqual([{ key: 'ConfigMap//b', result: 'deleted' }]);
   });
 });
