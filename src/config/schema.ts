@@ -46,6 +46,39 @@ const sourceAuth = z
   })
   .strict();
 
+/** A kind as a source's scope names it: `Kind`, `group/Kind` or `*`. */
+const kindPattern = z
+  .string()
+  .regex(
+    /^(\*|([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z][A-Za-z0-9]*)$/,
+    'must be a kind (Deployment), a group and kind (apps/Deployment) or *',
+  );
+
+/**
+ * What a source may write (docs/security.md, "Sources and the cluster"). By default: namespaced kinds in
+ * its own namespace only, no cluster-scoped kind, no Role or RoleBinding.
+ */
+const sourceScope = z
+  .object({
+    /** Namespaces besides the source's own (`namespace`, or kubernetes.defaultNamespace); `*`: any. */
+    namespaces: z
+      .array(z.string().regex(/^(\*|[a-z0-9]([-a-z0-9]*[a-z0-9])?)$/, 'must be a namespace name or *'))
+      .default([]),
+    /** Cluster-scoped kinds the source may write (`Namespace`, `apiextensions.k8s.io/CustomResourceDefinition`, `*`). */
+    clusterScoped: z.array(kindPattern).default([]),
+    kinds: z
+      .object({
+        /** When set, the only kinds the source may write; naming Role or RoleBinding here allows them. */
+        allow: z.array(kindPattern).optional(),
+        /** Kinds the source may never write (wins over allow). */
+        deny: z.array(kindPattern).default([]),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict()
+  .prefault({});
+
 const source = z
   .object({
     name: z
@@ -58,6 +91,13 @@ const source = z
     namespace: z.string().optional(),
     prune: z.boolean().default(false),
     selfHeal: z.boolean().default(false),
+    scope: sourceScope,
+    /**
+     * Live objects no Rollgate source owns: `none` leaves them alone (a problem on the object) unless the
+     * object carries `rollgate.dev/adopt: <source>`; `unowned` takes them over. Another source's object is
+     * never taken.
+     */
+    adopt: z.enum(['none', 'unowned']).default('none'),
     auth: sourceAuth.optional(),
   })
   .strict();

@@ -13,6 +13,7 @@ import { defaultWorkerName, startWorker, type RunningWorker } from '../queue/sta
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
 import { parseDuration } from '../spec/duration.ts';
 import { ObjectApplier } from '../sync/object-applier.ts';
+import { sourceScopeOf } from '../sync/source-scope.ts';
 import { ConfigMapSourceStateStore } from '../sync/source-state-store.ts';
 import { failedStatus, recoveredStatus } from '../sync/source-status.ts';
 import { checkDrift, checkSource, syncSource, type SourceSyncDeps } from '../sync/source-sync.ts';
@@ -107,7 +108,11 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     // Built once per source: the applier keeps its API discovery cache between jobs.
     const deps = {
       git,
-      applier: new ObjectApplier(runtime.kube.clients.kubeConfig, { source: source.name, defaultNamespace }),
+      applier: new ObjectApplier(runtime.kube.clients.kubeConfig, {
+        source: source.name,
+        defaultNamespace,
+        scope: sourceScopeOf(source, config.kubernetes.defaultNamespace),
+      }),
       state,
       enqueueReconcile: async (key: { namespace: string; name: string }) => {
         await queues.reconcile.enqueue(`${key.namespace}/${key.name}`);

@@ -10,6 +10,10 @@ import { FIELD_MANAGER, makePooledApiClient, toPlainObject } from '../kube/clien
 import { isNotFound, kubeCall } from '../kube/errors.ts';
 import { ROLLGATE_API_VERSION, toRollgateApiVersion } from '../spec/api-version.ts';
 import { driftedFields } from '../kube/drift.ts';
+import { decideOwnership } from './object-ownership.ts';
+import { ObjectRefusedError } from './object-refused-error.ts';
+import { inventoryKey } from './source-inventory.ts';
+import { decideScope, refusedKind, sourceScopeOf, type SourceScope } from './source-scope.ts';
 import {
   COMMIT_ANNOTATION,
   COMMIT_AUTHOR_ANNOTATION,
@@ -42,6 +46,10 @@ export interface ObjectRef {
 }
 
 export type ApplyResult = 'created' | 'updated' | 'unchanged';
+/**
+ * `not-managed`: the live object is not this source's to delete (not labelled as its own, not in its
+ * inventory, or outside its scope); it is left alone.
+ */
 export type RemoveResult = 'deleted' | 'absent' | 'not-managed';
 
 /** What {@link ObjectApplier.createGenerated} did, and the name the object has in the cluster. */
@@ -77,7 +85,7 @@ type Json = Record<string, unknown>;
 const metadataOf = (obj: Json): Json => (obj.metadata ?? {}) as Json;
 
 /** The live object a prepared one is applied to. */
-function refOf(prepared: Json): ObjectRef {
+export function preparedRefOf(prepared: Json): ObjectRef {
   const metadata = metadataOf(prepared);
   return {
     apiVersion: String(prepared.apiVersion),
@@ -103,29 +111,44 @@ function createdByThisApply(answer: KubernetesObject): boolean {
   return created !== undefined && only.time !== undefined && secondsOf(created) === secondsOf(only.time);
 }
 
-/** Applies and removes objects of one source; every write uses field manager `rollgate`. */
+/**
+ * Applies and removes objects of one source; every write uses field manager `rollgate`. Every object
+ * is held to the source's scope (see source-scope.ts) and to who owns the live object
+ * (object-ownership.ts): a refused one throws {@link ObjectRefusedError} and nothing is written.
+ */
 export class ObjectApplier {
   private readonly api: DiscoveringObjectApi;
+  /** What the source may write; without one, only namespaced kinds in `defaultNamespace`. */
+  readonly scope: SourceScope;
 
   constructor(
     kubeConfig: KubeConfig,
-    private readonly options: { source: string; defaultNamespace: string },
+    private readonly options: { source: string; defaultNamespace: string; scope?: SourceScope },
   ) {
     this.api = makePooledApiClient(kubeConfig, DiscoveringObjectApi);
+    this.scope = options.scope ?? sourceScopeOf({}, options.defaultNamespace);
   }
 
-  /** The object exactly as it will be applied: in-cluster apiVersion, namespace, ownership labels. */
+  /**
+   * The object exactly as it will be applied: in-cluster apiVersion, namespace, ownership labels.
+   * Throws {@link ObjectRefusedError} for an object outside the source's scope.
+   */
   async prepare(
     desired: DesiredObject,
     commit: string,
     author?: { name: string; email: string },
   ): Promise<Json> {
+    const kindRefusal = refusedKind(this.scope, desired);
+    if (kindRefusal !== undefined) throw new ObjectRefusedError('sync.out_of_scope', 'kind', kindRefusal);
     const converted = toRollgateApiVersion(desired.object) as Json;
     const apiVersion = String(converted.apiVersion);
     const namespaced = await this.namespacedOf(apiVersion, desired.kind);
     if (namespaced === undefined) throw new UnknownKindError(apiVersion, desired.kind);
+    const decision = decideScope(this.scope, desired, namespaced);
+    if (!decision.allowed)
+      throw new ObjectRefusedError('sync.out_of_scope', decision.field, decision.message);
     const metadata = { ...metadataOf(converted) };
-    if (namespaced) metadata.namespace = desired.namespace ?? this.options.defaultNamespace;
+    if (decision.namespace !== undefined) metadata.namespace = decision.namespace;
     else delete metadata.namespace;
     metadata.labels = {
       ...((metadata.labels ?? {}) as Json),
@@ -192,18 +215,37 @@ export class ObjectApplier {
 
   /**
    * Server-side applies the prepared object (force: Git is the source of truth for the fields it sets).
-   * Sends nothing when the live object already holds every value, from the same commit.
+   * Sends nothing when the live object already holds every value, from the same commit. Throws
+   * {@link ObjectRefusedError} when the live object is another source's, or nobody's and adopting it
+   * is not allowed (see decideOwnership): the force is only ever used on the source's own objects.
    */
   async apply(prepared: Json): Promise<ApplyResult> {
-    const ref = refOf(prepared);
+    const ref = preparedRefOf(prepared);
     const live = await this.read(ref);
+    this.mayWriteOver(live);
     if (live && driftedFields(prepared, live).length === 0) return 'unchanged';
     await this.serverSideApply(prepared, ref);
     return live ? 'updated' : 'created';
   }
 
+  /** Throws when the source may not apply over `live`. */
+  private mayWriteOver(live: Json | undefined): void {
+    const metadata = live === undefined ? undefined : metadataOf(live);
+    const decision = decideOwnership(
+      this.options.source,
+      this.scope.adopt,
+      metadata === undefined
+        ? undefined
+        : {
+            labels: (metadata.labels ?? {}) as Record<string, string>,
+            annotations: (metadata.annotations ?? {}) as Record<string, string>,
+          },
+    );
+    if (!decision.allowed) throw new ObjectRefusedError('sync.not_owned', 'metadata.name', decision.message);
+  }
+
   /** One server-side apply as field manager `rollgate`, forcing its fields; the API server's answer. */
-  private serverSideApply(prepared: Json, ref: ReturnType<typeof refOf>): Promise<KubernetesObject> {
+  private serverSideApply(prepared: Json, ref: ObjectRef): Promise<KubernetesObject> {
     return kubeCall({ verb: 'apply', kind: ref.kind, namespace: ref.namespace, name: ref.name }, () =>
       this.api.patch(
         prepared as KubernetesObject,
@@ -218,13 +260,14 @@ export class ObjectApplier {
 
   /**
    * Server-side applies the prepared object without reading it first: one request instead of two, for an
-   * object the caller knows the cluster holds differently (see source-sync's `knownToDiffer`), where
+   * object the caller knows the cluster holds differently (see source-sync's `knownToDiffer`) and knows
+   * to be the source's own (it is in the source's inventory: no ownership check is made), where
    * {@link apply}'s read could never find it unchanged. `updated` when the caller knows the cluster held
    * it (changed in Git since the commit the cluster was synced to); otherwise `created` when the answer
    * shows the object new (Rollgate its only field manager, as old as this apply), else `updated`.
    */
   async applyWithoutRead(prepared: Json, knownToExist: boolean): Promise<'created' | 'updated'> {
-    const ref = refOf(prepared);
+    const ref = preparedRefOf(prepared);
     const answer = await this.serverSideApply(prepared, ref);
     // The timestamps have one-second resolution: an object changed in the second it was created would
     // look new, so they are only asked about objects the diff says were added.
@@ -259,7 +302,7 @@ export class ObjectApplier {
 
   /** Fields where the live object differs from what was applied (ignoring the commit/file bookkeeping). */
   async drift(prepared: Json): Promise<string[] | undefined> {
-    const live = await this.read(refOf(prepared));
+    const live = await this.read(preparedRefOf(prepared));
     if (!live) return ['(object is missing)'];
     const metadata = metadataOf(prepared);
     const annotations = { ...((metadata.annotations ?? {}) as Json) };
@@ -269,13 +312,31 @@ export class ObjectApplier {
     return driftedFields({ ...prepared, metadata: { ...metadata, annotations } }, live);
   }
 
-  /** Deletes an object that left Git, but only one this source applied. */
-  async remove(ref: ObjectRef): Promise<RemoveResult> {
+  /**
+   * Deletes an object that left Git, but only one this source applied: in its scope, in its inventory
+   * (`inventory`, the keys of {@link inventoryKey}) and labelled as its own. A label alone is not
+   * enough: it can be copied, or left by an earlier version that took objects over. `key` is the
+   * object's inventory key (absent when its kind is not served).
+   */
+  async remove(
+    ref: ObjectRef,
+    inventory: Pick<ReadonlySet<string>, 'has'>,
+  ): Promise<{ result: RemoveResult; key?: string }> {
     const apiVersion = String(toRollgateApiVersion({ apiVersion: ref.apiVersion }).apiVersion);
     const namespaced = await this.namespacedOf(apiVersion, ref.kind);
-    if (namespaced === undefined) return 'absent';
-    const namespace = namespaced ? (ref.namespace ?? this.options.defaultNamespace) : undefined;
-    const live = await this.read({ ...ref, apiVersion, ...(namespace ? { namespace } : {}) });
+    if (namespaced === undefined) return { result: 'absent' };
+    const decision = decideScope(this.scope, ref, namespaced);
+    const namespace = namespaced ? (ref.namespace ?? this.scope.ownNamespace) : undefined;
+    const resolved = { ...ref, apiVersion, ...(namespace ? { namespace } : {}) };
+    const key = inventoryKey(resolved);
+    if (!decision.allowed || !inventory.has(key)) return { result: 'not-managed', key };
+    const result = await this.deleteOwn(resolved);
+    return { result, key };
+  }
+
+  private async deleteOwn(ref: ObjectRef): Promise<RemoveResult> {
+    const { apiVersion, namespace } = ref;
+    const live = await this.read(ref);
     if (!live) return 'absent';
     const labels = (metadataOf(live).labels ?? {}) as Json;
     if (labels[MANAGED_BY_LABEL] !== MANAGED_BY_VALUE || labels[SOURCE_LABEL] !== this.options.source)

@@ -22,6 +22,8 @@ export const LEGACY_SOURCE_STATE_CONFIGMAP = 'rollgate-sources';
 /** The keys of a source-state ConfigMap's data. */
 export const COMMIT_KEY = 'commit';
 export const STATUS_KEY = 'status';
+/** The objects the source applied (see source-inventory.ts): what its prune may delete. */
+export const INVENTORY_KEY = 'inventory';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 /** 63 (a label value) less the 11 characters of `-` and a 10-character digest. */

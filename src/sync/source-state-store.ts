@@ -2,8 +2,10 @@
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { KubeClients } from '../kube/client.ts';
 import { dispositionOf, isNotFound, kubeCall } from '../kube/errors.ts';
+import { formatInventory, parseInventory } from './source-inventory.ts';
 import {
   COMMIT_KEY,
+  INVENTORY_KEY,
   LEGACY_SOURCE_STATE_CONFIGMAP,
   legacySourceStates,
   SOURCE_STATE_LABEL,
@@ -19,6 +21,8 @@ import type { SourceStateStore } from './source-sync.ts';
 export interface SourceState {
   commit?: string;
   status?: SourceStatus;
+  /** The objects the source applied (absent in a state written before inventories were kept). */
+  inventory?: string[];
 }
 
 const MAX_ATTEMPTS = 5;
@@ -30,7 +34,12 @@ const CARRY_OVER_CONCURRENCY = 16;
 function stateOf(data: Readonly<Record<string, string>> | undefined): SourceState {
   const commit = data?.[COMMIT_KEY];
   const status = parseSourceStatus(data?.[STATUS_KEY]);
-  return { ...(commit !== undefined ? { commit } : {}), ...(status ? { status } : {}) };
+  const inventory = parseInventory(data?.[INVENTORY_KEY]);
+  return {
+    ...(commit !== undefined ? { commit } : {}),
+    ...(status ? { status } : {}),
+    ...(inventory ? { inventory } : {}),
+  };
 }
 
 /**
@@ -87,15 +96,28 @@ export class ConfigMapSourceStateStore implements SourceStateStore {
   async updateStatus(
     source: string,
     next: (last: SourceStatus | undefined) => SourceStatus | undefined,
+    inventory?: Iterable<string>,
   ): Promise<void> {
+    const kept = inventory !== undefined ? { [INVENTORY_KEY]: formatInventory(inventory) } : undefined;
     await this.update(source, (data) => {
       const status = next(parseSourceStatus(data?.[STATUS_KEY]));
-      return status ? { [STATUS_KEY]: JSON.stringify(status) } : undefined;
+      if (!status) return kept;
+      return { [STATUS_KEY]: JSON.stringify(status), ...kept };
     });
   }
 
-  async setSynced(source: string, commit: string, status: SourceStatus): Promise<void> {
-    await this.update(source, () => ({ [COMMIT_KEY]: commit, [STATUS_KEY]: JSON.stringify(status) }));
+  async setSynced(
+    source: string,
+    commit: string,
+    status: SourceStatus,
+    inventory?: Iterable<string>,
+  ): Promise<void> {
+    const kept = inventory !== undefined ? { [INVENTORY_KEY]: formatInventory(inventory) } : undefined;
+    await this.update(source, () => ({
+      [COMMIT_KEY]: commit,
+      [STATUS_KEY]: JSON.stringify(status),
+      ...kept,
+    }));
   }
 
   private readAllNoOlderThan(maxAgeMs: number): Promise<Map<string, Readonly<Record<string, string>>>> {

@@ -9,7 +9,15 @@ import type { ObservedHeads } from '../queue/observed-heads.ts';
 import { ARGO_API_VERSION, ROLLGATE_API_VERSION } from '../spec/api-version.ts';
 import { needsOfObject, planApply, planRemoval, type ApplyPlan, type PlannedObject } from './apply-plan.ts';
 import { withHandedOverReplicas } from './handed-over-replicas.ts';
-import type { ApplyResult, DesiredObject, ObjectApplier, RemoveResult } from './object-applier.ts';
+import {
+  preparedRefOf,
+  type ApplyResult,
+  type DesiredObject,
+  type ObjectApplier,
+  type RemoveResult,
+} from './object-applier.ts';
+import { ObjectRefusedError } from './object-refused-error.ts';
+import { inventoryKey } from './source-inventory.ts';
 import { DEFAULT_APPLY_CONCURRENCY, runPlan } from './plan-runner.ts';
 import {
   failedStatus,
@@ -31,17 +39,26 @@ export interface SourceStateStore {
   readSource(
     source: string,
     options?: { maxAgeMs?: number },
-  ): Promise<{ commit?: string; status?: SourceStatus }>;
+  ): Promise<{ commit?: string; status?: SourceStatus; inventory?: string[] }>;
   /**
    * Rewrites the status from the stored one, read-modify-write (so `next` may run more than once);
-   * `next` returning undefined writes nothing.
+   * `next` returning undefined writes no status. `inventory`, when given, replaces the stored one.
    */
   updateStatus(
     source: string,
     next: (last: SourceStatus | undefined) => SourceStatus | undefined,
+    inventory?: Iterable<string>,
   ): Promise<void>;
-  /** The synced commit and the status in one write (what a successful sync records). */
-  setSynced(source: string, commit: string, status: SourceStatus): Promise<void>;
+  /**
+   * The synced commit, the status and (when given) the inventory in one write (what a successful sync
+   * records).
+   */
+  setSynced(
+    source: string,
+    commit: string,
+    status: SourceStatus,
+    inventory?: Iterable<string>,
+  ): Promise<void>;
 }
 
 export interface SourceSyncDeps {
@@ -75,7 +92,14 @@ export interface SyncReport {
   /** `name` is set for an object Git names only by generateName: the name it has in the cluster. */
   applied: Array<{ key: string; result: ApplyResult; name?: string }>;
   removed: Array<{ key: string; result: RemoveResult | 'kept (prune disabled)' }>;
-  problems: Array<{ key?: string; file: string; line: number; message: string }>;
+  /** `refused`: the object's scope or ownership refused it (see ObjectRefusedError). */
+  problems: Array<{
+    key?: string;
+    file: string;
+    line: number;
+    message: string;
+    refused?: ObjectRefusedError['code'];
+  }>;
   /** How long the Git fetch took (the rest of a sync is diff and cluster writes); absent when nothing was fetched. */
   fetchSeconds?: number;
 }
@@ -330,6 +354,8 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
     deps.state.readSource(git.name),
   ]);
   const previous = stored.commit;
+  // What the source applied before; a state from before inventories has none (see diffFrom below).
+  const inventory = new Set(stored.inventory ?? []);
   // A second request for a head that a sync reached meanwhile: no fetch, no write (its status stays).
   if (target !== undefined && target === previous) return upToDate(deps, stored.status, previous, attemptAt);
   const fetchStarted = performance.now();
@@ -349,7 +375,10 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
   if (commit === previous) return upToDate(deps, stored.status, previous, attemptAt, fetchSeconds);
   // The commit's Rollouts and what they may wait for are compared (and written) first, while the rest
   // of a large commit is parsed: thousands of unrelated objects do not hold back a changed Rollout.
-  const diff = await git.diffInParts(previous, commit, {
+  // A state written before inventories were kept: every object of the commit is read again (a full
+  // diff), so each one this source owns enters the inventory; nothing is pruned on that sync.
+  const diffFrom = stored.inventory === undefined ? undefined : previous;
+  const diff = await git.diffInParts(diffFrom, commit, {
     kinds: ['Rollout'],
     needsOf: (object) => needsOfObject(object, { defaultNamespace: deps.defaultNamespace }),
   });
@@ -400,6 +429,8 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
   const author = await git.commitAuthor(commit);
   const concurrency = deps.applyConcurrency ?? DEFAULT_APPLY_CONCURRENCY;
   const withoutRead = knownToDiffer(diff, stored.status);
+  /** Inventory keys of the objects this sync applied: none of them is pruned by it (a moved manifest). */
+  const appliedKeys = new Set<string>();
   /** Applies one part's upserts in plan order; the report lists them in that order. */
   const applyPart = async (upserts: Array<Upsert | undefined>): Promise<void> => {
     // Filled by index and flattened in plan order, so the report does not depend on which write won a race.
@@ -423,19 +454,26 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
             logger.info({ object: desired.key, name }, 'created under a generated name');
           return;
         }
-        const result = withoutRead
-          ? await applier.applyWithoutRead(prepared, upsert.change === 'changed')
-          : await applier.apply(prepared);
+        const key = inventoryKey(preparedRefOf(prepared));
+        // Only an object the source applied before skips the read (and so the ownership check).
+        const result =
+          withoutRead && inventory.has(key)
+            ? await applier.applyWithoutRead(prepared, upsert.change === 'changed')
+            : await applier.apply(prepared);
+        inventory.add(key);
+        appliedKeys.add(key);
         applied[index] = { key: desired.key, result };
         if (result !== 'unchanged') await enqueueIfRollout(deps, desired, prepared);
       } catch (err) {
-        if (isRetryable(err) && retry(err, desired.key)) return;
+        // A refused object (scope, ownership) is its own problem, never a reason to retry the sync.
+        if (!(err instanceof ObjectRefusedError) && isRetryable(err) && retry(err, desired.key)) return;
         const repeated = serverErrorOf(err, desired.key, commit, earlierServerErrors);
         applyProblems[index] = {
           key: desired.key,
           file: desired.file,
           line: desired.line ?? 1,
           message: repeated ? repeatedServerErrorMessage(repeated) : (err as Error).message,
+          ...(err instanceof ObjectRefusedError ? { refused: err.code } : {}),
         };
       }
     });
@@ -471,6 +509,7 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
   const removed: Array<SyncReport['removed'][number] | undefined> = removals.map(() => undefined);
   const removeProblems: Array<SyncReport['problems'][number] | undefined> = removals.map(() => undefined);
   const removalPlan = planRemovals(removals, deps.defaultNamespace);
+  const prunable = { has: (key: string) => inventory.has(key) && !appliedKeys.has(key) };
   await runPlan(removalPlan, concurrency, async (index) => {
     const change = removals[index] as Removal;
     removals[index] = undefined;
@@ -482,12 +521,17 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
       return;
     }
     try {
-      const result = await applier.remove({
-        apiVersion: p.apiVersion,
-        kind: p.kind,
-        name: p.name,
-        ...(p.namespace ? { namespace: p.namespace } : {}),
-      });
+      const { result, key } = await applier.remove(
+        {
+          apiVersion: p.apiVersion,
+          kind: p.kind,
+          name: p.name,
+          ...(p.namespace ? { namespace: p.namespace } : {}),
+        },
+        prunable,
+      );
+      // Deleted, gone, or not this source's (any more): either way no longer in its inventory.
+      if (key !== undefined && !appliedKeys.has(key)) inventory.delete(key);
       removed[index] = { key: change.key, result };
     } catch (err) {
       if (isRetryable(err) && retry(err, change.key)) return;
@@ -513,8 +557,11 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
   const written = report.applied.filter((a) => a.result !== 'unchanged').length;
   if (transient !== undefined) {
     const message = `sync of ${commit.slice(0, 12)} will be retried: ${(transient as Error).message}`;
-    await deps.state.updateStatus(git.name, (last) =>
-      failedStatus(last, { message, attemptAt, serverErrors }),
+    // The inventory is kept even so: what this attempt created is the source's, whatever comes next.
+    await deps.state.updateStatus(
+      git.name,
+      (last) => failedStatus(last, { message, attemptAt, serverErrors }),
+      inventory,
     );
     throw transient;
   }
@@ -539,6 +586,7 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
       ],
       pending,
     }),
+    inventory,
   );
   await deps.heads?.markSynced(git.name, commit);
   logger.info(
@@ -564,7 +612,9 @@ async function reportProblems(deps: SourceSyncDeps, report: SyncReport): Promise
       `object skipped: ${problem.message}`,
     );
     const [kind, namespace, name] = (problem.key ?? '').split('/');
-    if (!deps.events || kind !== 'Rollout' || !name) continue;
+    // A refused object is this source's problem, not the live Rollout's: that one may be another
+    // source's, or in a namespace this source may not write to (not even an Event).
+    if (!deps.events || kind !== 'Rollout' || !name || problem.refused !== undefined) continue;
     await deps.events.record(
       {
         apiVersion: ROLLGATE_API_VERSION,
@@ -591,13 +641,16 @@ export interface DriftReport {
 /**
  * Compares every object of the last synced commit with the cluster. A drifted object (a field Git sets
  * was changed in the cluster, or the object was deleted) is re-applied when `selfHeal` is on, and
- * otherwise reported in the source status. Reads Git from the local cache only (no network).
+ * otherwise reported in the source status. Reads Git from the local cache only (no network). Only the
+ * source's own objects (its inventory) are compared: one its scope or ownership refused is a problem
+ * of the sync, not drift, and is never applied here.
  */
 export async function checkDrift(
   deps: SourceSyncDeps & { selfHeal: boolean },
 ): Promise<DriftReport | undefined> {
-  const commit = await deps.state.get(deps.git.name);
+  const { commit, inventory: stored } = await deps.state.readSource(deps.git.name);
   if (!commit) return undefined;
+  const inventory = new Set(stored ?? []);
   const everything = await deps.git.diffReport(undefined, commit);
   const report: DriftReport = { source: deps.git.name, commit, drifted: [] };
   // A healed object is applied as the sync applied it: with the author, or a re-apply would drop it.
@@ -606,15 +659,27 @@ export async function checkDrift(
     // Objects created under a generated name are not compared (Git does not know their names).
     if (change.change === 'removed' || change.object.name === undefined) continue;
     const desired = desiredOf(change);
-    const prepared = await withHandedOverReplicas(
-      await deps.applier.prepare(desired, commit, author),
-      deps.applier,
-    );
+    let prepared: Record<string, unknown>;
+    try {
+      prepared = await deps.applier.prepare(desired, commit, author);
+    } catch (err) {
+      if (err instanceof ObjectRefusedError) continue;
+      throw err;
+    }
+    // A state from before inventories: the ownership check of a heal's apply is what holds.
+    if (stored !== undefined && !inventory.has(inventoryKey(preparedRefOf(prepared)))) continue;
+    prepared = await withHandedOverReplicas(prepared, deps.applier);
     const fields = await deps.applier.drift(prepared);
     if (!fields || fields.length === 0) continue;
     let healed = false;
     if (deps.selfHeal) {
-      await deps.applier.apply(prepared);
+      try {
+        await deps.applier.apply(prepared);
+      } catch (err) {
+        // Taken by another source (or relabelled by hand) since the sync: not this source's to heal.
+        if (err instanceof ObjectRefusedError) continue;
+        throw err;
+      }
       healed = true;
       await enqueueIfRollout(deps, desired, prepared);
     }

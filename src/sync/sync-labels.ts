@@ -14,3 +14,8 @@ export const FILE_ANNOTATION = 'rollgate.dev/file';
  * the digest, so a retried sync, a re-diff or a move to another file does not create a second one.
  */
 export const MANIFEST_DIGEST_LABEL = 'rollgate.dev/manifest-digest';
+/**
+ * On a live object no source owns: `rollgate.dev/adopt: <source>` lets that one source take it over
+ * (label it as its own, apply over it, prune it later) without `adopt: unowned` for the whole source.
+ */
+export const ADOPT_ANNOTATION = 'rollgate.dev/adopt';

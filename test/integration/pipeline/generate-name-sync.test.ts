@@ -180,11 +180,11 @@ describe('objects with generateName', () => {
       state: {
         get: (source) => state.get(source),
         readSource: (source) => state.readSource(source),
-        updateStatus: (source, next) => state.updateStatus(source, next),
-        setSynced: (source, commit, status) =>
+        updateStatus: (source, next, inventory) => state.updateStatus(source, next, inventory),
+        setSynced: (source, commit, status, inventory) =>
           failures-- > 0
             ? Promise.reject(new Error('ConfigMap write lost'))
-            : state.setSynced(source, commit, status),
+            : state.setSynced(source, commit, status, inventory),
       },
     };
     await expect(syncSource(flaky)).rejects.toThrow(/ConfigMap write lost/);

@@ -51,7 +51,47 @@ describe('loadConfig', () => {
       interval: '30s',
       prune: false,
       selfHeal: false,
+      scope: { namespaces: [], clusterScoped: [], kinds: { deny: [] } },
+      adopt: 'none',
     });
+  });
+
+  it("reads a source's scope and adoption, and names the key of a bad one", () => {
+    const file = tempFile(
+      [
+        'sources:',
+        '  - name: platform',
+        '    url: http://127.0.0.1:9000/platform.git',
+        '    namespace: platform',
+        '    scope:',
+        '      namespaces: [team-a, "*"]',
+        '      clusterScoped: [Namespace, apiextensions.k8s.io/CustomResourceDefinition]',
+        '      kinds: { allow: ["*", RoleBinding], deny: [Secret] }',
+        '    adopt: unowned',
+      ].join('\n'),
+    );
+    expect(loadConfig({ file, env: {} }).sources[0]).toMatchObject({
+      scope: {
+        namespaces: ['team-a', '*'],
+        clusterScoped: ['Namespace', 'apiextensions.k8s.io/CustomResourceDefinition'],
+        kinds: { allow: ['*', 'RoleBinding'], deny: ['Secret'] },
+      },
+      adopt: 'unowned',
+    });
+    const bad = tempFile(
+      [
+        'sources:',
+        '  - name: apps',
+        '    url: http://127.0.0.1:9000/apps.git',
+        '    scope: { namespaces: [Kube_System], clusterScoped: ["apps/"], clusters: true }',
+        '    adopt: everything',
+      ].join('\n'),
+    );
+    const problems = problemsOf(() => loadConfig({ file: bad, env: {} })).join('\n');
+    expect(problems).toMatch(/sources\[0\]\.scope\.namespaces\[0\]: must be a namespace name or \*/);
+    expect(problems).toMatch(/sources\[0\]\.scope\.clusterScoped\[0\]: must be a kind/);
+    expect(problems).toMatch(/sources\[0\]\.scope.*clusters/);
+    expect(problems).toMatch(/sources\[0\]\.adopt/);
   });
 
   it('lets the environment override the file, and flags override both', () => {
