@@ -1,7 +1,9 @@
 // The reconcile side of a process: runs reconcile jobs, and turns cluster changes into jobs (level-triggered).
+import { createDefaultMetricProviders, createHostPolicy } from '../analysis/providers/index.ts';
 import { toPlainObject, type KubeClients } from '../kube/client.ts';
 import { ClusterCache, type CachedKind, type CachedObject } from '../kube/cluster-cache.ts';
 import { kubeCall } from '../kube/errors.ts';
+import { createKubeJobRunner } from '../kube/job-runner.ts';
 import { listRollouts } from '../kube/rollout-list.ts';
 import { ReconcileRetryError } from '../kube/reconcile-retry-error.ts';
 import type { ReconcileDeps } from '../kube/reconcile-rollout.ts';
@@ -231,6 +233,13 @@ export async function startReconciler(
   const metrics = options.metrics ?? defaultMetrics;
   // Each rollout's router comes from its trafficRouting (none without): the provider table in src/traffic.
   const routers = options.reconcile?.routers ?? trafficRouterFactory(runtime.kube.clients, log);
+  // Metric providers with the configured limits: the hosts web and Prometheus metrics may reach, the
+  // ServiceAccounts a job metric's pod may name.
+  const providers = createDefaultMetricProviders({
+    jobRunner: createKubeJobRunner(runtime.kube.clients),
+    policy: createHostPolicy(config.analysis),
+    jobPods: { serviceAccounts: config.analysis.jobServiceAccounts },
+  });
   // Filled by the watches below (informers); a reconcile reads a kind from it once its first list is in.
   const cache = new ClusterCache();
   // A job's writes, for the rollout's next job in any process: its cache may trail them (ReadPolicy).
@@ -274,6 +283,7 @@ export async function startReconciler(
         { namespace: payload.namespace, name: payload.name },
         {
           ...(options.onTransition && { onTransition: options.onTransition }),
+          providers,
           ...options.reconcile,
           routers,
           cache,
