@@ -147,7 +147,7 @@ function checkHeaders(provider: string, headers: Record<string, string>): void {
  * a timer or socket callback. `policy` decides which hosts and addresses may be reached: an IP
  * literal is checked before the request, a name at connect time on the address it resolved to.
  */
-export function sendHttpRequest(options: HttpRequestOptions): Promise<HttpResponse> {
+export async function sendHttpRequest(options: HttpRequestOptions): Promise<HttpResponse> {
   const { url, authorization } = checkHttpUrl(options.provider, options.url);
   const headers: Record<string, string> = { ...(authorization && { authorization }), ...options.headers };
   if (options.body !== undefined) headers['content-length'] = String(Buffer.byteLength(options.body));
