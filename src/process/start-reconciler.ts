@@ -1,9 +1,8 @@
 // The reconcile side of a process: runs reconcile jobs, and turns cluster changes into jobs (level-triggered).
-import { createDefaultMetricProviders, createHostPolicy } from '../analysis/providers/index.ts';
 import { toPlainObject, type KubeClients } from '../kube/client.ts';
 import { ClusterCache, type CachedKind, type CachedObject } from '../kube/cluster-cache.ts';
 import { kubeCall } from '../kube/errors.ts';
-import { createKubeJobRunner } from '../kube/job-runner.ts';
+import { createClusterMetricProviders } from '../kube/analysis-run-reconciler.ts';
 import { listRollouts } from '../kube/rollout-list.ts';
 import { ReconcileRetryError } from '../kube/reconcile-retry-error.ts';
 import type { ReconcileDeps } from '../kube/reconcile-rollout.ts';
@@ -235,11 +234,7 @@ export async function startReconciler(
   const routers = options.reconcile?.routers ?? trafficRouterFactory(runtime.kube.clients, log);
   // Metric providers with the configured limits: the hosts web and Prometheus metrics may reach, the
   // ServiceAccounts a job metric's pod may name.
-  const providers = createDefaultMetricProviders({
-    jobRunner: createKubeJobRunner(runtime.kube.clients),
-    policy: createHostPolicy(config.analysis),
-    jobPods: { serviceAccounts: config.analysis.jobServiceAccounts },
-  });
+  const providers = createClusterMetricProviders(runtime.kube.clients, config.analysis);
   // Filled by the watches below (informers); a reconcile reads a kind from it once its first list is in.
   const cache = new ClusterCache();
   // A job's writes, for the rollout's next job in any process: its cache may trail them (ReadPolicy).

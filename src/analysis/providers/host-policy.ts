@@ -1,5 +1,8 @@
 // Which hosts and addresses a metric provider may reach: an allow list (config) and a deny list (link-local, cloud metadata).
 import { BlockList, isIP } from 'node:net';
+import { canonicalHostName, parseHostPattern, type HostPattern } from '../../spec/host-pattern.ts';
+
+export { parseHostPattern, type HostPattern };
 
 /**
  * Refused whatever the configuration says: link-local (where every cloud's instance metadata lives,
@@ -14,11 +17,6 @@ export const ALWAYS_DENIED_HOSTS: readonly string[] = [
   'metadata.goog',
 ];
 
-/** A host as configured: a DNS name (`*.` for any subdomain), an IP address, or a CIDR block. */
-export type HostPattern =
-  | { kind: 'name'; name: string; subdomains: boolean }
-  | { kind: 'cidr'; address: string; prefix: number; family: 'ipv4' | 'ipv6' };
-
 /** What a provider's requests may reach. */
 export interface HostPolicy {
   /** Empty: any host not denied. Otherwise a request's host name or its resolved address must match one. */
@@ -26,38 +24,8 @@ export interface HostPolicy {
   readonly denied: readonly HostPattern[];
 }
 
-// Host names compare without case and without the root's trailing dot.
-function canonicalName(host: string): string {
-  return host.toLowerCase().replace(/\.+$/, '');
-}
-
 function stripBrackets(host: string): string {
   return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-}
-
-/**
- * Parses one `analysis.allowedHosts` / `analysis.deniedHosts` entry.
- * @returns the pattern, or a string saying what is wrong with it.
- */
-export function parseHostPattern(text: string): HostPattern | string {
-  const trimmed = text.trim();
-  const slash = trimmed.indexOf('/');
-  const address = stripBrackets(slash === -1 ? trimmed : trimmed.slice(0, slash));
-  const family = isIP(address);
-  if (family !== 0) {
-    const max = family === 4 ? 32 : 128;
-    const prefixText = slash === -1 ? undefined : trimmed.slice(slash + 1);
-    const prefix = prefixText === undefined ? max : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : NaN;
-    if (!(prefix >= 0 && prefix <= max))
-      return `${JSON.stringify(text)}: the prefix length must be a whole number from 0 to ${max}`;
-    return { kind: 'cidr', address, prefix, family: family === 4 ? 'ipv4' : 'ipv6' };
-  }
-  if (slash !== -1) return `${JSON.stringify(text)}: a CIDR block needs an IP address before the "/"`;
-  const subdomains = trimmed.startsWith('*.');
-  const name = canonicalName(subdomains ? trimmed.slice(2) : trimmed);
-  if (!/^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/.test(name))
-    return `${JSON.stringify(text)}: not a host name, IP address or CIDR block`;
-  return { kind: 'name', name, subdomains };
 }
 
 function parseAll(list: readonly string[]): HostPattern[] {
@@ -103,7 +71,7 @@ function addressMatches(pattern: HostPattern, address: string): boolean {
  * @returns undefined when allowed, else why not (naming the host and address, never a URL's path or query).
  */
 export function hostRefusal(policy: HostPolicy, host: string, address: string): string | undefined {
-  const name = canonicalName(stripBrackets(host));
+  const name = canonicalHostName(stripBrackets(host));
   const ip = stripBrackets(address);
   if (policy.denied.some((p) => nameMatches(p, name) || addressMatches(p, ip))) {
     return ip === name
@@ -121,7 +89,7 @@ export function hostRefusal(policy: HostPolicy, host: string, address: string): 
  * (a secret placed in a host would otherwise leave as a DNS query).
  */
 export function hostRefusalByName(policy: HostPolicy, host: string): string | undefined {
-  const name = canonicalName(stripBrackets(host));
+  const name = canonicalHostName(stripBrackets(host));
   if (policy.denied.some((p) => nameMatches(p, name)))
     return `host ${name} is a cloud metadata name or in analysis.deniedHosts`;
   const allowed = policy.allowed;
