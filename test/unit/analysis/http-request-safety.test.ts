@@ -186,6 +186,21 @@ describe('web and Prometheus providers against a metadata-like listener', () => 
     expect(hits).toEqual([]);
   });
 
+  it('applies the same check to https, with and without the TLS skip (its own agent)', async () => {
+    for (const insecure of [false, true]) {
+      await expect(
+        sendHttpRequest({
+          provider: 'web',
+          url: `https://localhost:${port}/`,
+          timeoutMs: 5_000,
+          insecure,
+          policy: denyLoopback,
+        }),
+      ).rejects.toMatchObject({ message: expect.stringMatching(/ refused: .*deniedHosts/) as unknown });
+    }
+    expect(hits).toEqual([]);
+  });
+
   it('with the default policy the same listener answers (loopback is not denied by default)', async () => {
     const response = await sendHttpRequest({
       provider: 'web',
