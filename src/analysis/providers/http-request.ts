@@ -85,9 +85,9 @@ export function checkHttpUrl(provider: string, raw: string): { url: URL; authori
  * refused by `policy`, and hands the checked addresses to the socket: the address connected to is the
  * address checked, so a DNS answer that changes between check and connect (rebinding) gains nothing.
  */
-function checkedLookup(policy: HostPolicy): LookupFunction {
+export function checkedLookup(policy: HostPolicy, resolve: ResolveAll = dns.lookup): LookupFunction {
   return (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    resolve(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) {
         callback(error, '', 4);
         return;
@@ -107,6 +107,13 @@ function checkedLookup(policy: HostPolicy): LookupFunction {
     });
   };
 }
+
+/** `dns.lookup` with `all: true` (injected by tests to play a DNS server that changes its answers). */
+export type ResolveAll = (
+  hostname: string,
+  options: dns.LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void,
+) => void;
 
 type AllCallback = (error: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void;
 

@@ -8,7 +8,11 @@ import {
   hostRefusalByName,
   parseHostPattern,
 } from '../../../src/analysis/providers/host-policy.ts';
-import { sendHttpRequest } from '../../../src/analysis/providers/http-request.ts';
+import {
+  checkedLookup,
+  sendHttpRequest,
+  type ResolveAll,
+} from '../../../src/analysis/providers/http-request.ts';
 import { createMetricProviderRegistry } from '../../../src/analysis/providers/metric-provider.ts';
 import { createPrometheusProvider } from '../../../src/analysis/providers/prometheus-provider.ts';
 import { createWebProvider } from '../../../src/analysis/providers/web-provider.ts';
@@ -124,6 +128,48 @@ describe('host policy decisions', () => {
     expect(parseHostPattern('10.0.0.0/33')).toContain('prefix length');
     expect(parseHostPattern('host/8')).toContain('CIDR');
     expect(parseHostPattern('bad host')).toContain('not a host name');
+  });
+});
+
+describe('the connect-time lookup (DNS rebinding)', () => {
+  type Answer = Array<{ address: string; family: number }>;
+  /** A DNS server whose answers change from one query to the next. */
+  const rebinding = (answers: Answer[]): ResolveAll => {
+    let query = 0;
+    return (_host, _options, callback) => callback(null, answers[Math.min(query++, answers.length - 1)]!);
+  };
+  const lookupOnce = (
+    lookup: ReturnType<typeof checkedLookup>,
+    all: boolean,
+  ): Promise<{ error: Error | null; address: unknown }> =>
+    new Promise((resolve) => {
+      lookup('rebind.example', { all }, ((error: Error | null, address: unknown) =>
+        resolve({ error, address })) as never);
+    });
+
+  it('hands the socket the address it checked, and refuses the answer that turned into a metadata address', async () => {
+    const lookup = checkedLookup(
+      createHostPolicy(),
+      rebinding([[{ address: '10.0.0.5', family: 4 }], [{ address: '169.254.169.254', family: 4 }]]),
+    );
+    expect(await lookupOnce(lookup, false)).toEqual({ error: null, address: '10.0.0.5' });
+    const second = await lookupOnce(lookup, false);
+    expect(second.error?.message).toContain('169.254.169.254');
+  });
+
+  it('refuses an answer if any of its addresses is refused (the socket may try each)', async () => {
+    const lookup = checkedLookup(
+      createHostPolicy(),
+      rebinding([
+        [
+          { address: '10.0.0.5', family: 4 },
+          { address: 'fd00:ec2::254', family: 6 },
+        ],
+      ]),
+    );
+    const answer = await lookupOnce(lookup, true);
+    expect(answer.error?.message).toContain('fd00:ec2::254');
+    expect(answer.address).toBe('');
   });
 });
 
