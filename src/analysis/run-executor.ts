@@ -7,6 +7,7 @@ import { evaluateMeasurement } from './evaluate-measurement.ts';
 import { planAnalysisRun } from './plan-analysis-run.ts';
 import type { MetricProviderRegistry, ProviderMeasurement } from './providers/metric-provider.ts';
 import { recordMeasurement } from './record-measurement.ts';
+import { secretScrubber } from './secret-scrubber.ts';
 
 /** What {@link reconcileAnalysisRun} needs; everything with I/O is injected. */
 export interface AnalysisRunDeps {
@@ -24,20 +25,24 @@ export interface AnalysisRunOutcome {
   measured: string[];
 }
 
-const MAX_STORED_VALUE = 4096;
+// What is kept of a measurement's value and message: enough to read a result or an error, never a
+// whole response body (a provider pointed at a metadata service must not store its answer).
+const MAX_STORED_VALUE = 256;
+const MAX_STORED_MESSAGE = 512;
 
-function scrub(text: string | undefined, secrets: readonly string[]): string | undefined {
+type Scrub = (text: string) => string;
+
+function keep(text: string | undefined, scrubSecrets: Scrub, limit: number): string | undefined {
   if (text === undefined) return undefined;
-  let out = text;
-  for (const secret of secrets) if (secret.length > 0) out = out.split(secret).join('[redacted]');
-  return out.length > MAX_STORED_VALUE ? `${out.slice(0, MAX_STORED_VALUE)}…` : out;
+  const out = scrubSecrets(text);
+  return out.length > limit ? `${out.slice(0, limit)}… (${out.length - limit} more characters)` : out;
 }
 
 function toMeasurement(
   metric: Metric,
   answer: ProviderMeasurement,
   now: Date,
-  secrets: readonly string[],
+  scrubSecrets: Scrub,
 ): Measurement {
   const base = { ...(answer.metadata && { metadata: answer.metadata }) };
   if (answer.phase === 'Running') {
@@ -47,12 +52,13 @@ function toMeasurement(
       resumeAt: new Date(now.getTime() + (answer.resumeAfterMs ?? 0)).toISOString(),
     };
   }
-  const value = scrub(
+  const value = keep(
     answer.raw ?? (typeof answer.value === 'string' ? answer.value : JSON.stringify(answer.value)),
-    secrets,
+    scrubSecrets,
+    MAX_STORED_VALUE,
   );
   if (answer.phase !== undefined) {
-    const message = scrub(answer.message, secrets);
+    const message = keep(answer.message, scrubSecrets, MAX_STORED_MESSAGE);
     return {
       ...base,
       phase: answer.phase,
@@ -61,7 +67,7 @@ function toMeasurement(
     };
   }
   const verdict = evaluateMeasurement(metric, answer.value);
-  const message = scrub(verdict.message, secrets);
+  const message = keep(verdict.message, scrubSecrets, MAX_STORED_MESSAGE);
   return {
     ...base,
     phase: verdict.phase,
@@ -76,10 +82,10 @@ async function takeMeasurement(
   deps: AnalysisRunDeps,
   logger: Logger,
 ): Promise<Measurement> {
-  let secrets: string[] = [];
+  let scrubSecrets: Scrub = (text) => text;
   try {
     const resolved = await resolveMetricSecrets(metric, run, deps.resolveSecret);
-    secrets = resolved.secretValues;
+    scrubSecrets = secretScrubber(resolved.secretValues);
     const provider = deps.providers.forMetric(resolved.metric);
     const last = run.status?.metricResults?.find((r) => r.name === metric.name)?.measurements?.at(-1);
     const inFlight = last !== undefined && last.finishedAt === undefined ? last : undefined;
@@ -88,14 +94,15 @@ async function takeMeasurement(
       logger,
       ...(inFlight && { inFlight }),
     });
-    const measurement = toMeasurement(resolved.metric, answer, deps.now, secrets);
+    const measurement = toMeasurement(resolved.metric, answer, deps.now, scrubSecrets);
     // A measurement resumed from in flight keeps its start time.
     return inFlight?.startedAt !== undefined
       ? { ...measurement, startedAt: inFlight.startedAt }
       : measurement;
   } catch (error) {
     const message =
-      scrub(error instanceof Error ? error.message : String(error), secrets) ?? 'measurement failed';
+      keep(error instanceof Error ? error.message : String(error), scrubSecrets, MAX_STORED_MESSAGE) ??
+      'measurement failed';
     logger.warn({ run: run.metadata.name, metric: metric.name, err: message }, 'analysis measurement failed');
     return { phase: 'Error', message };
   }
@@ -107,7 +114,8 @@ async function takeMeasurement(
  * condition error becomes an Error measurement carrying the message, never a thrown error), records
  * them and plans again for the status to write and the requeue delay. Secret values used in a
  * measurement are scrubbed from what is stored. Reading and writing the AnalysisRun object is the
- * caller's job.
+ * caller's job. Secrets are scrubbed in every form {@link secretScrubber} knows (case, percent-encoding,
+ * base64); stored values are cut at 256 characters, messages at 512.
  */
 export async function reconcileAnalysisRun(
   run: AnalysisRun,

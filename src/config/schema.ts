@@ -1,6 +1,7 @@
 // The rollgate configuration schema: one zod definition gives the types, the defaults and the checks.
 import { z } from 'zod';
 import { isDuration, parseDuration } from '../spec/duration.ts';
+import { parseHostPattern } from '../spec/host-pattern.ts';
 import { parseRedisUrl, RedisUrlError } from './redis-url.ts';
 
 /**
@@ -267,6 +268,31 @@ const redisSettings = z
   })
   .prefault({});
 
+/** A host name (`*.` for subdomains), an IP address or a CIDR block, checked here so a typo names its key. */
+const hostPattern = z.string().superRefine((text, ctx) => {
+  const pattern = parseHostPattern(text);
+  if (typeof pattern === 'string') ctx.addIssue({ code: 'custom', message: pattern });
+});
+
+/**
+ * What analysis may reach and run. Link-local and cloud metadata addresses are refused whatever is
+ * set here (src/analysis/providers/host-policy.ts).
+ */
+const analysis = z
+  .object({
+    /** Hosts the web and Prometheus providers may reach; empty: any host not denied. */
+    allowedHosts: z.array(hostPattern).default([]),
+    /** Refused besides link-local and metadata addresses (e.g. the API server, internal ranges). */
+    deniedHosts: z.array(hostPattern).default([]),
+    /**
+     * ServiceAccounts a job metric's pod may name besides `default` (in the run's namespace). Rollgate
+     * creates the Job, so a named account would otherwise be lent to whoever may edit a template.
+     */
+    jobServiceAccounts: z.array(z.string().min(1)).default([]),
+  })
+  .strict()
+  .prefault({});
+
 export const configSchema = z
   .object({
     log: z
@@ -332,6 +358,7 @@ export const configSchema = z
       .strict()
       .prefault({}),
     dashboard: dashboard.prefault({}),
+    analysis,
     sources: z.array(source).default([]),
     promotions: z.array(promotion).default([]),
     webhooks: z
@@ -390,5 +417,6 @@ export type RollgateConfig = z.infer<typeof configSchema>;
 export type SourceConfig = RollgateConfig['sources'][number];
 export type PromotionConfig = RollgateConfig['promotions'][number];
 export type DashboardConfig = RollgateConfig['dashboard'];
+export type AnalysisConfig = RollgateConfig['analysis'];
 
 export type RedisSettings = RollgateConfig['redis'];

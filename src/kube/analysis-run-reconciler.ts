@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { isCompletedPhase } from '../analysis/analysis-phase.ts';
 import { reconcileAnalysisRun } from '../analysis/run-executor.ts';
 import type { SecretResolver } from '../analysis/build-analysis-run.ts';
-import { createDefaultMetricProviders } from '../analysis/providers/index.ts';
+import { createDefaultMetricProviders, createHostPolicy } from '../analysis/providers/index.ts';
 import type { MetricProviderRegistry } from '../analysis/providers/metric-provider.ts';
 import type { Clock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
@@ -21,6 +21,29 @@ import { createKubeSecretResolver } from './secret-resolver.ts';
 
 const VERSION = 'v1alpha1';
 const PLURAL = 'analysisruns';
+/** What analysis may reach and run: the `analysis.*` configuration keys. */
+export interface AnalysisLimits {
+  allowedHosts: readonly string[];
+  deniedHosts: readonly string[];
+  jobServiceAccounts: readonly string[];
+}
+
+/**
+ * The metric providers a reconcile worker uses on this cluster (prometheus, web, job through
+ * {@link createKubeJobRunner}), limited as `limits` says: the hosts web and Prometheus metrics may
+ * reach, the ServiceAccounts a job metric's pod may name.
+ */
+export function createClusterMetricProviders(
+  clients: KubeClients,
+  limits: AnalysisLimits,
+): MetricProviderRegistry {
+  return createDefaultMetricProviders({
+    jobRunner: createKubeJobRunner(clients),
+    policy: createHostPolicy(limits),
+    jobPods: { serviceAccounts: limits.jobServiceAccounts },
+  });
+}
+
 /** The rollout whose runs are reconciled. */
 export interface AnalysisRunsKey {
   namespace: string;

@@ -2,6 +2,7 @@
 import { toPlainObject, type KubeClients } from '../kube/client.ts';
 import { ClusterCache, type CachedKind, type CachedObject } from '../kube/cluster-cache.ts';
 import { kubeCall } from '../kube/errors.ts';
+import { createClusterMetricProviders } from '../kube/analysis-run-reconciler.ts';
 import { listRollouts } from '../kube/rollout-list.ts';
 import { ReconcileRetryError } from '../kube/reconcile-retry-error.ts';
 import type { ReconcileDeps } from '../kube/reconcile-rollout.ts';
@@ -231,6 +232,9 @@ export async function startReconciler(
   const metrics = options.metrics ?? defaultMetrics;
   // Each rollout's router comes from its trafficRouting (none without): the provider table in src/traffic.
   const routers = options.reconcile?.routers ?? trafficRouterFactory(runtime.kube.clients, log);
+  // Metric providers with the configured limits: the hosts web and Prometheus metrics may reach, the
+  // ServiceAccounts a job metric's pod may name.
+  const providers = createClusterMetricProviders(runtime.kube.clients, config.analysis);
   // Filled by the watches below (informers); a reconcile reads a kind from it once its first list is in.
   const cache = new ClusterCache();
   // A job's writes, for the rollout's next job in any process: its cache may trail them (ReadPolicy).
@@ -274,6 +278,7 @@ export async function startReconciler(
         { namespace: payload.namespace, name: payload.name },
         {
           ...(options.onTransition && { onTransition: options.onTransition }),
+          providers,
           ...options.reconcile,
           routers,
           cache,

@@ -1,6 +1,8 @@
 // The metric providers (I/O): Prometheus, web and job, and the registry the run executor looks them up in.
 import type { JobRunner } from './job-runner.ts';
+import type { HostPolicy } from './host-policy.ts';
 import { createJobProvider } from './job-provider.ts';
+import type { JobPodPolicy } from './job-pod-policy.ts';
 import { createMetricProviderRegistry, type MetricProviderRegistry } from './metric-provider.ts';
 import { createPrometheusProvider, type PrometheusProviderOptions } from './prometheus-provider.ts';
 import { createWebProvider } from './web-provider.ts';
@@ -24,12 +26,20 @@ export type {
 } from './metric-provider.ts';
 export type { JobRunner, JobManifest, JobOwner, JobRunStatus } from './job-runner.ts';
 export { MetricProviderError } from './metric-provider-error.ts';
+export { createHostPolicy, hostRefusal, parseHostPattern, ALWAYS_DENIED_HOSTS } from './host-policy.ts';
+export type { HostPolicy, HostPattern } from './host-policy.ts';
+export { jobPodRefusal } from './job-pod-policy.ts';
+export type { JobPodPolicy } from './job-pod-policy.ts';
 
 /** Options for {@link createDefaultMetricProviders}. */
 export interface DefaultMetricProvidersOptions {
   /** Runs job metrics; without it, job metrics are reported as unsupported. */
   jobRunner?: JobRunner;
   prometheus?: PrometheusProviderOptions;
+  /** Which hosts the web and Prometheus providers may reach (`analysis.allowedHosts` / `deniedHosts`). */
+  policy?: HostPolicy;
+  /** What a job metric's pod may ask for (`analysis.jobServiceAccounts`). */
+  jobPods?: JobPodPolicy;
 }
 
 /** The registry a reconcile worker uses: prometheus, web, and job when a JobRunner is given. */
@@ -37,8 +47,11 @@ export function createDefaultMetricProviders(
   options: DefaultMetricProvidersOptions = {},
 ): MetricProviderRegistry {
   return createMetricProviderRegistry([
-    createPrometheusProvider(options.prometheus),
-    createWebProvider(),
-    ...(options.jobRunner ? [createJobProvider(options.jobRunner)] : []),
+    createPrometheusProvider({
+      ...options.prometheus,
+      ...(options.policy && { policy: options.policy }),
+    }),
+    createWebProvider(options.policy ? { policy: options.policy } : {}),
+    ...(options.jobRunner ? [createJobProvider(options.jobRunner, options.jobPods)] : []),
   ]);
 }

@@ -1,5 +1,6 @@
 // The job metric provider: runs the metric's Job and judges the measurement by how the Job ends.
 import type { AnalysisRun, Metric } from '../../spec/analysis.ts';
+import { jobPodRefusal, type JobPodPolicy } from './job-pod-policy.ts';
 import type { JobRunner } from './job-runner.ts';
 import type { MeasureContext, MetricProvider } from './metric-provider.ts';
 import { MetricProviderError } from './metric-provider-error.ts';
@@ -45,9 +46,13 @@ function labelValue(text: string): string {
  * The job provider, over an injected {@link JobRunner}. The first call creates the Job (owned by the
  * run) and reports the measurement Running; later calls (with ctx.inFlight) read its status. A
  * finished Job is deleted and the measurement is Successful (Job succeeded) or Failed (Job failed);
- * conditions are not evaluated, as in Argo.
+ * conditions are not evaluated, as in Argo. A pod spec that {@link jobPodRefusal} refuses (another
+ * ServiceAccount, host namespaces, privileged, hostPath…) is an Error measurement and no Job is made.
  */
-export function createJobProvider(runner: JobRunner): MetricProvider {
+export function createJobProvider(
+  runner: JobRunner,
+  policy: JobPodPolicy = { serviceAccounts: [] },
+): MetricProvider {
   return {
     type: TYPE,
     async measure(metric: Metric, run: AnalysisRun, ctx: MeasureContext) {
@@ -57,6 +62,8 @@ export function createJobProvider(runner: JobRunner): MetricProvider {
       const namespace = run.metadata.namespace ?? 'default';
       let name = ctx.inFlight?.metadata?.[JOB_NAME_METADATA];
       if (name === undefined) {
+        const refusal = jobPodRefusal(spec.spec, policy);
+        if (refusal !== undefined) throw new MetricProviderError(TYPE, `refused: ${refusal}`, metric.name);
         const result = run.status?.metricResults?.find((r) => r.name === metric.name);
         const ordinal = (result?.count ?? 0) + (result?.error ?? 0) + 1;
         const uid = run.metadata.uid;

@@ -1,5 +1,6 @@
 // The Prometheus metric provider: one instant query per measurement, results mapped as Argo maps them.
 import type { Metric } from '../../spec/analysis.ts';
+import type { HostPolicy } from './host-policy.ts';
 import { headersFromList, sendHttpRequest } from './http-request.ts';
 import type { MetricProvider, ProviderMeasurement } from './metric-provider.ts';
 import { MetricProviderError } from './metric-provider-error.ts';
@@ -15,6 +16,8 @@ export interface PrometheusProviderOptions {
   defaultAddress?: string;
   /** Timeout when the metric gives none, in seconds. */
   defaultTimeoutSeconds?: number;
+  /** Which hosts queries may reach (default: anything but link-local and metadata addresses). */
+  policy?: HostPolicy;
 }
 
 interface PrometheusBody {
@@ -98,6 +101,7 @@ export function createPrometheusProvider(options: PrometheusProviderOptions = {}
         body,
         timeoutMs: timeoutSeconds * 1000,
         insecure: spec.insecure === true,
+        ...(options.policy && { policy: options.policy }),
       });
       let parsed: PrometheusBody;
       try {

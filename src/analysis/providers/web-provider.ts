@@ -1,6 +1,7 @@
 // The web metric provider: one HTTP(S) request per measurement, the JSON body (or a jsonPath into it) as result.
 import { JSONPath } from 'jsonpath-plus';
 import type { Metric } from '../../spec/analysis.ts';
+import type { HostPolicy } from './host-policy.ts';
 import { headersFromList, sendHttpRequest } from './http-request.ts';
 import type { MetricProvider } from './metric-provider.ts';
 import { MetricProviderError } from './metric-provider-error.ts';
@@ -44,9 +45,9 @@ function raw(value: unknown): string {
  * The web provider: GET (or POST/PUT with `body` / `jsonBody`) to `url`, headers as given (values may
  * carry resolved secrets), `timeoutSeconds` (default 10), `insecure` to skip TLS verification for
  * this request. A non-2xx status is an error. The body is parsed as JSON; `jsonPath` selects from it;
- * without jsonPath a non-JSON body is used as a string.
+ * without jsonPath a non-JSON body is used as a string. `policy` limits the hosts it may reach.
  */
-export function createWebProvider(): MetricProvider {
+export function createWebProvider(options: { policy?: HostPolicy } = {}): MetricProvider {
   return {
     type: TYPE,
     async measure(metric: Metric) {
@@ -75,6 +76,7 @@ export function createWebProvider(): MetricProvider {
         ...(body !== undefined && { body }),
         timeoutMs: (spec.timeoutSeconds ?? WEB_DEFAULT_TIMEOUT_SECONDS) * 1000,
         insecure: spec.insecure === true,
+        ...(options.policy && { policy: options.policy }),
       });
       if (response.status < 200 || response.status >= 300) {
         throw new MetricProviderError(

@@ -7,7 +7,7 @@ import { MERGE_PATCH } from '../../../src/kube/client.ts';
 import { createKubeJobRunner } from '../../../src/kube/job-runner.ts';
 import type { RolloutKey } from '../../../src/kube/observed-state-reader.ts';
 import { reconcileRolloutWithAnalysis } from '../../../src/kube/reconcile-with-analysis.ts';
-import { createKubeSecretResolver } from '../../../src/kube/secret-resolver.ts';
+import { ANALYSIS_SECRET_LABEL, createKubeSecretResolver } from '../../../src/kube/secret-resolver.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 import type { AnalysisRun, Metric } from '../../../src/spec/analysis.ts';
 import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/spec/api-version.ts';
@@ -54,7 +54,7 @@ describe('reconcileAnalysisRuns against the sandbox', () => {
     await harness.clients.core.createNamespacedSecret({
       namespace: NAMESPACE,
       body: {
-        metadata: { name: 'creds' },
+        metadata: { name: 'creds', labels: { [ANALYSIS_SECRET_LABEL]: 'true' } },
         data: { token: Buffer.from('s3cr3t-token').toString('base64') },
       },
     });

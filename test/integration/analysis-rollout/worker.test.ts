@@ -56,7 +56,10 @@ describe('the reconcile worker measures AnalysisRuns', () => {
     pipeline = await startPipeline(inject('redisUrl'));
     await pipeline.clients.core.createNamespacedSecret({
       namespace: 'default',
-      body: { metadata: { name: 'health-api' }, data: { token: Buffer.from(TOKEN).toString('base64') } },
+      body: {
+        metadata: { name: 'health-api', labels: { 'rollgate.dev/analysis-secret': 'true' } },
+        data: { token: Buffer.from(TOKEN).toString('base64') },
+      },
     });
     pipeline.work.write({
       'apps/health-rate.yaml': templateYaml(url),

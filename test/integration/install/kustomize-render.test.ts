@@ -455,6 +455,31 @@ describe("the ClusterRole is the code's API requests, no more, no fewer", () => 
     expect(NOTIFICATION_CONFIGMAP).toBe('rollgate-notification-configmap');
   });
 
+  it('base: no cluster-wide rule reads Secrets; a team grants named Secrets in its namespace (issue 26)', async () => {
+    const secretGet = { group: '', resource: 'secrets', verb: 'get' };
+    const granted = serviceAccountRules(renders.base).filter(({ rule }) => allows(rule, secretGet));
+    // Before issue 26 the ClusterRole let Rollgate read every Secret of the cluster.
+    expect(granted.map((r) => r.namespace)).toEqual(['rollgate-system']);
+    expect(granted.map(({ rule }) => rule.resourceNames)).toEqual([[NOTIFICATION_SECRET]]);
+    // The example a team applies: get on the Secrets it names, in its own namespace, for Rollgate alone.
+    const example = parseRendered(await kustomize('deploy/analysis-secrets'));
+    const teamRules = serviceAccountRules(example);
+    expect(teamRules.map((r) => r.namespace)).toEqual(['team-a']);
+    expect(teamRules.map(({ rule }) => [rule.verbs, rule.resources, rule.resourceNames])).toEqual([
+      [['get'], ['secrets'], ['health-api-token']],
+    ]);
+  });
+
+  it('edit and admin only read ClusterAnalysisTemplates (one is used by every namespace)', () => {
+    for (const name of ['rollgate-edit', 'rollgate-admin']) {
+      const rules = rulesOf(named(renders.base, 'ClusterRole', name));
+      const writes = ['create', 'update', 'patch', 'delete'].filter((verb) =>
+        rules.some((r) => allows(r, { group: 'rollgate.dev', resource: 'clusteranalysistemplates', verb })),
+      );
+      expect(writes, name).toEqual([]);
+    }
+  });
+
   it('names only groups the install, Kubernetes or a supported traffic router serves', () => {
     const routerGroups = TRAFFIC_PROVIDERS.flatMap((p) => p.resources.map((r) => r.group));
     const groups = new Set(serviceAccountRules(renders.base).flatMap(({ rule }) => rule.apiGroups ?? []));

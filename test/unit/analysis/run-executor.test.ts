@@ -161,7 +161,7 @@ describe('reconcileAnalysisRun', () => {
     expect(outcome.status.metricResults?.[0]?.measurements?.[0]?.message).toBe('GET [redacted] failed');
   });
 
-  it('cuts a stored value at 4 KiB', async () => {
+  it('keeps only the first 256 characters of a stored value, saying how much was cut', async () => {
     const clock = new ManualClock();
     const huge: MetricProvider = {
       type: 'prometheus',
@@ -171,7 +171,9 @@ describe('reconcileAnalysisRun', () => {
       providers: createMetricProviderRegistry([huge]),
       now: clock.now(),
     });
-    expect(outcome.status.metricResults?.[0]?.measurements?.[0]?.value).toBe(`${'x'.repeat(4096)}…`);
+    expect(outcome.status.metricResults?.[0]?.measurements?.[0]?.value).toBe(
+      `${'x'.repeat(256)}… (9744 more characters)`,
+    );
   });
 
   it('checks a measurement still in flight with no resume time again after 1 s, not in a tight loop', async () => {
