@@ -38,6 +38,11 @@ export function promotionHistoryEvent(
   };
 }
 
+/** The Warning a promotion leaves when it refuses a healthy revision that is not what Git holds. */
+export function promotionRefusedEvent(promotion: string, reason: string): EventInput {
+  return { type: 'Warning', reason: 'PromotionRefused', message: `promotion ${promotion}: ${reason}` };
+}
+
 /** Reads an Event back; undefined for any Event this module did not write. */
 export function readPromotionHistoryEvent(event: {
   reason?: string;
