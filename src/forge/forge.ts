@@ -7,6 +7,7 @@ export type ForgeProvider = 'github' | 'gitlab' | 'gitea';
 export interface PullRequest {
   /** GitHub/Gitea: number; GitLab: iid. */
   number: number;
+  /** The pull request's web page: an http(s) URL, or '' when the forge answered anything else (see webLink). */
   url: string;
   title: string;
   body: string;

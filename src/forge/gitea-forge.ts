@@ -11,6 +11,7 @@ import type {
 import { GiteaClient, type GiteaPull, type GiteaStatusState } from './gitea-client.ts';
 import { toForgeError } from './http-failure.ts';
 import { retryPolicyOf, type RetryPolicy } from './retry-request.ts';
+import { webLink } from './web-link.ts';
 
 /** The API root: `https://host/api/v1` as given, or the instance root with /api/v1 appended. */
 export function giteaApiRoot(apiUrl: string): string {
@@ -34,7 +35,8 @@ function pullRequestOf(pull: GiteaPull): PullRequest {
   const merged = pull.merged === true;
   return {
     number: pull.number,
-    url: pull.html_url,
+    // A link that is not http(s) is dropped: it is written where people click.
+    url: webLink(pull.html_url) ?? '',
     // The prefix is Gitea's way to store `draft`, not part of the title Rollgate wrote.
     title: draft ? pull.title.replace(WIP_PREFIX, '') : pull.title,
     body: pull.body ?? '',

@@ -11,6 +11,7 @@ import type {
 import { ForgeError } from './forge-error.ts';
 import { toForgeError } from './github-error.ts';
 import { createGitHubOctokit, type GitHubOctokit, type GitHubRetryPolicy } from './github-octokit.ts';
+import { webLink } from './web-link.ts';
 
 /** ForgeOptions plus what only the GitHub client tunes. */
 export interface GitHubForgeOptions extends ForgeOptions {
@@ -366,7 +367,8 @@ export class GitHubForge implements Forge {
     const merged = typeof pull.merged_at === 'string' && pull.merged_at.length > 0;
     const result: PullRequest = {
       number: pull.number,
-      url: pull.html_url,
+      // A link that is not http(s) is dropped: it is written where people click.
+      url: webLink(pull.html_url) ?? '',
       title: pull.title,
       body: typeof pull.body === 'string' ? pull.body : '',
       state: merged ? 'merged' : pull.state === 'closed' ? 'closed' : 'open',

@@ -13,6 +13,7 @@ import type {
 import { toForgeError } from './http-failure.ts';
 import { gitlabRequester } from './gitlab-requester.ts';
 import { retryPolicyOf, type RetryPolicy } from './retry-request.ts';
+import { webLink } from './web-link.ts';
 
 /**
  * gitbeaker wants the instance root and appends /api/v4 itself. Accepts `https://host/api/v4`, a relative
@@ -74,7 +75,8 @@ function pullRequestOf(mr: MergeRequestBody): PullRequest {
     mr.state === 'merged' ? 'merged' : mr.state === 'opened' || mr.state === 'locked' ? 'open' : 'closed';
   return {
     number: mr.iid,
-    url: mr.web_url,
+    // A link that is not http(s) is dropped: it is written where people click.
+    url: webLink(mr.web_url) ?? '',
     // The marker is GitLab's way to store `draft`, not part of the title Rollgate wrote.
     title: draft ? mr.title.replace(DRAFT_PREFIX, '') : mr.title,
     body: mr.description ?? '',

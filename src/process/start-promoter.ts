@@ -10,7 +10,7 @@ import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metri
 import type { BuiltPromotion } from '../promoter/build-promotions.ts';
 import { ForgeRefusals, isForgeRefusal } from '../promoter/forge-refusal.ts';
 import { runPromotion } from '../promoter/run-promotion.ts';
-import { promotionHistoryEvent } from '../promoter/promotion-history-event.ts';
+import { promotionHistoryEvent, promotionRefusedEvent } from '../promoter/promotion-history-event.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
 import { SOURCE_LABEL } from '../sync/sync-labels.ts';
 import type { Runtime } from './runtime.ts';
@@ -99,9 +99,21 @@ export async function startPromoter(
             clients: runtime.kube.clients,
             forge: promotion.forge,
             target: promotion.target,
+            source: promotion.source,
             editImages: promotion.editImages,
             logger: log,
             postedStatuses,
+            // A healthy revision that is not Git's (changed in the cluster): a Warning where `kubectl describe` shows it.
+            onRefused: (reason) =>
+              void history.record(
+                {
+                  apiVersion: ROLLGATE_API_VERSION,
+                  kind: 'Rollout',
+                  namespace: payload.namespace,
+                  name: payload.name,
+                },
+                promotionRefusedEvent(payload.promotion, reason),
+              ),
             onForge: (event, detail) => {
               metrics.promotionPullRequestsTotal.inc({ promotion: payload.promotion, event });
               // Recording never throws (a failure is logged by the recorder); the look does not wait on it.

@@ -9,13 +9,15 @@ import { GitSource } from '../git/source.ts';
 import type { Logger } from '../log/logger.ts';
 import { parseDuration } from '../spec/duration.ts';
 import { planImageEdits } from '../promotion/plan-image-edits.ts';
-import type { ImageEditor, PromotionSpec, PromotionTarget } from './run-promotion.ts';
+import type { ImageEditor, PromotionSource, PromotionSpec, PromotionTarget } from './run-promotion.ts';
 
 /** A configured promotion with what running it needs (not the cluster: the caller has that). */
 export interface BuiltPromotion {
   spec: PromotionSpec;
   forge: Forge;
   target: PromotionTarget;
+  /** The `from` source's Git: what a promoted revision must be. */
+  source: PromotionSource;
   editImages: ImageEditor;
 }
 
@@ -24,6 +26,26 @@ function sourceNamed(config: RollgateConfig, name: string): SourceConfig {
   // The schema refuses a promotion naming an unknown source; this only guards a config built by hand.
   if (source === undefined) throw new Error(`no source named "${name}"`);
   return source;
+}
+
+/** Reads a source's branch tip and manifest files through a cache of the promotion's own (`name`). */
+function sourceReader(
+  name: string,
+  source: SourceConfig,
+  env: Record<string, string | undefined>,
+  options: { cacheDir: string; logger: Logger },
+): { read(): Promise<{ tip: string; files: Array<{ path: string; text: string }> }> } {
+  const auth = resolveSourceAuth(source, env);
+  const reader = new GitSource(
+    { name, url: source.url, branch: source.branch, path: source.path, ...(auth ? { auth } : {}) },
+    options,
+  );
+  return {
+    async read() {
+      const tip = await reader.fetch();
+      return { tip, files: await reader.readManifestFiles(tip) };
+    },
+  };
 }
 
 function forgeToken(promotion: PromotionConfig, env: Record<string, string | undefined>): string {
@@ -49,23 +71,19 @@ export function buildPromotions(
   const cacheDir = options.cacheDir ?? config.git.cacheDir;
   return config.promotions.map((promotion) => {
     const to = sourceNamed(config, promotion.to.source);
+    const from = sourceNamed(config, promotion.from.source);
     const auth = resolveSourceAuth(to, env);
-    const reader = new GitSource(
-      {
-        name: `promotion-${promotion.name}`,
-        url: to.url,
-        branch: to.branch,
-        path: to.path,
-        ...(auth ? { auth } : {}),
-      },
-      { cacheDir, logger: options.logger },
-    );
+    const readers = { cacheDir, logger: options.logger };
+    // The `from` side is read through its own cache (a dot: promotion names are DNS labels, so no other
+    // reader has this name): the poller's cache belongs to the poller, maybe in
+    // another process, and two writers of one cache would race.
+    const source: PromotionSource = {
+      ...sourceReader(`promotion-${promotion.name}.from`, from, env, readers),
+      ...(from.namespace !== undefined ? { namespace: from.namespace } : {}),
+    };
     const target: PromotionTarget = {
       branch: to.branch,
-      async read() {
-        const tip = await reader.fetch();
-        return { tip, files: await reader.readManifestFiles(tip) };
-      },
+      ...sourceReader(`promotion-${promotion.name}`, to, env, readers),
       async push(request) {
         const result = await pushPromotionCommit({
           source: to.name,
@@ -103,6 +121,7 @@ export function buildPromotions(
         token: forgeToken(promotion, env),
       }),
       target,
+      source,
       editImages: (files, workload, images) =>
         planImageEdits(files, workload, images, { path: to.path }).files.map((file) => ({
           path: file.path,

@@ -1,4 +1,5 @@
 // The Kubernetes Event a promotion's pull request leaves on the source Rollout, written and read back here only.
+import { webLink } from '../forge/web-link.ts';
 import type { EventInput } from '../kube/event-recorder.ts';
 
 /** What happened to a promotion's pull request. */
@@ -30,12 +31,18 @@ export function promotionHistoryEvent(
   event: PromotionHistoryKind,
   pullRequest: { number: number; url?: string },
 ): EventInput {
-  const url = pullRequest.url ? ` ${pullRequest.url}` : '';
+  const link = webLink(pullRequest.url);
+  const url = link !== undefined ? ` ${link}` : '';
   return {
     type: 'Normal',
     reason: REASONS[event],
     message: `promotion ${promotion}: pull request #${pullRequest.number} ${event}${url}`,
   };
+}
+
+/** The Warning a promotion leaves when it refuses a healthy revision that is not what Git holds. */
+export function promotionRefusedEvent(promotion: string, reason: string): EventInput {
+  return { type: 'Warning', reason: 'PromotionRefused', message: `promotion ${promotion}: ${reason}` };
 }
 
 /** Reads an Event back; undefined for any Event this module did not write. */
@@ -48,11 +55,14 @@ export function readPromotionHistoryEvent(event: {
   const kind = (Object.keys(REASONS) as PromotionHistoryKind[]).find((k) => REASONS[k] === event.reason);
   const match = MESSAGE.exec(event.message ?? '');
   if (kind === undefined || match === null || match[3] !== kind) return undefined;
+  // Anyone who may create Events in the namespace can write one with this reason: its link is read as
+  // strictly as a forge's answer.
+  const url = webLink(match[4]);
   return {
     promotion: match[1] ?? '',
     rollout: event.rollout,
     event: kind,
-    pullRequest: { number: Number(match[2]), ...(match[4] ? { url: match[4] } : {}) },
+    pullRequest: { number: Number(match[2]), ...(url !== undefined ? { url } : {}) },
     ...(event.at ? { at: event.at } : {}),
   };
 }

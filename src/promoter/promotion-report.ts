@@ -67,6 +67,7 @@ export async function promotionReport(
             clients,
             forge: promotion.forge,
             target: promotion.target,
+            source: promotion.source,
             editImages: promotion.editImages,
             logger,
           },

@@ -1,22 +1,16 @@
 // Reads what a promotion needs of a Rollout from the cluster: images, status, the commit it came from, its runs.
+import { imagesOfTemplate } from '../promotion/git-rollout.ts';
 import type { PromotionRollout } from '../promotion/promotable-revision.ts';
 import type { ObservedRead } from '../kube/observed-state-reader.ts';
 import { describeStep } from '../kube/rollout-view.ts';
-import { POD_TEMPLATE_HASH_LABEL } from '../rollout/index.ts';
+import { POD_TEMPLATE_HASH_LABEL, podTemplateHash } from '../rollout/index.ts';
 import { COMMIT_ANNOTATION, SOURCE_LABEL } from '../sync/sync-labels.ts';
 
 /** The promotion's view of an observed rollout, and the source it was synced from ('' when applied by hand). */
 export function promotionRolloutOf(read: ObservedRead): { rollout: PromotionRollout; source: string } {
   const { rollout } = read.observed;
-  const spec = rollout.spec.template.spec as {
-    containers?: Array<{ name?: string; image?: string }>;
-    initContainers?: Array<{ name?: string; image?: string }>;
-  };
-  const images = [...(spec.containers ?? []), ...(spec.initContainers ?? [])]
-    .filter(
-      (c): c is { name: string; image: string } => typeof c.name === 'string' && typeof c.image === 'string',
-    )
-    .map((c) => ({ container: c.name, image: c.image }));
+  const images = imagesOfTemplate(rollout.spec.template);
+  const workloadRef = (read.raw.spec as { workloadRef?: unknown } | undefined)?.workloadRef !== undefined;
   return {
     source: rollout.metadata.labels?.[SOURCE_LABEL] ?? '',
     rollout: {
@@ -31,6 +25,9 @@ export function promotionRolloutOf(read: ObservedRead): { rollout: PromotionRoll
         podTemplateHash: run.labels[POD_TEMPLATE_HASH_LABEL] ?? '',
         phase: run.phase,
       })),
+      // The revision the live template is, as the reconciler names it (the template read through workloadRef too).
+      templateHash: podTemplateHash(rollout.spec.template, rollout.status?.collisionCount),
+      workloadRef,
     },
   };
 }

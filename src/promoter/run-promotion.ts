@@ -5,10 +5,12 @@ import type { Logger } from '../log/logger.ts';
 import type { KubeClients } from '../kube/client.ts';
 import { ObservedStateReader, type RolloutKey } from '../kube/observed-state-reader.ts';
 import { planCommitStatus } from '../promotion/commit-status.ts';
+import { matchGit, type GitRollout } from '../promotion/git-rollout.ts';
 import { planPromotion, promotionBranch } from '../promotion/plan-promotion.ts';
 import { promotability } from '../promotion/promotable-revision.ts';
 import { POD_TEMPLATE_HASH_LABEL } from '../rollout/index.ts';
 import type { PromotionAction, PromotionFile, PromotionPlan } from '../promotion/promotion-action.ts';
+import { gitRolloutOf } from './read-git-rollout.ts';
 import { describeSteps, promotionRolloutOf } from './read-promotion-rollout.ts';
 
 /** The promotion as configured, with its forge already built. */
@@ -41,6 +43,14 @@ export interface PromotionTarget {
   }): Promise<{ commit: string; pushed: boolean }>;
 }
 
+/** The `from` side: its Git, which a promoted revision must match. */
+export interface PromotionSource {
+  /** Fetches the source's branch and returns its tip and every manifest file under the source's path. */
+  read(): Promise<{ tip: string; files: PromotionFile[] }>;
+  /** The source's `namespace` (where its manifests without one are applied). */
+  namespace?: string;
+}
+
 /** Rewrites the target files to the rollout's images (only the files that change). */
 export type ImageEditor = (
   files: readonly PromotionFile[],
@@ -52,10 +62,13 @@ export interface PromotionDeps {
   clients: KubeClients;
   forge: Forge;
   target: PromotionTarget;
+  source: PromotionSource;
   editImages: ImageEditor;
   logger: Logger;
   /** Remembers the last status posted per commit and context, so a repeated look posts nothing (lost on restart: harmless). */
   postedStatuses?: Map<string, string>;
+  /** Called when a healthy revision is refused because it is not what Git holds (a Warning on the Rollout). */
+  onRefused?: (reason: string) => void;
   /**
    * Called when a pull request was opened, merged or closed (metrics, notifications), with its number and
    * the Rollout as read for this look.
@@ -97,10 +110,24 @@ export async function runPromotion(
 
   const branch = promotionBranch(promotion.name, rollout.name);
   let targetEdits: PromotionFile[] = [];
-  // The target is read only for a revision the planner's own rule would promote.
-  if (promotability(rollout).promotable) {
-    const target = await deps.target.read();
-    targetEdits = deps.editImages(target.files, { kind: 'Rollout', name: rollout.name }, rollout.images);
+  let git: GitRollout | undefined;
+  const verdict = promotability(rollout);
+  // Git and the target are read only for a revision the planner's own rule would promote; the images
+  // written are Git's, never the live spec's, which anyone who may edit the Rollout can change.
+  if (verdict.promotable) {
+    git = gitRolloutOf(await deps.source.read(), {
+      namespace: rollout.namespace,
+      name: rollout.name,
+      ...(deps.source.namespace !== undefined ? { defaultNamespace: deps.source.namespace } : {}),
+      ...(rollout.status.collisionCount !== undefined
+        ? { collisionCount: rollout.status.collisionCount }
+        : {}),
+    });
+    const match = matchGit(rollout, verdict.hash, git);
+    if (match.matches) {
+      const target = await deps.target.read();
+      targetEdits = deps.editImages(target.files, { kind: 'Rollout', name: rollout.name }, match.images);
+    }
   }
   let pullRequest = await deps.forge.findOpenPullRequest(branch, deps.target.branch);
   const checks =
@@ -116,6 +143,7 @@ export async function runPromotion(
       checksIntervalMs: promotion.checksIntervalMs,
     },
     rollout,
+    ...(git !== undefined ? { git } : {}),
     evidence: {
       steps: describeSteps(read),
       analysis: read.observed.analysisRuns
@@ -126,8 +154,9 @@ export async function runPromotion(
     ...(pullRequest !== undefined ? { pullRequest } : {}),
     ...(checks !== undefined ? { checks } : {}),
   });
-  log.info({ state: plan.state, actions: plan.actions.map((a) => a.kind) }, plan.summary);
-  const status = planCommitStatus(promotion.fromSource, rollout);
+  if (plan.refusal !== undefined) log.warn({ state: plan.state, reason: plan.refusal }, 'promotion refused');
+  else log.info({ state: plan.state, actions: plan.actions.map((a) => a.kind) }, plan.summary);
+  const status = planCommitStatus(promotion.fromSource, rollout, { refused: plan.refusal !== undefined });
   const reported = status === undefined ? {} : { commitStatus: `${status.state}: ${status.description}` };
   if (options.dryRun) return { plan, ...reported, ...(pullRequest !== undefined ? { pullRequest } : {}) };
 
@@ -138,6 +167,7 @@ export async function runPromotion(
       onForge: (what, detail) => onForge(what, { ...detail, rollout: read.raw }),
     }),
   };
+  if (plan.refusal !== undefined) deps.onRefused?.(plan.refusal);
   for (const action of plan.actions) pullRequest = await act(action, pullRequest, promotion, reporting);
   // The status goes last: the forge spaces writes (1 s on GitHub), and the pull request is what waits on it.
   if (status !== undefined) {

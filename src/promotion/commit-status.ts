@@ -17,13 +17,26 @@ function clip(text: string): string {
 /**
  * `pending` while the canary of the commit's revision runs, `success` once it finished healthy (the same
  * rule as promotion), `failure` with the abort message when it aborted. Nothing for a Rollout whose commit
- * is unknown (applied by hand).
+ * is unknown (applied by hand). `refused`: the promotion refused the healthy revision because it is not what
+ * Git holds (the planner's state `refused`): the commit is then not reported green, since what ran healthy
+ * is not what the commit says.
  */
-export function planCommitStatus(source: string, rollout: PromotionRollout): PlannedCommitStatus | undefined {
+export function planCommitStatus(
+  source: string,
+  rollout: PromotionRollout,
+  options: { refused?: boolean } = {},
+): PlannedCommitStatus | undefined {
   if (rollout.commit === '') return undefined;
   const context = `rollgate/${source}`;
   const verdict = promotability(rollout);
   const name = `${rollout.namespace}/${rollout.name}`;
+  if (verdict.promotable && options.refused === true)
+    return {
+      sha: rollout.commit,
+      state: 'pending',
+      context,
+      description: clip(`${name}: revision ${verdict.hash} is not what Git holds; not promoted`),
+    };
   if (verdict.promotable)
     return {
       sha: rollout.commit,

@@ -1,5 +1,6 @@
 // The promotion planner: from a Rollout's finished revision, the target's files and the open pull request, what to do.
 import type { PromotionAction, PromotionFile, PromotionPlan } from './promotion-action.ts';
+import { matchGit, type GitRollout } from './git-rollout.ts';
 import { promotability, type PromotionRollout } from './promotable-revision.ts';
 import {
   markerLine,
@@ -28,6 +29,12 @@ export interface PromotionPlanInput {
     checksIntervalMs: number;
   };
   rollout: PromotionRollout;
+  /**
+   * The Rollout as the `from` source's Git holds it (read by the edge only for a promotable revision). The
+   * images proposed are Git's, and only when the revision that finished is Git's template: without it,
+   * nothing is proposed.
+   */
+  git?: GitRollout;
   /** Steps walked and analysis results, for the body. */
   evidence: Pick<PromotionEvidence, 'steps' | 'analysis' | 'durationSeconds'>;
   /**
@@ -57,14 +64,6 @@ export function planPromotion(input: PromotionPlanInput): PromotionPlan {
   const branch = promotionBranch(promotion.name, rollout.name);
   const marker = pullRequest === undefined ? undefined : readMarker(pullRequest.body);
   const verdict = promotability(rollout);
-  const evidence: PromotionEvidence = {
-    ...input.evidence,
-    fromSource: promotion.fromSource,
-    toSource: promotion.toSource,
-    sourceCommit: rollout.commit,
-    images: rollout.images,
-  };
-
   if (!verdict.promotable) {
     if (
       verdict.aborted &&
@@ -97,8 +96,25 @@ export function planPromotion(input: PromotionPlanInput): PromotionPlan {
   }
 
   const hash = verdict.hash;
+  // A live template someone changed in the cluster finished its canary as well as Git's would: what it
+  // runs is proposed only when it is what Git holds, and the images written are Git's.
+  const git = matchGit(rollout, hash, input.git);
+  if (!git.matches)
+    return {
+      actions: [],
+      state: 'refused',
+      summary: `${key}: ${git.reason}`,
+      refusal: git.reason,
+    };
+  const evidence: PromotionEvidence = {
+    ...input.evidence,
+    fromSource: promotion.fromSource,
+    toSource: promotion.toSource,
+    sourceCommit: git.commit,
+    images: git.images,
+  };
   const desired: PromotionMarker = { promotion: promotion.name, rollout: key, revision: hash };
-  const title = pullRequestTitle(rollout.name, rollout.images);
+  const title = pullRequestTitle(rollout.name, git.images);
   const body = pullRequestBody(desired, evidence);
 
   if (input.targetEdits.length === 0) {
@@ -121,7 +137,7 @@ export function planPromotion(input: PromotionPlanInput): PromotionPlan {
     kind: 'pushBranch',
     branch,
     files: input.targetEdits,
-    message: `${title}\n\nRevision ${hash} finished a healthy canary in ${promotion.fromSource} (commit ${rollout.commit || 'unknown'}).`,
+    message: `${title}\n\nRevision ${hash} finished a healthy canary in ${promotion.fromSource} (commit ${git.commit}).`,
   };
   // A head just pushed has no checks yet (CI has not seen it): auto-merge looks again after one interval,
   // never at once, or it would merge a head whose checks had not started.

@@ -23,6 +23,10 @@ export interface PromotionRollout {
   commit: string;
   /** Its AnalysisRuns (any revision). */
   runs: RunOutcome[];
+  /** The live pod template's hash with the status' collision count (the revision the spec names now). */
+  templateHash?: string;
+  /** The pod template is read from a Deployment the Rollout references (`spec.workloadRef`). */
+  workloadRef?: boolean;
 }
 
 /** Why a revision is (not) promotable, for status and logs. */

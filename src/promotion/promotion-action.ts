@@ -23,7 +23,8 @@ export type PromotionState =
   | 'merged' // the target runs the newest healthy revision
   | 'superseded' // a newer healthy revision replaced the open pull request's (this pass)
   | 'closed' // the pull request was closed: the target already runs it (merged by hand)
-  | 'blocked'; // a newer revision aborted; the open pull request keeps the last healthy one
+  | 'blocked' // a newer revision aborted; the open pull request keeps the last healthy one
+  | 'refused'; // the healthy revision is not what Git holds (changed in the cluster): nothing is proposed
 
 /** One pass of the promotion planner. */
 export interface PromotionPlan {
@@ -33,4 +34,6 @@ export interface PromotionPlan {
   summary: string;
   /** Look again after this long (auto-merge waiting for checks); absent when only an event can matter. */
   requeueAfterMs?: number;
+  /** Why a healthy revision is not proposed (state `refused`): reported on the Rollout and the commit. */
+  refusal?: string;
 }

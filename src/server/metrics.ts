@@ -2,6 +2,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { JobFinishedEvent } from '../queue/start-worker.ts';
 import type { QueueDepth } from '../queue/queue-depths.ts';
+import { BoundedCounter } from './metric-label-bounds.ts';
 
 /** Reads queue depths when Prometheus scrapes (set by the process that owns the queues). */
 export type QueueDepthSource = () => Promise<QueueDepth[]>;
@@ -48,6 +49,11 @@ export interface RollgateMetrics {
   /** Records a finished job (pass as startWorker's onJobFinished). */
   observeJobFinished(event: JobFinishedEvent): void;
 }
+
+/** The results a notification send is counted under (docs/metrics.md). */
+const NOTIFICATION_RESULTS = ['sent', 'skipped', 'retried', 'failed', 'invalid'] as const;
+/** Series of rollgate_notifications_total before new trigger and service names are counted as `other`. */
+export const MAX_NOTIFICATION_SERIES = 200;
 
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -149,12 +155,21 @@ export function createRollgateMetrics(options: { processMetrics?: boolean } = {}
       labelNames: ['promotion', 'code'] as const,
       registers: [registry],
     }),
-    notificationsTotal: new Counter({
-      name: 'rollgate_notifications_total',
-      help: 'Notification sends, by trigger, service and result (sent, skipped, retried, failed, invalid).',
-      labelNames: ['trigger', 'service', 'result'] as const,
-      registers: [registry],
-    }),
+    // Trigger and service names come from subscription annotations any user who may annotate a Rollout
+    // writes (and, for `invalid`, the annotation's key): bounded, or each new name is a series for good.
+    notificationsTotal: new BoundedCounter(
+      {
+        name: 'rollgate_notifications_total',
+        help: 'Notification sends, by trigger, service and result (sent, skipped, retried, failed, invalid).',
+        labelNames: ['trigger', 'service', 'result'] as const,
+        registers: [registry],
+      },
+      {
+        fixed: { result: NOTIFICATION_RESULTS },
+        names: ['trigger', 'service'],
+        maxSeries: MAX_NOTIFICATION_SERIES,
+      },
+    ),
     dependencyUp: new Gauge({
       name: 'rollgate_dependency_up',
       help: 'Whether a dependency answered its last check (1) or failed it (0): kubernetes, redis, git (by source).',

@@ -37,4 +37,16 @@ describe('promotion history events', () => {
       }),
     ).toBeUndefined();
   });
+
+  it('writes and reads back only http(s) links (issue 26): a forged Event cannot carry a script link', () => {
+    const hostile = promotionHistoryEvent('p', 'opened', { number: 5, url: 'javascript:alert(1)' });
+    expect(hostile.message).toBe('promotion p: pull request #5 opened');
+    for (const link of ['javascript:alert(1)', 'data:text/html,x', '//evil.example/x']) {
+      const forged = {
+        reason: 'PromotionPullRequestOpened',
+        message: `promotion p: pull request #5 opened ${link}`,
+      };
+      expect(readPromotionHistoryEvent({ ...forged, rollout: 'a/b' })?.pullRequest).toEqual({ number: 5 });
+    }
+  });
 });

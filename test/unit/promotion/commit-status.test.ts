@@ -52,4 +52,14 @@ describe('planCommitStatus', () => {
   it('nothing for a Rollout applied by hand (no commit)', () => {
     expect(planCommitStatus('staging', rollout({ phase: 'Healthy' }, ''))).toBeUndefined();
   });
+
+  it('a healthy revision the promotion refused (not what Git holds) is pending, never green', () => {
+    const healthy = rollout({ phase: 'Healthy', currentPodHash: 'h9', stableRS: 'h9', currentStepIndex: 1 });
+    expect(planCommitStatus('staging', healthy, { refused: true })).toEqual({
+      sha: 'c1',
+      state: 'pending',
+      context: 'rollgate/staging',
+      description: 'shop/web: revision h9 is not what Git holds; not promoted',
+    });
+  });
 });

@@ -5,6 +5,7 @@ import {
   promotionBranch,
   type PromotionPlanInput,
 } from '../../../src/promotion/plan-promotion.ts';
+import type { GitRollout } from '../../../src/promotion/git-rollout.ts';
 import type { PromotionRollout } from '../../../src/promotion/promotable-revision.ts';
 import { markerLine, readMarker } from '../../../src/promotion/pull-request-text.ts';
 
@@ -33,13 +34,24 @@ const prFor = (revision: string, more: Partial<{ body: string }> = {}) => ({
   body: `…\n${markerLine({ promotion: 'staging-to-prod', rollout: 'shop/web', revision })}`,
   ...more,
 });
-const input = (more: Partial<PromotionPlanInput>): PromotionPlanInput => ({
-  promotion,
-  rollout: healthy('h2'),
-  evidence: { steps: ['setWeight 50', 'pause'], analysis: [{ name: 'web-h2-1', phase: 'Successful' }] },
-  targetEdits: edits,
-  ...more,
+/** Git holds exactly the live template: its hash is the revision's, its images the live ones. */
+const gitOf = (rollout: PromotionRollout): Extract<GitRollout, { found: true }> => ({
+  found: true,
+  commit: 'c0ffee',
+  images: rollout.images,
+  podTemplateHash: rollout.status.currentPodHash ?? '',
 });
+const input = (more: Partial<PromotionPlanInput>): PromotionPlanInput => {
+  const rollout = more.rollout ?? healthy('h2');
+  return {
+    promotion,
+    rollout,
+    git: gitOf(rollout),
+    evidence: { steps: ['setWeight 50', 'pause'], analysis: [{ name: 'web-h2-1', phase: 'Successful' }] },
+    targetEdits: edits,
+    ...more,
+  };
+};
 const kinds = (plan: ReturnType<typeof planPromotion>) => plan.actions.map((a) => a.kind);
 
 describe('planPromotion', () => {
@@ -160,5 +172,81 @@ describe('planPromotion', () => {
     expect(superseded.requeueAfterMs).toBe(5_000);
     // Without auto-merge nothing needs a second look.
     expect(planPromotion(input({})).requeueAfterMs).toBeUndefined();
+  });
+
+  describe('only what Git holds is proposed', () => {
+    // `kubectl edit` in staging: the live template (revision h9) runs evil:latest; Git still holds h2's 2.0.0.
+    const edited = healthy('h9', {
+      images: [{ container: 'app', image: 'evil.example/evil:latest' }],
+      commit: 'c0ffee',
+    });
+    const gitHolds: GitRollout = {
+      found: true,
+      commit: 'b0a710ad',
+      images: [{ container: 'app', image: 'registry.example/web:2.0.0' }],
+      podTemplateHash: 'h2',
+    };
+
+    it('a healthy revision changed in the cluster is refused, with the images of both sides', () => {
+      const plan = planPromotion(input({ rollout: edited, git: gitHolds }));
+      expect(plan.actions).toEqual([]);
+      expect(plan.state).toBe('refused');
+      expect(plan.refusal).toBe(
+        'revision h9 of shop/web is not what Git holds at b0a710ad (the cluster runs app=evil.example/evil:latest, Git has app=registry.example/web:2.0.0): changed in the cluster, or Git moved on and is not synced yet; not promoted',
+      );
+    });
+
+    it('refused with an open pull request and auto-merge: not superseded, not merged', () => {
+      const auto = { ...promotion, autoMerge: true };
+      for (const pullRequest of [prFor('h2'), prFor('h1')]) {
+        const plan = planPromotion(
+          input({ promotion: auto, rollout: edited, git: gitHolds, pullRequest, checks: 'success' }),
+        );
+        expect(plan.actions).toEqual([]);
+        expect(plan.state).toBe('refused');
+      }
+    });
+
+    it('a template changed in a field other than the image is refused too', () => {
+      const plan = planPromotion(
+        input({ rollout: healthy('h9', { images: gitHolds.found ? gitHolds.images : [] }), git: gitHolds }),
+      );
+      expect(plan.refusal).toContain("Git's template is revision h2");
+    });
+
+    it('Git not read, or without the Rollout: nothing is proposed', () => {
+      expect(planPromotion(input({ git: undefined }))).toMatchObject({
+        actions: [],
+        state: 'refused',
+        refusal: 'the manifest of shop/web in Git was not read',
+      });
+      const missing = planPromotion(
+        input({ git: { found: false, commit: 'b0a710ad', reason: 'no Rollout web under the source path' } }),
+      );
+      expect(missing.actions).toEqual([]);
+      expect(missing.refusal).toBe(
+        'Git has no usable manifest of shop/web at b0a710ad: no Rollout web under the source path',
+      );
+    });
+
+    it("the images and commit proposed are Git's", () => {
+      const plan = planPromotion(input({ git: { ...gitOf(healthy('h2')), commit: 'b0a710ad' } }));
+      const open = plan.actions[1];
+      expect(open?.kind === 'openPullRequest' && open.body).toContain('Source commit: `b0a710ad`');
+    });
+
+    it('workloadRef: the live Deployment template must be the revision and carry the images Git has', () => {
+      const viaRef = (more: Partial<PromotionRollout>) =>
+        healthy('h2', { workloadRef: true, templateHash: 'h2', ...more });
+      // The API server fills defaults into a Deployment: Git's template never hashes like the live one.
+      const defaulted: GitRollout = { ...gitOf(healthy('h2')), podTemplateHash: 'other' };
+      expect(planPromotion(input({ rollout: viaRef({}), git: defaulted })).state).toBe('open');
+      const evil = viaRef({ images: [{ container: 'app', image: 'evil.example/evil:latest' }] });
+      expect(planPromotion(input({ rollout: evil, git: defaulted })).state).toBe('refused');
+      const movedOn = viaRef({ templateHash: 'h7' });
+      expect(planPromotion(input({ rollout: movedOn, git: defaulted })).refusal).toContain(
+        'its Deployment changed since the canary finished',
+      );
+    });
   });
 });
