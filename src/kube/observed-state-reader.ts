@@ -18,14 +18,12 @@ import type { CachedKind, CachedObject, ClusterCache } from './cluster-cache.ts'
 import { isNotFound, kubeCall } from './errors.ts';
 import { formatLabelSelector, matchesLabelSelector } from './label-selector.ts';
 import { API_READS, cacheReads, type PassReads } from './read-policy.ts';
+import type { RolloutKey } from './rollout-key.ts';
 import { trafficRouterErrorOf } from './traffic-router-error.ts';
 import { resolveWorkloadRef, type ResolvedRollout } from './workload-ref-reader.ts';
 
-/** The namespace and name of one rollout: the reconcile key. */
-export interface RolloutKey {
-  namespace: string;
-  name: string;
-}
+// Re-exported where its importers have always found it; read-policy imports it from its own file.
+export type { RolloutKey } from './rollout-key.ts';
 
 /** The Rollout object in the cluster does not match our schema: a human must fix it. */
 export class InvalidRolloutObjectError extends Error {

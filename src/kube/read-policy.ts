@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { Logger } from '../log/logger.ts';
 import { CACHED_KINDS, type CachedKind, type ClusterCache, type CachedObject } from './cluster-cache.ts';
-import type { RolloutKey } from './observed-state-reader.ts';
+import type { RolloutKey } from './rollout-key.ts';
 
 /**
  * What a write left behind: the object at (at least) `resourceVersion`, or gone (`deleted`). A pass may

@@ -1,5 +1,5 @@
 // A reconcile that must run again later: the queue retries the job with its one backoff policy.
-import type { ReconcileStats } from './reconcile-rollout.ts';
+import type { ReconcileStats } from './reconcile-stats.ts';
 
 /** Where the reconcile stopped: reading the rollout's world, measuring its AnalysisRuns, or writing. */
 export type ReconcileRetryStage = 'read' | 'analysis' | 'write';

@@ -18,19 +18,12 @@ import {
 } from './observed-state-reader.ts';
 import { ReadPolicy, type WrittenVersionsStore } from './read-policy.ts';
 import { ReconcileRetryError, type ReconcileRetryStage } from './reconcile-retry-error.ts';
+import type { ReconcileStats } from './reconcile-stats.ts';
 import type { TrafficRouter, TrafficRouterFactory } from './traffic-router.ts';
 import { UnsafeActionError } from './unsafe-action-error.ts';
 
-/** Counters of one reconcile call: for logs, metrics and the write-budget bench. */
-export interface ReconcileStats {
-  passes: number;
-  /** API writes sent (creates, patches, deletes, status, events). */
-  writes: number;
-  /** Passes stopped by a 409 (or a 404 on a write), each re-read and re-planned at once. */
-  conflicts: number;
-  /** Passes stopped by a 5xx, 429 or network error (the call then throws for the queue to retry). */
-  transientErrors: number;
-}
+// Re-exported where its importers have always found it; reconcile-retry-error imports it from its own file.
+export type { ReconcileStats } from './reconcile-stats.ts';
 
 /**
  * What the queue should do next with this rollout. A transient error is not an outcome: the call

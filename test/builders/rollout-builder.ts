@@ -1,5 +1,11 @@
 // Test builder for Rollout objects: aRollout().withSteps(...).atStep(2).build().
-import type { CanaryStep, CanaryStrategy, Rollout, RolloutStatus } from '../../src/spec/rollout.ts';
+import type {
+  BlueGreenStrategy,
+  CanaryStep,
+  CanaryStrategy,
+  Rollout,
+  RolloutStatus,
+} from '../../src/spec/rollout.ts';
 import { podTemplateHash } from '../../src/rollout/index.ts';
 
 /** The pod template the builders use for an image. */
@@ -46,6 +52,20 @@ export class RolloutBuilder {
 
   withCanary(fields: Partial<CanaryStrategy>): this {
     Object.assign(this.canary(), fields);
+    return this;
+  }
+
+  /** A blue-green strategy in place of the canary: active Service `web`, preview `web-preview`, then `fields`. */
+  withBlueGreen(fields: Partial<BlueGreenStrategy> = {}): this {
+    this.rollout.spec.strategy = {
+      blueGreen: { activeService: 'web', previewService: 'web-preview', ...fields },
+    };
+    return this;
+  }
+
+  /** spec.paused. */
+  withPaused(paused = true): this {
+    this.rollout.spec.paused = paused;
     return this;
   }
 
