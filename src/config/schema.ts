@@ -272,6 +272,21 @@ export const configSchema = z
         // waiting on Git and the API server, so more than the cores: the first sync of 1,000 sources is
         // this many at a time.
         syncConcurrency: z.number().int().min(1).max(64).default(4),
+        // A fetch refuses an object (or the object a delta builds) larger than this once inflated, before
+        // inflating it (a 200 MiB file of zeros travels as 200 KB): docs/security.md, "Webhooks and Git input".
+        maxObjectBytes: z
+          .number()
+          .int()
+          .min(64 * 1024)
+          .max(1024 * 1024 * 1024)
+          .default(32 * 1024 * 1024),
+        // A fetch stops a download (a pack, as sent) larger than this: isomorphic-git holds it whole.
+        maxPackBytes: z
+          .number()
+          .int()
+          .min(1024 * 1024)
+          .max(2 * 1024 * 1024 * 1024)
+          .default(256 * 1024 * 1024),
       })
       .strict()
       .prefault({}),

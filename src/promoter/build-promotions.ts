@@ -58,7 +58,11 @@ export function buildPromotions(
         path: to.path,
         ...(auth ? { auth } : {}),
       },
-      { cacheDir, logger: options.logger },
+      {
+        cacheDir,
+        logger: options.logger,
+        objectLimits: { maxObjectBytes: config.git.maxObjectBytes, maxPackBytes: config.git.maxPackBytes },
+      },
     );
     const target: PromotionTarget = {
       branch: to.branch,
