@@ -7,9 +7,8 @@ const DELIVERY_TTL_SECONDS = 86_400;
 
 /**
  * How long a signed body is remembered: a delivery id is not signed, so a captured delivery replayed
- * under new ids would poll again each time. Every real push differs (commits, timestamps), so the same
- * body twice within this window is one delivery. Short, because the generic provider's body
- * (`{repository, branch}`) repeats for every push unless its sender adds a commit field.
+ * under new ids would poll again each time. Every real push of a forge differs (commits, timestamps), so
+ * the same body twice within this window is one delivery (providers with `uniqueBodies` only).
  */
 export const REPLAY_WINDOW_SECONDS = 600;
 

@@ -250,7 +250,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       return;
     }
     // The same signed body under a new delivery id is a replay (the id is not signed): one poll per window.
-    if (!(await ledger.firstSeenBody(provider.name, sha256Hex))) {
+    const replayChecked = provider.uniqueBodies;
+    if (replayChecked && !(await ledger.firstSeenBody(provider.name, sha256Hex))) {
       answer('duplicate', 200, {
         status: 'duplicate',
         reason: 'the same signed body was received moments ago (a replay or a redelivery); ignored',
@@ -281,7 +282,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       });
     } catch (error) {
       if (deliveryId !== undefined) await ledger.forget(provider.name, deliveryId).catch(() => undefined);
-      await ledger.forgetBody(provider.name, sha256Hex).catch(() => undefined);
+      if (replayChecked) await ledger.forgetBody(provider.name, sha256Hex).catch(() => undefined);
       logger.error({ provider: provider.name, deliveryId, err: error }, 'webhook: could not enqueue polls');
       answer('error', 503, { status: 'error', reason: 'could not enqueue the poll; redeliver later' });
     }

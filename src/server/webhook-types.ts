@@ -59,6 +59,12 @@ export interface WebhookProvider {
   /** True when the configuration allows verifying anything at all. */
   isConfigured(config: WebhooksConfig): boolean;
   /**
+   * True when every real delivery's body differs (it names commits, times): the same body under a new
+   * delivery id is then a replay and polls nothing. False for the generic webhook, whose body
+   * (`{repository, branch}`) is the same for every push.
+   */
+  readonly uniqueBodies: boolean;
+  /**
    * The key the provider signs bodies with (an HMAC-SHA256), when it signs: the server streams each body
    * into that HMAC as it arrives. Undefined for a provider that authenticates otherwise (GitLab's token).
    */

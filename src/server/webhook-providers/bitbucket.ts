@@ -82,6 +82,7 @@ function pushOfBranches(branches: Array<string | undefined>, repositoryUrls: str
 
 export const bitbucketProvider: WebhookProvider = {
   name: 'bitbucket',
+  uniqueBodies: true,
   isConfigured: (config) =>
     (config.bitbucket?.secret ?? '').length > 0 || configuredHookUuid(config) !== undefined,
   signingSecret: (config) => config.bitbucket?.secret,

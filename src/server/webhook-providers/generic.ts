@@ -8,6 +8,7 @@ const genericSchema = z.object({ repository: z.string().min(1), branch: z.string
 
 export const genericProvider: WebhookProvider = {
   name: 'generic',
+  uniqueBodies: false,
   isConfigured: (config) => (config.generic?.secret ?? '').length > 0,
   signingSecret: (config) => config.generic?.secret,
   verify(headers, body, config) {

@@ -11,6 +11,7 @@ function eventName(headers: IncomingHttpHeaders): string | undefined {
 
 export const giteaProvider: WebhookProvider = {
   name: 'gitea',
+  uniqueBodies: true,
   isConfigured: (config) => (config.gitea?.secret ?? '').length > 0,
   signingSecret: (config) => config.gitea?.secret,
   verify(headers, body, config) {

@@ -56,6 +56,7 @@ export function interpretGithubStyle(event: string | undefined, body: unknown): 
 
 export const githubProvider: WebhookProvider = {
   name: 'github',
+  uniqueBodies: true,
   isConfigured: (config) => (config.github?.secret ?? '').length > 0,
   signingSecret: (config) => config.github?.secret,
   verify(headers, body, config) {

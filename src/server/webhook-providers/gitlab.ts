@@ -40,6 +40,7 @@ function projectUrls(p: z.infer<typeof projectSchema> | undefined): Array<string
 
 export const gitlabProvider: WebhookProvider = {
   name: 'gitlab',
+  uniqueBodies: true,
   isConfigured: (config) => (config.gitlab?.secret ?? '').length > 0,
   signingSecret: () => undefined,
   verify(headers, _body, config) {
