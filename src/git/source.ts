@@ -287,7 +287,28 @@ export class GitSource {
     return run;
   }
 
+  /**
+   * Fetches the branch: the tip alone on the first fetch, else up to `fetchDepth` commits. When the
+   * commits since `previous` bring an object over the limit, the tip alone is fetched instead (its tree,
+   * not the commits in between): a file added and removed again then no longer stops the source, which
+   * would otherwise stay stuck until the commit that added it is `fetchDepth` commits old.
+   */
   private async fetchOnce(http: HttpClient, previous: string | undefined, wanted?: string): Promise<string> {
+    if (previous === undefined) return this.fetchPack(http, 1, wanted);
+    try {
+      return await this.fetchPack(http, this.fetchDepth, wanted);
+    } catch (error) {
+      if (!(error instanceof GitObjectTooLargeError) || error.detail.what === 'pack') throw error;
+      this.logger.info(
+        { previous, wanted, oid: error.detail.oid },
+        'an object over the limit is in the fetched history: fetching the branch tip alone',
+      );
+      return this.fetchPack(http, 1, wanted);
+    }
+  }
+
+  private async fetchPack(http: HttpClient, depth: number, wanted: string | undefined): Promise<string> {
+    const restore = await this.keepFetchState();
     try {
       const result = await git.fetch({
         // Packs are size-checked before isomorphic-git indexes (inflates) them; see sizeCheckedFs.
@@ -306,7 +327,7 @@ export class GitSource {
         // The first fetch takes the tip alone. Later ones ask for up to `fetchDepth` commits: the server
         // then finds our previous tip among them and sends only new objects (with depth 1 it would send the
         // whole snapshot again, since a depth-1 tip has no parent linking it to what we have).
-        depth: previous === undefined ? 1 : this.fetchDepth,
+        depth,
         tags: false,
         cache: this.cache,
         ...gitAuthCallbacks(this.auth),
@@ -341,10 +362,34 @@ export class GitSource {
       await this.rememberFetched(head);
       return head;
     } catch (error) {
+      await restore().catch((failure: unknown) =>
+        this.logger.warn({ err: failure }, 'could not restore the cache after a failed fetch'),
+      );
       if (error instanceof ResponseTooLargeError)
         throw packTooLarge(this.objectLimits, this.context('fetch'), wanted);
       throw this.mapError(error, 'fetch');
     }
+  }
+
+  /**
+   * isomorphic-git writes the `shallow` list and the remote-tracking ref before it receives the pack.
+   * When the pack is then refused (too large) or never arrives, those would name a commit the cache does
+   * not have, and the next fetch would offer it as "have": the server would send nothing for it. This
+   * reads both before a fetch and returns what puts them back.
+   */
+  private async keepFetchState(): Promise<() => Promise<void>> {
+    const files = [join(this.gitdir, 'shallow'), join(this.gitdir, 'refs', 'remotes', 'origin', this.branch)];
+    const before = await Promise.all(files.map((file) => fs.promises.readFile(file).catch(() => undefined)));
+    return async () => {
+      await Promise.all(
+        files.map((file, i) => {
+          const content = before[i];
+          return content === undefined
+            ? fs.promises.rm(file, { force: true })
+            : fs.promises.writeFile(file, content);
+        }),
+      );
+    };
   }
 
   /** Records the fetched commit and compacts the cache's packs when there are too many. */

@@ -141,6 +141,16 @@ describe('a Git zip bomb', () => {
     await expect(source.fetch()).rejects.toBeInstanceOf(GitObjectTooLargeError);
     const changes = await source.diff(undefined, good);
     expect(changes.map((change) => change.key)).toEqual([expect.stringContaining('app')]);
+
+    // The file leaves the branch: the source follows again, though the commit that added it is in the
+    // history since its last fetch (the tip alone is fetched then).
+    const fixed = wc.write({ 'apps/big.yaml': null, 'apps/next.yaml': configMapYaml('next', {}) }).commit();
+    await wc.push(bare);
+    expect(await source.fetch({ knownHead: fixed })).toBe(fixed);
+    const diff = await source.diff(good, fixed);
+    expect(diff.map((change) => `${change.change} ${change.key}`)).toEqual([
+      expect.stringMatching(/^added .*next/),
+    ]);
   });
 
   it('stops a download larger than git.maxPackBytes', async () => {
