@@ -19,7 +19,7 @@ import type { OnPush, WebhookProvider, WebhookProviderName, WebhooksConfig } fro
 
 /**
  * Connections the server holds at once (each costs a socket, not memory: bodies are limited by the
- * webhook body gate); past it the kernel's backlog holds new ones until one closes.
+ * webhook body gate); past it Node closes new connections at once.
  */
 const MAX_CONNECTIONS = 1024;
 
