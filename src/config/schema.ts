@@ -100,6 +100,8 @@ const source = z
      */
     adopt: z.enum(['none', 'unowned']).default('none'),
     auth: sourceAuth.optional(),
+    // Credentials over plain http:// go to a non-loopback host only with this set (see checkCredentialTransport).
+    allowInsecureHttp: z.boolean().default(false),
   })
   .strict();
 
@@ -120,6 +122,8 @@ const pullRequest = z
     reviewers: z.array(z.string().min(1)).default([]),
     draft: z.boolean().default(false),
     autoMerge: z.boolean().default(false),
+    // The token goes over plain http:// to a non-loopback apiUrl only with this set.
+    allowInsecureHttp: z.boolean().default(false),
     /** How often auto-merge re-reads the checks of an open pull request (its first look waits as long). */
     checksInterval: durationString.default('30s'),
     author: z
@@ -293,6 +297,102 @@ const analysis = z
   .strict()
   .prefault({});
 
+/**
+ * Shortest inline secret accepted (a webhook secret, a source's password or token, a pull-request token):
+ * 16 characters. Shorter ones are guessable, and a webhook HMAC is only as strong as its key. A secret
+ * from `secretFile`/`secretEnv` (or `tokenFile`…) is not checked: it is generated or mounted, not typed.
+ */
+export const MIN_INLINE_SECRET_LENGTH = 16;
+
+interface SecretHolders {
+  webhooks: Partial<Record<string, { secret?: string | undefined } | undefined>>;
+  sources: Array<{ auth?: { password?: string | undefined; token?: string | undefined } | undefined }>;
+  promotions: Array<{ pullRequest: { token?: string | undefined } }>;
+}
+
+function checkInlineSecrets(config: SecretHolders, ctx: z.RefinementCtx): void {
+  const check = (value: string | undefined, path: Array<string | number>): void => {
+    if (value === undefined || value.length >= MIN_INLINE_SECRET_LENGTH) return;
+    ctx.addIssue({
+      code: 'custom',
+      path,
+      message:
+        `an inline secret must be at least ${MIN_INLINE_SECRET_LENGTH} characters ` +
+        '(or come from a file or an environment variable)',
+    });
+  };
+  for (const [provider, ref] of Object.entries(config.webhooks))
+    check(ref?.secret, ['webhooks', provider, 'secret']);
+  config.sources.forEach((source, i) => {
+    check(source.auth?.password, ['sources', i, 'auth', 'password']);
+    check(source.auth?.token, ['sources', i, 'auth', 'token']);
+  });
+  config.promotions.forEach((promotion, i) =>
+    check(promotion.pullRequest.token, ['promotions', i, 'pullRequest', 'token']),
+  );
+}
+
+/** Loopback hosts: credentials sent to them over http:// do not leave the machine. */
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** The host of a plain-http URL that is not loopback, else undefined (https, file, paths, loopback). */
+function insecureRemoteHost(url: string): string | undefined {
+  if (!/^http:\/\//i.test(url)) return undefined;
+  try {
+    const { hostname } = new URL(url);
+    return isLoopbackHost(hostname) ? undefined : hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Refuses credentials that would travel in clear: a source with credentials (in `auth` or in the URL)
+ * whose URL is plain http:// to a non-loopback host, and a pull-request token whose apiUrl is, unless
+ * the source's or pull request's `allowInsecureHttp` says the network in between is trusted.
+ */
+function checkCredentialTransport(config: RollgateConfigInput, ctx: z.RefinementCtx): void {
+  config.sources.forEach((source, i) => {
+    const host = insecureRemoteHost(source.url);
+    if (host === undefined || source.allowInsecureHttp) return;
+    const credentials = source.auth !== undefined && Object.keys(source.auth).length > 0;
+    let inUrl = false;
+    try {
+      const parsed = new URL(source.url);
+      inUrl = parsed.username !== '' || parsed.password !== '';
+    } catch {
+      // Not a URL the check can read: the URL's own rule reports it.
+    }
+    if (!credentials && !inUrl) return;
+    ctx.addIssue({
+      code: 'custom',
+      path: ['sources', i, 'url'],
+      message:
+        `the source's credentials would be sent in clear over http:// to ${host}; use https:// ` +
+        `or set sources[${i}].allowInsecureHttp: true if the network to it is trusted`,
+    });
+  });
+  config.promotions.forEach((promotion, i) => {
+    const host = insecureRemoteHost(promotion.pullRequest.apiUrl);
+    if (host === undefined || promotion.pullRequest.allowInsecureHttp) return;
+    ctx.addIssue({
+      code: 'custom',
+      path: ['promotions', i, 'pullRequest', 'apiUrl'],
+      message:
+        `the pull-request token would be sent in clear over http:// to ${host}; use https:// ` +
+        `or set promotions[${i}].pullRequest.allowInsecureHttp: true if the network to it is trusted`,
+    });
+  });
+}
+
+interface RollgateConfigInput {
+  sources: Array<{ url: string; allowInsecureHttp: boolean; auth?: object | undefined }>;
+  promotions: Array<{ pullRequest: { apiUrl: string; allowInsecureHttp: boolean } }>;
+}
+
 export const configSchema = z
   .object({
     log: z
@@ -354,6 +454,21 @@ export const configSchema = z
         // waiting on Git and the API server, so more than the cores: the first sync of 1,000 sources is
         // this many at a time.
         syncConcurrency: z.number().int().min(1).max(64).default(4),
+        // A fetch refuses an object (or the object a delta builds) larger than this once inflated, before
+        // inflating it (a 200 MiB file of zeros travels as 200 KB): docs/security.md, "Webhooks and Git input".
+        maxObjectBytes: z
+          .number()
+          .int()
+          .min(64 * 1024)
+          .max(1024 * 1024 * 1024)
+          .default(32 * 1024 * 1024),
+        // A fetch stops a download (a pack, as sent) larger than this: isomorphic-git holds it whole.
+        maxPackBytes: z
+          .number()
+          .int()
+          .min(1024 * 1024)
+          .max(2 * 1024 * 1024 * 1024)
+          .default(256 * 1024 * 1024),
       })
       .strict()
       .prefault({}),
@@ -374,6 +489,8 @@ export const configSchema = z
   })
   .strict()
   .superRefine((config, ctx) => {
+    checkInlineSecrets(config, ctx);
+    checkCredentialTransport(config, ctx);
     const seen = new Map<string, number>();
     config.sources.forEach((s, i) => {
       const first = seen.get(s.name);

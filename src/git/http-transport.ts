@@ -41,6 +41,33 @@ async function* replay(body: Uint8Array): AsyncIterableIterator<Uint8Array> {
   yield body;
 }
 
+/** A response body larger than the transport accepts (a fetch's pack past `git.maxPackBytes`). */
+export class ResponseTooLargeError extends Error {
+  override readonly name = 'ResponseTooLargeError';
+  readonly code = 'git.response-too-large';
+
+  constructor(
+    readonly url: string,
+    readonly limit: number,
+  ) {
+    super(`the answer to ${url} is larger than ${limit} bytes`);
+  }
+}
+
+/** Passes `body` through, throwing once more than `limit` bytes went by (nothing past them is read). */
+async function* capped(
+  body: AsyncIterableIterator<Uint8Array>,
+  url: string,
+  limit: number,
+): AsyncIterableIterator<Uint8Array> {
+  let seen = 0;
+  for await (const chunk of body) {
+    seen += chunk.length;
+    if (seen > limit) throw new ResponseTooLargeError(url, limit);
+    yield chunk;
+  }
+}
+
 const UPLOAD_PACK_ADVERT_SUFFIX = '/info/refs?service=git-upload-pack';
 const SERVICE_LINE = '# service=git-upload-pack\n';
 
@@ -98,6 +125,11 @@ export class GitHttpTransport implements HttpClient {
     private readonly clock: Clock = systemClock,
     private readonly inner: HttpClient = nodeHttp,
     private readonly idleTimeoutMs: number = DEFAULT_IDLE_TIMEOUT_MS,
+    /**
+     * Largest answer read from a POST (a fetch's pack: isomorphic-git holds it whole in memory), past
+     * which the body fails with {@link ResponseTooLargeError}.
+     */
+    private readonly maxResponseBytes: number = Number.POSITIVE_INFINITY,
   ) {}
 
   /** Requests that went over the network (answers from memory are not counted). */
@@ -172,6 +204,9 @@ export class GitHttpTransport implements HttpClient {
     }
     if (response.statusCode >= 500 || (request.method === 'POST' && response.statusCode !== 200)) {
       this.forget(request.url);
+    }
+    if (request.method === 'POST' && response.body && Number.isFinite(this.maxResponseBytes)) {
+      response = { ...response, body: capped(response.body, request.url, this.maxResponseBytes) };
     }
     if (this.isV1Advert(request) && this.worthRemembering(request, response) && response.statusCode === 200) {
       const body = await collect(response.body);

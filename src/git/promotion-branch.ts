@@ -14,8 +14,10 @@ import type { GitErrorContext, GitStep } from './errors/git-error-context.ts';
 import { GitPushRejectedError } from './errors/git-push-rejected.ts';
 import { GitRefNotFoundError } from './errors/git-ref-not-found.ts';
 import { gitErrorContext, mapGitError } from './errors/map-git-error.ts';
-import { GitHttpTransport } from './http-transport.ts';
+import { GitHttpTransport, ResponseTooLargeError } from './http-transport.ts';
 import { compactPacks, countPacks } from './pack-compaction.ts';
+import { DEFAULT_OBJECT_SIZE_LIMITS } from './pack-size-scan.ts';
+import { packRefusal, packTooLarge, sizeCheckedFs } from './size-checked-fs.ts';
 import { splitRemoteUrl } from './remote-url.ts';
 import { serveGitRepositories } from './smart-http-server.ts';
 import type { SourceAuth } from './source.ts';
@@ -147,7 +149,13 @@ class PromotionPush {
       url,
       branch: request.branch,
     });
-    this.transport = new GitHttpTransport(request.clock ?? systemClock, undefined, request.idleTimeoutMs);
+    // The target repository is as untrusted as any source: its packs are size-checked the same way.
+    this.transport = new GitHttpTransport(
+      request.clock ?? systemClock,
+      undefined,
+      request.idleTimeoutMs,
+      DEFAULT_OBJECT_SIZE_LIMITS.maxPackBytes,
+    );
   }
 
   async run(): Promise<PromotionCommitResult> {
@@ -299,7 +307,9 @@ class PromotionPush {
       .catch(() => undefined);
     const fetched = await this.step('fetch', async () => {
       const result = await git.fetch({
-        fs,
+        fs: sizeCheckedFs(DEFAULT_OBJECT_SIZE_LIMITS, (problem, pack) =>
+          packRefusal(problem, pack, DEFAULT_OBJECT_SIZE_LIMITS, this.context('fetch'), oid),
+        ),
         http: this.transport,
         gitdir: this.gitdir,
         url: remote,
@@ -446,6 +456,8 @@ class PromotionPush {
 
   private mapError(error: unknown, step: GitStep): Error {
     if (error instanceof RangeError) return error;
+    if (error instanceof ResponseTooLargeError)
+      return packTooLarge(DEFAULT_OBJECT_SIZE_LIMITS, this.context(step));
     return mapGitError(error, {
       source: this.request.source,
       url: this.url,

@@ -10,10 +10,11 @@ import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 import type { GitErrorContext, GitStep } from './errors/git-error-context.ts';
 import { GitObjectMissingError } from './errors/git-object-missing.ts';
+import { GitObjectTooLargeError } from './errors/git-object-too-large.ts';
 import { GitRefNotFoundError } from './errors/git-ref-not-found.ts';
 import { gitErrorContext, mapGitError } from './errors/map-git-error.ts';
 import { gitAuthCallbacks } from './auth-callbacks.ts';
-import { GitHttpTransport } from './http-transport.ts';
+import { GitHttpTransport, ResponseTooLargeError } from './http-transport.ts';
 import { compareManifests, sortDiff } from './manifest-diff.ts';
 import type { ManifestChange, ManifestDiff } from './manifest-diff.ts';
 import { parseFiles, splitFirstPart } from './manifest-stages.ts';
@@ -24,7 +25,10 @@ import { ObjectMemory } from './object-memory.ts';
 import { compactPacks, countPacks } from './pack-compaction.ts';
 import type { PackCompaction } from './pack-compaction.ts';
 import type { CommitSummary } from './object-memory.ts';
+import { DEFAULT_OBJECT_SIZE_LIMITS } from './pack-size-scan.ts';
+import type { ObjectSizeLimits } from './pack-size-scan.ts';
 import { readSnapshotFs } from './read-snapshot-fs.ts';
+import { packRefusal, packTooLarge, sizeCheckedFs } from './size-checked-fs.ts';
 import { splitRemoteUrl } from './remote-url.ts';
 import { serveGitRepositories } from './smart-http-server.ts';
 import type { GitServer } from './smart-http-server.ts';
@@ -73,6 +77,11 @@ export interface GitSourceOptions {
    * {@link DEFAULT_MAX_PACKS}). A diff from a commit older than those becomes a full diff.
    */
   maxPacks?: number;
+  /**
+   * Largest object and pack a fetch accepts (default {@link DEFAULT_OBJECT_SIZE_LIMITS}); checked before
+   * anything is inflated, see {@link GitObjectTooLargeError}.
+   */
+  objectLimits?: Partial<ObjectSizeLimits>;
 }
 
 /** Packs a cache may hold before they are compacted into one; see {@link GitSourceOptions.maxPacks}. */
@@ -143,6 +152,7 @@ export class GitSource {
   private tip: string | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly maxPacks: number;
+  private readonly objectLimits: ObjectSizeLimits;
   /** Set for a local repository path: it is served in-process over smart HTTP like any remote. */
   private readonly localPath: string | undefined;
   private localServer: Promise<GitServer> | undefined;
@@ -162,7 +172,13 @@ export class GitSource {
     const auth = { ...credentials, ...(source.auth ?? {}) };
     this.auth = auth.username || auth.password || auth.token ? auth : undefined;
     this.logger = (options.logger ?? silentLogger).child({ source: source.name, url });
-    this.transport = new GitHttpTransport(options.clock ?? systemClock, undefined, options.idleTimeoutMs);
+    this.objectLimits = { ...DEFAULT_OBJECT_SIZE_LIMITS, ...(options.objectLimits ?? {}) };
+    this.transport = new GitHttpTransport(
+      options.clock ?? systemClock,
+      undefined,
+      options.idleTimeoutMs,
+      this.objectLimits.maxPackBytes,
+    );
     this.fetchDepth = options.fetchDepth ?? DEFAULT_FETCH_DEPTH;
     this.maxPacks = options.maxPacks ?? DEFAULT_MAX_PACKS;
   }
@@ -233,9 +249,11 @@ export class GitSource {
       if (previous === knownHead) return knownHead;
       try {
         const tip = this.transport.withKnownTip(`refs/heads/${this.branch}`, knownHead);
-        const fetched = await this.fetchOnce(tip, previous);
+        const fetched = await this.fetchOnce(tip, previous, knownHead);
         if (fetched === knownHead) return fetched;
       } catch (error) {
+        // Fetching the branch again would bring the same object.
+        if (error instanceof GitObjectTooLargeError) throw error;
         this.logger.debug({ knownHead, err: (error as Error).message }, 'fetch of the known head refused');
       }
       return this.fetchOnce(this.transport, await this.cachedTip());
@@ -269,10 +287,37 @@ export class GitSource {
     return run;
   }
 
-  private async fetchOnce(http: HttpClient, previous: string | undefined): Promise<string> {
+  /**
+   * Fetches the branch: the tip alone on the first fetch, else up to `fetchDepth` commits. When the
+   * commits since `previous` bring an object over the limit, the tip alone is fetched instead (its tree,
+   * not the commits in between): a file added and removed again then no longer stops the source, which
+   * would otherwise stay stuck until the commit that added it is `fetchDepth` commits old.
+   */
+  private async fetchOnce(http: HttpClient, previous: string | undefined, wanted?: string): Promise<string> {
+    if (previous === undefined) return this.fetchPack(http, 1, wanted);
+    try {
+      return await this.fetchPack(http, this.fetchDepth, wanted);
+    } catch (error) {
+      if (!(error instanceof GitObjectTooLargeError) || error.detail.what === 'pack') throw error;
+      this.logger.info(
+        { previous, wanted, oid: error.detail.oid },
+        'an object over the limit is in the fetched history: fetching the branch tip alone',
+      );
+      return this.fetchPack(http, 1, wanted);
+    }
+  }
+
+  private async fetchPack(http: HttpClient, depth: number, wanted: string | undefined): Promise<string> {
+    const restore = await this.keepFetchState();
     try {
       const result = await git.fetch({
-        fs,
+        // Packs are size-checked before isomorphic-git indexes (inflates) them; see sizeCheckedFs.
+        fs: sizeCheckedFs(this.objectLimits, async (problem, pack) => {
+          const error = await packRefusal(problem, pack, this.objectLimits, this.context('fetch'), wanted);
+          if (error instanceof GitObjectTooLargeError)
+            this.logger.warn({ ...error.detail }, 'fetch refused: object too large');
+          return error;
+        }),
         http,
         gitdir: this.gitdir,
         url: await this.remoteUrl(),
@@ -282,7 +327,7 @@ export class GitSource {
         // The first fetch takes the tip alone. Later ones ask for up to `fetchDepth` commits: the server
         // then finds our previous tip among them and sends only new objects (with depth 1 it would send the
         // whole snapshot again, since a depth-1 tip has no parent linking it to what we have).
-        depth: previous === undefined ? 1 : this.fetchDepth,
+        depth,
         tags: false,
         cache: this.cache,
         ...gitAuthCallbacks(this.auth),
@@ -317,8 +362,34 @@ export class GitSource {
       await this.rememberFetched(head);
       return head;
     } catch (error) {
+      await restore().catch((failure: unknown) =>
+        this.logger.warn({ err: failure }, 'could not restore the cache after a failed fetch'),
+      );
+      if (error instanceof ResponseTooLargeError)
+        throw packTooLarge(this.objectLimits, this.context('fetch'), wanted);
       throw this.mapError(error, 'fetch');
     }
+  }
+
+  /**
+   * isomorphic-git writes the `shallow` list and the remote-tracking ref before it receives the pack.
+   * When the pack is then refused (too large) or never arrives, those would name a commit the cache does
+   * not have, and the next fetch would offer it as "have": the server would send nothing for it. This
+   * reads both before a fetch and returns what puts them back.
+   */
+  private async keepFetchState(): Promise<() => Promise<void>> {
+    const files = [join(this.gitdir, 'shallow'), join(this.gitdir, 'refs', 'remotes', 'origin', this.branch)];
+    const before = await Promise.all(files.map((file) => fs.promises.readFile(file).catch(() => undefined)));
+    return async () => {
+      await Promise.all(
+        files.map((file, i) => {
+          const content = before[i];
+          return content === undefined
+            ? fs.promises.rm(file, { force: true })
+            : fs.promises.writeFile(file, content);
+        }),
+      );
+    };
   }
 
   /** Records the fetched commit and compacts the cache's packs when there are too many. */

@@ -102,7 +102,12 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
         path: source.path,
         ...(auth ? { auth } : {}),
       },
-      { cacheDir, logger: log, clock },
+      {
+        cacheDir,
+        logger: log,
+        clock,
+        objectLimits: { maxObjectBytes: config.git.maxObjectBytes, maxPackBytes: config.git.maxPackBytes },
+      },
     );
     const defaultNamespace = source.namespace ?? config.kubernetes.defaultNamespace;
     // Built once per source: the applier keeps its API discovery cache between jobs.

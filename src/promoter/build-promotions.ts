@@ -5,7 +5,7 @@ import type { PromotionConfig, RollgateConfig, SourceConfig } from '../config/sc
 import { createForge } from '../forge/create-forge.ts';
 import type { Forge } from '../forge/forge.ts';
 import { pushPromotionCommit } from '../git/promotion-branch.ts';
-import { GitSource } from '../git/source.ts';
+import { GitSource, type GitSourceOptions } from '../git/source.ts';
 import type { Logger } from '../log/logger.ts';
 import { parseDuration } from '../spec/duration.ts';
 import { planImageEdits } from '../promotion/plan-image-edits.ts';
@@ -33,7 +33,7 @@ function sourceReader(
   name: string,
   source: SourceConfig,
   env: Record<string, string | undefined>,
-  options: { cacheDir: string; logger: Logger },
+  options: GitSourceOptions,
 ): { read(): Promise<{ tip: string; files: Array<{ path: string; text: string }> }> } {
   const auth = resolveSourceAuth(source, env);
   const reader = new GitSource(
@@ -73,7 +73,11 @@ export function buildPromotions(
     const to = sourceNamed(config, promotion.to.source);
     const from = sourceNamed(config, promotion.from.source);
     const auth = resolveSourceAuth(to, env);
-    const readers = { cacheDir, logger: options.logger };
+    const readers = {
+      cacheDir,
+      logger: options.logger,
+      objectLimits: { maxObjectBytes: config.git.maxObjectBytes, maxPackBytes: config.git.maxPackBytes },
+    };
     // The `from` side is read through its own cache (a dot: promotion names are DNS labels, so no other
     // reader has this name): the poller's cache belongs to the poller, maybe in
     // another process, and two writers of one cache would race.

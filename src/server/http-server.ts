@@ -6,6 +6,8 @@ import { silentLogger, type Logger } from '../log/logger.ts';
 import { bullPrefix } from '../queue/queue-names.ts';
 import type { Dashboard } from './dashboard/dashboard.ts';
 import { redisDeliveryLedger } from './delivery-ledger.ts';
+import { DEFAULT_WEBHOOK_BODY_LIMITS, WebhookBodyGate, type WebhookBodyLimits } from './webhook-body.ts';
+import { refuseMalformedUrls } from './webhook-providers/payload-fields.ts';
 import type { ReadinessReport } from './dependency-health.ts';
 import { metrics as processMetrics, type RollgateMetrics } from './metrics.ts';
 import { bitbucketProvider } from './webhook-providers/bitbucket.ts';
@@ -15,8 +17,11 @@ import { githubProvider } from './webhook-providers/github.ts';
 import { gitlabProvider } from './webhook-providers/gitlab.ts';
 import type { OnPush, WebhookProvider, WebhookProviderName, WebhooksConfig } from './webhook-types.ts';
 
-/** Largest webhook body accepted: 1 MiB (GitHub caps its own payloads at 25 MB; ours are refs only). */
-const BODY_LIMIT_BYTES = 1024 * 1024;
+/**
+ * Connections the server holds at once (each costs a socket, not memory: bodies are limited by the
+ * webhook body gate); past it Node closes new connections at once.
+ */
+const MAX_CONNECTIONS = 1024;
 
 /**
  * A named readiness condition: false, a throw or a failing report means "not ready"; a failing report
@@ -49,6 +54,8 @@ export interface HttpServerOptions {
   metrics?: RollgateMetrics;
   /** The dashboard's API and page (/api/v1/…, /ui/), when enabled. */
   dashboard?: Dashboard;
+  /** Limits on webhook bodies received before they are authenticated (default DEFAULT_WEBHOOK_BODY_LIMITS). */
+  webhookBodyLimits?: Partial<WebhookBodyLimits>;
 }
 
 export interface RunningHttpServer {
@@ -75,6 +82,7 @@ export type DeliveryOutcome =
   | 'unauthorized'
   | 'not_configured'
   | 'too_large'
+  | 'busy'
   | 'bad_request'
   | 'error';
 
@@ -91,26 +99,6 @@ function sendJson(
     ...headers,
   });
   res.end(text);
-}
-
-/** Reads the body up to `limit` bytes; undefined when it is larger (the rest is drained, then dropped). */
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
-    drain(req, limit);
-    return undefined;
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      drain(req, limit);
-      return undefined;
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size);
 }
 
 /** Lets a refused upload finish (so the client reads our 413), but cuts it off past 8× the limit. */
@@ -142,8 +130,9 @@ function parseBody(
 /**
  * Starts the HTTP server:
  * - `POST /webhooks/{github,gitlab,gitea,bitbucket,generic}`: authenticate (403 when the provider has
- *   no secret configured, 401 on a bad or missing signature), 413 over the body limit, 400 on bad
- *   JSON, 200 for an already-seen delivery id, else 202 once `onPush` has enqueued the polls
+ *   no secret configured, 401 on a bad or missing signature), 413 over the body limit, 503 with
+ *   Retry-After while too many bodies are being received (see WebhookBodyGate), 400 on bad JSON or a
+ *   malformed repository URL, 200 for an already-seen delivery id or signed body (a replay), else 202 once `onPush` has enqueued the polls
  *   (503 when it fails, and the delivery id is forgotten so a redelivery works).
  * - `GET /healthz`: 200 while the process serves requests.
  * - `GET /readyz`: 200 when Redis answers PING and no readiness check fails (a `degraded` one is shown
@@ -157,6 +146,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const metrics = options.metrics ?? processMetrics;
   const webhooks = options.webhooks ?? {};
   const ledger = redisDeliveryLedger(options.redis, bullPrefix(options.prefix));
+  const bodies = new WebhookBodyGate({
+    ...DEFAULT_WEBHOOK_BODY_LIMITS,
+    ...(options.webhookBodyLimits ?? {}),
+  });
+  const bodyLimit = bodies.limits.maxBodyBytes;
   // Down from a lost connection's first reconnect until it is ready again (ioredis's status alone passes
   // through `connecting` at every attempt, which would look up for a black-holed host's whole timeout).
   let redisDown = ['reconnecting', 'close', 'end'].includes(options.redis.status);
@@ -200,27 +194,44 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       });
       return;
     }
-    const raw = await readBody(req, BODY_LIMIT_BYTES);
-    if (raw === undefined) {
-      answer(
-        'too_large',
-        413,
-        { status: 'refused', reason: `body larger than ${BODY_LIMIT_BYTES} bytes` },
-        { connection: 'close' },
-      );
+    const read = await bodies.read(req, provider.signingSecret(webhooks));
+    if (!read.ok) {
+      if (read.refusal === 'gone') {
+        res.destroy();
+        return;
+      }
+      drain(req, bodyLimit);
+      if (read.refusal === 'too-large')
+        answer(
+          'too_large',
+          413,
+          { status: 'refused', reason: `body larger than ${bodyLimit} bytes` },
+          { connection: 'close' },
+        );
+      else
+        answer(
+          'busy',
+          503,
+          {
+            status: 'refused',
+            reason: 'too many webhook bodies are being received at once; redeliver later',
+          },
+          { connection: 'close', 'retry-after': '5' },
+        );
       return;
     }
-    const verification = provider.verify(req.headers, raw, webhooks);
+    const { body, sha256Hex } = read.value;
+    const verification = provider.verify(req.headers, body, webhooks);
     if (!verification.ok) {
       answer('unauthorized', 401, { status: 'refused', reason: verification.reason });
       return;
     }
-    const parsed = parseBody(raw, req.headers['content-type']);
+    const parsed = parseBody(body.raw, req.headers['content-type']);
     if (!parsed.ok) {
       answer('bad_request', 400, { status: 'refused', reason: 'body is not valid JSON' });
       return;
     }
-    const meaning = provider.interpret(req.headers, parsed.value);
+    const meaning = refuseMalformedUrls(provider.interpret(req.headers, parsed.value));
     if (meaning.kind === 'invalid') {
       answer('bad_request', 400, { status: 'refused', reason: meaning.reason });
       return;
@@ -237,6 +248,15 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     }
     if (deliveryId !== undefined && !(await ledger.firstSeen(provider.name, deliveryId))) {
       answer('duplicate', 200, { status: 'duplicate', reason: 'delivery already received; ignored' });
+      return;
+    }
+    // The same signed body under a new delivery id is a replay (the id is not signed): one poll per window.
+    const replayChecked = provider.uniqueBodies;
+    if (replayChecked && !(await ledger.firstSeenBody(provider.name, sha256Hex))) {
+      answer('duplicate', 200, {
+        status: 'duplicate',
+        reason: 'the same signed body was received moments ago (a replay or a redelivery); ignored',
+      });
       return;
     }
     if (meaning.kind === 'ignored') {
@@ -263,6 +283,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       });
     } catch (error) {
       if (deliveryId !== undefined) await ledger.forget(provider.name, deliveryId).catch(() => undefined);
+      if (replayChecked) await ledger.forgetBody(provider.name, sha256Hex).catch(() => undefined);
       logger.error({ provider: provider.name, deliveryId, err: error }, 'webhook: could not enqueue polls');
       answer('error', 503, { status: 'error', reason: 'could not enqueue the poll; redeliver later' });
     }
@@ -369,6 +390,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   // Slow-loris guard: a client gets 30 s to send its headers and body.
   server.requestTimeout = 30_000;
   server.headersTimeout = 15_000;
+  server.maxConnections = MAX_CONNECTIONS;
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

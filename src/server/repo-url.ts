@@ -35,14 +35,14 @@ export function repoUrlKey(url: string): string | undefined {
     host = scp[1] ?? '';
     path = scp[2] ?? '';
   } else {
-    let parsed: URL;
     try {
-      parsed = new URL(trimmed);
+      const parsed = new URL(trimmed);
+      host = parsed.hostname;
+      // A malformed % escape (`%zz`) is not a URL this can compare: no match, rather than a throw.
+      path = decodeURIComponent(parsed.pathname);
     } catch {
       return undefined;
     }
-    host = parsed.hostname;
-    path = decodeURIComponent(parsed.pathname);
   }
   path = path
     .replace(/\/+$/, '')

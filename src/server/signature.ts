@@ -8,6 +8,25 @@ export function hmacSha256Hex(secret: string, body: Buffer): string {
 }
 
 /**
+ * A webhook body as the server received it: its bytes, and its HMAC-SHA256 under the provider's signing
+ * secret, computed as the chunks arrived (see readWebhookBody) so that checking a signature costs no
+ * second pass. Under any other key the HMAC is computed from the bytes.
+ */
+export interface ReceivedBody {
+  readonly raw: Buffer;
+  hmacSha256Hex(secret: string): string;
+}
+
+/** A {@link ReceivedBody} for `raw`, with the HMAC streamed under `streamed.secret` when given. */
+export function receivedBody(raw: Buffer, streamed?: { secret: string; hex: string }): ReceivedBody {
+  return {
+    raw,
+    hmacSha256Hex: (secret) =>
+      streamed !== undefined && secret === streamed.secret ? streamed.hex : hmacSha256Hex(secret, raw),
+  };
+}
+
+/**
  * Compares two strings in time independent of where they differ. Both sides are hashed first so
  * that different lengths neither throw nor leak the expected length through timing.
  */
@@ -32,16 +51,19 @@ export function checkHmacHeader(
   value: string | undefined,
   headerName: string,
   secret: string,
-  body: Buffer,
+  body: Buffer | ReceivedBody,
   prefixed: boolean,
 ): string | undefined {
+  // An empty key signs nothing: whoever knows that no secret is configured could sign anything.
+  if (secret.length === 0) return `no secret is configured to check ${headerName}`;
   if (value === undefined) return `missing ${headerName} header`;
   let hex = value.trim();
   if (prefixed) {
     if (!hex.toLowerCase().startsWith('sha256=')) return `${headerName} is not a sha256= signature`;
     hex = hex.slice('sha256='.length);
   }
-  return constantTimeEqual(hex.toLowerCase(), hmacSha256Hex(secret, body))
+  const expected = Buffer.isBuffer(body) ? hmacSha256Hex(secret, body) : body.hmacSha256Hex(secret);
+  return constantTimeEqual(hex.toLowerCase(), expected)
     ? undefined
     : `${headerName} does not match the body signed with the configured secret`;
 }

@@ -1,5 +1,6 @@
 // Shapes shared by the webhook server and its providers: configuration, push notices, verdicts.
 import type { IncomingHttpHeaders } from 'node:http';
+import type { ReceivedBody } from './signature.ts';
 
 /** The providers the webhook server answers for, one path each: `/webhooks/<name>`. */
 export const WEBHOOK_PROVIDERS = ['github', 'gitlab', 'gitea', 'bitbucket', 'generic'] as const;
@@ -57,7 +58,19 @@ export interface WebhookProvider {
   readonly name: WebhookProviderName;
   /** True when the configuration allows verifying anything at all. */
   isConfigured(config: WebhooksConfig): boolean;
-  verify(headers: IncomingHttpHeaders, rawBody: Buffer, config: WebhooksConfig): Verification;
+  /**
+   * True when every real delivery's body differs (it names commits, times): the same body under a new
+   * delivery id is then a replay and polls nothing. False for the generic webhook, whose body
+   * (`{repository, branch}`) is the same for every push.
+   */
+  readonly uniqueBodies: boolean;
+  /**
+   * The key the provider signs bodies with (an HMAC-SHA256), when it signs: the server streams each body
+   * into that HMAC as it arrives. Undefined for a provider that authenticates otherwise (GitLab's token).
+   */
+  signingSecret(config: WebhooksConfig): string | undefined;
+  /** `body`: as received (the streamed HMAC is reused), or plain bytes (forge contract tests). */
+  verify(headers: IncomingHttpHeaders, body: ReceivedBody | Buffer, config: WebhooksConfig): Verification;
   deliveryId(headers: IncomingHttpHeaders): string | undefined;
   /** The event name from the headers, for logs. */
   eventName(headers: IncomingHttpHeaders): string | undefined;

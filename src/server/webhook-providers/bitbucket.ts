@@ -1,6 +1,6 @@
 // Bitbucket webhooks. Data Center/Server (and Cloud hooks with a secret) sign the body:
 // X-Hub-Signature `sha256=<hex>`. Cloud hooks without a secret are recognised by X-Hook-UUID,
-// which must be one of the configured hook UUIDs. Events: `repo:refs_changed` and `pr:merged`
+// which must be the configured hook UUID, and only when no secret is configured. Events: `repo:refs_changed` and `pr:merged`
 // (Server), `repo:push` and `pullrequest:fulfilled` (Cloud).
 import { z } from 'zod';
 import { checkHmacHeader, constantTimeEqual, header } from '../signature.ts';
@@ -82,9 +82,11 @@ function pushOfBranches(branches: Array<string | undefined>, repositoryUrls: str
 
 export const bitbucketProvider: WebhookProvider = {
   name: 'bitbucket',
+  uniqueBodies: true,
   isConfigured: (config) =>
     (config.bitbucket?.secret ?? '').length > 0 || configuredHookUuid(config) !== undefined,
-  verify(headers, rawBody, config) {
+  signingSecret: (config) => config.bitbucket?.secret,
+  verify(headers, body, config) {
     const signature = header(headers, 'x-hub-signature');
     const secret = config.bitbucket?.secret ?? '';
     if (signature !== undefined) {
@@ -94,24 +96,27 @@ export const bitbucketProvider: WebhookProvider = {
           reason: 'X-Hub-Signature sent but no bitbucket secret is configured',
         };
       }
-      const reason = checkHmacHeader(signature, 'X-Hub-Signature', secret, rawBody, true);
+      const reason = checkHmacHeader(signature, 'X-Hub-Signature', secret, body, true);
       return reason === undefined ? { ok: true } : { ok: false, reason };
     }
+    // A configured secret always requires the signature: with a hook UUID configured as well, leaving
+    // the signature out must not fall back to the UUID (which travels in clear and is not a secret).
+    if (secret.length > 0)
+      return {
+        ok: false,
+        reason:
+          'missing X-Hub-Signature header: webhooks.bitbucket.secret is set, so every delivery must be signed',
+      };
     const hookUuid = header(headers, 'x-hook-uuid');
-    if (hookUuid !== undefined) {
-      const configured = configuredHookUuid(config);
-      return configured !== undefined && constantTimeEqual(normaliseUuid(hookUuid), configured)
-        ? { ok: true }
-        : {
-            ok: false,
-            reason:
-              'X-Hook-UUID does not match the configured Bitbucket Cloud hook (webhooks.bitbucket.hookUuid)',
-          };
-    }
-    return {
-      ok: false,
-      reason: secret.length > 0 ? 'missing X-Hub-Signature header' : 'missing X-Hook-UUID header',
-    };
+    if (hookUuid === undefined) return { ok: false, reason: 'missing X-Hook-UUID header' };
+    const configured = configuredHookUuid(config);
+    return configured !== undefined && constantTimeEqual(normaliseUuid(hookUuid), configured)
+      ? { ok: true }
+      : {
+          ok: false,
+          reason:
+            'X-Hook-UUID does not match the configured Bitbucket Cloud hook (webhooks.bitbucket.hookUuid)',
+        };
   },
   deliveryId: (headers) => header(headers, 'x-request-uuid') ?? header(headers, 'x-request-id'),
   eventName: (headers) => header(headers, 'x-event-key'),

@@ -8,13 +8,15 @@ const genericSchema = z.object({ repository: z.string().min(1), branch: z.string
 
 export const genericProvider: WebhookProvider = {
   name: 'generic',
+  uniqueBodies: false,
   isConfigured: (config) => (config.generic?.secret ?? '').length > 0,
-  verify(headers, rawBody, config) {
+  signingSecret: (config) => config.generic?.secret,
+  verify(headers, body, config) {
     const reason = checkHmacHeader(
       header(headers, 'x-rollgate-signature'),
       'X-Rollgate-Signature',
       config.generic?.secret ?? '',
-      rawBody,
+      body,
       true,
     );
     return reason === undefined ? { ok: true } : { ok: false, reason };

@@ -11,14 +11,16 @@ function eventName(headers: IncomingHttpHeaders): string | undefined {
 
 export const giteaProvider: WebhookProvider = {
   name: 'gitea',
+  uniqueBodies: true,
   isConfigured: (config) => (config.gitea?.secret ?? '').length > 0,
-  verify(headers, rawBody, config) {
+  signingSecret: (config) => config.gitea?.secret,
+  verify(headers, body, config) {
     const forgejo = header(headers, 'x-forgejo-signature');
     const reason = checkHmacHeader(
       forgejo ?? header(headers, 'x-gitea-signature'),
       forgejo === undefined ? 'X-Gitea-Signature' : 'X-Forgejo-Signature',
       config.gitea?.secret ?? '',
-      rawBody,
+      body,
       false,
     );
     return reason === undefined ? { ok: true } : { ok: false, reason };

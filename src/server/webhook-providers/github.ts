@@ -56,13 +56,15 @@ export function interpretGithubStyle(event: string | undefined, body: unknown): 
 
 export const githubProvider: WebhookProvider = {
   name: 'github',
+  uniqueBodies: true,
   isConfigured: (config) => (config.github?.secret ?? '').length > 0,
-  verify(headers, rawBody, config) {
+  signingSecret: (config) => config.github?.secret,
+  verify(headers, body, config) {
     const reason = checkHmacHeader(
       header(headers, 'x-hub-signature-256'),
       'X-Hub-Signature-256',
       config.github?.secret ?? '',
-      rawBody,
+      body,
       true,
     );
     return reason === undefined ? { ok: true } : { ok: false, reason };

@@ -40,8 +40,10 @@ function projectUrls(p: z.infer<typeof projectSchema> | undefined): Array<string
 
 export const gitlabProvider: WebhookProvider = {
   name: 'gitlab',
+  uniqueBodies: true,
   isConfigured: (config) => (config.gitlab?.secret ?? '').length > 0,
-  verify(headers, _rawBody, config) {
+  signingSecret: () => undefined,
+  verify(headers, _body, config) {
     const token = header(headers, 'x-gitlab-token');
     if (token === undefined) return { ok: false, reason: 'missing X-Gitlab-Token header' };
     return constantTimeEqual(token, config.gitlab?.secret ?? '')

@@ -67,7 +67,7 @@ async function scene(
               interval: '1h',
             },
           ],
-          webhooks: { generic: { secret: 's' } },
+          webhooks: { generic: { secret: 'start-through-faults-secret' } },
         }
       : {}),
   });
@@ -250,7 +250,10 @@ describe('readiness and the API server once started', () => {
     });
     expect(degraded.status).toBe(200);
     expect(readinessDetail(s, 'kubernetes', /HTTP 500.*not ready after 2 s/)).toBe(true);
-    const push = genericPush('http://example/apps.git', { branch: 'main', secret: 's' });
+    const push = genericPush('http://example/apps.git', {
+      branch: 'main',
+      secret: 'start-through-faults-secret',
+    });
     const delivery = await fetch(`${s.url}/webhooks/generic`, {
       method: 'POST',
       headers: push.headers,

@@ -15,6 +15,8 @@ export interface PushSpec {
   deliveryId?: string;
   /** Replace the body after signing (to test signature mismatch) or before (raw override). */
   body?: string;
+  /** The pushed commit, where the payload names one (GitHub); each real push names its own. */
+  after?: string;
 }
 
 /** The body a spec asks for, else `payload` as JSON. */
@@ -53,7 +55,7 @@ export function githubPush(
   const body = bodyOf(spec, {
     ref: `refs/heads/${spec.branch}`,
     before: '0'.repeat(40),
-    after: 'a'.repeat(40),
+    after: spec.after ?? 'a'.repeat(40),
     repository: { full_name: 'acme/apps', clone_url: repo.clone, html_url: repo.html, ssh_url: repo.ssh },
     pusher: { name: 'dev' },
   });

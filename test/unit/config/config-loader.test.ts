@@ -195,6 +195,7 @@ describe('loadConfig', () => {
         reviewers: [],
         draft: false,
         autoMerge: false,
+        allowInsecureHttp: false,
         checksInterval: '30s',
         author: { name: 'Rollgate', email: 'rollgate@users.noreply.invalid' },
       },
@@ -297,5 +298,58 @@ describe('resolveSourceAuth', () => {
     expect(() => resolveSourceAuth({ name: 'apps', auth: { tokenEnv: 'NOPE' } }, {})).toThrow(
       /source apps token is not available: environment variable NOPE is not set/,
     );
+  });
+});
+
+describe('secrets in the configuration (issue 26)', () => {
+  it('refuses an inline secret shorter than 16 characters, naming its key; files and env are not checked', () => {
+    const file = tempFile(
+      [
+        'webhooks: { github: { secret: short }, generic: { secretEnv: HOOK } }',
+        'sources:',
+        '  - { name: apps, url: "https://git.example/a.git", auth: { username: git, password: pw, token: tok } }',
+      ].join('\n'),
+    );
+    const problems = problemsOf(() => loadConfig({ file, env: {} })).join('\n');
+    expect(problems).toMatch(/webhooks\.github\.secret: an inline secret must be at least 16 characters/);
+    expect(problems).toMatch(/sources\[0\]\.auth\.password: an inline secret must be at least 16/);
+    expect(problems).toMatch(/sources\[0\]\.auth\.token: an inline secret must be at least 16/);
+    expect(problems).not.toMatch(/generic/);
+    const long = tempFile('webhooks: { github: { secret: sixteen-chars-ok } }\n');
+    expect(loadConfig({ file: long, env: {} }).webhooks.github?.secret).toBe('sixteen-chars-ok');
+  });
+
+  it('refuses credentials over plain http:// to a non-loopback host unless allowInsecureHttp is set', () => {
+    const file = tempFile(
+      [
+        'sources:',
+        '  - { name: a, url: "http://git.example/a.git", auth: { tokenEnv: GIT_TOKEN } }',
+        '  - { name: b, url: "http://ci:0123456789abcdef@git.example/b.git" }',
+        '  - { name: c, url: "http://127.0.0.1:3000/c.git", auth: { tokenEnv: GIT_TOKEN } }',
+        '  - { name: d, url: "http://git.example/d.git" }',
+        'promotions:',
+        '  - name: p',
+        '    from: { source: c }',
+        '    to: { source: d }',
+        '    pullRequest: { provider: gitea, apiUrl: "http://gitea.example/api/v1", repository: a/b, tokenEnv: T }',
+      ].join('\n'),
+    );
+    const problems = problemsOf(() => loadConfig({ file, env: {} })).join('\n');
+    expect(problems).toMatch(
+      /sources\[0\]\.url: the source's credentials would be sent in clear over http:\/\/ to git\.example; use https:\/\/ or set sources\[0\]\.allowInsecureHttp: true/,
+    );
+    expect(problems).toMatch(/sources\[1\]\.url: the source's credentials would be sent in clear/);
+    expect(problems).not.toMatch(/sources\[2\]|sources\[3\]/);
+    expect(problems).toMatch(
+      /promotions\[0\]\.pullRequest\.apiUrl: the pull-request token would be sent in clear over http:\/\/ to gitea\.example;.*promotions\[0\]\.pullRequest\.allowInsecureHttp: true/,
+    );
+    expect(problems).not.toContain('0123456789abcdef');
+    const allowed = tempFile(
+      [
+        'sources:',
+        '  - { name: a, url: "http://git.example/a.git", auth: { tokenEnv: GIT_TOKEN }, allowInsecureHttp: true }',
+      ].join('\n'),
+    );
+    expect(loadConfig({ file: allowed, env: {} }).sources[0]?.allowInsecureHttp).toBe(true);
   });
 });

@@ -167,6 +167,19 @@ describe('bitbucket', () => {
   });
 });
 
+describe('bitbucket with both a secret and a hook UUID configured', () => {
+  it('refuses a delivery that leaves the signature out and sends the (unsecret) hook UUID instead', () => {
+    const hookUuid = '{ABCDEF01-0000-0000-0000-000000000000}';
+    const config = { bitbucket: { secret: 'a-long-enough-secret', hookUuid } };
+    const verdict = bitbucketProvider.verify({ 'x-hook-uuid': hookUuid }, Buffer.from('{}'), config);
+    expect(verdict).toEqual({
+      ok: false,
+      reason:
+        'missing X-Hub-Signature header: webhooks.bitbucket.secret is set, so every delivery must be signed',
+    });
+  });
+});
+
 describe('generic', () => {
   it('accepts refs/heads/ in the branch and refuses a body without repository', () => {
     expect(
