@@ -9,7 +9,6 @@ import {
 import { NotificationConfigError } from '../notify/notification-config-error.ts';
 import { NotificationDeliveryError } from '../notify/notification-delivery-error.ts';
 import { eventKey, planDeliveries } from '../notify/plan-deliveries.ts';
-import type { RenderedNotification } from '../notify/notification-template.ts';
 import { fetchHttpCall, type HttpCall } from '../notify/services/notification-sender.ts';
 import { sendNotification } from '../notify/services/senders.ts';
 import { hasSubscriptions } from '../notify/subscriptions.ts';
@@ -127,6 +126,7 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
       notifications,
     );
     for (const problem of plan.problems) invalid(payload.trigger, problem, rollout);
+    // Each delivery job is a reference: the event again, and which of its deliveries (see runDelivery).
     for (const delivery of plan.deliveries)
       await queue.add({
         v: 1,
@@ -138,7 +138,9 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
         service: delivery.service,
         recipient: delivery.recipient,
         template: delivery.template,
-        notification: delivery.notification,
+        event: payload.key,
+        rollout: payload.rollout,
+        ...(payload.extra !== undefined && { extra: payload.extra }),
       });
     return { kind: 'done' };
   };
@@ -147,40 +149,58 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
     payload: Extract<NotifyPayload, { kind: 'delivery' }>,
     attempt: number,
   ): Promise<JobOutcome> => {
-    const labels = { trigger: payload.trigger, service: payload.service };
     const rollout = `${payload.namespace}/${payload.name}`;
     if (await queue.wasSent(payload)) return { kind: 'done' };
-    let service;
+    let notifications;
     try {
-      service = (await reader.read()).services.get(payload.service);
+      notifications = await reader.read();
     } catch (err) {
       if (!(err instanceof NotificationConfigError)) throw err;
       invalid(payload.trigger, err, rollout);
       return { kind: 'stalled', reason: err.message };
     }
-    if (service === undefined) {
-      const error = new NotificationConfigError(
-        'notify.config.invalid',
-        `service.${payload.service}`,
-        'was removed from the ConfigMap before the notification was sent',
+    // Redis is not a trust root: what is sent, where and with which headers is planned again from the
+    // configuration; the job only says which planned delivery it is.
+    const delivery = planDeliveries(
+      {
+        trigger: payload.trigger,
+        key: payload.event,
+        rollout: payload.rollout,
+        ...(payload.extra !== undefined && { extra: payload.extra }),
+      },
+      notifications,
+    ).deliveries.find((planned) => planned.key === payload.key);
+    const service = delivery && notifications.services.get(delivery.service);
+    if (delivery === undefined || service === undefined) {
+      // Metric labels never come from an unplanned job (their number would be the sender's to choose).
+      metrics.notificationsTotal.inc({ trigger: '(unplanned)', service: '(unplanned)', result: 'invalid' });
+      log.error(
+        {
+          rollout,
+          trigger: payload.trigger,
+          service: payload.service,
+          recipient: payload.recipient,
+          template: payload.template,
+        },
+        'notification not sent: the configuration plans no such delivery (changed since, or the job was not written by Rollgate)',
       );
-      invalid(payload.trigger, error, rollout);
-      return { kind: 'stalled', reason: error.message };
+      return { kind: 'stalled', reason: 'the configuration plans no such delivery' };
     }
+    const labels = { trigger: delivery.trigger, service: delivery.service };
     try {
       const result = await sendNotification(
         {
           service,
-          recipient: payload.recipient,
-          notification: payload.notification as RenderedNotification,
-          templateKey: `template.${payload.template}`,
+          recipient: delivery.recipient,
+          notification: delivery.notification,
+          templateKey: `template.${delivery.template}`,
         },
         http,
       );
       await queue.markSent(payload);
       metrics.notificationsTotal.inc({ ...labels, result });
       log.info(
-        { rollout, ...labels, recipient: payload.recipient, template: payload.template, result },
+        { rollout, ...labels, recipient: delivery.recipient, template: delivery.template, result },
         'notification sent',
       );
       return { kind: 'done' };
@@ -193,7 +213,7 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
       }
       metrics.notificationsTotal.inc({ ...labels, result: 'failed' });
       log.error(
-        { rollout, ...labels, recipient: payload.recipient, err: err.message },
+        { rollout, ...labels, recipient: delivery.recipient, err: err.message },
         'notification given up',
       );
       return { kind: 'stalled', reason: err.message };
