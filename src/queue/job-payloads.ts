@@ -10,12 +10,40 @@ import { InvalidJobPayloadError } from './invalid-job-payload-error.ts';
  * reference stands for against Git, the cluster or the configuration (docs/security.md, "Redis").
  */
 
-/** A Kubernetes object name or a configured name (source, promotion, service, template, trigger). */
-const nameField = z.string().min(1).max(253);
-/** A namespace (a DNS label). */
-const namespaceField = z.string().min(1).max(63);
+/** True when `text` holds no control character (CR, LF, NUL, …). */
+function printable(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return false;
+  }
+  return true;
+}
+const noControlCharacters = { message: 'holds a control character' };
+
+/** A DNS label: a namespace, a source or promotion name (config/schema.ts holds the same rule). */
+const dnsLabel = z
+  .string()
+  .min(1)
+  .max(63)
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label');
+/** A Kubernetes object name (a DNS subdomain, as a Rollout's name is). */
+const objectName = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be a DNS subdomain');
+/** A name from a notification ConfigMap key (`service.<type>.<name>`, `template.<name>`, `trigger.<name>`). */
+const configKeyName = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[-._a-zA-Z0-9]+$/, 'must be a ConfigMap key part')
+  // Looked up in maps and objects by the worker: a prototype key is never a name.
+  .refine((name) => !['__proto__', 'constructor', 'prototype'].includes(name), {
+    message: 'is not a name',
+  });
 /** A deduplication key: parts joined by `|` (see plan-deliveries.ts). */
-const keyField = z.string().min(1).max(2048);
+const keyField = z.string().min(1).max(2048).refine(printable, noControlCharacters);
 /** The largest plain-data object a job may carry (a Rollout as templates see it): 1 MiB of JSON. */
 const MAX_OBJECT_BYTES = 1024 * 1024;
 /** An object passed as template data: a record within {@link MAX_OBJECT_BYTES}. */
@@ -28,8 +56,8 @@ const objectField = z
 /** A reconcile job names a rollout and nothing else: the worker reads the latest state itself. */
 export const reconcilePayloadSchema = z.object({
   v: z.literal(1),
-  namespace: namespaceField,
-  name: nameField,
+  namespace: dnsLabel,
+  name: objectName,
 });
 export type ReconcilePayload = z.infer<typeof reconcilePayloadSchema>;
 
@@ -40,7 +68,7 @@ export type PollReason = z.infer<typeof pollReasonSchema>;
 /** A poll job: check one source (by its configured name) for a new commit. */
 export const pollPayloadSchema = z.object({
   v: z.literal(1),
-  source: nameField,
+  source: dnsLabel,
   reason: pollReasonSchema,
 });
 export type PollPayload = z.infer<typeof pollPayloadSchema>;
@@ -50,7 +78,7 @@ export const syncObjectSchema = z.object({
   apiVersion: z.string().min(1).max(253),
   kind: z.string().min(1).max(253),
   namespace: z.string().max(63).optional(),
-  name: nameField,
+  name: z.string().min(1).max(253),
   /** Path of the file in the repository, for error messages and events. */
   file: z.string().max(4096).optional(),
   change: z.enum(['added', 'changed', 'removed']),
@@ -66,7 +94,7 @@ export type SyncObject = z.infer<typeof syncObjectSchema>;
  */
 export const syncPayloadSchema = z.object({
   v: z.literal(1),
-  source: nameField,
+  source: dnsLabel,
   commit: z.string().min(1).max(64),
   /** The last commit synced before this one, when known (`null` on a first sync). */
   previousCommit: z.string().max(64).nullable().optional(),
@@ -77,9 +105,9 @@ export type SyncPayload = z.infer<typeof syncPayloadSchema>;
 /** A promote job: look at one promotion (by its configured name) for one rollout of its `from` source. */
 export const promotePayloadSchema = z.object({
   v: z.literal(1),
-  promotion: nameField,
-  namespace: namespaceField,
-  name: nameField,
+  promotion: dnsLabel,
+  namespace: dnsLabel,
+  name: objectName,
 });
 export type PromotePayload = z.infer<typeof promotePayloadSchema>;
 
@@ -98,9 +126,9 @@ export const notifyPayloadSchema = z.discriminatedUnion('kind', [
     v: z.literal(1),
     kind: z.literal('event'),
     key: keyField,
-    trigger: nameField,
-    namespace: namespaceField,
-    name: nameField,
+    trigger: configKeyName,
+    namespace: dnsLabel,
+    name: objectName,
     rollout: objectField,
     extra: objectField.optional(),
   }),
@@ -108,12 +136,12 @@ export const notifyPayloadSchema = z.discriminatedUnion('kind', [
     v: z.literal(1),
     kind: z.literal('delivery'),
     key: keyField,
-    trigger: nameField,
-    namespace: namespaceField,
-    name: nameField,
-    service: nameField,
-    recipient: z.string().max(1024),
-    template: nameField,
+    trigger: configKeyName,
+    namespace: dnsLabel,
+    name: objectName,
+    service: configKeyName,
+    recipient: z.string().max(1024).refine(printable, noControlCharacters),
+    template: configKeyName,
     /** The key of the event this delivery was planned from. */
     event: keyField,
     rollout: objectField,
