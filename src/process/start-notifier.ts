@@ -1,4 +1,5 @@
 // The notification side of a process: turns a pass's transition into notify jobs, and runs them (plan, render, send).
+import { isNotFound, kubeCall } from '../kube/errors.ts';
 import { NotificationConfigReader } from '../kube/notification-config-reader.ts';
 import type { RolloutTransition } from '../kube/reconcile-rollout.ts';
 import {
@@ -18,6 +19,7 @@ import type { JobOutcome } from '../queue/job-outcome.ts';
 import { NotifyQueue } from '../queue/notify-queue.ts';
 import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
+import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
 import type { RolloutStatus } from '../spec/rollout.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -106,6 +108,48 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
     );
   };
 
+  /**
+   * The template data of a notify job with who is subscribed taken from the cluster: the Rollout the job
+   * names, read now, must be the one it describes (same uid), and its subscribe annotations, not the
+   * job's, say which services and recipients get it. Undefined when it is gone or is another object.
+   * (The rest of the job's Rollout is its state at the transition, which templates are meant to show.)
+   */
+  const withLiveSubscriptions = async (
+    payload: NotifyPayload,
+  ): Promise<Record<string, unknown> | undefined> => {
+    const { namespace, name } = payload;
+    let live: RolloutObject;
+    try {
+      live = (await kubeCall({ verb: 'get', kind: 'Rollout', namespace, name }, () =>
+        runtime.kube.clients.custom.getNamespacedCustomObject({
+          group: ROLLGATE_API_GROUP,
+          version: 'v1alpha1',
+          namespace,
+          plural: 'rollouts',
+          name,
+        }),
+      )) as RolloutObject;
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+    const described = (payload.rollout.metadata ?? {}) as { uid?: unknown };
+    if (live.metadata?.uid === undefined || described.uid !== live.metadata.uid) return undefined;
+    return {
+      ...payload.rollout,
+      metadata: { ...described, annotations: live.metadata.annotations ?? {} },
+    };
+  };
+
+  const notTheRollout = (payload: NotifyPayload, rollout: string): JobOutcome => {
+    metrics.notificationsTotal.inc({ trigger: '(unplanned)', service: '(unplanned)', result: 'invalid' });
+    log.warn(
+      { rollout, trigger: payload.trigger, key: payload.key },
+      'notification not sent: the Rollout it is about is gone, or is not the one the job describes',
+    );
+    return { kind: 'stalled', reason: 'the Rollout is gone or is not the one the job describes' };
+  };
+
   const runEvent = async (payload: Extract<NotifyPayload, { kind: 'event' }>): Promise<JobOutcome> => {
     const rollout = `${payload.namespace}/${payload.name}`;
     let notifications;
@@ -116,11 +160,13 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
       invalid(payload.trigger, err, rollout);
       return { kind: 'stalled', reason: err.message };
     }
+    const subscribed = await withLiveSubscriptions(payload);
+    if (subscribed === undefined) return notTheRollout(payload, rollout);
     const plan = planDeliveries(
       {
         trigger: payload.trigger,
         key: payload.key,
-        rollout: payload.rollout,
+        rollout: subscribed,
         ...(payload.extra !== undefined && { extra: payload.extra }),
       },
       notifications,
@@ -161,11 +207,13 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
     }
     // Redis is not a trust root: what is sent, where and with which headers is planned again from the
     // configuration; the job only says which planned delivery it is.
+    const subscribed = await withLiveSubscriptions(payload);
+    if (subscribed === undefined) return notTheRollout(payload, rollout);
     const delivery = planDeliveries(
       {
         trigger: payload.trigger,
         key: payload.event,
-        rollout: payload.rollout,
+        rollout: subscribed,
         ...(payload.extra !== undefined && { extra: payload.extra }),
       },
       notifications,

@@ -5,7 +5,8 @@ import { PassThrough } from 'node:stream';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { configSchema } from '../../../src/config/index.ts';
-import { createKubeClients, type KubeClients } from '../../../src/kube/client.ts';
+import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
+import { installCrds } from '../../../src/kube/install-crds.ts';
 import { createLogger } from '../../../src/log/logger.ts';
 import { eventKey } from '../../../src/notify/plan-deliveries.ts';
 import { openRuntime, type Runtime } from '../../../src/process/runtime.ts';
@@ -13,6 +14,7 @@ import { startNotifier, type RunningNotifier } from '../../../src/process/start-
 import { bullPrefix } from '../../../src/queue/queue-names.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { createRollgateMetrics } from '../../../src/server/metrics.ts';
+import { rollgateCrds } from '../../../src/spec/crds.ts';
 import { eventually } from '../../support/eventually.ts';
 import { deleteKeysUnder } from '../../support/redis-test-prefix.ts';
 
@@ -65,11 +67,9 @@ const logLines: string[] = [];
 const prefix = `rg-forged-${randomUUID().slice(0, 8)}`;
 
 const annotations = { 'notifications.argoproj.io/subscribe.on-deployed.hook': '' };
-const rollout = { metadata: { name: 'web', namespace: 'default', uid: 'uid-web', annotations } };
-const event = eventKey(
-  { namespace: 'default', name: 'web', uid: 'uid-web' },
-  { trigger: 'on-deployed', revision: 'abc', step: '-' },
-);
+/** The Rollout as a job describes it; its uid is the live one's, set once it is created. */
+const rollout = { metadata: { name: 'web', namespace: 'default', uid: '', annotations } };
+let event: string;
 
 beforeAll(async () => {
   ({ configured, attacker } = await portPair());
@@ -95,6 +95,32 @@ beforeAll(async () => {
       data: { 'hook-secret': Buffer.from(HOOK_SECRET).toString('base64') },
     },
   });
+  await installCrds(clients, rollgateCrds());
+  const created = await clients.custom.createNamespacedCustomObject({
+    group: 'rollgate.dev',
+    version: 'v1alpha1',
+    namespace: 'default',
+    plural: 'rollouts',
+    body: {
+      apiVersion: 'rollgate.dev/v1alpha1',
+      kind: 'Rollout',
+      metadata: { name: 'web', annotations },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'web' } },
+        template: {
+          metadata: { labels: { app: 'web' } },
+          spec: { containers: [{ name: 'app', image: 'shop/web:1' }] },
+        },
+        strategy: { canary: { steps: [{ setWeight: 50 }] } },
+      },
+    },
+  });
+  rollout.metadata.uid = toPlainObject<{ metadata: { uid: string } }>(created).metadata.uid;
+  event = eventKey(
+    { namespace: 'default', name: 'web', uid: rollout.metadata.uid },
+    { trigger: 'on-deployed', revision: 'abc', step: '-' },
+  );
   const config = configSchema.parse({
     log: { level: 'debug' },
     redis: { url: inject('redisUrl'), prefix },
@@ -192,11 +218,67 @@ describe('a forged notification job', () => {
     expect(attacker.calls).toEqual([]);
   });
 
+  it('goes to whom the live Rollout subscribes, not to whom the job says', async () => {
+    const before = configured.calls.length;
+    const forgedEvent = eventKey(
+      { namespace: 'default', name: 'web', uid: rollout.metadata.uid },
+      { trigger: 'on-deployed', revision: 'xyz', step: '-' },
+    );
+    const subscribedByJob = {
+      metadata: {
+        ...rollout.metadata,
+        annotations: { 'notifications.argoproj.io/subscribe.on-deployed.hook': 'a;b;c' },
+      },
+    };
+    await forger.add(
+      'event',
+      {
+        v: 1,
+        kind: 'event',
+        key: forgedEvent,
+        trigger: 'on-deployed',
+        namespace: 'default',
+        name: 'web',
+        rollout: subscribedByJob,
+      },
+      { jobId: 'forged-subscribers' },
+    );
+    await finished('forged-subscribers');
+    // The event job added its deliveries before it finished: wait until none is left to run.
+    await eventually('the deliveries run', async () => {
+      const counts = await forger.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+      return Object.values(counts).every((n) => n === 0);
+    });
+    // One recipient ('' for a webhook), as the live annotation says, not three.
+    expect(configured.calls.length).toBe(before + 1);
+    expect(attacker.calls).toEqual([]);
+  });
+
+  it('sends nothing about a Rollout that is not the one the job describes', async () => {
+    const before = configured.calls.length;
+    const other = { metadata: { ...rollout.metadata, uid: 'not-the-live-uid' } };
+    await forger.add(
+      'event',
+      {
+        v: 1,
+        kind: 'event',
+        key: 'not-the-live-uid|r|on-deployed|-',
+        trigger: 'on-deployed',
+        namespace: 'default',
+        name: 'web',
+        rollout: other,
+      },
+      { jobId: 'other-rollout' },
+    );
+    expect(await finished('other-rollout')).toMatchObject({ state: 'failed' });
+    expect(configured.calls.length).toBe(before);
+  });
+
   it('refuses template data that would turn the rendered path into another host, naming the field', async () => {
     const before = configured.calls.length;
     const hostile = { metadata: { ...rollout.metadata, name: `x@127.0.0.1:${attacker.port}` } };
     const hostileEvent = eventKey(
-      { namespace: 'default', name: 'web', uid: 'uid-web' },
+      { namespace: 'default', name: 'web', uid: rollout.metadata.uid },
       { trigger: 'on-deployed', revision: 'def', step: '-' },
     );
     await forger.add(
