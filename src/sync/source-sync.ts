@@ -301,6 +301,9 @@ async function verifiedTarget(deps: SourceSyncDeps, recorded: string): Promise<s
   return head;
 }
 
+/** A Git object id (SHA-1 or SHA-256); anything else read back from Redis is not a commit. */
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
 /** Nothing new: the status stays as the last sync left it, unless it said Failed (Git answered since). */
 async function upToDate(
   deps: SourceSyncDeps,
@@ -372,9 +375,13 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
   // The remote answered with its current branch commit (nothing recorded, or the recorded one is gone):
   // that is now the newest head seen.
   if (commit !== recorded && ticket !== undefined) await deps.heads?.record(git.name, ticket, commit);
-  if (recorded !== undefined && commit !== recorded && !(await git.isAncestor(recorded, commit)))
+  if (
+    recorded !== undefined &&
+    commit !== recorded &&
+    !(OBJECT_ID.test(recorded) && (await git.isAncestor(recorded, commit)))
+  )
     logger.warn(
-      { recorded, head: commit },
+      { recorded: recorded.slice(0, 80), head: commit },
       'the head recorded in Redis is not the head of the branch nor behind it; ignored',
     );
   if (commit === previous) return upToDate(deps, stored.status, previous, attemptAt, fetchSeconds);

@@ -140,6 +140,23 @@ describe.each([
   });
 });
 
+describe('a value in the observation hash that is not a commit id', () => {
+  it('is ignored and logged, shortened; the sync follows the branch', async () => {
+    const deps = sourceDeps(new HeadWitness());
+    const first = await pushMain('1');
+    await checkSource(deps);
+    await syncSource(deps, { id: 'sync-1' });
+    await forgeObservedHead(`../../etc/passwd\r\n${'x'.repeat(10_000)}`);
+    const second = await pushMain('2');
+    const report = await syncSource(deps, { id: 'sync-2' });
+    expect(report.commit).toBe(second);
+    expect(report.previous).toBe(first);
+    const warning = logLines.find((line) => line.includes('not the head of the branch'));
+    expect(warning).toBeDefined();
+    expect(warning!.length).toBeLessThan(1000);
+  });
+});
+
 describe('a head a ref check recorded', () => {
   it('is fetched with one Git request in the process that polled it; another process asks for the branch first', async () => {
     const witness = new HeadWitness();
