@@ -1,4 +1,5 @@
 // The notification side of a process: turns a pass's transition into notify jobs, and runs them (plan, render, send).
+import { isNotFound, kubeCall } from '../kube/errors.ts';
 import { NotificationConfigReader } from '../kube/notification-config-reader.ts';
 import type { RolloutTransition } from '../kube/reconcile-rollout.ts';
 import {
@@ -9,7 +10,6 @@ import {
 import { NotificationConfigError } from '../notify/notification-config-error.ts';
 import { NotificationDeliveryError } from '../notify/notification-delivery-error.ts';
 import { eventKey, planDeliveries } from '../notify/plan-deliveries.ts';
-import type { RenderedNotification } from '../notify/notification-template.ts';
 import { fetchHttpCall, type HttpCall } from '../notify/services/notification-sender.ts';
 import { sendNotification } from '../notify/services/senders.ts';
 import { hasSubscriptions } from '../notify/subscriptions.ts';
@@ -19,6 +19,7 @@ import type { JobOutcome } from '../queue/job-outcome.ts';
 import { NotifyQueue } from '../queue/notify-queue.ts';
 import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
+import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
 import type { RolloutStatus } from '../spec/rollout.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -107,6 +108,48 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
     );
   };
 
+  /**
+   * The template data of a notify job with who is subscribed taken from the cluster: the Rollout the job
+   * names, read now, must be the one it describes (same uid), and its subscribe annotations, not the
+   * job's, say which services and recipients get it. Undefined when it is gone or is another object.
+   * (The rest of the job's Rollout is its state at the transition, which templates are meant to show.)
+   */
+  const withLiveSubscriptions = async (
+    payload: NotifyPayload,
+  ): Promise<Record<string, unknown> | undefined> => {
+    const { namespace, name } = payload;
+    let live: RolloutObject;
+    try {
+      live = (await kubeCall({ verb: 'get', kind: 'Rollout', namespace, name }, () =>
+        runtime.kube.clients.custom.getNamespacedCustomObject({
+          group: ROLLGATE_API_GROUP,
+          version: 'v1alpha1',
+          namespace,
+          plural: 'rollouts',
+          name,
+        }),
+      )) as RolloutObject;
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+    const described = (payload.rollout.metadata ?? {}) as { uid?: unknown };
+    if (live.metadata?.uid === undefined || described.uid !== live.metadata.uid) return undefined;
+    return {
+      ...payload.rollout,
+      metadata: { ...described, annotations: live.metadata.annotations ?? {} },
+    };
+  };
+
+  const notTheRollout = (payload: NotifyPayload, rollout: string): JobOutcome => {
+    metrics.notificationsTotal.inc({ trigger: '(unplanned)', service: '(unplanned)', result: 'invalid' });
+    log.warn(
+      { rollout, trigger: payload.trigger, key: payload.key },
+      'notification not sent: the Rollout it is about is gone, or is not the one the job describes',
+    );
+    return { kind: 'stalled', reason: 'the Rollout is gone or is not the one the job describes' };
+  };
+
   const runEvent = async (payload: Extract<NotifyPayload, { kind: 'event' }>): Promise<JobOutcome> => {
     const rollout = `${payload.namespace}/${payload.name}`;
     let notifications;
@@ -117,16 +160,19 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
       invalid(payload.trigger, err, rollout);
       return { kind: 'stalled', reason: err.message };
     }
+    const subscribed = await withLiveSubscriptions(payload);
+    if (subscribed === undefined) return notTheRollout(payload, rollout);
     const plan = planDeliveries(
       {
         trigger: payload.trigger,
         key: payload.key,
-        rollout: payload.rollout,
+        rollout: subscribed,
         ...(payload.extra !== undefined && { extra: payload.extra }),
       },
       notifications,
     );
     for (const problem of plan.problems) invalid(payload.trigger, problem, rollout);
+    // Each delivery job is a reference: the event again, and which of its deliveries (see runDelivery).
     for (const delivery of plan.deliveries)
       await queue.add({
         v: 1,
@@ -138,7 +184,9 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
         service: delivery.service,
         recipient: delivery.recipient,
         template: delivery.template,
-        notification: delivery.notification,
+        event: payload.key,
+        rollout: payload.rollout,
+        ...(payload.extra !== undefined && { extra: payload.extra }),
       });
     return { kind: 'done' };
   };
@@ -147,40 +195,60 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
     payload: Extract<NotifyPayload, { kind: 'delivery' }>,
     attempt: number,
   ): Promise<JobOutcome> => {
-    const labels = { trigger: payload.trigger, service: payload.service };
     const rollout = `${payload.namespace}/${payload.name}`;
     if (await queue.wasSent(payload)) return { kind: 'done' };
-    let service;
+    let notifications;
     try {
-      service = (await reader.read()).services.get(payload.service);
+      notifications = await reader.read();
     } catch (err) {
       if (!(err instanceof NotificationConfigError)) throw err;
       invalid(payload.trigger, err, rollout);
       return { kind: 'stalled', reason: err.message };
     }
-    if (service === undefined) {
-      const error = new NotificationConfigError(
-        'notify.config.invalid',
-        `service.${payload.service}`,
-        'was removed from the ConfigMap before the notification was sent',
+    // Redis is not a trust root: what is sent, where and with which headers is planned again from the
+    // configuration; the job only says which planned delivery it is.
+    const subscribed = await withLiveSubscriptions(payload);
+    if (subscribed === undefined) return notTheRollout(payload, rollout);
+    const delivery = planDeliveries(
+      {
+        trigger: payload.trigger,
+        key: payload.event,
+        rollout: subscribed,
+        ...(payload.extra !== undefined && { extra: payload.extra }),
+      },
+      notifications,
+    ).deliveries.find((planned) => planned.key === payload.key);
+    const service = delivery && notifications.services.get(delivery.service);
+    if (delivery === undefined || service === undefined) {
+      // Metric labels never come from an unplanned job (their number would be the sender's to choose).
+      metrics.notificationsTotal.inc({ trigger: '(unplanned)', service: '(unplanned)', result: 'invalid' });
+      log.error(
+        {
+          rollout,
+          trigger: payload.trigger,
+          service: payload.service,
+          recipient: payload.recipient,
+          template: payload.template,
+        },
+        'notification not sent: the configuration plans no such delivery (changed since, or the job was not written by Rollgate)',
       );
-      invalid(payload.trigger, error, rollout);
-      return { kind: 'stalled', reason: error.message };
+      return { kind: 'stalled', reason: 'the configuration plans no such delivery' };
     }
+    const labels = { trigger: delivery.trigger, service: delivery.service };
     try {
       const result = await sendNotification(
         {
           service,
-          recipient: payload.recipient,
-          notification: payload.notification as RenderedNotification,
-          templateKey: `template.${payload.template}`,
+          recipient: delivery.recipient,
+          notification: delivery.notification,
+          templateKey: `template.${delivery.template}`,
         },
         http,
       );
       await queue.markSent(payload);
       metrics.notificationsTotal.inc({ ...labels, result });
       log.info(
-        { rollout, ...labels, recipient: payload.recipient, template: payload.template, result },
+        { rollout, ...labels, recipient: delivery.recipient, template: delivery.template, result },
         'notification sent',
       );
       return { kind: 'done' };
@@ -193,7 +261,7 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
       }
       metrics.notificationsTotal.inc({ ...labels, result: 'failed' });
       log.error(
-        { rollout, ...labels, recipient: payload.recipient, err: err.message },
+        { rollout, ...labels, recipient: delivery.recipient, err: err.message },
         'notification given up',
       );
       return { kind: 'stalled', reason: err.message };

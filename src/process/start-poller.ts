@@ -13,6 +13,7 @@ import { defaultWorkerName, startWorker, type RunningWorker } from '../queue/sta
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
 import { parseDuration } from '../spec/duration.ts';
 import { ObjectApplier } from '../sync/object-applier.ts';
+import { HeadWitness } from '../sync/head-witness.ts';
 import { sourceScopeOf } from '../sync/source-scope.ts';
 import { ConfigMapSourceStateStore } from '../sync/source-state-store.ts';
 import { failedStatus, recoveredStatus } from '../sync/source-status.ts';
@@ -88,6 +89,8 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     : join(process.cwd(), config.git.cacheDir);
   // How a poll hands the head it saw to the sync (which then does not ask the remote again).
   const heads = new RedisObservedHeads(redis, config.redis.prefix);
+  // What this process's own ref checks returned: the only heads a sync takes from Redis unchecked.
+  const witness = new HeadWitness();
   const withSourceLock = keyedLock();
   const lastDriftCheck = new Map<string, number>();
 
@@ -129,6 +132,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       selfHeal: source.selfHeal,
       defaultNamespace,
       heads,
+      witness,
       applyConcurrency: config.git.applyConcurrency,
     };
     sources.set(source.name, { config: source, git, deps });

@@ -3,11 +3,61 @@ import { z } from 'zod';
 import type { QueueName } from './queue-names.ts';
 import { InvalidJobPayloadError } from './invalid-job-payload-error.ts';
 
+/*
+ * Every payload is read back from Redis, which anyone who can reach it may write: each field is bounded,
+ * and a job carries references (a source, a rollout, a promotion, a service and template by name), never
+ * a destination, a commit to deploy or a rendered message. The worker resolves and checks what a
+ * reference stands for against Git, the cluster or the configuration (docs/security.md, "Redis").
+ */
+
+/** True when `text` holds no control character (CR, LF, NUL, …). */
+function printable(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return false;
+  }
+  return true;
+}
+const noControlCharacters = { message: 'holds a control character' };
+
+/** A DNS label: a namespace, a source or promotion name (config/schema.ts holds the same rule). */
+const dnsLabel = z
+  .string()
+  .min(1)
+  .max(63)
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label');
+/** A Kubernetes object name (a DNS subdomain, as a Rollout's name is). */
+const objectName = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be a DNS subdomain');
+/** A name from a notification ConfigMap key (`service.<type>.<name>`, `template.<name>`, `trigger.<name>`). */
+const configKeyName = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[-._a-zA-Z0-9]+$/, 'must be a ConfigMap key part')
+  // Looked up in maps and objects by the worker: a prototype key is never a name.
+  .refine((name) => !['__proto__', 'constructor', 'prototype'].includes(name), {
+    message: 'is not a name',
+  });
+/** A deduplication key: parts joined by `|` (see plan-deliveries.ts). */
+const keyField = z.string().min(1).max(2048).refine(printable, noControlCharacters);
+/** The largest plain-data object a job may carry (a Rollout as templates see it): 1 MiB of JSON. */
+const MAX_OBJECT_BYTES = 1024 * 1024;
+/** An object passed as template data: a record within {@link MAX_OBJECT_BYTES}. */
+const objectField = z
+  .record(z.string(), z.unknown())
+  .refine((value) => JSON.stringify(value).length <= MAX_OBJECT_BYTES, {
+    message: `larger than ${MAX_OBJECT_BYTES} bytes of JSON`,
+  });
+
 /** A reconcile job names a rollout and nothing else: the worker reads the latest state itself. */
 export const reconcilePayloadSchema = z.object({
   v: z.literal(1),
-  namespace: z.string().min(1),
-  name: z.string().min(1),
+  namespace: dnsLabel,
+  name: objectName,
 });
 export type ReconcilePayload = z.infer<typeof reconcilePayloadSchema>;
 
@@ -18,76 +68,84 @@ export type PollReason = z.infer<typeof pollReasonSchema>;
 /** A poll job: check one source (by its configured name) for a new commit. */
 export const pollPayloadSchema = z.object({
   v: z.literal(1),
-  source: z.string().min(1),
+  source: dnsLabel,
   reason: pollReasonSchema,
 });
 export type PollPayload = z.infer<typeof pollPayloadSchema>;
 
 /** One object a sync job carries: what changed in Git between two commits. */
 export const syncObjectSchema = z.object({
-  apiVersion: z.string().min(1),
-  kind: z.string().min(1),
-  namespace: z.string().optional(),
-  name: z.string().min(1),
+  apiVersion: z.string().min(1).max(253),
+  kind: z.string().min(1).max(253),
+  namespace: z.string().max(63).optional(),
+  name: z.string().min(1).max(253),
   /** Path of the file in the repository, for error messages and events. */
-  file: z.string().optional(),
+  file: z.string().max(4096).optional(),
   change: z.enum(['added', 'changed', 'removed']),
 });
 export type SyncObject = z.infer<typeof syncObjectSchema>;
 
 /**
  * A sync job: bring one source's objects in the cluster to its newest commit. Only `source` is read:
- * the sync moves to the newest head a poll recorded when it starts and diffs for itself (see
- * docs/sync.md). `commit` (the head the poll saw) and `previousCommit` are there for whoever inspects
- * the queue; `objects` is sent empty. The shape is version 1 and may grow fields.
+ * the sync moves to the newest head a poll recorded when it starts, checked against the remote branch
+ * unless this process's own ref check saw it, and diffs for itself (see docs/sync.md). `commit` (the
+ * head the poll saw) and `previousCommit` are there for whoever inspects the queue and are never
+ * fetched or applied; `objects` is sent empty and never read. The shape is version 1 and may grow fields.
  */
 export const syncPayloadSchema = z.object({
   v: z.literal(1),
-  source: z.string().min(1),
-  commit: z.string().min(1),
+  source: dnsLabel,
+  commit: z.string().min(1).max(64),
   /** The last commit synced before this one, when known (`null` on a first sync). */
-  previousCommit: z.string().nullable().optional(),
-  objects: z.array(syncObjectSchema),
+  previousCommit: z.string().max(64).nullable().optional(),
+  objects: z.array(syncObjectSchema).max(1000),
 });
 export type SyncPayload = z.infer<typeof syncPayloadSchema>;
 
 /** A promote job: look at one promotion (by its configured name) for one rollout of its `from` source. */
 export const promotePayloadSchema = z.object({
   v: z.literal(1),
-  promotion: z.string().min(1),
-  namespace: z.string().min(1),
-  name: z.string().min(1),
+  promotion: dnsLabel,
+  namespace: dnsLabel,
+  name: objectName,
 });
 export type PromotePayload = z.infer<typeof promotePayloadSchema>;
 
 /**
  * A notify job. `event`: one trigger fired for one Rollout (`key` is the transition; `rollout` is the
  * object as templates see it); the worker plans its deliveries and enqueues one `delivery` job each.
- * `delivery`: one rendered notification to one recipient of one service (secrets are never in a job:
- * the service's settings are read from the cluster when it is sent).
+ * `delivery`: a reference to one planned delivery (`key`) of one event (`event`, with the event's
+ * template data), never its destination nor its rendered text: the worker plans the event again from
+ * the configuration and sends the delivery with that key, so the service's URL, headers, recipient URL
+ * and template all come from the ConfigMap and Secret, read when it is sent. `service`, `recipient`
+ * and `template` name the planned delivery for logs and metrics; a delivery the configuration does not
+ * plan is not sent.
  */
 export const notifyPayloadSchema = z.discriminatedUnion('kind', [
   z.object({
     v: z.literal(1),
     kind: z.literal('event'),
-    key: z.string().min(1),
-    trigger: z.string().min(1),
-    namespace: z.string().min(1),
-    name: z.string().min(1),
-    rollout: z.record(z.string(), z.unknown()),
-    extra: z.record(z.string(), z.unknown()).optional(),
+    key: keyField,
+    trigger: configKeyName,
+    namespace: dnsLabel,
+    name: objectName,
+    rollout: objectField,
+    extra: objectField.optional(),
   }),
   z.object({
     v: z.literal(1),
     kind: z.literal('delivery'),
-    key: z.string().min(1),
-    trigger: z.string().min(1),
-    namespace: z.string().min(1),
-    name: z.string().min(1),
-    service: z.string().min(1),
-    recipient: z.string(),
-    template: z.string().min(1),
-    notification: z.record(z.string(), z.unknown()),
+    key: keyField,
+    trigger: configKeyName,
+    namespace: dnsLabel,
+    name: objectName,
+    service: configKeyName,
+    recipient: z.string().max(1024).refine(printable, noControlCharacters),
+    template: configKeyName,
+    /** The key of the event this delivery was planned from. */
+    event: keyField,
+    rollout: objectField,
+    extra: objectField.optional(),
   }),
 ]);
 export type NotifyPayload = z.infer<typeof notifyPayloadSchema>;
@@ -117,7 +175,8 @@ export function parseJobPayload<N extends QueueName>(
 ): PayloadByQueue[N] {
   const result = schemas[queue].safeParse(data);
   if (!result.success) {
-    throw new InvalidJobPayloadError(queue, jobId, z.prettifyError(result.error));
+    const field = result.error.issues[0]?.path.map(String).join('.') ?? '';
+    throw new InvalidJobPayloadError(queue, jobId, field, z.prettifyError(result.error));
   }
   return result.data;
 }

@@ -9,6 +9,7 @@ import type { ObservedHeads } from '../queue/observed-heads.ts';
 import { ARGO_API_VERSION, ROLLGATE_API_VERSION } from '../spec/api-version.ts';
 import { needsOfObject, planApply, planRemoval, type ApplyPlan, type PlannedObject } from './apply-plan.ts';
 import { withHandedOverReplicas } from './handed-over-replicas.ts';
+import type { HeadWitness } from './head-witness.ts';
 import {
   preparedRefOf,
   type ApplyResult,
@@ -74,6 +75,11 @@ export interface SourceSyncDeps {
   defaultNamespace: string;
   /** Without it, every sync asks the remote for the branch (one request more per sync). */
   heads?: ObservedHeads;
+  /**
+   * The heads this process's ref checks returned (shared by a source's poll and sync): a recorded head
+   * it vouches for is fetched without asking the remote again; without it, every recorded head is.
+   */
+  witness?: HeadWitness;
   /** Objects written at once by a sync (default {@link DEFAULT_APPLY_CONCURRENCY}); see planApply for the order. */
   applyConcurrency?: number;
 }
@@ -173,12 +179,13 @@ export const POLL_STATE_MAX_AGE_MS = 5000;
  * records it as the newest head seen (see {@link ObservedHeads}) for the sync that follows.
  */
 export async function checkSource(
-  deps: Pick<SourceSyncDeps, 'git' | 'state' | 'heads'>,
+  deps: Pick<SourceSyncDeps, 'git' | 'state' | 'heads' | 'witness'>,
 ): Promise<{ head?: string; last?: string; status?: SourceStatus; changed: boolean }> {
   const { git, heads } = deps;
   const observe = async (): Promise<string | undefined> => {
     const ticket = await heads?.ticket(git.name);
     const remote = await git.remoteHead();
+    deps.witness?.saw(git.name, remote);
     if (remote !== undefined && ticket !== undefined) await heads?.record(git.name, ticket, remote);
     return remote;
   };
@@ -302,6 +309,25 @@ async function syncTarget(
   return { ticket, ...(target !== undefined ? { target } : {}) };
 }
 
+/**
+ * The commit to fetch for a head read from Redis. Redis is not a trust root: whoever can write to it can
+ * record any commit the remote has, the tip of an unmerged branch included, and a fetch by commit id
+ * would bring it. So the recorded head is used as is only when this process's own ref check returned it
+ * (`witness`); otherwise the remote is asked for the branch (one ref request) and its answer is used —
+ * the recorded head when it is the branch's head, else the head itself (the branch moved on since the
+ * poll, or the record was written by someone else: logged, see syncSource).
+ */
+async function verifiedTarget(deps: SourceSyncDeps, recorded: string): Promise<string | undefined> {
+  const { git, witness } = deps;
+  if (witness?.vouchesFor(git.name, recorded)) return recorded;
+  const head = await git.remoteHead();
+  witness?.saw(git.name, head);
+  return head;
+}
+
+/** A Git object id (SHA-1 or SHA-256); anything else read back from Redis is not a commit. */
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
 /** Nothing new: the status stays as the last sync left it, unless it said Failed (Git answered since). */
 async function upToDate(
   deps: SourceSyncDeps,
@@ -349,7 +375,7 @@ async function upToDate(
 export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Promise<SyncReport> {
   const { git, applier, logger } = deps;
   const attemptAt = deps.clock.now().toISOString();
-  const [{ target, ticket }, stored] = await Promise.all([
+  const [{ target: recorded, ticket }, stored] = await Promise.all([
     syncTarget(deps, job),
     deps.state.readSource(git.name),
   ]);
@@ -357,10 +383,13 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
   // What the source applied before; a state from before inventories has none (see diffFrom below).
   const inventory = new Set(stored.inventory ?? []);
   // A second request for a head that a sync reached meanwhile: no fetch, no write (its status stays).
-  if (target !== undefined && target === previous) return upToDate(deps, stored.status, previous, attemptAt);
+  if (recorded !== undefined && recorded === previous)
+    return upToDate(deps, stored.status, previous, attemptAt);
   const fetchStarted = performance.now();
   let commit: string;
+  let target: string | undefined;
   try {
+    target = recorded === undefined ? undefined : await verifiedTarget(deps, recorded);
     commit = await git.fetch(target !== undefined ? { knownHead: target } : {});
   } catch (err) {
     await deps.state.updateStatus(git.name, (last) =>
@@ -371,7 +400,16 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
   const fetchSeconds = (performance.now() - fetchStarted) / 1000;
   // The remote answered with its current branch commit (nothing recorded, or the recorded one is gone):
   // that is now the newest head seen.
-  if (commit !== target && ticket !== undefined) await deps.heads?.record(git.name, ticket, commit);
+  if (commit !== recorded && ticket !== undefined) await deps.heads?.record(git.name, ticket, commit);
+  if (
+    recorded !== undefined &&
+    commit !== recorded &&
+    !(OBJECT_ID.test(recorded) && (await git.isAncestor(recorded, commit)))
+  )
+    logger.warn(
+      { recorded: recorded.slice(0, 80), head: commit },
+      'the head recorded in Redis is not the head of the branch nor behind it; ignored',
+    );
   if (commit === previous) return upToDate(deps, stored.status, previous, attemptAt, fetchSeconds);
   // The commit's Rollouts and what they may wait for are compared (and written) first, while the rest
   // of a large commit is parsed: thousands of unrelated objects do not hold back a changed Rollout.

@@ -1,7 +1,10 @@
 // `rollgate demo` (= `npm run demo`): the whole of Rollgate on embedded defaults, played through a canary story.
 import type { Command } from 'commander';
+import { ConfigError } from '../../config/config-error.ts';
 import { DemoRedisUnavailableError } from '../../demo/demo-redis-unavailable-error.ts';
 import { parseNumberFlag } from '../number-flag.ts';
+import { refusePasswordOnCommandLine } from '../redis-url-flag.ts';
+import { usageError } from '../usage-error.ts';
 
 interface DemoFlags {
   exit?: boolean;
@@ -29,6 +32,14 @@ export function registerDemoCommand(program: Command): void {
     .option('--kubeconfig <file>', 'where to write the sandbox kubeconfig', '.rollgate/demo.kubeconfig')
     .action(async (flags: DemoFlags) => {
       const port = parseNumberFlag('demo', 'port', flags.port, { min: 0, max: 65535, integer: true });
+      if (flags.redis !== undefined) {
+        try {
+          refusePasswordOnCommandLine(flags.redis, '--redis');
+        } catch (err) {
+          if (err instanceof ConfigError) throw usageError('demo', err.message);
+          throw err;
+        }
+      }
       // The whole of Rollgate (Redis, Git, the cluster client): loaded only when the demo runs.
       const { runDemo } = await import('../../demo/index.ts');
       const interrupt = new AbortController();

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { ConfigError } from '../../config/config-error.ts';
 import type { RollgateConfig } from '../../config/index.ts';
 import type { ProcessRole, RunningProcess } from '../../process/start-process.ts';
+import { refusePasswordOnCommandLine } from '../redis-url-flag.ts';
 import { usageError } from '../usage-error.ts';
 
 interface ProcessFlags {
@@ -27,6 +28,9 @@ export async function configFromFlags(flags: ProcessFlags): Promise<RollgateConf
     overrides[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
   if (flags.kubeconfig !== undefined) overrides['kubernetes.kubeconfig'] = flags.kubeconfig;
+  if (typeof overrides['redis.url'] === 'string')
+    refusePasswordOnCommandLine(overrides['redis.url'], '--set');
+  if (flags.redis !== undefined) refusePasswordOnCommandLine(flags.redis, '--redis');
   if (flags.redis !== undefined) overrides['redis.url'] = flags.redis;
   if (flags.port !== undefined) overrides['server.port'] = flags.port;
   const file = flags.config ?? process.env.ROLLGATE_CONFIG;

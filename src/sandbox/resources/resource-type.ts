@@ -158,6 +158,8 @@ export const BUILTIN_RESOURCE_TYPES: readonly ResourceType[] = [
     statusSubresource: true,
     tracksGeneration: true,
   }),
+  // Stored and served (so an install with one applies whole); the sandbox has no network to enforce it on.
+  builtin('networking.k8s.io', 'v1', 'NetworkPolicy', 'networkpolicies', { shortNames: ['netpol'] }),
   builtin('apiextensions.k8s.io', 'v1', 'CustomResourceDefinition', 'customresourcedefinitions', {
     namespaced: false,
     shortNames: ['crd', 'crds'],

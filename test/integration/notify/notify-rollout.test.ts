@@ -24,6 +24,7 @@ import {
 } from '../../support/notify/service-doubles.ts';
 
 const NAMESPACE = 'default';
+const UNWATCHED = 'notify-only';
 const STATE_NAMESPACE = 'rollgate-system';
 const DEPLOY_LOG_TOKEN = 'deploy-log-s3cr3t';
 
@@ -53,6 +54,9 @@ async function startReconciler(logger: Logger = silentLogger): Promise<RunningPr
     log: { level: 'silent' },
     redis: { url: inject('redisUrl'), prefix },
     server: { host: '127.0.0.1', port: 0 },
+    // Rollouts in UNWATCHED exist for the notifier (it reads who is subscribed from the cluster) and are
+    // never reconciled: the tests below hand their transitions to the notifier themselves.
+    kubernetes: { watchNamespace: NAMESPACE },
   });
   const runtime = openRuntime(config, {
     logger,
@@ -62,6 +66,31 @@ async function startReconciler(logger: Logger = silentLogger): Promise<RunningPr
   const process = await startProcess(runtime, { role: 'reconciler', metrics });
   processes.push({ process, metrics });
   return process;
+}
+
+/** Creates a Rollout no process reconciles, with `annotations`; returns its uid. */
+async function unwatchedRollout(name: string, annotations: Record<string, string>): Promise<string> {
+  const created = await clients.custom.createNamespacedCustomObject({
+    group: 'rollgate.dev',
+    version: 'v1alpha1',
+    namespace: UNWATCHED,
+    plural: 'rollouts',
+    body: {
+      apiVersion: 'rollgate.dev/v1alpha1',
+      kind: 'Rollout',
+      metadata: { name, annotations },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: name } },
+        template: {
+          metadata: { labels: { app: name } },
+          spec: { containers: [{ name: 'app', image: `shop/${name}:1` }] },
+        },
+        strategy: { canary: { steps: [{ setWeight: 50 }] } },
+      },
+    },
+  });
+  return toPlainObject<{ metadata: { uid: string } }>(created).metadata.uid;
 }
 
 async function stopAll(): Promise<void> {
@@ -134,6 +163,7 @@ beforeAll(async () => {
   sandbox = await startSandbox({ readyDelayMs: 50 });
   clients = createKubeClients(sandbox.kubeConfig);
   await clients.core.createNamespace({ body: { metadata: { name: STATE_NAMESPACE } } });
+  await clients.core.createNamespace({ body: { metadata: { name: UNWATCHED } } });
   // The ConfigMap exactly as an Argo user writes it; only the Slack API's address points at the double
   // (`apiURL`, a key notifications-engine's Slack service has as well).
   const argo = parse(
@@ -271,14 +301,15 @@ describe('notifications of a subscribed Rollout', () => {
 
   it('sends a transition handed to two processes at the same moment once', async () => {
     const [a, b] = processes.map(({ process }) => process.notifier!);
+    const annotations = { 'notifications.argoproj.io/subscribe.on-rollout-aborted.slack': 'team-a' };
     const rollout = {
       apiVersion: 'rollgate.dev/v1alpha1',
       kind: 'Rollout',
       metadata: {
         name: 'twice',
-        namespace: NAMESPACE,
-        uid: 'uid-twice',
-        annotations: { 'notifications.argoproj.io/subscribe.on-rollout-aborted.slack': 'team-a' },
+        namespace: UNWATCHED,
+        uid: await unwatchedRollout('twice', annotations),
+        annotations,
       },
       spec: {},
     };
@@ -302,14 +333,11 @@ describe('notifications of a subscribed Rollout', () => {
     const teamsBefore = doubles.teamsCalls.length;
     doubles.failNext(TEAMS_CONNECTOR_PATH, { status: 503, body: 'busy' });
     const [a] = processes.map(({ process }) => process.notifier!);
+    const annotations = { 'notifications.argoproj.io/subscribe.on-rollout-completed.teams': 'ops' };
+    const uid = await unwatchedRollout('flaky', annotations);
     a!.onTransition({
       raw: {
-        metadata: {
-          name: 'flaky',
-          namespace: NAMESPACE,
-          uid: 'uid-flaky',
-          annotations: { 'notifications.argoproj.io/subscribe.on-rollout-completed.teams': 'ops' },
-        },
+        metadata: { name: 'flaky', namespace: UNWATCHED, uid, annotations },
         spec: {},
         status: { currentPodHash: 'x1' },
       },

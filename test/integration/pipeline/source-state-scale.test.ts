@@ -10,6 +10,7 @@ import { createKubeClients, type KubeClients } from '../../../src/kube/client.ts
 import { installCrds } from '../../../src/kube/install-crds.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 import { RedisObservedHeads } from '../../../src/queue/observed-heads.ts';
+import { HeadWitness } from '../../../src/sync/head-witness.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { rollgateCrds } from '../../../src/spec/crds.ts';
 import { promotionsReader } from '../../../src/server/dashboard/promotion-reads.ts';
@@ -91,6 +92,7 @@ function sourceDeps(name: string, state: ConfigMapSourceStateStore): SourceSyncD
     prune: false,
     defaultNamespace: name,
     heads: new RedisObservedHeads(redis.connection, redis.prefix),
+    witness: new HeadWitness(),
   };
 }
 

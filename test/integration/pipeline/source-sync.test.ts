@@ -13,6 +13,7 @@ import { RedisObservedHeads } from '../../../src/queue/observed-heads.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { rollgateCrds } from '../../../src/spec/crds.ts';
 import { ObjectApplier } from '../../../src/sync/object-applier.ts';
+import { HeadWitness } from '../../../src/sync/head-witness.ts';
 import { ConfigMapSourceStateStore } from '../../../src/sync/source-state-store.ts';
 import type { SourceStatus } from '../../../src/sync/source-status.ts';
 import {
@@ -62,6 +63,7 @@ beforeEach(async () => {
     prune: false,
     defaultNamespace: 'default',
     heads: new RedisObservedHeads(redis.connection, redis.prefix),
+    witness: new HeadWitness(),
   };
 });
 
