@@ -90,7 +90,7 @@ async function startRun(host: string, dashboard: Record<string, unknown> = {}): 
     log: { level: 'silent' },
     redis: { url: inject('redisUrl'), prefix: `rg-abuse-${randomUUID().slice(0, 8)}` },
     server: { host, port: 0 },
-    webhooks: { generic: { secret: 'hook-secret' } },
+    webhooks: { generic: { secret: 'dashboard-abuse-hook-secret' } },
     dashboard,
   });
   const runtime = openRuntime(config, {
@@ -252,7 +252,7 @@ describe('rollgate run', () => {
       (await send(`${url}/api/v1/events`, { headers: { host: `attacker.example:${port}` } })).status,
     ).toBe(403);
     // Webhooks are not the dashboard's: any Host still reaches them.
-    const push = genericPush('http://example/apps.git', { branch: 'main', secret: 'hook-secret' });
+    const push = genericPush('http://example/apps.git', { branch: 'main', secret: 'dashboard-abuse-hook-secret' });
     const hook = await send(`${url}/webhooks/generic`, {
       method: 'POST',
       headers: { ...push.headers, host: 'git-hooks.example' },
@@ -283,7 +283,7 @@ describe('rollgate run', () => {
       }
       // The page itself holds no data: it still loads, and asks for a token.
       expect((await send(`${url}/ui/`)).status).toBe(200);
-      const push = genericPush('http://example/apps.git', { branch: 'main', secret: 'hook-secret' });
+      const push = genericPush('http://example/apps.git', { branch: 'main', secret: 'dashboard-abuse-hook-secret' });
       const hook = await send(`${url}/webhooks/generic`, {
         method: 'POST',
         headers: push.headers,
