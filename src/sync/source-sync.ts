@@ -346,6 +346,10 @@ async function upToDate(
  * commit says what became of its objects (a Failed status, from an attempt Git or the cluster refused,
  * goes back to what that sync said).
  *
+ * The decisions are the sync planner's (plan-sync.ts): which actions in which phases, and from their
+ * outcomes the next status and whether the job is retried. This shell reads (state, Git), carries the
+ * actions out, and writes the status once, at the end, through writeSourceStatus.
+ *
  * `job`: the sync job running this (its id is noted beside the head it moves to, see SyncQueue.request).
  */
 export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Promise<SyncReport> {

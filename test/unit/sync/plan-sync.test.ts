@@ -123,7 +123,7 @@ describe('planSync: the phases and actions of a commit', () => {
     {
       name: 'a full diff reads every object before writing it',
       parts: [[changed('ConfigMap', 'a')]],
-      given: { diff: { basis: 'full', history: 'unrelated', reread: 'all' } },
+      given: { diff: { basis: 'full', history: 'rewritten', reread: 'all' } },
       want: ['Sync/all: applyObject ConfigMap//a (read)', 'Prune/all: '],
     },
   ];
