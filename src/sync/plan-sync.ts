@@ -259,6 +259,17 @@ export function planPrunePhase(removals: readonly Removal[], context: SyncContex
 }
 
 /**
+ * Which live objects a `pruneObject` may delete, once the Sync phases ran: the source's own (its stored
+ * inventory), but none this sync applied (a manifest that moved to another file or key).
+ */
+export function prunableOf(
+  inventory: ReadonlySet<string>,
+  applied: ReadonlySet<string>,
+): { has: (key: string) => boolean } {
+  return { has: (key) => inventory.has(key) && !applied.has(key) };
+}
+
+/**
  * Every phase of a sync whose diff came in `parts` (the commit's Rollouts and what they need first, then
  * the rest), in the order they run. The shell plans part by part (planSyncPart, then planPrunePhase) so
  * the first part is written while the rest is parsed; this is the same plan at once.

@@ -22,6 +22,7 @@ import {
   desiredOf,
   fetchFailedWrite,
   planPrunePhase,
+  prunableOf,
   planSyncPart,
   settleSync,
   upToDateWrite,
@@ -230,8 +231,10 @@ async function carryOut(
       case 'keepObject':
         return { done: 'kept' };
       case 'pruneObject': {
-        const prunable = { has: (key: string) => sync.inventory.has(key) && !sync.appliedKeys.has(key) };
-        const { result, key } = await applier.remove(action.ref, prunable);
+        const { result, key } = await applier.remove(
+          action.ref,
+          prunableOf(sync.inventory, sync.appliedKeys),
+        );
         return { done: 'removed', result, ...(key !== undefined ? { inventoryKey: key } : {}) };
       }
       case 'createGenerated': {
@@ -449,8 +452,7 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
   };
   // The first part is written while the rest is parsed (parsing gives the event loop a turn now and
   // then); the rest is written once the first part has settled, so nothing of it runs before what a
-  // Rollout needs, and no more than `concurrency` writes are ever in flight. The diff's lists are let go
-  // once planned: a commit of thousands of objects holds each parsed manifest only until it is written.
+  // Rollout needs, and no more than `concurrency` writes are ever in flight.
   const first = planSyncPart('first', diff.first.changes, context);
   const diffProblems = [...diff.first.problems];
   const [rest] = await Promise.all([diff.rest(), obey(first.phase)]);

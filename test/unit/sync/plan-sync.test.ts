@@ -7,6 +7,7 @@ import { ObjectRefusedError } from '../../../src/sync/object-refused-error.ts';
 import {
   actionSubject,
   planSync,
+  prunableOf,
   REPEATED_SERVER_ERROR_ATTEMPTS,
   settleSync,
   upToDateWrite,
@@ -324,5 +325,19 @@ describe('the status writes around a sync', () => {
       write: 'failed',
       failure: { message: 'fetch failed: ECONNREFUSED', attemptAt: ATTEMPT },
     });
+  });
+});
+
+describe('prunableOf', () => {
+  it("prunes only the source's own objects, and none this sync applied (a moved manifest)", () => {
+    const prunable = prunableOf(
+      new Set(['v1/ConfigMap/default/a', 'v1/ConfigMap/default/b']),
+      new Set(['v1/ConfigMap/default/b']),
+    );
+    expect(
+      ['v1/ConfigMap/default/a', 'v1/ConfigMap/default/b', 'v1/ConfigMap/default/c'].map((k) =>
+        prunable.has(k),
+      ),
+    ).toEqual([true, false, false]);
   });
 });
