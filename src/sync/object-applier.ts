@@ -260,7 +260,7 @@ export class ObjectApplier {
 
   /**
    * Server-side applies the prepared object without reading it first: one request instead of two, for an
-   * object the caller knows the cluster holds differently (see source-sync's `knownToDiffer`) and knows
+   * object the caller knows the cluster holds differently (see plan-sync's `knownToDiffer`) and knows
    * to be the source's own (it is in the source's inventory: no ownership check is made), where
    * {@link apply}'s read could never find it unchanged. `updated` when the caller knows the cluster held
    * it (changed in Git since the commit the cluster was synced to); otherwise `created` when the answer

@@ -37,7 +37,7 @@ export const sourceStatusSchema = z.object({
   pending: z.array(z.object({ key: z.string(), reason: z.literal('prune disabled') })).optional(),
   /**
    * While a sync is being retried: the objects whose write the API server answered with a 5xx, and on
-   * how many consecutive attempts at `commit` it gave that same answer (see source-sync's
+   * how many consecutive attempts at `commit` it gave that same answer (see plan-sync's
    * REPEATED_SERVER_ERROR_ATTEMPTS). Kept here because the attempts may run in different processes.
    */
   serverErrors: z.array(serverErrorSchema).optional(),

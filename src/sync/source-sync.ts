@@ -1,13 +1,11 @@
 // One source's GitOps step: check the branch (poll), then apply what changed since the last synced commit (sync).
 import type { Clock } from '../clock/clock.ts';
-import { sortDiff, type ManifestChange } from '../git/manifest-diff.ts';
-import type { GitSource, SourceDiffHeader } from '../git/source.ts';
+import type { GitSource } from '../git/source.ts';
 import type { EventRecorder } from '../kube/event-recorder.ts';
-import { dispositionOf, KubeApiError } from '../kube/errors.ts';
 import type { Logger } from '../log/logger.ts';
 import type { ObservedHeads } from '../queue/observed-heads.ts';
 import { ARGO_API_VERSION, ROLLGATE_API_VERSION } from '../spec/api-version.ts';
-import { needsOfObject, planApply, planRemoval, type ApplyPlan, type PlannedObject } from './apply-plan.ts';
+import { needsOfObject } from './apply-plan.ts';
 import { withHandedOverReplicas } from './handed-over-replicas.ts';
 import type { HeadWitness } from './head-witness.ts';
 import {
@@ -18,16 +16,27 @@ import {
   type RemoveResult,
 } from './object-applier.ts';
 import { ObjectRefusedError } from './object-refused-error.ts';
-import { inventoryKey } from './source-inventory.ts';
 import { DEFAULT_APPLY_CONCURRENCY, runPlan } from './plan-runner.ts';
 import {
-  failedStatus,
-  recoveredStatus,
-  standingProblems,
-  syncedStatus,
-  type ServerErrorRecord,
-  type SourceStatus,
-} from './source-status.ts';
+  actionSubject,
+  desiredOf,
+  fetchFailedWrite,
+  planPrunePhase,
+  prunableOf,
+  planSyncPart,
+  settleSync,
+  upToDateWrite,
+  type ActionOutcome,
+  type ExecutedPhase,
+  type StatusWrite,
+  type SyncAction,
+  type SyncContext,
+  type SyncPhase,
+} from './plan-sync.ts';
+import { inventoryKey } from './source-inventory.ts';
+import { failedStatus, recoveredStatus, type SourceStatus } from './source-status.ts';
+
+export { REPEATED_SERVER_ERROR_ATTEMPTS } from './plan-sync.ts';
 
 /** Where a source's last synced commit and status live (a ConfigMap per source in production). */
 export interface SourceStateStore {
@@ -110,48 +119,6 @@ export interface SyncReport {
   fetchSeconds?: number;
 }
 
-/** A cluster write that failed for now (5xx, network, 409): the sync fails and is retried as a whole. */
-function isRetryable(err: unknown): boolean {
-  const disposition = dispositionOf(err);
-  return disposition === 'transient' || disposition === 'conflict';
-}
-
-/**
- * On how many consecutive attempts at one commit the API server may answer an object's write with the
- * same 5xx before that is the object's problem rather than the server's: a server that fails for a
- * while (etcd leader election, an overloaded webhook) answers differently or recovers within a few
- * retries, while one that refuses this object for a reason of its own answers the same on every attempt
- * (kube-apiserver 1.20: server-side apply of a Service port without `protocol` is a 500 each time).
- */
-export const REPEATED_SERVER_ERROR_ATTEMPTS = 3;
-
-/** The verbs that write an object: a 5xx answer to one came after its own read (or list) succeeded. */
-const WRITE_VERBS: ReadonlySet<string> = new Set(['apply', 'create', 'update', 'patch', 'delete']);
-
-/**
- * The record of an object's write refused with a 5xx, counting this attempt: one more than the stored
- * record when the last attempt at the same commit got the same code and message, else 1. Undefined for
- * any other failure (network errors, a failed read, 409, 429): those stay plainly retried.
- */
-function serverErrorOf(
-  err: unknown,
-  key: string,
-  commit: string,
-  earlier: readonly ServerErrorRecord[],
-): ServerErrorRecord | undefined {
-  if (!(err instanceof KubeApiError) || err.status === undefined || err.status < 500) return undefined;
-  if (!WRITE_VERBS.has(err.request.verb)) return undefined;
-  const same = earlier.find(
-    (e) => e.key === key && e.commit === commit && e.code === err.status && e.message === err.message,
-  );
-  return { key, commit, code: err.status, message: err.message, attempts: (same?.attempts ?? 0) + 1 };
-}
-
-/** A repeated server error as the object's problem, with the server's own words. */
-function repeatedServerErrorMessage(record: ServerErrorRecord): string {
-  return `the API server refused this object with the same HTTP ${record.code} on ${record.attempts} attempts (not retried until the object changes): ${record.message}`;
-}
-
 /** A Rollout whose desired state was just written is reconciled at once, in the namespace it went to. */
 async function enqueueIfRollout(
   deps: Pick<SourceSyncDeps, 'enqueueReconcile' | 'defaultNamespace'>,
@@ -207,86 +174,100 @@ export async function checkSource(
   };
 }
 
-type Upsert = Exclude<ManifestChange, { change: 'removed' }>;
-type Removal = Extract<ManifestChange, { change: 'removed' }>;
-
-/** What the apply plan needs of a parsed manifest. */
-function plannedOf(
-  key: string,
-  o: { apiVersion: string; kind: string; namespace?: string; name?: string; object: Record<string, unknown> },
-): PlannedObject {
-  return {
-    key,
-    apiVersion: o.apiVersion,
-    kind: o.kind,
-    object: o.object,
-    ...(o.namespace ? { namespace: o.namespace } : {}),
-    ...(o.name !== undefined ? { name: o.name } : {}),
-  };
-}
-
-function desiredOf(change: Upsert): DesiredObject {
-  const o = change.object;
-  return {
-    key: change.key,
-    apiVersion: o.apiVersion,
-    kind: o.kind,
-    ...(o.name !== undefined ? { name: o.name } : {}),
-    object: o.object,
-    file: change.file,
-    line: change.line,
-    ...(o.namespace ? { namespace: o.namespace } : {}),
-  };
-}
-
-/**
- * A diff with its changes split into what to apply and what to remove. The diff's own list is not kept,
- * so each object's parsed manifest can be let go once it is written (see syncSource).
- */
-function splitChanges(changes: readonly ManifestChange[]): {
-  upserts: Array<Upsert | undefined>;
-  removals: Array<Removal | undefined>;
-} {
-  const upserts: Upsert[] = [];
-  const removals: Removal[] = [];
-  for (const c of changes) {
-    if (c.change === 'removed') removals.push(c);
-    else upserts.push(c);
+/** Where a status write decided by the planner goes: the one place a sync writes the source status. */
+async function writeSourceStatus(state: SourceStateStore, source: string, write: StatusWrite): Promise<void> {
+  switch (write.write) {
+    case 'none':
+      return;
+    case 'recovered':
+      // Decided on the status read before; re-checked against the live one when writing.
+      return state.updateStatus(source, (last) => recoveredStatus(last, write.check));
+    case 'failed':
+      return state.updateStatus(source, (last) => failedStatus(last, write.failure), write.inventory);
+    case 'synced':
+      return state.setSynced(source, write.commit, write.status, write.inventory);
   }
-  return { upserts, removals };
-}
-
-/** The plan of a diff's applies (in a function of its own, so no list of planned objects outlives it). */
-function planUpserts(upserts: ReadonlyArray<Upsert | undefined>, defaultNamespace: string): ApplyPlan {
-  return planApply(
-    upserts.map((c) => plannedOf((c as Upsert).key, (c as Upsert).object)),
-    { defaultNamespace },
-  );
-}
-
-function planRemovals(removals: ReadonlyArray<Removal | undefined>, defaultNamespace: string): ApplyPlan {
-  return planRemoval(
-    removals.map((c) => plannedOf((c as Removal).key, (c as Removal).previous)),
-    { defaultNamespace },
-  );
 }
 
 /**
- * Whether every object the diff reports added or changed is known to differ from what the cluster holds,
- * so that its write needs no read first (ObjectApplier.applyWithoutRead, one request instead of two).
- * True when the diff compares the commit the cluster was last synced to with a descendant of it, and
- * the last attempt did not fail: the cluster then holds what `previous` said, and every object the diff
- * reports carries this commit in its annotations, so applying it always changes something. After a
- * failed attempt some objects may hold this commit already: each is read first, so that an unchanged
- * one is neither written nor reported written. (A process that stopped mid-sync leaves the status as
- * the last sync wrote it; its retry re-sends what it had applied, which the API server stores as no
- * change, and reports those objects updated.)
+ * Runs one phase's actions with the plan's order and dependencies, at most `concurrency` at once, and
+ * collects each one's outcome by index. Each action is dropped once started, so a commit of thousands
+ * of objects holds its parsed manifest only until it is written.
  */
-function knownToDiffer(
-  diff: Pick<SourceDiffHeader, 'basis' | 'history'>,
-  stored: SourceStatus | undefined,
-): boolean {
-  return diff.basis === 'incremental' && diff.history === 'fast-forward' && stored?.phase !== 'Failed';
+async function runPhase(
+  phase: SyncPhase,
+  concurrency: number,
+  carry: (action: SyncAction) => Promise<ActionOutcome | undefined>,
+): Promise<ExecutedPhase> {
+  const outcomes: Array<ActionOutcome | undefined> = phase.actions.map(() => undefined);
+  const subjects = phase.actions.map((a) => (a ? actionSubject(a) : undefined));
+  await runPlan(phase.plan, concurrency, async (index) => {
+    const action = phase.actions[index] as SyncAction;
+    phase.actions[index] = undefined;
+    outcomes[index] = await carry(action);
+  });
+  return { phase, actions: subjects, outcomes };
+}
+
+/**
+ * Carries out one action with the applier and says what happened; never throws (a failure is an
+ * outcome, which the planner classifies). Decides nothing the action does not say.
+ */
+async function carryOut(
+  deps: SourceSyncDeps,
+  action: SyncAction,
+  sync: {
+    commit: string;
+    author: Awaited<ReturnType<GitSource['commitAuthor']>>;
+    inventory: ReadonlySet<string>;
+    appliedKeys: ReadonlySet<string>;
+  },
+): Promise<ActionOutcome | undefined> {
+  const { applier, logger } = deps;
+  // Set once an object is written: it is the source's even when what follows the write fails.
+  let written: string | undefined;
+  try {
+    switch (action.kind) {
+      case 'keepObject':
+        return { done: 'kept' };
+      case 'pruneObject': {
+        const { result, key } = await applier.remove(
+          action.ref,
+          prunableOf(sync.inventory, sync.appliedKeys),
+        );
+        return { done: 'removed', result, ...(key !== undefined ? { inventoryKey: key } : {}) };
+      }
+      case 'createGenerated': {
+        const prepared = await withHandedOverReplicas(
+          await applier.prepare(action.desired, sync.commit, sync.author),
+          applier,
+        );
+        const { result, name } = await applier.createGenerated(prepared);
+        if (result === 'created')
+          logger.info({ object: action.desired.key, name }, 'created under a generated name');
+        return { done: 'applied', result, name };
+      }
+      case 'applyObject': {
+        const { desired } = action;
+        const prepared = await withHandedOverReplicas(
+          await applier.prepare(desired, sync.commit, sync.author),
+          applier,
+        );
+        const key = inventoryKey(preparedRefOf(prepared));
+        // Only an object the source applied before skips the read (and so the ownership check).
+        const result =
+          action.read === 'if-not-in-inventory' && sync.inventory.has(key)
+            ? await applier.applyWithoutRead(prepared, action.changed)
+            : await applier.apply(prepared);
+        written = key;
+        if (result !== 'unchanged' && action.enqueueReconcile)
+          await enqueueIfRollout(deps, desired, prepared);
+        return { done: 'applied', result, inventoryKey: key };
+      }
+    }
+  } catch (err) {
+    return { failed: err, ...(written !== undefined ? { inventoryKey: written } : {}) };
+  }
 }
 
 /**
@@ -336,10 +317,8 @@ async function upToDate(
   attemptAt: string,
   fetchSeconds?: number,
 ): Promise<SyncReport> {
-  const check = { head: commit, attemptAt };
-  // Read before (nothing to write in the usual case); re-checked against the live status when writing.
-  if (recoveredStatus(stored, check))
-    await deps.state.updateStatus(deps.git.name, (last) => recoveredStatus(last, check));
+  // Decided on the status read before (nothing to write in the usual case).
+  await writeSourceStatus(deps.state, deps.git.name, upToDateWrite(stored, { head: commit, attemptAt }));
   deps.logger.debug({ commit }, 'newest head seen is the synced commit; nothing to sync');
   return {
     source: deps.git.name,
@@ -370,10 +349,14 @@ async function upToDate(
  * commit says what became of its objects (a Failed status, from an attempt Git or the cluster refused,
  * goes back to what that sync said).
  *
+ * The decisions are the sync planner's (plan-sync.ts): which actions in which phases, and from their
+ * outcomes the next status and whether the job is retried. This shell reads (state, Git), carries the
+ * actions out, and writes the status once, at the end, through writeSourceStatus.
+ *
  * `job`: the sync job running this (its id is noted beside the head it moves to, see SyncQueue.request).
  */
 export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Promise<SyncReport> {
-  const { git, applier, logger } = deps;
+  const { git, logger } = deps;
   const attemptAt = deps.clock.now().toISOString();
   const [{ target: recorded, ticket }, stored] = await Promise.all([
     syncTarget(deps, job),
@@ -392,9 +375,7 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
     target = recorded === undefined ? undefined : await verifiedTarget(deps, recorded);
     commit = await git.fetch(target !== undefined ? { knownHead: target } : {});
   } catch (err) {
-    await deps.state.updateStatus(git.name, (last) =>
-      failedStatus(last, { message: `fetch failed: ${(err as Error).message}`, attemptAt }),
-    );
+    await writeSourceStatus(deps.state, git.name, fetchFailedWrite(err, attemptAt));
     throw err;
   }
   const fetchSeconds = (performance.now() - fetchStarted) / 1000;
@@ -439,194 +420,63 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
       fetchSeconds,
     };
   }
+  const context: SyncContext = {
+    commit,
+    ...(previous !== undefined ? { previous } : {}),
+    stored: {
+      ...(stored.status ? { status: stored.status } : {}),
+      ...(stored.inventory ? { inventory: stored.inventory } : {}),
+    },
+    diff: {
+      basis: diff.basis,
+      history: diff.history,
+      reread: diff.basis === 'full' ? 'all' : new Set(diff.files.map((f) => f.path)),
+    },
+    prune: deps.prune,
+    defaultNamespace: deps.defaultNamespace,
+  };
+  const author = await git.commitAuthor(commit);
+  const concurrency = deps.applyConcurrency ?? DEFAULT_APPLY_CONCURRENCY;
+  const executed: ExecutedPhase[] = [];
+  /** Inventory keys of the objects this sync applied: none of them is pruned by it (a moved manifest). */
+  const appliedKeys = new Set<string>();
+  const obey = async (phase: SyncPhase): Promise<void> => {
+    const done = await runPhase(phase, concurrency, (action) =>
+      carryOut(deps, action, { commit, author, inventory, appliedKeys }),
+    );
+    executed.push(done);
+    // What a Sync phase wrote (even when what followed the write failed) is not pruned by this sync.
+    if (phase.name === 'Sync')
+      for (const outcome of done.outcomes)
+        if (outcome?.inventoryKey !== undefined) appliedKeys.add(outcome.inventoryKey);
+  };
+  // The first part is written while the rest is parsed (parsing gives the event loop a turn now and
+  // then); the rest is written once the first part has settled, so nothing of it runs before what a
+  // Rollout needs, and no more than `concurrency` writes are ever in flight.
+  const first = planSyncPart('first', diff.first.changes, context);
+  const diffProblems = [...diff.first.problems];
+  const [rest] = await Promise.all([diff.rest(), obey(first.phase)]);
+  const later = planSyncPart('rest', rest.changes, context);
+  diffProblems.push(...rest.problems);
+  await obey(later.phase);
+  await obey(planPrunePhase([...first.removals, ...later.removals], context));
+
+  const settled = settleSync(context, { diffProblems, executed, attemptAt }, deps.clock.now());
   const report: SyncReport = {
     source: git.name,
     result: 'synced',
     commit,
     ...(previous ? { previous } : {}),
-    applied: [],
-    removed: [],
-    problems: [],
+    applied: settled.applied,
+    removed: settled.removed,
+    problems: settled.problems,
     fetchSeconds,
   };
-  let transient: unknown;
-  const earlierServerErrors = stored.status?.serverErrors ?? [];
-  const serverErrors: ServerErrorRecord[] = [];
-  /**
-   * A retryable failure of one object: true when it is to be retried (the sync fails for now), false
-   * when the same 5xx came back on too many attempts and it became that object's problem.
-   */
-  const retry = (err: unknown, key: string): boolean => {
-    const record = serverErrorOf(err, key, commit, earlierServerErrors);
-    if (record !== undefined && record.attempts >= REPEATED_SERVER_ERROR_ATTEMPTS) return false;
-    if (record !== undefined) serverErrors.push(record);
-    transient ??= err;
-    return true;
-  };
-
-  const author = await git.commitAuthor(commit);
-  const concurrency = deps.applyConcurrency ?? DEFAULT_APPLY_CONCURRENCY;
-  const withoutRead = knownToDiffer(diff, stored.status);
-  /** Inventory keys of the objects this sync applied: none of them is pruned by it (a moved manifest). */
-  const appliedKeys = new Set<string>();
-  /** Applies one part's upserts in plan order; the report lists them in that order. */
-  const applyPart = async (upserts: Array<Upsert | undefined>): Promise<void> => {
-    // Filled by index and flattened in plan order, so the report does not depend on which write won a race.
-    const applied: Array<SyncReport['applied'][number] | undefined> = upserts.map(() => undefined);
-    const applyProblems: Array<SyncReport['problems'][number] | undefined> = upserts.map(() => undefined);
-    const applyPlan = planUpserts(upserts, deps.defaultNamespace);
-    await runPlan(applyPlan, concurrency, async (index) => {
-      const upsert = upserts[index] as Upsert;
-      const desired = desiredOf(upsert);
-      // A commit of thousands of objects holds each parsed manifest only until it is written.
-      upserts[index] = undefined;
-      try {
-        const prepared = await withHandedOverReplicas(
-          await applier.prepare(desired, commit, author),
-          applier,
-        );
-        if (desired.name === undefined) {
-          const { result, name } = await applier.createGenerated(prepared);
-          applied[index] = { key: desired.key, result, name };
-          if (result === 'created')
-            logger.info({ object: desired.key, name }, 'created under a generated name');
-          return;
-        }
-        const key = inventoryKey(preparedRefOf(prepared));
-        // Only an object the source applied before skips the read (and so the ownership check).
-        const result =
-          withoutRead && inventory.has(key)
-            ? await applier.applyWithoutRead(prepared, upsert.change === 'changed')
-            : await applier.apply(prepared);
-        inventory.add(key);
-        appliedKeys.add(key);
-        applied[index] = { key: desired.key, result };
-        if (result !== 'unchanged') await enqueueIfRollout(deps, desired, prepared);
-      } catch (err) {
-        // A refused object (scope, ownership) is its own problem, never a reason to retry the sync.
-        if (!(err instanceof ObjectRefusedError) && isRetryable(err) && retry(err, desired.key)) return;
-        const repeated = serverErrorOf(err, desired.key, commit, earlierServerErrors);
-        applyProblems[index] = {
-          key: desired.key,
-          file: desired.file,
-          line: desired.line ?? 1,
-          message: repeated ? repeatedServerErrorMessage(repeated) : (err as Error).message,
-          ...(err instanceof ObjectRefusedError ? { refused: err.code } : {}),
-        };
-      }
-    });
-    for (const index of applyPlan.order) {
-      const done = applied[index];
-      if (done) report.applied.push(done);
-      const problem = applyProblems[index];
-      if (problem) applyProblemsInOrder.push(problem);
-    }
-  };
-  const applyProblemsInOrder: SyncReport['problems'] = [];
-  // The first part is written while the rest is parsed (parsing gives the event loop a turn now and
-  // then); the rest is written once the first part has settled, so nothing of it runs before what a
-  // Rollout needs, and no more than `concurrency` writes are ever in flight.
-  const first = splitChanges(diff.first.changes);
-  const [rest] = await Promise.all([diff.rest(), applyPart(first.upserts)]);
-  const later = splitChanges(rest.changes);
-  await applyPart(later.upserts);
-  report.problems.push(
-    ...sortDiff({ changes: [], problems: [...diff.first.problems, ...rest.problems] }).problems.map((p) => ({
-      ...(p.key ? { key: p.key } : {}),
-      file: p.file,
-      line: p.line,
-      message: p.message,
-    })),
-    ...applyProblemsInOrder,
-  );
-  const removals = sortDiff({
-    changes: [...first.removals, ...later.removals] as ManifestChange[],
-    problems: [],
-  }).changes as Array<Removal | undefined>;
-
-  const removed: Array<SyncReport['removed'][number] | undefined> = removals.map(() => undefined);
-  const removeProblems: Array<SyncReport['problems'][number] | undefined> = removals.map(() => undefined);
-  const removalPlan = planRemovals(removals, deps.defaultNamespace);
-  const prunable = { has: (key: string) => inventory.has(key) && !appliedKeys.has(key) };
-  await runPlan(removalPlan, concurrency, async (index) => {
-    const change = removals[index] as Removal;
-    removals[index] = undefined;
-    const p = change.previous;
-    // Created under a generated name: Git cannot say which object it was, so it is left alone.
-    if (p.name === undefined) return;
-    if (!deps.prune) {
-      removed[index] = { key: change.key, result: 'kept (prune disabled)' };
-      return;
-    }
-    try {
-      const { result, key } = await applier.remove(
-        {
-          apiVersion: p.apiVersion,
-          kind: p.kind,
-          name: p.name,
-          ...(p.namespace ? { namespace: p.namespace } : {}),
-        },
-        prunable,
-      );
-      // Deleted, gone, or not this source's (any more): either way no longer in its inventory.
-      if (key !== undefined && !appliedKeys.has(key)) inventory.delete(key);
-      removed[index] = { key: change.key, result };
-    } catch (err) {
-      if (isRetryable(err) && retry(err, change.key)) return;
-      // Refused for good (RBAC, admission, the same 5xx every time): reported like a refused apply, so it
-      // cannot block the source.
-      const repeated = serverErrorOf(err, change.key, commit, earlierServerErrors);
-      removeProblems[index] = {
-        key: change.key,
-        file: change.file,
-        line: p.line,
-        message: repeated ? repeatedServerErrorMessage(repeated) : (err as Error).message,
-      };
-    }
-  });
-  for (const index of removalPlan.order) {
-    const done = removed[index];
-    if (done) report.removed.push(done);
-    const problem = removeProblems[index];
-    if (problem) report.problems.push(problem);
-  }
-
   await reportProblems(deps, report);
-  const written = report.applied.filter((a) => a.result !== 'unchanged').length;
-  if (transient !== undefined) {
-    const message = `sync of ${commit.slice(0, 12)} will be retried: ${(transient as Error).message}`;
-    // The inventory is kept even so: what this attempt created is the source's, whatever comes next.
-    await deps.state.updateStatus(
-      git.name,
-      (last) => failedStatus(last, { message, attemptAt, serverErrors }),
-      inventory,
-    );
-    throw transient;
-  }
-  const pending = report.removed
-    .filter((r) => r.result === 'kept (prune disabled)')
-    .map((r) => ({ key: r.key, reason: 'prune disabled' as const }));
-  await deps.state.setSynced(
-    git.name,
-    commit,
-    syncedStatus({
-      commit,
-      attemptAt,
-      syncedAt: deps.clock.now().toISOString(),
-      written,
-      pruned: report.removed.filter((r) => r.result === 'deleted').length,
-      problems: [
-        ...standingProblems(stored.status, {
-          synced: previous,
-          reread: diff.basis === 'full' ? 'all' : new Set(diff.files.map((f) => f.path)),
-        }),
-        ...report.problems,
-      ],
-      pending,
-    }),
-    inventory,
-  );
+  await writeSourceStatus(deps.state, git.name, settled.status);
+  if (settled.retry !== undefined) throw settled.retry;
   await deps.heads?.markSynced(git.name, commit);
+  const written = report.applied.filter((a) => a.result !== 'unchanged').length;
   logger.info(
     {
       commit,
