@@ -1,13 +1,13 @@
 // Benchmark: what measuring AnalysisRuns adds to a reconcile job (sandbox API, fake provider), idle and with a running run.
 import { createMetricProviderRegistry } from '../src/analysis/providers/metric-provider.ts';
 import { ManualClock } from '../src/clock/clock.ts';
-import { reconcileAnalysisRuns } from '../src/kube/analysis-run-reconciler.ts';
+import { reconcileAnalysisRuns } from '../src/reconciler/analysis-run-reconciler.ts';
 import { createKubeClients } from '../src/kube/client.ts';
 import { installCrds } from '../src/kube/install-crds.ts';
 import { silentLogger } from '../src/log/logger.ts';
 import { startSandbox } from '../src/sandbox/index.ts';
-import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../src/spec/api-version.ts';
-import { rollgateCrds } from '../src/spec/crds.ts';
+import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../src/manifest/api-version.ts';
+import { rollgateCrds } from '../src/manifest/crds.ts';
 import type { BenchResult } from './run.ts';
 import { median } from './stats.ts';
 

@@ -19,8 +19,8 @@ import { buildCli } from '../scripts/build.ts';
 import { createKubeClients } from '../src/kube/client.ts';
 import { installCrds } from '../src/kube/install-crds.ts';
 import { startSandbox } from '../src/sandbox/index.ts';
-import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../src/spec/api-version.ts';
-import { rollgateCrds } from '../src/spec/crds.ts';
+import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../src/manifest/api-version.ts';
+import { rollgateCrds } from '../src/manifest/crds.ts';
 import type { BenchResult } from './run.ts';
 import { median, percentile } from './stats.ts';
 

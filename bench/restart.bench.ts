@@ -9,7 +9,7 @@ import { createKubeClients } from '../src/kube/client.ts';
 import { installCrds } from '../src/kube/install-crds.ts';
 import { freeLoopbackPort } from '../src/demo/free-loopback-port.ts';
 import { startSandbox } from '../src/sandbox/index.ts';
-import { rollgateCrds } from '../src/spec/crds.ts';
+import { rollgateCrds } from '../src/manifest/crds.ts';
 import { redisForBench } from './private-redis.ts';
 import type { BenchResult } from './run.ts';
 import { median, percentile } from './stats.ts';

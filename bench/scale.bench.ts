@@ -17,12 +17,12 @@ import {
 } from '@kubernetes/client-node';
 import { createKubeClients } from '../src/kube/client.ts';
 import { installCrds } from '../src/kube/install-crds.ts';
-import { rollgateCrds } from '../src/spec/crds.ts';
+import { rollgateCrds } from '../src/manifest/crds.ts';
 import { startSandbox } from '../src/sandbox/index.ts';
 import type { RunningProcess } from '../src/process/start-process.ts';
 import { rolloutYaml } from '../test/integration/pipeline/pipeline-harness.ts';
 import { parse as parseYaml } from 'yaml';
-import { ROLLGATE_API_GROUP, toRollgateApiVersion } from '../src/spec/api-version.ts';
+import { ROLLGATE_API_GROUP, toRollgateApiVersion } from '../src/manifest/api-version.ts';
 import { startBenchWorld } from './bench-world.ts';
 import { pushWebhook } from './push-webhook.ts';
 import { cpuSecondsOf, ownCpuSeconds } from './process-cpu.ts';

@@ -1,7 +1,7 @@
 // Bench: validating 1,000 manifests (Rollouts + AnalysisTemplates) from YAML text, as `rollgate validate` does.
 import { availableParallelism, loadavg } from 'node:os';
-import { parseManifests } from '../src/spec/manifest.ts';
-import { validateManifests } from '../src/spec/validate.ts';
+import { parseManifests } from '../src/manifest/manifest.ts';
+import { validateManifests } from '../src/manifest/validate.ts';
 import type { BenchResult } from './run.ts';
 import { median } from './stats.ts';
 

@@ -1,5 +1,5 @@
 // Ordering and completion of analysis phases, shared by the planner and the measurement recorder.
-import type { AnalysisPhase } from '../spec/analysis.ts';
+import type { AnalysisPhase } from '../manifest/analysis.ts';
 
 // Argo's order, best to worst: a run's phase is the worst of its metrics' phases.
 const ORDER: readonly AnalysisPhase[] = [

@@ -6,7 +6,7 @@ import {
   type Argument,
   type ClusterAnalysisTemplate,
   type Metric,
-} from '../spec/analysis.ts';
+} from '../manifest/analysis.ts';
 import { ArgumentConflictError } from './argument-conflict-error.ts';
 import { DuplicateMetricError } from './duplicate-metric-error.ts';
 import { readFieldRef } from './field-ref.ts';

@@ -1,5 +1,5 @@
 // Static checks of an AnalysisTemplate spec before any run exists: conditions compile, settings read, provider known.
-import { SUPPORTED_METRIC_PROVIDERS, type AnalysisTemplateSpec } from '../spec/analysis.ts';
+import { SUPPORTED_METRIC_PROVIDERS, type AnalysisTemplateSpec } from '../manifest/analysis.ts';
 import { compileMetricConditions } from './evaluate-measurement.ts';
 import { metricSettings } from './metric-settings.ts';
 import { metricProviderKeys } from './providers/metric-provider.ts';

@@ -1,5 +1,5 @@
 // Judges one measured value against a metric's successCondition / failureCondition, as Argo does.
-import type { Metric } from '../spec/analysis.ts';
+import type { Metric } from '../manifest/analysis.ts';
 import {
   compileExpression,
   evaluateCondition,

@@ -1,5 +1,5 @@
 // How many measurements of a metric a run keeps in its status (measurementRetention, default 10 as in Argo).
-import type { AnalysisRun } from '../spec/analysis.ts';
+import type { AnalysisRun } from '../manifest/analysis.ts';
 import { metricNameMatches } from './metric-name-pattern.ts';
 
 /** Argo's DefaultMeasurementHistoryLimit. */

@@ -1,6 +1,6 @@
 // A metric's effective timing and limits, with Argo's defaults applied and every field validated.
-import type { Metric } from '../spec/analysis.ts';
-import { parseDuration } from '../spec/duration.ts';
+import type { Metric } from '../manifest/analysis.ts';
+import { parseDuration } from '../manifest/duration.ts';
 import { MetricSettingsError } from './metric-settings-error.ts';
 
 /** Argo's defaults: failureLimit 0, inconclusiveLimit 0, consecutiveErrorLimit 4. */

@@ -7,7 +7,7 @@ import type {
   Metric,
   MetricResult,
   RunSummary,
-} from '../spec/analysis.ts';
+} from '../manifest/analysis.ts';
 import { isCompletedPhase, isWorsePhase } from './analysis-phase.ts';
 import { isDryRunMetric, measurementRetentionLimit } from './measurement-retention.ts';
 import { metricSettings, ERROR_RETRY_INTERVAL_MS, type MetricSettings } from './metric-settings.ts';

@@ -1,5 +1,5 @@
 // Adds one measurement to an AnalysisRun's status (pure): counters, consecutive streaks, bounded history.
-import type { AnalysisRun, Measurement, MetricResult } from '../spec/analysis.ts';
+import type { AnalysisRun, Measurement, MetricResult } from '../manifest/analysis.ts';
 import { isCompletedPhase } from './analysis-phase.ts';
 import { isDryRunMetric, measurementRetentionLimit } from './measurement-retention.ts';
 

@@ -1,7 +1,7 @@
 // Reconciles one AnalysisRun: plan, take the due measurements through providers, record, re-plan.
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
-import type { AnalysisRun, AnalysisRunStatus, Measurement, Metric } from '../spec/analysis.ts';
+import type { AnalysisRun, AnalysisRunStatus, Measurement, Metric } from '../manifest/analysis.ts';
 import { resolveMetricSecrets, type SecretResolver } from './build-analysis-run.ts';
 import { evaluateMeasurement } from './evaluate-measurement.ts';
 import { planAnalysisRun } from './plan-analysis-run.ts';

@@ -2,15 +2,15 @@
 import type { KubeClients } from '../kube/client.ts';
 import { toPlainObject } from '../kube/client.ts';
 import { kubeCall } from '../kube/errors.ts';
-import type { RolloutKey } from '../kube/observed-state-reader.ts';
-import { readRolloutTree, readRolloutTreeAndSelector } from '../kube/read-rollout-tree.ts';
-import { RolloutNotFoundError } from '../kube/rollout-commands.ts';
-import { completion, rolloutListRow, type RolloutTree } from '../kube/rollout-tree.ts';
-import { watchWithRestart, type RunningWatch } from '../process/watch-with-restart.ts';
+import type { RolloutKey } from '../reconciler/observed-state-reader.ts';
+import { readRolloutTree, readRolloutTreeAndSelector } from '../views/read-rollout-tree.ts';
+import { RolloutNotFoundError } from '../views/rollout-commands.ts';
+import { completion, rolloutListRow, type RolloutTree } from '../views/rollout-tree.ts';
+import { watchWithRestart, type RunningWatch } from '../kube/watch-with-restart.ts';
 import { ROLLOUT_NAME_LABEL } from '../rollout/index.ts';
-import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
-import { rolloutSchema, type Rollout } from '../spec/rollout.ts';
-import { formatRolloutList, formatRolloutTree } from '../kube/rollout-tree-text.ts';
+import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
+import { rolloutSchema, type Rollout } from '../manifest/rollout.ts';
+import { formatRolloutList, formatRolloutTree } from '../views/rollout-tree-text.ts';
 import type { TerminalOutput } from './terminal-output.ts';
 
 /** Where the command writes, whether it draws for a terminal, and its clock (tests pass their own). */

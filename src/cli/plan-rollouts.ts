@@ -1,8 +1,8 @@
 // `rollgate plan`'s edge: reads the Rollouts of the files, their previous versions (Git ref or cluster), and prints the plans.
 import { readFile } from 'node:fs/promises';
-import type { ManifestObject } from '../spec/manifest.ts';
-import { parseManifests } from '../spec/manifest.ts';
-import { rolloutSchema, type Rollout } from '../spec/rollout.ts';
+import type { ManifestObject } from '../manifest/manifest.ts';
+import { parseManifests } from '../manifest/manifest.ts';
+import { rolloutSchema, type Rollout } from '../manifest/rollout.ts';
 import { planChange } from '../plan/plan-change.ts';
 import { formatPlanMarkdown, formatPlanText, type PlanReport } from '../plan/plan-report-text.ts';
 import { collectYamlFiles } from './commands/validate.ts';
@@ -71,7 +71,7 @@ async function gitLookup(revision: string): Promise<PreviousLookup> {
 async function clusterLookup(flags: KubeFlags): Promise<PreviousLookup> {
   const [{ connectKube }, { ObservedStateReader }] = await Promise.all([
     import('../kube/client.ts'),
-    import('../kube/observed-state-reader.ts'),
+    import('../reconciler/observed-state-reader.ts'),
   ]);
   const { clients, namespace } = connectKube(flags);
   const reader = new ObservedStateReader(clients);

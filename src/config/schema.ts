@@ -1,7 +1,7 @@
 // The rollgate configuration schema: one zod definition gives the types, the defaults and the checks.
 import { z } from 'zod';
-import { isDuration, parseDuration } from '../spec/duration.ts';
-import { parseHostPattern } from '../spec/host-pattern.ts';
+import { isDuration, parseDuration } from '../manifest/duration.ts';
+import { parseHostPattern } from '../manifest/host-pattern.ts';
 import { parseRedisUrl, RedisUrlError } from './redis-url.ts';
 
 /**

@@ -1,6 +1,6 @@
 // One look at the demo rollout: its view (as `rollgate status` shows it) plus the image of every revision.
 import type { KubeClients } from '../kube/client.ts';
-import { readRolloutView, type RolloutView } from '../kube/rollout-view.ts';
+import { readRolloutView, type RolloutView } from '../views/rollout-view.ts';
 
 /** The rollout as the demo watches it; `images` maps pod-template hash → container image. */
 export interface RolloutSnapshot {

@@ -1,7 +1,7 @@
 // Turns one manifest file's text into keyed Kubernetes objects plus per-object problems with lines.
 import { createHash } from 'node:crypto';
-import { parseManifests } from '../spec/manifest.ts';
-import { isValidatedKind, validateObject } from '../spec/validate.ts';
+import { parseManifests } from '../manifest/manifest.ts';
+import { isValidatedKind, validateObject } from '../manifest/validate.ts';
 
 /** One Kubernetes object found in a manifest file of a source. */
 export interface SourceManifest {

@@ -1,5 +1,5 @@
 // Which built-in triggers a pass fired: a pure comparison of the Rollout status before and after it.
-import type { RolloutStatus } from '../spec/rollout.ts';
+import type { RolloutStatus } from '../manifest/rollout.ts';
 
 /** Argo Rollouts' trigger names (one per controller event), plus Rollgate's promotion triggers. */
 export const BUILTIN_TRIGGERS = [

@@ -1,5 +1,5 @@
 // A tiny in-memory cluster around the pure planner: applies RolloutActions, runs pods, keeps fake time (`rollgate plan` and the planner tests).
-import type { Rollout } from '../spec/rollout.ts';
+import type { Rollout } from '../manifest/rollout.ts';
 import {
   POD_TEMPLATE_HASH_LABEL,
   SCALE_DOWN_DEADLINE_ANNOTATION,

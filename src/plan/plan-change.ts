@@ -6,8 +6,8 @@ import {
   podTemplateHash,
   type RolloutPlan,
 } from '../rollout/index.ts';
-import { parseDuration } from '../spec/duration.ts';
-import type { CanaryStep, Rollout } from '../spec/rollout.ts';
+import { parseDuration } from '../manifest/duration.ts';
+import type { CanaryStep, Rollout } from '../manifest/rollout.ts';
 import { InMemoryWorld } from './in-memory-world.ts';
 
 /** What the change is. */

@@ -8,8 +8,8 @@ import type { RollgateConfig } from '../config/schema.ts';
 import type { BuiltPromotion } from '../promoter/build-promotions.ts';
 import { promotionsReader, type ReadPromotions } from '../server/dashboard/promotion-reads.ts';
 import type { WatchRollouts } from '../server/dashboard/rollout-stream.ts';
-import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
-import { watchPathIn, watchWithRestart } from './watch-with-restart.ts';
+import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
+import { watchPathIn, watchWithRestart } from '../kube/watch-with-restart.ts';
 
 const ROLLOUTS_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`;
 

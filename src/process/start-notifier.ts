@@ -1,7 +1,7 @@
 // The notification side of a process: turns a pass's transition into notify jobs, and runs them (plan, render, send).
 import { isNotFound, kubeCall } from '../kube/errors.ts';
 import { NotificationConfigReader } from '../kube/notification-config-reader.ts';
-import type { RolloutTransition } from '../kube/reconcile-rollout.ts';
+import type { RolloutTransition } from '../reconciler/reconcile-rollout.ts';
 import {
   detectTransitions,
   type BuiltinTrigger,
@@ -19,8 +19,8 @@ import type { JobOutcome } from '../queue/job-outcome.ts';
 import { NotifyQueue } from '../queue/notify-queue.ts';
 import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
-import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
-import type { RolloutStatus } from '../spec/rollout.ts';
+import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
+import type { RolloutStatus } from '../manifest/rollout.ts';
 import type { Runtime } from './runtime.ts';
 
 /** A Rollout as read (plain JSON): what templates see as `.rollout`. */

@@ -11,7 +11,7 @@ import { enqueueEverything, openRollgateQueues, type RollgateQueues } from '../q
 import type { JobOutcome } from '../queue/job-outcome.ts';
 import { defaultWorkerName, startWorker, type RunningWorker } from '../queue/start-worker.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
-import { parseDuration } from '../spec/duration.ts';
+import { parseDuration } from '../manifest/duration.ts';
 import { ObjectApplier } from '../sync/object-applier.ts';
 import { HeadWitness } from '../sync/head-witness.ts';
 import { sourceScopeOf } from '../sync/source-scope.ts';

@@ -1,7 +1,7 @@
 // Starts a Rollgate process for its role: all-in-one (`rollgate run`), or the split `poller` and `reconciler`.
 import { installCrds } from '../kube/install-crds.ts';
-import type { RolloutTransition } from '../kube/reconcile-rollout.ts';
-import { rollgateCrds } from '../spec/crds.ts';
+import type { RolloutTransition } from '../reconciler/reconcile-rollout.ts';
+import { rollgateCrds } from '../manifest/crds.ts';
 import { pingRedis } from '../queue/redis-ping.ts';
 import { startRedisResetDetector, type RedisResetDetector } from '../queue/redis-reset-detector.ts';
 import { DependencyHealth, gitSourceReadiness, kubernetesReadiness } from '../server/dependency-health.ts';

@@ -1,11 +1,11 @@
 // The promotion side of a process: runs promote jobs, and enqueues one when a Rollout of a promotion's sources changes phase.
-import { listRollouts } from '../kube/rollout-list.ts';
+import { listRollouts } from '../views/rollout-list.ts';
 import { ForgeError } from '../forge/forge-error.ts';
 import { GitSourceError } from '../git/errors/git-source-error.ts';
 import { ImageRewriteError } from '../promotion/image-rewrite-error.ts';
 import { PromoteQueue } from '../queue/promote-queue.ts';
 import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
-import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../spec/api-version.ts';
+import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../manifest/api-version.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
 import type { BuiltPromotion } from '../promoter/build-promotions.ts';
 import { ForgeRefusals, isForgeRefusal } from '../promoter/forge-refusal.ts';
@@ -16,7 +16,7 @@ import { SOURCE_LABEL } from '../sync/sync-labels.ts';
 import type { Runtime } from './runtime.ts';
 import type { RunningNotifier } from './start-notifier.ts';
 import type { StartStepRunner } from './start-step-runner.ts';
-import { watchPathIn, watchWithRestart } from './watch-with-restart.ts';
+import { watchPathIn, watchWithRestart } from '../kube/watch-with-restart.ts';
 
 const ROLLOUTS_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`;
 

@@ -2,24 +2,24 @@
 import { toPlainObject, type KubeClients } from '../kube/client.ts';
 import { ClusterCache, type CachedKind, type CachedObject } from '../kube/cluster-cache.ts';
 import { kubeCall } from '../kube/errors.ts';
-import { createClusterMetricProviders } from '../kube/analysis-run-reconciler.ts';
-import { listRollouts } from '../kube/rollout-list.ts';
-import { ReconcileRetryError } from '../kube/reconcile-retry-error.ts';
-import type { ReconcileDeps } from '../kube/reconcile-rollout.ts';
-import { reconcileRolloutWithAnalysis } from '../kube/reconcile-with-analysis.ts';
+import { createClusterMetricProviders } from '../reconciler/analysis-run-reconciler.ts';
+import { listRollouts } from '../views/rollout-list.ts';
+import { ReconcileRetryError } from '../reconciler/reconcile-retry-error.ts';
+import type { ReconcileDeps } from '../reconciler/reconcile-rollout.ts';
+import { reconcileRolloutWithAnalysis } from '../reconciler/reconcile-with-analysis.ts';
 import type { JobOutcome } from '../queue/job-outcome.ts';
 import { rolloutKey } from '../queue/job-payloads.ts';
 import { ReconcileQueue } from '../queue/reconcile-queue.ts';
 import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
 import { RedisWrittenVersions } from '../queue/written-versions.ts';
-import { ROLLGATE_API_GROUP } from '../spec/api-version.ts';
+import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
 import { NamespaceShare } from './namespace-share.ts';
 import type { Runtime } from './runtime.ts';
 import type { StartStepRunner } from './start-step-runner.ts';
 import { trafficRouterFactory } from './traffic-router-factory.ts';
-import { watchPathIn, watchWithRestart } from './watch-with-restart.ts';
-import type { RunningWatch } from './watch-with-restart.ts';
+import { watchPathIn, watchWithRestart } from '../kube/watch-with-restart.ts';
+import type { RunningWatch } from '../kube/watch-with-restart.ts';
 import { WorkloadReferences, type RolloutReferenceSource } from './workload-references.ts';
 
 export interface RunningReconciler {

@@ -1,14 +1,14 @@
 // Wires the pure route translators (src/traffic) to the route writer (src/kube): one router per rollout, from its spec.
 import type { Logger } from '../log/logger.ts';
 import type { KubeClients } from '../kube/client.ts';
-import { RouteWriter, type RouteWriterOptions } from '../kube/route-writer.ts';
+import { RouteWriter, type RouteWriterOptions } from '../reconciler/route-writer.ts';
 import {
   RefusingTrafficRouter,
   RouteTrafficRouter,
   type RolloutRouteTargets,
-} from '../kube/traffic-router-of-routes.ts';
-import type { TrafficRouterFactory } from '../kube/traffic-router.ts';
-import type { Rollout } from '../spec/rollout.ts';
+} from '../reconciler/traffic-router-of-routes.ts';
+import type { TrafficRouterFactory } from '../reconciler/traffic-router.ts';
+import type { Rollout } from '../manifest/rollout.ts';
 import { RouteTranslationError, routesOfRollout } from '../traffic/index.ts';
 
 /**

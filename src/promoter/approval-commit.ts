@@ -7,7 +7,7 @@ import type { PromotionCommitResult } from '../git/promotion-branch.ts';
 import { GitSourceError } from '../git/errors/git-source-error.ts';
 import { GitSource } from '../git/source.ts';
 import type { KubeClients } from '../kube/client.ts';
-import { ObservedStateReader } from '../kube/observed-state-reader.ts';
+import { ObservedStateReader } from '../reconciler/observed-state-reader.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 import { setRolloutAnnotation } from '../promotion/rollout-annotation.ts';

@@ -7,7 +7,7 @@ import type { Forge } from '../forge/forge.ts';
 import { pushPromotionCommit } from '../git/promotion-branch.ts';
 import { GitSource, type GitSourceOptions } from '../git/source.ts';
 import type { Logger } from '../log/logger.ts';
-import { parseDuration } from '../spec/duration.ts';
+import { parseDuration } from '../manifest/duration.ts';
 import { planImageEdits } from '../promotion/plan-image-edits.ts';
 import type { ImageEditor, PromotionSource, PromotionSpec, PromotionTarget } from './run-promotion.ts';
 

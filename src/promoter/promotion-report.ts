@@ -1,6 +1,6 @@
 // What `rollgate promotions` shows: every promotion, per Rollout of its source, as a dry-run look finds it.
 import type { KubeClients } from '../kube/client.ts';
-import { listRollouts } from '../kube/rollout-list.ts';
+import { listRollouts } from '../views/rollout-list.ts';
 import type { Logger } from '../log/logger.ts';
 import type { PromotionState } from '../promotion/promotion-action.ts';
 import type { BuiltPromotion } from './build-promotions.ts';

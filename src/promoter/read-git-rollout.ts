@@ -2,7 +2,7 @@
 import { specManifestParser, type SourceManifest } from '../git/manifest-parser.ts';
 import { imagesOfTemplate, type GitRollout } from '../promotion/git-rollout.ts';
 import { podTemplateHash } from '../rollout/index.ts';
-import { declaredRolloutSchema } from '../spec/rollout.ts';
+import { declaredRolloutSchema } from '../manifest/rollout.ts';
 
 /** The `from` source at the tip of its branch: the commit and every manifest file under its path. */
 export interface PromotionSourceRead {

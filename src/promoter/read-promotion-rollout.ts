@@ -1,8 +1,8 @@
 // Reads what a promotion needs of a Rollout from the cluster: images, status, the commit it came from, its runs.
 import { imagesOfTemplate } from '../promotion/git-rollout.ts';
 import type { PromotionRollout } from '../promotion/promotable-revision.ts';
-import type { ObservedRead } from '../kube/observed-state-reader.ts';
-import { describeStep } from '../kube/rollout-view.ts';
+import type { ObservedRead } from '../reconciler/observed-state-reader.ts';
+import { describeStep } from '../views/rollout-view.ts';
 import { POD_TEMPLATE_HASH_LABEL, podTemplateHash } from '../rollout/index.ts';
 import { COMMIT_ANNOTATION, SOURCE_LABEL } from '../sync/sync-labels.ts';
 

@@ -3,7 +3,7 @@ import type { Forge, PullRequest } from '../forge/forge.ts';
 import { ForgeError } from '../forge/forge-error.ts';
 import type { Logger } from '../log/logger.ts';
 import type { KubeClients } from '../kube/client.ts';
-import { ObservedStateReader, type RolloutKey } from '../kube/observed-state-reader.ts';
+import { ObservedStateReader, type RolloutKey } from '../reconciler/observed-state-reader.ts';
 import { planCommitStatus } from '../promotion/commit-status.ts';
 import { matchGit, type GitRollout } from '../promotion/git-rollout.ts';
 import { planPromotion, promotionBranch } from '../promotion/plan-promotion.ts';

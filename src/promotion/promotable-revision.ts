@@ -1,5 +1,5 @@
 // Which revision of a Rollout may be promoted: one that finished a healthy canary, and nothing else.
-import type { RolloutStatus } from '../spec/rollout.ts';
+import type { RolloutStatus } from '../manifest/rollout.ts';
 
 /** An AnalysisRun of the rollout as the promotion sees it. */
 export interface RunOutcome {

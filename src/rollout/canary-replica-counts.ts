@@ -1,5 +1,5 @@
 // The replica arithmetic of a canary: by replica ratio, or beside a traffic router (Argo's two calculators).
-import type { IntOrString } from '../spec/kube-meta.ts';
+import type { IntOrString } from '../manifest/kube-meta.ts';
 import { InvalidSpecError } from './invalid-spec-error.ts';
 
 /** Surge and unavailability resolved to pod counts for a given replica count. */

@@ -1,6 +1,6 @@
 // What the executor read from the cluster for one rollout: the planner's only view of the world.
-import type { AnalysisPhase } from '../spec/analysis.ts';
-import type { Rollout } from '../spec/rollout.ts';
+import type { AnalysisPhase } from '../manifest/analysis.ts';
+import type { Rollout } from '../manifest/rollout.ts';
 
 /** A ReplicaSet as observed (owned by the rollout, or carrying its pod-template-hash and selector). */
 export interface ObservedReplicaSet {

@@ -1,5 +1,5 @@
 // Sub-planner: step and background AnalysisRuns: names, creation, and what their phase means for the rollout.
-import type { RolloutAnalysis } from '../spec/rollout.ts';
+import type { RolloutAnalysis } from '../manifest/rollout.ts';
 import type { ObservedAnalysisRun } from './observed-state.ts';
 import {
   ANALYSIS_TYPE_LABEL,

@@ -1,5 +1,5 @@
 // The rollout planner: one pure pass from (rollout, observed state, now) to actions, next status and requeue.
-import type { Rollout, RolloutStatus } from '../spec/rollout.ts';
+import type { Rollout, RolloutStatus } from '../manifest/rollout.ts';
 import { readBlueGreenContext } from './blue-green/blue-green-context.ts';
 import { BLUE_GREEN_SUB_STEPS } from './blue-green/blue-green-strategy.ts';
 import { CANARY_SUB_STEPS } from './canary/canary-strategy.ts';

@@ -1,5 +1,5 @@
 // Garbage collection of finished AnalysisRuns beyond spec.analysis.{successful,unsuccessful}RunHistoryLimit.
-import type { RolloutSpec } from '../spec/rollout.ts';
+import type { RolloutSpec } from '../manifest/rollout.ts';
 import type { ObservedAnalysisRun } from './observed-state.ts';
 import { POD_TEMPLATE_HASH_LABEL, type RolloutAction } from './rollout-action.ts';
 

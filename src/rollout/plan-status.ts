@@ -1,5 +1,5 @@
 // Sub-planner: the status fields derived from the pass — counts, phase, message and conditions.
-import type { RolloutPhase, RolloutStatus } from '../spec/rollout.ts';
+import type { RolloutPhase, RolloutStatus } from '../manifest/rollout.ts';
 import type { ObservedReplicaSet } from './observed-state.ts';
 import { removeCondition, setCondition } from './rollout-conditions.ts';
 import type { PlannedRolloutStatus } from './rollout-plan.ts';

@@ -1,5 +1,5 @@
 // Sub-planner: where the canary is in its steps — weights, canary scale, pause steps and their timers.
-import type { PauseCondition } from '../spec/rollout.ts';
+import type { PauseCondition } from '../manifest/rollout.ts';
 import type { PlannedStep } from './rollout-context.ts';
 
 /** Pause reason of a pause step (Argo's name). */

@@ -1,5 +1,5 @@
 // Sub-planner: traffic — the weights the router should hold and the canary/stable Service selectors.
-import type { RolloutStatus } from '../spec/rollout.ts';
+import type { RolloutStatus } from '../manifest/rollout.ts';
 import type { ObservedService } from './observed-state.ts';
 import { canonicalJson } from './pod-template-hash.ts';
 import {

@@ -1,5 +1,5 @@
 // spec.workloadRef in the planner: waiting for a Deployment that cannot be used, and scaling it down as scaleDown says.
-import { ROLLOUT_DEFAULTS, type Rollout, type RolloutStatus } from '../spec/rollout.ts';
+import { ROLLOUT_DEFAULTS, type Rollout, type RolloutStatus } from '../manifest/rollout.ts';
 import type { ObservedReplicaSet, ObservedWorkload } from './observed-state.ts';
 import { applyInvalidSpec } from './plan-status.ts';
 import type { ScaleDeploymentAction } from './rollout-action.ts';

@@ -5,7 +5,7 @@ import type { OldReplicaSet } from './plan-scale-down.ts';
 import { replicaSetName } from './plan-revision.ts';
 import { POD_TEMPLATE_HASH_LABEL, type CreateReplicaSetAction } from './rollout-action.ts';
 import type { RolloutContext } from './rollout-context.ts';
-import { COMMIT_ANNOTATION, COMMIT_AUTHOR_ANNOTATION } from '../spec/commit-annotations.ts';
+import { COMMIT_ANNOTATION, COMMIT_AUTHOR_ANNOTATION } from '../manifest/commit-annotations.ts';
 
 /**
  * The Rollout's annotations a new ReplicaSet keeps: the Git commit (and its author) the revision came

@@ -1,5 +1,5 @@
 // The planner's output: plain, serializable actions with absolute targets, safe to execute twice.
-import type { SetHeaderRoute, SetMirrorRoute } from '../spec/rollout.ts';
+import type { SetHeaderRoute, SetMirrorRoute } from '../manifest/rollout.ts';
 
 /** Label that ties a ReplicaSet, its selector and its pods to one pod template (as Argo Rollouts). */
 export const POD_TEMPLATE_HASH_LABEL = 'rollouts-pod-template-hash';

@@ -1,5 +1,5 @@
 // The one helper that manages status.conditions: set or remove, keep lastTransitionTime unless status changed.
-import type { RolloutCondition } from '../spec/rollout.ts';
+import type { RolloutCondition } from '../manifest/rollout.ts';
 
 /** The condition types Rollgate manages, in the order they are kept in status. */
 export const CONDITION_TYPES = [

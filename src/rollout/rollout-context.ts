@@ -1,5 +1,5 @@
 // Reads what one planning pass needs from the Rollout: defaulted spec, parsed steps, budgets, names.
-import { parseDuration } from '../spec/duration.ts';
+import { parseDuration } from '../manifest/duration.ts';
 import {
   TRAFFIC_ROUTING_PROVIDERS,
   canaryStepKind,
@@ -14,8 +14,8 @@ import {
   type SetCanaryScale,
   type SetHeaderRoute,
   type SetMirrorRoute,
-} from '../spec/rollout.ts';
-import { unsupportedTrafficRouters } from '../spec/unsupported-fields.ts';
+} from '../manifest/rollout.ts';
+import { unsupportedTrafficRouters } from '../manifest/unsupported-fields.ts';
 import { resolveReplicaBudget, type ReplicaBudget } from './canary-replica-counts.ts';
 import { InvalidSpecError } from './invalid-spec-error.ts';
 import type { ObservedState } from './observed-state.ts';
@@ -123,7 +123,7 @@ export function fullWeightOf(context: Pick<RolloutContext, 'router'>): number {
  * The router the planner drives, from trafficRouting: undefined when no provider is configured.
  *
  * @throws InvalidSpecError when a configured provider has no router (the list `rollgate validate` uses,
- * src/spec/unsupported-fields.ts): it is refused, never silently split by replica ratio instead.
+ * src/manifest/unsupported-fields.ts): it is refused, never silently split by replica ratio instead.
  */
 function readRouter(routing: Record<string, unknown> | undefined): PlannedRouter | undefined {
   if (routing === undefined) return undefined;

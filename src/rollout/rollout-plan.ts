@@ -1,5 +1,5 @@
 // The result of one planning pass: actions, the complete next status, and when to look again.
-import type { RolloutStatus } from '../spec/rollout.ts';
+import type { RolloutStatus } from '../manifest/rollout.ts';
 import type { RolloutAction } from './rollout-action.ts';
 
 /**

@@ -3,7 +3,7 @@ import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions } from '@kuberne
 import { toPlainObject } from '../kube/client.ts';
 import { isNotFound, kubeCall } from '../kube/errors.ts';
 import type { Logger } from '../log/logger.ts';
-import { watchWithRestart, type RunningWatch } from '../process/watch-with-restart.ts';
+import { watchWithRestart, type RunningWatch } from '../kube/watch-with-restart.ts';
 import { defaultControllerOptions, type ControllerOptions } from './controllers/controller-options.ts';
 import type { KubeObject } from './controllers/kube-object.ts';
 import { kubeletStatus } from './controllers/kubelet-status.ts';

@@ -8,7 +8,7 @@ import {
 import { manifestDigest } from '../git/manifest-parser.ts';
 import { FIELD_MANAGER, makePooledApiClient, toPlainObject } from '../kube/client.ts';
 import { isNotFound, kubeCall } from '../kube/errors.ts';
-import { ROLLGATE_API_VERSION, toRollgateApiVersion } from '../spec/api-version.ts';
+import { ROLLGATE_API_VERSION, toRollgateApiVersion } from '../manifest/api-version.ts';
 import { driftedFields } from '../kube/drift.ts';
 import { decideOwnership } from './object-ownership.ts';
 import { ObjectRefusedError } from './object-refused-error.ts';

@@ -3,7 +3,7 @@ import type { ManifestChange } from '../git/manifest-diff.ts';
 import type { ManifestProblem } from '../git/manifest-parser.ts';
 import type { SourceDiffHeader } from '../git/source.ts';
 import { dispositionOf, KubeApiError } from '../kube/errors.ts';
-import { ARGO_API_VERSION, ROLLGATE_API_VERSION } from '../spec/api-version.ts';
+import { ARGO_API_VERSION, ROLLGATE_API_VERSION } from '../manifest/api-version.ts';
 import { planApply, planRemoval, type ApplyPlan, type PlannedObject } from './apply-plan.ts';
 import type { ApplyResult, DesiredObject, ObjectRef, RemoveResult } from './object-applier.ts';
 import { ObjectRefusedError } from './object-refused-error.ts';

@@ -1,5 +1,5 @@
 // What one source may write: its namespaces and kinds, and the pure decision on one object of its Git.
-import { ARGO_API_VERSION, ROLLGATE_API_GROUP } from '../spec/api-version.ts';
+import { ARGO_API_VERSION, ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
 
 /**
  * A kind as the configuration names it: `Kind` (any group), `group/Kind`, or `*` (every kind). Argo's

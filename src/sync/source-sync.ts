@@ -4,7 +4,7 @@ import type { GitSource } from '../git/source.ts';
 import type { EventRecorder } from '../kube/event-recorder.ts';
 import type { Logger } from '../log/logger.ts';
 import type { ObservedHeads } from '../queue/observed-heads.ts';
-import { ARGO_API_VERSION, ROLLGATE_API_VERSION } from '../spec/api-version.ts';
+import { ARGO_API_VERSION, ROLLGATE_API_VERSION } from '../manifest/api-version.ts';
 import { needsOfObject } from './apply-plan.ts';
 import { withHandedOverReplicas } from './handed-over-replicas.ts';
 import type { HeadWitness } from './head-witness.ts';

@@ -5,7 +5,7 @@ export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY_VALUE = 'rollgate';
 /** The source (by configured name) an object came from; prune and drift look only at their own source. */
 export const SOURCE_LABEL = 'rollgate.dev/source';
-export { COMMIT_ANNOTATION, COMMIT_AUTHOR_ANNOTATION } from '../spec/commit-annotations.ts';
+export { COMMIT_ANNOTATION, COMMIT_AUTHOR_ANNOTATION } from '../manifest/commit-annotations.ts';
 /** The file (repository path) it is defined in, so an error or event can point at it. */
 export const FILE_ANNOTATION = 'rollgate.dev/file';
 /**

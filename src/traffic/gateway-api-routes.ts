@@ -1,5 +1,5 @@
 // Gateway API: the canary and stable weights on the backendRefs of an HTTPRoute, GRPCRoute or TCPRoute.
-import type { GatewayRouteKind, GatewayRouteRef } from '../spec/traffic-routing.ts';
+import type { GatewayRouteKind, GatewayRouteRef } from '../manifest/traffic-routing.ts';
 import type {
   HeaderRoute,
   RouteEdit,

@@ -1,5 +1,5 @@
 // Istio: the canary and stable weights on a VirtualService's routes, and DestinationRule subsets pinned to the pod hashes.
-import type { IstioConfig, IstioVirtualServiceRef } from '../spec/traffic-routing.ts';
+import type { IstioConfig, IstioVirtualServiceRef } from '../manifest/traffic-routing.ts';
 import type {
   HeaderRoute,
   MirrorRoute,

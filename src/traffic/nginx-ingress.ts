@@ -1,6 +1,6 @@
 // NGINX Ingress: the rollout's canary Ingress per stable Ingress, its backends on canaryService and its canary-weight annotation.
-import { ROLLGATE_API_VERSION } from '../spec/api-version.ts';
-import type { NginxConfig } from '../spec/traffic-routing.ts';
+import { ROLLGATE_API_VERSION } from '../manifest/api-version.ts';
+import type { NginxConfig } from '../manifest/traffic-routing.ts';
 import type { RouteEdit, RouteObject, RouteResource, RouteWeights, RouteWeightsRead } from './route-edit.ts';
 import { RouteTranslationError, objectName } from './route-translation-error.ts';
 

@@ -1,6 +1,6 @@
 // SMI: the rollout's TrafficSplit (split.smi-spec.io), created when absent, its two backends weighted.
-import { ROLLGATE_API_VERSION } from '../spec/api-version.ts';
-import type { SmiConfig } from '../spec/traffic-routing.ts';
+import { ROLLGATE_API_VERSION } from '../manifest/api-version.ts';
+import type { SmiConfig } from '../manifest/traffic-routing.ts';
 import type {
   RouteEdit,
   RouteObject,

@@ -1,6 +1,6 @@
 // The provider table: which trafficRouting field names a router, how its config is read, and the objects it edits.
-import { formatFieldPath, type FieldPath } from '../spec/field-path.ts';
-import type { Rollout, TrafficRouting } from '../spec/rollout.ts';
+import { formatFieldPath, type FieldPath } from '../manifest/field-path.ts';
+import type { Rollout, TrafficRouting } from '../manifest/rollout.ts';
 import {
   GATEWAY_API_PLUGIN,
   readGatewayApiConfig,
@@ -8,7 +8,7 @@ import {
   readNginxConfig,
   readSmiConfig,
   type ConfigProblem,
-} from '../spec/traffic-routing.ts';
+} from '../manifest/traffic-routing.ts';
 import { ISTIO_RESOURCES, destinationRuleEdit, virtualServiceEdit } from './istio-routes.ts';
 import { GATEWAY_API_RESOURCES, gatewayRouteEdit } from './gateway-api-routes.ts';
 import { INGRESS_RESOURCE, canaryIngressEdit } from './nginx-ingress.ts';

@@ -1,5 +1,5 @@
 // Test builder for the planner's ObservedState: anObservedState(rollout).withReplicaSet(...).build().
-import type { Rollout } from '../../src/spec/rollout.ts';
+import type { Rollout } from '../../src/manifest/rollout.ts';
 import type {
   ObservedAnalysisRun,
   ObservedPod,

@@ -5,7 +5,7 @@ import type {
   CanaryStrategy,
   Rollout,
   RolloutStatus,
-} from '../../src/spec/rollout.ts';
+} from '../../src/manifest/rollout.ts';
 import { podTemplateHash } from '../../src/rollout/index.ts';
 
 /** The pod template the builders use for an image. */

@@ -1,6 +1,6 @@
 // Drives an InMemoryWorld pass by pass until a condition holds, with fake time between idle passes.
 import type { RolloutPlan } from '../../src/rollout/index.ts';
-import type { Rollout } from '../../src/spec/rollout.ts';
+import type { Rollout } from '../../src/manifest/rollout.ts';
 import { InMemoryWorld, type WorldOptions } from './in-memory-world.ts';
 
 /**

@@ -1,7 +1,7 @@
 // Conformance: the /scale subresource of Rollgate's Rollout CRD (what an HPA and `kubectl scale` use).
 import { ApiextensionsV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rollgateCrds } from '../../src/spec/crds.ts';
+import { rollgateCrds } from '../../src/manifest/crds.ts';
 import { failure } from './support/conformance-cluster.ts';
 import { useConformanceCluster } from '../support/use-conformance-cluster.ts';
 

@@ -3,8 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ActionContext } from '../../src/kube/actions/action-handler.ts';
-import { evictPod } from '../../src/kube/actions/evict-pod.ts';
+import type { ActionContext } from '../../src/reconciler/actions/action-handler.ts';
+import { evictPod } from '../../src/reconciler/actions/evict-pod.ts';
 import { createKubeClients, type KubeClients } from '../../src/kube/client.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { eventually } from '../support/eventually.ts';

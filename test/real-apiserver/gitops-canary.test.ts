@@ -4,7 +4,7 @@
 // with the same 500 on every attempt becomes that object's problem while the rest syncs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installCrds } from '../../src/kube/install-crds.ts';
-import { rollgateCrds } from '../../src/spec/crds.ts';
+import { rollgateCrds } from '../../src/manifest/crds.ts';
 import { eventually } from '../support/eventually.ts';
 import { canaryRollout, webService } from '../support/gitops-manifests.ts';
 import { openGitopsScene, type GitopsScene } from './support/gitops-scene.ts';

@@ -1,6 +1,6 @@
 // Which hosts and addresses a metric provider may reach: an allow list (config) and a deny list (link-local, cloud metadata).
 import { BlockList, isIP } from 'node:net';
-import { canonicalHostName, parseHostPattern, type HostPattern } from '../../spec/host-pattern.ts';
+import { canonicalHostName, parseHostPattern, type HostPattern } from '../../manifest/host-pattern.ts';
 
 export { parseHostPattern, type HostPattern };
 

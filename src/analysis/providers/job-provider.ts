@@ -1,5 +1,5 @@
 // The job metric provider: runs the metric's Job and judges the measurement by how the Job ends.
-import type { AnalysisRun, Metric } from '../../spec/analysis.ts';
+import type { AnalysisRun, Metric } from '../../manifest/analysis.ts';
 import { jobPodRefusal, type JobPodPolicy } from './job-pod-policy.ts';
 import type { JobRunner } from './job-runner.ts';
 import type { MeasureContext, MetricProvider } from './metric-provider.ts';

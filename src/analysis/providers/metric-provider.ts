@@ -1,6 +1,6 @@
 // The metric provider contract and the registry that picks a provider for a metric by its provider key.
 import type { Logger } from '../../log/logger.ts';
-import type { AnalysisRun, Measurement, Metric } from '../../spec/analysis.ts';
+import type { AnalysisRun, Measurement, Metric } from '../../manifest/analysis.ts';
 import { MetricProviderError } from './metric-provider-error.ts';
 
 /** What a provider gets besides the metric: the time, a logger, and the measurement it left in flight. */

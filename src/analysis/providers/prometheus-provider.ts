@@ -1,5 +1,5 @@
 // The Prometheus metric provider: one instant query per measurement, results mapped as Argo maps them.
-import type { Metric } from '../../spec/analysis.ts';
+import type { Metric } from '../../manifest/analysis.ts';
 import type { HostPolicy } from './host-policy.ts';
 import { headersFromList, sendHttpRequest } from './http-request.ts';
 import type { MetricProvider, ProviderMeasurement } from './metric-provider.ts';

@@ -1,6 +1,6 @@
 // The web metric provider: one HTTP(S) request per measurement, the JSON body (or a jsonPath into it) as result.
 import { JSONPath } from 'jsonpath-plus';
-import type { Metric } from '../../spec/analysis.ts';
+import type { Metric } from '../../manifest/analysis.ts';
 import type { HostPolicy } from './host-policy.ts';
 import { headersFromList, sendHttpRequest } from './http-request.ts';
 import type { MetricProvider } from './metric-provider.ts';

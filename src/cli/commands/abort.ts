@@ -7,7 +7,7 @@ export function registerAbortCommand(program: Command): void {
     name: 'abort',
     description: 'abort a rollout: send all traffic to stable and scale the canary down',
     act: async (clients, key) => {
-      const { abortRollout } = await import('../../kube/rollout-commands.ts');
+      const { abortRollout } = await import('../../views/rollout-commands.ts');
       return abortRollout(clients, key);
     },
   });

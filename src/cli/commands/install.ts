@@ -25,9 +25,9 @@ export function registerInstallCommand(program: Command): void {
         await Promise.all([
           import('../../kube/client.ts'),
           import('../../kube/install-crds.ts'),
-          import('../../spec/crds.ts'),
+          import('../../manifest/crds.ts'),
           import('../../process/start-step-runner.ts'),
-          import('../../spec/duration.ts'),
+          import('../../manifest/duration.ts'),
         ]);
       let stepTimeoutMs: number;
       try {

@@ -7,7 +7,7 @@ export function registerPauseCommand(program: Command): void {
     name: 'pause',
     description: 'pause a rollout (spec.paused = true)',
     act: async (clients, key) => {
-      const { pauseRollout } = await import('../../kube/rollout-commands.ts');
+      const { pauseRollout } = await import('../../views/rollout-commands.ts');
       return pauseRollout(clients, key);
     },
   });

@@ -8,7 +8,7 @@ export function registerRestartCommand(program: Command): void {
     name: 'restart',
     description: 'restart the pods of a rollout (sets spec.restartAt to now)',
     act: async (clients, key) => {
-      const { restartRollout } = await import('../../kube/rollout-commands.ts');
+      const { restartRollout } = await import('../../views/rollout-commands.ts');
       return restartRollout(clients, key, systemClock);
     },
   });

@@ -7,7 +7,7 @@ export function registerResumeCommand(program: Command): void {
     name: 'resume',
     description: 'resume a paused rollout (spec.paused = false)',
     act: async (clients, key) => {
-      const { resumeRollout } = await import('../../kube/rollout-commands.ts');
+      const { resumeRollout } = await import('../../views/rollout-commands.ts');
       return resumeRollout(clients, key);
     },
   });

@@ -7,7 +7,7 @@ export function registerRetryCommand(program: Command): void {
     name: 'retry',
     description: 'retry an aborted rollout: clear the abort and restart its steps',
     act: async (clients, key) => {
-      const { retryRollout } = await import('../../kube/rollout-commands.ts');
+      const { retryRollout } = await import('../../views/rollout-commands.ts');
       return retryRollout(clients, key);
     },
   });

@@ -2,8 +2,8 @@
 // -n and --kubeconfig, one call into kube/rollout-commands, and its summary on stdout.
 import type { Command } from 'commander';
 import type { KubeClients } from '../../kube/client.ts';
-import type { RolloutKey } from '../../kube/observed-state-reader.ts';
-import type { RolloutCommandResult } from '../../kube/rollout-commands.ts';
+import type { RolloutKey } from '../../reconciler/observed-state-reader.ts';
+import type { RolloutCommandResult } from '../../views/rollout-commands.ts';
 import {
   KUBECONFIG_FLAG,
   KUBECONFIG_HELP,

@@ -2,10 +2,10 @@
 import { Option, type Command } from 'commander';
 import { systemClock } from '../../clock/clock.ts';
 import type { KubeClients } from '../../kube/client.ts';
-import type * as RolloutViewModule from '../../kube/rollout-view.ts';
-import type { RolloutView } from '../../kube/rollout-view.ts';
-import type { RolloutKey } from '../../kube/observed-state-reader.ts';
-import type { RouteReading } from '../../kube/route-weights-view.ts';
+import type * as RolloutViewModule from '../../views/rollout-view.ts';
+import type { RolloutView } from '../../views/rollout-view.ts';
+import type { RolloutKey } from '../../reconciler/observed-state-reader.ts';
+import type { RouteReading } from '../../views/route-weights-view.ts';
 import {
   KUBECONFIG_FLAG,
   KUBECONFIG_HELP,
@@ -28,7 +28,7 @@ type ViewModule = typeof RolloutViewModule;
 /** How status reads a routed rollout's route objects: the provider table's targets, read by a RouteWriter (reads only). */
 async function routeReading(clients: KubeClients): Promise<RouteReading> {
   const [{ RouteWriter }, { routeTargetsOf }] = await Promise.all([
-    import('../../kube/route-writer.ts'),
+    import('../../reconciler/route-writer.ts'),
     import('../../process/traffic-router-factory.ts'),
   ]);
   return { reader: new RouteWriter(clients), targetsOf: routeTargetsOf };
@@ -83,7 +83,7 @@ export function registerStatusCommand(program: Command): void {
     .action(async (name: string, options: StatusOptions) => {
       const [{ connectKube }, views] = await Promise.all([
         import('../../kube/client.ts'),
-        import('../../kube/rollout-view.ts'),
+        import('../../views/rollout-view.ts'),
       ]);
       const { clients, namespace } = connectKube(options);
       const key = { namespace, name };

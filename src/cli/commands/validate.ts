@@ -2,7 +2,7 @@
 import { Option, type Command } from 'commander';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ObjectValidation, ValidationReport } from '../../spec/validate.ts';
+import type { ObjectValidation, ValidationReport } from '../../manifest/validate.ts';
 import { usageError } from '../usage-error.ts';
 
 /** Folders never walked into: VCS metadata and dependency trees. */
@@ -68,8 +68,8 @@ export async function validatePaths(paths: readonly string[]): Promise<Validatio
   // The YAML parser and the schemas load here, not with the module: `rollgate --help` registers this
   // command too.
   const [{ parseManifests }, { validateParsedManifests }] = await Promise.all([
-    import('../../spec/manifest.ts'),
-    import('../../spec/validate.ts'),
+    import('../../manifest/manifest.ts'),
+    import('../../manifest/validate.ts'),
   ]);
   const parsed = await Promise.all(
     files.map(async (file) => parseManifests(await readFile(file, 'utf8'), file)),

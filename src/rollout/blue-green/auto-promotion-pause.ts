@@ -1,5 +1,5 @@
 // Blue-green sub-step: the pause before promotion (autoPromotionEnabled false, or autoPromotionSeconds > 0).
-import type { PauseCondition } from '../../spec/rollout.ts';
+import type { PauseCondition } from '../../manifest/rollout.ts';
 import { amend, event, type Pass } from '../pass/pass.ts';
 import { BLUE_GREEN_PAUSE, blueGreenOf, gatesPassed, switched } from './blue-green-view.ts';
 import { inProgress } from './in-progress-verdict.ts';

@@ -1,5 +1,5 @@
 // Reads the pass context of a blue-green Rollout: the shared context, with the active/preview Services as its two.
-import type { Rollout } from '../../spec/rollout.ts';
+import type { Rollout } from '../../manifest/rollout.ts';
 import { InvalidSpecError } from '../invalid-spec-error.ts';
 import type { ObservedState } from '../observed-state.ts';
 import { readRolloutContext, type RolloutContext } from '../rollout-context.ts';

@@ -1,5 +1,5 @@
 // What the blue-green sub-steps derive from a pass: settings, where each Service points, targets, run names.
-import { blueGreenWithDefaults, type BlueGreenStrategyWithDefaults } from '../../spec/rollout.ts';
+import { blueGreenWithDefaults, type BlueGreenStrategyWithDefaults } from '../../manifest/rollout.ts';
 import { countRestartedReadyPods } from '../failing-pods.ts';
 import type { ObservedReplicaSet } from '../observed-state.ts';
 import type { Pass } from '../pass/pass.ts';

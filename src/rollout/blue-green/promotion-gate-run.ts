@@ -1,5 +1,5 @@
 // Blue-green: the AnalysisRun of a promotion gate (pre or post), created, replaced or waited for.
-import type { RolloutAnalysis } from '../../spec/rollout.ts';
+import type { RolloutAnalysis } from '../../manifest/rollout.ts';
 import { analysisVerdict, createAnalysisRunAction } from '../plan-analysis.ts';
 import { amend, type Pass } from '../pass/pass.ts';
 import { ANALYSIS_TYPE_LABEL, type CreateAnalysisRunAction } from '../rollout-action.ts';

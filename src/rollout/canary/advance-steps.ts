@@ -1,5 +1,5 @@
 // Canary sub-step: walk the steps from the current one while each is done (weights reached, pauses over, analysis passed).
-import type { PauseCondition } from '../../spec/rollout.ts';
+import type { PauseCondition } from '../../manifest/rollout.ts';
 import { analysisRunName, analysisVerdict, createAnalysisRunAction } from '../plan-analysis.ts';
 import { CANARY_PAUSE_STEP, describeStep, planPauseStep } from '../plan-steps.ts';
 import { amend, event, type AbortReason, type Pass } from '../pass/pass.ts';

@@ -1,6 +1,6 @@
 // Canary sub-step: which AnalysisRuns the canary wants now (the current step's, the background one), the rest stop.
 import { analysisRunName, createAnalysisRunAction } from '../plan-analysis.ts';
-import { ROLLOUT_DEFAULTS } from '../../spec/rollout.ts';
+import { ROLLOUT_DEFAULTS } from '../../manifest/rollout.ts';
 import { amend, type Pass } from '../pass/pass.ts';
 import { stopUnwantedRuns } from '../sub-steps/judge-analysis-run.ts';
 import { stableHashOf, targetIndex } from './canary-view.ts';

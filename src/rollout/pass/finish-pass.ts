@@ -1,5 +1,5 @@
 // The end of a pass: the next status from the verdict, and "when next", decided here and nowhere else.
-import type { RolloutStatus } from '../../spec/rollout.ts';
+import type { RolloutStatus } from '../../manifest/rollout.ts';
 import type { ObservedReplicaSet } from '../observed-state.ts';
 import { describePodFailures, findPodFailures } from '../failing-pods.ts';
 import { replicaSetName } from '../plan-revision.ts';

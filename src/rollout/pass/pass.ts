@@ -1,10 +1,10 @@
 // One planning pass as data: what the sub-steps read (context, revision) and what they decided so far.
-import type { PauseCondition } from '../../spec/rollout.ts';
+import type { PauseCondition } from '../../manifest/rollout.ts';
 import type { ObservedReplicaSet } from '../observed-state.ts';
 import type { Revision } from '../plan-revision.ts';
 import { classifyOldReplicaSets, type OldReplicaSet } from '../plan-scale-down.ts';
 import type { DesiredTraffic } from '../plan-traffic.ts';
-import type { RolloutPhase } from '../../spec/rollout.ts';
+import type { RolloutPhase } from '../../manifest/rollout.ts';
 import type { EmitEventAction, RolloutAction, ScaleReplicaSetAction } from '../rollout-action.ts';
 import type { RolloutContext } from '../rollout-context.ts';
 import { readManagedRoutes } from '../plan-managed-routes.ts';

@@ -1,5 +1,5 @@
 // Kubernetes timestamps: RFC 3339 with second precision (metav1.Time), and Go-style durations in messages.
-import { DurationError, parseDuration } from '../../spec/duration.ts';
+import { DurationError, parseDuration } from '../../manifest/duration.ts';
 
 /** Formats a time as the API server serializes metav1.Time, e.g. `2026-01-01T00:00:05Z`. */
 export function formatKubeTime(time: Date | number): string {

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../../clock/clock.ts';
 import type { KubeClients } from '../../kube/client.ts';
 import { EventRecorder } from '../../kube/event-recorder.ts';
-import type { RolloutKey } from '../../kube/observed-state-reader.ts';
+import type { RolloutKey } from '../../reconciler/observed-state-reader.ts';
 import {
   abortRollout,
   pauseRollout,
@@ -12,9 +12,9 @@ import {
   resumeRollout,
   retryRollout,
   type RolloutCommandResult,
-} from '../../kube/rollout-commands.ts';
+} from '../../views/rollout-commands.ts';
 import type { Logger } from '../../log/logger.ts';
-import { ROLLGATE_API_VERSION } from '../../spec/api-version.ts';
+import { ROLLGATE_API_VERSION } from '../../manifest/api-version.ts';
 import { carriesToken, type DashboardAccess } from './dashboard-access.ts';
 import { loadDashboardAssets, type DashboardAsset } from './dashboard-assets.ts';
 import { DashboardRequestError } from './dashboard-error.ts';
@@ -24,7 +24,7 @@ import type { ReadPromotions } from './promotion-reads.ts';
 import { listRolloutSummaries, readRolloutDetail } from './rollout-reads.ts';
 import { RolloutStream, type WatchRollouts } from './rollout-stream.ts';
 
-/** The verbs, each exactly the CLI's (src/kube/rollout-commands.ts). */
+/** The verbs, each exactly the CLI's (src/views/rollout-commands.ts). */
 export const DASHBOARD_VERBS = {
   promote: (clients, key) => promoteRollout(clients, key),
   'promote-full': (clients, key) => promoteRollout(clients, key, { full: true }),

@@ -3,7 +3,7 @@ import type { Clock } from '../../clock/clock.ts';
 import type { Forge } from '../../forge/forge.ts';
 import type { KubeClients } from '../../kube/client.ts';
 import { kubeCall } from '../../kube/errors.ts';
-import { ObservedStateReader } from '../../kube/observed-state-reader.ts';
+import { ObservedStateReader } from '../../reconciler/observed-state-reader.ts';
 import {
   isPromotionHistoryReason,
   readPromotionHistoryEvent,

@@ -1,14 +1,14 @@
 // What the dashboard reads from the cluster: every Rollout with its ReplicaSets' images, and one rollout in full.
 import type { KubeClients } from '../../kube/client.ts';
 import { toPlainObject } from '../../kube/client.ts';
-import { readAnalysisRunViews, type AnalysisRunView } from '../../kube/analysis-run-view.ts';
+import { readAnalysisRunViews, type AnalysisRunView } from '../../views/analysis-run-view.ts';
 import { kubeCall } from '../../kube/errors.ts';
-import { listRollouts } from '../../kube/rollout-list.ts';
-import { ObservedStateReader, type RolloutKey } from '../../kube/observed-state-reader.ts';
-import { buildRolloutTree, type RolloutTree } from '../../kube/rollout-tree.ts';
-import { buildRolloutView, type RolloutView } from '../../kube/rollout-view.ts';
+import { listRollouts } from '../../views/rollout-list.ts';
+import { ObservedStateReader, type RolloutKey } from '../../reconciler/observed-state-reader.ts';
+import { buildRolloutTree, type RolloutTree } from '../../views/rollout-tree.ts';
+import { buildRolloutView, type RolloutView } from '../../views/rollout-view.ts';
 import { POD_TEMPLATE_HASH_LABEL } from '../../rollout/index.ts';
-import { rolloutSchema, type Rollout } from '../../spec/rollout.ts';
+import { rolloutSchema, type Rollout } from '../../manifest/rollout.ts';
 import { summarizeRollout, type ReplicaSetImages, type RolloutSummary } from './rollout-summary.ts';
 
 /** A Kubernetes Event on the rollout, newest first in the detail. */

@@ -5,7 +5,7 @@ import type { Logger } from '../../log/logger.ts';
 import { listReplicaSetImages, parseRollout } from './rollout-reads.ts';
 import { summarizeRollout } from './rollout-summary.ts';
 
-/** Starts a watch on every Rollout (the process wires src/process/watch-with-restart.ts). */
+/** Starts a watch on every Rollout (the process wires src/kube/watch-with-restart.ts). */
 export type WatchRollouts = (handlers: {
   onEvent: (type: string, object: unknown) => void;
   /** The watch ran again after an end: events were missed, so pages must re-read the list. */

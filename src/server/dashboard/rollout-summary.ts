@@ -1,7 +1,7 @@
 // One row of the dashboard's rollout list: the CLI's list row plus images, weights, Git origin and age.
 import { COMMIT_ANNOTATION, COMMIT_AUTHOR_ANNOTATION, SOURCE_LABEL } from '../../sync/sync-labels.ts';
-import { rolloutListRow, type RolloutListRow } from '../../kube/rollout-tree.ts';
-import type { Rollout } from '../../spec/rollout.ts';
+import { rolloutListRow, type RolloutListRow } from '../../views/rollout-tree.ts';
+import type { Rollout } from '../../manifest/rollout.ts';
 
 /** A ReplicaSet as far as the list needs it: whose it is, its revision hash and its images. */
 export interface ReplicaSetImages {

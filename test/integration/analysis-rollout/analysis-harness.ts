@@ -1,11 +1,11 @@
 // Test harness: the reconcile harness plus AnalysisRuns measured as the reconcile worker does (runs first, then the rollout).
 import type { MetricProviderRegistry } from '../../../src/analysis/providers/metric-provider.ts';
-import type { AnalysisRun } from '../../../src/spec/analysis.ts';
-import type { RolloutKey } from '../../../src/kube/observed-state-reader.ts';
-import type { ReconcileOutcome } from '../../../src/kube/reconcile-rollout.ts';
-import { reconcileRolloutWithAnalysis } from '../../../src/kube/reconcile-with-analysis.ts';
+import type { AnalysisRun } from '../../../src/manifest/analysis.ts';
+import type { RolloutKey } from '../../../src/reconciler/observed-state-reader.ts';
+import type { ReconcileOutcome } from '../../../src/reconciler/reconcile-rollout.ts';
+import { reconcileRolloutWithAnalysis } from '../../../src/reconciler/reconcile-with-analysis.ts';
 import type { ObservedState } from '../../../src/rollout/index.ts';
-import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/spec/api-version.ts';
+import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/manifest/api-version.ts';
 import { NAMESPACE, ReconcileHarness } from '../reconcile/reconcile-harness.ts';
 
 export { NAMESPACE, ReconcileHarness };

@@ -1,8 +1,8 @@
 // Canary analysis end to end: sandbox cluster + a real Prometheus; promoted by good metrics, aborted by bad ones, F4, failing job metric.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatAnalysisRunViews, readAnalysisRunViews } from '../../../src/kube/analysis-run-view.ts';
-import type { RolloutKey } from '../../../src/kube/observed-state-reader.ts';
-import { promoteRollout } from '../../../src/kube/rollout-commands.ts';
+import { formatAnalysisRunViews, readAnalysisRunViews } from '../../../src/views/analysis-run-view.ts';
+import type { RolloutKey } from '../../../src/reconciler/observed-state-reader.ts';
+import { promoteRollout } from '../../../src/views/rollout-commands.ts';
 import type { ObservedState } from '../../../src/rollout/index.ts';
 import { startPrometheus, type TestPrometheus } from '../../support/prometheus.ts';
 import { isFullyPromoted, testRollout } from '../reconcile/reconcile-harness.ts';

@@ -2,15 +2,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetricProviderRegistry } from '../../../src/analysis/providers/metric-provider.ts';
 import type { MetricProvider } from '../../../src/analysis/providers/metric-provider.ts';
-import { reconcileAnalysisRuns } from '../../../src/kube/analysis-run-reconciler.ts';
+import { reconcileAnalysisRuns } from '../../../src/reconciler/analysis-run-reconciler.ts';
 import { MERGE_PATCH } from '../../../src/kube/client.ts';
-import { createKubeJobRunner } from '../../../src/kube/job-runner.ts';
-import type { RolloutKey } from '../../../src/kube/observed-state-reader.ts';
-import { reconcileRolloutWithAnalysis } from '../../../src/kube/reconcile-with-analysis.ts';
-import { ANALYSIS_SECRET_LABEL, createKubeSecretResolver } from '../../../src/kube/secret-resolver.ts';
+import { createKubeJobRunner } from '../../../src/reconciler/job-runner.ts';
+import type { RolloutKey } from '../../../src/reconciler/observed-state-reader.ts';
+import { reconcileRolloutWithAnalysis } from '../../../src/reconciler/reconcile-with-analysis.ts';
+import { ANALYSIS_SECRET_LABEL, createKubeSecretResolver } from '../../../src/reconciler/secret-resolver.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
-import type { AnalysisRun, Metric } from '../../../src/spec/analysis.ts';
-import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/spec/api-version.ts';
+import type { AnalysisRun, Metric } from '../../../src/manifest/analysis.ts';
+import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/manifest/api-version.ts';
 import { isFullyPromoted, testRollout } from '../reconcile/reconcile-harness.ts';
 import {
   NAMESPACE,

@@ -6,9 +6,9 @@ import { createMetricProviderRegistry } from '../../../src/analysis/providers/me
 import { createWebProvider } from '../../../src/analysis/providers/web-provider.ts';
 import { reconcileAnalysisRun } from '../../../src/analysis/run-executor.ts';
 import { MERGE_PATCH } from '../../../src/kube/client.ts';
-import { ANALYSIS_SECRET_LABEL, createKubeSecretResolver } from '../../../src/kube/secret-resolver.ts';
-import type { AnalysisTemplate } from '../../../src/spec/analysis.ts';
-import { ROLLGATE_API_VERSION } from '../../../src/spec/api-version.ts';
+import { ANALYSIS_SECRET_LABEL, createKubeSecretResolver } from '../../../src/reconciler/secret-resolver.ts';
+import type { AnalysisTemplate } from '../../../src/manifest/analysis.ts';
+import { ROLLGATE_API_VERSION } from '../../../src/manifest/api-version.ts';
 import { ReconcileHarness } from '../reconcile/reconcile-harness.ts';
 
 const TOKEN = 'kube-system-Token-4f9a2c';

@@ -1,9 +1,9 @@
 // Issue 26 (rollgate-edit lends Rollgate's rights): through the cluster's providers, a privileged job metric makes no Job.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcileAnalysisRun } from '../../../src/analysis/run-executor.ts';
-import { createClusterMetricProviders } from '../../../src/kube/analysis-run-reconciler.ts';
-import type { AnalysisRun, Metric } from '../../../src/spec/analysis.ts';
-import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/spec/api-version.ts';
+import { createClusterMetricProviders } from '../../../src/reconciler/analysis-run-reconciler.ts';
+import type { AnalysisRun, Metric } from '../../../src/manifest/analysis.ts';
+import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/manifest/api-version.ts';
 import { sandboxJobSpec } from '../../support/sandbox-job.ts';
 import { ReconcileHarness } from '../reconcile/reconcile-harness.ts';
 

@@ -6,7 +6,7 @@ import { createMetricProviderRegistry } from '../../../src/analysis/providers/me
 import { reconcileAnalysisRun } from '../../../src/analysis/run-executor.ts';
 import { ManualClock } from '../../../src/clock/clock.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
-import type { AnalysisRun, Metric } from '../../../src/spec/analysis.ts';
+import type { AnalysisRun, Metric } from '../../../src/manifest/analysis.ts';
 import { startPrometheus, type TestPrometheus } from '../../support/prometheus.ts';
 
 const provider = createPrometheusProvider();

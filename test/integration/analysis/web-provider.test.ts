@@ -11,7 +11,7 @@ import { createMetricProviderRegistry } from '../../../src/analysis/providers/me
 import { createWebProvider } from '../../../src/analysis/providers/web-provider.ts';
 import { reconcileAnalysisRun } from '../../../src/analysis/run-executor.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
-import type { AnalysisRun, Metric, WebMetric } from '../../../src/spec/analysis.ts';
+import type { AnalysisRun, Metric, WebMetric } from '../../../src/manifest/analysis.ts';
 import { startTlsTestServer, type TlsTestServer } from '../../support/tls-test-server.ts';
 
 const provider = createWebProvider();

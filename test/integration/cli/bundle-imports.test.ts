@@ -63,7 +63,7 @@ describe('what the CLI bundle loads', () => {
   });
 
   it('validate: YAML and the schemas, no cluster client, no queue', () => {
-    for (const entry of ['src/spec/manifest.ts', 'src/spec/validate.ts']) {
+    for (const entry of ['src/manifest/manifest.ts', 'src/manifest/validate.ts']) {
       const loaded = packagesLoadedBy(entry);
       expect(loaded).not.toContain(CLUSTER_CLIENT);
       for (const name of LONG_RUNNING) expect(loaded, `${entry} loads ${name}`).not.toContain(name);
@@ -80,8 +80,8 @@ describe('what the CLI bundle loads', () => {
   it('status, get rollout, list rollouts, promote, abort, retry, pause, resume, restart: the cluster client, nothing long-running', () => {
     for (const entry of [
       'src/kube/client.ts',
-      'src/kube/rollout-commands.ts',
-      'src/kube/rollout-view.ts',
+      'src/views/rollout-commands.ts',
+      'src/views/rollout-view.ts',
       'src/cli/get-rollout.ts',
     ]) {
       const loaded = packagesLoadedBy(entry);

@@ -1,8 +1,8 @@
 // `rollgate get rollout` (text, json, --watch --until-complete) and `list rollouts` through main() against the sandbox,
 // with the real reconciler moving the rollouts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RolloutListRow, RolloutTree } from '../../../src/kube/rollout-tree.ts';
-import { abortRollout } from '../../../src/kube/rollout-commands.ts';
+import type { RolloutListRow, RolloutTree } from '../../../src/views/rollout-tree.ts';
+import { abortRollout } from '../../../src/views/rollout-commands.ts';
 import { runCli as run } from '../../support/run-cli.ts';
 import { ReconcileHarness, isFullyPromoted, testRollout } from '../reconcile/reconcile-harness.ts';
 

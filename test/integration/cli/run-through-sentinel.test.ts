@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freeLoopbackPort } from '../../../src/demo/free-loopback-port.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
-import { ROLLGATE_API_GROUP } from '../../../src/spec/api-version.ts';
+import { ROLLGATE_API_GROUP } from '../../../src/manifest/api-version.ts';
 import { eventually } from '../../support/eventually.ts';
 import { makeTempDir, type TempDir } from '../../support/git-fixtures.ts';
 import { startRedisProcess, startSentinelProcess, type RedisProcess } from '../../support/redis-process.ts';

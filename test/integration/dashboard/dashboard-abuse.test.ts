@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { systemClock } from '../../../src/clock/clock.ts';
 import { configSchema } from '../../../src/config/index.ts';
 import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
-import { resumeRollout } from '../../../src/kube/rollout-commands.ts';
+import { resumeRollout } from '../../../src/views/rollout-commands.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 import { wireDashboard } from '../../../src/process/dashboard-wiring.ts';
 import { openRuntime } from '../../../src/process/runtime.ts';
@@ -17,7 +17,7 @@ import { startProcess, type RunningProcess } from '../../../src/process/start-pr
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { startDashboardServer } from '../../../src/server/dashboard/dashboard-server.ts';
 import { createRollgateMetrics } from '../../../src/server/metrics.ts';
-import { ROLLGATE_API_VERSION } from '../../../src/spec/api-version.ts';
+import { ROLLGATE_API_VERSION } from '../../../src/manifest/api-version.ts';
 import { eventually } from '../../support/eventually.ts';
 import { genericPush } from '../server/webhook-requests.ts';
 import { launchChromium, type Browser } from './chromium.ts';
@@ -252,7 +252,10 @@ describe('rollgate run', () => {
       (await send(`${url}/api/v1/events`, { headers: { host: `attacker.example:${port}` } })).status,
     ).toBe(403);
     // Webhooks are not the dashboard's: any Host still reaches them.
-    const push = genericPush('http://example/apps.git', { branch: 'main', secret: 'dashboard-abuse-hook-secret' });
+    const push = genericPush('http://example/apps.git', {
+      branch: 'main',
+      secret: 'dashboard-abuse-hook-secret',
+    });
     const hook = await send(`${url}/webhooks/generic`, {
       method: 'POST',
       headers: { ...push.headers, host: 'git-hooks.example' },
@@ -283,7 +286,10 @@ describe('rollgate run', () => {
       }
       // The page itself holds no data: it still loads, and asks for a token.
       expect((await send(`${url}/ui/`)).status).toBe(200);
-      const push = genericPush('http://example/apps.git', { branch: 'main', secret: 'dashboard-abuse-hook-secret' });
+      const push = genericPush('http://example/apps.git', {
+        branch: 'main',
+        secret: 'dashboard-abuse-hook-secret',
+      });
       const hook = await send(`${url}/webhooks/generic`, {
         method: 'POST',
         headers: push.headers,

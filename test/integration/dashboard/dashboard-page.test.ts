@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ROLLGATE_API_VERSION } from '../../../src/spec/api-version.ts';
+import { ROLLGATE_API_VERSION } from '../../../src/manifest/api-version.ts';
 import { eventually } from '../../support/eventually.ts';
 import { launchChromium, seriousViolations, type Browser } from './chromium.ts';
 import { ACTION_TOKEN, startDashboardScene, type DashboardScene } from './dashboard-scene.ts';

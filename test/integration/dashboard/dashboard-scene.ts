@@ -7,7 +7,7 @@ import { openRuntime } from '../../../src/process/runtime.ts';
 import { startProcess, type RunningProcess } from '../../../src/process/start-process.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { createRollgateMetrics } from '../../../src/server/metrics.ts';
-import { ROLLGATE_API_VERSION } from '../../../src/spec/api-version.ts';
+import { ROLLGATE_API_VERSION } from '../../../src/manifest/api-version.ts';
 
 export const READ_TOKEN = `read-${randomUUID()}`;
 export const ACTION_TOKEN = `act-${randomUUID()}`;

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { replaceImage } from '../../../src/demo/demo-repository.ts';
 import { describeSnapshot, imageTag, type RolloutSnapshot } from '../../../src/demo/rollout-snapshot.ts';
-import type { RolloutView } from '../../../src/kube/rollout-view.ts';
+import type { RolloutView } from '../../../src/views/rollout-view.ts';
 
 function view(overrides: Partial<RolloutView>): RolloutView {
   return {

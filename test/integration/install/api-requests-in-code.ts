@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { ROLLGATE_API_GROUP, toRollgateApiVersion } from '../../../src/spec/api-version.ts';
+import { ROLLGATE_API_GROUP, toRollgateApiVersion } from '../../../src/manifest/api-version.ts';
 import type { RouteResource } from '../../../src/traffic/route-edit.ts';
 import { TRAFFIC_PROVIDERS } from '../../../src/traffic/traffic-providers.ts';
 
@@ -20,7 +20,7 @@ const ROOT = join(import.meta.dirname, '..', '..', '..');
 /**
  * Code that never runs as the installed ServiceAccount: the sandbox is the API server itself, the demo
  * drives its own sandbox, and the CLI runs with the credentials of the person typing it. The rollout
- * verbs (src/kube/rollout-commands.ts) do run as the ServiceAccount: the dashboard's POST verbs call them.
+ * verbs (src/views/rollout-commands.ts) do run as the ServiceAccount: the dashboard's POST verbs call them.
  */
 const NOT_THE_CONTROLLER = ['src/sandbox/', 'src/demo/', 'src/cli/'];
 
@@ -122,7 +122,7 @@ function customObjectRequests(file: string, text: string): ApiRequest[] {
 }
 
 /**
- * Watches (src/process/watch-with-restart.ts) on paths like `/apis/apps/v1/replicasets`, or
+ * Watches (src/kube/watch-with-restart.ts) on paths like `/apis/apps/v1/replicasets`, or
  * `/api/v1/pods` for the core group.
  */
 function watchRequests(file: string, text: string): ApiRequest[] {
@@ -146,14 +146,14 @@ function watchRequests(file: string, text: string): ApiRequest[] {
 const OTHER_CLIENTS = [
   'src/kube/client.ts',
   'src/sync/object-applier.ts',
-  'src/process/watch-with-restart.ts',
+  'src/kube/watch-with-restart.ts',
   'src/process/dependency-monitor.ts',
-  'src/kube/route-writer.ts',
+  'src/reconciler/route-writer.ts',
 ];
-const ROUTE_WRITER = 'src/kube/route-writer.ts';
+const ROUTE_WRITER = 'src/reconciler/route-writer.ts';
 
 /**
- * The traffic routers' writes (src/kube/route-writer.ts): each object of every provider's table row is read
+ * The traffic routers' writes (src/reconciler/route-writer.ts): each object of every provider's table row is read
  * and replaced; only the objects a router owns (its row's `creates`: the SMI TrafficSplit, NGINX's canary
  * Ingresses) are also created. Its API discovery (`GET /apis`) is a non-resource URL every authenticated
  * identity may read.
@@ -167,7 +167,7 @@ function routerRequests(): ApiRequest[] {
       group: resource.group,
       resource: resource.plural,
       verb,
-      where: 'src/kube/route-writer.ts',
+      where: 'src/reconciler/route-writer.ts',
     })),
   );
 }

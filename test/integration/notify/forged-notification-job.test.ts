@@ -14,7 +14,7 @@ import { startNotifier, type RunningNotifier } from '../../../src/process/start-
 import { bullPrefix } from '../../../src/queue/queue-names.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { createRollgateMetrics } from '../../../src/server/metrics.ts';
-import { rollgateCrds } from '../../../src/spec/crds.ts';
+import { rollgateCrds } from '../../../src/manifest/crds.ts';
 import { eventually } from '../../support/eventually.ts';
 import { deleteKeysUnder } from '../../support/redis-test-prefix.ts';
 

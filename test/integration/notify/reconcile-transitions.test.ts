@@ -1,7 +1,7 @@
 // The triggers a real reconcile fires, pass by pass, through a canary in the sandbox (fake clock): each transition once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RolloutTransition } from '../../../src/kube/reconcile-rollout.ts';
-import { promoteRollout } from '../../../src/kube/rollout-commands.ts';
+import type { RolloutTransition } from '../../../src/reconciler/reconcile-rollout.ts';
+import { promoteRollout } from '../../../src/views/rollout-commands.ts';
 import { detectTransitions, type NotificationIntent } from '../../../src/notify/detect-transitions.ts';
 import { NAMESPACE, ReconcileHarness, isFullyPromoted, testRollout } from '../reconcile/reconcile-harness.ts';
 

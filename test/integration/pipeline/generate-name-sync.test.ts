@@ -9,7 +9,7 @@ import { createKubeClients, type KubeClients } from '../../../src/kube/client.ts
 import { installCrds } from '../../../src/kube/install-crds.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
-import { rollgateCrds } from '../../../src/spec/crds.ts';
+import { rollgateCrds } from '../../../src/manifest/crds.ts';
 import { ObjectApplier } from '../../../src/sync/object-applier.ts';
 import { ConfigMapSourceStateStore } from '../../../src/sync/source-state-store.ts';
 import { syncSource, type SourceSyncDeps } from '../../../src/sync/source-sync.ts';

@@ -2,7 +2,7 @@
 // cut, 410 Gone for every earlier resourceVersion): the rollout ends Healthy at the newest image, and the
 // sandbox's audit log shows nothing written twice.
 import { afterEach, describe, expect, it } from 'vitest';
-import { promoteRollout } from '../../../src/kube/rollout-commands.ts';
+import { promoteRollout } from '../../../src/views/rollout-commands.ts';
 import type { RunningProcess } from '../../../src/process/start-process.ts';
 import type { WriteAuditEntry } from '../../../src/sandbox/index.ts';
 import { eventually } from '../../support/eventually.ts';

@@ -12,7 +12,7 @@ import { silentLogger } from '../../../src/log/logger.ts';
 import { RedisObservedHeads } from '../../../src/queue/observed-heads.ts';
 import { HeadWitness } from '../../../src/sync/head-witness.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
-import { rollgateCrds } from '../../../src/spec/crds.ts';
+import { rollgateCrds } from '../../../src/manifest/crds.ts';
 import { promotionsReader } from '../../../src/server/dashboard/promotion-reads.ts';
 import { ObjectApplier } from '../../../src/sync/object-applier.ts';
 import { ConfigMapSourceStateStore } from '../../../src/sync/source-state-store.ts';

@@ -11,7 +11,7 @@ import { installCrds } from '../../../src/kube/install-crds.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 import { RedisObservedHeads } from '../../../src/queue/observed-heads.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
-import { rollgateCrds } from '../../../src/spec/crds.ts';
+import { rollgateCrds } from '../../../src/manifest/crds.ts';
 import { ObjectApplier } from '../../../src/sync/object-applier.ts';
 import { HeadWitness } from '../../../src/sync/head-witness.ts';
 import { ConfigMapSourceStateStore } from '../../../src/sync/source-state-store.ts';

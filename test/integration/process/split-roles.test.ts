@@ -5,8 +5,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
-import { ROLLGATE_API_GROUP } from '../../../src/spec/api-version.ts';
-import type { RolloutStatus } from '../../../src/spec/rollout.ts';
+import { ROLLGATE_API_GROUP } from '../../../src/manifest/api-version.ts';
+import type { RolloutStatus } from '../../../src/manifest/rollout.ts';
 import { eventually } from '../../support/eventually.ts';
 import { createBareRepository, makeTempDir, WorkingCopy, type TempDir } from '../../support/git-fixtures.ts';
 import {

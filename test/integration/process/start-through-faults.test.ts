@@ -20,7 +20,7 @@ import {
 } from '../../../src/process/start-process.ts';
 import { startSandbox, type FaultSettings, type Sandbox } from '../../../src/sandbox/index.ts';
 import { createRollgateMetrics } from '../../../src/server/metrics.ts';
-import { rollgateCrds } from '../../../src/spec/crds.ts';
+import { rollgateCrds } from '../../../src/manifest/crds.ts';
 import { closedLoopbackPort } from '../../support/closed-port.ts';
 import { eventually } from '../../support/eventually.ts';
 import { freePort } from '../../support/global-setup.ts';

@@ -5,8 +5,8 @@
 import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MERGE_PATCH } from '../../../src/kube/client.ts';
-import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/spec/api-version.ts';
-import type { RolloutStatus } from '../../../src/spec/rollout.ts';
+import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/manifest/api-version.ts';
+import type { RolloutStatus } from '../../../src/manifest/rollout.ts';
 import { takeoverBoundMs, DEFAULT_LOCK_DURATION_MS } from '../../../src/queue/start-worker.ts';
 import { runCli } from '../../support/run-cli.ts';
 import { eventually } from '../../support/eventually.ts';

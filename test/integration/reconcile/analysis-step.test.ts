@@ -4,10 +4,10 @@ import {
   createMetricProviderRegistry,
   type MetricProvider,
 } from '../../../src/analysis/providers/metric-provider.ts';
-import type { RolloutKey } from '../../../src/kube/observed-state-reader.ts';
-import { abortRollout } from '../../../src/kube/rollout-commands.ts';
-import { reconcileRolloutWithAnalysis } from '../../../src/kube/reconcile-with-analysis.ts';
-import { ROLLGATE_API_GROUP } from '../../../src/spec/api-version.ts';
+import type { RolloutKey } from '../../../src/reconciler/observed-state-reader.ts';
+import { abortRollout } from '../../../src/views/rollout-commands.ts';
+import { reconcileRolloutWithAnalysis } from '../../../src/reconciler/reconcile-with-analysis.ts';
+import { ROLLGATE_API_GROUP } from '../../../src/manifest/api-version.ts';
 import { ReconcileHarness, isFullyPromoted, testRollout, NAMESPACE } from './reconcile-harness.ts';
 
 /** A "web" provider that answers from a table instead of the network: the value per URL. */

@@ -8,7 +8,7 @@ import {
   type CachedObject,
 } from '../../../src/kube/cluster-cache.ts';
 import { toPlainObject } from '../../../src/kube/client.ts';
-import { ROLLGATE_API_GROUP } from '../../../src/spec/api-version.ts';
+import { ROLLGATE_API_GROUP } from '../../../src/manifest/api-version.ts';
 import { NAMESPACE, type ReconcileHarness } from './reconcile-harness.ts';
 
 /** Lists one kind of the test namespace (plain JSON). */

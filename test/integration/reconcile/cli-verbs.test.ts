@@ -1,7 +1,7 @@
 // The rollout CLI verbs through `main()` against the sandbox: install, status (text/json), promote, pause/resume, abort/retry, restart.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli as run } from '../../support/run-cli.ts';
-import type { RolloutView } from '../../../src/kube/rollout-view.ts';
+import type { RolloutView } from '../../../src/views/rollout-view.ts';
 import { ReconcileHarness, isFullyPromoted, testRollout } from './reconcile-harness.ts';
 
 describe('rollout CLI verbs', () => {

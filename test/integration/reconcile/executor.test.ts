@@ -1,17 +1,17 @@
 // The executor and reader through the real client against the sandbox, with hand-written plans: conditional writes, no-op skips, conflicts, router failures.
 import { ApiException } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ActionExecutor } from '../../../src/kube/action-executor.ts';
+import { ActionExecutor } from '../../../src/reconciler/action-executor.ts';
 import { installCrds } from '../../../src/kube/install-crds.ts';
 import { MERGE_PATCH, type KubeClients } from '../../../src/kube/client.ts';
 import { EventRecorder } from '../../../src/kube/event-recorder.ts';
-import { ObservedStateReader } from '../../../src/kube/observed-state-reader.ts';
-import { ReconcileRetryError } from '../../../src/kube/reconcile-retry-error.ts';
-import { reconcileRollout } from '../../../src/kube/reconcile-rollout.ts';
-import type { TrafficRouter } from '../../../src/kube/traffic-router.ts';
+import { ObservedStateReader } from '../../../src/reconciler/observed-state-reader.ts';
+import { ReconcileRetryError } from '../../../src/reconciler/reconcile-retry-error.ts';
+import { reconcileRollout } from '../../../src/reconciler/reconcile-rollout.ts';
+import type { TrafficRouter } from '../../../src/reconciler/traffic-router.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 import type { RolloutAction, RolloutPlan } from '../../../src/rollout/index.ts';
-import { rollgateCrds } from '../../../src/spec/crds.ts';
+import { rollgateCrds } from '../../../src/manifest/crds.ts';
 import { ReconcileHarness, testRollout, NAMESPACE } from './reconcile-harness.ts';
 
 describe('ActionExecutor against the sandbox', () => {

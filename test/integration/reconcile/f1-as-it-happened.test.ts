@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { toPlainObject } from '../../../src/kube/client.ts';
-import { promoteRollout } from '../../../src/kube/rollout-commands.ts';
+import { promoteRollout } from '../../../src/views/rollout-commands.ts';
 import { PODS_RESYNC_MS } from '../../../src/rollout/pass/finish-pass.ts';
 import { runCli } from '../../support/run-cli.ts';
 import { eventually } from '../../support/eventually.ts';

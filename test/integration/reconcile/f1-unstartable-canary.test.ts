@@ -1,8 +1,8 @@
 // F1: a canary whose pods never start must not wedge the rollout; deadline and manual abort always win, even over a failing router.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { abortRollout } from '../../../src/kube/rollout-commands.ts';
+import { abortRollout } from '../../../src/views/rollout-commands.ts';
 import type { ObservedState } from '../../../src/rollout/index.ts';
-import type { TrafficRouter } from '../../../src/kube/traffic-router.ts';
+import type { TrafficRouter } from '../../../src/reconciler/traffic-router.ts';
 import { ReconcileHarness, isFullyPromoted, testRollout } from './reconcile-harness.ts';
 
 const RESYNC_MS = 5_000;

@@ -1,7 +1,7 @@
 // F2's randomized property: revisions and aborts at random moments under 30 % injected 409s always converge. Shared by the default and slow suites.
 import { SeededRandom } from '../../../src/sandbox/random/seeded-random.ts';
-import type { RolloutKey } from '../../../src/kube/observed-state-reader.ts';
-import { abortRollout } from '../../../src/kube/rollout-commands.ts';
+import type { RolloutKey } from '../../../src/reconciler/observed-state-reader.ts';
+import { abortRollout } from '../../../src/views/rollout-commands.ts';
 import type { ObservedState } from '../../../src/rollout/index.ts';
 import { ReconcileHarness, isFullyPromoted, testRollout, type JobResult } from './reconcile-harness.ts';
 

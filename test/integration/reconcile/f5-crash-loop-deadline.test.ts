@@ -1,6 +1,6 @@
 // F5: a crash-looping canary (Ready flaps) is aborted by the progress deadline, and a reconciler restart does not extend it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RolloutKey } from '../../../src/kube/observed-state-reader.ts';
+import type { RolloutKey } from '../../../src/reconciler/observed-state-reader.ts';
 import { ReconcileHarness, isFullyPromoted, testRollout } from './reconcile-harness.ts';
 
 const RESYNC_MS = 5_000;

@@ -8,8 +8,8 @@ import { silentLogger } from '../../../src/log/logger.ts';
 import { openRuntime } from '../../../src/process/runtime.ts';
 import { startReconciler, type RunningReconciler } from '../../../src/process/start-reconciler.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
-import { ROLLGATE_API_GROUP } from '../../../src/spec/api-version.ts';
-import { rollgateCrds } from '../../../src/spec/crds.ts';
+import { ROLLGATE_API_GROUP } from '../../../src/manifest/api-version.ts';
+import { rollgateCrds } from '../../../src/manifest/crds.ts';
 
 const NAMESPACE = 'default';
 const HASH = 'rollouts-pod-template-hash';

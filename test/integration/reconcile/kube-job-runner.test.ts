@@ -1,6 +1,6 @@
 // The job metric provider's JobRunner against the sandbox's Job controller: create (idempotent), status, delete.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKubeJobRunner } from '../../../src/kube/job-runner.ts';
+import { createKubeJobRunner } from '../../../src/reconciler/job-runner.ts';
 import { sandboxJobSpec } from '../../support/sandbox-job.ts';
 import { ReconcileHarness, NAMESPACE } from './reconcile-harness.ts';
 

@@ -7,10 +7,10 @@ import {
   type CachedKind,
   type CachedObject,
 } from '../../../src/kube/cluster-cache.ts';
-import { watchPathIn, watchWithRestart, type RunningWatch } from '../../../src/process/watch-with-restart.ts';
+import { watchPathIn, watchWithRestart, type RunningWatch } from '../../../src/kube/watch-with-restart.ts';
 import { RedisWrittenVersions } from '../../../src/queue/written-versions.ts';
 import type { ObservedState } from '../../../src/rollout/index.ts';
-import { ROLLGATE_API_GROUP } from '../../../src/spec/api-version.ts';
+import { ROLLGATE_API_GROUP } from '../../../src/manifest/api-version.ts';
 import { openRedisTestScope, type RedisTestScope } from '../../support/redis-test-prefix.ts';
 import { list, requestsDuring, snapshot } from './cache-snapshot.ts';
 import { NAMESPACE, ReconcileHarness, isFullyPromoted, testRollout } from './reconcile-harness.ts';

@@ -5,15 +5,15 @@ import { join } from 'node:path';
 import { ManualClock } from '../../../src/clock/clock.ts';
 import { createKubeClients, type KubeClients } from '../../../src/kube/client.ts';
 import { installCrds } from '../../../src/kube/install-crds.ts';
-import { ObservedStateReader, type RolloutKey } from '../../../src/kube/observed-state-reader.ts';
-import { ReconcileRetryError } from '../../../src/kube/reconcile-retry-error.ts';
+import { ObservedStateReader, type RolloutKey } from '../../../src/reconciler/observed-state-reader.ts';
+import { ReconcileRetryError } from '../../../src/reconciler/reconcile-retry-error.ts';
 import {
   reconcileRollout,
   type ReconcileDeps,
   type ReconcileOutcome,
   type ReconcileStats,
-} from '../../../src/kube/reconcile-rollout.ts';
-import type { TrafficRouter } from '../../../src/kube/traffic-router.ts';
+} from '../../../src/reconciler/reconcile-rollout.ts';
+import type { TrafficRouter } from '../../../src/reconciler/traffic-router.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 import { DEFAULT_RETRY_BACKOFF, jobRetryDelayMs } from '../../../src/queue/retry-backoff.ts';
 import { resolveReplicaBudget } from '../../../src/rollout/canary-replica-counts.ts';
@@ -23,8 +23,8 @@ import {
   type ObservedState,
 } from '../../../src/rollout/index.ts';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../../src/sandbox/index.ts';
-import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/spec/api-version.ts';
-import { rollgateCrds } from '../../../src/spec/crds.ts';
+import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/manifest/api-version.ts';
+import { rollgateCrds } from '../../../src/manifest/crds.ts';
 
 export const NAMESPACE = 'default';
 

@@ -1,8 +1,8 @@
 // `rollgate restart` through the sandbox: pods are evicted (PodDisruptionBudgets honoured) and replaced, never below the floor.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PolicyV1Api, type V1Pod } from '@kubernetes/client-node';
-import { restartRollout } from '../../../src/kube/rollout-commands.ts';
-import { buildRolloutView } from '../../../src/kube/rollout-view.ts';
+import { restartRollout } from '../../../src/views/rollout-commands.ts';
+import { buildRolloutView } from '../../../src/views/rollout-view.ts';
 import { NAMESPACE, ReconcileHarness, isFullyPromoted, testRollout } from './reconcile-harness.ts';
 
 describe('restart (spec.restartAt) through the sandbox', () => {

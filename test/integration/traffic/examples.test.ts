@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { toPlainObject } from '../../../src/kube/client.ts';
-import { promoteRollout } from '../../../src/kube/rollout-commands.ts';
+import { promoteRollout } from '../../../src/views/rollout-commands.ts';
 import { runCli } from '../../support/run-cli.ts';
 import { upstreamCorpus } from '../../support/upstream-corpus.ts';
 import { startTrafficScene, type TrafficScene } from './traffic-scene.ts';

@@ -2,7 +2,7 @@
 // order; Gateway API: a header rule per weighted rule) and vanish when the rollout completes or aborts.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { toPlainObject } from '../../../src/kube/client.ts';
-import { abortRollout, promoteRollout } from '../../../src/kube/rollout-commands.ts';
+import { abortRollout, promoteRollout } from '../../../src/views/rollout-commands.ts';
 import { gatewayHttpRouteYaml, istioServiceRoutesYaml } from '../../support/traffic-routes.ts';
 import { upstreamCorpus } from '../../support/upstream-corpus.ts';
 import { pausedAt, servicesYaml, setImage, startTrafficScene, type TrafficScene } from './traffic-scene.ts';

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { toPlainObject } from '../../../src/kube/client.ts';
-import type { RolloutView } from '../../../src/kube/rollout-view.ts';
+import type { RolloutView } from '../../../src/views/rollout-view.ts';
 import { runCli } from '../../support/run-cli.ts';
 import { eventually } from '../../support/eventually.ts';
 import { gatewayHttpRouteYaml, istioServiceRoutesYaml } from '../../support/traffic-routes.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
-import { RouteApiMissingError, RouteWriter } from '../../../src/kube/route-writer.ts';
+import { RouteApiMissingError, RouteWriter } from '../../../src/reconciler/route-writer.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import {
   RouteTranslationError,
@@ -12,7 +12,7 @@ import {
   gatewayRouteEdit,
   trafficSplitEdit,
 } from '../../../src/traffic/index.ts';
-import { NGINX_DEFAULT_ANNOTATION_PREFIX } from '../../../src/spec/traffic-routing.ts';
+import { NGINX_DEFAULT_ANNOTATION_PREFIX } from '../../../src/manifest/traffic-routing.ts';
 import { makeTempDir, type TempDir } from '../../support/git-fixtures.ts';
 import { upstreamCorpus } from '../../support/upstream-corpus.ts';
 

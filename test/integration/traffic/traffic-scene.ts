@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { configSchema } from '../../../src/config/index.ts';
 import { expect } from 'vitest';
 import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
-import { abortRollout, promoteRollout } from '../../../src/kube/rollout-commands.ts';
+import { abortRollout, promoteRollout } from '../../../src/views/rollout-commands.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 import { openRuntime } from '../../../src/process/runtime.ts';
 import { startProcess, type RunningProcess } from '../../../src/process/start-process.ts';

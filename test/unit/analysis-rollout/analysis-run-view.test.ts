@@ -1,6 +1,6 @@
 // What `rollgate status` shows of a rollout's AnalysisRuns: metrics, counters, last measurements.
 import { describe, expect, it } from 'vitest';
-import { buildAnalysisRunView, formatAnalysisRunViews } from '../../../src/kube/analysis-run-view.ts';
+import { buildAnalysisRunView, formatAnalysisRunViews } from '../../../src/views/analysis-run-view.ts';
 
 const run = {
   metadata: {

@@ -4,13 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/clock/clock.ts';
 import type { KubeClients } from '../../../src/kube/client.ts';
 import { KubeThrottledError } from '../../../src/kube/errors.ts';
-import { jobRunStatus } from '../../../src/kube/job-runner.ts';
-import { ReconcileRetryError } from '../../../src/kube/reconcile-retry-error.ts';
-import type { ReconcileOutcome } from '../../../src/kube/reconcile-rollout.ts';
+import { jobRunStatus } from '../../../src/reconciler/job-runner.ts';
+import { ReconcileRetryError } from '../../../src/reconciler/reconcile-retry-error.ts';
+import type { ReconcileOutcome } from '../../../src/reconciler/reconcile-rollout.ts';
 import {
   reconcileRolloutWithAnalysis,
   withAnalysisRequeue,
-} from '../../../src/kube/reconcile-with-analysis.ts';
+} from '../../../src/reconciler/reconcile-with-analysis.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 
 const stats = { passes: 1, writes: 2, conflicts: 0, transientErrors: 0 };

@@ -1,5 +1,5 @@
 // Test builder for AnalysisRuns: metrics, settings and recorded measurements in a few readable calls.
-import type { AnalysisRun, Measurement, Metric } from '../../../src/spec/analysis.ts';
+import type { AnalysisRun, Measurement, Metric } from '../../../src/manifest/analysis.ts';
 import { recordMeasurement } from '../../../src/analysis/record-measurement.ts';
 
 export const T0 = new Date('2026-01-01T00:00:00.000Z');

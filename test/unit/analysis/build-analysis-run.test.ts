@@ -9,7 +9,7 @@ import {
 import { DuplicateMetricError } from '../../../src/analysis/duplicate-metric-error.ts';
 import { readFieldRef } from '../../../src/analysis/field-ref.ts';
 import { MissingArgumentError } from '../../../src/analysis/missing-argument-error.ts';
-import type { AnalysisTemplate, Metric } from '../../../src/spec/analysis.ts';
+import type { AnalysisTemplate, Metric } from '../../../src/manifest/analysis.ts';
 
 function template(name: string, spec: AnalysisTemplate['spec']): AnalysisTemplate {
   return { apiVersion: 'argoproj.io/v1alpha1', kind: 'AnalysisTemplate', metadata: { name }, spec };

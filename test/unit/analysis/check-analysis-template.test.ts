@@ -1,7 +1,7 @@
 // Static template checks: what checkAnalysisTemplate reports before any AnalysisRun exists.
 import { describe, expect, it } from 'vitest';
 import { checkAnalysisTemplate } from '../../../src/analysis/check-analysis-template.ts';
-import type { AnalysisTemplateSpec } from '../../../src/spec/analysis.ts';
+import type { AnalysisTemplateSpec } from '../../../src/manifest/analysis.ts';
 
 const prom = { prometheus: { address: 'http://p', query: 'q' } };
 

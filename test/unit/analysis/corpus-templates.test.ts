@@ -7,8 +7,8 @@ import { compileMetricConditions } from '../../../src/analysis/evaluate-measurem
 import { metricSettings } from '../../../src/analysis/metric-settings.ts';
 import { planAnalysisRun } from '../../../src/analysis/plan-analysis-run.ts';
 import { createMetricProviderRegistry } from '../../../src/analysis/providers/metric-provider.ts';
-import { analysisTemplateSchema, clusterAnalysisTemplateSchema } from '../../../src/spec/analysis.ts';
-import { parseManifests } from '../../../src/spec/manifest.ts';
+import { analysisTemplateSchema, clusterAnalysisTemplateSchema } from '../../../src/manifest/analysis.ts';
+import { parseManifests } from '../../../src/manifest/manifest.ts';
 import { upstreamCorpus } from '../../support/upstream-corpus.ts';
 
 const corpus = upstreamCorpus('argo-rollouts/examples', import.meta.filename);

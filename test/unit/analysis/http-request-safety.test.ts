@@ -17,7 +17,7 @@ import { createMetricProviderRegistry } from '../../../src/analysis/providers/me
 import { createPrometheusProvider } from '../../../src/analysis/providers/prometheus-provider.ts';
 import { createWebProvider } from '../../../src/analysis/providers/web-provider.ts';
 import { reconcileAnalysisRun } from '../../../src/analysis/run-executor.ts';
-import type { AnalysisRun, Metric } from '../../../src/spec/analysis.ts';
+import type { AnalysisRun, Metric } from '../../../src/manifest/analysis.ts';
 
 function aRun(metrics: Metric[]): AnalysisRun {
   return {

@@ -5,7 +5,7 @@ import { jobPodRefusal } from '../../../src/analysis/providers/job-pod-policy.ts
 import type { JobManifest, JobRunner } from '../../../src/analysis/providers/job-runner.ts';
 import { createMetricProviderRegistry } from '../../../src/analysis/providers/metric-provider.ts';
 import { reconcileAnalysisRun } from '../../../src/analysis/run-executor.ts';
-import type { AnalysisRun } from '../../../src/spec/analysis.ts';
+import type { AnalysisRun } from '../../../src/manifest/analysis.ts';
 
 const jobSpec = (pod: Record<string, unknown>, container: Record<string, unknown> = {}) => ({
   template: {

@@ -5,7 +5,7 @@ import { planAnalysisRun } from '../../../src/analysis/plan-analysis-run.ts';
 import { recordMeasurement } from '../../../src/analysis/record-measurement.ts';
 // mulberry32, seeded, so a failing case reproduces.
 import { SeededRandom } from '../../../src/sandbox/random/seeded-random.ts';
-import type { AnalysisRun, Measurement, Metric } from '../../../src/spec/analysis.ts';
+import type { AnalysisRun, Measurement, Metric } from '../../../src/manifest/analysis.ts';
 import { T0 } from './analysis-run-builder.ts';
 
 const PHASES: Array<Measurement['phase']> = [

@@ -1,7 +1,7 @@
 // Table tests for the pure AnalysisRun planner: counts, limits, errors, dry run, delays, retention, terminate.
 import { describe, expect, it } from 'vitest';
 import { planAnalysisRun } from '../../../src/analysis/plan-analysis-run.ts';
-import type { AnalysisPhase, AnalysisRun } from '../../../src/spec/analysis.ts';
+import type { AnalysisPhase, AnalysisRun } from '../../../src/manifest/analysis.ts';
 import { aMetric, aRun, at, T0 } from './analysis-run-builder.ts';
 
 interface Row {

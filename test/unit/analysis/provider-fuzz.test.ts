@@ -8,7 +8,7 @@ import { createPrometheusProvider } from '../../../src/analysis/providers/promet
 import { createWebProvider, selectJsonPath } from '../../../src/analysis/providers/web-provider.ts';
 import { reconcileAnalysisRun } from '../../../src/analysis/run-executor.ts';
 import { secretScrubber } from '../../../src/analysis/secret-scrubber.ts';
-import type { AnalysisRun, AnalysisTemplate, Metric } from '../../../src/spec/analysis.ts';
+import type { AnalysisRun, AnalysisTemplate, Metric } from '../../../src/manifest/analysis.ts';
 // mulberry32, seeded, so a failing case reproduces from its seed and iteration.
 import { SeededRandom } from '../../../src/sandbox/random/seeded-random.ts';
 

@@ -13,7 +13,7 @@ import {
   type MetricProvider,
 } from '../../../src/analysis/providers/metric-provider.ts';
 import { ManualClock } from '../../../src/clock/clock.ts';
-import type { AnalysisRun, Metric } from '../../../src/spec/analysis.ts';
+import type { AnalysisRun, Metric } from '../../../src/manifest/analysis.ts';
 
 function aRun(metrics: Metric[], spec: Partial<AnalysisRun['spec']> = {}): AnalysisRun {
   return {

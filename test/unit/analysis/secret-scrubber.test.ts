@@ -5,8 +5,8 @@ import { createMetricProviderRegistry } from '../../../src/analysis/providers/me
 import { createWebProvider } from '../../../src/analysis/providers/web-provider.ts';
 import { reconcileAnalysisRun } from '../../../src/analysis/run-executor.ts';
 import { REDACTED, secretScrubber } from '../../../src/analysis/secret-scrubber.ts';
-import type { AnalysisRun } from '../../../src/spec/analysis.ts';
-import { ROLLGATE_API_VERSION } from '../../../src/spec/api-version.ts';
+import type { AnalysisRun } from '../../../src/manifest/analysis.ts';
+import { ROLLGATE_API_VERSION } from '../../../src/manifest/api-version.ts';
 
 const SECRET = 'Sup3r-Secret Tok/en';
 const b64 = (text: string): string => Buffer.from(text).toString('base64');

@@ -18,7 +18,7 @@ import { waitForPreview } from '../../../src/rollout/blue-green/wait-for-preview
 import type { Pass } from '../../../src/rollout/pass/pass.ts';
 import { runSubSteps } from '../../../src/rollout/pass/sub-step.ts';
 import { POD_TEMPLATE_HASH_LABEL, SCALE_DOWN_DEADLINE_ANNOTATION } from '../../../src/rollout/index.ts';
-import type { BlueGreenStrategy } from '../../../src/spec/rollout.ts';
+import type { BlueGreenStrategy } from '../../../src/manifest/rollout.ts';
 import { anObservedState, type ReplicaSetOptions } from '../../builders/observed-state-builder.ts';
 import { aPass } from '../../builders/pass-builder.ts';
 import { aRollout, hashOf, type RolloutBuilder } from '../../builders/rollout-builder.ts';

@@ -2,7 +2,7 @@
 // and refused writes in random order, every pass checked against the invariants; then it must converge.
 import { POD_TEMPLATE_HASH_LABEL } from '../../../src/rollout/index.ts';
 import type { ObservedAnalysisRun } from '../../../src/rollout/index.ts';
-import type { BlueGreenStrategy, Rollout } from '../../../src/spec/rollout.ts';
+import type { BlueGreenStrategy, Rollout } from '../../../src/manifest/rollout.ts';
 import { InMemoryWorld } from '../../builders/in-memory-world.ts';
 import { aRollout, hashOf } from '../../builders/rollout-builder.ts';
 import { followsAtOnce } from '../../builders/run-until.ts';

@@ -8,7 +8,7 @@ import {
   type RolloutAction,
   type RolloutPlan,
 } from '../../../src/rollout/index.ts';
-import type { BlueGreenStrategy, Rollout } from '../../../src/spec/rollout.ts';
+import type { BlueGreenStrategy, Rollout } from '../../../src/manifest/rollout.ts';
 import { InMemoryWorld, type WorldOptions } from '../../builders/in-memory-world.ts';
 import { anObservedState } from '../../builders/observed-state-builder.ts';
 import { aRollout, hashOf } from '../../builders/rollout-builder.ts';

@@ -4,7 +4,7 @@ import { INCONCLUSIVE_ANALYSIS_RUN, SCALE_DOWN_DEADLINE_ANNOTATION } from '../..
 import { aRollout, hashOf } from '../../builders/rollout-builder.ts';
 import type { InMemoryWorld } from '../../builders/in-memory-world.ts';
 import { healthyWorld, runUntil } from '../../builders/run-until.ts';
-import type { CanaryStep } from '../../../src/spec/rollout.ts';
+import type { CanaryStep } from '../../../src/manifest/rollout.ts';
 
 const replicasOf = (world: InMemoryWorld, image: string) =>
   [...world.sets.values()].find((set) => set.rs.podTemplateHash === hashOf(image))?.rs.replicas;

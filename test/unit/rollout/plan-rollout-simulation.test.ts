@@ -2,7 +2,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { SeededRandom } from '../../../src/sandbox/random/seeded-random.ts';
 import { describe, it, expect } from 'vitest';
-import type { CanaryStep } from '../../../src/spec/rollout.ts';
+import type { CanaryStep } from '../../../src/manifest/rollout.ts';
 import { resolveReplicaBudget } from '../../../src/rollout/index.ts';
 import { aRollout, hashOf } from '../../builders/rollout-builder.ts';
 import { InMemoryWorld } from '../../builders/in-memory-world.ts';

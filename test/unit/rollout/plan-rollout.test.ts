@@ -10,7 +10,7 @@ import {
 } from '../../../src/rollout/index.ts';
 import { aPod, anObservedState, type ReplicaSetOptions } from '../../builders/observed-state-builder.ts';
 import { aRollout, hashOf } from '../../builders/rollout-builder.ts';
-import type { Rollout } from '../../../src/spec/rollout.ts';
+import type { Rollout } from '../../../src/manifest/rollout.ts';
 
 const NOW = new Date(Date.UTC(2026, 0, 1, 12));
 const ago = (seconds: number) => new Date(NOW.getTime() - seconds * 1000).toISOString();

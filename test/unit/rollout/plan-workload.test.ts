@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { planRollout, type ObservedWorkload, type RolloutAction } from '../../../src/rollout/index.ts';
 import { WORKLOAD_REF_NOT_FOUND, workloadReplicaTarget } from '../../../src/rollout/plan-workload.ts';
-import type { WorkloadScaleDown } from '../../../src/spec/rollout.ts';
+import type { WorkloadScaleDown } from '../../../src/manifest/rollout.ts';
 import { anObservedState } from '../../builders/observed-state-builder.ts';
 import { aRollout, hashOf } from '../../builders/rollout-builder.ts';
 

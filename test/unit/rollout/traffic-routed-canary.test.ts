@@ -13,7 +13,7 @@ import {
   routedCanaryReplicaCounts,
   type RoutedCanaryReplicaCountsInput,
 } from '../../../src/rollout/canary-replica-counts.ts';
-import type { CanaryStep, CanaryStrategy, Rollout } from '../../../src/spec/rollout.ts';
+import type { CanaryStep, CanaryStrategy, Rollout } from '../../../src/manifest/rollout.ts';
 import { aPod, anObservedState, type ReplicaSetOptions } from '../../builders/observed-state-builder.ts';
 import { aRollout, hashOf } from '../../builders/rollout-builder.ts';
 

@@ -2,7 +2,7 @@
 // to canary pods that are not available, and it leaves a canary before that canary loses a pod.
 import { describe, it, expect } from 'vitest';
 import type { RolloutAction, RolloutPlan } from '../../../src/rollout/index.ts';
-import type { CanaryStep, Rollout } from '../../../src/spec/rollout.ts';
+import type { CanaryStep, Rollout } from '../../../src/manifest/rollout.ts';
 import { SeededRandom } from '../../../src/sandbox/random/seeded-random.ts';
 import { InMemoryWorld, type PodBehaviour } from '../../builders/in-memory-world.ts';
 import { aRollout, hashOf } from '../../builders/rollout-builder.ts';

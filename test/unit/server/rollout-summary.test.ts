@@ -1,7 +1,7 @@
 // The dashboard's list row: images per role, steps and weights, Git origin, from the Rollout and its ReplicaSets.
 import { describe, expect, it } from 'vitest';
 import { summarizeRollout, type ReplicaSetImages } from '../../../src/server/dashboard/rollout-summary.ts';
-import { rolloutSchema, type Rollout } from '../../../src/spec/rollout.ts';
+import { rolloutSchema, type Rollout } from '../../../src/manifest/rollout.ts';
 
 function rollout(status: Record<string, unknown>, image = 'app:2'): Rollout {
   return rolloutSchema.parse({

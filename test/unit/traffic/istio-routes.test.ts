@@ -6,7 +6,7 @@ import {
   virtualServiceEdit,
   type RouteObject,
 } from '../../../src/traffic/index.ts';
-import { readIstioConfig, splitIstioName } from '../../../src/spec/traffic-routing.ts';
+import { readIstioConfig, splitIstioName } from '../../../src/manifest/traffic-routing.ts';
 
 const hosts = (canary: number) => ({
   canary,

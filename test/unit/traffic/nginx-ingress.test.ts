@@ -7,7 +7,7 @@ import {
   type RouteObject,
   type RouteWeights,
 } from '../../../src/traffic/index.ts';
-import { NGINX_DEFAULT_ANNOTATION_PREFIX, type NginxConfig } from '../../../src/spec/traffic-routing.ts';
+import { NGINX_DEFAULT_ANNOTATION_PREFIX, type NginxConfig } from '../../../src/manifest/traffic-routing.ts';
 
 const owner = { name: 'web', uid: 'uid-web' };
 const ownerReference = {

@@ -1,7 +1,7 @@
 // The provider table: which routes a rollout's trafficRouting names, and why one cannot be followed.
 import { describe, expect, it } from 'vitest';
 import { RouteTranslationError, routesOfRollout, type RolloutRoutes } from '../../../src/traffic/index.ts';
-import type { TrafficRouting } from '../../../src/spec/rollout.ts';
+import type { TrafficRouting } from '../../../src/manifest/rollout.ts';
 import { aRollout } from '../../builders/rollout-builder.ts';
 
 const services = { canaryService: 'web-canary', stableService: 'web-stable' };

@@ -2,7 +2,10 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { createKubeClients } from '../../../src/kube/client.ts';
-import { RefusingTrafficRouter, RouteTrafficRouter } from '../../../src/kube/traffic-router-of-routes.ts';
+import {
+  RefusingTrafficRouter,
+  RouteTrafficRouter,
+} from '../../../src/reconciler/traffic-router-of-routes.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 import { trafficRouterFactory } from '../../../src/process/traffic-router-factory.ts';
 import { aRollout } from '../../builders/rollout-builder.ts';

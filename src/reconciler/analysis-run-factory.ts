@@ -1,0 +1,100 @@
+// Builds the AnalysisRun object a createAnalysisRun action asks for, from the (Cluster)AnalysisTemplates in the cluster.
+import { buildAnalysisRun, objectArgumentResolver } from '../analysis/build-analysis-run.ts';
+import type { CreateAnalysisRunAction } from '../rollout/index.ts';
+import { analysisTemplateSchema, clusterAnalysisTemplateSchema } from '../manifest/analysis.ts';
+import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
+import type { KubeClients } from '../kube/client.ts';
+import { kubeCall } from '../kube/errors.ts';
+
+/** The rollout that owns the run, with what argument resolution may read from it. */
+export interface AnalysisRunOwner {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace: string;
+  uid: string;
+  /** The live Rollout object (fieldRef arguments read from it). */
+  object?: unknown;
+  stableHash?: string | undefined;
+  latestHash?: string | undefined;
+}
+
+/** Turns an action into the AnalysisRun body to create; injectable for tests. */
+export type AnalysisRunFactory = (
+  clients: KubeClients,
+  action: CreateAnalysisRunAction,
+  owner: AnalysisRunOwner,
+) => Promise<Record<string, unknown>>;
+
+/** The templates cannot make a run (missing argument, invalid template, duplicate metric): a human must act. */
+export class AnalysisRunBuildError extends Error {
+  override readonly name = 'AnalysisRunBuildError';
+  readonly code = 'kube.analysis_run_build';
+  constructor(
+    readonly run: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`cannot build AnalysisRun ${run}: ${message}`, options);
+  }
+}
+
+/**
+ * Default factory: reads each referenced template (namespaced AnalysisTemplate or
+ * ClusterAnalysisTemplate, in rollgate.dev), validates it, and lets the analysis module's
+ * `buildAnalysisRun` merge metrics and arguments exactly as Argo does.
+ */
+export const buildAnalysisRunFromTemplates: AnalysisRunFactory = async (clients, action, owner) => {
+  const templates = [];
+  for (const ref of action.templates) {
+    const kind = ref.clusterScope ? 'ClusterAnalysisTemplate' : 'AnalysisTemplate';
+    const raw = await kubeCall(
+      {
+        verb: 'get',
+        kind,
+        namespace: ref.clusterScope ? undefined : owner.namespace,
+        name: ref.templateName,
+      },
+      () =>
+        ref.clusterScope
+          ? clients.custom.getClusterCustomObject({
+              group: ROLLGATE_API_GROUP,
+              version: 'v1alpha1',
+              plural: 'clusteranalysistemplates',
+              name: ref.templateName,
+            })
+          : clients.custom.getNamespacedCustomObject({
+              group: ROLLGATE_API_GROUP,
+              version: 'v1alpha1',
+              namespace: owner.namespace,
+              plural: 'analysistemplates',
+              name: ref.templateName,
+            }),
+    );
+    const parsed = (ref.clusterScope ? clusterAnalysisTemplateSchema : analysisTemplateSchema).safeParse(raw);
+    if (!parsed.success)
+      throw new AnalysisRunBuildError(
+        action.name,
+        `${kind} ${ref.templateName} is invalid: ${parsed.error.message}`,
+      );
+    templates.push(parsed.data);
+  }
+  try {
+    return buildAnalysisRun(templates, action.args, {
+      name: action.name,
+      namespace: owner.namespace,
+      labels: action.labels,
+      ...(action.dryRun !== undefined && { dryRun: action.dryRun }),
+      ...(action.measurementRetention !== undefined && { measurementRetention: action.measurementRetention }),
+      ownerReference: { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name, uid: owner.uid },
+      resolver: objectArgumentResolver(owner.object ?? {}, {
+        ...(owner.stableHash !== undefined ? { Stable: owner.stableHash } : {}),
+        ...(owner.latestHash !== undefined ? { Latest: owner.latestHash } : {}),
+      }),
+    }) as unknown as Record<string, unknown>;
+  } catch (err) {
+    throw new AnalysisRunBuildError(action.name, err instanceof Error ? err.message : String(err), {
+      cause: err,
+    });
+  }
+};

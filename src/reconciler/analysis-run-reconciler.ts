@@ -1,0 +1,219 @@
+// Measures one rollout's unfinished AnalysisRuns and writes their status (with the run's resourceVersion).
+import { isDeepStrictEqual } from 'node:util';
+import { isCompletedPhase } from '../analysis/analysis-phase.ts';
+import { reconcileAnalysisRun } from '../analysis/run-executor.ts';
+import type { SecretResolver } from '../analysis/build-analysis-run.ts';
+import { createDefaultMetricProviders, createHostPolicy } from '../analysis/providers/index.ts';
+import type { MetricProviderRegistry } from '../analysis/providers/metric-provider.ts';
+import type { Clock } from '../clock/clock.ts';
+import type { Logger } from '../log/logger.ts';
+import { ROLLOUT_NAME_LABEL } from '../rollout/rollout-action.ts';
+import { analysisRunSchema, type AnalysisRun } from '../manifest/analysis.ts';
+import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
+import type { KubeClients } from '../kube/client.ts';
+import { FIELD_MANAGER } from '../kube/client.ts';
+import type { ClusterCache } from '../kube/cluster-cache.ts';
+import { dispositionOf, isNotFound, kubeCall } from '../kube/errors.ts';
+import { ObservedStateReader } from './observed-state-reader.ts';
+import { createKubeJobRunner } from './job-runner.ts';
+import { ReadPolicy, writtenVersionOf } from './read-policy.ts';
+import { createKubeSecretResolver } from './secret-resolver.ts';
+
+const VERSION = 'v1alpha1';
+const PLURAL = 'analysisruns';
+/** What analysis may reach and run: the `analysis.*` configuration keys. */
+export interface AnalysisLimits {
+  allowedHosts: readonly string[];
+  deniedHosts: readonly string[];
+  jobServiceAccounts: readonly string[];
+}
+
+/**
+ * The metric providers a reconcile worker uses on this cluster (prometheus, web, job through
+ * {@link createKubeJobRunner}), limited as `limits` says: the hosts web and Prometheus metrics may
+ * reach, the ServiceAccounts a job metric's pod may name.
+ */
+export function createClusterMetricProviders(
+  clients: KubeClients,
+  limits: AnalysisLimits,
+): MetricProviderRegistry {
+  return createDefaultMetricProviders({
+    jobRunner: createKubeJobRunner(clients),
+    policy: createHostPolicy(limits),
+    jobPods: { serviceAccounts: limits.jobServiceAccounts },
+  });
+}
+
+/** The rollout whose runs are reconciled. */
+export interface AnalysisRunsKey {
+  namespace: string;
+  name: string;
+}
+
+/** What {@link reconcileAnalysisRuns} needs; providers and secrets default to the cluster-backed ones. */
+export interface AnalysisRunsDeps {
+  clients: KubeClients;
+  clock: Clock;
+  logger: Logger;
+  /** Defaults to prometheus + web + job (jobs through {@link createKubeJobRunner}). */
+  providers?: MetricProviderRegistry;
+  /** Defaults to {@link createKubeSecretResolver}. */
+  resolveSecret?: SecretResolver;
+  /** The informers' cache: the rollout and its runs are read from it as `reads` allows. */
+  cache?: ClusterCache;
+  /** The job's read policy (shared with the rollout's passes); none: one for this call alone. */
+  reads?: ReadPolicy;
+}
+
+/** When the rollout's runs want to be measured again; absent when none is running. */
+export interface AnalysisRunsOutcome {
+  requeueAfterMs?: number;
+  /** Runs whose status was written in this call (for logs and tests). */
+  written: string[];
+  /** Runs whose status write was refused with 409 (the caller measures again, from a fresh read). */
+  conflicts: string[];
+}
+
+interface RunItem {
+  metadata?: { name?: string; resourceVersion?: string; ownerReferences?: Array<{ uid?: string }> };
+}
+
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return Math.min(a, b);
+}
+
+/**
+ * Reconciles every unfinished AnalysisRun of the rollout `key` (labelled `rollgate.dev/rollout=<name>`,
+ * as the executor creates them, and owned by the rollout's uid): takes the
+ * due measurements through the providers (`reconcileAnalysisRun`), then replaces the run's `status`
+ * through the /status subresource carrying the resourceVersion it read, so a concurrent change makes
+ * the write fail with 409 instead of being overwritten (the run is simply measured again on the next
+ * call). A run with spec.terminate still gets its final status. Unchanged status is not written.
+ * A run that fails validation is skipped with a warning; a missing rollout or CRD means no runs.
+ * @returns the earliest requeue any unfinished run asked for (its next measurement), and the runs
+ *   written and refused with 409.
+ * @throws typed kube errors when the rollout or the runs cannot be listed, or (after every run was
+ *   measured) the first status write that failed for another reason than 409 or 404.
+ */
+export async function reconcileAnalysisRuns(
+  key: AnalysisRunsKey,
+  deps: AnalysisRunsDeps,
+): Promise<AnalysisRunsOutcome> {
+  const { clients, logger } = deps;
+  const outcome: AnalysisRunsOutcome = { written: [], conflicts: [] };
+  const policy = deps.reads ?? new ReadPolicy({ key, cache: deps.cache, logger });
+  const reads = await policy.beginPass();
+  const rollout = (await new ObservedStateReader(clients, deps.cache).readRolloutObject(key, { reads })) as
+    { metadata?: { uid?: string } } | undefined;
+  const rolloutUid = rollout?.metadata?.uid;
+  if (rolloutUid === undefined) return outcome;
+  const cache = reads.from('AnalysisRun');
+  const items = cache
+    ? // Copies, with the list's label rule: each run's status write is built from it.
+      cache
+        .analysisRunsOf(rolloutUid)
+        .filter((run) => run.metadata?.labels?.[ROLLOUT_NAME_LABEL] === key.name)
+        .map((run) => structuredClone(run) as unknown)
+    : await listRuns(clients, key);
+  if (items === undefined) return outcome;
+  const owned = items.filter((item) =>
+    ((item as RunItem).metadata?.ownerReferences ?? []).some((ref) => ref.uid === rolloutUid),
+  );
+  const providers =
+    deps.providers ?? createDefaultMetricProviders({ jobRunner: createKubeJobRunner(clients) });
+  const resolveSecret = deps.resolveSecret ?? createKubeSecretResolver(clients);
+
+  let writeError: unknown;
+  for (const item of owned) {
+    const name = (item as RunItem).metadata?.name ?? '';
+    const parsed = analysisRunSchema.safeParse(item);
+    if (!parsed.success) {
+      logger.warn({ run: name, err: parsed.error.message }, 'skipping an invalid AnalysisRun');
+      continue;
+    }
+    const run: AnalysisRun = parsed.data;
+    if (isCompletedPhase(run.status?.phase)) continue;
+    const result = await reconcileAnalysisRun(run, {
+      providers,
+      now: deps.clock.now(),
+      resolveSecret,
+      logger,
+    });
+    if (!isCompletedPhase(result.status.phase))
+      outcome.requeueAfterMs = earliest(outcome.requeueAfterMs, result.requeueAfterMs);
+    // Compared as JSON: an absent and an undefined field are the same write.
+    if (isDeepStrictEqual(JSON.parse(JSON.stringify(result.status)), run.status)) continue;
+    try {
+      const replaced = await writeRunStatus(
+        clients,
+        key.namespace,
+        item as Record<string, unknown>,
+        result.status,
+      );
+      const written = writtenVersionOf('AnalysisRun', key.namespace, name, replaced);
+      if (written !== undefined) policy.wrote([written]);
+      outcome.written.push(name);
+      logger.debug(
+        { run: name, phase: result.status.phase, measured: result.measured },
+        'AnalysisRun status written',
+      );
+    } catch (err) {
+      if (dispositionOf(err) === 'conflict') {
+        policy.readApiNext();
+        outcome.conflicts.push(name);
+        logger.debug({ run: name }, 'AnalysisRun changed while measuring; measuring it again');
+      } else if (!isNotFound(err)) {
+        logger.warn({ run: name, err: (err as Error).message }, 'could not write AnalysisRun status');
+        writeError ??= err;
+      }
+    }
+  }
+  await policy.publish();
+  if (writeError !== undefined) throw writeError;
+  return outcome;
+}
+
+/** The rollout's runs as the API lists them (by the rollout's label); undefined without the CRD. */
+async function listRuns(clients: KubeClients, key: AnalysisRunsKey): Promise<unknown[] | undefined> {
+  try {
+    const list = (await kubeCall({ verb: 'list', kind: 'AnalysisRun', namespace: key.namespace }, () =>
+      clients.custom.listNamespacedCustomObject({
+        group: ROLLGATE_API_GROUP,
+        version: VERSION,
+        namespace: key.namespace,
+        plural: PLURAL,
+        // Narrows the list on the server; ownership is still decided by the ownerReference uid.
+        labelSelector: `${ROLLOUT_NAME_LABEL}=${key.name}`,
+      }),
+    )) as { items?: unknown[] };
+    return list.items ?? [];
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+/** Replaces the run's status via /status with the object as read (its resourceVersion included). */
+async function writeRunStatus(
+  clients: KubeClients,
+  namespace: string,
+  live: Record<string, unknown>,
+  status: AnalysisRun['status'],
+): Promise<unknown> {
+  const metadata = live.metadata as { name: string };
+  return kubeCall(
+    { verb: 'update', kind: 'AnalysisRun', namespace, name: metadata.name, subresource: 'status' },
+    () =>
+      clients.custom.replaceNamespacedCustomObjectStatus({
+        group: ROLLGATE_API_GROUP,
+        version: VERSION,
+        namespace,
+        plural: PLURAL,
+        name: metadata.name,
+        body: { ...live, status },
+        fieldManager: FIELD_MANAGER,
+      }),
+  );
+}

@@ -1,0 +1,262 @@
+// The reconcile entry point the queue worker calls: read → plan → act, repeated at once while it makes progress.
+import type { Clock } from '../clock/clock.ts';
+import type { Logger } from '../log/logger.ts';
+import type { ObservedState, RolloutPlan } from '../rollout/index.ts';
+import { planRollout } from '../rollout/index.ts';
+import type { Rollout } from '../manifest/rollout.ts';
+import { ActionExecutor, type ExecutionReport } from './action-executor.ts';
+import { AnalysisRunBuildError, type AnalysisRunFactory } from './analysis-run-factory.ts';
+import type { KubeClients } from '../kube/client.ts';
+import type { ClusterCache } from '../kube/cluster-cache.ts';
+import { KubeThrottledError, dispositionOf, isNamespaceTerminating } from '../kube/errors.ts';
+import { EventRecorder } from '../kube/event-recorder.ts';
+import {
+  InvalidRolloutObjectError,
+  ObservedStateReader,
+  type ObservedRead,
+  type RolloutKey,
+} from './observed-state-reader.ts';
+import { ReadPolicy, type WrittenVersionsStore } from './read-policy.ts';
+import { ReconcileRetryError, type ReconcileRetryStage } from './reconcile-retry-error.ts';
+import type { ReconcileStats } from './reconcile-stats.ts';
+import type { TrafficRouter, TrafficRouterFactory } from './traffic-router.ts';
+import { UnsafeActionError } from './unsafe-action-error.ts';
+
+// Re-exported where its importers have always found it; reconcile-retry-error imports it from its own file.
+export type { ReconcileStats } from './reconcile-stats.ts';
+
+/**
+ * What the queue should do next with this rollout. A transient error is not an outcome: the call
+ * throws {@link ReconcileRetryError} and the queue retries with its backoff.
+ * - `done`: nothing pending; only a change in the cluster (or Git) can give it work.
+ * - `requeue`: look again after `afterMs`: the planner's `requeueAfterMs` (a timer), or 1 s after a
+ *   call that used all its passes while still writing.
+ * - `stalled`: a human must act (invalid object, forbidden, refused write); do not retry.
+ */
+export type ReconcileOutcome =
+  | { kind: 'done'; stats?: ReconcileStats }
+  | { kind: 'requeue'; afterMs: number; reason: string; stats?: ReconcileStats }
+  | { kind: 'stalled'; reason: string; stats?: ReconcileStats };
+
+/**
+ * What one pass changed, for notifications: the status read before it and the status it wrote (the same
+ * when the write was not needed or failed), and the ReplicaSets it scaled.
+ */
+export interface RolloutTransition {
+  /** The Rollout as read at the start of the pass (metadata, spec, status). */
+  raw: Record<string, unknown>;
+  before: unknown;
+  after: unknown;
+  scaled: Array<{ name: string; replicas: number }>;
+}
+
+/** The pure planner's signature (injectable for tests). */
+export type RolloutPlanner = (rollout: Rollout, observed: ObservedState, now: Date) => RolloutPlan;
+
+export interface ReconcileDeps {
+  clients: KubeClients;
+  clock: Clock;
+  logger: Logger;
+  /**
+   * The informers' cache (the reconciler process passes it): passes read from it as {@link ReadPolicy}
+   * allows; none, every pass asks the API.
+   */
+  cache?: ClusterCache;
+  /** Where a job's writes are handed to the rollout's next job in any process (Redis in the process). */
+  writtenVersions?: WrittenVersionsStore;
+  /** The job's read policy, when the caller shares one across calls (the analysis side and the rollout). */
+  reads?: ReadPolicy;
+  /** One traffic router for every rollout (tests); wins over `routers`. */
+  router?: TrafficRouter;
+  /**
+   * The router of each rollout, from its spec's trafficRouting (the process wires the provider table
+   * here); none by default, and none for a rollout without trafficRouting (replica ratio: the
+   * planner's scale and selector writes are the split).
+   */
+  routers?: TrafficRouterFactory;
+  /** Read → plan → act passes per call before handing back to the queue (default 10). */
+  maxPasses?: number;
+  /** Conflicts re-read and re-planned at once in one call before it throws for the queue's backoff (default 5). */
+  maxConflicts?: number;
+  events?: EventRecorder;
+  planner?: RolloutPlanner;
+  analysisRuns?: AnalysisRunFactory;
+  /**
+   * Called after a pass that wrote the status or scaled a ReplicaSet. Not awaited, and must not throw:
+   * it may only enqueue (notifications), so it never slows or stops a reconcile.
+   */
+  onTransition?: (transition: RolloutTransition) => void;
+  /** Called after every pass with what was read and done: tests check invariants here. */
+  onPass?: (pass: {
+    observed: ObservedState;
+    plan: RolloutPlan;
+    report: ExecutionReport;
+  }) => void | Promise<void>;
+}
+
+export const DEFAULT_MAX_PASSES = 10;
+export const DEFAULT_MAX_CONFLICTS = 5;
+/** Requeue delay when a call used all its passes and was still writing. */
+export const PASS_BUDGET_REQUEUE_MS = 1_000;
+
+/** Errors that a retry cannot fix: the rollout waits for a human. */
+function isStalled(err: unknown): boolean {
+  return (
+    err instanceof InvalidRolloutObjectError ||
+    err instanceof UnsafeActionError ||
+    err instanceof AnalysisRunBuildError ||
+    dispositionOf(err) === 'stalled'
+  );
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Reconciles one rollout. Each pass reads the state (from the informer cache when there is one and
+ * it holds the job's own writes, else from the API: {@link ReadPolicy}), plans with the pure planner and
+ * executes the plan. Passes repeat at once while they changed what the next one observes or the planner asked for
+ * `requeueAfterMs: 0`, at most `maxPasses`. The call never waits: when it is over, the outcome says when
+ * to look again, and only the planner decides that (`requeueAfterMs`).
+ *
+ * A 409 (or a 404 on a write) stops the pass and the next one re-reads and re-plans at once, at most
+ * `maxConflicts` times; past that, and on any transient error (5xx, 408, 429, network), the call throws
+ * {@link ReconcileRetryError} so the queue retries the job with its backoff (at least a 429's
+ * Retry-After). An error a retry cannot fix returns `stalled`.
+ */
+export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Promise<ReconcileOutcome> {
+  const logger = deps.logger.child({ rollout: `${key.namespace}/${key.name}` });
+  const maxPasses = deps.maxPasses ?? DEFAULT_MAX_PASSES;
+  const maxConflicts = deps.maxConflicts ?? DEFAULT_MAX_CONFLICTS;
+  const planner = deps.planner ?? planRollout;
+  const reader = new ObservedStateReader(deps.clients, deps.cache);
+  const reads =
+    deps.reads ?? (await ReadPolicy.forJob({ key, cache: deps.cache, shared: deps.writtenVersions, logger }));
+  const executor = new ActionExecutor({
+    clients: deps.clients,
+    logger,
+    clock: deps.clock,
+    events: deps.events ?? new EventRecorder(deps.clients.core, deps.clock, logger),
+    router: deps.router,
+    routers: deps.routers,
+    analysisRuns: deps.analysisRuns,
+  });
+  const stats: ReconcileStats = { passes: 0, writes: 0, conflicts: 0, transientErrors: 0 };
+
+  /** A failed read or pass: `stalled` to hand back, a throw for the queue, or undefined to re-plan now. */
+  const onFailure = (err: unknown, stage: ReconcileRetryStage): ReconcileOutcome | undefined => {
+    // The rollout's namespace is being deleted, the rollout with it: nothing to do, no human to call.
+    if (isNamespaceTerminating(err)) {
+      logger.info({ err: messageOf(err), stage }, 'namespace being deleted; leaving the rollout to it');
+      return { kind: 'done', stats };
+    }
+    if (isStalled(err)) {
+      logger.error({ err, stage }, 'reconcile stalled: a human must act');
+      return { kind: 'stalled', reason: `${stage}: ${messageOf(err)}`, stats };
+    }
+    const disposition = dispositionOf(err);
+    if (disposition === 'conflict' || disposition === 'notFound') {
+      stats.conflicts += 1;
+      if (stats.conflicts <= maxConflicts) {
+        logger.debug({ err, stage, conflicts: stats.conflicts }, 'pass stopped; re-reading and re-planning');
+        return undefined;
+      }
+    } else {
+      stats.transientErrors += 1;
+    }
+    const retryAfterMs = err instanceof KubeThrottledError ? err.retryAfterMs : undefined;
+    throw new ReconcileRetryError(stage, stats, retryAfterMs, { cause: err });
+  };
+
+  while (stats.passes < maxPasses) {
+    stats.passes += 1;
+    let read;
+    try {
+      // The cache once it holds this job's writes (read-your-writes), else the API: see ReadPolicy.
+      read = await reader.read(key, { reads: await reads.beginPass() });
+    } catch (err) {
+      reads.readApiNext();
+      const outcome = onFailure(err, 'read');
+      if (outcome) return outcome;
+      continue;
+    }
+    if (read === undefined) return { kind: 'done', stats };
+
+    let plan: RolloutPlan;
+    try {
+      plan = planner(read.observed.rollout, read.observed, deps.clock.now());
+    } catch (err) {
+      // The planner is total by contract; if it throws anyway that is a bug a human must see.
+      logger.error({ err }, 'planner failed');
+      return { kind: 'stalled', reason: `planner failed: ${messageOf(err)}`, stats };
+    }
+    const report = await executor.execute(plan, read);
+    stats.writes += report.writes;
+    reads.wrote(report.written);
+    await reads.publish();
+    if (deps.onPass) await deps.onPass({ observed: read.observed, plan, report });
+    if (deps.onTransition) reportTransition(deps.onTransition, read, plan, report, logger);
+
+    if (report.stoppedBy !== undefined) {
+      // The cache (or the read) was behind something we hold no version of: the re-plan asks the API.
+      reads.readApiNext();
+      const outcome = onFailure(report.stoppedBy, 'write');
+      if (outcome) return outcome;
+      continue;
+    }
+    logger.debug(
+      { writes: report.writes, outcomes: report.outcomes, requeueAfterMs: plan.requeueAfterMs },
+      'pass done',
+    );
+    // Something changed, or the planner asked to look again at once: the next pass observes the result.
+    if (report.stateWrites > 0) continue;
+    if (plan.requeueAfterMs === 0) {
+      // Nothing written for the cache to show: what the planner wants to see again is in the API.
+      reads.readApiNext();
+      continue;
+    }
+    if (plan.requeueAfterMs !== undefined)
+      return { kind: 'requeue', afterMs: plan.requeueAfterMs, reason: 'timer', stats };
+    return { kind: 'done', stats };
+  }
+  // Still writing after maxPasses: come back soon, but not at once, so a plan that never settles
+  // (a bug) costs one reconcile per second instead of a hot loop.
+  return {
+    kind: 'requeue',
+    afterMs: PASS_BUDGET_REQUEUE_MS,
+    reason: 'pass budget used while still making progress',
+    stats,
+  };
+}
+
+/**
+ * Hands what the pass changed to `onTransition`; the outcomes follow the actions in order. A scale counts
+ * only when the replica count moved (a scaleReplicaSet that only sets an annotation is not one).
+ */
+function reportTransition(
+  onTransition: (transition: RolloutTransition) => void,
+  read: ObservedRead,
+  plan: RolloutPlan,
+  report: ExecutionReport,
+  logger: Logger,
+): void {
+  const replicasBefore = new Map(read.observed.replicaSets.map((rs) => [rs.name, rs.replicas]));
+  const scaled = plan.actions.flatMap((action, i) => {
+    const result = report.outcomes[i]?.result;
+    return action.kind === 'scaleReplicaSet' &&
+      result !== undefined &&
+      result !== 'unchanged' &&
+      result !== 'failed' &&
+      replicasBefore.get(action.name) !== action.replicas
+      ? [{ name: action.name, replicas: action.replicas }]
+      : [];
+  });
+  if (!report.statusWritten && scaled.length === 0) return;
+  const raw = read.raw;
+  try {
+    onTransition({ raw, before: raw.status, after: report.statusWritten ? plan.status : raw.status, scaled });
+  } catch (err) {
+    logger.warn({ err }, 'could not hand the pass to notifications');
+  }
+}

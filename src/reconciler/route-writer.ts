@@ -1,0 +1,166 @@
+// Writes one route object: read it, translate, write it back with the resourceVersion read; a 409 re-reads.
+import { ApisApi } from '@kubernetes/client-node';
+import { canonicalJson } from '../rollout/index.ts';
+import { FIELD_MANAGER, makePooledApiClient, toPlainObject, type KubeClients } from '../kube/client.ts';
+import { KubeConflictError, isNotFound, kubeCall } from '../kube/errors.ts';
+import type { RouteTarget, RouteWeights } from './traffic-router.ts';
+
+/** What one write did. */
+export type RouteWriteResult = 'unchanged' | 'created' | 'updated';
+
+/** The route's API group is not served at all: its CRDs are not installed. */
+export class RouteApiMissingError extends Error {
+  override readonly name = 'RouteApiMissingError';
+  readonly code = 'traffic.api_missing';
+  constructor(
+    readonly object: string,
+    readonly wanted: string,
+  ) {
+    super(`${object}: the API ${wanted} is not served by the cluster (are its CRDs installed?)`);
+  }
+}
+
+export interface RouteWriterOptions {
+  /** Reads and writes of one object before a 409 is handed back to the caller (default 5). */
+  maxAttempts?: number;
+  /** How long a discovered API version is trusted (default 60 s). */
+  discoveryTtlMs?: number;
+  /** Monotonic milliseconds (tests inject their own). */
+  nowMs?: () => number;
+}
+
+type Plain = Record<string, unknown>;
+
+/** What the writer needs to find an object: a route target or the object one is derived from. */
+type RouteObjectRef = Pick<RouteTarget, 'resource' | 'namespace' | 'name'>;
+
+/**
+ * The Kubernetes side of a router: one {@link RouteTarget} at a time, it reads the object, runs the
+ * target's pure translation, and writes the result only when it differs from what was read: a
+ * replace carrying the resourceVersion read (a create when absent and the translation asks for one).
+ * A 409 (someone else wrote meanwhile, or created it first) re-reads and translates again, at most
+ * `maxAttempts` times. The API version used is the first of the target's versions the cluster serves.
+ */
+export class RouteWriter {
+  private readonly apis: ApisApi;
+  private readonly served = new Map<string, { versions: string[]; atMs: number }>();
+  private readonly maxAttempts: number;
+  private readonly ttlMs: number;
+  private readonly nowMs: () => number;
+
+  constructor(
+    private readonly clients: KubeClients,
+    options: RouteWriterOptions = {},
+  ) {
+    this.apis = makePooledApiClient(clients.kubeConfig, ApisApi);
+    this.maxAttempts = options.maxAttempts ?? 5;
+    this.ttlMs = options.discoveryTtlMs ?? 60_000;
+    this.nowMs = options.nowMs ?? (() => performance.now());
+  }
+
+  /**
+   * Brings the object to the weights; idempotent (a second call with the same weights writes nothing).
+   * The object it is derived from, if any, is read first, once: a 409 on the target is about the
+   * target, and the next call reads the source again anyway.
+   */
+  async write(target: RouteTarget, weights: RouteWeights): Promise<RouteWriteResult> {
+    const from = target.derivedFrom;
+    const source = from === undefined ? undefined : await this.read(from, await this.versionFor(from));
+    return this.apply(target, (live) => target.translate(live, weights, source));
+  }
+
+  /**
+   * Reads the target's object, runs `change` (pure: the object to write, undefined to leave an absent
+   * object absent, or an Error to throw) and writes the result when it differs; a 409 re-reads and
+   * runs `change` again.
+   */
+  async apply(
+    target: RouteTarget,
+    change: (live: Plain | undefined) => Plain | Error | undefined,
+  ): Promise<RouteWriteResult> {
+    const version = await this.versionFor(target);
+    const { group, plural, kind } = target.resource;
+    const { namespace, name } = target;
+    const at = { group, version, namespace, plural, name };
+    let conflict: unknown;
+    for (let attempt = 0; attempt < this.maxAttempts; attempt += 1) {
+      const live = await this.read(target, version);
+      const desired = change(live);
+      if (desired instanceof Error) throw desired;
+      if (desired === undefined) return 'unchanged';
+      if (live !== undefined && canonicalJson(live) === canonicalJson(desired)) return 'unchanged';
+      try {
+        if (live === undefined) {
+          const body = { ...desired, apiVersion: `${group}/${version}`, kind };
+          await kubeCall({ verb: 'create', kind, namespace, name }, () =>
+            this.clients.custom.createNamespacedCustomObject({
+              group,
+              version,
+              namespace,
+              plural,
+              body,
+              fieldManager: FIELD_MANAGER,
+            }),
+          );
+          return 'created';
+        }
+        // The translation keeps metadata as read, resourceVersion included: a concurrent write is a 409.
+        await kubeCall({ verb: 'update', kind, namespace, name }, () =>
+          this.clients.custom.replaceNamespacedCustomObject({
+            ...at,
+            body: desired,
+            fieldManager: FIELD_MANAGER,
+          }),
+        );
+        return 'updated';
+      } catch (err) {
+        if (!(err instanceof KubeConflictError)) throw err;
+        conflict = err;
+      }
+    }
+    throw conflict;
+  }
+
+  /** The target's object as the cluster holds it now (undefined when absent); reads only. */
+  async readLive(target: RouteTarget): Promise<Plain | undefined> {
+    return this.read(target, await this.versionFor(target));
+  }
+
+  private async read(target: RouteObjectRef, version: string): Promise<Plain | undefined> {
+    const { group, plural, kind } = target.resource;
+    const { namespace, name } = target;
+    try {
+      const found = await kubeCall({ verb: 'get', kind, namespace, name }, () =>
+        this.clients.custom.getNamespacedCustomObject({ group, version, namespace, plural, name }),
+      );
+      return toPlainObject<Plain>(found);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  private async versionFor(target: RouteObjectRef): Promise<string> {
+    const { group, versions, kind } = target.resource;
+    const cached = this.served.get(group);
+    let served =
+      cached !== undefined && this.nowMs() - cached.atMs < this.ttlMs ? cached.versions : undefined;
+    if (served === undefined) {
+      const list = await kubeCall({ verb: 'get', kind: 'APIGroupList' }, () => this.apis.getAPIVersions());
+      const entry = toPlainObject<{
+        groups?: Array<{ name?: string; versions?: Array<{ version?: string }> }>;
+      }>(list).groups?.find((g) => g.name === group);
+      served = (entry?.versions ?? []).flatMap((v) => (v.version ? [v.version] : []));
+      this.served.set(group, { versions: served, atMs: this.nowMs() });
+    }
+    const version = versions.find((v) => served.includes(v));
+    if (version === undefined) {
+      this.served.delete(group);
+      throw new RouteApiMissingError(
+        `${kind} ${target.namespace}/${target.name}`,
+        `${group}/${versions.join('|')}`,
+      );
+    }
+    return version;
+  }
+}

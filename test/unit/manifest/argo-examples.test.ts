@@ -1,0 +1,164 @@
+// Every Rollout / AnalysisTemplate / ClusterAnalysisTemplate in Argo Rollouts' examples, read in place:
+// canary Rollouts validate clean; what Rollgate does not support is reported with the exact message and line.
+import { describe, it, expect } from 'vitest';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { validateManifests } from '../../../src/manifest/validate.ts';
+import { parseManifests } from '../../../src/manifest/manifest.ts';
+import { upstreamCorpus } from '../../support/upstream-corpus.ts';
+
+const corpus = upstreamCorpus('argo-rollouts/examples', import.meta.filename);
+const examples = corpus.folder;
+
+function yamlFiles(directory: string): string[] {
+  return readdirSync(directory)
+    .sort()
+    .flatMap((entry) => {
+      const full = join(directory, entry);
+      if (statSync(full).isDirectory()) return yamlFiles(full);
+      return /\.ya?ml$/.test(entry) ? [relative(examples, full)] : [];
+    });
+}
+
+const read = (file: string) => ({ file, text: readFileSync(join(examples, file), 'utf8') });
+
+// Argo's examples are independent of each other (several reuse names), so each file is validated on
+// its own, next to the shared template files its Rollouts reference.
+const SHARED_TEMPLATES = ['analysis-templates.yaml', 'cluster-analysis-templates.yaml'];
+
+const unsupported = (what: string, why: string) => `unsupported: ${what} (${why})`;
+const ROUTER = 'Rollgate drives the Gateway API, SMI, Istio and NGINX routers only for now';
+const EXPERIMENT = 'Rollgate does not run Experiments';
+
+/** For each file: every Rollout/template in it, and the exact errors expected (none = clean). */
+const EXPECTED: Record<string, Record<string, string[]>> = {
+  'analysis-templates.yaml': { 'AnalysisTemplate/pass': [], 'AnalysisTemplate/random-fail': [] },
+  'cluster-analysis-templates.yaml': { 'ClusterAnalysisTemplate/always-pass': [] },
+  'rollout-canary.yaml': { 'Rollout/rollout-canary': [] },
+  'notifications/rollout-canary.yaml': { 'Rollout/rollout-canary': [] },
+  'rollout-analysis-step.yaml': { 'Rollout/rollout-analysis-step': [] },
+  'rollout-background-analysis.yaml': { 'Rollout/rollout-background-analysis': [] },
+  'rollout-rolling-update.yaml': { 'Rollout/rollout-rollingupdate': [] },
+  'rollout-secret.yaml': { 'Rollout/rollout-secret': [], 'AnalysisTemplate/analysis-secret': [] },
+  'traffic-management/job.yaml': { 'AnalysisTemplate/load-test': [] },
+  'traffic-management/rollout-linkerd.yaml': {
+    // SMI is driven: the Linkerd example validates clean.
+    'Rollout/rollout-linkerd': [],
+    'AnalysisTemplate/load-test': [],
+  },
+  'ambassador/rollout.yaml': {
+    'Rollout/echo-rollout': [
+      `28:9 spec.strategy.canary.trafficRouting.ambassador: ${unsupported('strategy.canary.trafficRouting.ambassador', ROUTER)}`,
+    ],
+  },
+  'apisix/rollout.yaml': {
+    'Rollout/rollout-apisix-canary': [
+      `14:9 spec.strategy.canary.trafficRouting.apisix: ${unsupported('strategy.canary.trafficRouting.apisix', ROUTER)}`,
+      `22:11 spec.strategy.canary.steps[0].setHeaderRoute: ${unsupported('strategy.canary.steps[0].setHeaderRoute', 'header routes need the Gateway API or Istio router')}`,
+    ],
+  },
+  'appmesh/canary-rollout.yaml': {
+    'AnalysisTemplate/success-rate': [],
+    'Rollout/my-rollout': [
+      `49:9 spec.strategy.canary.trafficRouting.appMesh: ${unsupported('strategy.canary.trafficRouting.appMesh', ROUTER)}`,
+    ],
+  },
+  'istio/istio-mirror.yaml': {
+    'Rollout/istio-host-split': [],
+  },
+  'istio/istio-subset-split.yaml': {
+    // Istio with DestinationRule subsets is driven: the example validates clean.
+    'Rollout/istio-subset-split': [],
+  },
+  'rollout-baseline-vs-canary.yaml': {
+    'Rollout/rollout-baseline-vs-canary': [
+      `29:9 spec.strategy.canary.steps[0].experiment: ${unsupported('strategy.canary.steps[0].experiment', EXPERIMENT)}`,
+    ],
+  },
+  'rollout-canary-preview.yaml': {
+    'Rollout/rollout-canary-preview': [
+      `30:9 spec.strategy.canary.steps[0].experiment: ${unsupported('strategy.canary.steps[0].experiment', EXPERIMENT)}`,
+    ],
+  },
+  'rollout-experiment-step.yaml': {
+    'Rollout/rollout-experiment-step': [
+      `36:9 spec.strategy.canary.steps[1].experiment: ${unsupported('strategy.canary.steps[1].experiment', EXPERIMENT)}`,
+    ],
+  },
+  'rollout-bluegreen.yaml': {
+    'Rollout/rollout-bluegreen': [],
+  },
+  // workloadRef is driven: the template (and the selector, absent here) are read from the Deployment.
+  'rollout-template-ref.yaml': {
+    'Rollout/rollout-ref-deployment': [],
+  },
+  'workload-ref/workload-ref.yaml': {
+    'Rollout/rollout-ref-deployment': [],
+  },
+  'traffic-routing-experiment-step/istio-host-split-experiment-step.yaml': {
+    'Rollout/istio-host-split': [
+      `64:11 spec.strategy.canary.steps[1].experiment: ${unsupported('strategy.canary.steps[1].experiment', EXPERIMENT)}`,
+    ],
+  },
+  'traffic-routing-experiment-step/rollout-alb-experiment-step.yaml': {
+    'Rollout/alb-rollout': [
+      `90:9 spec.strategy.canary.trafficRouting.alb: ${unsupported('strategy.canary.trafficRouting.alb', ROUTER)}`,
+      `96:11 spec.strategy.canary.steps[1].experiment: ${unsupported('strategy.canary.steps[1].experiment', EXPERIMENT)}`,
+    ],
+  },
+  'traffic-routing-experiment-step/rollout-smi-experiment-step.yaml': {
+    'Rollout/rollout-smi-experiment': [
+      `66:9 spec.strategy.canary.steps[1].experiment: ${unsupported('strategy.canary.steps[1].experiment', EXPERIMENT)}`,
+    ],
+  },
+};
+
+describe.skipIf(corpus.missing)('Argo Rollouts examples (read in place)', () => {
+  const files = corpus.missing ? [] : yamlFiles(examples);
+
+  it('the table covers every Rollout, AnalysisTemplate and ClusterAnalysisTemplate in the corpus', () => {
+    const found = files
+      .filter((file) =>
+        parseManifests(read(file).text, file).objects.some((o) =>
+          ['Rollout', 'AnalysisTemplate', 'ClusterAnalysisTemplate'].includes(o.kind),
+        ),
+      )
+      .sort();
+    expect(found).toEqual(Object.keys(EXPECTED).sort());
+  });
+
+  it.each(Object.keys(EXPECTED))('%s', (file) => {
+    const context = SHARED_TEMPLATES.filter((shared) => shared !== file).map(read);
+    const report = validateManifests([read(file), ...context]);
+    const mine = report.objects.filter((o) => o.file === file);
+    const actual = Object.fromEntries(
+      mine.map((o) => [
+        `${o.kind}/${o.name}`,
+        o.errors.map((e) => `${e.line}:${e.col} ${e.path}: ${e.message}`).sort(),
+      ]),
+    );
+    expect(actual).toEqual(EXPECTED[file]);
+    for (const object of mine) {
+      expect(object.warnings).toEqual([]);
+      expect(object.valid).toBe((EXPECTED[file]?.[`${object.kind}/${object.name}`] ?? []).length === 0);
+    }
+  });
+
+  it('validating the whole folder reports the names reused across examples as duplicates', () => {
+    const report = validateManifests(files.map(read));
+    const duplicates = report.objects.flatMap((o) =>
+      o.errors
+        .filter((e) => e.message.startsWith('duplicate'))
+        .map((e) => `${o.file}:${e.line}: ${e.message}`),
+    );
+    expect(duplicates).toEqual([
+      'rollout-canary.yaml:7: duplicate Rollout "rollout-canary": first defined at notifications/rollout-canary.yaml:37',
+      'traffic-management/rollout-linkerd.yaml:85: duplicate AnalysisTemplate "load-test": first defined at traffic-management/job.yaml:1',
+      'traffic-routing-experiment-step/istio-host-split-experiment-step.yaml:50: duplicate Rollout "istio-host-split": first defined at istio/istio-mirror.yaml:51',
+      'workload-ref/workload-ref.yaml:26: duplicate Rollout "rollout-ref-deployment": first defined at rollout-template-ref.yaml:24',
+    ]);
+    expect(report.skipped.find((s) => s.kind === 'Experiment')?.reason).toBe(
+      'kind Experiment (argoproj.io/v1alpha1) is not validated by Rollgate',
+    );
+  });
+});
