@@ -18,12 +18,27 @@ const noSync = {
 };
 const noTraffic = {
   regex: '(^|/)traffic/',
-  message: 'src/kube (the I/O edge) does not import traffic planning: src/traffic holds pure translators',
+  message:
+    'src/kube, src/reconciler and src/views do not import traffic planning: src/traffic holds pure translators, wired in src/process',
+};
+// The Kubernetes adapter (src/kube) sits below the reconciler and the views; the reconciler below the views.
+const noReconciler = {
+  regex: '(^|/)reconciler/',
+  message:
+    'src/reconciler sits above the Kubernetes adapter (src/kube): neither src/kube nor the sandbox imports the reconcile loop',
+};
+const noViews = {
+  regex: '(^|/)views/',
+  message: 'the read models and user verbs (src/views) import src/kube and src/reconciler, not the reverse',
+};
+const noProcess = {
+  regex: '(^|/)process/',
+  message: 'src/process wires everything: nothing it wires imports it (list/watch restarts live in src/kube)',
 };
 const noCli = {
   regex: '(^|/)cli/',
   message:
-    'src/demo does not import src/cli (the CLI imports the demo): what both need lives below them, e.g. the rollout tree in src/kube',
+    'src/demo does not import src/cli (the CLI imports the demo): what both need lives below them, e.g. the rollout tree in src/views',
 };
 const onlyExpressionOfAnalysis = {
   // notify's `when` and `oncePer` are the analysis condition language: one parser, imported, never copied.
@@ -70,7 +85,23 @@ export default tseslint.config(
   // The dashboard's page script runs in the browser, not in Node.
   { files: ['src/server/dashboard/assets/**/*.js'], languageOptions: { globals: { ...globals.browser } } },
   { files: ['src/queue/**/*.ts'], rules: { 'no-restricted-imports': arrows(noWorkers, noSync) } },
-  { files: ['src/kube/**/*.ts'], rules: { 'no-restricted-imports': arrows(noWorkers, noTraffic) } },
+  {
+    files: ['src/kube/**/*.ts'],
+    rules: { 'no-restricted-imports': arrows(noWorkers, noTraffic, noReconciler, noViews, noProcess) },
+  },
+  {
+    files: ['src/reconciler/**/*.ts'],
+    rules: { 'no-restricted-imports': arrows(noWorkers, noTraffic, noViews, noProcess) },
+  },
+  {
+    files: ['src/views/**/*.ts'],
+    rules: { 'no-restricted-imports': arrows(noWorkers, noTraffic, noProcess) },
+  },
+  // The sandbox is a cluster, not a controller: of Rollgate it imports the Kubernetes adapter (src/kube) only.
+  {
+    files: ['src/sandbox/**/*.ts'],
+    rules: { 'no-restricted-imports': arrows(noWorkers, noReconciler, noViews, noProcess) },
+  },
   { files: ['src/demo/**/*.ts'], rules: { 'no-restricted-imports': arrows(noWorkers, noCli) } },
   {
     files: ['src/notify/services/**/*.ts'],

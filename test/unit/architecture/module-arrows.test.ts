@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = resolve(import.meta.dirname, '../../..');
 const SRC = join(ROOT, 'src');
 /** Leaves anyone may import; the table leaves them out. */
-const LEAVES = new Set(['clock', 'log', 'spec']);
+const LEAVES = new Set(['clock', 'log', 'manifest']);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -66,6 +66,19 @@ describe('docs/architecture.md records every arrow between src/ folders', () => 
     const written = documented.get(module);
     if (written === undefined) return; // "anything" (the CLI)
     expect([...(actual.get(module) ?? [])].sort()).toEqual([...written].sort());
+  });
+
+  it('sandbox/ imports only the Kubernetes adapter (kube/) and the leaves: no reconciler/, views/ or process/', () => {
+    expect([...(actual.get('sandbox') ?? [])].sort()).toEqual(['kube']);
+    expect(documented.get('sandbox')).toEqual(new Set(['kube']));
+  });
+
+  it('kube/ is the adapter only: it imports neither reconciler/, views/ nor process/', () => {
+    const above = ['process', 'reconciler', 'views'];
+    expect([...(actual.get('kube') ?? [])].filter((to) => above.includes(to))).toEqual([]);
+    expect([...(actual.get('reconciler') ?? [])].filter((to) => to === 'views' || to === 'process')).toEqual(
+      [],
+    );
   });
 
   it('notify/ takes only the condition language from analysis/', () => {
