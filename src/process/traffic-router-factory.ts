@@ -1,4 +1,4 @@
-// Wires the pure route translators (src/traffic) to the route writer (src/kube): one router per rollout, from its spec.
+// Wires the pure route translators (src/traffic) to the route writer (src/reconciler): one router per rollout, from its spec.
 import type { Logger } from '../log/logger.ts';
 import type { KubeClients } from '../kube/client.ts';
 import { RouteWriter, type RouteWriterOptions } from '../reconciler/route-writer.ts';

@@ -142,7 +142,7 @@ export function formatRoutesView(view: RoutesView): string[] {
 /** How the view finds a rollout's route objects and reads them. */
 export interface RouteReading {
   reader: Pick<RouteWriter, 'readLive'>;
-  /** The rollout's route objects: the provider table, wired by the caller (src/kube does not import src/traffic). */
+  /** The rollout's route objects: the provider table, wired by the caller (src/reconciler and src/views do not import src/traffic). */
   targetsOf(rollout: Rollout): RolloutRouteTargets | Error | undefined;
 }
 
