@@ -1,11 +1,11 @@
 // The rollout planner: one pure pass from (rollout, observed state, now) to actions, next status and requeue.
+import { lookAt, nextLook } from '../clock/next-look.ts';
 import type { Rollout, RolloutStatus } from '../spec/rollout.ts';
 import { readBlueGreenContext } from './blue-green/blue-green-context.ts';
 import { BLUE_GREEN_SUB_STEPS } from './blue-green/blue-green-strategy.ts';
 import { CANARY_SUB_STEPS } from './canary/canary-strategy.ts';
 import { InvalidSpecError } from './invalid-spec-error.ts';
 import type { ObservedState } from './observed-state.ts';
-import { lookAt, nextLook } from '../clock/next-look.ts';
 import { finishPass, LOOK_REASONS, requeueCandidate, requeueOf, routerErrorOf } from './pass/finish-pass.ts';
 import { startPass, type Pass } from './pass/pass.ts';
 import { runSubSteps, type SubStepTable } from './pass/sub-step.ts';
