@@ -1,4 +1,5 @@
 // Reconciles one AnalysisRun: plan, take the due measurements through providers, record, re-plan.
+import { nextLook } from '../clock/next-look.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 import type { AnalysisRun, AnalysisRunStatus, Measurement, Metric } from '../manifest/analysis.ts';
@@ -31,6 +32,13 @@ const MAX_STORED_VALUE = 256;
 const MAX_STORED_MESSAGE = 512;
 
 type Scrub = (text: string) => string;
+
+/**
+ * When a metric is due again as soon as it was measured (a zero or tiny interval, a measurement still in
+ * flight): look again after this long rather than at once, so such a metric is measured about once a
+ * second instead of in a tight loop against its provider.
+ */
+export const DUE_AGAIN_REQUEUE_MS = 1_000;
 
 function keep(text: string | undefined, scrubSecrets: Scrub, limit: number): string | undefined {
   if (text === undefined) return undefined;
@@ -149,8 +157,13 @@ export async function reconcileAnalysisRun(
   });
   const next = planAnalysisRun(current, deps.now);
   const outcome: AnalysisRunOutcome = { status: next.status, measured: metrics.map((m) => m.name) };
-  // Something due again at once (e.g. a zero interval) is retried promptly rather than in a tight loop.
-  if (next.measure.length > 0) outcome.requeueAfterMs = 1000;
-  else if (next.requeueAfterMs !== undefined) outcome.requeueAfterMs = next.requeueAfterMs;
+  // Candidates of the one minimum (src/clock/next-look.ts): a metric due again at once, the next one due.
+  const look = nextLook([
+    next.measure.length > 0 ? { afterMs: DUE_AGAIN_REQUEUE_MS, reason: 'measurement due again' } : undefined,
+    next.requeueAfterMs === undefined
+      ? undefined
+      : { afterMs: next.requeueAfterMs, reason: 'next measurement' },
+  ]);
+  if (look !== undefined) outcome.requeueAfterMs = look.afterMs;
   return outcome;
 }

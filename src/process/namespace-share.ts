@@ -6,6 +6,9 @@ export const NAMESPACE_ACTIVE_MS = 30_000;
 /** A job over its namespace's share goes back to the queue for this long: the slot goes to the next job. */
 export const OVER_SHARE_DELAY_MS = 250;
 
+/** The reason a job handed back for its namespace's share gives. */
+export const NAMESPACE_SHARE_REASON = 'namespace over its share of the workers';
+
 /** What the process knows of each namespace: jobs running here, and when it last enqueued one. */
 export interface ShareView {
   running: ReadonlyMap<string, number>;

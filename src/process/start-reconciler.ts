@@ -1,4 +1,5 @@
 // The reconcile side of a process: runs reconcile jobs, and turns cluster changes into jobs (level-triggered).
+import { nextLook } from '../clock/next-look.ts';
 import { toPlainObject, type KubeClients } from '../kube/client.ts';
 import { ClusterCache, type CachedKind, type CachedObject } from '../kube/cluster-cache.ts';
 import { kubeCall } from '../kube/errors.ts';
@@ -7,14 +8,14 @@ import { listRollouts } from '../views/rollout-list.ts';
 import { ReconcileRetryError } from '../reconciler/reconcile-retry-error.ts';
 import type { ReconcileDeps } from '../reconciler/reconcile-rollout.ts';
 import { reconcileRolloutWithAnalysis } from '../reconciler/reconcile-with-analysis.ts';
-import type { JobOutcome } from '../queue/job-outcome.ts';
+import { lookOutcome, type JobOutcome } from '../queue/job-outcome.ts';
 import { rolloutKey } from '../queue/job-payloads.ts';
 import { ReconcileQueue } from '../queue/reconcile-queue.ts';
 import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
 import { RedisWrittenVersions } from '../queue/written-versions.ts';
 import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
-import { NamespaceShare } from './namespace-share.ts';
+import { NAMESPACE_SHARE_REASON, NamespaceShare } from './namespace-share.ts';
 import type { Runtime } from './runtime.ts';
 import type { StartStepRunner } from './start-step-runner.ts';
 import { trafficRouterFactory } from './traffic-router-factory.ts';
@@ -249,7 +250,7 @@ export async function startReconciler(
       // Over its namespace's share while other namespaces have work: the slot goes to the next job.
       const slot = share?.tryStart(payload.namespace);
       if (slot !== undefined && 'afterMs' in slot)
-        return { kind: 'requeue', afterMs: slot.afterMs, reason: 'namespace over its share of the workers' };
+        return lookOutcome(nextLook([{ afterMs: slot.afterMs, reason: NAMESPACE_SHARE_REASON }]));
       try {
         return await reconcileJob(payload);
       } finally {
@@ -300,7 +301,7 @@ export async function startReconciler(
       metrics.conflictsRetriedTotal.inc({ kind: 'Rollout' }, outcome.stats.conflicts);
     if (outcome.kind === 'stalled') metrics.reconcileErrorsTotal.inc({ reason: 'stalled' });
     if (outcome.kind === 'requeue')
-      return { kind: 'requeue', afterMs: outcome.afterMs, reason: outcome.reason };
+      return lookOutcome(nextLook([{ afterMs: outcome.afterMs, reason: outcome.reason }]));
     if (outcome.kind === 'stalled') return { kind: 'stalled', reason: outcome.reason };
     return { kind: 'done' };
   }

@@ -1,4 +1,5 @@
 // What a job handler returns: the one place a handler says what the queue should do next.
+import type { NextLook } from '../clock/next-look.ts';
 
 /**
  * The outcome of one job run.
@@ -15,3 +16,13 @@ export type JobOutcome =
 
 /** The label each outcome (and a thrown error) is counted under in metrics and logs. */
 export type JobOutcomeLabel = JobOutcome['kind'] | 'error' | 'invalid';
+
+/**
+ * The outcome for a decision of `nextLook` (src/clock/next-look.ts): a requeue (a wait, never a retry:
+ * the job completes and its work is enqueued again, delayed), or `done` when nothing is pending.
+ */
+export function lookOutcome(look: NextLook | undefined): JobOutcome {
+  return look === undefined
+    ? { kind: 'done' }
+    : { kind: 'requeue', afterMs: look.afterMs, reason: look.reason };
+}

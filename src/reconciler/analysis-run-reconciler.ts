@@ -6,6 +6,7 @@ import type { SecretResolver } from '../analysis/build-analysis-run.ts';
 import { createDefaultMetricProviders, createHostPolicy } from '../analysis/providers/index.ts';
 import type { MetricProviderRegistry } from '../analysis/providers/metric-provider.ts';
 import type { Clock } from '../clock/clock.ts';
+import { nextLook } from '../clock/next-look.ts';
 import type { Logger } from '../log/logger.ts';
 import { ROLLOUT_NAME_LABEL } from '../rollout/rollout-action.ts';
 import { analysisRunSchema, type AnalysisRun } from '../manifest/analysis.ts';
@@ -78,12 +79,6 @@ interface RunItem {
   metadata?: { name?: string; resourceVersion?: string; ownerReferences?: Array<{ uid?: string }> };
 }
 
-function earliest(a: number | undefined, b: number | undefined): number | undefined {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  return Math.min(a, b);
-}
-
 /**
  * Reconciles every unfinished AnalysisRun of the rollout `key` (labelled `rollgate.dev/rollout=<name>`,
  * as the executor creates them, and owned by the rollout's uid): takes the
@@ -126,6 +121,8 @@ export async function reconcileAnalysisRuns(
   const resolveSecret = deps.resolveSecret ?? createKubeSecretResolver(clients);
 
   let writeError: unknown;
+  /** When each unfinished run wants to be measured again. */
+  const wants: number[] = [];
   for (const item of owned) {
     const name = (item as RunItem).metadata?.name ?? '';
     const parsed = analysisRunSchema.safeParse(item);
@@ -141,8 +138,8 @@ export async function reconcileAnalysisRuns(
       resolveSecret,
       logger,
     });
-    if (!isCompletedPhase(result.status.phase))
-      outcome.requeueAfterMs = earliest(outcome.requeueAfterMs, result.requeueAfterMs);
+    if (!isCompletedPhase(result.status.phase) && result.requeueAfterMs !== undefined)
+      wants.push(result.requeueAfterMs);
     // Compared as JSON: an absent and an undefined field are the same write.
     if (isDeepStrictEqual(JSON.parse(JSON.stringify(result.status)), run.status)) continue;
     try {
@@ -172,6 +169,9 @@ export async function reconcileAnalysisRuns(
   }
   await policy.publish();
   if (writeError !== undefined) throw writeError;
+  // Every run's wish is a candidate of the one minimum (src/clock/next-look.ts).
+  const look = nextLook(wants.map((afterMs) => ({ afterMs, reason: 'analysis' })));
+  if (look !== undefined) outcome.requeueAfterMs = look.afterMs;
   return outcome;
 }
 

@@ -1,5 +1,6 @@
 // The reconcile entry point the queue worker calls: read → plan → act, repeated at once while it makes progress.
 import type { Clock } from '../clock/clock.ts';
+import { nextLook, type NextLook } from '../clock/next-look.ts';
 import type { Logger } from '../log/logger.ts';
 import type { ObservedState, RolloutPlan } from '../rollout/index.ts';
 import { planRollout } from '../rollout/index.ts';
@@ -29,8 +30,10 @@ export type { ReconcileStats } from './reconcile-stats.ts';
  * What the queue should do next with this rollout. A transient error is not an outcome: the call
  * throws {@link ReconcileRetryError} and the queue retries with its backoff.
  * - `done`: nothing pending; only a change in the cluster (or Git) can give it work.
- * - `requeue`: look again after `afterMs`: the planner's `requeueAfterMs` (a timer), or 1 s after a
- *   call that used all its passes while still writing.
+ * - `requeue`: look again after `afterMs`, for `reason`: the planner's `requeueAfterMs` (its
+ *   `requeueReason`: a timer, the progress deadline, pods…), or {@link PASS_BUDGET_REQUEUE_MS} after a
+ *   call that used all its passes while still writing. Each is a candidate fed into `nextLook`
+ *   (src/clock/next-look.ts), the one minimum.
  * - `stalled`: a human must act (invalid object, forbidden, refused write); do not retry.
  */
 export type ReconcileOutcome =
@@ -96,8 +99,20 @@ export interface ReconcileDeps {
 
 export const DEFAULT_MAX_PASSES = 10;
 export const DEFAULT_MAX_CONFLICTS = 5;
-/** Requeue delay when a call used all its passes and was still writing. */
+/**
+ * Requeue delay when a call used all its passes and was still writing: soon, but not at once, so a plan
+ * that never settles (a bug) costs one reconcile per second instead of a hot loop.
+ */
 export const PASS_BUDGET_REQUEUE_MS = 1_000;
+/** The reason a requeue of {@link PASS_BUDGET_REQUEUE_MS} gives. */
+export const PASS_BUDGET_REASON = 'pass budget used while still making progress';
+
+/** The outcome for the decision: a requeue, or `done` when there is none. */
+export function outcomeOf(look: NextLook | undefined, stats: ReconcileStats): ReconcileOutcome {
+  return look === undefined
+    ? { kind: 'done', stats }
+    : { kind: 'requeue', afterMs: look.afterMs, reason: look.reason, stats };
+}
 
 /** Errors that a retry cannot fix: the rollout waits for a human. */
 function isStalled(err: unknown): boolean {
@@ -118,7 +133,7 @@ function messageOf(err: unknown): string {
  * it holds the job's own writes, else from the API: {@link ReadPolicy}), plans with the pure planner and
  * executes the plan. Passes repeat at once while they changed what the next one observes or the planner asked for
  * `requeueAfterMs: 0`, at most `maxPasses`. The call never waits: when it is over, the outcome says when
- * to look again, and only the planner decides that (`requeueAfterMs`).
+ * to look again: the planner's `requeueAfterMs`, or the pass budget's delay.
  *
  * A 409 (or a 404 on a write) stops the pass and the next one re-reads and re-plans at once, at most
  * `maxConflicts` times; past that, and on any transient error (5xx, 408, 429, network), the call throws
@@ -216,18 +231,18 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
       reads.readApiNext();
       continue;
     }
-    if (plan.requeueAfterMs !== undefined)
-      return { kind: 'requeue', afterMs: plan.requeueAfterMs, reason: 'timer', stats };
-    return { kind: 'done', stats };
+    // The planner's decision, with its reason (a planner injected by a test may give none: a timer).
+    return outcomeOf(
+      nextLook([
+        plan.requeueAfterMs === undefined
+          ? undefined
+          : { afterMs: plan.requeueAfterMs, reason: plan.requeueReason ?? 'timer' },
+      ]),
+      stats,
+    );
   }
-  // Still writing after maxPasses: come back soon, but not at once, so a plan that never settles
-  // (a bug) costs one reconcile per second instead of a hot loop.
-  return {
-    kind: 'requeue',
-    afterMs: PASS_BUDGET_REQUEUE_MS,
-    reason: 'pass budget used while still making progress',
-    stats,
-  };
+  // Still writing after maxPasses: the pass budget is the only candidate (see PASS_BUDGET_REQUEUE_MS).
+  return outcomeOf(nextLook([{ afterMs: PASS_BUDGET_REQUEUE_MS, reason: PASS_BUDGET_REASON }]), stats);
 }
 
 /**

@@ -1,6 +1,7 @@
 // One reconcile job for a rollout: measure its AnalysisRuns, then reconcile the rollout, and combine when to look again.
 import type { SecretResolver } from '../analysis/build-analysis-run.ts';
 import type { MetricProviderRegistry } from '../analysis/providers/metric-provider.ts';
+import { nextLook } from '../clock/next-look.ts';
 import { reconcileAnalysisRuns, type AnalysisRunsOutcome } from './analysis-run-reconciler.ts';
 import { KubeThrottledError } from '../kube/errors.ts';
 import { ReadPolicy } from './read-policy.ts';
@@ -27,22 +28,29 @@ export interface ReconcileWithAnalysisDeps extends ReconcileDeps {
  */
 export const MAX_ANALYSIS_ROUNDS = 3;
 
+/** The reason a requeue for the analysis side gives. */
+export const ANALYSIS_REASON = 'analysis';
+
 /**
- * When to look again, from both sides: the earlier of the rollout's outcome and the analysis side's
- * `requeueAfterMs` (a run's next measurement). `done` or a later requeue becomes a requeue at
- * `analysisAfterMs`; `stalled` stays stalled (a human must act on the rollout). The only place the
- * two are combined.
+ * When to look again, from both sides: the rollout's requeue and the analysis side's `requeueAfterMs`
+ * (a run's next measurement) are both fed into `nextLook` (src/clock/next-look.ts), the rollout's
+ * first, so it keeps its reason on a tie. `done` with an analysis time becomes a requeue at it;
+ * `stalled` stays stalled (a human must act on the rollout).
  */
 export function withAnalysisRequeue(
   outcome: ReconcileOutcome,
   analysisAfterMs: number | undefined,
 ): ReconcileOutcome {
   if (analysisAfterMs === undefined || outcome.kind === 'stalled') return outcome;
-  if (outcome.kind === 'requeue' && outcome.afterMs <= analysisAfterMs) return outcome;
+  const look = nextLook([
+    outcome.kind === 'requeue' ? { afterMs: outcome.afterMs, reason: outcome.reason } : undefined,
+    { afterMs: analysisAfterMs, reason: ANALYSIS_REASON },
+  ]);
+  if (look === undefined) return outcome;
   return {
     kind: 'requeue',
-    afterMs: analysisAfterMs,
-    reason: 'analysis',
+    afterMs: look.afterMs,
+    reason: look.reason,
     ...(outcome.stats && { stats: outcome.stats }),
   };
 }

@@ -1,11 +1,12 @@
 // The rollout planner: one pure pass from (rollout, observed state, now) to actions, next status and requeue.
+import { lookAt, nextLook } from '../clock/next-look.ts';
 import type { Rollout, RolloutStatus } from '../manifest/rollout.ts';
 import { readBlueGreenContext } from './blue-green/blue-green-context.ts';
 import { BLUE_GREEN_SUB_STEPS } from './blue-green/blue-green-strategy.ts';
 import { CANARY_SUB_STEPS } from './canary/canary-strategy.ts';
 import { InvalidSpecError } from './invalid-spec-error.ts';
 import type { ObservedState } from './observed-state.ts';
-import { finishPass, routerErrorOf } from './pass/finish-pass.ts';
+import { finishPass, LOOK_REASONS, requeueCandidate, requeueOf, routerErrorOf } from './pass/finish-pass.ts';
 import { startPass, type Pass } from './pass/pass.ts';
 import { runSubSteps, type SubStepTable } from './pass/sub-step.ts';
 import { planRestart } from './plan-restart.ts';
@@ -73,17 +74,16 @@ function withRestart(pass: Pass, plan: RolloutPlan): RolloutPlan {
     return plan;
   const events = plan.actions.filter((a) => a.kind === 'emitEvent');
   const writes = plan.actions.filter((a) => a.kind !== 'emitEvent');
-  const wakeAfterMs =
-    restart.wakeAtMs === undefined ? undefined : Math.max(0, restart.wakeAtMs - context.now.getTime());
-  const requeueAfterMs =
-    wakeAfterMs === undefined
-      ? plan.requeueAfterMs
-      : Math.min(plan.requeueAfterMs ?? Number.POSITIVE_INFINITY, wakeAfterMs);
+  // The restart's recheck is one more candidate, fed into the same minimum as the pass's own.
+  const look = nextLook([
+    requeueCandidate(plan),
+    restart.wakeAtMs === undefined ? undefined : lookAt(restart.wakeAtMs, context.now, LOOK_REASONS.restart),
+  ]);
   return {
     actions: [...writes, ...restart.evictions, ...events, ...restart.events],
     status:
       restart.restartedAt === undefined ? plan.status : { ...plan.status, restartedAt: restart.restartedAt },
-    ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
+    ...requeueOf(look),
   };
 }
 

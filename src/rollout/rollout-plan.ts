@@ -69,10 +69,14 @@ export interface TrafficRouterError {
  *   right away" (a pass that deliberately stopped after recording a phase, e.g. the abort).
  *   A pass whose writes changed something (the status included) is followed by another pass once they
  *   are applied; writes that change nothing (a reassertTrafficWeights at rest, the router holding those
- *   weights already) do not call for one.
+ *   weights already) do not call for one. Decided by `nextLook` (src/clock/next-look.ts), the one
+ *   minimum of every candidate the pass has.
+ * - `requeueReason`: why, when there is a `requeueAfterMs` (`timer`, `progress deadline`, `waiting for
+ *   pods`, `traffic router retry`, `restart`, `phase recorded`); the reconcile's requeue reason.
  */
 export interface RolloutPlan {
   actions: RolloutAction[];
   status: PlannedRolloutStatus;
   requeueAfterMs?: number;
+  requeueReason?: string;
 }

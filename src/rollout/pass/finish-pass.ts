@@ -1,4 +1,5 @@
-// The end of a pass: the next status from the verdict, and "when next", decided here and nowhere else.
+// The end of a pass: the next status from the verdict, and the pass's candidates for "when next".
+import { lookAt, nextLook, type LookCandidate, type NextLook } from '../../clock/next-look.ts';
 import type { RolloutStatus } from '../../manifest/rollout.ts';
 import type { ObservedReplicaSet } from '../observed-state.ts';
 import { describePodFailures, findPodFailures } from '../failing-pods.ts';
@@ -19,6 +20,28 @@ export const PODS_RESYNC_MS = 5_000;
 /** The first retry of a failing traffic router; each further failure doubles it, up to {@link ROUTER_RETRY_MAX_MS}. */
 export const ROUTER_RETRY_MS = 5_000;
 export const ROUTER_RETRY_MAX_MS = 60_000;
+
+/** The reasons the planner gives for looking again (the plan's `requeueReason`). */
+export const LOOK_REASONS = {
+  phaseRecorded: 'phase recorded',
+  timer: 'timer',
+  progressDeadline: 'progress deadline',
+  routerRetry: 'traffic router retry',
+  pods: 'waiting for pods',
+  restart: 'restart',
+} as const;
+
+/** The plan's requeue fields from the decision (none without one). */
+export function requeueOf(look: NextLook | undefined): Pick<RolloutPlan, 'requeueAfterMs' | 'requeueReason'> {
+  return look === undefined ? {} : { requeueAfterMs: look.afterMs, requeueReason: look.reason };
+}
+
+/** The plan's own requeue as a candidate for a later step of the planner to feed into {@link nextLook}. */
+export function requeueCandidate(plan: RolloutPlan): LookCandidate | undefined {
+  return plan.requeueAfterMs === undefined
+    ? undefined
+    : { afterMs: plan.requeueAfterMs, reason: plan.requeueReason ?? LOOK_REASONS.timer };
+}
 
 function dropUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;
@@ -133,10 +156,11 @@ function baseStatus(pass: Pass, verdict: Verdict): PlannedRolloutStatus {
 
 /**
  * Turns a finished pass into the plan: actions in order (housekeeping, run history, writes, events; with a router, weights leaving a canary first), the
- * complete next status, and `requeueAfterMs`, the one place that decides when the rollout is looked at
- * again: at once after a pass that only recorded a phase; otherwise the earliest of the sub-steps'
- * timers (pause end, progress deadline, scale-down deadlines, abort delay, analysis), the router's
- * retry when it is failing, and {@link PODS_RESYNC_MS} while a ReplicaSet still waits for its pods.
+ * complete next status, and the pass's candidates for when to look again, fed into {@link nextLook}
+ * (the one minimum): at once after a pass that only recorded a phase; otherwise the sub-steps'
+ * timers (pause end, scale-down deadlines, abort delay, auto-promotion), the progress deadline, the
+ * router's retry when it is failing (a backoff), and {@link PODS_RESYNC_MS} while a ReplicaSet still
+ * waits for its pods.
  */
 export function finishPass(pass: Pass & { verdict: Verdict }): RolloutPlan {
   const { context, revision, verdict } = pass;
@@ -165,7 +189,8 @@ export function finishPass(pass: Pass & { verdict: Verdict }): RolloutPlan {
     status = rest;
   }
   if (verdict.immediate === true) {
-    return { actions: [...pass.housekeeping, ...pass.actions, ...pass.events], status, requeueAfterMs: 0 };
+    const look = nextLook([{ afterMs: 0, reason: LOOK_REASONS.phaseRecorded }]);
+    return { actions: [...pass.housekeeping, ...pass.actions, ...pass.events], status, ...requeueOf(look) };
   }
 
   const planned: readonly RolloutAction[] = [...pass.housekeeping, ...pass.actions];
@@ -179,15 +204,18 @@ export function finishPass(pass: Pass & { verdict: Verdict }): RolloutPlan {
     ...pass.events,
   ]);
 
-  const wake = [...pass.wakeAtMs];
+  const candidates: Array<LookCandidate | undefined> = pass.wakeAtMs.map((at) =>
+    lookAt(at, now, LOOK_REASONS.timer),
+  );
   const retryAt = routerRetryAtMs(context);
   if (routerError !== undefined && retryAt !== undefined) {
     // A retry due now is sent by this pass: if it fails too, the next one waits one more backoff step.
-    wake.push(retryAt > now.getTime() ? retryAt : now.getTime() + routerBackoffMs(routerError.failures + 1));
+    const at = retryAt > now.getTime() ? retryAt : now.getTime() + routerBackoffMs(routerError.failures + 1);
+    candidates.push(lookAt(at, now, LOOK_REASONS.routerRetry, 'backoff'));
   }
-  if (pass.findings.deadlineWakeAtMs !== undefined) wake.push(pass.findings.deadlineWakeAtMs);
-  if (!context.observed.replicaSets.every(settled)) wake.push(now.getTime() + PODS_RESYNC_MS);
-  const future = wake.filter((at) => Number.isFinite(at));
-  if (future.length === 0) return { actions, status };
-  return { actions, status, requeueAfterMs: Math.max(0, Math.min(...future) - now.getTime()) };
+  if (pass.findings.deadlineWakeAtMs !== undefined)
+    candidates.push(lookAt(pass.findings.deadlineWakeAtMs, now, LOOK_REASONS.progressDeadline));
+  if (!context.observed.replicaSets.every(settled))
+    candidates.push({ afterMs: PODS_RESYNC_MS, reason: LOOK_REASONS.pods });
+  return { actions, status, ...requeueOf(nextLook(candidates)) };
 }

@@ -394,7 +394,12 @@ describe('ActionExecutor against the sandbox', () => {
       return { actions: [], status: { phase: 'Progressing', message: `pass ${n}` } };
     };
     const outcome = await reconcileRollout(key, harness.deps({ planner: restless, maxPasses: 4 }));
-    expect(outcome).toMatchObject({ kind: 'requeue', afterMs: 1_000, stats: { passes: 4, writes: 4 } });
+    expect(outcome).toMatchObject({
+      kind: 'requeue',
+      afterMs: 1_000,
+      reason: 'pass budget used while still making progress',
+      stats: { passes: 4, writes: 4 },
+    });
   });
 
   it("runs the planner's reassertTrafficWeights: a route changed is drift corrected, with an Event; without one nothing extra is sent", async () => {

@@ -41,6 +41,12 @@ describe('withAnalysisRequeue', () => {
       want: { kind: 'requeue', afterMs: 1_000, reason: 'pods' },
     },
     {
+      name: 'the same time on both sides keeps the rollout requeue and its reason',
+      given: { kind: 'requeue', afterMs: 5_000, reason: 'pause end', stats },
+      analysis: 5_000,
+      want: { kind: 'requeue', afterMs: 5_000, reason: 'pause end', stats },
+    },
+    {
       name: 'stalled stays stalled',
       given: { kind: 'stalled', reason: 'invalid' },
       analysis: 1_000,

@@ -1,6 +1,10 @@
 // reconcileAnalysisRun over fake providers and a fake JobRunner, driven by a ManualClock.
 import { describe, expect, it } from 'vitest';
-import { reconcileAnalysisRun, type AnalysisRunOutcome } from '../../../src/analysis/run-executor.ts';
+import {
+  DUE_AGAIN_REQUEUE_MS,
+  reconcileAnalysisRun,
+  type AnalysisRunOutcome,
+} from '../../../src/analysis/run-executor.ts';
 import { createJobProvider } from '../../../src/analysis/providers/job-provider.ts';
 import type {
   JobManifest,
@@ -188,6 +192,7 @@ describe('reconcileAnalysisRun', () => {
     });
     expect(outcome.status.phase).toBe('Running');
     expect(outcome.requeueAfterMs).toBe(1_000);
+    expect(outcome.requeueAfterMs).toBe(DUE_AGAIN_REQUEUE_MS);
   });
 
   it('measures several metrics in one pass and wakes for the soonest', async () => {

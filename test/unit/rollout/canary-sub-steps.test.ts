@@ -381,6 +381,7 @@ describe('finishPass decides when next', () => {
       sets: { 'app:1': 2, 'app:2': 2 },
     });
     expect(plan.requeueAfterMs).toBe(20_000);
+    expect(plan.requeueReason).toBe('timer');
   });
 
   it(`${PODS_RESYNC_MS} ms while a ReplicaSet waits for its pods, if nothing is sooner`, () => {
@@ -393,6 +394,7 @@ describe('finishPass decides when next', () => {
       sets: { 'app:1': 2, 'app:2': { replicas: 2, available: 1 } },
     });
     expect(plan.requeueAfterMs).toBe(PODS_RESYNC_MS);
+    expect(plan.requeueReason).toBe('waiting for pods');
   });
 
   it('nothing at all when only a cluster change can matter (an indefinite pause, pods settled)', () => {
@@ -405,6 +407,7 @@ describe('finishPass decides when next', () => {
       sets: { 'app:1': 2, 'app:2': 2 },
     });
     expect(plan.requeueAfterMs).toBeUndefined();
+    expect(plan.requeueReason).toBeUndefined();
   });
 
   it('a failing router is retried after a backoff that doubles with its failure streak, recorded in status', () => {
@@ -418,6 +421,7 @@ describe('finishPass decides when next', () => {
     const waiting = failing(3, 1);
     expect(waiting.actions.some((a) => a.kind === 'setTrafficWeights')).toBe(false);
     expect(waiting.requeueAfterMs).toBe(ROUTER_RETRY_MS * 4 - 1000);
+    expect(waiting.requeueReason).toBe('traffic router retry');
     expect(waiting.actions.some((a) => a.kind === 'scaleReplicaSet')).toBe(false);
     const due = failing(1, 6);
     expect(due.actions.some((a) => a.kind === 'setTrafficWeights')).toBe(true);

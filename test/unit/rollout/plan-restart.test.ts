@@ -201,6 +201,18 @@ describe('planRollout with spec.restartAt', () => {
     );
   });
 
+  it('a restartAt still ahead is when a healthy rollout is looked at again, and why', () => {
+    const rollout = aRollout().stableAtCurrent().build();
+    rollout.spec.restartAt = RESTART_AT;
+    const plan = planRollout(
+      rollout,
+      anObservedState(rollout).withReplicaSet('app:1', { replicas: 1 }).build(),
+      new Date(T0 + 40_000),
+    );
+    expect(plan.requeueAfterMs).toBe(60_000);
+    expect(plan.requeueReason).toBe('restart');
+  });
+
   /** Drives the world one second at a time until restartedAt is set; checks capacity after every pass. */
   function runRestart(world: InMemoryWorld, replicas: number, floor: number, limitSeconds = 300): number {
     let passes = 0;
