@@ -24,7 +24,8 @@ COPY package.json ./
 COPY bin ./bin
 COPY config ./config
 COPY deploy/crds ./deploy/crds
-# The dashboard page's files, read at start from the package (src/server/dashboard/dashboard-assets.ts).
+# The dashboard page's files, read at start from the package (src/server/dashboard/dashboard-assets.ts); its
+# library (preact, htm) is read from node_modules, a production dependency kept by the prune above.
 COPY src/server/dashboard/assets ./src/server/dashboard/assets
 USER node
 EXPOSE 8080

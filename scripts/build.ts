@@ -196,8 +196,12 @@ export async function buildCli(target: string = DIST_CLI): Promise<void> {
     for (const [pkg, names] of importedNames(next))
       precompiled.push(await buildPrecompiled(pkg, [...names].sort(), next));
     writeCodeCaches(next, target, precompiled);
-    // The dashboard's page files travel with the bundle, so an install without src/ still serves /ui/.
-    cpSync(DASHBOARD_ASSETS, join(next, BUNDLED_ASSETS_FOLDER), { recursive: true });
+    // The dashboard's page files travel with the bundle, so an install without src/ still serves /ui/ (its
+    // library, Preact and htm, is served from node_modules). Its tsconfig and type shims serve only tsc.
+    cpSync(DASHBOARD_ASSETS, join(next, BUNDLED_ASSETS_FOLDER), {
+      recursive: true,
+      filter: (file) => !file.endsWith('.d.ts') && basename(file) !== 'tsconfig.json',
+    });
     if (existsSync(target)) renameSync(target, previous);
     renameSync(next, target);
   } finally {

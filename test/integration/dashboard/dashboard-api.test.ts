@@ -224,6 +224,12 @@ describe('dashboard API', () => {
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(await page.text()).toContain('<script type="module" src="/ui/app.js">');
     expect((await fetch(`${scene.url}/ui/app.js`)).headers.get('content-type')).toContain('javascript');
+    // The page's library comes from node_modules, under the same policy; the folder's tsconfig is not served.
+    const preact = await fetch(`${scene.url}/ui/vendor/preact.js`);
+    expect(preact.headers.get('content-type')).toContain('javascript');
+    expect(preact.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(await preact.text()).toContain('export');
+    expect((await fetch(`${scene.url}/ui/tsconfig.json`)).status).toBe(404);
     expect((await fetch(`${scene.url}/ui/../package.json`)).status).not.toBe(200);
   });
 });

@@ -178,6 +178,58 @@ describe('dashboard page', () => {
     await page.close();
   }, 150_000);
 
+  it('keeps focus, typed text and an opened section while events redraw the list and the rollout', async () => {
+    await scene.createCanary('typing', 'app:1.0');
+    await eventually(
+      'typing healthy',
+      async () => (await scene.rollout('typing')).status?.phase === 'Healthy',
+      {
+        timeoutMs: 40_000,
+      },
+    );
+    const page = await pageWithToken();
+    await page.goto(`${scene.url}/ui/#/`);
+    const row = page.locator('tr[data-rollout="default/typing"]');
+    await expect.poll(() => row.textContent(), { timeout: 15_000 }).toContain('Healthy');
+    await expect.poll(() => page.locator('#live').textContent(), { timeout: 10_000 }).toBe('live');
+    // A mark on the row's DOM node: it is still there only if the update changed the row in place.
+    await row.evaluate((el) => Object.assign(el, { keptByTest: true }));
+
+    // Typing in the filter while the rollout moves (its events redraw the list between keystrokes).
+    const filter = page.getByLabel('Filter');
+    await filter.click();
+    await page.keyboard.type('typ');
+    await scene.setImage('typing', 'app:2.0');
+    await page.keyboard.type('ing', { delay: 150 });
+    await expect.poll(() => row.textContent(), { timeout: 30_000 }).toContain('Paused');
+    expect(await row.textContent()).toContain('1/4');
+    expect(await filter.inputValue()).toBe('typing');
+    expect(await filter.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
+    expect(await row.evaluate((el) => 'keptByTest' in el)).toBe(true);
+    expect(await page.locator('#rollout-rows tr').count()).toBe(1);
+
+    // The rollout: a ReplicaSet's pods opened from the keyboard stay open, with the focus, while it is promoted.
+    await page.goto(`${scene.url}/ui/#/rollouts/default/typing`);
+    const current = page.locator('.steps li[aria-current="step"]');
+    await expect.poll(() => current.textContent(), { timeout: 15_000 }).toContain('1: pause');
+    const pods = page.locator('details.pods').first();
+    await pods.locator('summary').focus();
+    await page.keyboard.press('Enter');
+    expect(await pods.evaluate((el) => el.hasAttribute('open'))).toBe(true);
+    await pods.evaluate((el) => Object.assign(el, { keptByTest: true }));
+    const promoted = await fetch(`${scene.url}/api/v1/rollouts/default/typing/promote`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ACTION_TOKEN}` },
+    });
+    expect(promoted.status).toBe(200);
+    await expect.poll(() => current.textContent(), { timeout: 30_000 }).toContain('3: pause');
+    expect(await pods.evaluate((el) => 'keptByTest' in el && el.hasAttribute('open'))).toBe(true);
+    expect(await pods.evaluate((el) => el.querySelector('summary') === el.ownerDocument.activeElement)).toBe(
+      true,
+    );
+    await page.close();
+  }, 120_000);
+
   it('has no serious or critical accessibility violations on the list and a rollout, light and dark', async () => {
     const page = await pageWithToken();
     for (const scheme of ['light', 'dark'] as const) {

@@ -1,0 +1,101 @@
+// @ts-check
+// The page's side of the JSON API: the tab's token, authorised requests, and the response types (the server's own).
+
+/** @typedef {import('../rollout-summary.ts').RolloutSummary} RolloutSummary */
+/** @typedef {import('../rollout-reads.ts').RolloutDetail} RolloutDetail */
+/** @typedef {import('../rollout-reads.ts').RolloutEventView} RolloutEventView */
+/** @typedef {RolloutDetail['view']['steps'][number]} StepView */
+/** @typedef {NonNullable<RolloutDetail['view']['analysisRunDetails']>[number]} AnalysisRunDetail */
+/** @typedef {AnalysisRunDetail['metrics'][number]} MetricDetail */
+/** @typedef {RolloutDetail['tree']['revisions'][number]} RevisionNode */
+/** @typedef {RevisionNode['replicaSets'][number]} ReplicaSetNode */
+/** @typedef {import('../promotion-pipeline.ts').PromotionsResponse} PromotionsResponse */
+/** @typedef {import('../promotion-pipeline.ts').EnvironmentView} EnvironmentView */
+/** @typedef {import('../promotion-pipeline.ts').PromotionView} PromotionView */
+/** @typedef {import('../promotion-pipeline.ts').PromotionLook} PromotionLook */
+/** @typedef {{ number: number, url?: string, title?: string }} PullRequestRef */
+/** @typedef {{ namespace: string, name: string }} RolloutKey */
+
+const TOKEN_KEY = 'rollgate.dashboardToken';
+
+/**
+ * A token in the address (`rollgate dashboard` prints `/ui/?token=…`) is kept for the tab and taken out of
+ * the address bar and history at once, so it is not bookmarked, shared in a screenshot or sent on.
+ */
+export function takeTokenFromAddress() {
+  const params = new URLSearchParams(location.search);
+  const given = params.get('token');
+  if (given === null) return;
+  if (given.trim() !== '') sessionStorage.setItem(TOKEN_KEY, given.trim());
+  params.delete('token');
+  const rest = params.toString();
+  history.replaceState(history.state, '', `${location.pathname}${rest ? `?${rest}` : ''}${location.hash}`);
+}
+
+/** @param {string | undefined} token the new token; undefined forgets it */
+export function setToken(token) {
+  if (token === undefined) sessionStorage.removeItem(TOKEN_KEY);
+  else sessionStorage.setItem(TOKEN_KEY, token);
+}
+
+/** @returns {Record<string, string>} the Authorization header, when the tab holds a token */
+export function authHeaders() {
+  const token = sessionStorage.getItem(TOKEN_KEY) ?? '';
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
+/** An API answer other than 2xx: the server's error code and message. */
+export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {string} code
+   * @param {string} message
+   */
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** @param {RolloutKey} key */
+export const keyOf = (key) => `${key.namespace}/${key.name}`;
+
+/** @param {RolloutKey} key */
+export const rolloutPath = (key) =>
+  `/api/v1/rollouts/${encodeURIComponent(key.namespace)}/${encodeURIComponent(key.name)}`;
+
+/** @param {RolloutKey} key the page's address of one rollout */
+export const rolloutHref = (key) =>
+  `#/rollouts/${encodeURIComponent(key.namespace)}/${encodeURIComponent(key.name)}`;
+
+/** @type {() => void} */
+let onUnauthorized = () => undefined;
+
+/** @param {() => void} handler called on every 401, so the page can ask for the token */
+export function whenUnauthorized(handler) {
+  onUnauthorized = handler;
+}
+
+/**
+ * One API call with the tab's token (never a cookie). The body is the caller's to type: it is the server's
+ * answer for that path.
+ * @template T
+ * @param {string} path
+ * @param {RequestInit} [init]
+ * @returns {Promise<T>}
+ */
+export async function api(path, init = {}) {
+  const res = await fetch(path, {
+    ...init,
+    headers: { ...authHeaders(), .../** @type {Record<string, string>} */ (init.headers ?? {}) },
+    credentials: 'omit',
+  });
+  /** @type {{ error?: { code?: string, message?: string } }} */
+  const body = await res.json().catch(() => ({}));
+  if (!res.ok) {
+    if (res.status === 401) onUnauthorized();
+    throw new ApiError(res.status, body.error?.code ?? 'http', body.error?.message ?? `HTTP ${res.status}`);
+  }
+  return /** @type {T} */ (body);
+}
