@@ -132,10 +132,10 @@ describe('examples/kustomize rendered by kubectl kustomize', () => {
       );
       for (const object of objects) expect(object.metadata.labels?.['environment']).toBe(overlay);
 
-      const [the] = named(objects, 'Rollout');
-      expect(the?.metadata.name).toBe(rollout);
-      expect(the?.spec?.replicas).toBe(replicas);
-      const container = the?.spec?.template?.spec.containers[0];
+      const [rolloutObject] = named(objects, 'Rollout');
+      expect(rolloutObject?.metadata.name).toBe(rollout);
+      expect(rolloutObject?.spec?.replicas).toBe(replicas);
+      const container = rolloutObject?.spec?.template?.spec.containers[0];
       expect(container?.image).toBe(image);
       expect(container?.resources?.requests?.['cpu']).toBe(cpu);
 
@@ -146,7 +146,7 @@ describe('examples/kustomize rendered by kubectl kustomize', () => {
       expect(config?.data).toEqual(settings);
 
       // Its canary names the Services and the AnalysisTemplate the overlay renders.
-      const canary = the?.spec?.strategy?.canary;
+      const canary = rolloutObject?.spec?.strategy?.canary;
       expect(named(objects, 'Service').map((s) => s.metadata.name)).toEqual([
         canary?.canaryService,
         canary?.stableService,
