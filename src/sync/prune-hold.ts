@@ -94,8 +94,11 @@ export function holdersOf(
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
+const counted = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
 const podsOf = (rs: ReplicaSetUse): string =>
-  rs.pods === rs.replicas ? `${rs.replicas} replicas` : `${rs.replicas} replicas, ${rs.pods} pods`;
+  rs.pods === rs.replicas
+    ? counted(rs.replicas, 'replica')
+    : `${counted(rs.replicas, 'replica')}, ${counted(rs.pods, 'pod')}`;
 
 /**
  * Whether the prune of `target` is held, and the record that says so: held while any ReplicaSet uses it,

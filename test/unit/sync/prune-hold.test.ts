@@ -415,7 +415,7 @@ describe('decideHeldPrunes and statusAfterHeldPrunes: a poll with no new commit'
     expect(decision.held).toEqual([
       {
         ...held('Secret', 'db-creds', ['web-2']),
-        reason: 'in use by ReplicaSet default/web-2 (1 replicas)',
+        reason: 'in use by ReplicaSet default/web-2 (1 replica)',
       },
     ]);
     expect(decision.dropped.map((h) => h.name)).toEqual(['gone']);
