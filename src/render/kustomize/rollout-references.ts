@@ -142,5 +142,6 @@ export function withRolloutReferences(kustomizationText: string): string {
   } else {
     return kustomizationText;
   }
-  return doc.toString({ lineWidth: 0 });
+  // No folding of long lines, no padding inside [flow, lists]: the user's text stays as it was written.
+  return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
 }
