@@ -1,34 +1,24 @@
 // examples/kustomize: each overlay rendered by the real `kubectl kustomize` is valid to Rollgate and deploys what it says.
 import { execFile } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { validateManifests } from '../../../src/manifest/validate.ts';
+import {
+  ROLLOUT_REFERENCES_FILE_NAME,
+  rolloutReferencesConfiguration,
+  withRolloutReferences,
+} from '../../../src/render/kustomize/rollout-references.ts';
 
 const run = promisify(execFile);
 const EXAMPLE = join(import.meta.dirname, '..', '..', '..', 'examples', 'kustomize');
 
-// The references of a Rollout that kustomize does not know by itself: the generated ConfigMap it reads,
-// the Services its canary names, the AnalysisTemplates its steps run. Rollgate's render adds these for
-// the user; here they are a kustomize `configurations:` file in a copy of the example, so the example is
-// checked with kubectl alone and its repository stays as a user would write it (no such file).
-const ROLLOUT_REFERENCES = `nameReference:
-  - kind: ConfigMap
-    version: v1
-    fieldSpecs:
-      - { kind: Rollout, path: spec/template/spec/containers/envFrom/configMapRef/name }
-  - kind: Service
-    version: v1
-    fieldSpecs:
-      - { kind: Rollout, path: spec/strategy/canary/canaryService }
-      - { kind: Rollout, path: spec/strategy/canary/stableService }
-  - kind: AnalysisTemplate
-    fieldSpecs:
-      - { kind: Rollout, path: spec/strategy/canary/steps/analysis/templates/templateName }
-`;
+// The references of a Rollout that kustomize does not know by itself (the generated ConfigMap it reads, the
+// Services its canary names, the AnalysisTemplates its steps run) are taught by the configuration Rollgate's
+// render injects; here it is added to a copy of the example, so the repository stays as a user writes it.
 
 /** What the assertions read of a rendered object (a parsing boundary: the rest is untyped). */
 interface Rendered {
@@ -69,8 +59,9 @@ function copyOfExample(): string {
   cpSync(EXAMPLE, copy, { recursive: true });
   for (const overlay of ['staging', 'prod']) {
     const dir = join(copy, 'apps', 'web', 'overlays', overlay);
-    writeFileSync(join(dir, 'rollout-references.yaml'), ROLLOUT_REFERENCES);
-    appendFileSync(join(dir, 'kustomization.yaml'), 'configurations:\n  - rollout-references.yaml\n');
+    writeFileSync(join(dir, ROLLOUT_REFERENCES_FILE_NAME), rolloutReferencesConfiguration());
+    const kustomization = join(dir, 'kustomization.yaml');
+    writeFileSync(kustomization, withRolloutReferences(readFileSync(kustomization, 'utf8')));
   }
   return copy;
 }
