@@ -41,6 +41,8 @@ export const sourceStatusSchema = z.object({
    * REPEATED_SERVER_ERROR_ATTEMPTS). Kept here because the attempts may run in different processes.
    */
   serverErrors: z.array(serverErrorSchema).optional(),
+  /** Which renderer (and version) the source's kustomizations were rendered with; absent for a plain source. */
+  render: z.object({ renderer: z.string(), version: z.string() }).optional(),
 });
 export type SourceStatus = z.infer<typeof sourceStatusSchema>;
 
@@ -116,6 +118,7 @@ export function failedStatus(
     ...(last?.lastSyncedAt !== undefined ? { lastSyncedAt: last.lastSyncedAt } : {}),
     ...(last?.problems !== undefined ? { problems: last.problems } : {}),
     ...(last?.pending !== undefined ? { pending: last.pending } : {}),
+    ...(last?.render !== undefined ? { render: last.render } : {}),
     ...(failure.serverErrors !== undefined && failure.serverErrors.length > 0
       ? { serverErrors: [...failure.serverErrors] }
       : {}),
