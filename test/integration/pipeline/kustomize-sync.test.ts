@@ -110,3 +110,55 @@ describe('sources on kustomize overlays', () => {
     expect(names.length).toBeGreaterThanOrEqual(2);
   });
 });
+
+describe('a source of several kustomize apps', () => {
+  it("a render failure leaves that app's live objects as they were; the source's other app is applied", async () => {
+    pipeline = await startPipeline(inject('redisUrl'));
+    const p = pipeline;
+    p.work.write(webLayout());
+    p.work.commit('the web app, base and two overlays');
+    await p.work.push(p.repoUrl);
+    const running = await p.start({ sources: [{ name: 'web', path: 'apps/web' }], prune: true });
+    for (const env of ['staging', 'prod'])
+      await eventually(`${env}-web to be Healthy`, async () => {
+        return (await p.rollout(`${env}-web`))?.status?.phase === 'Healthy';
+      });
+
+    p.work.write({
+      'apps/web/overlays/staging/kustomization.yaml': overlayKustomization('staging', '1.3').replace(
+        '  - ../../base\n',
+        '  - ../../base\n  - missing.yaml\n',
+      ),
+      'apps/web/overlays/prod/kustomization.yaml': overlayKustomization('prod', '2.0'),
+    });
+    const commit = p.work.commit('staging broken, prod moves on');
+    await p.work.push(p.repoUrl);
+    await p.pushWebhook(running);
+    const status = await eventually('the source to sync the commit', async () => {
+      const state = await p.clients.core.readNamespacedConfigMap({
+        name: 'rollgate-source-web',
+        namespace: 'rollgate-system',
+      });
+      const parsed = JSON.parse(state.data?.['status'] ?? '{}') as {
+        commit?: string;
+        phase?: string;
+        problems?: Array<{ file: string; message: string }>;
+      };
+      return parsed.commit === commit ? parsed : undefined;
+    });
+    expect(status.phase).toBe('Degraded');
+    expect(status.problems).toEqual([
+      expect.objectContaining({
+        file: 'apps/web/overlays/staging/kustomization.yaml',
+        message: expect.stringContaining('missing.yaml'),
+      }),
+    ]);
+    expect(imageOf(await p.rollout('prod-web'))).toBe('nginx:2.0');
+    // Staging keeps what ran: its Rollout, Service and generated ConfigMap (nothing pruned, nothing changed).
+    expect(imageOf(await p.rollout('staging-web'))).toBe('nginx:1.1');
+    await p.clients.core.readNamespacedService({ name: 'staging-web', namespace: 'default' });
+    expect((await configMapNames(p)).filter((name) => name.startsWith('staging-web-config-'))).toHaveLength(
+      1,
+    );
+  });
+});
