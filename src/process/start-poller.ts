@@ -10,6 +10,7 @@ import { PollLease } from '../queue/poll-lease.ts';
 import { enqueueEverything, openRollgateQueues, type RollgateQueues } from '../queue/rollgate-queues.ts';
 import type { JobOutcome } from '../queue/job-outcome.ts';
 import { defaultWorkerName, startWorker, type RunningWorker } from '../queue/start-worker.ts';
+import { Rendering } from '../render/rendering.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
 import { parseDuration } from '../manifest/duration.ts';
 import { ObjectApplier } from '../sync/object-applier.ts';
@@ -102,6 +103,10 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   const lastDriftCheck = new Map<string, number>();
   const replicaSets = new KubeReplicaSetUseReader(runtime.kube.clients);
 
+  // Found once (the version is logged and shown in each source's status), shared by every source.
+  const rendering = config.sources.some((source) => source.render !== 'plain')
+    ? await Rendering.start(config.render, log)
+    : undefined;
   const sources = new Map<string, PolledSource>();
   for (const source of config.sources) {
     const auth = resolveSourceAuth(source);
@@ -111,12 +116,14 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
         url: source.url,
         branch: source.branch,
         path: source.path,
+        render: source.render,
         ...(auth ? { auth } : {}),
       },
       {
         cacheDir,
         logger: log,
         clock,
+        ...(rendering ? { rendering } : {}),
         objectLimits: { maxObjectBytes: config.git.maxObjectBytes, maxPackBytes: config.git.maxPackBytes },
       },
     );
@@ -235,6 +242,12 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       );
       if (report.fetchSeconds !== undefined)
         metrics.gitFetchDurationSeconds.observe({ source: payload.source }, report.fetchSeconds);
+      if (report.renders !== undefined) {
+        const { renders, cacheHits, unchanged } = report.renders;
+        metrics.rendersTotal.inc({ source: payload.source, result: 'rendered' }, renders);
+        metrics.rendersTotal.inc({ source: payload.source, result: 'cache-hit' }, cacheHits);
+        metrics.rendersTotal.inc({ source: payload.source, result: 'unchanged' }, unchanged);
+      }
       if (report.result === 'synced') {
         metrics.diffObjects.observe(
           { source: payload.source },

@@ -67,6 +67,8 @@ export const sourceStatusSchema = z.object({
    * REPEATED_SERVER_ERROR_ATTEMPTS). Kept here because the attempts may run in different processes.
    */
   serverErrors: z.array(serverErrorSchema).optional(),
+  /** Which renderer (and version) the source's kustomizations were rendered with; absent for a plain source. */
+  render: z.object({ renderer: z.string(), version: z.string() }).optional(),
 });
 export type SourceStatus = z.infer<typeof sourceStatusSchema>;
 
@@ -148,6 +150,7 @@ export function failedStatus(
     ...(last?.problems !== undefined ? { problems: last.problems } : {}),
     ...(last?.pending !== undefined ? { pending: last.pending } : {}),
     ...(last?.pendingPrune !== undefined ? { pendingPrune: last.pendingPrune } : {}),
+    ...(last?.render !== undefined ? { render: last.render } : {}),
     ...(failure.serverErrors !== undefined && failure.serverErrors.length > 0
       ? { serverErrors: [...failure.serverErrors] }
       : {}),

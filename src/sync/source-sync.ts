@@ -130,6 +130,8 @@ export interface SyncReport {
   }>;
   /** How long the Git fetch took (the rest of a sync is diff and cluster writes); absent when nothing was fetched. */
   fetchSeconds?: number;
+  /** Apps rendered (renderer processes run), answered from the render cache, and left alone (inputs equal). */
+  renders?: { renders: number; cacheHits: number; unchanged: number };
 }
 
 /** A Rollout whose desired state was just written is reconciled at once, in the namespace it went to. */
@@ -200,6 +202,15 @@ async function writeSourceStatus(state: SourceStateStore, source: string, write:
     case 'synced':
       return state.setSynced(source, write.commit, write.status, write.inventory);
   }
+}
+
+/** A synced status says which renderer the source's apps were rendered with (none for a plain source). */
+function withRenderer(
+  write: StatusWrite,
+  renderer: { renderer: string; version: string } | undefined,
+): StatusWrite {
+  if (write.write !== 'synced' || renderer === undefined) return write;
+  return { ...write, status: { ...write.status, render: renderer } };
 }
 
 /**
@@ -496,9 +507,10 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
     removed: settled.removed,
     problems: settled.problems,
     fetchSeconds,
+    ...(diff.renders ? { renders: diff.renders } : {}),
   };
   await reportProblems(deps, report);
-  await writeSourceStatus(deps.state, git.name, settled.status);
+  await writeSourceStatus(deps.state, git.name, withRenderer(settled.status, git.renderer));
   if (settled.retry !== undefined) throw settled.retry;
   await deps.heads?.markSynced(git.name, commit);
   const written = report.applied.filter((a) => a.result !== 'unchanged').length;
