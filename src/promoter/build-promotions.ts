@@ -9,6 +9,7 @@ import { GitSource, type GitSourceOptions } from '../git/source.ts';
 import type { Logger } from '../log/logger.ts';
 import { parseDuration } from '../manifest/duration.ts';
 import { planImageEdits } from '../promotion/plan-image-edits.ts';
+import { Rendering } from '../render/rendering.ts';
 import type { ImageEditor, PromotionSource, PromotionSpec, PromotionTarget } from './run-promotion.ts';
 
 /** A configured promotion with what running it needs (not the cluster: the caller has that). */
@@ -28,22 +29,35 @@ function sourceNamed(config: RollgateConfig, name: string): SourceConfig {
   return source;
 }
 
-/** Reads a source's branch tip and manifest files through a cache of the promotion's own (`name`). */
-function sourceReader(
+/** A source's Git, read through a cache of the promotion's own (`name`). */
+function sourceGit(
   name: string,
   source: SourceConfig,
   env: Record<string, string | undefined>,
   options: GitSourceOptions,
-): { read(): Promise<{ tip: string; files: Array<{ path: string; text: string }> }> } {
+): GitSource {
   const auth = resolveSourceAuth(source, env);
-  const reader = new GitSource(
-    { name, url: source.url, branch: source.branch, path: source.path, ...(auth ? { auth } : {}) },
+  return new GitSource(
+    {
+      name,
+      url: source.url,
+      branch: source.branch,
+      path: source.path,
+      render: source.render,
+      ...(auth ? { auth } : {}),
+    },
     options,
   );
+}
+
+/** Reads a source's branch tip and manifest files. */
+function sourceReader(git: GitSource): {
+  read(): Promise<{ tip: string; files: Array<{ path: string; text: string }> }>;
+} {
   return {
     async read() {
-      const tip = await reader.fetch();
-      return { tip, files: await reader.readManifestFiles(tip) };
+      const tip = await git.fetch();
+      return { tip, files: await git.readManifestFiles(tip) };
     },
   };
 }
@@ -65,10 +79,21 @@ function forgeToken(promotion: PromotionConfig, env: Record<string, string | und
  */
 export function buildPromotions(
   config: RollgateConfig,
-  options: { logger: Logger; env?: Record<string, string | undefined>; cacheDir?: string },
+  options: {
+    logger: Logger;
+    env?: Record<string, string | undefined>;
+    cacheDir?: string;
+    /**
+     * The process's rendering, for the render check of a promotion into a kustomize target; by default
+     * one is started (kustomize found) at the first check and shared by every promotion built here.
+     */
+    rendering?: () => Promise<Rendering>;
+  },
 ): BuiltPromotion[] {
   const env = options.env ?? process.env;
   const cacheDir = options.cacheDir ?? config.git.cacheDir;
+  let started: Promise<Rendering> | undefined;
+  const rendering = options.rendering ?? (() => (started ??= Rendering.start(config.render, options.logger)));
   return config.promotions.map((promotion) => {
     const to = sourceNamed(config, promotion.to.source);
     const from = sourceNamed(config, promotion.from.source);
@@ -82,12 +107,20 @@ export function buildPromotions(
     // reader has this name): the poller's cache belongs to the poller, maybe in
     // another process, and two writers of one cache would race.
     const source: PromotionSource = {
-      ...sourceReader(`promotion-${promotion.name}.from`, from, env, readers),
+      ...sourceReader(sourceGit(`promotion-${promotion.name}.from`, from, env, readers)),
       ...(from.namespace !== undefined ? { namespace: from.namespace } : {}),
     };
+    const targetGit = sourceGit(`promotion-${promotion.name}`, to, env, readers);
     const target: PromotionTarget = {
       branch: to.branch,
-      ...sourceReader(`promotion-${promotion.name}`, to, env, readers),
+      ...sourceReader(targetGit),
+      // A target of plain YAML has nothing to render: no check, and kustomize is never looked for.
+      ...(to.render !== 'plain' && {
+        async checkRender(tip, files) {
+          const renders = await targetGit.renderEdits(tip, files, await rendering());
+          return renders.flatMap((render) => (render.outcome.ok ? [] : render.outcome.problems));
+        },
+      }),
       async push(request) {
         const result = await pushPromotionCommit({
           source: to.name,
