@@ -99,6 +99,16 @@ const source = z
      * never taken.
      */
     adopt: z.enum(['none', 'unowned']).default('none'),
+    /**
+     * How the path is read (docs/sources.md, "Rendering"): `auto` renders every kustomization root found
+     * under it and reads the other YAML as plain manifests; `kustomize` renders the path's kustomization;
+     * `plain` reads YAML files only.
+     */
+    render: z
+      .enum(['auto', 'plain', 'kustomize'], {
+        error: 'must be auto (kustomizations found and rendered), plain (YAML files only) or kustomize',
+      })
+      .default('auto'),
     auth: sourceAuth.optional(),
     // Credentials over plain http:// go to a non-loopback host only with this set (see checkCredentialTransport).
     allowInsecureHttp: z.boolean().default(false),
@@ -474,6 +484,33 @@ export const configSchema = z
       .prefault({}),
     dashboard: dashboard.prefault({}),
     analysis,
+    // How kustomizations are rendered (src/render, docs/sources.md "Rendering"); shared by every source.
+    render: z
+      .object({
+        // Rendered output kept by input key (the old side of a diff is normally the last sync's new side).
+        cacheBytes: z
+          .number()
+          .int()
+          .min(0)
+          .default(64 * 1024 * 1024),
+        kustomize: z
+          .object({
+            // A kustomize (or kubectl, run as `kubectl kustomize`) binary; default: kustomize on PATH, else kubectl.
+            binary: z.string().min(1).optional(),
+            timeoutSeconds: z.number().int().min(1).max(600).default(30),
+            maxOutputBytes: z
+              .number()
+              .int()
+              .min(1024)
+              .max(1024 * 1024 * 1024)
+              .default(16 * 1024 * 1024),
+            concurrency: z.number().int().min(1).max(64).default(2),
+          })
+          .strict()
+          .prefault({}),
+      })
+      .strict()
+      .prefault({}),
     sources: z.array(source).default([]),
     promotions: z.array(promotion).default([]),
     webhooks: z
@@ -535,5 +572,6 @@ export type SourceConfig = RollgateConfig['sources'][number];
 export type PromotionConfig = RollgateConfig['promotions'][number];
 export type DashboardConfig = RollgateConfig['dashboard'];
 export type AnalysisConfig = RollgateConfig['analysis'];
+export type RenderConfig = RollgateConfig['render'];
 
 export type RedisSettings = RollgateConfig['redis'];

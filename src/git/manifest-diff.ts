@@ -74,12 +74,19 @@ export interface ParsedFileChange {
 
 /** A changed file's versions as text, parsed (absent: the file is not there on that side). */
 export function parseFileChange(
-  file: { path: string; before?: string; after?: string },
+  file: {
+    path: string;
+    before?: string;
+    after?: string;
+    problems?: ReadonlyArray<{ file: string; line: number; message: string }>;
+  },
   parser: ManifestParser,
 ): ParsedFileChange {
   const entry: ParsedFileChange = { path: file.path };
   if (file.before !== undefined) entry.before = parser.parse(file.path, file.before);
-  if (file.after !== undefined) entry.after = parser.parse(file.path, file.after);
+  if (file.problems !== undefined && file.problems.length > 0)
+    entry.after = { objects: [], problems: file.problems.map((problem) => ({ ...problem, column: 1 })) };
+  else if (file.after !== undefined) entry.after = parser.parse(file.path, file.after);
   return entry;
 }
 

@@ -7,6 +7,11 @@ export interface FileTexts {
   path: string;
   before?: string;
   after?: string;
+  /**
+   * The new version could not be read as manifests at all (an app whose render failed, a Helm chart):
+   * these problems and no objects, so the objects the old version defined are held, never pruned.
+   */
+  problems?: Array<{ file: string; line: number; message: string }>;
 }
 
 /** An object a parsed one may have to follow: any object named `name`, of `kind` when given. */

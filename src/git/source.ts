@@ -8,6 +8,9 @@ import type { Clock } from '../clock/clock.ts';
 import { systemClock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
+import type { RenderMode } from '../render/app-discovery.ts';
+import type { RenderOutcome } from '../render/renderer.ts';
+import type { Rendering } from '../render/rendering.ts';
 import type { GitErrorContext, GitStep } from './errors/git-error-context.ts';
 import { GitObjectMissingError } from './errors/git-object-missing.ts';
 import { GitObjectTooLargeError } from './errors/git-object-too-large.ts';
@@ -34,6 +37,8 @@ import { splitRemoteUrl } from './remote-url.ts';
 import { serveGitRepositories } from './smart-http-server.ts';
 import type { GitServer } from './smart-http-server.ts';
 import { diffTargets, isManifestPath, normalizeSourcePath, resolvePath } from './tree-diff.ts';
+import { plainFileChanges } from './plain-file-changes.ts';
+import type { ChangedApps } from '../render/changed-apps.ts';
 import type { FileChange, ObjectReader, TreeEntry } from './tree-diff.ts';
 
 /** A Git source as configured: which repository, branch and folder Rollgate follows. */
@@ -48,6 +53,12 @@ export interface Source {
   /** Folder (or single file) inside the repository; `.` or `` for the whole repository. */
   path: string;
   auth?: SourceAuth;
+  /**
+   * How the path is read (docs/sources.md, "Rendering"): `auto` renders the kustomizations found under
+   * it and reads the other YAML as plain manifests, `kustomize` renders the path's kustomization,
+   * `plain` reads YAML only. Without {@link GitSourceOptions.rendering}, always `plain`.
+   */
+  render?: RenderMode;
 }
 
 /** Options of {@link GitSource}. */
@@ -75,6 +86,8 @@ export interface GitSourceOptions {
    * anything is inflated, see {@link GitObjectTooLargeError}.
    */
   objectLimits?: Partial<ObjectSizeLimits>;
+  /** The process's renderers (kustomize), shared by its sources; without it every source reads plain YAML. */
+  rendering?: Rendering;
 }
 
 /** Packs a cache may hold before they are compacted into one; see {@link GitSourceOptions.maxPacks}. */
@@ -109,6 +122,11 @@ export interface SourceDiff {
    * for, and how many of those trees and commits were answered from memory instead of the object store.
    */
   reads: { commits: number; trees: number; blobs: number; fromMemory: number };
+  /**
+   * Apps (kustomizations) compared: renderer processes run, renders answered from the cache, and apps
+   * whose inputs were equal on both sides (not rendered). Absent for a plain source.
+   */
+  renders?: { renders: number; cacheHits: number; unchanged: number };
 }
 
 /** What a diff says besides its changes and problems. */
@@ -149,6 +167,9 @@ export class GitSource {
   /** Set for a local repository path: it is served in-process over smart HTTP like any remote. */
   private readonly localPath: string | undefined;
   private localServer: Promise<GitServer> | undefined;
+  private readonly rendering: Rendering | undefined;
+  /** How the path is read; `plain` without a rendering. */
+  readonly renderMode: RenderMode;
 
   constructor(
     readonly source: Source,
@@ -174,6 +195,13 @@ export class GitSource {
     );
     this.fetchDepth = options.fetchDepth ?? DEFAULT_FETCH_DEPTH;
     this.maxPacks = options.maxPacks ?? DEFAULT_MAX_PACKS;
+    this.rendering = options.rendering;
+    this.renderMode = options.rendering === undefined ? 'plain' : (source.render ?? 'auto');
+  }
+
+  /** The renderer and version kustomize apps are rendered with; undefined for a plain source. */
+  get renderer(): { renderer: string; version: string } | undefined {
+    return this.renderMode === 'plain' ? undefined : this.rendering?.identity;
   }
 
   /** Stops the in-process server of a local-path source; a no-op for remote sources. */
@@ -458,6 +486,26 @@ export class GitSource {
   }
 
   /**
+   * The kustomization in `dir` (a repository path) rendered at `commit` (fetched before), with the
+   * preflight, limits and cache of a sync: what a promotion's render check and `rollgate plan` ask.
+   * Undefined when `dir` holds no kustomization or the source has no rendering.
+   */
+  async renderApp(commit: string, dir: string): Promise<RenderOutcome | undefined> {
+    const rendering = this.rendering;
+    if (rendering === undefined) return undefined;
+    return this.exclusive(async () => {
+      const reads = { commits: 0, trees: 0, blobs: 0, fromMemory: 0 };
+      const snapshot = readSnapshotFs();
+      try {
+        const tree = await this.treeOf(commit, reads, snapshot);
+        return await rendering.renderApp(this.objectReader(reads, snapshot), tree, normalizeSourcePath(dir));
+      } catch (error) {
+        throw this.mapError(error, 'diff');
+      }
+    });
+  }
+
+  /**
    * Every manifest file (`.yaml`/`.yml`) under the source's path at `commit` (fetched before), with its
    * text: what a promotion edits on the target side.
    */
@@ -531,9 +579,18 @@ export class GitSource {
         `invalid manifest skipped: ${problem.message}`,
       );
     }
-    const { from, to, basis, history, reads } = header;
+    const { from, to, basis, history, reads, renders } = header;
     this.logger.info(
-      { from, to, basis, history, changes: changes.length, problems: problems.length, reads },
+      {
+        from,
+        to,
+        basis,
+        history,
+        changes: changes.length,
+        problems: problems.length,
+        reads,
+        ...(renders ? { renders: renders.renders, renderCacheHits: renders.cacheHits } : {}),
+      },
       'diff computed',
     );
   }
@@ -571,11 +628,14 @@ export class GitSource {
             ? 'unknown'
             : await this.relation(from, to, reads, snapshot);
     let files: FileChange[] = [];
+    let apps: ChangedApps | undefined;
     if (from !== to) {
       try {
-        const before = fromTree === undefined ? undefined : await resolvePath(reader, fromTree, this.path);
-        const after = await resolvePath(reader, toTree, this.path);
-        files = await diffTargets(reader, before, after, this.path, isManifestPath);
+        if (this.rendering !== undefined && this.renderMode !== 'plain') {
+          const trees = fromTree === undefined ? { after: toTree } : { before: fromTree, after: toTree };
+          apps = await this.rendering.changedApps(reader, trees, this.path, this.renderMode);
+        }
+        files = await plainFileChanges(reader, { before: fromTree, after: toTree }, this.path, apps?.covered);
       } catch (error) {
         throw this.mapError(error, 'diff');
       }
@@ -593,6 +653,9 @@ export class GitSource {
     } catch (error) {
       throw this.mapError(error, 'diff');
     }
+    // Each app re-rendered is one "file": its kustomization, holding the rendered objects of both sides.
+    texts.push(...(apps?.apps ?? []));
+    files.push(...[...new Set(apps?.reread ?? [])].map((path) => ({ path })));
     const header: SourceDiffHeader & { texts: FileTexts[] } = {
       source: this.name,
       to,
@@ -603,6 +666,7 @@ export class GitSource {
       texts,
     };
     if (from !== undefined) header.from = from;
+    if (apps !== undefined) header.renders = apps.counts;
     return header;
   }
 

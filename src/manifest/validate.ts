@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import { analysisRunSchema, analysisTemplateSchema, clusterAnalysisTemplateSchema } from './analysis.ts';
 import { checkAnalysisSpec } from './analysis-checks.ts';
+import { checkGeneratedNameReferences } from './generated-name-references.ts';
 import { ARGO_API_VERSION, ROLLGATE_API_VERSION } from './api-version.ts';
 import { issueMessage } from './issue-messages.ts';
 import { generatableObjectMetaSchema } from './kube-meta.ts';
@@ -19,6 +20,8 @@ import type { ValidationIssue } from './validation-issue.ts';
 export type { ValidationIssue } from './validation-issue.ts';
 export type { AnalysisTemplateLookup, RolloutCheckContext } from './rollout-checks.ts';
 export { EXPECT_IN_CLUSTER_ANNOTATION } from './rollout-checks.ts';
+export { checkGeneratedNameReferences } from './generated-name-references.ts';
+export type { GeneratedNameReferenceIssue } from './generated-name-references.ts';
 
 /** The kinds Rollgate validates (in the argoproj.io or rollgate.dev group); every other kind is skipped. */
 export const VALIDATED_KINDS = [
@@ -195,7 +198,8 @@ type PendingDocument =
 
 /**
  * Validates everything already parsed: each known object on its own, then across objects
- * (duplicates, analysis-template references). Unknown kinds and non-Kubernetes documents are skipped
+ * (duplicates, analysis-template references, references to a kustomize-generated ConfigMap or Secret
+ * by the name it was generated from). Unknown kinds and non-Kubernetes documents are skipped
  * with a note; unreadable YAML documents are reported as invalid entries with kind null. Objects are
  * reported in file order, then document order.
  */
@@ -206,7 +210,9 @@ export function validateParsedManifests(files: readonly ParsedManifests[]): Vali
     summary: { valid: 0, invalid: 0, skipped: 0 },
   };
   const pending: PendingDocument[] = [];
+  const everyObject: ManifestObject[] = [];
   for (const parsed of files) {
+    everyObject.push(...parsed.objects);
     const inFile: PendingDocument[] = parsed.errors.map((error) => ({
       documentIndex: error.documentIndex,
       unreadable: unreadableDocument(parsed.file, error),
@@ -233,6 +239,7 @@ export function validateParsedManifests(files: readonly ParsedManifests[]): Vali
   const objects = pending.flatMap((doc) => ('object' in doc ? [doc.object] : []));
   const context: RolloutCheckContext = { templates: templateLookup(objects) };
   const firstSeen = new Map<string, ManifestObject>();
+  const resultOf = new Map<ManifestObject, ObjectValidation>();
   for (const doc of pending) {
     if (!('object' in doc)) {
       report.objects.push(doc.unreadable);
@@ -258,7 +265,15 @@ export function validateParsedManifests(files: readonly ParsedManifests[]): Vali
         result.valid = false;
       }
     }
+    resultOf.set(obj, result);
     report.objects.push(result);
+  }
+  // Across every object, ConfigMaps and Secrets included: a reference kustomize left unrewritten.
+  for (const { object, issue } of checkGeneratedNameReferences(everyObject)) {
+    const result = resultOf.get(object);
+    if (result === undefined) continue;
+    result.errors.push(issue);
+    result.valid = false;
   }
   for (const object of report.objects) {
     if (object.valid) report.summary.valid += 1;

@@ -10,6 +10,7 @@ import { PollLease } from '../queue/poll-lease.ts';
 import { enqueueEverything, openRollgateQueues, type RollgateQueues } from '../queue/rollgate-queues.ts';
 import type { JobOutcome } from '../queue/job-outcome.ts';
 import { defaultWorkerName, startWorker, type RunningWorker } from '../queue/start-worker.ts';
+import { Rendering } from '../render/rendering.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
 import { parseDuration } from '../manifest/duration.ts';
 import { ObjectApplier } from '../sync/object-applier.ts';
@@ -17,7 +18,14 @@ import { HeadWitness } from '../sync/head-witness.ts';
 import { sourceScopeOf } from '../sync/source-scope.ts';
 import { ConfigMapSourceStateStore } from '../sync/source-state-store.ts';
 import { failedStatus, recoveredStatus } from '../sync/source-status.ts';
-import { checkDrift, checkSource, syncSource, type SourceSyncDeps } from '../sync/source-sync.ts';
+import { KubeReplicaSetUseReader } from '../sync/replica-set-uses.ts';
+import {
+  checkDrift,
+  checkSource,
+  recheckHeldPrunes,
+  syncSource,
+  type SourceSyncDeps,
+} from '../sync/source-sync.ts';
 import type { DependencyHealth } from '../server/dependency-health.ts';
 import type { Runtime } from './runtime.ts';
 import type { StartStepRunner } from './start-step-runner.ts';
@@ -93,7 +101,12 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   const witness = new HeadWitness();
   const withSourceLock = keyedLock();
   const lastDriftCheck = new Map<string, number>();
+  const replicaSets = new KubeReplicaSetUseReader(runtime.kube.clients);
 
+  // Found once (the version is logged and shown in each source's status), shared by every source.
+  const rendering = config.sources.some((source) => source.render !== 'plain')
+    ? await Rendering.start(config.render, log)
+    : undefined;
   const sources = new Map<string, PolledSource>();
   for (const source of config.sources) {
     const auth = resolveSourceAuth(source);
@@ -103,12 +116,14 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
         url: source.url,
         branch: source.branch,
         path: source.path,
+        render: source.render,
         ...(auth ? { auth } : {}),
       },
       {
         cacheDir,
         logger: log,
         clock,
+        ...(rendering ? { rendering } : {}),
         objectLimits: { maxObjectBytes: config.git.maxObjectBytes, maxPackBytes: config.git.maxPackBytes },
       },
     );
@@ -122,6 +137,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
         scope: sourceScopeOf(source, config.kubernetes.defaultNamespace),
       }),
       state,
+      replicaSets,
       enqueueReconcile: async (key: { namespace: string; name: string }) => {
         await queues.reconcile.enqueue(`${key.namespace}/${key.name}`);
       },
@@ -145,7 +161,8 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
 
   /**
    * One poll of `source`: a ref check; a sync request when the head moved; otherwise the status brought
-   * back to "synced" after a failure and, now and then, a drift check. Reports a failure itself (status,
+   * back to "synced" after a failure, the prunes held while in use looked at again, and, now and then, a
+   * drift check. Reports a failure itself (status,
    * metrics, log) and never throws: the next scheduled poll tries again.
    */
   const pollSource = async (source: string): Promise<JobOutcome> => {
@@ -174,6 +191,10 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       if (head && recoveredStatus(check.status, { head, attemptAt })) {
         await state.updateStatus(source, (last) => recoveredStatus(last, { head, attemptAt }));
       }
+      // Prunes held while their ConfigMap or Secret was in use are looked at again on every such poll:
+      // the ReplicaSet that held one scales to 0 with no new commit (a canary finished).
+      if (deps.prune && (check.status?.pendingPrune?.length ?? 0) > 0)
+        await withSourceLock(source, () => recheckHeldPrunes(deps));
       const every = options.driftCheckEveryMs ?? Math.max(300_000, parseDuration(entry.config.interval));
       const last = lastDriftCheck.get(source) ?? 0;
       if (clock.now().getTime() - last >= every) {
@@ -221,6 +242,12 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       );
       if (report.fetchSeconds !== undefined)
         metrics.gitFetchDurationSeconds.observe({ source: payload.source }, report.fetchSeconds);
+      if (report.renders !== undefined) {
+        const { renders, cacheHits, unchanged } = report.renders;
+        metrics.rendersTotal.inc({ source: payload.source, result: 'rendered' }, renders);
+        metrics.rendersTotal.inc({ source: payload.source, result: 'cache-hit' }, cacheHits);
+        metrics.rendersTotal.inc({ source: payload.source, result: 'unchanged' }, unchanged);
+      }
       if (report.result === 'synced') {
         metrics.diffObjects.observe(
           { source: payload.source },

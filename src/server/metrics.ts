@@ -16,6 +16,8 @@ export interface RollgateMetrics {
   readonly gitFetchDurationSeconds: Histogram<'source'>;
   /** Objects changed between two synced commits of a source (added + changed + removed). */
   readonly diffObjects: Histogram<'source'>;
+  /** Apps a sync compared, by result: `rendered` (kustomize ran), `cache-hit`, `unchanged` (inputs equal, not rendered). */
+  readonly rendersTotal: Counter<'source' | 'result'>;
   /** Jobs per queue and state, read from Redis at scrape time. */
   readonly queueJobs: Gauge<'queue' | 'state'>;
   /** Jobs finished per queue and outcome (`done`, `requeue`, `stalled`, `error`, `invalid`). */
@@ -113,6 +115,12 @@ export function createRollgateMetrics(options: { processMetrics?: boolean } = {}
       help: 'Objects added, changed or removed between two synced commits of a source.',
       labelNames: ['source'] as const,
       buckets: [0, 1, 2, 5, 10, 25, 50, 100, 250, 1000, 5000],
+      registers: [registry],
+    }),
+    rendersTotal: new Counter({
+      name: 'rollgate_renders_total',
+      help: 'Apps (kustomizations) a sync compared, by result: rendered, cache-hit, unchanged.',
+      labelNames: ['source', 'result'] as const,
       registers: [registry],
     }),
     queueJobs,

@@ -7,10 +7,12 @@ import { ARGO_API_VERSION, ROLLGATE_API_VERSION } from '../manifest/api-version.
 import { planApply, planRemoval, type ApplyPlan, type PlannedObject } from './apply-plan.ts';
 import type { ApplyResult, DesiredObject, ObjectRef, RemoveResult } from './object-applier.ts';
 import { ObjectRefusedError } from './object-refused-error.ts';
+import { decideHeldPrunes, holdOf, holdTargetOf, namespacesOf, type ObservedUses } from './prune-hold.ts';
 import {
   recoveredStatus,
   standingProblems,
   syncedStatus,
+  type HeldPrune,
   type ServerErrorRecord,
   type SourceStatus,
 } from './source-status.ts';
@@ -57,6 +59,17 @@ export type SyncAction =
       line: number;
     }
   | {
+      /**
+       * A ConfigMap or Secret that left Git and is the source's, kept for now because a ReplicaSet with
+       * pods uses it (prune-hold.ts): listed in the status's `pendingPrune`, looked at again on every poll.
+       */
+      kind: 'holdPrune';
+      key: string;
+      file: string;
+      line: number;
+      held: HeldPrune;
+    }
+  | {
       /** An object that left Git and stays (prune is off): listed as pending in the status. */
       kind: 'keepObject';
       key: string;
@@ -98,6 +111,7 @@ export type ActionOutcome =
   | { done: 'applied'; result: ApplyResult; name?: string; inventoryKey?: string }
   | { done: 'removed'; result: RemoveResult; inventoryKey?: string }
   | { done: 'kept'; inventoryKey?: undefined }
+  | { done: 'held'; held: HeldPrune; inventoryKey?: undefined }
   | { failed: unknown; inventoryKey?: string };
 
 /** A problem on one object, where it is in Git. `refused`: its scope or ownership refused it. */
@@ -127,7 +141,7 @@ export type StatusWrite =
 /** The settled sync: what the report lists, the status write, and whether the queue retries the job. */
 export interface SyncSettlement {
   applied: Array<{ key: string; result: ApplyResult; name?: string }>;
-  removed: Array<{ key: string; result: RemoveResult | 'kept (prune disabled)' }>;
+  removed: Array<{ key: string; result: RemoveResult | 'kept (prune disabled)' | 'held (in use)' }>;
   problems: SyncProblem[];
   status: StatusWrite;
   /**
@@ -191,18 +205,25 @@ export function knownToDiffer(context: Pick<SyncContext, 'diff' | 'stored'>): bo
 
 /**
  * The `Sync` phase of one part of a diff: its added and changed objects, in dependency order (planApply).
- * Its removals are returned for {@link planPrunePhase}, which runs once every part is applied.
+ * Its removals are returned for {@link planPrunePhase}, which runs once every part is applied, and so are
+ * the inventory keys of the ConfigMaps and Secrets it holds (`present`: a held prune of one of them is
+ * dropped, the object is back in Git).
  */
 export function planSyncPart(
   part: SyncPhase['part'],
   changes: readonly ManifestChange[],
   context: SyncContext,
-): { phase: SyncPhase; removals: Removal[] } {
+): { phase: SyncPhase; removals: Removal[]; present: string[] } {
   const upserts: Upsert[] = [];
   const removals: Removal[] = [];
+  const present: string[] = [];
   for (const c of changes) {
     if (c.change === 'removed') removals.push(c);
-    else upserts.push(c);
+    else {
+      upserts.push(c);
+      const target = holdTargetOf(c.object, context.defaultNamespace);
+      if (target) present.push(target.key);
+    }
   }
   const read = knownToDiffer(context) ? 'if-not-in-inventory' : 'always';
   const plan = planApply(
@@ -220,28 +241,77 @@ export function planSyncPart(
       enqueueReconcile: isRollout(desired),
     };
   });
-  return { phase: { name: 'Sync', part, actions, plan }, removals };
+  return { phase: { name: 'Sync', part, actions, plan }, removals, present };
 }
+
+/** What the Prune phase is planned from besides the diff: what the shell read just before it, and `now`. */
+export interface PruneObservation {
+  /**
+   * The ReplicaSets of the namespaces {@link pruneHoldNamespaces} names, read once the Sync phases ran
+   * (nothing is read, and none is needed, when it names none).
+   */
+  uses: ObservedUses;
+  /** The inventory keys of the ConfigMaps and Secrets the commit adds or changes (planSyncPart's `present`). */
+  present: ReadonlySet<string>;
+  now: Date;
+}
+
+/** Nothing read: what a Prune phase with no ConfigMap or Secret to decide about is planned from. */
+export const NOTHING_OBSERVED: PruneObservation = {
+  uses: { replicaSets: [] },
+  present: new Set(),
+  now: new Date(0),
+};
+
+/**
+ * The namespaces whose ReplicaSets the Prune phase needs: those of the source's own ConfigMaps and
+ * Secrets that left Git and of the prunes held earlier. None (so no read) for a sync that prunes no
+ * ConfigMap or Secret, or with prune off.
+ */
+export function pruneHoldNamespaces(removals: readonly Removal[], context: SyncContext): string[] {
+  if (!context.prune) return [];
+  const inventory = new Set(context.stored.inventory ?? []);
+  const targets = removals.flatMap((r) => {
+    const target = holdTargetOf(r.previous, context.defaultNamespace);
+    return target && inventory.has(target.key) ? [target] : [];
+  });
+  return namespacesOf([...targets, ...(context.stored.status?.pendingPrune ?? [])]);
+}
+
+const heldKeyOf = (held: HeldPrune): string => `${held.kind}/${held.namespace}/${held.name}`;
 
 /**
  * The `Prune` phase: what left Git, in the reverse of the order it was applied in (a Rollout before the
  * ConfigMap it mounts, a Namespace last). An object created under a generated name is left alone (Git
  * cannot say which object it was); with prune off, every other one is kept and listed as pending.
+ *
+ * A ConfigMap or Secret of the source's (in its inventory) that a ReplicaSet with pods still uses is
+ * held (`holdPrune`), not deleted: see prune-hold.ts. The prunes held by earlier syncs are decided again
+ * here, from the same observation: deleted once nothing uses them, dropped when back in Git or no longer
+ * the source's, else held still.
  */
-export function planPrunePhase(removals: readonly Removal[], context: SyncContext): SyncPhase {
+export function planPrunePhase(
+  removals: readonly Removal[],
+  context: SyncContext,
+  observed: PruneObservation = NOTHING_OBSERVED,
+): SyncPhase {
   const named = [...removals]
     .filter((r) => r.previous.name !== undefined)
     .sort(
       (a, b) =>
         a.file.localeCompare(b.file) || a.previous.line - b.previous.line || a.key.localeCompare(b.key),
     );
-  const plan = planRemoval(
-    named.map((r) => plannedOf(r.key, r.previous)),
-    { defaultNamespace: context.defaultNamespace },
-  );
+  const inventory = new Set(context.stored.inventory ?? []);
+  const since = observed.now.toISOString();
+  const planned: PlannedObject[] = named.map((r) => plannedOf(r.key, r.previous));
   const actions = named.map((r): SyncAction => {
     if (!context.prune) return { kind: 'keepObject', key: r.key, reason: 'prune disabled' };
     const p = r.previous;
+    const target = holdTargetOf(p, context.defaultNamespace);
+    if (target && inventory.has(target.key)) {
+      const held = holdOf(target, observed.uses, { file: r.file, line: p.line, since });
+      if (held) return { kind: 'holdPrune', key: r.key, file: r.file, line: p.line, held };
+    }
     return {
       kind: 'pruneObject',
       key: r.key,
@@ -255,6 +325,44 @@ export function planPrunePhase(removals: readonly Removal[], context: SyncContex
       line: p.line,
     };
   });
+  // Held by an earlier sync (a removal of this diff is decided above, from Git).
+  const decidedNow = new Set(
+    named.flatMap((r) => holdTargetOf(r.previous, context.defaultNamespace)?.key ?? []),
+  );
+  const earlier = (context.stored.status?.pendingPrune ?? []).filter((h) => !decidedNow.has(h.key));
+  const addEarlier = (held: HeldPrune, action: SyncAction): void => {
+    planned.push(
+      plannedOf(heldKeyOf(held), {
+        apiVersion: 'v1',
+        kind: held.kind,
+        namespace: held.namespace,
+        name: held.name,
+        object: {},
+      }),
+    );
+    actions.push(action);
+  };
+  if (!context.prune)
+    for (const held of earlier)
+      addEarlier(held, { kind: 'keepObject', key: heldKeyOf(held), reason: 'prune disabled' });
+  else {
+    const decision = decideHeldPrunes(earlier, {
+      inventory,
+      present: observed.present,
+      observed: observed.uses,
+    });
+    for (const held of decision.held)
+      addEarlier(held, { kind: 'holdPrune', key: heldKeyOf(held), file: held.file, line: held.line, held });
+    for (const held of decision.prune)
+      addEarlier(held, {
+        kind: 'pruneObject',
+        key: heldKeyOf(held),
+        ref: { apiVersion: 'v1', kind: held.kind, namespace: held.namespace, name: held.name },
+        file: held.file,
+        line: held.line,
+      });
+  }
+  const plan = planRemoval(planned, { defaultNamespace: context.defaultNamespace });
   return { name: 'Prune', part: 'all', actions, plan };
 }
 
@@ -272,17 +380,24 @@ export function prunableOf(
 /**
  * Every phase of a sync whose diff came in `parts` (the commit's Rollouts and what they need first, then
  * the rest), in the order they run. The shell plans part by part (planSyncPart, then planPrunePhase) so
- * the first part is written while the rest is parsed; this is the same plan at once.
+ * the first part is written while the rest is parsed; this is the same plan at once. `uses`: the
+ * ReplicaSets the shell would read for {@link pruneHoldNamespaces}.
  */
-export function planSync(parts: ReadonlyArray<readonly ManifestChange[]>, context: SyncContext): SyncPhase[] {
+export function planSync(
+  parts: ReadonlyArray<readonly ManifestChange[]>,
+  context: SyncContext,
+  observed: Omit<PruneObservation, 'present'> = NOTHING_OBSERVED,
+): SyncPhase[] {
   const names: Array<SyncPhase['part']> = parts.length === 1 ? ['all'] : ['first', 'rest'];
   const removals: Removal[] = [];
+  const present = new Set<string>();
   const phases = parts.map((changes, i) => {
     const planned = planSyncPart(names[i] ?? 'rest', changes, context);
     removals.push(...planned.removals);
+    for (const key of planned.present) present.add(key);
     return planned.phase;
   });
-  return [...phases, planPrunePhase(removals, context)];
+  return [...phases, planPrunePhase(removals, context, { ...observed, present })];
 }
 
 /** The status write when the newest head is the synced commit: back from Failed, else nothing. */
@@ -365,6 +480,7 @@ export function actionSubject(action: SyncAction): { key: string; file: string; 
     case 'createGenerated':
       return { key: action.desired.key, file: action.desired.file, line: action.desired.line ?? 1 };
     case 'pruneObject':
+    case 'holdPrune':
       return { key: action.key, file: action.file, line: action.line };
     case 'keepObject':
       return { key: action.key, file: '', line: 0 };
@@ -390,6 +506,7 @@ export function settleSync(
   const inventory = new Set(context.stored.inventory ?? []);
   const appliedKeys = new Set<string>();
   const removedKeys: string[] = [];
+  const held: HeldPrune[] = [];
   for (const { phase, actions, outcomes } of given.executed) {
     for (const index of phase.plan.order) {
       const outcome = outcomes[index];
@@ -419,6 +536,9 @@ export function settleSync(
       } else if (outcome.done === 'removed') {
         settlement.removed.push({ key: subject.key, result: outcome.result });
         if (outcome.inventoryKey !== undefined) removedKeys.push(outcome.inventoryKey);
+      } else if (outcome.done === 'held') {
+        settlement.removed.push({ key: subject.key, result: 'held (in use)' });
+        held.push(outcome.held);
       } else settlement.removed.push({ key: subject.key, result: 'kept (prune disabled)' });
     }
   }
@@ -462,6 +582,8 @@ export function settleSync(
         ...settlement.problems,
       ],
       pending,
+      // A held object this sync applied again (a manifest that came back under another key) is not pending.
+      pendingPrune: held.filter((h) => !appliedKeys.has(h.key)).sort((a, b) => a.key.localeCompare(b.key)),
     }),
     inventory: nextInventory,
   };

@@ -96,10 +96,12 @@ export class ConfigMapSourceStateStore implements SourceStateStore {
   async updateStatus(
     source: string,
     next: (last: SourceStatus | undefined) => SourceStatus | undefined,
-    inventory?: Iterable<string>,
+    inventory?: Iterable<string> | ((last: readonly string[] | undefined) => Iterable<string> | undefined),
   ): Promise<void> {
-    const kept = inventory !== undefined ? { [INVENTORY_KEY]: formatInventory(inventory) } : undefined;
     await this.update(source, (data) => {
+      const keys =
+        typeof inventory === 'function' ? inventory(parseInventory(data?.[INVENTORY_KEY])) : inventory;
+      const kept = keys !== undefined ? { [INVENTORY_KEY]: formatInventory(keys) } : undefined;
       const status = next(parseSourceStatus(data?.[STATUS_KEY]));
       if (!status) return kept;
       return { [STATUS_KEY]: JSON.stringify(status), ...kept };

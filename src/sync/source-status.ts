@@ -14,6 +14,25 @@ const serverErrorSchema = z.object({
 });
 export type ServerErrorRecord = z.infer<typeof serverErrorSchema>;
 
+/** A prune held back while a ReplicaSet uses the object: see {@link SourceStatus.pendingPrune}. */
+const heldPruneSchema = z.object({
+  /** The object's inventory key (`/ConfigMap/<namespace>/<name>`). */
+  key: z.string(),
+  kind: z.enum(['ConfigMap', 'Secret']),
+  namespace: z.string(),
+  name: z.string(),
+  /** Where the object was in Git before it left. */
+  file: z.string(),
+  line: z.number(),
+  /** The ReplicaSets (in the object's namespace) whose pod template names it and that still have or want pods. */
+  usedBy: z.array(z.string()),
+  /** Why it is held, in words (which ReplicaSets, or that they could not be read). */
+  reason: z.string(),
+  /** When the prune was first held. */
+  since: z.string(),
+});
+export type HeldPrune = z.infer<typeof heldPruneSchema>;
+
 /**
  * What a platform team sees about a source. `commit`, `lastSyncedAt` and `problems` always describe the
  * last sync that happened, whatever the phase says about the last attempt.
@@ -36,11 +55,20 @@ export const sourceStatusSchema = z.object({
   /** Objects removed from Git but kept because prune is off (drift is logged, not recorded here). */
   pending: z.array(z.object({ key: z.string(), reason: z.literal('prune disabled') })).optional(),
   /**
+   * ConfigMaps and Secrets that left Git and are still the source's (in its inventory), not deleted yet
+   * because a ReplicaSet with pods uses them (see prune-hold.ts); each is looked at again on every poll
+   * and deleted once nothing uses it. A field of its own, not a `pending` reason, so that a status
+   * written by this version still parses in an older one.
+   */
+  pendingPrune: z.array(heldPruneSchema).optional(),
+  /**
    * While a sync is being retried: the objects whose write the API server answered with a 5xx, and on
    * how many consecutive attempts at `commit` it gave that same answer (see plan-sync's
    * REPEATED_SERVER_ERROR_ATTEMPTS). Kept here because the attempts may run in different processes.
    */
   serverErrors: z.array(serverErrorSchema).optional(),
+  /** Which renderer (and version) the source's kustomizations were rendered with; absent for a plain source. */
+  render: z.object({ renderer: z.string(), version: z.string() }).optional(),
 });
 export type SourceStatus = z.infer<typeof sourceStatusSchema>;
 
@@ -65,6 +93,8 @@ export interface SyncOutcome {
   pruned: number;
   problems: ReadonlyArray<{ file: string; line: number; message: string }>;
   pending: ReadonlyArray<{ key: string; reason: 'prune disabled' }>;
+  /** Prunes held back while their object is in use (absent or empty: none). */
+  pendingPrune?: readonly HeldPrune[];
 }
 
 /**
@@ -97,6 +127,9 @@ export function syncedStatus(outcome: SyncOutcome): SourceStatus {
       ? { problems: problems.map(({ file, line, message }) => ({ file, line, message })) }
       : {}),
     ...(pending.length > 0 ? { pending: [...pending] } : {}),
+    ...(outcome.pendingPrune !== undefined && outcome.pendingPrune.length > 0
+      ? { pendingPrune: [...outcome.pendingPrune] }
+      : {}),
   };
 }
 
@@ -116,6 +149,8 @@ export function failedStatus(
     ...(last?.lastSyncedAt !== undefined ? { lastSyncedAt: last.lastSyncedAt } : {}),
     ...(last?.problems !== undefined ? { problems: last.problems } : {}),
     ...(last?.pending !== undefined ? { pending: last.pending } : {}),
+    ...(last?.pendingPrune !== undefined ? { pendingPrune: last.pendingPrune } : {}),
+    ...(last?.render !== undefined ? { render: last.render } : {}),
     ...(failure.serverErrors !== undefined && failure.serverErrors.length > 0
       ? { serverErrors: [...failure.serverErrors] }
       : {}),

@@ -24,6 +24,7 @@ import {
   planPrunePhase,
   prunableOf,
   planSyncPart,
+  pruneHoldNamespaces,
   settleSync,
   upToDateWrite,
   type ActionOutcome,
@@ -33,6 +34,8 @@ import {
   type SyncContext,
   type SyncPhase,
 } from './plan-sync.ts';
+import { decideHeldPrunes, namespacesOf, statusAfterHeldPrunes, type ObservedUses } from './prune-hold.ts';
+import type { ReplicaSetUseReader } from './replica-set-uses.ts';
 import { inventoryKey } from './source-inventory.ts';
 import { failedStatus, recoveredStatus, type SourceStatus } from './source-status.ts';
 
@@ -52,12 +55,13 @@ export interface SourceStateStore {
   ): Promise<{ commit?: string; status?: SourceStatus; inventory?: string[] }>;
   /**
    * Rewrites the status from the stored one, read-modify-write (so `next` may run more than once);
-   * `next` returning undefined writes no status. `inventory`, when given, replaces the stored one.
+   * `next` returning undefined writes no status. `inventory`, when given, replaces the stored one; as a
+   * function it is computed from the stored one in the same read-modify-write (undefined: kept).
    */
   updateStatus(
     source: string,
     next: (last: SourceStatus | undefined) => SourceStatus | undefined,
-    inventory?: Iterable<string>,
+    inventory?: Iterable<string> | ((last: readonly string[] | undefined) => Iterable<string> | undefined),
   ): Promise<void>;
   /**
    * The synced commit, the status and (when given) the inventory in one write (what a successful sync
@@ -91,6 +95,11 @@ export interface SourceSyncDeps {
   witness?: HeadWitness;
   /** Objects written at once by a sync (default {@link DEFAULT_APPLY_CONCURRENCY}); see planApply for the order. */
   applyConcurrency?: number;
+  /**
+   * The ReplicaSets a prune of a ConfigMap or Secret is held for (prune-hold.ts): read only when a sync
+   * prunes one, or a prune is held.
+   */
+  replicaSets: ReplicaSetUseReader;
 }
 
 /** What one sync did, object by object. */
@@ -106,7 +115,11 @@ export interface SyncReport {
   previous?: string;
   /** `name` is set for an object Git names only by generateName: the name it has in the cluster. */
   applied: Array<{ key: string; result: ApplyResult; name?: string }>;
-  removed: Array<{ key: string; result: RemoveResult | 'kept (prune disabled)' }>;
+  /**
+   * `held (in use)`: a ConfigMap or Secret a ReplicaSet with pods still uses, deleted by a later poll or
+   * sync once nothing does (the status's `pendingPrune`).
+   */
+  removed: Array<{ key: string; result: RemoveResult | 'kept (prune disabled)' | 'held (in use)' }>;
   /** `refused`: the object's scope or ownership refused it (see ObjectRefusedError). */
   problems: Array<{
     key?: string;
@@ -117,6 +130,8 @@ export interface SyncReport {
   }>;
   /** How long the Git fetch took (the rest of a sync is diff and cluster writes); absent when nothing was fetched. */
   fetchSeconds?: number;
+  /** Apps rendered (renderer processes run), answered from the render cache, and left alone (inputs equal). */
+  renders?: { renders: number; cacheHits: number; unchanged: number };
 }
 
 /** A Rollout whose desired state was just written is reconciled at once, in the namespace it went to. */
@@ -189,6 +204,15 @@ async function writeSourceStatus(state: SourceStateStore, source: string, write:
   }
 }
 
+/** A synced status says which renderer the source's apps were rendered with (none for a plain source). */
+function withRenderer(
+  write: StatusWrite,
+  renderer: { renderer: string; version: string } | undefined,
+): StatusWrite {
+  if (write.write !== 'synced' || renderer === undefined) return write;
+  return { ...write, status: { ...write.status, render: renderer } };
+}
+
 /**
  * Runs one phase's actions with the plan's order and dependencies, at most `concurrency` at once, and
  * collects each one's outcome by index. Each action is dropped once started, so a commit of thousands
@@ -230,6 +254,8 @@ async function carryOut(
     switch (action.kind) {
       case 'keepObject':
         return { done: 'kept' };
+      case 'holdPrune':
+        return { done: 'held', held: action.held };
       case 'pruneObject': {
         const { result, key } = await applier.remove(
           action.ref,
@@ -459,7 +485,17 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
   const later = planSyncPart('rest', rest.changes, context);
   diffProblems.push(...rest.problems);
   await obey(later.phase);
-  await obey(planPrunePhase([...first.removals, ...later.removals], context));
+  const removals = [...first.removals, ...later.removals];
+  // Read after the Sync phases, so a ReplicaSet scaled meanwhile is seen as it is now; a sync that prunes
+  // no ConfigMap or Secret and holds none reads nothing.
+  const uses = await observedUses(deps, pruneHoldNamespaces(removals, context));
+  await obey(
+    planPrunePhase(removals, context, {
+      uses,
+      present: new Set([...first.present, ...later.present]),
+      now: deps.clock.now(),
+    }),
+  );
 
   const settled = settleSync(context, { diffProblems, executed, attemptAt }, deps.clock.now());
   const report: SyncReport = {
@@ -471,9 +507,10 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
     removed: settled.removed,
     problems: settled.problems,
     fetchSeconds,
+    ...(diff.renders ? { renders: diff.renders } : {}),
   };
   await reportProblems(deps, report);
-  await writeSourceStatus(deps.state, git.name, settled.status);
+  await writeSourceStatus(deps.state, git.name, withRenderer(settled.status, git.renderer));
   if (settled.retry !== undefined) throw settled.retry;
   await deps.heads?.markSynced(git.name, commit);
   const written = report.applied.filter((a) => a.result !== 'unchanged').length;
@@ -488,6 +525,74 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
       problems: report.problems.length,
     },
     'source synced',
+  );
+  return report;
+}
+
+/**
+ * The ReplicaSets of `namespaces` as the prune hold sees them; none read for none. A failed read is an
+ * observation too (the hold then keeps every prune it decides: deleting what may be in use cannot be undone).
+ */
+async function observedUses(
+  deps: Pick<SourceSyncDeps, 'replicaSets' | 'logger'>,
+  namespaces: readonly string[],
+): Promise<ObservedUses> {
+  if (namespaces.length === 0) return { replicaSets: [] };
+  try {
+    return { replicaSets: await deps.replicaSets.usesIn(namespaces) };
+  } catch (err) {
+    deps.logger.warn({ namespaces, err: (err as Error).message }, 'could not read ReplicaSets; prunes held');
+    return { failed: (err as Error).message };
+  }
+}
+
+/** What a look at the held prunes did. */
+export interface HeldPruneReport {
+  source: string;
+  removed: Array<{ key: string; result: RemoveResult }>;
+  held: Array<{ key: string; usedBy: string[] }>;
+}
+
+/**
+ * Looks again at the prunes held while their ConfigMap or Secret was in use (the status's `pendingPrune`),
+ * on a poll that found no new commit: the hold is decided afresh (prune-hold.ts) and each object nothing
+ * uses any more is deleted, with the same inventory, scope and ownership checks as a sync's prune. The
+ * status and the inventory are then updated from what is stored at that moment (a sync elsewhere may have
+ * written them meanwhile). Undefined when nothing is held, or prune is off (a sync lists them as pending).
+ */
+export async function recheckHeldPrunes(deps: SourceSyncDeps): Promise<HeldPruneReport | undefined> {
+  const { git, applier, logger } = deps;
+  const { status, inventory: stored } = await deps.state.readSource(git.name);
+  const pending = status?.pendingPrune ?? [];
+  if (pending.length === 0 || !deps.prune) return undefined;
+  const inventory = new Set(stored ?? []);
+  const observed = await observedUses(deps, namespacesOf(pending));
+  const decision = decideHeldPrunes(pending, { inventory, observed });
+  const report: HeldPruneReport = { source: git.name, removed: [], held: [] };
+  const settled = new Set(decision.dropped.map((d) => d.key));
+  const leftInventory = new Set<string>();
+  const held = [...decision.held];
+  for (const entry of decision.prune) {
+    const ref = { apiVersion: 'v1', kind: entry.kind, namespace: entry.namespace, name: entry.name };
+    try {
+      const { result } = await applier.remove(ref, prunableOf(inventory, new Set()));
+      settled.add(entry.key);
+      leftInventory.add(entry.key);
+      report.removed.push({ key: entry.key, result });
+      logger.info({ object: entry.key, result }, 'held prune carried out: nothing uses the object any more');
+    } catch (err) {
+      // Tried again on the next poll; the record stays as it was.
+      logger.warn({ object: entry.key, err: (err as Error).message }, 'held prune failed; tried again later');
+    }
+  }
+  for (const entry of held) report.held.push({ key: entry.key, usedBy: entry.usedBy });
+  await deps.state.updateStatus(
+    git.name,
+    (last) => statusAfterHeldPrunes(last, { settled, held }),
+    (last) =>
+      leftInventory.size === 0 || last === undefined
+        ? undefined
+        : last.filter((key) => !leftInventory.has(key)),
   );
   return report;
 }

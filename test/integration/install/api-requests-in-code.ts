@@ -194,10 +194,14 @@ export function controllerRequests(): ApiRequest[] {
 /** The verbs src/sync/object-applier.ts uses on any kind it applies from Git (read, apply, generateName, prune). */
 export const SYNC_VERBS = ['get', 'list', 'create', 'patch', 'delete'] as const;
 
+// A kustomization is what the render reads, never an object the sync applies (its patches name kinds that
+// the rendered output holds anyway).
+const KUSTOMIZATION_FILE = /(^|\/)kustomization\.ya?ml$/;
+
 /** The kinds the sync applies by default: every kind in examples/, as the cluster serves it. */
 export function syncRequests(): ApiRequest[] {
-  const files = readdirSync(join(ROOT, 'examples'), { recursive: true, encoding: 'utf8' }).filter((f) =>
-    /\.ya?ml$/.test(f),
+  const files = readdirSync(join(ROOT, 'examples'), { recursive: true, encoding: 'utf8' }).filter(
+    (f) => /\.ya?ml$/.test(f) && !KUSTOMIZATION_FILE.test(f),
   );
   const kinds = new Map<string, ApiRequest>();
   for (const file of files)

@@ -10,6 +10,7 @@ import { createLogger } from '../../../src/log/logger.ts';
 import { observedHeadKey, RedisObservedHeads } from '../../../src/queue/observed-heads.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { ObjectApplier } from '../../../src/sync/object-applier.ts';
+import { KubeReplicaSetUseReader } from '../../../src/sync/replica-set-uses.ts';
 import { ConfigMapSourceStateStore } from '../../../src/sync/source-state-store.ts';
 import { HeadWitness } from '../../../src/sync/head-witness.ts';
 import { checkSource, syncSource, type SourceSyncDeps } from '../../../src/sync/source-sync.ts';
@@ -45,6 +46,7 @@ function sourceDeps(witness: HeadWitness | undefined): SourceSyncDeps {
       { cacheDir: join(tmp.path, `cache-${Math.random().toString(36).slice(2)}`), clock },
     ),
     applier: new ObjectApplier(sandbox.kubeConfig, { source: 'apps', defaultNamespace: 'default' }),
+    replicaSets: new KubeReplicaSetUseReader(createKubeClients(sandbox.kubeConfig)),
     state: new ConfigMapSourceStateStore(clients, 'rollgate-system'),
     enqueueReconcile: async () => undefined,
     clock,

@@ -11,6 +11,7 @@ import { silentLogger } from '../../../src/log/logger.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { rollgateCrds } from '../../../src/manifest/crds.ts';
 import { ObjectApplier } from '../../../src/sync/object-applier.ts';
+import { KubeReplicaSetUseReader } from '../../../src/sync/replica-set-uses.ts';
 import { ConfigMapSourceStateStore } from '../../../src/sync/source-state-store.ts';
 import { syncSource, type SourceSyncDeps } from '../../../src/sync/source-sync.ts';
 import { MANIFEST_DIGEST_LABEL } from '../../../src/sync/sync-labels.ts';
@@ -48,6 +49,7 @@ beforeEach(async () => {
   deps = {
     git: gitSource('cache'),
     applier: new ObjectApplier(sandbox.kubeConfig, { source: 'apps', defaultNamespace: 'default' }),
+    replicaSets: new KubeReplicaSetUseReader(createKubeClients(sandbox.kubeConfig)),
     state: new ConfigMapSourceStateStore(clients, 'rollgate-system'),
     enqueueReconcile: async () => undefined,
     clock: new ManualClock(),

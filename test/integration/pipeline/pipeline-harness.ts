@@ -47,8 +47,12 @@ export interface Pipeline {
       logger: Logger;
       /** Poller options beside the harness's own (a drift check every 500 ms). */
       poller: PollerOptions;
+      /** The sources, all on the served repository (default: one source `apps` on the whole of it). */
+      sources: Array<{ name: string; path: string; render?: 'auto' | 'plain' | 'kustomize' }>;
     }>,
   ): Promise<RunningProcess>;
+  /** The process's own metrics registry. */
+  metrics(process: RunningProcess): RollgateMetrics | undefined;
   /** Polls the process has run, of any result (from its own metrics registry). */
   polls(process: RunningProcess): Promise<number>;
   /** Sync jobs the process has run, of any outcome (from its own metrics registry). */
@@ -113,17 +117,14 @@ export async function startPipeline(
         server: { host: '127.0.0.1', port: 0 },
         workers: { concurrency: 4, lockDurationMs: overrides.lockDurationMs ?? 30_000 },
         git: { cacheDir: join(tmp.path, `cache-${processes.length}`) },
-        sources: [
-          {
-            name: 'apps',
-            url: repoUrl,
-            branch: 'main',
-            path: '.',
-            interval: overrides.interval ?? '1h',
-            prune: overrides.prune ?? false,
-            selfHeal: overrides.selfHeal ?? false,
-          },
-        ],
+        sources: (overrides.sources ?? [{ name: 'apps', path: '.' }]).map((source) => ({
+          url: repoUrl,
+          branch: 'main',
+          interval: overrides.interval ?? '1h',
+          prune: overrides.prune ?? false,
+          selfHeal: overrides.selfHeal ?? false,
+          ...source,
+        })),
         webhooks: { github: { secret: WEBHOOK_SECRET } },
       });
       const runtime = openRuntime(config, {
@@ -140,6 +141,9 @@ export async function startPipeline(
       processes.push(running);
       metricsOf.set(running, metrics);
       return running;
+    },
+    metrics(process) {
+      return metricsOf.get(process);
     },
     async polls(process) {
       const metrics = metricsOf.get(process);

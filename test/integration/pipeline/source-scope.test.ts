@@ -12,6 +12,7 @@ import { isNotFound } from '../../../src/kube/errors.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { ObjectApplier } from '../../../src/sync/object-applier.ts';
+import { KubeReplicaSetUseReader } from '../../../src/sync/replica-set-uses.ts';
 import { sourceScopeOf, type SourceScopeSettings } from '../../../src/sync/source-scope.ts';
 import { ConfigMapSourceStateStore } from '../../../src/sync/source-state-store.ts';
 import type { SourceStatus } from '../../../src/sync/source-status.ts';
@@ -68,6 +69,7 @@ function source(
       scope: sourceScopeOf(settings, 'default'),
     }),
     state: new ConfigMapSourceStateStore(clients, 'rollgate-system'),
+    replicaSets: new KubeReplicaSetUseReader(clients),
     enqueueReconcile: async () => undefined,
     clock,
     logger: silentLogger,

@@ -15,6 +15,7 @@ import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { rollgateCrds } from '../../../src/manifest/crds.ts';
 import { promotionsReader } from '../../../src/server/dashboard/promotion-reads.ts';
 import { ObjectApplier } from '../../../src/sync/object-applier.ts';
+import { KubeReplicaSetUseReader } from '../../../src/sync/replica-set-uses.ts';
 import { ConfigMapSourceStateStore } from '../../../src/sync/source-state-store.ts';
 import type { SourceStatus } from '../../../src/sync/source-status.ts';
 import { syncSource, type SourceSyncDeps } from '../../../src/sync/source-sync.ts';
@@ -85,6 +86,7 @@ function sourceDeps(name: string, state: ConfigMapSourceStateStore): SourceSyncD
       { cacheDir: join(tmp.path, 'cache'), clock },
     ),
     applier: new ObjectApplier(sandbox.kubeConfig, { source: name, defaultNamespace: name }),
+    replicaSets: new KubeReplicaSetUseReader(createKubeClients(sandbox.kubeConfig)),
     state,
     enqueueReconcile: async () => undefined,
     clock,

@@ -13,6 +13,7 @@ import { RedisObservedHeads } from '../../../src/queue/observed-heads.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { rollgateCrds } from '../../../src/manifest/crds.ts';
 import { ObjectApplier } from '../../../src/sync/object-applier.ts';
+import { KubeReplicaSetUseReader } from '../../../src/sync/replica-set-uses.ts';
 import { HeadWitness } from '../../../src/sync/head-witness.ts';
 import { ConfigMapSourceStateStore } from '../../../src/sync/source-state-store.ts';
 import type { SourceStatus } from '../../../src/sync/source-status.ts';
@@ -56,6 +57,7 @@ beforeEach(async () => {
   deps = {
     git,
     applier: new ObjectApplier(sandbox.kubeConfig, { source: 'apps', defaultNamespace: 'default' }),
+    replicaSets: new KubeReplicaSetUseReader(createKubeClients(sandbox.kubeConfig)),
     state: new ConfigMapSourceStateStore(clients, 'rollgate-system'),
     enqueueReconcile: async () => undefined,
     clock,

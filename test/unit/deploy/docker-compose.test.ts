@@ -77,7 +77,27 @@ describe('docker-compose.yml', () => {
     const ci = /^NODE24_VERSION=(\S+)$/m.exec(readFileSync('.ci/run', 'utf8'))?.[1];
     expect(image).toMatch(/^24\./);
     expect(ci).toBe(image);
-    expect(dockerfile.match(/^FROM .*$/gm)).toEqual(['FROM ${NODE_IMAGE} AS build', 'FROM ${NODE_IMAGE}']);
+    expect(dockerfile.match(/^FROM .*$/gm)).toEqual([
+      'FROM ${NODE_IMAGE} AS build',
+      'FROM --platform=${BUILDPLATFORM} ${NODE_IMAGE} AS kustomize',
+      'FROM ${NODE_IMAGE}',
+    ]);
+  });
+
+  it('ships the kustomize of kubectl 1.32 (v5.5.0), its download checked by SHA-256 for amd64 and arm64', () => {
+    const dockerfile = readFileSync('Dockerfile', 'utf8');
+    const stage = dockerfile.split(/^FROM /m).find((part) => / AS kustomize$/m.test(part)) ?? '';
+    expect(/^ARG KUSTOMIZE_VERSION=(\S+)$/m.exec(stage)?.[1]).toBe('5.5.0');
+    for (const arch of ['AMD64', 'ARM64']) {
+      const sum = new RegExp(`^ARG KUSTOMIZE_SHA256_${arch}=(\\S+)$`, 'm').exec(stage)?.[1];
+      expect(sum, arch).toMatch(/^[0-9a-f]{64}$/);
+      expect(stage).toContain(`${arch.toLowerCase()}) sum="\${KUSTOMIZE_SHA256_${arch}}"`);
+    }
+    // The sum is checked before the archive is unpacked.
+    expect(stage.indexOf('sha256sum --check')).toBeGreaterThan(-1);
+    expect(stage.indexOf('sha256sum --check')).toBeLessThan(stage.indexOf('tar -xzf'));
+    const runtime = dockerfile.split(/^FROM /m).at(-1) ?? '';
+    expect(runtime).toContain('COPY --from=kustomize /usr/local/bin/kustomize /usr/local/bin/kustomize');
   });
 
   it('ships the dashboard page in the runtime image (the dashboard reads it at start)', () => {
