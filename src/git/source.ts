@@ -19,6 +19,7 @@ import { GitObjectTooLargeError } from './errors/git-object-too-large.ts';
 import { GitRefNotFoundError } from './errors/git-ref-not-found.ts';
 import { gitErrorContext, mapGitError } from './errors/map-git-error.ts';
 import { gitAuthCallbacks } from './auth-callbacks.ts';
+import type { SourceAuth } from './source-auth.ts';
 import { GitHttpTransport, ResponseTooLargeError } from './http-transport.ts';
 import { compareManifests, sortDiff } from './manifest-diff.ts';
 import type { ManifestChange, ManifestDiff } from './manifest-diff.ts';
@@ -41,14 +42,6 @@ import { diffTargets, isManifestPath, normalizeSourcePath, resolvePath } from '.
 import { plainFileChanges } from './plain-file-changes.ts';
 import type { ChangedApps } from '../render/changed-apps.ts';
 import type { FileChange, ObjectReader, TreeEntry } from './tree-diff.ts';
-
-/** Credentials of a source, already resolved from env/files by the config layer. Never logged. */
-export interface SourceAuth {
-  username?: string;
-  password?: string;
-  /** A token (GitHub/GitLab/Gitea/Bitbucket access token): sent as the basic-auth password. */
-  token?: string;
-}
 
 /** A Git source as configured: which repository, branch and folder Rollgate follows. */
 export interface Source {
