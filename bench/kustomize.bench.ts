@@ -5,7 +5,7 @@
 // binary, then its output as plain YAML in a second repository and source: push → canary ReplicaSet),
 // alternating which goes first, and a push to one base until the canary ReplicaSets of every overlay using
 // it. Kustomize runs are read from rollgate_renders_total; a push to one overlay must run exactly one.
-// Sizes: ROLLGATE_BENCH_KUSTOMIZE_OVERLAYS (200), _BASES (20), _PUSHES (6); ROLLGATE_BENCH_LOG=1 prints
+// Sizes: ROLLGATE_BENCH_KUSTOMIZE_OVERLAYS (200), _BASES (20), _PUSHES (7); ROLLGATE_BENCH_LOG=1 prints
 // Rollgate's log lines about diffs and syncs.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -32,7 +32,7 @@ import { median } from './stats.ts';
 const OVERLAYS = Number(process.env.ROLLGATE_BENCH_KUSTOMIZE_OVERLAYS ?? 200);
 const BASES = Number(process.env.ROLLGATE_BENCH_KUSTOMIZE_BASES ?? 20);
 /** Overlay pushes, each measured beside its floor; the two take turns going first. */
-const PUSHES = Number(process.env.ROLLGATE_BENCH_KUSTOMIZE_PUSHES ?? 6);
+const PUSHES = Number(process.env.ROLLGATE_BENCH_KUSTOMIZE_PUSHES ?? 7);
 /** A wait longer than this is a failed run, not a sample. */
 const LIMIT_MS = Number(process.env.ROLLGATE_BENCH_KUSTOMIZE_LIMIT_MS ?? 600_000);
 const READY_DELAY_MS = 100;
@@ -256,7 +256,7 @@ export async function run(): Promise<BenchResult[]> {
             process.env.ROLLGATE_BENCH_LOG &&
             /diff computed|source synced|skipped|problem/.test(entry.msg ?? '')
           )
-            console.log(`  log ${Math.round(at)} ${line.slice(0, 400)}`);
+            console.log(`  log ${Math.round(at)} ${line.slice(0, 600)}`);
         }
         wakeUp.wake?.();
         callback();
@@ -305,6 +305,8 @@ export async function run(): Promise<BenchResult[]> {
       [...(replicaSets.get(ns)?.values() ?? [])].includes(image);
     const synced = (source: string, commit: string): LogLine | undefined =>
       log.find((l) => l.msg === 'source synced' && l.source === source && l.commit === commit);
+    const fetchedOf = (source: string, commit: string): LogLine | undefined =>
+      log.find((l) => l.msg === 'fetched' && l.source === source && l.head === commit);
     const diffOf = (source: string, commit: string): LogLine | undefined =>
       log.find((l) => l.msg === 'diff computed' && l.source === source && l.to === commit);
 
@@ -333,7 +335,8 @@ export async function run(): Promise<BenchResult[]> {
         ],
         webhooks: { github: { secret: WEBHOOK_SECRET } },
       },
-      createLogger({ level: 'info', format: 'json', destination }),
+      // Debug: the `fetched` line splits webhook → diff into the poll and fetch, and the diff itself.
+      createLogger({ level: 'debug', format: 'json', destination }),
     );
 
     // The first sync: every overlay rendered, applied, and its Rollout's ReplicaSet made.
@@ -376,11 +379,14 @@ export async function run(): Promise<BenchResult[]> {
       rollgateMs: number;
       /** Webhook → `diff computed` logged (fetch, tree walk, render, diff). */
       toDiffMs: number;
+      /** Webhook → `fetched` logged (poll, ref check, sync job, fetch). */
+      toFetchedMs: number;
       renders: number;
       cacheHits: number;
       buildMs: number;
       floorPlainMs: number;
       floorToDiffMs: number;
+      floorToFetchedMs: number;
       rollgateCpu: number;
     }
     const samples: PushSample[] = [];
@@ -404,6 +410,7 @@ export async function run(): Promise<BenchResult[]> {
         sample.rollgateMs = performance.now() - started;
         sample.rollgateCpu = ownCpuSeconds() - cpu;
         sample.toDiffMs = ((await until('the diff', () => diffOf('apps', head), wakeUp)).at ?? 0) - started;
+        sample.toFetchedMs = (fetchedOf('apps', head)?.at ?? Number.NaN) - started;
         await until('the sync', () => synced('apps', head), wakeUp);
         await until('the canary to pause', () => phases.get(overlayName(i)) === 'Paused', wakeUp);
         const after = await rendersOf(running, 'apps');
@@ -423,6 +430,7 @@ export async function run(): Promise<BenchResult[]> {
         sample.floorPlainMs = performance.now() - started;
         sample.floorToDiffMs =
           ((await until('the floor diff', () => diffOf('floor', floorHead), wakeUp)).at ?? 0) - started;
+        sample.floorToFetchedMs = (fetchedOf('floor', floorHead)?.at ?? Number.NaN) - started;
         await until('the floor sync', () => synced('floor', floorHead), wakeUp);
         await until('the floor canary to pause', () => phases.get(floorNamespace(i)) === 'Paused', wakeUp);
       };
@@ -437,7 +445,8 @@ export async function run(): Promise<BenchResult[]> {
       samples.push(done);
       const floor = done.buildMs + done.floorPlainMs;
       console.log(
-        `\n  push ${k + 1} (${done.overlay}, ${done.first} first): Rollgate ${ms(done.rollgateMs)} (diff at ${ms(done.toDiffMs)}, CPU ${done.rollgateCpu.toFixed(2)} s, kustomize runs ${done.renders}, cache hits ${done.cacheHits}); floor ${ms(floor)} = build ${ms(done.buildMs)} + plain ${ms(done.floorPlainMs)} (diff at ${ms(done.floorToDiffMs)}); ratio ${(done.rollgateMs / floor).toFixed(2)}×; load ${(loadavg()[0] ?? 0).toFixed(1)}`,
+        `\n  push ${k + 1} (${done.overlay}, ${done.first} first): Rollgate ${ms(done.rollgateMs)} (fetched at ${ms(done.toFetchedMs)}, diff at ${ms(done.toDiffMs)}, CPU ${done.rollgateCpu.toFixed(2)} s, kustomize runs ${done.renders}, cache hits ${done.cacheHits}); ` +
+          `floor ${ms(floor)} = build ${ms(done.buildMs)} + plain ${ms(done.floorPlainMs)} (fetched at ${ms(done.floorToFetchedMs)}, diff at ${ms(done.floorToDiffMs)}); ratio ${(done.rollgateMs / floor).toFixed(2)}×; load ${(loadavg()[0] ?? 0).toFixed(1)}`,
       );
     }
     loads.push(loadavg()[0] ?? 0);
@@ -488,13 +497,13 @@ export async function run(): Promise<BenchResult[]> {
         name: 'push to one overlay’s images: → its canary ReplicaSet (median)',
         value: Math.round(median(samples.map((s) => s.rollgateMs))),
         unit: 'ms',
-        notes: `${samples.length} pushes: ${list(samples.map((s) => s.rollgateMs))} ms; webhook → diff computed median ${ms(median(samples.map((s) => s.toDiffMs)))}`,
+        notes: `${samples.length} pushes: ${list(samples.map((s) => s.rollgateMs))} ms; medians: webhook → fetched ${ms(median(samples.map((s) => s.toFetchedMs)))}, → diff computed ${ms(median(samples.map((s) => s.toDiffMs)))} (discovery, input keys, the render, the diff)`,
       },
       {
         name: 'floor: kustomize build of the overlay + its output as plain YAML → canary ReplicaSet (median)',
         value: Math.round(median(samples.map((s) => s.buildMs + s.floorPlainMs))),
         unit: 'ms',
-        notes: `build ${list(samples.map((s) => s.buildMs))} ms; plain push → canary ${list(samples.map((s) => s.floorPlainMs))} ms (diff computed median ${ms(median(samples.map((s) => s.floorToDiffMs)))})`,
+        notes: `build ${list(samples.map((s) => s.buildMs))} ms; plain push → canary ${list(samples.map((s) => s.floorPlainMs))} ms (medians: fetched ${ms(median(samples.map((s) => s.floorToFetchedMs)))}, diff computed ${ms(median(samples.map((s) => s.floorToDiffMs)))})`,
       },
       {
         name: 'ratio to the floor (median of the pushes’ ratios)',
