@@ -6,9 +6,11 @@
 // alternating which goes first, and a push to one base until the canary ReplicaSets of every overlay using
 // it. Kustomize runs are read from rollgate_renders_total; a push to one overlay must run exactly one.
 // Sizes: ROLLGATE_BENCH_KUSTOMIZE_OVERLAYS (200), _BASES (20), _PUSHES (7); ROLLGATE_BENCH_LOG=1 prints
-// Rollgate's log lines about diffs and syncs.
+// Rollgate's log lines about diffs and syncs; ROLLGATE_BENCH_CPU_PROFILE=DIR writes a CPU profile of the bench
+// process (Rollgate in-process) over the overlay pushes to DIR/kustomize-pushes.cpuprofile.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -390,6 +392,13 @@ export async function run(): Promise<BenchResult[]> {
       rollgateCpu: number;
     }
     const samples: PushSample[] = [];
+    const profileDir = process.env.ROLLGATE_BENCH_CPU_PROFILE;
+    const profiler = profileDir ? new Session() : undefined;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+    }
     for (const [k, i] of pushed.entries()) {
       const tag = `1.${k + 1}`;
       const image = `nginx:${tag}`;
@@ -450,6 +459,11 @@ export async function run(): Promise<BenchResult[]> {
       );
     }
     loads.push(loadavg()[0] ?? 0);
+    if (profiler && profileDir) {
+      const { profile } = await profiler.post('Profiler.stop');
+      writeFileSync(join(profileDir, 'kustomize-pushes.cpuprofile'), JSON.stringify(profile));
+      profiler.disconnect();
+    }
 
     // A push to one base: every overlay using it renders, and each Rollout gets a new revision (its
     // generated ConfigMap's name changed) — a canary ReplicaSet beside the ReplicaSets it had.
