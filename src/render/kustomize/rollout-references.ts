@@ -93,6 +93,15 @@ const AFFINITY_SELECTORS = ['podAffinity', 'podAntiAffinity'].flatMap((affinity)
  * name the same field with different flags, and users may already list such a file of their own.
  */
 export function rolloutReferencesConfiguration(): string {
+  // The same text for every render: building it (a Document of several hundred field specs, about 50 KB)
+  // costs tens of milliseconds, once per kustomization written, so it is built once per process.
+  configurationText ??= buildConfiguration();
+  return configurationText;
+}
+
+let configurationText: string | undefined;
+
+function buildConfiguration(): string {
   const configuration = {
     nameReference: nameReferences(),
     commonLabels: [
