@@ -167,7 +167,7 @@ async function sourceStatus(p: Pipeline): Promise<SourceStatus> {
 
 describe('a source of two kustomize apps, one broken by a push', () => {
   it.each(CASES)(
-    "$name: a problem at the file with the message; the other app's change is applied; nothing of the broken app changes",
+    "$name: a problem at the file with the message; the other app's change is applied; nothing of the broken app changes; putting it back clears the problem",
     async (bad) => {
       remote = await countingServer();
       const p = await startPipeline(inject('redisUrl'));
@@ -229,6 +229,23 @@ describe('a source of two kustomize apps, one broken by a push', () => {
       expect(await stagingObjects(p)).toEqual(before);
       expect(imageOf(await p.rollout('staging-web'))).toBe('nginx:1.1');
       expect((await p.replicaSets()).filter((rs) => rs.name.startsWith('staging-web-'))).toHaveLength(1);
+
+      // Staging put back as it was: the problem leaves the status.
+      const layout: Record<string, string> = webLayout();
+      const restore = Object.fromEntries(
+        Object.keys(bad.files()).map((path) => [path, layout[path] ?? null]),
+      );
+      p.work.write(restore);
+      const fixed = p.work.commit('staging: back to what it was');
+      await p.work.push(p.repoUrl);
+      await p.pushWebhook(running);
+      const recovered = await eventually('the source to sync the fix', async () => {
+        const now = await sourceStatus(p);
+        return now.commit === fixed ? now : undefined;
+      });
+      expect(recovered.phase).toBe('Synced');
+      expect(recovered.problems).toBeUndefined();
+      expect(imageOf(await p.rollout('staging-web'))).toBe('nginx:1.1');
     },
     120_000,
   );
