@@ -71,6 +71,17 @@ export async function renderChangedApps(
     result.apps.push({ path: first.file, problems: after.problems });
     result.reread.push(first.file);
   }
+  // An app gone from its folder, or replaced there by another kind (a Chart.yaml put into an overlay or
+  // taken out of it), is compared with nothing below: the problems its marker files held (a chart's
+  // refusal, a kustomization's) are looked at again here, or they would stand after the app is gone.
+  const afterKinds = new Map(after.apps.map((app) => [app.dir, app.kind]));
+  for (const app of before.apps) {
+    if (afterKinds.get(app.dir) === app.kind) continue;
+    if (app.kind === 'helm') result.reread.push(joinPath(app.dir, 'Chart.yaml'));
+    else
+      for (const file of (await kustomizations.get(reader, app.dir, app.oid))?.files ?? [])
+        result.reread.push(file.path);
+  }
   const beforeByDir = new Map(before.apps.map((app) => [app.dir, app]));
   const afterDirs = new Set(after.apps.map((app) => app.dir));
   const compared = [

@@ -244,3 +244,29 @@ describe('what a render refuses', () => {
     ]);
   });
 });
+
+describe('an app that leaves its folder', () => {
+  it("a chart deleted, or a Chart.yaml taken out of an overlay: its Chart.yaml is looked at again, so the chart's problem does not stand", async () => {
+    const { push, source } = await scene();
+    const chart = { 'apps/chart/Chart.yaml': 'apiVersion: v2\nname: chart\nversion: 0.1.0\n' };
+    const first = await push({ ...webLayout(), ...chart });
+    const all = source({ path: 'apps' });
+    const firstDiff = await all.diffReport(undefined, await all.fetch());
+    expect(firstDiff.problems.map((problem) => problem.file)).toEqual(['apps/chart/Chart.yaml']);
+
+    const gone = await push({ 'apps/chart/Chart.yaml': null });
+    const goneDiff = await all.diffReport(first, await all.fetch());
+    expect(goneDiff.problems).toEqual([]);
+    expect(goneDiff.files.map((file) => file.path)).toContain('apps/chart/Chart.yaml');
+
+    const inStaging = await push({ 'apps/web/overlays/staging/Chart.yaml': chart['apps/chart/Chart.yaml'] });
+    const inDiff = await all.diffReport(gone, await all.fetch());
+    expect(inDiff.problems.map((problem) => problem.file)).toEqual(['apps/web/overlays/staging/Chart.yaml']);
+    expect(inDiff.changes).toEqual([]);
+
+    await push({ 'apps/web/overlays/staging/Chart.yaml': null });
+    const outDiff = await all.diffReport(inStaging, await all.fetch());
+    expect(outDiff.problems).toEqual([]);
+    expect(outDiff.files.map((file) => file.path)).toContain('apps/web/overlays/staging/Chart.yaml');
+  });
+});

@@ -57,10 +57,11 @@ export interface GitopsScene {
   push(files: Record<string, string | null>, message: string): Promise<string>;
   /**
    * Starts Rollgate (role all) syncing the repository into the namespace as `source`, reaching the
-   * API server as `kubeConfig` says (default: the admin).
+   * API server as `kubeConfig` says (default: the admin), from `path` of the repository (default: all of it).
    */
   startRollgate(options: {
     source: string;
+    path?: string;
     prune?: boolean;
     kubeConfig?: KubeConfig;
   }): Promise<RollgateInScene>;
@@ -97,7 +98,7 @@ export async function openGitopsScene(cluster: RealCluster, prefix: string): Pro
       await work.push(repoUrl);
       return sha;
     },
-    async startRollgate({ source, prune = false, kubeConfig = cluster.kubeConfig }) {
+    async startRollgate({ source, path = '.', prune = false, kubeConfig = cluster.kubeConfig }) {
       const config = configSchema.parse({
         log: { level: 'debug' },
         redis: { url: inject('redisUrl'), prefix: `real-${randomUUID().slice(0, 8)}` },
@@ -105,9 +106,7 @@ export async function openGitopsScene(cluster: RealCluster, prefix: string): Pro
         workers: { concurrency: 4 },
         git: { cacheDir: join(tmp.path, `cache-${source}`) },
         kubernetes: { defaultNamespace: namespace },
-        sources: [
-          { name: source, url: repoUrl, branch: 'main', path: '.', interval: '1s', namespace, prune },
-        ],
+        sources: [{ name: source, url: repoUrl, branch: 'main', path, interval: '1s', namespace, prune }],
       });
       const out = new PassThrough();
       let logged = '';
