@@ -12,6 +12,7 @@ import type { RenderMode } from '../render/app-discovery.ts';
 import type { EditedAppRender } from '../render/edited-apps.ts';
 import type { EditedFile } from '../render/edited-tree.ts';
 import type { RenderOutcome } from '../render/renderer.ts';
+import { RenderCache } from '../render/render-cache.ts';
 import type { Rendering } from '../render/rendering.ts';
 import type { GitErrorContext, GitStep } from './errors/git-error-context.ts';
 import { GitObjectMissingError } from './errors/git-object-missing.ts';
@@ -144,6 +145,13 @@ export interface SourceDiffInParts extends SourceDiffHeader {
 const HISTORY_WALK_LIMIT = 200;
 
 /**
+ * Bytes of each app's last good render a source keeps (by the app's kustomization path). An app whose
+ * old side no longer renders is compared with it, so that what left Git while the app did not render is
+ * still pruned once it renders again.
+ */
+const LAST_GOOD_RENDER_BYTES = 32 * 1024 * 1024;
+
+/**
  * One Git source with its own bare cache repository. All remote access goes through isomorphic-git over
  * http(s); credentials reach the server only through isomorphic-git's onAuth callback.
  */
@@ -170,6 +178,8 @@ export class GitSource {
   private readonly localPath: string | undefined;
   private localServer: Promise<GitServer> | undefined;
   private readonly rendering: Rendering | undefined;
+  /** Each app's last good render, for an old side that fails (see {@link LAST_GOOD_RENDER_BYTES}). */
+  private readonly lastGoodRenders = new RenderCache(LAST_GOOD_RENDER_BYTES);
   /** How the path is read; `plain` without a rendering. */
   readonly renderMode: RenderMode;
 
@@ -661,6 +671,7 @@ export class GitSource {
         if (this.rendering !== undefined && this.renderMode !== 'plain') {
           const trees = fromTree === undefined ? { after: toTree } : { before: fromTree, after: toTree };
           apps = await this.rendering.changedApps(reader, trees, this.path, this.renderMode);
+          this.rememberGoodRenders(apps);
         }
         files = await plainFileChanges(reader, { before: fromTree, after: toTree }, this.path, apps?.covered);
       } catch (error) {
@@ -695,6 +706,27 @@ export class GitSource {
     if (from !== undefined) header.from = from;
     if (apps !== undefined) header.renders = apps.counts;
     return header;
+  }
+
+  /**
+   * Keeps each app's last good render and hands it to an app whose old side failed as its `before`: the
+   * objects it had then and no longer has are reported removed (pruned if the source's), instead of
+   * staying for good. Lost on restart; a render that never succeeded in this process has none.
+   */
+  private rememberGoodRenders(apps: ChangedApps): void {
+    for (const app of apps.apps) {
+      if (app.oldSideFailed === true) {
+        const lastGood = this.lastGoodRenders.get(app.path);
+        if (lastGood !== undefined) app.before = lastGood;
+        delete app.oldSideFailed;
+      }
+      if (app.lastGood !== undefined) {
+        if (this.lastGoodRenders.get(app.path) === undefined)
+          this.lastGoodRenders.set(app.path, app.lastGood);
+        delete app.lastGood;
+      }
+      if (app.after !== undefined) this.lastGoodRenders.set(app.path, app.after);
+    }
   }
 
   private async ensureCache(): Promise<void> {

@@ -21,6 +21,13 @@ export interface RenderedApp {
   before?: string;
   after?: string;
   problems?: RenderProblem[];
+  /** The old side was there but did not render: `before` is absent though the app had objects. */
+  oldSideFailed?: true;
+  /**
+   * When the new side failed: the old side's render, for the caller to remember as the app's last good
+   * objects (never a `before`: a failed app's objects are held, not compared).
+   */
+  lastGood?: string;
 }
 
 /** What {@link renderChangedApps} found. */
@@ -152,6 +159,10 @@ async function compareApp(
     const rendered = await render(newInputs);
     if (!rendered.ok) {
       comparison.app = { path: newInputs.file, problems: rendered.problems };
+      if (oldInputs !== undefined) {
+        const old = await render(oldInputs);
+        if (old.ok) comparison.app.lastGood = old.text;
+      }
       return comparison;
     }
     comparison.app = { path: newInputs.file, after: rendered.text };
@@ -162,6 +173,7 @@ async function compareApp(
     comparison.reread.push(oldInputs.file);
     const old = await render(oldInputs);
     if (old.ok) comparison.app.before = old.text;
+    else comparison.app.oldSideFailed = true;
   }
   return comparison;
 }

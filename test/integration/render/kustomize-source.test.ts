@@ -8,7 +8,7 @@ import type { Source } from '../../../src/git/source.ts';
 import { DEFAULT_RENDER_SETTINGS, Rendering } from '../../../src/render/rendering.ts';
 import type { RenderSettings } from '../../../src/render/rendering.ts';
 import { createBareRepository, makeTempDir, WorkingCopy } from '../../support/git-fixtures.ts';
-import { overlayKustomization, webLayout } from '../../support/kustomize-layout.ts';
+import { baseKustomization, overlayKustomization, webLayout } from '../../support/kustomize-layout.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -179,6 +179,35 @@ describe('what a render refuses', () => {
     // Nothing of staging changes or is removed; prod's change goes through.
     expect(summary(diff.changes)).toEqual([
       'changed Rollout//prod-web apps/web/overlays/prod/kustomization.yaml',
+    ]);
+  });
+
+  it("what left Git while the app did not render is reported removed once it renders again (compared with the app's last good render)", async () => {
+    const { push, source } = await scene();
+    const first = await push(webLayout());
+    const staging = source();
+    await staging.diffReport(undefined, await staging.fetch());
+    const staged = overlayKustomization('staging', '1.1');
+    const broken = await push({
+      'apps/web/overlays/staging/kustomization.yaml': staged.replace(
+        '  - ../../base\n',
+        '  - ../../base\n  - missing.yaml\n',
+      ),
+    });
+    const held = await staging.diffReport(first, await staging.fetch());
+    expect(held.to).toBe(broken);
+    expect(held.changes).toEqual([]);
+    expect(held.problems).toHaveLength(1);
+    // Fixed, and the Service taken out of the base at the same time.
+    await push({
+      'apps/web/overlays/staging/kustomization.yaml': staged,
+      'apps/web/base/kustomization.yaml': baseKustomization().replace('  - service.yaml\n', ''),
+      'apps/web/base/service.yaml': null,
+    });
+    const fixed = await staging.diffReport(broken, await staging.fetch());
+    expect(fixed.problems).toEqual([]);
+    expect(summary(fixed.changes)).toEqual([
+      'removed Service//staging-web apps/web/overlays/staging/kustomization.yaml',
     ]);
   });
 
