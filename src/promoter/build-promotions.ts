@@ -9,6 +9,7 @@ import { GitSource, type GitSourceOptions } from '../git/source.ts';
 import type { Logger } from '../log/logger.ts';
 import { parseDuration } from '../manifest/duration.ts';
 import { planImageEdits } from '../promotion/plan-image-edits.ts';
+import { Rendering } from '../render/rendering.ts';
 import type { ImageEditor, PromotionSource, PromotionSpec, PromotionTarget } from './run-promotion.ts';
 
 /** A configured promotion with what running it needs (not the cluster: the caller has that). */
@@ -48,6 +49,48 @@ function sourceReader(
   };
 }
 
+/**
+ * The `from` side's reader: its files, and for a source that renders (`render` not `plain`) its objects
+ * as the sync reads them, kustomize apps rendered, since a Rollout of an overlay is in none of the path's
+ * files. The renderer is started at the first read, not when the promotions are built.
+ */
+function fromSourceReader(
+  name: string,
+  source: SourceConfig,
+  env: Record<string, string | undefined>,
+  options: GitSourceOptions,
+  rendering: () => Promise<Rendering>,
+): Pick<PromotionSource, 'read'> {
+  if (source.render === 'plain') return sourceReader(name, source, env, options);
+  const auth = resolveSourceAuth(source, env);
+  let reader: Promise<GitSource> | undefined;
+  const readerOf = async (): Promise<GitSource> =>
+    new GitSource(
+      {
+        name,
+        url: source.url,
+        branch: source.branch,
+        path: source.path,
+        render: source.render,
+        ...(auth ? { auth } : {}),
+      },
+      { ...options, rendering: await rendering() },
+    );
+  return {
+    async read() {
+      reader ??= readerOf();
+      const git = await reader;
+      const tip = await git.fetch();
+      const files = await git.readManifestFiles(tip);
+      // Every object at the tip, as a first sync would read it; an app that fails to render has none.
+      const objects = (await git.diff(undefined, tip)).flatMap((change) =>
+        change.change === 'removed' ? [] : [change.object],
+      );
+      return { tip, files, objects };
+    },
+  };
+}
+
 function forgeToken(promotion: PromotionConfig, env: Record<string, string | undefined>): string {
   const { token, tokenEnv, tokenFile } = promotion.pullRequest;
   const value = resolveSecret(
@@ -69,6 +112,9 @@ export function buildPromotions(
 ): BuiltPromotion[] {
   const env = options.env ?? process.env;
   const cacheDir = options.cacheDir ?? config.git.cacheDir;
+  // One renderer for every promotion's `from` side, found once (its version is the sync's to log).
+  let started: Promise<Rendering> | undefined;
+  const rendering = (): Promise<Rendering> => (started ??= Rendering.start(config.render));
   return config.promotions.map((promotion) => {
     const to = sourceNamed(config, promotion.to.source);
     const from = sourceNamed(config, promotion.from.source);
@@ -82,7 +128,7 @@ export function buildPromotions(
     // reader has this name): the poller's cache belongs to the poller, maybe in
     // another process, and two writers of one cache would race.
     const source: PromotionSource = {
-      ...sourceReader(`promotion-${promotion.name}.from`, from, env, readers),
+      ...fromSourceReader(`promotion-${promotion.name}.from`, from, env, readers, rendering),
       ...(from.namespace !== undefined ? { namespace: from.namespace } : {}),
     };
     const target: PromotionTarget = {
