@@ -35,6 +35,11 @@ const noProcess = {
   regex: '(^|/)process/',
   message: 'src/process wires everything: nothing it wires imports it (list/watch restarts live in src/kube)',
 };
+const noQueue = {
+  regex: '(^|/)queue/',
+  message:
+    'the Kubernetes adapter (src/kube) and the sandbox know no queue: a backoff both need is in src/clock (capped-backoff.ts)',
+};
 const noCli = {
   regex: '(^|/)cli/',
   message:
@@ -92,7 +97,9 @@ export default tseslint.config(
   { files: ['src/queue/**/*.ts'], rules: { 'no-restricted-imports': arrows(noWorkers, noSync) } },
   {
     files: ['src/kube/**/*.ts'],
-    rules: { 'no-restricted-imports': arrows(noWorkers, noTraffic, noReconciler, noViews, noProcess) },
+    rules: {
+      'no-restricted-imports': arrows(noWorkers, noTraffic, noReconciler, noViews, noProcess, noQueue),
+    },
   },
   {
     files: ['src/reconciler/**/*.ts'],
@@ -105,7 +112,7 @@ export default tseslint.config(
   // The sandbox is a cluster, not a controller: of Rollgate it imports the Kubernetes adapter (src/kube) only.
   {
     files: ['src/sandbox/**/*.ts'],
-    rules: { 'no-restricted-imports': arrows(noWorkers, noReconciler, noViews, noProcess) },
+    rules: { 'no-restricted-imports': arrows(noWorkers, noReconciler, noViews, noProcess, noQueue) },
   },
   { files: ['src/render/**/*.ts'], rules: { 'no-restricted-imports': arrows(noWorkers, onlyLeaves) } },
   { files: ['src/demo/**/*.ts'], rules: { 'no-restricted-imports': arrows(noWorkers, noCli) } },

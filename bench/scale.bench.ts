@@ -36,7 +36,8 @@ const LIMIT_MS = Number(process.env.ROLLGATE_BENCH_SCALE_LIMIT_MS ?? 600_000);
 const READY_DELAY_MS = 100;
 /** Writes the floor keeps in flight, about what Rollgate's workers do. */
 const FLOOR_CONCURRENCY = 8;
-const WEBHOOK_SECRET = 'scale-bench';
+// At least 16 characters: the configuration refuses a shorter inline webhook secret (issue 26).
+const WEBHOOK_SECRET = 'scale-bench-webhook-secret';
 /** Where the bench's Rollouts are, as the custom-objects API names them. */
 const ROLLOUTS = {
   group: ROLLGATE_API_GROUP,

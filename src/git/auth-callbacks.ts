@@ -1,6 +1,6 @@
 // The isomorphic-git credential callbacks for a source: its credentials once, never a retry.
 import type { GitAuth } from 'isomorphic-git';
-import type { SourceAuth } from './source.ts';
+import type { SourceAuth } from './source-auth.ts';
 
 /** `onAuth` / `onAuthFailure` for isomorphic-git's fetch and push, from a source's credentials. */
 export interface GitAuthCallbacks {

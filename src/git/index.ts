@@ -1,6 +1,7 @@
 // The git module's public surface: sources, the smart-HTTP server, manifest diffs, promotion branches, errors.
 export { GitSource, DEFAULT_FETCH_DEPTH, DEFAULT_MAX_PACKS, KEPT_FETCHED_COMMITS } from './source.ts';
-export type { GitSourceOptions, HistoryRelation, Source, SourceAuth, SourceDiff } from './source.ts';
+export type { GitSourceOptions, HistoryRelation, Source, SourceDiff } from './source.ts';
+export type { SourceAuth } from './source-auth.ts';
 export { serveGitRepositories, DEFAULT_HTTP_BACKEND } from './smart-http-server.ts';
 export type { GitServer, GitServerOptions } from './smart-http-server.ts';
 export { diffManifests, sameValue } from './manifest-diff.ts';

@@ -20,7 +20,7 @@ import { DEFAULT_OBJECT_SIZE_LIMITS } from './pack-size-scan.ts';
 import { packRefusal, packTooLarge, sizeCheckedFs } from './size-checked-fs.ts';
 import { splitRemoteUrl } from './remote-url.ts';
 import { serveGitRepositories } from './smart-http-server.ts';
-import type { SourceAuth } from './source.ts';
+import type { SourceAuth } from './source-auth.ts';
 import { DEFAULT_FETCH_DEPTH, DEFAULT_MAX_PACKS } from './source.ts';
 
 /** Who commits a promotion unless told otherwise (the author is the promotion's configured author). */

@@ -9,6 +9,8 @@ import { systemClock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 import type { RenderMode } from '../render/app-discovery.ts';
+import type { EditedAppRender } from '../render/edited-apps.ts';
+import type { EditedFile } from '../render/edited-tree.ts';
 import type { RenderOutcome } from '../render/renderer.ts';
 import type { Rendering } from '../render/rendering.ts';
 import type { GitErrorContext, GitStep } from './errors/git-error-context.ts';
@@ -17,6 +19,7 @@ import { GitObjectTooLargeError } from './errors/git-object-too-large.ts';
 import { GitRefNotFoundError } from './errors/git-ref-not-found.ts';
 import { gitErrorContext, mapGitError } from './errors/map-git-error.ts';
 import { gitAuthCallbacks } from './auth-callbacks.ts';
+import type { SourceAuth } from './source-auth.ts';
 import { GitHttpTransport, ResponseTooLargeError } from './http-transport.ts';
 import { compareManifests, sortDiff } from './manifest-diff.ts';
 import type { ManifestChange, ManifestDiff } from './manifest-diff.ts';
@@ -39,14 +42,6 @@ import { diffTargets, isManifestPath, normalizeSourcePath, resolvePath } from '.
 import { plainFileChanges } from './plain-file-changes.ts';
 import type { ChangedApps } from '../render/changed-apps.ts';
 import type { FileChange, ObjectReader, TreeEntry } from './tree-diff.ts';
-
-/** Credentials of a source, already resolved from env/files by the config layer. Never logged. */
-export interface SourceAuth {
-  username?: string;
-  password?: string;
-  /** A token (GitHub/GitLab/Gitea/Bitbucket access token): sent as the basic-auth password. */
-  token?: string;
-}
 
 /** A Git source as configured: which repository, branch and folder Rollgate follows. */
 export interface Source {
@@ -506,6 +501,31 @@ export class GitSource {
       try {
         const tree = await this.treeOf(commit, reads, snapshot);
         return await rendering.renderApp(this.objectReader(reads, snapshot), tree, normalizeSourcePath(dir));
+      } catch (error) {
+        throw this.mapError(error, 'diff');
+      }
+    });
+  }
+
+  /**
+   * The apps under the source's path that read one of `files`, rendered at `commit` (fetched before) with
+   * `files` written over it, nothing committed: a promotion's render check before it opens a pull
+   * request. `rendering` defaults to the source's own; none, or a `plain` source: nothing is rendered.
+   */
+  async renderEdits(
+    commit: string,
+    files: readonly EditedFile[],
+    rendering: Rendering | undefined = this.rendering,
+  ): Promise<EditedAppRender[]> {
+    const mode = this.source.render ?? 'auto';
+    if (rendering === undefined || mode === 'plain') return [];
+    return this.exclusive(async () => {
+      const reads = { commits: 0, trees: 0, blobs: 0, fromMemory: 0 };
+      const snapshot = readSnapshotFs();
+      try {
+        const tree = await this.treeOf(commit, reads, snapshot);
+        const edits = files.map((file) => ({ path: normalizeSourcePath(file.path), text: file.text }));
+        return await rendering.editedApps(this.objectReader(reads, snapshot), tree, this.path, mode, edits);
       } catch (error) {
         throw this.mapError(error, 'diff');
       }

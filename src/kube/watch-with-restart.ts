@@ -1,7 +1,7 @@
 // A Kubernetes watch that resumes from its last resourceVersion after it ends, backing off while the API server stays away, until it is stopped.
 import { Watch } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { retryDelayMs, type RetryBackoff } from '../queue/retry-backoff.ts';
+import { retryDelayMs, type RetryBackoff } from '../clock/capped-backoff.ts';
 
 /**
  * How an ended watch is started again: after 1 s, doubling while the restarts keep failing, at most

@@ -1,6 +1,7 @@
 // Runs the steps of a process's start, retrying each through transient failures of the API server or Redis
 // with capped, jittered backoff (the queue's retry arithmetic), and reporting every retry.
-import { jobRetryDelayMs, type RetryBackoff } from '../queue/retry-backoff.ts';
+import type { RetryBackoff } from '../clock/capped-backoff.ts';
+import { jobRetryDelayMs } from '../queue/retry-backoff.ts';
 import { classifyStartFailure, StartTimedOutError, type StartDependency } from './start-failure.ts';
 
 /** First retry after ~250 ms, doubling up to 15 s; half of each delay is random so replicas spread out. */

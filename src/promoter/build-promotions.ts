@@ -29,22 +29,35 @@ function sourceNamed(config: RollgateConfig, name: string): SourceConfig {
   return source;
 }
 
-/** Reads a source's branch tip and manifest files through a cache of the promotion's own (`name`). */
-function sourceReader(
+/** A source's Git, read through a cache of the promotion's own (`name`). */
+function sourceGit(
   name: string,
   source: SourceConfig,
   env: Record<string, string | undefined>,
   options: GitSourceOptions,
-): { read(): Promise<{ tip: string; files: Array<{ path: string; text: string }> }> } {
+): GitSource {
   const auth = resolveSourceAuth(source, env);
-  const reader = new GitSource(
-    { name, url: source.url, branch: source.branch, path: source.path, ...(auth ? { auth } : {}) },
+  return new GitSource(
+    {
+      name,
+      url: source.url,
+      branch: source.branch,
+      path: source.path,
+      render: source.render,
+      ...(auth ? { auth } : {}),
+    },
     options,
   );
+}
+
+/** Reads a source's branch tip and manifest files. */
+function sourceReader(git: GitSource): {
+  read(): Promise<{ tip: string; files: Array<{ path: string; text: string }> }>;
+} {
   return {
     async read() {
-      const tip = await reader.fetch();
-      return { tip, files: await reader.readManifestFiles(tip) };
+      const tip = await git.fetch();
+      return { tip, files: await git.readManifestFiles(tip) };
     },
   };
 }
@@ -52,7 +65,7 @@ function sourceReader(
 /**
  * The `from` side's reader: its files, and for a source that renders (`render` not `plain`) its objects
  * as the sync reads them, kustomize apps rendered, since a Rollout of an overlay is in none of the path's
- * files. The renderer is started at the first read, not when the promotions are built.
+ * files. Its Git is built at the first read, with the rendering (kustomize is found then, not at start).
  */
 function fromSourceReader(
   name: string,
@@ -61,29 +74,16 @@ function fromSourceReader(
   options: GitSourceOptions,
   rendering: () => Promise<Rendering>,
 ): Pick<PromotionSource, 'read'> {
-  if (source.render === 'plain') return sourceReader(name, source, env, options);
-  const auth = resolveSourceAuth(source, env);
-  let reader: Promise<GitSource> | undefined;
-  const readerOf = async (): Promise<GitSource> =>
-    new GitSource(
-      {
-        name,
-        url: source.url,
-        branch: source.branch,
-        path: source.path,
-        render: source.render,
-        ...(auth ? { auth } : {}),
-      },
-      { ...options, rendering: await rendering() },
-    );
+  if (source.render === 'plain') return sourceReader(sourceGit(name, source, env, options));
+  let git: Promise<GitSource> | undefined;
   return {
     async read() {
-      reader ??= readerOf();
-      const git = await reader;
-      const tip = await git.fetch();
-      const files = await git.readManifestFiles(tip);
+      git ??= rendering().then((shared) => sourceGit(name, source, env, { ...options, rendering: shared }));
+      const reader = await git;
+      const tip = await reader.fetch();
+      const files = await reader.readManifestFiles(tip);
       // Every object at the tip, as a first sync would read it; an app that fails to render has none.
-      const objects = (await git.diff(undefined, tip)).flatMap((change) =>
+      const objects = (await reader.diff(undefined, tip)).flatMap((change) =>
         change.change === 'removed' ? [] : [change.object],
       );
       return { tip, files, objects };
@@ -108,13 +108,22 @@ function forgeToken(promotion: PromotionConfig, env: Record<string, string | und
  */
 export function buildPromotions(
   config: RollgateConfig,
-  options: { logger: Logger; env?: Record<string, string | undefined>; cacheDir?: string },
+  options: {
+    logger: Logger;
+    env?: Record<string, string | undefined>;
+    cacheDir?: string;
+    /**
+     * The process's rendering, for the render check of a promotion into a kustomize target and the read
+     * of a rendering `from` source; by default
+     * one is started (kustomize found) at the first check and shared by every promotion built here.
+     */
+    rendering?: () => Promise<Rendering>;
+  },
 ): BuiltPromotion[] {
   const env = options.env ?? process.env;
   const cacheDir = options.cacheDir ?? config.git.cacheDir;
-  // One renderer for every promotion's `from` side, found once (its version is the sync's to log).
   let started: Promise<Rendering> | undefined;
-  const rendering = (): Promise<Rendering> => (started ??= Rendering.start(config.render));
+  const rendering = options.rendering ?? (() => (started ??= Rendering.start(config.render, options.logger)));
   return config.promotions.map((promotion) => {
     const to = sourceNamed(config, promotion.to.source);
     const from = sourceNamed(config, promotion.from.source);
@@ -131,9 +140,17 @@ export function buildPromotions(
       ...fromSourceReader(`promotion-${promotion.name}.from`, from, env, readers, rendering),
       ...(from.namespace !== undefined ? { namespace: from.namespace } : {}),
     };
+    const targetGit = sourceGit(`promotion-${promotion.name}`, to, env, readers);
     const target: PromotionTarget = {
       branch: to.branch,
-      ...sourceReader(`promotion-${promotion.name}`, to, env, readers),
+      ...sourceReader(targetGit),
+      // A target of plain YAML has nothing to render: no check, and kustomize is never looked for.
+      ...(to.render !== 'plain' && {
+        async checkRender(tip, files) {
+          const renders = await targetGit.renderEdits(tip, files, await rendering());
+          return renders.flatMap((render) => (render.outcome.ok ? [] : render.outcome.problems));
+        },
+      }),
       async push(request) {
         const result = await pushPromotionCommit({
           source: to.name,

@@ -9,7 +9,12 @@ import { matchGit, type GitRollout } from '../promotion/git-rollout.ts';
 import { planPromotion, promotionBranch } from '../promotion/plan-promotion.ts';
 import { promotability } from '../promotion/promotable-revision.ts';
 import { POD_TEMPLATE_HASH_LABEL } from '../rollout/index.ts';
-import type { PromotionAction, PromotionFile, PromotionPlan } from '../promotion/promotion-action.ts';
+import type {
+  PromotionAction,
+  PromotionFile,
+  PromotionPlan,
+  TargetRenderProblem,
+} from '../promotion/promotion-action.ts';
 import { gitRolloutOf, type PromotionSourceRead } from './read-git-rollout.ts';
 import { describeSteps, promotionRolloutOf } from './read-promotion-rollout.ts';
 
@@ -41,6 +46,12 @@ export interface PromotionTarget {
     message: string;
     author: { name: string; email: string };
   }): Promise<{ commit: string; pushed: boolean }>;
+  /**
+   * Renders the target's apps that read one of `files` at `tip` with `files` written over it (nothing
+   * pushed) and returns their problems; empty when they render or no app reads them. Absent: no check
+   * (a target of plain YAML).
+   */
+  checkRender?(tip: string, files: readonly PromotionFile[]): Promise<TargetRenderProblem[]>;
 }
 
 /** The `from` side: its Git, which a promoted revision must match. */
@@ -113,6 +124,7 @@ export async function runPromotion(
 
   const branch = promotionBranch(promotion.name, rollout.name);
   let targetEdits: PromotionFile[] = [];
+  let targetRenderProblems: TargetRenderProblem[] = [];
   let git: GitRollout | undefined;
   const verdict = promotability(rollout);
   // Git and the target are read only for a revision the planner's own rule would promote; the images
@@ -130,6 +142,9 @@ export async function runPromotion(
     if (match.matches) {
       const target = await deps.target.read();
       targetEdits = deps.editImages(target.files, { kind: 'Rollout', name: rollout.name }, match.images);
+      // The edit rendered before anything is pushed: a kustomization it breaks is a refusal, not a broken target.
+      if (targetEdits.length > 0 && deps.target.checkRender !== undefined)
+        targetRenderProblems = await deps.target.checkRender(target.tip, targetEdits);
     }
   }
   let pullRequest = await deps.forge.findOpenPullRequest(branch, deps.target.branch);
@@ -154,12 +169,16 @@ export async function runPromotion(
         .map((run) => ({ name: run.name, phase: run.phase })),
     },
     targetEdits,
+    targetRenderProblems,
     ...(pullRequest !== undefined ? { pullRequest } : {}),
     ...(checks !== undefined ? { checks } : {}),
   });
   if (plan.refusal !== undefined) log.warn({ state: plan.state, reason: plan.refusal }, 'promotion refused');
   else log.info({ state: plan.state, actions: plan.actions.map((a) => a.kind) }, plan.summary);
-  const status = planCommitStatus(promotion.fromSource, rollout, { refused: plan.refusal !== undefined });
+  const status = planCommitStatus(promotion.fromSource, rollout, {
+    refused: plan.refusal !== undefined,
+    ...(plan.refusalKind !== undefined ? { refusalKind: plan.refusalKind } : {}),
+  });
   const reported = status === undefined ? {} : { commitStatus: `${status.state}: ${status.description}` };
   if (options.dryRun) return { plan, ...reported, ...(pullRequest !== undefined ? { pullRequest } : {}) };
 

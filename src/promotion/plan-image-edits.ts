@@ -153,13 +153,29 @@ class FileSet {
   }
 }
 
+/**
+ * True when `source` is one of a kustomization's own files that no kustomization lists as a resource (a
+ * patch, a generator's input): it sits at or below a kustomization's folder, where a sync reads no plain
+ * YAML, so a Rollout written in it is a patch, not the workload.
+ */
+function isKustomizationInput(set: FileSet, source: YamlSource, kustomizations: YamlSource[]): boolean {
+  const covered = kustomizations.some((kustomization) => {
+    const dir = directoryOf(kustomization.path);
+    return dir === '' || source.path.startsWith(`${dir}/`);
+  });
+  return covered && !kustomizations.some((kustomization) => set.reach(kustomization).files.has(source.path));
+}
+
 /** The one object the target names: in the target path first, else the one base a kustomization reaches. */
 function locateWorkload(
   set: FileSet,
   target: PromotionTarget,
   kustomizations: YamlSource[],
 ): WorkloadObject | undefined {
-  const all = set.manifests().flatMap((source) => findWorkloads(source, target));
+  const all = set
+    .manifests()
+    .filter((source) => !isKustomizationInput(set, source, set.kustomizations()))
+    .flatMap((source) => findWorkloads(source, target));
   const inPath = all.filter((object) => set.inPath(object.source.path));
   if (inPath.length > 0) return onlyWorkload(inPath, target, 'the target path');
   const reached = all.filter((object) =>

@@ -1,5 +1,10 @@
 // The promotion planner: from a Rollout's finished revision, the target's files and the open pull request, what to do.
-import type { PromotionAction, PromotionFile, PromotionPlan } from './promotion-action.ts';
+import type {
+  PromotionAction,
+  PromotionFile,
+  PromotionPlan,
+  TargetRenderProblem,
+} from './promotion-action.ts';
 import { matchGit, type GitRollout } from './git-rollout.ts';
 import { promotability, type PromotionRollout } from './promotable-revision.ts';
 import {
@@ -42,6 +47,11 @@ export interface PromotionPlanInput {
    * already runs them. Computed by the edge from the target branch with the byte-preserving rewrite.
    */
   targetEdits: PromotionFile[];
+  /**
+   * The target's apps that read an edited file, rendered with the edits applied (by the edge, before
+   * anything is pushed): any problem refuses the promotion. Absent or empty: it renders, or nothing to render.
+   */
+  targetRenderProblems?: TargetRenderProblem[];
   pullRequest?: OpenPullRequestView;
   /** The checks on the open pull request's head (read only with autoMerge). */
   checks?: 'pending' | 'success' | 'failure';
@@ -105,6 +115,7 @@ export function planPromotion(input: PromotionPlanInput): PromotionPlan {
       state: 'refused',
       summary: `${key}: ${git.reason}`,
       refusal: git.reason,
+      refusalKind: 'not-in-git',
     };
   const evidence: PromotionEvidence = {
     ...input.evidence,
@@ -130,6 +141,20 @@ export function planPromotion(input: PromotionPlanInput): PromotionPlan {
       ],
       state: 'closed',
       summary: `${key}: ${promotion.toSource} already runs ${hash}; closing #${pullRequest.number}`,
+    };
+  }
+
+  const renderProblems = input.targetRenderProblems ?? [];
+  if (renderProblems.length > 0) {
+    // The pull request would break the target's sync: nothing is pushed or opened; an open one (for an
+    // earlier revision) stays as it is.
+    const reason = renderRefusal(promotion.toSource, hash, renderProblems);
+    return {
+      actions: [],
+      state: 'refused',
+      summary: `${key}: ${reason}`,
+      refusal: reason,
+      refusalKind: 'does-not-render',
     };
   }
 
@@ -178,6 +203,13 @@ export function planPromotion(input: PromotionPlanInput): PromotionPlan {
     summary: `${key}: #${pullRequest.number} waits for its checks (${input.checks ?? 'pending'})`,
     ...(input.checks === 'failure' ? {} : checksLater),
   };
+}
+
+/** The refusal of an edit that does not render: the first problem in full, how many more. */
+function renderRefusal(toSource: string, hash: string, problems: readonly TargetRenderProblem[]): string {
+  const [first] = problems as [TargetRenderProblem, ...TargetRenderProblem[]];
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
+  return `revision ${hash} is not promoted: ${toSource} with the image edit does not render: ${first.file}:${first.line}: ${first.message}${more}`;
 }
 
 /** `body` with its marker replaced by `marker`. */

@@ -24,7 +24,7 @@ export type PromotionState =
   | 'superseded' // a newer healthy revision replaced the open pull request's (this pass)
   | 'closed' // the pull request was closed: the target already runs it (merged by hand)
   | 'blocked' // a newer revision aborted; the open pull request keeps the last healthy one
-  | 'refused'; // the healthy revision is not what Git holds (changed in the cluster): nothing is proposed
+  | 'refused'; // the healthy revision is not what Git holds (changed in the cluster), or its edit of the target does not render: nothing is proposed
 
 /** One pass of the promotion planner. */
 export interface PromotionPlan {
@@ -36,4 +36,19 @@ export interface PromotionPlan {
   requeueAfterMs?: number;
   /** Why a healthy revision is not proposed (state `refused`): reported on the Rollout and the commit. */
   refusal?: string;
+  /**
+   * What kind of refusal: `not-in-git`, the healthy revision is not what Git holds; `does-not-render`, the
+   * target with the edit applied does not render (kustomize's message in `refusal`).
+   */
+  refusalKind?: PromotionRefusalKind;
+}
+
+/** See {@link PromotionPlan.refusalKind}. */
+export type PromotionRefusalKind = 'not-in-git' | 'does-not-render';
+
+/** A problem of the target's render check: the app's file (its kustomization), a line, the message. */
+export interface TargetRenderProblem {
+  file: string;
+  line: number;
+  message: string;
 }

@@ -1,6 +1,6 @@
 // Creates the ioredis connections BullMQ needs (blocking-safe: no per-request retry limit).
 import { Redis, type RedisOptions } from 'ioredis';
-import { retryDelayMs, type RetryBackoff } from './retry-backoff.ts';
+import { retryDelayMs, type RetryBackoff } from '../clock/capped-backoff.ts';
 
 /**
  * How a lost Redis connection is retried: after 250 ms, doubling up to 10 s apart, the last fifth of

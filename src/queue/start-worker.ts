@@ -14,12 +14,8 @@ import { isRedisConnectionError } from './redis-connection-error.ts';
 import type { QueueName } from './queue-names.ts';
 import { bullPrefix } from './queue-names.ts';
 import { ReconcileQueue } from './reconcile-queue.ts';
-import {
-  DEFAULT_RETRY_BACKOFF,
-  ROLLGATE_BACKOFF_TYPE,
-  jobRetryDelayMs,
-  type RetryBackoff,
-} from './retry-backoff.ts';
+import type { RetryBackoff } from '../clock/capped-backoff.ts';
+import { DEFAULT_RETRY_BACKOFF, ROLLGATE_BACKOFF_TYPE, jobRetryDelayMs } from './retry-backoff.ts';
 import { SyncQueue } from './sync-queue.ts';
 
 /** What a handler knows about the job it runs. */

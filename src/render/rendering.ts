@@ -5,6 +5,9 @@ import type { RenderMode } from './app-discovery.ts';
 import { MarkerIndex } from './app-discovery.ts';
 import type { ChangedApps } from './changed-apps.ts';
 import { renderChangedApps } from './changed-apps.ts';
+import type { EditedAppRender } from './edited-apps.ts';
+import { renderEditedApps } from './edited-apps.ts';
+import type { EditedFile } from './edited-tree.ts';
 import { KustomizationCache } from './kustomize/kustomization-cache.ts';
 import { findKustomize } from './kustomize/kustomize-binary.ts';
 import type { KustomizeBinary } from './kustomize/kustomize-binary.ts';
@@ -108,5 +111,16 @@ export class Rendering {
   ): Promise<RenderOutcome | undefined> {
     const app = await this.kustomize.collect(reader, rootTree, dir);
     return app === undefined ? undefined : this.kustomize.render(reader, app);
+  }
+
+  /** See {@link renderEditedApps}: the apps an edit touches, rendered with it, before it is committed. */
+  editedApps(
+    reader: RepositoryReader,
+    rootTree: string,
+    sourcePath: string,
+    mode: RenderMode,
+    files: readonly EditedFile[],
+  ): Promise<EditedAppRender[]> {
+    return renderEditedApps(reader, rootTree, sourcePath, mode, files, this);
   }
 }

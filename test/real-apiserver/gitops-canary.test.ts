@@ -111,17 +111,23 @@ describe('Rollgate against a real API server', () => {
       { timeoutMs: 30_000, intervalMs: 2_000 },
     );
     const from = logged().length;
-    await new Promise((resolve) => setTimeout(resolve, 36_000));
-    const lines = logged()
-      .slice(from)
-      .split('\n')
-      .filter((line) => line.includes('"component":"reconciler"') && line.includes('watch'));
-    const idleResumes = lines.filter(
-      (l) => l.includes('watch ended; resuming it') && l.includes('"reason":"idle"'),
+    const lines = (): string[] =>
+      logged()
+        .slice(from)
+        .split('\n')
+        .filter((line) => line.includes('"component":"reconciler"') && line.includes('watch'));
+    const idleResumes = (): string[] =>
+      lines().filter((l) => l.includes('watch ended; resuming it') && l.includes('"reason":"idle"'));
+    // Waits for the event itself (both watches ended idle and resumed, about 30 s from now) rather than
+    // for a time it should have happened by; what must not have happened meanwhile is checked after.
+    await eventually(
+      'the idle Rollout and ReplicaSet watches resumed',
+      () =>
+        idleResumes().some((l) => l.includes('/rollouts')) &&
+        idleResumes().some((l) => l.includes('/replicasets')),
+      { timeoutMs: 90_000, intervalMs: 500 },
     );
-    expect(idleResumes.some((l) => l.includes('/rollouts'))).toBe(true);
-    expect(idleResumes.some((l) => l.includes('/replicasets'))).toBe(true);
-    expect(lines.filter((l) => l.includes('re-enqueueing all rollouts'))).toEqual([]);
+    expect(lines().filter((l) => l.includes('re-enqueueing all rollouts'))).toEqual([]);
     expect(await reconcileJobs()).toBe(jobs);
   }, 300_000);
 });

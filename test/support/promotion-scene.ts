@@ -198,3 +198,25 @@ export async function bothEnvironmentsHealthy(scene: PromotionScene, timeoutMs =
     { timeoutMs },
   );
 }
+
+/** Promote jobs the scene's process has finished, whatever their outcome. */
+async function promoteJobsFinished(scene: PromotionScene): Promise<number> {
+  const { values } = await scene.metrics.jobsTotal.get();
+  return values.filter((v) => v.labels.queue === 'promote').reduce((sum, v) => sum + v.value, 0);
+}
+
+/**
+ * Asks for a look at every promotion, as after an emptied Redis, and waits until the looks have run: a
+ * promote job more finished, and none waiting or running (a request for a rollout already queued joins that
+ * job, so the jobs are not counted one per request).
+ */
+export async function lookAtEveryPromotion(scene: PromotionScene): Promise<void> {
+  const before = await promoteJobsFinished(scene);
+  const asked = (await scene.process.promoter?.enqueueAll()) ?? 0;
+  if (asked === 0) throw new Error('no promotion had a rollout to look at');
+  await eventually('the looks at every promotion', async () => {
+    if ((await promoteJobsFinished(scene)) <= before) return false;
+    const counts = await scene.process.promoter?.queue.queue.getJobCounts('waiting', 'active', 'prioritized');
+    return Object.values(counts ?? {}).every((count) => count === 0);
+  });
+}

@@ -7,6 +7,7 @@ import {
   type RunningWorker,
   type StartWorkerOptions,
 } from '../../src/queue/start-worker.ts';
+import { eventually } from './eventually.ts';
 import { openRedisTestScope, type RedisTestScope } from './redis-test-prefix.ts';
 
 /** What each test of the file gets; read it only inside tests. */
@@ -20,6 +21,11 @@ export interface ReconcileQueueTestbed {
     handler: JobHandler<'reconcile'>,
     options?: Omit<StartWorkerOptions, 'connection' | 'prefix'>,
   ): RunningWorker;
+  /**
+   * Waits until the queue holds no job waiting, delayed or running: every run asked for has happened, and
+   * none can follow unless something enqueues again (what "and no more runs" tests wait for).
+   */
+  idle(): Promise<void>;
 }
 
 /** Registers the file's beforeEach/afterEach that open and clean up a {@link ReconcileQueueTestbed}. */
@@ -57,6 +63,13 @@ export function useReconcileQueueTestbed(): ReconcileQueueTestbed {
       const worker = startWorker('reconcile', handler, { ...options, connection, prefix });
       workers.push(worker);
       return worker;
+    },
+    async idle() {
+      const jobs = opened(queue, 'reconcile queue').queue;
+      await eventually('no job waiting, delayed or running', async () => {
+        const counts = await jobs.getJobCounts('waiting', 'delayed', 'active', 'prioritized');
+        return Object.values(counts).every((count) => count === 0);
+      });
     },
   };
 }

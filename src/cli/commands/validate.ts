@@ -1,8 +1,13 @@
 // `rollgate validate <path...> [--output text|json]`: checks Rollout and analysis manifests offline.
 import { Option, type Command } from 'commander';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import type { ParsedManifests } from '../../manifest/manifest.ts';
 import type { ObjectValidation, ValidationReport } from '../../manifest/validate.ts';
+import type { RenderMode } from '../../render/app-discovery.ts';
+import type { KustomizeBinary } from '../../render/kustomize/kustomize-binary.ts';
+import type { RenderProblem } from '../../render/render-problem.ts';
+import { findRenderer, renderFolder } from '../rendered-folders.ts';
 import { usageError } from '../usage-error.ts';
 
 /** Folders never walked into: VCS metadata and dependency trees. */
@@ -11,6 +16,16 @@ const YAML_FILE = /\.ya?ml$/i;
 
 export interface ValidateOptions {
   output: 'text' | 'json';
+  /** How folders are read (as a source's `render`): `auto` renders the kustomizations found (default). */
+  render?: RenderMode;
+}
+
+/** The marker of a kustomization among the YAML files of a folder: only then is kustomize looked for. */
+const KUSTOMIZATION_FILE = /^kustomization\.ya?ml$/;
+
+/** What a rendered app's objects are reported at: its kustomization file, marked as rendered output. */
+export function renderedFileLabel(kustomizationFile: string): string {
+  return `${kustomizationFile} (rendered)`;
 }
 
 /** Where the command writes; the CLI passes process streams, tests pass buffers. */
@@ -62,19 +77,98 @@ export async function collectYamlFiles(paths: readonly string[]): Promise<string
   return files;
 }
 
-/** Validates the files under `paths` and returns the report. */
-export async function validatePaths(paths: readonly string[]): Promise<ValidationReport> {
-  const files = await collectYamlFiles(paths);
+/** A render problem as a reported entry: invalid, at the kustomization's file and line. */
+function renderProblemEntry(problem: RenderProblem, file: string): ObjectValidation {
+  return {
+    file,
+    line: problem.line,
+    col: 1,
+    apiVersion: null,
+    kind: null,
+    name: null,
+    namespace: null,
+    valid: false,
+    errors: [{ path: '', line: problem.line, col: 1, message: problem.message }],
+    warnings: [],
+  };
+}
+
+/** Reports added together: objects and skipped documents in order, the summaries summed. */
+function mergeReports(reports: readonly ValidationReport[]): ValidationReport {
+  const merged: ValidationReport = {
+    objects: [],
+    skipped: [],
+    summary: { valid: 0, invalid: 0, skipped: 0 },
+  };
+  for (const report of reports) {
+    merged.objects.push(...report.objects);
+    merged.skipped.push(...report.skipped);
+    merged.summary.valid += report.summary.valid;
+    merged.summary.invalid += report.summary.invalid;
+    merged.summary.skipped += report.summary.skipped;
+  }
+  return merged;
+}
+
+/**
+ * Validates the files under `paths` and returns the report. A folder is read as a source with
+ * `render: mode` reads its path: each kustomization root found is rendered and its output validated on its
+ * own (duplicates and the generated-name check within the app), the YAML files at or below a
+ * kustomization's folder are not read as plain manifests, and a render that fails is an invalid entry at
+ * the kustomization's file. The other files are validated together, as before. A file named on the
+ * command line is read as plain YAML.
+ */
+export async function validatePaths(
+  paths: readonly string[],
+  mode: RenderMode = 'auto',
+): Promise<ValidationReport> {
   // The YAML parser and the schemas load here, not with the module: `rollgate --help` registers this
   // command too.
   const [{ parseManifests }, { validateParsedManifests }] = await Promise.all([
     import('../../manifest/manifest.ts'),
     import('../../manifest/validate.ts'),
   ]);
+  const plain: string[] = [];
+  const apps: ParsedManifests[] = [];
+  const unrendered: ObjectValidation[] = [];
+  let binary: Promise<KustomizeBinary | undefined> | undefined;
+  for (const path of paths) {
+    const info = await stat(path).catch(() => undefined);
+    if (info === undefined) throw new ValidatePathError(path);
+    const files = await collectYamlFiles([path]);
+    const mayRender =
+      info.isDirectory() &&
+      mode !== 'plain' &&
+      (mode === 'kustomize' ||
+        files.some((file) => KUSTOMIZATION_FILE.test(basename(file)) || basename(file) === 'Chart.yaml'));
+    if (!mayRender) {
+      plain.push(...files);
+      continue;
+    }
+    binary ??= findRenderer();
+    const folder = await renderFolder(path, mode, await binary);
+    plain.push(...files.filter((file) => !folder.isCovered(file)));
+    for (const problem of folder.problems) unrendered.push(renderProblemEntry(problem, problem.shownFile));
+    for (const app of folder.apps) {
+      if (app.outcome.ok) apps.push(parseManifests(app.outcome.text, renderedFileLabel(app.shownFile)));
+      else
+        for (const problem of app.outcome.problems)
+          unrendered.push(renderProblemEntry(problem, folder.show(problem.file)));
+    }
+  }
   const parsed = await Promise.all(
-    files.map(async (file) => parseManifests(await readFile(file, 'utf8'), file)),
+    plain.map(async (file) => parseManifests(await readFile(file, 'utf8'), file)),
   );
-  return validateParsedManifests(parsed);
+  const rendered: ValidationReport = {
+    objects: unrendered,
+    skipped: [],
+    summary: { valid: 0, invalid: unrendered.length, skipped: 0 },
+  };
+  return mergeReports([
+    validateParsedManifests(parsed),
+    ...apps.map((app) => validateParsedManifests([app])),
+    rendered,
+  ]);
 }
 
 function objectLabel(object: ObjectValidation): string | undefined {
@@ -153,7 +247,7 @@ export async function runValidate(
 ): Promise<number> {
   let report: ValidationReport;
   try {
-    report = await validatePaths(paths);
+    report = await validatePaths(paths, options.render ?? 'auto');
   } catch (err) {
     if (err instanceof ValidatePathError) throw usageError('validate', err.message, output.stderr);
     throw err;
@@ -170,6 +264,14 @@ export function registerValidateCommand(program: Command): void {
     .description('check Rollout / AnalysisTemplate manifests offline (files, or folders of .yaml/.yml)')
     .argument('<path...>', 'files or folders to validate')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addOption(
+      new Option(
+        '--render <mode>',
+        'how folders are read: auto renders the kustomizations found, as a source does',
+      )
+        .choices(['auto', 'plain', 'kustomize'])
+        .default('auto'),
+    )
     .action(async (paths: string[], options: ValidateOptions) => {
       process.exitCode = await runValidate(paths, options, {
         stdout: process.stdout,

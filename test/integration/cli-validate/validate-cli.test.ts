@@ -163,7 +163,13 @@ describe('rollgate validate', () => {
     const run = await validateInProcess([corpus.folder], 'text', dir);
     expect(run.code).toBe(1);
     const summary = run.stdout.trim().split('\n').at(-1);
-    expect(summary).toBe('28 objects checked: 16 valid, 12 invalid, 50 skipped');
+    expect(summary).toBe('28 objects checked: 16 valid, 12 invalid, 46 skipped');
+    // Its notifications folder is a kustomization (rendered, as a source would): its base is outside the
+    // folder, which is said at the line; its Rollout is no longer a duplicate of the top-level one.
+    expect(run.stdout).toMatch(
+      /notifications\/kustomization\.yaml:5:1: resources: \.\.\/\.\.\/manifests\/notifications leaves the repository/,
+    );
+    expect(run.stdout).not.toContain('duplicate Rollout "rollout-canary"');
     // Blue-green is driven: Argo's blue-green example is valid as it is.
     expect(run.stdout).not.toContain('rollout-bluegreen.yaml');
     // So is workloadRef: its examples pass (the second only repeats the first one's name).

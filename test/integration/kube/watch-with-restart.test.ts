@@ -7,7 +7,7 @@ import {
   watchWithRestart,
   type WatchRestart,
 } from '../../../src/kube/watch-with-restart.ts';
-import type { RetryBackoff } from '../../../src/queue/retry-backoff.ts';
+import type { RetryBackoff } from '../../../src/clock/capped-backoff.ts';
 import { sandboxKubeConfig, startSandbox } from '../../../src/sandbox/index.ts';
 import { eventually } from '../../support/eventually.ts';
 

@@ -2,6 +2,7 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import {
   PROMOTION_REPO as REPO,
+  lookAtEveryPromotion,
   startPromotionScene,
   type PromotionScene,
 } from '../../support/promotion-scene.ts';
@@ -74,9 +75,18 @@ describe('promotion notifications', () => {
     await eventually('the merged notification', () => texts().some((t) => t.startsWith('releases:')), {
       timeoutMs: 60_000,
     });
-    // More looks at the promotion (and their forge events) must not send again.
-    await scene.process.promoter?.enqueueAll();
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    // More looks at the promotion (and their forge events) must not send again: once they have finished and
+    // whatever they enqueued has been sent, the messages are the same two.
+    await lookAtEveryPromotion(scene);
+    await scene.process.notifier?.settled();
+    await eventually('the notify queue drained', async () => {
+      const counts = await scene!.process.notifier?.queue.queue.getJobCounts(
+        'waiting',
+        'active',
+        'prioritized',
+      );
+      return Object.values(counts ?? {}).every((count) => count === 0);
+    });
     expect(texts()).toEqual([
       'deploys: staging-to-prod opened #1 for staging/web',
       'releases: staging-to-prod merged #1',

@@ -142,19 +142,31 @@ const slackLines = (): string[] =>
     return `${body.channel}: ${body.text}`;
   });
 
-/** Waits until the doubles stop receiving (2 s without a new request), then returns what they hold. */
+/**
+ * Waits until nothing more is on its way to the doubles: in every process no reconcile pass waiting or
+ * running (a pass hands its transitions to the notifier before it ends), the notifier's enqueues written,
+ * and the notify queue holding nothing waiting, delayed (a retry) or running (a send ends with its answer).
+ */
 async function quiet(): Promise<void> {
-  let seen = -1;
+  const idle = (counts: Record<string, number> | undefined): boolean =>
+    Object.values(counts ?? {}).every((count) => count === 0);
   await eventually(
-    'the notification services to go quiet',
+    'nothing more on its way to the notification services',
     async () => {
-      const now = doubles.requests.length;
-      if (now === seen) return true;
-      seen = now;
-      await new Promise((r) => setTimeout(r, 2_000));
-      return doubles.requests.length === seen;
+      for (const { process } of processes) {
+        await process.notifier?.settled();
+        const passes = await process.reconciler?.queue.queue.getJobCounts('waiting', 'active', 'prioritized');
+        const sends = await process.notifier?.queue.queue.getJobCounts(
+          'waiting',
+          'delayed',
+          'active',
+          'prioritized',
+        );
+        if (!idle(passes) || !idle(sends)) return false;
+      }
+      return true;
     },
-    { timeoutMs: 30_000, intervalMs: 0 },
+    { timeoutMs: 30_000, intervalMs: 50 },
   );
 }
 

@@ -77,10 +77,19 @@ describe('GitOps pipeline', () => {
     p.work.write({ 'web.yaml': rolloutYaml({ image: 'web:2.0' }) });
     p.work.commit('unsigned change');
     await p.work.push(p.repoUrl);
+    const pollQueue = running.poller?.queues.poll.queue;
+    const pending = async () => pollQueue?.getJobCounts('waiting', 'active', 'prioritized');
+    await eventually('no poll waiting or running', async () =>
+      Object.values((await pending()) ?? {}).every((count) => count === 0),
+    );
+    const polls = await p.polls(running);
     const response = await p.pushWebhook(running, { secret: 'wrong-secret' });
     expect(response.status).toBe(401);
     expect(await response.text()).not.toContain('pipeline-test-secret');
-    await new Promise((r) => setTimeout(r, 1_500));
+    // A push Rollgate accepts has its poll enqueued before the answer (202); with none waiting or running
+    // and none run since, nothing is coming that could deploy the unsigned commit (polls are 1 h apart here).
+    expect(await pending()).toEqual({ waiting: 0, active: 0, prioritized: 0 });
+    expect(await p.polls(running)).toBe(polls);
     expect(imageOf(await p.rollout('web'))).toBe('web:1.0');
   });
 

@@ -83,7 +83,11 @@ describe('pipeline resilience', () => {
       const cm = await p.clients.core.readNamespacedConfigMap({ name: 'burst', namespace: 'default' });
       return cm.data?.n === '50';
     });
-    await new Promise((r) => setTimeout(r, 500));
+    // The burst's polls have all run once none is waiting or running.
+    await eventually('no poll waiting or running', async () => {
+      const counts = await running.poller?.queues.poll.queue.getJobCounts('waiting', 'active', 'prioritized');
+      return Object.values(counts ?? {}).every((count) => count === 0);
+    });
     const polls = (await p.polls(running)) - before;
     expect(polls).toBeGreaterThanOrEqual(1);
     // Deduplication keeps one running and one pending poll per source (exactly 2 for a burst during one

@@ -25,7 +25,7 @@ describe('a workloadRef Deployment kept in Git', () => {
     p.work.write({ 'apps/workload.yaml': EXAMPLE });
     p.work.commit('a Deployment and the Rollout that takes it over');
     await p.work.push(p.repoUrl);
-    await p.start({ selfHeal: true, interval: '1s' });
+    const running = await p.start({ selfHeal: true, interval: '1s' });
 
     const deployment = async () =>
       p.clients.apps.readNamespacedDeployment({ namespace: 'default', name: NAME }).catch(() => undefined);
@@ -41,8 +41,10 @@ describe('a workloadRef Deployment kept in Git', () => {
       return live?.spec?.replicas === 0 ? live : undefined;
     });
     const generation = handedOver.metadata?.generation ?? 0;
-    // Several drift checks (every 500 ms here) with selfHeal on: Git's `replicas: 3` is not put back.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // Several drift checks with selfHeal on (one with each poll, a second apart here): Git's `replicas: 3`
+    // is not put back. Three more polls counted: the two before the last have done their drift check.
+    const polls = await p.polls(running);
+    await eventually('three more polls', async () => (await p.polls(running)) >= polls + 3);
     expect((await deployment())?.metadata?.generation).toBe(generation);
 
     // A new image in Git: the sync applies the template, not Git's replica count.

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { ManualClock } from '../../../src/clock/clock.ts';
 import { ScheduledPolls } from '../../../src/process/scheduled-polls.ts';
 import { PollLease } from '../../../src/queue/poll-lease.ts';
+import { eventually } from '../../support/eventually.ts';
 import { openRedisTestScope, type RedisTestScope } from '../../support/redis-test-prefix.ts';
 
 let scope: RedisTestScope;
@@ -74,11 +75,19 @@ describe('ScheduledPolls', () => {
     const a = poller('a', clock, polled);
     await advance(clock, 100, [a]);
     expect(a.holding).toBe(true);
+    const lease = new PollLease(scope.connection, scope.prefix);
+    expect(await scope.connection.get(lease.key)).toBe('a');
     const b = poller('b', clock, polled);
     await advance(clock, 1_000, [a, b]);
     expect(b.holding).toBe(false);
     // `a` dies: it neither polls nor renews. Its lease runs out in Redis (real time) and on the clock.
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    await eventually(
+      'the lease gone from Redis',
+      async () => (await scope.connection.exists(lease.key)) === 0,
+      {
+        intervalMs: 20,
+      },
+    );
     const diedAt = clock.now().getTime();
     await advance(clock, 2_000, [b]);
     expect(b.holding).toBe(true);

@@ -10,6 +10,7 @@ import { eventually } from '../../support/eventually.ts';
 import { liveWebRollout, webRollout } from '../../support/web-rollout.ts';
 import {
   bothEnvironmentsHealthy,
+  lookAtEveryPromotion,
   PROMOTION_REPO as REPO,
   startPromotionScene,
   webInBothEnvironments,
@@ -93,8 +94,15 @@ describe('auto-merge (GitHub)', () => {
     const run = runs.get(headSha);
     expect(run).toBeDefined();
 
-    // Several check intervals pass while CI runs: the PR stays open and prod keeps 1.0.0.
-    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    // Several check intervals pass while CI runs (Rollgate reads the head's check runs twice more): the PR
+    // stays open and prod keeps 1.0.0.
+    const checkReads = () =>
+      double.requests.filter((r) => r.kind === 'api' && r.path.includes(`/commits/${headSha}/check-runs`))
+        .length;
+    const readsBefore = checkReads();
+    await eventually('two more reads of the check runs', () => checkReads() >= readsBefore + 2, {
+      timeoutMs: 15_000,
+    });
     expect(pullNow()?.state).toBe('open');
     expect(pullNow()?.mergedAt).toBeUndefined();
     expect(await runsInProd(scene!, 'registry.example/web:1.0.0')).toBe(true);
@@ -150,7 +158,9 @@ describe('a forge token that is refused (GitHub)', () => {
     await eventually('the refusal logged', () => refusals().length > 0, { timeoutMs: 20_000 });
     const refusedRequests = () => double.requests.filter((r) => r.kind === 'api' && r.status === 401).length;
     expect(refusedRequests()).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    // More looks at the promotion while it is held (as after an emptied Redis): each one ends without asking
+    // the forge.
+    await lookAtEveryPromotion(scene!);
     expect(refusedRequests()).toBe(1);
     const [failure, ...more] = refusals();
     expect(more).toEqual([]);

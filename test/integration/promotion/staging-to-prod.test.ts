@@ -4,6 +4,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { ForgeDouble } from '../../support/forge-double/forge-double.ts';
 import {
   bothEnvironmentsHealthy,
+  lookAtEveryPromotion,
   PROMOTION_REPO as REPO,
   startPromotionScene,
   webInBothEnvironments,
@@ -84,8 +85,7 @@ describe('promotion by pull request, staging → prod (GitHub)', () => {
         .statuses.find((s) => s.sha === good && s.context === 'rollgate/staging' && s.state === 'success'),
     );
     // A restart of the look (another enqueue) finds the PR through the API: still one.
-    await scene.process.promoter?.enqueueAll();
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await lookAtEveryPromotion(scene);
     expect(openPulls(double)).toHaveLength(1);
 
     // `rollgate promotions` (the same read, without acting) shows it open, with its link and the status.

@@ -48,7 +48,7 @@ describe('ReconcileQueue.enqueue', () => {
     expect(during.every((r) => r.action === 'after-active')).toBe(true);
     hold.open();
     await eventually('the run after it', () => runs.length === 2);
-    await new Promise((r) => setTimeout(r, 300));
+    await testbed.idle();
     expect(runs).toEqual(['prod/web', 'prod/web']);
     expect(maxParallel).toBe(1);
   });
@@ -63,7 +63,7 @@ describe('ReconcileQueue.enqueue', () => {
     await eventually('the requeued run', () => runAt.length === 2, { timeoutMs: 5_000 });
     const [first = 0, second = 0] = runAt;
     expect(second - first).toBeGreaterThanOrEqual(380);
-    await new Promise((r) => setTimeout(r, 200));
+    await testbed.idle();
     expect(runAt).toHaveLength(2);
   });
 
@@ -113,7 +113,7 @@ describe('ReconcileQueue.enqueue', () => {
       'skipped-active',
     );
     hold.open();
-    await new Promise((r) => setTimeout(r, 400));
+    await testbed.idle();
     expect(runs).toBe(1);
   });
 
@@ -134,7 +134,7 @@ describe('ReconcileQueue.enqueue', () => {
       { timeoutMs: 5_000 },
     );
     await eventually('the third attempt', () => attempts.get('flaky') === 3, { timeoutMs: 5_000 });
-    await new Promise((r) => setTimeout(r, 200));
+    await testbed.idle();
     expect(attempts.get('broken')).toBe(1);
     const [failed] = await testbed.queue.queue.getFailed();
     expect(failed?.failedReason).toContain('spec is invalid');

@@ -67,7 +67,11 @@ describe('SyncQueue.request', () => {
     expect(await poll(H2)).toBe('already-queued');
     afterClaim.open();
     await eventually('both syncs', () => synced.length === 2);
-    await new Promise((r) => setTimeout(r, 200));
+    // And no third: nothing left waiting or running.
+    await eventually('no sync waiting or running', async () => {
+      const counts = await queue.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized');
+      return Object.values(counts).every((count) => count === 0);
+    });
     expect(synced).toEqual([H1, H2]);
 
     // A poll that read the cluster-side record just before the sync wrote it.

@@ -2,6 +2,7 @@
 import { Watch, type V1ReplicaSet } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ObservedState } from '../../../src/rollout/index.ts';
+import { eventually } from '../../support/eventually.ts';
 import { ReconcileHarness, isFullyPromoted, testRollout, NAMESPACE } from './reconcile-harness.ts';
 
 const RESYNC_MS = 5_000;
@@ -12,6 +13,8 @@ describe('F3: old ReplicaSets are scaled down', () => {
   let stopWatch: (() => void) | undefined;
   /** Every value of the annotation seen on any ReplicaSet event, from the API's own watch stream. */
   const seenValues: string[] = [];
+  /** Pod template hashes of the ReplicaSets the watch has seen at 0 replicas. */
+  const seenAtZero = new Set<string>();
   beforeAll(async () => {
     harness = await ReconcileHarness.start({ seed: 3 });
     const watch = new Watch(harness.clients.kubeConfig);
@@ -21,6 +24,8 @@ describe('F3: old ReplicaSets are scaled down', () => {
       (_type: string, object: V1ReplicaSet) => {
         const value = object.metadata?.annotations?.[DEADLINE];
         if (value !== undefined) seenValues.push(value);
+        const hash = object.metadata?.labels?.['rollouts-pod-template-hash'];
+        if (hash !== undefined && object.spec?.replicas === 0) seenAtZero.add(hash);
       },
       () => undefined,
     );
@@ -65,7 +70,11 @@ describe('F3: old ReplicaSets are scaled down', () => {
     if (completedAt === undefined) throw new Error('never completed');
     expect(harness.clock.now().getTime() - completedAt).toBeLessThanOrEqual(5_000 + RESYNC_MS);
     expect(harness.conflicts).toBeGreaterThan(0);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The watch has caught up with the scale-down (the last write the test looks at) before its values are read.
+    await eventually('the watch to see the old ReplicaSet at 0', () => seenAtZero.has(oldHash ?? ''), {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+    });
     expect(seenValues.length).toBeGreaterThan(0);
     expect(seenValues.filter((value) => value === '' || Number.isNaN(Date.parse(value)))).toEqual([]);
     expect(harness.violations).toEqual([]);

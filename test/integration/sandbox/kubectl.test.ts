@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandboxCommand, type SandboxCommand } from '../../support/sandbox-command.ts';
+import { eventually } from '../../support/eventually.ts';
 
 const run = promisify(execFile);
 let sandbox: SandboxCommand;
@@ -232,12 +233,19 @@ spec:
   });
 
   it('streams changes to get -w', async () => {
+    // One ConfigMap there before: kubectl prints the list (with it) before it watches from the list's
+    // resourceVersion, so a change applied once the list is printed is streamed, whenever the watch opens.
+    await kubectl(
+      'apply',
+      '-f',
+      manifest('listed.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: listed}\ndata: {a: "1"}\n'),
+    );
     const watcher = spawn('kubectl', [...sandbox.kubectlFlags, 'get', 'configmaps', '-w'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
     watcher.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    await new Promise((r) => setTimeout(r, 300));
+    await eventually('the list printed', () => out.includes('listed'), { timeoutMs: 10_000, intervalMs: 20 });
     await kubectl(
       'apply',
       '-f',

@@ -43,6 +43,8 @@ async function startReorderingApiServer(holdFirstMs: number) {
     for (const res of watchers) res.write(`${JSON.stringify({ type, object: pod })}\n`);
   };
   const applied: unknown[] = [];
+  /** Set once the held first write has been applied and answered: nothing older is left to land. */
+  const heldWrite = { answered: false };
   let writes = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
@@ -74,7 +76,10 @@ async function startReorderingApiServer(holdFirstMs: number) {
         if (writes === 1) {
           setTimeout(() => {
             apply();
-            setTimeout(answer, 100);
+            setTimeout(() => {
+              answer();
+              heldWrite.answered = true;
+            }, 100);
           }, holdFirstMs);
         } else {
           apply();
@@ -94,6 +99,7 @@ async function startReorderingApiServer(holdFirstMs: number) {
     url: `http://127.0.0.1:${port}`,
     pod,
     applied,
+    heldWrite,
     stop: async (): Promise<void> => {
       for (const res of watchers) res.end();
       server.closeAllConnections();
@@ -116,9 +122,15 @@ describe('the kubelet stand-in against any API server', () => {
         timeoutMs: 5_000,
         intervalMs: 50,
       });
-      // And it stays so: nothing older lands after it.
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(readyOf(api.pod)).toBe('True');
+      // And it stays so: once the held write has landed and been answered, the pod is Ready (again).
+      await eventually(
+        'the held first write answered, the pod Ready',
+        () => api.heldWrite.answered && readyOf(api.pod) === 'True',
+        {
+          timeoutMs: 5_000,
+          intervalMs: 50,
+        },
+      );
       expect(api.applied.at(-1)).toBe('True');
     } finally {
       kubelet.stop();

@@ -3,6 +3,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { recordWatch } from '../../conformance/support/watch-recorder.ts';
+import { eventually } from '../../support/eventually.ts';
 
 let sandbox: Sandbox;
 let core: CoreV1Api;
@@ -33,8 +34,16 @@ describe('sandbox restart', () => {
 
     const restarted = sandbox.restart({ downMs: 500 });
     await open.ended;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    await expect(fetch(`${sandbox.url}/version`)).rejects.toThrow();
+    // Down for 500 ms: a request in that time is refused (asked until it is, well within the 500 ms).
+    await eventually(
+      'a request refused while down',
+      () =>
+        fetch(`${sandbox.url}/version`).then(
+          () => false,
+          () => true,
+        ),
+      { timeoutMs: 300, intervalMs: 20 },
+    );
     await restarted;
 
     const kept = await core.readNamespacedConfigMap({ name: 'kept', namespace: 'default' });

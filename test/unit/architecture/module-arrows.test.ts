@@ -73,8 +73,8 @@ describe('docs/architecture.md records every arrow between src/ folders', () => 
     expect(documented.get('sandbox')).toEqual(new Set(['kube']));
   });
 
-  it('kube/ is the adapter only: it imports neither reconciler/, views/ nor process/', () => {
-    const above = ['process', 'reconciler', 'views'];
+  it('kube/ is the adapter only: it imports neither reconciler/, views/, process/ nor queue/', () => {
+    const above = ['process', 'queue', 'reconciler', 'views'];
     expect([...(actual.get('kube') ?? [])].filter((to) => above.includes(to))).toEqual([]);
     expect([...(actual.get('reconciler') ?? [])].filter((to) => to === 'views' || to === 'process')).toEqual(
       [],

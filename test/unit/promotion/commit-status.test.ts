@@ -62,4 +62,14 @@ describe('planCommitStatus', () => {
       description: 'shop/web: revision h9 is not what Git holds; not promoted',
     });
   });
+
+  it('a healthy revision whose promotion does not render is a failure: the target must be fixed first', () => {
+    const healthy = rollout({ phase: 'Healthy', currentPodHash: 'h9', stableRS: 'h9', currentStepIndex: 1 });
+    expect(planCommitStatus('staging', healthy, { refused: true, refusalKind: 'does-not-render' })).toEqual({
+      sha: 'c1',
+      state: 'failure',
+      context: 'rollgate/staging',
+      description: 'shop/web: revision h9 is Healthy, but its promotion does not render; not promoted',
+    });
+  });
 });

@@ -250,3 +250,42 @@ describe('planPromotion', () => {
     });
   });
 });
+
+describe('planPromotion: the target with the edit does not render', () => {
+  const problems = [
+    {
+      file: 'apps/web/overlays/prod/kustomization.yaml',
+      line: 1,
+      message: 'kustomize build apps/web/overlays/prod: accumulating resources: missing.yaml: no such file',
+    },
+    { file: 'apps/api/overlays/prod/kustomization.yaml', line: 4, message: 'remote base' },
+  ];
+
+  it('refuses with the first problem in full and nothing pushed or opened', () => {
+    const plan = planPromotion(input({ targetRenderProblems: problems }));
+    expect(plan.actions).toEqual([]);
+    expect(plan.state).toBe('refused');
+    expect(plan.refusalKind).toBe('does-not-render');
+    expect(plan.refusal).toBe(
+      'revision h2 is not promoted: prod with the image edit does not render: apps/web/overlays/prod/kustomization.yaml:1: kustomize build apps/web/overlays/prod: accumulating resources: missing.yaml: no such file (and 1 more)',
+    );
+  });
+
+  it('an open pull request (for an earlier revision) is neither superseded nor merged', () => {
+    const plan = planPromotion(
+      input({
+        promotion: { ...promotion, autoMerge: true },
+        pullRequest: prFor('h1'),
+        checks: 'success',
+        targetRenderProblems: problems,
+      }),
+    );
+    expect(plan.actions).toEqual([]);
+    expect(plan.state).toBe('refused');
+  });
+
+  it('no edit (the target runs the revision): nothing was rendered, nothing refused', () => {
+    const plan = planPromotion(input({ targetEdits: [], targetRenderProblems: [] }));
+    expect(plan.state).toBe('merged');
+  });
+});

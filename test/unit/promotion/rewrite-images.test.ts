@@ -768,6 +768,30 @@ describe('planImageEdits: which files change', () => {
       },
     },
     {
+      name: 'an overlay with a patch naming the Rollout: the patch is not the workload, the kustomization is edited',
+      files: {
+        'envs/prod/kustomization.yaml': lines(
+          'resources: [../../base]',
+          'images: [{name: ghcr.io/acme/web, newTag: "1.0"}]',
+          'patches: [{path: replicas.yaml}]',
+        ),
+        'envs/prod/replicas.yaml': lines(
+          'apiVersion: argoproj.io/v1alpha1',
+          'kind: Rollout',
+          'metadata: {name: web}',
+          'spec: {replicas: 3}',
+        ),
+      },
+      path: 'envs/prod',
+      want: {
+        'envs/prod/kustomization.yaml': lines(
+          'resources: [../../base]',
+          'images: [{name: ghcr.io/acme/web, newTag: "2.0"}]',
+          'patches: [{path: replicas.yaml}]',
+        ),
+      },
+    },
+    {
       name: 'images already promoted: no file changes',
       files: { 'envs/prod/rollout.yaml': BASE_ROLLOUT },
       images: [{ container: 'web', image: 'registry.local/base/web:0.1' }],

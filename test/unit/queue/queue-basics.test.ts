@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { bullPrefix } from '../../../src/queue/queue-names.ts';
 import { parseJobPayload, parseRolloutKey, rolloutKey } from '../../../src/queue/job-payloads.ts';
 import { InvalidJobPayloadError } from '../../../src/queue/invalid-job-payload-error.ts';
-import { jobRetryDelayMs, retryDelayMs } from '../../../src/queue/retry-backoff.ts';
+import { retryDelayMs } from '../../../src/clock/capped-backoff.ts';
+import { jobRetryDelayMs } from '../../../src/queue/retry-backoff.ts';
 
 describe('bullPrefix', () => {
   it('hash-tags the prefix so every queue key lands in one Redis Cluster slot', () => {
