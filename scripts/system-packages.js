@@ -38,6 +38,12 @@ const NEEDS = {
     { command: 'git', package: 'git', why: "the demo's Git repository" },
     { command: 'git-http-backend', package: 'git', why: "serving the demo's repository over HTTP" },
     {
+      command: 'kubectl',
+      package: 'kubernetes-client',
+      why: "rendering the demo's kustomize overlays (`kubectl kustomize`; a `kustomize` on PATH does as well)",
+      needed: async (env) => findOnPath('kustomize', env) === undefined,
+    },
+    {
       command: 'redis-server',
       package: 'redis-server',
       why: 'a private Redis (none answers on 127.0.0.1:6379 and REDIS_URL is not set)',

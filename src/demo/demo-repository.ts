@@ -15,6 +15,8 @@ export interface DemoRepository {
   bareDir: string;
   /** Rewrites the Rollout's image, commits and pushes; returns the new commit id. */
   commitImage(image: string, message: string): Promise<string>;
+  /** Edits one file (relative to the repository), commits and pushes; returns the new commit id. */
+  commitEdit(file: string, edit: (text: string) => string, message: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -25,6 +27,8 @@ export interface CreateDemoRepositoryOptions {
   seedDir: string;
   /** The file holding the Rollout whose image the demo changes, relative to seedDir. */
   rolloutFile: string;
+  /** Adds more files to the first commit, in the work clone, after seedDir's are copied. */
+  addToSeed?: (workDir: string) => Promise<void>;
   host?: string;
   port?: number;
 }
@@ -61,6 +65,7 @@ export async function createDemoRepository(options: CreateDemoRepositoryOptions)
     await git(options.dir, ['clone', '--quiet', url, workDir]);
     await git(workDir, ['checkout', '--quiet', '-B', 'main']);
     await cp(options.seedDir, workDir, { recursive: true });
+    await options.addToSeed?.(workDir);
     await git(workDir, ['add', '--all']);
     await git(workDir, ['commit', '--quiet', '-m', 'demo: first deployment']);
     await git(workDir, ['push', '--quiet', 'origin', 'HEAD:refs/heads/main']);
@@ -69,15 +74,25 @@ export async function createDemoRepository(options: CreateDemoRepositoryOptions)
     throw err;
   }
   const rolloutPath = join(workDir, options.rolloutFile);
+  async function commitAndPush(message: string): Promise<string> {
+    await git(workDir, ['commit', '--quiet', '-am', message]);
+    await git(workDir, ['push', '--quiet', 'origin', 'HEAD:refs/heads/main']);
+    return git(workDir, ['rev-parse', 'HEAD']);
+  }
   return {
     url,
     workDir,
     bareDir,
     async commitImage(image, message) {
       await writeFile(rolloutPath, replaceImage(await readFile(rolloutPath, 'utf8'), image));
-      await git(workDir, ['commit', '--quiet', '-am', message]);
-      await git(workDir, ['push', '--quiet', 'origin', 'HEAD:refs/heads/main']);
-      return git(workDir, ['rev-parse', 'HEAD']);
+      return commitAndPush(message);
+    },
+    async commitEdit(file, edit, message) {
+      // A merged pull request may have moved main since the last push: edit on top of it, as a person would.
+      await git(workDir, ['pull', '--quiet', '--ff-only', 'origin', 'main']);
+      const path = join(workDir, file);
+      await writeFile(path, edit(await readFile(path, 'utf8')));
+      return commitAndPush(message);
     },
     async stop() {
       await server.stop();

@@ -23,6 +23,7 @@ import { startDemoForge, type DemoForge, type DemoForgePull } from './demo-forge
 import { deleteDemoKeys, findDemoRedis, type DemoRedis } from './demo-redis.ts';
 import { createDemoRepository, type DemoRepository } from './demo-repository.ts';
 import { DemoScenarioError } from './demo-scenario-error.ts';
+import { KUSTOMIZE_IMAGE, KUSTOMIZE_LAYOUT, seedKustomizeLayout, withImageTag } from './kustomize-seed.ts';
 import {
   currentImage,
   describeSnapshot,
@@ -49,6 +50,16 @@ const PROD_ROLLOUT = { namespace: 'prod', name: 'demo' } as const;
 const PROMOTION = 'staging-to-prod';
 const PROMOTION_BRANCH = `rollgate/promote/${PROMOTION}/${DEMO_ROLLOUT.name}`;
 const FORGE_REPOSITORY = 'rollgate/demo';
+/**
+ * The kustomize scenario's Rollouts, as examples/kustomize renders them: each overlay sets its namespace,
+ * staging's adds the name prefix `staging-`. Sources `web-staging` and `web-prod` follow the overlays.
+ */
+const WEB_STAGING = { namespace: 'web-staging', name: 'staging-web', label: 'web-staging: ' } as const;
+const WEB_PROD = { namespace: 'web-prod', name: 'web', label: 'web-prod: ' } as const;
+const WEB_PROMOTION = 'web-staging-to-prod';
+const WEB_PROMOTION_BRANCH = `rollgate/promote/${WEB_PROMOTION}/${WEB_STAGING.name}`;
+/** The number of scenarios the story plays. */
+const SCENARIOS = 6;
 /** How long the promotion scenario waits to show the pull request's "a newer revision aborted" comment. */
 const ABORT_COMMENT_WAIT_MS = 10_000;
 
@@ -61,6 +72,19 @@ const DEFAULT_SEED_DIR =
     .map((relative) => fileURLToPath(new URL(relative, import.meta.url)))
     .find((dir) => existsSync(join(dir, 'staging', 'rollout.yaml'))) ??
   fileURLToPath(new URL('../../examples/demo/', import.meta.url));
+
+/** examples/kustomize/, found the same way: the kustomize scenario copies its layout at run time. */
+const DEFAULT_KUSTOMIZE_EXAMPLE_DIR =
+  ['../../examples/kustomize/', '../../../examples/kustomize/']
+    .map((relative) => fileURLToPath(new URL(relative, import.meta.url)))
+    .find((dir) => existsSync(join(dir, KUSTOMIZE_LAYOUT.base, 'kustomization.yaml'))) ??
+  fileURLToPath(new URL('../../examples/kustomize/', import.meta.url));
+
+/** The tag the kustomize scenario commits to staging: the next minor version of the one it starts on. */
+export function nextTag(tag: string): string {
+  const semver = /^(v?)(\d+)\.(\d+)\.\d+$/.exec(tag);
+  return semver ? `${semver[1] ?? ''}${semver[2] ?? ''}.${Number(semver[3]) + 1}.0` : `${tag}-next`;
+}
 
 /** Where the demo writes what it prints. */
 export interface DemoOutput {
@@ -81,6 +105,8 @@ export interface DemoOptions {
   port?: number;
   /** examples/demo/ unless told otherwise. */
   seedDir?: string;
+  /** examples/kustomize/ unless told otherwise (the kustomize scenario's layout). */
+  kustomizeExampleDir?: string;
   /** How long a healthy sandbox pod takes to become Ready (default 500 ms). */
   readyDelayMs?: number;
   /** Longest wait for one scenario's outcome (default 60 s). */
@@ -146,6 +172,8 @@ interface DemoContext {
   webhookSecret: string;
   /** The dashboard page Rollgate serves on its port (`…/ui/`). */
   dashboardUrl: string;
+  /** The tag both overlays of the kustomize layout start on (staging's, in the seed). */
+  webTag: string;
   startedAt: number;
   timeoutMs: number;
   signal?: AbortSignal;
@@ -301,7 +329,10 @@ async function firstSync(ctx: DemoContext): Promise<DemoScenarioResult> {
     expected: `Rollout demo Healthy on ${imageTag(DEMO_IMAGES.first)}, 5/5 available (and prod's on ${imageTag(DEMO_IMAGES.first)})`,
     startedAt: performance.now(),
   };
-  banner(ctx, `1/5 First sync: the seed commit (${imageTag(DEMO_IMAGES.first)}) becomes the stable revision`);
+  banner(
+    ctx,
+    `1/${SCENARIOS} First sync: the seed commit (${imageTag(DEMO_IMAGES.first)}) becomes the stable revision`,
+  );
   await sendPushWebhook(ctx);
   ctx.out.write(`  [${elapsed(ctx)}] webhook sent for the seed commit\n`);
   const { reached, last } = await watchUntil(ctx, (s) => isSettledOn(s, DEMO_IMAGES.first));
@@ -329,7 +360,7 @@ async function canaryWalk(ctx: DemoContext): Promise<DemoScenarioResult> {
   };
   banner(
     ctx,
-    `2/5 Canary: commit image ${imageTag(DEMO_IMAGES.canary)}; the canary walks its steps to Healthy`,
+    `2/${SCENARIOS} Canary: commit image ${imageTag(DEMO_IMAGES.canary)}; the canary walks its steps to Healthy`,
   );
   await pushImage(ctx, DEMO_IMAGES.canary, 'demo: release 1.1.0');
   const weights = new Set<number>();
@@ -366,7 +397,7 @@ async function supersede(ctx: DemoContext): Promise<DemoScenarioResult> {
   };
   banner(
     ctx,
-    `3/5 Supersede: commit ${imageTag(DEMO_IMAGES.superseded)}, then ${imageTag(DEMO_IMAGES.newest)} while the first is mid-canary`,
+    `3/${SCENARIOS} Supersede: commit ${imageTag(DEMO_IMAGES.superseded)}, then ${imageTag(DEMO_IMAGES.newest)} while the first is mid-canary`,
   );
   await pushImage(ctx, DEMO_IMAGES.superseded, 'demo: release 1.2.0');
   const midCanary = await watchUntil(
@@ -436,7 +467,7 @@ async function abortOnPullFailure(ctx: DemoContext): Promise<DemoScenarioResult>
     expected: 'an image that cannot be pulled is aborted by the progress deadline; stable keeps serving',
     startedAt: performance.now(),
   };
-  banner(ctx, `4/5 Abort: commit an image the registry lacks (${imageTag(DEMO_IMAGES.missing)})`);
+  banner(ctx, `4/${SCENARIOS} Abort: commit an image the registry lacks (${imageTag(DEMO_IMAGES.missing)})`);
   await pushImage(ctx, DEMO_IMAGES.missing, 'demo: release 9.9.9 (its image was never pushed)');
   const { reached, last } = await watchUntil(
     ctx,
@@ -463,9 +494,9 @@ async function abortOnPullFailure(ctx: DemoContext): Promise<DemoScenarioResult>
   );
 }
 
-/** The open promotion pull request for the demo Rollout, if the forge has one. */
-function openPromotionPull(ctx: DemoContext): DemoForgePull | undefined {
-  return ctx.forge.pulls().find((p) => p.state === 'open' && p.head === PROMOTION_BRANCH);
+/** The open promotion pull request on `branch` (the demo Rollout's unless told), if the forge has one. */
+function openPromotionPull(ctx: DemoContext, branch: string = PROMOTION_BRANCH): DemoForgePull | undefined {
+  return ctx.forge.pulls().find((p) => p.state === 'open' && p.head === branch);
 }
 
 /**
@@ -501,6 +532,29 @@ function changedLines(diff: string): string[] {
     .map((line) => `${line[0] ?? ''} ${line.slice(1).trim()}`);
 }
 
+/**
+ * Merges pull request `number` through the forge's API as a reviewer would, guarded by the head they looked
+ * at, then sends the push webhook the merge calls for; returns the merge commit. Throws what the forge says.
+ */
+async function mergeAsReviewer(ctx: DemoContext, number: number): Promise<string> {
+  const reviewer = createForge({
+    provider: 'gitea',
+    apiUrl: ctx.forge.apiUrl,
+    repository: ctx.forge.repository,
+    token: ctx.forge.token,
+  });
+  const reviewed: PullRequest = await reviewer.getPullRequest(number);
+  const { mergeCommitSha } = await reviewer.merge(number, reviewed.headSha);
+  ctx.out.write(
+    `  [${elapsed(ctx)}] merged #${number} through the forge API at head ${reviewed.headSha.slice(0, 7)}: merge commit ${mergeCommitSha.slice(0, 7)} on ${reviewed.base}\n`,
+  );
+  await sendPushWebhook(ctx);
+  ctx.out.write(
+    `  [${elapsed(ctx)}] webhook sent: POST /webhooks/generic → 202 Accepted (the merge moved main)\n`,
+  );
+  return mergeCommitSha;
+}
+
 async function promotion(ctx: DemoContext): Promise<DemoScenarioResult> {
   const newest = imageTag(DEMO_IMAGES.newest);
   const missing = imageTag(DEMO_IMAGES.missing);
@@ -512,7 +566,7 @@ async function promotion(ctx: DemoContext): Promise<DemoScenarioResult> {
   };
   banner(
     ctx,
-    `5/5 Promotion: staging's last healthy revision (${newest}) goes to prod through a pull request on the demo forge`,
+    `5/${SCENARIOS} Promotion: staging's last healthy revision (${newest}) goes to prod through a pull request on the demo forge`,
   );
   const pull = await waitOnForge(
     ctx,
@@ -551,29 +605,13 @@ async function promotion(ctx: DemoContext): Promise<DemoScenarioResult> {
       `  [${elapsed(ctx)}] comment on #${pull.number}: ${clip(abortNote.split('\n')[0] ?? '')}\n`,
     );
 
-  // A reviewer merges through the forge's API, guarded by the head they looked at.
-  const reviewer = createForge({
-    provider: 'gitea',
-    apiUrl: ctx.forge.apiUrl,
-    repository: ctx.forge.repository,
-    token: ctx.forge.token,
-  });
   let mergeCommitSha: string;
-  let reviewed: PullRequest;
   try {
-    reviewed = await reviewer.getPullRequest(pull.number);
-    ({ mergeCommitSha } = await reviewer.merge(pull.number, reviewed.headSha));
+    mergeCommitSha = await mergeAsReviewer(ctx, pull.number);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     return resultFrom(base, false, `merging #${pull.number} failed: ${clip(message)}`, undefined);
   }
-  ctx.out.write(
-    `  [${elapsed(ctx)}] merged #${pull.number} through the forge API at head ${reviewed.headSha.slice(0, 7)}: merge commit ${mergeCommitSha.slice(0, 7)} on ${reviewed.base}\n`,
-  );
-  await sendPushWebhook(ctx);
-  ctx.out.write(
-    `  [${elapsed(ctx)}] webhook sent: POST /webhooks/generic → 202 Accepted (the merge moved main)\n`,
-  );
 
   const weights = new Set<number>();
   const { reached, last } = await watchUntil(
@@ -585,7 +623,8 @@ async function promotion(ctx: DemoContext): Promise<DemoScenarioResult> {
     },
     { ...PROD_ROLLOUT, label: 'prod: ' },
   );
-  const pulls = ctx.forge.pulls();
+  // The kustomize scenario's promotion has a branch of its own; this one counts only the demo Rollout's.
+  const pulls = ctx.forge.pulls().filter((p) => p.head === PROMOTION_BRANCH);
   const titles = pulls.find((p) => p.number === pull.number)?.titles ?? pull.titles;
   const result = (ok: boolean, detail: string): DemoScenarioResult => ({
     ...resultFrom(base, ok, detail, last),
@@ -605,6 +644,157 @@ async function promotion(ctx: DemoContext): Promise<DemoScenarioResult> {
   return result(
     true,
     `one pull request #${pull.number} (${titles.map((t) => t.replace(/^Promote \S+ to /, '')).join(' → ')}, none for ${missing}) merged; prod canary ${walked.map((w) => `${w}%`).join(' → ')}, Healthy on ${newest}`,
+  );
+}
+
+/** The files a unified diff changes (its `+++ b/…` lines). */
+function changedFiles(diff: string): string[] {
+  return [...diff.matchAll(/^\+\+\+ b\/(.+)$/gm)].map((m) => m[1] ?? '');
+}
+
+/**
+ * The kustomize layout end to end: staging's overlay gets a new tag in its `images:`, staging's canary runs
+ * while prod's Rollout stays as it was, the promotion's pull request edits prod's kustomization.yaml, and
+ * its merge runs prod's canary.
+ */
+async function kustomizeOverlays(ctx: DemoContext): Promise<DemoScenarioResult> {
+  const fromTag = ctx.webTag;
+  const toTag = nextTag(fromTag);
+  const [from, to] = [`${KUSTOMIZE_IMAGE}:${fromTag}`, `${KUSTOMIZE_IMAGE}:${toTag}`];
+  const stagingFile = `${KUSTOMIZE_LAYOUT.staging}/kustomization.yaml`;
+  const prodFile = `${KUSTOMIZE_LAYOUT.prod}/kustomization.yaml`;
+  const title = `Promote ${WEB_STAGING.name} to ${toTag}`;
+  const base = {
+    name: 'kustomize',
+    expected: `staging's overlay at ${toTag} runs staging's canary to Healthy, prod untouched; the pull request edits ${prodFile}; its merge runs prod's canary to Healthy on ${toTag}`,
+    startedAt: performance.now(),
+  };
+  banner(
+    ctx,
+    `${SCENARIOS}/${SCENARIOS} Kustomize: one base, a staging and a prod overlay (examples/kustomize); a new tag in staging's images: runs staging's canary, prod gets it through a pull request`,
+  );
+  // Both overlays were rendered and applied from the seed commit, beside the plain folders.
+  for (const rollout of [WEB_STAGING, WEB_PROD]) {
+    const seeded = await watchUntil(ctx, (s) => isSettledOn(s, from), undefined, rollout);
+    if (!seeded.reached)
+      return resultFrom(
+        base,
+        false,
+        `${rollout.namespace}/${rollout.name} did not become Healthy on ${fromTag} from the seed commit (is kubectl or kustomize on PATH? see Rollgate's log); ${describeLast(seeded.last)}`,
+        seeded.last,
+      );
+  }
+  const prodBefore = await readRolloutSnapshot(ctx.clients, WEB_PROD);
+  const prodRevision = prodBefore?.view.currentPodHash;
+
+  const commit = await ctx.repo.commitEdit(
+    stagingFile,
+    (text) => withImageTag(text, KUSTOMIZE_IMAGE, toTag, stagingFile),
+    `web: staging runs ${toTag}`,
+  );
+  ctx.out.write(
+    `  [${elapsed(ctx)}] git push: ${commit.slice(0, 7)} "web: staging runs ${toTag}" (${stagingFile}: images newTag ${fromTag} → ${toTag})\n`,
+  );
+  await sendPushWebhook(ctx);
+  ctx.out.write(`  [${elapsed(ctx)}] webhook sent: POST /webhooks/generic → 202 Accepted\n`);
+  const stagingWeights = new Set<number>();
+  const staging = await watchUntil(
+    ctx,
+    (s) => isSettledOn(s, to),
+    (s) => {
+      const w = s.view.weights.canary;
+      if (currentImage(s) === to && w > 0 && w < 100) stagingWeights.add(w);
+    },
+    WEB_STAGING,
+  );
+  if (!staging.reached)
+    return resultFrom(
+      base,
+      false,
+      `staging not Healthy on ${toTag} in time; ${describeLast(staging.last)}`,
+      staging.last,
+    );
+  if (stagingWeights.size === 0)
+    return resultFrom(
+      base,
+      false,
+      `staging became stable on ${toTag} without any canary weight being seen`,
+      staging.last,
+    );
+  const prodAfter = await readRolloutSnapshot(ctx.clients, WEB_PROD);
+  if (
+    prodAfter === undefined ||
+    prodAfter.view.currentPodHash !== prodRevision ||
+    stableImage(prodAfter) !== from
+  )
+    return resultFrom(
+      base,
+      false,
+      `prod changed before any pull request was merged; ${describeLast(prodAfter)}`,
+      prodAfter,
+    );
+  ctx.out.write(
+    `  [${elapsed(ctx)}] ${WEB_PROD.label}untouched: still revision ${prodRevision ?? '-'} on ${fromTag}, no new ReplicaSet (its overlay did not change)\n`,
+  );
+
+  const pull = await waitOnForge(
+    ctx,
+    `the pull request "${title}"`,
+    () => {
+      const open = openPromotionPull(ctx, WEB_PROMOTION_BRANCH);
+      return open?.title === title ? open : undefined;
+    },
+    ctx.timeoutMs,
+  );
+  if (pull === undefined)
+    return resultFrom(base, false, `no open pull request "${title}" on the demo forge`, prodAfter);
+  ctx.out.write(`  [${elapsed(ctx)}] pull request #${pull.number} "${pull.title}" open: ${pull.url}\n`);
+  const diff = await ctx.forge.diff(pull.number);
+  const files = changedFiles(diff);
+  ctx.out.write(`  [${elapsed(ctx)}] diff of ${pull.head} → ${pull.base} (${files.join(', ')}):\n`);
+  const lines = changedLines(diff);
+  for (const line of lines) ctx.out.write(`              ${clip(line)}\n`);
+  const edited = files.length === 1 && files[0] === prodFile;
+  if (!edited)
+    return resultFrom(
+      base,
+      false,
+      `the pull request changes ${files.join(', ') || 'nothing'}, not ${prodFile} alone`,
+      prodAfter,
+    );
+  let mergeCommitSha: string;
+  try {
+    mergeCommitSha = await mergeAsReviewer(ctx, pull.number);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return resultFrom(base, false, `merging #${pull.number} failed: ${clip(message)}`, prodAfter);
+  }
+
+  const prodWeights = new Set<number>();
+  const prod = await watchUntil(
+    ctx,
+    (s) => isSettledOn(s, to),
+    (s) => {
+      const w = s.view.weights.canary;
+      if (currentImage(s) === to && w > 0 && w < 100) prodWeights.add(w);
+    },
+    WEB_PROD,
+  );
+  const result = (ok: boolean, detail: string): DemoScenarioResult => ({
+    ...resultFrom(base, ok, detail, prod.last),
+    pullRequest: { number: pull.number, url: pull.url, title: pull.title, mergeCommitSha },
+  });
+  if (!prod.reached) return result(false, `prod not Healthy on ${toTag} in time; ${describeLast(prod.last)}`);
+  if (prodWeights.size === 0)
+    return result(false, `prod became stable on ${toTag} without any canary weight being seen`);
+  const walk = (weights: Set<number>): string =>
+    [...weights]
+      .sort((a, b) => a - b)
+      .map((w) => `${w}%`)
+      .join(' → ');
+  return result(
+    true,
+    `staging canary ${walk(stagingWeights)} to Healthy on ${toTag}, prod untouched; #${pull.number} edited ${prodFile} (newTag ${fromTag} → ${toTag}), merged; prod canary ${walk(prodWeights)}, Healthy on ${toTag}`,
   );
 }
 
@@ -647,9 +837,10 @@ function printHowToContinue(
     '  kubectl get rollouts.rollgate.dev,rs,pods',
     '  npx rollgate get rollout demo --watch         # staging (namespace default): the revision tree, live',
     '  npx rollgate get rollout demo -n prod --watch # prod',
+    '  npx rollgate get rollout staging-web -n web-staging --watch # the kustomize layout: staging overlay',
     '  npx rollgate list rollouts -A',
     `  git clone ${ctx.repo.url} demo && cd demo`,
-    '  # edit staging/rollout.yaml (e.g. the image tag), then:',
+    `  # edit staging/rollout.yaml (e.g. the image tag), or the newTag in ${KUSTOMIZE_LAYOUT.staging}/kustomization.yaml, then:`,
     '  git commit -am "my change" && git push',
     '  # Rollgate polls every 10 s; the webhook a Git server would send makes it follow at once:',
     `  BODY=${shellQuote(body)}`,
@@ -676,7 +867,7 @@ async function printLastRollout(ctx: DemoContext, key: { namespace: string; name
 }
 
 /**
- * Runs the demo: finds Redis, starts the sandbox, the Git server, the demo forge and Rollgate, plays the five scenarios
+ * Runs the demo: finds Redis, starts the sandbox, the Git server, the demo forge and Rollgate, plays the six scenarios
  * with live progress, prints a summary and how to continue, then (if asked) keeps running until
  * `keepRunningUntil` resolves. Always stops what it started and deletes its Redis keys.
  */
@@ -719,14 +910,21 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
 
     const tmp = await mkdtemp(join(tmpdir(), 'rollgate-demo-'));
     parts.push({ what: 'temporary files', stop: () => rm(tmp, { recursive: true, force: true }) });
+    let webTag = '';
     const repo = await createDemoRepository({
       dir: tmp,
       seedDir: options.seedDir ?? DEFAULT_SEED_DIR,
       rolloutFile: 'staging/rollout.yaml',
+      addToSeed: async (workDir) => {
+        webTag = await seedKustomizeLayout(
+          options.kustomizeExampleDir ?? DEFAULT_KUSTOMIZE_EXAMPLE_DIR,
+          workDir,
+        );
+      },
     });
     parts.push({ what: 'git server', stop: () => repo.stop() });
     out.write(
-      `  Git         ${repo.url} (seeded from examples/demo/: staging/ and prod/, pushed with git)\n`,
+      `  Git         ${repo.url} (seeded from examples/demo/: staging/ and prod/, and examples/kustomize/: apps/web/, pushed with git)\n`,
     );
     const forge = await startDemoForge({ bareDir: repo.bareDir, repository: FORGE_REPOSITORY });
     parts.push({ what: 'demo forge', stop: () => forge.stop() });
@@ -767,6 +965,25 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
           interval: '10s',
           prune: true,
         },
+        // The kustomize layout: one source per overlay, rendered (`render: auto` finds the kustomization).
+        {
+          name: 'web-staging',
+          url: repo.url,
+          branch: 'main',
+          path: KUSTOMIZE_LAYOUT.staging,
+          namespace: WEB_STAGING.namespace,
+          interval: '10s',
+          prune: true,
+        },
+        {
+          name: 'web-prod',
+          url: repo.url,
+          branch: 'main',
+          path: KUSTOMIZE_LAYOUT.prod,
+          namespace: WEB_PROD.namespace,
+          interval: '10s',
+          prune: true,
+        },
       ],
       promotions: [
         {
@@ -780,11 +997,23 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
             token: forge.token,
           },
         },
+        {
+          name: WEB_PROMOTION,
+          from: { source: 'web-staging' },
+          to: { source: 'web-prod' },
+          pullRequest: {
+            provider: 'gitea',
+            apiUrl: forge.apiUrl,
+            repository: forge.repository,
+            token: forge.token,
+          },
+        },
       ],
       webhooks: { generic: { secret: webhookSecret } },
     });
     const clients = createKubeClients(sandbox.kubeConfig);
-    await clients.core.createNamespace({ body: { metadata: { name: PROD_ROLLOUT.namespace } } });
+    for (const namespace of [PROD_ROLLOUT.namespace, WEB_STAGING.namespace, WEB_PROD.namespace])
+      await clients.core.createNamespace({ body: { metadata: { name: namespace } } });
     const runtime = openRuntime(config, {
       logger,
       kube: { clients, namespace: 'default', source: 'flag', origin: sandbox.url },
@@ -816,12 +1045,20 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       webhookUrl,
       webhookSecret,
       dashboardUrl,
+      webTag,
       startedAt,
       timeoutMs: options.scenarioTimeoutMs ?? 60_000,
       ...(options.signal ? { signal: options.signal } : {}),
     };
     const scenarios: DemoScenarioResult[] = [];
-    for (const scenario of [firstSync, canaryWalk, supersede, abortOnPullFailure, promotion]) {
+    for (const scenario of [
+      firstSync,
+      canaryWalk,
+      supersede,
+      abortOnPullFailure,
+      promotion,
+      kustomizeOverlays,
+    ]) {
       if (options.signal?.aborted) break;
       const outcome = await scenario(ctx);
       // Cut short by Ctrl-C: not an outcome, so not reported as a miss.
@@ -839,11 +1076,14 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       printHowToContinue(ctx, kubeconfigPath, logPath, keepRunning);
       const last = scenarios.at(-1);
       if (last !== undefined)
-        await printLastRollout(ctx, last.name === 'promotion' ? PROD_ROLLOUT : DEMO_ROLLOUT);
+        await printLastRollout(
+          ctx,
+          { promotion: PROD_ROLLOUT, kustomize: WEB_PROD }[last.name] ?? DEMO_ROLLOUT,
+        );
     }
     if (keepRunning) await options.keepRunningUntil;
     result = {
-      ok: scenarios.length === 5 && scenarios.every((s) => s.ok),
+      ok: scenarios.length === SCENARIOS && scenarios.every((s) => s.ok),
       scenarios,
       durationMs,
       repoUrl: repo.url,

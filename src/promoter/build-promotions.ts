@@ -62,6 +62,35 @@ function sourceReader(git: GitSource): {
   };
 }
 
+/**
+ * The `from` side's reader: its files, and for a source that renders (`render` not `plain`) its objects
+ * as the sync reads them, kustomize apps rendered, since a Rollout of an overlay is in none of the path's
+ * files. Its Git is built at the first read, with the rendering (kustomize is found then, not at start).
+ */
+function fromSourceReader(
+  name: string,
+  source: SourceConfig,
+  env: Record<string, string | undefined>,
+  options: GitSourceOptions,
+  rendering: () => Promise<Rendering>,
+): Pick<PromotionSource, 'read'> {
+  if (source.render === 'plain') return sourceReader(sourceGit(name, source, env, options));
+  let git: Promise<GitSource> | undefined;
+  return {
+    async read() {
+      git ??= rendering().then((shared) => sourceGit(name, source, env, { ...options, rendering: shared }));
+      const reader = await git;
+      const tip = await reader.fetch();
+      const files = await reader.readManifestFiles(tip);
+      // Every object at the tip, as a first sync would read it; an app that fails to render has none.
+      const objects = (await reader.diff(undefined, tip)).flatMap((change) =>
+        change.change === 'removed' ? [] : [change.object],
+      );
+      return { tip, files, objects };
+    },
+  };
+}
+
 function forgeToken(promotion: PromotionConfig, env: Record<string, string | undefined>): string {
   const { token, tokenEnv, tokenFile } = promotion.pullRequest;
   const value = resolveSecret(
@@ -84,7 +113,8 @@ export function buildPromotions(
     env?: Record<string, string | undefined>;
     cacheDir?: string;
     /**
-     * The process's rendering, for the render check of a promotion into a kustomize target; by default
+     * The process's rendering, for the render check of a promotion into a kustomize target and the read
+     * of a rendering `from` source; by default
      * one is started (kustomize found) at the first check and shared by every promotion built here.
      */
     rendering?: () => Promise<Rendering>;
@@ -107,7 +137,7 @@ export function buildPromotions(
     // reader has this name): the poller's cache belongs to the poller, maybe in
     // another process, and two writers of one cache would race.
     const source: PromotionSource = {
-      ...sourceReader(sourceGit(`promotion-${promotion.name}.from`, from, env, readers)),
+      ...fromSourceReader(`promotion-${promotion.name}.from`, from, env, readers, rendering),
       ...(from.namespace !== undefined ? { namespace: from.namespace } : {}),
     };
     const targetGit = sourceGit(`promotion-${promotion.name}`, to, env, readers);

@@ -8,6 +8,11 @@ import { declaredRolloutSchema } from '../manifest/rollout.ts';
 export interface PromotionSourceRead {
   tip: string;
   files: ReadonlyArray<{ path: string; text: string }>;
+  /**
+   * The source's objects as its sync reads them, kustomize apps rendered: when given, they are what Git
+   * holds (a Rollout of an overlay is in no file of the path), and `files` is not parsed.
+   */
+  objects?: readonly SourceManifest[];
 }
 
 /** Which Rollout to find: the live one's namespace and name, and the namespace Git's objects without one get. */
@@ -34,7 +39,8 @@ function inNamespace(object: SourceManifest, query: GitRolloutQuery): boolean {
  * not parse: the promotion then proposes nothing.
  */
 export function gitRolloutOf(read: PromotionSourceRead, query: GitRolloutQuery): GitRollout {
-  const objects = read.files.flatMap((file) => specManifestParser.parse(file.path, file.text).objects);
+  const objects =
+    read.objects ?? read.files.flatMap((file) => specManifestParser.parse(file.path, file.text).objects);
   const missing = (reason: string): GitRollout => ({ found: false, commit: read.tip, reason });
   const rollouts = objects.filter(
     (o) =>

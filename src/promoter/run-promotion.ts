@@ -15,7 +15,7 @@ import type {
   PromotionPlan,
   TargetRenderProblem,
 } from '../promotion/promotion-action.ts';
-import { gitRolloutOf } from './read-git-rollout.ts';
+import { gitRolloutOf, type PromotionSourceRead } from './read-git-rollout.ts';
 import { describeSteps, promotionRolloutOf } from './read-promotion-rollout.ts';
 
 /** The promotion as configured, with its forge already built. */
@@ -56,8 +56,11 @@ export interface PromotionTarget {
 
 /** The `from` side: its Git, which a promoted revision must match. */
 export interface PromotionSource {
-  /** Fetches the source's branch and returns its tip and every manifest file under the source's path. */
-  read(): Promise<{ tip: string; files: PromotionFile[] }>;
+  /**
+   * Fetches the source's branch and returns its tip and every manifest file under the source's path, and
+   * for a source that renders, its objects as the sync reads them.
+   */
+  read(): Promise<PromotionSourceRead>;
   /** The source's `namespace` (where its manifests without one are applied). */
   namespace?: string;
 }

@@ -128,23 +128,31 @@ describe('system packages check (npm test / npm run demo / .ci/run)', () => {
     expect(aptCalls(bin.aptLog)).toEqual([]);
   });
 
-  it('for the demo needs git, and redis-server only when no Redis is configured or answering', () => {
+  it('for the demo needs git, kubectl unless kustomize is there, and redis-server only when no Redis is configured or answering', () => {
     const noGit = fakeBin([]);
     const withoutGit = run(process.execPath, [script, '--for', 'demo', '--no-install'], {
       PATH: noGit.path,
       REDIS_URL: 'redis://127.0.0.1:1',
     });
     expect(withoutGit.status).toBe(1);
-    expect(withoutGit.stderr).toContain('apt-get install -y --no-install-recommends git\n');
+    expect(withoutGit.stderr).toContain('apt-get install -y --no-install-recommends git kubernetes-client\n');
     expect(withoutGit.stderr).toContain('npm run demo');
 
-    // REDIS_URL set: the demo uses it (and says so if it does not answer), so redis-server is not needed.
-    const gitOnly = fakeBin(['git']);
-    const withUrl = run(process.execPath, [script, '--for', 'demo', '--no-install'], {
-      PATH: gitOnly.path,
-      REDIS_URL: 'redis://127.0.0.1:1',
-    });
-    expect(withUrl.status).toBe(0);
-    expect(withUrl.output).toBe('');
+    // REDIS_URL set: the demo uses it (and says so if it does not answer), so redis-server is not needed;
+    // the kustomize scenario renders with kubectl, or with a kustomize binary when there is one.
+    const withKustomize = fakeBin(['git']);
+    // Only looked for on PATH, never run: an empty executable stands in for kustomize.
+    writeFileSync(join(withKustomize.path, 'kustomize'), '#!/bin/sh\n', { mode: 0o755 });
+    for (const [programs, bin] of [
+      ['git kubectl', fakeBin(['git', 'kubectl'])],
+      ['git kustomize', withKustomize],
+    ] as const) {
+      const withUrl = run(process.execPath, [script, '--for', 'demo', '--no-install'], {
+        PATH: bin.path,
+        REDIS_URL: 'redis://127.0.0.1:1',
+      });
+      expect(withUrl.status, programs).toBe(0);
+      expect(withUrl.output).toBe('');
+    }
   });
 });

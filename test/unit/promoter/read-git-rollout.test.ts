@@ -1,5 +1,6 @@
 // Finding the promoted Rollout in the from source's files: what Git holds is what the promotion may propose.
 import { describe, expect, it } from 'vitest';
+import { specManifestParser } from '../../../src/git/manifest-parser.ts';
 import { gitRolloutOf } from '../../../src/promoter/read-git-rollout.ts';
 import { podTemplateHash } from '../../../src/rollout/index.ts';
 import { webRollout } from '../../support/web-rollout.ts';
@@ -82,5 +83,21 @@ spec:
       found: false,
       reason: '2 Rollouts named web',
     });
+  });
+
+  it("a rendering source's objects are what Git holds: its files (a kustomization) are not looked in", () => {
+    const rendered = specManifestParser.parse(
+      'apps/web/overlays/staging/kustomization.yaml',
+      webRollout('registry.example/web:3.0.0'),
+    ).objects;
+    const overlay = {
+      'apps/web/overlays/staging/kustomization.yaml': 'resources:\n  - ../../base\n',
+    };
+    expect(gitRolloutOf({ ...read(overlay), objects: rendered }, query)).toMatchObject({
+      found: true,
+      images: [{ container: 'app', image: 'registry.example/web:3.0.0' }],
+      podTemplateHash: podTemplateHash(template('registry.example/web:3.0.0')),
+    });
+    expect(gitRolloutOf(read(overlay), query).found).toBe(false);
   });
 });
