@@ -124,6 +124,30 @@ describe('rollgate plan of a kustomization input', () => {
     );
   });
 
+  it('an overlay new since --from plans a new rollout; one broken at --from is an error saying so', async () => {
+    const canary = 'apps/web/overlays/canary';
+    mkdirSync(at(canary), { recursive: true });
+    write({ [`${canary}/kustomization.yaml`]: 'resources:\n  - ../../base\nnamePrefix: canary-\n' });
+    const added = await run('plan', at(`${canary}/kustomization.yaml`), '--from', 'HEAD');
+    expect(added.stderr).toBe('');
+    expect(added.stdout).toMatch(
+      /^rollout default\/canary-web \(rendered from .*, against HEAD\)\n {2}new rollout: /,
+    );
+    // HEAD~1 does not exist in a one-commit repository: the ref's error, as for a plain file.
+    expect((await run('plan', at(`${STAGING}/kustomization.yaml`), '--from', 'HEAD~1')).code).toBe(1);
+    git(repo.path, ['clean', '--quiet', '-fd']);
+
+    write({ [`${PROD}/kustomization.yaml`]: overlayKustomization('prod', '1.0', '  - path: gone.yaml\n') });
+    git(repo.path, ['commit', '--quiet', '-am', 'break prod']);
+    write({ [`${PROD}/kustomization.yaml`]: overlayKustomization('prod', '1.0') });
+    const fixed = await run('plan', at(`${PROD}/kustomization.yaml`), '--from', 'HEAD');
+    expect(fixed.code).toBe(1);
+    expect(fixed.stderr).toMatch(
+      new RegExp(`^rollgate: ${at(PROD)}/kustomization\\.yaml at HEAD does not render: .*gone\\.yaml`),
+    );
+    git(repo.path, ['reset', '--quiet', '--hard', 'HEAD~1']);
+  });
+
   it("a broken overlay is an error naming its kustomization and kustomize's message (exit 1)", async () => {
     write({
       [`${PROD}/kustomization.yaml`]: overlayKustomization('prod', '1.1', '  - path: missing.yaml\n'),
