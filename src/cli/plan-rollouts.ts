@@ -5,8 +5,9 @@ import { parseManifests } from '../manifest/manifest.ts';
 import { rolloutSchema, type Rollout } from '../manifest/rollout.ts';
 import { planChange } from '../plan/plan-change.ts';
 import { formatPlanMarkdown, formatPlanText, type PlanReport } from '../plan/plan-report-text.ts';
-import { collectYamlFiles } from './commands/validate.ts';
+import { collectYamlFiles, renderedFileLabel } from './commands/validate.ts';
 import type { KubeFlags } from './kube-flags.ts';
+import type { PlanApp } from './plan-rendered-apps.ts';
 
 export interface PlanOptions extends KubeFlags {
   /** Compare with the files at this revision of their Git repository. */
@@ -44,6 +45,14 @@ function rolloutsIn(text: string, file: string, where: string): Rollout[] {
     .map((object) => parseRollout(object, where));
 }
 
+/** The same Rollout in another version of the manifests: same name and namespace. */
+function sameRollout(candidate: Rollout, next: Rollout): boolean {
+  return (
+    candidate.metadata.name === next.metadata.name &&
+    (candidate.metadata.namespace ?? '') === (next.metadata.namespace ?? '')
+  );
+}
+
 /** Where previous versions come from: a function from (file, Rollout) to the previous Rollout. */
 type PreviousLookup = (file: string, next: Rollout) => Promise<Rollout | null | undefined>;
 
@@ -59,11 +68,7 @@ async function gitLookup(revision: string): Promise<PreviousLookup> {
       );
       cache.set(file, rollouts);
     }
-    const found = (await rollouts)?.find(
-      (candidate) =>
-        candidate.metadata.name === next.metadata.name &&
-        (candidate.metadata.namespace ?? '') === (next.metadata.namespace ?? ''),
-    );
+    const found = (await rollouts)?.find((candidate) => sameRollout(candidate, next));
     return found ?? null;
   };
 }
@@ -88,6 +93,32 @@ async function clusterLookup(flags: KubeFlags): Promise<PreviousLookup> {
   };
 }
 
+/**
+ * The plans of the Rollouts an app renders: each against the same Rollout of the app rendered at
+ * `--from` (absent there: a new rollout), else through `lookup` (the cluster, or none).
+ */
+async function planApp(
+  app: PlanApp,
+  from: string | undefined,
+  lookup: PreviousLookup,
+  against: string,
+): Promise<PlanReport[]> {
+  const label = renderedFileLabel(app.file);
+  const previous =
+    app.previous === undefined || app.previous === null
+      ? []
+      : rolloutsIn(app.previous, label, `${label} at ${from ?? ''}`);
+  const reports: PlanReport[] = [];
+  for (const next of rolloutsIn(app.text, label, label)) {
+    const before =
+      app.previous === undefined
+        ? await lookup(app.file, next)
+        : (previous.find((candidate) => sameRollout(candidate, next)) ?? null);
+    reports.push({ file: app.file, rendered: true, against, plan: planChange(next, before) });
+  }
+  return reports;
+}
+
 /** Runs `plan`: returns the exit code (0; errors are thrown, exit 1). */
 export async function runPlan(
   paths: readonly string[],
@@ -102,8 +133,16 @@ export async function runPlan(
         ? await clusterLookup(options)
         : async () => undefined;
   const against = options.from ?? (options.cluster ? 'cluster' : 'none');
+  // Files a kustomization reads are planned as the Rollouts their apps render, not as plain YAML.
+  const { renderPlanApps } = await import('./plan-rendered-apps.ts');
+  const rendered = await renderPlanApps(files, options.from);
   const reports: PlanReport[] = [];
   for (const file of files) {
+    const apps = rendered.get(file);
+    if (apps !== undefined) {
+      for (const app of apps) reports.push(...(await planApp(app, options.from, lookup, against)));
+      continue;
+    }
     for (const next of rolloutsIn(await readFile(file, 'utf8'), file, file)) {
       reports.push({ file, against, plan: planChange(next, await lookup(file, next)) });
     }

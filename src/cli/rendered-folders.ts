@@ -25,16 +25,20 @@ export interface RenderedFolder {
 
 const toPosix = (path: string): string => path.split(sep).join('/');
 
+/** The work tree of the Git repository holding `path` (the nearest folder up with a `.git`), if any. */
+export async function gitWorkTree(path: string): Promise<string | undefined> {
+  for (let at = resolve(path); ; at = dirname(at)) {
+    if ((await stat(join(at, '.git')).catch(() => undefined)) !== undefined) return at;
+    if (dirname(at) === at) return undefined;
+  }
+}
+
 /**
  * The folder a render may read: the Git repository holding `dir` (its work tree: a base in a sibling
  * folder is found, as a source would), else `dir` itself. Files outside it are never read.
  */
 export async function renderRoot(dir: string): Promise<string> {
-  const start = resolve(dir);
-  for (let at = start; ; at = dirname(at)) {
-    if ((await stat(join(at, '.git')).catch(() => undefined)) !== undefined) return at;
-    if (dirname(at) === at) return start;
-  }
+  return (await gitWorkTree(dir)) ?? resolve(dir);
 }
 
 /** Finds kustomize as a source would (`kustomize` on PATH, else `kubectl`); once per command. */

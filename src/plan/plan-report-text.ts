@@ -3,7 +3,10 @@ import type { ChangePlan, PlannedStep } from './plan-change.ts';
 
 /** One Rollout of the files, the version it was compared with, and its plan. */
 export interface PlanReport {
+  /** The file the Rollout was read from: for a rendered one, the kustomization of its app. */
   file: string;
+  /** The Rollout is the output of rendering the kustomization `file` (`rollgate plan` of a kustomization's input). */
+  rendered?: boolean;
   /** What the previous version was read from: `HEAD~1` (a Git ref), `cluster`, or `none`. */
   against: string;
   plan: ChangePlan;
@@ -87,7 +90,8 @@ const STEP_HEADER = ['STEP', 'ACTION', 'CANARY', 'STABLE', 'WEIGHT', 'PAUSE', 'A
 
 function title(report: PlanReport): string {
   const against = report.against === 'none' ? 'no previous version given' : `against ${report.against}`;
-  return `${report.plan.namespace}/${report.plan.name} (${report.file}, ${against})`;
+  const file = report.rendered === true ? `rendered from ${report.file}` : report.file;
+  return `${report.plan.namespace}/${report.plan.name} (${file}, ${against})`;
 }
 
 /** The plans as text: a verdict per Rollout, then its steps as a table and the minimum time. */

@@ -59,6 +59,11 @@ export interface PollerOptions {
   atStart?: StartStepRunner;
   /** Where each poll's outcome is recorded as its source's health (/readyz, rollgate_dependency_up). */
   health?: DependencyHealth;
+  /**
+   * The process's rendering ({@link Rendering.once}), started here when some source is not `plain`; the
+   * process passes the one its promoter uses. Default: one of the poller's own.
+   */
+  rendering?: () => Promise<Rendering>;
   /** How often the scheduled polls look for due sources, in ms (default 250). */
   scheduledPollTickMs?: number;
   /** When and how the heap a large sync grew is given back (defaults: LargeSyncCollection's). */
@@ -105,7 +110,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
 
   // Found once (the version is logged and shown in each source's status), shared by every source.
   const rendering = config.sources.some((source) => source.render !== 'plain')
-    ? await Rendering.start(config.render, log)
+    ? await (options.rendering ?? Rendering.once(config.render, log))()
     : undefined;
   const sources = new Map<string, PolledSource>();
   for (const source of config.sources) {

@@ -10,6 +10,7 @@ import { startHttpServer, type ReadinessCheck, type RunningHttpServer } from '..
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
 import type { OnPush } from '../server/webhook-types.ts';
 import { buildPromotions } from '../promoter/build-promotions.ts';
+import { Rendering } from '../render/rendering.ts';
 import { startDependencyMonitor } from './dependency-monitor.ts';
 import { startPoller, type PollerOptions, type RunningPoller } from './start-poller.ts';
 import { startNotifier, type NotifierOptions, type RunningNotifier } from './start-notifier.ts';
@@ -77,8 +78,11 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
   const runsReconciler = options.role !== 'poller';
   // Secrets before anything starts: an unset one must stop the start, not leave workers running.
   const webhooks = runsPoller ? webhookSecrets(config) : {};
+  // One rendering for the process, started at its first use: the poller's sources and the promoter's
+  // render checks find kustomize once and share one render cache.
+  const rendering = Rendering.once(config.render, logger.child({ component: 'render' }));
   // Forge tokens likewise: a promotion whose token is missing stops the start, naming the key.
-  const promotions = runsReconciler ? buildPromotions(config, { logger }) : [];
+  const promotions = runsReconciler ? buildPromotions(config, { logger, rendering }) : [];
   // Dashboard tokens likewise: a token named in the config but missing stops the start, naming the key.
   const dashboard = config.dashboard.enabled
     ? wireDashboard({
@@ -90,7 +94,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
         // A poller-only process builds no promotions to run, but its page still shows them.
         promotions: configuredPromotions(
           config,
-          runsReconciler ? promotions : buildPromotions(config, { logger }),
+          runsReconciler ? promotions : buildPromotions(config, { logger, rendering }),
           runtime.kube.clients,
           runtime.clock,
         ),
@@ -192,7 +196,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
         ? await startPromoter(runtime, promotions, { metrics, atStart, ...(notifier && { notifier }) })
         : undefined;
     poller = runsPoller
-      ? await startPoller(runtime, { metrics, ...options.poller, atStart, health })
+      ? await startPoller(runtime, { metrics, rendering, ...options.poller, atStart, health })
       : undefined;
     const pollQueue = poller?.queues.poll;
     onPush = pollQueue

@@ -113,17 +113,16 @@ export function buildPromotions(
     env?: Record<string, string | undefined>;
     cacheDir?: string;
     /**
-     * The process's rendering, for the render check of a promotion into a kustomize target and the read
-     * of a rendering `from` source; by default
-     * one is started (kustomize found) at the first check and shared by every promotion built here.
+     * The process's rendering ({@link Rendering.once}), for the render check of a promotion into a
+     * kustomize target and the read of a rendering `from` source: a process passes the one its poller uses. By default one is started (kustomize
+     * found) at the first check and shared by every promotion built here.
      */
     rendering?: () => Promise<Rendering>;
   },
 ): BuiltPromotion[] {
   const env = options.env ?? process.env;
   const cacheDir = options.cacheDir ?? config.git.cacheDir;
-  let started: Promise<Rendering> | undefined;
-  const rendering = options.rendering ?? (() => (started ??= Rendering.start(config.render, options.logger)));
+  const rendering = options.rendering ?? Rendering.once(config.render, options.logger);
   return config.promotions.map((promotion) => {
     const to = sourceNamed(config, promotion.to.source);
     const from = sourceNamed(config, promotion.from.source);

@@ -1,6 +1,6 @@
 // A process's rendering: the renderers found at start, their limits and caches, shared by every source it follows.
+// The logger's type only: `rollgate plan` and `validate` load this module, and pino is not theirs to load.
 import type { Logger } from '../log/logger.ts';
-import { silentLogger } from '../log/logger.ts';
 import type { RenderMode } from './app-discovery.ts';
 import { MarkerIndex } from './app-discovery.ts';
 import type { ChangedApps } from './changed-apps.ts';
@@ -68,7 +68,7 @@ export class Rendering {
   }
 
   /** Finds the kustomize to use (logged, with its version) and builds the rendering. */
-  static async start(settings: RenderSettings, logger: Logger = silentLogger): Promise<Rendering> {
+  static async start(settings: RenderSettings, logger: Logger): Promise<Rendering> {
     const binary = await findKustomize(settings.kustomize.binary);
     if (binary === undefined)
       logger.warn(
@@ -83,6 +83,16 @@ export class Rendering {
         'kustomize found',
       );
     return new Rendering(settings, binary);
+  }
+
+  /**
+   * A rendering started at the first call (kustomize found then, logged once) and the same instance at
+   * every later call: what a process builds once and hands to each part that renders (the poller's
+   * sources, the promoter's render checks), so they share one kustomize lookup and one render cache.
+   */
+  static once(settings: RenderSettings, logger: Logger): () => Promise<Rendering> {
+    let started: Promise<Rendering> | undefined;
+    return () => (started ??= Rendering.start(settings, logger));
   }
 
   /** Which renderer and version kustomize apps are rendered with (shown in a source's status). */

@@ -1,4 +1,4 @@
-// `rollgate plan FILE... [--from GIT_REF | --cluster] [-o text|markdown|json]`: what a Rollout change will do, before it is merged.
+// `rollgate plan FILE... [--from GIT_REF | --cluster] [-o text|markdown|json]`: what a Rollout change (or a change to a kustomization's input) will do, before it is merged.
 import { Option, type Command } from 'commander';
 import { KUBECONFIG_FLAG, KUBECONFIG_HELP, NAMESPACE_FLAG, NAMESPACE_HELP } from '../kube-flags.ts';
 import type { PlanOptions } from '../plan-rollouts.ts';
@@ -10,7 +10,10 @@ export function registerPlanCommand(program: Command): void {
     .description(
       'show what a Rollout change will do: a new revision or not, then each step (replicas, weight, pauses, analysis) and the minimum time to full promotion',
     )
-    .argument('<file...>', 'Rollout manifests (files or folders of .yaml/.yml)')
+    .argument(
+      '<file...>',
+      "Rollout manifests (files or folders of .yaml/.yml), or a kustomization's inputs (its apps are rendered)",
+    )
     .option('--from <ref>', 'compare with the files at this Git revision (HEAD, HEAD~1, a branch, a commit)')
     .option('--cluster', "compare with the cluster's live Rollouts")
     .addOption(

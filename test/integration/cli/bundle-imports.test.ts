@@ -75,6 +75,18 @@ describe('what the CLI bundle loads', () => {
     expect(loaded).not.toContain(CLUSTER_CLIENT);
     for (const name of LONG_RUNNING) expect(loaded, `plan loads ${name}`).not.toContain(name);
     expect(packagesLoadedBy('src/git/file-at-revision.ts')).toContain('isomorphic-git');
+    // A file a kustomization reads: the render modules (no logger, no queue), isomorphic-git only with --from.
+    for (const entry of [
+      'src/cli/plan-rendered-apps.ts',
+      'src/render/rendering.ts',
+      'src/render/apps-reading.ts',
+      'src/render/directory-reader.ts',
+    ]) {
+      const loaded = packagesLoadedBy(entry);
+      expect(loaded).not.toContain(CLUSTER_CLIENT);
+      for (const name of LONG_RUNNING) expect(loaded, `${entry} loads ${name}`).not.toContain(name);
+    }
+    expect(packagesLoadedBy('src/git/revision-tree.ts')).toContain('isomorphic-git');
   });
 
   it('status, get rollout, list rollouts, promote, abort, retry, pause, resume, restart: the cluster client, nothing long-running', () => {

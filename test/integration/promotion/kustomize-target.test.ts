@@ -2,11 +2,12 @@
 // runs prod's canary; an edit that would not render (a base broken on the target branch) is refused, no PR.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { configSchema } from '../../../src/config/index.ts';
 import { createForge } from '../../../src/forge/create-forge.ts';
 import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
-import { silentLogger } from '../../../src/log/logger.ts';
+import { createLogger } from '../../../src/log/logger.ts';
 import { openRuntime } from '../../../src/process/runtime.ts';
 import { startProcess, type RunningProcess } from '../../../src/process/start-process.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
@@ -55,6 +56,8 @@ interface Scene {
   clients: KubeClients;
   process: RunningProcess;
   tmp: TempDir;
+  /** The process's log lines (JSON), as written. */
+  logLines: string[];
 }
 
 let scene: Scene | undefined;
@@ -104,13 +107,25 @@ async function startScene(): Promise<Scene> {
   });
   for (const namespace of ['staging', 'prod'])
     await clients.core.createNamespace({ body: { metadata: { name: namespace } } });
+  const logLines: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logLines.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((line) => line !== ''),
+      );
+      done();
+    },
+  });
   const runtime = openRuntime(config, {
-    logger: silentLogger,
+    logger: createLogger({ level: 'info', format: 'json', destination }),
     kube: { clients, namespace: 'default', source: 'flag', origin: sandbox.url },
   });
   const process = await startProcess(runtime, { role: 'all' });
   double.onWebhook(`${process.http.url}/webhooks/github`, SECRET);
-  return { double, sandbox, clients, process, tmp };
+  return { double, sandbox, clients, process, tmp, logLines };
 }
 
 const openPulls = (double: ForgeDouble) =>
@@ -181,6 +196,8 @@ describe('promotion into a kustomize overlay (GitHub)', () => {
     expect((await refusalEvents(clients)).filter((message) => message.includes('does not render'))).toEqual(
       [],
     );
+    // The poller's sources and the promoter's render check used one rendering: kustomize was found once.
+    expect(scene.logLines.filter((line) => line.includes('"msg":"kustomize found"'))).toHaveLength(1);
     expect(double.violations()).toEqual([]);
   }, 150_000);
 

@@ -5,6 +5,7 @@ import type { ManifestChange } from '../../../src/git/manifest-diff.ts';
 import { serveGitRepositories } from '../../../src/git/smart-http-server.ts';
 import { GitSource } from '../../../src/git/source.ts';
 import type { Source } from '../../../src/git/source.ts';
+import { silentLogger } from '../../../src/log/logger.ts';
 import { DEFAULT_RENDER_SETTINGS, Rendering } from '../../../src/render/rendering.ts';
 import type { RenderSettings } from '../../../src/render/rendering.ts';
 import { createBareRepository, makeTempDir, WorkingCopy } from '../../support/git-fixtures.ts';
@@ -24,7 +25,7 @@ async function scene(settings: RenderSettings = DEFAULT_RENDER_SETTINGS) {
   const server = await serveGitRepositories({ root, receivePack: true });
   cleanups.push(() => server.stop());
   const url = `${server.url}/apps.git`;
-  const rendering = await Rendering.start(settings);
+  const rendering = await Rendering.start(settings, silentLogger);
   let caches = 0;
   const source = (overrides: Partial<Source> = {}) =>
     new GitSource(
