@@ -239,14 +239,19 @@ describe('a source of two kustomize apps, one broken by a push', () => {
       const fixed = p.work.commit('staging: back to what it was');
       await p.work.push(p.repoUrl);
       await p.pushWebhook(running);
-      const recovered = await eventually('the source to sync the fix', async () => {
-        const now = await sourceStatus(p);
-        return now.commit === fixed ? now : undefined;
-      });
+      // The fix's old side is the broken commit, rendered again (the ~50 MB case until its limit kills it).
+      const recovered = await eventually(
+        'the source to sync the fix',
+        async () => {
+          const now = await sourceStatus(p);
+          return now.commit === fixed ? now : undefined;
+        },
+        { timeoutMs: 90_000 },
+      );
       expect(recovered.phase).toBe('Synced');
       expect(recovered.problems).toBeUndefined();
       expect(imageOf(await p.rollout('staging-web'))).toBe('nginx:1.1');
     },
-    120_000,
+    240_000,
   );
 });
