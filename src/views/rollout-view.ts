@@ -42,8 +42,10 @@ export function pauseRemainingSeconds(
   if (!isDuration(duration)) return undefined;
   const started = pauseConditions.find((c) => c.reason === CANARY_PAUSE_STEP)?.startTime;
   if (started === undefined || Number.isNaN(Date.parse(started))) return undefined;
-  const endsAt = Date.parse(started) + parseDuration(duration);
-  return Math.max(0, Math.ceil((endsAt - now.getTime()) / 1000));
+  const length = parseDuration(duration);
+  const endsAt = Date.parse(started) + length;
+  // A start time stamped by a clock a little ahead of this one would leave more than the whole pause.
+  return Math.min(Math.ceil(length / 1000), Math.max(0, Math.ceil((endsAt - now.getTime()) / 1000)));
 }
 
 const ROLE_ORDER: ReadonlyArray<ReplicaSetView['role']> = ['canary', 'preview', 'stable', 'old'];

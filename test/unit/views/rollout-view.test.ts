@@ -226,6 +226,13 @@ describe('pauseRemainingSeconds', () => {
       5,
     ],
     ['a pause already due', { pause: { duration: '1m' } }, started, at(59 + 30), 0],
+    [
+      'a start stamped by a clock ahead of this one: never more left than the whole pause',
+      { pause: { duration: '1h' } },
+      started,
+      new Date(Date.UTC(2025, 11, 31, 23, 59, 58, 700)),
+      3600,
+    ],
     ['an indefinite pause', { pause: {} }, started, at(10), undefined],
     ['a timed pause not started yet', { pause: { duration: '30s' } }, [], at(10), undefined],
     [
