@@ -41,7 +41,11 @@ class Countdown extends Component {
 
   /** @override */
   render() {
-    return html`<span class="remaining">${remainingText(this.props.endsAt - this.state.now)}</span>`;
+    // The clock read now, not the tick's: a kept countdown handed a newer `endsAt` by a fresh read would
+    // otherwise count from its last tick and show up to a second more than the server said.
+    return html`<span class="remaining"
+      >${remainingText(this.props.endsAt - Math.max(this.state.now, Date.now()))}</span
+    >`;
   }
 }
 
