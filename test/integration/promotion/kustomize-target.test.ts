@@ -149,17 +149,22 @@ async function refusalEvents(clients: KubeClients): Promise<string[]> {
     .map((event) => event.message ?? '');
 }
 
+/** Waits until staging and prod both run the first release, as the scene seeds them. */
+async function bothHealthyAtFirstRelease(clients: Parameters<typeof healthyAt>[0]): Promise<void> {
+  await eventually(
+    'both environments Healthy at 1.0.0',
+    async () =>
+      (await healthyAt(clients, 'staging', 'registry.example/web:1.0.0')) &&
+      (await healthyAt(clients, 'prod', 'registry.example/web:1.0.0')),
+    { timeoutMs: 30_000 },
+  );
+}
+
 describe('promotion into a kustomize overlay (GitHub)', () => {
   it("the PR edits prod's kustomization.yaml, and its merge runs prod's canary to Healthy", async () => {
     scene = await startScene();
     const { double, clients } = scene;
-    await eventually(
-      'both environments Healthy at 1.0.0',
-      async () =>
-        (await healthyAt(clients, 'staging', 'registry.example/web:1.0.0')) &&
-        (await healthyAt(clients, 'prod', 'registry.example/web:1.0.0')),
-      { timeoutMs: 30_000 },
-    );
+    await bothHealthyAtFirstRelease(clients);
     const prodStable = (await liveWebRollout(clients, 'prod'))?.status?.stableRS;
 
     await double.commit(REPO, 'main', { 'envs/staging/web.yaml': webRollout('registry.example/web:2.0.0') });
@@ -204,13 +209,7 @@ describe('promotion into a kustomize overlay (GitHub)', () => {
   it('refuses a promotion whose edit would not render (the base broken on the target branch): no PR, a failure status, an Event', async () => {
     scene = await startScene();
     const { double, clients } = scene;
-    await eventually(
-      'both environments Healthy at 1.0.0',
-      async () =>
-        (await healthyAt(clients, 'staging', 'registry.example/web:1.0.0')) &&
-        (await healthyAt(clients, 'prod', 'registry.example/web:1.0.0')),
-      { timeoutMs: 30_000 },
-    );
+    await bothHealthyAtFirstRelease(clients);
     // Someone breaks the base: it lists a file that is not there (prod keeps running what it ran).
     await double.commit(REPO, 'main', {
       'apps/web/base/kustomization.yaml': 'resources:\n  - rollout.yaml\n  - missing.yaml\n',
