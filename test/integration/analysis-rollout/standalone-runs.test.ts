@@ -17,6 +17,7 @@ import { openRuntime } from '../../../src/process/runtime.ts';
 import { startReconciler, type RunningReconciler } from '../../../src/process/start-reconciler.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { eventually } from '../../support/eventually.ts';
+import { runCli } from '../../support/run-cli.ts';
 
 const exec = promisify(execFile);
 const NAMESPACE = 'default';
@@ -230,4 +231,96 @@ describe('standalone AnalysisRuns', () => {
     expect((await readRun('rollout-owned')).status?.phase).toBeUndefined();
     expect(hits.get('/healthy/owned')).toBeUndefined();
   });
+
+  it('`rollgate create analysisrun --global --from` a ClusterAnalysisTemplate makes a run that ends Successful', async () => {
+    await apply(
+      'cluster-template',
+      `apiVersion: ${API_VERSION}
+kind: ClusterAnalysisTemplate
+metadata:
+  name: cluster-rate
+spec:
+  args:
+    - name: path
+  metrics:
+    - name: rate
+      count: 1
+      successCondition: result >= 0.95
+      provider:
+        web:
+          url: ${baseUrl}{{args.path}}
+          jsonPath: '{$.rate}'
+`,
+    );
+    const created = await runCli(
+      'create',
+      'analysisrun',
+      '--global',
+      '--from',
+      'cluster-rate',
+      '-a',
+      'path=/healthy/cluster',
+      '--kubeconfig',
+      kubeconfig,
+    );
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    // Named by the API server from the template's name, as Argo's plugin names it.
+    const name = /^analysisrun\.rollgate\.dev\/(cluster-rate-\w+) created\n$/.exec(created.stdout)?.[1];
+    expect(name, created.stdout).toBeDefined();
+    const run = await ended(name!);
+    expect(run.status?.phase).toBe('Successful');
+    expect(hits.get('/healthy/cluster')).toBe(1);
+  });
+
+  it('`rollgate create analysisrun` says which template or argument is missing, and creates nothing', async () => {
+    const before = await runNames();
+    const noArg = await runCli(
+      'create',
+      'ar',
+      '--from-cluster-template',
+      'cluster-rate',
+      '--kubeconfig',
+      kubeconfig,
+    );
+    expect(noArg.code).toBe(1);
+    expect(noArg.stderr).toContain('analysis argument "path" has no value');
+    const noTemplate = await runCli(
+      'create',
+      'analysisrun',
+      '--from',
+      'cluster-rate',
+      '--kubeconfig',
+      kubeconfig,
+    );
+    expect(noTemplate.code).toBe(1);
+    expect(noTemplate.stderr).toContain(
+      'AnalysisTemplate "cluster-rate" not found in namespace default (a ClusterAnalysisTemplate needs --global)',
+    );
+    const badFlag = await runCli(
+      'create',
+      'analysisrun',
+      '--from',
+      'x',
+      '-a',
+      'path',
+      '--kubeconfig',
+      kubeconfig,
+    );
+    expect(badFlag.code).toBe(2);
+    expect(badFlag.stderr).toContain('--argument "path" must be NAME=VALUE');
+    expect(await runNames()).toEqual(before);
+  });
 });
+
+async function runNames(): Promise<string[]> {
+  const list = toPlainObject<{ items: LiveRun[] }>(
+    await clients.custom.listNamespacedCustomObject({
+      group: ROLLGATE_API_GROUP,
+      version: 'v1alpha1',
+      namespace: NAMESPACE,
+      plural: 'analysisruns',
+    }),
+  );
+  return list.items.map((r) => r.metadata.name).sort();
+}
