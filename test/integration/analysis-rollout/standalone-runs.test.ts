@@ -133,6 +133,8 @@ beforeAll(async () => {
     logger: silentLogger,
     kube: { clients, namespace: NAMESPACE, source: 'flag', origin: sandbox.url },
   });
+  // Applied before the process starts: the informer's first list sends no event, the start enqueues it.
+  await apply('before-start', runYaml({ name: 'before-start', path: '/healthy/before', count: 1 }));
   reconciler = await startReconciler(runtime);
 }, 60_000);
 
@@ -157,6 +159,11 @@ describe('standalone AnalysisRuns', () => {
     );
     // The argument reached the request: the path was substituted into the metric's URL.
     expect(hits.get('/healthy/good')).toBe(2);
+  });
+
+  it('a run applied before the process started is measured too', async () => {
+    expect((await ended('before-start')).status?.phase).toBe('Successful');
+    expect(hits.get('/healthy/before')).toBe(1);
   });
 
   it('a run whose metric keeps failing ends Failed past its failureLimit, saying so', async () => {
