@@ -1,10 +1,8 @@
 // Standalone AnalysisRuns as reconcile jobs: which watched runs get one, and what a job's outcome tells the queue.
-import { isCompletedPhase } from '../analysis/analysis-phase.ts';
-import type { AnalysisPhase } from '../manifest/analysis.ts';
 import type { JobOutcome } from '../queue/job-outcome.ts';
 import { reconcileJobKey } from '../queue/job-payloads.ts';
 import {
-  isRolloutOwned,
+  isStandaloneRunToMeasure,
   reconcileStandaloneRun,
   type StandaloneRunDeps,
   type StandaloneRunKey,
@@ -27,9 +25,7 @@ export interface WatchedRun {
  */
 export function standaloneRunJobKey(run: WatchedRun): string | undefined {
   const { name, namespace } = run.metadata ?? {};
-  if (!name || !namespace || run.metadata?.deletionTimestamp !== undefined || isRolloutOwned(run))
-    return undefined;
-  if (isCompletedPhase(run.status?.phase as AnalysisPhase | undefined)) return undefined;
+  if (!name || !namespace || !isStandaloneRunToMeasure(run)) return undefined;
   return reconcileJobKey({ kind: 'analysisRun', namespace, name });
 }
 

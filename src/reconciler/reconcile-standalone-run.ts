@@ -73,6 +73,21 @@ export function isRolloutOwned(run: { metadata?: { ownerReferences?: Array<{ kin
 }
 
 /**
+ * True for a run a standalone job should measure: no Rollout owns it, it is not finished and not being
+ * deleted (what the AnalysisRun watch and the start enqueue a job for).
+ */
+export function isStandaloneRunToMeasure(run: {
+  metadata?: { deletionTimestamp?: unknown; ownerReferences?: Array<{ kind?: string }> };
+  status?: { phase?: string };
+}): boolean {
+  return (
+    run.metadata?.deletionTimestamp === undefined &&
+    !isRolloutOwned(run) &&
+    !isCompletedPhase(run.status?.phase as AnalysisRunStatus['phase'])
+  );
+}
+
+/**
  * One pass over a standalone AnalysisRun, as Argo's analysis controller makes one over any run: read it
  * fresh from the API (standalone runs are few, and a fresh read is what the status write's
  * resourceVersion must come from), take the due measurements through the providers, write the status
