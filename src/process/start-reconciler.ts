@@ -22,6 +22,7 @@ import { trafficRouterFactory } from './traffic-router-factory.ts';
 import { watchPathIn, watchWithRestart } from '../kube/watch-with-restart.ts';
 import type { RunningWatch } from '../kube/watch-with-restart.ts';
 import { WorkloadReferences, type RolloutReferenceSource } from './workload-references.ts';
+import { standaloneRunJob, standaloneRunJobKey, type WatchedRun } from './standalone-run-jobs.ts';
 
 export interface RunningReconciler {
   queue: ReconcileQueue;
@@ -252,6 +253,12 @@ export async function startReconciler(
       if (slot !== undefined && 'afterMs' in slot)
         return lookOutcome(nextLook([{ afterMs: slot.afterMs, reason: NAMESPACE_SHARE_REASON }]));
       try {
+        // An AnalysisRun no Rollout owns is measured on its own (docs/analysis.md, "Standalone runs").
+        if (payload.kind === 'analysisRun')
+          return await standaloneRunJob(
+            { namespace: payload.namespace, name: payload.name },
+            { clients: runtime.kube.clients, clock: runtime.clock, logger: log, providers },
+          );
         return await reconcileJob(payload);
       } finally {
         if (slot !== undefined && 'release' in slot) slot.release();
@@ -320,6 +327,14 @@ export async function startReconciler(
       share?.enqueued(item.metadata!.namespace!);
       await queue.enqueue(rolloutKey({ namespace: item.metadata!.namespace!, name: item.metadata!.name! }));
     }
+    // Standalone AnalysisRuns still to measure, from the informer (its first list sends no events).
+    if (cache.synced('AnalysisRun'))
+      for (const run of cache.all('AnalysisRun') as WatchedRun[]) {
+        const key = standaloneRunJobKey(run);
+        if (key === undefined) continue;
+        share?.enqueued(run.metadata!.namespace!);
+        await queue.enqueue(key);
+      }
     return items.length;
   };
 
@@ -403,7 +418,14 @@ export async function startReconciler(
       'ReplicaSet',
     );
     await startWatch(OWNED_PODS_PATH, hashed, versions.pods, noKeys, 'Pod');
-    await startWatch(ANALYSIS_RUNS_PATH, {}, versions.analysisRuns, noKeys, 'AnalysisRun');
+    // A Rollout's runs are measured by its own job; a run no Rollout owns gets a job of its own.
+    await startWatch(
+      ANALYSIS_RUNS_PATH,
+      {},
+      versions.analysisRuns,
+      (o, type) => (type === 'DELETED' ? [] : [standaloneRunJobKey(o as WatchedRun)]),
+      'AnalysisRun',
+    );
     await startWatch(SERVICES_PATH, {}, versions.services, noKeys, 'Service');
     await startWatch(DEPLOYMENTS_PATH, {}, versions.deployments, (o) =>
       o.metadata?.name && o.metadata.namespace
