@@ -450,6 +450,16 @@ export const configSchema = z
             message: 'names a group twice',
           })
           .default(['rollgate.dev']),
+        // Where the Argo Rollouts controller would be found: a process driving argoproj.io refuses to start
+        // while it runs (its leader Lease held and renewed, or its Deployment ready).
+        argoRollouts: z
+          .object({
+            namespace: z.string().min(1).default('argo-rollouts'),
+            leaseName: z.string().min(1).default('argo-rollouts-controller-lock'),
+            deploymentName: z.string().min(1).default('argo-rollouts'),
+          })
+          .strict()
+          .prefault({}),
       })
       .strict()
       .prefault({}),
