@@ -1,5 +1,6 @@
 // `rollgate create analysisrun --from TEMPLATE [-a NAME=VALUE]…`: an AnalysisRun from a template, as Argo's plugin.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { DRIVEN_GROUPS, type DrivenGroup } from '../../manifest/driven-api.ts';
 import { parseCreateAnalysisRunFlags, type CreateAnalysisRunFlags } from '../create-analysis-run-flags.ts';
 import {
   KUBECONFIG_FLAG,
@@ -42,18 +43,25 @@ export function registerCreateCommand(program: Command): void {
       "a name prefix the API server completes (default: the template's name and -)",
     )
     .option(NAMESPACE_FLAG, NAMESPACE_HELP)
+    .addOption(
+      new Option(
+        '--group <group>',
+        'the API group of the template and the run: rollgate.dev, or argoproj.io under controller mode',
+      )
+        .choices(DRIVEN_GROUPS)
+        .default('rollgate.dev'),
+    )
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
-    .action(async (flags: CreateAnalysisRunFlags & KubeFlags) => {
+    .action(async (flags: CreateAnalysisRunFlags & KubeFlags & { group: DrivenGroup }) => {
       const request = parseCreateAnalysisRunFlags(flags);
       if (typeof request === 'string') throw usageError('create analysisrun', request);
       // The cluster client loads only when the verb runs, never at --help.
-      const [{ connectKube }, { createAnalysisRun }, { ROLLGATE_API_GROUP }] = await Promise.all([
+      const [{ connectKube }, { createAnalysisRun }] = await Promise.all([
         import('../../kube/client.ts'),
         import('../create-analysis-run.ts'),
-        import('../../manifest/api-version.ts'),
       ]);
       const { clients, namespace } = connectKube(flags);
-      const name = await createAnalysisRun(clients, namespace, request);
-      process.stdout.write(`analysisrun.${ROLLGATE_API_GROUP}/${name} created\n`);
+      const name = await createAnalysisRun(clients, namespace, request, { apiGroup: flags.group });
+      process.stdout.write(`analysisrun.${flags.group}/${name} created\n`);
     });
 }
