@@ -145,7 +145,11 @@ describe.skipIf(argocd.missing)(`Argo CD's Rollout health check and actions over
       `${name}: ${what}`,
       async () => {
         const rollout = await live(name);
-        return check(rollout) ? rollout : undefined;
+        if (check(rollout)) return rollout;
+        // Thrown, so a timeout says what the status was at the end.
+        throw new Error(
+          `status ${JSON.stringify(rollout.status)}, generation ${rollout.metadata.generation}`,
+        );
       },
       { timeoutMs, intervalMs: 200 },
     );
@@ -269,12 +273,114 @@ describe.skipIf(argocd.missing)(`Argo CD's Rollout health check and actions over
     it('blue-green, active: Healthy, no message', async () => {
       await apply(service('bg-active-active', 'bg-active'), service('bg-active-preview', 'bg-active'));
       await apply(rolloutManifest('bg-active', 'app:1.0', { blueGreen: true }));
-      const rollout = await until(
-        'bg-active',
-        'Healthy',
-        (r) => healthy(r) && r.status?.blueGreen?.activeSelector === r.status?.currentPodHash,
-      );
+      const rollout = await until('bg-active', 'Healthy', healthy);
       expect(health(rollout)).toEqual({ status: 'Healthy', message: '' });
     }, 60_000);
+  });
+
+  describe("Argo CD's actions, sent as Argo CD sends them, obeyed", () => {
+    const steps: Json[] = [{ setWeight: 25 }, { pause: {} }, { setWeight: 50 }, { pause: {} }];
+
+    it('abort aborts (Degraded, canary scaled to 0), then retry starts the steps over', async () => {
+      await updated('act-abort', { steps });
+      await until('act-abort', 'paused at step 1', pausedAt(1));
+      await runAction('act-abort', 'abort');
+      const aborted = await until(
+        'act-abort',
+        'aborted',
+        (r) => r.status?.abort === true && r.status.phase === 'Degraded',
+      );
+      expect(health(aborted).status).toBe('Degraded');
+      const canary = await replicaSetOf('act-abort', aborted.status?.currentPodHash ?? '');
+      await eventually(
+        'the aborted canary scaled to 0',
+        async () => (await kubectl(['get', 'rs', canary, '-o', 'jsonpath={.spec.replicas}'])) === '0',
+      );
+      await runAction('act-abort', 'retry');
+      const retried = await until('act-abort', 'paused at step 1 again', pausedAt(1));
+      expect(retried.status?.abort).toBeFalsy();
+      expect(health(retried)).toEqual({ status: 'Suspended', message: 'CanaryPauseStep' });
+    }, 90_000);
+
+    it('resume resumes a step pause: the canary goes on to the next pause', async () => {
+      await updated('act-resume', { steps });
+      await until('act-resume', 'paused at step 1', pausedAt(1));
+      await runAction('act-resume', 'resume');
+      const next = await until('act-resume', 'paused at step 3', pausedAt(3));
+      expect(health(next)).toEqual({ status: 'Suspended', message: 'CanaryPauseStep' });
+    }, 90_000);
+
+    it('skip-current-step skips the pause it is at', async () => {
+      await updated('act-skip', { steps });
+      await until('act-skip', 'paused at step 1', pausedAt(1));
+      await runAction('act-skip', 'skip-current-step');
+      await until('act-skip', 'paused at step 3', pausedAt(3));
+    }, 90_000);
+
+    it('promote-full promotes the canary to stable at once', async () => {
+      await updated('act-promote', { steps });
+      const paused = await until('act-promote', 'paused at step 1', pausedAt(1));
+      await runAction('act-promote', 'promote-full');
+      const promoted = await until('act-promote', 'Healthy at the new revision', healthy);
+      expect(promoted.status?.stableRS).toBe(paused.status?.currentPodHash);
+      expect(health(promoted)).toEqual({ status: 'Healthy', message: '' });
+    }, 90_000);
+
+    it('pause pauses (manually paused, no step taken), resume lets it go on', async () => {
+      await updated('act-pause', {
+        steps: [{ setWeight: 25 }, { pause: { duration: '2s' } }, { setWeight: 50 }, { pause: {} }],
+      });
+      await until('act-pause', 'at step 1', (r) => observed(r) && (r.status?.currentStepIndex ?? 0) >= 1);
+      await runAction('act-pause', 'pause');
+      const paused = await until(
+        'act-pause',
+        'manually paused',
+        (r) => observed(r) && r.status?.phase === 'Paused' && r.status.message === 'manually paused',
+      );
+      expect(health(paused)).toEqual({ status: 'Suspended', message: 'manually paused' });
+      const index = paused.status?.currentStepIndex ?? 0;
+      await runAction('act-pause', 'resume');
+      await until(
+        'act-pause',
+        'past the step it was paused at',
+        (r) => (r.status?.currentStepIndex ?? 0) > index,
+      );
+    }, 90_000);
+
+    it('restart replaces every pod created before it', async () => {
+      await apply(rolloutManifest('act-restart', 'app:1.0'));
+      await until('act-restart', 'Healthy', healthy);
+      const before = await kubectl([
+        'get',
+        'pods',
+        '-l',
+        'app=act-restart',
+        '-o',
+        'jsonpath={.items[*].metadata.uid}',
+      ]);
+      await runAction('act-restart', 'restart');
+      const restartAt = (await live('act-restart')).spec.restartAt;
+      expect(restartAt).toBeDefined();
+      const restarted = await until(
+        'act-restart',
+        'restarted and Healthy',
+        (r) =>
+          r.status?.restartedAt !== undefined &&
+          Date.parse(r.status.restartedAt) === Date.parse(restartAt ?? '') &&
+          healthy(r),
+        60_000,
+      );
+      const after = await kubectl([
+        'get',
+        'pods',
+        '-l',
+        'app=act-restart',
+        '-o',
+        'jsonpath={.items[*].metadata.uid}',
+      ]);
+      const old = new Set(before.split(' '));
+      expect(after.split(' ').filter((uid) => old.has(uid))).toEqual([]);
+      expect(health(restarted)).toEqual({ status: 'Healthy', message: '' });
+    }, 90_000);
   });
 });
