@@ -16,11 +16,11 @@ import {
 } from '../../support/rollgate-process-scene.ts';
 
 /**
- * The API group of the Rollouts under test. Argo CD's scripts never look at apiVersion, so they run as well
- * on rollgate.dev Rollouts; once Rollgate drives argoproj.io Rollouts in controller mode, this is the one
- * line to flip.
+ * The API group of the Rollouts under test: argoproj.io, driven in controller mode (docs/controller-mode.md),
+ * as Argo CD sees them beside Argo Rollouts. Our rollgate.dev health check reads the same status shape, so it
+ * runs over the same Rollouts.
  */
-const GROUP = 'rollgate.dev';
+const GROUP = 'argoproj.io';
 const NAMESPACE = 'default';
 const argocd = argoCdCustomizations(import.meta.filename);
 
@@ -221,7 +221,9 @@ describe.skipIf(argocd.missing)(`Argo CD's Rollout health check and actions over
 
   beforeAll(async () => {
     scene = await startRollgateProcessScene({ redisUrl: inject('redisUrl'), runDir: inject('runDir') });
-    await scene.start('reconciler', 'reconciler').started();
+    await scene
+      .start('reconciler', 'reconciler', ['--set', `controller.groups=${JSON.stringify([GROUP])}`])
+      .started();
   }, 90_000);
 
   afterAll(async () => {
