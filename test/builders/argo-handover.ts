@@ -61,7 +61,7 @@ export function argoReplicaSetAnnotations(revision: number): Record<string, stri
  * The status Argo Rollouts leaves on a canary paused at its indefinite pause (step 1) after setWeight 40,
  * 5 replicas without a traffic router: phase Paused, CanaryPauseStep, controllerPause, its hashes.
  */
-export function argoStatusAtPause(pausedAt: string, generation = 2): RolloutStatus {
+export function argoStatusAtPause(pausedAt: string, app = 'web', generation = 1): RolloutStatus {
   const condition = (
     type: string,
     status: 'True' | 'False' | 'Unknown',
@@ -102,7 +102,7 @@ export function argoStatusAtPause(pausedAt: string, generation = 2): RolloutStat
     phase: 'Paused',
     readyReplicas: HANDOVER_REPLICAS,
     replicas: HANDOVER_REPLICAS,
-    selector: 'app=web',
+    selector: `app=${app}`,
     stableRS: ARGO_STABLE_HASH,
     updatedReplicas: HANDOVER_CANARY_REPLICAS,
   };
@@ -128,5 +128,79 @@ export function anArgoReplicaSet(
     template: storedArgoTemplate(image, hash),
     creationTimestamp: `2026-01-0${revision}T00:00:00Z`,
     controlledByRollout: true,
+  };
+}
+
+/** The Rollout a ReplicaSet belongs to, as its ownerReference names it. */
+export interface OwningRollout {
+  /** `<group>/v1alpha1`: argoproj.io for a Rollout Argo ran in place, rollgate.dev for Rollgate's own. */
+  apiVersion: string;
+  name: string;
+  uid: string;
+}
+
+/**
+ * A ReplicaSet as Argo Rollouts creates it (apps/v1, for a create request): named `<rollout>-<hash>`, its
+ * hash in labels, selector and template, its revision annotations, controlled by the Rollout.
+ */
+export function argoReplicaSetManifest(options: {
+  rollout: OwningRollout;
+  image: string;
+  hash: string;
+  replicas: number;
+  revision: number;
+  app?: string;
+}): Record<string, unknown> {
+  const app = options.app ?? options.rollout.name;
+  const labels = { app, [POD_TEMPLATE_HASH_LABEL]: options.hash };
+  const template = handoverTemplate(options.image, app);
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    metadata: {
+      name: `${options.rollout.name}-${options.hash}`,
+      labels,
+      annotations: argoReplicaSetAnnotations(options.revision),
+      ownerReferences: [
+        {
+          apiVersion: options.rollout.apiVersion,
+          kind: 'Rollout',
+          name: options.rollout.name,
+          uid: options.rollout.uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    spec: {
+      replicas: options.replicas,
+      selector: { matchLabels: labels },
+      template: { ...template, metadata: { labels } },
+    },
+  };
+}
+
+/** The Rollout Argo was running (for a create request): `replicas` pods, the handover's steps and Services. */
+export function handoverRolloutManifest(options: {
+  apiVersion: string;
+  name: string;
+  image: string;
+}): Record<string, unknown> {
+  return {
+    apiVersion: options.apiVersion,
+    kind: 'Rollout',
+    metadata: { name: options.name },
+    spec: {
+      replicas: HANDOVER_REPLICAS,
+      selector: { matchLabels: { app: options.name } },
+      template: handoverTemplate(options.image, options.name),
+      strategy: {
+        canary: {
+          canaryService: `${options.name}-canary`,
+          stableService: `${options.name}-stable`,
+          steps: HANDOVER_STEPS,
+        },
+      },
+    },
   };
 }
