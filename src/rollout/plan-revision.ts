@@ -69,7 +69,16 @@ export function planRevision(context: RolloutContext): Revision {
     sets.filter((rs) => rs.podTemplateHash === ownHash),
     replicaSetName(name, ownHash),
   );
-  const byTemplate = byHash === undefined ? runningTemplate(context, sets) : undefined;
+  // The own hash is trusted, as Argo trusts its own, unless its ReplicaSet runs another template (a hash
+  // collision) while another ReplicaSet runs this one. A template that only seems to differ (a default
+  // the comparison does not know) finds no other ReplicaSet, so the hash still decides.
+  const byTemplate =
+    byHash === undefined || !runsTemplate(byHash, context.rollout.spec.template)
+      ? runningTemplate(
+          context,
+          sets.filter((rs) => rs !== byHash),
+        )
+      : undefined;
   const hash = byTemplate?.podTemplateHash ?? ownHash;
   const current =
     byTemplate === undefined

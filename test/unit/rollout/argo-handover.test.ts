@@ -298,6 +298,20 @@ describe('planRevision over ReplicaSets Argo Rollouts created', () => {
     expect(revision.others.map((rs) => rs.name)).toEqual([`web-${ARGO_CANARY_HASH}`]);
   });
 
+  it('a ReplicaSet under the own hash that runs another template (a collision) loses to one running it', () => {
+    const own = podTemplateHash(handoverTemplate('app:2'));
+    const collided: ObservedReplicaSet = {
+      ...anArgoReplicaSet('web', 'app:0', own, 0, 3),
+      name: `web-${own}`,
+      podTemplateHash: own,
+    };
+    const revision = revisionOf(handedOver(), [argoStable(), argoCanary(), collided]);
+    expect(revision.hash).toBe(ARGO_CANARY_HASH);
+    expect(revision.others.map((rs) => rs.name)).toEqual([`web-${own}`]);
+    // With no other ReplicaSet running the template, the own hash still decides, as before.
+    expect(revisionOf(handedOver(), [argoStable(), collided]).current?.name).toBe(`web-${own}`);
+  });
+
   it('of two ReplicaSets running the template, the one status.currentPodHash names; the other is old', () => {
     const older: ObservedReplicaSet = {
       ...anArgoReplicaSet('web', 'app:2', '4b8d7c9f65', 0, 1),
