@@ -8,7 +8,12 @@ import { MERGE_PATCH, toPlainObject } from '../../src/kube/client.ts';
 import { installCrds } from '../../src/kube/install-crds.ts';
 import { rollgateCrds } from '../../src/manifest/crds.ts';
 import type { RolloutStatus } from '../../src/manifest/rollout.ts';
-import { POD_TEMPLATE_HASH_LABEL, podTemplateHash } from '../../src/rollout/index.ts';
+import {
+  POD_TEMPLATE_HASH_LABEL,
+  podTemplateHash,
+  type ObservedReplicaSet,
+} from '../../src/rollout/index.ts';
+import { runsTemplate } from '../../src/rollout/replica-set-template.ts';
 import {
   ARGO_CANARY_HASH,
   ARGO_STABLE_HASH,
@@ -210,5 +215,73 @@ describe('taking over a canary Argo Rollouts left paused at setWeight 40, on a r
     expect(await replicaSetNames()).toEqual([...argoSets, `${NAME}-${own}`].sort());
     await promote();
     await completedOn(own);
+  });
+
+  it('recognises a template as the real API server stores it, defaults and all', async () => {
+    const { namespace, clients } = scene;
+    // A template with what the server fills in or respells: probes, a lifecycle hook, ports, env from a
+    // field, resources, volumes of each file-mode kind, a service account, host networking.
+    const written = {
+      metadata: { labels: { app: 'rich', tier: 'web' }, annotations: { 'example.com/owner': 'team' } },
+      spec: {
+        serviceAccountName: 'default',
+        hostNetwork: true,
+        containers: [
+          {
+            name: 'app',
+            image: 'registry.example:5000/team/app',
+            ports: [{ containerPort: 8080 }, { containerPort: 9090, protocol: 'UDP' }],
+            env: [
+              { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+              { name: 'MODE', value: 'x' },
+            ],
+            resources: {
+              limits: { cpu: '0.5', memory: '256Mi' },
+              requests: { cpu: '100m', memory: '0.125Gi' },
+            },
+            readinessProbe: { httpGet: { port: 8080 } },
+            livenessProbe: { tcpSocket: { port: 8080 }, failureThreshold: 5 },
+            startupProbe: { exec: { command: ['true'] } },
+            lifecycle: { preStop: { httpGet: { port: 8080, path: '/drain' } } },
+            volumeMounts: [{ name: 'config', mountPath: '/config' }],
+          },
+        ],
+        initContainers: [{ name: 'init', image: 'busybox:1.36', command: ['true'] }],
+        volumes: [
+          { name: 'config', configMap: { name: 'settings' } },
+          { name: 'secret', secret: { secretName: 'token' } },
+          {
+            name: 'facts',
+            downwardAPI: { items: [{ path: 'name', fieldRef: { fieldPath: 'metadata.name' } }] },
+          },
+          { name: 'all', projected: { sources: [{ configMap: { name: 'settings' } }] } },
+          { name: 'scratch', emptyDir: {} },
+        ],
+      },
+    };
+    const hash = '8f6d5b7c94';
+    const labels = { app: 'rich', [POD_TEMPLATE_HASH_LABEL]: hash };
+    const stored = await clients.apps.createNamespacedReplicaSet({
+      namespace,
+      body: {
+        metadata: { name: `rich-${hash}`, labels },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: labels },
+          template: {
+            ...written,
+            metadata: { ...written.metadata, labels: { ...written.metadata.labels, ...labels } },
+          },
+        },
+      },
+    });
+    const rs = {
+      annotations: {},
+      template: toPlainObject<object>(stored.spec?.template ?? {}),
+    } as unknown as ObservedReplicaSet;
+    expect(runsTemplate(rs, written)).toBe(true);
+    const changed = structuredClone(written);
+    changed.spec.containers[0]!.livenessProbe.failureThreshold = 3;
+    expect(runsTemplate(rs, changed)).toBe(false);
   });
 });
