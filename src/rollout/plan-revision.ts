@@ -1,5 +1,6 @@
 // Sub-planner: which pod template is current, which ReplicaSets are canary, stable and old, and supersede.
-import type { ObservedReplicaSet } from './observed-state.ts';
+import type { Rollout } from '../manifest/rollout.ts';
+import type { ObservedReplicaSet, ObservedState } from './observed-state.ts';
 import { podTemplateHash } from './pod-template-hash.ts';
 import { runsTemplate } from './replica-set-template.ts';
 import type { RolloutContext } from './rollout-context.ts';
@@ -24,6 +25,11 @@ export interface Revision {
   supersededHash?: string;
 }
 
+/** What classifying the revision reads of a pass: the Rollout, its name and status, its ReplicaSets. */
+export type RevisionInput = Pick<RolloutContext, 'rollout' | 'name' | 'status'> & {
+  observed: Pick<ObservedState, 'replicaSets'>;
+};
+
 /** Name of the ReplicaSet for a revision: `<rollout>-<hash>`. */
 export function replicaSetName(rolloutName: string, hash: string): string {
   return `${rolloutName}-${hash}`;
@@ -43,7 +49,7 @@ function pick(sets: readonly ObservedReplicaSet[], preferredName: string): Obser
  * or another collision count), when none carries the hash of spec.template. Among several, the one
  * status.currentPodHash names, then the one status.stableRS names, then the oldest (as Argo).
  */
-function runningTemplate(context: RolloutContext, sets: readonly ObservedReplicaSet[]) {
+function runningTemplate(context: RevisionInput, sets: readonly ObservedReplicaSet[]) {
   const template = context.rollout.spec.template;
   const candidates = sets.filter((rs) => rs.podTemplateHash !== '' && runsTemplate(rs, template));
   const { currentPodHash, stableRS } = context.status;
@@ -61,7 +67,7 @@ function runningTemplate(context: RolloutContext, sets: readonly ObservedReplica
  * are taken over. Extra ReplicaSets carrying the current or stable hash (duplicates) count as old ones,
  * so they are scaled down rather than ignored.
  */
-export function planRevision(context: RolloutContext): Revision {
+export function planRevision(context: RevisionInput): Revision {
   const { status, name } = context;
   const ownHash = podTemplateHash(context.rollout.spec.template, status.collisionCount);
   const sets = [...context.observed.replicaSets].sort(byCreation);
@@ -107,4 +113,17 @@ export function planRevision(context: RolloutContext): Revision {
       ? previous
       : undefined;
   return { hash, current, stableHash, stable, others, newRevision, supersededHash };
+}
+
+/**
+ * The revision the Rollout's template is, as a reconcile pass names it: the hash of the template, or the
+ * hash of the ReplicaSet that runs it under another (adopted from Argo Rollouts).
+ */
+export function revisionHashOf(rollout: Rollout, replicaSets: readonly ObservedReplicaSet[]): string {
+  return planRevision({
+    rollout,
+    name: rollout.metadata.name,
+    status: rollout.status ?? {},
+    observed: { replicaSets: [...replicaSets] },
+  }).hash;
 }

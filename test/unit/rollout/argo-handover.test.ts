@@ -4,6 +4,7 @@ import type { Rollout } from '../../../src/manifest/rollout.ts';
 import {
   planRollout,
   podTemplateHash,
+  revisionHashOf,
   POD_TEMPLATE_HASH_LABEL,
   type ObservedReplicaSet,
   type RolloutAction,
@@ -330,6 +331,11 @@ describe('planRevision over ReplicaSets Argo Rollouts created', () => {
     expect(revision.hash).toBe(ARGO_STABLE_HASH);
     expect(revision.current?.name).toBe(`web-${ARGO_STABLE_HASH}`);
     expect(revision.stableHash).toBe(ARGO_STABLE_HASH);
+  });
+
+  it('revisionHashOf names the revision as a pass does (what the promoter compares with Git)', () => {
+    expect(revisionHashOf(handedOver(), [argoStable(), argoCanary()])).toBe(ARGO_CANARY_HASH);
+    expect(revisionHashOf(handedOver(), [])).toBe(podTemplateHash(handoverTemplate('app:2')));
   });
 
   it('a ReplicaSet without a hash label is never adopted', () => {
