@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
 import { registerAbortCommand } from './commands/abort.ts';
 import { registerApproveCommand } from './commands/approve.ts';
+import { registerCreateCommand } from './commands/create.ts';
 import { registerDashboardCommand } from './commands/dashboard.ts';
 import { registerDemoCommand } from './commands/demo.ts';
 import { registerGetCommand } from './commands/get.ts';
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   // Command registrations (one line each; keep alphabetical).
   registerAbortCommand(program);
   registerApproveCommand(program);
+  registerCreateCommand(program);
   registerDashboardCommand(program);
   registerDemoCommand(program);
   registerGetCommand(program);

@@ -1,6 +1,7 @@
 // The rollgate configuration schema: one zod definition gives the types, the defaults and the checks.
 import { z } from 'zod';
 import { isDuration, parseDuration } from '../manifest/duration.ts';
+import { DRIVEN_GROUPS } from '../manifest/driven-api.ts';
 import { parseHostPattern } from '../manifest/host-pattern.ts';
 import { parseRedisUrl, RedisUrlError } from './redis-url.ts';
 
@@ -433,6 +434,35 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    // Which API groups this process drives (docs/controller-mode.md): Rollgate's own CRDs, Argo Rollouts'
+    // (controller mode: Rollouts applied by Argo CD, Flux or kubectl, driven where they are), or both.
+    controller: z
+      .object({
+        groups: z
+          .array(
+            z.enum(DRIVEN_GROUPS, {
+              error: (iss) => `must be one of ${DRIVEN_GROUPS.join(', ')}, got ${JSON.stringify(iss.input)}`,
+            }),
+            { error: `must be a list of groups, e.g. ["argoproj.io"] (${DRIVEN_GROUPS.join(', ')})` },
+          )
+          .min(1, { message: `name at least one group (${DRIVEN_GROUPS.join(', ')})` })
+          .refine((groups) => new Set(groups).size === groups.length, {
+            message: 'names a group twice',
+          })
+          .default(['rollgate.dev']),
+        // Where the Argo Rollouts controller would be found: a process driving argoproj.io refuses to start
+        // while it runs (its leader Lease held and renewed, or its Deployment ready).
+        argoRollouts: z
+          .object({
+            namespace: z.string().min(1).default('argo-rollouts'),
+            leaseName: z.string().min(1).default('argo-rollouts-controller-lock'),
+            deploymentName: z.string().min(1).default('argo-rollouts'),
+          })
+          .strict()
+          .prefault({}),
+      })
+      .strict()
+      .prefault({}),
     server: z
       .object({
         host: z.string().default('0.0.0.0'),
@@ -575,3 +605,4 @@ export type AnalysisConfig = RollgateConfig['analysis'];
 export type RenderConfig = RollgateConfig['render'];
 
 export type RedisSettings = RollgateConfig['redis'];
+export type ControllerConfig = RollgateConfig['controller'];

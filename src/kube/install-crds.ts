@@ -67,6 +67,41 @@ export async function installCrds(
   return results;
 }
 
+/**
+ * Creates each CRD that is not installed and leaves every installed one exactly as it is, whoever wrote
+ * it: for definitions that are someone else's (Argo Rollouts' `argoproj.io` CRDs), where upgrading
+ * them would change what their owner ships. `unchanged` means present, not compared.
+ */
+export async function installCrdsWhenAbsent(
+  clients: KubeClients,
+  crds: readonly object[],
+  options: InstallCrdsOptions = {},
+): Promise<CrdApplyResult[]> {
+  const each = options.each ?? ((_name, install) => install());
+  const results: CrdApplyResult[] = [];
+  for (const [index, crd] of crds.entries()) {
+    const name = (crd as { metadata?: { name?: unknown } }).metadata?.name;
+    if (typeof name !== 'string' || name === '') throw new InvalidCrdError(index);
+    results.push(
+      await each(name, async () => {
+        if ((await readInstalled(clients, name)) !== undefined) return { name, result: 'unchanged' };
+        // Applied without force: should the CRD appear between the read and this write (Argo's install
+        // running at the same moment), a field Argo's manager set differently is a 409 conflict, which
+        // the caller's start step retries, and the next read finds it present.
+        // (The same apply patch as installCrd: the typed create would drop the x-kubernetes-* fields.)
+        await kubeCall({ verb: 'apply', kind: 'CustomResourceDefinition', name }, () =>
+          clients.apiextensions.patchCustomResourceDefinition(
+            { name, body: crd, fieldManager: FIELD_MANAGER, force: false },
+            APPLY_PATCH,
+          ),
+        );
+        return { name, result: 'created' };
+      }),
+    );
+  }
+  return results;
+}
+
 async function installCrd(clients: KubeClients, name: string, crd: object): Promise<CrdApplyResult> {
   const installed = await readInstalled(clients, name);
   if (installed && driftedFields(crd as Record<string, unknown>, installed).length === 0)

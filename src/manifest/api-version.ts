@@ -6,6 +6,8 @@ export const ROLLGATE_API_VERSION = 'rollgate.dev/v1alpha1';
 export const ARGO_API_VERSION = 'argoproj.io/v1alpha1';
 /** The API group of our CRDs (without the version). */
 export const ROLLGATE_API_GROUP = 'rollgate.dev';
+/** Argo Rollouts' API group (without the version): driven in place in controller mode. */
+export const ARGO_API_GROUP = 'argoproj.io';
 
 /** Every apiVersion the spec model accepts for Rollout and analysis kinds. */
 export const ACCEPTED_API_VERSIONS = [ARGO_API_VERSION, ROLLGATE_API_VERSION] as const;
@@ -19,4 +21,19 @@ export type AcceptedApiVersion = (typeof ACCEPTED_API_VERSIONS)[number];
 export function toRollgateApiVersion<T extends { apiVersion?: unknown }>(obj: T): T {
   if (obj.apiVersion !== ARGO_API_VERSION) return obj;
   return { ...obj, apiVersion: ROLLGATE_API_VERSION };
+}
+
+/**
+ * The form an object read from Git is applied in, when the sync applies Rollouts and analysis kinds in
+ * `target`: {@link toRollgateApiVersion} for rollgate.dev (the default); for argoproj.io (a process
+ * driving only Argo's group, docs/controller-mode.md) Argo's objects as they are and a
+ * `rollgate.dev/v1alpha1` one moved to argoproj.io, so one Rollout is never in both groups.
+ */
+export function toAppliedApiVersion<T extends { apiVersion?: unknown }>(
+  obj: T,
+  target: AcceptedApiVersion,
+): T {
+  if (target === ROLLGATE_API_VERSION) return toRollgateApiVersion(obj);
+  if (obj.apiVersion !== ROLLGATE_API_VERSION) return obj;
+  return { ...obj, apiVersion: target };
 }

@@ -1,7 +1,7 @@
 // CustomResourceDefinitions for our kinds (rollgate.dev/v1alpha1), generated from the zod schemas.
 import { z } from 'zod';
 import { analysisRunSchema, analysisTemplateSchema, clusterAnalysisTemplateSchema } from './analysis.ts';
-import { ROLLGATE_API_GROUP } from './api-version.ts';
+import { ARGO_API_GROUP, ROLLGATE_API_GROUP } from './api-version.ts';
 import { declaredRolloutSchema } from './rollout.ts';
 import { toStructuralSchema, type SchemaNode } from './structural-schema.ts';
 
@@ -131,9 +131,12 @@ function openApiSchema(definition: CrdDefinition): SchemaNode {
   return schema;
 }
 
-/** The CRD name of a kind, e.g. `rollouts.rollgate.dev`. */
-export function crdName(definition: Pick<CrdDefinition, 'plural'>): string {
-  return `${definition.plural}.${ROLLGATE_API_GROUP}`;
+/** The CRD name of a kind, e.g. `rollouts.rollgate.dev` (or `rollouts.argoproj.io` in Argo's group). */
+export function crdName(
+  definition: Pick<CrdDefinition, 'plural'>,
+  group: string = ROLLGATE_API_GROUP,
+): string {
+  return `${definition.plural}.${group}`;
 }
 
 /**
@@ -141,12 +144,25 @@ export function crdName(definition: Pick<CrdDefinition, 'plural'>): string {
  * ClusterAnalysisTemplate and AnalysisRun in {@link ROLLGATE_API_GROUP}, ready to apply.
  */
 export function rollgateCrds(): object[] {
+  return crdsInGroup(ROLLGATE_API_GROUP);
+}
+
+/**
+ * The same definitions in Argo Rollouts' group (`argoproj.io`): what controller mode installs in a
+ * cluster that has no Argo CRDs yet. Argo's own CRDs, where present, are never replaced by these
+ * (see installCrdsWhenAbsent).
+ */
+export function argoCrds(): object[] {
+  return crdsInGroup(ARGO_API_GROUP);
+}
+
+function crdsInGroup(group: string): object[] {
   return CRD_DEFINITIONS.map((definition) => ({
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: crdName(definition), labels: { 'app.kubernetes.io/part-of': 'rollgate' } },
+    metadata: { name: crdName(definition, group), labels: { 'app.kubernetes.io/part-of': 'rollgate' } },
     spec: {
-      group: ROLLGATE_API_GROUP,
+      group,
       names: {
         kind: definition.kind,
         listKind: `${definition.kind}List`,

@@ -19,7 +19,7 @@ import type { JobOutcome } from '../queue/job-outcome.ts';
 import { NotifyQueue } from '../queue/notify-queue.ts';
 import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
-import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
+import { drivenApiOfVersion } from '../manifest/driven-api.ts';
 import type { RolloutStatus } from '../manifest/rollout.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -118,14 +118,18 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
     payload: NotifyPayload,
   ): Promise<Record<string, unknown> | undefined> => {
     const { namespace, name } = payload;
+    // Read in the group the transition's Rollout lives in (its apiVersion): rollgate.dev or argoproj.io.
+    const api = drivenApiOfVersion(
+      typeof payload.rollout.apiVersion === 'string' ? payload.rollout.apiVersion : undefined,
+    );
     let live: RolloutObject;
     try {
       live = (await kubeCall({ verb: 'get', kind: 'Rollout', namespace, name }, () =>
         runtime.kube.clients.custom.getNamespacedCustomObject({
-          group: ROLLGATE_API_GROUP,
-          version: 'v1alpha1',
+          group: api.group,
+          version: api.version,
           namespace,
-          plural: 'rollouts',
+          plural: api.plurals.rollouts,
           name,
         }),
       )) as RolloutObject;

@@ -7,6 +7,10 @@ import { GitSource } from '../git/source.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
 import { RedisObservedHeads } from '../queue/observed-heads.ts';
 import { PollLease } from '../queue/poll-lease.ts';
+import type { AcceptedApiVersion } from '../manifest/api-version.ts';
+import { ARGO_API, ROLLGATE_API } from '../manifest/driven-api.ts';
+import { ReconcileQueue } from '../queue/reconcile-queue.ts';
+import { reconcilePrefixOf } from '../queue/reconcile-prefix.ts';
 import { enqueueEverything, openRollgateQueues, type RollgateQueues } from '../queue/rollgate-queues.ts';
 import type { JobOutcome } from '../queue/job-outcome.ts';
 import { defaultWorkerName, startWorker, type RunningWorker } from '../queue/start-worker.ts';
@@ -95,6 +99,17 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     prefix: config.redis.prefix,
     webhookCoalesceMs: config.git.webhookCoalesceMs,
   });
+  // The group the sync applies Rollouts in: rollgate.dev (Argo's converted) whenever this installation
+  // drives it, else argoproj.io as written (controller mode alone), so one Rollout is never in both.
+  const syncApi = config.controller.groups.includes('rollgate.dev') ? ROLLGATE_API : ARGO_API;
+  // A synced Rollout is reconciled at once by its group's reconciler (its own queue: start-reconciler.ts).
+  const syncedRollouts =
+    syncApi === ROLLGATE_API
+      ? queues.reconcile
+      : new ReconcileQueue({
+          connection: redis,
+          prefix: reconcilePrefixOf(config.redis.prefix, syncApi.group),
+        });
   const state = new ConfigMapSourceStateStore(runtime.kube.clients, config.kubernetes.stateNamespace);
   const events = new EventRecorder(runtime.kube.clients.core, clock, log);
   const cacheDir = isAbsolute(config.git.cacheDir)
@@ -140,11 +155,12 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
         source: source.name,
         defaultNamespace,
         scope: sourceScopeOf(source, config.kubernetes.defaultNamespace),
+        rolloutApiVersion: syncApi.apiVersion as AcceptedApiVersion,
       }),
       state,
       replicaSets,
       enqueueReconcile: async (key: { namespace: string; name: string }) => {
-        await queues.reconcile.enqueue(`${key.namespace}/${key.name}`);
+        await syncedRollouts.enqueue(`${key.namespace}/${key.name}`);
       },
       events,
       clock,
@@ -313,6 +329,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
         syncWorker.stop(stopOptions),
       ]);
       await queues.close();
+      if (syncedRollouts !== queues.reconcile) await syncedRollouts.close();
       for (const { git } of sources.values()) await git.close();
     },
   };

@@ -1,7 +1,9 @@
 // Starts a Rollgate process for its role: all-in-one (`rollgate run`), or the split `poller` and `reconciler`.
-import { installCrds } from '../kube/install-crds.ts';
+import { installCrds, installCrdsWhenAbsent } from '../kube/install-crds.ts';
 import type { RolloutTransition } from '../reconciler/reconcile-rollout.ts';
-import { rollgateCrds } from '../manifest/crds.ts';
+import { argoCrds, rollgateCrds } from '../manifest/crds.ts';
+import { drivenApiOf } from '../manifest/driven-api.ts';
+import { refuseWhileArgoRolloutsRuns } from './argo-rollouts-presence.ts';
 import { pingRedis } from '../queue/redis-ping.ts';
 import { startRedisResetDetector, type RedisResetDetector } from '../queue/redis-reset-detector.ts';
 import { DependencyHealth, gitSourceReadiness, kubernetesReadiness } from '../server/dependency-health.ts';
@@ -29,7 +31,10 @@ export interface RunningProcess {
   role: ProcessRole;
   http: RunningHttpServer;
   poller?: RunningPoller;
+  /** The first of {@link reconcilers} (rollgate.dev's with the default `controller.groups`). */
   reconciler?: RunningReconciler;
+  /** One per driven group (`controller.groups`), in its order; empty without a reconciler role. */
+  reconcilers: RunningReconciler[];
   /** Runs with the reconciler when promotions are configured. */
   promoter?: RunningPromoter;
   /** Runs with the reconciler: sends the notifications of rollout transitions. */
@@ -166,7 +171,9 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     },
   });
 
-  let reconciler: RunningReconciler | undefined;
+  const reconcilers: RunningReconciler[] = [];
+  const drivenApis = config.controller.groups.map(drivenApiOf);
+  const drivesArgo = drivenApis.some((api) => api.group === 'argoproj.io');
   let poller: RunningPoller | undefined;
   let promoter: RunningPromoter | undefined;
   let notifier: RunningNotifier | undefined;
@@ -179,18 +186,38 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
         each: (name, install) => atStart('kubernetes', `install CRDs (${name})`, install),
       });
       logger.info({ crds: results.map((r) => `${r.name}: ${r.result}`) }, 'CRDs checked');
+      // Argo's CRDs are Argo's: created only where absent (a cluster without Argo Rollouts), never changed.
+      if (drivesArgo) {
+        const argo = await installCrdsWhenAbsent(runtime.kube.clients, argoCrds(), {
+          each: (name, install) => atStart('kubernetes', `install CRDs when absent (${name})`, install),
+        });
+        logger.info({ crds: argo.map((r) => `${r.name}: ${r.result}`) }, 'argoproj.io CRDs checked');
+      }
     }
+    // Never two controllers on one Rollout: not while Argo Rollouts' controller drives argoproj.io.
+    if (runsReconciler && drivesArgo)
+      await atStart('kubernetes', 'check that the Argo Rollouts controller is not running', () =>
+        refuseWhileArgoRolloutsRuns(
+          runtime.kube.clients,
+          config.controller.argoRollouts,
+          runtime.clock.now(),
+        ),
+      );
     // The notifier first: the reconciler's first passes may already fire triggers.
     notifier = runsReconciler ? startNotifier(runtime, { metrics, ...options.notifier }) : undefined;
     const notify = notifier;
-    reconciler = runsReconciler
-      ? await startReconciler(runtime, {
-          metrics,
-          ...(notify && { onTransition: (t: RolloutTransition) => notify.onTransition(t) }),
-          ...options.reconciler,
-          atStart,
-        })
-      : undefined;
+    // One reconciler per driven group, each with its own queue and cache (start-reconciler.ts says why).
+    if (runsReconciler)
+      for (const api of drivenApis)
+        reconcilers.push(
+          await startReconciler(runtime, {
+            metrics,
+            ...(notify && { onTransition: (t: RolloutTransition) => notify.onTransition(t) }),
+            ...options.reconciler,
+            api,
+            atStart,
+          }),
+        );
     promoter =
       promotions.length > 0
         ? await startPromoter(runtime, promotions, { metrics, atStart, ...(notifier && { notifier }) })
@@ -217,7 +244,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
         logger,
         onReset: async () => {
           await poller?.enqueueAll();
-          await reconciler?.enqueueAll();
+          for (const reconciler of reconcilers) await reconciler.enqueueAll();
           await promoter?.enqueueAll();
         },
       }),
@@ -226,7 +253,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     // A start that fails half-way (refused credentials, say) stops what it started, so the caller can exit.
     await Promise.all([
       poller?.stop({ force: true }),
-      reconciler?.stop({ force: true }),
+      ...reconcilers.map((reconciler) => reconciler.stop({ force: true })),
       promoter?.stop({ force: true }),
       notifier?.stop({ force: true }),
       http.stop(),
@@ -254,20 +281,24 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     http,
     health,
     ...(poller ? { poller } : {}),
-    ...(reconciler ? { reconciler } : {}),
+    ...(reconcilers[0] ? { reconciler: reconcilers[0] } : {}),
+    reconcilers,
     ...(promoter ? { promoter } : {}),
     ...(notifier ? { notifier } : {}),
     unfinishedJobs: () =>
-      [...(poller?.workers ?? []), reconciler?.worker, promoter?.worker, notifier?.worker].flatMap(
-        (w) => w?.unfinished() ?? [],
-      ),
+      [
+        ...(poller?.workers ?? []),
+        ...reconcilers.map((reconciler) => reconciler.worker),
+        promoter?.worker,
+        notifier?.worker,
+      ].flatMap((w) => w?.unfinished() ?? []),
     async stop(stopOptions) {
       monitor.stop();
       detector.stop();
       await http.stop();
       await Promise.all([
         poller?.stop(stopOptions),
-        reconciler?.stop(stopOptions),
+        ...reconcilers.map((reconciler) => reconciler.stop(stopOptions)),
         promoter?.stop(stopOptions),
         notifier?.worker.stop(stopOptions),
       ]);

@@ -13,7 +13,8 @@ import { rolloutKey } from '../queue/job-payloads.ts';
 import { ReconcileQueue } from '../queue/reconcile-queue.ts';
 import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
 import { RedisWrittenVersions } from '../queue/written-versions.ts';
-import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
+import { reconcilePrefixOf } from '../queue/reconcile-prefix.ts';
+import { ROLLGATE_API, drivenPath, type DrivenApi } from '../manifest/driven-api.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
 import { NAMESPACE_SHARE_REASON, NamespaceShare } from './namespace-share.ts';
 import type { Runtime } from './runtime.ts';
@@ -22,6 +23,7 @@ import { trafficRouterFactory } from './traffic-router-factory.ts';
 import { watchPathIn, watchWithRestart } from '../kube/watch-with-restart.ts';
 import type { RunningWatch } from '../kube/watch-with-restart.ts';
 import { WorkloadReferences, type RolloutReferenceSource } from './workload-references.ts';
+import { standaloneRunJob, standaloneRunJobKey, type WatchedRun } from './standalone-run-jobs.ts';
 
 export interface RunningReconciler {
   queue: ReconcileQueue;
@@ -34,6 +36,11 @@ export interface RunningReconciler {
 }
 
 export interface ReconcilerOptions {
+  /**
+   * The API this reconciler drives (default rollgate.dev). A process driving both groups starts one
+   * reconciler per group: see {@link startReconciler} for why they share nothing.
+   */
+  api?: DrivenApi;
   /** Extra reconcile dependencies (router, planner, pass limits) — tests and the demo pass these. */
   reconcile?: Partial<Omit<ReconcileDeps, 'clients' | 'clock' | 'logger'>>;
   /** Watch Rollouts, ReplicaSets and workloadRef Deployments to enqueue on change (default true). */
@@ -47,17 +54,13 @@ export interface ReconcilerOptions {
   onTransition?: ReconcileDeps['onTransition'];
 }
 
-const ROLLOUTS_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`;
 const OWNED_REPLICASETS_PATH = '/apis/apps/v1/replicasets';
 /** A workloadRef Deployment's change (its template: a new revision) wakes the Rollouts that read it. */
 const DEPLOYMENTS_PATH = '/apis/apps/v1/deployments';
 /** Watched only to keep the cache the reconcile reads: they enqueue nothing (their ReplicaSet does). */
 const OWNED_PODS_PATH = '/api/v1/pods';
-const ANALYSIS_RUNS_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/analysisruns`;
 const SERVICES_PATH = '/api/v1/services';
 const OWNED_REPLICASETS_SELECTOR = 'rollouts-pod-template-hash';
-const ROLLOUT_PLURAL = 'rollouts';
-const ANALYSIS_RUN_PLURAL = 'analysisruns';
 /**
  * Items per page of an informer's list (client-go's reflector asks for 500 too): the response read and
  * parsed at once is one page, not 20,000 pods, which is what bounds the peak memory of a start among
@@ -116,7 +119,13 @@ export class WatchListVersionError extends Error {
  * informer's list); Deployments only need the list's resourceVersion, so one item is enough. In
  * `namespace` when the install watches one (a namespaced install may not list across namespaces).
  */
-function listVersions(clients: KubeClients, namespace: string, cache: ClusterCache, pageSize: number) {
+function listVersions(
+  clients: KubeClients,
+  api: DrivenApi,
+  namespace: string,
+  cache: ClusterCache,
+  pageSize: number,
+) {
   const hashed = { labelSelector: OWNED_REPLICASETS_SELECTOR };
   const paged = (cont: string | undefined) => ({
     ...(pageSize > 0 && { limit: pageSize }),
@@ -126,31 +135,31 @@ function listVersions(clients: KubeClients, namespace: string, cache: ClusterCac
   const rollouts = (cont: string | undefined) =>
     namespace
       ? clients.custom.listNamespacedCustomObject({
-          group: ROLLGATE_API_GROUP,
-          version: 'v1alpha1',
+          group: api.group,
+          version: api.version,
           namespace,
-          plural: ROLLOUT_PLURAL,
+          plural: api.plurals.rollouts,
           ...paged(cont),
         })
       : clients.custom.listClusterCustomObject({
-          group: ROLLGATE_API_GROUP,
-          version: 'v1alpha1',
-          plural: ROLLOUT_PLURAL,
+          group: api.group,
+          version: api.version,
+          plural: api.plurals.rollouts,
           ...paged(cont),
         });
   const analysisRuns = (cont: string | undefined) =>
     namespace
       ? clients.custom.listNamespacedCustomObject({
-          group: ROLLGATE_API_GROUP,
-          version: 'v1alpha1',
+          group: api.group,
+          version: api.version,
           namespace,
-          plural: ANALYSIS_RUN_PLURAL,
+          plural: api.plurals.analysisRuns,
           ...paged(cont),
         })
       : clients.custom.listClusterCustomObject({
-          group: ROLLGATE_API_GROUP,
-          version: 'v1alpha1',
-          plural: ANALYSIS_RUN_PLURAL,
+          group: api.group,
+          version: api.version,
+          plural: api.plurals.analysisRuns,
           ...paged(cont),
         });
   return {
@@ -218,18 +227,31 @@ interface WatchedObject extends RolloutReferenceSource {
   metadata?: {
     name?: string;
     namespace?: string;
-    ownerReferences?: Array<{ kind?: string; name?: string; controller?: boolean }>;
+    ownerReferences?: Array<{ apiVersion?: string; kind?: string; name?: string; controller?: boolean }>;
   };
 }
 
-/** Starts the reconcile worker, the cluster watches that feed it, and enqueues every rollout once. */
+/**
+ * Starts the reconcile worker of one driven API (`options.api`, rollgate.dev by default), the cluster
+ * watches that feed it, and enqueues every rollout once.
+ *
+ * A process that drives both groups calls this once per group, and the two share nothing: a
+ * rollgate.dev and an argoproj.io Rollout may both be `shop/web`, and a reconcile job, its
+ * deduplication id and lock, the written-versions handover and the informer cache are all keyed by
+ * `namespace/name`. Giving each group its own Redis prefix (its own `reconcile` queue, see
+ * reconcile-prefix.ts) and its own cache keeps those keys apart without changing their shape, so the
+ * rollgate.dev reconciler (the default) runs exactly as before, and a job never has to say which group
+ * it is for.
+ */
 export async function startReconciler(
   runtime: Runtime,
   options: ReconcilerOptions = {},
 ): Promise<RunningReconciler> {
   const { config, logger, redis } = runtime;
-  const log = logger.child({ component: 'reconciler' });
-  const queue = new ReconcileQueue({ connection: redis, prefix: config.redis.prefix });
+  const api = options.api ?? ROLLGATE_API;
+  const log = logger.child({ component: 'reconciler', ...(api !== ROLLGATE_API && { group: api.group }) });
+  const prefix = reconcilePrefixOf(config.redis.prefix, api.group);
+  const queue = new ReconcileQueue({ connection: redis, prefix });
   const metrics = options.metrics ?? defaultMetrics;
   // Each rollout's router comes from its trafficRouting (none without): the provider table in src/traffic.
   const routers = options.reconcile?.routers ?? trafficRouterFactory(runtime.kube.clients, log);
@@ -239,7 +261,7 @@ export async function startReconciler(
   // Filled by the watches below (informers); a reconcile reads a kind from it once its first list is in.
   const cache = new ClusterCache();
   // A job's writes, for the rollout's next job in any process: its cache may trail them (ReadPolicy).
-  const writtenVersions = new RedisWrittenVersions(redis, config.redis.prefix);
+  const writtenVersions = new RedisWrittenVersions(redis, prefix);
   const share = config.workers.namespaceFairness
     ? new NamespaceShare(config.workers.concurrency, runtime.clock)
     : undefined;
@@ -252,6 +274,18 @@ export async function startReconciler(
       if (slot !== undefined && 'afterMs' in slot)
         return lookOutcome(nextLook([{ afterMs: slot.afterMs, reason: NAMESPACE_SHARE_REASON }]));
       try {
+        // An AnalysisRun no Rollout owns is measured on its own (docs/analysis.md, "Standalone runs").
+        if (payload.kind === 'analysisRun')
+          return await standaloneRunJob(
+            { namespace: payload.namespace, name: payload.name },
+            {
+              clients: runtime.kube.clients,
+              clock: runtime.clock,
+              logger: log,
+              providers,
+              apiGroup: api.group,
+            },
+          );
         return await reconcileJob(payload);
       } finally {
         if (slot !== undefined && 'release' in slot) slot.release();
@@ -259,7 +293,7 @@ export async function startReconciler(
     },
     {
       connection: redis,
-      prefix: config.redis.prefix,
+      prefix,
       concurrency: config.workers.concurrency,
       // A dead process's job is taken over within takeoverBoundMs (9 s by default); see start-worker.ts.
       lockDuration: config.workers.lockDurationMs,
@@ -282,6 +316,7 @@ export async function startReconciler(
           providers,
           ...options.reconcile,
           routers,
+          api,
           cache,
           writtenVersions,
           clients: runtime.kube.clients,
@@ -312,7 +347,7 @@ export async function startReconciler(
     // The informer's Rollouts when it has them (a resync of 10,000 then costs no request), else a list.
     const listed = cache.synced('Rollout')
       ? (cache.all('Rollout') as WatchedObject[])
-      : await listRollouts<WatchedObject>(runtime.kube.clients, namespace);
+      : await listRollouts<WatchedObject>(runtime.kube.clients, namespace, undefined, api);
     const items = listed.filter((i) => i.metadata?.name && i.metadata.namespace);
     for (const item of items) references.note(item);
     // Namespaces taken in turn, so a resync does not queue one namespace's thousands before another's.
@@ -320,6 +355,14 @@ export async function startReconciler(
       share?.enqueued(item.metadata!.namespace!);
       await queue.enqueue(rolloutKey({ namespace: item.metadata!.namespace!, name: item.metadata!.name! }));
     }
+    // Standalone AnalysisRuns still to measure, from the informer (its first list sends no events).
+    if (cache.synced('AnalysisRun'))
+      for (const run of cache.all('AnalysisRun') as WatchedRun[]) {
+        const key = standaloneRunJobKey(run);
+        if (key === undefined) continue;
+        share?.enqueued(run.metadata!.namespace!);
+        await queue.enqueue(key);
+      }
     return items.length;
   };
 
@@ -378,10 +421,16 @@ export async function startReconciler(
   };
 
   if (options.watch ?? true) {
-    const versions = listVersions(runtime.kube.clients, namespace, cache, options.listPageSize ?? LIST_PAGE);
+    const versions = listVersions(
+      runtime.kube.clients,
+      api,
+      namespace,
+      cache,
+      options.listPageSize ?? LIST_PAGE,
+    );
     const hashed = { labelSelector: OWNED_REPLICASETS_SELECTOR };
     await startWatch(
-      ROLLOUTS_PATH,
+      drivenPath(api, 'rollouts'),
       {},
       versions.rollouts,
       (o, type) => {
@@ -397,13 +446,23 @@ export async function startReconciler(
       hashed,
       versions.replicaSets,
       (o) => {
-        const owner = o.metadata?.ownerReferences?.find((r) => r.controller && r.kind === 'Rollout');
+        // Only this group's Rollouts: the other group's `shop/web` is another reconciler's.
+        const owner = o.metadata?.ownerReferences?.find(
+          (r) => r.controller && r.kind === 'Rollout' && r.apiVersion === api.apiVersion,
+        );
         return [owner?.name && o.metadata?.namespace ? `${o.metadata.namespace}/${owner.name}` : undefined];
       },
       'ReplicaSet',
     );
     await startWatch(OWNED_PODS_PATH, hashed, versions.pods, noKeys, 'Pod');
-    await startWatch(ANALYSIS_RUNS_PATH, {}, versions.analysisRuns, noKeys, 'AnalysisRun');
+    // A Rollout's runs are measured by its own job; a run no Rollout owns gets a job of its own.
+    await startWatch(
+      drivenPath(api, 'analysisRuns'),
+      {},
+      versions.analysisRuns,
+      (o, type) => (type === 'DELETED' ? [] : [standaloneRunJobKey(o as WatchedRun)]),
+      'AnalysisRun',
+    );
     await startWatch(SERVICES_PATH, {}, versions.services, noKeys, 'Service');
     await startWatch(DEPLOYMENTS_PATH, {}, versions.deployments, (o) =>
       o.metadata?.name && o.metadata.namespace

@@ -53,12 +53,25 @@ const objectField = z
     message: `larger than ${MAX_OBJECT_BYTES} bytes of JSON`,
   });
 
-/** A reconcile job names a rollout and nothing else: the worker reads the latest state itself. */
-export const reconcilePayloadSchema = z.object({
-  v: z.literal(1),
-  namespace: dnsLabel,
-  name: objectName,
-});
+/**
+ * A reconcile job names one object and nothing else: the worker reads the latest state itself. Without
+ * `kind` (every job written before standalone runs were measured) it names a Rollout; `analysisRun`
+ * names an AnalysisRun no Rollout owns, measured on its own (docs/analysis.md, "Standalone runs").
+ */
+export const reconcilePayloadSchema = z.union([
+  z.object({
+    v: z.literal(1),
+    kind: z.literal('analysisRun'),
+    namespace: dnsLabel,
+    name: objectName,
+  }),
+  z.object({
+    v: z.literal(1),
+    kind: z.literal('rollout').optional(),
+    namespace: dnsLabel,
+    name: objectName,
+  }),
+]);
 export type ReconcilePayload = z.infer<typeof reconcilePayloadSchema>;
 
 /** Why a poll was asked for. */
@@ -184,6 +197,28 @@ export function parseJobPayload<N extends QueueName>(
 /** The rollout key `namespace/name` a reconcile payload stands for. */
 export function rolloutKey(payload: Pick<ReconcilePayload, 'namespace' | 'name'>): string {
   return `${payload.namespace}/${payload.name}`;
+}
+
+/** The middle part of a standalone AnalysisRun's job key: `namespace/analysisruns/name`. */
+const ANALYSIS_RUN_KEY_PART = 'analysisruns';
+
+/**
+ * The deduplication key of a reconcile job: `namespace/name` for a Rollout, `namespace/analysisruns/name`
+ * for a standalone AnalysisRun (two slashes: never a Rollout's key, so a run and a Rollout of one name
+ * are two jobs). The namespace comes first in both, where the namespace share reads it.
+ */
+export function reconcileJobKey(payload: Pick<ReconcilePayload, 'namespace' | 'name' | 'kind'>): string {
+  return payload.kind === 'analysisRun'
+    ? `${payload.namespace}/${ANALYSIS_RUN_KEY_PART}/${payload.name}`
+    : rolloutKey(payload);
+}
+
+/** The payload a reconcile job key stands for; throws RangeError on anything else. */
+export function parseReconcileJobKey(key: string): ReconcilePayload {
+  const parts = key.split('/');
+  if (parts.length === 3 && parts[1] === ANALYSIS_RUN_KEY_PART && parts[0] && parts[2])
+    return { v: 1, kind: 'analysisRun', namespace: parts[0], name: parts[2] };
+  return { v: 1, ...parseRolloutKey(key) };
 }
 
 /** Splits a rollout key `namespace/name`; throws RangeError on anything else. */

@@ -3,7 +3,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { enqueueDeduplicated, type EnqueueResult } from './deduplicated-enqueue.ts';
 import { jobDefaults } from './job-defaults.ts';
-import { parseRolloutKey, type ReconcilePayload } from './job-payloads.ts';
+import { parseReconcileJobKey } from './job-payloads.ts';
 import { openQueue } from './open-queue.ts';
 import type { QueueConnectionOptions } from './queue-connection.ts';
 
@@ -19,13 +19,13 @@ export class ReconcileQueue {
   }
 
   /**
-   * Asks for a reconcile of rollout `key` (`namespace/name`), now or after `delayMs`. `wakeUp: true`
+   * Asks for a reconcile of rollout `key` (`namespace/name`), or of a standalone AnalysisRun
+   * (`namespace/analysisruns/name`, see reconcileJobKey), now or after `delayMs`. `wakeUp: true`
    * marks the planner's requeueAfter of a finished run (the worker glue sets it). See
    * enqueueDeduplicated for the guarantees.
    */
   async enqueue(key: string, options: { delayMs?: number; wakeUp?: boolean } = {}): Promise<EnqueueResult> {
-    const { namespace, name } = parseRolloutKey(key);
-    const payload: ReconcilePayload = { v: 1, namespace, name };
+    const payload = parseReconcileJobKey(key);
     return enqueueDeduplicated(
       this.queue,
       this.redis,

@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import type { EnqueueResult } from './deduplicated-enqueue.ts';
-import { parseJobPayload, rolloutKey, type PayloadByQueue } from './job-payloads.ts';
+import { parseJobPayload, reconcileJobKey, type PayloadByQueue } from './job-payloads.ts';
 import type { JobOutcome, JobOutcomeLabel } from './job-outcome.ts';
 import { PollQueue } from './poll-queue.ts';
 import { NotifyQueue } from './notify-queue.ts';
@@ -147,7 +147,7 @@ const PRODUCERS: { [N in QueueName]: (base: ProducerBase) => Producer<N> } = {
   reconcile: (base) => {
     const q = new ReconcileQueue(base);
     return {
-      requeue: (p, afterMs) => q.enqueue(rolloutKey(p), { delayMs: afterMs, wakeUp: true }),
+      requeue: (p, afterMs) => q.enqueue(reconcileJobKey(p), { delayMs: afterMs, wakeUp: true }),
       close: () => q.close(),
     };
   },

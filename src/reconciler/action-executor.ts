@@ -3,7 +3,7 @@ import type { Clock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
 import type { RolloutAction, RolloutPlan } from '../rollout/index.ts';
 import { canonicalJson } from '../rollout/index.ts';
-import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
+import { ROLLGATE_API, type DrivenApi } from '../manifest/driven-api.ts';
 import type { WriteResult } from './actions/action-handler.ts';
 import { handleAction } from './actions/action-handlers.ts';
 import type { AnalysisRunFactory } from './analysis-run-factory.ts';
@@ -46,6 +46,8 @@ export interface ExecutionReport {
 /** Dependencies of the executor. */
 export interface ActionExecutorDeps {
   clients: KubeClients;
+  /** The API the rollouts live in (default {@link ROLLGATE_API}). */
+  api?: DrivenApi | undefined;
   logger: Logger;
   events: EventRecorder;
   /** Stamps the start of a traffic router failure streak (`status.trafficRouterError.since`). */
@@ -79,7 +81,11 @@ export function isStatusNoop(live: unknown, planned: unknown): boolean {
  * rest (drift correction) is the planner's reassertTrafficWeights, run like any other action.
  */
 export class ActionExecutor {
-  constructor(private readonly deps: ActionExecutorDeps) {}
+  private readonly api: DrivenApi;
+
+  constructor(private readonly deps: ActionExecutorDeps) {
+    this.api = deps.api ?? ROLLGATE_API;
+  }
 
   async execute(plan: RolloutPlan, read: ObservedRead): Promise<ExecutionReport> {
     const report: ExecutionReport = {
@@ -91,6 +97,7 @@ export class ActionExecutor {
     };
     const context = {
       clients: this.deps.clients,
+      api: this.api,
       logger: this.deps.logger,
       events: this.deps.events,
       router: this.deps.router ?? this.deps.routers?.(read.observed.rollout),
@@ -161,10 +168,10 @@ export class ActionExecutor {
       { verb: 'update', kind: 'Rollout', namespace, name: target, subresource: 'status' },
       () =>
         this.deps.clients.custom.replaceNamespacedCustomObjectStatus({
-          group: ROLLGATE_API_GROUP,
-          version: 'v1alpha1',
+          group: this.api.group,
+          version: this.api.version,
           namespace,
-          plural: 'rollouts',
+          plural: this.api.plurals.rollouts,
           name: target,
           body,
           fieldManager: FIELD_MANAGER,

@@ -2,7 +2,7 @@
 import { buildAnalysisRun, objectArgumentResolver } from '../analysis/build-analysis-run.ts';
 import type { CreateAnalysisRunAction } from '../rollout/index.ts';
 import { analysisTemplateSchema, clusterAnalysisTemplateSchema } from '../manifest/analysis.ts';
-import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
+import { drivenApiOfVersion } from '../manifest/driven-api.ts';
 import type { KubeClients } from '../kube/client.ts';
 import { kubeCall } from '../kube/errors.ts';
 
@@ -41,10 +41,11 @@ export class AnalysisRunBuildError extends Error {
 
 /**
  * Default factory: reads each referenced template (namespaced AnalysisTemplate or
- * ClusterAnalysisTemplate, in rollgate.dev), validates it, and lets the analysis module's
+ * ClusterAnalysisTemplate, in the owner's group: rollgate.dev or argoproj.io), validates it, and lets the analysis module's
  * `buildAnalysisRun` merge metrics and arguments exactly as Argo does.
  */
 export const buildAnalysisRunFromTemplates: AnalysisRunFactory = async (clients, action, owner) => {
+  const api = drivenApiOfVersion(owner.apiVersion);
   const templates = [];
   for (const ref of action.templates) {
     const kind = ref.clusterScope ? 'ClusterAnalysisTemplate' : 'AnalysisTemplate';
@@ -58,16 +59,16 @@ export const buildAnalysisRunFromTemplates: AnalysisRunFactory = async (clients,
       () =>
         ref.clusterScope
           ? clients.custom.getClusterCustomObject({
-              group: ROLLGATE_API_GROUP,
-              version: 'v1alpha1',
-              plural: 'clusteranalysistemplates',
+              group: api.group,
+              version: api.version,
+              plural: api.plurals.clusterAnalysisTemplates,
               name: ref.templateName,
             })
           : clients.custom.getNamespacedCustomObject({
-              group: ROLLGATE_API_GROUP,
-              version: 'v1alpha1',
+              group: api.group,
+              version: api.version,
               namespace: owner.namespace,
-              plural: 'analysistemplates',
+              plural: api.plurals.analysisTemplates,
               name: ref.templateName,
             }),
     );

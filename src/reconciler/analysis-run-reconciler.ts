@@ -10,7 +10,7 @@ import { nextLook } from '../clock/next-look.ts';
 import type { Logger } from '../log/logger.ts';
 import { ROLLOUT_NAME_LABEL } from '../rollout/rollout-action.ts';
 import { analysisRunSchema, type AnalysisRun } from '../manifest/analysis.ts';
-import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
+import { ROLLGATE_API, type DrivenApi } from '../manifest/driven-api.ts';
 import type { KubeClients } from '../kube/client.ts';
 import { FIELD_MANAGER } from '../kube/client.ts';
 import type { ClusterCache } from '../kube/cluster-cache.ts';
@@ -20,8 +20,6 @@ import { createKubeJobRunner } from './job-runner.ts';
 import { ReadPolicy, writtenVersionOf } from './read-policy.ts';
 import { createKubeSecretResolver } from './secret-resolver.ts';
 
-const VERSION = 'v1alpha1';
-const PLURAL = 'analysisruns';
 /** What analysis may reach and run: the `analysis.*` configuration keys. */
 export interface AnalysisLimits {
   allowedHosts: readonly string[];
@@ -56,6 +54,8 @@ export interface AnalysisRunsDeps {
   clients: KubeClients;
   clock: Clock;
   logger: Logger;
+  /** The API the rollout and its runs live in (default {@link ROLLGATE_API}). */
+  api?: DrivenApi;
   /** Defaults to prometheus + web + job (jobs through {@link createKubeJobRunner}). */
   providers?: MetricProviderRegistry;
   /** Defaults to {@link createKubeSecretResolver}. */
@@ -97,11 +97,13 @@ export async function reconcileAnalysisRuns(
   deps: AnalysisRunsDeps,
 ): Promise<AnalysisRunsOutcome> {
   const { clients, logger } = deps;
+  const api = deps.api ?? ROLLGATE_API;
   const outcome: AnalysisRunsOutcome = { written: [], conflicts: [] };
   const policy = deps.reads ?? new ReadPolicy({ key, cache: deps.cache, logger });
   const reads = await policy.beginPass();
-  const rollout = (await new ObservedStateReader(clients, deps.cache).readRolloutObject(key, { reads })) as
-    { metadata?: { uid?: string } } | undefined;
+  const rollout = (await new ObservedStateReader(clients, deps.cache, api).readRolloutObject(key, {
+    reads,
+  })) as { metadata?: { uid?: string } } | undefined;
   const rolloutUid = rollout?.metadata?.uid;
   if (rolloutUid === undefined) return outcome;
   const cache = reads.from('AnalysisRun');
@@ -111,7 +113,7 @@ export async function reconcileAnalysisRuns(
         .analysisRunsOf(rolloutUid)
         .filter((run) => run.metadata?.labels?.[ROLLOUT_NAME_LABEL] === key.name)
         .map((run) => structuredClone(run) as unknown)
-    : await listRuns(clients, key);
+    : await listRuns(clients, api, key);
   if (items === undefined) return outcome;
   const owned = items.filter((item) =>
     ((item as RunItem).metadata?.ownerReferences ?? []).some((ref) => ref.uid === rolloutUid),
@@ -145,6 +147,7 @@ export async function reconcileAnalysisRuns(
     try {
       const replaced = await writeRunStatus(
         clients,
+        api,
         key.namespace,
         item as Record<string, unknown>,
         result.status,
@@ -176,14 +179,18 @@ export async function reconcileAnalysisRuns(
 }
 
 /** The rollout's runs as the API lists them (by the rollout's label); undefined without the CRD. */
-async function listRuns(clients: KubeClients, key: AnalysisRunsKey): Promise<unknown[] | undefined> {
+async function listRuns(
+  clients: KubeClients,
+  api: DrivenApi,
+  key: AnalysisRunsKey,
+): Promise<unknown[] | undefined> {
   try {
     const list = (await kubeCall({ verb: 'list', kind: 'AnalysisRun', namespace: key.namespace }, () =>
       clients.custom.listNamespacedCustomObject({
-        group: ROLLGATE_API_GROUP,
-        version: VERSION,
+        group: api.group,
+        version: api.version,
         namespace: key.namespace,
-        plural: PLURAL,
+        plural: api.plurals.analysisRuns,
         // Narrows the list on the server; ownership is still decided by the ownerReference uid.
         labelSelector: `${ROLLOUT_NAME_LABEL}=${key.name}`,
       }),
@@ -198,6 +205,7 @@ async function listRuns(clients: KubeClients, key: AnalysisRunsKey): Promise<unk
 /** Replaces the run's status via /status with the object as read (its resourceVersion included). */
 async function writeRunStatus(
   clients: KubeClients,
+  api: DrivenApi,
   namespace: string,
   live: Record<string, unknown>,
   status: AnalysisRun['status'],
@@ -207,10 +215,10 @@ async function writeRunStatus(
     { verb: 'update', kind: 'AnalysisRun', namespace, name: metadata.name, subresource: 'status' },
     () =>
       clients.custom.replaceNamespacedCustomObjectStatus({
-        group: ROLLGATE_API_GROUP,
-        version: VERSION,
+        group: api.group,
+        version: api.version,
         namespace,
-        plural: PLURAL,
+        plural: api.plurals.analysisRuns,
         name: metadata.name,
         body: { ...live, status },
         fieldManager: FIELD_MANAGER,

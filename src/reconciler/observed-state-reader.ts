@@ -11,7 +11,7 @@ import type {
 } from '../rollout/index.ts';
 import { POD_TEMPLATE_HASH_LABEL } from '../rollout/index.ts';
 import { ANALYSIS_PHASES } from '../manifest/analysis.ts';
-import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
+import { ROLLGATE_API, type DrivenApi } from '../manifest/driven-api.ts';
 import { declaredRolloutSchema, type DeclaredRollout } from '../manifest/rollout.ts';
 import { toPlainObject, type KubeClients } from '../kube/client.ts';
 import type { CachedKind, CachedObject, ClusterCache } from '../kube/cluster-cache.ts';
@@ -53,10 +53,6 @@ export interface ReadOptions {
   reads?: PassReads;
 }
 
-const ROLLOUT_PLURAL = 'rollouts';
-const ANALYSIS_RUN_PLURAL = 'analysisruns';
-const VERSION = 'v1alpha1';
-
 /**
  * Reads everything the planner looks at: get Rollout, list ReplicaSets and pods by the rollout's
  * selector, get each named Service, list AnalysisRuns; filters by ownership. With a {@link ClusterCache}
@@ -70,6 +66,8 @@ export class ObservedStateReader {
   constructor(
     private readonly clients: KubeClients,
     private readonly cache?: ClusterCache,
+    /** The API the Rollouts and their runs live in. */
+    private readonly api: DrivenApi = ROLLGATE_API,
   ) {}
 
   /** The cache, when it may answer a read of `kind`. */
@@ -90,10 +88,10 @@ export class ObservedStateReader {
     try {
       return (await kubeCall({ verb: 'get', kind: 'Rollout', ...key }, () =>
         this.clients.custom.getNamespacedCustomObject({
-          group: ROLLGATE_API_GROUP,
-          version: VERSION,
+          group: this.api.group,
+          version: this.api.version,
           namespace: key.namespace,
-          plural: ROLLOUT_PLURAL,
+          plural: this.api.plurals.rollouts,
           name: key.name,
         }),
       )) as Record<string, unknown>;
@@ -254,10 +252,10 @@ export class ObservedStateReader {
     try {
       list = (await kubeCall({ verb: 'list', kind: 'AnalysisRun', namespace }, () =>
         this.clients.custom.listNamespacedCustomObject({
-          group: ROLLGATE_API_GROUP,
-          version: VERSION,
+          group: this.api.group,
+          version: this.api.version,
           namespace,
-          plural: ANALYSIS_RUN_PLURAL,
+          plural: this.api.plurals.analysisRuns,
         }),
       )) as { items?: unknown[] };
     } catch (err) {

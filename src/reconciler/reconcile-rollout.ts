@@ -4,6 +4,7 @@ import { nextLook, type NextLook } from '../clock/next-look.ts';
 import type { Logger } from '../log/logger.ts';
 import type { ObservedState, RolloutPlan } from '../rollout/index.ts';
 import { planRollout } from '../rollout/index.ts';
+import type { DrivenApi } from '../manifest/driven-api.ts';
 import type { Rollout } from '../manifest/rollout.ts';
 import { ActionExecutor, type ExecutionReport } from './action-executor.ts';
 import { AnalysisRunBuildError, type AnalysisRunFactory } from './analysis-run-factory.ts';
@@ -58,6 +59,11 @@ export type RolloutPlanner = (rollout: Rollout, observed: ObservedState, now: Da
 
 export interface ReconcileDeps {
   clients: KubeClients;
+  /**
+   * The API the rollout lives in (default rollgate.dev): what it is read and its status written through,
+   * its runs created in, its ReplicaSets and Events name.
+   */
+  api?: DrivenApi;
   clock: Clock;
   logger: Logger;
   /**
@@ -145,11 +151,12 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
   const maxPasses = deps.maxPasses ?? DEFAULT_MAX_PASSES;
   const maxConflicts = deps.maxConflicts ?? DEFAULT_MAX_CONFLICTS;
   const planner = deps.planner ?? planRollout;
-  const reader = new ObservedStateReader(deps.clients, deps.cache);
+  const reader = new ObservedStateReader(deps.clients, deps.cache, deps.api);
   const reads =
     deps.reads ?? (await ReadPolicy.forJob({ key, cache: deps.cache, shared: deps.writtenVersions, logger }));
   const executor = new ActionExecutor({
     clients: deps.clients,
+    api: deps.api,
     logger,
     clock: deps.clock,
     events: deps.events ?? new EventRecorder(deps.clients.core, deps.clock, logger),

@@ -89,6 +89,7 @@ export async function reconcileRolloutWithAnalysis(
     clients: deps.clients,
     clock: deps.clock,
     logger: deps.logger,
+    ...(deps.api && { api: deps.api }),
     ...(deps.providers && { providers: deps.providers }),
     ...(deps.resolveSecret && { resolveSecret: deps.resolveSecret }),
     ...(deps.cache && { cache: deps.cache }),

@@ -8,7 +8,11 @@ import {
 import { manifestDigest } from '../git/manifest-parser.ts';
 import { FIELD_MANAGER, makePooledApiClient, toPlainObject } from '../kube/client.ts';
 import { isNotFound, kubeCall } from '../kube/errors.ts';
-import { ROLLGATE_API_VERSION, toRollgateApiVersion } from '../manifest/api-version.ts';
+import {
+  ROLLGATE_API_VERSION,
+  toAppliedApiVersion,
+  type AcceptedApiVersion,
+} from '../manifest/api-version.ts';
 import { driftedFields } from '../kube/drift.ts';
 import { decideOwnership } from './object-ownership.ts';
 import { ObjectRefusedError } from './object-refused-error.ts';
@@ -121,9 +125,23 @@ export class ObjectApplier {
   /** What the source may write; without one, only namespaced kinds in `defaultNamespace`. */
   readonly scope: SourceScope;
 
+  /** Where Rollouts and analysis kinds go (options.rolloutApiVersion). */
+  get rolloutApiVersion(): AcceptedApiVersion {
+    return this.options.rolloutApiVersion ?? ROLLGATE_API_VERSION;
+  }
+
   constructor(
     kubeConfig: KubeConfig,
-    private readonly options: { source: string; defaultNamespace: string; scope?: SourceScope },
+    private readonly options: {
+      source: string;
+      defaultNamespace: string;
+      scope?: SourceScope;
+      /**
+       * The apiVersion Rollouts and analysis kinds are applied in: rollgate.dev (default; Argo's are
+       * converted), or argoproj.io when the process drives only Argo's group (nothing converted to ours).
+       */
+      rolloutApiVersion?: AcceptedApiVersion;
+    },
   ) {
     this.api = makePooledApiClient(kubeConfig, DiscoveringObjectApi);
     this.scope = options.scope ?? sourceScopeOf({}, options.defaultNamespace);
@@ -140,7 +158,7 @@ export class ObjectApplier {
   ): Promise<Json> {
     const kindRefusal = refusedKind(this.scope, desired);
     if (kindRefusal !== undefined) throw new ObjectRefusedError('sync.out_of_scope', 'kind', kindRefusal);
-    const converted = toRollgateApiVersion(desired.object) as Json;
+    const converted = toAppliedApiVersion(desired.object, this.rolloutApiVersion) as Json;
     const apiVersion = String(converted.apiVersion);
     const namespaced = await this.namespacedOf(apiVersion, desired.kind);
     if (namespaced === undefined) throw new UnknownKindError(apiVersion, desired.kind);
@@ -204,7 +222,7 @@ export class ObjectApplier {
   async rolloutsIn(namespace: string): Promise<Json[]> {
     try {
       const list = await kubeCall({ verb: 'list', kind: 'Rollout', namespace }, () =>
-        this.api.list(ROLLGATE_API_VERSION, 'Rollout', namespace),
+        this.api.list(this.rolloutApiVersion, 'Rollout', namespace),
       );
       return toPlainObject<{ items?: Json[] }>(list).items ?? [];
     } catch (err) {
@@ -322,7 +340,9 @@ export class ObjectApplier {
     ref: ObjectRef,
     inventory: Pick<ReadonlySet<string>, 'has'>,
   ): Promise<{ result: RemoveResult; key?: string }> {
-    const apiVersion = String(toRollgateApiVersion({ apiVersion: ref.apiVersion }).apiVersion);
+    const apiVersion = String(
+      toAppliedApiVersion({ apiVersion: ref.apiVersion }, this.rolloutApiVersion).apiVersion,
+    );
     const namespaced = await this.namespacedOf(apiVersion, ref.kind);
     if (namespaced === undefined) return { result: 'absent' };
     const decision = decideScope(this.scope, ref, namespaced);

@@ -610,7 +610,8 @@ async function reportProblems(deps: SourceSyncDeps, report: SyncReport): Promise
     if (!deps.events || kind !== 'Rollout' || !name || problem.refused !== undefined) continue;
     await deps.events.record(
       {
-        apiVersion: ROLLGATE_API_VERSION,
+        // The group the sync applies Rollouts in (rollgate.dev, or argoproj.io in controller mode).
+        apiVersion: deps.applier.rolloutApiVersion ?? ROLLGATE_API_VERSION,
         kind: 'Rollout',
         namespace: namespace || deps.defaultNamespace,
         name,

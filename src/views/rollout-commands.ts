@@ -1,6 +1,12 @@
 // The user verbs on a Rollout (promote, abort, retry, restart, pause, resume): the same spec/status patches Argo's kubectl plugin sends.
 import type { Clock } from '../clock/clock.ts';
-import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
+import {
+  ARGO_API,
+  ROLLGATE_API,
+  drivenApiOf,
+  type DrivenApi,
+  type DrivenGroup,
+} from '../manifest/driven-api.ts';
 import { FIELD_MANAGER, MERGE_PATCH, type KubeClients } from '../kube/client.ts';
 import { kubeCall } from '../kube/errors.ts';
 import { ObservedStateReader, type RolloutKey } from '../reconciler/observed-state-reader.ts';
@@ -26,19 +32,45 @@ interface LiveRollout {
   };
 }
 
-const VERSION = 'v1alpha1';
-const PLURAL = 'rollouts';
 const MAX_CONFLICT_RETRIES = 5;
 
-async function readRollout(clients: KubeClients, key: RolloutKey): Promise<LiveRollout> {
-  const live = await new ObservedStateReader(clients).readRolloutObject(key);
-  if (live === undefined) throw new RolloutNotFoundError(key);
-  return live as LiveRollout;
+/** Which group a verb acts in: the one named, else wherever the Rollout is (see {@link findRollout}). */
+export interface RolloutVerbOptions {
+  group?: DrivenGroup | undefined;
+}
+
+/** A Rollout as found, with the API it lives in (the patches go there). */
+interface FoundRollout {
+  api: DrivenApi;
+  live: LiveRollout;
+}
+
+/**
+ * Finds the Rollout `key`: in `group` when given; else in rollgate.dev and argoproj.io both, so an Argo
+ * user types `rollgate promote web` as they typed `kubectl argo rollouts promote web`. A name in both
+ * groups is ambiguous: {@link AmbiguousRolloutError} asks for `--group` rather than guess. A group whose
+ * CRD is not installed holds nothing (404).
+ */
+export async function findRollout(
+  clients: KubeClients,
+  key: RolloutKey,
+  group?: DrivenGroup,
+): Promise<FoundRollout> {
+  const apis = group === undefined ? [ROLLGATE_API, ARGO_API] : [drivenApiOf(group)];
+  const found: FoundRollout[] = [];
+  for (const api of apis) {
+    const live = await new ObservedStateReader(clients, undefined, api).readRolloutObject(key);
+    if (live !== undefined) found.push({ api, live: live as LiveRollout });
+  }
+  if (found.length === 0) throw new RolloutNotFoundError(key, group);
+  if (found.length > 1) throw new AmbiguousRolloutError(key);
+  return found[0]!;
 }
 
 /** Merge-patches the Rollout itself or its status subresource (the two halves of a verb's change). */
 async function patchRollout(
   clients: KubeClients,
+  api: DrivenApi,
   key: RolloutKey,
   part: 'spec' | 'status',
   body: Record<string, unknown>,
@@ -48,9 +80,9 @@ async function patchRollout(
     await kubeCall({ verb: 'patch', kind: 'Rollout', ...key }, () =>
       clients.custom.patchNamespacedCustomObject(
         {
-          group: ROLLGATE_API_GROUP,
-          version: VERSION,
-          plural: PLURAL,
+          group: api.group,
+          version: api.version,
+          plural: api.plurals.rollouts,
           ...key,
           body,
           fieldManager: FIELD_MANAGER,
@@ -62,9 +94,9 @@ async function patchRollout(
     await kubeCall({ verb: 'patch', kind: 'Rollout', ...key, subresource: 'status' }, () =>
       clients.custom.patchNamespacedCustomObjectStatus(
         {
-          group: ROLLGATE_API_GROUP,
-          version: VERSION,
-          plural: PLURAL,
+          group: api.group,
+          version: api.version,
+          plural: api.plurals.rollouts,
           ...key,
           body,
           fieldManager: FIELD_MANAGER,
@@ -79,8 +111,24 @@ async function patchRollout(
 export class RolloutNotFoundError extends Error {
   override readonly name = 'RolloutNotFoundError';
   readonly code = 'kube.rollout_not_found';
+  constructor(
+    readonly rollout: RolloutKey,
+    readonly group?: DrivenGroup,
+  ) {
+    super(
+      `rollout ${rollout.namespace}/${rollout.name} not found${group === undefined ? '' : ` in ${group}`}`,
+    );
+  }
+}
+
+/** The name is a Rollout in both rollgate.dev and argoproj.io: the verb needs `--group`. */
+export class AmbiguousRolloutError extends Error {
+  override readonly name = 'AmbiguousRolloutError';
+  readonly code = 'kube.rollout_ambiguous';
   constructor(readonly rollout: RolloutKey) {
-    super(`rollout ${rollout.namespace}/${rollout.name} not found`);
+    super(
+      `rollout ${rollout.namespace}/${rollout.name} exists in both rollgate.dev and argoproj.io: say which with --group rollgate.dev or --group argoproj.io`,
+    );
   }
 }
 
@@ -92,13 +140,14 @@ async function withRead(
   clients: KubeClients,
   key: RolloutKey,
   decide: (live: LiveRollout) => Omit<RolloutCommandResult, 'rollout'>,
+  group?: DrivenGroup,
 ): Promise<RolloutCommandResult> {
   for (let attempt = 0; ; attempt += 1) {
-    const live = await readRollout(clients, key);
+    const { api, live } = await findRollout(clients, key, group);
     const decision = decide(live);
     try {
-      if (decision.statusPatch) await patchRollout(clients, key, 'status', decision.statusPatch);
-      if (decision.specPatch) await patchRollout(clients, key, 'spec', decision.specPatch);
+      if (decision.statusPatch) await patchRollout(clients, api, key, 'status', decision.statusPatch);
+      if (decision.specPatch) await patchRollout(clients, api, key, 'spec', decision.specPatch);
       return { rollout: key, ...stripPreconditions(decision) };
     } catch (err) {
       if ((err as { code?: string }).code !== 'kube.conflict' || attempt >= MAX_CONFLICT_RETRIES) throw err;
@@ -130,43 +179,48 @@ function stripPreconditions(
 export async function promoteRollout(
   clients: KubeClients,
   key: RolloutKey,
-  options: { full?: boolean } = {},
+  options: { full?: boolean } & RolloutVerbOptions = {},
 ): Promise<RolloutCommandResult> {
-  return withRead(clients, key, (live) => {
-    const resourceVersion = live.metadata?.resourceVersion;
-    const status = live.status ?? {};
-    if (options.full) {
-      if (status.currentPodHash !== undefined && status.currentPodHash === status.stableRS)
-        return { summary: `rollout ${key.name} is already fully promoted` };
-      return {
-        statusPatch: { status: { promoteFull: true } },
-        specPatch: live.spec?.paused ? { spec: { paused: false } } : undefined,
-        summary: `rollout ${key.name} fully promoted`,
-      };
-    }
-    const specPatch = live.spec?.paused ? { spec: { paused: false } } : undefined;
-    if ((status.pauseConditions ?? []).length > 0) {
+  return withRead(
+    clients,
+    key,
+    (live) => {
+      const resourceVersion = live.metadata?.resourceVersion;
+      const status = live.status ?? {};
+      if (options.full) {
+        if (status.currentPodHash !== undefined && status.currentPodHash === status.stableRS)
+          return { summary: `rollout ${key.name} is already fully promoted` };
+        return {
+          statusPatch: { status: { promoteFull: true } },
+          specPatch: live.spec?.paused ? { spec: { paused: false } } : undefined,
+          summary: `rollout ${key.name} fully promoted`,
+        };
+      }
+      const specPatch = live.spec?.paused ? { spec: { paused: false } } : undefined;
+      if ((status.pauseConditions ?? []).length > 0) {
+        return {
+          specPatch,
+          statusPatch: { metadata: { resourceVersion }, status: { pauseConditions: null } },
+          summary: `rollout ${key.name} promoted (pause cleared)`,
+        };
+      }
+      const steps = live.spec?.strategy?.canary?.steps ?? [];
+      if (steps.length > 0) {
+        const index = Math.min(status.currentStepIndex ?? 0, steps.length);
+        const next = Math.min(index + 1, steps.length);
+        return {
+          specPatch,
+          statusPatch: { metadata: { resourceVersion }, status: { currentStepIndex: next } },
+          summary: `rollout ${key.name} promoted (step ${index} skipped)`,
+        };
+      }
       return {
         specPatch,
-        statusPatch: { metadata: { resourceVersion }, status: { pauseConditions: null } },
-        summary: `rollout ${key.name} promoted (pause cleared)`,
+        summary: specPatch ? `rollout ${key.name} unpaused` : `rollout ${key.name}: nothing to promote`,
       };
-    }
-    const steps = live.spec?.strategy?.canary?.steps ?? [];
-    if (steps.length > 0) {
-      const index = Math.min(status.currentStepIndex ?? 0, steps.length);
-      const next = Math.min(index + 1, steps.length);
-      return {
-        specPatch,
-        statusPatch: { metadata: { resourceVersion }, status: { currentStepIndex: next } },
-        summary: `rollout ${key.name} promoted (step ${index} skipped)`,
-      };
-    }
-    return {
-      specPatch,
-      summary: specPatch ? `rollout ${key.name} unpaused` : `rollout ${key.name}: nothing to promote`,
-    };
-  });
+    },
+    options.group,
+  );
 }
 
 /**
@@ -178,18 +232,32 @@ async function sendFixedPatch(
   key: RolloutKey,
   patch: Pick<RolloutCommandResult, 'specPatch'> | Pick<RolloutCommandResult, 'statusPatch'>,
   summary: string,
+  options: RolloutVerbOptions,
 ): Promise<RolloutCommandResult> {
-  return withRead(clients, key, () => ({ ...patch, summary: `rollout ${key.name} ${summary}` }));
+  return withRead(
+    clients,
+    key,
+    () => ({ ...patch, summary: `rollout ${key.name} ${summary}` }),
+    options.group,
+  );
 }
 
 /** `abort`: status.abort = true (the reconciler records the abort, then sends traffic to stable). */
-export async function abortRollout(clients: KubeClients, key: RolloutKey): Promise<RolloutCommandResult> {
-  return sendFixedPatch(clients, key, { statusPatch: { status: { abort: true } } }, 'aborted');
+export async function abortRollout(
+  clients: KubeClients,
+  key: RolloutKey,
+  options: RolloutVerbOptions = {},
+): Promise<RolloutCommandResult> {
+  return sendFixedPatch(clients, key, { statusPatch: { status: { abort: true } } }, 'aborted', options);
 }
 
 /** `retry`: status.abort = false (the reconciler restarts the steps of the current revision). */
-export async function retryRollout(clients: KubeClients, key: RolloutKey): Promise<RolloutCommandResult> {
-  return sendFixedPatch(clients, key, { statusPatch: { status: { abort: false } } }, 'retried');
+export async function retryRollout(
+  clients: KubeClients,
+  key: RolloutKey,
+  options: RolloutVerbOptions = {},
+): Promise<RolloutCommandResult> {
+  return sendFixedPatch(clients, key, { statusPatch: { status: { abort: false } } }, 'retried', options);
 }
 
 /** `restart`: spec.restartAt = now (RFC 3339, seconds): pods created before it are replaced. */
@@ -197,6 +265,7 @@ export async function restartRollout(
   clients: KubeClients,
   key: RolloutKey,
   clock: Clock,
+  options: RolloutVerbOptions = {},
 ): Promise<RolloutCommandResult> {
   const restartAt = clock
     .now()
@@ -207,15 +276,24 @@ export async function restartRollout(
     key,
     { specPatch: { spec: { restartAt } } },
     `restarts pods created before ${restartAt}`,
+    options,
   );
 }
 
 /** `pause`: spec.paused = true. */
-export async function pauseRollout(clients: KubeClients, key: RolloutKey): Promise<RolloutCommandResult> {
-  return sendFixedPatch(clients, key, { specPatch: { spec: { paused: true } } }, 'paused');
+export async function pauseRollout(
+  clients: KubeClients,
+  key: RolloutKey,
+  options: RolloutVerbOptions = {},
+): Promise<RolloutCommandResult> {
+  return sendFixedPatch(clients, key, { specPatch: { spec: { paused: true } } }, 'paused', options);
 }
 
 /** `resume`: spec.paused = false. */
-export async function resumeRollout(clients: KubeClients, key: RolloutKey): Promise<RolloutCommandResult> {
-  return sendFixedPatch(clients, key, { specPatch: { spec: { paused: false } } }, 'resumed');
+export async function resumeRollout(
+  clients: KubeClients,
+  key: RolloutKey,
+  options: RolloutVerbOptions = {},
+): Promise<RolloutCommandResult> {
+  return sendFixedPatch(clients, key, { specPatch: { spec: { paused: false } } }, 'resumed', options);
 }

@@ -1,7 +1,7 @@
 // Lists Rollouts where Rollgate looks for them: every namespace, or the one `kubernetes.watchNamespace` names.
 import { toPlainObject, type KubeClients } from '../kube/client.ts';
 import { kubeCall } from '../kube/errors.ts';
-import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
+import { ROLLGATE_API, type DrivenApi } from '../manifest/driven-api.ts';
 
 /**
  * Every Rollout (matching `labelSelector`) in `namespace`, or in all namespaces when it is empty. A
@@ -12,21 +12,22 @@ export async function listRollouts<T>(
   clients: KubeClients,
   namespace: string,
   labelSelector?: string,
+  api: DrivenApi = ROLLGATE_API,
 ): Promise<T[]> {
   const selector = labelSelector === undefined ? {} : { labelSelector };
   const list = await kubeCall({ verb: 'list', kind: 'Rollout', ...(namespace ? { namespace } : {}) }, () =>
     namespace
       ? clients.custom.listNamespacedCustomObject({
-          group: ROLLGATE_API_GROUP,
-          version: 'v1alpha1',
+          group: api.group,
+          version: api.version,
           namespace,
-          plural: 'rollouts',
+          plural: api.plurals.rollouts,
           ...selector,
         })
       : clients.custom.listClusterCustomObject({
-          group: ROLLGATE_API_GROUP,
-          version: 'v1alpha1',
-          plural: 'rollouts',
+          group: api.group,
+          version: api.version,
+          plural: api.plurals.rollouts,
           ...selector,
         }),
   );

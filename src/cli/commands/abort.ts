@@ -6,9 +6,9 @@ export function registerAbortCommand(program: Command): void {
   registerRolloutVerb(program, {
     name: 'abort',
     description: 'abort a rollout: send all traffic to stable and scale the canary down',
-    act: async (clients, key) => {
+    act: async (clients, key, flags) => {
       const { abortRollout } = await import('../../views/rollout-commands.ts');
-      return abortRollout(clients, key);
+      return abortRollout(clients, key, flags);
     },
   });
 }

@@ -6,9 +6,9 @@ export function registerPauseCommand(program: Command): void {
   registerRolloutVerb(program, {
     name: 'pause',
     description: 'pause a rollout (spec.paused = true)',
-    act: async (clients, key) => {
+    act: async (clients, key, flags) => {
       const { pauseRollout } = await import('../../views/rollout-commands.ts');
-      return pauseRollout(clients, key);
+      return pauseRollout(clients, key, flags);
     },
   });
 }

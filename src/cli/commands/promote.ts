@@ -12,7 +12,7 @@ export function registerPromoteCommand(program: Command): void {
       command.option('--full', 'promote to 100% now, skipping the remaining steps and analysis'),
     act: async (clients, key, flags) => {
       const { promoteRollout } = await import('../../views/rollout-commands.ts');
-      return promoteRollout(clients, key, { full: flags.full === true });
+      return promoteRollout(clients, key, { full: flags.full === true, group: flags.group });
     },
   });
 }

@@ -7,9 +7,9 @@ export function registerRestartCommand(program: Command): void {
   registerRolloutVerb(program, {
     name: 'restart',
     description: 'restart the pods of a rollout (sets spec.restartAt to now)',
-    act: async (clients, key) => {
+    act: async (clients, key, flags) => {
       const { restartRollout } = await import('../../views/rollout-commands.ts');
-      return restartRollout(clients, key, systemClock);
+      return restartRollout(clients, key, systemClock, flags);
     },
   });
 }

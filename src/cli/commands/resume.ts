@@ -6,9 +6,9 @@ export function registerResumeCommand(program: Command): void {
   registerRolloutVerb(program, {
     name: 'resume',
     description: 'resume a paused rollout (spec.paused = false)',
-    act: async (clients, key) => {
+    act: async (clients, key, flags) => {
       const { resumeRollout } = await import('../../views/rollout-commands.ts');
-      return resumeRollout(clients, key);
+      return resumeRollout(clients, key, flags);
     },
   });
 }

@@ -6,9 +6,9 @@ export function registerRetryCommand(program: Command): void {
   registerRolloutVerb(program, {
     name: 'retry',
     description: 'retry an aborted rollout: clear the abort and restart its steps',
-    act: async (clients, key) => {
+    act: async (clients, key, flags) => {
       const { retryRollout } = await import('../../views/rollout-commands.ts');
-      return retryRollout(clients, key);
+      return retryRollout(clients, key, flags);
     },
   });
 }

@@ -1,6 +1,7 @@
 // What every one-rollout verb shares (abort, pause, promote, restart, resume, retry): a rollout name,
 // -n and --kubeconfig, one call into kube/rollout-commands, and its summary on stdout.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { DRIVEN_GROUPS, type DrivenGroup } from '../../manifest/driven-api.ts';
 import type { KubeClients } from '../../kube/client.ts';
 import type { RolloutKey } from '../../reconciler/observed-state-reader.ts';
 import type { RolloutCommandResult } from '../../views/rollout-commands.ts';
@@ -12,13 +13,18 @@ import {
   type KubeFlags,
 } from '../kube-flags.ts';
 
+/** `--group`: which API group the Rollout is in, when its name is in both (see findRollout). */
+export interface GroupFlag {
+  group?: DrivenGroup;
+}
+
 export interface RolloutVerb<F extends KubeFlags> {
   name: string;
   description: string;
   /** Adds the verb's own flags (shown between -n and --kubeconfig). */
   flags?: (command: Command) => void;
   /** Loads what it calls with `await import()`, so `--help` and the other verbs never pay for it. */
-  act: (clients: KubeClients, key: RolloutKey, flags: F) => Promise<RolloutCommandResult>;
+  act: (clients: KubeClients, key: RolloutKey, flags: F & GroupFlag) => Promise<RolloutCommandResult>;
 }
 
 /** Registers `rollgate <verb> NAME [-n NS] [--kubeconfig FILE]`. */
@@ -29,11 +35,19 @@ export function registerRolloutVerb<F extends KubeFlags>(program: Command, verb:
     .argument('<name>', 'rollout name')
     .option(NAMESPACE_FLAG, NAMESPACE_HELP);
   verb.flags?.(command);
-  command.option(KUBECONFIG_FLAG, KUBECONFIG_HELP).action(async (name: string, flags: F) => {
-    // @kubernetes/client-node is most of a verb's start-up: only the verbs that talk to a cluster load it.
-    const { connectKube } = await import('../../kube/client.ts');
-    const { clients, namespace } = connectKube(flags);
-    const result = await verb.act(clients, { namespace, name }, flags);
-    process.stdout.write(`${result.summary}\n`);
-  });
+  command
+    .addOption(
+      new Option(
+        '--group <group>',
+        "the Rollout's API group (default: whichever of rollgate.dev and argoproj.io has it)",
+      ).choices(DRIVEN_GROUPS),
+    )
+    .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
+    .action(async (name: string, flags: F & GroupFlag) => {
+      // @kubernetes/client-node is most of a verb's start-up: only the verbs that talk to a cluster load it.
+      const { connectKube } = await import('../../kube/client.ts');
+      const { clients, namespace } = connectKube(flags);
+      const result = await verb.act(clients, { namespace, name }, flags);
+      process.stdout.write(`${result.summary}\n`);
+    });
 }

@@ -1,6 +1,7 @@
 // The shape of one action kind's handler: an idempotent write, given the pass it runs in.
 import type { Logger } from '../../log/logger.ts';
 import type { RolloutAction } from '../../rollout/index.ts';
+import type { DrivenApi } from '../../manifest/driven-api.ts';
 import type { AnalysisRunFactory } from '../analysis-run-factory.ts';
 import type { KubeClients } from '../../kube/client.ts';
 import type { EventRecorder } from '../../kube/event-recorder.ts';
@@ -14,6 +15,8 @@ export type WriteResult = 'unchanged' | 'created' | 'updated' | 'deleted' | 'fai
 /** What a handler needs: the clients and collaborators, and what the plan was made from. */
 export interface ActionContext {
   clients: KubeClients;
+  /** The API the rollout lives in: its runs are created there, its ReplicaSets and Events name it. */
+  api: DrivenApi;
   logger: Logger;
   events: EventRecorder;
   router: TrafficRouter | undefined;

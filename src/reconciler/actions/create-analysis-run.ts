@@ -1,6 +1,5 @@
 // createAnalysisRun: an AnalysisRun built from its templates, owned by the rollout; skipped when it exists.
 import type { CreateAnalysisRunAction } from '../../rollout/index.ts';
-import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../manifest/api-version.ts';
 import { buildAnalysisRunFromTemplates } from '../analysis-run-factory.ts';
 import { FIELD_MANAGER } from '../../kube/client.ts';
 import { kubeCall } from '../../kube/errors.ts';
@@ -10,7 +9,7 @@ import type { ActionHandler } from './action-handler.ts';
 /** Builds the run (the factory reads the templates) and creates it; a create fails if it exists meanwhile. */
 export const createAnalysisRun: ActionHandler<CreateAnalysisRunAction> = async (
   action,
-  { clients, read, namespace, analysisRuns },
+  { clients, api, read, namespace, analysisRuns },
 ) => {
   const target = action.name;
   if (read.observed.analysisRuns.some((run) => run.name === action.name))
@@ -18,7 +17,7 @@ export const createAnalysisRun: ActionHandler<CreateAnalysisRunAction> = async (
   const rollout = read.observed.rollout;
   const factory = analysisRuns ?? buildAnalysisRunFromTemplates;
   const body = await factory(clients, action, {
-    apiVersion: ROLLGATE_API_VERSION,
+    apiVersion: api.apiVersion,
     kind: 'Rollout',
     name: rollout.metadata.name,
     namespace,
@@ -27,13 +26,15 @@ export const createAnalysisRun: ActionHandler<CreateAnalysisRunAction> = async (
     stableHash: rollout.status?.stableRS,
     latestHash: rollout.status?.currentPodHash,
   });
+  // The run lives in its rollout's group, whatever the factory stamped (the API server refuses a body
+  // whose apiVersion is not the collection's).
   const created = await kubeCall({ verb: 'create', kind: 'AnalysisRun', namespace, name: action.name }, () =>
     clients.custom.createNamespacedCustomObject({
-      group: ROLLGATE_API_GROUP,
-      version: 'v1alpha1',
+      group: api.group,
+      version: api.version,
       namespace,
-      plural: 'analysisruns',
-      body,
+      plural: api.plurals.analysisRuns,
+      body: { ...body, apiVersion: api.apiVersion },
       fieldManager: FIELD_MANAGER,
     }),
   );

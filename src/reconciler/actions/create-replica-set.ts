@@ -1,7 +1,6 @@
 // createReplicaSet: the ReplicaSet of a new revision, owned by its rollout; skipped when it exists.
 import type { V1PodTemplateSpec, V1ReplicaSet } from '@kubernetes/client-node';
 import type { CreateReplicaSetAction } from '../../rollout/index.ts';
-import { ROLLGATE_API_VERSION } from '../../manifest/api-version.ts';
 import { FIELD_MANAGER } from '../../kube/client.ts';
 import { kubeCall } from '../../kube/errors.ts';
 import { writtenVersionOf } from '../read-policy.ts';
@@ -10,7 +9,7 @@ import type { ActionHandler } from './action-handler.ts';
 /** Creates the ReplicaSet (ownerReference controller: the rollout); a create fails if it exists meanwhile. */
 export const createReplicaSet: ActionHandler<CreateReplicaSetAction> = async (
   action,
-  { clients, read, namespace },
+  { clients, api, read, namespace },
 ) => {
   const target = action.name;
   if (read.observed.replicaSets.some((rs) => rs.name === action.name)) return { target, result: 'unchanged' };
@@ -25,7 +24,7 @@ export const createReplicaSet: ActionHandler<CreateReplicaSetAction> = async (
       annotations: action.annotations,
       ownerReferences: [
         {
-          apiVersion: ROLLGATE_API_VERSION,
+          apiVersion: api.apiVersion,
           kind: 'Rollout',
           name: rollout.metadata.name,
           uid: rollout.metadata.uid ?? '',

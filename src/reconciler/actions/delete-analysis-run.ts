@@ -1,22 +1,21 @@
 // deleteAnalysisRun: removes an AnalysisRun (history beyond its limit, or a background run a promote replaces).
 import type { DeleteAnalysisRunAction } from '../../rollout/index.ts';
-import { ROLLGATE_API_GROUP } from '../../manifest/api-version.ts';
 import { isNotFound, kubeCall } from '../../kube/errors.ts';
 import type { ActionHandler } from './action-handler.ts';
 
 /** Deletes the run; one already gone is `unchanged`. */
 export const deleteAnalysisRun: ActionHandler<DeleteAnalysisRunAction> = async (
   action,
-  { clients, namespace },
+  { clients, api, namespace },
 ) => {
   const target = action.name;
   try {
     await kubeCall({ verb: 'delete', kind: 'AnalysisRun', namespace, name: action.name }, () =>
       clients.custom.deleteNamespacedCustomObject({
-        group: ROLLGATE_API_GROUP,
-        version: 'v1alpha1',
+        group: api.group,
+        version: api.version,
         namespace,
-        plural: 'analysisruns',
+        plural: api.plurals.analysisRuns,
         name: action.name,
       }),
     );

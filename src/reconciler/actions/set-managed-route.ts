@@ -1,6 +1,5 @@
 // setHeaderRoute / setMirrorRoute: tell the router to add, replace or remove a managed route; a failure is reported like a weight's.
 import type { SetHeaderRouteAction, SetMirrorRouteAction } from '../../rollout/index.ts';
-import { ROLLGATE_API_VERSION } from '../../manifest/api-version.ts';
 import type { ActionContext, HandledAction } from './action-handler.ts';
 
 /** The handler shape of the two managed-route actions (they join the action table with the planner's union). */
@@ -12,7 +11,7 @@ async function callRouter(
   context: ActionContext,
   call: () => Promise<void> | undefined,
 ): Promise<HandledAction> {
-  const { read, namespace, logger, events, router } = context;
+  const { api, read, namespace, logger, events, router } = context;
   const target = `${action.name}${action.match === undefined ? ' (remove)' : ''}`;
   const rollout = read.observed.rollout;
   try {
@@ -30,7 +29,7 @@ async function callRouter(
     logger.warn({ err, rollout: rollout.metadata.name, route: action.name }, `${kind} route failed`);
     await events.record(
       {
-        apiVersion: ROLLGATE_API_VERSION,
+        apiVersion: api.apiVersion,
         kind: 'Rollout',
         namespace,
         name: rollout.metadata.name,

@@ -1,6 +1,5 @@
 // setTrafficWeights and reassertTrafficWeights: tell the traffic router the weights; a router failure is reported, never allowed to stop the pass.
 import type { ReassertTrafficWeightsAction, SetTrafficWeightsAction } from '../../rollout/index.ts';
-import { ROLLGATE_API_VERSION } from '../../manifest/api-version.ts';
 import type { ActionContext, ActionHandler, HandledAction } from './action-handler.ts';
 
 /** The Event reason of a route put back to Rollgate's weights after someone edited it. */
@@ -9,7 +8,7 @@ export const TRAFFIC_DRIFT_CORRECTED = 'TrafficDriftCorrected';
 function rolloutRef(context: ActionContext) {
   const rollout = context.read.observed.rollout;
   return {
-    apiVersion: ROLLGATE_API_VERSION,
+    apiVersion: context.api.apiVersion,
     kind: 'Rollout',
     namespace: context.namespace,
     name: rollout.metadata.name,

@@ -1,6 +1,5 @@
 // terminateAnalysisRun: sets spec.terminate on a running AnalysisRun.
 import type { TerminateAnalysisRunAction } from '../../rollout/index.ts';
-import { ROLLGATE_API_GROUP } from '../../manifest/api-version.ts';
 import { FIELD_MANAGER, MERGE_PATCH } from '../../kube/client.ts';
 import { kubeCall } from '../../kube/errors.ts';
 import { writtenVersionOf } from '../read-policy.ts';
@@ -9,7 +8,7 @@ import type { ActionHandler } from './action-handler.ts';
 /** Merge-patches spec.terminate; a run not observed or already finished is `unchanged`. */
 export const terminateAnalysisRun: ActionHandler<TerminateAnalysisRunAction> = async (
   action,
-  { clients, read, namespace },
+  { clients, api, read, namespace },
 ) => {
   const target = action.name;
   const live = read.observed.analysisRuns.find((run) => run.name === action.name);
@@ -17,10 +16,10 @@ export const terminateAnalysisRun: ActionHandler<TerminateAnalysisRunAction> = a
   const patched = await kubeCall({ verb: 'patch', kind: 'AnalysisRun', namespace, name: action.name }, () =>
     clients.custom.patchNamespacedCustomObject(
       {
-        group: ROLLGATE_API_GROUP,
-        version: 'v1alpha1',
+        group: api.group,
+        version: api.version,
         namespace,
-        plural: 'analysisruns',
+        plural: api.plurals.analysisRuns,
         name: action.name,
         body: { spec: { terminate: true } },
         fieldManager: FIELD_MANAGER,

@@ -4,6 +4,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { ROLLGATE_API_GROUP, toRollgateApiVersion } from '../../../src/manifest/api-version.ts';
+import { ROLLGATE_API } from '../../../src/manifest/driven-api.ts';
 import type { RouteResource } from '../../../src/traffic/route-edit.ts';
 import { TRAFFIC_PROVIDERS } from '../../../src/traffic/traffic-providers.ts';
 
@@ -72,6 +73,13 @@ function resolve(text: string, expression: string): string {
   const literal = /^'([^']*)'$/.exec(expression);
   if (literal) return literal[1]!;
   if (expression === 'ROLLGATE_API_GROUP') return ROLLGATE_API_GROUP;
+  // A driven API's fields (`api.group`, `this.api.plurals.rollouts`): the default install drives
+  // rollgate.dev; argoproj.io's rules come with the controller-mode overlay (docs/controller-mode.md).
+  const driven = /^(?:this\.)?api\.(group|plurals\.(\w+))$/.exec(expression);
+  if (driven)
+    return driven[2] === undefined
+      ? ROLLGATE_API.group
+      : ROLLGATE_API.plurals[driven[2] as keyof typeof ROLLGATE_API.plurals];
   const constant = new RegExp(`const ${expression} = '([^']*)'`).exec(text);
   return constant ? constant[1]! : expression;
 }
@@ -108,7 +116,7 @@ function customObjectRequests(file: string, text: string): ApiRequest[] {
     const verb = verbOf(`${match[1]!}X`)?.[0];
     const body = match[3]!;
     const group = /group:\s*([\w']+[.\w']*)/.exec(body)?.[1];
-    const plural = /plural:\s*([\w']+)/.exec(body)?.[1];
+    const plural = /plural:\s*([\w'.]+)/.exec(body)?.[1];
     if (!verb || !group || !plural)
       throw new Error(`${file}: cannot read the custom-object call ${match[0]}`);
     const resource = resolve(text, plural) + (match[2] ? '/status' : '');
@@ -133,6 +141,14 @@ function watchRequests(file: string, text: string): ApiRequest[] {
     const group = groupExpression === '${ROLLGATE_API_GROUP}' ? ROLLGATE_API_GROUP : groupExpression!;
     found.push({ group, resource: resource!, verb: 'watch', where: file });
   }
+  // A driven API's collections (`drivenPath(api, 'rollouts')`), in rollgate.dev for the default install.
+  for (const match of text.matchAll(/drivenPath\(api, '(\w+)'\)/g))
+    found.push({
+      group: ROLLGATE_API.group,
+      resource: ROLLGATE_API.plurals[match[1] as keyof typeof ROLLGATE_API.plurals],
+      verb: 'watch',
+      where: file,
+    });
   for (const match of text.matchAll(/_PATH = [`']\/api\/v1\/(\w+)[`']/g))
     found.push({ group: '', resource: match[1]!, verb: 'watch', where: file });
   return found;
