@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MERGE_PATCH, toPlainObject } from '../../src/kube/client.ts';
 import { installCrds } from '../../src/kube/install-crds.ts';
-import { rollgateCrds } from '../../src/manifest/crds.ts';
+import { argoCrds, rollgateCrds } from '../../src/manifest/crds.ts';
+import type { DrivenGroup } from '../../src/manifest/driven-api.ts';
 import type { RolloutStatus } from '../../src/manifest/rollout.ts';
 import {
   POD_TEMPLATE_HASH_LABEL,
@@ -31,8 +32,11 @@ import { configMap } from '../support/gitops-manifests.ts';
 import { openGitopsScene, type GitopsScene } from './support/gitops-scene.ts';
 import { connectRealCluster } from './support/real-cluster.ts';
 
-/** The Rollouts' API group: the one place a run against argoproj.io Rollouts changes. */
-const GROUP = 'rollgate.dev';
+/**
+ * The Rollouts' API group: Argo's own, driven in place (controller mode), as a migration finds them. The
+ * one place to change for Rollgate's own group (rollgate.dev) instead.
+ */
+const GROUP: DrivenGroup = 'argoproj.io';
 const NAME = 'web';
 const SOURCE = `handover-${process.pid}`;
 
@@ -40,7 +44,7 @@ let scene: GitopsScene;
 
 beforeAll(async () => {
   const cluster = connectRealCluster();
-  await installCrds(cluster.clients, rollgateCrds());
+  await installCrds(cluster.clients, GROUP === 'argoproj.io' ? argoCrds() : rollgateCrds());
   scene = await openGitopsScene(cluster, 'rollgate-handover');
 });
 afterAll(async () => {
@@ -166,7 +170,7 @@ describe('taking over a canary Argo Rollouts left paused at setWeight 40, on a r
 
     // Rollgate starts. Its first passes record the weights it holds (status.canary.weights): by then it
     // has planned over Argo's ReplicaSets; a few more seconds show it keeps them.
-    await scene.startRollgate({ source: SOURCE });
+    await scene.startRollgate({ source: SOURCE, groups: [GROUP] });
     await eventually(
       'Rollgate reconciled the handed-over Rollout',
       async () => (await status()).canary?.weights?.canary.podTemplateHash === ARGO_CANARY_HASH,
