@@ -24,7 +24,8 @@ import {
 } from '../../../src/rollout/index.ts';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../../src/sandbox/index.ts';
 import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/manifest/api-version.ts';
-import { rollgateCrds } from '../../../src/manifest/crds.ts';
+import { argoCrds, rollgateCrds } from '../../../src/manifest/crds.ts';
+import type { DrivenApi } from '../../../src/manifest/driven-api.ts';
 
 export const NAMESPACE = 'default';
 
@@ -137,6 +138,8 @@ export function checkInvariants(observed: ObservedState, stableWasHealthy: boole
 
 export interface HarnessOptions extends SandboxOptions {
   router?: TrafficRouter;
+  /** The API group the reconcile passes drive (default rollgate.dev); argoproj.io installs Argo's CRDs too. */
+  api?: DrivenApi;
 }
 
 /**
@@ -168,6 +171,7 @@ export class ReconcileHarness {
     readonly clock: ManualClock,
     readonly clients: KubeClients,
     private readonly router: TrafficRouter | undefined,
+    private readonly api: DrivenApi | undefined = undefined,
   ) {}
 
   static async start(options: HarnessOptions = {}): Promise<ReconcileHarness> {
@@ -176,8 +180,9 @@ export class ReconcileHarness {
     const sandbox = await startSandbox({ readyDelayMs: 1000, ...options, clock });
     const clients = createKubeClients(sandbox.kubeConfig);
     await installCrds(clients, rollgateCrds());
+    if (options.api?.group === 'argoproj.io') await installCrds(clients, argoCrds());
     await sandbox.settle();
-    return new ReconcileHarness(sandbox, clock, clients, options.router);
+    return new ReconcileHarness(sandbox, clock, clients, options.router, options.api);
   }
 
   /** A temporary folder the harness removes on stop, made by the first writeKubeconfig. */
@@ -236,7 +241,7 @@ export class ReconcileHarness {
   }
 
   async observe(key: RolloutKey): Promise<ObservedState> {
-    const read = await new ObservedStateReader(this.clients).read(key);
+    const read = await new ObservedStateReader(this.clients, undefined, this.api).read(key);
     if (read === undefined) throw new Error(`rollout ${key.name} is gone`);
     return read.observed;
   }
@@ -256,6 +261,7 @@ export class ReconcileHarness {
       clock: this.clock,
       logger: silentLogger,
       ...(this.router ? { router: this.router } : {}),
+      ...(this.api ? { api: this.api } : {}),
       ...extra,
     };
   }

@@ -61,6 +61,8 @@ export interface GitopsScene {
    */
   startRollgate(options: {
     source: string;
+    /** The API groups the process drives (controller.groups; default Rollgate's own). */
+    groups?: string[];
     path?: string;
     prune?: boolean;
     kubeConfig?: KubeConfig;
@@ -98,7 +100,7 @@ export async function openGitopsScene(cluster: RealCluster, prefix: string): Pro
       await work.push(repoUrl);
       return sha;
     },
-    async startRollgate({ source, path = '.', prune = false, kubeConfig = cluster.kubeConfig }) {
+    async startRollgate({ source, groups, path = '.', prune = false, kubeConfig = cluster.kubeConfig }) {
       const config = configSchema.parse({
         log: { level: 'debug' },
         redis: { url: inject('redisUrl'), prefix: `real-${randomUUID().slice(0, 8)}` },
@@ -106,6 +108,7 @@ export async function openGitopsScene(cluster: RealCluster, prefix: string): Pro
         workers: { concurrency: 4 },
         git: { cacheDir: join(tmp.path, `cache-${source}`) },
         kubernetes: { defaultNamespace: namespace },
+        ...(groups !== undefined ? { controller: { groups } } : {}),
         sources: [{ name: source, url: repoUrl, branch: 'main', path, interval: '1s', namespace, prune }],
       });
       const out = new PassThrough();
