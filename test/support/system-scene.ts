@@ -49,8 +49,11 @@ export interface SystemSceneOptions {
   logger?: Logger | { capture: 'debug' | 'info' };
   /** Runs once the cluster, Redis and Git are up, before Rollgate starts (CRDs, namespaces, ConfigMaps). */
   prepare?: (scene: SystemScene) => Promise<void>;
-  /** Starts one Rollgate (in this process) with these options before the scene is handed back. */
-  rollgate?: RollgateStartOptions;
+  /**
+   * Starts one Rollgate (in this process) with these options before the scene is handed back (a function
+   * reads what prepare made, such as a forge's URL).
+   */
+  rollgate?: RollgateStartOptions | ((scene: SystemScene) => RollgateStartOptions);
   /** The folder of the test run (inject('runDir')), where the CLI is installed for child processes. */
   cliRunDir?: string;
 }
@@ -417,7 +420,8 @@ async function compose(
   // The child processes read the kubeconfig file: write it now, so startChild stays synchronous.
   if (cliRoot !== undefined) await kubeconfigPath();
   await options.prepare?.(scene);
-  if (options.rollgate) await startInProcess(options.rollgate);
+  if (options.rollgate)
+    await startInProcess(typeof options.rollgate === 'function' ? options.rollgate(scene) : options.rollgate);
   return scene;
 }
 
