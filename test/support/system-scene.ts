@@ -73,6 +73,13 @@ export interface RollgateStartOptions {
   start?: Omit<StartProcessOptions, 'role' | 'metrics'>;
 }
 
+export interface RuntimeOpenOptions {
+  /** Default: the scene's configuration (configWith()). */
+  config?: RollgateConfig;
+  logger?: Logger;
+  kubeConfig?: KubeConfig;
+}
+
 /** A Rollgate started by the scene in this process. */
 export interface SceneRollgate {
   running: RunningProcess;
@@ -130,6 +137,11 @@ export interface SystemScene {
   apply(fileName: string, yaml: string): Promise<void>;
   /** Rollgate's configuration for this scene with `sections` over the scene's own. */
   configWith(sections?: ConfigSections): RollgateConfig;
+  /**
+   * Opens Rollgate's connections (Redis, the cluster) with the scene's configuration, for a test that starts
+   * parts of Rollgate itself; stop() closes them.
+   */
+  openRuntime(options?: RuntimeOpenOptions): Runtime;
   /** Starts a Rollgate in this process; stop() stops it (forced) unless the test did. */
   startRollgate(options?: RollgateStartOptions): Promise<SceneRollgate>;
   /** The first Rollgate the scene started (throws when none was). */
@@ -277,12 +289,10 @@ async function compose(
 
   const started: SceneRollgate[] = [];
   let last: RollgateStartOptions = {};
-  const startInProcess = async (start: RollgateStartOptions = {}): Promise<SceneRollgate> => {
-    last = start;
-    const config = configWith(start.config);
-    const reach = start.kubeConfig;
-    const runtime = openRuntime(config, {
-      logger: start.logger ?? logger,
+  const openSceneRuntime = (open: RuntimeOpenOptions = {}): Runtime => {
+    const reach = open.kubeConfig;
+    const runtime = openRuntime(open.config ?? configWith(), {
+      logger: open.logger ?? logger,
       kube: {
         clients: reach ? createKubeClients(reach) : clients,
         namespace,
@@ -292,14 +302,20 @@ async function compose(
           : (sandbox?.url ?? kubeConfig.getCurrentCluster()?.server ?? ''),
       },
     });
+    defer(() => runtime.close());
+    return runtime;
+  };
+
+  const startInProcess = async (start: RollgateStartOptions = {}): Promise<SceneRollgate> => {
+    last = start;
+    const config = configWith(start.config);
+    const runtime = openSceneRuntime({
+      config,
+      ...(start.logger ? { logger: start.logger } : {}),
+      ...(start.kubeConfig ? { kubeConfig: start.kubeConfig } : {}),
+    });
     const metrics = createRollgateMetrics(start.processMetrics === false ? { processMetrics: false } : {});
-    let running: RunningProcess;
-    try {
-      running = await startProcess(runtime, { ...start.start, role: start.role ?? 'all', metrics });
-    } catch (err) {
-      await runtime.close();
-      throw err;
-    }
+    const running = await startProcess(runtime, { ...start.start, role: start.role ?? 'all', metrics });
     defer(() => running.stop({ force: true }).catch(() => undefined));
     const rollgate: SceneRollgate = {
       running,
@@ -355,6 +371,7 @@ async function compose(
       await kubectl(['apply', '-f', path]);
     },
     configWith,
+    openRuntime: openSceneRuntime,
     startRollgate: startInProcess,
     get rollgate() {
       const first = started[0];
