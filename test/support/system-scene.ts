@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { Redis } from 'ioredis';
 import { configSchema, type RollgateConfig } from '../../src/config/index.ts';
 import { serveGitRepositories, type GitServer } from '../../src/git/smart-http-server.ts';
 import { createKubeClients, toPlainObject, type KubeClients } from '../../src/kube/client.ts';
@@ -122,7 +123,12 @@ export interface SystemScene {
   clients: KubeClients;
   /** The namespace Rollgate defaults to. */
   namespace: string;
-  redis: { url: string; prefix: string };
+  redis: {
+    url: string;
+    prefix: string;
+    /** A connection of the test's own (opened on first use, closed by stop()). */
+    connection(): Redis;
+  };
   /** The Git server, when the scene has repositories. */
   git: GitServer | undefined;
   /** `URL/NAME.git` of a served repository (default the first). */
@@ -208,15 +214,15 @@ async function compose(
   const tmp = makeTempDir(`rollgate-${options.name}-`);
   defer(() => tmp.remove());
   const prefix = options.redisPrefix ?? `rg-${options.name}-${randomUUID().slice(0, 8)}`;
-  if (options.deleteRedisKeys)
-    defer(async () => {
-      const connection = createRedisConnection(options.redisUrl);
-      try {
-        await deleteKeysUnder(connection, prefix);
-      } finally {
-        connection.disconnect();
-      }
-    });
+  let connection: Redis | undefined;
+  const redisConnection = (): Redis => (connection ??= createRedisConnection(options.redisUrl));
+  defer(async () => {
+    try {
+      if (options.deleteRedisKeys) await deleteKeysUnder(redisConnection(), prefix);
+    } finally {
+      connection?.disconnect();
+    }
+  });
 
   const cluster = options.cluster ?? { sandbox: { readyDelayMs: 100 } };
   let sandbox: Sandbox | undefined;
@@ -356,7 +362,7 @@ async function compose(
     kubeConfig,
     clients,
     namespace,
-    redis: { url: options.redisUrl, prefix },
+    redis: { url: options.redisUrl, prefix, connection: redisConnection },
     git,
     repoUrl(name = repositories[0] ?? 'apps') {
       if (!git) throw new Error('the scene serves no repositories (options.repositories)');
