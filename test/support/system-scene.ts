@@ -64,6 +64,11 @@ export interface RollgateStartOptions {
   role?: StartProcessOptions['role'];
   /** Sections beside the scene's (and over them, section by section). */
   config?: ConfigSections;
+  /**
+   * A whole configuration loaded as the CLI loads it (file and environment), used as it is: Rollgate then
+   * connects to the cluster as that configuration says (its kubeconfig), not through the scene's clients.
+   */
+  loadedConfig?: RollgateConfig;
   /** This process's logger (default the scene's). */
   logger?: Logger;
   /** The API server as this process reaches it (default the scene's cluster as its admin). */
@@ -314,12 +319,15 @@ async function compose(
 
   const startInProcess = async (start: RollgateStartOptions = {}): Promise<SceneRollgate> => {
     last = start;
-    const config = configWith(start.config);
-    const runtime = openSceneRuntime({
-      config,
-      ...(start.logger ? { logger: start.logger } : {}),
-      ...(start.kubeConfig ? { kubeConfig: start.kubeConfig } : {}),
-    });
+    const config = start.loadedConfig ?? configWith(start.config);
+    const runtime = start.loadedConfig
+      ? openRuntime(config, { logger: start.logger ?? logger })
+      : openSceneRuntime({
+          config,
+          ...(start.logger ? { logger: start.logger } : {}),
+          ...(start.kubeConfig ? { kubeConfig: start.kubeConfig } : {}),
+        });
+    if (start.loadedConfig) defer(() => runtime.close());
     const metrics = createRollgateMetrics(start.processMetrics === false ? { processMetrics: false } : {});
     const running = await startProcess(runtime, { ...start.start, role: start.role ?? 'all', metrics });
     defer(() => running.stop({ force: true }).catch(() => undefined));
