@@ -9,20 +9,12 @@ import type { RunningProcess } from '../../../src/process/start-process.ts';
 import type { PollerOptions } from '../../../src/process/start-poller.ts';
 import type { WorkingCopy } from '../../support/git-fixtures.ts';
 import { postGithubPush } from '../../support/github-push.ts';
-import { startSystemScene, type SceneRollgate } from '../../support/system-scene.ts';
+import { startSystemScene, type SceneRollgate, type SceneRollout } from '../../support/system-scene.ts';
 
 /** The parts of a live Rollout these tests read. */
-export interface LiveRollout {
+export interface LiveRollout extends SceneRollout {
   apiVersion: string;
-  metadata: { labels?: Record<string, string>; annotations?: Record<string, string> };
-  spec?: { template?: { spec?: { containers?: Array<{ image?: string }> } } };
-  status?: {
-    phase?: string;
-    message?: string;
-    currentStepIndex?: number;
-    stableRS?: string;
-    currentPodHash?: string;
-  };
+  metadata: NonNullable<SceneRollout['metadata']>;
 }
 
 export const WEBHOOK_SECRET = 'pipeline-test-secret';

@@ -6,7 +6,7 @@ import { abortRollout, promoteRollout } from '../../../src/views/rollout-command
 import type { RunningProcess } from '../../../src/process/start-process.ts';
 import type { Sandbox } from '../../../src/sandbox/index.ts';
 import type { TempDir } from '../../support/git-fixtures.ts';
-import { startSystemScene } from '../../support/system-scene.ts';
+import { startSystemScene, type SceneRollout } from '../../support/system-scene.ts';
 import { CORPUS_ROOT } from '../../support/upstream-corpus.ts';
 
 /**
@@ -15,12 +15,7 @@ import { CORPUS_ROOT } from '../../support/upstream-corpus.ts';
  */
 const CORPUS_CRDS = join(CORPUS_ROOT, 'crds');
 
-export interface LiveRolloutStatus {
-  phase?: string;
-  message?: string;
-  currentStepIndex?: number;
-  stableRS?: string;
-  currentPodHash?: string;
+export interface LiveRolloutStatus extends NonNullable<SceneRollout['status']> {
   trafficRouterError?: { message: string };
 }
 
