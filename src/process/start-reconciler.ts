@@ -283,7 +283,7 @@ export async function startReconciler(
               clock: runtime.clock,
               logger: log,
               providers,
-              apiGroup: api.group,
+              api,
             },
           );
         return await reconcileJob(payload);

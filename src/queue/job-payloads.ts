@@ -58,20 +58,14 @@ const objectField = z
  * `kind` (every job written before standalone runs were measured) it names a Rollout; `analysisRun`
  * names an AnalysisRun no Rollout owns, measured on its own (docs/analysis.md, "Standalone runs").
  */
-export const reconcilePayloadSchema = z.union([
-  z.object({
-    v: z.literal(1),
-    kind: z.literal('analysisRun'),
-    namespace: dnsLabel,
-    name: objectName,
-  }),
-  z.object({
-    v: z.literal(1),
-    kind: z.literal('rollout').optional(),
-    namespace: dnsLabel,
-    name: objectName,
-  }),
-]);
+// One object with an optional `kind`, not a union: a union's error has no path, and a refused job must
+// name the field that was wrong (job-payload-fuzz.test.ts).
+export const reconcilePayloadSchema = z.object({
+  v: z.literal(1),
+  kind: z.enum(['rollout', 'analysisRun']).optional(),
+  namespace: dnsLabel,
+  name: objectName,
+});
 export type ReconcilePayload = z.infer<typeof reconcilePayloadSchema>;
 
 /** Why a poll was asked for. */

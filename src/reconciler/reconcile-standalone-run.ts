@@ -11,11 +11,9 @@ import { dispositionOf, isNotFound, kubeCall } from '../kube/errors.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
 import type { Logger } from '../log/logger.ts';
 import type { AnalysisRunStatus } from '../manifest/analysis.ts';
-import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
+import { ROLLGATE_API, type DrivenApi } from '../manifest/driven-api.ts';
 import { createKubeSecretResolver } from './secret-resolver.ts';
 
-const VERSION = 'v1alpha1';
-const PLURAL = 'analysisruns';
 /** Measure, write, refused with 409: read again and measure again, this many times in one job. */
 const MAX_CONFLICT_ATTEMPTS = 3;
 
@@ -33,8 +31,8 @@ export interface StandaloneRunDeps {
   providers: MetricProviderRegistry;
   /** Defaults to {@link createKubeSecretResolver}. */
   resolveSecret?: SecretResolver;
-  /** The API group the run lives in (the one this process drives); default {@link ROLLGATE_API_GROUP}. */
-  apiGroup?: string;
+  /** The API the run lives in (the one this process drives); default {@link ROLLGATE_API}. */
+  api?: DrivenApi;
 }
 
 /**
@@ -100,7 +98,7 @@ export async function reconcileStandaloneRun(
   key: StandaloneRunKey,
   deps: StandaloneRunDeps,
 ): Promise<StandaloneRunOutcome> {
-  const group = deps.apiGroup ?? ROLLGATE_API_GROUP;
+  const api = deps.api ?? ROLLGATE_API;
   const resolveSecret = deps.resolveSecret ?? createKubeSecretResolver(deps.clients);
   const logger = deps.logger.child({ analysisRun: `${key.namespace}/${key.name}` });
   for (let attempt = 1; attempt <= MAX_CONFLICT_ATTEMPTS; attempt++) {
@@ -108,7 +106,12 @@ export async function reconcileStandaloneRun(
     try {
       live = toPlainObject<Record<string, unknown>>(
         await kubeCall({ verb: 'get', kind: 'AnalysisRun', ...key }, () =>
-          deps.clients.custom.getNamespacedCustomObject({ group, version: VERSION, plural: PLURAL, ...key }),
+          deps.clients.custom.getNamespacedCustomObject({
+            group: api.group,
+            version: api.version,
+            plural: api.plurals.analysisRuns,
+            ...key,
+          }),
         ),
       );
     } catch (err) {
@@ -152,9 +155,9 @@ export async function reconcileStandaloneRun(
     try {
       await kubeCall({ verb: 'update', kind: 'AnalysisRun', ...key, subresource: 'status' }, () =>
         deps.clients.custom.replaceNamespacedCustomObjectStatus({
-          group,
-          version: VERSION,
-          plural: PLURAL,
+          group: api.group,
+          version: api.version,
+          plural: api.plurals.analysisRuns,
           ...key,
           body: { ...live, status },
           fieldManager: FIELD_MANAGER,
@@ -171,7 +174,7 @@ export async function reconcileStandaloneRun(
     if (!finished) return { kind: 'measuring', ...(afterMs !== undefined && { afterMs }) };
     logger.info({ phase: status.phase, message: status.message }, 'AnalysisRun finished');
     await new EventRecorder(deps.clients.core, deps.clock, logger).record(
-      { apiVersion: `${group}/${VERSION}`, kind: 'AnalysisRun', ...key, uid: meta?.uid },
+      { apiVersion: api.apiVersion, kind: 'AnalysisRun', ...key, uid: meta?.uid },
       {
         type: status.phase === 'Successful' || status.phase === 'Inconclusive' ? 'Normal' : 'Warning',
         reason: `AnalysisRun${status.phase}`,
