@@ -120,6 +120,9 @@ const NOT_NAMESPACED = [
     verb,
   })),
   { group: 'rollgate.dev', resource: 'clusteranalysistemplates', verb: 'get' },
+  // The Argo Rollouts controller's Lease, read only when a process drives argoproj.io (controller mode,
+  // a cluster-wide install: docs/controller-mode.md); it lives in Argo's namespace, not the install's.
+  { group: 'coordination.k8s.io', resource: 'leases', verb: 'get' },
 ];
 
 const key = (r: Pick<ApiRequest, 'group' | 'resource' | 'verb'>): string =>
@@ -488,6 +491,15 @@ describe("the ClusterRole is the code's API requests, no more, no fewer", () => 
       groupOf(`${(c as unknown as { spec: { group: string } }).spec.group}/v1`),
     );
     for (const group of groups)
-      expect(['', 'apps', 'batch', 'apiextensions.k8s.io', ...crdGroups, ...routerGroups]).toContain(group);
+      expect([
+        '',
+        'apps',
+        'batch',
+        'apiextensions.k8s.io',
+        // The start's check for Argo Rollouts' controller Lease (src/process/argo-rollouts-presence.ts).
+        'coordination.k8s.io',
+        ...crdGroups,
+        ...routerGroups,
+      ]).toContain(group);
   });
 });

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const script = join(root, 'scripts', 'system-packages.js');
-const EVERY_TEST_PACKAGE = 'redis-server kubernetes-client prometheus openssl chromium';
+const EVERY_TEST_PACKAGE = 'redis-server kubernetes-client prometheus openssl chromium lua5.1 lua-cjson';
 
 let dirs: string[] = [];
 afterEach(() => {
@@ -93,35 +93,37 @@ describe('system packages check (npm test / npm run demo / .ci/run)', () => {
     const result = run(process.execPath, [script, '--for', 'test', '--no-install'], { PATH: bin.path });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain(
-      'apt-get install -y --no-install-recommends kubernetes-client prometheus\n',
+      'apt-get install -y --no-install-recommends kubernetes-client prometheus lua5.1 lua-cjson\n',
     );
     expect(result.stderr).not.toMatch(/redis-server \(|openssl \(/);
     expect(aptCalls(bin.aptLog)).toEqual([]);
   });
 
   it('as root installs the missing packages with apt-get (update, then install, lock timeout) and passes; otherwise asks for sudo', () => {
+    // The stand-in lua5.1 exits 0 for any script, so once it is installed `require("cjson")` passes too.
     const bin = fakeBin(['git', 'redis-server', 'openssl', 'chromium'], {
       'kubernetes-client': ['kubectl'],
       prometheus: ['prometheus'],
+      'lua5.1': ['lua5.1'],
     });
     const result = run(process.execPath, [script, '--for', 'test'], { PATH: bin.path });
     if (process.getuid?.() === 0) {
       expect(result.status).toBe(0);
       expect(aptCalls(bin.aptLog)).toEqual([
         'apt-get -o DPkg::Lock::Timeout=300 update -qq',
-        'apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends kubernetes-client prometheus',
+        'apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends kubernetes-client prometheus lua5.1 lua-cjson',
       ]);
     } else {
       expect(result.status).toBe(1);
       expect(result.stderr).toContain(
-        'sudo apt-get update && sudo apt-get install -y --no-install-recommends kubernetes-client prometheus',
+        'sudo apt-get update && sudo apt-get install -y --no-install-recommends kubernetes-client prometheus lua5.1 lua-cjson',
       );
       expect(aptCalls(bin.aptLog)).toEqual([]);
     }
   });
 
   it('prints nothing and calls no apt-get when everything is there', () => {
-    const bin = fakeBin(['git', 'redis-server', 'openssl', 'chromium', 'kubectl', 'prometheus']);
+    const bin = fakeBin(['git', 'redis-server', 'openssl', 'chromium', 'kubectl', 'prometheus', 'lua5.1']);
     const result = run(process.execPath, [script], { PATH: bin.path });
     expect(result.status).toBe(0);
     expect(result.output).toBe('');
