@@ -338,6 +338,19 @@ describe('planRevision over ReplicaSets Argo Rollouts created', () => {
     expect(revisionHashOf(handedOver(), [])).toBe(podTemplateHash(handoverTemplate('app:2')));
   });
 
+  it("keeps Argo's revision numbers: the adopted canary stays 2, a new template is 3", () => {
+    const adopted = revisionOf(handedOver(), [argoStable(), argoCanary()]);
+    expect(adopted.number).toBe(2);
+    expect(adopted.renumber).toBeUndefined();
+    expect(revisionOf(handedOver('app:3'), [argoStable(), argoCanary()]).number).toBe(3);
+    // Set back to the stable template mid-canary: Argo renumbers the stable's ReplicaSet as the newest.
+    const back = revisionOf(handedOver('app:1'), [argoStable(), argoCanary()]);
+    expect(back).toMatchObject({
+      number: 3,
+      renumber: { 'rollout.argoproj.io/revision': '3', 'rollout.argoproj.io/revision-history': '1' },
+    });
+  });
+
   it('a ReplicaSet without a hash label is never adopted', () => {
     const bare: ObservedReplicaSet = { ...argoCanary(), podTemplateHash: '', labels: { app: 'web' } };
     const revision = revisionOf(handedOver(), [argoStable(), bare]);
@@ -354,6 +367,8 @@ describe('planRollout: the first pass over what Argo Rollouts left', () => {
     );
     expect(replicaSetWrites(plan.actions)).toEqual([]);
     expect(plan.actions.filter((a) => a.kind === 'patchServiceSelector')).toEqual([]);
+    // The Rollout carries its current ReplicaSet's number, as Argo leaves it (added if missing).
+    expect(plan.annotations).toEqual({ 'rollout.argoproj.io/revision': '2' });
     expect(plan.status).toMatchObject({
       phase: 'Paused',
       currentStepIndex: 1,
@@ -420,9 +435,10 @@ describe('the handover, pass by pass', () => {
     world.rollout.spec.template = handoverTemplate('app:3');
     runUntil(world, (w) => w.rollout.status?.phase === 'Paused');
     const own = podTemplateHash(handoverTemplate('app:3'));
-    expect(world.writes.filter((w) => w.kind === 'createReplicaSet').map((w) => w.name)).toEqual([
-      `web-${own}`,
+    expect(world.writes.filter((w) => w.kind === 'createReplicaSet')).toEqual([
+      expect.objectContaining({ name: `web-${own}`, annotations: { 'rollout.argoproj.io/revision': '3' } }),
     ]);
+    expect(world.rollout.metadata.annotations?.['rollout.argoproj.io/revision']).toBe('3');
     expect(world.rollout.status).toMatchObject({
       currentStepIndex: 1,
       currentPodHash: own,

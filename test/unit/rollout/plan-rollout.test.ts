@@ -40,7 +40,7 @@ const planOver = (rollout: Rollout, replicaSets: Record<string, number | Replica
   planRollout(rollout, observedWith(rollout, replicaSets).build(), NOW);
 
 describe('first deploy and steady state', () => {
-  it('a new ReplicaSet keeps the Git commit and author the Rollout was synced from, and no other annotation', () => {
+  it('a new ReplicaSet keeps the Git commit and author the Rollout was synced from, and its revision number, and no other annotation', () => {
     const rollout = aRollout()
       .withAnnotations({
         'rollgate.dev/commit': 'c0ffee',
@@ -50,11 +50,15 @@ describe('first deploy and steady state', () => {
       .build();
     const create = planOver(rollout).actions.find((a) => a.kind === 'createReplicaSet');
     expect(create).toMatchObject({
-      annotations: { 'rollgate.dev/commit': 'c0ffee', 'rollgate.dev/commit-author': 'Ada <ada@example.com>' },
+      annotations: {
+        'rollgate.dev/commit': 'c0ffee',
+        'rollgate.dev/commit-author': 'Ada <ada@example.com>',
+        'rollout.argoproj.io/revision': '1',
+      },
     });
-    expect(Object.keys((create as { annotations: object }).annotations)).toHaveLength(2);
+    expect(Object.keys((create as { annotations: object }).annotations)).toHaveLength(3);
     const plain = planOver(aRollout().build()).actions.find((a) => a.kind === 'createReplicaSet');
-    expect((plain as { annotations: object }).annotations).toEqual({});
+    expect((plain as { annotations: object }).annotations).toEqual({ 'rollout.argoproj.io/revision': '1' });
   });
 
   it('fresh rollout: creates <name>-<hash> with the hash label on RS, selector and template; it becomes stable at once', () => {
@@ -481,7 +485,7 @@ describe('abort', () => {
     const plan = aborted({ abort: true });
     expect(plan.status).toMatchObject({ phase: 'Degraded', abort: true, abortedAt: NOW.toISOString() });
     expect(plan.status.message).toBe(
-      `RolloutAborted: Rollout aborted update to revision ${hashOf('app:2')}; pod web-x-1 container app: ImagePullBackOff: Back-off pulling image "app:2"`,
+      `RolloutAborted: Rollout aborted update to revision 2; pod web-x-1 container app: ImagePullBackOff: Back-off pulling image "app:2"`,
     );
     expect(kinds(plan)).toEqual(['emitEvent']);
     expect(plan.status.pauseConditions).toBeUndefined();
