@@ -319,11 +319,23 @@ describe.skipIf(argocd.missing)(`Argo CD's Rollout health check and actions over
       expectHealth(rollout, { status: 'Suspended', message: 'BlueGreenPause' });
     }, 60_000);
 
-    it('blue-green, active: Healthy, no message', async () => {
+    it('blue-green, active: Healthy, no message; the first revision is the active selector', async () => {
       await apply(service('bg-active-active', 'bg-active'), service('bg-active-preview', 'bg-active'));
       await apply(rolloutManifest('bg-active', 'app:1.0', { blueGreen: true }));
       const rollout = await until('bg-active', 'Healthy', healthy);
       expectHealth(rollout, { status: 'Healthy', message: '' });
+      // As Argo: the active Service selects the first revision and status.blueGreen says so (what the
+      // plugin and the dashboard show as the active revision), before any switch.
+      const hash = rollout.status?.currentPodHash ?? '';
+      expect(rollout.status?.blueGreen?.activeSelector).toBe(hash);
+      const selector = await kubectl([
+        'get',
+        'service',
+        'bg-active-active',
+        '-o',
+        'jsonpath={.spec.selector.rollouts-pod-template-hash}',
+      ]);
+      expect(selector).toBe(hash);
     }, 60_000);
   });
 

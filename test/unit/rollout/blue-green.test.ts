@@ -668,6 +668,30 @@ function liveWorld(fields: Partial<BlueGreenStrategy>, options: Partial<WorldOpt
   return world;
 }
 
+describe('blue-green: the first revision', () => {
+  it('points the active Service at it and records status.blueGreen.activeSelector, as Argo does', () => {
+    const world = new InMemoryWorld({ rollout: blueGreen({}), services: SERVICES });
+    const first = world.reconcile();
+    // The first pass creates the ReplicaSet and points both Services at it: nothing else can serve.
+    expect(first.actions.filter((a) => a.kind === 'patchServiceSelector')).toEqual([
+      expect.objectContaining({ service: 'web', podTemplateHash: V1 }),
+      expect.objectContaining({ service: 'web-preview', podTemplateHash: V1 }),
+    ]);
+    expect(first.status.blueGreen).toMatchObject({ activeSelector: V1 });
+    for (let i = 0; i < 50 && world.rollout.status?.phase !== 'Healthy'; i++) {
+      world.reconcile();
+      if (!followsAtOnce(world)) world.advance(1000);
+    }
+    expect(world.rollout.status).toMatchObject({
+      phase: 'Healthy',
+      stableRS: V1,
+      currentPodHash: V1,
+      blueGreen: { activeSelector: V1, previewSelector: V1 },
+    });
+    expect(activeHash(world)).toBe(V1);
+  });
+});
+
 describe('blue-green: whole updates', () => {
   it('preview count, manual promotion, switch, post-promotion, old ReplicaSet scaled down after its delay', () => {
     const world = liveWorld({
