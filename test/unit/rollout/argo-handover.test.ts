@@ -380,6 +380,39 @@ describe('planRollout: the first pass over what Argo Rollouts left', () => {
   });
 });
 
+describe('an analysis step Argo left running', () => {
+  it("is the step's run under Argo's name: judged, neither started again nor stopped", () => {
+    const rollout = handedOver('app:2', {
+      ...argoStatusAtPause(PAUSED_AT),
+      controllerPause: false,
+      pauseConditions: [],
+      phase: 'Progressing',
+      message: '',
+    });
+    if (rollout.spec.strategy.canary === undefined) throw new Error('a canary');
+    rollout.spec.strategy.canary.steps = [
+      { setWeight: 40 },
+      { analysis: { templates: [{ templateName: 'success-rate' }] } },
+    ];
+    // Argo's name: <rollout>-<podHash>-<revision>-<stepIndex>, the Rollout's revision being 2.
+    const argoRun = `web-${ARGO_CANARY_HASH}-2-1`;
+    const state = {
+      ...observed(rollout, [argoStable(), argoCanary()]),
+      analysisRuns: [{ name: argoRun, phase: 'Running' as const, labels: {}, terminated: false }],
+    };
+    const running = planRollout(rollout, state, new Date(T0));
+    const runWrites = running.actions.filter((a) => a.kind.endsWith('AnalysisRun'));
+    expect(runWrites).toEqual([]);
+    expect(running.status.message).toBe(`waiting for AnalysisRun ${argoRun}`);
+    const done = planRollout(
+      rollout,
+      { ...state, analysisRuns: [{ ...state.analysisRuns[0]!, phase: 'Successful' as const }] },
+      new Date(T0),
+    );
+    expect(done.status.currentStepIndex).toBe(2);
+  });
+});
+
 describe('the handover, pass by pass', () => {
   /** A world holding Argo's two ReplicaSets with their pods, created an hour before the handover. */
   function handoverWorld(): InMemoryWorld {

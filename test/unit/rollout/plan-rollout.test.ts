@@ -364,7 +364,7 @@ describe('analysis', () => {
     const builder = observedWith(rollout, { 'app:1': 1, 'app:2': 1 });
     if (phase !== 'Running' || status.created === true) {
       builder.withAnalysisRun({
-        name: `web-${hashOf('app:2')}-1`,
+        name: `web-${hashOf('app:2')}-2-1`,
         phase,
         message: 'success-rate 0.41 < 0.95',
       });
@@ -376,7 +376,7 @@ describe('analysis', () => {
     const plan = withRun('Running');
     expect(plan.actions).toContainEqual({
       kind: 'createAnalysisRun',
-      name: `web-${hashOf('app:2')}-1`,
+      name: `web-${hashOf('app:2')}-2-1`,
       templates: [{ templateName: 'success-rate' }],
       args: [
         { name: 'canary-hash', value: hashOf('app:2') },
@@ -400,7 +400,7 @@ describe('analysis', () => {
     const plan = withRun('Failed');
     expect(plan.status).toMatchObject({ abort: true, phase: 'Degraded', abortedAt: NOW.toISOString() });
     expect(plan.status.message).toBe(
-      `RolloutAborted: AnalysisRun web-${hashOf('app:2')}-1 Failed: success-rate 0.41 < 0.95`,
+      `RolloutAborted: AnalysisRun web-${hashOf('app:2')}-2-1 Failed: success-rate 0.41 < 0.95`,
     );
     expect(writes(plan)).toEqual([]);
     expect(plan.requeueAfterMs).toBe(0);
@@ -433,7 +433,7 @@ describe('analysis', () => {
     expect(start.actions).toContainEqual(
       expect.objectContaining({
         kind: 'createAnalysisRun',
-        name: `web-${hashOf('app:2')}-background`,
+        name: `web-${hashOf('app:2')}-2`,
         background: true,
       }),
     );
@@ -444,14 +444,14 @@ describe('analysis', () => {
     const complete = planRollout(
       done,
       observedWith(done, { 'app:1': 0, 'app:2': 2 })
-        .withAnalysisRun({ name: `web-${hashOf('app:2')}-background`, phase: 'Running' })
+        .withAnalysisRun({ name: `web-${hashOf('app:2')}-2`, phase: 'Running' })
         .build(),
       NOW,
     );
     expect(complete.status.stableRS).toBe(hashOf('app:2'));
     expect(complete.actions).toContainEqual({
       kind: 'terminateAnalysisRun',
-      name: `web-${hashOf('app:2')}-background`,
+      name: `web-${hashOf('app:2')}-2`,
     });
   });
 });
@@ -590,7 +590,7 @@ describe('abort', () => {
       rollout,
       observedWith(rollout, { 'app:1': 2, 'app:2': 0 })
         .withAnalysisRun({
-          name: `web-${hashOf('app:2')}-1`,
+          name: `web-${hashOf('app:2')}-2-1`,
           phase: 'Failed',
           labels: { [POD_TEMPLATE_HASH_LABEL]: hashOf('app:2') },
         })
@@ -599,7 +599,7 @@ describe('abort', () => {
     );
     expect(plan.status).toMatchObject({ currentStepIndex: 0, phase: 'Progressing' });
     expect(plan.status.abortedAt).toBeUndefined();
-    expect(plan.actions).toContainEqual({ kind: 'deleteAnalysisRun', name: `web-${hashOf('app:2')}-1` });
+    expect(plan.actions).toContainEqual({ kind: 'deleteAnalysisRun', name: `web-${hashOf('app:2')}-2-1` });
     expect(plan.requeueAfterMs).toBe(0);
   });
 });
