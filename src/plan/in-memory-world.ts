@@ -233,6 +233,10 @@ export class InMemoryWorld {
       pass.refused = true;
       return pass;
     }
+    if (plan.annotations !== undefined) {
+      const annotations = { ...(this.rollout.metadata.annotations ?? {}), ...plan.annotations };
+      this.rollout = { ...this.rollout, metadata: { ...this.rollout.metadata, annotations } };
+    }
     pass.statusChanged = canonicalJson(this.rollout.status ?? {}) !== canonicalJson(plan.status);
     this.rollout = { ...this.rollout, status: structuredClone(plan.status) };
     this.syncPods();

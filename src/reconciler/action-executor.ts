@@ -6,6 +6,7 @@ import { canonicalJson } from '../rollout/index.ts';
 import { ROLLGATE_API, type DrivenApi } from '../manifest/driven-api.ts';
 import type { WriteResult } from './actions/action-handler.ts';
 import { handleAction } from './actions/action-handlers.ts';
+import { annotateRollout } from './actions/annotate-rollout.ts';
 import type { AnalysisRunFactory } from './analysis-run-factory.ts';
 import { FIELD_MANAGER, type KubeClients } from '../kube/client.ts';
 import { kubeCall } from '../kube/errors.ts';
@@ -19,7 +20,7 @@ export type { WriteResult } from './actions/action-handler.ts';
 
 /** One executed action (or the status write) and its result: good log and metric labels. */
 export interface ActionOutcome {
-  kind: RolloutAction['kind'] | 'patchRolloutStatus';
+  kind: RolloutAction['kind'] | 'annotateRollout' | 'patchRolloutStatus';
   target: string;
   result: WriteResult;
 }
@@ -129,9 +130,27 @@ export class ActionExecutor {
       }
     }
     if (router.kind === 'failed') report.trafficError = router.message;
+    // The Rollout as the status write replaces it: its own annotation write moves it to that write's version.
+    let raw = read.raw;
+    try {
+      if (plan.annotations !== undefined) {
+        const annotated = await annotateRollout(plan.annotations, { ...context, read });
+        report.outcomes.push({
+          kind: 'annotateRollout',
+          target: read.observed.rollout.metadata.name,
+          result: annotated.result,
+        });
+        if (annotated.written !== undefined) report.written.push(annotated.written);
+        if (annotated.metadata !== undefined) raw = { ...raw, metadata: annotated.metadata };
+        if (annotated.result === 'updated') report.writes += 1;
+      }
+    } catch (err) {
+      report.stoppedBy = err instanceof Error ? err : new Error(String(err));
+      return report;
+    }
     try {
       const status = withRouterResult(plan.status, read.raw.status, router, this.deps.clock.now());
-      const { written, ...outcome } = await this.writeStatus(status, read);
+      const { written, ...outcome } = await this.writeStatus(status, { ...read, raw });
       report.outcomes.push(outcome);
       if (written !== undefined) report.written.push(written);
       if (outcome.result === 'updated') {

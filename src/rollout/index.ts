@@ -33,6 +33,8 @@ export {
   ROLLOUT_NAME_LABEL,
   ANALYSIS_TYPE_LABEL,
   STEP_INDEX_LABEL,
+  REVISION_ANNOTATION,
+  REVISION_HISTORY_ANNOTATION,
 } from './rollout-action.ts';
 export type {
   RolloutPlan,
@@ -43,7 +45,7 @@ export type {
 } from './rollout-plan.ts';
 export { podTemplateHash, canonicalJson } from './pod-template-hash.ts';
 export { planRollout } from './plan-rollout.ts';
-export { revisionHashOf } from './plan-revision.ts';
+export { revisionHashOf, revisionNumberOf } from './plan-revision.ts';
 export {
   planRestart,
   podsToRestart,

@@ -13,9 +13,20 @@ import {
 /** What an AnalysisRun's state means for the rollout. */
 export type AnalysisVerdict = 'missing' | 'running' | 'successful' | 'failed' | 'inconclusive';
 
-/** `<rollout>-<hash>-<stepIndex>` for a step run, `<rollout>-<hash>-background` for the background run. */
-export function analysisRunName(rolloutName: string, hash: string, step: number | 'background'): string {
-  return `${rolloutName}-${hash}-${step}`;
+/**
+ * An AnalysisRun's name, as Argo Rollouts names it: `<rollout>-<hash>-<revision>-<stepIndex>` for a step
+ * run, `<rollout>-<hash>-<revision>` for the background run, `…-<revision>-pre` / `-post` for blue-green's
+ * promotion gates (`revision` is the revision's number, rollout.argoproj.io/revision). A run Argo left
+ * running at a handover thus is the step's run: it is judged, not started again.
+ */
+export function analysisRunName(
+  rolloutName: string,
+  hash: string,
+  revision: number,
+  step: number | 'background' | 'pre' | 'post',
+): string {
+  const base = `${rolloutName}-${hash}-${revision}`;
+  return step === 'background' ? base : `${base}-${step}`;
 }
 
 /** The verdict for a run (or its absence). */
@@ -53,7 +64,7 @@ export function resolveAnalysisArgs(
 export function createAnalysisRunAction(
   rolloutName: string,
   analysis: RolloutAnalysis,
-  hashes: { stable?: string; latest: string },
+  hashes: { stable?: string; latest: string; revision: number },
   step: number | 'background',
 ): CreateAnalysisRunAction {
   const labels: Record<string, string> = {
@@ -64,7 +75,7 @@ export function createAnalysisRunAction(
   if (step !== 'background') labels[STEP_INDEX_LABEL] = String(step);
   return {
     kind: 'createAnalysisRun',
-    name: analysisRunName(rolloutName, hashes.latest, step),
+    name: analysisRunName(rolloutName, hashes.latest, hashes.revision, step),
     templates: (analysis.templates ?? []).map((template) =>
       template.clusterScope === undefined
         ? { templateName: template.templateName }

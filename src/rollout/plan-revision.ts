@@ -3,6 +3,7 @@ import type { Rollout } from '../manifest/rollout.ts';
 import type { ObservedReplicaSet, ObservedState } from './observed-state.ts';
 import { podTemplateHash } from './pod-template-hash.ts';
 import { runsTemplate } from './replica-set-template.ts';
+import { REVISION_ANNOTATION, REVISION_HISTORY_ANNOTATION } from './rollout-action.ts';
 import type { RolloutContext } from './rollout-context.ts';
 
 /** How the observed ReplicaSets relate to the rollout's current template. */
@@ -23,6 +24,45 @@ export interface Revision {
   newRevision: boolean;
   /** The canary a new template replaced before it completed (status.currentPodHash), if any. */
   supersededHash?: string;
+  /**
+   * The revision's number, as Argo Rollouts counts them (`rollout.argoproj.io/revision`): the number its
+   * ReplicaSet carries, unless another ReplicaSet carries as high a one (a rollback to an older
+   * ReplicaSet), then one more than the highest; a revision without a ReplicaSet yet takes the next one.
+   */
+  number: number;
+  /**
+   * The annotations the current ReplicaSet must be given so it carries `number` (and, renumbered, the
+   * numbers it had before in `rollout.argoproj.io/revision-history`); absent when it already does.
+   */
+  renumber?: Record<string, string>;
+}
+
+/** The number in a ReplicaSet's revision annotation; 0 when absent or not a positive integer (as Argo skips it). */
+export function revisionNumberOf(rs: Pick<ObservedReplicaSet, 'annotations'>): number {
+  const value = rs.annotations[REVISION_ANNOTATION];
+  if (value === undefined || !/^[0-9]+$/.test(value)) return 0;
+  const number = Number(value);
+  return Number.isSafeInteger(number) ? number : 0;
+}
+
+/** The current ReplicaSet's number and the stamp that gives it that number, when it lacks it. */
+function numberRevision(
+  current: ObservedReplicaSet | undefined,
+  sets: readonly ObservedReplicaSet[],
+): Pick<Revision, 'number' | 'renumber'> {
+  const highestOther = Math.max(0, ...sets.filter((rs) => rs !== current).map(revisionNumberOf));
+  if (current === undefined) return { number: highestOther + 1 };
+  const own = revisionNumberOf(current);
+  if (own > highestOther) return { number: own };
+  const number = highestOther + 1;
+  const previous = current.annotations[REVISION_ANNOTATION];
+  const history = current.annotations[REVISION_HISTORY_ANNOTATION];
+  // A rolled-back-to ReplicaSet keeps the numbers it served under, as Argo's revision-history does.
+  const renumber: Record<string, string> = { [REVISION_ANNOTATION]: String(number) };
+  if (previous !== undefined && own > 0)
+    renumber[REVISION_HISTORY_ANNOTATION] =
+      history === undefined || history === '' ? previous : `${history},${previous}`;
+  return { number, renumber };
 }
 
 /** What classifying the revision reads of a pass: the Rollout, its name and status, its ReplicaSets. */
@@ -112,7 +152,16 @@ export function planRevision(context: RevisionInput): Revision {
     newRevision && previous !== undefined && previous !== '' && previous !== stableHashInStatus
       ? previous
       : undefined;
-  return { hash, current, stableHash, stable, others, newRevision, supersededHash };
+  return {
+    hash,
+    current,
+    stableHash,
+    stable,
+    others,
+    newRevision,
+    supersededHash,
+    ...numberRevision(current, sets),
+  };
 }
 
 /**

@@ -11,6 +11,7 @@ import { startPass, type Pass } from './pass/pass.ts';
 import { runSubSteps, type SubStepTable } from './pass/sub-step.ts';
 import { planRestart } from './plan-restart.ts';
 import { planRevision, type Revision } from './plan-revision.ts';
+import { withRevisionNumber } from './plan-revision-number.ts';
 import { planTrafficAtRest } from './plan-traffic.ts';
 import { assertDeadlineAnnotations } from './plan-scale-down.ts';
 import { applyInvalidSpec } from './plan-status.ts';
@@ -107,7 +108,8 @@ function invalidPlan(rollout: Rollout, error: unknown, now: Date, reason: string
  * A pass: read the context and the revision, pick the strategy ({@link STRATEGIES}), run its sub-steps in
  * order until one ends the pass, turn the result into status and requeueAfter (finishPass), then add the
  * restart's evictions when the pass leaves the ReplicaSets alone, the workloadRef Deployment's
- * scale-down, and, on a pass that does nothing else, the recorded traffic weights held (planTrafficAtRest).
+ * scale-down, on a pass that does nothing else, the recorded traffic weights held (planTrafficAtRest), and
+ * the revision's number written where Argo's tools read it (withRevisionNumber).
  */
 export function planRollout(rollout: Rollout, observed: ObservedState, now: Date): RolloutPlan {
   // Without its Deployment the rollout has no template to plan from: it waits, saying why.
@@ -142,11 +144,15 @@ export function planRollout(rollout: Rollout, observed: ObservedState, now: Date
             replicaSets: observed.replicaSets,
             planned: restarted.status,
           });
-    return planTrafficAtRest({
-      plan: scaledDown,
-      live: rollout.status ?? {},
-      routed: context.router !== undefined,
-      routerError: routerErrorOf(context)?.message,
+    return withRevisionNumber({
+      plan: planTrafficAtRest({
+        plan: scaledDown,
+        live: rollout.status ?? {},
+        routed: context.router !== undefined,
+        routerError: routerErrorOf(context)?.message,
+      }),
+      revision,
+      rolloutAnnotations: rollout.metadata.annotations,
     });
   } catch (error) {
     return invalidPlan(

@@ -2,8 +2,12 @@
 import type { ReplicaSetCount } from './canary-replica-counts.ts';
 import type { ObservedReplicaSet } from './observed-state.ts';
 import type { OldReplicaSet } from './plan-scale-down.ts';
-import { replicaSetName } from './plan-revision.ts';
-import { POD_TEMPLATE_HASH_LABEL, type CreateReplicaSetAction } from './rollout-action.ts';
+import { replicaSetName, type Revision } from './plan-revision.ts';
+import {
+  POD_TEMPLATE_HASH_LABEL,
+  REVISION_ANNOTATION,
+  type CreateReplicaSetAction,
+} from './rollout-action.ts';
 import type { RolloutContext } from './rollout-context.ts';
 import { COMMIT_ANNOTATION, COMMIT_AUTHOR_ANNOTATION } from '../manifest/commit-annotations.ts';
 
@@ -27,15 +31,19 @@ export function oldCounts(old: readonly OldReplicaSet[]): Array<ReplicaSetCount 
   return old.map((entry) => ({ ...countOf(entry.rs), scaleDown: entry.due }));
 }
 
-/** Creates the ReplicaSet of revision `hash` from the rollout's template, with `replicas` pods. */
+/**
+ * Creates the ReplicaSet of `revision` from the rollout's template, with `replicas` pods, stamped with the
+ * revision's number.
+ */
 export function createReplicaSet(
   context: RolloutContext,
-  hash: string,
+  revision: Pick<Revision, 'hash' | 'number'>,
   replicas: number,
 ): CreateReplicaSetAction {
+  const { hash } = revision;
   const template = context.rollout.spec.template;
   const labels = { ...(template.metadata?.labels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash };
-  const annotations: Record<string, string> = {};
+  const annotations: Record<string, string> = { [REVISION_ANNOTATION]: String(revision.number) };
   for (const key of REVISION_ORIGIN) {
     const value = context.rollout.metadata.annotations?.[key];
     if (value !== undefined) annotations[key] = value;

@@ -5,6 +5,13 @@ import type { SetHeaderRoute, SetMirrorRoute } from '../manifest/rollout.ts';
 export const POD_TEMPLATE_HASH_LABEL = 'rollouts-pod-template-hash';
 /** Annotation on an old ReplicaSet: when it may be scaled to 0 (RFC 3339). Never written empty. */
 export const SCALE_DOWN_DEADLINE_ANNOTATION = 'rollgate.dev/scale-down-deadline';
+/**
+ * Annotation on each ReplicaSet (and on the Rollout, its current one's: RolloutPlan.annotations): the revision's number, counted
+ * up per new revision as Argo Rollouts does, so Argo's kubectl plugin and dashboard list the same revisions.
+ */
+export const REVISION_ANNOTATION = 'rollout.argoproj.io/revision';
+/** Annotation on a rolled-back-to ReplicaSet: the numbers it carried before, comma-separated (as Argo). */
+export const REVISION_HISTORY_ANNOTATION = 'rollout.argoproj.io/revision-history';
 /** Label on AnalysisRuns naming their rollout. */
 export const ROLLOUT_NAME_LABEL = 'rollgate.dev/rollout';
 /** Label on AnalysisRuns: 'Step' or 'Background' (values as Argo's rollout-type label). */

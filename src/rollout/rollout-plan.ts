@@ -71,12 +71,17 @@ export interface TrafficRouterError {
  *   are applied; writes that change nothing (a reassertTrafficWeights at rest, the router holding those
  *   weights already) do not call for one. Decided by `nextLook` (src/clock/next-look.ts), the one
  *   minimum of every candidate the pass has.
+ * - `annotations`: annotations the Rollout itself must carry (its revision number, as Argo's tools read it):
+ *   merge-patched on the Rollout before the status, conditional on the resourceVersion read, only when
+ *   one differs; the status replace then carries the version that write left. Like the status, it is
+ *   the rollout's own record, not an action.
  * - `requeueReason`: why, when there is a `requeueAfterMs` (`timer`, `progress deadline`, `waiting for
  *   pods`, `traffic router retry`, `restart`, `phase recorded`); the reconcile's requeue reason.
  */
 export interface RolloutPlan {
   actions: RolloutAction[];
   status: PlannedRolloutStatus;
+  annotations?: Record<string, string>;
   requeueAfterMs?: number;
   requeueReason?: string;
 }

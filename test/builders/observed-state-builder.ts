@@ -7,7 +7,7 @@ import type {
   ObservedService,
   ObservedState,
 } from '../../src/rollout/index.ts';
-import { POD_TEMPLATE_HASH_LABEL } from '../../src/rollout/index.ts';
+import { POD_TEMPLATE_HASH_LABEL, REVISION_ANNOTATION, podTemplateHash } from '../../src/rollout/index.ts';
 import { hashOf, templateFor } from './rollout-builder.ts';
 
 export interface ReplicaSetOptions {
@@ -68,6 +68,7 @@ export function aPod(
 
 export class ObservedStateBuilder {
   private readonly state: ObservedState;
+  private numbered = true;
 
   constructor(rollout: Rollout) {
     this.state = { rollout, replicaSets: [], pods: [], services: [], analysisRuns: [] };
@@ -100,8 +101,42 @@ export class ObservedStateBuilder {
     return this;
   }
 
+  /** Leaves the ReplicaSets without revision numbers (as another controller, or an older Rollgate, left them). */
+  unnumbered(): this {
+    this.numbered = false;
+    return this;
+  }
+
+  /**
+   * The state as Rollgate leaves it: ReplicaSets without a `rollout.argoproj.io/revision` are numbered in
+   * the order added, the one running the rollout's template last (the current revision is the newest),
+   * and the rollout (the very object given, as tests plan it) carries the current one's number.
+   */
   build(): ObservedState {
+    if (this.numbered) this.number();
     return structuredClone(this.state);
+  }
+
+  private number(): void {
+    const { rollout, replicaSets } = this.state;
+    const hash = podTemplateHash(rollout.spec.template, rollout.status?.collisionCount);
+    const ordered = [
+      ...replicaSets.filter((rs) => rs.podTemplateHash !== hash),
+      ...replicaSets.filter((rs) => rs.podTemplateHash === hash),
+    ];
+    let next = Math.max(0, ...replicaSets.map((rs) => Number(rs.annotations[REVISION_ANNOTATION] ?? 0)));
+    for (const rs of ordered) {
+      if (rs.annotations[REVISION_ANNOTATION] !== undefined) continue;
+      next += 1;
+      rs.annotations = { ...rs.annotations, [REVISION_ANNOTATION]: String(next) };
+    }
+    const current = replicaSets.find((rs) => rs.podTemplateHash === hash);
+    const number = current?.annotations[REVISION_ANNOTATION];
+    if (number !== undefined && rollout.metadata.annotations?.[REVISION_ANNOTATION] === undefined)
+      rollout.metadata.annotations = {
+        ...(rollout.metadata.annotations ?? {}),
+        [REVISION_ANNOTATION]: number,
+      };
   }
 }
 

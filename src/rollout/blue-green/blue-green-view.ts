@@ -3,6 +3,7 @@ import { blueGreenWithDefaults, type BlueGreenStrategyWithDefaults } from '../..
 import { countRestartedReadyPods } from '../failing-pods.ts';
 import type { ObservedReplicaSet } from '../observed-state.ts';
 import type { Pass } from '../pass/pass.ts';
+import { analysisRunName } from '../plan-analysis.ts';
 import { countOf } from '../replica-sets.ts';
 import { POD_TEMPLATE_HASH_LABEL } from '../rollout-action.ts';
 
@@ -85,9 +86,9 @@ export function honestAvailable(pass: Pass): number {
   );
 }
 
-/** The AnalysisRun of a promotion gate: `<rollout>-<hash>-pre` / `-post`. */
+/** The AnalysisRun of a promotion gate: `<rollout>-<hash>-<revision>-pre` / `-post`, as Argo names it. */
 export function promotionRunName(pass: Pass, gate: 'pre' | 'post'): string {
-  return `${pass.context.name}-${pass.revision.hash}-${gate}`;
+  return analysisRunName(pass.context.name, pass.revision.hash, pass.revision.number, gate);
 }
 
 /** Where the named Service points after this pass's writes (a planned selector patch, else as observed). */

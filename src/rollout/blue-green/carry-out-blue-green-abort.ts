@@ -78,7 +78,7 @@ export function carryOutBlueGreenAbort(pass: Pass): Pass {
   return amend(next, {
     verdict: {
       phase: 'Degraded',
-      message: live.message ?? `RolloutAborted: Rollout aborted update to revision ${revision.hash}`,
+      message: live.message ?? `RolloutAborted: Rollout aborted update to revision ${revision.number}`,
       aborted: true,
       deadlineExceeded: abortedByDeadline(live.message),
       paused: false,

@@ -50,7 +50,7 @@ export function completeBlueGreen(pass: Pass): Pass {
       event(
         'Normal',
         'RolloutCompleted',
-        `Rollout completed update to revision ${revision.hash} (previous stable ${stableHashOf(pass)})`,
+        `Rollout completed update to revision ${revision.number} (${revision.hash}; previous stable ${stableHashOf(pass)})`,
       ),
     ],
   });

@@ -17,7 +17,7 @@ function runAction(pass: Pass, analysis: RolloutAnalysis, gate: 'pre' | 'post'):
   const base = createAnalysisRunAction(
     pass.context.name,
     analysis,
-    { stable: stableHashOf(pass), latest: pass.revision.hash },
+    { stable: stableHashOf(pass), latest: pass.revision.hash, revision: pass.revision.number },
     'background',
   );
   return {

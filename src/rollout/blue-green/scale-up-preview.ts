@@ -21,7 +21,7 @@ export function scaleUpPreview(pass: Pass): Pass {
   const events: EmitEventAction[] = [];
   if (stable.replicas < context.replicas) actions.push(scale(stable, context.replicas));
   if (rs === undefined) {
-    actions.push(withAntiAffinity(pass, createReplicaSet(context, revision.hash, want)));
+    actions.push(withAntiAffinity(pass, createReplicaSet(context, revision, want)));
     events.push(
       event(
         'Normal',

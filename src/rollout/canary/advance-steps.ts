@@ -107,7 +107,7 @@ export function advanceSteps(pass: Pass): Pass {
       }
       pauseConditions = pauseConditions.filter((c) => c.reason !== CANARY_PAUSE_STEP);
     } else {
-      const runName = analysisRunName(name, revision.hash, index);
+      const runName = analysisRunName(name, revision.hash, revision.number, index);
       const run = context.observed.analysisRuns.find((candidate) => candidate.name === runName);
       const verdict = analysisVerdict(run);
       if (verdict === 'missing') {
@@ -115,7 +115,7 @@ export function advanceSteps(pass: Pass): Pass {
           createAnalysisRunAction(
             name,
             step.analysis,
-            { stable: stableHashOf(pass), latest: revision.hash },
+            { stable: stableHashOf(pass), latest: revision.hash, revision: revision.number },
             index,
           ),
         );

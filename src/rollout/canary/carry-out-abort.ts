@@ -70,7 +70,7 @@ export function carryOutAbort(pass: Pass): Pass {
       wakeAtMs: [delayMs > 0 && now.getTime() < scaleDownAt ? scaleDownAt : undefined],
       verdict: {
         phase: 'Degraded',
-        message: live.message ?? `RolloutAborted: Rollout aborted update to revision ${revision.hash}`,
+        message: live.message ?? `RolloutAborted: Rollout aborted update to revision ${revision.number}`,
         aborted: true,
         deadlineExceeded: abortedByDeadline(live.message),
         paused: false,

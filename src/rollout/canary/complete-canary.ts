@@ -95,7 +95,7 @@ export function completeCanary(pass: Pass): Pass {
       event(
         'Normal',
         'RolloutCompleted',
-        `Rollout completed update to revision ${revision.hash} (previous stable ${stableHashOf(pass)})`,
+        `Rollout completed update to revision ${revision.number} (${revision.hash}; previous stable ${stableHashOf(pass)})`,
       ),
     ],
     verdict: {

@@ -10,7 +10,7 @@ import {
 
 /** The background run's name for the pass's revision. */
 export function backgroundRunName(pass: Pass): string {
-  return analysisRunName(pass.context.name, pass.revision.hash, 'background');
+  return analysisRunName(pass.context.name, pass.revision.hash, pass.revision.number, 'background');
 }
 
 /**

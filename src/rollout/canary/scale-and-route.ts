@@ -64,7 +64,7 @@ export function scaleAndRoute(pass: Pass): Pass {
     actions.push(...traffic);
     trafficEmitted = true;
   } else if (rs === undefined) {
-    actions.push(createReplicaSet(context, revision.hash, counts.next.canary));
+    actions.push(createReplicaSet(context, revision, counts.next.canary));
     events.push(event('Normal', 'ReplicaSetCreated', `Created canary ReplicaSet ${rsName}`));
   } else if (counts.next.canary > rs.replicas || counts.next.stable > stable.replicas) {
     if (counts.next.canary > rs.replicas) actions.push(scale(rs, counts.next.canary));

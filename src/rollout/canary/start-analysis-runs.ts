@@ -18,7 +18,7 @@ export function startAnalysisRuns(pass: Pass): Pass {
   const steps = context.steps;
   const wanted: string[] = [];
   if (index < steps.length && steps[index]?.kind === 'analysis')
-    wanted.push(analysisRunName(context.name, revision.hash, index));
+    wanted.push(analysisRunName(context.name, revision.hash, revision.number, index));
   const background = context.background;
   let next = pass;
   if (
@@ -34,7 +34,7 @@ export function startAnalysisRuns(pass: Pass): Pass {
           createAnalysisRunAction(
             context.name,
             background,
-            { stable: stableHashOf(pass), latest: revision.hash },
+            { stable: stableHashOf(pass), latest: revision.hash, revision: revision.number },
             'background',
           ),
         ],

@@ -74,8 +74,9 @@ export function reportSteadyState(pass: Pass): Pass {
       stableHash: hash,
       weights: pass.findings.trafficSent === false ? 'keep' : stableTraffic(pass),
       // Blue-green at rest: the selectors as they stand (activeSelector is what Argo CD's health check and
-      // Argo's plugin compare with currentPodHash), as Argo records them from the first revision on.
-      ...(context.spec.strategy.blueGreen !== undefined
+      // Argo's plugin compare with currentPodHash), as Argo records them from the first revision on. Read
+      // from the Rollout itself: the shared context's spec carries the blue-green Services as a canary's.
+      ...(context.rollout.spec.strategy.blueGreen !== undefined
         ? { blueGreen: blueGreenStatus(tracked, false) }
         : {}),
     },

@@ -34,7 +34,7 @@ export function scaleStable(pass: Pass): Pass {
   const actions: RolloutAction[] = [];
   const events = [];
   if (rs === undefined) {
-    actions.push(createReplicaSet(context, revision.hash, counts.next.stable));
+    actions.push(createReplicaSet(context, revision, counts.next.stable));
     events.push(
       event(
         'Normal',

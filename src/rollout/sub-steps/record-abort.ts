@@ -38,7 +38,7 @@ export function recordAbort(pass: Pass): Pass {
   const cause =
     findings.abortCause ??
     withFailures(
-      `Rollout aborted update to revision ${revision.hash}`,
+      `Rollout aborted update to revision ${revision.number}`,
       describePodFailures(findPodFailures(context.observed.pods, revision.hash)),
     );
   const message = `${ABORTED}: ${cause}`;

@@ -29,7 +29,13 @@ export function retryAborted(pass: Pass): Pass {
       progress: undefined,
       promoteFull: false,
     },
-    events: [event('Normal', 'RolloutRetried', `Retrying update to revision ${revision.hash} from step 0`)],
+    events: [
+      event(
+        'Normal',
+        'RolloutRetried',
+        `Retrying update to revision ${revision.number} (${revision.hash}) from step 0`,
+      ),
+    ],
     verdict: {
       phase: 'Progressing',
       message: 'retrying',

@@ -218,6 +218,15 @@ describe.skipIf(argocd.missing)(`Argo CD's Rollout health check and actions over
       '-o',
       'jsonpath={.items[0].metadata.name}',
     ]);
+  /** The `rollout.argoproj.io/revision` annotation of a ReplicaSet or the Rollout (what Argo's plugin lists). */
+  const revisionAnnotationOf = (kind: 'ReplicaSet' | 'Rollout', name: string): Promise<string> =>
+    kubectl([
+      'get',
+      kind === 'Rollout' ? `rollouts.${GROUP}` : 'rs',
+      name,
+      '-o',
+      String.raw`jsonpath={.metadata.annotations.rollout\.argoproj\.io/revision}`,
+    ]);
 
   beforeAll(async () => {
     scene = await startRollgateProcessScene({ redisUrl: inject('redisUrl'), runDir: inject('runDir') });
@@ -270,17 +279,20 @@ describe.skipIf(argocd.missing)(`Argo CD's Rollout health check and actions over
       expectHealth(rollout, { status: 'Suspended', message: 'manually paused' });
     }, 60_000);
 
-    it('aborted: Degraded, "RolloutAborted: Rollout aborted update to revision …"', async () => {
+    it('aborted: Degraded, "RolloutAborted: Rollout aborted update to revision 2"', async () => {
       await updated('aborted', {});
       await until('aborted', 'paused at step 1', pausedAt(1));
       await patch('aborted', { status: { abort: true } }, 'status');
       const rollout = await until('aborted', 'phase Degraded', (r) => r.status?.phase === 'Degraded');
-      // Argo names the revision by its number (rollout.argoproj.io/revision, "2" here); Rollgate keeps no
-      // revision numbers yet and names it by its pod-template hash: the one known difference of this table.
+      // Argo's exact message: the revision by its number, the second ReplicaSet the Rollout ever had,
+      // which the canary's ReplicaSet and the Rollout both carry (rollout.argoproj.io/revision).
       expectHealth(rollout, {
         status: 'Degraded',
-        message: `RolloutAborted: Rollout aborted update to revision ${rollout.status?.currentPodHash}`,
+        message: 'RolloutAborted: Rollout aborted update to revision 2',
       });
+      const canary = await replicaSetOf('aborted', rollout.status?.currentPodHash ?? '');
+      expect(await revisionAnnotationOf('ReplicaSet', canary)).toBe('2');
+      expect(await revisionAnnotationOf('Rollout', 'aborted')).toBe('2');
     }, 60_000);
 
     it('degraded (progress deadline exceeded): Degraded, "ProgressDeadlineExceeded: ReplicaSet … has timed out progressing."', async () => {
@@ -307,11 +319,23 @@ describe.skipIf(argocd.missing)(`Argo CD's Rollout health check and actions over
       expectHealth(rollout, { status: 'Suspended', message: 'BlueGreenPause' });
     }, 60_000);
 
-    it('blue-green, active: Healthy, no message', async () => {
+    it('blue-green, active: Healthy, no message; the first revision is the active selector', async () => {
       await apply(service('bg-active-active', 'bg-active'), service('bg-active-preview', 'bg-active'));
       await apply(rolloutManifest('bg-active', 'app:1.0', { blueGreen: true }));
       const rollout = await until('bg-active', 'Healthy', healthy);
       expectHealth(rollout, { status: 'Healthy', message: '' });
+      // As Argo: the active Service selects the first revision and status.blueGreen says so (what the
+      // plugin and the dashboard show as the active revision), before any switch.
+      const hash = rollout.status?.currentPodHash ?? '';
+      expect(rollout.status?.blueGreen?.activeSelector).toBe(hash);
+      const selector = await kubectl([
+        'get',
+        'service',
+        'bg-active-active',
+        '-o',
+        'jsonpath={.spec.selector.rollouts-pod-template-hash}',
+      ]);
+      expect(selector).toBe(hash);
     }, 60_000);
   });
 

@@ -52,6 +52,18 @@ describe.each(DRIVEN_GROUPS)('%s', (GROUP) => {
     return list.items.map((rs) => rs.metadata?.name ?? '').sort();
   }
 
+  /** `rollout.argoproj.io/revision` of each ReplicaSet, by name, and of the Rollout (what Argo's plugin lists). */
+  async function revisionNumbers(): Promise<Record<string, string | undefined>> {
+    const list = await harness.clients.apps.listNamespacedReplicaSet({ namespace: NAMESPACE });
+    const numbers: Record<string, string | undefined> = {};
+    for (const rs of list.items)
+      numbers[rs.metadata?.name ?? ''] = rs.metadata?.annotations?.['rollout.argoproj.io/revision'];
+    const live = (await harness.clients.custom.getNamespacedCustomObject({ ...ROLLOUTS, name: NAME })) as {
+      metadata?: { annotations?: Record<string, string> };
+    };
+    numbers['rollout'] = live.metadata?.annotations?.['rollout.argoproj.io/revision'];
+    return numbers;
+  }
   async function selectorHash(service: string): Promise<string | undefined> {
     const live = await harness.clients.core.readNamespacedService({ namespace: NAMESPACE, name: service });
     return live.spec?.selector?.[POD_TEMPLATE_HASH_LABEL];
@@ -157,6 +169,14 @@ describe.each(DRIVEN_GROUPS)('%s', (GROUP) => {
         stableRS: ARGO_CANARY_HASH,
       });
       expect(await replicaSetNames()).toEqual([...argoSets, `${NAME}-${own}`].sort());
+      // Argo's numbers are kept and continue: its ReplicaSets stay 1 and 2, Rollgate's own is 3, as Argo
+      // would have numbered it, and the Rollout says 3.
+      expect(await revisionNumbers()).toEqual({
+        [`${NAME}-${ARGO_STABLE_HASH}`]: '1',
+        [`${NAME}-${ARGO_CANARY_HASH}`]: '2',
+        [`${NAME}-${own}`]: '3',
+        rollout: '3',
+      });
       await promote();
       await harness.runUntil(key, completedOn(own), { timeoutMs: 120_000 });
       expect(harness.violations).toEqual([]);

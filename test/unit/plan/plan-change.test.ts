@@ -71,7 +71,7 @@ describe('planChange', () => {
         canary: 3,
         stable: 3,
         weight: 50,
-        analysisRuns: [`web-${hash}-3`],
+        analysisRuns: [`web-${hash}-2-3`],
         doneAfterMs: 600_000,
       },
       {
@@ -177,7 +177,7 @@ describe('plan output', () => {
     expect(lines).toContain('| Step | Action | Canary | Stable | Weight | Pause | Analysis | Done after |');
     expect(lines).toContain('| 1 | pause: 10m | 1 | 4 | 20% | 10m |  | 10m |');
     expect(lines).toContain(
-      `| 3 | analysis: success-rate | 3 | 3 | 50% |  | web-${hashOf('app:2')}-3 | 10m |`,
+      `| 3 | analysis: success-rate | 3 | 3 | 50% |  | web-${hashOf('app:2')}-2-3 | 10m |`,
     );
     expect(lines).toContain('| 4 | pause (until promoted) | 3 | 3 | 50% | until promoted |  | 10m |');
     expect(lines.filter((line) => line.startsWith('| '))).toHaveLength(2 + STEPS.length);

@@ -338,6 +338,19 @@ describe('planRevision over ReplicaSets Argo Rollouts created', () => {
     expect(revisionHashOf(handedOver(), [])).toBe(podTemplateHash(handoverTemplate('app:2')));
   });
 
+  it("keeps Argo's revision numbers: the adopted canary stays 2, a new template is 3", () => {
+    const adopted = revisionOf(handedOver(), [argoStable(), argoCanary()]);
+    expect(adopted.number).toBe(2);
+    expect(adopted.renumber).toBeUndefined();
+    expect(revisionOf(handedOver('app:3'), [argoStable(), argoCanary()]).number).toBe(3);
+    // Set back to the stable template mid-canary: Argo renumbers the stable's ReplicaSet as the newest.
+    const back = revisionOf(handedOver('app:1'), [argoStable(), argoCanary()]);
+    expect(back).toMatchObject({
+      number: 3,
+      renumber: { 'rollout.argoproj.io/revision': '3', 'rollout.argoproj.io/revision-history': '1' },
+    });
+  });
+
   it('a ReplicaSet without a hash label is never adopted', () => {
     const bare: ObservedReplicaSet = { ...argoCanary(), podTemplateHash: '', labels: { app: 'web' } };
     const revision = revisionOf(handedOver(), [argoStable(), bare]);
@@ -354,6 +367,8 @@ describe('planRollout: the first pass over what Argo Rollouts left', () => {
     );
     expect(replicaSetWrites(plan.actions)).toEqual([]);
     expect(plan.actions.filter((a) => a.kind === 'patchServiceSelector')).toEqual([]);
+    // The Rollout carries its current ReplicaSet's number, as Argo leaves it (added if missing).
+    expect(plan.annotations).toEqual({ 'rollout.argoproj.io/revision': '2' });
     expect(plan.status).toMatchObject({
       phase: 'Paused',
       currentStepIndex: 1,
@@ -362,6 +377,39 @@ describe('planRollout: the first pass over what Argo Rollouts left', () => {
       controllerPause: true,
       pauseConditions: [{ reason: 'CanaryPauseStep', startTime: PAUSED_AT }],
     });
+  });
+});
+
+describe('an analysis step Argo left running', () => {
+  it("is the step's run under Argo's name: judged, neither started again nor stopped", () => {
+    const rollout = handedOver('app:2', {
+      ...argoStatusAtPause(PAUSED_AT),
+      controllerPause: false,
+      pauseConditions: [],
+      phase: 'Progressing',
+      message: '',
+    });
+    if (rollout.spec.strategy.canary === undefined) throw new Error('a canary');
+    rollout.spec.strategy.canary.steps = [
+      { setWeight: 40 },
+      { analysis: { templates: [{ templateName: 'success-rate' }] } },
+    ];
+    // Argo's name: <rollout>-<podHash>-<revision>-<stepIndex>, the Rollout's revision being 2.
+    const argoRun = `web-${ARGO_CANARY_HASH}-2-1`;
+    const state = {
+      ...observed(rollout, [argoStable(), argoCanary()]),
+      analysisRuns: [{ name: argoRun, phase: 'Running' as const, labels: {}, terminated: false }],
+    };
+    const running = planRollout(rollout, state, new Date(T0));
+    const runWrites = running.actions.filter((a) => a.kind.endsWith('AnalysisRun'));
+    expect(runWrites).toEqual([]);
+    expect(running.status.message).toBe(`waiting for AnalysisRun ${argoRun}`);
+    const done = planRollout(
+      rollout,
+      { ...state, analysisRuns: [{ ...state.analysisRuns[0]!, phase: 'Successful' as const }] },
+      new Date(T0),
+    );
+    expect(done.status.currentStepIndex).toBe(2);
   });
 });
 
@@ -420,9 +468,10 @@ describe('the handover, pass by pass', () => {
     world.rollout.spec.template = handoverTemplate('app:3');
     runUntil(world, (w) => w.rollout.status?.phase === 'Paused');
     const own = podTemplateHash(handoverTemplate('app:3'));
-    expect(world.writes.filter((w) => w.kind === 'createReplicaSet').map((w) => w.name)).toEqual([
-      `web-${own}`,
+    expect(world.writes.filter((w) => w.kind === 'createReplicaSet')).toEqual([
+      expect.objectContaining({ name: `web-${own}`, annotations: { 'rollout.argoproj.io/revision': '3' } }),
     ]);
+    expect(world.rollout.metadata.annotations?.['rollout.argoproj.io/revision']).toBe('3');
     expect(world.rollout.status).toMatchObject({
       currentStepIndex: 1,
       currentPodHash: own,

@@ -89,7 +89,7 @@ const rows: Row[] = [
     name: 'keep-gate-run: before the switch and the gates, the pre-promotion run is kept',
     run: keepGateRun,
     given: { rollout: update({ prePromotionAnalysis: ANALYSIS }), sets: { 'app:1': 4, 'app:2': 4 } },
-    want: { kinds: [], findings: { wantedRuns: [`web-${V2}-pre`] }, verdict: 'none' },
+    want: { kinds: [], findings: { wantedRuns: [`web-${V2}-2-pre`] }, verdict: 'none' },
   },
   {
     name: 'keep-gate-run: once the gates are passed, no pre-promotion run is kept',
@@ -109,7 +109,7 @@ const rows: Row[] = [
       active: V2,
       preview: V2,
     },
-    want: { findings: { wantedRuns: [`web-${V2}-post`] } },
+    want: { findings: { wantedRuns: [`web-${V2}-2-post`] } },
   },
   {
     name: 'keep-gate-run: after the switch with promote --full, no run is kept',
@@ -311,10 +311,10 @@ const rows: Row[] = [
     run: prePromotionAnalysis,
     given: { rollout: update({ prePromotionAnalysis: ANALYSIS }), sets: { 'app:1': 4, 'app:2': 4 } },
     want: {
-      actions: [{ kind: 'createAnalysisRun', name: `web-${V2}-pre`, background: false }],
+      actions: [{ kind: 'createAnalysisRun', name: `web-${V2}-2-pre`, background: false }],
       verdict: {
         phase: 'Progressing',
-        message: `waiting for AnalysisRun web-${V2}-pre`,
+        message: `waiting for AnalysisRun web-${V2}-2-pre`,
         blueGreen: { activeSelector: V1, previewSelector: V1 },
       },
     },
@@ -325,7 +325,7 @@ const rows: Row[] = [
     given: {
       rollout: update({ prePromotionAnalysis: ANALYSIS }),
       sets: { 'app:1': 4, 'app:2': 4 },
-      runs: [{ name: `web-${V2}-pre`, phase: 'Running', terminated: true }],
+      runs: [{ name: `web-${V2}-2-pre`, phase: 'Running', terminated: true }],
     },
     want: { kinds: ['deleteAnalysisRun'], verdict: { phase: 'Progressing' } },
   },
@@ -335,7 +335,7 @@ const rows: Row[] = [
     given: {
       rollout: update({ prePromotionAnalysis: ANALYSIS }),
       sets: { 'app:1': 4, 'app:2': 4 },
-      runs: [{ name: `web-${V2}-pre`, phase: 'Successful' }],
+      runs: [{ name: `web-${V2}-2-pre`, phase: 'Successful' }],
     },
     want: { kinds: [], verdict: 'none' },
   },
@@ -487,10 +487,10 @@ const rows: Row[] = [
       preview: V2,
     },
     want: {
-      actions: [{ kind: 'createAnalysisRun', name: `web-${V2}-post`, background: false }],
+      actions: [{ kind: 'createAnalysisRun', name: `web-${V2}-2-post`, background: false }],
       verdict: {
         phase: 'Progressing',
-        message: `waiting for AnalysisRun web-${V2}-post`,
+        message: `waiting for AnalysisRun web-${V2}-2-post`,
         blueGreen: { activeSelector: V2, previewSelector: V2, scaleUpPreviewCheckPoint: true },
       },
     },
@@ -502,7 +502,7 @@ const rows: Row[] = [
       rollout: update({ postPromotionAnalysis: ANALYSIS }, CHECKPOINT),
       sets: { 'app:1': 4, 'app:2': 4 },
       active: V2,
-      runs: [{ name: `web-${V2}-post`, phase: 'Successful' }],
+      runs: [{ name: `web-${V2}-2-post`, phase: 'Successful' }],
     },
     want: { kinds: [], verdict: 'none' },
   },

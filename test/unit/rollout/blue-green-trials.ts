@@ -52,7 +52,7 @@ function violationsOf(world: InMemoryWorld, hadPost: boolean, skippedPost: Reado
   const current = status.currentPodHash;
   if (status.phase === 'Healthy' && current !== undefined && current === hashOf(imageOf(world))) {
     if (active !== current) problems.push(`Healthy at ${current} while the active Service selects ${active}`);
-    const post = world.runs.get(`web-${current}-post`);
+    const post = postRunOf(world, current);
     if (
       hadPost &&
       !skippedPost.has(current) &&
@@ -71,6 +71,14 @@ function imageOf(world: InMemoryWorld): string {
 }
 
 /** Runs `trials` seeded trials; each starts from a live first revision. */
+
+/** The post-promotion run of revision `hash`, whatever its number (`web-<hash>-<revision>-post`). */
+export function postRunOf(world: InMemoryWorld, hash: string) {
+  return [...world.runs.values()].find(
+    (run) => run.name.startsWith(`web-${hash}-`) && run.name.endsWith('-post'),
+  );
+}
+
 export function runBlueGreenTrials(options: { trials: number; seed: number }): TrialsResult {
   const result: TrialsResult = {
     trials: options.trials,
@@ -143,7 +151,7 @@ export function runBlueGreenTrials(options: { trials: number; seed: number }): T
         // running, or ended since its last pass, the rollout not aborted) no longer decides.
         const status = world.rollout.status ?? {};
         const current = status.currentPodHash;
-        const post = world.runs.get(`web-${current ?? ''}-post`);
+        const post = postRunOf(world, current ?? '');
         if (current !== undefined && post !== undefined && status.abort !== true) skippedPost.add(current);
         world.patchStatus({ promoteFull: true });
       }

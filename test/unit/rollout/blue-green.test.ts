@@ -13,7 +13,7 @@ import { InMemoryWorld, type WorldOptions } from '../../builders/in-memory-world
 import { anObservedState } from '../../builders/observed-state-builder.ts';
 import { aRollout, hashOf } from '../../builders/rollout-builder.ts';
 import { followsAtOnce } from '../../builders/run-until.ts';
-import { MAX_PASSES_PER_TRIAL, runBlueGreenTrials } from './blue-green-trials.ts';
+import { MAX_PASSES_PER_TRIAL, postRunOf, runBlueGreenTrials } from './blue-green-trials.ts';
 
 const NOW = new Date('2026-01-01T00:10:00Z');
 const V1 = hashOf('app:1');
@@ -205,12 +205,12 @@ const ROWS: Row[] = [
     wantWrites: [
       expect.objectContaining({
         kind: 'createAnalysisRun',
-        name: `web-${V2}-pre`,
+        name: `web-${V2}-2-pre`,
         labels: expect.objectContaining({ 'rollgate.dev/analysis-type': 'PrePromotion' }),
       }),
     ],
     wantPhase: 'Progressing',
-    wantStatus: { message: `waiting for AnalysisRun web-${V2}-pre` },
+    wantStatus: { message: `waiting for AnalysisRun web-${V2}-2-pre` },
   },
   {
     name: 'pre-promotion analysis failed: the abort is recorded first, nothing else written',
@@ -221,7 +221,7 @@ const ROWS: Row[] = [
         .withReplicaSet('app:2', { replicas: 4 })
         .withService('web', sel(V1))
         .withService('web-preview', sel(V2))
-        .withAnalysisRun({ name: `web-${V2}-pre`, phase: 'Failed', message: 'error rate 9%' }),
+        .withAnalysisRun({ name: `web-${V2}-2-pre`, phase: 'Failed', message: 'error rate 9%' }),
     wantWrites: [],
     wantPhase: 'Degraded',
     wantRequeueAfterMs: 0,
@@ -243,7 +243,7 @@ const ROWS: Row[] = [
     wantWrites: [
       expect.objectContaining({
         kind: 'createAnalysisRun',
-        name: `web-${V2}-post`,
+        name: `web-${V2}-2-post`,
         labels: expect.objectContaining({ 'rollgate.dev/analysis-type': 'PostPromotion' }),
       }),
     ],
@@ -262,7 +262,7 @@ const ROWS: Row[] = [
         .withReplicaSet('app:2', { replicas: 4 })
         .withService('web', sel(V2))
         .withService('web-preview', sel(V2))
-        .withAnalysisRun({ name: `web-${V2}-post`, phase: 'Inconclusive' }),
+        .withAnalysisRun({ name: `web-${V2}-2-post`, phase: 'Inconclusive' }),
     wantWrites: [],
     wantPhase: 'Degraded',
     wantRequeueAfterMs: 0,
@@ -334,7 +334,7 @@ const ROWS: Row[] = [
         .withReplicaSet('app:2', { replicas: 4 })
         .withService('web', sel(V2))
         .withService('web-preview', sel(V2))
-        .withAnalysisRun({ name: `web-${V2}-post`, phase: 'Successful', terminated: true }),
+        .withAnalysisRun({ name: `web-${V2}-2-post`, phase: 'Successful', terminated: true }),
     wantWrites: [
       {
         kind: 'scaleReplicaSet',
@@ -362,9 +362,9 @@ const ROWS: Row[] = [
         .withReplicaSet('app:2', { replicas: 4, createdAt: '2026-01-01T00:05:00Z' })
         .withService('web', sel(V1))
         .withService('web-preview', sel(V2))
-        .withAnalysisRun({ name: `web-${V2}-pre`, phase: 'Running' }),
+        .withAnalysisRun({ name: `web-${V2}-2-pre`, phase: 'Running' }),
     wantWrites: [
-      { kind: 'terminateAnalysisRun', name: `web-${V2}-pre` },
+      { kind: 'terminateAnalysisRun', name: `web-${V2}-2-pre` },
       expect.objectContaining({ kind: 'createReplicaSet', name: `web-${V3}`, replicas: 4 }),
       { kind: 'scaleReplicaSet', name: `web-${V2}`, resourceVersion: '10', replicas: 0 },
     ],
@@ -404,7 +404,7 @@ const ROWS: Row[] = [
         .withReplicaSet('app:2', { replicas: 4 })
         .withService('web', sel(V2))
         .withService('web-preview', sel(V2))
-        .withAnalysisRun({ name: `web-${V2}-post`, phase: 'Running' }),
+        .withAnalysisRun({ name: `web-${V2}-3-post`, phase: 'Running' }),
     wantWrites: [
       {
         kind: 'scaleReplicaSet',
@@ -478,13 +478,13 @@ const ROWS: Row[] = [
         .withReplicaSet('app:3', { replicas: 0, createdAt: '2026-01-01T00:05:00Z' })
         .withService('web', sel(V1))
         .withService('web-preview', sel(V3))
-        .withAnalysisRun({ name: `web-${V2}-pre`, phase: 'Running', terminated: true }),
+        .withAnalysisRun({ name: `web-${V2}-3-pre`, phase: 'Running', terminated: true }),
     wantWrites: [
-      { kind: 'deleteAnalysisRun', name: `web-${V2}-pre` },
+      { kind: 'deleteAnalysisRun', name: `web-${V2}-3-pre` },
       { kind: 'patchServiceSelector', service: 'web-preview', resourceVersion: '5', podTemplateHash: V2 },
     ],
     wantPhase: 'Progressing',
-    wantStatus: { message: `waiting for AnalysisRun web-${V2}-pre` },
+    wantStatus: { message: `waiting for AnalysisRun web-${V2}-3-pre` },
   },
   {
     name: 'a wanted gate run stopped before it finished is replaced, not waited on forever',
@@ -500,8 +500,8 @@ const ROWS: Row[] = [
         .withReplicaSet('app:2', { replicas: 4 })
         .withService('web', sel(V2))
         .withService('web-preview', sel(V2))
-        .withAnalysisRun({ name: `web-${V2}-post`, phase: 'Running', terminated: true }),
-    wantWrites: [{ kind: 'deleteAnalysisRun', name: `web-${V2}-post` }],
+        .withAnalysisRun({ name: `web-${V2}-2-post`, phase: 'Running', terminated: true }),
+    wantWrites: [{ kind: 'deleteAnalysisRun', name: `web-${V2}-2-post` }],
     wantPhase: 'Progressing',
   },
   {
@@ -633,9 +633,7 @@ function checkInvariants(world: InMemoryWorld, postAnalysis: boolean): void {
     const current = status.currentPodHash as string;
     expect(active, 'Healthy only once the active Service selects the revision').toBe(current);
     if (postAnalysis && current !== V1)
-      expect(world.runs.get(`web-${current}-post`)?.phase, 'Healthy only after post-promotion').toBe(
-        'Successful',
-      );
+      expect(postRunOf(world, current)?.phase, 'Healthy only after post-promotion').toBe('Successful');
   }
 }
 
@@ -667,6 +665,30 @@ function liveWorld(fields: Partial<BlueGreenStrategy>, options: Partial<WorldOpt
   expect(activeHash(world)).toBe(V1);
   return world;
 }
+
+describe('blue-green: the first revision', () => {
+  it('points the active Service at it and records status.blueGreen.activeSelector, as Argo does', () => {
+    const world = new InMemoryWorld({ rollout: blueGreen({}), services: SERVICES });
+    const first = world.reconcile();
+    // The first pass creates the ReplicaSet and points both Services at it: nothing else can serve.
+    expect(first.actions.filter((a) => a.kind === 'patchServiceSelector')).toEqual([
+      expect.objectContaining({ service: 'web', podTemplateHash: V1 }),
+      expect.objectContaining({ service: 'web-preview', podTemplateHash: V1 }),
+    ]);
+    expect(first.status.blueGreen).toMatchObject({ activeSelector: V1 });
+    for (let i = 0; i < 50 && world.rollout.status?.phase !== 'Healthy'; i++) {
+      world.reconcile();
+      if (!followsAtOnce(world)) world.advance(1000);
+    }
+    expect(world.rollout.status).toMatchObject({
+      phase: 'Healthy',
+      stableRS: V1,
+      currentPodHash: V1,
+      blueGreen: { activeSelector: V1, previewSelector: V1 },
+    });
+    expect(activeHash(world)).toBe(V1);
+  });
+});
 
 describe('blue-green: whole updates', () => {
   it('preview count, manual promotion, switch, post-promotion, old ReplicaSet scaled down after its delay', () => {
@@ -736,10 +758,10 @@ describe('blue-green: whole updates', () => {
       { analysisMs: 60_000 },
     );
     world.setImage('app:2');
-    drive(world, (w) => w.runs.has(`web-${V2}-pre`));
+    drive(world, (w) => w.runs.has(`web-${V2}-2-pre`));
     world.setImage('app:3');
     drive(world, (w) => setOf(w, V2)?.rs.replicas === 0);
-    expect(world.runs.get(`web-${V2}-pre`)?.terminated).toBe(true);
+    expect(world.runs.get(`web-${V2}-2-pre`)?.terminated).toBe(true);
     drive(world, (w) => w.rollout.status?.phase === 'Healthy' && w.rollout.status?.stableRS === V3);
     expect(activeHash(world)).toBe(V3);
   });

@@ -97,7 +97,7 @@ const rows: Row[] = [
     given: {
       rollout: update(0, { setWeight: 50 }).withCanary({ analysis: { templates: [{ templateName: 't' }] } }),
       sets: { 'app:1': 2, 'app:2': 2 },
-      runs: [{ name: `web-${hashOf('app:2')}-background`, phase: 'Failed' }],
+      runs: [{ name: `web-${hashOf('app:2')}-2`, phase: 'Failed' }],
     },
     want: { findings: { abortReason: 'AnalysisRunFailed' }, verdict: 'none' },
   },
@@ -107,7 +107,7 @@ const rows: Row[] = [
     given: {
       rollout: update(0, { setWeight: 50 }).withCanary({ analysis: { templates: [{ templateName: 't' }] } }),
       sets: { 'app:1': 2, 'app:2': 2 },
-      runs: [{ name: `web-${hashOf('app:2')}-background`, phase: 'Inconclusive' }],
+      runs: [{ name: `web-${hashOf('app:2')}-2`, phase: 'Inconclusive' }],
     },
     want: { state: { controllerPause: true }, events: ['AnalysisRunInconclusive'] },
   },
@@ -201,7 +201,7 @@ const rows: Row[] = [
     given: { rollout: update(0, { analysis: { templates: [{ templateName: 't' }] } }), sets: { 'app:1': 4 } },
     want: {
       kinds: ['createAnalysisRun'],
-      findings: { waitingFor: `waiting for AnalysisRun web-${hashOf('app:2')}-0` },
+      findings: { waitingFor: `waiting for AnalysisRun web-${hashOf('app:2')}-2-0` },
     },
   },
   {
@@ -272,7 +272,7 @@ const rows: Row[] = [
       }),
       sets: { 'app:1': 3, 'app:2': 1 },
     },
-    want: { kinds: ['createAnalysisRun'], findings: { wantedRuns: [`web-${hashOf('app:2')}-background`] } },
+    want: { kinds: ['createAnalysisRun'], findings: { wantedRuns: [`web-${hashOf('app:2')}-2`] } },
   },
   {
     name: 'start-analysis-runs: runs of an older revision are stopped',

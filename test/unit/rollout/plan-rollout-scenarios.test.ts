@@ -170,10 +170,10 @@ describe('F4: an inconclusive background analysis pauses the rollout', () => {
     const plan = world.reconcile();
     expect(plan.actions).toContainEqual({
       kind: 'deleteAnalysisRun',
-      name: `web-${hashOf('app:2')}-background`,
+      name: `web-${hashOf('app:2')}-2`,
     });
     world.reconcile();
-    expect(world.runs.get(`web-${hashOf('app:2')}-background`)?.phase).toBe('Running');
+    expect(world.runs.get(`web-${hashOf('app:2')}-2`)?.phase).toBe('Running');
   });
 });
 

@@ -40,7 +40,7 @@ const planOver = (rollout: Rollout, replicaSets: Record<string, number | Replica
   planRollout(rollout, observedWith(rollout, replicaSets).build(), NOW);
 
 describe('first deploy and steady state', () => {
-  it('a new ReplicaSet keeps the Git commit and author the Rollout was synced from, and no other annotation', () => {
+  it('a new ReplicaSet keeps the Git commit and author the Rollout was synced from, and its revision number, and no other annotation', () => {
     const rollout = aRollout()
       .withAnnotations({
         'rollgate.dev/commit': 'c0ffee',
@@ -50,11 +50,15 @@ describe('first deploy and steady state', () => {
       .build();
     const create = planOver(rollout).actions.find((a) => a.kind === 'createReplicaSet');
     expect(create).toMatchObject({
-      annotations: { 'rollgate.dev/commit': 'c0ffee', 'rollgate.dev/commit-author': 'Ada <ada@example.com>' },
+      annotations: {
+        'rollgate.dev/commit': 'c0ffee',
+        'rollgate.dev/commit-author': 'Ada <ada@example.com>',
+        'rollout.argoproj.io/revision': '1',
+      },
     });
-    expect(Object.keys((create as { annotations: object }).annotations)).toHaveLength(2);
+    expect(Object.keys((create as { annotations: object }).annotations)).toHaveLength(3);
     const plain = planOver(aRollout().build()).actions.find((a) => a.kind === 'createReplicaSet');
-    expect((plain as { annotations: object }).annotations).toEqual({});
+    expect((plain as { annotations: object }).annotations).toEqual({ 'rollout.argoproj.io/revision': '1' });
   });
 
   it('fresh rollout: creates <name>-<hash> with the hash label on RS, selector and template; it becomes stable at once', () => {
@@ -360,7 +364,7 @@ describe('analysis', () => {
     const builder = observedWith(rollout, { 'app:1': 1, 'app:2': 1 });
     if (phase !== 'Running' || status.created === true) {
       builder.withAnalysisRun({
-        name: `web-${hashOf('app:2')}-1`,
+        name: `web-${hashOf('app:2')}-2-1`,
         phase,
         message: 'success-rate 0.41 < 0.95',
       });
@@ -372,7 +376,7 @@ describe('analysis', () => {
     const plan = withRun('Running');
     expect(plan.actions).toContainEqual({
       kind: 'createAnalysisRun',
-      name: `web-${hashOf('app:2')}-1`,
+      name: `web-${hashOf('app:2')}-2-1`,
       templates: [{ templateName: 'success-rate' }],
       args: [
         { name: 'canary-hash', value: hashOf('app:2') },
@@ -396,7 +400,7 @@ describe('analysis', () => {
     const plan = withRun('Failed');
     expect(plan.status).toMatchObject({ abort: true, phase: 'Degraded', abortedAt: NOW.toISOString() });
     expect(plan.status.message).toBe(
-      `RolloutAborted: AnalysisRun web-${hashOf('app:2')}-1 Failed: success-rate 0.41 < 0.95`,
+      `RolloutAborted: AnalysisRun web-${hashOf('app:2')}-2-1 Failed: success-rate 0.41 < 0.95`,
     );
     expect(writes(plan)).toEqual([]);
     expect(plan.requeueAfterMs).toBe(0);
@@ -429,7 +433,7 @@ describe('analysis', () => {
     expect(start.actions).toContainEqual(
       expect.objectContaining({
         kind: 'createAnalysisRun',
-        name: `web-${hashOf('app:2')}-background`,
+        name: `web-${hashOf('app:2')}-2`,
         background: true,
       }),
     );
@@ -440,14 +444,14 @@ describe('analysis', () => {
     const complete = planRollout(
       done,
       observedWith(done, { 'app:1': 0, 'app:2': 2 })
-        .withAnalysisRun({ name: `web-${hashOf('app:2')}-background`, phase: 'Running' })
+        .withAnalysisRun({ name: `web-${hashOf('app:2')}-2`, phase: 'Running' })
         .build(),
       NOW,
     );
     expect(complete.status.stableRS).toBe(hashOf('app:2'));
     expect(complete.actions).toContainEqual({
       kind: 'terminateAnalysisRun',
-      name: `web-${hashOf('app:2')}-background`,
+      name: `web-${hashOf('app:2')}-2`,
     });
   });
 });
@@ -481,7 +485,7 @@ describe('abort', () => {
     const plan = aborted({ abort: true });
     expect(plan.status).toMatchObject({ phase: 'Degraded', abort: true, abortedAt: NOW.toISOString() });
     expect(plan.status.message).toBe(
-      `RolloutAborted: Rollout aborted update to revision ${hashOf('app:2')}; pod web-x-1 container app: ImagePullBackOff: Back-off pulling image "app:2"`,
+      `RolloutAborted: Rollout aborted update to revision 2; pod web-x-1 container app: ImagePullBackOff: Back-off pulling image "app:2"`,
     );
     expect(kinds(plan)).toEqual(['emitEvent']);
     expect(plan.status.pauseConditions).toBeUndefined();
@@ -586,7 +590,7 @@ describe('abort', () => {
       rollout,
       observedWith(rollout, { 'app:1': 2, 'app:2': 0 })
         .withAnalysisRun({
-          name: `web-${hashOf('app:2')}-1`,
+          name: `web-${hashOf('app:2')}-2-1`,
           phase: 'Failed',
           labels: { [POD_TEMPLATE_HASH_LABEL]: hashOf('app:2') },
         })
@@ -595,7 +599,7 @@ describe('abort', () => {
     );
     expect(plan.status).toMatchObject({ currentStepIndex: 0, phase: 'Progressing' });
     expect(plan.status.abortedAt).toBeUndefined();
-    expect(plan.actions).toContainEqual({ kind: 'deleteAnalysisRun', name: `web-${hashOf('app:2')}-1` });
+    expect(plan.actions).toContainEqual({ kind: 'deleteAnalysisRun', name: `web-${hashOf('app:2')}-2-1` });
     expect(plan.requeueAfterMs).toBe(0);
   });
 });
