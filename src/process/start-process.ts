@@ -96,6 +96,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
         clock: runtime.clock,
         logger,
         namespace: config.kubernetes.watchNamespace,
+        groups: config.controller.groups,
         // A poller-only process builds no promotions to run, but its page still shows them.
         promotions: configuredPromotions(
           config,
