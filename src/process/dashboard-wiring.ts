@@ -8,7 +8,13 @@ import type { RollgateConfig } from '../config/schema.ts';
 import type { BuiltPromotion } from '../promoter/build-promotions.ts';
 import { promotionsReader, type ReadPromotions } from '../server/dashboard/promotion-reads.ts';
 import type { WatchRollouts } from '../server/dashboard/rollout-stream.ts';
-import { drivenApiOf, drivenPath, type DrivenApi, type DrivenGroup } from '../manifest/driven-api.ts';
+import {
+  drivenApiOf,
+  drivenPath,
+  syncedRolloutApi,
+  type DrivenApi,
+  type DrivenGroup,
+} from '../manifest/driven-api.ts';
 import { watchPathIn, watchWithRestart } from '../kube/watch-with-restart.ts';
 import { BOTH_APIS } from '../views/rollout-list.ts';
 
@@ -91,6 +97,7 @@ export function configuredPromotions(
     clock,
     stateNamespace: config.kubernetes.stateNamespace,
     namespace: config.kubernetes.watchNamespace,
+    api: syncedRolloutApi(config.controller.groups),
     sources: config.sources.map((s) => ({
       name: s.name,
       branch: s.branch,
