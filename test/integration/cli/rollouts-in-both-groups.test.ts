@@ -101,6 +101,17 @@ describe('list rollouts / get rollout across rollgate.dev and argoproj.io', () =
     expect(newest?.analysisRuns.map((run) => run.status)).toEqual(['Successful']);
   });
 
+  it('status finds the argoproj.io Rollout too, with its analysis run', async () => {
+    const status = await runCli('status', 'shop', '--kubeconfig', scene.kubeconfig);
+    expect(status).toMatchObject({ code: 0, stderr: '' });
+    expect(status.stdout).toMatch(/^Name: +shop\n/);
+    expect(status.stdout).toMatch(/AnalysisRuns:\n {2}shop-\w+-\d+ \(step 1\) {2}Successful/);
+    const ambiguous = await runCli('status', 'twin', '--kubeconfig', scene.kubeconfig);
+    expect(ambiguous.stderr).toContain('--group');
+    const named = await runCli('status', 'twin', '--group', 'argoproj.io', '--kubeconfig', scene.kubeconfig);
+    expect(named.code).toBe(0);
+  });
+
   it('get rollout of a name in both groups asks for --group, and shows the one --group names', async () => {
     const ambiguous = await runCli('get', 'rollout', 'twin', '--kubeconfig', scene.kubeconfig);
     expect(ambiguous.code).toBe(1);
