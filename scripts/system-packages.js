@@ -22,7 +22,8 @@ const LOCAL_REDIS = { host: '127.0.0.1', port: 6379 };
 
 /**
  * What each purpose needs: the program to find, the Debian package that provides it, and why.
- * `needed` (optional) decides at run time whether the demo needs it at all.
+ * `needed` (optional) decides at run time whether the demo needs it at all; `found` (optional) checks for
+ * something that is not a program on PATH (a Lua module), where `command` then only names it.
  */
 const NEEDS = {
   test: [
@@ -33,6 +34,17 @@ const NEEDS = {
     { command: 'prometheus', package: 'prometheus', why: 'the Prometheus analysis provider tests' },
     { command: 'openssl', package: 'openssl', why: "the web provider's TLS test certificate" },
     { command: 'chromium', package: 'chromium', why: "the dashboard page's browser test (playwright-core)" },
+    {
+      command: 'lua5.1',
+      package: 'lua5.1',
+      why: "running Argo CD's Lua health checks and actions (Argo CD's Lua is 5.1)",
+    },
+    {
+      command: 'cjson',
+      package: 'lua-cjson',
+      why: 'the JSON library those Lua runs read and print objects with',
+      found: (env) => luaModuleLoads('cjson', env),
+    },
   ],
   demo: [
     { command: 'git', package: 'git', why: "the demo's Git repository" },
@@ -118,11 +130,22 @@ function answersTcp({ host, port }, timeoutMs) {
   });
 }
 
+/** Whether `lua5.1` on PATH can `require` the Lua module `name` (a library, not a program on PATH). */
+function luaModuleLoads(name, env) {
+  const lua = findOnPath('lua5.1', env);
+  if (!lua) return false;
+  return spawnSync(lua, ['-e', `require(${JSON.stringify(name)})`], { env, stdio: 'ignore' }).status === 0;
+}
+
 /** The needs of `purpose` that this machine lacks. */
 async function findMissing(purpose, env) {
   const missing = [];
   for (const need of NEEDS[purpose]) {
-    const found = need.command === 'git-http-backend' ? findHttpBackend(env) : findOnPath(need.command, env);
+    const found = need.found
+      ? need.found(env)
+      : need.command === 'git-http-backend'
+        ? findHttpBackend(env)
+        : findOnPath(need.command, env);
     if (found) continue;
     if (need.needed && !(await need.needed(env))) continue;
     missing.push(need);

@@ -3,7 +3,7 @@ import { imagesOfTemplate } from '../promotion/git-rollout.ts';
 import type { PromotionRollout } from '../promotion/promotable-revision.ts';
 import type { ObservedRead } from '../reconciler/observed-state-reader.ts';
 import { describeStep } from '../views/rollout-view.ts';
-import { POD_TEMPLATE_HASH_LABEL, podTemplateHash } from '../rollout/index.ts';
+import { POD_TEMPLATE_HASH_LABEL, podTemplateHash, revisionHashOf } from '../rollout/index.ts';
 import { COMMIT_ANNOTATION, SOURCE_LABEL } from '../sync/sync-labels.ts';
 
 /** The promotion's view of an observed rollout, and the source it was synced from ('' when applied by hand). */
@@ -25,8 +25,10 @@ export function promotionRolloutOf(read: ObservedRead): { rollout: PromotionRoll
         podTemplateHash: run.labels[POD_TEMPLATE_HASH_LABEL] ?? '',
         phase: run.phase,
       })),
-      // The revision the live template is, as the reconciler names it (the template read through workloadRef too).
-      templateHash: podTemplateHash(rollout.spec.template, rollout.status?.collisionCount),
+      // The revision the live template is, as the reconciler names it (the template read through workloadRef
+      // too; a ReplicaSet Argo Rollouts left running it names it by Argo's hash).
+      templateHash: revisionHashOf(rollout, read.observed.replicaSets),
+      specHash: podTemplateHash(rollout.spec.template, rollout.status?.collisionCount),
       workloadRef,
     },
   };

@@ -29,8 +29,13 @@ export interface LiveTemplate {
   name: string;
   /** Images of the live pod template (resolved through `workloadRef` when it has one). */
   images: ContainerImage[];
-  /** The live pod template's hash (with the status' collision count). */
+  /**
+   * The revision the live pod template is, as the reconciler names it: its hash (with the status'
+   * collision count), or the hash of the ReplicaSet that runs it under another (adopted from Argo Rollouts).
+   */
   templateHash?: string;
+  /** The live pod template hashed as Git's is (differs from `templateHash` only for an adopted revision). */
+  specHash?: string;
   /** The template comes from a Deployment the Rollout references. */
   workloadRef?: boolean;
 }
@@ -68,6 +73,14 @@ function describeImages(list: readonly ContainerImage[]): string {
 }
 
 /**
+ * The revision `hash` was adopted under another controller's hash (Argo Rollouts'): it is the live
+ * template, and the live template hashes as Git's.
+ */
+function adoptedAsGit(live: LiveTemplate, hash: string, gitHash: string): boolean {
+  return live.templateHash === hash && live.specHash !== undefined && live.specHash === gitHash;
+}
+
+/**
  * Compares the revision `hash` that finished its canary with what Git holds. An inline template must hash
  * exactly like Git's (the reconciler's own revision rule), so a template changed in the cluster (`kubectl
  * edit`) is refused whatever it changed. A `workloadRef` template is read from a Deployment the API server
@@ -90,7 +103,7 @@ export function matchGit(live: LiveTemplate, hash: string, git: GitRollout | und
       return refused(
         `the cluster runs ${describeImages(live.images)}, Git has ${describeImages(git.images)}`,
       );
-  } else if (git.podTemplateHash !== hash) {
+  } else if (git.podTemplateHash !== hash && !adoptedAsGit(live, hash, git.podTemplateHash)) {
     return refused(
       sameImages(live.images, git.images)
         ? `Git's template is revision ${git.podTemplateHash}`

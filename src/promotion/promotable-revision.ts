@@ -23,8 +23,13 @@ export interface PromotionRollout {
   commit: string;
   /** Its AnalysisRuns (any revision). */
   runs: RunOutcome[];
-  /** The live pod template's hash with the status' collision count (the revision the spec names now). */
+  /**
+   * The revision the live pod template is, as the reconciler names it (the hash with the status' collision
+   * count, or the hash of the ReplicaSet that runs it under another, adopted from Argo Rollouts).
+   */
   templateHash?: string;
+  /** The live pod template hashed as Git's is (differs from `templateHash` only for an adopted revision). */
+  specHash?: string;
   /** The pod template is read from a Deployment the Rollout references (`spec.workloadRef`). */
   workloadRef?: boolean;
 }

@@ -162,8 +162,14 @@ export class ActionExecutor {
       return { kind: 'patchRolloutStatus', target, result: 'unchanged' };
     const namespace = rollout.metadata.namespace ?? 'default';
     // A full replace of /status carrying the resourceVersion read: a concurrent change (a user's
-    // promote, another writer) makes this fail with 409 instead of being overwritten.
-    const body = { ...read.raw, status };
+    // promote, another writer) makes this fail with 409 instead of being overwritten. The status
+    // subresource takes only `status` from the body, so Rollgate owns status fields and never the spec an
+    // engine applies; managedFields are left out, since they are the server's record, not ours to send.
+    const { managedFields: _managedFields, ...metadata } = (read.raw.metadata ?? {}) as Record<
+      string,
+      unknown
+    >;
+    const body = { ...read.raw, metadata, status };
     const replaced = await kubeCall(
       { verb: 'update', kind: 'Rollout', namespace, name: target, subresource: 'status' },
       () =>

@@ -43,6 +43,7 @@ export type {
 } from './rollout-plan.ts';
 export { podTemplateHash, canonicalJson } from './pod-template-hash.ts';
 export { planRollout } from './plan-rollout.ts';
+export { revisionHashOf } from './plan-revision.ts';
 export {
   planRestart,
   podsToRestart,

@@ -7,7 +7,7 @@ import {
   type DrivenApi,
   type DrivenGroup,
 } from '../manifest/driven-api.ts';
-import { FIELD_MANAGER, MERGE_PATCH, type KubeClients } from '../kube/client.ts';
+import { MERGE_PATCH, VERB_FIELD_MANAGER, type KubeClients } from '../kube/client.ts';
 import { kubeCall } from '../kube/errors.ts';
 import { ObservedStateReader, type RolloutKey } from '../reconciler/observed-state-reader.ts';
 
@@ -67,7 +67,11 @@ export async function findRollout(
   return found[0]!;
 }
 
-/** Merge-patches the Rollout itself or its status subresource (the two halves of a verb's change). */
+/**
+ * Merge-patches the Rollout itself or its status subresource (the two halves of a verb's change). A
+ * merge patch names only the fields the verb sets, so under Argo CD or Flux the verb owns those
+ * (field manager `rollgate-verb`) and nothing of the spec the engine applies.
+ */
 async function patchRollout(
   clients: KubeClients,
   api: DrivenApi,
@@ -85,7 +89,7 @@ async function patchRollout(
           plural: api.plurals.rollouts,
           ...key,
           body,
-          fieldManager: FIELD_MANAGER,
+          fieldManager: VERB_FIELD_MANAGER,
         },
         MERGE_PATCH,
       ),
@@ -99,7 +103,7 @@ async function patchRollout(
           plural: api.plurals.rollouts,
           ...key,
           body,
-          fieldManager: FIELD_MANAGER,
+          fieldManager: VERB_FIELD_MANAGER,
         },
         MERGE_PATCH,
       ),

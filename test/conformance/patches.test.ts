@@ -172,6 +172,49 @@ describe('server-side apply', () => {
     expect(JSON.stringify(alice?.fieldsV1 ?? {})).not.toContain('f:replicas');
   });
 
+  it("records a status write under its own manager and subresource, leaving the spec's owner as it was", async () => {
+    const engine = replicaSet('ssa-status', cluster.namespace, 0);
+    await cluster.objects.patch(engine, undefined, undefined, 'engine', true, PatchStrategy.ServerSideApply);
+    const live = await cluster.apps.readNamespacedReplicaSet({
+      name: 'ssa-status',
+      namespace: cluster.namespace,
+    });
+    // The body carries a forged managedFields list: a subresource write takes none of it.
+    const forged = [
+      {
+        manager: 'forged',
+        operation: 'Update',
+        apiVersion: 'apps/v1',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:spec': { 'f:replicas': {} } },
+      },
+    ];
+    const written = await cluster.apps.replaceNamespacedReplicaSetStatus({
+      name: 'ssa-status',
+      namespace: cluster.namespace,
+      fieldManager: 'status-writer',
+      body: {
+        ...live,
+        metadata: { ...live.metadata, managedFields: forged as never },
+        status: {
+          replicas: 0,
+          conditions: [{ type: 'ReplicaFailure', status: 'False', reason: 'Checked', message: 'none' }],
+        },
+      },
+    });
+    const entries = written.metadata?.managedFields ?? [];
+    expect(entries.map((m) => m.manager)).not.toContain('forged');
+    const writer = entries.find((m) => m.manager === 'status-writer');
+    // `subresource: status` is recorded from Kubernetes 1.22 on; the real server here (1.20) leaves it out.
+    expect(writer?.operation).toBe('Update');
+    expect([undefined, 'status']).toContain(writer?.subresource);
+    expect(JSON.stringify(writer?.fieldsV1)).toContain('f:conditions');
+    expect(JSON.stringify(writer?.fieldsV1)).not.toContain('f:spec');
+    const owner = entries.find((m) => m.manager === 'engine');
+    expect(owner?.operation).toBe('Apply');
+    expect(JSON.stringify(owner?.fieldsV1)).toContain('f:replicas');
+  });
+
   it('requires a fieldManager', async () => {
     const { code } = await failure(
       cluster.objects.patch(

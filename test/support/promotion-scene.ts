@@ -1,23 +1,21 @@
 // A whole promotion scene: the forge double (real repositories; GitHub's, GitLab's or Gitea's API), a sandbox
 // cluster and Rollgate running sources `staging` and `prod` (namespaces of the same names) with one promotion.
-import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import { configSchema, type RollgateConfig } from '../../src/config/index.ts';
+import type { RollgateConfig } from '../../src/config/index.ts';
 import { syncedRolloutApi } from '../../src/manifest/driven-api.ts';
 import { createForge } from '../../src/forge/create-forge.ts';
 import type { Forge, ForgeProvider } from '../../src/forge/forge.ts';
-import { createKubeClients, type KubeClients } from '../../src/kube/client.ts';
-import { silentLogger, type Logger } from '../../src/log/logger.ts';
-import { openRuntime } from '../../src/process/runtime.ts';
-import { startProcess, type RunningProcess } from '../../src/process/start-process.ts';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
-import { createRollgateMetrics, type RollgateMetrics } from '../../src/server/metrics.ts';
+import type { KubeClients } from '../../src/kube/client.ts';
+import type { Logger } from '../../src/log/logger.ts';
+import type { RunningProcess } from '../../src/process/start-process.ts';
+import type { Sandbox } from '../../src/sandbox/index.ts';
+import type { RollgateMetrics } from '../../src/server/metrics.ts';
 import { startForgeDouble, type ForgeDouble } from './forge-double/forge-double.ts';
 import type { DoublePull } from './forge-double/forge-state.ts';
 import { GiteaApi } from './forge-double/gitea-api.ts';
 import { GitLabApi } from './forge-double/gitlab-api.ts';
 import { eventually } from './eventually.ts';
-import { makeTempDir, type TempDir } from './git-fixtures.ts';
+import type { TempDir } from './git-fixtures.ts';
+import { startSystemScene } from './system-scene.ts';
 import { liveWebRollout } from './web-rollout.ts';
 
 export const PROMOTION_REPO = 'acme/deploy';
@@ -66,6 +64,8 @@ export interface PromotionSceneOptions {
   token?: string;
   /** Images the sandbox cannot pull. */
   missingImages?: string[];
+  /** The folder prod's source follows (default envs/prod). */
+  prodPath?: string;
   /** Rollgate's logger (default silent). */
   logger?: Logger;
   /** Called with the double before the repository is created (benches attach request timers here). */
@@ -114,76 +114,92 @@ function forgeOf(
 
 /** Starts the scene; `stop()` stops Rollgate, the double and the sandbox and removes the temporary files. */
 export async function startPromotionScene(options: PromotionSceneOptions): Promise<PromotionScene> {
-  const tmp = makeTempDir('rollgate-promotion-');
-  const double = await startForgeDouble();
-  options.beforeRepository?.(double);
-  await double.createRepository(PROMOTION_REPO, { files: options.files });
   const provider = options.provider ?? 'github';
-  const forge = forgeOf(double, provider);
-  // Gitea sets only labels that exist; GitHub and GitLab create them.
-  if (provider === 'gitea')
-    for (const label of options.labels ?? ['promotion'])
-      double
-        .repository(PROMOTION_REPO)
-        .labels.set(label, { id: double.ids.take(), name: label, color: '00aabb' });
-  const sandbox = await startSandbox({
-    readyDelayMs: 100,
-    ...(options.missingImages ? { missingImages: options.missingImages } : {}),
-  });
-  const clients = createKubeClients(sandbox.kubeConfig);
-  const url = double.gitUrl(PROMOTION_REPO);
-  const config = configSchema.parse({
-    log: { level: 'silent' },
-    redis: { url: options.redisUrl, prefix: `rg-promotion-${randomUUID().slice(0, 8)}` },
-    server: { host: '127.0.0.1', port: 0 },
-    git: { cacheDir: join(tmp.path, 'cache') },
-    sources: [
-      { name: 'staging', url, branch: 'main', path: 'envs/staging', namespace: 'staging', interval: '1h' },
-      { name: 'prod', url, branch: 'main', path: 'envs/prod', namespace: 'prod', interval: '1h' },
-    ],
-    promotions: [
-      {
-        name: 'staging-to-prod',
-        from: { source: 'staging' },
-        to: { source: 'prod' },
-        pullRequest: {
-          provider,
-          apiUrl: forge.apiUrl,
-          repository: PROMOTION_REPO,
-          token: options.token ?? forge.token,
-          labels: options.labels ?? ['promotion'],
-          ...(options.autoMerge ? { autoMerge: true, checksInterval: options.autoMerge.checksInterval } : {}),
-        },
+  let double: ForgeDouble | undefined;
+  let forge: ReturnType<typeof forgeOf> | undefined;
+  const scene = await startSystemScene({
+    name: 'promotion',
+    redisUrl: options.redisUrl,
+    cluster: {
+      sandbox: {
+        readyDelayMs: 100,
+        ...(options.missingImages ? { missingImages: options.missingImages } : {}),
       },
-    ],
-    webhooks: { [provider]: { secret: SECRET } },
-    ...(options.groups ? { controller: { groups: options.groups } } : {}),
+    },
+    ...(options.logger ? { logger: options.logger } : {}),
+    async prepare({ clients, defer }) {
+      const started = (double = await startForgeDouble());
+      defer(() => started.stop());
+      options.beforeRepository?.(started);
+      await started.createRepository(PROMOTION_REPO, { files: options.files });
+      const mounted = (forge = forgeOf(started, provider));
+      defer(() => mounted.flushWebhooks().catch(() => undefined));
+      // Gitea sets only labels that exist; GitHub and GitLab create them.
+      if (provider === 'gitea')
+        for (const label of options.labels ?? ['promotion'])
+          started
+            .repository(PROMOTION_REPO)
+            .labels.set(label, { id: started.ids.take(), name: label, color: '00aabb' });
+      for (const namespace of ['staging', 'prod'])
+        await clients.core.createNamespace({ body: { metadata: { name: namespace } } });
+    },
+    rollgate: () => {
+      const url = double!.gitUrl(PROMOTION_REPO);
+      return {
+        config: {
+          sources: [
+            {
+              name: 'staging',
+              url,
+              branch: 'main',
+              path: 'envs/staging',
+              namespace: 'staging',
+              interval: '1h',
+            },
+            {
+              name: 'prod',
+              url,
+              branch: 'main',
+              path: options.prodPath ?? 'envs/prod',
+              namespace: 'prod',
+              interval: '1h',
+            },
+          ],
+          promotions: [
+            {
+              name: 'staging-to-prod',
+              from: { source: 'staging' },
+              to: { source: 'prod' },
+              pullRequest: {
+                provider,
+                apiUrl: forge!.apiUrl,
+                repository: PROMOTION_REPO,
+                token: options.token ?? forge!.token,
+                labels: options.labels ?? ['promotion'],
+                ...(options.autoMerge
+                  ? { autoMerge: true, checksInterval: options.autoMerge.checksInterval }
+                  : {}),
+              },
+            },
+          ],
+          webhooks: { [provider]: { secret: SECRET } },
+          ...(options.groups ? { controller: { groups: options.groups } } : {}),
+        },
+      };
+    },
   });
-  for (const namespace of ['staging', 'prod'])
-    await clients.core.createNamespace({ body: { metadata: { name: namespace } } });
-  const runtime = openRuntime(config, {
-    logger: options.logger ?? silentLogger,
-    kube: { clients, namespace: 'default', source: 'flag', origin: sandbox.url },
-  });
-  const metrics = createRollgateMetrics();
-  const process = await startProcess(runtime, { role: 'all', metrics });
-  forge.onWebhook(process.http.url);
+  const { running, config, metrics } = scene.rollgate;
+  forge!.onWebhook(running.http.url);
   return {
     config,
-    double,
-    forge,
-    sandbox,
-    clients,
-    process,
+    double: double!,
+    forge: forge!,
+    sandbox: scene.sandbox!,
+    clients: scene.clients,
+    process: running,
     metrics,
-    tmp,
-    async stop() {
-      await process.stop({ force: true }).catch(() => undefined);
-      await forge.flushWebhooks().catch(() => undefined);
-      await double.stop();
-      await sandbox.stop();
-      tmp.remove();
-    },
+    tmp: scene.tmp,
+    stop: () => scene.stop(),
   };
 }
 

@@ -1,16 +1,15 @@
 // The stage of the tests that run Rollgate as real child processes: the installed CLI, a sandbox cluster, a
 // private prefix on the run's Redis, and `rollgate ROLE` processes started against them.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
-import { openRedisTestScope, type RedisTestScope } from './redis-test-prefix.ts';
-import { installCli, startRollgate, type RollgateProcess } from './rollgate-processes.ts';
+import type { Redis } from 'ioredis';
+import type { Sandbox } from '../../src/sandbox/index.ts';
+import type { RollgateProcess } from './rollgate-processes.ts';
+import { startSystemScene } from './system-scene.ts';
 
 export interface RollgateProcessScene {
   cliRoot: string;
   sandbox: Sandbox;
-  redis: RedisTestScope;
+  /** The test's own connection and the private prefix (its keys are removed by stop()). */
+  redis: { connection: Redis; prefix: string };
   /** A kubeconfig file for the sandbox (for the processes and for `rollgate` commands). */
   kubeconfig: string;
   /** A private folder, removed by stop(). */
@@ -36,61 +35,43 @@ export async function startRollgateProcessScene(options: {
   runDir: string;
   readyDelayMs?: number;
 }): Promise<RollgateProcessScene> {
-  const dir = mkdtempSync(join(tmpdir(), 'rollgate-processes-'));
-  const [cliRoot, sandbox, redis] = await Promise.all([
-    installCli(options.runDir),
-    startSandbox({ readyDelayMs: options.readyDelayMs ?? 100 }),
-    openRedisTestScope(options.redisUrl),
-  ]);
-  const kubeconfig = join(dir, 'kubeconfig');
-  await sandbox.writeKubeconfig(kubeconfig);
+  const scene = await startSystemScene({
+    name: 'processes',
+    redisUrl: options.redisUrl,
+    cluster: { sandbox: { readyDelayMs: options.readyDelayMs ?? 100 } },
+    deleteRedisKeys: true,
+    cliRunDir: options.runDir,
+  });
+  const { prefix } = scene.redis;
+  const connection = scene.redis.connection();
   const processes: RollgateProcess[] = [];
   const scan = async (pattern: string): Promise<string[]> => {
     const keys: string[] = [];
     let cursor = '0';
     do {
-      const [next, found] = await redis.connection.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      const [next, found] = await connection.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
       cursor = next;
       keys.push(...found);
     } while (cursor !== '0');
     return keys;
   };
   return {
-    cliRoot,
-    sandbox,
-    redis,
-    kubeconfig,
-    dir,
+    cliRoot: scene.cliRoot,
+    sandbox: scene.sandbox!,
+    redis: { connection, prefix },
+    kubeconfig: await scene.kubeconfigPath(),
+    dir: scene.tmp.path,
     processes,
     start(label, role, args = []) {
-      const started = startRollgate(cliRoot, label, role, [
-        '--kubeconfig',
-        kubeconfig,
-        '--redis',
-        options.redisUrl,
-        '--port',
-        '0',
-        '--set',
-        'server.host=127.0.0.1',
-        '--set',
-        `redis.prefix=${redis.prefix}`,
-        '--set',
-        'log.format=json',
-        ...args,
-      ]);
+      const started = scene.startChild(label, role, args);
       processes.push(started);
       return started;
     },
     async jobIds(queue) {
-      const head = `{${redis.prefix}}:${queue}:`;
+      const head = `{${prefix}}:${queue}:`;
       return (await scan(`${head}*`)).map((key) => key.slice(head.length)).filter((id) => /^\d+$/.test(id));
     },
-    keysWithPrefix: () => scan(`*${redis.prefix}*`),
-    async stop() {
-      await Promise.all(processes.map((p) => p.stop()));
-      await sandbox.stop();
-      await redis.cleanup();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    keysWithPrefix: () => scan(`*${prefix}*`),
+    stop: () => scene.stop(),
   };
 }

@@ -1,7 +1,6 @@
 // Blue-green: how a pass that has not completed the update ends (Progressing, Paused or Degraded).
 import { describePodFailures, findPodFailures } from '../failing-pods.ts';
 import { amend, event, withFailures, type Pass } from '../pass/pass.ts';
-import { INCONCLUSIVE_ANALYSIS_RUN } from '../plan-steps.ts';
 import type { EmitEventAction } from '../rollout-action.ts';
 import { stopUnwantedRuns } from '../sub-steps/judge-analysis-run.ts';
 import { deadlineMessage } from '../sub-steps/track-progress.ts';
@@ -25,9 +24,8 @@ export function inProgress(pass: Pass, detail: string, checkpoint: boolean, paus
     phase === 'Paused'
       ? context.spec.paused
         ? 'manually paused'
-        : pass.state.pauseConditions.some((c) => c.reason === INCONCLUSIVE_ANALYSIS_RUN)
-          ? `${INCONCLUSIVE_ANALYSIS_RUN}: an AnalysisRun is inconclusive; promote or abort`
-          : `${BLUE_GREEN_PAUSE}: preview of revision ${revision.hash} is ready; promote to switch`
+        : // Argo's message for a pause is its first pause condition's reason, nothing more.
+          (pass.state.pauseConditions[0]?.reason ?? BLUE_GREEN_PAUSE)
       : withFailures(detail, failures);
   if (findings.deadlineExceeded) {
     phase = 'Degraded';

@@ -2,7 +2,6 @@
 import { describePodFailures, findPodFailures } from '../failing-pods.ts';
 import { replicaSetName } from '../plan-revision.ts';
 import { oldReplicaSetWrites, planRevisionHistory } from '../plan-scale-down.ts';
-import { INCONCLUSIVE_ANALYSIS_RUN } from '../plan-steps.ts';
 import { amend, event, scale, withFailures, type Pass } from '../pass/pass.ts';
 import { routerErrorOf } from '../pass/finish-pass.ts';
 import { createReplicaSet } from '../replica-sets.ts';
@@ -103,18 +102,20 @@ export function scaleAndRoute(pass: Pass): Pass {
     phase = 'Paused';
     message = context.spec.paused
       ? 'manually paused'
-      : state.pauseConditions.some((c) => c.reason === INCONCLUSIVE_ANALYSIS_RUN)
-        ? `${INCONCLUSIVE_ANALYSIS_RUN}: an AnalysisRun is inconclusive; promote or abort`
-        : state.pauseConditions.map((c) => c.reason).join(', ');
+      : // Argo's message for a pause is its first pause condition's reason, nothing more.
+        (state.pauseConditions[0]?.reason ?? '');
   } else {
     phase = 'Progressing';
     const available = honestAvailable(pass);
+    // Argo's phase message (what Argo CD shows): fewer current-revision pods than spec.replicas is "more
+    // replicas need to be updated" whatever the step's weight, so a canary short of 100% always says so.
+    // Before it, what Argo has no message for: a failing router, a step waiting on something named.
     const detail =
       routerError !== undefined
         ? `TrafficRoutingError: ${routerError.message}`
         : findings.waitingFor !== ''
           ? findings.waitingFor
-          : rs === undefined || rs.replicas < counts.target.canary
+          : rs === undefined || rs.replicas < Math.max(counts.target.canary, context.replicas)
             ? 'more replicas need to be updated'
             : available < counts.target.canary
               ? 'updated replicas are still becoming available'
@@ -122,7 +123,7 @@ export function scaleAndRoute(pass: Pass): Pass {
                 ? 'stable replicas are still becoming available'
                 : stable.replicas > counts.target.stable || pass.old.some((entry) => entry.rs.replicas > 0)
                   ? 'old replicas are pending termination'
-                  : `at step ${index}`;
+                  : 'waiting for all steps to complete';
     message = withFailures(detail, failures);
   }
   return amend(pass, {

@@ -2,6 +2,7 @@
 import { describePodFailures, findPodFailures } from '../failing-pods.ts';
 import { amend, event, withFailures, type Pass } from '../pass/pass.ts';
 import { countOf } from '../replica-sets.ts';
+import { blueGreenStatus } from '../blue-green/blue-green-view.ts';
 import { deadlineMessage, trackProgress } from '../sub-steps/track-progress.ts';
 import { stableTraffic } from './scale-stable.ts';
 
@@ -72,6 +73,11 @@ export function reportSteadyState(pass: Pass): Pass {
       completed: complete,
       stableHash: hash,
       weights: pass.findings.trafficSent === false ? 'keep' : stableTraffic(pass),
+      // Blue-green at rest: the selectors as they stand (activeSelector is what Argo CD's health check and
+      // Argo's plugin compare with currentPodHash), as Argo records them from the first revision on.
+      ...(context.spec.strategy.blueGreen !== undefined
+        ? { blueGreen: blueGreenStatus(tracked, false) }
+        : {}),
     },
   });
 }

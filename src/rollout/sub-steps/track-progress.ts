@@ -20,7 +20,7 @@ export interface ProgressMeasure {
 export function deadlineMessage(pass: Pass): string {
   const { context, revision } = pass;
   return withFailures(
-    `ProgressDeadlineExceeded: ReplicaSet "${replicaSetName(context.name, revision.hash)}" has timed out progressing`,
+    `ProgressDeadlineExceeded: ReplicaSet "${replicaSetName(context.name, revision.hash)}" has timed out progressing.`,
     describePodFailures(findPodFailures(context.observed.pods, revision.hash)),
   );
 }

@@ -353,7 +353,8 @@ export function formatApplyConflictMessage(conflicts: readonly ApplyConflict[]):
  * Records field ownership for a non-apply write (create, update, patch; operation Update): the
  * manager takes every field the write set or changed, other managers lose those fields, removed
  * fields leave every set. A non-empty managedFields list sent in `after` replaces the stored one (`[{}]`
- * resets it, as on the real server); absent or `[]`, it carries over from `before`. Returns `after`
+ * resets it, as on the real server) unless the write is to a subresource; absent or `[]`, it carries
+ * over from `before`. Returns `after`
  * with managedFields set.
  */
 export function recordUpdateManagedFields(
@@ -365,7 +366,12 @@ export function recordUpdateManagedFields(
 ): KubeObject {
   const builtIn = isBuiltInGroup(groupOf(after.apiVersion));
   const sentFields = after.metadata.managedFields;
-  const sent = Array.isArray(sentFields) && sentFields.length > 0 ? readEntries(after) : undefined;
+  // A write to a subresource never sets managedFields from its body (kube-apiserver reads the live
+  // object's instead), so a status writer cannot take or drop ownership of the spec.
+  const sent =
+    subresource === undefined && Array.isArray(sentFields) && sentFields.length > 0
+      ? readEntries(after)
+      : undefined;
   const entries = sent ?? readEntries(before) ?? [];
   const beforeContent = before === undefined ? {} : content(before, subresource);
   const afterContent = content(after, subresource);

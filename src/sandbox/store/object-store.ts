@@ -519,6 +519,10 @@ export class ObjectStore {
       next = clone(current);
       if (input.status === undefined) delete next.status;
       else next.status = clone(input.status);
+      // The API server computed the status writer's managedFields entry (its `subresource: status` slot);
+      // nothing else of metadata is taken from a status write.
+      if (input.metadata?.managedFields !== undefined)
+        next.metadata.managedFields = clone(input.metadata.managedFields);
     } else {
       next = clone(input);
       next.metadata = { ...(input.metadata ?? {}) };

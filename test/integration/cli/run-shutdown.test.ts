@@ -213,9 +213,18 @@ describe('rollgate run stopping', () => {
   it('a second SIGTERM while a job holds the first: exits 1 at once, naming the job', async () => {
     const { rollgate: run, redis: ownRedis, prefix } = await start();
     await holdAReconcileJob(ownRedis.url, prefix);
+    const started = run.lines().find((l) => l.msg === 'rollgate started');
+    const base = `http://127.0.0.1:${new URL(String(started?.url)).port}`;
     run.child.kill('SIGTERM');
     await eventually('the first signal to be taken', () => run.stdout().includes('"msg":"stopping'));
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The stop closes the HTTP server first, then waits for the workers: once /healthz is refused, the
+    // process is in that wait, held by the job.
+    await eventually('the HTTP server closed by the stop', async () =>
+      fetch(`${base}/healthz`, { signal: AbortSignal.timeout(1_000) }).then(
+        () => false,
+        () => true,
+      ),
+    );
     expect(run.child.exitCode).toBeNull();
     const second = performance.now();
     run.child.kill('SIGTERM');

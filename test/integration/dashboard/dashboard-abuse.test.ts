@@ -7,18 +7,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { systemClock } from '../../../src/clock/clock.ts';
-import { configSchema } from '../../../src/config/index.ts';
-import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
+import { toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
 import { resumeRollout } from '../../../src/views/rollout-commands.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 import { wireDashboard } from '../../../src/process/dashboard-wiring.ts';
-import { openRuntime } from '../../../src/process/runtime.ts';
-import { startProcess, type RunningProcess } from '../../../src/process/start-process.ts';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import type { RunningProcess } from '../../../src/process/start-process.ts';
+import type { Sandbox } from '../../../src/sandbox/index.ts';
 import { startDashboardServer } from '../../../src/server/dashboard/dashboard-server.ts';
-import { createRollgateMetrics } from '../../../src/server/metrics.ts';
 import { ROLLGATE_API_VERSION } from '../../../src/manifest/api-version.ts';
 import { eventually } from '../../support/eventually.ts';
+import { startSystemScene, type SystemScene } from '../../support/system-scene.ts';
 import { genericPush } from '../server/webhook-requests.ts';
 import { launchChromium, type Browser } from './chromium.ts';
 
@@ -79,6 +77,7 @@ async function paused(clients: KubeClients): Promise<boolean> {
   return live.spec?.paused === true;
 }
 
+let scene: SystemScene | undefined;
 let sandbox: Sandbox;
 let clients: KubeClients;
 /** `rollgate run` on 127.0.0.1 without a read token, as the demo runs it. */
@@ -86,23 +85,21 @@ let local: RunningProcess;
 const envs: string[] = [];
 
 async function startRun(host: string, dashboard: Record<string, unknown> = {}): Promise<RunningProcess> {
-  const config = configSchema.parse({
-    log: { level: 'silent' },
-    redis: { url: inject('redisUrl'), prefix: `rg-abuse-${randomUUID().slice(0, 8)}` },
-    server: { host, port: 0 },
-    webhooks: { generic: { secret: 'dashboard-abuse-hook-secret' } },
-    dashboard,
+  const started = await scene!.startRollgate({
+    config: {
+      redis: { prefix: `rg-abuse-${randomUUID().slice(0, 8)}` },
+      server: { host },
+      webhooks: { generic: { secret: 'dashboard-abuse-hook-secret' } },
+      dashboard,
+    },
   });
-  const runtime = openRuntime(config, {
-    logger: silentLogger,
-    kube: { clients, namespace: 'default', source: 'flag', origin: sandbox.url },
-  });
-  return startProcess(runtime, { role: 'all', metrics: createRollgateMetrics() });
+  return started.running;
 }
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ readyDelayMs: 100 });
-  clients = createKubeClients(sandbox.kubeConfig);
+  scene = await startSystemScene({ name: 'abuse', redisUrl: inject('redisUrl') });
+  sandbox = scene.sandbox!;
+  clients = scene.clients;
   local = await startRun('127.0.0.1');
   await clients.custom.createNamespacedCustomObject({
     ...GROUP,
@@ -124,8 +121,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await local?.stop({ force: true }).catch(() => undefined);
-  await sandbox?.stop();
+  await scene?.stop();
   for (const name of envs) delete process.env[name];
 });
 

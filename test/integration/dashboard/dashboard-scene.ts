@@ -1,13 +1,10 @@
 // A running Rollgate (`startProcess`, role all) over a sandbox, with the dashboard's tokens set, and a canary to drive.
 import { randomUUID } from 'node:crypto';
-import { configSchema } from '../../../src/config/index.ts';
-import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
-import { silentLogger } from '../../../src/log/logger.ts';
-import { openRuntime } from '../../../src/process/runtime.ts';
-import { startProcess, type RunningProcess } from '../../../src/process/start-process.ts';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
-import { createRollgateMetrics } from '../../../src/server/metrics.ts';
+import { toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
+import type { RunningProcess } from '../../../src/process/start-process.ts';
+import type { Sandbox } from '../../../src/sandbox/index.ts';
 import { ROLLGATE_API_VERSION } from '../../../src/manifest/api-version.ts';
+import { startSystemScene } from '../../support/system-scene.ts';
 
 export const READ_TOKEN = `read-${randomUUID()}`;
 export const ACTION_TOKEN = `act-${randomUUID()}`;
@@ -34,24 +31,25 @@ export async function startDashboardScene(redisUrl: string): Promise<DashboardSc
   const suffix = randomUUID().slice(0, 8).toUpperCase();
   const readEnv = `RG_TEST_DASHBOARD_READ_${suffix}`;
   const actionEnv = `RG_TEST_DASHBOARD_ACT_${suffix}`;
-  process.env[readEnv] = READ_TOKEN;
-  process.env[actionEnv] = ACTION_TOKEN;
-  const sandbox = await startSandbox({ readyDelayMs: 100 });
-  const clients = createKubeClients(sandbox.kubeConfig);
-  const config = configSchema.parse({
-    log: { level: 'silent' },
-    redis: { url: redisUrl, prefix: `rg-dashboard-${randomUUID().slice(0, 8)}` },
-    server: { host: '127.0.0.1', port: 0 },
-    dashboard: { readTokenEnv: readEnv, actions: { enabled: true, tokenEnv: actionEnv } },
+  const scene = await startSystemScene({
+    name: 'dashboard',
+    redisUrl,
+    config: { dashboard: { readTokenEnv: readEnv, actions: { enabled: true, tokenEnv: actionEnv } } },
+    async prepare({ defer }) {
+      process.env[readEnv] = READ_TOKEN;
+      process.env[actionEnv] = ACTION_TOKEN;
+      defer(() => {
+        delete process.env[readEnv];
+        delete process.env[actionEnv];
+      });
+    },
+    rollgate: {},
   });
-  const runtime = openRuntime(config, {
-    logger: silentLogger,
-    kube: { clients, namespace: 'default', source: 'flag', origin: sandbox.url },
-  });
-  const running = await startProcess(runtime, { role: 'all', metrics: createRollgateMetrics() });
+  const { clients } = scene;
+  const running = scene.rollgate.running;
   const group = { group: 'rollgate.dev', version: 'v1alpha1', plural: 'rollouts', namespace: 'default' };
   return {
-    sandbox,
+    sandbox: scene.sandbox!,
     clients,
     process: running,
     url: running.http.url,
@@ -85,11 +83,6 @@ export async function startDashboardScene(redisUrl: string): Promise<DashboardSc
     async rollout(name) {
       return toPlainObject(await clients.custom.getNamespacedCustomObject({ ...group, name }));
     },
-    async stop() {
-      await running.stop({ force: true }).catch(() => undefined);
-      await sandbox.stop();
-      delete process.env[readEnv];
-      delete process.env[actionEnv];
-    },
+    stop: () => scene.stop(),
   };
 }

@@ -315,7 +315,7 @@ describe('GitSource diff', () => {
     };
     const held = await diffed();
     // A WeakRef keeps its target alive until the current task ends; collect in a later one.
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setImmediate(resolve));
     setFlagsFromString('--expose-gc');
     (runInNewContext('gc') as () => void)();
     // A source's next Git operation may be hours away: what its last one returned must not wait for it.

@@ -1,24 +1,19 @@
 // The shipped install, applied with the real kubectl to the sandbox in RBAC mode, runs a whole Rollgate as
 // its ServiceAccount (a token from `kubectl create token`): Git → sync → canary → promotion, with not one
 // request refused. A permission missing from deploy/ fails here, not in a user's cluster.
-import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadConfig } from '../../../src/config/index.ts';
-import { serveGitRepositories, type GitServer } from '../../../src/git/smart-http-server.ts';
 import { createKubeClients } from '../../../src/kube/client.ts';
-import { silentLogger } from '../../../src/log/logger.ts';
-import { openRuntime } from '../../../src/process/runtime.ts';
-import { startProcess, type RunningProcess } from '../../../src/process/start-process.ts';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import type { RunningProcess } from '../../../src/process/start-process.ts';
+import type { Sandbox } from '../../../src/sandbox/index.ts';
 import { failure } from '../../conformance/support/conformance-cluster.ts';
 import { eventually } from '../../support/eventually.ts';
-import { createBareRepository, makeTempDir, WorkingCopy, type TempDir } from '../../support/git-fixtures.ts';
 import { canaryRollout, configMap, webService } from '../../support/gitops-manifests.ts';
-import { openRedisTestScope, type RedisTestScope } from '../../support/redis-test-prefix.ts';
+import { startSystemScene, type SystemScene } from '../../support/system-scene.ts';
 import { liveWebRollout } from '../../support/web-rollout.ts';
 import { renderInstall, type InstallName, type RenderedObject } from './rendered-install.ts';
 
@@ -34,18 +29,6 @@ const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-function kubectl(kubeconfig: string, args: string[], input?: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(
-      'kubectl',
-      ['--kubeconfig', kubeconfig, ...args],
-      { timeout: 30_000, maxBuffer: 16 << 20 },
-      (err, stdout, stderr) => (err ? reject(new Error(`kubectl ${args[0]}: ${stderr}`)) : resolve(stdout)),
-    );
-    if (input !== undefined) child.stdin?.end(input);
-  });
-}
 
 /** Two Services, a ConfigMap and a canary Rollout that moves its Services' selectors, as users keep them. */
 function appManifests(image: string): Record<string, string> {
@@ -78,8 +61,8 @@ function containerEnv(objects: RenderedObject[]): Record<string, string> {
 }
 
 interface Installed {
+  scene: SystemScene;
   sandbox: Sandbox;
-  tmp: TempDir;
   adminKubeconfig: string;
   /** A kubeconfig with the rollgate ServiceAccount's token. */
   serviceAccountKubeconfig: string;
@@ -87,84 +70,73 @@ interface Installed {
 }
 
 /**
- * Starts an RBAC-mode sandbox and installs `install` into it as a cluster admin does, with the real kubectl
- * (which reaches the sandbox as its admin); `before` runs the admin's own steps first.
+ * Starts an RBAC-mode sandbox (with a Git repository `apps` served beside it) and installs `install` into it
+ * as a cluster admin does, with the real kubectl (which reaches the sandbox as its admin); `before` runs the
+ * admin's own steps first.
  */
 async function installIntoRbacSandbox(
   install: InstallName,
   before: (kubectlAsAdmin: (args: string[]) => Promise<string>) => Promise<void> = async () => undefined,
 ): Promise<Installed> {
-  const tmp = makeTempDir('rollgate-rbac-e2e-');
-  const sandbox = await startSandbox({ rbac: true, readyDelayMs: 100 });
-  cleanups.push(async () => {
-    await sandbox.stop();
-    tmp.remove();
+  const scene = await startSystemScene({
+    name: 'rbac-e2e',
+    redisUrl: inject('redisUrl'),
+    cluster: { sandbox: { rbac: true, readyDelayMs: 100 } },
+    repositories: ['apps'],
+    deleteRedisKeys: true,
   });
-  const adminKubeconfig = join(tmp.path, 'admin.kubeconfig');
-  await sandbox.writeKubeconfig(adminKubeconfig);
-  const asAdmin = (args: string[], input?: string): Promise<string> =>
-    kubectl(adminKubeconfig, ['--cache-dir', join(tmp.path, 'kube-cache'), ...args], input);
+  cleanups.push(() => scene.stop());
+  const sandbox = scene.sandbox!;
+  const asAdmin = (args: string[], input?: string): Promise<string> => scene.kubectl(args, input);
   await before(asAdmin);
   const objects = await renderInstall(install);
   await asAdmin(['apply', '--server-side', '-f', '-'], objects.map((o) => stringify(o)).join('---\n'));
   const token = (await asAdmin(['create', 'token', 'rollgate', '-n', 'rollgate-system'])).trim();
-  const serviceAccountKubeconfig = join(tmp.path, 'rollgate.kubeconfig');
+  const serviceAccountKubeconfig = join(scene.tmp.path, 'rollgate.kubeconfig');
   writeFileSync(serviceAccountKubeconfig, sandbox.kubeconfigYamlWithToken(token), { mode: 0o600 });
-  return { sandbox, tmp, adminKubeconfig, serviceAccountKubeconfig, objects };
+  return { scene, sandbox, adminKubeconfig: await scene.kubeconfigPath(), serviceAccountKubeconfig, objects };
 }
 
 /**
  * Runs a whole Rollgate (`rollgate run`'s role) from the install's own configuration file and container
  * environment, with the ServiceAccount's kubeconfig; only what a pod has that a test lacks is set here.
  */
-async function runRollgate(
-  installed: Installed,
-  git: GitServer,
-  redis: RedisTestScope,
-): Promise<RunningProcess> {
+async function runRollgate(installed: Installed): Promise<RunningProcess> {
+  const { scene } = installed;
   const configMap = installed.objects.find(
     (o) => o.kind === 'ConfigMap' && o.metadata.name === 'rollgate-config',
   );
-  const file = join(installed.tmp.path, 'rollgate.yaml');
+  const file = join(scene.tmp.path, 'rollgate.yaml');
   writeFileSync(file, (configMap as unknown as { data: Record<string, string> }).data['rollgate.yaml']!);
   const config = loadConfig({
     file,
     env: {
       ...containerEnv(installed.objects),
       ROLLGATE_KUBERNETES_KUBECONFIG: installed.serviceAccountKubeconfig,
-      ROLLGATE_REDIS_URL: inject('redisUrl'),
-      ROLLGATE_REDIS_PREFIX: redis.prefix,
+      ROLLGATE_REDIS_URL: scene.redis.url,
+      ROLLGATE_REDIS_PREFIX: scene.redis.prefix,
       ROLLGATE_SERVER_HOST: '127.0.0.1',
       ROLLGATE_SERVER_PORT: '0',
       ROLLGATE_LOG_LEVEL: 'silent',
-      ROLLGATE_GIT_CACHE_DIR: join(installed.tmp.path, 'git-cache'),
+      ROLLGATE_GIT_CACHE_DIR: join(scene.tmp.path, 'git-cache'),
       ROLLGATE_SOURCES: JSON.stringify([
-        { name: 'apps', url: `${git.url}/apps.git`, branch: 'main', path: '.', interval: '1s' },
+        { name: 'apps', url: scene.repoUrl(), branch: 'main', path: '.', interval: '1s' },
       ]),
     },
   });
-  const running = await startProcess(openRuntime(config, { logger: silentLogger }), {
-    role: 'all',
-    redisCheckIntervalMs: 500,
-  });
-  cleanups.push(() => running.stop({ force: true }));
-  return running;
+  const started = await scene.startRollgate({ loadedConfig: config, start: { redisCheckIntervalMs: 500 } });
+  return started.running;
 }
 
 /** Pushes version 1, waits for it to run, pushes version 2 and follows its canary to promotion. */
 async function deployThroughCanary(installed: Installed, namespace: string): Promise<void> {
-  const redis = await openRedisTestScope(inject('redisUrl'));
-  cleanups.push(() => redis.cleanup());
-  const repos = join(installed.tmp.path, 'repos');
-  createBareRepository(repos, 'apps');
-  const git = await serveGitRepositories({ root: repos, receivePack: true });
-  cleanups.push(() => git.stop());
-  const work = new WorkingCopy(join(installed.tmp.path, 'work'));
+  const { scene } = installed;
+  const work = scene.workingCopy();
   work.write(appManifests('web:1.0'));
   work.commit('web 1.0');
-  await work.push(`${git.url}/apps.git`);
+  await work.push(scene.repoUrl());
 
-  await runRollgate(installed, git, redis);
+  await runRollgate(installed);
   // Read as the admin: what the test looks at must not count against the ServiceAccount.
   const admin = new KubeConfig();
   admin.loadFromFile(installed.adminKubeconfig);
@@ -182,7 +154,7 @@ async function deployThroughCanary(installed: Installed, namespace: string): Pro
 
   work.write({ 'web/rollout.yaml': appManifests('web:2.0')['web/rollout.yaml']! });
   work.commit('web 2.0');
-  await work.push(`${git.url}/apps.git`);
+  await work.push(scene.repoUrl());
   await eventually(
     'web 2.0 as a canary at its pause',
     async () => {

@@ -1,22 +1,19 @@
 // Redis is not a trust root: a notification job written into Redis by someone else cannot move a webhook's host.
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { configSchema } from '../../../src/config/index.ts';
-import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
+import { toPlainObject } from '../../../src/kube/client.ts';
 import { installCrds } from '../../../src/kube/install-crds.ts';
 import { createLogger } from '../../../src/log/logger.ts';
 import { eventKey } from '../../../src/notify/plan-deliveries.ts';
-import { openRuntime, type Runtime } from '../../../src/process/runtime.ts';
+import type { Runtime } from '../../../src/process/runtime.ts';
 import { startNotifier, type RunningNotifier } from '../../../src/process/start-notifier.ts';
 import { bullPrefix } from '../../../src/queue/queue-names.ts';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { createRollgateMetrics } from '../../../src/server/metrics.ts';
 import { rollgateCrds } from '../../../src/manifest/crds.ts';
 import { eventually } from '../../support/eventually.ts';
-import { deleteKeysUnder } from '../../support/redis-test-prefix.ts';
+import { startSystemScene, type SystemScene } from '../../support/system-scene.ts';
 
 const STATE_NAMESPACE = 'rollgate-system';
 const HOOK_SECRET = 'hook-s3cr3t-value';
@@ -56,15 +53,13 @@ async function portPair(): Promise<{ configured: Listener; attacker: Listener }>
   }
 }
 
-let sandbox: Sandbox;
-let clients: KubeClients;
+let scene: SystemScene | undefined;
 let configured: Listener;
 let attacker: Listener;
 let runtime: Runtime;
 let notifier: RunningNotifier;
 let forger: Queue;
 const logLines: string[] = [];
-const prefix = `rg-forged-${randomUUID().slice(0, 8)}`;
 
 const annotations = { 'notifications.argoproj.io/subscribe.on-deployed.hook': '' };
 /** The Rollout as a job describes it; its uid is the live one's, set once it is created. */
@@ -72,82 +67,83 @@ const rollout = { metadata: { name: 'web', namespace: 'default', uid: '', annota
 let event: string;
 
 beforeAll(async () => {
-  ({ configured, attacker } = await portPair());
-  sandbox = await startSandbox();
-  clients = createKubeClients(sandbox.kubeConfig);
-  await clients.core.createNamespace({ body: { metadata: { name: STATE_NAMESPACE } } });
-  await clients.core.createNamespacedConfigMap({
-    namespace: STATE_NAMESPACE,
-    body: {
-      metadata: { name: 'rollgate-notification-configmap' },
-      data: {
-        'service.webhook.hook': `url: http://127.0.0.1:${configured.port}\nheaders:\n  - name: X-Secret\n    value: $hook-secret\n`,
-        'trigger.on-deployed': '- send: [deployed]\n',
-        'template.deployed':
-          'message: deployed\nwebhook:\n  hook:\n    method: POST\n    path: /deploys/{{.rollout.metadata.name}}\n    body: "{}"\n',
-      },
-    },
-  });
-  await clients.core.createNamespacedSecret({
-    namespace: STATE_NAMESPACE,
-    body: {
-      metadata: { name: 'rollgate-notification-secret' },
-      data: { 'hook-secret': Buffer.from(HOOK_SECRET).toString('base64') },
-    },
-  });
-  await installCrds(clients, rollgateCrds());
-  const created = await clients.custom.createNamespacedCustomObject({
-    group: 'rollgate.dev',
-    version: 'v1alpha1',
-    namespace: 'default',
-    plural: 'rollouts',
-    body: {
-      apiVersion: 'rollgate.dev/v1alpha1',
-      kind: 'Rollout',
-      metadata: { name: 'web', annotations },
-      spec: {
-        replicas: 1,
-        selector: { matchLabels: { app: 'web' } },
-        template: {
-          metadata: { labels: { app: 'web' } },
-          spec: { containers: [{ name: 'app', image: 'shop/web:1' }] },
+  scene = await startSystemScene({
+    name: 'forged',
+    redisUrl: inject('redisUrl'),
+    cluster: { sandbox: {} },
+    deleteRedisKeys: true,
+    config: { log: { level: 'debug' } },
+    async prepare({ clients, defer }) {
+      ({ configured, attacker } = await portPair());
+      defer(() => {
+        configured.server.close();
+        attacker.server.close();
+      });
+      await clients.core.createNamespace({ body: { metadata: { name: STATE_NAMESPACE } } });
+      await clients.core.createNamespacedConfigMap({
+        namespace: STATE_NAMESPACE,
+        body: {
+          metadata: { name: 'rollgate-notification-configmap' },
+          data: {
+            'service.webhook.hook': `url: http://127.0.0.1:${configured.port}\nheaders:\n  - name: X-Secret\n    value: $hook-secret\n`,
+            'trigger.on-deployed': '- send: [deployed]\n',
+            'template.deployed':
+              'message: deployed\nwebhook:\n  hook:\n    method: POST\n    path: /deploys/{{.rollout.metadata.name}}\n    body: "{}"\n',
+          },
         },
-        strategy: { canary: { steps: [{ setWeight: 50 }] } },
-      },
+      });
+      await clients.core.createNamespacedSecret({
+        namespace: STATE_NAMESPACE,
+        body: {
+          metadata: { name: 'rollgate-notification-secret' },
+          data: { 'hook-secret': Buffer.from(HOOK_SECRET).toString('base64') },
+        },
+      });
+      await installCrds(clients, rollgateCrds());
+      const created = await clients.custom.createNamespacedCustomObject({
+        group: 'rollgate.dev',
+        version: 'v1alpha1',
+        namespace: 'default',
+        plural: 'rollouts',
+        body: {
+          apiVersion: 'rollgate.dev/v1alpha1',
+          kind: 'Rollout',
+          metadata: { name: 'web', annotations },
+          spec: {
+            replicas: 1,
+            selector: { matchLabels: { app: 'web' } },
+            template: {
+              metadata: { labels: { app: 'web' } },
+              spec: { containers: [{ name: 'app', image: 'shop/web:1' }] },
+            },
+            strategy: { canary: { steps: [{ setWeight: 50 }] } },
+          },
+        },
+      });
+      rollout.metadata.uid = toPlainObject<{ metadata: { uid: string } }>(created).metadata.uid;
+      event = eventKey(
+        { namespace: 'default', name: 'web', uid: rollout.metadata.uid },
+        { trigger: 'on-deployed', revision: 'abc', step: '-' },
+      );
     },
-  });
-  rollout.metadata.uid = toPlainObject<{ metadata: { uid: string } }>(created).metadata.uid;
-  event = eventKey(
-    { namespace: 'default', name: 'web', uid: rollout.metadata.uid },
-    { trigger: 'on-deployed', revision: 'abc', step: '-' },
-  );
-  const config = configSchema.parse({
-    log: { level: 'debug' },
-    redis: { url: inject('redisUrl'), prefix },
-    server: { host: '127.0.0.1', port: 0 },
   });
   const logs = new PassThrough();
   logs.on('data', (chunk: Buffer) => logLines.push(chunk.toString('utf8')));
-  runtime = openRuntime(config, {
+  runtime = scene.openRuntime({
     logger: createLogger({ destination: logs, format: 'json', level: 'debug' }),
-    kube: { clients, namespace: 'default', source: 'flag', origin: sandbox.url },
   });
   notifier = startNotifier(runtime, {
     metrics: createRollgateMetrics({ processMetrics: false }),
     configTtlMs: 0,
   });
+  scene.defer(() => notifier.stop({ force: true }));
   // What someone who can write to Redis does: add a job to Rollgate's notify queue.
-  forger = new Queue('notify', { connection: runtime.redis, prefix: bullPrefix(prefix) });
+  forger = new Queue('notify', { connection: runtime.redis, prefix: bullPrefix(scene.redis.prefix) });
+  scene.defer(() => forger.close());
 });
 
 afterAll(async () => {
-  await notifier.stop({ force: true });
-  await forger.close();
-  await deleteKeysUnder(runtime.redis, prefix);
-  await runtime.close();
-  await sandbox.stop();
-  configured.server.close();
-  attacker.server.close();
+  await scene?.stop();
 });
 
 async function finished(id: string): Promise<{ state: string; reason: string }> {

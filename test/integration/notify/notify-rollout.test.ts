@@ -1,20 +1,15 @@
 // Notifications end to end: an Argo-format ConfigMap, a subscribed Rollout through a canary in the sandbox, two reconcilers, a restart.
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
-import { configSchema } from '../../../src/config/index.ts';
-import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
+import { toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
 import { createLogger, silentLogger, type Logger } from '../../../src/log/logger.ts';
-import { openRuntime } from '../../../src/process/runtime.ts';
-import { startProcess, type RunningProcess } from '../../../src/process/start-process.ts';
-import { createRedisConnection } from '../../../src/queue/redis-connection.ts';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
-import { createRollgateMetrics, type RollgateMetrics } from '../../../src/server/metrics.ts';
+import type { RunningProcess } from '../../../src/process/start-process.ts';
+import type { RollgateMetrics } from '../../../src/server/metrics.ts';
 import { eventually } from '../../support/eventually.ts';
-import { deleteKeysUnder } from '../../support/redis-test-prefix.ts';
+import { startSystemScene, type SystemScene } from '../../support/system-scene.ts';
 import {
   SLACK_TOKEN,
   TEAMS_CONNECTOR_PATH,
@@ -35,9 +30,8 @@ interface LiveStatus {
 }
 
 let doubles: ServiceDoubles;
-let sandbox: Sandbox;
+let scene: SystemScene | undefined;
 let clients: KubeClients;
-const prefix = `rg-notify-${randomUUID().slice(0, 8)}`;
 const logLines: string[] = [];
 let processes: Array<{ process: RunningProcess; metrics: RollgateMetrics }> = [];
 
@@ -50,22 +44,13 @@ function debugLogger(): Logger {
 }
 
 async function startReconciler(logger: Logger = silentLogger): Promise<RunningProcess> {
-  const config = configSchema.parse({
-    log: { level: 'silent' },
-    redis: { url: inject('redisUrl'), prefix },
-    server: { host: '127.0.0.1', port: 0 },
-    // Rollouts in UNWATCHED exist for the notifier (it reads who is subscribed from the cluster) and are
-    // never reconciled: the tests below hand their transitions to the notifier themselves.
-    kubernetes: { watchNamespace: NAMESPACE },
-  });
-  const runtime = openRuntime(config, {
+  const { running, metrics } = await scene!.startRollgate({
+    role: 'reconciler',
     logger,
-    kube: { clients, namespace: NAMESPACE, source: 'flag', origin: sandbox.url },
+    processMetrics: false,
   });
-  const metrics = createRollgateMetrics({ processMetrics: false });
-  const process = await startProcess(runtime, { role: 'reconciler', metrics });
-  processes.push({ process, metrics });
-  return process;
+  processes.push({ process: running, metrics });
+  return running;
 }
 
 /** Creates a Rollout no process reconciles, with `annotations`; returns its uid. */
@@ -171,38 +156,55 @@ async function quiet(): Promise<void> {
 }
 
 beforeAll(async () => {
-  doubles = await startServiceDoubles();
-  sandbox = await startSandbox({ readyDelayMs: 50 });
-  clients = createKubeClients(sandbox.kubeConfig);
-  await clients.core.createNamespace({ body: { metadata: { name: STATE_NAMESPACE } } });
-  await clients.core.createNamespace({ body: { metadata: { name: UNWATCHED } } });
-  // The ConfigMap exactly as an Argo user writes it; only the Slack API's address points at the double
-  // (`apiURL`, a key notifications-engine's Slack service has as well).
-  const argo = parse(
-    readFileSync(join(import.meta.dirname, '../../support/notify/argo-notification-configmap.yaml'), 'utf8'),
-  ) as { data: Record<string, string> };
-  await clients.core.createNamespacedConfigMap({
-    namespace: STATE_NAMESPACE,
-    body: {
-      metadata: { name: 'rollgate-notification-configmap' },
-      data: { ...argo.data, 'service.slack': `${argo.data['service.slack']}apiURL: ${doubles.url}/api\n` },
+  scene = await startSystemScene({
+    name: 'notify',
+    redisUrl: inject('redisUrl'),
+    cluster: { sandbox: { readyDelayMs: 50 } },
+    deleteRedisKeys: true,
+    // Rollouts in UNWATCHED exist for the notifier (it reads who is subscribed from the cluster) and are
+    // never reconciled: the tests below hand their transitions to the notifier themselves.
+    config: { kubernetes: { watchNamespace: NAMESPACE } },
+    async prepare({ clients, defer }) {
+      const started = (doubles = await startServiceDoubles());
+      defer(() => started.stop());
+      await clients.core.createNamespace({ body: { metadata: { name: STATE_NAMESPACE } } });
+      await clients.core.createNamespace({ body: { metadata: { name: UNWATCHED } } });
+      // The ConfigMap exactly as an Argo user writes it; only the Slack API's address points at the double
+      // (`apiURL`, a key notifications-engine's Slack service has as well).
+      const argo = parse(
+        readFileSync(
+          join(import.meta.dirname, '../../support/notify/argo-notification-configmap.yaml'),
+          'utf8',
+        ),
+      ) as { data: Record<string, string> };
+      await clients.core.createNamespacedConfigMap({
+        namespace: STATE_NAMESPACE,
+        body: {
+          metadata: { name: 'rollgate-notification-configmap' },
+          data: {
+            ...argo.data,
+            'service.slack': `${argo.data['service.slack']}apiURL: ${doubles.url}/api\n`,
+          },
+        },
+      });
+      const secret = {
+        'slack-token': SLACK_TOKEN,
+        'deploy-log-url': `${doubles.url}/webhook`,
+        'deploy-log-token': DEPLOY_LOG_TOKEN,
+        'teams-ops-url': `${doubles.url}${TEAMS_CONNECTOR_PATH}`,
+      };
+      await clients.core.createNamespacedSecret({
+        namespace: STATE_NAMESPACE,
+        body: {
+          metadata: { name: 'rollgate-notification-secret' },
+          data: Object.fromEntries(
+            Object.entries(secret).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+          ),
+        },
+      });
     },
   });
-  const secret = {
-    'slack-token': SLACK_TOKEN,
-    'deploy-log-url': `${doubles.url}/webhook`,
-    'deploy-log-token': DEPLOY_LOG_TOKEN,
-    'teams-ops-url': `${doubles.url}${TEAMS_CONNECTOR_PATH}`,
-  };
-  await clients.core.createNamespacedSecret({
-    namespace: STATE_NAMESPACE,
-    body: {
-      metadata: { name: 'rollgate-notification-secret' },
-      data: Object.fromEntries(
-        Object.entries(secret).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
-      ),
-    },
-  });
+  clients = scene.clients;
   // Two reconcilers on one Redis: every transition is seen by whichever reconciles, and both notify.
   // Both log into the lines the tests read: which one sends a message is the queue's choice.
   await startReconciler(debugLogger());
@@ -211,11 +213,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stopAll();
-  await sandbox?.stop();
-  await doubles?.stop();
-  const redis = createRedisConnection(inject('redisUrl'));
-  await deleteKeysUnder(redis, prefix);
-  redis.disconnect();
+  await scene?.stop();
 });
 
 describe('notifications of a subscribed Rollout', () => {

@@ -1,34 +1,28 @@
 // Redis is not a trust root: a head written into the observation hash by anyone but a ref check is not deployed.
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { ManualClock } from '../../../src/clock/clock.ts';
-import { serveGitRepositories, type GitServer } from '../../../src/git/smart-http-server.ts';
+import type { GitServer } from '../../../src/git/smart-http-server.ts';
 import { GitSource } from '../../../src/git/source.ts';
 import { createKubeClients, type KubeClients } from '../../../src/kube/client.ts';
 import { createLogger } from '../../../src/log/logger.ts';
 import { observedHeadKey, RedisObservedHeads } from '../../../src/queue/observed-heads.ts';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import type { Sandbox } from '../../../src/sandbox/index.ts';
 import { ObjectApplier } from '../../../src/sync/object-applier.ts';
 import { KubeReplicaSetUseReader } from '../../../src/sync/replica-set-uses.ts';
 import { ConfigMapSourceStateStore } from '../../../src/sync/source-state-store.ts';
 import { HeadWitness } from '../../../src/sync/head-witness.ts';
 import { checkSource, syncSource, type SourceSyncDeps } from '../../../src/sync/source-sync.ts';
-import {
-  configMapYaml,
-  createBareRepository,
-  git,
-  gitAsync,
-  makeTempDir,
-  WorkingCopy,
-  type TempDir,
-} from '../../support/git-fixtures.ts';
-import { openRedisTestScope, type RedisTestScope } from '../../support/redis-test-prefix.ts';
+import { configMapYaml, git, gitAsync, type TempDir, type WorkingCopy } from '../../support/git-fixtures.ts';
+import { startSystemScene, type SystemScene } from '../../support/system-scene.ts';
 
+let scene: SystemScene;
 let tmp: TempDir;
 let sandbox: Sandbox;
 let server: GitServer;
-let redis: RedisTestScope;
+let redis: { connection: Redis; prefix: string };
 let clients: KubeClients;
 let work: WorkingCopy;
 let logLines: string[];
@@ -59,22 +53,24 @@ function sourceDeps(witness: HeadWitness | undefined): SourceSyncDeps {
 }
 
 beforeEach(async () => {
-  tmp = makeTempDir('rollgate-forged-head-');
-  sandbox = await startSandbox();
-  clients = createKubeClients(sandbox.kubeConfig);
-  createBareRepository(join(tmp.path, 'repos'), 'apps');
-  server = await serveGitRepositories({ root: join(tmp.path, 'repos'), receivePack: true });
-  remote = `${server.url}/apps.git`;
-  redis = await openRedisTestScope(inject('redisUrl'));
-  work = new WorkingCopy(join(tmp.path, 'work'));
+  scene = await startSystemScene({
+    name: 'forged-head',
+    redisUrl: inject('redisUrl'),
+    cluster: { sandbox: {} },
+    repositories: ['apps'],
+    deleteRedisKeys: true,
+  });
+  ({ tmp, clients } = scene);
+  sandbox = scene.sandbox!;
+  server = scene.git!;
+  remote = scene.repoUrl();
+  redis = { connection: scene.redis.connection(), prefix: scene.redis.prefix };
+  work = scene.workingCopy();
   logLines = [];
 });
 
 afterEach(async () => {
-  await redis.cleanup();
-  await server.stop();
-  await sandbox.stop();
-  tmp.remove();
+  await scene.stop();
 });
 
 async function pushMain(version: string): Promise<string> {

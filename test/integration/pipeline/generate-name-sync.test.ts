@@ -1,28 +1,24 @@
 // Objects with metadata.generateName through a real Git server, the sync and the sandbox: created once
 // per content that a commit brings, never again for unrelated commits, retries or a lost cache; never pruned.
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { ManualClock } from '../../../src/clock/clock.ts';
-import { serveGitRepositories, type GitServer } from '../../../src/git/smart-http-server.ts';
+import type { GitServer } from '../../../src/git/smart-http-server.ts';
 import { GitSource } from '../../../src/git/source.ts';
 import { createKubeClients, type KubeClients } from '../../../src/kube/client.ts';
 import { installCrds } from '../../../src/kube/install-crds.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import type { Sandbox } from '../../../src/sandbox/index.ts';
 import { rollgateCrds } from '../../../src/manifest/crds.ts';
 import { ObjectApplier } from '../../../src/sync/object-applier.ts';
 import { KubeReplicaSetUseReader } from '../../../src/sync/replica-set-uses.ts';
 import { ConfigMapSourceStateStore } from '../../../src/sync/source-state-store.ts';
 import { syncSource, type SourceSyncDeps } from '../../../src/sync/source-sync.ts';
 import { MANIFEST_DIGEST_LABEL } from '../../../src/sync/sync-labels.ts';
-import {
-  configMapYaml,
-  createBareRepository,
-  makeTempDir,
-  WorkingCopy,
-  type TempDir,
-} from '../../support/git-fixtures.ts';
+import { configMapYaml, type TempDir, type WorkingCopy } from '../../support/git-fixtures.ts';
+import { startSystemScene, type SystemScene } from '../../support/system-scene.ts';
 
+let scene: SystemScene;
 let tmp: TempDir;
 let sandbox: Sandbox;
 let server: GitServer;
@@ -39,13 +35,19 @@ function gitSource(cache: string): GitSource {
 }
 
 beforeEach(async () => {
-  tmp = makeTempDir('rollgate-generate-name-');
-  sandbox = await startSandbox({ readyDelayMs: 0 });
-  clients = createKubeClients(sandbox.kubeConfig);
-  await installCrds(clients, rollgateCrds());
-  createBareRepository(join(tmp.path, 'repos'), 'apps');
-  server = await serveGitRepositories({ root: join(tmp.path, 'repos'), receivePack: true });
-  work = new WorkingCopy(join(tmp.path, 'work'));
+  scene = await startSystemScene({
+    name: 'generate-name',
+    redisUrl: inject('redisUrl'),
+    cluster: { sandbox: { readyDelayMs: 0 } },
+    repositories: ['apps'],
+    prepare: async (started) => {
+      await installCrds(started.clients, rollgateCrds());
+    },
+  });
+  ({ tmp, clients } = scene);
+  sandbox = scene.sandbox!;
+  server = scene.git!;
+  work = scene.workingCopy();
   deps = {
     git: gitSource('cache'),
     applier: new ObjectApplier(sandbox.kubeConfig, { source: 'apps', defaultNamespace: 'default' }),
@@ -60,9 +62,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await server.stop();
-  await sandbox.stop();
-  tmp.remove();
+  await scene.stop();
 });
 
 const jobYaml = (image: string, comment = '') => `# a smoke test, run on each change${comment}

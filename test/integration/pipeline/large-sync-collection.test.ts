@@ -49,8 +49,9 @@ describe('large-sync collection in the poller', () => {
       await p.work.push(p.repoUrl);
       expect((await p.pushWebhook(running)).status).toBe(202);
       await eventually(message, async () => (await p.syncJobs(running)) > syncsBefore, { intervalMs: 20 });
-      // The collections are timers of 0 ms set when the job's handler returned: past them.
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The collections are two chained 0 ms timers, the first set before the job was counted finished:
+      // timers of one length fire in the order they were set, so two more turns of ours come after both.
+      for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setTimeout(resolve, 0));
     };
 
     // One object changed among four: below the threshold, so no collection.

@@ -1,30 +1,20 @@
 // A whole Rollgate (poller, sync, workers, webhook server) over a sandbox cluster and a served Git repo.
-import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import { configSchema, type RollgateConfig } from '../../../src/config/index.ts';
-import { serveGitRepositories, type GitServer } from '../../../src/git/smart-http-server.ts';
-import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
-import { silentLogger, type Logger } from '../../../src/log/logger.ts';
-import { createRollgateMetrics, type RollgateMetrics } from '../../../src/server/metrics.ts';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
-import { startProcess, type RunningProcess } from '../../../src/process/start-process.ts';
-import { openRuntime } from '../../../src/process/runtime.ts';
+import type { RollgateConfig } from '../../../src/config/index.ts';
+import type { GitServer } from '../../../src/git/smart-http-server.ts';
+import type { KubeClients } from '../../../src/kube/client.ts';
+import type { Logger } from '../../../src/log/logger.ts';
+import type { RollgateMetrics } from '../../../src/server/metrics.ts';
+import type { Sandbox } from '../../../src/sandbox/index.ts';
+import type { RunningProcess } from '../../../src/process/start-process.ts';
 import type { PollerOptions } from '../../../src/process/start-poller.ts';
-import { createBareRepository, makeTempDir, WorkingCopy, type TempDir } from '../../support/git-fixtures.ts';
+import type { WorkingCopy } from '../../support/git-fixtures.ts';
 import { postGithubPush } from '../../support/github-push.ts';
+import { startSystemScene, type SceneRollgate, type SceneRollout } from '../../support/system-scene.ts';
 
 /** The parts of a live Rollout these tests read. */
-export interface LiveRollout {
+export interface LiveRollout extends SceneRollout {
   apiVersion: string;
-  metadata: { labels?: Record<string, string>; annotations?: Record<string, string> };
-  spec?: { template?: { spec?: { containers?: Array<{ image?: string }> } } };
-  status?: {
-    phase?: string;
-    message?: string;
-    currentStepIndex?: number;
-    stableRS?: string;
-    currentPodHash?: string;
-  };
+  metadata: NonNullable<SceneRollout['metadata']>;
 }
 
 export const WEBHOOK_SECRET = 'pipeline-test-secret';
@@ -76,77 +66,61 @@ export async function startPipeline(
     gitServer?: (root: string) => Promise<GitServer>;
   } = {},
 ): Promise<Pipeline> {
-  const tmp: TempDir = makeTempDir('rollgate-pipeline-');
-  const sandbox = await startSandbox({
-    readyDelayMs: 100,
-    ...(options.missingImages ? { missingImages: options.missingImages } : {}),
+  const scene = await startSystemScene({
+    name: 'pipeline',
+    redisUrl,
+    cluster: {
+      sandbox: {
+        readyDelayMs: 100,
+        ...(options.missingImages ? { missingImages: options.missingImages } : {}),
+      },
+    },
+    repositories: ['apps'],
+    ...(options.gitServer ? { gitServer: options.gitServer } : {}),
+    config: { webhooks: { github: { secret: WEBHOOK_SECRET } } },
   });
-  createBareRepository(join(tmp.path, 'repos'), 'apps');
-  const root = join(tmp.path, 'repos');
-  const git = await (options.gitServer ?? ((r) => serveGitRepositories({ root: r, receivePack: true })))(
-    root,
-  );
-  const repoUrl = `${git.url}/apps.git`;
-  const work = new WorkingCopy(join(tmp.path, 'work'));
-  const clients = createKubeClients(sandbox.kubeConfig);
-  const processes: RunningProcess[] = [];
-  const metricsOf = new Map<RunningProcess, RollgateMetrics>();
-  const prefix = `rg-pipeline-${randomUUID().slice(0, 8)}`;
-  let config = configSchema.parse({});
-  const jobsOf = async (process: RunningProcess, queue: string): Promise<number> => {
-    const metrics = metricsOf.get(process);
-    if (!metrics) return 0;
-    return (await metrics.jobsTotal.get()).values
-      .filter((v) => v.labels.queue === queue)
-      .reduce((sum, v) => sum + v.value, 0);
-  };
+  const repoUrl = scene.repoUrl();
+  const work = scene.workingCopy();
+  const metricsOf = new Map<RunningProcess, SceneRollgate>();
+  let config = scene.configWith();
+  const jobsOf = async (process: RunningProcess, queue: string): Promise<number> =>
+    (await metricsOf.get(process)?.jobs(queue)) ?? 0;
 
   return {
-    sandbox,
-    git,
+    sandbox: scene.sandbox!,
+    git: scene.git!,
     repoUrl,
     work,
-    clients,
+    clients: scene.clients,
     get config() {
       return config;
     },
     async start(overrides = {}) {
-      config = configSchema.parse({
-        log: { level: 'silent' },
-        redis: { url: overrides.redisUrl ?? redisUrl, prefix },
-        server: { host: '127.0.0.1', port: 0 },
-        workers: { concurrency: 4, lockDurationMs: overrides.lockDurationMs ?? 30_000 },
-        git: { cacheDir: join(tmp.path, `cache-${processes.length}`) },
-        sources: (overrides.sources ?? [{ name: 'apps', path: '.' }]).map((source) => ({
-          url: repoUrl,
-          branch: 'main',
-          interval: overrides.interval ?? '1h',
-          prune: overrides.prune ?? false,
-          selfHeal: overrides.selfHeal ?? false,
-          ...source,
-        })),
-        webhooks: { github: { secret: WEBHOOK_SECRET } },
+      const rollgate = await scene.startRollgate({
+        ...(overrides.logger ? { logger: overrides.logger } : {}),
+        config: {
+          ...(overrides.redisUrl ? { redis: { url: overrides.redisUrl } } : {}),
+          workers: { concurrency: 4, lockDurationMs: overrides.lockDurationMs ?? 30_000 },
+          sources: (overrides.sources ?? [{ name: 'apps', path: '.' }]).map((source) => ({
+            url: repoUrl,
+            branch: 'main',
+            interval: overrides.interval ?? '1h',
+            prune: overrides.prune ?? false,
+            selfHeal: overrides.selfHeal ?? false,
+            ...source,
+          })),
+        },
+        start: { redisCheckIntervalMs: 500, poller: { driftCheckEveryMs: 500, ...overrides.poller } },
       });
-      const runtime = openRuntime(config, {
-        logger: overrides.logger ?? silentLogger,
-        kube: { clients, namespace: 'default', source: 'flag', origin: sandbox.url },
-      });
-      const metrics = createRollgateMetrics();
-      const running = await startProcess(runtime, {
-        role: 'all',
-        metrics,
-        redisCheckIntervalMs: 500,
-        poller: { driftCheckEveryMs: 500, ...overrides.poller },
-      });
-      processes.push(running);
-      metricsOf.set(running, metrics);
-      return running;
+      config = rollgate.config;
+      metricsOf.set(rollgate.running, rollgate);
+      return rollgate.running;
     },
     metrics(process) {
-      return metricsOf.get(process);
+      return metricsOf.get(process)?.metrics;
     },
     async polls(process) {
-      const metrics = metricsOf.get(process);
+      const metrics = metricsOf.get(process)?.metrics;
       if (!metrics) return 0;
       return (await metrics.pollsTotal.get()).values.reduce((sum, v) => sum + v.value, 0);
     },
@@ -165,35 +139,16 @@ export async function startPipeline(
         fullName: 'test/apps',
       });
     },
-    async rollout(name, namespace = 'default') {
-      try {
-        const obj = await clients.custom.getNamespacedCustomObject({
-          group: 'rollgate.dev',
-          version: 'v1alpha1',
-          namespace,
-          plural: 'rollouts',
-          name,
-        });
-        return toPlainObject<LiveRollout>(obj);
-      } catch {
-        return undefined;
-      }
-    },
-    async replicaSets(namespace = 'default') {
-      const list = await clients.apps.listNamespacedReplicaSet({ namespace });
-      return list.items.map((rs) => ({
-        name: rs.metadata?.name ?? '',
-        replicas: rs.spec?.replicas ?? 0,
-        hash: rs.metadata?.labels?.['rollouts-pod-template-hash'] ?? '',
-        image: rs.spec?.template?.spec?.containers[0]?.image ?? '',
+    rollout: (name, namespace) => scene.rollout<LiveRollout>(name, namespace),
+    async replicaSets(namespace) {
+      return (await scene.replicaSets(namespace)).map(({ name, replicas, hash, image }) => ({
+        name,
+        replicas,
+        hash,
+        image,
       }));
     },
-    async stop() {
-      for (const p of processes.reverse()) await p.stop({ force: true }).catch(() => undefined);
-      await git.stop();
-      await sandbox.stop();
-      tmp.remove();
-    },
+    stop: () => scene.stop(),
   };
 }
 

@@ -2,40 +2,40 @@
 // HTTP, the sandbox cluster, the sync as the poller runs it. Each attempt is refused on its object (file,
 // line, field); the tenant's own objects still apply; nobody else's object is written, relabelled or pruned.
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { RbacAuthorizationV1Api, type V1Deployment } from '@kubernetes/client-node';
 import { ManualClock } from '../../../src/clock/clock.ts';
-import { serveGitRepositories, type GitServer } from '../../../src/git/smart-http-server.ts';
+import type { GitServer } from '../../../src/git/smart-http-server.ts';
 import { GitSource } from '../../../src/git/source.ts';
-import { createKubeClients, type KubeClients } from '../../../src/kube/client.ts';
+import type { KubeClients } from '../../../src/kube/client.ts';
 import { isNotFound } from '../../../src/kube/errors.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import type { Sandbox } from '../../../src/sandbox/index.ts';
 import { ObjectApplier } from '../../../src/sync/object-applier.ts';
 import { KubeReplicaSetUseReader } from '../../../src/sync/replica-set-uses.ts';
 import { sourceScopeOf, type SourceScopeSettings } from '../../../src/sync/source-scope.ts';
 import { ConfigMapSourceStateStore } from '../../../src/sync/source-state-store.ts';
 import type { SourceStatus } from '../../../src/sync/source-status.ts';
 import { checkSource, syncSource, type SourceSyncDeps } from '../../../src/sync/source-sync.ts';
-import {
-  configMapYaml,
-  createBareRepository,
-  makeTempDir,
-  WorkingCopy,
-  type TempDir,
-} from '../../support/git-fixtures.ts';
+import { configMapYaml, WorkingCopy, type TempDir } from '../../support/git-fixtures.ts';
+import { startSystemScene, type SystemScene } from '../../support/system-scene.ts';
 
+let scene: SystemScene;
 let tmp: TempDir;
 let sandbox: Sandbox;
 let server: GitServer;
 let clients: KubeClients;
 
 beforeEach(async () => {
-  tmp = makeTempDir('rollgate-source-scope-');
-  sandbox = await startSandbox();
-  clients = createKubeClients(sandbox.kubeConfig);
-  for (const name of ['team-a', 'team-b', 'platform']) createBareRepository(join(tmp.path, 'repos'), name);
-  server = await serveGitRepositories({ root: join(tmp.path, 'repos'), receivePack: true });
+  scene = await startSystemScene({
+    name: 'source-scope',
+    redisUrl: inject('redisUrl'),
+    cluster: { sandbox: {} },
+    repositories: ['team-a', 'team-b', 'platform'],
+  });
+  ({ tmp, clients } = scene);
+  sandbox = scene.sandbox!;
+  server = scene.git!;
   for (const name of ['team-a', 'team-b'])
     await clients.core.createNamespace({ body: { metadata: { name } } });
   // What the cluster itself runs, made by another tool: no Rollgate label.
@@ -46,9 +46,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await server.stop();
-  await sandbox.stop();
-  tmp.remove();
+  await scene.stop();
 });
 
 /** A source as the poller builds it from `sources[]` (defaultNamespace `default`), with its own repository. */

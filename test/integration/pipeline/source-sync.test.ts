@@ -1,16 +1,17 @@
 // The poll → sync hand-off against a real Git server, Redis and the sandbox cluster: the sync moves to
 // the newest head a poll saw without asking Git for the branch again, and never to an older commit.
 import { join } from 'node:path';
+import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { ManualClock } from '../../../src/clock/clock.ts';
-import { serveGitRepositories, type GitServer } from '../../../src/git/smart-http-server.ts';
+import type { GitServer } from '../../../src/git/smart-http-server.ts';
 import { GitSource } from '../../../src/git/source.ts';
 import { createKubeClients, type KubeClients } from '../../../src/kube/client.ts';
 import { KubeForbiddenError, KubeTransientError } from '../../../src/kube/errors.ts';
 import { installCrds } from '../../../src/kube/install-crds.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 import { RedisObservedHeads } from '../../../src/queue/observed-heads.ts';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import type { Sandbox } from '../../../src/sandbox/index.ts';
 import { rollgateCrds } from '../../../src/manifest/crds.ts';
 import { ObjectApplier } from '../../../src/sync/object-applier.ts';
 import { KubeReplicaSetUseReader } from '../../../src/sync/replica-set-uses.ts';
@@ -23,32 +24,32 @@ import {
   syncSource,
   type SourceSyncDeps,
 } from '../../../src/sync/source-sync.ts';
-import {
-  configMapYaml,
-  createBareRepository,
-  makeTempDir,
-  WorkingCopy,
-  type TempDir,
-} from '../../support/git-fixtures.ts';
-import { openRedisTestScope, type RedisTestScope } from '../../support/redis-test-prefix.ts';
+import { configMapYaml, type TempDir, type WorkingCopy } from '../../support/git-fixtures.ts';
+import { startSystemScene, type SystemScene } from '../../support/system-scene.ts';
 import { rolloutYaml } from './pipeline-harness.ts';
 
+let scene: SystemScene;
 let tmp: TempDir;
 let sandbox: Sandbox;
 let server: GitServer;
-let redis: RedisTestScope;
+let redis: { connection: Redis; prefix: string };
 let clients: KubeClients;
 let work: WorkingCopy;
 let deps: SourceSyncDeps;
 
 beforeEach(async () => {
-  tmp = makeTempDir('rollgate-source-sync-');
-  sandbox = await startSandbox();
-  clients = createKubeClients(sandbox.kubeConfig);
-  createBareRepository(join(tmp.path, 'repos'), 'apps');
-  server = await serveGitRepositories({ root: join(tmp.path, 'repos'), receivePack: true });
-  redis = await openRedisTestScope(inject('redisUrl'));
-  work = new WorkingCopy(join(tmp.path, 'work'));
+  scene = await startSystemScene({
+    name: 'source-sync',
+    redisUrl: inject('redisUrl'),
+    cluster: { sandbox: {} },
+    repositories: ['apps'],
+    deleteRedisKeys: true,
+  });
+  ({ tmp, clients } = scene);
+  sandbox = scene.sandbox!;
+  server = scene.git!;
+  redis = { connection: scene.redis.connection(), prefix: scene.redis.prefix };
+  work = scene.workingCopy();
   const clock = new ManualClock();
   const git = new GitSource(
     { name: 'apps', url: `${server.url}/apps.git`, branch: 'main', path: '.' },
@@ -70,10 +71,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await redis.cleanup();
-  await server.stop();
-  await sandbox.stop();
-  tmp.remove();
+  await scene.stop();
 });
 
 async function push(version: string): Promise<string> {

@@ -2,17 +2,13 @@
 // conflicts and server errors, says on /readyz what it waits for, writes no CRD that is already current,
 // and once started stays ready through a brief API outage (webhooks still queue) but not a long one.
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { configSchema } from '../../../src/config/index.ts';
 import { createKubeClients, type KubeClients } from '../../../src/kube/client.ts';
 import { installCrds } from '../../../src/kube/install-crds.ts';
-import { createLogger } from '../../../src/log/logger.ts';
-import { openRuntime, type Runtime } from '../../../src/process/runtime.ts';
+import type { Runtime } from '../../../src/process/runtime.ts';
 import {
   startProcess,
   type RunningProcess,
@@ -24,6 +20,7 @@ import { rollgateCrds } from '../../../src/manifest/crds.ts';
 import { closedLoopbackPort } from '../../support/closed-port.ts';
 import { eventually } from '../../support/eventually.ts';
 import { freePort } from '../../support/global-setup.ts';
+import { startSystemScene } from '../../support/system-scene.ts';
 import { genericPush } from '../server/webhook-requests.ts';
 
 /** Retries fast: the test's point is that they happen, not how long they wait. */
@@ -48,51 +45,44 @@ async function scene(
   faults: Partial<FaultSettings>,
   options: { seed?: number; sources?: boolean; redisUrl?: string } = {},
 ): Promise<Started> {
-  const sandbox = await startSandbox({ faults, seed: options.seed ?? 1 });
-  const dir = mkdtempSync(join(tmpdir(), 'rollgate-start-'));
   const port = await freePort();
-  const config = configSchema.parse({
-    redis: { url: options.redisUrl ?? inject('redisUrl'), prefix: `start-${randomUUID().slice(0, 8)}` },
-    server: { host: '127.0.0.1', port },
-    git: { cacheDir: join(dir, 'git') },
-    ...(options.sources
-      ? {
-          // A remote nothing answers on: the source shows as failing, for information only.
-          sources: [
-            {
-              name: 'apps',
-              url: `http://127.0.0.1:${await closedLoopbackPort()}/apps.git`,
-              branch: 'main',
-              path: '.',
-              interval: '1h',
-            },
-          ],
-          webhooks: { generic: { secret: 'start-through-faults-secret' } },
-        }
-      : {}),
+  const system = await startSystemScene({
+    name: 'start',
+    redisUrl: options.redisUrl ?? inject('redisUrl'),
+    cluster: { sandbox: { faults, seed: options.seed ?? 1 } },
+    logger: { capture: 'info' },
+    config: {
+      log: { level: 'info' },
+      server: { port },
+      ...(options.sources
+        ? {
+            // A remote nothing answers on: the source shows as failing, for information only.
+            sources: [
+              {
+                name: 'apps',
+                url: `http://127.0.0.1:${await closedLoopbackPort()}/apps.git`,
+                branch: 'main',
+                path: '.',
+                interval: '1h',
+              },
+            ],
+            webhooks: { generic: { secret: 'start-through-faults-secret' } },
+          }
+        : {}),
+    },
   });
-  const out = new PassThrough();
-  let logged = '';
-  out.on('data', (chunk: Buffer) => (logged += chunk.toString()));
-  const clients = createKubeClients(sandbox.kubeConfig);
-  const runtime = openRuntime(config, {
-    logger: createLogger({ level: 'info', format: 'json', destination: out }),
-    kube: { clients, namespace: 'default', source: 'flag', origin: sandbox.url },
-  });
+  cleanups.push(() => system.stop());
+  const runtime = system.openRuntime();
   let running: RunningProcess | undefined;
-  cleanups.push(async () => {
-    if (running) await running.stop({ force: true });
-    else await runtime.close();
-    await sandbox.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  system.defer(() => running?.stop({ force: true }));
   return {
-    sandbox,
-    clients,
+    sandbox: system.sandbox!,
+    clients: system.clients,
     runtime,
     url: `http://127.0.0.1:${port}`,
     logLines: () =>
-      logged
+      system
+        .logged()
         .split('\n')
         .filter((line) => line.trim() !== '')
         .map((line) => JSON.parse(line) as Record<string, unknown>),

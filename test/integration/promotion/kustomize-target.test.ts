@@ -1,23 +1,16 @@
 // Promotion into a Kustomize overlay (issue 28): the pull request edits prod's kustomization.yaml and its merge
 // runs prod's canary; an edit that would not render (a base broken on the target branch) is refused, no PR.
-import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { configSchema } from '../../../src/config/index.ts';
 import { createForge } from '../../../src/forge/create-forge.ts';
-import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
+import { toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
 import { createLogger } from '../../../src/log/logger.ts';
-import { openRuntime } from '../../../src/process/runtime.ts';
-import { startProcess, type RunningProcess } from '../../../src/process/start-process.ts';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { eventually } from '../../support/eventually.ts';
-import { startForgeDouble, type ForgeDouble } from '../../support/forge-double/forge-double.ts';
-import { makeTempDir, type TempDir } from '../../support/git-fixtures.ts';
+import type { ForgeDouble } from '../../support/forge-double/forge-double.ts';
+import { PROMOTION_REPO, startPromotionScene, type PromotionScene } from '../../support/promotion-scene.ts';
 import { liveWebRollout, webRollout } from '../../support/web-rollout.ts';
 
-const REPO = 'acme/deploy';
-const SECRET = 'kustomize-promotion-secret';
+const REPO = PROMOTION_REPO;
 const PROD = 'apps/web/overlays/prod';
 
 /** Prod's overlay: the base, the image tag, and a patch (a partial Rollout a promotion must not take for the workload). */
@@ -50,67 +43,21 @@ function layout(): Record<string, string> {
   };
 }
 
-interface Scene {
-  double: ForgeDouble;
-  sandbox: Sandbox;
-  clients: KubeClients;
-  process: RunningProcess;
-  tmp: TempDir;
-  /** The process's log lines (JSON), as written. */
-  logLines: string[];
-}
-
-let scene: Scene | undefined;
+let scene: PromotionScene | undefined;
+/** The process's log lines (JSON), as written. */
+let logLines: string[] = [];
 
 afterEach(async () => {
-  if (scene === undefined) return;
-  const { process, double, sandbox, tmp } = scene;
+  await scene?.stop();
   scene = undefined;
-  await process.stop({ force: true }).catch(() => undefined);
-  await double.flushWebhooks().catch(() => undefined);
-  await double.stop();
-  await sandbox.stop();
-  tmp.remove();
 });
 
 /** The forge double (GitHub's API), the sandbox, and Rollgate following staging (plain) and prod (the overlay). */
-async function startScene(): Promise<Scene> {
-  const tmp = makeTempDir('rollgate-kustomize-promotion-');
-  const double = await startForgeDouble();
-  await double.createRepository(REPO, { files: layout() });
-  const sandbox = await startSandbox({ readyDelayMs: 100 });
-  const clients = createKubeClients(sandbox.kubeConfig);
-  const url = double.gitUrl(REPO);
-  const config = configSchema.parse({
-    log: { level: 'silent' },
-    redis: { url: inject('redisUrl'), prefix: `rg-kpromotion-${randomUUID().slice(0, 8)}` },
-    server: { host: '127.0.0.1', port: 0 },
-    git: { cacheDir: join(tmp.path, 'cache') },
-    sources: [
-      { name: 'staging', url, branch: 'main', path: 'envs/staging', namespace: 'staging', interval: '1h' },
-      { name: 'prod', url, branch: 'main', path: PROD, namespace: 'prod', interval: '1h' },
-    ],
-    promotions: [
-      {
-        name: 'staging-to-prod',
-        from: { source: 'staging' },
-        to: { source: 'prod' },
-        pullRequest: {
-          provider: 'github',
-          apiUrl: double.githubApiUrl,
-          repository: REPO,
-          token: double.token,
-        },
-      },
-    ],
-    webhooks: { github: { secret: SECRET } },
-  });
-  for (const namespace of ['staging', 'prod'])
-    await clients.core.createNamespace({ body: { metadata: { name: namespace } } });
-  const logLines: string[] = [];
+async function startScene(): Promise<PromotionScene> {
+  const lines: string[] = (logLines = []);
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      logLines.push(
+      lines.push(
         ...chunk
           .toString('utf8')
           .split('\n')
@@ -119,13 +66,13 @@ async function startScene(): Promise<Scene> {
       done();
     },
   });
-  const runtime = openRuntime(config, {
+  return startPromotionScene({
+    redisUrl: inject('redisUrl'),
+    files: layout(),
+    prodPath: PROD,
+    labels: [],
     logger: createLogger({ level: 'info', format: 'json', destination }),
-    kube: { clients, namespace: 'default', source: 'flag', origin: sandbox.url },
   });
-  const process = await startProcess(runtime, { role: 'all' });
-  double.onWebhook(`${process.http.url}/webhooks/github`, SECRET);
-  return { double, sandbox, clients, process, tmp, logLines };
 }
 
 const openPulls = (double: ForgeDouble) =>
@@ -202,7 +149,7 @@ describe('promotion into a kustomize overlay (GitHub)', () => {
       [],
     );
     // The poller's sources and the promoter's render check used one rendering: kustomize was found once.
-    expect(scene.logLines.filter((line) => line.includes('"msg":"kustomize found"'))).toHaveLength(1);
+    expect(logLines.filter((line) => line.includes('"msg":"kustomize found"'))).toHaveLength(1);
     expect(double.violations()).toEqual([]);
   }, 150_000);
 

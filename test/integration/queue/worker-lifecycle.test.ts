@@ -52,11 +52,18 @@ describe('worker crash and shutdown', () => {
     );
     await testbed.queue.enqueue('prod/web');
     await eventually('the job to start', () => started.length === 1);
+    const closing = new Promise<void>((resolve) => w.worker.once('closing', () => resolve()));
     let stopped = false;
     const stopping = w.stop().then(() => (stopped = true));
-    await new Promise((r) => setTimeout(r, 150));
-    expect(stopped).toBe(false);
+    // The stop has begun (BullMQ says so) and a job enqueued since is stored and left waiting: the stop
+    // still waits for the held job.
+    await closing;
     await testbed.queue.enqueue('prod/api');
+    await eventually(
+      'the second job stored',
+      async () => (await testbed.queue.queue.getWaitingCount()) === 1,
+    );
+    expect(stopped).toBe(false);
     hold.open();
     await stopping;
     expect(started).toEqual(['web']);

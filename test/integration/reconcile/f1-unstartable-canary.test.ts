@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { abortRollout } from '../../../src/views/rollout-commands.ts';
 import type { ObservedState } from '../../../src/rollout/index.ts';
 import type { TrafficRouter } from '../../../src/reconciler/traffic-router.ts';
-import { ReconcileHarness, isFullyPromoted, testRollout } from './reconcile-harness.ts';
+import { DRIVEN_APIS, ReconcileHarness, isFullyPromoted, testRollout } from './reconcile-harness.ts';
 
 const RESYNC_MS = 5_000;
 
@@ -49,7 +49,8 @@ function imageOf(name: string) {
   return { template: { ...badTemplate.template, metadata: { labels: { app: name } } } };
 }
 
-describe('F1: a canary that never starts', () => {
+// In both groups: the failure happened under Argo Rollouts, so it is held for argoproj.io Rollouts too.
+describe.each(DRIVEN_APIS)('F1: a canary that never starts ($group)', ({ api }) => {
   for (const routerKind of ['none', 'broken'] as const) {
     describe(routerKind === 'none' ? 'without a router (replica ratio)' : 'with a broken router', () => {
       let harness: ReconcileHarness;
@@ -58,6 +59,7 @@ describe('F1: a canary that never starts', () => {
         broken = routerKind === 'broken' ? new BrokenRouter() : undefined;
         harness = await ReconcileHarness.start({
           missingImages: ['app:9.9'],
+          api,
           ...(broken ? { router: broken } : {}),
         });
       });

@@ -1,4 +1,5 @@
 // F2's randomized property: revisions and aborts at random moments under 30 % injected 409s always converge. Shared by the default and slow suites.
+import type { DrivenApi } from '../../../src/manifest/driven-api.ts';
 import { SeededRandom } from '../../../src/sandbox/random/seeded-random.ts';
 import type { RolloutKey } from '../../../src/reconciler/observed-state-reader.ts';
 import { abortRollout } from '../../../src/views/rollout-commands.ts';
@@ -104,8 +105,13 @@ async function runBatch(
   firstIndex: number,
   sandboxSeed: number,
   result: F2Result,
+  api: DrivenApi | undefined,
 ): Promise<void> {
-  const harness = await ReconcileHarness.start({ seed: sandboxSeed, readyDelayMs: 1_000 });
+  const harness = await ReconcileHarness.start({
+    seed: sandboxSeed,
+    readyDelayMs: 1_000,
+    ...(api ? { api } : {}),
+  });
   try {
     const start = harness.clock.now().getTime();
     const states: TrialState[] = [];
@@ -192,6 +198,8 @@ export async function runF2Trials(options: {
   trials: number;
   seed: number;
   batch?: number;
+  /** The group the Rollouts live in and the passes drive (rollgate.dev by default). */
+  api?: DrivenApi;
 }): Promise<F2Result> {
   const result: F2Result = {
     trials: options.trials,
@@ -207,7 +215,7 @@ export async function runF2Trials(options: {
     const seeds: number[] = [];
     for (let i = first; i < Math.min(options.trials, first + batch); i += 1)
       seeds.push(options.seed * 100_003 + i);
-    await runBatch(seeds, first, options.seed + first, result);
+    await runBatch(seeds, first, options.seed + first, result, options.api);
   }
   return result;
 }

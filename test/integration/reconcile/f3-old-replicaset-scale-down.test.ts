@@ -3,12 +3,19 @@ import { Watch, type V1ReplicaSet } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ObservedState } from '../../../src/rollout/index.ts';
 import { eventually } from '../../support/eventually.ts';
-import { ReconcileHarness, isFullyPromoted, testRollout, NAMESPACE } from './reconcile-harness.ts';
+import {
+  DRIVEN_APIS,
+  ReconcileHarness,
+  isFullyPromoted,
+  testRollout,
+  NAMESPACE,
+} from './reconcile-harness.ts';
 
 const RESYNC_MS = 5_000;
 const DEADLINE = 'rollgate.dev/scale-down-deadline';
 
-describe('F3: old ReplicaSets are scaled down', () => {
+// In both groups: the failure happened under Argo Rollouts, so it is held for argoproj.io Rollouts too.
+describe.each(DRIVEN_APIS)('F3: old ReplicaSets are scaled down ($group)', ({ api }) => {
   let harness: ReconcileHarness;
   let stopWatch: (() => void) | undefined;
   /** Every value of the annotation seen on any ReplicaSet event, from the API's own watch stream. */
@@ -16,7 +23,7 @@ describe('F3: old ReplicaSets are scaled down', () => {
   /** Pod template hashes of the ReplicaSets the watch has seen at 0 replicas. */
   const seenAtZero = new Set<string>();
   beforeAll(async () => {
-    harness = await ReconcileHarness.start({ seed: 3 });
+    harness = await ReconcileHarness.start({ seed: 3, api });
     const watch = new Watch(harness.clients.kubeConfig);
     const controller = await watch.watch(
       `/apis/apps/v1/namespaces/${NAMESPACE}/replicasets`,
@@ -95,7 +102,7 @@ describe('F3: old ReplicaSets are scaled down', () => {
           annotations: { [DEADLINE]: '' },
           ownerReferences: [
             {
-              apiVersion: 'rollgate.dev/v1alpha1',
+              apiVersion: api.apiVersion,
               kind: 'Rollout',
               name: 'f3-seeded',
               uid,

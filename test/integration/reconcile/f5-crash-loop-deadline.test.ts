@@ -1,7 +1,7 @@
 // F5: a crash-looping canary (Ready flaps) is aborted by the progress deadline, and a reconciler restart does not extend it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RolloutKey } from '../../../src/reconciler/observed-state-reader.ts';
-import { ReconcileHarness, isFullyPromoted, testRollout } from './reconcile-harness.ts';
+import { DRIVEN_APIS, ReconcileHarness, isFullyPromoted, testRollout } from './reconcile-harness.ts';
 
 const RESYNC_MS = 5_000;
 
@@ -14,10 +14,11 @@ function crashingTemplate(name: string) {
   };
 }
 
-describe('F5: crash-looping canary and the progress deadline', () => {
+// In both groups: the failure happened under Argo Rollouts, so it is held for argoproj.io Rollouts too.
+describe.each(DRIVEN_APIS)('F5: crash-looping canary and the progress deadline ($group)', ({ api }) => {
   let harness: ReconcileHarness;
   beforeAll(async () => {
-    harness = await ReconcileHarness.start({ seed: 5 });
+    harness = await ReconcileHarness.start({ seed: 5, api });
   });
   afterAll(async () => harness.stop());
 

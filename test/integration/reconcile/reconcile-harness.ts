@@ -23,10 +23,20 @@ import {
   type ObservedState,
 } from '../../../src/rollout/index.ts';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../../src/sandbox/index.ts';
-import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/manifest/api-version.ts';
-import { rollgateCrds } from '../../../src/manifest/crds.ts';
+import { ROLLGATE_API_VERSION } from '../../../src/manifest/api-version.ts';
+import { argoCrds, rollgateCrds } from '../../../src/manifest/crds.ts';
+import { ARGO_API, ROLLGATE_API, type DrivenApi } from '../../../src/manifest/driven-api.ts';
 
 export const NAMESPACE = 'default';
+
+/**
+ * The groups a field-failure scenario runs in: Rollgate's own and Argo's (controller mode), so each
+ * failure is held for the Rollouts Argo CD or Flux apply too (`describe.each(DRIVEN_APIS)`).
+ */
+export const DRIVEN_APIS: ReadonlyArray<{ group: DrivenApi['group']; api: DrivenApi }> = [
+  { group: ROLLGATE_API.group, api: ROLLGATE_API },
+  { group: ARGO_API.group, api: ARGO_API },
+];
 
 /** Options of a test Rollout; the template's image and sandbox behaviour are what tests vary. */
 export interface TestRolloutOptions {
@@ -137,6 +147,8 @@ export function checkInvariants(observed: ObservedState, stableWasHealthy: boole
 
 export interface HarnessOptions extends SandboxOptions {
   router?: TrafficRouter;
+  /** The API group the reconcile passes drive (default rollgate.dev); argoproj.io installs Argo's CRDs too. */
+  api?: DrivenApi;
 }
 
 /**
@@ -168,7 +180,13 @@ export class ReconcileHarness {
     readonly clock: ManualClock,
     readonly clients: KubeClients,
     private readonly router: TrafficRouter | undefined,
+    private readonly drivenApi: DrivenApi | undefined = undefined,
   ) {}
+
+  /** The API the passes drive and the harness writes Rollouts in (rollgate.dev unless started with `api`). */
+  get api(): DrivenApi {
+    return this.drivenApi ?? ROLLGATE_API;
+  }
 
   static async start(options: HarnessOptions = {}): Promise<ReconcileHarness> {
     const clock =
@@ -176,8 +194,9 @@ export class ReconcileHarness {
     const sandbox = await startSandbox({ readyDelayMs: 1000, ...options, clock });
     const clients = createKubeClients(sandbox.kubeConfig);
     await installCrds(clients, rollgateCrds());
+    if (options.api?.group === 'argoproj.io') await installCrds(clients, argoCrds());
     await sandbox.settle();
-    return new ReconcileHarness(sandbox, clock, clients, options.router);
+    return new ReconcileHarness(sandbox, clock, clients, options.router, options.api);
   }
 
   /** A temporary folder the harness removes on stop, made by the first writeKubeconfig. */
@@ -199,14 +218,15 @@ export class ReconcileHarness {
     if (this.tmp !== undefined) rmSync(this.tmp, { recursive: true, force: true });
   }
 
+  /** Creates a Rollout in the harness's group (the object's apiVersion is set to it). */
   async createRollout(object: Record<string, unknown>): Promise<RolloutKey> {
     const metadata = object.metadata as { name: string; namespace: string };
     await this.clients.custom.createNamespacedCustomObject({
-      group: ROLLGATE_API_GROUP,
-      version: 'v1alpha1',
+      group: this.api.group,
+      version: this.api.version,
       namespace: metadata.namespace,
-      plural: 'rollouts',
-      body: object,
+      plural: this.api.plurals.rollouts,
+      body: { ...object, apiVersion: this.api.apiVersion },
     });
     return { namespace: metadata.namespace, name: metadata.name };
   }
@@ -228,15 +248,15 @@ export class ReconcileHarness {
     key: RolloutKey,
   ): Promise<Record<string, unknown> & { spec: Record<string, unknown>; status?: Record<string, unknown> }> {
     return (await this.clients.custom.getNamespacedCustomObject({
-      group: ROLLGATE_API_GROUP,
-      version: 'v1alpha1',
-      plural: 'rollouts',
+      group: this.api.group,
+      version: this.api.version,
+      plural: this.api.plurals.rollouts,
       ...key,
     })) as Record<string, unknown> & { spec: Record<string, unknown>; status?: Record<string, unknown> };
   }
 
   async observe(key: RolloutKey): Promise<ObservedState> {
-    const read = await new ObservedStateReader(this.clients).read(key);
+    const read = await new ObservedStateReader(this.clients, undefined, this.drivenApi).read(key);
     if (read === undefined) throw new Error(`rollout ${key.name} is gone`);
     return read.observed;
   }
@@ -245,7 +265,13 @@ export class ReconcileHarness {
   async patchSpec(key: RolloutKey, spec: Record<string, unknown>): Promise<void> {
     const { MERGE_PATCH } = await import('../../../src/kube/client.ts');
     await this.clients.custom.patchNamespacedCustomObject(
-      { group: ROLLGATE_API_GROUP, version: 'v1alpha1', plural: 'rollouts', ...key, body: { spec } },
+      {
+        group: this.api.group,
+        version: this.api.version,
+        plural: this.api.plurals.rollouts,
+        ...key,
+        body: { spec },
+      },
       MERGE_PATCH,
     );
   }
@@ -256,6 +282,7 @@ export class ReconcileHarness {
       clock: this.clock,
       logger: silentLogger,
       ...(this.router ? { router: this.router } : {}),
+      ...(this.drivenApi ? { api: this.drivenApi } : {}),
       ...extra,
     };
   }

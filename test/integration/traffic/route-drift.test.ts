@@ -133,15 +133,21 @@ describe.skipIf(crds.missing)('a route edited by hand while the rollout is pause
     await expect
       .poll(async () => (await virtualService()).primary, { timeout: RESYNC_MS + 10_000 })
       .toEqual([80, 20]);
-    const events = await scene.clients.core.listNamespacedEvent({ namespace: NS });
-    expect(
-      events.items.filter((e) => e.reason === 'TrafficDriftCorrected').map((e) => [e.type, e.message]),
-    ).toEqual([
-      [
-        'Warning',
-        "VirtualService drift/web-vs: weights edited outside Rollgate; set back to Rollgate's (canary 20)",
-      ],
-    ]);
+    // The Event is written after the route it reports: wait for it rather than read the same instant.
+    await expect
+      .poll(
+        async () =>
+          (await scene.clients.core.listNamespacedEvent({ namespace: NS })).items
+            .filter((e) => e.reason === 'TrafficDriftCorrected')
+            .map((e) => [e.type, e.message]),
+        { timeout: 10_000 },
+      )
+      .toEqual([
+        [
+          'Warning',
+          "VirtualService drift/web-vs: weights edited outside Rollgate; set back to Rollgate's (canary 20)",
+        ],
+      ]);
     expect((await status()).stdout).not.toContain('(drift:');
     expect((await scene.status(NS, 'web'))?.currentStepIndex).toBe(1);
 

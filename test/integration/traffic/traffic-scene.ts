@@ -1,23 +1,13 @@
 // A whole Rollgate over a sandbox with the upstream route CRDs installed by the real kubectl: the traffic e2e tests' stage.
-import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { configSchema } from '../../../src/config/index.ts';
 import { expect } from 'vitest';
-import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
+import type { KubeClients } from '../../../src/kube/client.ts';
 import { abortRollout, promoteRollout } from '../../../src/views/rollout-commands.ts';
-import { silentLogger } from '../../../src/log/logger.ts';
-import { openRuntime } from '../../../src/process/runtime.ts';
-import { startProcess, type RunningProcess } from '../../../src/process/start-process.ts';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
-import { createRollgateMetrics } from '../../../src/server/metrics.ts';
-import { eventually } from '../../support/eventually.ts';
-import { makeTempDir, type TempDir } from '../../support/git-fixtures.ts';
+import type { RunningProcess } from '../../../src/process/start-process.ts';
+import type { Sandbox } from '../../../src/sandbox/index.ts';
+import type { TempDir } from '../../support/git-fixtures.ts';
+import { startSystemScene, type SceneRollout } from '../../support/system-scene.ts';
 import { CORPUS_ROOT } from '../../support/upstream-corpus.ts';
-
-const run = promisify(execFile);
 
 /**
  * The upstream CRDs, read in place from the corpus beside the repository. A test file that installs any
@@ -25,12 +15,7 @@ const run = promisify(execFile);
  */
 const CORPUS_CRDS = join(CORPUS_ROOT, 'crds');
 
-export interface LiveRolloutStatus {
-  phase?: string;
-  message?: string;
-  currentStepIndex?: number;
-  stableRS?: string;
-  currentPodHash?: string;
+export interface LiveRolloutStatus extends NonNullable<SceneRollout['status']> {
   trafficRouterError?: { message: string };
 }
 
@@ -63,87 +48,40 @@ export async function startTrafficScene(
   crdFiles: string[],
   options: { workers?: { resyncMs?: number } } = {},
 ): Promise<TrafficScene> {
-  const tmp = makeTempDir('rollgate-traffic-');
-  const sandbox = await startSandbox({ readyDelayMs: 50 });
-  const kubeconfig = join(tmp.path, 'kubeconfig');
-  await sandbox.writeKubeconfig(kubeconfig);
-  const kubectl = async (...args: string[]): Promise<string> => {
-    const { stdout } = await run(
-      'kubectl',
-      ['--kubeconfig', kubeconfig, '--cache-dir', join(tmp.path, 'kube-cache'), ...args],
-      { timeout: 30_000 },
-    );
-    return stdout;
-  };
-  for (const file of crdFiles) await kubectl('apply', '-f', join(CORPUS_CRDS, file));
-  const clients = createKubeClients(sandbox.kubeConfig);
-  const config = configSchema.parse({
-    log: { level: 'silent' },
-    redis: { url: redisUrl, prefix: `rg-traffic-${randomUUID().slice(0, 8)}` },
-    server: { host: '127.0.0.1', port: 0 },
-    ...(options.workers !== undefined ? { workers: options.workers } : {}),
+  const scene = await startSystemScene({
+    name: 'traffic',
+    redisUrl,
+    cluster: { sandbox: { readyDelayMs: 50 } },
+    async prepare({ kubectl }) {
+      for (const file of crdFiles) await kubectl(['apply', '-f', join(CORPUS_CRDS, file)]);
+    },
+    rollgate: {
+      processMetrics: false,
+      ...(options.workers !== undefined ? { config: { workers: options.workers } } : {}),
+    },
   });
-  const runtime = openRuntime(config, {
-    logger: silentLogger,
-    kube: { clients, namespace: 'default', source: 'flag', origin: sandbox.url },
-  });
-  const metrics = createRollgateMetrics({ processMetrics: false });
-  const process = await startProcess(runtime, { role: 'all', metrics });
-
-  const status = async (namespace: string, name: string): Promise<LiveRolloutStatus | undefined> => {
-    try {
-      const found = await clients.custom.getNamespacedCustomObject({
-        group: 'rollgate.dev',
-        version: 'v1alpha1',
-        namespace,
-        plural: 'rollouts',
-        name,
-      });
-      return toPlainObject<{ status?: LiveRolloutStatus }>(found).status;
-    } catch {
-      return undefined;
-    }
-  };
+  const status = async (namespace: string, name: string): Promise<LiveRolloutStatus | undefined> =>
+    (await scene.rollout<{ status?: LiveRolloutStatus }>(name, namespace))?.status;
   return {
-    sandbox,
-    clients,
-    process,
-    tmp,
-    kubectl,
-    async apply(name, yaml) {
-      const path = join(tmp.path, name);
-      writeFileSync(path, yaml);
-      await kubectl('apply', '-f', path);
-    },
+    sandbox: scene.sandbox!,
+    clients: scene.clients,
+    process: scene.rollgate.running,
+    tmp: scene.tmp,
+    kubectl: (...args) => scene.kubectl(args),
+    apply: (name, yaml) => scene.apply(name, yaml),
     status,
-    waitFor: (what, namespace, name, test) =>
-      eventually(
-        what,
-        async () => {
-          const found = await status(namespace, name);
-          return found !== undefined && test(found) ? found : undefined;
-        },
-        { timeoutMs: 30_000, intervalMs: 50 },
-      ),
-    async replicaSets(namespace) {
-      const list = await clients.apps.listNamespacedReplicaSet({ namespace });
-      return list.items.map((rs) => ({
-        name: rs.metadata?.name ?? '',
-        hash: rs.metadata?.labels?.['rollouts-pod-template-hash'] ?? '',
-        replicas: rs.spec?.replicas ?? 0,
-      }));
-    },
-    async reconcilePasses() {
-      const { values } = await metrics.reconcileDurationSeconds.get();
-      return values
-        .filter((v) => v.metricName === 'rollgate_reconcile_duration_seconds_count')
-        .reduce((sum, v) => sum + v.value, 0);
-    },
-    async stop() {
-      await process.stop({ force: true }).catch(() => undefined);
-      await sandbox.stop();
-      tmp.remove();
-    },
+    waitFor: async (what, namespace, name, test) =>
+      (
+        await scene.waitForRollout<{ status?: LiveRolloutStatus }>(
+          what,
+          name,
+          (live) => live.status !== undefined && test(live.status),
+          { namespace },
+        )
+      ).status!,
+    replicaSets: (namespace) => scene.replicaSets(namespace),
+    reconcilePasses: () => scene.rollgate.reconcilePasses(),
+    stop: () => scene.stop(),
   };
 }
 

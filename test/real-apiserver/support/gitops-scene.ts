@@ -3,29 +3,21 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { inject } from 'vitest';
-import { configSchema } from '../../../src/config/index.ts';
-import { serveGitRepositories, type GitServer } from '../../../src/git/smart-http-server.ts';
-import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
+import type { KubeClients } from '../../../src/kube/client.ts';
 import { createLogger } from '../../../src/log/logger.ts';
-import { openRuntime } from '../../../src/process/runtime.ts';
-import { startProcess, type RunningProcess } from '../../../src/process/start-process.ts';
-import { createRollgateMetrics, type RollgateMetrics } from '../../../src/server/metrics.ts';
+import type { RunningProcess } from '../../../src/process/start-process.ts';
+import type { RollgateMetrics } from '../../../src/server/metrics.ts';
 import type { SourceStatus } from '../../../src/sync/source-status.ts';
-import { createBareRepository, makeTempDir, WorkingCopy, type TempDir } from '../../support/git-fixtures.ts';
+import type { TempDir } from '../../support/git-fixtures.ts';
+import { startSystemScene, type SceneRollout } from '../../support/system-scene.ts';
 import { createTestNamespace, type RealCluster } from './real-cluster.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
 
 /** What the tests read of a Rollout. */
-export interface LiveRollout {
-  metadata?: { generation?: number; labels?: Record<string, string> };
-  spec?: { template?: { spec?: { containers?: Array<{ image?: string }> } } };
-  status?: {
-    phase?: string;
-    message?: string;
+export interface LiveRollout extends Omit<SceneRollout, 'status'> {
+  metadata?: SceneRollout['metadata'] & { generation?: number };
+  status?: NonNullable<SceneRollout['status']> & {
     abort?: boolean;
-    stableRS?: string;
-    currentPodHash?: string;
-    currentStepIndex?: number;
     conditions?: Array<{ type?: string; status?: string; reason?: string; message?: string }>;
     canary?: { currentStepAnalysisRunStatus?: { name?: string; status?: string } };
   };
@@ -61,6 +53,8 @@ export interface GitopsScene {
    */
   startRollgate(options: {
     source: string;
+    /** The API groups the process drives (controller.groups; default Rollgate's own). */
+    groups?: string[];
     path?: string;
     prune?: boolean;
     kubeConfig?: KubeConfig;
@@ -80,12 +74,18 @@ export async function openGitopsScene(cluster: RealCluster, prefix: string): Pro
   const ns = await createTestNamespace(cluster, prefix);
   const namespace = ns.name;
   const { clients } = cluster;
-  const tmp = makeTempDir(`rollgate-${prefix}-`);
-  createBareRepository(join(tmp.path, 'repos'), 'apps');
-  const git: GitServer = await serveGitRepositories({ root: join(tmp.path, 'repos'), receivePack: true });
-  const repoUrl = `${git.url}/apps.git`;
-  const work = new WorkingCopy(join(tmp.path, 'work'));
-  const started: RunningProcess[] = [];
+  const system = await startSystemScene({
+    name: prefix,
+    redisUrl: inject('redisUrl'),
+    cluster: { kubeConfig: cluster.kubeConfig, namespace },
+    repositories: ['apps'],
+  }).catch(async (err: unknown) => {
+    await ns.remove();
+    throw err;
+  });
+  const { tmp } = system;
+  const repoUrl = system.repoUrl();
+  const work = system.workingCopy();
 
   const scene: GitopsScene = {
     namespace,
@@ -98,45 +98,27 @@ export async function openGitopsScene(cluster: RealCluster, prefix: string): Pro
       await work.push(repoUrl);
       return sha;
     },
-    async startRollgate({ source, path = '.', prune = false, kubeConfig = cluster.kubeConfig }) {
-      const config = configSchema.parse({
-        log: { level: 'debug' },
-        redis: { url: inject('redisUrl'), prefix: `real-${randomUUID().slice(0, 8)}` },
-        server: { host: '127.0.0.1', port: 0 },
-        workers: { concurrency: 4 },
-        git: { cacheDir: join(tmp.path, `cache-${source}`) },
-        kubernetes: { defaultNamespace: namespace },
-        sources: [{ name: source, url: repoUrl, branch: 'main', path, interval: '1s', namespace, prune }],
-      });
+    async startRollgate({ source, groups, path = '.', prune = false, kubeConfig = cluster.kubeConfig }) {
       const out = new PassThrough();
       let logged = '';
       out.on('data', (chunk: Buffer) => (logged += chunk.toString()));
-      const runtime = openRuntime(config, {
+      const { running, metrics } = await system.startRollgate({
+        kubeConfig,
         logger: createLogger({ level: 'debug', format: 'json', destination: out }),
-        kube: {
-          clients: createKubeClients(kubeConfig),
-          namespace,
-          source: 'flag',
-          origin: kubeConfig.getCurrentCluster()?.server ?? '',
+        processMetrics: false,
+        config: {
+          log: { level: 'debug' },
+          redis: { prefix: `real-${randomUUID().slice(0, 8)}` },
+          workers: { concurrency: 4 },
+          git: { cacheDir: join(tmp.path, `cache-${source}`) },
+          kubernetes: { defaultNamespace: namespace },
+          ...(groups !== undefined ? { controller: { groups } } : {}),
+          sources: [{ name: source, url: repoUrl, branch: 'main', path, interval: '1s', namespace, prune }],
         },
       });
-      const metrics = createRollgateMetrics({ processMetrics: false });
-      const running = await startProcess(runtime, { role: 'all', metrics });
-      started.push(running);
       return { running, metrics, logged: () => logged };
     },
-    async rollout(name) {
-      const obj = await clients.custom
-        .getNamespacedCustomObject({
-          group: 'rollgate.dev',
-          version: 'v1alpha1',
-          namespace,
-          plural: 'rollouts',
-          name,
-        })
-        .catch(() => undefined);
-      return obj === undefined ? undefined : toPlainObject<LiveRollout>(obj);
-    },
+    rollout: (name) => system.rollout<LiveRollout>(name),
     async replicaSets(app) {
       const list = await clients.apps.listNamespacedReplicaSet({ namespace, labelSelector: `app=${app}` });
       return list.items
@@ -180,10 +162,11 @@ export async function openGitopsScene(cluster: RealCluster, prefix: string): Pro
       });
     },
     async stop() {
-      for (const running of started.splice(0)) await running.stop({ force: true });
-      await git.stop();
-      tmp.remove();
-      await ns.remove();
+      try {
+        await system.stop();
+      } finally {
+        await ns.remove();
+      }
     },
   };
   return scene;

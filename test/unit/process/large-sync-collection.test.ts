@@ -1,5 +1,5 @@
 // One full GC after a large sync: only past the threshold, once per interval, never two pending.
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../../src/clock/clock.ts';
 import {
   fullGarbageCollection,
@@ -8,9 +8,19 @@ import {
   MIN_COLLECT_INTERVAL_MS,
 } from '../../../src/process/large-sync-collection.ts';
 
-const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 30));
+/** Runs the collection timers (5 ms each, chained) on the fake clock: both have fired once it returns. */
+const settle = async (): Promise<void> => {
+  await vi.advanceTimersByTimeAsync(10);
+};
 
 describe('LargeSyncCollection', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('collects (twice, shortly apart) after a sync of thousands of objects, not after smaller ones, not again within the interval', async () => {
     const clock = new ManualClock();
     let collections = 0;

@@ -235,6 +235,21 @@ describe('planPromotion', () => {
       expect(open?.kind === 'openPullRequest' && open.body).toContain('Source commit: `b0a710ad`');
     });
 
+    it("a revision adopted from Argo Rollouts (Argo's hash) is promoted when its template is Git's", () => {
+      // The live template is revision 5f7b9c6d48 (the ReplicaSet Argo left); hashed as Git's it is h2.
+      const images = [{ container: 'app', image: 'registry.example/web:2.0.0' }];
+      const adopted = healthy('5f7b9c6d48', { images, templateHash: '5f7b9c6d48', specHash: 'h2' });
+      expect(planPromotion(input({ rollout: adopted, git: gitHolds })).state).toBe('open');
+      // Git holds another template: refused as any other.
+      const elsewhere = healthy('5f7b9c6d48', { images, templateHash: '5f7b9c6d48', specHash: 'h9' });
+      expect(planPromotion(input({ rollout: elsewhere, git: gitHolds })).refusal).toContain(
+        "Git's template is revision h2",
+      );
+      // The live template moved on since the adopted revision finished: not that revision any more.
+      const movedOn = healthy('5f7b9c6d48', { images, templateHash: 'h2', specHash: 'h2' });
+      expect(planPromotion(input({ rollout: movedOn, git: gitHolds })).state).toBe('refused');
+    });
+
     it('workloadRef: the live Deployment template must be the revision and carry the images Git has', () => {
       const viaRef = (more: Partial<PromotionRollout>) =>
         healthy('h2', { workloadRef: true, templateHash: 'h2', ...more });

@@ -361,7 +361,7 @@ const rows: Row[] = [
       wakeAtMs: [],
       verdict: {
         phase: 'Paused',
-        message: `BlueGreenPause: preview of revision ${V2} is ready; promote to switch`,
+        message: 'BlueGreenPause',
         paused: true,
       },
     },

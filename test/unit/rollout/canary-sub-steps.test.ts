@@ -335,7 +335,7 @@ const rows: Row[] = [
     },
     want: {
       kinds: ['scaleReplicaSet'],
-      verdict: { phase: 'Progressing', message: 'old replicas are pending termination' },
+      verdict: { phase: 'Progressing', message: 'more replicas need to be updated' },
     },
   },
 ];

@@ -228,7 +228,7 @@ describe('the weight sent to the router follows setWeight once the canary has th
     expect(weightsSent(result)).toEqual([]);
     expect(result.status.canary?.weights).toEqual(weights(0, 'app:2'));
     expect(result.status.currentStepIndex).toBe(0);
-    expect(result.status.message).toBe('updated replicas are still becoming available');
+    expect(result.status.message).toBe('more replicas need to be updated');
     expect(result.requeueAfterMs).toBe(PODS_RESYNC_MS);
   });
 
@@ -290,7 +290,7 @@ describe('the weight sent to the router follows setWeight once the canary has th
     });
     expect(weightsSent(short)).toEqual([]);
     expect(short.status.canary?.weights).toEqual(weights(0, 'app:2'));
-    expect(short.status.message).toBe('stable replicas are still becoming available');
+    expect(short.status.message).toBe('more replicas need to be updated');
     expect(short.requeueAfterMs).toBe(PODS_RESYNC_MS);
     const enough = plan({
       rollout: at(0, weights(0, 'app:2')),
@@ -317,7 +317,7 @@ describe('the weight sent to the router follows setWeight once the canary has th
       services,
     });
     expect(writes(result)).toEqual([]);
-    expect(result.status.message).toBe('stable replicas are still becoming available');
+    expect(result.status.message).toBe('more replicas need to be updated');
   });
 
   it('a canary with no available pod left gets no traffic: the router goes back to 0', () => {
