@@ -1,14 +1,13 @@
 // `rollgate get rollout` and `rollgate list rollouts`: read (or watch) the cluster, print the tree or the table.
 import type { KubeClients } from '../kube/client.ts';
-import { toPlainObject } from '../kube/client.ts';
-import { kubeCall } from '../kube/errors.ts';
 import type { RolloutKey } from '../reconciler/observed-state-reader.ts';
 import { readRolloutTree, readRolloutTreeAndSelector } from '../views/read-rollout-tree.ts';
-import { RolloutNotFoundError } from '../views/rollout-commands.ts';
+import { findRollout, RolloutNotFoundError } from '../views/rollout-commands.ts';
+import { BOTH_APIS, listRolloutsIn } from '../views/rollout-list.ts';
 import { completion, rolloutListRow, type RolloutTree } from '../views/rollout-tree.ts';
-import { watchWithRestart, type RunningWatch } from '../kube/watch-with-restart.ts';
+import { watchPathIn, watchWithRestart, type RunningWatch } from '../kube/watch-with-restart.ts';
 import { ROLLOUT_NAME_LABEL } from '../rollout/index.ts';
-import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
+import { drivenPath, type DrivenApi, type DrivenGroup } from '../manifest/driven-api.ts';
 import { rolloutSchema, type Rollout } from '../manifest/rollout.ts';
 import { formatRolloutList, formatRolloutTree } from '../views/rollout-tree-text.ts';
 import type { TerminalOutput } from './terminal-output.ts';
@@ -22,6 +21,8 @@ export interface GetRolloutOptions {
   untilComplete?: boolean;
   /** Ends a watch (Ctrl-C in the CLI); the command then exits 0. */
   signal?: AbortSignal;
+  /** The Rollout's group (`--group`); unset, whichever of rollgate.dev and argoproj.io has it. */
+  group?: DrivenGroup;
 }
 
 function render(tree: RolloutTree, options: GetRolloutOptions, output: GetOutput): string {
@@ -46,18 +47,21 @@ export async function runGetRollout(
   options: GetRolloutOptions,
   output: GetOutput,
 ): Promise<number> {
-  const first = await readRolloutTreeAndSelector(clients, key);
-  if (first === undefined) throw new RolloutNotFoundError(key);
+  // As the verbs: found in either group, refused as ambiguous when in both without --group.
+  const { api } = await findRollout(clients, key, options.group);
+  const first = await readRolloutTreeAndSelector(clients, key, api);
+  if (first === undefined) throw new RolloutNotFoundError(key, options.group);
   if (!options.watch && !options.untilComplete) {
     output.stdout.write(render(first.tree, options, output));
     return 0;
   }
-  return watchRolloutTree(clients, key, first.selector, first.tree, options, output);
+  return watchRolloutTree(clients, key, api, first.selector, first.tree, options, output);
 }
 
 async function watchRolloutTree(
   clients: KubeClients,
   key: RolloutKey,
+  api: DrivenApi,
   selector: string,
   first: RolloutTree,
   options: GetRolloutOptions,
@@ -102,7 +106,7 @@ async function watchRolloutTree(
     try {
       do {
         again = false;
-        const tree = await readRolloutTree(clients, key);
+        const tree = await readRolloutTree(clients, key, api);
         if (tree === undefined) {
           output.stderr.write(`rollgate: rollout ${key.namespace}/${key.name} was deleted\n`);
           finish(1);
@@ -122,12 +126,14 @@ async function watchRolloutTree(
     void reread();
   };
   const ns = encodeURIComponent(key.namespace);
-  const group = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/namespaces/${ns}`;
+  // The Rollout and its runs in its own group (`/apis/<group>/v1alpha1/namespaces/<ns>/…`).
+  const inGroup = (plural: 'rollouts' | 'analysisRuns'): string =>
+    watchPathIn(drivenPath(api, plural), key.namespace);
   const targets: Array<{ path: string; query: Record<string, string> }> = [
-    { path: `${group}/rollouts`, query: { fieldSelector: `metadata.name=${key.name}` } },
+    { path: inGroup('rollouts'), query: { fieldSelector: `metadata.name=${key.name}` } },
     { path: `/apis/apps/v1/namespaces/${ns}/replicasets`, query: { labelSelector: selector } },
     { path: `/api/v1/namespaces/${ns}/pods`, query: { labelSelector: selector } },
-    { path: `${group}/analysisruns`, query: { labelSelector: `${ROLLOUT_NAME_LABEL}=${key.name}` } },
+    { path: inGroup('analysisRuns'), query: { labelSelector: `${ROLLOUT_NAME_LABEL}=${key.name}` } },
   ];
   const watches: RunningWatch[] = [];
   const onAbort = (): void => finish(0);
@@ -169,7 +175,10 @@ async function watchRolloutTree(
   }
 }
 
-/** Runs `list rollouts` in one namespace, or in all with `allNamespaces`. */
+/**
+ * Runs `list rollouts` in one namespace, or in all with `allNamespaces`: the Rollouts of both groups
+ * (rollgate.dev and argoproj.io), as the verbs find a Rollout in either.
+ */
 export async function runListRollouts(
   clients: KubeClients,
   namespace: string,
@@ -177,16 +186,9 @@ export async function runListRollouts(
   options: { output: 'text' | 'json' },
   output: GetOutput,
 ): Promise<number> {
-  const base = { group: ROLLGATE_API_GROUP, version: 'v1alpha1', plural: 'rollouts' };
-  const list = (await kubeCall(
-    { verb: 'list', kind: 'Rollout', ...(allNamespaces ? {} : { namespace }) },
-    () =>
-      allNamespaces
-        ? clients.custom.listClusterCustomObject(base)
-        : clients.custom.listNamespacedCustomObject({ ...base, namespace }),
-  )) as { items?: unknown[] };
+  const items = await listRolloutsIn<unknown>(clients, allNamespaces ? '' : namespace, BOTH_APIS);
   const rollouts: Rollout[] = [];
-  for (const item of toPlainObject<{ items?: unknown[] }>(list).items ?? []) {
+  for (const item of items) {
     const parsed = rolloutSchema.safeParse(item);
     if (parsed.success) rollouts.push(parsed.data as Rollout);
     else {
@@ -199,7 +201,12 @@ export async function runListRollouts(
   }
   const rows = rollouts
     .map(rolloutListRow)
-    .sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
+    .sort(
+      (a, b) =>
+        a.namespace.localeCompare(b.namespace) ||
+        a.name.localeCompare(b.name) ||
+        a.group.localeCompare(b.group),
+    );
   if (options.output === 'json') {
     output.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     return 0;

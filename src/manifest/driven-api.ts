@@ -58,6 +58,15 @@ export function drivenPath(api: DrivenApi, plural: keyof DrivenApi['plurals']): 
   return `/apis/${api.group}/${api.version}/${api.plurals[plural]}`;
 }
 
+/**
+ * The API Rollgate's own Git sync applies Rollouts in, given the groups a process drives: rollgate.dev
+ * (Argo's converted) whenever it is driven, else argoproj.io as written (controller mode alone), so one
+ * Rollout is never in both. The promoter reads there too: its Rollouts are the ones the sync applied.
+ */
+export function syncedRolloutApi(groups: readonly DrivenGroup[]): DrivenApi {
+  return groups.includes('rollgate.dev') ? ROLLGATE_API : ARGO_API;
+}
+
 /** The driven API an object of `apiVersion` belongs to (an owner's apiVersion, say); Rollgate's by default. */
 export function drivenApiOfVersion(apiVersion: string | undefined): DrivenApi {
   return apiVersion === ARGO_API.apiVersion ? ARGO_API : ROLLGATE_API;

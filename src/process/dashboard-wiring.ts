@@ -8,31 +8,53 @@ import type { RollgateConfig } from '../config/schema.ts';
 import type { BuiltPromotion } from '../promoter/build-promotions.ts';
 import { promotionsReader, type ReadPromotions } from '../server/dashboard/promotion-reads.ts';
 import type { WatchRollouts } from '../server/dashboard/rollout-stream.ts';
-import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
+import {
+  drivenApiOf,
+  drivenPath,
+  syncedRolloutApi,
+  type DrivenApi,
+  type DrivenGroup,
+} from '../manifest/driven-api.ts';
 import { watchPathIn, watchWithRestart } from '../kube/watch-with-restart.ts';
-
-const ROLLOUTS_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`;
+import { BOTH_APIS } from '../views/rollout-list.ts';
 
 /**
- * A watch on every Rollout of the cluster (or of `namespace`), started again after each end (the API server
- * closes watches).
+ * A watch on every Rollout of the cluster (or of `namespace`) in each of `apis` (one watch per group),
+ * each started again after its end (the API server closes watches). A group whose CRD is missing keeps
+ * its watch retrying, so its Rollouts appear once the CRD is installed.
  */
-export function rolloutWatch(clients: KubeClients, logger: Logger, namespace = ''): WatchRollouts {
-  return ({ onEvent, onRestarted }) =>
-    watchWithRestart<unknown>({
-      kubeConfig: clients.kubeConfig,
-      path: watchPathIn(ROLLOUTS_PATH, namespace),
-      query: {},
-      onEvent,
-      onRestarted,
-      onEnded: (err, restart) => {
-        if (err)
-          logger.warn(
-            { dependency: 'kubernetes', err: (err as Error).message, attempt: restart.attempt },
-            'dashboard: rollout watch ended; restarting it',
-          );
-      },
-    });
+export function rolloutWatch(
+  clients: KubeClients,
+  logger: Logger,
+  namespace = '',
+  apis: readonly DrivenApi[] = BOTH_APIS,
+): WatchRollouts {
+  return async ({ onEvent, onRestarted }) => {
+    const watches = await Promise.all(
+      apis.map((api) =>
+        watchWithRestart<unknown>({
+          kubeConfig: clients.kubeConfig,
+          path: watchPathIn(drivenPath(api, 'rollouts'), namespace),
+          query: {},
+          onEvent,
+          onRestarted,
+          onEnded: (err, restart) => {
+            if (err)
+              logger.warn(
+                {
+                  dependency: 'kubernetes',
+                  group: api.group,
+                  err: (err as Error).message,
+                  attempt: restart.attempt,
+                },
+                'dashboard: rollout watch ended; restarting it',
+              );
+          },
+        }),
+      ),
+    );
+    return { stop: () => watches.forEach((watch) => watch.stop()) };
+  };
 }
 
 /** The dashboard over these clients. */
@@ -44,15 +66,22 @@ export function wireDashboard(options: {
   /** `kubernetes.watchNamespace`: only its Rollouts are listed, watched and acted on; empty = all. */
   namespace?: string;
   promotions?: ReadPromotions;
+  /**
+   * The groups whose Rollouts it lists, watches and acts on: a process's `controller.groups`; unset (as
+   * `rollgate dashboard`), both, as the CLI reads.
+   */
+  groups?: readonly DrivenGroup[];
 }): Dashboard {
   const { access } = options;
   if (!access.openReads && access.readToken === undefined && !access.actions.enabled)
     options.logger.warn(
       'dashboard: the server is reachable from other machines and no dashboard token is set, so every dashboard read answers 401; set dashboard.readTokenEnv or dashboard.readTokenFile, or bind server.host to 127.0.0.1',
     );
+  const apis = options.groups?.map(drivenApiOf) ?? BOTH_APIS;
   return createDashboard({
     ...options,
-    watchRollouts: rolloutWatch(options.clients, options.logger, options.namespace),
+    apis,
+    watchRollouts: rolloutWatch(options.clients, options.logger, options.namespace, apis),
   });
 }
 
@@ -68,6 +97,7 @@ export function configuredPromotions(
     clock,
     stateNamespace: config.kubernetes.stateNamespace,
     namespace: config.kubernetes.watchNamespace,
+    api: syncedRolloutApi(config.controller.groups),
     sources: config.sources.map((s) => ({
       name: s.name,
       branch: s.branch,

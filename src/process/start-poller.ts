@@ -8,7 +8,7 @@ import { EventRecorder } from '../kube/event-recorder.ts';
 import { RedisObservedHeads } from '../queue/observed-heads.ts';
 import { PollLease } from '../queue/poll-lease.ts';
 import type { AcceptedApiVersion } from '../manifest/api-version.ts';
-import { ARGO_API, ROLLGATE_API } from '../manifest/driven-api.ts';
+import { ROLLGATE_API, syncedRolloutApi } from '../manifest/driven-api.ts';
 import { ReconcileQueue } from '../queue/reconcile-queue.ts';
 import { reconcilePrefixOf } from '../queue/reconcile-prefix.ts';
 import { enqueueEverything, openRollgateQueues, type RollgateQueues } from '../queue/rollgate-queues.ts';
@@ -101,7 +101,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   });
   // The group the sync applies Rollouts in: rollgate.dev (Argo's converted) whenever this installation
   // drives it, else argoproj.io as written (controller mode alone), so one Rollout is never in both.
-  const syncApi = config.controller.groups.includes('rollgate.dev') ? ROLLGATE_API : ARGO_API;
+  const syncApi = syncedRolloutApi(config.controller.groups);
   // A synced Rollout is reconciled at once by its group's reconciler (its own queue: start-reconciler.ts).
   const syncedRollouts =
     syncApi === ROLLGATE_API

@@ -24,6 +24,7 @@ import type { Runtime } from './runtime.ts';
 import { webhookSecrets } from './webhook-secrets.ts';
 import { dashboardAccess } from '../server/dashboard/dashboard-access.ts';
 import { configuredPromotions, wireDashboard } from './dashboard-wiring.ts';
+import { readQueueDepths } from '../queue/queue-depths.ts';
 
 export type ProcessRole = 'all' | 'poller' | 'reconciler';
 
@@ -96,6 +97,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
         clock: runtime.clock,
         logger,
         namespace: config.kubernetes.watchNamespace,
+        groups: config.controller.groups,
         // A poller-only process builds no promotions to run, but its page still shows them.
         promotions: configuredPromotions(
           config,
@@ -234,7 +236,17 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
         })
       : () => ({ sourcesQueued: [] });
     const queues = poller?.queues;
-    if (queues) metrics.setQueueDepthSource(() => queues.depths());
+    // Every reconcile queue this process runs, by group: the poller's queues hold rollgate.dev's; another
+    // group's (argoproj.io, under its own prefix) is read from its reconciler.
+    const ownReconcileQueues = reconcilers
+      .map((reconciler, index) => ({ queue: reconciler.queue.queue, group: drivenApis[index]!.group }))
+      .filter((entry) => queues === undefined || entry.group !== 'rollgate.dev');
+    if (queues !== undefined || ownReconcileQueues.length > 0)
+      metrics.setQueueDepthSource(async () => [
+        ...((await queues?.depths()) ?? []),
+        // A command sent while Redis is unreachable waits for the reconnect: a scrape would hang with it.
+        ...(runtime.redis.status === 'ready' ? await readQueueDepths(ownReconcileQueues) : []),
+      ]);
 
     detector = await atStart('redis', 'start the Redis-reset detector', () =>
       startRedisResetDetector({

@@ -5,7 +5,7 @@ import { GitSourceError } from '../git/errors/git-source-error.ts';
 import { ImageRewriteError } from '../promotion/image-rewrite-error.ts';
 import { PromoteQueue } from '../queue/promote-queue.ts';
 import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
-import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../manifest/api-version.ts';
+import { drivenPath, syncedRolloutApi } from '../manifest/driven-api.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
 import type { BuiltPromotion } from '../promoter/build-promotions.ts';
 import { ForgeRefusals, isForgeRefusal } from '../promoter/forge-refusal.ts';
@@ -17,8 +17,6 @@ import type { Runtime } from './runtime.ts';
 import type { RunningNotifier } from './start-notifier.ts';
 import type { StartStepRunner } from './start-step-runner.ts';
 import { watchPathIn, watchWithRestart } from '../kube/watch-with-restart.ts';
-
-const ROLLOUTS_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`;
 
 export interface RunningPromoter {
   queue: PromoteQueue;
@@ -73,6 +71,9 @@ export async function startPromoter(
   const log = logger.child({ component: 'promoter' });
   const metrics = options.metrics ?? defaultMetrics;
   const queue = new PromoteQueue({ connection: redis, prefix: config.redis.prefix });
+  // A promotion's Rollouts are those the sync applied (labelled with their source): in the sync's group,
+  // argoproj.io when the process drives that group alone (controller mode), else rollgate.dev.
+  const api = syncedRolloutApi(config.controller.groups);
   const byName = new Map(promotions.map((p) => [p.spec.name, p]));
   const postedStatuses = new Map<string, string>();
   const refusals = new ForgeRefusals();
@@ -97,6 +98,7 @@ export async function startPromoter(
           { namespace: payload.namespace, name: payload.name },
           {
             clients: runtime.kube.clients,
+            api,
             forge: promotion.forge,
             target: promotion.target,
             source: promotion.source,
@@ -107,7 +109,7 @@ export async function startPromoter(
             onRefused: (reason) =>
               void history.record(
                 {
-                  apiVersion: ROLLGATE_API_VERSION,
+                  apiVersion: api.apiVersion,
                   kind: 'Rollout',
                   namespace: payload.namespace,
                   name: payload.name,
@@ -119,7 +121,7 @@ export async function startPromoter(
               // Recording never throws (a failure is logged by the recorder); the look does not wait on it.
               void history.record(
                 {
-                  apiVersion: ROLLGATE_API_VERSION,
+                  apiVersion: api.apiVersion,
                   kind: 'Rollout',
                   namespace: payload.namespace,
                   name: payload.name,
@@ -220,6 +222,7 @@ export async function startPromoter(
       runtime.kube.clients,
       runtime.config.kubernetes.watchNamespace,
       labelSelector,
+      api,
     );
     // From-sources first, so target Rollouts find the from-side Rollouts they map to.
     const items = listed.sort(
@@ -239,7 +242,7 @@ export async function startPromoter(
     sources.size > 0 && (options.watch ?? true)
       ? await watchWithRestart({
           kubeConfig: runtime.kube.clients.kubeConfig,
-          path: watchPathIn(ROLLOUTS_PATH, runtime.config.kubernetes.watchNamespace),
+          path: watchPathIn(drivenPath(api, 'rollouts'), runtime.config.kubernetes.watchNamespace),
           query: { labelSelector },
           onEvent: (type, rollout: WatchedRollout) => {
             if (type === 'BOOKMARK' || type === 'DELETED') return;

@@ -8,6 +8,7 @@ import { GitSourceError } from '../git/errors/git-source-error.ts';
 import { GitSource } from '../git/source.ts';
 import type { KubeClients } from '../kube/client.ts';
 import { ObservedStateReader } from '../reconciler/observed-state-reader.ts';
+import { syncedRolloutApi } from '../manifest/driven-api.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 import { setRolloutAnnotation } from '../promotion/rollout-annotation.ts';
@@ -190,7 +191,12 @@ export async function approveRollout(
   context: ApprovalContext,
 ): Promise<ApprovalOutcome> {
   const key = { namespace: request.namespace, name: request.name };
-  const rollout = await new ObservedStateReader(context.clients).readRolloutObject(key);
+  // Approvals edit Git, so the Rollout is one the sync applied: in the sync's group.
+  const rollout = await new ObservedStateReader(
+    context.clients,
+    undefined,
+    syncedRolloutApi(context.config.controller.groups),
+  ).readRolloutObject(key);
   if (rollout === undefined) {
     throw new ApprovalError('approval.rollout_not_found', `rollout ${key.namespace}/${key.name} not found`);
   }

@@ -1,6 +1,7 @@
 // What `rollgate promotions` shows: every promotion, per Rollout of its source, as a dry-run look finds it.
 import type { KubeClients } from '../kube/client.ts';
 import { listRollouts } from '../views/rollout-list.ts';
+import { ROLLGATE_API, type DrivenApi } from '../manifest/driven-api.ts';
 import type { Logger } from '../log/logger.ts';
 import type { PromotionState } from '../promotion/promotion-action.ts';
 import type { BuiltPromotion } from './build-promotions.ts';
@@ -31,13 +32,15 @@ interface ListedRollout {
 
 /**
  * Reads every promotion without acting (no push, no pull request, no status written), over the Rollouts
- * of `namespace` (`kubernetes.watchNamespace`; empty: every namespace).
+ * of `namespace` (`kubernetes.watchNamespace`; empty: every namespace) in `api`'s group (where the sync
+ * applies them: `syncedRolloutApi(controller.groups)`).
  */
 export async function promotionReport(
   promotions: readonly BuiltPromotion[],
   clients: KubeClients,
   logger: Logger,
   namespace = '',
+  api: DrivenApi = ROLLGATE_API,
 ): Promise<PromotionRow[]> {
   const rows: PromotionRow[] = [];
   for (const promotion of promotions) {
@@ -45,6 +48,7 @@ export async function promotionReport(
       clients,
       namespace,
       `rollgate.dev/source=${promotion.spec.fromSource}`,
+      api,
     );
     for (const item of listed) {
       const name = item.metadata?.name ?? '';
@@ -65,6 +69,7 @@ export async function promotionReport(
           { namespace, name },
           {
             clients,
+            api,
             forge: promotion.forge,
             target: promotion.target,
             source: promotion.source,

@@ -4,6 +4,7 @@ import { ForgeError } from '../forge/forge-error.ts';
 import type { Logger } from '../log/logger.ts';
 import type { KubeClients } from '../kube/client.ts';
 import { ObservedStateReader, type RolloutKey } from '../reconciler/observed-state-reader.ts';
+import type { DrivenApi } from '../manifest/driven-api.ts';
 import { planCommitStatus } from '../promotion/commit-status.ts';
 import { matchGit, type GitRollout } from '../promotion/git-rollout.ts';
 import { planPromotion, promotionBranch } from '../promotion/plan-promotion.ts';
@@ -74,6 +75,8 @@ export type ImageEditor = (
 
 export interface PromotionDeps {
   clients: KubeClients;
+  /** The group the promotion's Rollouts live in: where the sync applies them (default rollgate.dev). */
+  api?: DrivenApi;
   forge: Forge;
   target: PromotionTarget;
   source: PromotionSource;
@@ -115,7 +118,7 @@ export async function runPromotion(
   options: { dryRun?: boolean } = {},
 ): Promise<PromotionOutcome> {
   const log = deps.logger.child({ promotion: promotion.name, rollout: `${key.namespace}/${key.name}` });
-  const read = await new ObservedStateReader(deps.clients).read(key);
+  const read = await new ObservedStateReader(deps.clients, undefined, deps.api).read(key);
   if (read === undefined) return { skipped: 'the Rollout is gone' };
   const { rollout, source } = promotionRolloutOf(read);
   if (source !== promotion.fromSource) return { skipped: `the Rollout comes from source "${source}"` };

@@ -37,7 +37,16 @@ export function openRollgateQueues(
     notify,
     // A command sent while Redis is unreachable waits for the reconnect: a scrape would hang with it.
     depths: async () =>
-      options.connection.status === 'ready' ? readQueueDepths([poll, sync, reconcile, promote, notify]) : [],
+      options.connection.status === 'ready'
+        ? readQueueDepths([
+            poll,
+            sync,
+            // The installation's own prefix holds rollgate.dev's reconcile queue (reconcile-prefix.ts).
+            { queue: reconcile.queue, group: 'rollgate.dev' },
+            promote,
+            notify,
+          ])
+        : [],
     close: async () => {
       await Promise.all([poll.close(), sync.close(), reconcile.close(), promote.close(), notify.close()]);
     },

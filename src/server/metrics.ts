@@ -70,14 +70,18 @@ export function createRollgateMetrics(options: { processMetrics?: boolean } = {}
 
   const queueJobs = new Gauge({
     name: 'rollgate_queue_jobs',
-    help: 'Jobs in each queue by state, read from Redis when scraped.',
-    labelNames: ['queue', 'state'] as const,
+    help: 'Jobs in each queue by state (and a reconcile queue by its driven group), read from Redis when scraped.',
+    labelNames: ['queue', 'state', 'group'] as const,
     registers: [registry],
     async collect() {
       if (depthSource === undefined) return;
       const depths = await depthSource();
       this.reset();
-      for (const d of depths) this.set({ queue: d.queue, state: d.state }, d.count);
+      for (const d of depths)
+        this.set(
+          { queue: d.queue, state: d.state, ...(d.group !== undefined && { group: d.group }) },
+          d.count,
+        );
     },
   });
 

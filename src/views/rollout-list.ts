@@ -1,7 +1,10 @@
 // Lists Rollouts where Rollgate looks for them: every namespace, or the one `kubernetes.watchNamespace` names.
 import { toPlainObject, type KubeClients } from '../kube/client.ts';
-import { kubeCall } from '../kube/errors.ts';
-import { ROLLGATE_API, type DrivenApi } from '../manifest/driven-api.ts';
+import { isNotFound, kubeCall } from '../kube/errors.ts';
+import { ARGO_API, ROLLGATE_API, type DrivenApi } from '../manifest/driven-api.ts';
+
+/** Both groups a Rollout may live in: what the CLI's reads and `rollgate dashboard` look at. */
+export const BOTH_APIS: readonly DrivenApi[] = [ROLLGATE_API, ARGO_API];
 
 /**
  * Every Rollout (matching `labelSelector`) in `namespace`, or in all namespaces when it is empty. A
@@ -32,4 +35,25 @@ export async function listRollouts<T>(
         }),
   );
   return toPlainObject<{ items?: T[] }>(list).items ?? [];
+}
+
+/**
+ * The Rollouts of every API in `apis`, in their order. A group whose CRD is not installed (404: a cluster
+ * that never had Argo Rollouts) holds none; any other failure is thrown, so a list is never silently short.
+ */
+export async function listRolloutsIn<T>(
+  clients: KubeClients,
+  namespace: string,
+  apis: readonly DrivenApi[],
+  labelSelector?: string,
+): Promise<T[]> {
+  const lists = await Promise.all(
+    apis.map((api) =>
+      listRollouts<T>(clients, namespace, labelSelector, api).catch((err: unknown) => {
+        if (isNotFound(err)) return [];
+        throw err;
+      }),
+    ),
+  );
+  return lists.flat();
 }

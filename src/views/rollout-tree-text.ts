@@ -220,7 +220,11 @@ export function formatRolloutTree(tree: RolloutTree, style: TextStyle): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** `list rollouts` as a table; with `allNamespaces` the first column is NAMESPACE. */
+/**
+ * `list rollouts` as a table; with `allNamespaces` the first column is NAMESPACE. A GROUP column follows
+ * NAME only when the rows come from both groups (rollgate.dev and argoproj.io), where a name may be two
+ * Rollouts; a list of one group reads exactly as Argo's plugin prints it.
+ */
 export function formatRolloutList(rows: RolloutListRow[], allNamespaces: boolean, style: TextStyle): string {
   const header = [
     'NAME',
@@ -244,6 +248,10 @@ export function formatRolloutList(rows: RolloutListRow[], allNamespaces: boolean
     { text: String(row.upToDate) },
     { text: String(row.available) },
   ]);
+  if (new Set(rows.map((row) => row.group)).size > 1) {
+    header.splice(1, 0, 'GROUP');
+    cells.forEach((row, index) => row.splice(1, 0, { text: rows[index]?.group ?? '' }));
+  }
   if (allNamespaces) {
     header.unshift('NAMESPACE');
     cells.forEach((row, index) => row.unshift({ text: rows[index]?.namespace ?? '' }));

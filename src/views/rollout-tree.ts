@@ -10,6 +10,7 @@ import {
 import type { Rollout } from '../manifest/rollout.ts';
 import type { AnalysisRunView } from './analysis-run-view.ts';
 import { COMMIT_ANNOTATION, COMMIT_AUTHOR_ANNOTATION } from '../manifest/commit-annotations.ts';
+import { drivenApiOfVersion, type DrivenGroup } from '../manifest/driven-api.ts';
 
 /** A pod in the tree; `status` is what kubectl's STATUS column would say (Running, ImagePullBackOff, …). */
 export interface PodNode {
@@ -311,6 +312,8 @@ export function completion(tree: RolloutTree): 'healthy' | 'degraded' | 'waiting
 export interface RolloutListRow {
   namespace: string;
   name: string;
+  /** The API group the Rollout lives in: rollgate.dev, or argoproj.io (controller mode). */
+  group: DrivenGroup;
   strategy: 'Canary' | 'BlueGreen';
   status: string;
   health: NodeHealth;
@@ -335,6 +338,7 @@ export function rolloutListRow(rollout: Rollout): RolloutListRow {
   return {
     namespace: rollout.metadata.namespace ?? 'default',
     name: rollout.metadata.name,
+    group: drivenApiOfVersion(rollout.apiVersion).group,
     strategy: blueGreen ? 'BlueGreen' : 'Canary',
     status: phase,
     health: PHASE_HEALTH[phase] ?? 'unknown',

@@ -1,5 +1,12 @@
 // A read-only summary of one rollout for humans and scripts: steps, weights, ReplicaSets, failing pods, pauses, analysis.
-import { formatAnalysisRunViews, readAnalysisRunViews, type AnalysisRunView } from './analysis-run-view.ts';
+import {
+  formatAnalysisRunViews,
+  readAnalysisRunViews,
+  VIEW_MEASUREMENTS,
+  type AnalysisRunView,
+} from './analysis-run-view.ts';
+import type { DrivenApi, DrivenGroup } from '../manifest/driven-api.ts';
+import { findRollout, RolloutNotFoundError } from './rollout-commands.ts';
 import {
   POD_TEMPLATE_HASH_LABEL,
   SCALE_DOWN_DEADLINE_ANNOTATION,
@@ -289,8 +296,17 @@ export async function readRolloutView(
   key: RolloutKey,
   now?: Date,
   routing?: RouteReading,
+  group?: DrivenGroup,
 ): Promise<RolloutView | undefined> {
-  const read = await new ObservedStateReader(clients).read(key);
+  // Found as the verbs find it: in either group, ambiguous (thrown) when in both without `group`.
+  let api: DrivenApi;
+  try {
+    ({ api } = await findRollout(clients, key, group));
+  } catch (err) {
+    if (err instanceof RolloutNotFoundError) return undefined;
+    throw err;
+  }
+  const read = await new ObservedStateReader(clients, undefined, api).read(key);
   if (read === undefined) return undefined;
   const view = buildRolloutView(read.observed, now);
   const routes = routing === undefined ? undefined : await readRolloutRoutes(routing, read.observed.rollout);
@@ -299,6 +315,8 @@ export async function readRolloutView(
     clients,
     key,
     read.observed.rollout.metadata?.uid ?? '',
+    VIEW_MEASUREMENTS,
+    api,
   );
   return view;
 }

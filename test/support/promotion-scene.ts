@@ -1,6 +1,7 @@
 // A whole promotion scene: the forge double (real repositories; GitHub's, GitLab's or Gitea's API), a sandbox
 // cluster and Rollgate running sources `staging` and `prod` (namespaces of the same names) with one promotion.
 import type { RollgateConfig } from '../../src/config/index.ts';
+import { syncedRolloutApi } from '../../src/manifest/driven-api.ts';
 import { createForge } from '../../src/forge/create-forge.ts';
 import type { Forge, ForgeProvider } from '../../src/forge/forge.ts';
 import type { KubeClients } from '../../src/kube/client.ts';
@@ -69,6 +70,8 @@ export interface PromotionSceneOptions {
   logger?: Logger;
   /** Called with the double before the repository is created (benches attach request timers here). */
   beforeRepository?: (double: ForgeDouble) => void;
+  /** `controller.groups` (default rollgate.dev); `['argoproj.io']` syncs and promotes argoproj.io Rollouts. */
+  groups?: Array<'rollgate.dev' | 'argoproj.io'>;
 }
 
 /** Mounts the provider's API on the double and says how Rollgate and the test reach it. */
@@ -180,6 +183,7 @@ export async function startPromotionScene(options: PromotionSceneOptions): Promi
             },
           ],
           webhooks: { [provider]: { secret: SECRET } },
+          ...(options.groups ? { controller: { groups: options.groups } } : {}),
         },
       };
     },
@@ -209,8 +213,10 @@ export async function bothEnvironmentsHealthy(scene: PromotionScene, timeoutMs =
   await eventually(
     'both environments Healthy',
     async () =>
-      (await liveWebRollout(scene.clients, 'staging'))?.status?.phase === 'Healthy' &&
-      (await liveWebRollout(scene.clients, 'prod'))?.status?.phase === 'Healthy',
+      (await liveWebRollout(scene.clients, 'staging', syncedRolloutApi(scene.config.controller.groups).group))
+        ?.status?.phase === 'Healthy' &&
+      (await liveWebRollout(scene.clients, 'prod', syncedRolloutApi(scene.config.controller.groups).group))
+        ?.status?.phase === 'Healthy',
     { timeoutMs },
   );
 }

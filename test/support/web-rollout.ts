@@ -55,11 +55,12 @@ export interface LiveWebRollout {
 export async function liveWebRollout(
   clients: KubeClients,
   namespace: string,
+  group: 'rollgate.dev' | 'argoproj.io' = 'rollgate.dev',
 ): Promise<LiveWebRollout | undefined> {
   try {
     return toPlainObject<LiveWebRollout>(
       await clients.custom.getNamespacedCustomObject({
-        group: 'rollgate.dev',
+        group,
         version: 'v1alpha1',
         namespace,
         plural: 'rollouts',

@@ -1,5 +1,6 @@
 // `rollgate get rollout NAME [-n NS] [--watch] [--until-complete] [-o text|json]`: Argo's tree view of one rollout.
 import { Option, type Command } from 'commander';
+import { DRIVEN_GROUPS, type DrivenGroup } from '../../manifest/driven-api.ts';
 import {
   KUBECONFIG_FLAG,
   KUBECONFIG_HELP,
@@ -13,6 +14,7 @@ interface GetRolloutFlags extends KubeFlags {
   output: 'text' | 'json';
   watch?: boolean;
   untilComplete?: boolean;
+  group?: DrivenGroup;
 }
 
 export function registerGetCommand(program: Command): void {
@@ -28,6 +30,12 @@ export function registerGetCommand(program: Command): void {
     .option('-w, --watch', 'draw again on every change of the rollout, its ReplicaSets, pods or AnalysisRuns')
     .option('--until-complete', 'watch until the rollout is Healthy (exit 0) or Degraded (exit 1)')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addOption(
+      new Option(
+        '--group <group>',
+        "the Rollout's API group (default: whichever of rollgate.dev and argoproj.io has it)",
+      ).choices(DRIVEN_GROUPS),
+    )
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
     .action(async (name: string, flags: GetRolloutFlags) => {
       // The cluster client loads only when the verb runs, never at --help.
@@ -48,6 +56,7 @@ export function registerGetCommand(program: Command): void {
             output: flags.output,
             ...(flags.watch ? { watch: true } : {}),
             ...(flags.untilComplete ? { untilComplete: true } : {}),
+            ...(flags.group !== undefined ? { group: flags.group } : {}),
             signal: stop.signal,
           },
           terminalOutput(),

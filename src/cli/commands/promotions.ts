@@ -4,6 +4,7 @@ import { ConfigError } from '../../config/config-error.ts';
 import { usageError } from '../usage-error.ts';
 import { KUBECONFIG_FLAG, KUBECONFIG_HELP } from '../kube-flags.ts';
 import { configFromFlags } from './run.ts';
+import { syncedRolloutApi } from '../../manifest/driven-api.ts';
 
 interface PromotionsOptions {
   config?: string;
@@ -46,6 +47,7 @@ export function registerPromotionsCommand(program: Command): void {
         clients,
         silentLogger,
         config.kubernetes.watchNamespace,
+        syncedRolloutApi(config.controller.groups),
       );
       process.stdout.write(
         options.output === 'json' ? `${JSON.stringify(rows, null, 2)}\n` : report.formatPromotionReport(rows),

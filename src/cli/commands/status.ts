@@ -1,6 +1,7 @@
-// `rollgate status NAME [-n NS] [--output text|json] [--watch]`: where a rollout stands and why.
+// `rollgate status NAME [-n NS] [--group GROUP] [--output text|json] [--watch]`: where a rollout stands and why.
 import { Option, type Command } from 'commander';
 import { systemClock } from '../../clock/clock.ts';
+import { DRIVEN_GROUPS, type DrivenGroup } from '../../manifest/driven-api.ts';
 import type { KubeClients } from '../../kube/client.ts';
 import type * as RolloutViewModule from '../../views/rollout-view.ts';
 import type { RolloutView } from '../../views/rollout-view.ts';
@@ -20,6 +21,7 @@ const WATCH_INTERVAL_MS = 2_000;
 interface StatusOptions extends KubeFlags {
   output: 'text' | 'json';
   watch?: boolean;
+  group?: DrivenGroup;
 }
 
 /** The view module (and through it @kubernetes/client-node), loaded only when status runs. */
@@ -44,6 +46,7 @@ async function watchRollout(
   key: RolloutKey,
   output: 'text' | 'json',
   routing: RouteReading,
+  group: DrivenGroup | undefined,
 ): Promise<void> {
   let last = '';
   let stopped = false;
@@ -54,7 +57,7 @@ async function watchRollout(
   process.once('SIGTERM', stop);
   try {
     while (!stopped) {
-      const view = await views.readRolloutView(clients, key, systemClock.now(), routing);
+      const view = await views.readRolloutView(clients, key, systemClock.now(), routing, group);
       const text =
         view === undefined ? `rollout ${key.namespace}/${key.name} not found\n` : render(views, view, output);
       if (text !== last) {
@@ -79,6 +82,12 @@ export function registerStatusCommand(program: Command): void {
     .option(NAMESPACE_FLAG, NAMESPACE_HELP)
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('-w, --watch', 'keep printing the status whenever it changes (Ctrl-C to stop)')
+    .addOption(
+      new Option(
+        '--group <group>',
+        "the Rollout's API group (default: whichever of rollgate.dev and argoproj.io has it)",
+      ).choices(DRIVEN_GROUPS),
+    )
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
     .action(async (name: string, options: StatusOptions) => {
       const [{ connectKube }, views] = await Promise.all([
@@ -88,8 +97,8 @@ export function registerStatusCommand(program: Command): void {
       const { clients, namespace } = connectKube(options);
       const key = { namespace, name };
       const routing = await routeReading(clients);
-      if (options.watch) return watchRollout(views, clients, key, options.output, routing);
-      const view = await views.readRolloutView(clients, key, systemClock.now(), routing);
+      if (options.watch) return watchRollout(views, clients, key, options.output, routing, options.group);
+      const view = await views.readRolloutView(clients, key, systemClock.now(), routing, options.group);
       if (view === undefined) {
         process.stderr.write(`rollgate: rollout ${namespace}/${name} not found\n`);
         process.exitCode = 1;

@@ -7,7 +7,8 @@ export type DashboardErrorCode =
   | 'dashboard.actions_disabled'
   | 'dashboard.not_found'
   | 'dashboard.method_not_allowed'
-  | 'dashboard.unknown_verb';
+  | 'dashboard.unknown_verb'
+  | 'dashboard.unknown_group';
 
 export class DashboardRequestError extends Error {
   override readonly name = 'DashboardRequestError';

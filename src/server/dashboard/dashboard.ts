@@ -11,10 +11,13 @@ import {
   restartRollout,
   resumeRollout,
   retryRollout,
+  findRollout,
   type RolloutCommandResult,
+  type RolloutVerbOptions,
 } from '../../views/rollout-commands.ts';
 import type { Logger } from '../../log/logger.ts';
-import { ROLLGATE_API_VERSION } from '../../manifest/api-version.ts';
+import { DRIVEN_GROUPS, type DrivenApi, type DrivenGroup } from '../../manifest/driven-api.ts';
+import { BOTH_APIS } from '../../views/rollout-list.ts';
 import { carriesToken, type DashboardAccess } from './dashboard-access.ts';
 import { loadDashboardAssets, type DashboardAsset } from './dashboard-assets.ts';
 import { DashboardRequestError } from './dashboard-error.ts';
@@ -26,16 +29,21 @@ import { RolloutStream, type WatchRollouts } from './rollout-stream.ts';
 
 /** The verbs, each exactly the CLI's (src/views/rollout-commands.ts). */
 export const DASHBOARD_VERBS = {
-  promote: (clients, key) => promoteRollout(clients, key),
-  'promote-full': (clients, key) => promoteRollout(clients, key, { full: true }),
-  abort: (clients, key) => abortRollout(clients, key),
-  retry: (clients, key) => retryRollout(clients, key),
-  restart: (clients, key, clock) => restartRollout(clients, key, clock),
-  pause: (clients, key) => pauseRollout(clients, key),
-  resume: (clients, key) => resumeRollout(clients, key),
+  promote: (clients, key, _clock, group) => promoteRollout(clients, key, group),
+  'promote-full': (clients, key, _clock, group) => promoteRollout(clients, key, { full: true, ...group }),
+  abort: (clients, key, _clock, group) => abortRollout(clients, key, group),
+  retry: (clients, key, _clock, group) => retryRollout(clients, key, group),
+  restart: (clients, key, clock, group) => restartRollout(clients, key, clock, group),
+  pause: (clients, key, _clock, group) => pauseRollout(clients, key, group),
+  resume: (clients, key, _clock, group) => resumeRollout(clients, key, group),
 } satisfies Record<
   string,
-  (clients: KubeClients, key: RolloutKey, clock: Clock) => Promise<RolloutCommandResult>
+  (
+    clients: KubeClients,
+    key: RolloutKey,
+    clock: Clock,
+    group: RolloutVerbOptions,
+  ) => Promise<RolloutCommandResult>
 >;
 
 export type DashboardVerb = keyof typeof DASHBOARD_VERBS;
@@ -44,6 +52,8 @@ export interface DashboardOptions {
   clients: KubeClients;
   access: DashboardAccess;
   watchRollouts: WatchRollouts;
+  /** The groups whose Rollouts it lists and acts on (default both: `rollgate dashboard`). */
+  apis?: readonly DrivenApi[];
   clock: Clock;
   logger: Logger;
   /** Only this namespace's Rollouts (`kubernetes.watchNamespace`); empty = every namespace. */
@@ -105,7 +115,7 @@ function kubeFailure(res: ServerResponse, err: unknown): void {
   const status =
     code === 'kube.rollout_not_found' || code === 'kube.not_found'
       ? 404
-      : code === 'kube.conflict'
+      : code === 'kube.conflict' || code === 'kube.rollout_ambiguous'
         ? 409
         : code === 'kube.invalid'
           ? 422
@@ -118,6 +128,24 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const scope = options.namespace ?? '';
   const logger = options.logger.child({ component: 'dashboard' });
   const assets = loadDashboardAssets();
+  const apis = options.apis ?? BOTH_APIS;
+  const shownGroups: readonly DrivenGroup[] = apis.map((api) => api.group);
+  /**
+   * The group a detail or verb names (`?group=`), else the only one shown, else none (found in either,
+   * ambiguous when in both). A group the dashboard does not show is refused.
+   */
+  const groupOf = (req: IncomingMessage): DrivenGroup | undefined => {
+    const named = new URL(req.url ?? '/', 'http://dashboard').searchParams.get('group');
+    if (named === null || named === '') return shownGroups.length === 1 ? shownGroups[0] : undefined;
+    const group = DRIVEN_GROUPS.find((candidate) => candidate === named);
+    if (group === undefined || !shownGroups.includes(group))
+      throw new DashboardRequestError(
+        400,
+        'dashboard.unknown_group',
+        `group ${JSON.stringify(named.slice(0, 100))} is not one this dashboard shows: use ${shownGroups.join(' or ')}`,
+      );
+    return group;
+  };
   const stream = new RolloutStream(clients, options.watchRollouts, logger);
   const events = new EventRecorder(clients.core, clock, logger, 'rollgate-dashboard');
 
@@ -189,11 +217,15 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         `unknown verb ${verb}; use one of ${Object.keys(DASHBOARD_VERBS).join(', ')}`,
       );
     requireAction(req);
+    const group = groupOf(req);
     req.resume();
     const client = req.socket.remoteAddress ?? 'unknown';
     let result: RolloutCommandResult;
+    let found: DrivenApi;
     try {
-      result = await DASHBOARD_VERBS[verb as DashboardVerb](clients, key, clock);
+      // Found first, so the verb and its Event go to the Rollout's own group (a name may be in both).
+      found = (await findRollout(clients, key, group)).api;
+      result = await DASHBOARD_VERBS[verb as DashboardVerb](clients, key, clock, { group: found.group });
     } catch (err) {
       logger.warn({ verb, rollout: `${key.namespace}/${key.name}`, client, err }, 'dashboard action failed');
       return kubeFailure(res, err);
@@ -201,10 +233,10 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     // Who did what, from where: the log for operators, the Event for whoever looks at the rollout.
     logger.info({ verb, rollout: `${key.namespace}/${key.name}`, client }, 'dashboard action');
     await events.record(
-      { apiVersion: ROLLGATE_API_VERSION, kind: 'Rollout', namespace: key.namespace, name: key.name },
+      { apiVersion: found.apiVersion, kind: 'Rollout', namespace: key.namespace, name: key.name },
       { type: 'Normal', reason: 'DashboardAction', message: `${verb} from ${client}: ${result.summary}` },
     );
-    sendJson(res, 200, { verb, ...result });
+    sendJson(res, 200, { verb, group: found.group, ...result });
   };
 
   const route = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> => {
@@ -242,7 +274,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     if (path === '/api/v1/rollouts' || path === '/api/v1/rollouts/') {
       requireRead(req);
       try {
-        sendJson(res, 200, { items: await listRolloutSummaries(clients, scope) });
+        sendJson(res, 200, { items: await listRolloutSummaries(clients, scope, apis) });
       } catch (err) {
         kubeFailure(res, err);
       }
@@ -258,8 +290,9 @@ export function createDashboard(options: DashboardOptions): Dashboard {
           `Rollgate watches namespace ${scope} only`,
         );
       const key = { namespace: detail[1] ?? '', name: detail[2] ?? '' };
+      const group = groupOf(req);
       try {
-        const found = await readRolloutDetail(clients, key, clock.now());
+        const found = await readRolloutDetail(clients, key, clock.now(), group);
         if (found === undefined)
           sendJson(res, 404, {
             error: {

@@ -4,6 +4,7 @@ import type { Forge } from '../../forge/forge.ts';
 import type { KubeClients } from '../../kube/client.ts';
 import { kubeCall } from '../../kube/errors.ts';
 import { ObservedStateReader } from '../../reconciler/observed-state-reader.ts';
+import { ROLLGATE_API, type DrivenApi } from '../../manifest/driven-api.ts';
 import {
   isPromotionHistoryReason,
   readPromotionHistoryEvent,
@@ -38,6 +39,8 @@ export interface PromotionsReaderOptions {
   stateNamespace: string;
   /** `kubernetes.watchNamespace` (empty: every namespace). */
   namespace?: string;
+  /** The group the promotions' Rollouts live in: where the sync applies them (default rollgate.dev). */
+  api?: DrivenApi;
   clock: Clock;
 }
 
@@ -64,7 +67,7 @@ async function lookAt(
   summary: RolloutSummary,
 ): Promise<PromotionLook | undefined> {
   const key = { namespace: summary.namespace, name: summary.name };
-  const read = await new ObservedStateReader(options.clients).read(key);
+  const read = await new ObservedStateReader(options.clients, undefined, options.api).read(key);
   if (read === undefined) return undefined;
   const { rollout } = promotionRolloutOf(read);
   const verdict = promotability(rollout);
@@ -118,7 +121,9 @@ export function promotionsReader(options: PromotionsReaderOptions): ReadPromotio
   const store = new ConfigMapSourceStateStore(options.clients, options.stateNamespace);
   let last: { at: number; result: Promise<PromotionsResponse> } | undefined;
   const readAll = async (): Promise<PromotionsResponse> => {
-    const summaries = await listRolloutSummaries(options.clients, options.namespace ?? '');
+    const summaries = await listRolloutSummaries(options.clients, options.namespace ?? '', [
+      options.api ?? ROLLGATE_API,
+    ]);
     // One list of every source's state, not a read per source.
     const all = await store.readAll();
     const states = options.sources.map((s) => [s.name, all.get(s.name) ?? {}] as const);

@@ -3,8 +3,10 @@ import type { KubeClients } from '../../kube/client.ts';
 import { toPlainObject } from '../../kube/client.ts';
 import { readAnalysisRunViews, type AnalysisRunView } from '../../views/analysis-run-view.ts';
 import { kubeCall } from '../../kube/errors.ts';
-import { listRollouts } from '../../views/rollout-list.ts';
+import { BOTH_APIS, listRolloutsIn } from '../../views/rollout-list.ts';
+import { findRollout } from '../../views/rollout-commands.ts';
 import { ObservedStateReader, type RolloutKey } from '../../reconciler/observed-state-reader.ts';
+import type { DrivenApi, DrivenGroup } from '../../manifest/driven-api.ts';
 import { buildRolloutTree, type RolloutTree } from '../../views/rollout-tree.ts';
 import { buildRolloutView, type RolloutView } from '../../views/rollout-view.ts';
 import { POD_TEMPLATE_HASH_LABEL } from '../../rollout/index.ts';
@@ -38,13 +40,14 @@ interface RawReplicaSet {
   metadata?: {
     namespace?: string;
     labels?: Record<string, string>;
-    ownerReferences?: Array<{ kind?: string; name?: string }>;
+    ownerReferences?: Array<{ kind?: string; name?: string; uid?: string }>;
   };
   spec?: { template?: unknown };
 }
 
 function replicaSetImages(raw: RawReplicaSet): ReplicaSetImages | undefined {
-  const owner = raw.metadata?.ownerReferences?.find((ref) => ref.kind === 'Rollout')?.name;
+  const ref = raw.metadata?.ownerReferences?.find((candidate) => candidate.kind === 'Rollout');
+  const owner = ref?.name;
   const hash = raw.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL];
   if (owner === undefined || hash === undefined) return undefined;
   const containers =
@@ -53,6 +56,7 @@ function replicaSetImages(raw: RawReplicaSet): ReplicaSetImages | undefined {
   return {
     namespace: raw.metadata?.namespace ?? 'default',
     owner,
+    ...(ref?.uid !== undefined && { ownerUid: ref.uid }),
     podTemplateHash: hash,
     images: containers.map((c) => c.image).filter((i): i is string => typeof i === 'string'),
   };
@@ -84,22 +88,39 @@ export async function listReplicaSetImages(
 
 /**
  * Every Rollout of the cluster, or of `namespace` when set (a namespaced install may not list across
- * namespaces); those the schema refuses are left out. Sorted by namespace and name.
+ * namespaces), in each group of `apis`; those the schema refuses are left out. Sorted by namespace, name
+ * and group (a name in both groups is two rows).
  */
-export async function listRolloutSummaries(clients: KubeClients, namespace = ''): Promise<RolloutSummary[]> {
+export async function listRolloutSummaries(
+  clients: KubeClients,
+  namespace = '',
+  apis: readonly DrivenApi[] = BOTH_APIS,
+): Promise<RolloutSummary[]> {
   const [items, replicaSets] = await Promise.all([
-    listRollouts<unknown>(clients, namespace),
+    listRolloutsIn<unknown>(clients, namespace, apis),
     listReplicaSetImages(clients, namespace || undefined),
   ]);
   return items
     .map(parseRollout)
     .filter((rollout): rollout is Rollout => rollout !== undefined)
     .map((rollout) => summarizeRollout(rollout, replicaSets))
-    .sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
+    .sort(
+      (a, b) =>
+        a.namespace.localeCompare(b.namespace) ||
+        a.name.localeCompare(b.name) ||
+        a.group.localeCompare(b.group),
+    );
 }
 
-/** The recent Events about one Rollout, newest first. */
-async function readRolloutEvents(clients: KubeClients, key: RolloutKey): Promise<RolloutEventView[]> {
+/**
+ * The recent Events about one Rollout, newest first: those naming its group's apiVersion (or none), so a
+ * name in both groups shows each Rollout its own.
+ */
+async function readRolloutEvents(
+  clients: KubeClients,
+  key: RolloutKey,
+  api: DrivenApi,
+): Promise<RolloutEventView[]> {
   const { namespace, name } = key;
   const list = await kubeCall({ verb: 'list', kind: 'Event', namespace }, () =>
     clients.core.listNamespacedEvent({
@@ -110,7 +131,12 @@ async function readRolloutEvents(clients: KubeClients, key: RolloutKey): Promise
   const stamp = (event: { lastTimestamp?: Date; eventTime?: Date }): string =>
     new Date(event.lastTimestamp ?? event.eventTime ?? 0).toISOString();
   return list.items
-    .filter((event) => event.involvedObject.kind === 'Rollout' && event.involvedObject.name === name)
+    .filter(
+      (event) =>
+        event.involvedObject.kind === 'Rollout' &&
+        event.involvedObject.name === name &&
+        (event.involvedObject.apiVersion === undefined || event.involvedObject.apiVersion === api.apiVersion),
+    )
     .sort((a, b) => stamp(b).localeCompare(stamp(a)))
     .slice(0, RECENT_EVENTS)
     .map((event) => {
@@ -126,19 +152,24 @@ async function readRolloutEvents(clients: KubeClients, key: RolloutKey): Promise
     });
 }
 
-/** One rollout in full; undefined when it does not exist. */
+/**
+ * One rollout in full, found in `group` when given, else in whichever of `apis` holds it (a name in two
+ * groups is refused as ambiguous: kube.rollout_ambiguous); undefined when it is gone.
+ */
 export async function readRolloutDetail(
   clients: KubeClients,
   key: RolloutKey,
   now: Date,
+  group?: DrivenGroup,
 ): Promise<RolloutDetail | undefined> {
-  const read = await new ObservedStateReader(clients).read(key);
+  const { api } = await findRollout(clients, key, group);
+  const read = await new ObservedStateReader(clients, undefined, api).read(key);
   if (read === undefined) return undefined;
   const { observed } = read;
   const [details, events, replicaSets]: [AnalysisRunView[], RolloutEventView[], ReplicaSetImages[]] =
     await Promise.all([
-      readAnalysisRunViews(clients, key, observed.rollout.metadata.uid ?? '', DETAIL_MEASUREMENTS),
-      readRolloutEvents(clients, key),
+      readAnalysisRunViews(clients, key, observed.rollout.metadata.uid ?? '', DETAIL_MEASUREMENTS, api),
+      readRolloutEvents(clients, key, api),
       listReplicaSetImages(clients, key.namespace),
     ]);
   const view = buildRolloutView(observed, now);

@@ -4,6 +4,7 @@ import type { KubeClients } from '../../kube/client.ts';
 import type { Logger } from '../../log/logger.ts';
 import { listReplicaSetImages, parseRollout } from './rollout-reads.ts';
 import { summarizeRollout } from './rollout-summary.ts';
+import { drivenApiOfVersion } from '../../manifest/driven-api.ts';
 
 /** Starts a watch on every Rollout (the process wires src/kube/watch-with-restart.ts). */
 export type WatchRollouts = (handlers: {
@@ -17,7 +18,7 @@ const HEARTBEAT_MS = 15_000;
 
 /**
  * The stream's events: `rollout` carries `{ type: 'ADDED' | 'MODIFIED', rollout: RolloutSummary }`,
- * `deleted` carries `{ namespace, name }`, `resync` says "read the list again".
+ * `deleted` carries `{ namespace, name, group }`, `resync` says "read the list again".
  */
 export class RolloutStream {
   private readonly clients = new Set<ServerResponse>();
@@ -88,12 +89,17 @@ export class RolloutStream {
     const rollout = parseRollout(object);
     if (rollout === undefined) return;
     const namespace = rollout.metadata.namespace ?? 'default';
-    const key = `${namespace}/${rollout.metadata.name}`;
+    // One watch per group: a name may be a Rollout in each, and each keeps its own latest event.
+    const key = `${rollout.apiVersion} ${namespace}/${rollout.metadata.name}`;
     const mine = (this.sequence += 1);
     this.latest.set(key, mine);
     if (type === 'DELETED') {
       this.latest.delete(key);
-      return this.event('deleted', { namespace, name: rollout.metadata.name });
+      return this.event('deleted', {
+        namespace,
+        name: rollout.metadata.name,
+        group: drivenApiOfVersion(rollout.apiVersion).group,
+      });
     }
     let replicaSets: Awaited<ReturnType<typeof listReplicaSetImages>> = [];
     try {

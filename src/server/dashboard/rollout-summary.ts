@@ -7,6 +7,8 @@ import type { Rollout } from '../../manifest/rollout.ts';
 export interface ReplicaSetImages {
   namespace: string;
   owner: string;
+  /** The owning Rollout's uid: a name may be a Rollout in each group, each with its own ReplicaSets. */
+  ownerUid?: string;
   podTemplateHash: string;
   images: string[];
 }
@@ -40,7 +42,13 @@ function templateImages(template: unknown): string[] {
 export function summarizeRollout(rollout: Rollout, replicaSets: readonly ReplicaSetImages[]): RolloutSummary {
   const row = rolloutListRow(rollout);
   const status = rollout.status ?? {};
-  const own = replicaSets.filter((rs) => rs.namespace === row.namespace && rs.owner === row.name);
+  const uid = rollout.metadata.uid;
+  const own = replicaSets.filter(
+    (rs) =>
+      rs.namespace === row.namespace &&
+      rs.owner === row.name &&
+      (uid === undefined || rs.ownerUid === undefined || rs.ownerUid === uid),
+  );
   const imagesOf = (hash: string | undefined): string[] =>
     hash === undefined ? [] : (own.find((rs) => rs.podTemplateHash === hash)?.images ?? []);
   const stable = imagesOf(status.stableRS);

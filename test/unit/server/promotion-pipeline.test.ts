@@ -55,6 +55,7 @@ function summary(name: string, source: string): RolloutSummary {
   return {
     namespace: source,
     name,
+    group: 'rollgate.dev',
     strategy: 'Canary',
     status: 'Healthy',
     health: 'healthy',

@@ -249,6 +249,26 @@ describe('list rollouts text', () => {
       'prod       bg    BlueGreen  ✔ Healthy  -     -           2/2    2        2           2',
     );
   });
+
+  it('adds a GROUP column after NAME only when both groups are listed, so twins of one name are two rows told apart', () => {
+    const rgWeb = aRollout('web').withReplicas(2).build();
+    rgWeb.status = { phase: 'Healthy', readyReplicas: 2, availableReplicas: 2, updatedReplicas: 2 };
+    const argoWeb = aRollout('web').withReplicas(2).build();
+    argoWeb.apiVersion = 'argoproj.io/v1alpha1';
+    argoWeb.status = { phase: 'Paused', readyReplicas: 2, availableReplicas: 2, updatedReplicas: 1 };
+    expect(rolloutListRow(argoWeb).group).toBe('argoproj.io');
+    expect(rolloutListRow(rgWeb).group).toBe('rollgate.dev');
+    const both = formatRolloutList([rolloutListRow(argoWeb), rolloutListRow(rgWeb)], false, plain);
+    expect(both.split('\n').map((line) => line.split(/\s+/).slice(0, 3).join(' '))).toEqual([
+      'NAME GROUP STRATEGY',
+      'web argoproj.io Canary',
+      'web rollgate.dev Canary',
+      '',
+    ]);
+    // One group alone (an argoproj.io-only cluster): Argo's plugin's columns, no GROUP.
+    const argoOnly = formatRolloutList([rolloutListRow(argoWeb)], true, plain);
+    expect(argoOnly.split('\n')[0]).toMatch(/^NAMESPACE +NAME +STRATEGY /);
+  });
 });
 
 describe('get rollout text, blue-green', () => {

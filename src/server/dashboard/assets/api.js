@@ -14,7 +14,10 @@
 /** @typedef {import('../promotion-pipeline.ts').PromotionView} PromotionView */
 /** @typedef {import('../promotion-pipeline.ts').PromotionLook} PromotionLook */
 /** @typedef {{ number: number, url?: string, title?: string }} PullRequestRef */
-/** @typedef {{ namespace: string, name: string }} RolloutKey */
+/**
+ * A Rollout's address: its group when known (every list row and event carries it; a link typed by hand may not).
+ * @typedef {{ namespace: string, name: string, group?: string }} RolloutKey
+ */
 
 const TOKEN_KEY = 'rollgate.dashboardToken';
 
@@ -58,16 +61,42 @@ export class ApiError extends Error {
   }
 }
 
-/** @param {RolloutKey} key */
-export const keyOf = (key) => `${key.namespace}/${key.name}`;
+/** Rollgate's own group: its Rollouts keep the keys and addresses they always had. */
+const ROLLGATE_GROUP = 'rollgate.dev';
+
+/**
+ * The row key: `namespace/name`, with `@group` for any other group, so a name in both groups is two rows.
+ * @param {RolloutKey} key
+ */
+export const keyOf = (key) =>
+  `${key.namespace}/${key.name}${key.group && key.group !== ROLLGATE_GROUP ? `@${key.group}` : ''}`;
+
+/**
+ * How a person reads the key: `namespace/name`, and the group in brackets when it is not Rollgate's own.
+ * @param {RolloutKey} key
+ */
+export const labelOf = (key) =>
+  `${key.namespace}/${key.name}${key.group && key.group !== ROLLGATE_GROUP ? ` (${key.group})` : ''}`;
 
 /** @param {RolloutKey} key */
-export const rolloutPath = (key) =>
+const groupQuery = (key) => (key.group ? `?group=${encodeURIComponent(key.group)}` : '');
+
+/** @param {RolloutKey} key */
+const apiPath = (key) =>
   `/api/v1/rollouts/${encodeURIComponent(key.namespace)}/${encodeURIComponent(key.name)}`;
+
+/** @param {RolloutKey} key the detail's API path (in the Rollout's group when known) */
+export const rolloutPath = (key) => `${apiPath(key)}${groupQuery(key)}`;
+
+/**
+ * @param {RolloutKey} key
+ * @param {string} verb
+ */
+export const verbPath = (key, verb) => `${apiPath(key)}/${encodeURIComponent(verb)}${groupQuery(key)}`;
 
 /** @param {RolloutKey} key the page's address of one rollout */
 export const rolloutHref = (key) =>
-  `#/rollouts/${encodeURIComponent(key.namespace)}/${encodeURIComponent(key.name)}`;
+  `#/rollouts/${encodeURIComponent(key.namespace)}/${encodeURIComponent(key.name)}${groupQuery(key)}`;
 
 /** @type {() => void} */
 let onUnauthorized = () => undefined;

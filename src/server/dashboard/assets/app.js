@@ -7,7 +7,9 @@ import {
   api,
   authHeaders,
   keyOf,
+  labelOf,
   rolloutPath,
+  verbPath,
   setToken,
   takeTokenFromAddress,
   whenUnauthorized,
@@ -79,7 +81,7 @@ function Page({ state: s }) {
   if (s.view === 'promotions') return html`<${Promotions} promotions=${s.promotions} />`;
   if (s.view === 'detail') {
     const key = s.detailKey;
-    if (!s.detail || !key) return html`<p class="muted">${`Loading ${key ? keyOf(key) : ''}…`}</p>`;
+    if (!s.detail || !key) return html`<p class="muted">${`Loading ${key ? labelOf(key) : ''}…`}</p>`;
     return html`<${RolloutPage} detail=${s.detail.data} readAt=${s.detail.readAt} onVerb=${confirmVerb} />`;
   }
   return html`<${RolloutList}
@@ -124,13 +126,14 @@ function show(message, error = false) {
 // ---- routing ----
 
 function route() {
-  const match = /^#\/rollouts\/([^/]+)\/([^/]+)$/.exec(location.hash);
+  const match = /^#\/rollouts\/([^/]+)\/([^/?]+)(?:\?group=([^&]+))?$/.exec(location.hash);
   state.error = undefined;
   if (match) {
     state.view = 'detail';
     state.detailKey = {
       namespace: decodeURIComponent(match[1] ?? ''),
       name: decodeURIComponent(match[2] ?? ''),
+      ...(match[3] ? { group: decodeURIComponent(match[3]) } : {}),
     };
     state.detail = undefined;
     paint();
@@ -185,6 +188,8 @@ async function loadDetail() {
   try {
     const data = /** @type {RolloutDetail} */ (await api(rolloutPath(key)));
     if (state.detailKey !== key) return;
+    // A link without the group (typed by hand) names it now, so the verbs and live updates find this Rollout.
+    key.group ??= data.summary.group;
     state.detail = { data, readAt: Date.now() };
     state.error = undefined;
     paint();
@@ -200,7 +205,7 @@ function confirmVerb(verb) {
   const key = state.detailKey;
   if (!key) return;
   element('confirm-title', HTMLElement).textContent = `${verb.label}?`;
-  element('confirm-text', HTMLElement).textContent = verb.confirm.replace('{r}', keyOf(key));
+  element('confirm-text', HTMLElement).textContent = verb.confirm.replace('{r}', labelOf(key));
   element('confirm-ok', HTMLButtonElement).textContent = verb.label;
   confirmDialog.returnValue = '';
   confirmDialog.onclose = () => {
@@ -218,7 +223,7 @@ function confirmVerb(verb) {
 async function runVerb(verb, key) {
   try {
     const result = /** @type {{ summary: string }} */ (
-      await api(`${rolloutPath(key)}/${verb.verb}`, { method: 'POST' })
+      await api(verbPath(key, verb.verb), { method: 'POST' })
     );
     show(result.summary);
     void loadDetail();

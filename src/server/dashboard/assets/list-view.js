@@ -1,5 +1,5 @@
 // @ts-check
-// The rollout list: the filters and one row per Rollout, keyed by namespace/name so an event updates its row in place.
+// The rollout list: the filters and one row per Rollout, keyed by namespace/name (and group) so an event updates its row in place.
 import { keyOf, rolloutHref } from './api.js';
 import { Badge, html, Images, age } from './page-parts.js';
 
@@ -7,6 +7,8 @@ import { Badge, html, Images, age } from './page-parts.js';
 /** @typedef {{ namespace: string, text: string }} ListFilter */
 
 const COLUMNS = ['Name', 'Namespace', 'Status', 'Step', 'Weight', 'Images', 'Ready', 'Source', 'Age'];
+/** Shown after Name only when the list holds both groups: then a name may be two Rollouts. */
+const GROUP_COLUMN = 'Group';
 
 /**
  * The rows the filter lets through, by namespace then name.
@@ -20,19 +22,25 @@ export function filterRollouts(rollouts, filter) {
     .filter(
       (r) =>
         !text ||
-        [r.name, r.namespace, r.status, r.source, r.commit, ...r.images.stable, ...r.images.canary]
+        [r.name, r.namespace, r.group, r.status, r.source, r.commit, ...r.images.stable, ...r.images.canary]
           .join(' ')
           .toLowerCase()
           .includes(text),
     )
-    .sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
+    .sort(
+      (a, b) =>
+        a.namespace.localeCompare(b.namespace) ||
+        a.name.localeCompare(b.name) ||
+        a.group.localeCompare(b.group),
+    );
 }
 
-/** @param {{ rollout: RolloutSummary }} props */
-function RolloutRow({ rollout: r }) {
+/** @param {{ rollout: RolloutSummary, showGroup: boolean }} props */
+function RolloutRow({ rollout: r, showGroup }) {
   const blueGreen = r.strategy === 'BlueGreen';
   return html`<tr data-rollout=${keyOf(r)}>
     <td data-label="Name"><a href=${rolloutHref(r)}>${r.name}</a></td>
+    ${showGroup ? html`<td data-label="Group">${r.group}</td>` : ''}
     <td data-label="Namespace">${r.namespace}</td>
     <td data-label="Status">
       <${Badge} status=${r.status} health=${r.health} />${r.aborted ? ' aborted' : ''}
@@ -58,6 +66,8 @@ function RolloutRow({ rollout: r }) {
 export function RolloutList({ rollouts, filter, onFilter }) {
   const namespaces = [...new Set([...rollouts.values()].map((r) => r.namespace))].sort();
   const rows = filterRollouts(rollouts.values(), filter);
+  const showGroup = new Set([...rollouts.values()].map((r) => r.group)).size > 1;
+  const columns = showGroup ? [COLUMNS[0] ?? 'Name', GROUP_COLUMN, ...COLUMNS.slice(1)] : COLUMNS;
   return html`<h1>Rollouts</h1>
     <div class="filters" role="search">
       <label for="filter-namespace"
@@ -89,15 +99,15 @@ export function RolloutList({ rollouts, filter, onFilter }) {
     <table class="cards">
       <thead>
         <tr>
-          ${COLUMNS.map((c) => html`<th scope="col" key=${c}>${c}</th>`)}
+          ${columns.map((c) => html`<th scope="col" key=${c}>${c}</th>`)}
         </tr>
       </thead>
       <tbody id="rollout-rows">
         ${
           rows.length
-            ? rows.map((r) => html`<${RolloutRow} key=${keyOf(r)} rollout=${r} />`)
+            ? rows.map((r) => html`<${RolloutRow} key=${keyOf(r)} rollout=${r} showGroup=${showGroup} />`)
             : html`<tr>
-                <td colspan="9" class="muted">
+                <td colspan=${columns.length} class="muted">
                   ${rollouts.size === 0 ? 'No rollouts in the cluster.' : 'No rollout matches the filter.'}
                 </td>
               </tr>`

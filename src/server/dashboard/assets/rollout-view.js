@@ -78,6 +78,8 @@ export function RolloutPage({ detail, readAt, onVerb }) {
   const facts = [
     ['Status', html`<${Badge} status=${s.status} health=${s.health} />`],
     ['Strategy', s.strategy],
+    // Whose Rollout it is: Rollgate's own, or Argo's (driven in place, controller mode).
+    ['Group', s.group],
     ['Step', blueGreen ? '-' : s.step],
     ['Weight', blueGreen ? '-' : `canary ${v.weights.canary}% · stable ${v.weights.stable}%`],
     ['Replicas', `ready ${v.replicas.ready}/${v.replicas.desired}, updated ${v.replicas.updated}`],
