@@ -1,7 +1,7 @@
 // A read-only view of a rollout's AnalysisRuns for `rollgate status`: each run's metrics and their last measurements.
 import { ANALYSIS_TYPE_LABEL, STEP_INDEX_LABEL } from '../rollout/rollout-action.ts';
 import { analysisRunStatusSchema, type Measurement, type MetricResult } from '../manifest/analysis.ts';
-import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
+import { ROLLGATE_API, type DrivenApi } from '../manifest/driven-api.ts';
 import type { KubeClients } from '../kube/client.ts';
 import { isNotFound, kubeCall } from '../kube/errors.ts';
 import { measuredNumber } from './measured-number.ts';
@@ -128,22 +128,23 @@ export function buildAnalysisRunView(object: unknown, keep = VIEW_MEASUREMENTS):
 
 /**
  * Reads the AnalysisRuns owned (ownerReference uid) by the rollout and builds their views, oldest
- * first. No AnalysisRun CRD installed → no runs.
+ * first; they live in the Rollout's own group (`api`). No AnalysisRun CRD installed → no runs.
  */
 export async function readAnalysisRunViews(
   clients: KubeClients,
   key: RolloutKey,
   rolloutUid: string,
   keep = VIEW_MEASUREMENTS,
+  api: DrivenApi = ROLLGATE_API,
 ): Promise<AnalysisRunView[]> {
   let items: RunObject[];
   try {
     const list = (await kubeCall({ verb: 'list', kind: 'AnalysisRun', namespace: key.namespace }, () =>
       clients.custom.listNamespacedCustomObject({
-        group: ROLLGATE_API_GROUP,
-        version: 'v1alpha1',
+        group: api.group,
+        version: api.version,
         namespace: key.namespace,
-        plural: 'analysisruns',
+        plural: api.plurals.analysisRuns,
       }),
     )) as { items?: RunObject[] };
     items = list.items ?? [];
