@@ -5,35 +5,34 @@ import type { RolloutKey } from '../../../src/reconciler/observed-state-reader.t
 import type { ReconcileOutcome } from '../../../src/reconciler/reconcile-rollout.ts';
 import { reconcileRolloutWithAnalysis } from '../../../src/reconciler/reconcile-with-analysis.ts';
 import type { ObservedState } from '../../../src/rollout/index.ts';
-import { ROLLGATE_API_GROUP, ROLLGATE_API_VERSION } from '../../../src/manifest/api-version.ts';
 import { NAMESPACE, ReconcileHarness } from '../reconcile/reconcile-harness.ts';
 
 export { NAMESPACE, ReconcileHarness };
 
-/** An AnalysisTemplate in the cluster (rollgate.dev group), as Git sync would apply it. */
+/** An AnalysisTemplate in the cluster, in the harness's group (rollgate.dev unless started with `api`). */
 export async function createAnalysisTemplate(
   harness: ReconcileHarness,
   name: string,
   spec: Record<string, unknown>,
 ): Promise<void> {
   await harness.clients.custom.createNamespacedCustomObject({
-    group: ROLLGATE_API_GROUP,
-    version: 'v1alpha1',
+    group: harness.api.group,
+    version: harness.api.version,
     namespace: NAMESPACE,
-    plural: 'analysistemplates',
-    body: { apiVersion: ROLLGATE_API_VERSION, kind: 'AnalysisTemplate', metadata: { name }, spec },
+    plural: harness.api.plurals.analysisTemplates,
+    body: { apiVersion: harness.api.apiVersion, kind: 'AnalysisTemplate', metadata: { name }, spec },
   });
 }
 
-/** The AnalysisRuns owned by the rollout (ownerReference uid), oldest first. */
+/** The AnalysisRuns owned by the rollout (ownerReference uid), in the harness's group, oldest first. */
 export async function analysisRunsOf(harness: ReconcileHarness, key: RolloutKey): Promise<AnalysisRun[]> {
   const rollout = await harness.rollout(key);
   const uid = (rollout.metadata as { uid?: string }).uid;
   const list = (await harness.clients.custom.listNamespacedCustomObject({
-    group: ROLLGATE_API_GROUP,
-    version: 'v1alpha1',
+    group: harness.api.group,
+    version: harness.api.version,
     namespace: key.namespace,
-    plural: 'analysisruns',
+    plural: harness.api.plurals.analysisRuns,
   })) as { items: AnalysisRun[] };
   return list.items.filter((run) => {
     const owners = (run.metadata as { ownerReferences?: Array<{ uid?: string }> }).ownerReferences;
