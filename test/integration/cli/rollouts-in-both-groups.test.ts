@@ -91,7 +91,7 @@ describe('list rollouts / get rollout across rollgate.dev and argoproj.io', () =
     expect(text).toMatchObject({ code: 0, stderr: '' });
     expect(text.stdout).toMatch(/^Name: +shop\nNamespace: +default\nStatus: +॥ Paused\n/);
     expect(text.stdout).toMatch(
-      /├──# revision:2\n(│ .*\n)*│ {2}└──α shop-\w+-\d+ +AnalysisRun +✔ Successful/,
+      /├──# revision:2\n(│ .*\n)*│ {2}└──α shop-\w+-\d+-\d+ +AnalysisRun +✔ Successful/,
     );
 
     const json = await runCli('get', 'rollout', 'shop', '-o', 'json', '--kubeconfig', scene.kubeconfig);
@@ -105,7 +105,7 @@ describe('list rollouts / get rollout across rollgate.dev and argoproj.io', () =
     const status = await runCli('status', 'shop', '--kubeconfig', scene.kubeconfig);
     expect(status).toMatchObject({ code: 0, stderr: '' });
     expect(status.stdout).toMatch(/^Name: +shop\n/);
-    expect(status.stdout).toMatch(/AnalysisRuns:\n {2}shop-\w+-\d+ \(step 1\) {2}Successful/);
+    expect(status.stdout).toMatch(/AnalysisRuns:\n {2}shop-\w+-\d+-\d+ \(step 1\) {2}Successful/);
     const ambiguous = await runCli('status', 'twin', '--kubeconfig', scene.kubeconfig);
     expect(ambiguous.stderr).toContain('--group');
     const named = await runCli('status', 'twin', '--group', 'argoproj.io', '--kubeconfig', scene.kubeconfig);

@@ -104,7 +104,8 @@ describe(`${POLLERS} pollers and ${RECONCILERS} reconcilers on one Redis`, () =>
     expect(replicas(rev1.currentPodHash)).toBe(2);
 
     const audit = scene.sandbox.audit.entries();
-    // Each ReplicaSet created once; the Rollout's spec written once per commit (the sync, by one poller).
+    // Each ReplicaSet created once; the Rollout written once per commit (the sync, by one poller) and its
+    // revision number (rollout.argoproj.io/revision, as Argo stamps it) once per revision (one reconciler).
     const rsCreates = audit.filter(
       (e) => e.resource === 'replicasets' && e.verb === 'POST' && e.code === 201,
     );
@@ -116,8 +117,8 @@ describe(`${POLLERS} pollers and ${RECONCILERS} reconcilers on one Redis`, () =>
     process.stderr.write(
       `[split-roles] rollout spec writes: ${specWrites.map((e) => `${e.verb} ${e.code} rv=${e.resourceVersion}`).join(', ')}\n`,
     );
-    expect(specWrites).toHaveLength(2);
-    expect(changed.size).toBe(2);
+    expect(specWrites).toHaveLength(4);
+    expect(changed.size).toBe(4);
 
     // The reconcile work ran on the reconcilers only, one job per rollout at a time, none failed.
     const names = new Map(scene.processes.map((p) => [p.workerName, p.label]));
