@@ -57,12 +57,21 @@ export async function installCrds(
   crds: readonly object[],
   options: InstallCrdsOptions = {},
 ): Promise<CrdApplyResult[]> {
-  const each = options.each ?? ((_name, install) => install());
+  return eachCrd(crds, options, (name, crd) => installCrd(clients, name, crd));
+}
+
+/** Runs `install` for each CRD in order (through `options.each`), after checking it has a name. */
+async function eachCrd(
+  crds: readonly object[],
+  options: InstallCrdsOptions,
+  install: (name: string, crd: object) => Promise<CrdApplyResult>,
+): Promise<CrdApplyResult[]> {
+  const each = options.each ?? ((_name, run) => run());
   const results: CrdApplyResult[] = [];
   for (const [index, crd] of crds.entries()) {
     const name = (crd as { metadata?: { name?: unknown } }).metadata?.name;
     if (typeof name !== 'string' || name === '') throw new InvalidCrdError(index);
-    results.push(await each(name, () => installCrd(clients, name, crd)));
+    results.push(await each(name, () => install(name, crd)));
   }
   return results;
 }
@@ -77,29 +86,20 @@ export async function installCrdsWhenAbsent(
   crds: readonly object[],
   options: InstallCrdsOptions = {},
 ): Promise<CrdApplyResult[]> {
-  const each = options.each ?? ((_name, install) => install());
-  const results: CrdApplyResult[] = [];
-  for (const [index, crd] of crds.entries()) {
-    const name = (crd as { metadata?: { name?: unknown } }).metadata?.name;
-    if (typeof name !== 'string' || name === '') throw new InvalidCrdError(index);
-    results.push(
-      await each(name, async () => {
-        if ((await readInstalled(clients, name)) !== undefined) return { name, result: 'unchanged' };
-        // Applied without force: should the CRD appear between the read and this write (Argo's install
-        // running at the same moment), a field Argo's manager set differently is a 409 conflict, which
-        // the caller's start step retries, and the next read finds it present.
-        // (The same apply patch as installCrd: the typed create would drop the x-kubernetes-* fields.)
-        await kubeCall({ verb: 'apply', kind: 'CustomResourceDefinition', name }, () =>
-          clients.apiextensions.patchCustomResourceDefinition(
-            { name, body: crd, fieldManager: FIELD_MANAGER, force: false },
-            APPLY_PATCH,
-          ),
-        );
-        return { name, result: 'created' };
-      }),
+  return eachCrd(crds, options, async (name, crd) => {
+    if ((await readInstalled(clients, name)) !== undefined) return { name, result: 'unchanged' };
+    // Applied without force: should the CRD appear between the read and this write (Argo's install
+    // running at the same moment), a field Argo's manager set differently is a 409 conflict, which
+    // the caller's start step retries, and the next read finds it present.
+    // (The same apply patch as installCrd: the typed create would drop the x-kubernetes-* fields.)
+    await kubeCall({ verb: 'apply', kind: 'CustomResourceDefinition', name }, () =>
+      clients.apiextensions.patchCustomResourceDefinition(
+        { name, body: crd, fieldManager: FIELD_MANAGER, force: false },
+        APPLY_PATCH,
+      ),
     );
-  }
-  return results;
+    return { name, result: 'created' };
+  });
 }
 
 async function installCrd(clients: KubeClients, name: string, crd: object): Promise<CrdApplyResult> {
