@@ -10,12 +10,10 @@ import {
   type AnalysisTemplate,
   type ClusterAnalysisTemplate,
 } from '../manifest/analysis.ts';
-import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
+import { ROLLGATE_API, type DrivenApi } from '../manifest/driven-api.ts';
 import { AnalysisTemplateInvalidError } from './analysis-template-invalid-error.ts';
 import { AnalysisTemplateNotFoundError } from './analysis-template-not-found-error.ts';
 import type { CreateAnalysisRunRequest, TemplateSource } from './create-analysis-run-flags.ts';
-
-const VERSION = 'v1alpha1';
 
 type Template = AnalysisTemplate | ClusterAnalysisTemplate;
 
@@ -39,7 +37,7 @@ async function readTemplate(
   clients: KubeClients,
   source: TemplateSource,
   namespace: string,
-  group: string,
+  api: DrivenApi,
 ): Promise<Template> {
   if (source.kind === 'file') {
     const docs = parseAllDocuments(await readFile(source.path, 'utf8'));
@@ -62,16 +60,21 @@ async function readTemplate(
     return template;
   }
   const cluster = source.kind === 'ClusterAnalysisTemplate';
-  const plural = cluster ? 'clusteranalysistemplates' : 'analysistemplates';
+  const plural = cluster ? api.plurals.clusterAnalysisTemplates : api.plurals.analysisTemplates;
   try {
     const object = await kubeCall(
       { verb: 'get', kind: source.kind, name: source.name, ...(cluster ? {} : { namespace }) },
       () =>
         cluster
-          ? clients.custom.getClusterCustomObject({ group, version: VERSION, plural, name: source.name })
+          ? clients.custom.getClusterCustomObject({
+              group: api.group,
+              version: api.version,
+              plural,
+              name: source.name,
+            })
           : clients.custom.getNamespacedCustomObject({
-              group,
-              version: VERSION,
+              group: api.group,
+              version: api.version,
               plural,
               namespace,
               name: source.name,
@@ -94,22 +97,22 @@ export async function createAnalysisRun(
   clients: KubeClients,
   namespace: string,
   request: CreateAnalysisRunRequest,
-  options: { apiGroup?: string } = {},
+  options: { api?: DrivenApi } = {},
 ): Promise<string> {
-  const group = options.apiGroup ?? ROLLGATE_API_GROUP;
-  const template = await readTemplate(clients, request.template, namespace, group);
+  const api = options.api ?? ROLLGATE_API;
+  const template = await readTemplate(clients, request.template, namespace, api);
   const run = analysisRunFromTemplate(template, request.args, {
     namespace,
-    apiGroup: group,
+    apiGroup: api.group,
     ...(request.naming && { naming: request.naming }),
   });
   const created = toPlainObject<{ metadata?: { name?: string } }>(
     await kubeCall({ verb: 'create', kind: 'AnalysisRun', namespace }, () =>
       clients.custom.createNamespacedCustomObject({
-        group,
-        version: VERSION,
+        group: api.group,
+        version: api.version,
         namespace,
-        plural: 'analysisruns',
+        plural: api.plurals.analysisRuns,
         body: run,
       }),
     ),

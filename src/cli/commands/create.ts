@@ -1,6 +1,6 @@
 // `rollgate create analysisrun --from TEMPLATE [-a NAME=VALUE]…`: an AnalysisRun from a template, as Argo's plugin.
 import { Option, type Command } from 'commander';
-import { DRIVEN_GROUPS, type DrivenGroup } from '../../manifest/driven-api.ts';
+import { DRIVEN_GROUPS, drivenApiOf, type DrivenGroup } from '../../manifest/driven-api.ts';
 import { parseCreateAnalysisRunFlags, type CreateAnalysisRunFlags } from '../create-analysis-run-flags.ts';
 import {
   KUBECONFIG_FLAG,
@@ -61,7 +61,7 @@ export function registerCreateCommand(program: Command): void {
         import('../create-analysis-run.ts'),
       ]);
       const { clients, namespace } = connectKube(flags);
-      const name = await createAnalysisRun(clients, namespace, request, { apiGroup: flags.group });
+      const name = await createAnalysisRun(clients, namespace, request, { api: drivenApiOf(flags.group) });
       process.stdout.write(`analysisrun.${flags.group}/${name} created\n`);
     });
 }
