@@ -114,12 +114,18 @@ const commitStatus = z
   .refine(oneForgeToken, { message: 'give exactly one of token, tokenEnv, tokenFile' });
 
 /** A subscribe annotation's name, as a Rollout or a GitSource object would carry it. */
-const subscribeKey = z
-  .string()
-  .regex(
-    /^notifications\.(argoproj\.io|rollgate\.dev)\/(subscribe\.[^\s]+|subscriptions)$/,
-    'must be a subscribe annotation: notifications.argoproj.io/subscribe.<trigger>.<service> (or …/subscriptions)',
-  );
+const SUBSCRIBE_KEY = /^notifications\.(argoproj\.io|rollgate\.dev)\/(subscribe\.\S+|subscriptions)$/;
+const subscribeEntries = z.record(z.string(), z.string()).superRefine((entries, ctx) => {
+  for (const key of Object.keys(entries))
+    if (!SUBSCRIBE_KEY.test(key))
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        message:
+          'must be a subscribe annotation: notifications.argoproj.io/subscribe.<trigger>.<service> ' +
+          '(or notifications.argoproj.io/subscriptions)',
+      });
+});
 
 const source = z
   .object({
@@ -157,7 +163,7 @@ const source = z
      * Who is told of the source's syncs (docs/notifications.md, "Sources"): subscribe annotations as a
      * Rollout or a GitSource object carries them, e.g. `notifications.argoproj.io/subscribe.on-sync-failed.slack: deploys`.
      */
-    notifications: z.record(subscribeKey, z.string()).optional(),
+    notifications: subscribeEntries.optional(),
     commitStatus: commitStatus.optional(),
   })
   .strict();

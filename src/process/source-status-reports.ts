@@ -73,7 +73,8 @@ export class SourceStatusReports {
     private readonly options: {
       /** The source by internal name; undefined for one that is gone (nothing is reported). */
       sourceNamed: (source: string) => ReportedSource | undefined;
-      notifyQueue: NotifyQueue;
+      /** Only `add` is used: a producer. */
+      notifyQueue: Pick<NotifyQueue, 'add'>;
       logger: Logger;
     },
   ) {}
