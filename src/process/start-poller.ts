@@ -76,6 +76,12 @@ export interface PollerOptions {
   scheduledPollTickMs?: number;
   /** When and how the heap a large sync grew is given back (defaults: LargeSyncCollection's). */
   largeSyncCollection?: Omit<LargeSyncCollectionOptions, 'clock'>;
+  /**
+   * Who is told of a source's status writes and where its commit statuses go, by internal source name
+   * (source-status-reports.ts); undefined: not reported. Default: the configuration's sources. A GitSource
+   * object's comes from its settings and its annotations (`subscribeEntriesOf`).
+   */
+  reportedSource?: (source: string) => ReportedSource | undefined;
 }
 
 /** A per-key lock: one sync of a source at a time in this process (BullMQ dedups across processes). */
@@ -120,7 +126,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   );
   const notifyQueue = new NotifyQueue({ connection: redis, prefix: config.redis.prefix });
   const reports = new SourceStatusReports({
-    sourceNamed: (source) => reportedSources.get(source),
+    sourceNamed: options.reportedSource ?? ((source) => reportedSources.get(source)),
     notifyQueue,
     logger: log,
   });

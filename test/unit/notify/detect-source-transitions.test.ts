@@ -6,6 +6,7 @@ import {
 import { parseNotificationConfig } from '../../../src/notify/notification-config.ts';
 import { planDeliveries } from '../../../src/notify/plan-deliveries.ts';
 import { sourceTemplateData, urlWithoutCredentials } from '../../../src/notify/source-template-data.ts';
+import { subscribeEntriesOf } from '../../../src/notify/subscriptions.ts';
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);
@@ -172,5 +173,21 @@ describe('source notification templates', () => {
       'https://github.com/o/r.git',
     );
     expect(urlWithoutCredentials('/srv/git/apps.git')).toBe('/srv/git/apps.git');
+  });
+});
+
+describe('subscribeEntriesOf', () => {
+  it("keeps a GitSource object's subscribe annotations and drops the others", () => {
+    expect(
+      subscribeEntriesOf({
+        'notifications.argoproj.io/subscribe.on-sync-failed.slack': 'deploys',
+        'notifications.rollgate.dev/subscriptions': '- destinations: [{service: hook}]',
+        'kubectl.kubernetes.io/last-applied-configuration': '{}',
+      }),
+    ).toEqual({
+      'notifications.argoproj.io/subscribe.on-sync-failed.slack': 'deploys',
+      'notifications.rollgate.dev/subscriptions': '- destinations: [{service: hook}]',
+    });
+    expect(subscribeEntriesOf(undefined)).toEqual({});
   });
 });
