@@ -1,6 +1,8 @@
 // A source's failed sync tells its subscribers once (not once per poll) and marks the commit `failure`; the fix is `success`.
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import type { ForgeProvider } from '../../../src/forge/forge.ts';
 import { startForgeDouble, type ForgeDouble } from '../../support/forge-double/forge-double.ts';
+import { forgeOf, PROMOTION_REPO } from '../../support/promotion-scene.ts';
 import { eventually } from '../../support/eventually.ts';
 import { configMapYaml } from '../../support/git-fixtures.ts';
 import { startServiceDoubles, type ServiceDoubles } from '../../support/notify/service-doubles.ts';
@@ -36,9 +38,11 @@ let double: ForgeDouble | undefined;
 let doubles: ServiceDoubles | undefined;
 let scene: SystemScene | undefined;
 let outageScene: SystemScene | undefined;
+const providerScenes: SystemScene[] = [];
 afterAll(async () => {
   await scene?.stop();
   await outageScene?.stop();
+  for (const each of providerScenes) await each.stop();
   await doubles?.stop();
 });
 
@@ -246,4 +250,64 @@ describe('source notifications and commit statuses', () => {
     ]);
     expect(calls('failed')).toHaveLength(1);
   }, 120_000);
+
+  it.each<ForgeProvider>(['gitlab', 'gitea'])(
+    "posts the commit statuses through %s's API as well",
+    async (provider) => {
+      const hooks = doubles ?? (doubles = await startServiceDoubles());
+      let mounted: ReturnType<typeof forgeOf> | undefined;
+      let forgeDouble: ForgeDouble | undefined;
+      const each = await startSystemScene({
+        name: `notify-source-${provider}`,
+        redisUrl: inject('redisUrl'),
+        cluster: { sandbox: { readyDelayMs: 100 } },
+        async prepare({ clients, defer }) {
+          const started = (forgeDouble = await startForgeDouble());
+          defer(() => started.stop());
+          await started.createRepository(PROMOTION_REPO, {
+            files: { 'apps/web.yaml': configMapYaml('web', { v: '1' }) },
+          });
+          mounted = forgeOf(started, provider);
+          await notificationConfigMap({ clients }, hooks.url);
+        },
+        rollgate: () => ({
+          config: {
+            sources: [
+              {
+                name: 'apps',
+                url: forgeDouble!.gitUrl(PROMOTION_REPO),
+                branch: 'main',
+                path: 'apps',
+                interval: '1s',
+                commitStatus: {
+                  provider,
+                  apiUrl: mounted!.apiUrl,
+                  repository: PROMOTION_REPO,
+                  token: mounted!.token,
+                },
+              },
+            ],
+          },
+        }),
+      });
+      providerScenes.push(each);
+      const states = (sha: string) => mounted!.statuses(sha).map((s) => `${s.context} ${s.state}`);
+      const syncedCommit = async () =>
+        (
+          await each.clients.core.readNamespacedConfigMap({
+            name: 'rollgate-source-apps',
+            namespace: STATE_NAMESPACE,
+          })
+        ).data?.['commit'];
+      const first = await eventually('the first sync', syncedCommit);
+      await eventually('its status', () => states(first).length > 0);
+      const broken = await forgeDouble!.commit(PROMOTION_REPO, 'main', { 'apps/broken.yaml': BROKEN });
+      await eventually('the failure status', () => states(broken).length > 0);
+      await each.rollgate.running.poller?.reports.settled();
+      expect(states(first)).toEqual(['rollgate/apps success']);
+      // In the forge's own words: GitLab's commit status is `failed`.
+      expect(states(broken)).toEqual([`rollgate/apps ${provider === 'gitlab' ? 'failed' : 'failure'}`]);
+    },
+    120_000,
+  );
 });
