@@ -5,7 +5,7 @@ import type { ObservedSourceStatus } from './detect-source-transitions.ts';
 export interface SourceTemplateData {
   /** The internal source name (`apps`, or `<namespace>.<name>` for a GitSource object). */
   name: string;
-  /** The repository URL without user, password or token. */
+  /** The repository URL without user, password or token (the caller removes them: src/git's redactUrl). */
   url: string;
   branch: string;
   path: string;
@@ -22,25 +22,7 @@ export interface SourceTemplateData {
   [field: string]: unknown;
 }
 
-/**
- * A repository URL as it may be shown: the user and password of an http(s) URL removed (a token is often
- * given as one or the other). Anything that is not such a URL (a path, `file://`) is shown as it is.
- */
-export function urlWithoutCredentials(url: string): string {
-  if (!/^https?:\/\//i.test(url)) return url;
-  try {
-    const parsed = new URL(url);
-    if (parsed.username === '' && parsed.password === '') return url;
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.toString();
-  } catch {
-    // Not readable as a URL: nothing to strip safely, so nothing of it is shown.
-    return '(unreadable URL)';
-  }
-}
-
-/** The template data of a source after a transition. */
+/** The template data of a source after a transition; `source.url` must be without credentials already. */
 export function sourceTemplateData(
   source: { name: string; url: string; branch: string; path: string },
   status: ObservedSourceStatus,
@@ -48,7 +30,7 @@ export function sourceTemplateData(
   const health = status.health;
   return {
     name: source.name,
-    url: urlWithoutCredentials(source.url),
+    url: source.url,
     branch: source.branch,
     path: source.path,
     status: {

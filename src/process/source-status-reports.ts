@@ -3,6 +3,7 @@ import { resolveSecret } from '../config/secret-source.ts';
 import type { SourceConfig } from '../config/schema.ts';
 import { createForge } from '../forge/create-forge.ts';
 import { ForgeError } from '../forge/forge-error.ts';
+import { redactUrl } from '../git/remote-url.ts';
 import type { Forge } from '../forge/forge.ts';
 import type { Logger } from '../log/logger.ts';
 import { detectSourceTransitions, type ObservedSourceStatus } from '../notify/detect-source-transitions.ts';
@@ -105,7 +106,8 @@ export class SourceStatusReports {
     if (!hasSubscriptions(source.subscriptions)) return;
     const intents = detectSourceTransitions(source.name, before, after);
     if (intents.length === 0) return;
-    const data = sourceTemplateData(source, after);
+    // Templates show the URL, never the credentials a URL may carry.
+    const data = sourceTemplateData({ ...source, url: redactUrl(source.url) }, after);
     const log = this.options.logger;
     for (const intent of intents)
       this.track(
