@@ -133,7 +133,12 @@ export type StatusWrite =
   | { write: 'recovered'; check: { head: string; attemptAt: string } }
   | {
       write: 'failed';
-      failure: { message: string; attemptAt: string; serverErrors?: ServerErrorRecord[] };
+      failure: {
+        message: string;
+        attemptAt: string;
+        serverErrors?: ServerErrorRecord[];
+        halted?: { commit: string; reason: string };
+      };
       inventory?: readonly string[];
     }
   | { write: 'synced'; commit: string; status: SourceStatus; inventory: readonly string[] };
