@@ -41,6 +41,7 @@ import { failedStatus, recoveredStatus, type SourceStatus } from './source-statu
 import { DEFAULT_SYNC_TIMEOUT_MS, needsOrder, orderedStatus } from './plan-waves.ts';
 import { runInOrder, type HookReport, type OrderedRun, type PartPlan } from './wave-runner.ts';
 import type { ManifestChange } from '../git/manifest-diff.ts';
+import { healthOf } from '../health/health-rules.ts';
 import type { LiveObject, ObjectHealth } from '../health/object-health.ts';
 
 type Removal = Extract<ManifestChange, { change: 'removed' }>;
@@ -111,7 +112,7 @@ export interface SourceSyncDeps {
    * (the source's `syncTimeout`; default {@link DEFAULT_SYNC_TIMEOUT_MS}).
    */
   syncTimeoutMs?: number;
-  /** The health rules an ordered sync waits on between waves (src/health's healthOf). */
+  /** The health rules an ordered sync waits on between waves (default src/health's healthOf). */
   healthOf?: (live: LiveObject | undefined) => ObjectHealth;
 }
 
@@ -155,9 +156,6 @@ export interface SyncReport {
   /** Apps rendered (renderer processes run), answered from the render cache, and left alone (inputs equal). */
   renders?: { renders: number; cacheHits: number; unchanged: number };
 }
-
-/** Without health rules wired in, nothing is known healthy: a wave that waits times out, saying so. */
-const healthUnknown = (): ObjectHealth => ({ status: 'Unknown', message: 'no health rules wired in' });
 
 /** A Rollout whose desired state was just written is reconciled at once, in the namespace it went to. */
 async function enqueueIfRollout(
@@ -531,7 +529,7 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
         applier: deps.applier,
         clock: deps.clock,
         logger: deps.logger,
-        healthOf: deps.healthOf ?? healthUnknown,
+        healthOf: deps.healthOf ?? healthOf,
         timeoutMs: deps.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS,
         concurrency,
       },
