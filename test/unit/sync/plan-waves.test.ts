@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ManifestChange } from '../../../src/git/manifest-diff.ts';
 import { hookStateOf, type HookState } from '../../../src/sync/hook-state.ts';
 import {
+  awaitedOf,
   DEFAULT_SYNC_TIMEOUT_MS,
   hooksToDelete,
   judgeStep,
@@ -344,6 +345,18 @@ describe('judgeStep', () => {
       judgeStep(preSync, hookRun, observe({}, { 'Job//migrate': { state: 'succeeded' } }), at(5), 60_000),
     ).toEqual({
       verdict: 'done',
+    });
+  });
+});
+
+describe('awaitedOf', () => {
+  it('a step that does not settle reads no health; its hooks are read all the same', () => {
+    const run = { startedAt: T0, applied: ['/ConfigMap/default/a'], hooks: ['Job//m'] };
+    expect(awaitedOf({ settle: false }, run)).toEqual({ health: [], hooks: ['Job//m'] });
+    expect(awaitedOf({ settle: true }, run)).toEqual({ health: ['/ConfigMap/default/a'], hooks: ['Job//m'] });
+    expect(awaitedOf({ settle: false }, { startedAt: T0, applied: ['x'], hooks: [] })).toEqual({
+      health: [],
+      hooks: [],
     });
   });
 });
