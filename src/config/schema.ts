@@ -90,6 +90,11 @@ const source = z
     branch: z.string().min(1).default('main'),
     path: z.string().default('.'),
     interval: durationString.default('30s'),
+    /**
+     * How long one step of an ordered sync (a sync wave, a phase's hooks) may take before the sync fails
+     * (docs/sync.md, "Waves and hooks").
+     */
+    syncTimeout: durationString.default('5m'),
     namespace: z.string().optional(),
     prune: z.boolean().default(false),
     selfHeal: z.boolean().default(false),

@@ -172,6 +172,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       heads,
       witness,
       applyConcurrency: config.git.applyConcurrency,
+      syncTimeoutMs: parseDuration(source.syncTimeout),
     };
     sources.set(source.name, { config: source, git, deps });
   }

@@ -353,6 +353,30 @@ export class ObjectApplier {
     return { result: 'created', name: created.metadata?.name ?? '' };
   }
 
+  /**
+   * Creates (POST) a prepared hook object (a PreSync Job…): a new object on every run, whether it has a
+   * name (the caller deleted the earlier run first, {@link deleteHook}) or only generateName. Returns the
+   * name it got.
+   */
+  async createHook(prepared: Json): Promise<{ name: string }> {
+    const ref = {
+      kind: String(prepared.kind),
+      namespace: metadataOf(prepared).namespace as string | undefined,
+    };
+    const created = await kubeCall({ verb: 'create', kind: ref.kind, namespace: ref.namespace }, () =>
+      this.api.create(prepared as KubernetesObject, undefined, undefined, FIELD_MANAGER),
+    );
+    return { name: created.metadata?.name ?? '' };
+  }
+
+  /**
+   * Deletes a hook's object (its pods with it) when it is this source's (labelled as its own): hooks are
+   * not in the inventory, they are re-created on every sync. `not-managed`: another's object of that name.
+   */
+  async deleteHook(ref: ObjectRef): Promise<RemoveResult> {
+    return this.deleteOwn(ref);
+  }
+
   /** Fields where the live object differs from what was applied (ignoring the commit/file bookkeeping). */
   async drift(prepared: Json): Promise<string[] | undefined> {
     const live = await this.read(preparedRefOf(prepared));
