@@ -128,6 +128,7 @@ export default tseslint.config(
       'src/analysis/**/*.ts',
       'src/promotion/**/*.ts',
       'src/plan/**/*.ts',
+      'src/health/**/*.ts',
       'src/notify/**/*.ts',
     ],
     ignores: ['src/analysis/providers/**', 'src/notify/services/**'],

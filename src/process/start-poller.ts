@@ -181,6 +181,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
         defaultNamespace,
         scope: sourceScopeOf(source, config.kubernetes.defaultNamespace),
         rolloutApiVersion: syncApi.apiVersion as AcceptedApiVersion,
+        serviceAccountName: source.serviceAccountName,
       }),
       state,
       replicaSets,
@@ -196,6 +197,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       heads,
       witness,
       applyConcurrency: config.git.applyConcurrency,
+      syncTimeoutMs: parseDuration(source.syncTimeout),
     };
     sources.set(source.name, { config: source, git, deps });
   }

@@ -77,9 +77,10 @@ export type SyncAction =
     };
 
 /**
- * Where a phase sits in a sync. Today: `Sync` (the commit's Rollouts and what they need in the `first`
- * part, the `rest` after it) and `Prune`. PreSync and PostSync hooks, and sync waves within `Sync`, are
- * further phases of this list, run in its order.
+ * Where a phase sits in a sync: `Sync` (the commit's Rollouts and what they need in the `first` part, the
+ * `rest` after it) and `Prune`. A commit with sync waves or hooks runs its `Sync` objects in the steps of
+ * plan-waves.ts instead (PreSync, one step per wave, PostSync, SyncFail), each step's objects a `Sync`
+ * phase of part `all`.
  */
 export type SyncPhaseName = 'Sync' | 'Prune';
 
@@ -133,7 +134,12 @@ export type StatusWrite =
   | { write: 'recovered'; check: { head: string; attemptAt: string } }
   | {
       write: 'failed';
-      failure: { message: string; attemptAt: string; serverErrors?: ServerErrorRecord[] };
+      failure: {
+        message: string;
+        attemptAt: string;
+        serverErrors?: ServerErrorRecord[];
+        halted?: { commit: string; reason: string };
+      };
       inventory?: readonly string[];
     }
   | { write: 'synced'; commit: string; status: SourceStatus; inventory: readonly string[] };
@@ -146,8 +152,8 @@ export interface SyncSettlement {
   status: StatusWrite;
   /**
    * The error the job fails with, to be retried with the queue's backoff (a transient cluster error):
-   * the synced commit does not move. No sync step waits for a moment yet, so there is no requeueAfter;
-   * hooks waiting for health will add one.
+   * the synced commit does not move. There is no requeueAfter: an ordered sync waits for health and
+   * hooks inside its job (plan-waves.ts names the moments), not by requeueing.
    */
   retry?: unknown;
 }

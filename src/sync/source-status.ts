@@ -67,6 +67,18 @@ export const sourceStatusSchema = z.object({
    * REPEATED_SERVER_ERROR_ATTEMPTS). Kept here because the attempts may run in different processes.
    */
   serverErrors: z.array(serverErrorSchema).optional(),
+  /**
+   * Set when the synced commit orders its objects with Argo CD's annotations (sync waves, hooks): the
+   * next sync then reads the whole commit for its hooks, which run on every sync of a new commit even
+   * when their files did not change (see docs/sync.md, "Waves and hooks"). Absent: no such annotation.
+   */
+  ordered: z.literal(true).optional(),
+  /**
+   * A commit whose ordered sync failed for good (a hook failed, a wave or hook took longer than the
+   * source's `syncTimeout`, a hook annotation could not be read): it is not tried again, hooks included,
+   * until the branch moves to another commit.
+   */
+  halted: z.object({ commit: z.string(), reason: z.string() }).optional(),
   /** Which renderer (and version) the source's kustomizations were rendered with; absent for a plain source. */
   render: z.object({ renderer: z.string(), version: z.string() }).optional(),
 });
@@ -95,6 +107,8 @@ export interface SyncOutcome {
   pending: ReadonlyArray<{ key: string; reason: 'prune disabled' }>;
   /** Prunes held back while their object is in use (absent or empty: none). */
   pendingPrune?: readonly HeldPrune[];
+  /** The commit orders its objects with sync waves or hooks (see {@link SourceStatus.ordered}). */
+  ordered?: boolean;
 }
 
 /**
@@ -130,6 +144,7 @@ export function syncedStatus(outcome: SyncOutcome): SourceStatus {
     ...(outcome.pendingPrune !== undefined && outcome.pendingPrune.length > 0
       ? { pendingPrune: [...outcome.pendingPrune] }
       : {}),
+    ...(outcome.ordered === true ? { ordered: true as const } : {}),
   };
 }
 
@@ -139,7 +154,13 @@ export function syncedStatus(outcome: SyncOutcome): SourceStatus {
  */
 export function failedStatus(
   last: SourceStatus | undefined,
-  failure: { message: string; attemptAt: string; serverErrors?: readonly ServerErrorRecord[] },
+  failure: {
+    message: string;
+    attemptAt: string;
+    serverErrors?: readonly ServerErrorRecord[];
+    /** Set when the commit is not to be tried again (an ordered sync that failed for good). */
+    halted?: { commit: string; reason: string };
+  },
 ): SourceStatus {
   return {
     phase: 'Failed',
@@ -151,6 +172,8 @@ export function failedStatus(
     ...(last?.pending !== undefined ? { pending: last.pending } : {}),
     ...(last?.pendingPrune !== undefined ? { pendingPrune: last.pendingPrune } : {}),
     ...(last?.render !== undefined ? { render: last.render } : {}),
+    ...(last?.ordered !== undefined ? { ordered: last.ordered } : {}),
+    ...(failure.halted !== undefined ? { halted: failure.halted } : {}),
     ...(failure.serverErrors !== undefined && failure.serverErrors.length > 0
       ? { serverErrors: [...failure.serverErrors] }
       : {}),

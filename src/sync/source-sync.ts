@@ -38,6 +38,13 @@ import { decideHeldPrunes, namespacesOf, statusAfterHeldPrunes, type ObservedUse
 import type { ReplicaSetUseReader } from './replica-set-uses.ts';
 import { inventoryKey } from './source-inventory.ts';
 import { failedStatus, recoveredStatus, type SourceStatus } from './source-status.ts';
+import { DEFAULT_SYNC_TIMEOUT_MS, needsOrder, orderedStatus } from './plan-waves.ts';
+import { runInOrder, type HookReport, type OrderedRun, type PartPlan } from './wave-runner.ts';
+import type { ManifestChange } from '../git/manifest-diff.ts';
+import { healthOf } from '../health/health-rules.ts';
+import type { LiveObject, ObjectHealth } from '../health/object-health.ts';
+
+type Removal = Extract<ManifestChange, { change: 'removed' }>;
 
 export { REPEATED_SERVER_ERROR_ATTEMPTS } from './plan-sync.ts';
 
@@ -100,6 +107,13 @@ export interface SourceSyncDeps {
    * prunes one, or a prune is held.
    */
   replicaSets: ReplicaSetUseReader;
+  /**
+   * How long one step of an ordered sync (a sync wave, a phase's hooks) may take before the sync fails
+   * (the source's `syncTimeout`; default {@link DEFAULT_SYNC_TIMEOUT_MS}).
+   */
+  syncTimeoutMs?: number;
+  /** The health rules an ordered sync waits on between waves (default src/health's healthOf). */
+  healthOf?: (live: LiveObject | undefined) => ObjectHealth;
 }
 
 /** What one sync did, object by object. */
@@ -109,8 +123,9 @@ export interface SyncReport {
    * `synced`: the source moved to `commit` (the status says what happened). `up-to-date`: the newest
    * head is the synced commit, nothing was applied and the status was kept (a sync's problems stay until
    * a commit fixes them). `older`: the newest head seen is older than the synced commit (not applied).
+   * `halted`: an ordered sync of `commit` failed for good (`halted` says why; docs/sync.md).
    */
-  result: 'synced' | 'up-to-date' | 'older';
+  result: 'synced' | 'up-to-date' | 'older' | 'halted';
   commit: string;
   previous?: string;
   /** `name` is set for an object Git names only by generateName: the name it has in the cluster. */
@@ -128,6 +143,14 @@ export interface SyncReport {
     message: string;
     refused?: ObjectRefusedError['code'];
   }>;
+  /** The hooks an ordered sync ran (Argo CD's `argocd.argoproj.io/hook`), in the order they ran. */
+  hooks?: HookReport[];
+  /**
+   * With `result: 'halted'`: why the commit's ordered sync failed for good (a hook failed, a wave or hook
+   * timed out, a bad hook annotation); the cluster keeps the previous commit's Rollouts unless a wave
+   * before the failure changed them.
+   */
+  halted?: string;
   /** How long the Git fetch took (the rest of a sync is diff and cluster writes); absent when nothing was fetched. */
   fetchSeconds?: number;
   /** Apps rendered (renderer processes run), answered from the render cache, and left alone (inputs equal). */
@@ -418,6 +441,22 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
       'the head recorded in Redis is not the head of the branch nor behind it; ignored',
     );
   if (commit === previous) return upToDate(deps, stored.status, previous, attemptAt, fetchSeconds);
+  // An ordered sync of this commit failed for good (a hook failed, a timeout): not tried again, hooks
+  // included, until the branch moves on. The status says why.
+  if (stored.status?.halted?.commit === commit) {
+    logger.debug({ commit }, 'the sync of this commit halted earlier; nothing tried');
+    return {
+      source: git.name,
+      result: 'halted',
+      commit,
+      ...(previous ? { previous } : {}),
+      applied: [],
+      removed: [],
+      problems: [],
+      fetchSeconds,
+      halted: stored.status.halted.reason,
+    };
+  }
   // The commit's Rollouts and what they may wait for are compared (and written) first, while the rest
   // of a large commit is parsed: thousands of unrelated objects do not hold back a changed Rollout.
   // A state written before inventories were kept: every object of the commit is read again (a full
@@ -476,31 +515,64 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
       for (const outcome of done.outcomes)
         if (outcome?.inventoryKey !== undefined) appliedKeys.add(outcome.inventoryKey);
   };
-  // The first part is written while the rest is parsed (parsing gives the event loop a turn now and
-  // then); the rest is written once the first part has settled, so nothing of it runs before what a
-  // Rollout needs, and no more than `concurrency` writes are ever in flight.
-  const first = planSyncPart('first', diff.first.changes, context);
+  const prune = async (removals: Removal[], present: ReadonlySet<string>): Promise<void> => {
+    // Read after the Sync phases, so a ReplicaSet scaled meanwhile is seen as it is now; a sync that
+    // prunes no ConfigMap or Secret and holds none reads nothing.
+    const uses = await observedUses(deps, pruneHoldNamespaces(removals, context));
+    await obey(planPrunePhase(removals, context, { uses, present, now: deps.clock.now() }));
+  };
   const diffProblems = [...diff.first.problems];
-  const [rest] = await Promise.all([diff.rest(), obey(first.phase)]);
-  const later = planSyncPart('rest', rest.changes, context);
-  diffProblems.push(...rest.problems);
-  await obey(later.phase);
-  const removals = [...first.removals, ...later.removals];
-  // Read after the Sync phases, so a ReplicaSet scaled meanwhile is seen as it is now; a sync that prunes
-  // no ConfigMap or Secret and holds none reads nothing.
-  const uses = await observedUses(deps, pruneHoldNamespaces(removals, context));
-  await obey(
-    planPrunePhase(removals, context, {
-      uses,
-      present: new Set([...first.present, ...later.present]),
-      now: deps.clock.now(),
-    }),
-  );
+  let ordered: OrderedRun | undefined;
+  const inOrder = (changes: readonly ManifestChange[], before: PartPlan | undefined): Promise<OrderedRun> =>
+    runInOrder(
+      {
+        applier: deps.applier,
+        clock: deps.clock,
+        logger: deps.logger,
+        healthOf: deps.healthOf ?? healthOf,
+        timeoutMs: deps.syncTimeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS,
+        concurrency,
+      },
+      changes,
+      before,
+      {
+        commit,
+        author,
+        context,
+        tree: diff.basis === 'full' ? undefined : () => git.diffReport(undefined, commit),
+        carry: (action) => carryOut(deps, action, { commit, author, inventory, appliedKeys }),
+        executed,
+        appliedKeys,
+        prune,
+      },
+    );
+  if (stored.status?.ordered === true || needsOrder(diff.first.changes)) {
+    // Waves or hooks: nothing is written before the whole commit is known (a later wave's Rollout must
+    // not go out before an earlier wave's objects, wherever the diff put them).
+    const rest = await diff.rest();
+    diffProblems.push(...rest.problems);
+    ordered = await inOrder([...diff.first.changes, ...rest.changes], undefined);
+  } else {
+    // The first part is written while the rest is parsed (parsing gives the event loop a turn now and
+    // then); the rest is written once the first part has settled, so nothing of it runs before what a
+    // Rollout needs, and no more than `concurrency` writes are ever in flight.
+    const first = planSyncPart('first', diff.first.changes, context);
+    const [rest] = await Promise.all([diff.rest(), obey(first.phase)]);
+    diffProblems.push(...rest.problems);
+    if (needsOrder(rest.changes)) ordered = await inOrder(rest.changes, first);
+    else {
+      const later = planSyncPart('rest', rest.changes, context);
+      await obey(later.phase);
+      await prune([...first.removals, ...later.removals], new Set([...first.present, ...later.present]));
+    }
+  }
+  if (ordered) diffProblems.push(...ordered.problems);
 
   const settled = settleSync(context, { diffProblems, executed, attemptAt }, deps.clock.now());
+  const status = ordered ? orderedStatus(settled.status, ordered, commit, attemptAt) : settled.status;
   const report: SyncReport = {
     source: git.name,
-    result: 'synced',
+    result: status.write === 'failed' && status.failure.halted ? 'halted' : 'synced',
     commit,
     ...(previous ? { previous } : {}),
     applied: settled.applied,
@@ -508,10 +580,16 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
     problems: settled.problems,
     fetchSeconds,
     ...(diff.renders ? { renders: diff.renders } : {}),
+    ...(ordered && ordered.hooks.length > 0 ? { hooks: ordered.hooks } : {}),
+    ...(status.write === 'failed' && status.failure.halted ? { halted: status.failure.halted.reason } : {}),
   };
   await reportProblems(deps, report);
-  await writeSourceStatus(deps.state, git.name, withRenderer(settled.status, git.renderer));
+  await writeSourceStatus(deps.state, git.name, withRenderer(status, git.renderer));
   if (settled.retry !== undefined) throw settled.retry;
+  if (report.result === 'halted') {
+    logger.warn({ commit, reason: report.halted }, 'sync halted: the commit is not tried again');
+    return report;
+  }
   await deps.heads?.markSynced(git.name, commit);
   const written = report.applied.filter((a) => a.result !== 'unchanged').length;
   logger.info(
