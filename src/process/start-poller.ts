@@ -33,9 +33,11 @@ import {
 import type { DependencyHealth } from '../server/dependency-health.ts';
 import type { Runtime } from './runtime.ts';
 import type { StartStepRunner } from './start-step-runner.ts';
+import { NotifyQueue } from '../queue/notify-queue.ts';
 import { LargeSyncCollection, type LargeSyncCollectionOptions } from './large-sync-collection.ts';
 import { ScheduledPolls } from './scheduled-polls.ts';
 import { SourcePollRuns } from './source-poll-runs.ts';
+import { reportedConfigSource, SourceStatusReports, type ReportedSource } from './source-status-reports.ts';
 
 /** A configured source with what its poll and sync jobs use (built once: caches live between jobs). */
 interface PolledSource {
@@ -52,6 +54,8 @@ export interface RunningPoller {
   scheduledPolls: ScheduledPolls;
   /** Polls every source once and removes poll schedulers left by earlier versions (start, Redis emptied). */
   enqueueAll(): Promise<void>;
+  /** The notifications and commit statuses of the sources' status writes (tests wait for them). */
+  reports: SourceStatusReports;
   stop(options?: { force?: boolean }): Promise<void>;
 }
 
@@ -72,6 +76,12 @@ export interface PollerOptions {
   scheduledPollTickMs?: number;
   /** When and how the heap a large sync grew is given back (defaults: LargeSyncCollection's). */
   largeSyncCollection?: Omit<LargeSyncCollectionOptions, 'clock'>;
+  /**
+   * Who is told of a source's status writes and where its commit statuses go, by internal source name
+   * (source-status-reports.ts); undefined: not reported. Default: the configuration's sources. A GitSource
+   * object's comes from its settings and its annotations (`subscribeEntriesOf`).
+   */
+  reportedSource?: (source: string) => ReportedSource | undefined;
 }
 
 /** A per-key lock: one sync of a source at a time in this process (BullMQ dedups across processes). */
@@ -110,7 +120,22 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
           connection: redis,
           prefix: reconcilePrefixOf(config.redis.prefix, syncApi.group),
         });
-  const state = new ConfigMapSourceStateStore(runtime.kube.clients, config.kubernetes.stateNamespace);
+  // Each status write tells the source's subscribers and forge what changed (source-status-reports.ts).
+  const reportedSources = new Map<string, ReportedSource>(
+    config.sources.map((source) => [source.name, reportedConfigSource(source)]),
+  );
+  const notifyQueue = new NotifyQueue({ connection: redis, prefix: config.redis.prefix });
+  const reports = new SourceStatusReports({
+    sourceNamed: options.reportedSource ?? ((source) => reportedSources.get(source)),
+    notifyQueue,
+    logger: log,
+  });
+  const state = new ConfigMapSourceStateStore(
+    runtime.kube.clients,
+    config.kubernetes.stateNamespace,
+    undefined,
+    reports.written,
+  );
   const events = new EventRecorder(runtime.kube.clients.core, clock, log);
   const cacheDir = isAbsolute(config.git.cacheDir)
     ? config.git.cacheDir
@@ -323,6 +348,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     workers: [pollWorker, syncWorker],
     scheduledPolls,
     enqueueAll,
+    reports,
     async stop(stopOptions) {
       largeSyncCollection.stop();
       await Promise.all([
@@ -330,6 +356,8 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
         pollWorker.stop(stopOptions),
         syncWorker.stop(stopOptions),
       ]);
+      await reports.settled();
+      await notifyQueue.close();
       await queues.close();
       if (syncedRollouts !== queues.reconcile) await syncedRollouts.close();
       for (const { git } of sources.values()) await git.close();
