@@ -214,7 +214,17 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
         healthCheckDue(check.status, lastHealth === undefined ? undefined : nowMs - lastHealth, healthEvery)
       ) {
         lastHealthCheck.set(source, nowMs);
-        await checkSourceHealth({ state, reader: liveObjects }, source);
+        const looked = await checkSourceHealth({ state, reader: liveObjects }, source);
+        if (looked !== undefined && looked.health.status !== looked.previous?.status)
+          log.info(
+            {
+              source,
+              health: looked.health.status,
+              was: looked.previous?.status,
+              message: looked.health.message,
+            },
+            'source health changed',
+          );
       }
       // A new head waits while a source it depends on is not Healthy (the status says which); the next
       // poll looks again.

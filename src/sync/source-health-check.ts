@@ -93,6 +93,12 @@ async function healthOfList(
   return list.keys.map((key) => ({ key, health: healthOf(byName.get(nameOf(key))) }));
 }
 
+/** What one health check found, and the health stored before it (for a log line or an alert on a change). */
+export interface HealthCheck {
+  health: SourceHealth;
+  previous: SourceHealth | undefined;
+}
+
 /**
  * Looks at the health of `source`'s objects and stores it in its status when it changed. Undefined (and
  * nothing written) while the source has not synced. Read errors of single lists are part of the answer;
@@ -101,7 +107,7 @@ async function healthOfList(
 export async function checkSourceHealth(
   deps: { state: Pick<SourceStateStore, 'readSource' | 'updateStatus'>; reader: LiveObjectReader },
   source: string,
-): Promise<SourceHealth | undefined> {
+): Promise<HealthCheck | undefined> {
   const { status, inventory } = await deps.state.readSource(source);
   if (status?.commit === undefined) return undefined;
   const lists = [...listsOf(inventory ?? []).values()];
@@ -116,5 +122,5 @@ export async function checkSourceHealth(
     // A sync that moved the source on meanwhile: this health is of the commit before, not worth writing.
     last?.commit === status.commit ? withHealth(last, health) : undefined,
   );
-  return health;
+  return { health, previous: status.health };
 }

@@ -88,7 +88,7 @@ describe('checkSourceHealth', () => {
       'apps/Deployment/other': [deployment('web', 1)],
       '/Service/shop': [{ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: {} }],
     });
-    const health = await checkSourceHealth({ state, reader }, 'apps');
+    const health = (await checkSourceHealth({ state, reader }, 'apps'))?.health;
     expect(reader.asked.sort()).toEqual([
       'list /Service/shop',
       'list apps/Deployment/other',
@@ -111,7 +111,7 @@ describe('checkSourceHealth', () => {
       list: async (group) => (group === 'example.com' ? undefined : []),
       get: async () => undefined,
     };
-    const health = await checkSourceHealth({ state, reader }, 'apps');
+    const health = (await checkSourceHealth({ state, reader }, 'apps'))?.health;
     expect(health?.status).toBe('Missing');
     expect(health?.objects?.map((o) => o.status)).toEqual(['Missing', 'Missing']);
   });
@@ -136,7 +136,7 @@ describe('checkSourceHealth', () => {
       ],
       'apps/Deployment/shop': new Error('connection reset'),
     });
-    const health = await checkSourceHealth({ state, reader }, 'apps');
+    const health = (await checkSourceHealth({ state, reader }, 'apps'))?.health;
     expect(reader.asked).toContain('get batch/Job/shop/migrate');
     expect(health?.objects).toEqual([
       { key: 'apps/Deployment/shop/web', status: 'Unknown', message: 'cannot list: connection reset' },
@@ -146,9 +146,11 @@ describe('checkSourceHealth', () => {
   it('writes the health only when it changed, and nothing before a first sync', async () => {
     const state = memoryState(synced, ['apps/Deployment/shop/web']);
     const reader = cluster({ 'apps/Deployment/shop': [deployment('web', 1)] });
-    await checkSourceHealth({ state, reader }, 'apps');
-    await checkSourceHealth({ state, reader }, 'apps');
+    const first = await checkSourceHealth({ state, reader }, 'apps');
+    const second = await checkSourceHealth({ state, reader }, 'apps');
     expect(state.writes).toBe(1);
+    expect(first?.previous).toBeUndefined();
+    expect(second?.previous).toEqual(first?.health);
     expect(state.status?.health).toEqual({ status: 'Healthy', message: '1 object healthy', commit: C1 });
     const none = memoryState(undefined, []);
     expect(await checkSourceHealth({ state: none, reader }, 'apps')).toBeUndefined();
