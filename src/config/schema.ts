@@ -102,6 +102,19 @@ const source = z
      */
     adopt: z.enum(['none', 'unowned']).default('none'),
     /**
+     * A ServiceAccount in the source's own namespace (`namespace`, else kubernetes.defaultNamespace):
+     * every request of the source's sync is sent impersonating it, so its RBAC decides besides the
+     * scope (docs/security.md, "Sources and the cluster"). Absent: Rollgate's own identity.
+     */
+    serviceAccountName: z
+      .string()
+      .regex(
+        /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
+        'must be a ServiceAccount name (lowercase letters, digits, - and .)',
+      )
+      .max(253)
+      .optional(),
+    /**
      * How the path is read (docs/sources.md, "Rendering"): `auto` renders every kustomization root found
      * under it and reads the other YAML as plain manifests; `kustomize` renders the path's kustomization;
      * `plain` reads YAML files only.

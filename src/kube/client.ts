@@ -18,6 +18,7 @@ import {
   type RequestContext,
 } from '@kubernetes/client-node';
 import { systemClock } from '../clock/clock.ts';
+import { impersonating } from './impersonation.ts';
 import { RequestRateLimiter, type RateLimitSettings } from './request-rate-limit.ts';
 import { shareConnections } from './shared-connections.ts';
 
@@ -211,9 +212,17 @@ function sharedConnection(kubeConfig: KubeConfig): SharedConnection {
 /**
  * An API client of any client-node type (the sync's object API, discovery, /version) on the same pool
  * and rate limit as {@link createKubeClients}' clients: use it instead of `kubeConfig.makeApiClient`.
+ * With `options.impersonate`, every request it sends acts as that user (see impersonation.ts).
  */
-export function makePooledApiClient<T extends ApiType>(kubeConfig: KubeConfig, type: ApiConstructor<T>): T {
-  return sharedConnection(kubeConfig).authenticating.makeApiClient(type);
+export function makePooledApiClient<T extends ApiType>(
+  kubeConfig: KubeConfig,
+  type: ApiConstructor<T>,
+  options: { impersonate?: string | undefined } = {},
+): T {
+  const { authenticating } = sharedConnection(kubeConfig);
+  const sender =
+    options.impersonate === undefined ? authenticating : impersonating(authenticating, options.impersonate);
+  return sender.makeApiClient(type);
 }
 
 /** Builds every client from one config (cheap: no request is made). */

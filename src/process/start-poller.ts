@@ -166,6 +166,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
         defaultNamespace,
         scope: sourceScopeOf(source, config.kubernetes.defaultNamespace),
         rolloutApiVersion: syncApi.apiVersion as AcceptedApiVersion,
+        serviceAccountName: source.serviceAccountName,
       }),
       state,
       replicaSets,

@@ -7,7 +7,8 @@ import {
 } from '@kubernetes/client-node';
 import { manifestDigest } from '../git/manifest-parser.ts';
 import { FIELD_MANAGER, makePooledApiClient, toPlainObject } from '../kube/client.ts';
-import { isNotFound, kubeCall } from '../kube/errors.ts';
+import { isNotFound, kubeCall, KubeForbiddenError, type KubeRequestContext } from '../kube/errors.ts';
+import { serviceAccountUser } from '../kube/impersonation.ts';
 import {
   ROLLGATE_API_VERSION,
   toAppliedApiVersion,
@@ -118,12 +119,16 @@ function createdByThisApply(answer: KubernetesObject): boolean {
 /**
  * Applies and removes objects of one source; every write uses field manager `rollgate`. Every object
  * is held to the source's scope (see source-scope.ts) and to who owns the live object
- * (object-ownership.ts): a refused one throws {@link ObjectRefusedError} and nothing is written.
+ * (object-ownership.ts): a refused one throws {@link ObjectRefusedError} and nothing is written. With
+ * `serviceAccountName`, every request it sends (discovery, the reads that decide a write, the writes)
+ * acts as that ServiceAccount, and the API server's RBAC decides too: its 403 is a refusal as well.
  */
 export class ObjectApplier {
   private readonly api: DiscoveringObjectApi;
   /** What the source may write; without one, only namespaced kinds in `defaultNamespace`. */
   readonly scope: SourceScope;
+  /** The user its requests act as (`system:serviceaccount:<own namespace>:<name>`); absent: Rollgate's own. */
+  readonly actingAs: string | undefined;
 
   /** Where Rollouts and analysis kinds go (options.rolloutApiVersion). */
   get rolloutApiVersion(): AcceptedApiVersion {
@@ -141,10 +146,40 @@ export class ObjectApplier {
        * converted), or argoproj.io when the process drives only Argo's group (nothing converted to ours).
        */
       rolloutApiVersion?: AcceptedApiVersion;
+      /**
+       * The source's ServiceAccount, in the source's own namespace (the scope's): every request is sent
+       * impersonating it. Absent: Rollgate's own identity.
+       */
+      serviceAccountName?: string | undefined;
     },
   ) {
-    this.api = makePooledApiClient(kubeConfig, DiscoveringObjectApi);
     this.scope = options.scope ?? sourceScopeOf({}, options.defaultNamespace);
+    this.actingAs =
+      options.serviceAccountName === undefined
+        ? undefined
+        : serviceAccountUser(this.scope.ownNamespace, options.serviceAccountName);
+    this.api = makePooledApiClient(kubeConfig, DiscoveringObjectApi, { impersonate: this.actingAs });
+  }
+
+  /**
+   * One request of the applier, its failure typed. A 403 answered to the source's ServiceAccount is a
+   * refusal of the object ({@link ObjectRefusedError}, `sync.forbidden`, naming the identity and the API
+   * server's reason): the ServiceAccount's rights are the source's to have, not a failure to retry.
+   * Without impersonation a 403 stays a KubeForbiddenError (Rollgate's own role is missing a rule).
+   */
+  private async call<T>(request: KubeRequestContext, send: () => Promise<T>): Promise<T> {
+    try {
+      return await kubeCall(request, send);
+    } catch (err) {
+      // A 401 is about Rollgate's own credentials, never the ServiceAccount's rights.
+      if (this.actingAs === undefined || !(err instanceof KubeForbiddenError) || err.status !== 403)
+        throw err;
+      throw new ObjectRefusedError(
+        'sync.forbidden',
+        'serviceAccountName',
+        `the API server refused the request as ${this.actingAs} (${err.message}); grant that ServiceAccount the right, or leave the object out of Git`,
+      );
+    }
   }
 
   /**
@@ -192,7 +227,7 @@ export class ObjectApplier {
    */
   private async namespacedOf(apiVersion: string, kind: string): Promise<boolean | undefined> {
     try {
-      return await kubeCall({ verb: 'get', kind }, () => this.api.isNamespaced(apiVersion, kind));
+      return await this.call({ verb: 'get', kind }, () => this.api.isNamespaced(apiVersion, kind));
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
@@ -202,7 +237,7 @@ export class ObjectApplier {
   /** The live object, or undefined. */
   async read(ref: ObjectRef): Promise<Json | undefined> {
     try {
-      const live = await kubeCall(
+      const live = await this.call(
         { verb: 'get', kind: ref.kind, namespace: ref.namespace, name: ref.name },
         () =>
           this.api.read({
@@ -221,7 +256,7 @@ export class ObjectApplier {
   /** The Rollouts of a namespace, as stored (none when the Rollout CRD is not installed). */
   async rolloutsIn(namespace: string): Promise<Json[]> {
     try {
-      const list = await kubeCall({ verb: 'list', kind: 'Rollout', namespace }, () =>
+      const list = await this.call({ verb: 'list', kind: 'Rollout', namespace }, () =>
         this.api.list(this.rolloutApiVersion, 'Rollout', namespace),
       );
       return toPlainObject<{ items?: Json[] }>(list).items ?? [];
@@ -264,7 +299,7 @@ export class ObjectApplier {
 
   /** One server-side apply as field manager `rollgate`, forcing its fields; the API server's answer. */
   private serverSideApply(prepared: Json, ref: ObjectRef): Promise<KubernetesObject> {
-    return kubeCall({ verb: 'apply', kind: ref.kind, namespace: ref.namespace, name: ref.name }, () =>
+    return this.call({ verb: 'apply', kind: ref.kind, namespace: ref.namespace, name: ref.name }, () =>
       this.api.patch(
         prepared as KubernetesObject,
         undefined,
@@ -307,12 +342,12 @@ export class ObjectApplier {
     const selector = [MANAGED_BY_LABEL, SOURCE_LABEL, MANIFEST_DIGEST_LABEL]
       .map((label) => `${label}=${String(labels[label])}`)
       .join(',');
-    const existing = await kubeCall({ verb: 'list', kind, namespace }, () =>
+    const existing = await this.call({ verb: 'list', kind, namespace }, () =>
       this.api.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, selector),
     );
     const found = existing.items.find((item) => item.metadata?.deletionTimestamp === undefined);
     if (found?.metadata?.name !== undefined) return { result: 'unchanged', name: found.metadata.name };
-    const created = await kubeCall({ verb: 'create', kind, namespace }, () =>
+    const created = await this.call({ verb: 'create', kind, namespace }, () =>
       this.api.create(prepared as KubernetesObject, undefined, undefined, FIELD_MANAGER),
     );
     return { result: 'created', name: created.metadata?.name ?? '' };
@@ -362,7 +397,7 @@ export class ObjectApplier {
     if (labels[MANAGED_BY_LABEL] !== MANAGED_BY_VALUE || labels[SOURCE_LABEL] !== this.options.source)
       return 'not-managed';
     try {
-      await kubeCall({ verb: 'delete', kind: ref.kind, namespace, name: ref.name }, () =>
+      await this.call({ verb: 'delete', kind: ref.kind, namespace, name: ref.name }, () =>
         this.api.delete(
           { apiVersion, kind: ref.kind, metadata: { name: ref.name, ...(namespace ? { namespace } : {}) } },
           undefined,

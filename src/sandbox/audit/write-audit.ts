@@ -18,6 +18,10 @@ export interface WriteAuditEntry {
   resourceVersion: string | undefined;
   /** The client's User-Agent header. */
   userAgent: string | undefined;
+  /** Who sent it (kube-apiserver's `user.username`): the token's user; absent outside RBAC mode's users. */
+  user?: string | undefined;
+  /** The user it acted as when the sender impersonated one (kube-apiserver's `impersonatedUser.username`). */
+  impersonatedUser?: string | undefined;
 }
 
 /** How many entries are kept by default; older ones are dropped first. */

@@ -43,6 +43,7 @@ import { evictPod } from './eviction-subresource.ts';
 import { toScale, withScale } from './scale-subresource.ts';
 import { buildTable, type IncludeObject } from './table.ts';
 import { serveWatch } from './watch-stream.ts';
+import { actingUser } from '../rbac/impersonation.ts';
 import { forbidden, type RbacAuthorizer } from '../rbac/rbac-authorizer.ts';
 import { resourceAttributes, type RequestAttributes, type RequestUser } from '../rbac/request-attributes.ts';
 import {
@@ -98,6 +99,8 @@ const ADMIN: RequestUser = {
 
 /** Who made each request and what it was authorized for (an apply that creates is authorized again). */
 const requestIdentity = new WeakMap<IncomingMessage, { user: RequestUser; attrs: RequestAttributes }>();
+/** Who sent a request that acts as another user (impersonation), for the audit log. */
+const requestSender = new WeakMap<IncomingMessage, RequestUser>();
 
 function notServed(): ApiStatusError {
   return new ApiStatusError({
@@ -234,7 +237,9 @@ export class ApiServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const method = (req.method ?? 'GET').toUpperCase();
-    const user = this.authenticate(req);
+    const sender = this.authenticate(req);
+    const user = actingUser(req.headers, sender, (asking, attrs) => this.authorize(req, asking, attrs));
+    if (user !== sender) requestSender.set(req, sender);
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const segments = path
       .split('/')
@@ -448,8 +453,17 @@ export class ApiServer {
         code: res.statusCode,
         resourceVersion: typeof meta.resourceVersion === 'string' ? meta.resourceVersion : undefined,
         userAgent: req.headers['user-agent'],
+        ...this.auditedUsers(req),
       });
     });
+  }
+
+  /** The audit's user and impersonated user, as kube-apiserver records them. */
+  private auditedUsers(req: IncomingMessage): { user?: string; impersonatedUser?: string } {
+    const acting = requestIdentity.get(req)?.user;
+    const sender = requestSender.get(req);
+    if (sender === undefined) return acting ? { user: acting.name } : {};
+    return { user: sender.name, ...(acting ? { impersonatedUser: acting.name } : {}) };
   }
 
   private ns(route: Route): string {

@@ -188,6 +188,18 @@ function routerRequests(): ApiRequest[] {
   );
 }
 
+/**
+ * Impersonation (src/kube/impersonation.ts): a source with serviceAccountName sends `Impersonate-User`
+ * with a ServiceAccount's user name, which the API server authorizes as `impersonate` on
+ * `serviceaccounts` (in its namespace, by name). Never `Impersonate-Group`, so never `groups` or `users`.
+ */
+function impersonationRequests(file: string, text: string): ApiRequest[] {
+  if (!text.includes("'Impersonate-User'")) return [];
+  if (text.includes("'Impersonate-Group'"))
+    throw new Error(`${file} impersonates groups: list what it requests in api-requests-in-code.ts`);
+  return [{ group: '', resource: 'serviceaccounts', verb: 'impersonate', where: file }];
+}
+
 /** The requests Rollgate's own processes make, from the code in src/. */
 export function controllerRequests(): ApiRequest[] {
   return sourceFiles(join(ROOT, 'src'))
@@ -202,6 +214,7 @@ export function controllerRequests(): ApiRequest[] {
         // The route writer's group and plural come from the provider table: routerRequests() lists them.
         ...(file === ROUTE_WRITER ? [] : customObjectRequests(file, text)),
         ...watchRequests(file, text),
+        ...impersonationRequests(file, text),
       ];
     })
     .concat(routerRequests());

@@ -339,6 +339,7 @@ describe("the ClusterRole is the code's API requests, no more, no fewer", () => 
       'core secrets get',
       'apiextensions.k8s.io customresourcedefinitions patch',
       'core configmaps update',
+      'core serviceaccounts impersonate',
     ])
       expect(keys, expected).toContain(expected);
   });

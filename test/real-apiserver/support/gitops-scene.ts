@@ -58,6 +58,8 @@ export interface GitopsScene {
     path?: string;
     prune?: boolean;
     kubeConfig?: KubeConfig;
+    /** More keys of the source's configuration (`serviceAccountName`, `scope`, …). */
+    settings?: Record<string, unknown>;
   }): Promise<RollgateInScene>;
   rollout(name: string): Promise<LiveRollout | undefined>;
   replicaSets(app: string): Promise<LiveReplicaSet[]>;
@@ -98,7 +100,14 @@ export async function openGitopsScene(cluster: RealCluster, prefix: string): Pro
       await work.push(repoUrl);
       return sha;
     },
-    async startRollgate({ source, groups, path = '.', prune = false, kubeConfig = cluster.kubeConfig }) {
+    async startRollgate({
+      source,
+      groups,
+      path = '.',
+      prune = false,
+      kubeConfig = cluster.kubeConfig,
+      settings = {},
+    }) {
       const out = new PassThrough();
       let logged = '';
       out.on('data', (chunk: Buffer) => (logged += chunk.toString()));
@@ -113,7 +122,18 @@ export async function openGitopsScene(cluster: RealCluster, prefix: string): Pro
           git: { cacheDir: join(tmp.path, `cache-${source}`) },
           kubernetes: { defaultNamespace: namespace },
           ...(groups !== undefined ? { controller: { groups } } : {}),
-          sources: [{ name: source, url: repoUrl, branch: 'main', path, interval: '1s', namespace, prune }],
+          sources: [
+            {
+              name: source,
+              url: repoUrl,
+              branch: 'main',
+              path,
+              interval: '1s',
+              namespace,
+              prune,
+              ...settings,
+            },
+          ],
         },
       });
       return { running, metrics, logged: () => logged };

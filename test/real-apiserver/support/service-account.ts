@@ -68,6 +68,10 @@ export interface AuditedRequest {
   /** The authorizer's verdict (`allow` or `forbid`), as the audit annotations carry it. */
   decision: string;
   at: string;
+  /** The user the request acted as, when it impersonated one (a source's serviceAccountName). */
+  impersonatedUser?: string;
+  /** That user's groups, as the API server gave them. */
+  impersonatedGroups?: string[];
 }
 
 interface AuditEvent {
@@ -75,6 +79,7 @@ interface AuditEvent {
   verb?: string;
   requestURI?: string;
   user?: { username?: string };
+  impersonatedUser?: { username?: string; groups?: string[] };
   responseStatus?: { code?: number };
   stageTimestamp?: string;
   annotations?: Record<string, string>;
@@ -106,6 +111,12 @@ export function auditedRequests(options: { since?: Date; user?: string } = {}): 
       code: event.responseStatus?.code ?? 0,
       decision: event.annotations?.['authorization.k8s.io/decision'] ?? '',
       at: event.stageTimestamp ?? '',
+      ...(event.impersonatedUser?.username !== undefined
+        ? {
+            impersonatedUser: event.impersonatedUser.username,
+            impersonatedGroups: event.impersonatedUser.groups ?? [],
+          }
+        : {}),
     });
   }
   return requests;

@@ -94,6 +94,22 @@ describe('loadConfig', () => {
     expect(problems).toMatch(/sources\[0\]\.adopt/);
   });
 
+  it("reads a source's serviceAccountName, and names the key of a bad one", () => {
+    const source = (account: string): string =>
+      tempFile(
+        [
+          'sources:',
+          '  - name: tenant',
+          '    url: http://127.0.0.1:9000/tenant.git',
+          '    namespace: team-a',
+          `    serviceAccountName: ${account}`,
+        ].join('\n'),
+      );
+    expect(loadConfig({ file: source('deployer'), env: {} }).sources[0]?.serviceAccountName).toBe('deployer');
+    const problems = problemsOf(() => loadConfig({ file: source('"team-a:deployer"'), env: {} })).join('\n');
+    expect(problems).toMatch(/sources\[0\]\.serviceAccountName: must be a ServiceAccount name/);
+  });
+
   it('lets the environment override the file, and flags override both', () => {
     const file = tempFile('workers:\n  concurrency: 3\nserver:\n  port: 9000\n');
     const env = {
