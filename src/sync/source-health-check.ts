@@ -5,7 +5,7 @@ import { healthOf, STATUSLESS_KINDS } from '../health/health-rules.ts';
 import type { LiveObject, ObjectHealth } from '../health/object-health.ts';
 import { aggregateHealth, type SourceHealth } from '../health/source-health.ts';
 import type { LiveObjectReader } from './live-object-reader.ts';
-import type { SourceStateStore } from './source-sync.ts';
+import { POLL_STATE_MAX_AGE_MS, type SourceStateStore } from './source-sync.ts';
 import { withHealth, type SourceStatus } from './source-status.ts';
 
 /** Lists run at once by one source's check. */
@@ -108,7 +108,8 @@ export async function checkSourceHealth(
   deps: { state: Pick<SourceStateStore, 'readSource' | 'updateStatus'>; reader: LiveObjectReader },
   source: string,
 ): Promise<HealthCheck | undefined> {
-  const { status, inventory } = await deps.state.readSource(source);
+  // From the list the polls share: a sync that moved the source on since is caught at the write.
+  const { status, inventory } = await deps.state.readSource(source, { maxAgeMs: POLL_STATE_MAX_AGE_MS });
   if (status?.commit === undefined) return undefined;
   const lists = [...listsOf(inventory ?? []).values()];
   const entries: Array<{ key: string; health: ObjectHealth }> = [];
@@ -118,6 +119,8 @@ export async function checkSourceHealth(
       entries.push(...result);
   }
   const health = aggregateHealth(entries, status.commit);
+  // Unchanged (the usual answer for an idle source): not even the read before a write.
+  if (withHealth(status, health) === undefined) return { health, previous: status.health };
   await deps.state.updateStatus(source, (last) =>
     // A sync that moved the source on meanwhile: this health is of the commit before, not worth writing.
     last?.commit === status.commit ? withHealth(last, health) : undefined,

@@ -1,6 +1,11 @@
 // A source's status (the `status` key of its `rollgate-source-<name>` ConfigMap) and the pure transitions between its phases.
 import { z } from 'zod';
-import { sourceHealthSchema, type SourceHealth } from '../health/source-health.ts';
+import {
+  healthyCondition,
+  sourceHealthSchema,
+  type HealthyCondition,
+  type SourceHealth,
+} from '../health/source-health.ts';
 
 /** One object a sync could not use, where it is in Git. */
 const problemSchema = z.object({ file: z.string(), line: z.number(), message: z.string() });
@@ -222,4 +227,19 @@ export function withHealth(last: SourceStatus | undefined, health: SourceHealth)
 export function withStoredHealth(next: SourceStatus, stored: SourceStatus | undefined): SourceStatus {
   if (next.health !== undefined || stored?.health === undefined) return next;
   return { ...next, health: stored.health };
+}
+
+/**
+ * The `Healthy` condition of a source object for its status (healthyCondition of its health), Unknown while
+ * the health on record is of a commit before the synced one (the next poll looks at what the sync applied).
+ */
+export function sourceHealthyCondition(status: SourceStatus | undefined): HealthyCondition {
+  const health = status?.health;
+  if (health !== undefined && status?.commit !== undefined && health.commit !== status.commit)
+    return {
+      status: 'Unknown',
+      reason: 'NotChecked',
+      message: `health not checked since the sync of ${status.commit.slice(0, 12)}`,
+    };
+  return healthyCondition(health);
 }

@@ -4,6 +4,7 @@ import {
   failedStatus,
   parseSourceStatus,
   recoveredStatus,
+  sourceHealthyCondition,
   standingProblems,
   syncedStatus,
   waitingStatus,
@@ -186,5 +187,39 @@ describe('health in the status', () => {
     const progressing = { status: 'Progressing' as const, message: 'm', commit: C1 };
     expect(withStoredHealth({ ...failed, health: progressing }, stored).health).toEqual(progressing);
     expect(withStoredHealth(failed, undefined).health).toBeUndefined();
+  });
+});
+
+describe('sourceHealthyCondition', () => {
+  it('is the health as a condition, Unknown before any health or while it is of an older commit', () => {
+    expect(sourceHealthyCondition(undefined)).toEqual({
+      status: 'Unknown',
+      reason: 'NotChecked',
+      message: 'health not checked yet',
+    });
+    expect(sourceHealthyCondition({ ...degraded, health: healthy })).toEqual({
+      status: 'True',
+      reason: 'Healthy',
+      message: '2 objects healthy',
+    });
+    expect(
+      sourceHealthyCondition({
+        ...degraded,
+        health: {
+          status: 'Degraded',
+          message: 'Job shop/migrate: Degraded: BackoffLimitExceeded',
+          commit: C1,
+        },
+      }),
+    ).toEqual({
+      status: 'False',
+      reason: 'Degraded',
+      message: 'Job shop/migrate: Degraded: BackoffLimitExceeded',
+    });
+    expect(sourceHealthyCondition({ ...degraded, commit: C2, health: healthy })).toEqual({
+      status: 'Unknown',
+      reason: 'NotChecked',
+      message: `health not checked since the sync of ${C2.slice(0, 12)}`,
+    });
   });
 });
