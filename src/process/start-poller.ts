@@ -130,6 +130,9 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   const withSourceLock = keyedLock();
   const lastDriftCheck = new Map<string, number>();
   const lastHealthCheck = new Map<string, number>();
+  // Who waits for whom (config sources are checked for cycles at load; a registry that changes at run time
+  // passes its own graph, checked on every wait).
+  const dependencyGraph = new Map(config.sources.map((s) => [s.name, s.dependsOn ?? []]));
   const liveObjects = new KubeLiveObjectReader(runtime.kube.clients.kubeConfig);
   const replicaSets = new KubeReplicaSetUseReader(runtime.kube.clients);
 
@@ -229,7 +232,11 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       }
       // A new head waits while a source it depends on is not Healthy (the status says which); the next
       // poll looks again.
-      if (check.changed && head && (await mustWaitForDependencies(state, entry.config, attemptAt))) {
+      if (
+        check.changed &&
+        head &&
+        (await mustWaitForDependencies(state, entry.config, attemptAt, dependencyGraph))
+      ) {
         log.debug({ source, commit: head }, 'new head waits for its dependencies');
         return { kind: 'done' };
       }

@@ -1,5 +1,6 @@
 // Whether a source may sync now, given the sources it depends on (`dependsOn`): each must be Healthy at the
 // commit it synced. Pure: the statuses are read by the caller (dependency-wait.ts).
+import { describeCycle, findDependencyCycle } from '../config/source-dependencies.ts';
 import type { SourceStatus } from './source-status.ts';
 
 /** Go ahead, or wait (the message says for whom and why, as the source's status shows it). */
@@ -35,4 +36,27 @@ export function dependencyGate(
   return waits.length === 0
     ? { proceed: true }
     : { proceed: false, message: `waiting for ${waits.join(', ')}` };
+}
+
+/**
+ * The message for a `dependsOn` cycle `source` reaches (its own, or one further up), or undefined. The
+ * configuration's sources are checked at load; this is for sources added at run time, whose registry changes
+ * under a running process: such a source waits with the cycle named, it is not synced, nothing else stops.
+ */
+export function dependencyCycleOf(
+  source: string,
+  graph: ReadonlyMap<string, readonly string[]>,
+): string | undefined {
+  const reachable = new Map<string, readonly string[]>();
+  const next = [source];
+  for (let name = next.pop(); name !== undefined; name = next.pop()) {
+    if (reachable.has(name)) continue;
+    const dependsOn = graph.get(name) ?? [];
+    reachable.set(name, dependsOn);
+    next.push(...dependsOn);
+  }
+  const cycle = findDependencyCycle(reachable);
+  return cycle === undefined
+    ? undefined
+    : `a dependsOn cycle ${describeCycle(cycle)}: no sync until it is broken`;
 }

@@ -1,7 +1,7 @@
 // The dependsOn gate: a sync goes ahead only when every source it depends on is Healthy at its synced commit.
 import { describe, expect, it } from 'vitest';
 import type { SourceHealth } from '../../../src/health/source-health.ts';
-import { dependencyGate } from '../../../src/sync/dependency-gate.ts';
+import { dependencyCycleOf, dependencyGate } from '../../../src/sync/dependency-gate.ts';
 import type { SourceStatus } from '../../../src/sync/source-status.ts';
 
 const C1 = '1'.repeat(40);
@@ -78,5 +78,24 @@ describe('dependencyGate', () => {
       proceed: false,
       message: `waiting for infra (health: Progressing: ${progressing.message}), dns (not synced yet)`,
     });
+  });
+});
+
+describe('dependencyCycleOf', () => {
+  const graph = new Map<string, string[]>([
+    ['apps', ['infra']],
+    ['infra', ['crds']],
+    ['crds', []],
+    ['a', ['b']],
+    ['b', ['a']],
+    ['c', ['a']],
+  ]);
+  it('is nothing for a source whose dependencies end', () => {
+    expect(dependencyCycleOf('apps', graph)).toBeUndefined();
+    expect(dependencyCycleOf('crds', graph)).toBeUndefined();
+  });
+  it('names a cycle the source is on, or one it reaches', () => {
+    expect(dependencyCycleOf('a', graph)).toBe('a dependsOn cycle a → b → a: no sync until it is broken');
+    expect(dependencyCycleOf('c', graph)).toBe('a dependsOn cycle a → b → a: no sync until it is broken');
   });
 });
