@@ -20,7 +20,7 @@ export async function mustWaitForDependencies(
   if (dependsOn.length === 0) return false;
   const cycle = graph === undefined ? undefined : dependencyCycleOf(source.name, graph);
   if (cycle !== undefined) {
-    await state.updateStatus(source.name, (last) => waitingStatus(last, { message: cycle, attemptAt }));
+    await sayWaiting(state, source.name, cycle, attemptAt);
     return true;
   }
   const read = await Promise.all(
@@ -31,6 +31,18 @@ export async function mustWaitForDependencies(
   );
   const gate = dependencyGate(dependsOn, new Map(read));
   if (gate.proceed) return false;
-  await state.updateStatus(source.name, (last) => waitingStatus(last, { message: gate.message, attemptAt }));
+  await sayWaiting(state, source.name, gate.message, attemptAt);
   return true;
+}
+
+/** Writes the Waiting status unless the shared list shows it says that already (no read-modify-write then). */
+async function sayWaiting(
+  state: Pick<SourceStateStore, 'readSource' | 'updateStatus'>,
+  source: string,
+  message: string,
+  attemptAt: string,
+): Promise<void> {
+  const { status } = await state.readSource(source, { maxAgeMs: POLL_STATE_MAX_AGE_MS });
+  if (waitingStatus(status, { message, attemptAt }) === undefined) return;
+  await state.updateStatus(source, (last) => waitingStatus(last, { message, attemptAt }));
 }
