@@ -4,6 +4,7 @@ import { isDuration, parseDuration } from '../manifest/duration.ts';
 import { DRIVEN_GROUPS } from '../manifest/driven-api.ts';
 import { parseHostPattern } from '../manifest/host-pattern.ts';
 import { parseRedisUrl, RedisUrlError } from './redis-url.ts';
+import { describeCycle, findDependencyCycle } from './source-dependencies.ts';
 
 /**
  * A poll interval as Argo users write durations ("30s", "5m", "1h30m") or whole seconds: the spec
@@ -175,6 +176,11 @@ const source = z
       })
       .default('auto'),
     auth: sourceAuth.optional(),
+    /**
+     * Sources this one waits for: a sync of a new commit is held (status `Waiting`) until each of them is
+     * Healthy at its synced commit (docs/sync.md, "Health"). Names of other sources; no cycles.
+     */
+    dependsOn: z.array(z.string().min(1)).optional(),
     // Credentials over plain http:// go to a non-loopback host only with this set (see checkCredentialTransport).
     allowInsecureHttp: z.boolean().default(false),
     /**
@@ -343,6 +349,38 @@ const redisSettings = z
       problem('sentinelPasswordFile', 'is for Sentinels: give redis.sentinels or a redis+sentinel:// URL');
   })
   .prefault({});
+
+/**
+ * Each `dependsOn` names another configured source, once; and no chain of them comes back to where it
+ * started (each would wait for the other forever).
+ */
+function checkDependencies(
+  sources: ReadonlyArray<{ name: string; dependsOn?: string[] | undefined }>,
+  ctx: z.RefinementCtx,
+): void {
+  const names = new Set(sources.map((s) => s.name));
+  sources.forEach((s, i) => {
+    (s.dependsOn ?? []).forEach((dependency, j) => {
+      const path = ['sources', i, 'dependsOn', j];
+      if (!names.has(dependency))
+        ctx.addIssue({
+          code: 'custom',
+          path,
+          message: `no source named "${dependency}" (sources: ${[...names].join(', ')})`,
+        });
+      else if (s.dependsOn?.indexOf(dependency) !== j)
+        ctx.addIssue({ code: 'custom', path, message: `names "${dependency}" twice` });
+    });
+  });
+  const cycle = findDependencyCycle(new Map(sources.map((s) => [s.name, s.dependsOn ?? []])));
+  if (cycle === undefined) return;
+  const at = sources.findIndex((s) => s.name === cycle[0]);
+  ctx.addIssue({
+    code: 'custom',
+    path: ['sources', at, 'dependsOn'],
+    message: `a dependsOn cycle: ${describeCycle(cycle)} (each would wait for the other forever)`,
+  });
+}
 
 /** A host name (`*.` for subdomains), an IP address or a CIDR block, checked here so a typo names its key. */
 const hostPattern = z.string().superRefine((text, ctx) => {
@@ -652,6 +690,7 @@ export const configSchema = z
       }
       seen.set(s.name, i);
     });
+    checkDependencies(config.sources, ctx);
     const promotions = new Map<string, number>();
     config.promotions.forEach((p, i) => {
       const first = promotions.get(p.name);

@@ -18,7 +18,10 @@ import { Rendering } from '../render/rendering.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
 import { parseDuration } from '../manifest/duration.ts';
 import { ObjectApplier } from '../sync/object-applier.ts';
+import { mustWaitForDependencies } from '../sync/dependency-wait.ts';
 import { HeadWitness } from '../sync/head-witness.ts';
+import { KubeLiveObjectReader } from '../sync/live-object-reader.ts';
+import { checkSourceHealth, healthCheckDue } from '../sync/source-health-check.ts';
 import { sourceScopeOf } from '../sync/source-scope.ts';
 import { ConfigMapSourceStateStore } from '../sync/source-state-store.ts';
 import { failedStatus, recoveredStatus } from '../sync/source-status.ts';
@@ -63,6 +66,11 @@ export interface PollerOptions {
   metrics?: RollgateMetrics;
   /** Drift checks run at most this often per source (default: 5 minutes or the poll interval, whichever is longer). */
   driftCheckEveryMs?: number;
+  /**
+   * A Healthy source's health is looked at again this often (default: as drift checks); one that is not
+   * Healthy, or synced since, on every poll (see healthCheckDue).
+   */
+  healthCheckEveryMs?: number;
   /** Runs the first enqueue of polls through the start's retries (default: one try). */
   atStart?: StartStepRunner;
   /** Where each poll's outcome is recorded as its source's health (/readyz, rollgate_dependency_up). */
@@ -146,6 +154,11 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   const witness = new HeadWitness();
   const withSourceLock = keyedLock();
   const lastDriftCheck = new Map<string, number>();
+  const lastHealthCheck = new Map<string, number>();
+  // Who waits for whom (config sources are checked for cycles at load; a registry that changes at run time
+  // passes its own graph, checked on every wait).
+  const dependencyGraph = new Map(config.sources.map((s) => [s.name, s.dependsOn ?? []]));
+  const liveObjects = new KubeLiveObjectReader(runtime.kube.clients.kubeConfig);
   const replicaSets = new KubeReplicaSetUseReader(runtime.kube.clients);
 
   // Found once (the version is logged and shown in each source's status), shared by every source.
@@ -223,6 +236,36 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       options.health?.up({ kind: 'git', source });
       metrics.pollsTotal.inc({ source, result: check.changed ? 'changed' : 'unchanged' });
       const { head } = check;
+      const driftEvery = Math.max(300_000, parseDuration(entry.config.interval));
+      const lastHealth = lastHealthCheck.get(source);
+      const nowMs = clock.now().getTime();
+      const healthEvery = options.healthCheckEveryMs ?? options.driftCheckEveryMs ?? driftEvery;
+      if (
+        healthCheckDue(check.status, lastHealth === undefined ? undefined : nowMs - lastHealth, healthEvery)
+      ) {
+        lastHealthCheck.set(source, nowMs);
+        const looked = await checkSourceHealth({ state, reader: liveObjects }, source);
+        if (looked !== undefined && looked.health.status !== looked.previous?.status)
+          log.info(
+            {
+              source,
+              health: looked.health.status,
+              was: looked.previous?.status,
+              message: looked.health.message,
+            },
+            'source health changed',
+          );
+      }
+      // A new head waits while a source it depends on is not Healthy (the status says which); the next
+      // poll looks again.
+      if (
+        check.changed &&
+        head &&
+        (await mustWaitForDependencies(state, entry.config, attemptAt, dependencyGraph))
+      ) {
+        log.debug({ source, commit: head }, 'new head waits for its dependencies');
+        return { kind: 'done' };
+      }
       if (check.changed && head) {
         // One sync per new head: none when a sync already covers it (see SyncQueue.request).
         const requested = await queues.sync.request({
@@ -243,7 +286,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       // the ReplicaSet that held one scales to 0 with no new commit (a canary finished).
       if (deps.prune && (check.status?.pendingPrune?.length ?? 0) > 0)
         await withSourceLock(source, () => recheckHeldPrunes(deps));
-      const every = options.driftCheckEveryMs ?? Math.max(300_000, parseDuration(entry.config.interval));
+      const every = options.driftCheckEveryMs ?? driftEvery;
       const last = lastDriftCheck.get(source) ?? 0;
       if (clock.now().getTime() - last >= every) {
         lastDriftCheck.set(source, clock.now().getTime());

@@ -14,7 +14,7 @@ import {
   sourceStateName,
   STATUS_KEY,
 } from './source-state-object.ts';
-import { parseSourceStatus, type SourceStatus } from './source-status.ts';
+import { parseSourceStatus, withStoredHealth, type SourceStatus } from './source-status.ts';
 import type { SourceStateStore } from './source-sync.ts';
 
 /** What the store knows of one source. */
@@ -117,9 +117,10 @@ export class ConfigMapSourceStateStore implements SourceStateStore {
       const keys =
         typeof inventory === 'function' ? inventory(parseInventory(data?.[INVENTORY_KEY])) : inventory;
       const kept = keys !== undefined ? { [INVENTORY_KEY]: formatInventory(keys) } : undefined;
-      const status = next(parseSourceStatus(data?.[STATUS_KEY]));
+      const stored = parseSourceStatus(data?.[STATUS_KEY]);
+      const status = next(stored);
       if (!status) return kept;
-      return { [STATUS_KEY]: JSON.stringify(status), ...kept };
+      return { [STATUS_KEY]: JSON.stringify(withStoredHealth(status, stored)), ...kept };
     });
   }
 
@@ -130,9 +131,9 @@ export class ConfigMapSourceStateStore implements SourceStateStore {
     inventory?: Iterable<string>,
   ): Promise<void> {
     const kept = inventory !== undefined ? { [INVENTORY_KEY]: formatInventory(inventory) } : undefined;
-    await this.update(source, () => ({
+    await this.update(source, (data) => ({
       [COMMIT_KEY]: commit,
-      [STATUS_KEY]: JSON.stringify(status),
+      [STATUS_KEY]: JSON.stringify(withStoredHealth(status, parseSourceStatus(data?.[STATUS_KEY]))),
       ...kept,
     }));
   }
