@@ -1,13 +1,6 @@
 // Static checks of an AnalysisTemplate spec before any run exists: conditions compile, settings read, provider known.
-import {
-  SUPPORTED_METRIC_PROVIDERS,
-  type AnalysisTemplateSpec,
-  type Metric,
-  type MetricAuthentication,
-} from '../manifest/analysis.ts';
-import { parseDuration } from '../manifest/duration.ts';
-import { authenticationMethods } from './metric-authentication.ts';
-import { checkTimeExpression } from './time-expression.ts';
+import { SUPPORTED_METRIC_PROVIDERS, type AnalysisTemplateSpec } from '../manifest/analysis.ts';
+import { metricProviderIssues } from '../manifest/metric-provider-checks.ts';
 import { compileMetricConditions } from './evaluate-measurement.ts';
 import { metricSettings } from './metric-settings.ts';
 import { metricProviderKeys } from './providers/metric-provider.ts';
@@ -21,46 +14,6 @@ export interface AnalysisTemplateIssue {
 
 // Widened to string so any provider key can be looked up.
 const SUPPORTED: readonly string[] = SUPPORTED_METRIC_PROVIDERS;
-
-// What a provider's `authentication` needs to work: one method, and that method's required fields.
-function checkAuthentication(auth: MetricAuthentication | undefined, at: string): AnalysisTemplateIssue[] {
-  const methods = authenticationMethods(auth);
-  if (methods.length > 1)
-    return [
-      { path: at, message: `only one of sigv4, oauth2, basicAuth may be set, found ${methods.join(', ')}` },
-    ];
-  const issues: AnalysisTemplateIssue[] = [];
-  if (auth?.oauth2 !== undefined)
-    for (const field of ['tokenUrl', 'clientId', 'clientSecret'] as const)
-      if (!auth.oauth2[field]) issues.push({ path: `${at}.oauth2.${field}`, message: 'required' });
-  if (auth?.basicAuth !== undefined)
-    for (const field of ['username', 'password'] as const)
-      if (!auth.basicAuth[field]) issues.push({ path: `${at}.basicAuth.${field}`, message: 'required' });
-  return issues;
-}
-
-// A rangeQuery's bounds evaluate to times and its step is a duration (unless an {{args.x}} is still in them).
-function checkRangeQuery(metric: Metric, at: string): AnalysisTemplateIssue[] {
-  const range = metric.provider.prometheus?.rangeQuery;
-  if (range === undefined) return [];
-  const issues: AnalysisTemplateIssue[] = [];
-  for (const field of ['start', 'end'] as const) {
-    if (referencedArgs(range[field]).size > 0) continue;
-    try {
-      checkTimeExpression(range[field]);
-    } catch (error) {
-      issues.push({ path: `${at}.${field}`, message: (error as Error).message });
-    }
-  }
-  if (referencedArgs(range.step).size === 0) {
-    try {
-      if (parseDuration(range.step) <= 0) issues.push({ path: `${at}.step`, message: 'must be more than 0' });
-    } catch (error) {
-      issues.push({ path: `${at}.step`, message: (error as Error).message });
-    }
-  }
-  return issues;
-}
 
 /**
  * Checks what a run would trip over later: each condition compiles (unless it still holds an
@@ -111,14 +64,8 @@ export function checkAnalysisTemplate(spec: AnalysisTemplateSpec): AnalysisTempl
         message: `provider "${providers[0]}" is not supported yet (supported: ${SUPPORTED.join(', ')})`,
       });
     }
-    issues.push(...checkRangeQuery(metric, `${at}.provider.prometheus.rangeQuery`));
-    issues.push(
-      ...checkAuthentication(
-        metric.provider.prometheus?.authentication,
-        `${at}.provider.prometheus.authentication`,
-      ),
-      ...checkAuthentication(metric.provider.web?.authentication, `${at}.provider.web.authentication`),
-    );
+    for (const issue of metricProviderIssues(metric))
+      issues.push({ path: `${at}.${issue.path.join('.')}`, message: issue.message });
     for (const name of referencedArgs(metric)) {
       if (!declared.has(name))
         issues.push({

@@ -5,7 +5,7 @@ import { silentLogger } from '../log/logger.ts';
 import type { AnalysisRun, AnalysisRunStatus, Measurement, Metric } from '../manifest/analysis.ts';
 import { resolveMetricSecrets, type SecretResolver } from './build-analysis-run.ts';
 import { evaluateMeasurement } from './evaluate-measurement.ts';
-import { authenticationSecrets } from './metric-authentication.ts';
+import { authenticationSecrets } from '../manifest/metric-authentication.ts';
 import { planAnalysisRun } from './plan-analysis-run.ts';
 import type { MetricProviderRegistry, ProviderMeasurement } from './providers/metric-provider.ts';
 import { recordMeasurement } from './record-measurement.ts';

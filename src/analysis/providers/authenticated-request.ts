@@ -1,6 +1,6 @@
 // A provider's request with its `authentication` applied: basic auth, an OAuth2 bearer token (renewed on 401) or a SigV4 signature.
 import type { MetricAuthentication } from '../../manifest/analysis.ts';
-import { authenticationMethods, authenticationSecrets } from '../metric-authentication.ts';
+import { authenticationMethods, authenticationSecrets } from '../../manifest/metric-authentication.ts';
 import { secretScrubber } from '../secret-scrubber.ts';
 import { sendHttpRequest, type HttpRequestOptions, type HttpResponse } from './http-request.ts';
 import { MetricProviderError } from './metric-provider-error.ts';

@@ -1,7 +1,7 @@
 // The Prometheus metric provider: one instant or range query per measurement, results mapped as Argo maps them.
 import type { Metric, PrometheusRangeQuery } from '../../manifest/analysis.ts';
 import { DurationError, parseDuration } from '../../manifest/duration.ts';
-import { evaluateTimeExpression, TimeExpressionError } from '../time-expression.ts';
+import { evaluateTimeExpression, TimeExpressionError } from '../../manifest/time-expression.ts';
 import { sendAuthenticatedRequest } from './authenticated-request.ts';
 import type { HostPolicy } from './host-policy.ts';
 import { headersFromList } from './http-request.ts';

@@ -1,5 +1,5 @@
 // What a metric's `authentication` block sets and which of its values are secrets (pure; the providers apply it).
-import type { MetricAuthentication } from '../manifest/analysis.ts';
+import type { MetricAuthentication } from './analysis.ts';
 
 /** The secret values an `authentication` block holds, for scrubbing (the client secret, the basic-auth password). */
 export function authenticationSecrets(auth: MetricAuthentication | undefined): string[] {

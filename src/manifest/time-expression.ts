@@ -1,5 +1,5 @@
 // The time expressions of a Prometheus rangeQuery (`now() - duration("5m")`): a small pure evaluator at a given now.
-import { DurationError, parseDuration } from '../manifest/duration.ts';
+import { DurationError, parseDuration } from './duration.ts';
 import { TimeExpressionError } from './time-expression-error.ts';
 
 export { TimeExpressionError } from './time-expression-error.ts';
