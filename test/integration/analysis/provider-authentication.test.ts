@@ -175,6 +175,16 @@ describe('oauth2 client credentials', () => {
     expect(api.requests.slice(-3).every((r) => r.allowed)).toBe(true);
   });
 
+  it('metrics measured at the same time share one token request', async () => {
+    const provider = createPrometheusProvider({ tokens: createOAuth2TokenSource() });
+    const before = tokens.tokenRequests;
+    const answers = await Promise.all(
+      [1, 2, 3].map(() => provider.measure(promMetric(), aRun(promMetric()), ctx())),
+    );
+    expect(answers.map((a) => a.value)).toEqual([[1], [1], [1]]);
+    expect(tokens.tokenRequests - before).toBe(1);
+  });
+
   it('a token the server no longer accepts (401) is replaced and the query retried once', async () => {
     const provider = createPrometheusProvider({ tokens: createOAuth2TokenSource() });
     await provider.measure(promMetric(), aRun(promMetric()), ctx());
