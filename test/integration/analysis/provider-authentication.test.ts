@@ -244,3 +244,39 @@ describe('oauth2 client credentials', () => {
     );
   });
 });
+
+describe('basicAuth (Grafana Cloud)', () => {
+  let grafana: GuardedMetricsServer;
+  const expected = `Basic ${Buffer.from('12345:glc_token-value').toString('base64')}`;
+  beforeAll(async () => {
+    grafana = await startGuardedMetricsServer(async (request) =>
+      request.headers['authorization'] === expected ? undefined : { status: 401, reason: 'unauthorized' },
+    );
+    grafana.value = 1;
+  });
+  afterAll(async () => grafana?.close());
+
+  it('sends username and password as HTTP Basic; with a wrong password the run is Error without it', async () => {
+    const metric = (password: string): Metric => ({
+      name: 'rate',
+      successCondition: 'result[0] == 1',
+      consecutiveErrorLimit: 0,
+      provider: {
+        prometheus: {
+          address: grafana.url,
+          query: 'up',
+          authentication: { basicAuth: { username: '12345', password } },
+        },
+      },
+    });
+    const registry = createMetricProviderRegistry([createPrometheusProvider()]);
+    const ok = await reconcileAnalysisRun(aRun(metric('glc_token-value')), { providers: registry, now: T0 });
+    expect(ok.status.phase).toBe('Successful');
+    const wrong = await reconcileAnalysisRun(aRun(metric('wrong-password-value')), {
+      providers: registry,
+      now: T0,
+    });
+    expect(wrong.status.phase).toBe('Error');
+    expect(JSON.stringify(wrong.status)).not.toContain('wrong-password-value');
+  });
+});
