@@ -148,6 +148,9 @@ export function createOAuth2TokenSource(): OAuth2TokenSource {
         inFlight.set(key, pending);
       }
       const fresh = await pending;
+      // Expired tokens of clients no longer used (a rotated secret is a new client) are dropped here.
+      for (const [other, entry] of cache)
+        if (entry.renewAt !== undefined && entry.renewAt <= now.getTime()) cache.delete(other);
       cache.set(key, fresh);
       return fresh.accessToken;
     },
