@@ -3,7 +3,7 @@ import type { SourceStatus } from './source-status.ts';
 
 /** A source status with the optional `health` field (a source's aggregated health) read when present. */
 export type SourceStatusWithHealth = SourceStatus & {
-  health?: { status?: string; message?: string } | undefined;
+  health?: { status?: string; message?: string; commit?: string | undefined } | undefined;
 };
 
 /** A commit status to post (the forge's CommitStatus, which sync/ does not import). */
@@ -34,7 +34,9 @@ function short(text: string): string {
 
 /**
  * The state of the commit the cluster runs (`status.commit`): `failure` while objects of it were not
- * applied (problems) or its objects are Degraded, `pending` while they are Progressing, else `success`.
+ * applied (problems) or its objects are Degraded, `success` once they are Healthy, else `pending` (they
+ * are Progressing, or the polls have not looked at this commit's objects yet: a sync keeps the health
+ * the polls found at the commit before, which says nothing of this one).
  * The phase is not read: a Failed attempt (Git unreachable, a retried write of a newer commit) leaves the
  * cluster at `commit`, whose outcome is still what its sync said. Undefined before a first sync.
  */
@@ -52,15 +54,17 @@ export function sourceCommitState(status: SourceStatusWithHealth | undefined): S
       ),
     };
   }
-  const health = status.health;
-  if (health?.status === 'Degraded')
+  const health =
+    status.health?.commit === undefined || status.health.commit === commit ? status.health : undefined;
+  if (health === undefined)
+    return { commit, state: 'pending', description: 'applied, checking the health of its objects' };
+  if (health.status === 'Degraded')
     return { commit, state: 'failure', description: short(`applied, unhealthy: ${health.message ?? ''}`) };
-  if (health?.status === 'Progressing')
-    return { commit, state: 'pending', description: short('applied, waiting for objects to be healthy') };
+  if (health.status === 'Healthy') return { commit, state: 'success', description: 'applied, healthy' };
   return {
     commit,
-    state: 'success',
-    description: health?.status === 'Healthy' ? 'applied, healthy' : 'applied',
+    state: 'pending',
+    description: short(`applied, waiting for objects to be healthy (${health.status ?? 'Unknown'})`),
   };
 }
 

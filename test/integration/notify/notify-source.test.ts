@@ -137,7 +137,12 @@ describe('source notifications and commit statuses', () => {
       return shas.length === 1 ? shas : undefined;
     });
     await eventually('the first success notification', () => calls('succeeded').length === 1);
-    expect(statuses(firstSha!)).toEqual(['rollgate/apps success: applied']);
+    // Pending once applied, success once the next poll found its objects healthy.
+    await eventually('the first commit healthy', () => statuses(firstSha!).length === 2);
+    expect(statuses(firstSha!)).toEqual([
+      'rollgate/apps pending: applied, checking the health of its objects',
+      'rollgate/apps success: applied, healthy',
+    ]);
     expect(first.statuses[0]?.targetUrl).toBe('https://rollgate.example/sources/apps');
 
     const broken = await forge.commit(REPO, 'main', {
@@ -169,7 +174,11 @@ describe('source notifications and commit statuses', () => {
     await eventually('the success status on the fixing commit', () => statuses(fixed).length > 0);
     await eventually('the second success notification', () => calls('succeeded').length === 2);
     await eventually('everything enqueued sent', drained);
-    expect(statuses(fixed)).toEqual(['rollgate/apps success: applied']);
+    await eventually('the fixing commit healthy', () => statuses(fixed).length === 2);
+    expect(statuses(fixed)).toEqual([
+      'rollgate/apps pending: applied, checking the health of its objects',
+      'rollgate/apps success: applied, healthy',
+    ]);
     expect(calls('succeeded')).toEqual([
       { source: 'apps', commit: firstSha },
       { source: 'apps', commit: fixed },
@@ -300,11 +309,11 @@ describe('source notifications and commit statuses', () => {
           })
         ).data?.['commit'];
       const first = await eventually('the first sync', syncedCommit);
-      await eventually('its status', () => states(first).length > 0);
+      await eventually('its status, once its objects were found healthy', () => states(first).length === 2);
       const broken = await forgeDouble!.commit(PROMOTION_REPO, 'main', { 'apps/broken.yaml': BROKEN });
       await eventually('the failure status', () => states(broken).length > 0);
       await each.rollgate.running.poller?.reports.settled();
-      expect(states(first)).toEqual(['rollgate/apps success']);
+      expect(states(first)).toEqual(['rollgate/apps pending', 'rollgate/apps success']);
       // In the forge's own words: GitLab's commit status is `failed`.
       expect(states(broken)).toEqual([`rollgate/apps ${provider === 'gitlab' ? 'failed' : 'failure'}`]);
     },

@@ -27,7 +27,24 @@ describe('planSourceCommitStatus', () => {
   };
 
   it.each([
-    { name: 'a first sync', before: undefined, after: synced(A), want: 'a success: applied' },
+    {
+      name: 'a first sync, its objects not looked at yet',
+      before: undefined,
+      after: synced(A),
+      want: 'a pending: applied, checking the health of its objects',
+    },
+    {
+      name: 'a new commit while the health is still the commit before’s',
+      before: synced(A, { health: { status: 'Healthy', message: '', commit: A } }),
+      after: synced(B, { health: { status: 'Healthy', message: '', commit: A } }),
+      want: 'b pending: applied, checking the health of its objects',
+    },
+    {
+      name: 'its objects found healthy at that commit',
+      before: synced(B, { health: { status: 'Healthy', message: '', commit: A } }),
+      after: synced(B, { health: { status: 'Healthy', message: '', commit: B } }),
+      want: 'b success: applied, healthy',
+    },
     {
       name: 'a commit with an object refused',
       before: synced(A),
@@ -50,7 +67,7 @@ describe('planSourceCommitStatus', () => {
       name: 'objects Progressing',
       before: synced(A),
       after: synced(B, { health: { status: 'Progressing', message: '' } }),
-      want: 'b pending: applied, waiting for objects to be healthy',
+      want: 'b pending: applied, waiting for objects to be healthy (Progressing)',
     },
     {
       name: 'then Healthy',
