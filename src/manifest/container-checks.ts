@@ -200,13 +200,14 @@ function checkVolumeMounts(
 }
 
 /**
- * Checks one container of `containers` or `initContainers` (`list` says which): a DNS-label name unique in
- * the pod, an image, ports, environment, resources, probes and hooks (which an init container may set only
+ * Checks one container of `containers`, `initContainers` or `ephemeralContainers` (`list` says which): a
+ * DNS-label name unique in the pod, an image (for ephemeral containers, which a template may not hold, only
+ * these and their quantities), ports, environment, resources, probes and hooks (which an init container may set only
  * as a sidecar, `restartPolicy: Always`), and mounts of the pod's volumes.
  */
 export function checkContainer(
   value: unknown,
-  list: 'containers' | 'initContainers',
+  list: 'containers' | 'initContainers' | 'ephemeralContainers',
   at: FieldPath,
   read: PodFieldReader,
   scope: PodContainerScope,
@@ -228,6 +229,12 @@ export function checkContainer(
     read.error(path('image'), 'required');
   else read.string(container.image, path('image'));
 
+  if (list === 'ephemeralContainers') {
+    // A pod template may not hold them at all (reported on the list); their quantities would still fail to
+    // decode before anything else is looked at.
+    checkResourceRequirements(container.resources, path('resources'), read);
+    return;
+  }
   const restartPolicy = read.string(container.restartPolicy, path('restartPolicy'));
   const sidecar = list === 'initContainers' && restartPolicy === 'Always';
   if (restartPolicy !== undefined && list === 'initContainers' && !sidecar)

@@ -206,10 +206,13 @@ function checkPodSpec(spec: LooseRecord, at: FieldPath, read: PodFieldReader, ow
   if (containers === undefined || containers.length === 0) {
     if (!read.isPlaceholder(spec.containers))
       read.error(path('containers'), 'at least one container is required');
-    return;
   }
-  containers.forEach((container, index) =>
+  (containers ?? []).forEach((container, index) =>
     checkContainer(container, 'containers', path('containers', index), read, scope),
+  );
+  // Not allowed in a template (reported above); their names still clash with the others' as in a pod.
+  (read.list(spec.ephemeralContainers, path('ephemeralContainers')) ?? []).forEach((container, index) =>
+    checkContainer(container, 'ephemeralContainers', path('ephemeralContainers', index), read, scope),
   );
 }
 
