@@ -63,6 +63,8 @@ const VOLUME_SOURCES = [
   'image',
 ] as const;
 
+const UTF8 = new TextEncoder();
+
 const RESTART_POLICIES: Record<PodTemplateOwner, readonly string[]> = {
   ReplicaSet: ['Always'],
   Job: ['OnFailure', 'Never'],
@@ -89,7 +91,7 @@ function checkLabelsAndAnnotations(meta: LooseRecord, at: FieldPath, read: PodFi
   for (const [key, value] of Object.entries(annotations ?? {})) {
     const keyProblem = qualifiedNameProblem(key.toLowerCase());
     if (keyProblem !== undefined) read.error([...at, 'annotations', key], `annotation key ${keyProblem}`);
-    bytes += Buffer.byteLength(key) + (typeof value === 'string' ? Buffer.byteLength(value) : 0);
+    bytes += UTF8.encode(key).length + (typeof value === 'string' ? UTF8.encode(value).length : 0);
   }
   if (bytes > MAX_ANNOTATIONS_BYTES)
     read.error(

@@ -482,6 +482,13 @@ const ROLLOUT_FAULTS: Array<[string, string, string, string, string]> = [
     'spec.template.metadata.annotations["prometheus_io/scrape"]: annotation key prefix "prometheus_io" must be a DNS subdomain: lowercase letters, digits, "-" and ".", starting and ending with a letter or digit',
   ],
   [
+    'annotations above 256 KiB together',
+    'prometheus.io/scrape: "true"',
+    `prometheus.io/scrape: "${'x'.repeat(256 * 1024)}"`,
+    'annotations:',
+    'spec.template.metadata.annotations: must hold at most 262144 bytes in all (keys and values), got 262164',
+  ],
+  [
     'a canaryMetadata label value with a slash',
     '    canary:\n',
     '    canary:\n      canaryMetadata:\n        labels: {role: canary/v2}\n',
