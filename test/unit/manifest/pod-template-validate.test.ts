@@ -489,6 +489,13 @@ const ROLLOUT_FAULTS: Array<[string, string, string, string, string]> = [
     'spec.template.metadata.annotations: must hold at most 262144 bytes in all (keys and values), got 262164',
   ],
   [
+    'a label on the Rollout itself that the API server refuses',
+    'metadata:\n  name: checkout\n',
+    'metadata:\n  name: checkout\n  labels: {team: payments/eu}\n',
+    'team: payments/eu',
+    'metadata.labels.team: label value must be empty or consist of letters, digits, "-", "_" and ".", starting and ending with a letter or digit, got "payments/eu"',
+  ],
+  [
     'a canaryMetadata label value with a slash',
     '    canary:\n',
     '    canary:\n      canaryMetadata:\n        labels: {role: canary/v2}\n',
