@@ -37,13 +37,19 @@ const ENV_RESOURCE = /^(limits|requests)\.(cpu|memory|ephemeral-storage|hugepage
 export interface PodContainerScope {
   /** Container names seen so far (containers and initContainers share one namespace), with where. */
   readonly names: Map<string, string>;
-  /** `protocol/hostIP/hostPort` seen so far, with where: a host port serves one container of the pod. */
+  /** `protocol/hostIP/hostPort` of the containers seen so far, with where: a host port serves one container. */
   readonly hostPorts: Map<string, string>;
   /** The pod's volume names, or undefined when the volumes could not be read (mounts are then not matched). */
   readonly volumes: ReadonlySet<string> | undefined;
 }
 
-function checkPorts(value: unknown, at: FieldPath, read: PodFieldReader, scope: PodContainerScope): void {
+// `hostPorts` is undefined for init containers: they run one after another, so theirs may repeat.
+function checkPorts(
+  value: unknown,
+  at: FieldPath,
+  read: PodFieldReader,
+  hostPorts: Map<string, string> | undefined,
+): void {
   const names = new Map<string, number>();
   (read.list(value, at) ?? []).forEach((item, index) => {
     const portAt = (...rest: string[]): FieldPath => [...at, index, ...rest];
@@ -77,16 +83,16 @@ function checkPorts(value: unknown, at: FieldPath, read: PodFieldReader, scope: 
         portAt('protocol'),
         `must be one of ${PROTOCOLS.join(', ')}, got ${describeValue(protocol)}`,
       );
-    if (hostPort !== undefined && hostPort !== 0) {
+    if (hostPorts !== undefined && hostPort !== undefined && hostPort !== 0) {
       const hostIP = typeof port.hostIP === 'string' ? port.hostIP : '';
       const key = `${protocol ?? 'TCP'}/${hostIP}/${hostPort}`;
-      const first = scope.hostPorts.get(key);
+      const first = hostPorts.get(key);
       if (first !== undefined)
         read.error(
           portAt('hostPort'),
           `duplicate host port ${hostPort}/${protocol ?? 'TCP'}: ${first} takes it already`,
         );
-      else scope.hostPorts.set(key, formatFieldPath([...at, index]));
+      else hostPorts.set(key, formatFieldPath([...at, index]));
     }
   });
 }
@@ -248,7 +254,7 @@ export function checkContainer(
       'must not be set on a container (only an init container may set it, to run as a sidecar)',
     );
 
-  checkPorts(container.ports, path('ports'), read, scope);
+  checkPorts(container.ports, path('ports'), read, list === 'containers' ? scope.hostPorts : undefined);
   checkEnv(container.env, path('env'), read);
   checkEnvFrom(container.envFrom, path('envFrom'), read);
   checkResourceRequirements(container.resources, path('resources'), read);

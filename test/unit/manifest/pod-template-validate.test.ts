@@ -347,6 +347,13 @@ const ROLLOUT_FAULTS: Array<[string, string, string, string, string]> = [
     'spec.template.spec.containers[0].ports[1].hostPort: must be a port number between 1 and 65535 (or 0 for none), got 70000',
   ],
   [
+    'one host port taken twice',
+    '- {name: http, containerPort: 8080, protocol: TCP}\n            - {name: metrics, containerPort: 9090}',
+    '- {name: http, containerPort: 8080, protocol: TCP, hostPort: 80}\n            - {name: metrics, containerPort: 9090, hostPort: 80}',
+    'containerPort: 9090, hostPort: 80',
+    'spec.template.spec.containers[0].ports[1].hostPort: duplicate host port 80/TCP: spec.template.spec.containers[0].ports[0] takes it already',
+  ],
+  [
     'a protocol other than TCP, UDP and SCTP',
     'protocol: TCP',
     'protocol: HTTP',
@@ -540,6 +547,19 @@ describe('a Rollout whose pod template the API server would refuse', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/^\d+:\d+ /);
     expect(errors[0]!.replace(/:\d+ /, ' ')).toBe(`${line} ${message}`);
+  });
+
+  it('lets an init container use the host port a container uses later (they do not run together)', () => {
+    const text = replaced(
+      replaced(
+        ROLLOUT,
+        '{name: metrics, containerPort: 9090}',
+        '{name: metrics, containerPort: 9090, hostPort: 9090}',
+      ),
+      'image: registry.example.com/checkout-migrate:1.4.2',
+      'image: registry.example.com/checkout-migrate:1.4.2\n          ports: [{containerPort: 9090, hostPort: 9090}]',
+    );
+    expect(check(text).errors).toEqual([]);
   });
 
   it('warns about an environment variable name older API servers refuse', () => {
