@@ -44,6 +44,18 @@ export class PodFieldReader {
     return undefined;
   }
 
+  /** The mapping reached from `record` through `keys` (each a mapping), undefined when one is absent. */
+  nested(record: LooseRecord, keys: readonly string[], at: FieldPath): LooseRecord | undefined {
+    let current: LooseRecord | undefined = record;
+    const path: Array<string | number> = [...at];
+    for (const key of keys) {
+      path.push(key);
+      current = this.record(current[key], path);
+      if (current === undefined) return undefined;
+    }
+    return current;
+  }
+
   /** The list at `path`, undefined when absent (or not a list, which is reported). */
   list(value: unknown, path: FieldPath): unknown[] | undefined {
     if (value === undefined || value === null) return undefined;

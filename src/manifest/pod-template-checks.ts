@@ -141,19 +141,10 @@ function checkVolumes(value: unknown, at: FieldPath, read: PodFieldReader): Set<
     const emptyDir = read.record(volume.emptyDir, [...at, index, 'emptyDir']);
     if (emptyDir !== undefined)
       checkQuantity(emptyDir.sizeLimit, [...at, index, 'emptyDir', 'sizeLimit'], read);
-    const claimAt = [...at, index, 'ephemeral', 'volumeClaimTemplate', 'spec'];
-    const claim = read.record(
-      read.record(
-        read.record(volume.ephemeral, claimAt.slice(0, -2))?.volumeClaimTemplate,
-        claimAt.slice(0, -1),
-      )?.spec,
-      claimAt,
-    );
-    const claimResources = read.record(claim?.resources, [...claimAt, 'resources']);
-    if (claimResources !== undefined) {
-      checkQuantityMap(claimResources.requests, [...claimAt, 'resources', 'requests'], read);
-      checkQuantityMap(claimResources.limits, [...claimAt, 'resources', 'limits'], read);
-    }
+    const claimKeys = ['ephemeral', 'volumeClaimTemplate', 'spec', 'resources'];
+    const claimResources = read.nested(volume, claimKeys, [...at, index]);
+    for (const field of ['requests', 'limits'] as const)
+      checkQuantityMap(claimResources?.[field], [...at, index, ...claimKeys, field], read);
   });
   // A placeholder name could be any volume: mounts are then not matched against the list.
   return complete ? new Set(names.keys()) : undefined;

@@ -105,11 +105,11 @@ export function checkResourceRequirements(value: unknown, at: FieldPath, read: P
         );
         continue;
       }
-      const pageSize = kind.kind === 'hugepages' ? parseQuantity(name.slice(HUGEPAGES_PREFIX.length)) : 1;
-      if (kind.kind === 'hugepages' && amount % pageSize !== 0) {
+      const pageSize = kind.kind === 'hugepages' ? name.slice(HUGEPAGES_PREFIX.length) : undefined;
+      if (pageSize !== undefined && amount % parseQuantity(pageSize) !== 0) {
         read.error(
           path,
-          `must be a multiple of the page size (${name.slice(HUGEPAGES_PREFIX.length)}), got ${JSON.stringify(quantity)}`,
+          `must be a multiple of the page size (${pageSize}), got ${JSON.stringify(quantity)}`,
         );
         continue;
       }
@@ -121,17 +121,18 @@ export function checkResourceRequirements(value: unknown, at: FieldPath, read: P
     const overcommit = kind !== 'hugepages' && kind !== 'extended';
     const limit = parsed.limits.get(name);
     const shownLimit = String(written.limits[name]);
+    const what = kind === 'hugepages' ? 'hugepages' : 'an extended resource';
     if (!overcommit && written.limits[name] === undefined) {
       read.error(
         [...at, 'limits'],
-        `must set ${name} (requested ${JSON.stringify(written.requests[name])}): ${kind === 'hugepages' ? 'hugepages' : 'an extended resource'} cannot be overcommitted`,
+        `must set ${name} (requested ${JSON.stringify(written.requests[name])}): ${what} cannot be overcommitted`,
       );
     } else if (limit === undefined) {
       continue;
     } else if (!overcommit && request !== limit) {
       read.error(
         [...at, 'requests', name],
-        `must equal the ${name} limit (${shownLimit}): ${kind === 'hugepages' ? 'hugepages' : 'an extended resource'} cannot be overcommitted`,
+        `must equal the ${name} limit (${shownLimit}): ${what} cannot be overcommitted`,
       );
     } else if (request > limit) {
       read.error(
