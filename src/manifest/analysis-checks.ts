@@ -1,8 +1,11 @@
 // Semantic checks on AnalysisTemplate / ClusterAnalysisTemplate / AnalysisRun specs whose shape is valid.
-import type { AnalysisTemplateSpec, AnalysisRunSpec } from './analysis.ts';
+import type { AnalysisTemplateSpec, AnalysisRunSpec, JobMetric } from './analysis.ts';
 import { OTHER_METRIC_PROVIDERS, SUPPORTED_METRIC_PROVIDERS } from './analysis.ts';
 import { parseDuration } from './duration.ts';
+import type { FieldPath } from './field-path.ts';
 import { metricProviderIssues } from './metric-provider-checks.ts';
+import { PodFieldReader } from './pod-field-reader.ts';
+import { checkObjectLabels, checkPodTemplate } from './pod-template-checks.ts';
 import type { IssueCollector } from './validation-issue.ts';
 
 const INTEGER_TEXT = /^-?\d+$/;
@@ -48,6 +51,7 @@ export function checkAnalysisSpec(spec: AnalysisTemplateSpec | AnalysisRunSpec, 
         );
       }
     }
+    if (metric.provider.job !== undefined) checkJobMetric(metric.provider.job, at('provider', 'job'), sink);
     const providers = PROVIDERS.filter((name) => metric.provider[name] !== undefined);
     if (providers.length === 0) {
       sink.error(at('provider'), `must set one provider (${SUPPORTED_METRIC_PROVIDERS.join(', ')})`);
@@ -72,4 +76,26 @@ export function checkAnalysisSpec(spec: AnalysisTemplateSpec | AnalysisRunSpec, 
       sink.error(['spec', 'args', index], 'must set only one of value and valueFrom');
     }
   });
+}
+
+// JobSpec fields the API server requires to be >= 0.
+const NON_NEGATIVE_JOB_FIELDS = [
+  'parallelism',
+  'completions',
+  'backoffLimit',
+  'activeDeadlineSeconds',
+  'ttlSecondsAfterFinished',
+] as const;
+
+/**
+ * The Job a job metric creates, as the API server will judge it: its labels and annotations, its counts,
+ * and its pod template (restartPolicy OnFailure or Never). Argument placeholders pass: they are filled in
+ * before the Job is created.
+ */
+function checkJobMetric(job: JobMetric, at: FieldPath, sink: IssueCollector): void {
+  checkObjectLabels(job.metadata, [...at, 'metadata'], sink, { templated: true });
+  const read = new PodFieldReader(sink, true);
+  for (const field of NON_NEGATIVE_JOB_FIELDS)
+    read.integerAtLeast(job.spec[field], [...at, 'spec', field], 0);
+  checkPodTemplate(job.spec.template, [...at, 'spec', 'template'], sink, { owner: 'Job', templated: true });
 }

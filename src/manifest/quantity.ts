@@ -65,3 +65,41 @@ export function isQuantity(value: unknown): value is string | number {
     return false;
   }
 }
+
+const DECIMAL_EXPONENT: Readonly<Record<string, number>> = {
+  n: -9,
+  u: -6,
+  m: -3,
+  '': 0,
+  k: 3,
+  M: 6,
+  G: 9,
+  T: 12,
+  P: 15,
+  E: 18,
+};
+const BINARY_EXPONENT: Readonly<Record<string, number>> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
+
+/**
+ * True when the quantity is a whole number ("2", "2000m", "1.5Ki"), as the API server requires of extended
+ * resources (`nvidia.com/gpu`). Exact (decimal digits as integers), where {@link parseQuantity}'s floating
+ * point value could be off by a rounding error. A quantity that does not parse is not whole.
+ */
+export function isWholeQuantity(value: string | number): boolean {
+  const match = QUANTITY.exec(String(value));
+  if (match === null) return false;
+  const [, number = '0', binary, exponent, decimal = ''] = match;
+  const [whole = '', fraction = ''] = number.replace(/^[+-]/, '').split('.');
+  // number = digits / 10^fraction.length; the suffix multiplies by 2^b or 10^e.
+  let numerator = BigInt(`${whole}${fraction}` || '0');
+  let denominator = 10n ** BigInt(fraction.length);
+  if (binary !== undefined) numerator *= 2n ** BigInt(BINARY_EXPONENT[binary] ?? 0);
+  else {
+    const power = exponent !== undefined ? Number(exponent.slice(1)) : (DECIMAL_EXPONENT[decimal] ?? 0);
+    // Beyond any real quantity: no BigInt of a million digits for "1e999999".
+    if (Math.abs(power) > 100) return power > 0 || numerator === 0n;
+    if (power >= 0) numerator *= 10n ** BigInt(power);
+    else denominator *= 10n ** BigInt(-power);
+  }
+  return numerator % denominator === 0n;
+}

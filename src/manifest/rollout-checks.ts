@@ -2,10 +2,10 @@
 import { parseDuration } from './duration.ts';
 import type { FieldPath } from './field-path.ts';
 import { isEmptySelector, selectorMismatches } from './label-selector.ts';
-import type { Container, PodTemplate } from './kube-meta.ts';
+import type { PodTemplate } from './kube-meta.ts';
+import { checkObjectLabels, checkPodTemplate } from './pod-template-checks.ts';
 import type { AnalysisTemplateRef, DeclaredRollout, WorkloadRef } from './rollout.ts';
 import { ROLLOUT_DEFAULTS, canaryStepKinds } from './rollout.ts';
-import { parseQuantity } from './quantity.ts';
 import { checkTrafficRouting } from './traffic-routing-checks.ts';
 import type { IssueCollector } from './validation-issue.ts';
 
@@ -80,14 +80,7 @@ export function checkRollout(
         );
       }
     }
-    checkContainers(spec.template.spec.containers, ['spec', 'template', 'spec', 'containers'], sink);
-    if (spec.template.spec.initContainers !== undefined) {
-      checkContainers(
-        spec.template.spec.initContainers,
-        ['spec', 'template', 'spec', 'initContainers'],
-        sink,
-      );
-    }
+    checkPodTemplate(spec.template, ['spec', 'template'], sink, { owner: 'ReplicaSet' });
   }
 
   const deadline = spec.progressDeadlineSeconds ?? ROLLOUT_DEFAULTS.progressDeadlineSeconds;
@@ -139,6 +132,8 @@ function checkBlueGreen(rollout: DeclaredRollout, sink: IssueCollector, context:
       `must differ from activeService (both are ${JSON.stringify(blueGreen.activeService)}): the preview would receive live traffic`,
     );
   }
+  for (const key of ['activeMetadata', 'previewMetadata'] as const)
+    checkObjectLabels(blueGreen[key], at(key), sink);
   const limit = rollout.spec.revisionHistoryLimit ?? ROLLOUT_DEFAULTS.revisionHistoryLimit;
   if (blueGreen.scaleDownDelayRevisionLimit !== undefined && blueGreen.scaleDownDelayRevisionLimit > limit) {
     sink.error(
@@ -182,48 +177,6 @@ function checkBlueGreen(rollout: DeclaredRollout, sink: IssueCollector, context:
   }
 }
 
-function checkContainers(containers: Container[], at: FieldPath, sink: IssueCollector): void {
-  const seen = new Map<string, number>();
-  containers.forEach((container, index) => {
-    const first = seen.get(container.name);
-    if (first !== undefined) {
-      sink.error(
-        [...at, index, 'name'],
-        `duplicate container name ${JSON.stringify(container.name)} (also containers[${first}])`,
-      );
-    } else {
-      seen.set(container.name, index);
-    }
-    const resources = container.resources;
-    if (resources === undefined) return;
-    const parsed: Record<'limits' | 'requests', Map<string, number>> = {
-      limits: new Map(),
-      requests: new Map(),
-    };
-    for (const kind of ['limits', 'requests'] as const) {
-      for (const [resource, quantity] of Object.entries(resources[kind] ?? {})) {
-        const path = [...at, index, 'resources', kind, resource];
-        try {
-          const value = parseQuantity(quantity);
-          if (value < 0) sink.error(path, `must not be negative, got ${JSON.stringify(quantity)}`);
-          else parsed[kind].set(resource, value);
-        } catch (err) {
-          sink.error(path, err instanceof Error ? err.message : String(err));
-        }
-      }
-    }
-    for (const [resource, request] of parsed.requests) {
-      const limit = parsed.limits.get(resource);
-      if (limit !== undefined && request > limit) {
-        sink.error(
-          [...at, index, 'resources', 'requests', resource],
-          `must be less than or equal to the ${resource} limit (${String(resources.limits?.[resource])})`,
-        );
-      }
-    }
-  });
-}
-
 function checkIntOrPercent(
   value: number | string | undefined,
   path: FieldPath,
@@ -255,6 +208,9 @@ function checkCanary(rollout: DeclaredRollout, sink: IssueCollector, context: Ro
     );
   }
   checkTrafficRouting(canary, sink);
+  // Their labels and annotations land on the canary's and the stable's pods.
+  for (const key of ['canaryMetadata', 'stableMetadata'] as const)
+    checkObjectLabels(canary[key], at(key), sink);
   const surge = checkIntOrPercent(canary.maxSurge, at('maxSurge'), sink);
   const unavailable = checkIntOrPercent(canary.maxUnavailable, at('maxUnavailable'), sink);
   if (surge === 0 && unavailable === 0) {

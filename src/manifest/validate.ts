@@ -7,6 +7,7 @@ import { ARGO_API_VERSION, ROLLGATE_API_VERSION } from './api-version.ts';
 import { issueMessage } from './issue-messages.ts';
 import { generatableObjectMetaSchema } from './kube-meta.ts';
 import { parseManifests } from './manifest.ts';
+import { checkObjectLabels } from './pod-template-checks.ts';
 import type { ManifestObject, ParsedManifests, ParseManifestsOptions } from './manifest.ts';
 import { declaredRolloutSchema } from './rollout.ts';
 import type { DeclaredRollout } from './rollout.ts';
@@ -104,6 +105,8 @@ export function validateObject(obj: ManifestObject, context: RolloutCheckContext
       for (const path of unknownFields(schema, obj.value)) {
         sink.warn(path, 'unknown field: ignored (not part of the argoproj.io/v1alpha1 schema)');
       }
+      // The API server checks every object's labels and annotations, these kinds' included.
+      checkObjectLabels((obj.value as { metadata?: unknown }).metadata, ['metadata'], sink);
       if (kind === 'Rollout') checkRollout(result.data as DeclaredRollout, sink, context);
       else checkAnalysisSpec((result.data as z.infer<typeof analysisTemplateSchema>).spec, sink);
       if (

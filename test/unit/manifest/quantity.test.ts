@@ -1,6 +1,6 @@
 // Tests for the Kubernetes resource quantity parser.
 import { describe, it, expect } from 'vitest';
-import { parseQuantity, isQuantity, QuantityError } from '../../../src/manifest/quantity.ts';
+import { parseQuantity, isQuantity, isWholeQuantity, QuantityError } from '../../../src/manifest/quantity.ts';
 
 describe('parseQuantity', () => {
   it.each([
@@ -29,5 +29,15 @@ describe('parseQuantity', () => {
     expect(() => parseQuantity('invalid')).toThrow(
       'invalid quantity "invalid": expected a number with an optional suffix (m, k, M, G, Ki, Mi, Gi, …), e.g. "500m" or "128Mi"',
     );
+  });
+});
+
+describe('isWholeQuantity (extended resources are counted in whole units)', () => {
+  it.each([1, '2', '2000m', '1.5Ki', '1e3', '3k', '0', '+4'])('%j is whole', (input) => {
+    expect(isWholeQuantity(input)).toBe(true);
+  });
+
+  it.each(['500m', '1.5', '1e-3', '2.0001', 'invalid', '1n'])('%j is not', (input) => {
+    expect(isWholeQuantity(input)).toBe(false);
   });
 });
