@@ -183,12 +183,21 @@ export const ANALYSIS_PHASES = [
 ] as const;
 export type AnalysisPhase = (typeof ANALYSIS_PHASES)[number];
 
+/** How long a finished AnalysisRun is kept, in seconds after it ended (Argo's TTLStrategy); then it is deleted. */
+export const ttlStrategySchema = z.object({
+  secondsAfterCompletion: z.int().min(0).optional(),
+  secondsAfterFailure: z.int().min(0).optional(),
+  secondsAfterSuccess: z.int().min(0).optional(),
+});
+export type TtlStrategy = z.infer<typeof ttlStrategySchema>;
+
 export const analysisRunSpecSchema = z.object({
   metrics: z.array(metricSchema).min(1, { error: 'at least one metric is required' }),
   args: z.array(argumentSchema).optional(),
   terminate: z.boolean().optional(),
   dryRun: z.array(dryRunSchema).optional(),
   measurementRetention: z.array(measurementRetentionSchema).optional(),
+  ttlStrategy: ttlStrategySchema.optional(),
 });
 export type AnalysisRunSpec = z.infer<typeof analysisRunSpecSchema>;
 
@@ -235,6 +244,8 @@ export const analysisRunStatusSchema = z.looseObject({
   message: z.string().optional(),
   metricResults: z.array(metricResultSchema).optional(),
   startedAt: z.string().optional(),
+  /** When the run reached a terminal phase (RFC 3339); its ttlStrategy counts from here. */
+  completedAt: z.string().optional(),
   runSummary: runSummarySchema.optional(),
   dryRunSummary: runSummarySchema.optional(),
 });

@@ -183,6 +183,46 @@ describe('standalone AnalysisRuns', () => {
     expect(run.status?.message).toBe('Unable to resolve metric arguments: spec.args[0] "path" has no value');
   });
 
+  it('ttlStrategy: a finished run is deleted once its TTL for its phase has passed; a Failed one keeps its longer TTL', async () => {
+    const withTtl = (yaml: string, ttl: string): string =>
+      yaml.replace('spec:\n', `spec:\n  ttlStrategy:\n${ttl}`);
+    await apply(
+      'ttl-bad',
+      withTtl(
+        runYaml({ name: 'ttl-bad', path: '/broken/ttl', count: 1, failureLimit: 0 }),
+        '    secondsAfterSuccess: 1\n    secondsAfterFailure: 3600\n',
+      ),
+    );
+    await apply(
+      'ttl-good',
+      withTtl(
+        runYaml({ name: 'ttl-good', path: '/healthy/ttl', count: 1 }),
+        '    secondsAfterSuccess: 1\n    secondsAfterCompletion: 3600\n',
+      ),
+    );
+    const good = await ended('ttl-good');
+    expect(good.status?.phase).toBe('Successful');
+    const bad = await ended('ttl-bad');
+    expect(bad.status?.phase).toBe('Failed');
+    // Gone about a second after it ended (the job looks again when the TTL is due; no watch event needed).
+    await eventually('ttl-good to be deleted', async () => {
+      try {
+        await readRun('ttl-good');
+        return undefined;
+      } catch (err) {
+        return (err as { code?: number }).code === 404 ? true : undefined;
+      }
+    });
+    const deletedBy = Date.now();
+    expect(deletedBy - Date.parse(good.status?.completedAt ?? '')).toBeGreaterThanOrEqual(1_000);
+    // The Failed run ended no later than ttl-good was deleted, so secondsAfterSuccess (1) would have deleted it
+    // too by now (+1 s); its secondsAfterFailure (an hour) keeps it.
+    await eventually('ttl-bad to be older than 2 s', async () =>
+      Date.now() - Date.parse(bad.status?.completedAt ?? '') > 2_000 ? true : undefined,
+    );
+    expect((await readRun('ttl-bad')).status?.phase).toBe('Failed');
+  });
+
   it('a run a Rollout owns is left to that Rollout', async () => {
     // At 0 replicas its own reconcile has nothing to create; it measures only the runs it labels.
     const rollout = toPlainObject<{ metadata: { uid: string } }>(
