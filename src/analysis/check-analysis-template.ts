@@ -1,5 +1,6 @@
 // Static checks of an AnalysisTemplate spec before any run exists: conditions compile, settings read, provider known.
 import { SUPPORTED_METRIC_PROVIDERS, type AnalysisTemplateSpec } from '../manifest/analysis.ts';
+import { metricProviderIssues } from '../manifest/metric-provider-checks.ts';
 import { compileMetricConditions } from './evaluate-measurement.ts';
 import { metricSettings } from './metric-settings.ts';
 import { metricProviderKeys } from './providers/metric-provider.ts';
@@ -17,7 +18,8 @@ const SUPPORTED: readonly string[] = SUPPORTED_METRIC_PROVIDERS;
 /**
  * Checks what a run would trip over later: each condition compiles (unless it still holds an
  * `{{args.x}}` placeholder, checked once the run is built), interval/count/limits read as numbers
- * (same exception), exactly one provider is set and it is supported, every `{{args.x}}` is declared.
+ * (same exception), exactly one provider is set and it is supported, every `{{args.x}}` is declared,
+ * a rangeQuery's start/end/step read, an `authentication` sets one method with its required fields.
  */
 export function checkAnalysisTemplate(spec: AnalysisTemplateSpec): AnalysisTemplateIssue[] {
   const issues: AnalysisTemplateIssue[] = [];
@@ -62,6 +64,8 @@ export function checkAnalysisTemplate(spec: AnalysisTemplateSpec): AnalysisTempl
         message: `provider "${providers[0]}" is not supported yet (supported: ${SUPPORTED.join(', ')})`,
       });
     }
+    for (const issue of metricProviderIssues(metric))
+      issues.push({ path: `${at}.${issue.path.join('.')}`, message: issue.message });
     for (const name of referencedArgs(metric)) {
       if (!declared.has(name))
         issues.push({

@@ -5,6 +5,7 @@ import { silentLogger } from '../log/logger.ts';
 import type { AnalysisRun, AnalysisRunStatus, Measurement, Metric } from '../manifest/analysis.ts';
 import { resolveMetricSecrets, type SecretResolver } from './build-analysis-run.ts';
 import { evaluateMeasurement } from './evaluate-measurement.ts';
+import { authenticationSecrets } from '../manifest/metric-authentication.ts';
 import { planAnalysisRun } from './plan-analysis-run.ts';
 import type { MetricProviderRegistry, ProviderMeasurement } from './providers/metric-provider.ts';
 import { recordMeasurement } from './record-measurement.ts';
@@ -93,11 +94,17 @@ async function takeMeasurement(
   let scrubSecrets: Scrub = (text) => text;
   try {
     const resolved = await resolveMetricSecrets(metric, run, deps.resolveSecret);
-    scrubSecrets = secretScrubber(resolved.secretValues);
-    const provider = deps.providers.forMetric(resolved.metric);
+    const provider = resolved.metric.provider;
+    // A client secret or password written into the template is as secret as one from a Secret.
+    scrubSecrets = secretScrubber([
+      ...resolved.secretValues,
+      ...authenticationSecrets(provider.prometheus?.authentication),
+      ...authenticationSecrets(provider.web?.authentication),
+    ]);
+    const measurer = deps.providers.forMetric(resolved.metric);
     const last = run.status?.metricResults?.find((r) => r.name === metric.name)?.measurements?.at(-1);
     const inFlight = last !== undefined && last.finishedAt === undefined ? last : undefined;
-    const answer = await provider.measure(resolved.metric, run, {
+    const answer = await measurer.measure(resolved.metric, run, {
       now: deps.now,
       logger,
       ...(inFlight && { inFlight }),

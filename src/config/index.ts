@@ -11,3 +11,4 @@ export { loadConfig, configKeys, type LoadConfigOptions, type ConfigKey } from '
 export { ConfigError, type ConfigProblem } from './config-error.ts';
 export { resolveSecret, SecretUnavailableError, type SecretReference } from './secret-source.ts';
 export { resolveSourceAuth, type ResolvedSourceAuth } from './source-auth.ts';
+export { describeCycle, findDependencyCycle } from './source-dependencies.ts';

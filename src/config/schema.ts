@@ -4,6 +4,7 @@ import { isDuration, parseDuration } from '../manifest/duration.ts';
 import { DRIVEN_GROUPS } from '../manifest/driven-api.ts';
 import { parseHostPattern } from '../manifest/host-pattern.ts';
 import { parseRedisUrl, RedisUrlError } from './redis-url.ts';
+import { describeCycle, findDependencyCycle } from './source-dependencies.ts';
 
 /**
  * A poll interval as Argo users write durations ("30s", "5m", "1h30m") or whole seconds: the spec
@@ -81,6 +82,52 @@ const sourceScope = z
   .strict()
   .prefault({});
 
+/**
+ * How Rollgate reaches a forge's API for one repository (a promotion's pull requests, a source's commit
+ * statuses); the token comes from exactly one of token, tokenEnv, tokenFile and is never logged.
+ */
+const forgeFields = {
+  provider: z.enum(['github', 'gitlab', 'gitea']),
+  apiUrl: z.string().regex(/^https?:\/\//, 'must be an http(s) URL such as https://api.github.com'),
+  repository: z.string().min(1),
+  token: z.string().min(1).optional(),
+  tokenEnv: z.string().min(1).optional(),
+  tokenFile: z.string().min(1).optional(),
+  // The token goes over plain http:// to a non-loopback apiUrl only with this set.
+  allowInsecureHttp: z.boolean().default(false),
+};
+const oneForgeToken = (p: { token?: string; tokenEnv?: string; tokenFile?: string }): boolean =>
+  [p.token, p.tokenEnv, p.tokenFile].filter((v) => v !== undefined).length === 1;
+
+/**
+ * A source's commit status (`rollgate/<source>`) on each commit it syncs (docs/sources.md, "Commit
+ * statuses"): the forge that hosts its repository, and the link the status carries (a dashboard).
+ */
+const commitStatus = z
+  .object({
+    ...forgeFields,
+    targetUrl: z
+      .string()
+      .regex(/^https?:\/\//, 'must be an http(s) URL')
+      .optional(),
+  })
+  .strict()
+  .refine(oneForgeToken, { message: 'give exactly one of token, tokenEnv, tokenFile' });
+
+/** A subscribe annotation's name, as a Rollout or a GitSource object would carry it. */
+const SUBSCRIBE_KEY = /^notifications\.(argoproj\.io|rollgate\.dev)\/(subscribe\.\S+|subscriptions)$/;
+const subscribeEntries = z.record(z.string(), z.string()).superRefine((entries, ctx) => {
+  for (const key of Object.keys(entries))
+    if (!SUBSCRIBE_KEY.test(key))
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        message:
+          'must be a subscribe annotation: notifications.argoproj.io/subscribe.<trigger>.<service> ' +
+          '(or notifications.argoproj.io/subscriptions)',
+      });
+});
+
 const source = z
   .object({
     name: z
@@ -129,8 +176,19 @@ const source = z
       })
       .default('auto'),
     auth: sourceAuth.optional(),
+    /**
+     * Sources this one waits for: a sync of a new commit is held (status `Waiting`) until each of them is
+     * Healthy at its synced commit (docs/sync.md, "Health"). Names of other sources; no cycles.
+     */
+    dependsOn: z.array(z.string().min(1)).optional(),
     // Credentials over plain http:// go to a non-loopback host only with this set (see checkCredentialTransport).
     allowInsecureHttp: z.boolean().default(false),
+    /**
+     * Who is told of the source's syncs (docs/notifications.md, "Sources"): subscribe annotations as a
+     * Rollout or a GitSource object carries them, e.g. `notifications.argoproj.io/subscribe.on-sync-failed.slack: deploys`.
+     */
+    notifications: subscribeEntries.optional(),
+    commitStatus: commitStatus.optional(),
   })
   .strict();
 
@@ -141,18 +199,11 @@ const promotionName = z
 /** Where a promotion's pull requests are opened; the token comes from the environment or a file. */
 const pullRequest = z
   .object({
-    provider: z.enum(['github', 'gitlab', 'gitea']),
-    apiUrl: z.string().regex(/^https?:\/\//, 'must be an http(s) URL such as https://api.github.com'),
-    repository: z.string().min(1),
-    token: z.string().min(1).optional(),
-    tokenEnv: z.string().min(1).optional(),
-    tokenFile: z.string().min(1).optional(),
+    ...forgeFields,
     labels: z.array(z.string().min(1)).default([]),
     reviewers: z.array(z.string().min(1)).default([]),
     draft: z.boolean().default(false),
     autoMerge: z.boolean().default(false),
-    // The token goes over plain http:// to a non-loopback apiUrl only with this set.
-    allowInsecureHttp: z.boolean().default(false),
     /** How often auto-merge re-reads the checks of an open pull request (its first look waits as long). */
     checksInterval: durationString.default('30s'),
     author: z
@@ -161,9 +212,7 @@ const pullRequest = z
       .default({ name: 'Rollgate', email: 'rollgate@users.noreply.invalid' }),
   })
   .strict()
-  .refine((p) => [p.token, p.tokenEnv, p.tokenFile].filter((v) => v !== undefined).length === 1, {
-    message: 'give exactly one of token, tokenEnv, tokenFile',
-  });
+  .refine(oneForgeToken, { message: 'give exactly one of token, tokenEnv, tokenFile' });
 
 const promotion = z
   .object({
@@ -301,6 +350,38 @@ const redisSettings = z
   })
   .prefault({});
 
+/**
+ * Each `dependsOn` names another configured source, once; and no chain of them comes back to where it
+ * started (each would wait for the other forever).
+ */
+function checkDependencies(
+  sources: ReadonlyArray<{ name: string; dependsOn?: string[] | undefined }>,
+  ctx: z.RefinementCtx,
+): void {
+  const names = new Set(sources.map((s) => s.name));
+  sources.forEach((s, i) => {
+    (s.dependsOn ?? []).forEach((dependency, j) => {
+      const path = ['sources', i, 'dependsOn', j];
+      if (!names.has(dependency))
+        ctx.addIssue({
+          code: 'custom',
+          path,
+          message: `no source named "${dependency}" (sources: ${[...names].join(', ')})`,
+        });
+      else if (s.dependsOn?.indexOf(dependency) !== j)
+        ctx.addIssue({ code: 'custom', path, message: `names "${dependency}" twice` });
+    });
+  });
+  const cycle = findDependencyCycle(new Map(sources.map((s) => [s.name, s.dependsOn ?? []])));
+  if (cycle === undefined) return;
+  const at = sources.findIndex((s) => s.name === cycle[0]);
+  ctx.addIssue({
+    code: 'custom',
+    path: ['sources', at, 'dependsOn'],
+    message: `a dependsOn cycle: ${describeCycle(cycle)} (each would wait for the other forever)`,
+  });
+}
+
 /** A host name (`*.` for subdomains), an IP address or a CIDR block, checked here so a typo names its key. */
 const hostPattern = z.string().superRefine((text, ctx) => {
   const pattern = parseHostPattern(text);
@@ -335,7 +416,10 @@ export const MIN_INLINE_SECRET_LENGTH = 16;
 
 interface SecretHolders {
   webhooks: Partial<Record<string, { secret?: string | undefined } | undefined>>;
-  sources: Array<{ auth?: { password?: string | undefined; token?: string | undefined } | undefined }>;
+  sources: Array<{
+    auth?: { password?: string | undefined; token?: string | undefined } | undefined;
+    commitStatus?: { token?: string | undefined } | undefined;
+  }>;
   promotions: Array<{ pullRequest: { token?: string | undefined } }>;
 }
 
@@ -355,6 +439,7 @@ function checkInlineSecrets(config: SecretHolders, ctx: z.RefinementCtx): void {
   config.sources.forEach((source, i) => {
     check(source.auth?.password, ['sources', i, 'auth', 'password']);
     check(source.auth?.token, ['sources', i, 'auth', 'token']);
+    check(source.commitStatus?.token, ['sources', i, 'commitStatus', 'token']);
   });
   config.promotions.forEach((promotion, i) =>
     check(promotion.pullRequest.token, ['promotions', i, 'pullRequest', 'token']),
@@ -384,6 +469,18 @@ function insecureRemoteHost(url: string): string | undefined {
  * the source's or pull request's `allowInsecureHttp` says the network in between is trusted.
  */
 function checkCredentialTransport(config: RollgateConfigInput, ctx: z.RefinementCtx): void {
+  config.sources.forEach((source, i) => {
+    const status = source.commitStatus;
+    const statusHost = status === undefined ? undefined : insecureRemoteHost(status.apiUrl);
+    if (statusHost !== undefined && !status?.allowInsecureHttp)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['sources', i, 'commitStatus', 'apiUrl'],
+        message:
+          `the commit-status token would be sent in clear over http:// to ${statusHost}; use https:// ` +
+          `or set sources[${i}].commitStatus.allowInsecureHttp: true if the network to it is trusted`,
+      });
+  });
   config.sources.forEach((source, i) => {
     const host = insecureRemoteHost(source.url);
     if (host === undefined || source.allowInsecureHttp) return;
@@ -418,7 +515,12 @@ function checkCredentialTransport(config: RollgateConfigInput, ctx: z.Refinement
 }
 
 interface RollgateConfigInput {
-  sources: Array<{ url: string; allowInsecureHttp: boolean; auth?: object | undefined }>;
+  sources: Array<{
+    url: string;
+    allowInsecureHttp: boolean;
+    auth?: object | undefined;
+    commitStatus?: { apiUrl: string; allowInsecureHttp: boolean } | undefined;
+  }>;
   promotions: Array<{ pullRequest: { apiUrl: string; allowInsecureHttp: boolean } }>;
 }
 
@@ -588,6 +690,7 @@ export const configSchema = z
       }
       seen.set(s.name, i);
     });
+    checkDependencies(config.sources, ctx);
     const promotions = new Map<string, number>();
     config.promotions.forEach((p, i) => {
       const first = promotions.get(p.name);

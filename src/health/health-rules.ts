@@ -33,3 +33,24 @@ export function healthOf(live: LiveObject | undefined, rules: HealthRuleTable = 
   if (live === undefined) return MISSING;
   return rules.get(healthRuleKey(live))?.(live) ?? genericHealth(live);
 }
+
+/**
+ * Kinds with no status to read: configuration and access objects whose health is that they were applied.
+ * A source's health check does not read them (no list of every Secret of a namespace just to say Healthy).
+ */
+export const STATUSLESS_KINDS: ReadonlySet<string> = new Set([
+  '/ConfigMap',
+  '/Secret',
+  '/ServiceAccount',
+  '/LimitRange',
+  'rbac.authorization.k8s.io/Role',
+  'rbac.authorization.k8s.io/RoleBinding',
+  'rbac.authorization.k8s.io/ClusterRole',
+  'rbac.authorization.k8s.io/ClusterRoleBinding',
+  'networking.k8s.io/NetworkPolicy',
+  'scheduling.k8s.io/PriorityClass',
+  'rollgate.dev/AnalysisTemplate',
+  'rollgate.dev/ClusterAnalysisTemplate',
+  'argoproj.io/AnalysisTemplate',
+  'argoproj.io/ClusterAnalysisTemplate',
+]);

@@ -2,13 +2,14 @@
 import type { AnalysisTemplateSpec, AnalysisRunSpec } from './analysis.ts';
 import { OTHER_METRIC_PROVIDERS, SUPPORTED_METRIC_PROVIDERS } from './analysis.ts';
 import { parseDuration } from './duration.ts';
+import { metricProviderIssues } from './metric-provider-checks.ts';
 import type { IssueCollector } from './validation-issue.ts';
 
 const INTEGER_TEXT = /^-?\d+$/;
 const PLACEHOLDER = /\{\{.+\}\}/;
 const PROVIDERS = [...SUPPORTED_METRIC_PROVIDERS, ...OTHER_METRIC_PROVIDERS];
 
-/** Checks metric names, durations, int-or-string limits, providers and args of an analysis spec. */
+/** Checks metric names, durations, int-or-string limits, providers (rangeQuery, authentication) and args of an analysis spec. */
 export function checkAnalysisSpec(spec: AnalysisTemplateSpec | AnalysisRunSpec, sink: IssueCollector): void {
   const metricNames = new Map<string, number>();
   (spec.metrics ?? []).forEach((metric, index) => {
@@ -53,6 +54,7 @@ export function checkAnalysisSpec(spec: AnalysisTemplateSpec | AnalysisRunSpec, 
     } else if (providers.length > 1) {
       sink.error(at('provider'), `must set only one provider, got ${providers.join(' and ')}`);
     }
+    for (const issue of metricProviderIssues(metric)) sink.error(at(...issue.path), issue.message);
   });
 
   const argNames = new Map<string, number>();

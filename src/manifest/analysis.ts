@@ -33,27 +33,48 @@ export type Argument = z.infer<typeof argumentSchema>;
 export const webMetricHeaderSchema = z.object({ key: z.string(), value: z.string() });
 export type WebMetricHeader = z.infer<typeof webMetricHeaderSchema>;
 
+/** `authentication.oauth2`: the OAuth2 client-credentials grant (RFC 6749 §4.4), the token sent as a Bearer header. */
+export const oauth2ConfigSchema = z.object({
+  tokenUrl: z.string().optional(),
+  clientId: z.string().optional(),
+  clientSecret: z.string().optional(),
+  scopes: z.array(z.string()).optional(),
+});
+export type OAuth2Config = z.infer<typeof oauth2ConfigSchema>;
+
+/** `authentication.sigv4`: AWS Signature Version 4 for Amazon Managed Prometheus. */
+export const sigv4ConfigSchema = z.object({
+  region: z.string().optional(),
+  profile: z.string().optional(),
+  roleArn: z.string().optional(),
+});
+export type Sigv4Config = z.infer<typeof sigv4ConfigSchema>;
+
+/** A metric provider's `authentication`, as Argo's `Authentication` type (one type for prometheus and web). */
+export const metricAuthenticationSchema = z.object({
+  sigv4: sigv4ConfigSchema.optional(),
+  oauth2: oauth2ConfigSchema.optional(),
+  basicAuth: z.object({ username: z.string().optional(), password: z.string().optional() }).optional(),
+});
+export type MetricAuthentication = z.infer<typeof metricAuthenticationSchema>;
+
+/** `rangeQuery`: `start` and `end` are time expressions (`now() - duration("5m")`), `step` a duration. */
+export const prometheusRangeQuerySchema = z.object({
+  start: z.string(),
+  end: z.string(),
+  step: z.string(),
+});
+export type PrometheusRangeQuery = z.infer<typeof prometheusRangeQuerySchema>;
+
 export const prometheusMetricSchema = z.object({
   address: z.string().optional(),
   query: z.string(),
   /** Seconds. */
   timeout: z.int().min(0).optional(),
   headers: z.array(webMetricHeaderSchema).optional(),
-  authentication: z
-    .object({
-      sigv4: looseMapSchema.optional(),
-      oauth2: z
-        .object({
-          tokenUrl: z.string().optional(),
-          clientId: z.string().optional(),
-          clientSecret: z.string().optional(),
-          scopes: z.array(z.string()).optional(),
-        })
-        .optional(),
-    })
-    .optional(),
+  authentication: metricAuthenticationSchema.optional(),
   insecure: z.boolean().optional(),
-  rangeQuery: looseMapSchema.optional(),
+  rangeQuery: prometheusRangeQuerySchema.optional(),
 });
 export type PrometheusMetric = z.infer<typeof prometheusMetricSchema>;
 
@@ -66,7 +87,7 @@ export const webMetricSchema = z.object({
   jsonPath: z.string().optional(),
   timeoutSeconds: z.int().min(0).optional(),
   insecure: z.boolean().optional(),
-  authentication: looseMapSchema.optional(),
+  authentication: metricAuthenticationSchema.optional(),
 });
 export type WebMetric = z.infer<typeof webMetricSchema>;
 

@@ -177,6 +177,17 @@ export const ANALYSIS_UNSUPPORTED_RULES = {
     severity: 'error',
     reason: 'Rollgate runs prometheus, web and job metrics',
   },
+  sigv4Credentials: {
+    field: 'spec.metrics[].provider.prometheus.authentication.sigv4.<profile|roleArn>',
+    severity: 'error',
+    reason:
+      'Rollgate signs with the credentials in AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN only',
+  },
+  webAuthentication: {
+    field: 'spec.metrics[].provider.web.authentication.<sigv4|basicAuth>',
+    severity: 'error',
+    reason: 'the web provider authenticates with oauth2 only, as Argo’s does (use headers for the rest)',
+  },
 } as const satisfies Record<string, UnsupportedRule>;
 
 function report(sink: IssueCollector, path: FieldPath, printed: string, rule: UnsupportedRule): void {
@@ -356,7 +367,7 @@ function checkRolloutAnalysis(
   }
 }
 
-/** Reports metric providers Rollgate cannot run, in an AnalysisTemplate/ClusterAnalysisTemplate/AnalysisRun. */
+/** Reports metric providers and authentication settings Rollgate cannot honour, in an AnalysisTemplate/ClusterAnalysisTemplate/AnalysisRun. */
 export function checkUnsupportedAnalysisFields(value: Record<string, unknown>, sink: IssueCollector): void {
   const spec = value['spec'];
   if (!isRecord(spec) || !Array.isArray(spec['metrics'])) return;
@@ -370,6 +381,31 @@ export function checkUnsupportedAnalysisFields(value: Record<string, unknown>, s
         `spec.metrics[${index}].provider.${provider}`,
         ANALYSIS_UNSUPPORTED_RULES.provider,
       );
+    }
+    const provider = metric['provider'];
+    const at = (...rest: Array<string>): FieldPath => ['spec', 'metrics', index, 'provider', ...rest];
+    const prometheusAuth = isRecord(provider['prometheus'])
+      ? provider['prometheus']['authentication']
+      : undefined;
+    const sigv4 = isRecord(prometheusAuth) ? prometheusAuth['sigv4'] : undefined;
+    for (const field of ['profile', 'roleArn']) {
+      if (isRecord(sigv4) && sigv4[field] !== undefined && sigv4[field] !== '')
+        report(
+          sink,
+          at('prometheus', 'authentication', 'sigv4', field),
+          `spec.metrics[${index}].provider.prometheus.authentication.sigv4.${field}`,
+          ANALYSIS_UNSUPPORTED_RULES.sigv4Credentials,
+        );
+    }
+    const webAuth = isRecord(provider['web']) ? provider['web']['authentication'] : undefined;
+    for (const field of ['sigv4', 'basicAuth']) {
+      if (isRecord(webAuth) && webAuth[field] !== undefined)
+        report(
+          sink,
+          at('web', 'authentication', field),
+          `spec.metrics[${index}].provider.web.authentication.${field}`,
+          ANALYSIS_UNSUPPORTED_RULES.webAuthentication,
+        );
     }
   });
 }

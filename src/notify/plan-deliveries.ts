@@ -2,18 +2,36 @@
 import { NotificationConfigError } from './notification-config-error.ts';
 import type { NotificationConfig } from './notification-config.ts';
 import type { RenderedNotification } from './notification-template.ts';
+import type { SourceTemplateData } from './source-template-data.ts';
 import { subscriptionsOf } from './subscriptions.ts';
 
-/** The transition a notification is about; `key` identifies it for deduplication. */
-export interface NotificationEvent {
+/**
+ * The transition a notification is about; `key` identifies it for deduplication. It is about a Rollout
+ * (subscribed by its annotations) or a source (subscribed by `subscriptions`, an annotations map).
+ */
+export type NotificationEvent = {
   trigger: string;
-  /** `<rollout uid or namespace/name>|<revision>|<trigger>|<step>`. */
+  /** `<rollout uid or namespace/name>|<revision>|<trigger>|<step>`, or a source's (detect-source-transitions.ts). */
   key: string;
-  /** The Rollout as it was after the transition (what templates read as `.rollout`). */
-  rollout: { metadata?: { uid?: string; annotations?: Record<string, string> } } & Record<string, unknown>;
   /** More template data (`.promotion` for the promotion triggers). */
   extra?: Record<string, unknown>;
-}
+} & (
+  | {
+      /** The Rollout as it was after the transition (what templates read as `.rollout`). */
+      rollout: { metadata?: { uid?: string; annotations?: Record<string, string> } } & Record<
+        string,
+        unknown
+      >;
+      source?: undefined;
+    }
+  | {
+      /** The source after the transition (what templates read as `.source`). */
+      source: SourceTemplateData;
+      /** The source's subscribe entries, in the grammar of the subscribe annotations. */
+      subscriptions: Readonly<Record<string, string>> | undefined;
+      rollout?: undefined;
+    }
+);
 
 /** One message to one recipient of one service. */
 export interface Delivery {
@@ -50,8 +68,8 @@ function printedKeyPart(value: unknown): string {
 }
 
 /**
- * Plans the deliveries of one event: every subscription of the Rollout to the event's trigger (directly,
- * or through the default triggers), every condition of the trigger whose `when` holds for the Rollout,
+ * Plans the deliveries of one event: every subscription of the Rollout (or source) to the event's trigger
+ * (directly, or through the default triggers), every condition of the trigger whose `when` holds for it,
  * every template it sends, rendered once and sent to every recipient. Pure: the same event and config
  * always give the same deliveries with the same keys.
  */
@@ -59,10 +77,15 @@ export function planDeliveries(event: NotificationEvent, config: NotificationCon
   const deliveries: Delivery[] = [];
   const problems: NotificationConfigError[] = [];
   const conditions = config.triggers.get(event.trigger);
-  const data = { ...event.extra, rollout: event.rollout };
+  const subject = event.source !== undefined ? { source: event.source } : { rollout: event.rollout };
+  const data = { ...event.extra, ...subject };
   const rendered = new Map<string, RenderedNotification>();
+  // The oncePer identity of the subject: a Rollout's uid, or the source's name.
+  const subjectId = event.source !== undefined ? event.source.name : (event.rollout.metadata?.uid ?? '');
 
-  const subscribed = subscriptionsOf(event.rollout.metadata?.annotations);
+  const subscribed = subscriptionsOf(
+    event.source !== undefined ? event.subscriptions : event.rollout.metadata?.annotations,
+  );
   problems.push(...subscribed.problems);
   for (const subscription of subscribed.subscriptions) {
     const defaults = config.defaultTriggersByService.get(subscription.service) ?? config.defaultTriggers;
@@ -100,10 +123,8 @@ export function planDeliveries(event: NotificationEvent, config: NotificationCon
       const triggerKey = `trigger.${event.trigger}`;
       let once: string | undefined;
       try {
-        if (condition.when !== undefined && condition.when.evaluate({ rollout: event.rollout }) !== true)
-          return;
-        if (condition.oncePer !== undefined)
-          once = printedKeyPart(condition.oncePer.evaluate({ rollout: event.rollout }));
+        if (condition.when !== undefined && condition.when.evaluate(subject) !== true) return;
+        if (condition.oncePer !== undefined) once = printedKeyPart(condition.oncePer.evaluate(subject));
       } catch (err) {
         problems.push(
           new NotificationConfigError('notify.config.invalid', triggerKey, (err as Error).message),
@@ -128,9 +149,7 @@ export function planDeliveries(event: NotificationEvent, config: NotificationCon
           rendered.set(name, notification);
         }
         const identity =
-          once === undefined
-            ? event.key
-            : `${event.rollout.metadata?.uid ?? ''}|${event.trigger}|${index}|oncePer=${once}`;
+          once === undefined ? event.key : `${subjectId}|${event.trigger}|${index}|oncePer=${once}`;
         for (const recipient of subscription.recipients)
           deliveries.push({
             key: [identity, service.name, recipient, name].join('|'),

@@ -122,3 +122,18 @@ export function hasSubscriptions(annotations: Readonly<Record<string, string>> |
     (a) => SUBSCRIPTIONS_ANNOTATIONS.includes(a) || SUBSCRIBE_PREFIXES.some((p) => a.startsWith(p)),
   );
 }
+
+/**
+ * The subscribe entries of an object's annotations (a GitSource object's): the annotations this module
+ * reads, the others left out. What a source's subscriptions are given as (`sources[].notifications` of
+ * the configuration is the same map, written by hand).
+ */
+export function subscribeEntriesOf(
+  annotations: Readonly<Record<string, string>> | undefined,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(annotations ?? {}).filter(
+      ([a]) => SUBSCRIPTIONS_ANNOTATIONS.includes(a) || SUBSCRIBE_PREFIXES.some((p) => a.startsWith(p)),
+    ),
+  );
+}

@@ -9,7 +9,9 @@ import {
 } from '../notify/detect-transitions.ts';
 import { NotificationConfigError } from '../notify/notification-config-error.ts';
 import { NotificationDeliveryError } from '../notify/notification-delivery-error.ts';
-import { eventKey, planDeliveries } from '../notify/plan-deliveries.ts';
+import type { ServiceConfig } from '../notify/service-options.ts';
+import { eventKey, planDeliveries, type Delivery } from '../notify/plan-deliveries.ts';
+import type { SourceTemplateData } from '../notify/source-template-data.ts';
 import { fetchHttpCall, type HttpCall } from '../notify/services/notification-sender.ts';
 import { sendNotification } from '../notify/services/senders.ts';
 import { hasSubscriptions } from '../notify/subscriptions.ts';
@@ -50,6 +52,14 @@ export interface NotifierOptions {
   http?: HttpCall;
   /** How long a ConfigMap read is reused (default 10 s). */
   configTtlMs?: number;
+  /**
+   * The subscribe entries of a source, read when its notification is planned and sent (an annotations
+   * map: a GitSource object's annotations, a config source's `notifications`); undefined when the source
+   * is gone. Default: the configuration's sources.
+   */
+  sourceSubscriptions?: (
+    source: string,
+  ) => Readonly<Record<string, string>> | undefined | Promise<Readonly<Record<string, string>> | undefined>;
 }
 
 /** The Rollout as templates see it: status as written by the pass, without server bookkeeping. */
@@ -100,10 +110,15 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
     pending.add(adding);
   };
 
-  const invalid = (trigger: string, error: NotificationConfigError, rollout: string): void => {
+  /** `subject`: `{rollout: namespace/name}` or `{source}`, what the notification is about. */
+  const invalid = (
+    trigger: string,
+    error: NotificationConfigError,
+    subject: { rollout: string } | { source: string },
+  ): void => {
     metrics.notificationsTotal.inc({ trigger, service: error.key, result: 'invalid' });
     log.error(
-      { rollout, trigger, key: error.key, code: error.code, err: error.message },
+      { ...subject, trigger, key: error.key, code: error.code, err: error.message },
       'notification not sent: fix the ConfigMap key or annotation',
     );
   };
@@ -115,7 +130,7 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
    * (The rest of the job's Rollout is its state at the transition, which templates are meant to show.)
    */
   const withLiveSubscriptions = async (
-    payload: NotifyPayload,
+    payload: Extract<NotifyPayload, { kind: 'event' | 'delivery' }>,
   ): Promise<Record<string, unknown> | undefined> => {
     const { namespace, name } = payload;
     // Read in the group the transition's Rollout lives in (its apiVersion): rollgate.dev or argoproj.io.
@@ -145,7 +160,10 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
     };
   };
 
-  const notTheRollout = (payload: NotifyPayload, rollout: string): JobOutcome => {
+  const notTheRollout = (
+    payload: Extract<NotifyPayload, { kind: 'event' | 'delivery' }>,
+    rollout: string,
+  ): JobOutcome => {
     metrics.notificationsTotal.inc({ trigger: '(unplanned)', service: '(unplanned)', result: 'invalid' });
     log.warn(
       { rollout, trigger: payload.trigger, key: payload.key },
@@ -161,7 +179,7 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
       notifications = await reader.read();
     } catch (err) {
       if (!(err instanceof NotificationConfigError)) throw err;
-      invalid(payload.trigger, err, rollout);
+      invalid(payload.trigger, err, { rollout });
       return { kind: 'stalled', reason: err.message };
     }
     const subscribed = await withLiveSubscriptions(payload);
@@ -175,7 +193,7 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
       },
       notifications,
     );
-    for (const problem of plan.problems) invalid(payload.trigger, problem, rollout);
+    for (const problem of plan.problems) invalid(payload.trigger, problem, { rollout });
     // Each delivery job is a reference: the event again, and which of its deliveries (see runDelivery).
     for (const delivery of plan.deliveries)
       await queue.add({
@@ -195,6 +213,66 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
     return { kind: 'done' };
   };
 
+  /** Sends one planned delivery and marks it sent; a transient failure is thrown while attempts are left. */
+  const send = async (
+    payload: Pick<NotifyPayload, 'kind' | 'key'>,
+    delivery: Delivery,
+    service: ServiceConfig,
+    attempt: number,
+    subject: Record<string, string>,
+  ): Promise<JobOutcome> => {
+    const labels = { trigger: delivery.trigger, service: delivery.service };
+    try {
+      const result = await sendNotification(
+        {
+          service,
+          recipient: delivery.recipient,
+          notification: delivery.notification,
+          templateKey: `template.${delivery.template}`,
+        },
+        http,
+      );
+      await queue.markSent(payload);
+      metrics.notificationsTotal.inc({ ...labels, result });
+      log.info(
+        { ...subject, ...labels, recipient: delivery.recipient, template: delivery.template, result },
+        'notification sent',
+      );
+      return { kind: 'done' };
+    } catch (err) {
+      if (!(err instanceof NotificationDeliveryError)) throw err;
+      const last = attempt >= ATTEMPTS_BY_QUEUE.notify;
+      if (err.transient && !last) {
+        metrics.notificationsTotal.inc({ ...labels, result: 'retried' });
+        throw err;
+      }
+      metrics.notificationsTotal.inc({ ...labels, result: 'failed' });
+      log.error(
+        { ...subject, ...labels, recipient: delivery.recipient, err: err.message },
+        'notification given up',
+      );
+      return { kind: 'stalled', reason: err.message };
+    }
+  };
+
+  const unplanned = (payload: NotifyPayload, subject: Record<string, string>): JobOutcome => {
+    // Metric labels never come from an unplanned job (their number would be the sender's to choose).
+    metrics.notificationsTotal.inc({ trigger: '(unplanned)', service: '(unplanned)', result: 'invalid' });
+    log.error(
+      {
+        ...subject,
+        trigger: payload.trigger,
+        ...('service' in payload && {
+          service: payload.service,
+          recipient: payload.recipient,
+          template: payload.template,
+        }),
+      },
+      'notification not sent: the configuration plans no such delivery (changed since, or the job was not written by Rollgate)',
+    );
+    return { kind: 'stalled', reason: 'the configuration plans no such delivery' };
+  };
+
   const runDelivery = async (
     payload: Extract<NotifyPayload, { kind: 'delivery' }>,
     attempt: number,
@@ -206,7 +284,7 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
       notifications = await reader.read();
     } catch (err) {
       if (!(err instanceof NotificationConfigError)) throw err;
-      invalid(payload.trigger, err, rollout);
+      invalid(payload.trigger, err, { rollout });
       return { kind: 'stalled', reason: err.message };
     }
     // Redis is not a trust root: what is sent, where and with which headers is planned again from the
@@ -223,59 +301,102 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
       notifications,
     ).deliveries.find((planned) => planned.key === payload.key);
     const service = delivery && notifications.services.get(delivery.service);
-    if (delivery === undefined || service === undefined) {
-      // Metric labels never come from an unplanned job (their number would be the sender's to choose).
-      metrics.notificationsTotal.inc({ trigger: '(unplanned)', service: '(unplanned)', result: 'invalid' });
-      log.error(
-        {
-          rollout,
-          trigger: payload.trigger,
-          service: payload.service,
-          recipient: payload.recipient,
-          template: payload.template,
-        },
-        'notification not sent: the configuration plans no such delivery (changed since, or the job was not written by Rollgate)',
-      );
-      return { kind: 'stalled', reason: 'the configuration plans no such delivery' };
-    }
-    const labels = { trigger: delivery.trigger, service: delivery.service };
+    if (delivery === undefined || service === undefined) return unplanned(payload, { rollout });
+    return send(payload, delivery, service, attempt, { rollout });
+  };
+
+  const lookUpSubscriptions =
+    options.sourceSubscriptions ??
+    ((source: string) => config.sources.find((s) => s.name === source)?.notifications);
+
+  /** A source's event planned with who is subscribed now; undefined when the source is gone. */
+  const sourceEvent = async (
+    payload: Extract<NotifyPayload, { kind: 'source-event' | 'source-delivery' }>,
+  ): Promise<Parameters<typeof planDeliveries>[0] | undefined> => {
+    const subscriptions = await lookUpSubscriptions(payload.source);
+    if (subscriptions === undefined) return undefined;
+    return {
+      trigger: payload.trigger,
+      key: payload.kind === 'source-event' ? payload.key : payload.event,
+      source: payload.data as SourceTemplateData,
+      subscriptions,
+    };
+  };
+
+  const sourceGone = (payload: NotifyPayload, source: string): JobOutcome => {
+    metrics.notificationsTotal.inc({ trigger: '(unplanned)', service: '(unplanned)', result: 'invalid' });
+    log.warn(
+      { source, trigger: payload.trigger, key: payload.key },
+      'notification not sent: the source it is about is gone',
+    );
+    return { kind: 'stalled', reason: 'the source is gone' };
+  };
+
+  const runSourceEvent = async (
+    payload: Extract<NotifyPayload, { kind: 'source-event' }>,
+  ): Promise<JobOutcome> => {
+    const { source } = payload;
+    let notifications;
     try {
-      const result = await sendNotification(
-        {
-          service,
-          recipient: delivery.recipient,
-          notification: delivery.notification,
-          templateKey: `template.${delivery.template}`,
-        },
-        http,
-      );
-      await queue.markSent(payload);
-      metrics.notificationsTotal.inc({ ...labels, result });
-      log.info(
-        { rollout, ...labels, recipient: delivery.recipient, template: delivery.template, result },
-        'notification sent',
-      );
-      return { kind: 'done' };
+      notifications = await reader.read();
     } catch (err) {
-      if (!(err instanceof NotificationDeliveryError)) throw err;
-      const last = attempt >= ATTEMPTS_BY_QUEUE.notify;
-      if (err.transient && !last) {
-        metrics.notificationsTotal.inc({ ...labels, result: 'retried' });
-        throw err;
-      }
-      metrics.notificationsTotal.inc({ ...labels, result: 'failed' });
-      log.error(
-        { rollout, ...labels, recipient: delivery.recipient, err: err.message },
-        'notification given up',
-      );
+      if (!(err instanceof NotificationConfigError)) throw err;
+      invalid(payload.trigger, err, { source });
       return { kind: 'stalled', reason: err.message };
     }
+    const event = await sourceEvent(payload);
+    if (event === undefined) return sourceGone(payload, source);
+    const plan = planDeliveries(event, notifications);
+    for (const problem of plan.problems) invalid(payload.trigger, problem, { source });
+    for (const delivery of plan.deliveries)
+      await queue.add({
+        v: 1,
+        kind: 'source-delivery',
+        key: delivery.key,
+        trigger: delivery.trigger,
+        source,
+        service: delivery.service,
+        recipient: delivery.recipient,
+        template: delivery.template,
+        event: payload.key,
+        data: payload.data,
+      });
+    return { kind: 'done' };
+  };
+
+  const runSourceDelivery = async (
+    payload: Extract<NotifyPayload, { kind: 'source-delivery' }>,
+    attempt: number,
+  ): Promise<JobOutcome> => {
+    const { source } = payload;
+    if (await queue.wasSent(payload)) return { kind: 'done' };
+    let notifications;
+    try {
+      notifications = await reader.read();
+    } catch (err) {
+      if (!(err instanceof NotificationConfigError)) throw err;
+      invalid(payload.trigger, err, { source });
+      return { kind: 'stalled', reason: err.message };
+    }
+    const event = await sourceEvent(payload);
+    if (event === undefined) return sourceGone(payload, source);
+    // As for a Rollout: planned again from the configuration, the job only says which delivery it is.
+    const delivery = planDeliveries(event, notifications).deliveries.find((d) => d.key === payload.key);
+    const service = delivery && notifications.services.get(delivery.service);
+    if (delivery === undefined || service === undefined) return unplanned(payload, { source });
+    return send(payload, delivery, service, attempt, { source });
   };
 
   const worker = startWorker(
     'notify',
     (payload, context) =>
-      payload.kind === 'event' ? runEvent(payload) : runDelivery(payload, context.attempt),
+      payload.kind === 'event'
+        ? runEvent(payload)
+        : payload.kind === 'delivery'
+          ? runDelivery(payload, context.attempt)
+          : payload.kind === 'source-event'
+            ? runSourceEvent(payload)
+            : runSourceDelivery(payload, context.attempt),
     {
       connection: redis,
       prefix: config.redis.prefix,

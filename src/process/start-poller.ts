@@ -18,7 +18,10 @@ import { Rendering } from '../render/rendering.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
 import { parseDuration } from '../manifest/duration.ts';
 import { ObjectApplier } from '../sync/object-applier.ts';
+import { mustWaitForDependencies } from '../sync/dependency-wait.ts';
 import { HeadWitness } from '../sync/head-witness.ts';
+import { KubeLiveObjectReader } from '../sync/live-object-reader.ts';
+import { checkSourceHealth, healthCheckDue } from '../sync/source-health-check.ts';
 import { sourceScopeOf } from '../sync/source-scope.ts';
 import { ConfigMapSourceStateStore } from '../sync/source-state-store.ts';
 import { failedStatus, recoveredStatus } from '../sync/source-status.ts';
@@ -33,9 +36,11 @@ import {
 import type { DependencyHealth } from '../server/dependency-health.ts';
 import type { Runtime } from './runtime.ts';
 import type { StartStepRunner } from './start-step-runner.ts';
+import { NotifyQueue } from '../queue/notify-queue.ts';
 import { LargeSyncCollection, type LargeSyncCollectionOptions } from './large-sync-collection.ts';
 import { ScheduledPolls } from './scheduled-polls.ts';
 import { SourcePollRuns } from './source-poll-runs.ts';
+import { reportedConfigSource, SourceStatusReports, type ReportedSource } from './source-status-reports.ts';
 
 /** A configured source with what its poll and sync jobs use (built once: caches live between jobs). */
 interface PolledSource {
@@ -52,6 +57,8 @@ export interface RunningPoller {
   scheduledPolls: ScheduledPolls;
   /** Polls every source once and removes poll schedulers left by earlier versions (start, Redis emptied). */
   enqueueAll(): Promise<void>;
+  /** The notifications and commit statuses of the sources' status writes (tests wait for them). */
+  reports: SourceStatusReports;
   stop(options?: { force?: boolean }): Promise<void>;
 }
 
@@ -59,6 +66,11 @@ export interface PollerOptions {
   metrics?: RollgateMetrics;
   /** Drift checks run at most this often per source (default: 5 minutes or the poll interval, whichever is longer). */
   driftCheckEveryMs?: number;
+  /**
+   * A Healthy source's health is looked at again this often (default: as drift checks); one that is not
+   * Healthy, or synced since, on every poll (see healthCheckDue).
+   */
+  healthCheckEveryMs?: number;
   /** Runs the first enqueue of polls through the start's retries (default: one try). */
   atStart?: StartStepRunner;
   /** Where each poll's outcome is recorded as its source's health (/readyz, rollgate_dependency_up). */
@@ -72,6 +84,12 @@ export interface PollerOptions {
   scheduledPollTickMs?: number;
   /** When and how the heap a large sync grew is given back (defaults: LargeSyncCollection's). */
   largeSyncCollection?: Omit<LargeSyncCollectionOptions, 'clock'>;
+  /**
+   * Who is told of a source's status writes and where its commit statuses go, by internal source name
+   * (source-status-reports.ts); undefined: not reported. Default: the configuration's sources. A GitSource
+   * object's comes from its settings and its annotations (`subscribeEntriesOf`).
+   */
+  reportedSource?: (source: string) => ReportedSource | undefined;
 }
 
 /** A per-key lock: one sync of a source at a time in this process (BullMQ dedups across processes). */
@@ -110,7 +128,22 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
           connection: redis,
           prefix: reconcilePrefixOf(config.redis.prefix, syncApi.group),
         });
-  const state = new ConfigMapSourceStateStore(runtime.kube.clients, config.kubernetes.stateNamespace);
+  // Each status write tells the source's subscribers and forge what changed (source-status-reports.ts).
+  const reportedSources = new Map<string, ReportedSource>(
+    config.sources.map((source) => [source.name, reportedConfigSource(source)]),
+  );
+  const notifyQueue = new NotifyQueue({ connection: redis, prefix: config.redis.prefix });
+  const reports = new SourceStatusReports({
+    sourceNamed: options.reportedSource ?? ((source) => reportedSources.get(source)),
+    notifyQueue,
+    logger: log,
+  });
+  const state = new ConfigMapSourceStateStore(
+    runtime.kube.clients,
+    config.kubernetes.stateNamespace,
+    undefined,
+    reports.written,
+  );
   const events = new EventRecorder(runtime.kube.clients.core, clock, log);
   const cacheDir = isAbsolute(config.git.cacheDir)
     ? config.git.cacheDir
@@ -121,6 +154,11 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   const witness = new HeadWitness();
   const withSourceLock = keyedLock();
   const lastDriftCheck = new Map<string, number>();
+  const lastHealthCheck = new Map<string, number>();
+  // Who waits for whom (config sources are checked for cycles at load; a registry that changes at run time
+  // passes its own graph, checked on every wait).
+  const dependencyGraph = new Map(config.sources.map((s) => [s.name, s.dependsOn ?? []]));
+  const liveObjects = new KubeLiveObjectReader(runtime.kube.clients.kubeConfig);
   const replicaSets = new KubeReplicaSetUseReader(runtime.kube.clients);
 
   // Found once (the version is logged and shown in each source's status), shared by every source.
@@ -198,6 +236,36 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       options.health?.up({ kind: 'git', source });
       metrics.pollsTotal.inc({ source, result: check.changed ? 'changed' : 'unchanged' });
       const { head } = check;
+      const driftEvery = Math.max(300_000, parseDuration(entry.config.interval));
+      const lastHealth = lastHealthCheck.get(source);
+      const nowMs = clock.now().getTime();
+      const healthEvery = options.healthCheckEveryMs ?? options.driftCheckEveryMs ?? driftEvery;
+      if (
+        healthCheckDue(check.status, lastHealth === undefined ? undefined : nowMs - lastHealth, healthEvery)
+      ) {
+        lastHealthCheck.set(source, nowMs);
+        const looked = await checkSourceHealth({ state, reader: liveObjects }, source);
+        if (looked !== undefined && looked.health.status !== looked.previous?.status)
+          log.info(
+            {
+              source,
+              health: looked.health.status,
+              was: looked.previous?.status,
+              message: looked.health.message,
+            },
+            'source health changed',
+          );
+      }
+      // A new head waits while a source it depends on is not Healthy (the status says which); the next
+      // poll looks again.
+      if (
+        check.changed &&
+        head &&
+        (await mustWaitForDependencies(state, entry.config, attemptAt, dependencyGraph))
+      ) {
+        log.debug({ source, commit: head }, 'new head waits for its dependencies');
+        return { kind: 'done' };
+      }
       if (check.changed && head) {
         // One sync per new head: none when a sync already covers it (see SyncQueue.request).
         const requested = await queues.sync.request({
@@ -218,7 +286,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       // the ReplicaSet that held one scales to 0 with no new commit (a canary finished).
       if (deps.prune && (check.status?.pendingPrune?.length ?? 0) > 0)
         await withSourceLock(source, () => recheckHeldPrunes(deps));
-      const every = options.driftCheckEveryMs ?? Math.max(300_000, parseDuration(entry.config.interval));
+      const every = options.driftCheckEveryMs ?? driftEvery;
       const last = lastDriftCheck.get(source) ?? 0;
       if (clock.now().getTime() - last >= every) {
         lastDriftCheck.set(source, clock.now().getTime());
@@ -323,6 +391,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     workers: [pollWorker, syncWorker],
     scheduledPolls,
     enqueueAll,
+    reports,
     async stop(stopOptions) {
       largeSyncCollection.stop();
       await Promise.all([
@@ -330,6 +399,8 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
         pollWorker.stop(stopOptions),
         syncWorker.stop(stopOptions),
       ]);
+      await reports.settled();
+      await notifyQueue.close();
       await queues.close();
       if (syncedRollouts !== queues.reconcile) await syncedRollouts.close();
       for (const { git } of sources.values()) await git.close();

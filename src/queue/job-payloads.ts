@@ -154,6 +154,31 @@ export const notifyPayloadSchema = z.discriminatedUnion('kind', [
     rollout: objectField,
     extra: objectField.optional(),
   }),
+  /**
+   * A source trigger fired (detect-source-transitions.ts): `source` is the internal source name, `data`
+   * the source as templates see it. Who is subscribed is read again when the job runs, as for a Rollout.
+   */
+  z.object({
+    v: z.literal(1),
+    kind: z.literal('source-event'),
+    key: keyField,
+    trigger: configKeyName,
+    source: objectName,
+    data: objectField,
+  }),
+  /** One planned delivery of a source event, by reference (see `delivery`). */
+  z.object({
+    v: z.literal(1),
+    kind: z.literal('source-delivery'),
+    key: keyField,
+    trigger: configKeyName,
+    source: objectName,
+    service: configKeyName,
+    recipient: z.string().max(1024).refine(printable, noControlCharacters),
+    template: configKeyName,
+    event: keyField,
+    data: objectField,
+  }),
 ]);
 export type NotifyPayload = z.infer<typeof notifyPayloadSchema>;
 

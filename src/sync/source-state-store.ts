@@ -14,7 +14,7 @@ import {
   sourceStateName,
   STATUS_KEY,
 } from './source-state-object.ts';
-import { parseSourceStatus, type SourceStatus } from './source-status.ts';
+import { parseSourceStatus, withStoredHealth, type SourceStatus } from './source-status.ts';
 import type { SourceStateStore } from './source-sync.ts';
 
 /** What the store knows of one source. */
@@ -24,6 +24,17 @@ export interface SourceState {
   /** The objects the source applied (absent in a state written before inventories were kept). */
   inventory?: string[];
 }
+
+/**
+ * Told of every status this store wrote, with the status it replaced (as read in the same
+ * read-modify-write): a transition of a source's status is seen once, by the writer that made it, however
+ * many processes write. Called after the write; must not throw or wait (notifications, commit statuses).
+ */
+export type SourceStatusObserver = (
+  source: string,
+  before: SourceStatus | undefined,
+  after: SourceStatus,
+) => void;
 
 const MAX_ATTEMPTS = 5;
 /** Objects per page when every source's state is listed (10,000 sources: 20 small pages). */
@@ -61,11 +72,15 @@ export class ConfigMapSourceStateStore implements SourceStateStore {
   private carried: Promise<void> | undefined;
   private namespaceExists = false;
 
-  /** `now`: a monotonic clock in milliseconds, for the age of {@link recent} (injectable for tests). */
+  /**
+   * `now`: a monotonic clock in milliseconds, for the age of {@link recent} (injectable for tests).
+   * `onStatusWritten`: see {@link SourceStatusObserver}.
+   */
   constructor(
     private readonly clients: KubeClients,
     readonly namespace: string,
     private readonly now: () => number = () => performance.now(),
+    private readonly onStatusWritten?: SourceStatusObserver,
   ) {}
 
   async get(source: string): Promise<string | undefined> {
@@ -102,9 +117,10 @@ export class ConfigMapSourceStateStore implements SourceStateStore {
       const keys =
         typeof inventory === 'function' ? inventory(parseInventory(data?.[INVENTORY_KEY])) : inventory;
       const kept = keys !== undefined ? { [INVENTORY_KEY]: formatInventory(keys) } : undefined;
-      const status = next(parseSourceStatus(data?.[STATUS_KEY]));
+      const stored = parseSourceStatus(data?.[STATUS_KEY]);
+      const status = next(stored);
       if (!status) return kept;
-      return { [STATUS_KEY]: JSON.stringify(status), ...kept };
+      return { [STATUS_KEY]: JSON.stringify(withStoredHealth(status, stored)), ...kept };
     });
   }
 
@@ -115,9 +131,9 @@ export class ConfigMapSourceStateStore implements SourceStateStore {
     inventory?: Iterable<string>,
   ): Promise<void> {
     const kept = inventory !== undefined ? { [INVENTORY_KEY]: formatInventory(inventory) } : undefined;
-    await this.update(source, () => ({
+    await this.update(source, (data) => ({
       [COMMIT_KEY]: commit,
-      [STATUS_KEY]: JSON.stringify(status),
+      [STATUS_KEY]: JSON.stringify(withStoredHealth(status, parseSourceStatus(data?.[STATUS_KEY]))),
       ...kept,
     }));
   }
@@ -208,6 +224,7 @@ export class ConfigMapSourceStateStore implements SourceStateStore {
           );
         }
         this.keepWritten(source, written.data);
+        this.observe(source, live?.data, entries);
         return;
       } catch (err) {
         // Whether the write landed is unknown: a kept answer may be out of date.
@@ -220,6 +237,19 @@ export class ConfigMapSourceStateStore implements SourceStateStore {
         if (attempt >= MAX_ATTEMPTS || !retry) throw err;
       }
     }
+  }
+
+  /** Tells the observer of a status this write changed (a write of the same status is no transition). */
+  private observe(
+    source: string,
+    before: Readonly<Record<string, string>> | undefined,
+    entries: Readonly<Record<string, string>>,
+  ): void {
+    const text = entries[STATUS_KEY];
+    if (this.onStatusWritten === undefined || text === undefined || text === before?.[STATUS_KEY]) return;
+    const after = parseSourceStatus(text);
+    if (after === undefined) return;
+    this.onStatusWritten(source, parseSourceStatus(before?.[STATUS_KEY]), after);
   }
 
   /**

@@ -1,5 +1,11 @@
 // A source's status (the `status` key of its `rollgate-source-<name>` ConfigMap) and the pure transitions between its phases.
 import { z } from 'zod';
+import {
+  healthyCondition,
+  sourceHealthSchema,
+  type HealthyCondition,
+  type SourceHealth,
+} from '../health/source-health.ts';
 
 /** One object a sync could not use, where it is in Git. */
 const problemSchema = z.object({ file: z.string(), line: z.number(), message: z.string() });
@@ -41,9 +47,11 @@ export const sourceStatusSchema = z.object({
   /**
    * `Synced`: the cluster follows the branch. `Degraded`: it does, but some objects of the synced commit
    * were skipped (`problems`). `Failed`: the last attempt did not get through (Git or the cluster);
-   * the cluster keeps `commit`.
+   * the cluster keeps `commit`. `Waiting`: a new commit is held until the sources in `dependsOn` are
+   * Healthy (the message names them); the cluster keeps `commit`. (A version without `Waiting` reads such
+   * a status as none, and its next write replaces it.)
    */
-  phase: z.enum(['Synced', 'Degraded', 'Failed']),
+  phase: z.enum(['Synced', 'Degraded', 'Failed', 'Waiting']),
   message: z.string(),
   /** The last synced commit (absent until a first sync). */
   commit: z.string().optional(),
@@ -81,6 +89,11 @@ export const sourceStatusSchema = z.object({
   halted: z.object({ commit: z.string(), reason: z.string() }).optional(),
   /** Which renderer (and version) the source's kustomizations were rendered with; absent for a plain source. */
   render: z.object({ renderer: z.string(), version: z.string() }).optional(),
+  /**
+   * The health of the source's objects (src/health), looked at by the polls, not by the syncs: a status a
+   * sync writes keeps the stored one (see {@link withStoredHealth}).
+   */
+  health: sourceHealthSchema.optional(),
 });
 export type SourceStatus = z.infer<typeof sourceStatusSchema>;
 
@@ -189,18 +202,67 @@ export function recoveredStatus(
   last: SourceStatus | undefined,
   check: { head: string; attemptAt: string },
 ): SourceStatus | undefined {
-  if (last?.phase !== 'Failed' || last.commit === undefined || last.commit !== check.head) return undefined;
+  const phase = last?.phase;
+  if (phase !== 'Failed' && phase !== 'Waiting') return undefined;
+  if (last?.commit === undefined || last.commit !== check.head) return undefined;
   const problems = last.problems ?? [];
   const at = last.commit.slice(0, 12);
+  // Waiting for a commit the branch no longer points at: nothing to wait for.
+  const why = phase === 'Waiting' ? 'the branch is back at it' : 'Git answers again';
   // Server errors were counted for a commit the sync did not reach; the branch is back at the synced one.
   const { serverErrors: _serverErrors, ...kept } = last;
   return {
     ...kept,
     phase: problems.length > 0 ? 'Degraded' : 'Synced',
     message:
-      problems.length > 0
-        ? `${problems.length} object(s) of ${at} skipped; Git answers again`
-        : `synced ${at}; Git answers again`,
+      problems.length > 0 ? `${problems.length} object(s) of ${at} skipped; ${why}` : `synced ${at}; ${why}`,
     lastAttemptAt: check.attemptAt,
   };
+}
+
+/**
+ * The status while a new commit waits for the sources it depends on: `Waiting` with the gate's message;
+ * what the last sync recorded (commit, problems, held prunes, health) stays, as the cluster still runs it.
+ * Undefined when the stored status says exactly that already (nothing to write).
+ */
+export function waitingStatus(
+  last: SourceStatus | undefined,
+  wait: { message: string; attemptAt: string },
+): SourceStatus | undefined {
+  if (last?.phase === 'Waiting' && last.message === wait.message) return undefined;
+  const { serverErrors: _serverErrors, ...kept } = last ?? {};
+  return { ...kept, phase: 'Waiting', message: wait.message, lastAttemptAt: wait.attemptAt };
+}
+
+/**
+ * The status with the source's health as just looked at; undefined when nothing changed or there is no
+ * status yet (nothing synced: no objects whose health could be told).
+ */
+export function withHealth(last: SourceStatus | undefined, health: SourceHealth): SourceStatus | undefined {
+  if (last === undefined || JSON.stringify(last.health) === JSON.stringify(health)) return undefined;
+  return { ...last, health };
+}
+
+/**
+ * `next` with the health of `stored` when `next` has none: health is the polls' to write, and a status
+ * decided without looking at it (a sync's, a failure's) must not drop it.
+ */
+export function withStoredHealth(next: SourceStatus, stored: SourceStatus | undefined): SourceStatus {
+  if (next.health !== undefined || stored?.health === undefined) return next;
+  return { ...next, health: stored.health };
+}
+
+/**
+ * The `Healthy` condition of a source object for its status (healthyCondition of its health), Unknown while
+ * the health on record is of a commit before the synced one (the next poll looks at what the sync applied).
+ */
+export function sourceHealthyCondition(status: SourceStatus | undefined): HealthyCondition {
+  const health = status?.health;
+  if (health !== undefined && status?.commit !== undefined && health.commit !== status.commit)
+    return {
+      status: 'Unknown',
+      reason: 'NotChecked',
+      message: `health not checked since the sync of ${status.commit.slice(0, 12)}`,
+    };
+  return healthyCondition(health);
 }

@@ -74,8 +74,8 @@ export interface PromotionSceneOptions {
   groups?: Array<'rollgate.dev' | 'argoproj.io'>;
 }
 
-/** Mounts the provider's API on the double and says how Rollgate and the test reach it. */
-function forgeOf(
+/** Mounts the provider's API on the double and says how Rollgate and the test reach it (repository PROMOTION_REPO). */
+export function forgeOf(
   double: ForgeDouble,
   provider: ForgeProvider,
 ): SceneForge & { onWebhook(url: string): void } {

@@ -1,4 +1,4 @@
-// The metric providers (I/O): Prometheus, web and job, and the registry the run executor looks them up in.
+// The metric providers (I/O): Prometheus, web and job (with their authentication), and the registry the run executor looks them up in.
 import type { JobRunner } from './job-runner.ts';
 import type { HostPolicy } from './host-policy.ts';
 import { createJobProvider } from './job-provider.ts';
@@ -6,6 +6,7 @@ import type { JobPodPolicy } from './job-pod-policy.ts';
 import { createMetricProviderRegistry, type MetricProviderRegistry } from './metric-provider.ts';
 import { createPrometheusProvider, type PrometheusProviderOptions } from './prometheus-provider.ts';
 import { createWebProvider } from './web-provider.ts';
+import { createOAuth2TokenSource } from './oauth2-token-source.ts';
 
 export {
   createJobProvider,
@@ -17,6 +18,11 @@ export {
 export { createPrometheusProvider, mapPrometheusResult } from './prometheus-provider.ts';
 export type { PrometheusProviderOptions } from './prometheus-provider.ts';
 export { createWebProvider, selectJsonPath, normalizeJsonPath } from './web-provider.ts';
+export { createOAuth2TokenSource, oauth2Client, TOKEN_EXPIRY_MARGIN_MS } from './oauth2-token-source.ts';
+export type { OAuth2Client, OAuth2TokenSource } from './oauth2-token-source.ts';
+export { sendAuthenticatedRequest } from './authenticated-request.ts';
+export { signSigv4, awsCredentialsFromEnvironment, AMP_SERVICE } from './sigv4-signer.ts';
+export type { AwsCredentials } from './sigv4-signer.ts';
 export { createMetricProviderRegistry, metricProviderKeys } from './metric-provider.ts';
 export type {
   MetricProvider,
@@ -46,12 +52,15 @@ export interface DefaultMetricProvidersOptions {
 export function createDefaultMetricProviders(
   options: DefaultMetricProvidersOptions = {},
 ): MetricProviderRegistry {
+  // One token cache for both providers: a client used by a prometheus and a web metric fetches once.
+  const tokens = createOAuth2TokenSource();
   return createMetricProviderRegistry([
     createPrometheusProvider({
+      tokens,
       ...options.prometheus,
       ...(options.policy && { policy: options.policy }),
     }),
-    createWebProvider(options.policy ? { policy: options.policy } : {}),
+    createWebProvider({ tokens, ...(options.policy && { policy: options.policy }) }),
     ...(options.jobRunner ? [createJobProvider(options.jobRunner, options.jobPods)] : []),
   ]);
 }

@@ -1,9 +1,13 @@
-// The Prometheus metric provider: one instant query per measurement, results mapped as Argo maps them.
-import type { Metric } from '../../manifest/analysis.ts';
+// The Prometheus metric provider: one instant or range query per measurement, results mapped as Argo maps them.
+import type { Metric, PrometheusRangeQuery } from '../../manifest/analysis.ts';
+import { DurationError, parseDuration } from '../../manifest/duration.ts';
+import { evaluateTimeExpression, TimeExpressionError } from '../../manifest/time-expression.ts';
+import { sendAuthenticatedRequest } from './authenticated-request.ts';
 import type { HostPolicy } from './host-policy.ts';
-import { headersFromList, sendHttpRequest } from './http-request.ts';
-import type { MetricProvider, ProviderMeasurement } from './metric-provider.ts';
+import { headersFromList } from './http-request.ts';
+import type { MeasureContext, MetricProvider, ProviderMeasurement } from './metric-provider.ts';
 import { MetricProviderError } from './metric-provider-error.ts';
+import { createOAuth2TokenSource, type OAuth2TokenSource } from './oauth2-token-source.ts';
 
 /** Default query timeout when the metric sets none. */
 export const PROMETHEUS_DEFAULT_TIMEOUT_SECONDS = 30;
@@ -18,6 +22,10 @@ export interface PrometheusProviderOptions {
   defaultTimeoutSeconds?: number;
   /** Which hosts queries may reach (default: anything but link-local and metadata addresses). */
   policy?: HostPolicy;
+  /** OAuth2 tokens (default: a cache of this provider's own). */
+  tokens?: OAuth2TokenSource;
+  /** Where `authentication.sigv4` reads AWS credentials and region (default: process.env). */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 interface PrometheusBody {
@@ -37,8 +45,10 @@ function sampleValue(sample: unknown): { value: number; text: string } {
 
 /**
  * Maps a successful query result to what conditions see: a vector becomes an array of its sample
- * values (in Prometheus' order; `result[0]` is the usual way to read one), a scalar a number, a string
- * a string. The raw text is what Argo stores: "[v1,v2]" for a vector, the value itself for a scalar.
+ * values (in Prometheus' order; `result[0]` is the usual way to read one), a matrix (range query) the
+ * array of all its series' samples one series after the other (`all(result, # < 1000)`), a scalar a
+ * number, a string a string. The raw text is what Argo stores: "[v1,v2]" for a vector or matrix, the
+ * value itself for a scalar.
  */
 export function mapPrometheusResult(data: PrometheusBody['data']): ProviderMeasurement {
   const result = data?.result;
@@ -46,6 +56,16 @@ export function mapPrometheusResult(data: PrometheusBody['data']): ProviderMeasu
     case 'vector': {
       if (!Array.isArray(result)) throw new MetricProviderError(TYPE, 'malformed vector result');
       const samples = result.map((s: unknown) => sampleValue((s as { value?: unknown }).value));
+      return { value: samples.map((s) => s.value), raw: `[${samples.map((s) => s.text).join(',')}]` };
+    }
+    case 'matrix': {
+      // As Argo: every sample of every series, series after series, in one flat array.
+      if (!Array.isArray(result)) throw new MetricProviderError(TYPE, 'malformed matrix result');
+      const samples = result.flatMap((series: unknown) => {
+        const values = (series as { values?: unknown }).values;
+        if (!Array.isArray(values)) throw new MetricProviderError(TYPE, 'malformed matrix result');
+        return values.map(sampleValue);
+      });
       return { value: samples.map((s) => s.value), raw: `[${samples.map((s) => s.text).join(',')}]` };
     }
     case 'scalar': {
@@ -57,30 +77,53 @@ export function mapPrometheusResult(data: PrometheusBody['data']): ProviderMeasu
       return { value: text, raw: text };
     }
     default:
-      throw new MetricProviderError(
-        TYPE,
-        `result type ${JSON.stringify(data?.resultType)} is not supported (use an instant query returning a vector or scalar)`,
-      );
+      throw new MetricProviderError(TYPE, `result type ${JSON.stringify(data?.resultType)} is not supported`);
   }
 }
 
-/** The Prometheus provider: POSTs `query` to `<address>/api/v1/query`, with the metric's headers and timeout. */
+/** The form fields of a range query: `start`/`end` evaluated at `now`, `step` in seconds. */
+export function rangeQueryParameters(range: PrometheusRangeQuery, now: Date): Record<string, string> {
+  let start: Date;
+  let end: Date;
+  try {
+    start = evaluateTimeExpression(range.start, now);
+    end = evaluateTimeExpression(range.end, now);
+  } catch (error) {
+    if (error instanceof TimeExpressionError)
+      throw new MetricProviderError(TYPE, `rangeQuery: ${error.message}`);
+    throw error;
+  }
+  let stepMs: number;
+  try {
+    stepMs = parseDuration(range.step);
+  } catch (error) {
+    if (error instanceof DurationError)
+      throw new MetricProviderError(TYPE, `rangeQuery.step: ${error.message}`);
+    throw error;
+  }
+  if (stepMs <= 0) throw new MetricProviderError(TYPE, 'rangeQuery.step must be more than 0');
+  if (end.getTime() < start.getTime()) throw new MetricProviderError(TYPE, 'rangeQuery: end is before start');
+  return {
+    start: (start.getTime() / 1000).toFixed(3),
+    end: (end.getTime() / 1000).toFixed(3),
+    step: String(stepMs / 1000),
+  };
+}
+
+/**
+ * The Prometheus provider: POSTs `query` to `<address>/api/v1/query` (or, with `rangeQuery`, to
+ * `/api/v1/query_range` with its start, end and step), with the metric's headers, timeout and
+ * `authentication` (basicAuth, oauth2 or sigv4).
+ */
 export function createPrometheusProvider(options: PrometheusProviderOptions = {}): MetricProvider {
+  const tokens = options.tokens ?? createOAuth2TokenSource();
+  const env = options.env ?? process.env;
   return {
     type: TYPE,
-    async measure(metric: Metric) {
+    async measure(metric: Metric, _run, ctx: MeasureContext) {
       const spec = metric.provider.prometheus;
       if (spec === undefined)
         throw new MetricProviderError(TYPE, 'no prometheus provider on this metric', metric.name);
-      if (spec.rangeQuery !== undefined)
-        throw new MetricProviderError(TYPE, 'rangeQuery is not supported yet', metric.name);
-      if (spec.authentication?.sigv4 !== undefined || spec.authentication?.oauth2 !== undefined) {
-        throw new MetricProviderError(
-          TYPE,
-          'authentication.sigv4 / oauth2 are not supported yet (use headers)',
-          metric.name,
-        );
-      }
       const address = spec.address ?? options.defaultAddress;
       if (address === undefined || address.trim() === '') {
         throw new MetricProviderError(TYPE, 'address is required', metric.name);
@@ -92,17 +135,40 @@ export function createPrometheusProvider(options: PrometheusProviderOptions = {}
       };
       const timeoutSeconds =
         spec.timeout ?? options.defaultTimeoutSeconds ?? PROMETHEUS_DEFAULT_TIMEOUT_SECONDS;
-      const body = new URLSearchParams({ query: spec.query, timeout: `${timeoutSeconds}s` }).toString();
-      const response = await sendHttpRequest({
-        provider: TYPE,
-        url: `${address.replace(/\/+$/, '')}/api/v1/query`,
-        method: 'POST',
-        headers,
-        body,
-        timeoutMs: timeoutSeconds * 1000,
-        insecure: spec.insecure === true,
-        ...(options.policy && { policy: options.policy }),
-      });
+      let form: Record<string, string>;
+      try {
+        form =
+          spec.rangeQuery === undefined
+            ? { query: spec.query }
+            : { query: spec.query, ...rangeQueryParameters(spec.rangeQuery, ctx.now) };
+      } catch (error) {
+        if (error instanceof MetricProviderError)
+          throw new MetricProviderError(TYPE, error.reason, metric.name);
+        throw error;
+      }
+      const body = new URLSearchParams({ ...form, timeout: `${timeoutSeconds}s` }).toString();
+      const endpoint = spec.rangeQuery === undefined ? 'query' : 'query_range';
+      let response;
+      try {
+        response = await sendAuthenticatedRequest(
+          {
+            provider: TYPE,
+            url: `${address.replace(/\/+$/, '')}/api/v1/${endpoint}`,
+            method: 'POST',
+            headers,
+            body,
+            timeoutMs: timeoutSeconds * 1000,
+            insecure: spec.insecure === true,
+            ...(options.policy && { policy: options.policy }),
+          },
+          spec.authentication,
+          { now: ctx.now, tokens, env },
+        );
+      } catch (error) {
+        if (error instanceof MetricProviderError)
+          throw new MetricProviderError(TYPE, error.reason, metric.name);
+        throw error;
+      }
       let parsed: PrometheusBody;
       try {
         parsed = JSON.parse(response.body) as PrometheusBody;

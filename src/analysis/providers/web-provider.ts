@@ -1,10 +1,12 @@
 // The web metric provider: one HTTP(S) request per measurement, the JSON body (or a jsonPath into it) as result.
 import { JSONPath } from 'jsonpath-plus';
 import type { Metric } from '../../manifest/analysis.ts';
+import { sendAuthenticatedRequest } from './authenticated-request.ts';
 import type { HostPolicy } from './host-policy.ts';
-import { headersFromList, sendHttpRequest } from './http-request.ts';
-import type { MetricProvider } from './metric-provider.ts';
+import { headersFromList } from './http-request.ts';
+import type { MeasureContext, MetricProvider } from './metric-provider.ts';
 import { MetricProviderError } from './metric-provider-error.ts';
+import { createOAuth2TokenSource, type OAuth2TokenSource } from './oauth2-token-source.ts';
 
 /** Argo's default web timeout. */
 export const WEB_DEFAULT_TIMEOUT_SECONDS = 10;
@@ -45,17 +47,28 @@ function raw(value: unknown): string {
  * The web provider: GET (or POST/PUT with `body` / `jsonBody`) to `url`, headers as given (values may
  * carry resolved secrets), `timeoutSeconds` (default 10), `insecure` to skip TLS verification for
  * this request. A non-2xx status is an error. The body is parsed as JSON; `jsonPath` selects from it;
- * without jsonPath a non-JSON body is used as a string. `policy` limits the hosts it may reach.
+ * without jsonPath a non-JSON body is used as a string. `authentication.oauth2` fetches a client
+ * credentials token (cached in `tokens`) and sends it as a Bearer header, as Argo does; Argo's web
+ * provider reads no other authentication method, so neither does this one. `policy` limits the
+ * hosts it may reach.
  */
-export function createWebProvider(options: { policy?: HostPolicy } = {}): MetricProvider {
+export function createWebProvider(
+  options: { policy?: HostPolicy; tokens?: OAuth2TokenSource } = {},
+): MetricProvider {
+  const tokens = options.tokens ?? createOAuth2TokenSource();
   return {
     type: TYPE,
-    async measure(metric: Metric) {
+    async measure(metric: Metric, _run, ctx: MeasureContext) {
       const spec = metric.provider.web;
       if (spec === undefined)
         throw new MetricProviderError(TYPE, 'no web provider on this metric', metric.name);
-      if (spec.authentication !== undefined) {
-        throw new MetricProviderError(TYPE, 'authentication is not supported yet (use headers)', metric.name);
+      const { sigv4, basicAuth } = spec.authentication ?? {};
+      if (sigv4 !== undefined || basicAuth !== undefined) {
+        throw new MetricProviderError(
+          TYPE,
+          'authentication: the web provider supports oauth2 only (as Argo’s)',
+          metric.name,
+        );
       }
       const headers = headersFromList(spec.headers);
       let body: string | undefined;
@@ -68,16 +81,21 @@ export function createWebProvider(options: { policy?: HostPolicy } = {}): Metric
       const method = spec.method ?? 'GET';
       if (method === 'GET' && body !== undefined)
         throw new MetricProviderError(TYPE, 'a GET request cannot have a body', metric.name);
-      const response = await sendHttpRequest({
-        provider: TYPE,
-        url: spec.url,
-        method,
-        headers,
-        ...(body !== undefined && { body }),
-        timeoutMs: (spec.timeoutSeconds ?? WEB_DEFAULT_TIMEOUT_SECONDS) * 1000,
-        insecure: spec.insecure === true,
-        ...(options.policy && { policy: options.policy }),
-      });
+      const response = await sendAuthenticatedRequest(
+        {
+          provider: TYPE,
+          url: spec.url,
+          method,
+          headers,
+          ...(body !== undefined && { body }),
+          timeoutMs: (spec.timeoutSeconds || WEB_DEFAULT_TIMEOUT_SECONDS) * 1000,
+          insecure: spec.insecure === true,
+          ...(options.policy && { policy: options.policy }),
+        },
+        spec.authentication?.oauth2 === undefined ? undefined : { oauth2: spec.authentication.oauth2 },
+        // The web provider never signs, so it needs no AWS environment.
+        { now: ctx.now, tokens, env: {} },
+      );
       if (response.status < 200 || response.status >= 300) {
         throw new MetricProviderError(
           TYPE,

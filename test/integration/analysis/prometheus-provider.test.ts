@@ -129,10 +129,80 @@ describe('prometheus provider against a real Prometheus', () => {
     );
   });
 
-  it('a range vector result is refused with a clear message', async () => {
-    await expect(
-      provider.measure(promMetric(prom.address, 'checkout_success_rate[5s]'), aRun(promMetric('', '')), ctx),
-    ).rejects.toThrow(/result type "matrix" is not supported/);
+  it('a range vector result is mapped as Argo maps a matrix: every sample, series after series', async () => {
+    const answer = await provider.measure(
+      promMetric(prom.address, 'checkout_success_rate[3s]'),
+      aRun(promMetric('', '')),
+      { ...ctx, now: new Date() },
+    );
+    const values = answer.value as number[];
+    expect(values.length).toBeGreaterThanOrEqual(2);
+    // Series after series: the 0.99 samples (one pod) then the 0.97 ones, never interleaved.
+    const firstLow = values.indexOf(0.97);
+    expect(firstLow).toBeGreaterThan(0);
+    expect(values.slice(0, firstLow).every((v) => v === 0.99)).toBe(true);
+    expect(values.slice(firstLow).every((v) => v === 0.97)).toBe(true);
+  });
+
+  it('a rangeQuery asks query_range for start..end at step and hands conditions every sample', async () => {
+    // A series that was bad and is good now: an instant query sees only "good", the range sees both.
+    prom.exporter.set('checkout_latency_ms', 2500);
+    await prom.waitFor('checkout_latency_ms', (v) => v[0] === 2500);
+    prom.exporter.set('checkout_latency_ms', 200);
+    await prom.waitFor('checkout_latency_ms', (v) => v[0] === 200);
+    const now = new Date();
+    const metric = promMetric(prom.address, 'checkout_latency_ms', {
+      successCondition: 'all(result, # < 1000)',
+    });
+    const instant = await reconcileAnalysisRun(aRun(metric), { providers: registry, now });
+    expect(instant.status.phase).toBe('Successful');
+
+    const ranged: Metric = {
+      ...metric,
+      provider: {
+        prometheus: {
+          address: prom.address,
+          query: 'checkout_latency_ms',
+          rangeQuery: { start: 'now() - duration("1m")', end: 'now()', step: '1s' },
+        },
+      },
+    };
+    const answer = await provider.measure(ranged, aRun(ranged), { ...ctx, now });
+    const values = answer.value as number[];
+    expect(values).toContain(2500);
+    expect(values.at(-1)).toBe(200);
+    expect(answer.raw).toBe(`[${values.join(',')}]`);
+    const outcome = await reconcileAnalysisRun(aRun(ranged), { providers: registry, now });
+    expect(outcome.status.phase).toBe('Failed');
+
+    // A window that ends before the bad samples existed holds nothing: all() of nothing holds.
+    const before: Metric = {
+      ...ranged,
+      provider: {
+        prometheus: {
+          address: prom.address,
+          query: 'checkout_latency_ms',
+          rangeQuery: { start: 'now() - duration("2h")', end: 'now() - duration("1h")', step: '1m' },
+        },
+      },
+    };
+    expect((await provider.measure(before, aRun(before), { ...ctx, now })).value).toEqual([]);
+  });
+
+  it('a rangeQuery whose bounds do not evaluate is an Error measurement naming the field', async () => {
+    const metric: Metric = {
+      name: 'm',
+      provider: {
+        prometheus: {
+          address: prom.address,
+          query: 'up',
+          rangeQuery: { start: 'now() - "5m"', end: 'now()', step: '1m' },
+        },
+      },
+    };
+    await expect(provider.measure(metric, aRun(metric), ctx)).rejects.toThrow(
+      /rangeQuery: "now\(\) - \\"5m\\"": /,
+    );
   });
 });
 

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { healthOf } from '../../../src/health/health-rules.ts';
 import { argoCdCustomizations } from '../../support/argocd-customizations.ts';
 import { argoCdActionPatches, argoCdHealth, type ArgoCdHealth, type Json } from '../../support/argocd-lua.ts';
 import { eventually } from '../../support/eventually.ts';
@@ -150,10 +151,15 @@ describe.skipIf(argocd.missing)(`Argo CD's Rollout health check and actions over
 
   /**
    * Argo CD's own health.lua gives `want` for the live Rollout, and so does our rollgate.dev health check from
-   * deploy/ (run with only the libraries Argo CD opens for an argocd-cm script).
+   * deploy/ (run with only the libraries Argo CD opens for an argocd-cm script), and so does Rollgate's own
+   * health rule (what a sync's waves and a source's health read).
    */
   function expectHealth(rollout: LiveRollout, want: ArgoCdHealth): void {
     expect(health(rollout), "Argo CD's health.lua").toEqual(want);
+    expect(
+      healthOf({ apiVersion: `${GROUP}/v1alpha1`, kind: 'Rollout', ...rollout }),
+      "Rollgate's health rule",
+    ).toEqual(want);
     expect(
       argoCdHealth(ourHealthScript(), OUR_HEALTH_KEY, rollout as unknown as Json, { restricted: true }),
       "deploy/argocd's health check",

@@ -156,12 +156,15 @@ function watchRequests(file: string, text: string): ApiRequest[] {
 
 /**
  * Where a client is made outside the typed clients read above: the dynamic client of the sync (its verbs
- * are {@link SYNC_VERBS}), the watches, and the `/version` check (a non-resource URL every authenticated
- * identity may read). A new one must be looked at, and added here with what it requests.
+ * are {@link SYNC_VERBS}), the health check's reader of what the sync applied (`list`, and `get` where a
+ * list is refused: within SYNC_VERBS; its discovery `GET /apis` is a non-resource URL every authenticated
+ * identity may read), the watches, and the `/version` check (a non-resource URL too). A new one must be
+ * looked at, and added here with what it requests.
  */
 const OTHER_CLIENTS = [
   'src/kube/client.ts',
   'src/sync/object-applier.ts',
+  'src/sync/live-object-reader.ts',
   'src/kube/watch-with-restart.ts',
   'src/process/dependency-monitor.ts',
   'src/reconciler/route-writer.ts',

@@ -218,6 +218,48 @@ describe('loadConfig', () => {
     });
   });
 
+  it("reads a source's notifications and commitStatus, and refuses what cannot be used, naming the key", () => {
+    const good = tempFile(
+      [
+        'sources:',
+        '  - name: apps',
+        '    url: https://git.example/org/apps.git',
+        '    notifications:',
+        '      notifications.argoproj.io/subscribe.on-sync-failed.slack: deploys',
+        '    commitStatus: { provider: github, apiUrl: https://api.github.com, repository: org/apps, tokenEnv: GH }',
+      ].join('\n'),
+    );
+    const [source] = loadConfig({ file: good, env: {} }).sources;
+    expect(source?.notifications).toEqual({
+      'notifications.argoproj.io/subscribe.on-sync-failed.slack': 'deploys',
+    });
+    expect(source?.commitStatus).toMatchObject({
+      provider: 'github',
+      tokenEnv: 'GH',
+      allowInsecureHttp: false,
+    });
+    const bad = tempFile(
+      [
+        'sources:',
+        '  - name: apps',
+        '    url: https://git.example/org/apps.git',
+        '    notifications: { on-sync-failed.slack: deploys }',
+        '    commitStatus: { provider: github, apiUrl: http://forge.example/api/v3, repository: org/apps }',
+        '  - name: web',
+        '    url: https://git.example/org/web.git',
+        '    commitStatus: { provider: gitea, apiUrl: https://forge.example/api/v1, repository: org/web, token: short }',
+      ].join('\n'),
+    );
+    const problems = problemsOf(() => loadConfig({ file: bad, env: {} })).join('\n');
+    expect(problems).toMatch(
+      /sources\[0\]\.notifications\.on-sync-failed\.slack: .*must be a subscribe annotation/,
+    );
+    expect(problems).toMatch(/sources\[0\]\.commitStatus: give exactly one of token, tokenEnv, tokenFile/);
+    expect(problems).toMatch(
+      /sources\[1\]\.commitStatus\.token: an inline secret must be at least 16 characters/,
+    );
+  });
+
   it('refuses a promotion naming an unknown source, going nowhere, or with no token', () => {
     const file = tempFile(
       [

@@ -4,8 +4,12 @@ import {
   failedStatus,
   parseSourceStatus,
   recoveredStatus,
+  sourceHealthyCondition,
   standingProblems,
   syncedStatus,
+  waitingStatus,
+  withHealth,
+  withStoredHealth,
   type SourceStatus,
 } from '../../../src/sync/source-status.ts';
 
@@ -104,5 +108,118 @@ describe('parseSourceStatus', () => {
     expect(parseSourceStatus('{"phase":"Unknown"}')).toBeUndefined();
     expect(parseSourceStatus('not json')).toBeUndefined();
     expect(parseSourceStatus(undefined)).toBeUndefined();
+  });
+});
+
+const healthy = { status: 'Healthy' as const, message: '2 objects healthy', commit: C1 };
+
+describe('waitingStatus', () => {
+  it('keeps what the last sync recorded and says what it waits for', () => {
+    const waiting = waitingStatus(
+      { ...degraded, health: healthy },
+      { message: 'waiting for infra (not synced yet)', attemptAt: 'now' },
+    );
+    expect(waiting).toEqual({
+      ...degraded,
+      health: healthy,
+      phase: 'Waiting',
+      message: 'waiting for infra (not synced yet)',
+      lastAttemptAt: 'now',
+    });
+  });
+
+  it('is a first status before any sync, and nothing to write when it says the same again', () => {
+    const first = waitingStatus(undefined, {
+      message: 'waiting for infra (not synced yet)',
+      attemptAt: 't1',
+    });
+    expect(first).toEqual({
+      phase: 'Waiting',
+      message: 'waiting for infra (not synced yet)',
+      lastAttemptAt: 't1',
+    });
+    expect(
+      waitingStatus(first, { message: 'waiting for infra (not synced yet)', attemptAt: 't2' }),
+    ).toBeUndefined();
+    expect(
+      waitingStatus(first, { message: 'waiting for infra (health not checked yet)', attemptAt: 't2' }),
+    ).toMatchObject({
+      message: 'waiting for infra (health not checked yet)',
+    });
+  });
+
+  it('ends when the branch is back at the synced commit', () => {
+    const waiting = waitingStatus(degraded, {
+      message: 'waiting for infra (not synced yet)',
+      attemptAt: 't',
+    });
+    expect(recoveredStatus(waiting, { head: C1, attemptAt: 'now' })).toMatchObject({
+      phase: 'Degraded',
+      message: `1 object(s) of ${C1.slice(0, 12)} skipped; the branch is back at it`,
+    });
+    expect(recoveredStatus(waiting, { head: C2, attemptAt: 'now' })).toBeUndefined();
+  });
+
+  it('parses, as does a status written before health and Waiting existed', () => {
+    const waiting = waitingStatus(degraded, {
+      message: 'waiting for infra (not synced yet)',
+      attemptAt: 't',
+    });
+    expect(parseSourceStatus(JSON.stringify(waiting))).toEqual(waiting);
+    const older = { phase: 'Synced', message: 'synced', commit: C1, lastAttemptAt: 't', lastSyncedAt: 't' };
+    expect(parseSourceStatus(JSON.stringify(older))).toEqual(older);
+  });
+});
+
+describe('health in the status', () => {
+  it('withHealth writes a changed health only, and none before a first sync', () => {
+    const withIt = withHealth(degraded, healthy);
+    expect(withIt).toEqual({ ...degraded, health: healthy });
+    expect(withHealth(withIt, { ...healthy })).toBeUndefined();
+    expect(withHealth(undefined, healthy)).toBeUndefined();
+    expect(parseSourceStatus(JSON.stringify(withIt))).toEqual(withIt);
+  });
+
+  it('a status written without a health keeps the stored one', () => {
+    const stored = { ...degraded, health: healthy };
+    const failed = failedStatus(stored, { message: 'fetch failed', attemptAt: 'now' });
+    expect(withStoredHealth(failed, stored).health).toEqual(healthy);
+    const progressing = { status: 'Progressing' as const, message: 'm', commit: C1 };
+    expect(withStoredHealth({ ...failed, health: progressing }, stored).health).toEqual(progressing);
+    expect(withStoredHealth(failed, undefined).health).toBeUndefined();
+  });
+});
+
+describe('sourceHealthyCondition', () => {
+  it('is the health as a condition, Unknown before any health or while it is of an older commit', () => {
+    expect(sourceHealthyCondition(undefined)).toEqual({
+      status: 'Unknown',
+      reason: 'NotChecked',
+      message: 'health not checked yet',
+    });
+    expect(sourceHealthyCondition({ ...degraded, health: healthy })).toEqual({
+      status: 'True',
+      reason: 'Healthy',
+      message: '2 objects healthy',
+    });
+    expect(
+      sourceHealthyCondition({
+        ...degraded,
+        health: {
+          status: 'Degraded',
+          message: 'Job shop/migrate: Degraded: BackoffLimitExceeded',
+          commit: C1,
+        },
+      }),
+    ).toEqual({
+      status: 'False',
+      reason: 'Degraded',
+      message: 'Job shop/migrate: Degraded: BackoffLimitExceeded',
+    });
+    expect(sourceHealthyCondition({ ...degraded, commit: C2, health: healthy })).toEqual({
+      status: 'Unknown',
+      reason: 'NotChecked',
+      message: `health not checked since the sync of ${C2.slice(0, 12)}`,
+    });
   });
 });

@@ -1,0 +1,173 @@
+// What a source's status write tells the outside: notify jobs for the source triggers, and its commit status on the forge.
+import { resolveSecret } from '../config/secret-source.ts';
+import type { SourceConfig } from '../config/schema.ts';
+import { createForge } from '../forge/create-forge.ts';
+import { ForgeError } from '../forge/forge-error.ts';
+import { redactUrl } from '../git/remote-url.ts';
+import type { Forge } from '../forge/forge.ts';
+import type { Logger } from '../log/logger.ts';
+import { detectSourceTransitions, type ObservedSourceStatus } from '../notify/detect-source-transitions.ts';
+import { sourceTemplateData } from '../notify/source-template-data.ts';
+import { hasSubscriptions } from '../notify/subscriptions.ts';
+import type { NotifyQueue } from '../queue/notify-queue.ts';
+import { planSourceCommitStatus } from '../sync/plan-source-commit-status.ts';
+import type { SourceStatus } from '../sync/source-status.ts';
+
+/** What reporting on one source needs: where it reads from, who is subscribed, where its commits live. */
+export interface ReportedSource {
+  name: string;
+  url: string;
+  branch: string;
+  path: string;
+  /** Subscribe entries (an annotations map): a config source's `notifications`, a GitSource's annotations. */
+  subscriptions?: Readonly<Record<string, string>>;
+  /** The forge its commit statuses go to (none: no commit status). */
+  forge?: Forge;
+  /** The link a commit status carries. */
+  targetUrl?: string;
+}
+
+/**
+ * The reporting of a config source: its `notifications`, and a forge client for its `commitStatus` with
+ * the token resolved now (a missing token fails the start, naming the key, like a promotion's).
+ */
+export function reportedConfigSource(
+  source: SourceConfig,
+  env: Record<string, string | undefined> = process.env,
+): ReportedSource {
+  const status = source.commitStatus;
+  return {
+    name: source.name,
+    url: source.url,
+    branch: source.branch,
+    path: source.path,
+    ...(source.notifications !== undefined && { subscriptions: source.notifications }),
+    ...(status !== undefined && {
+      forge: createForge({
+        provider: status.provider,
+        apiUrl: status.apiUrl,
+        repository: status.repository,
+        token:
+          resolveSecret(
+            `sources.${source.name}.commitStatus token`,
+            { secret: status.token, secretEnv: status.tokenEnv, secretFile: status.tokenFile },
+            env,
+          ) ?? '',
+      }),
+      ...(status.targetUrl !== undefined && { targetUrl: status.targetUrl }),
+    }),
+  };
+}
+
+/**
+ * Turns each status write of a source (the state store's observer) into notify jobs for the triggers it
+ * fired and, when the source has a forge, the commit status it calls for. Both are started without
+ * waiting, so a sync is never slowed or stopped by them: a failed enqueue or a forge error is logged (with
+ * the request; never the token) and the sync goes on. Once per failure and once per (commit, state) hold
+ * across processes because the store reports each transition to the one writer that made it, and a notify
+ * job is added once per key (NotifyQueue).
+ */
+export class SourceStatusReports {
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(
+    private readonly options: {
+      /** The source by internal name; undefined for one that is gone (nothing is reported). */
+      sourceNamed: (source: string) => ReportedSource | undefined;
+      /** Only `add` is used: a producer. */
+      notifyQueue: Pick<NotifyQueue, 'add'>;
+      logger: Logger;
+    },
+  ) {}
+
+  /** The store's observer (see SourceStatusObserver): never throws, never waits. */
+  readonly written = (source: string, before: SourceStatus | undefined, after: SourceStatus): void => {
+    const reported = this.options.sourceNamed(source);
+    if (reported === undefined) return;
+    this.notify(reported, before, after);
+    this.postCommitStatus(reported, before, after);
+  };
+
+  /** Everything started so far has finished (tests, and a stop). */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+
+  private track(work: Promise<void>): void {
+    const tracked = work.finally(() => this.pending.delete(tracked));
+    this.pending.add(tracked);
+  }
+
+  private notify(
+    source: ReportedSource,
+    before: ObservedSourceStatus | undefined,
+    after: ObservedSourceStatus,
+  ): void {
+    if (!hasSubscriptions(source.subscriptions)) return;
+    const intents = detectSourceTransitions(source.name, before, after);
+    if (intents.length === 0) return;
+    // Templates show the URL, never the credentials a URL may carry.
+    const data = sourceTemplateData({ ...source, url: redactUrl(source.url) }, after);
+    const log = this.options.logger;
+    for (const intent of intents)
+      this.track(
+        this.options.notifyQueue
+          .add({
+            v: 1,
+            kind: 'source-event',
+            key: intent.key,
+            trigger: intent.trigger,
+            source: source.name,
+            data,
+          })
+          .then((result) =>
+            log.debug(
+              { source: source.name, trigger: intent.trigger, result },
+              'source notification enqueued',
+            ),
+          )
+          .catch((err: unknown) =>
+            log.warn(
+              { source: source.name, trigger: intent.trigger, err: (err as Error).message },
+              'could not enqueue a source notification; it is lost',
+            ),
+          ),
+      );
+  }
+
+  private postCommitStatus(
+    source: ReportedSource,
+    before: SourceStatus | undefined,
+    after: SourceStatus,
+  ): void {
+    const forge = source.forge;
+    if (forge === undefined) return;
+    const status = planSourceCommitStatus(source.name, before, after, {
+      ...(source.targetUrl !== undefined && { targetUrl: source.targetUrl }),
+    });
+    if (status === undefined) return;
+    const log = this.options.logger;
+    const request = {
+      source: source.name,
+      sha: status.sha,
+      context: status.context,
+      state: status.state,
+      description: status.description,
+    };
+    this.track(
+      forge.setCommitStatus(status).then(
+        () => log.info(request, 'commit status posted'),
+        (err: unknown) =>
+          log.warn(
+            {
+              ...request,
+              provider: forge.provider,
+              ...(err instanceof ForgeError && { code: err.code, status: err.context.status }),
+              err: (err as Error).message,
+            },
+            'commit status not posted; the sync goes on',
+          ),
+      ),
+    );
+  }
+}

@@ -1,0 +1,108 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createForge } from '../../../src/forge/create-forge.ts';
+import { createLogger } from '../../../src/log/logger.ts';
+import { SourceStatusReports } from '../../../src/process/source-status-reports.ts';
+import type { NotifyPayload } from '../../../src/queue/job-payloads.ts';
+import type { SourceStatus } from '../../../src/sync/source-status.ts';
+import { closedLoopbackPort } from '../../support/closed-port.ts';
+
+const TOKEN = 'ghp_never-in-a-log-0123456789';
+const A = 'a'.repeat(40);
+
+function captured(): {
+  logger: ReturnType<typeof createLogger>;
+  lines: () => Array<Record<string, unknown>>;
+  text: () => string;
+} {
+  const stream = new PassThrough();
+  const chunks: string[] = [];
+  stream.on('data', (c: Buffer) => chunks.push(c.toString('utf8')));
+  return {
+    logger: createLogger({ format: 'json', destination: stream, level: 'debug' }),
+    text: () => chunks.join(''),
+    lines: () =>
+      chunks
+        .join('')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
+}
+
+const synced: SourceStatus = {
+  phase: 'Synced',
+  message: 'synced',
+  commit: A,
+  lastAttemptAt: 't1',
+  lastSyncedAt: 't1',
+};
+const failing = (at: string): SourceStatus => ({
+  ...synced,
+  phase: 'Failed',
+  message: 'poll failed: refused',
+  lastAttemptAt: at,
+});
+
+describe('SourceStatusReports', () => {
+  it('a forge that cannot be reached is logged with the request, never thrown, and the token is not logged', async () => {
+    const port = await closedLoopbackPort();
+    const log = captured();
+    const added: NotifyPayload[] = [];
+    const reports = new SourceStatusReports({
+      sourceNamed: () => ({
+        name: 'apps',
+        url: 'https://git.example/org/apps.git',
+        branch: 'main',
+        path: '.',
+        forge: createForge({
+          provider: 'github',
+          apiUrl: `http://127.0.0.1:${port}`,
+          repository: 'acme/apps',
+          token: TOKEN,
+          maxRetries: 0,
+        }),
+      }),
+      notifyQueue: { add: async (payload) => (added.push(payload), 'added') },
+      logger: log.logger,
+    });
+    expect(() => reports.written('apps', undefined, synced)).not.toThrow();
+    await reports.settled();
+    const line = log.lines().find((l) => l.msg === 'commit status not posted; the sync goes on');
+    expect(line).toMatchObject({
+      source: 'apps',
+      sha: A,
+      context: 'rollgate/apps',
+      state: 'success',
+      code: 'forge.unavailable',
+    });
+    expect(log.text()).not.toContain(TOKEN);
+    // No subscription: nothing enqueued.
+    expect(added).toEqual([]);
+  });
+
+  it('enqueues one source-event per failure for a subscribed source, none per retry', async () => {
+    const added: NotifyPayload[] = [];
+    const reports = new SourceStatusReports({
+      sourceNamed: (source) =>
+        source === 'apps'
+          ? {
+              name: 'apps',
+              url: 'https://bot:secret@git.example/org/apps.git',
+              branch: 'main',
+              path: '.',
+              subscriptions: { 'notifications.argoproj.io/subscribe.on-sync-failed.slack': 'ops' },
+            }
+          : undefined,
+      notifyQueue: { add: async (payload) => (added.push(payload), 'added') },
+      logger: captured().logger,
+    });
+    reports.written('apps', synced, failing('t2'));
+    reports.written('apps', failing('t2'), failing('t3'));
+    reports.written('apps', failing('t3'), failing('t4'));
+    reports.written('gone', synced, failing('t2'));
+    await reports.settled();
+    expect(added.map((p) => [p.kind, p.trigger])).toEqual([['source-event', 'on-sync-failed']]);
+    expect(JSON.stringify(added)).not.toContain('secret');
+  });
+});
