@@ -320,6 +320,82 @@ spec:
     expect(hits.get('/healthy/cluster')).toBe(1);
   });
 
+  it('`rollgate create analysisrun --from` a template holding only `templates:` runs the nested metrics (a cycle creates nothing)', async () => {
+    await apply(
+      'nested-templates',
+      `apiVersion: ${API_VERSION}
+kind: AnalysisTemplate
+metadata:
+  name: nested-rate
+  namespace: ${NAMESPACE}
+spec:
+  args:
+    - name: path
+  metrics:
+    - name: nested-rate
+      count: 1
+      successCondition: result >= 0.95
+      provider:
+        web:
+          url: ${baseUrl}{{args.path}}
+          jsonPath: '{$.rate}'
+---
+apiVersion: ${API_VERSION}
+kind: AnalysisTemplate
+metadata:
+  name: nested-all
+  namespace: ${NAMESPACE}
+spec:
+  templates:
+    - templateName: nested-rate
+---
+apiVersion: ${API_VERSION}
+kind: AnalysisTemplate
+metadata:
+  name: loop-a
+  namespace: ${NAMESPACE}
+spec:
+  templates:
+    - templateName: loop-b
+---
+apiVersion: ${API_VERSION}
+kind: AnalysisTemplate
+metadata:
+  name: loop-b
+  namespace: ${NAMESPACE}
+spec:
+  templates:
+    - templateName: loop-a
+`,
+    );
+    const created = await runCli(
+      'create',
+      'analysisrun',
+      '--from',
+      'nested-all',
+      '--name',
+      'nested-run',
+      '-a',
+      'path=/healthy/nested',
+      '--kubeconfig',
+      kubeconfig,
+    );
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    const run = await ended('nested-run');
+    expect(run.status?.phase).toBe('Successful');
+    expect(run.status?.metricResults?.map((m) => m.name)).toEqual(['nested-rate']);
+    expect(hits.get('/healthy/nested')).toBe(1);
+
+    const before = await runNames();
+    const loop = await runCli('create', 'analysisrun', '--from', 'loop-a', '--kubeconfig', kubeconfig);
+    expect(loop.code).not.toBe(0);
+    expect(loop.stderr).toContain(
+      'AnalysisTemplate/loop-a → AnalysisTemplate/loop-b → AnalysisTemplate/loop-a',
+    );
+    expect(await runNames()).toEqual(before);
+  });
+
   it('`rollgate create analysisrun` says which template or argument is missing, and creates nothing', async () => {
     const before = await runNames();
     const noArg = await runCli(
