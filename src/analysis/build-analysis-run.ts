@@ -139,7 +139,7 @@ export function buildAnalysisRun(
   const metrics: Metric[] = [];
   const metricNames = new Set<string>();
   for (const template of templates) {
-    for (const metric of template.spec.metrics) {
+    for (const metric of template.spec.metrics ?? []) {
       if (metricNames.has(metric.name)) throw new DuplicateMetricError(metric.name, names);
       metricNames.add(metric.name);
       metrics.push(substituteArgs(metric, values, secrets, names));

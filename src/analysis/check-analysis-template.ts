@@ -24,7 +24,7 @@ const SUPPORTED: readonly string[] = SUPPORTED_METRIC_PROVIDERS;
 export function checkAnalysisTemplate(spec: AnalysisTemplateSpec): AnalysisTemplateIssue[] {
   const issues: AnalysisTemplateIssue[] = [];
   const declared = new Set((spec.args ?? []).map((a) => a.name));
-  spec.metrics.forEach((metric, i) => {
+  (spec.metrics ?? []).forEach((metric, i) => {
     const at = `spec.metrics[${i}]`;
     for (const field of ['successCondition', 'failureCondition'] as const) {
       const condition = metric[field];

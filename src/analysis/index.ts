@@ -27,6 +27,10 @@ export { ExpressionLimitError } from './expression/expression-limit-error.ts';
 export { MissingArgumentError } from './missing-argument-error.ts';
 export { ArgumentConflictError } from './argument-conflict-error.ts';
 export { DuplicateMetricError } from './duplicate-metric-error.ts';
+export { resolveNestedTemplates } from './nested-templates.ts';
+export type { ResolvedTemplate, TemplateReader } from './nested-templates.ts';
+export { TemplateCycleError } from './template-cycle-error.ts';
+export { MissingTemplateError } from './missing-template-error.ts';
 export { MetricSettingsError } from './metric-settings-error.ts';
 export type {
   MetricProvider,

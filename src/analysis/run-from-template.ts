@@ -7,6 +7,7 @@ import type {
 } from '../manifest/analysis.ts';
 import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
 import { buildAnalysisRun } from './build-analysis-run.ts';
+import type { ResolvedTemplate } from './nested-templates.ts';
 
 /** Where the run goes and what it is called. */
 export interface StandaloneRunTarget {
@@ -25,7 +26,8 @@ export type AnalysisRunToCreate = Omit<AnalysisRun, 'metadata'> & {
 /**
  * The run `rollgate create analysisrun` creates: built from `template` with `args` as a Rollout's run
  * is built (args merged over the template's defaults, substituted into the metrics; secret-backed args
- * stay references), but owned by nobody, so the reconciler measures it as a standalone run.
+ * stay references), but owned by nobody, so the reconciler measures it as a standalone run. `nested`: the
+ * templates its `spec.templates` names, resolved (resolveNestedTemplates), merged in as well.
  * @throws MissingArgumentError when a template argument ends without a value (the message names it),
  *   ArgumentConflictError, DuplicateMetricError as buildAnalysisRun.
  */
@@ -33,9 +35,10 @@ export function analysisRunFromTemplate(
   template: AnalysisTemplate | ClusterAnalysisTemplate,
   args: readonly Argument[],
   target: StandaloneRunTarget,
+  nested: readonly ResolvedTemplate[] = [],
 ): AnalysisRunToCreate {
   const naming = target.naming ?? { generateName: `${template.metadata.name}-` };
-  const built = buildAnalysisRun([template], args, {
+  const built = buildAnalysisRun([template, ...nested], args, {
     name: 'name' in naming ? naming.name : '',
     namespace: target.namespace,
   });

@@ -1,6 +1,7 @@
 // `rollgate create analysisrun`: read the template (cluster or file), build the run, create it, say its name.
 import { readFile } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
+import { resolveNestedTemplates } from '../analysis/nested-templates.ts';
 import { analysisRunFromTemplate } from '../analysis/run-from-template.ts';
 import { toPlainObject, type KubeClients } from '../kube/client.ts';
 import { isNotFound, kubeCall } from '../kube/errors.ts';
@@ -91,7 +92,8 @@ async function readTemplate(
 /**
  * Creates the AnalysisRun `request` asks for in `namespace` and returns its name (the API server's, when
  * generated). Nothing is created when the template is missing or invalid or an argument has no value.
- * @throws AnalysisTemplateNotFoundError, AnalysisTemplateInvalidError, MissingArgumentError, typed kube errors.
+ * @throws AnalysisTemplateNotFoundError (the template or one nested in it), AnalysisTemplateInvalidError,
+ *   TemplateCycleError, MissingArgumentError, typed kube errors.
  */
 export async function createAnalysisRun(
   clients: KubeClients,
@@ -101,11 +103,30 @@ export async function createAnalysisRun(
 ): Promise<string> {
   const api = options.api ?? ROLLGATE_API;
   const template = await readTemplate(clients, request.template, namespace, api);
-  const run = analysisRunFromTemplate(template, request.args, {
-    namespace,
-    apiGroup: api.group,
-    ...(request.naming && { naming: request.naming }),
-  });
+  // The templates its spec.templates names (and theirs), from the cluster; the template itself is the root.
+  const rootRef = {
+    templateName: template.metadata.name,
+    clusterScope: template.kind === 'ClusterAnalysisTemplate',
+  };
+  const [, ...nested] = await resolveNestedTemplates([rootRef], async (ref) =>
+    ref.templateName === rootRef.templateName && (ref.clusterScope === true) === rootRef.clusterScope
+      ? template
+      : readTemplate(
+          clients,
+          {
+            kind: ref.clusterScope === true ? 'ClusterAnalysisTemplate' : 'AnalysisTemplate',
+            name: ref.templateName,
+          },
+          namespace,
+          api,
+        ),
+  );
+  const run = analysisRunFromTemplate(
+    template,
+    request.args,
+    { namespace, apiGroup: api.group, ...(request.naming && { naming: request.naming }) },
+    nested,
+  );
   const created = toPlainObject<{ metadata?: { name?: string } }>(
     await kubeCall({ verb: 'create', kind: 'AnalysisRun', namespace }, () =>
       clients.custom.createNamespacedCustomObject({

@@ -15,7 +15,7 @@ const PROVIDERS = [...SUPPORTED_METRIC_PROVIDERS, ...OTHER_METRIC_PROVIDERS];
 /** Checks metric names, durations, int-or-string limits, providers (rangeQuery, authentication) and args of an analysis spec. */
 export function checkAnalysisSpec(spec: AnalysisTemplateSpec | AnalysisRunSpec, sink: IssueCollector): void {
   const metricNames = new Map<string, number>();
-  spec.metrics.forEach((metric, index) => {
+  (spec.metrics ?? []).forEach((metric, index) => {
     const at = (...rest: Array<string | number>) => ['spec', 'metrics', index, ...rest];
     const first = metricNames.get(metric.name);
     if (first !== undefined) {

@@ -2,7 +2,12 @@
 import { z } from 'zod';
 import { ACCEPTED_API_VERSIONS } from './api-version.ts';
 import { intOrStringSchema, looseMapSchema, objectMetaSchema } from './kube-meta.ts';
-import { durationValueSchema, dryRunSchema, measurementRetentionSchema } from './rollout.ts';
+import {
+  analysisTemplateRefSchema,
+  durationValueSchema,
+  dryRunSchema,
+  measurementRetentionSchema,
+} from './rollout.ts';
 
 export {
   ROLLGATE_API_VERSION,
@@ -144,13 +149,27 @@ export const metricSchema = z.object({
 });
 export type Metric = z.infer<typeof metricSchema>;
 
-/** AnalysisTemplate / ClusterAnalysisTemplate spec. */
-export const analysisTemplateSpecSchema = z.object({
-  metrics: z.array(metricSchema).min(1, { error: 'at least one metric is required' }),
-  args: z.array(argumentSchema).optional(),
-  dryRun: z.array(dryRunSchema).optional(),
-  measurementRetention: z.array(measurementRetentionSchema).optional(),
-});
+/**
+ * AnalysisTemplate / ClusterAnalysisTemplate spec. `templates` (Argo 1.7) names other templates whose
+ * metrics, args, dryRun and measurementRetention are merged into every run made from this one; a template
+ * may then hold no metric of its own, but a template with neither is refused.
+ */
+export const analysisTemplateSpecSchema = z
+  .object({
+    metrics: z.array(metricSchema).optional(),
+    args: z.array(argumentSchema).optional(),
+    dryRun: z.array(dryRunSchema).optional(),
+    measurementRetention: z.array(measurementRetentionSchema).optional(),
+    templates: z.array(analysisTemplateRefSchema).optional(),
+  })
+  .superRefine((spec, ctx) => {
+    if ((spec.metrics?.length ?? 0) === 0 && (spec.templates?.length ?? 0) === 0)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['metrics'],
+        message: 'at least one metric is required (or templates naming other templates)',
+      });
+  });
 export type AnalysisTemplateSpec = z.infer<typeof analysisTemplateSpecSchema>;
 
 const apiVersionSchema = z.enum(ACCEPTED_API_VERSIONS, {
@@ -185,12 +204,21 @@ export const ANALYSIS_PHASES = [
 ] as const;
 export type AnalysisPhase = (typeof ANALYSIS_PHASES)[number];
 
+/** How long a finished AnalysisRun is kept, in seconds after it ended (Argo's TTLStrategy); then it is deleted. */
+export const ttlStrategySchema = z.object({
+  secondsAfterCompletion: z.int().min(0).optional(),
+  secondsAfterFailure: z.int().min(0).optional(),
+  secondsAfterSuccess: z.int().min(0).optional(),
+});
+export type TtlStrategy = z.infer<typeof ttlStrategySchema>;
+
 export const analysisRunSpecSchema = z.object({
   metrics: z.array(metricSchema).min(1, { error: 'at least one metric is required' }),
   args: z.array(argumentSchema).optional(),
   terminate: z.boolean().optional(),
   dryRun: z.array(dryRunSchema).optional(),
   measurementRetention: z.array(measurementRetentionSchema).optional(),
+  ttlStrategy: ttlStrategySchema.optional(),
 });
 export type AnalysisRunSpec = z.infer<typeof analysisRunSpecSchema>;
 
@@ -237,6 +265,8 @@ export const analysisRunStatusSchema = z.looseObject({
   message: z.string().optional(),
   metricResults: z.array(metricResultSchema).optional(),
   startedAt: z.string().optional(),
+  /** When the run reached a terminal phase (RFC 3339); its ttlStrategy counts from here. */
+  completedAt: z.string().optional(),
   runSummary: runSummarySchema.optional(),
   dryRunSummary: runSummarySchema.optional(),
 });

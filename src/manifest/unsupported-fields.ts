@@ -132,15 +132,19 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     severity: 'error',
     reason: 'canary pods would be scheduled without the anti-affinity rule',
   },
+  // Errors, not warnings: these labels are how canary-only queries (analysis) and routes select pods, so
+  // ignoring them changes what an analysis measures and thus how the rollout progresses.
   canaryMetadata: {
     field: 'spec.strategy.canary.canaryMetadata',
-    severity: 'warning',
-    reason: 'the labels/annotations are not added to canary pods yet',
+    severity: 'error',
+    reason:
+      'the labels/annotations are not added to canary pods yet, so nothing selecting pods by them (an analysis query) would find any',
   },
   stableMetadata: {
     field: 'spec.strategy.canary.stableMetadata',
-    severity: 'warning',
-    reason: 'the labels/annotations are not added to stable pods yet',
+    severity: 'error',
+    reason:
+      'the labels/annotations are not added to stable pods yet, so nothing selecting pods by them (an analysis query) would find any',
   },
   scaleDownDelayRevisionLimit: {
     field: 'spec.strategy.canary.scaleDownDelayRevisionLimit',

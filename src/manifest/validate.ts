@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { analysisRunSchema, analysisTemplateSchema, clusterAnalysisTemplateSchema } from './analysis.ts';
 import { checkAnalysisSpec } from './analysis-checks.ts';
 import { checkGeneratedNameReferences } from './generated-name-references.ts';
+import { checkNestedTemplateRefs, templateRefGraph, type TemplateRefGraph } from './nested-template-refs.ts';
 import { ARGO_API_VERSION, ROLLGATE_API_VERSION } from './api-version.ts';
 import { issueMessage } from './issue-messages.ts';
 import { generatableObjectMetaSchema } from './kube-meta.ts';
@@ -91,7 +92,10 @@ function isMetadataName(path: ReadonlyArray<PropertyKey>): boolean {
  * Validates one parsed object: unsupported fields, then shape, then (when the shape is valid)
  * semantics. Analysis-template references are checked only when `context.templates` is given.
  */
-export function validateObject(obj: ManifestObject, context: RolloutCheckContext = {}): ObjectValidation {
+export function validateObject(
+  obj: ManifestObject,
+  context: RolloutCheckContext & { templateRefs?: TemplateRefGraph } = {},
+): ObjectValidation {
   const sink = new IssueCollector(obj.lineOf);
   const kind = obj.kind as ValidatedKind;
   const schema = isValidatedKind(obj) ? SCHEMAS[kind] : undefined;
@@ -109,6 +113,12 @@ export function validateObject(obj: ManifestObject, context: RolloutCheckContext
       checkObjectLabels((obj.value as { metadata?: unknown }).metadata, ['metadata'], sink);
       if (kind === 'Rollout') checkRollout(result.data as DeclaredRollout, sink, context);
       else checkAnalysisSpec((result.data as z.infer<typeof analysisTemplateSchema>).spec, sink);
+      if (kind !== 'Rollout' && kind !== 'AnalysisRun' && context.templateRefs !== undefined)
+        checkNestedTemplateRefs(
+          result.data as z.infer<typeof analysisTemplateSchema>,
+          context.templateRefs,
+          sink,
+        );
       if (
         obj.name === undefined &&
         obj.generateName !== undefined &&
@@ -240,7 +250,7 @@ export function validateParsedManifests(files: readonly ParsedManifests[]): Vali
   }
 
   const objects = pending.flatMap((doc) => ('object' in doc ? [doc.object] : []));
-  const context: RolloutCheckContext = { templates: templateLookup(objects) };
+  const context = { templates: templateLookup(objects), templateRefs: templateRefGraph(objects) };
   const firstSeen = new Map<string, ManifestObject>();
   const resultOf = new Map<ManifestObject, ObjectValidation>();
   for (const doc of pending) {

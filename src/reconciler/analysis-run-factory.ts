@@ -1,7 +1,15 @@
 // Builds the AnalysisRun object a createAnalysisRun action asks for, from the (Cluster)AnalysisTemplates in the cluster.
 import { buildAnalysisRun, objectArgumentResolver } from '../analysis/build-analysis-run.ts';
 import type { CreateAnalysisRunAction } from '../rollout/index.ts';
-import { analysisTemplateSchema, clusterAnalysisTemplateSchema } from '../manifest/analysis.ts';
+import { resolveNestedTemplates } from '../analysis/nested-templates.ts';
+import { TemplateCycleError } from '../analysis/template-cycle-error.ts';
+import {
+  analysisTemplateSchema,
+  clusterAnalysisTemplateSchema,
+  type AnalysisTemplate,
+  type ClusterAnalysisTemplate,
+} from '../manifest/analysis.ts';
+import type { AnalysisTemplateRef } from '../manifest/rollout.ts';
 import { drivenApiOfVersion } from '../manifest/driven-api.ts';
 import type { KubeClients } from '../kube/client.ts';
 import { kubeCall } from '../kube/errors.ts';
@@ -41,13 +49,14 @@ export class AnalysisRunBuildError extends Error {
 
 /**
  * Default factory: reads each referenced template (namespaced AnalysisTemplate or
- * ClusterAnalysisTemplate, in the owner's group: rollgate.dev or argoproj.io), validates it, and lets the analysis module's
+ * ClusterAnalysisTemplate, in the owner's group: rollgate.dev or argoproj.io) and the templates nested in it,
+ * validates each, and lets the analysis module's
  * `buildAnalysisRun` merge metrics and arguments exactly as Argo does.
  */
 export const buildAnalysisRunFromTemplates: AnalysisRunFactory = async (clients, action, owner) => {
   const api = drivenApiOfVersion(owner.apiVersion);
-  const templates = [];
-  for (const ref of action.templates) {
+  // Each named template and, depth first, the templates its spec.templates names (Argo 1.7).
+  const read = async (ref: AnalysisTemplateRef): Promise<AnalysisTemplate | ClusterAnalysisTemplate> => {
     const kind = ref.clusterScope ? 'ClusterAnalysisTemplate' : 'AnalysisTemplate';
     const raw = await kubeCall(
       {
@@ -78,7 +87,15 @@ export const buildAnalysisRunFromTemplates: AnalysisRunFactory = async (clients,
         action.name,
         `${kind} ${ref.templateName} is invalid: ${parsed.error.message}`,
       );
-    templates.push(parsed.data);
+    return parsed.data;
+  };
+  let templates: Array<AnalysisTemplate | ClusterAnalysisTemplate>;
+  try {
+    templates = await resolveNestedTemplates(action.templates, read);
+  } catch (err) {
+    if (err instanceof TemplateCycleError)
+      throw new AnalysisRunBuildError(action.name, err.message, { cause: err });
+    throw err;
   }
   try {
     return buildAnalysisRun(templates, action.args, {

@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { isCompletedPhase } from '../analysis/analysis-phase.ts';
 import type { SecretResolver } from '../analysis/build-analysis-run.ts';
 import type { MetricProviderRegistry } from '../analysis/providers/metric-provider.ts';
+import { planRunExpiry } from '../analysis/run-expiry.ts';
 import { reconcileAnalysisRun } from '../analysis/run-executor.ts';
 import { prepareStandaloneRun } from '../analysis/standalone-run.ts';
 import type { Clock } from '../clock/clock.ts';
@@ -10,7 +11,7 @@ import { FIELD_MANAGER, toPlainObject, type KubeClients } from '../kube/client.t
 import { dispositionOf, isNotFound, kubeCall } from '../kube/errors.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
 import type { Logger } from '../log/logger.ts';
-import type { AnalysisRunStatus } from '../manifest/analysis.ts';
+import { ttlStrategySchema, type AnalysisRunStatus } from '../manifest/analysis.ts';
 import { ROLLGATE_API, type DrivenApi } from '../manifest/driven-api.ts';
 import { createKubeSecretResolver } from './secret-resolver.ts';
 
@@ -38,12 +39,14 @@ export interface StandaloneRunDeps {
 /**
  * What one job did. `measuring`: the run is unfinished and wants its next look after `afterMs` (the
  * planner's next measurement). `finished`: it ended in `phase` in this job. `left`: nothing to do (gone,
- * being deleted, owned by a Rollout, already finished).
+ * being deleted, owned by a Rollout, already finished). `ttlAfterMs`: a finished run's ttlStrategy deletes
+ * it then (look again at that moment). `expired`: its TTL had passed and it was deleted.
  */
 export type StandaloneRunOutcome =
   | { kind: 'measuring'; afterMs?: number }
-  | { kind: 'finished'; phase: string }
-  | { kind: 'left'; why: 'gone' | 'deleting' | 'rollout-owned' | 'finished' };
+  | { kind: 'finished'; phase: string; ttlAfterMs?: number }
+  | { kind: 'left'; why: 'gone' | 'deleting' | 'rollout-owned' | 'finished'; ttlAfterMs?: number }
+  | { kind: 'expired' };
 
 /** The status write kept losing to other writers (409 each time): the queue retries with backoff. */
 export class StandaloneRunConflictError extends Error {
@@ -57,6 +60,7 @@ export class StandaloneRunConflictError extends Error {
 }
 
 interface LiveRun {
+  spec?: { ttlStrategy?: unknown };
   metadata?: {
     uid?: string;
     deletionTimestamp?: string;
@@ -71,18 +75,46 @@ export function isRolloutOwned(run: { metadata?: { ownerReferences?: Array<{ kin
 }
 
 /**
- * True for a run a standalone job should measure: no Rollout owns it, it is not finished and not being
- * deleted (what the AnalysisRun watch and the start enqueue a job for).
+ * True for a run a standalone job should look at: no Rollout owns it, it is not being deleted, and it is
+ * not finished or has a ttlStrategy that will delete it (what the AnalysisRun watch and the start enqueue
+ * a job for).
  */
 export function isStandaloneRunToMeasure(run: {
   metadata?: { deletionTimestamp?: unknown; ownerReferences?: Array<{ kind?: string }> };
+  spec?: { ttlStrategy?: unknown };
   status?: { phase?: string };
 }): boolean {
   return (
     run.metadata?.deletionTimestamp === undefined &&
     !isRolloutOwned(run) &&
-    !isCompletedPhase(run.status?.phase as AnalysisRunStatus['phase'])
+    (!isCompletedPhase(run.status?.phase as AnalysisRunStatus['phase']) ||
+      run.spec?.ttlStrategy !== undefined)
   );
+}
+
+/** The run's expiry plan (its ttlStrategy read leniently: a malformed one keeps the run). */
+function expiryOf(key: StandaloneRunKey, live: LiveRun, status: AnalysisRunStatus | undefined, now: Date) {
+  const ttl = ttlStrategySchema.safeParse(live.spec?.ttlStrategy);
+  return planRunExpiry(
+    { metadata: { name: key.name }, spec: ttl.success ? { ttlStrategy: ttl.data } : {}, status },
+    now,
+  );
+}
+
+/** Carries out an expiry plan's deletion (a run already gone is done). */
+async function deleteExpired(key: StandaloneRunKey, deps: StandaloneRunDeps, api: DrivenApi): Promise<void> {
+  try {
+    await kubeCall({ verb: 'delete', kind: 'AnalysisRun', ...key }, () =>
+      deps.clients.custom.deleteNamespacedCustomObject({
+        group: api.group,
+        version: api.version,
+        plural: api.plurals.analysisRuns,
+        ...key,
+      }),
+    );
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
 }
 
 /**
@@ -91,7 +123,8 @@ export function isStandaloneRunToMeasure(run: {
  * resourceVersion must come from), take the due measurements through the providers, write the status
  * through /status with that resourceVersion (a 409 reads and measures again). A run that cannot be
  * measured (unparseable spec, unresolved argument, unsupported provider) ends Error with a message
- * naming the field; a run that ends gets `completedAt` and an Event, as Argo's does.
+ * naming the field; a run that ends gets `completedAt` and an Event, as Argo's does. A finished run with a
+ * `spec.ttlStrategy` is deleted once its TTL has passed ({@link planRunExpiry} decides; this carries it out).
  * @throws typed kube errors (retried by the queue) and {@link StandaloneRunConflictError}.
  */
 export async function reconcileStandaloneRun(
@@ -122,9 +155,21 @@ export async function reconcileStandaloneRun(
     if (meta?.deletionTimestamp !== undefined) return { kind: 'left', why: 'deleting' };
     if (isRolloutOwned(live as LiveRun)) return { kind: 'left', why: 'rollout-owned' };
     const previous = (live as { status?: AnalysisRunStatus }).status;
-    if (isCompletedPhase(previous?.phase)) return { kind: 'left', why: 'finished' };
-
     const now = deps.clock.now();
+    if (isCompletedPhase(previous?.phase)) {
+      const expiry = expiryOf(key, live as LiveRun, previous, now);
+      if (expiry.actions.length > 0) {
+        await deleteExpired(key, deps, api);
+        logger.info({ phase: previous?.phase }, 'AnalysisRun deleted: its ttlStrategy expired');
+        return { kind: 'expired' };
+      }
+      return {
+        kind: 'left',
+        why: 'finished',
+        ...(expiry.requeueAfterMs !== undefined && { ttlAfterMs: expiry.requeueAfterMs }),
+      };
+    }
+
     const prepared = prepareStandaloneRun(live);
     let status: AnalysisRunStatus;
     let afterMs: number | undefined;
@@ -181,7 +226,10 @@ export async function reconcileStandaloneRun(
         message: `Analysis Completed. Result: ${status.phase}`,
       },
     );
-    return { kind: 'finished', phase: status.phase ?? '' };
+    // A TTL already due (0 seconds) is carried out by the next job, at once.
+    const expiry = expiryOf(key, live as LiveRun, status, now);
+    const ttlAfterMs = expiry.actions.length > 0 ? 0 : expiry.requeueAfterMs;
+    return { kind: 'finished', phase: status.phase ?? '', ...(ttlAfterMs !== undefined && { ttlAfterMs }) };
   }
   throw new StandaloneRunConflictError(key);
 }

@@ -4,10 +4,16 @@ import type { ObservedReplicaSet } from './observed-state.ts';
 import { removeCondition, setCondition } from './rollout-conditions.ts';
 import type { PlannedRolloutStatus } from './rollout-plan.ts';
 
-/** Pod counts summed over the rollout's ReplicaSets (updatedReplicas: the current revision's). */
+/**
+ * Pod counts summed over the rollout's ReplicaSets (updatedReplicas: the current revision's). With
+ * `active` (blue-green, the ReplicaSet the active Service selects), ready and available pods are the
+ * active ReplicaSet's only, as Argo reports them: a preview revision's pods serve no user traffic, so an
+ * HPA or a health check reading these must not count them. `replicas` stays the sum (the pods running).
+ */
 export function replicaCounts(
   sets: readonly ObservedReplicaSet[],
   current: ObservedReplicaSet | undefined,
+  active?: ObservedReplicaSet,
 ): Pick<RolloutStatus, 'replicas' | 'updatedReplicas' | 'readyReplicas' | 'availableReplicas'> {
   let replicas = 0;
   let ready = 0;
@@ -20,8 +26,8 @@ export function replicaCounts(
   return {
     replicas,
     updatedReplicas: current?.status.replicas ?? 0,
-    readyReplicas: ready,
-    availableReplicas: available,
+    readyReplicas: active?.status.readyReplicas ?? ready,
+    availableReplicas: active?.status.availableReplicas ?? available,
   };
 }
 

@@ -7,7 +7,7 @@ import { replicaSetName } from '../plan-revision.ts';
 import { planRunHistory } from '../plan-run-history.ts';
 import { applyOutcome, replicaCounts } from '../plan-status.ts';
 import { weightsStatus } from '../plan-traffic.ts';
-import type { RolloutAction } from '../rollout-action.ts';
+import { POD_TEMPLATE_HASH_LABEL, type RolloutAction } from '../rollout-action.ts';
 import { fullWeightOf, type RolloutContext } from '../rollout-context.ts';
 import type { PlannedRolloutStatus, RolloutPlan, TrafficRouterError } from '../rollout-plan.ts';
 import type { Pass, Verdict } from './pass.ts';
@@ -47,9 +47,12 @@ function dropUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;
 }
 
-function selectorString(context: RolloutContext): string | undefined {
-  const labels = context.spec.selector.matchLabels;
-  if (labels === undefined) return undefined;
+function selectorString(context: RolloutContext, activeHash?: string): string | undefined {
+  const matchLabels = context.spec.selector.matchLabels;
+  if (matchLabels === undefined) return undefined;
+  // Blue-green: the active ReplicaSet's selector (with its hash), so an HPA measures only the pods it serves.
+  const labels: Record<string, string> =
+    activeHash === undefined ? matchLabels : { ...matchLabels, [POD_TEMPLATE_HASH_LABEL]: activeHash };
   return Object.keys(labels)
     .sort()
     .map((key) => `${key}=${labels[key] ?? ''}`)
@@ -116,6 +119,19 @@ function withoutWeights(canary: RolloutStatus['canary']): RolloutStatus['canary'
   return Object.keys(rest).length > 0 ? rest : undefined;
 }
 
+/**
+ * Blue-green: the observed ReplicaSet the active Service selects once this pass's writes are done
+ * (status.blueGreen.activeSelector as recorded); undefined for a canary or before any is selected.
+ */
+function activeReplicaSetOf(pass: Pass, verdict: Verdict): ObservedReplicaSet | undefined {
+  if (pass.context.rollout.spec.strategy.blueGreen === undefined) return undefined;
+  const recorded = (verdict.blueGreen ?? pass.context.status.blueGreen) as
+    { activeSelector?: unknown } | undefined;
+  const hash = recorded?.activeSelector;
+  if (typeof hash !== 'string' || hash === '') return undefined;
+  return pass.context.observed.replicaSets.find((rs) => rs.podTemplateHash === hash);
+}
+
 /** The status fields every pass writes, from its state and verdict. */
 function baseStatus(pass: Pass, verdict: Verdict): PlannedRolloutStatus {
   const { context, revision, state } = pass;
@@ -130,12 +146,14 @@ function baseStatus(pass: Pass, verdict: Verdict): PlannedRolloutStatus {
             ...(live.canary ?? {}),
             weights: weightsStatus(verdict.weights, fullWeightOf(context)),
           });
-  const counts = replicaCounts(context.observed.replicaSets, revision.current);
+  const active = activeReplicaSetOf(pass, verdict);
+  const counts = replicaCounts(context.observed.replicaSets, revision.current, active);
   return dropUndefined({
     ...live,
     ...counts,
-    // The scale subresource reads the pods the rollout runs from here (an HPA's current replicas), as Argo.
-    HPAReplicas: counts.replicas,
+    // The scale subresource reads the pods the rollout runs from here (an HPA's current replicas), as Argo:
+    // in blue-green the active ReplicaSet's pods only (a waiting preview is not capacity).
+    HPAReplicas: active?.status.replicas ?? counts.replicas,
     currentPodHash: revision.hash,
     stableRS: verdict.stableHash,
     currentStepIndex: context.steps.length > 0 ? state.stepIndex : undefined,
@@ -150,7 +168,7 @@ function baseStatus(pass: Pass, verdict: Verdict): PlannedRolloutStatus {
     canary,
     blueGreen: verdict.blueGreen ?? live.blueGreen,
     observedGeneration: generation !== undefined ? String(generation) : live.observedGeneration,
-    selector: selectorString(context) ?? live.selector,
+    selector: selectorString(context, active?.podTemplateHash) ?? live.selector,
   }) as PlannedRolloutStatus;
 }
 
@@ -166,10 +184,12 @@ export function finishPass(pass: Pass & { verdict: Verdict }): RolloutPlan {
   const { context, revision, verdict } = pass;
   const now = context.now;
   const routerError = routerErrorOf(context);
-  const available = context.observed.replicaSets.reduce((sum, rs) => sum + rs.status.availableReplicas, 0);
   const rsName = replicaSetName(context.name, revision.hash);
+  const base = baseStatus(pass, verdict);
+  // Available pods as reported (blue-green: the active ReplicaSet's), as Argo's Available condition reads them.
+  const available = base.availableReplicas ?? 0;
   let status = applyOutcome(
-    baseStatus(pass, verdict),
+    base,
     {
       phase: verdict.phase,
       message: verdict.message,

@@ -183,6 +183,46 @@ describe('standalone AnalysisRuns', () => {
     expect(run.status?.message).toBe('Unable to resolve metric arguments: spec.args[0] "path" has no value');
   });
 
+  it('ttlStrategy: a finished run is deleted once its TTL for its phase has passed; a Failed one keeps its longer TTL', async () => {
+    const withTtl = (yaml: string, ttl: string): string =>
+      yaml.replace('spec:\n', `spec:\n  ttlStrategy:\n${ttl}`);
+    await apply(
+      'ttl-bad',
+      withTtl(
+        runYaml({ name: 'ttl-bad', path: '/broken/ttl', count: 1, failureLimit: 0 }),
+        '    secondsAfterSuccess: 1\n    secondsAfterFailure: 3600\n',
+      ),
+    );
+    await apply(
+      'ttl-good',
+      withTtl(
+        runYaml({ name: 'ttl-good', path: '/healthy/ttl', count: 1 }),
+        '    secondsAfterSuccess: 1\n    secondsAfterCompletion: 3600\n',
+      ),
+    );
+    const good = await ended('ttl-good');
+    expect(good.status?.phase).toBe('Successful');
+    const bad = await ended('ttl-bad');
+    expect(bad.status?.phase).toBe('Failed');
+    // Gone about a second after it ended (the job looks again when the TTL is due; no watch event needed).
+    await eventually('ttl-good to be deleted', async () => {
+      try {
+        await readRun('ttl-good');
+        return undefined;
+      } catch (err) {
+        return (err as { code?: number }).code === 404 ? true : undefined;
+      }
+    });
+    const deletedBy = Date.now();
+    expect(deletedBy - Date.parse(good.status?.completedAt ?? '')).toBeGreaterThanOrEqual(1_000);
+    // The Failed run ended no later than ttl-good was deleted, so secondsAfterSuccess (1) would have deleted it
+    // too by now (+1 s); its secondsAfterFailure (an hour) keeps it.
+    await eventually('ttl-bad to be older than 2 s', async () =>
+      Date.now() - Date.parse(bad.status?.completedAt ?? '') > 2_000 ? true : undefined,
+    );
+    expect((await readRun('ttl-bad')).status?.phase).toBe('Failed');
+  });
+
   it('a run a Rollout owns is left to that Rollout', async () => {
     // At 0 replicas its own reconcile has nothing to create; it measures only the runs it labels.
     const rollout = toPlainObject<{ metadata: { uid: string } }>(
@@ -278,6 +318,82 @@ spec:
     const run = await ended(name!);
     expect(run.status?.phase).toBe('Successful');
     expect(hits.get('/healthy/cluster')).toBe(1);
+  });
+
+  it('`rollgate create analysisrun --from` a template holding only `templates:` runs the nested metrics (a cycle creates nothing)', async () => {
+    await apply(
+      'nested-templates',
+      `apiVersion: ${API_VERSION}
+kind: AnalysisTemplate
+metadata:
+  name: nested-rate
+  namespace: ${NAMESPACE}
+spec:
+  args:
+    - name: path
+  metrics:
+    - name: nested-rate
+      count: 1
+      successCondition: result >= 0.95
+      provider:
+        web:
+          url: ${baseUrl}{{args.path}}
+          jsonPath: '{$.rate}'
+---
+apiVersion: ${API_VERSION}
+kind: AnalysisTemplate
+metadata:
+  name: nested-all
+  namespace: ${NAMESPACE}
+spec:
+  templates:
+    - templateName: nested-rate
+---
+apiVersion: ${API_VERSION}
+kind: AnalysisTemplate
+metadata:
+  name: loop-a
+  namespace: ${NAMESPACE}
+spec:
+  templates:
+    - templateName: loop-b
+---
+apiVersion: ${API_VERSION}
+kind: AnalysisTemplate
+metadata:
+  name: loop-b
+  namespace: ${NAMESPACE}
+spec:
+  templates:
+    - templateName: loop-a
+`,
+    );
+    const created = await runCli(
+      'create',
+      'analysisrun',
+      '--from',
+      'nested-all',
+      '--name',
+      'nested-run',
+      '-a',
+      'path=/healthy/nested',
+      '--kubeconfig',
+      kubeconfig,
+    );
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    const run = await ended('nested-run');
+    expect(run.status?.phase).toBe('Successful');
+    expect(run.status?.metricResults?.map((m) => m.name)).toEqual(['nested-rate']);
+    expect(hits.get('/healthy/nested')).toBe(1);
+
+    const before = await runNames();
+    const loop = await runCli('create', 'analysisrun', '--from', 'loop-a', '--kubeconfig', kubeconfig);
+    expect(loop.code).not.toBe(0);
+    expect(loop.stderr).toContain(
+      'AnalysisTemplate/loop-a → AnalysisTemplate/loop-b → AnalysisTemplate/loop-a',
+    );
+    expect(await runNames()).toEqual(before);
   });
 
   it('`rollgate create analysisrun` says which template or argument is missing, and creates nothing', async () => {

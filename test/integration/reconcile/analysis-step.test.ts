@@ -141,6 +141,58 @@ describe('analysis steps through the reconciler', () => {
     expect(harness.violations).toEqual([]);
   });
 
+  it('a template holding only `templates:` (Argo 1.7 nested templates) runs the metrics of the templates it names', async () => {
+    const name = 'analysis-nested';
+    // Two levels: combined → (a ClusterAnalysisTemplate holding only templates) → success-rate.
+    await harness.clients.custom.createClusterCustomObject({
+      group: ROLLGATE_API_GROUP,
+      version: 'v1alpha1',
+      plural: 'clusteranalysistemplates',
+      body: {
+        apiVersion: 'rollgate.dev/v1alpha1',
+        kind: 'ClusterAnalysisTemplate',
+        metadata: { name: 'nested-middle' },
+        spec: { templates: [{ templateName: 'success-rate' }], dryRun: [{ metricName: 'never-measured' }] },
+      },
+    });
+    await harness.clients.custom.createNamespacedCustomObject({
+      group: ROLLGATE_API_GROUP,
+      version: 'v1alpha1',
+      namespace: NAMESPACE,
+      plural: 'analysistemplates',
+      body: {
+        apiVersion: 'rollgate.dev/v1alpha1',
+        kind: 'AnalysisTemplate',
+        metadata: { name: 'combined', namespace: NAMESPACE },
+        spec: { templates: [{ templateName: 'nested-middle', clusterScope: true }] },
+      },
+    });
+    values.set(`http://metrics/${name}`, 0.5);
+    const key = await updateAnalysedRollout(name, { templates: [{ templateName: 'combined' }] });
+    // The nested metric reads 0.5: the run fails and the canary is aborted (ignored, nothing would be measured).
+    await harness.runUntil(key, (o) => o.rollout.status?.phase === 'Degraded', { timeoutMs: 60_000 });
+    const runs = (await harness.clients.custom.listNamespacedCustomObject({
+      group: ROLLGATE_API_GROUP,
+      version: 'v1alpha1',
+      namespace: NAMESPACE,
+      plural: 'analysisruns',
+      labelSelector: `rollgate.dev/rollout=${name}`,
+    })) as {
+      items: Array<{
+        spec: { metrics: Array<{ name: string; provider: { web?: { url?: string } } }>; dryRun?: unknown };
+        status?: { phase?: string };
+      }>;
+    };
+    expect(runs.items).toHaveLength(1);
+    const run = runs.items[0];
+    expect(run?.spec.metrics.map((m) => [m.name, m.provider.web?.url])).toEqual([
+      ['success-rate', `http://metrics/${name}`],
+    ]);
+    expect(run?.spec.dryRun).toEqual([{ metricName: 'never-measured' }]);
+    expect(run?.status?.phase).toBe('Failed');
+    expect(harness.violations).toEqual([]);
+  });
+
   it('takes a manual abort while the step analysis is running within one resync (F1)', async () => {
     const name = 'analysis-abort';
     values.set(`http://metrics/${name}`, 0.99);

@@ -76,6 +76,22 @@ describe('blue-green against the sandbox', () => {
     expect(observed.replicaSets.find((rs) => rs.podTemplateHash === next)?.replicas).toBe(1);
     expect(await selector('bluegreen-demo-preview')).toBe(next);
     expect(await selector('bluegreen-demo-active')).toBe(first);
+    // The preview's pod runs but serves nobody: status (and the scale subresource an HPA reads) counts the
+    // active ReplicaSet's pods as ready and available, as Argo reports them.
+    expect(observed.rollout.status).toMatchObject({
+      replicas: 4,
+      updatedReplicas: 1,
+      readyReplicas: 3,
+      availableReplicas: 3,
+      HPAReplicas: 3,
+    });
+    const scale = (await harness.clients.custom.getNamespacedCustomObjectScale({
+      group: 'rollgate.dev',
+      version: 'v1alpha1',
+      plural: 'rollouts',
+      ...key,
+    })) as { status?: { replicas?: number; selector?: string } };
+    expect(scale.status).toEqual({ replicas: 3, selector: `app=bluegreen-demo,${HASH}=${first}` });
 
     // rollgate promote: the pause condition goes, controllerPause stays.
     await harness.clients.custom.patchNamespacedCustomObjectStatus(

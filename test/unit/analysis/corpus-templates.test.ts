@@ -46,7 +46,7 @@ describe.skipIf(corpus.missing)('Argo Rollouts example templates', () => {
     expect(parsed.error?.issues ?? []).toEqual([]);
     const template = parsed.data;
     if (template === undefined) return;
-    for (const metric of template.spec.metrics) {
+    for (const metric of template.spec.metrics ?? []) {
       expect(() => compileMetricConditions(metric)).not.toThrow();
       expect(() => metricSettings(metric)).not.toThrow();
       expect(() => registry.forMetric(metric)).not.toThrow();

@@ -134,7 +134,7 @@ describe('analysis schemas', () => {
         ],
       },
     });
-    expect(parsed.spec.metrics[0]?.count).toBe('{{args.count}}');
+    expect(parsed.spec.metrics?.[0]?.count).toBe('{{args.count}}');
   });
 
   it('accepts an AnalysisRun status with measurements', () => {

@@ -290,15 +290,17 @@ describe('unsupported fields', () => {
     ]);
   });
 
-  it('canaryMetadata is a warning and leaves the object valid', () => {
+  it('canaryMetadata and stableMetadata are errors (not honoured yet; what selects pods by them would find none)', () => {
     const text = ROLLOUT_YAML.replace(
       '    canary:\n',
-      '    canary:\n      canaryMetadata:\n        labels: {role: canary}\n',
+      '    canary:\n      canaryMetadata:\n        labels: {role: canary}\n      stableMetadata:\n        labels: {role: stable}\n',
     );
-    const { report, warnings } = check(text);
-    expect(report.objects[0]?.valid).toBe(true);
-    expect(warnings).toEqual([
-      '24 spec.strategy.canary.canaryMetadata: unsupported: strategy.canary.canaryMetadata (the labels/annotations are not added to canary pods yet)',
+    const { report, errors, warnings } = check(text);
+    expect(report.objects[0]?.valid).toBe(false);
+    expect(warnings).toEqual([]);
+    expect(errors).toEqual([
+      '24:7 spec.strategy.canary.canaryMetadata: unsupported: strategy.canary.canaryMetadata (the labels/annotations are not added to canary pods yet, so nothing selecting pods by them (an analysis query) would find any)',
+      '26:7 spec.strategy.canary.stableMetadata: unsupported: strategy.canary.stableMetadata (the labels/annotations are not added to stable pods yet, so nothing selecting pods by them (an analysis query) would find any)',
     ]);
   });
 

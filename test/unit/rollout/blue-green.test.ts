@@ -113,6 +113,30 @@ const ROWS: Row[] = [
     },
   },
   {
+    name: 'preview waiting for promotion: ready/available/HPAReplicas count the active ReplicaSet only (as Argo)',
+    rollout: updating({ autoPromotionEnabled: false, previewReplicaCount: 1 }),
+    observed: (r) =>
+      anObservedState(r)
+        .withReplicaSet('app:1', { replicas: 4 })
+        .withReplicaSet('app:2', { replicas: 1 })
+        .withService('web', sel(V1))
+        .withService('web-preview', sel(V2)),
+    wantWrites: [],
+    wantPhase: 'Paused',
+    wantRequeueAfterMs: undefined,
+    wantEvents: ['RolloutPaused'],
+    wantStatus: {
+      // The preview's pod runs (replicas, updatedReplicas) but serves nobody: not ready capacity.
+      replicas: 5,
+      updatedReplicas: 1,
+      readyReplicas: 4,
+      availableReplicas: 4,
+      HPAReplicas: 4,
+      selector: `app=web,${POD_TEMPLATE_HASH_LABEL}=${V1}`,
+      conditions: expect.arrayContaining([expect.objectContaining({ type: 'Available', status: 'True' })]),
+    },
+  },
+  {
     name: 'promoted (pause condition removed by `rollgate promote`): the active Service switches',
     rollout: updating({ autoPromotionEnabled: false }, { controllerPause: true }),
     observed: (r) =>
