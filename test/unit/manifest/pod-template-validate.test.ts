@@ -503,13 +503,6 @@ const ROLLOUT_FAULTS: Array<[string, string, string, string, string]> = [
     'metadata.labels.team: label value must be empty or consist of letters, digits, "-", "_" and ".", starting and ending with a letter or digit, got "payments/eu"',
   ],
   [
-    'a canaryMetadata label value with a slash',
-    '    canary:\n',
-    '    canary:\n      canaryMetadata:\n        labels: {role: canary/v2}\n',
-    'role: canary/v2',
-    'spec.strategy.canary.canaryMetadata.labels.role: label value must be empty or consist of letters, digits, "-", "_" and ".", starting and ending with a letter or digit, got "canary/v2"',
-  ],
-  [
     'a restartPolicy other than Always',
     'terminationGracePeriodSeconds: 30',
     'terminationGracePeriodSeconds: 30\n      restartPolicy: OnFailure',

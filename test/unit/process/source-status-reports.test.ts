@@ -73,7 +73,7 @@ describe('SourceStatusReports', () => {
       source: 'apps',
       sha: A,
       context: 'rollgate/apps',
-      state: 'success',
+      state: 'pending',
       code: 'forge.unavailable',
     });
     expect(log.text()).not.toContain(TOKEN);
