@@ -6,6 +6,7 @@ import {
   readGitSource,
   withSecrets,
   type ParsedGitSource,
+  type SecretData,
 } from '../../../src/sources/git-source-settings.ts';
 
 const CONTROL = 'rollgate-system';
@@ -195,7 +196,7 @@ describe('withSecrets', () => {
   it('puts the credentials into the settings and hands the webhook secret back', () => {
     const resolved = withSecrets(
       parsed,
-      new Map([
+      new Map<string, SecretData>([
         ['team-a/creds', { username: b64('bot'), password: b64('s3cret-password-x') }],
         ['team-a/hook', { token: b64('hook-secret') }],
       ]),
@@ -214,7 +215,7 @@ describe('withSecrets', () => {
     });
     const noKey = withSecrets(
       parsed,
-      new Map([
+      new Map<string, SecretData>([
         ['team-a/creds', { token: b64('value-that-must-not-show') }],
         ['team-a/hook', { other: b64('x') }],
       ]),
