@@ -121,7 +121,7 @@ export const CRD_DEFINITIONS: readonly CrdDefinition[] = [
     description: 'GitSource: a Git repository path Rollgate syncs into the cluster (docs/sources.md).',
     columns: [
       { name: 'URL', type: 'string', jsonPath: '.spec.url', description: 'Repository URL' },
-      { name: 'Ref', type: 'string', jsonPath: '.spec.ref.branch', description: 'Branch followed' },
+      { name: 'Ref', type: 'string', jsonPath: '.status.ref', description: 'Branch followed' },
       {
         name: 'Commit',
         type: 'string',

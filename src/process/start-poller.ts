@@ -211,6 +211,8 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     return { config: source, git, deps };
   };
   const sources = new Map<string, PolledSource>();
+  /** Jobs waiting for a source this process is building (see polledSource). */
+  const builtWaiters = new Map<string, Set<() => void>>();
   for (const source of registry.current()) sources.set(source.name, await buildSource(source.settings));
 
   const notConfigured = (source: string): JobOutcome => ({
@@ -231,8 +233,23 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   const polledSource = async (source: string): Promise<PolledSource | undefined> => {
     const known = sources.get(source);
     if (known !== undefined) return known;
-    await registry.waitFor(source, options.unknownSourceWaitMs ?? 3_000);
-    await registry.settled();
+    const waitMs = options.unknownSourceWaitMs ?? 3_000;
+    // Not the registry's whole backlog (100 objects applied at once): only until this source is built.
+    const deadline = clock.now().getTime() + waitMs;
+    if ((await registry.waitFor(source, waitMs)) === undefined) return undefined;
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        builtWaiters.get(source)?.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, deadline - clock.now().getTime()));
+      timer.unref();
+      if (sources.has(source)) return done();
+      let set = builtWaiters.get(source);
+      if (!set) builtWaiters.set(source, (set = new Set()));
+      set.add(done);
+    });
     return sources.get(source);
   };
 
@@ -396,6 +413,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       const before = await withSourceLock(name, () => {
         const old = sources.get(name);
         sources.set(name, built);
+        for (const done of builtWaiters.get(name) ?? []) done();
         return Promise.resolve(old);
       });
       await before?.git.close();

@@ -16,6 +16,8 @@ export interface Condition {
 /** What Rollgate writes under the object's `status` (health is the health check's; kept as found). */
 export interface GitSourceStatus {
   observedGeneration?: number;
+  /** The branch followed, defaults applied (the `Ref` printer column). */
+  ref?: string;
   commit?: string;
   /** The commit's first 7 characters (the `Commit` printer column). */
   shortCommit?: string;
@@ -31,6 +33,8 @@ export interface GitSourceStatus {
 /** What the projection reads. */
 export interface GitSourceStatusInput {
   generation: number | undefined;
+  /** The branch the source follows (absent for a refused spec). */
+  ref?: string;
   /** Undefined: the spec is usable; else the problems that keep the source from running. */
   refused?: readonly SpecProblem[];
   /** The source's status in its state ConfigMap (undefined before its first poll). */
@@ -117,6 +121,7 @@ export function gitSourceStatus(
   ];
   return {
     ...(input.generation !== undefined ? { observedGeneration: input.generation } : {}),
+    ...(input.ref !== undefined && !refused ? { ref: input.ref } : {}),
     ...(source?.commit !== undefined
       ? { commit: source.commit, shortCommit: source.commit.slice(0, 7) }
       : {}),

@@ -15,6 +15,7 @@ const VERSION = 'v1alpha1';
 /** Fields of `status` this writer owns; `health` is the health check's. */
 const OWNED: ReadonlyArray<keyof GitSourceStatus> = [
   'observedGeneration',
+  'ref',
   'commit',
   'shortCommit',
   'lastSyncedAt',
@@ -54,6 +55,7 @@ export class GitSourceWriter {
       const current = entry.object.status as Partial<GitSourceStatus> | undefined;
       const next = gitSourceStatus(current, {
         generation: entry.reading.generation,
+        ...(entry.reading.ok ? { ref: entry.reading.settings.branch } : {}),
         ...(entry.refused ? { refused: entry.refused } : {}),
         source: sourceStatus,
         now: this.options.clock.now(),
