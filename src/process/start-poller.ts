@@ -215,10 +215,17 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   const builtWaiters = new Map<string, Set<() => void>>();
   for (const source of registry.current()) sources.set(source.name, await buildSource(source.settings));
 
-  const notConfigured = (source: string): JobOutcome => ({
-    kind: 'stalled',
-    reason: `source ${source} is not configured here`,
-  });
+  /**
+   * A job for a source this process does not run: a GitSource it has not seen yet (the watch is behind
+   * another process's) waits and runs again; any other is a human's to look at.
+   */
+  const notConfigured = async (source: string): Promise<JobOutcome> => {
+    if (await registry.exists(source))
+      return { kind: 'requeue', afterMs: 1_000, reason: `GitSource ${source} not seen here yet` };
+    // A GitSource deleted since the job was queued: nothing to do.
+    if (source.includes('.')) return { kind: 'done' };
+    return { kind: 'stalled', reason: `source ${source} is not configured here` };
+  };
 
   /**
    * One poll of `source`: a ref check; a sync request when the head moved; otherwise the status brought
@@ -255,7 +262,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
 
   const pollSource = async (source: string): Promise<JobOutcome> => {
     const entry = await polledSource(source);
-    if (!entry) return notConfigured(source);
+    if (!entry) return await notConfigured(source);
     try {
       return await pollKnownSource(source, entry);
     } finally {
@@ -333,7 +340,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     'sync',
     async (payload, context) => {
       const entry = await polledSource(payload.source);
-      if (!entry) return notConfigured(payload.source);
+      if (!entry) return await notConfigured(payload.source);
       const report = await withSourceLock(payload.source, async () => {
         // The source as it is now: a change of its settings since the job was queued rebuilt it.
         const current = sources.get(payload.source) ?? entry;

@@ -290,7 +290,7 @@ export function withSecrets(
         problem: {
           reason: 'CredentialsNotFound',
           field: 'spec.credentials.secretRef.name',
-          message: `Secret ${namespace}/${name} not found`,
+          message: `Secret ${namespace}/${name} not found (or Rollgate may not read it: docs/security.md)`,
         },
       };
     const username = decode(data['username']);

@@ -5,7 +5,7 @@ import { isNotFound, kubeCall } from '../kube/errors.ts';
 import { watchPathIn, watchWithRestart, type RunningWatch } from '../kube/watch-with-restart.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
-import { GIT_SOURCE_PLURAL, PRUNE_FINALIZER } from '../manifest/git-source.ts';
+import { PRUNE_FINALIZER } from '../manifest/git-source.ts';
 import {
   readGitSource,
   withSecrets,
@@ -68,7 +68,9 @@ export interface SourceRegistryOptions {
 export type SourceListener = (event: SourceEvent) => void | Promise<void>;
 
 const VERSION = 'v1alpha1';
-const PATH = `/apis/${ROLLGATE_API_GROUP}/${VERSION}/${GIT_SOURCE_PLURAL}`;
+// Spelled out (GIT_SOURCE_PLURAL's value): the RBAC check of deploy/ reads the requests from this text.
+const PLURAL = 'gitsources';
+const GIT_SOURCES_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/gitsources`;
 
 /** What makes a look at an object worth redoing: its spec, its deletion, its finalizers. */
 function lookKey(object: Record<string, unknown>): string {
@@ -93,7 +95,8 @@ export class SourceRegistry {
   private readonly listeners = new Set<SourceListener>();
   private readonly entryListeners = new Set<(source: string) => void | Promise<void>>();
   private readonly log: Logger;
-  private chain: Promise<void> = Promise.resolve();
+  /** Per object, its events in order; different objects are looked at side by side. */
+  private readonly chains = new Map<string, Promise<void>>();
   private watch: RunningWatch | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -176,7 +179,7 @@ export class SourceRegistry {
   async start(): Promise<void> {
     const { clients } = this.options;
     if (clients === undefined) return;
-    const path = watchPathIn(PATH, this.options.watchNamespace ?? '');
+    const path = watchPathIn(GIT_SOURCES_PATH, this.options.watchNamespace ?? '');
     this.watch = await watchWithRestart<Record<string, unknown>>({
       kubeConfig: clients.kubeConfig,
       path,
@@ -184,8 +187,8 @@ export class SourceRegistry {
       // Every list is a full one: the registry catches up on what it missed (first start, 410 Gone).
       listResourceVersion: () => this.relist(),
       onEvent: (type, object) => {
-        if (type === 'ADDED' || type === 'MODIFIED') this.enqueue(() => this.look(object, false));
-        else if (type === 'DELETED') this.enqueue(() => this.forget(object));
+        if (type === 'ADDED' || type === 'MODIFIED') this.enqueue(object, () => this.look(object, false));
+        else if (type === 'DELETED') this.enqueue(object, () => this.forget(object));
       },
       onEnded: (err, restart) => {
         if (restart.reason !== 'idle' && restart.reason !== 'closed')
@@ -196,20 +199,46 @@ export class SourceRegistry {
       },
       ...(this.options.now ? { now: this.options.now } : {}),
     });
-    await this.chain;
+    await this.settled();
     const resyncMs = this.options.resyncMs ?? 60_000;
     this.timer = setInterval(() => {
       for (const entry of this.entries.values()) {
         const object = entry.object;
-        this.enqueue(() => this.look(object, true));
+        this.enqueue(object, () => this.look(object, true));
       }
     }, resyncMs);
     this.timer.unref();
   }
 
+  /**
+   * Whether the GitSource behind an object source's name exists in the API server now (a job for one
+   * this process has not seen yet waits for it; one for a deleted object is done).
+   */
+  async exists(name: string): Promise<boolean> {
+    const { clients } = this.options;
+    const dot = name.indexOf('.');
+    if (clients === undefined || dot < 0) return false;
+    const [namespace, object] = [name.slice(0, dot), name.slice(dot + 1)];
+    try {
+      await kubeCall({ verb: 'get', kind: 'GitSource', namespace, name: object }, () =>
+        clients.custom.getNamespacedCustomObject({
+          group: ROLLGATE_API_GROUP,
+          version: VERSION,
+          namespace,
+          plural: PLURAL,
+          name: object,
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  }
+
   /** Waits for the events received so far to reach the listeners. */
   async settled(): Promise<void> {
-    await this.chain;
+    await Promise.all([...this.chains.values()]);
   }
 
   stop(): void {
@@ -218,9 +247,15 @@ export class SourceRegistry {
     clearInterval(this.timer);
   }
 
-  private enqueue(step: () => Promise<void>): void {
-    this.chain = this.chain.then(step).catch((err: unknown) => {
-      this.log.error({ err: (err as Error).message }, 'GitSource event not handled');
+  private enqueue(object: Record<string, unknown>, step: () => Promise<void>): void {
+    const { namespace, name } = keyOf(object);
+    const key = `${namespace}.${name}`;
+    const next = (this.chains.get(key) ?? Promise.resolve()).then(step).catch((err: unknown) => {
+      this.log.error({ source: key, err: (err as Error).message }, 'GitSource event not handled');
+    });
+    this.chains.set(key, next);
+    void next.then(() => {
+      if (this.chains.get(key) === next) this.chains.delete(key);
     });
   }
 
@@ -234,12 +269,12 @@ export class SourceRegistry {
             group: ROLLGATE_API_GROUP,
             version: VERSION,
             namespace,
-            plural: GIT_SOURCE_PLURAL,
+            plural: PLURAL,
           })
         : clients.custom.listClusterCustomObject({
             group: ROLLGATE_API_GROUP,
             version: VERSION,
-            plural: GIT_SOURCE_PLURAL,
+            plural: PLURAL,
           }),
     )) as { items?: Array<Record<string, unknown>>; metadata?: { resourceVersion?: string } };
     const items = list.items ?? [];
@@ -247,10 +282,10 @@ export class SourceRegistry {
     for (const object of items) {
       const { namespace: ns, name } = keyOf(object);
       present.add(`${ns}.${name}`);
-      this.enqueue(() => this.look(object, false));
+      this.enqueue(object, () => this.look(object, false));
     }
     for (const [source, entry] of this.entries)
-      if (!present.has(source)) this.enqueue(() => this.forget(entry.object, source));
+      if (!present.has(source)) this.enqueue(entry.object, () => this.forget(entry.object, source));
     return list.metadata?.resourceVersion ?? '';
   }
 
@@ -363,7 +398,9 @@ export class SourceRegistry {
         );
         secrets.set(key, secret.data ?? {});
       } catch (err) {
-        if (!isNotFound(err)) throw err;
+        // Refused (403): read as missing, so the object says which Secret, not the log alone.
+        const refused = (err as { status?: number }).status === 403;
+        if (!isNotFound(err) && !refused) throw err;
         secrets.set(key, undefined);
       }
     }
