@@ -90,6 +90,16 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
   const rendering = Rendering.once(config.render, logger.child({ component: 'render' }));
   // Forge tokens likewise: a promotion whose token is missing stops the start, naming the key.
   const promotions = runsReconciler ? buildPromotions(config, { logger, rendering }) : [];
+  // The sources a poller runs: the configuration's and the GitSource objects (watched from the start on).
+  const registry = runsPoller
+    ? new SourceRegistry({
+        configured: config.sources,
+        clients: runtime.kube.clients,
+        controlNamespace: config.kubernetes.stateNamespace,
+        watchNamespace: config.kubernetes.watchNamespace,
+        logger,
+      })
+    : undefined;
   // Dashboard tokens likewise: a token named in the config but missing stops the start, naming the key.
   const dashboard = config.dashboard.enabled
     ? wireDashboard({
@@ -105,6 +115,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
           runsReconciler ? promotions : buildPromotions(config, { logger, rendering }),
           runtime.kube.clients,
           runtime.clock,
+          registry ? () => registry.current().map((s) => s.settings) : undefined,
         ),
       })
     : undefined;
@@ -117,16 +128,6 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
   let waitingFor: string | undefined = 'the HTTP server';
   let started = false;
   let onPush: OnPush | undefined;
-  // The sources a poller runs: the configuration's and the GitSource objects (watched from the start on).
-  const registry = runsPoller
-    ? new SourceRegistry({
-        configured: config.sources,
-        clients: runtime.kube.clients,
-        controlNamespace: config.kubernetes.stateNamespace,
-        watchNamespace: config.kubernetes.watchNamespace,
-        logger,
-      })
-    : undefined;
   const gitReadiness = (name: string): ReadinessCheck => ({
     name: `git/${name}`,
     check: () => {
