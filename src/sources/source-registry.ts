@@ -180,13 +180,13 @@ export class SourceRegistry {
     const { clients } = this.options;
     if (clients === undefined) return;
     const path = watchPathIn(GIT_SOURCES_PATH, this.options.watchNamespace ?? '');
-    this.watch = await watchWithRestart<Record<string, unknown>>({
+    this.watch = await watchWithRestart({
       kubeConfig: clients.kubeConfig,
       path,
       query: { allowWatchBookmarks: 'true' },
       // Every list is a full one: the registry catches up on what it missed (first start, 410 Gone).
       listResourceVersion: () => this.relist(),
-      onEvent: (type, object) => {
+      onEvent: (type: string, object: Record<string, unknown>) => {
         if (type === 'ADDED' || type === 'MODIFIED') this.enqueue(object, () => this.look(object, false));
         else if (type === 'DELETED') this.enqueue(object, () => this.forget(object));
       },
