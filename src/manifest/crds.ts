@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { analysisRunSchema, analysisTemplateSchema, clusterAnalysisTemplateSchema } from './analysis.ts';
 import { ARGO_API_GROUP, ROLLGATE_API_GROUP } from './api-version.ts';
+import { gitSourceSchema } from './git-source.ts';
 import { declaredRolloutSchema } from './rollout.ts';
 import { toStructuralSchema, type SchemaNode } from './structural-schema.ts';
 
@@ -10,6 +11,8 @@ interface PrinterColumn {
   type: 'string' | 'integer' | 'date' | 'boolean' | 'number';
   jsonPath: string;
   description?: string;
+  /** 1: shown by `kubectl get -o wide` only. */
+  priority?: number;
 }
 
 interface CrdDefinition {
@@ -23,6 +26,10 @@ interface CrdDefinition {
   /** Rollouts expose a scale subresource like Argo's, so an HPA can target them. */
   scale?: boolean;
   hasStatus: boolean;
+  /** The schema's description (default: same spec as Argo Rollouts' kind). */
+  description?: string;
+  /** Rollgate's own kind, with no Argo Rollouts twin: never installed in argoproj.io. */
+  rollgateOnly?: boolean;
 }
 
 const AGE: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
@@ -102,6 +109,47 @@ export const CRD_DEFINITIONS: readonly CrdDefinition[] = [
       AGE,
     ],
   },
+  {
+    kind: 'GitSource',
+    plural: 'gitsources',
+    singular: 'gitsource',
+    shortNames: ['gsrc'],
+    scope: 'Namespaced',
+    schema: gitSourceSchema,
+    hasStatus: true,
+    rollgateOnly: true,
+    description: 'GitSource: a Git repository path Rollgate syncs into the cluster (docs/sources.md).',
+    columns: [
+      { name: 'URL', type: 'string', jsonPath: '.spec.url', description: 'Repository URL' },
+      { name: 'Ref', type: 'string', jsonPath: '.status.ref', description: 'Branch followed' },
+      {
+        name: 'Commit',
+        type: 'string',
+        jsonPath: '.status.shortCommit',
+        description: 'Last synced commit',
+      },
+      {
+        name: 'Synced',
+        type: 'string',
+        jsonPath: '.status.conditions[?(@.type=="Synced")].status',
+        description: 'The last sync reached the branch head',
+      },
+      {
+        name: 'Healthy',
+        type: 'string',
+        jsonPath: '.status.conditions[?(@.type=="Healthy")].status',
+        description: 'The objects it applied are healthy',
+      },
+      AGE,
+      {
+        name: 'Message',
+        type: 'string',
+        jsonPath: '.status.message',
+        description: 'What the last attempt said',
+        priority: 1,
+      },
+    ],
+  },
 ];
 
 function openApiSchema(definition: CrdDefinition): SchemaNode {
@@ -115,7 +163,9 @@ function openApiSchema(definition: CrdDefinition): SchemaNode {
   if (spec === undefined) throw new Error(`schema of ${definition.kind} has no spec`);
   const schema: SchemaNode = {
     type: 'object',
-    description: `${definition.kind}: same spec as Argo Rollouts' argoproj.io/v1alpha1 ${definition.kind}.`,
+    description:
+      definition.description ??
+      `${definition.kind}: same spec as Argo Rollouts' argoproj.io/v1alpha1 ${definition.kind}.`,
     properties: {
       apiVersion: { type: 'string' },
       kind: { type: 'string' },
@@ -141,14 +191,14 @@ export function crdName(
 
 /**
  * The CustomResourceDefinition objects (apiextensions.k8s.io/v1) for Rollout, AnalysisTemplate,
- * ClusterAnalysisTemplate and AnalysisRun in {@link ROLLGATE_API_GROUP}, ready to apply.
+ * ClusterAnalysisTemplate, AnalysisRun and GitSource in {@link ROLLGATE_API_GROUP}, ready to apply.
  */
 export function rollgateCrds(): object[] {
   return crdsInGroup(ROLLGATE_API_GROUP);
 }
 
 /**
- * The same definitions in Argo Rollouts' group (`argoproj.io`): what controller mode installs in a
+ * The same definitions in Argo Rollouts' group (`argoproj.io`), GitSource aside (Rollgate's own): what controller mode installs in a
  * cluster that has no Argo CRDs yet. Argo's own CRDs, where present, are never replaced by these
  * (see installCrdsWhenAbsent).
  */
@@ -157,7 +207,10 @@ export function argoCrds(): object[] {
 }
 
 function crdsInGroup(group: string): object[] {
-  return CRD_DEFINITIONS.map((definition) => ({
+  const definitions = CRD_DEFINITIONS.filter(
+    (definition) => group === ROLLGATE_API_GROUP || definition.rollgateOnly !== true,
+  );
+  return definitions.map((definition) => ({
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
     metadata: { name: crdName(definition, group), labels: { 'app.kubernetes.io/part-of': 'rollgate' } },

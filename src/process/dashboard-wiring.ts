@@ -4,7 +4,7 @@ import type { KubeClients } from '../kube/client.ts';
 import type { Logger } from '../log/logger.ts';
 import type { DashboardAccess } from '../server/dashboard/dashboard-access.ts';
 import { createDashboard, type Dashboard } from '../server/dashboard/dashboard.ts';
-import type { RollgateConfig } from '../config/schema.ts';
+import type { RollgateConfig, SourceConfig } from '../config/schema.ts';
 import type { BuiltPromotion } from '../promoter/build-promotions.ts';
 import { promotionsReader, type ReadPromotions } from '../server/dashboard/promotion-reads.ts';
 import type { WatchRollouts } from '../server/dashboard/rollout-stream.ts';
@@ -91,6 +91,8 @@ export function configuredPromotions(
   built: readonly BuiltPromotion[],
   clients: KubeClients,
   clock: Clock,
+  /** The sources now (the registry's: GitSource objects too); default the configuration's. */
+  current: () => readonly SourceConfig[] = () => config.sources,
 ): ReadPromotions {
   return promotionsReader({
     clients,
@@ -98,12 +100,13 @@ export function configuredPromotions(
     stateNamespace: config.kubernetes.stateNamespace,
     namespace: config.kubernetes.watchNamespace,
     api: syncedRolloutApi(config.controller.groups),
-    sources: config.sources.map((s) => ({
-      name: s.name,
-      branch: s.branch,
-      path: s.path,
-      ...(s.namespace !== undefined ? { namespace: s.namespace } : {}),
-    })),
+    sources: () =>
+      current().map((s) => ({
+        name: s.name,
+        branch: s.branch,
+        path: s.path,
+        ...(s.namespace !== undefined ? { namespace: s.namespace } : {}),
+      })),
     promotions: built.map((p) => ({
       name: p.spec.name,
       from: p.spec.fromSource,

@@ -64,6 +64,19 @@ export class ScheduledPolls {
     return this.running.size;
   }
 
+  /**
+   * Adds a source that appeared (a GitSource created), or changes its interval; its first scheduled poll is
+   * its next grid time (the caller asks for the poll at once).
+   */
+  setSchedule(schedule: PollSchedule): void {
+    this.timetable.set(schedule, this.options.clock.now().getTime());
+  }
+
+  /** Stops scheduling a source that went away (a running poll of it ends by itself). */
+  removeSchedule(source: string): void {
+    this.timetable.delete(source);
+  }
+
   /** Looks every `tickMs` (real time; what is due is decided from the clock). */
   start(): void {
     if (this.timer) return;
@@ -103,7 +116,7 @@ export class ScheduledPolls {
         if (!wasHolding) {
           // What was due while another process held the lease was its to poll: start on the grid from now.
           this.timetable.restart(now);
-          this.log.info({ sources: this.options.schedules.length }, 'scheduled polls taken over');
+          this.log.info({ sources: this.timetable.size }, 'scheduled polls taken over');
         }
       } else {
         this.validUntil = 0;

@@ -1,7 +1,7 @@
 // The poller process: polls (one ref check per source: scheduled in-process, webhook ones as jobs), sync jobs, drift checks.
 import { randomUUID } from 'node:crypto';
 import { join, isAbsolute } from 'node:path';
-import { resolveSourceAuth, type SourceConfig } from '../config/index.ts';
+import { resolveSourceAuth } from '../config/index.ts';
 import { GitSourceError } from '../git/errors/git-source-error.ts';
 import { GitSource } from '../git/source.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
@@ -34,6 +34,11 @@ import {
   type SourceSyncDeps,
 } from '../sync/source-sync.ts';
 import type { DependencyHealth } from '../server/dependency-health.ts';
+import type { SourceSettings } from '../sources/git-source-settings.ts';
+import { GitSourceWriter } from '../sources/git-source-writer.ts';
+import { SourceRegistry, type SourceEvent } from '../sources/source-registry.ts';
+import { POLL_STATE_MAX_AGE_MS } from '../sync/source-sync.ts';
+import { pruneInventory } from '../sync/source-removal.ts';
 import type { Runtime } from './runtime.ts';
 import type { StartStepRunner } from './start-step-runner.ts';
 import { NotifyQueue } from '../queue/notify-queue.ts';
@@ -42,9 +47,9 @@ import { ScheduledPolls } from './scheduled-polls.ts';
 import { SourcePollRuns } from './source-poll-runs.ts';
 import { reportedConfigSource, SourceStatusReports, type ReportedSource } from './source-status-reports.ts';
 
-/** A configured source with what its poll and sync jobs use (built once: caches live between jobs). */
+/** A source with what its poll and sync jobs use (built once per settings: caches live between jobs). */
 interface PolledSource {
-  config: SourceConfig;
+  config: SourceSettings;
   git: GitSource;
   deps: SourceSyncDeps & { selfHeal: boolean };
 }
@@ -80,6 +85,13 @@ export interface PollerOptions {
    * process passes the one its promoter uses. Default: one of the poller's own.
    */
   rendering?: () => Promise<Rendering>;
+  /**
+   * The sources to poll, followed as they change (GitSource objects added, changed, deleted). Default: the
+   * configuration's sources only, fixed.
+   */
+  registry?: SourceRegistry;
+  /** How long a job for a source this process does not know yet waits for it to appear (default 3 s). */
+  unknownSourceWaitMs?: number;
   /** How often the scheduled polls look for due sources, in ms (default 250). */
   scheduledPollTickMs?: number;
   /** When and how the heap a large sync grew is given back (defaults: LargeSyncCollection's). */
@@ -161,13 +173,37 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   const liveObjects = new KubeLiveObjectReader(runtime.kube.clients.kubeConfig);
   const replicaSets = new KubeReplicaSetUseReader(runtime.kube.clients);
 
-  // Found once (the version is logged and shown in each source's status), shared by every source.
-  const rendering = config.sources.some((source) => source.render !== 'plain')
-    ? await (options.rendering ?? Rendering.once(config.render, log))()
-    : undefined;
-  const sources = new Map<string, PolledSource>();
-  for (const source of config.sources) {
+  // Found once, at the first source that renders (the version is logged and shown in each source's
+  // status), and shared by every source, those added later included.
+  let rendering: Promise<Rendering> | undefined;
+  const renderingFor = (settings: SourceSettings): Promise<Rendering | undefined> => {
+    if (settings.render === 'plain') return Promise.resolve(undefined);
+    rendering ??= (options.rendering ?? Rendering.once(config.render, log))();
+    return rendering;
+  };
+  const registry =
+    options.registry ??
+    new SourceRegistry({ configured: config.sources, controlNamespace: config.kubernetes.stateNamespace });
+  // Events from now on wait until the poller below is set up (the set it starts from is taken next).
+  let setUp!: () => void;
+  const whenSetUp = new Promise<void>((resolve) => (setUp = resolve));
+  const unsubscribe = registry.subscribe(async (event) => {
+    await whenSetUp;
+    await onSourceEvent(event);
+  });
+  const writer = new GitSourceWriter({
+    clients: runtime.kube.clients,
+    entry: (source) => registry.entry(source),
+    written: (source, status) => registry.noteStatus(source, status),
+    sourceStatus: async (source) =>
+      (await state.readSource(source, { maxAgeMs: POLL_STATE_MAX_AGE_MS })).status,
+    clock,
+    logger: log,
+  });
+  /** Builds what a source's jobs use from its settings (again after each change of them). */
+  const buildSource = async (source: SourceSettings): Promise<PolledSource> => {
     const auth = resolveSourceAuth(source);
+    const shared = await renderingFor(source);
     const git = new GitSource(
       {
         name: source.name,
@@ -181,7 +217,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
         cacheDir,
         logger: log,
         clock,
-        ...(rendering ? { rendering } : {}),
+        ...(shared ? { rendering: shared } : {}),
         objectLimits: { maxObjectBytes: config.git.maxObjectBytes, maxPackBytes: config.git.maxPackBytes },
       },
     );
@@ -212,13 +248,24 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       applyConcurrency: config.git.applyConcurrency,
       syncTimeoutMs: parseDuration(source.syncTimeout),
     };
-    sources.set(source.name, { config: source, git, deps });
-  }
+    return { config: source, git, deps };
+  };
+  const sources = new Map<string, PolledSource>();
+  /** Jobs waiting for a source this process is building (see polledSource). */
+  const builtWaiters = new Map<string, Set<() => void>>();
+  for (const source of registry.current()) sources.set(source.name, await buildSource(source.settings));
 
-  const notConfigured = (source: string): JobOutcome => ({
-    kind: 'stalled',
-    reason: `source ${source} is not configured here`,
-  });
+  /**
+   * A job for a source this process does not run: a GitSource it has not seen yet (the watch is behind
+   * another process's) waits and runs again; any other is a human's to look at.
+   */
+  const notConfigured = async (source: string): Promise<JobOutcome> => {
+    if (await registry.exists(source))
+      return { kind: 'requeue', afterMs: 1_000, reason: `GitSource ${source} not seen here yet` };
+    // A GitSource deleted since the job was queued: nothing to do.
+    if (source.includes('.')) return { kind: 'done' };
+    return { kind: 'stalled', reason: `source ${source} is not configured here` };
+  };
 
   /**
    * One poll of `source`: a ref check; a sync request when the head moved; otherwise the status brought
@@ -226,9 +273,45 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
    * drift check. Reports a failure itself (status,
    * metrics, log) and never throws: the next scheduled poll tries again.
    */
+  /**
+   * The source of a job: a job may name a GitSource this process has not seen yet (another process saw
+   * it first and queued its poll), so it waits a moment for the watch to bring it.
+   */
+  const polledSource = async (source: string): Promise<PolledSource | undefined> => {
+    const known = sources.get(source);
+    if (known !== undefined) return known;
+    const waitMs = options.unknownSourceWaitMs ?? 3_000;
+    // Not the registry's whole backlog (100 objects applied at once): only until this source is built.
+    const deadline = clock.now().getTime() + waitMs;
+    if ((await registry.waitFor(source, waitMs)) === undefined) return undefined;
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        builtWaiters.get(source)?.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, deadline - clock.now().getTime()));
+      timer.unref();
+      if (sources.has(source)) return done();
+      let set = builtWaiters.get(source);
+      if (!set) builtWaiters.set(source, (set = new Set()));
+      set.add(done);
+    });
+    return sources.get(source);
+  };
+
   const pollSource = async (source: string): Promise<JobOutcome> => {
-    const entry = sources.get(source);
-    if (!entry) return notConfigured(source);
+    const entry = await polledSource(source);
+    if (!entry) return await notConfigured(source);
+    try {
+      return await pollKnownSource(source, entry);
+    } finally {
+      // An object source's status follows its state ConfigMap (written only when it changed).
+      if (registry.entry(source) !== undefined) await writer.refresh(source);
+    }
+  };
+
+  const pollKnownSource = async (source: string, entry: PolledSource): Promise<JobOutcome> => {
     const { deps } = entry;
     try {
       const attemptAt = clock.now().toISOString();
@@ -326,11 +409,17 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   const syncWorker: RunningWorker = startWorker(
     'sync',
     async (payload, context) => {
-      const entry = sources.get(payload.source);
-      if (!entry) return notConfigured(payload.source);
-      const report = await withSourceLock(payload.source, () =>
-        syncSource(entry.deps, { id: context.jobId }),
-      );
+      const entry = await polledSource(payload.source);
+      if (!entry) return await notConfigured(payload.source);
+      const report = await withSourceLock(payload.source, async () => {
+        // The source as it is now: a change of its settings since the job was queued rebuilt it.
+        const current = sources.get(payload.source) ?? entry;
+        try {
+          return await syncSource(current.deps, { id: context.jobId });
+        } finally {
+          if (registry.entry(payload.source) !== undefined) await writer.refresh(payload.source);
+        }
+      });
       if (report.fetchSeconds !== undefined)
         metrics.gitFetchDurationSeconds.observe({ source: payload.source }, report.fetchSeconds);
       if (report.renders !== undefined) {
@@ -365,8 +454,12 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     },
   );
 
-  const schedules = config.sources.map((s) => ({ source: s.name, intervalMs: parseDuration(s.interval) }));
+  const scheduleOf = (settings: SourceSettings): { source: string; intervalMs: number } => ({
+    source: settings.name,
+    intervalMs: parseDuration(settings.interval),
+  });
   const enqueueAll = async (): Promise<void> => {
+    const schedules = [...sources.values()].map((s) => scheduleOf(s.config));
     await enqueueEverything(queues, { sources: schedules, rollouts: [] });
   };
   if (options.atStart) await options.atStart('redis', 'enqueue the polls of every source', enqueueAll);
@@ -374,7 +467,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   const scheduledPolls = new ScheduledPolls({
     lease: new PollLease(redis, config.redis.prefix),
     holder: `${defaultWorkerName()}:${randomUUID().slice(0, 8)}`,
-    schedules,
+    schedules: [...sources.values()].map((s) => scheduleOf(s.config)),
     // A scheduled poll never waits behind a running poll of its source: it is skipped (SourcePollRuns).
     poll: (source) => pollRuns.scheduled(source)?.then(() => undefined),
     clock,
@@ -384,7 +477,90 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     logger: log,
   });
   scheduledPolls.start();
-  log.info({ sources: schedules.map((s) => s.source) }, 'poller started');
+
+  /**
+   * The set follows the registry: a source added or changed is (re)built, scheduled and polled at once
+   * (a poll job: one process runs it); one removed stops being polled, and a deleted one loses its state
+   * (and, when its object asked for it, what it applied).
+   */
+  const onSourceEvent = async (event: SourceEvent): Promise<void> => {
+    const name = event.source.name;
+    if (event.kind === 'added' || event.kind === 'changed') {
+      const built = await buildSource(event.source.settings);
+      const before = await withSourceLock(name, () => {
+        const old = sources.get(name);
+        sources.set(name, built);
+        for (const done of builtWaiters.get(name) ?? []) done();
+        return Promise.resolve(old);
+      });
+      await before?.git.close();
+      lastDriftCheck.delete(name);
+      scheduledPolls.setSchedule(scheduleOf(built.config));
+      await queues.poll.enqueuePoll(name, 'start');
+      return;
+    }
+    scheduledPolls.removeSchedule(name);
+    const removed = await withSourceLock(name, () => {
+      const old = sources.get(name);
+      sources.delete(name);
+      return Promise.resolve(old);
+    });
+    lastDriftCheck.delete(name);
+    await removed?.git.close();
+    if (event.deleted === undefined) return;
+    const object = event.source.object;
+    if (event.deleted.prune && object !== undefined) {
+      const settings = event.source.settings;
+      const defaultNamespace = settings?.namespace ?? object.namespace;
+      const applier =
+        removed?.deps.applier ??
+        new ObjectApplier(runtime.kube.clients.kubeConfig, {
+          source: name,
+          defaultNamespace,
+          // Without usable settings, only what the source could write with none: its own namespace.
+          scope: sourceScopeOf(
+            settings ?? { namespace: object.namespace },
+            config.kubernetes.defaultNamespace,
+          ),
+          rolloutApiVersion: syncApi.apiVersion as AcceptedApiVersion,
+        });
+      const { inventory } = await state.readSource(name);
+      const report = await withSourceLock(name, () =>
+        pruneInventory(
+          {
+            applier,
+            kubeConfig: runtime.kube.clients.kubeConfig,
+            logger: log.child({ source: name }),
+            defaultNamespace,
+          },
+          inventory ?? [],
+        ),
+      );
+      log.info(
+        {
+          source: name,
+          deleted: report.removed.filter((r) => r.result === 'deleted').length,
+          failed: report.failed.length,
+        },
+        'deleted source pruned',
+      );
+      // A failed delete keeps the finalizer: the registry's next look at the object asks again.
+      if (report.failed.length > 0) return;
+      await state.remove(name);
+      await writer.releaseFinalizer(object.namespace, object.name);
+      return;
+    }
+    await state.remove(name);
+  };
+  const lookedAt = async (source: string): Promise<void> => {
+    await writer.syncFinalizer(source);
+    await writer.refresh(source);
+  };
+  const unwatchEntries = registry.onEntry(lookedAt);
+  setUp();
+  // The objects listed before this poller listened: their finalizer and status as they should be.
+  for (const source of registry.objectSources()) await lookedAt(source);
+  log.info({ sources: [...sources.keys()] }, 'poller started');
 
   return {
     queues,
@@ -393,6 +569,8 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     enqueueAll,
     reports,
     async stop(stopOptions) {
+      unsubscribe();
+      unwatchEntries();
       largeSyncCollection.stop();
       await Promise.all([
         scheduledPolls.stop(stopOptions),

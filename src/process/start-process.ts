@@ -22,6 +22,7 @@ import { startStepRunner, type StartStepRunnerOptions } from './start-step-runne
 import type { UnfinishedJob } from '../queue/start-worker.ts';
 import type { Runtime } from './runtime.ts';
 import { webhookSecrets } from './webhook-secrets.ts';
+import { SourceRegistry, type SourceEvent } from '../sources/source-registry.ts';
 import { dashboardAccess } from '../server/dashboard/dashboard-access.ts';
 import { configuredPromotions, wireDashboard } from './dashboard-wiring.ts';
 import { readQueueDepths } from '../queue/queue-depths.ts';
@@ -89,6 +90,16 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
   const rendering = Rendering.once(config.render, logger.child({ component: 'render' }));
   // Forge tokens likewise: a promotion whose token is missing stops the start, naming the key.
   const promotions = runsReconciler ? buildPromotions(config, { logger, rendering }) : [];
+  // The sources a poller runs: the configuration's and the GitSource objects (watched from the start on).
+  const registry = runsPoller
+    ? new SourceRegistry({
+        configured: config.sources,
+        clients: runtime.kube.clients,
+        controlNamespace: config.kubernetes.stateNamespace,
+        watchNamespace: config.kubernetes.watchNamespace,
+        logger,
+      })
+    : undefined;
   // Dashboard tokens likewise: a token named in the config but missing stops the start, naming the key.
   const dashboard = config.dashboard.enabled
     ? wireDashboard({
@@ -104,6 +115,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
           runsReconciler ? promotions : buildPromotions(config, { logger, rendering }),
           runtime.kube.clients,
           runtime.clock,
+          registry ? () => registry.current().map((s) => s.settings) : undefined,
         ),
       })
     : undefined;
@@ -116,6 +128,13 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
   let waitingFor: string | undefined = 'the HTTP server';
   let started = false;
   let onPush: OnPush | undefined;
+  const gitReadiness = (name: string): ReadinessCheck => ({
+    name: `git/${name}`,
+    check: () => {
+      const state = health.state({ kind: 'git', source: name });
+      return state ? gitSourceReadiness(state) : true;
+    },
+  });
   const readiness: ReadinessCheck[] = [
     {
       name: 'start',
@@ -125,14 +144,17 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
       name: 'kubernetes',
       check: () => kubernetesReadiness(health.state({ kind: 'kubernetes' }), now(), graceMs),
     },
-    ...(runsPoller ? config.sources : []).map((source): ReadinessCheck => ({
-      name: `git/${source.name}`,
-      check: () => {
-        const state = health.state({ kind: 'git', source: source.name });
-        return state ? gitSourceReadiness(state) : true;
-      },
-    })),
+    ...(runsPoller ? config.sources : []).map((source) => gitReadiness(source.name)),
   ];
+  // The server reads the list on each /readyz: a source added or removed at run time is in it or out.
+  registry?.subscribe((event: SourceEvent) => {
+    const name = `git/${event.source.name}`;
+    const at = readiness.findIndex((check) => check.name === name);
+    if (event.kind === 'removed') {
+      if (at >= 0) readiness.splice(at, 1);
+      health.forget({ kind: 'git', source: event.source.name });
+    } else if (at < 0) readiness.push(gitReadiness(event.source.name));
+  });
   const http = await startHttpServer({
     port: config.server.port,
     host: config.server.host,
@@ -224,17 +246,34 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
       promotions.length > 0
         ? await startPromoter(runtime, promotions, { metrics, atStart, ...(notifier && { notifier }) })
         : undefined;
+    if (registry) {
+      await registry.start();
+      for (const name of registry.current().map((s) => s.name))
+        if (!readiness.some((check) => check.name === `git/${name}`)) readiness.push(gitReadiness(name));
+    }
     poller = runsPoller
-      ? await startPoller(runtime, { metrics, rendering, ...options.poller, atStart, health })
+      ? await startPoller(runtime, {
+          metrics,
+          rendering,
+          ...(registry ? { registry } : {}),
+          ...options.poller,
+          atStart,
+          health,
+        })
       : undefined;
     const pollQueue = poller?.queues.poll;
-    onPush = pollQueue
-      ? createPushRouter({
-          sources: config.sources.map((s) => ({ name: s.name, url: s.url, branch: s.branch })),
-          pollQueue,
-          logger,
-        })
-      : () => ({ sourcesQueued: [] });
+    onPush =
+      pollQueue && registry
+        ? createPushRouter({
+            // Read at each push: a GitSource added since the start is matched too.
+            sources: () =>
+              registry
+                .current()
+                .map((s) => ({ name: s.name, url: s.settings.url, branch: s.settings.branch })),
+            pollQueue,
+            logger,
+          })
+        : () => ({ sourcesQueued: [] });
     const queues = poller?.queues;
     // Every reconcile queue this process runs, by group: the poller's queues hold rollgate.dev's; another
     // group's (argoproj.io, under its own prefix) is read from its reconciler.
@@ -263,6 +302,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     );
   } catch (err) {
     // A start that fails half-way (refused credentials, say) stops what it started, so the caller can exit.
+    registry?.stop();
     await Promise.all([
       poller?.stop({ force: true }),
       ...reconcilers.map((reconciler) => reconciler.stop({ force: true })),
@@ -307,6 +347,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     async stop(stopOptions) {
       monitor.stop();
       detector.stop();
+      registry?.stop();
       await http.stop();
       await Promise.all([
         poller?.stop(stopOptions),

@@ -26,6 +26,18 @@ const dnsLabel = z
   .min(1)
   .max(63)
   .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label');
+/**
+ * A source's name: a configured one (a DNS label) or a GitSource's `<namespace>.<name>` (a label, a dot,
+ * an object name).
+ */
+const sourceName = z
+  .string()
+  .min(1)
+  .max(63 + 1 + 253)
+  .regex(
+    /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9.]*[a-z0-9])?)?$/,
+    'must be a source name (a DNS label, or <namespace>.<name> of a GitSource)',
+  );
 /** A Kubernetes object name (a DNS subdomain, as a Rollout's name is). */
 const objectName = z
   .string()
@@ -75,7 +87,7 @@ export type PollReason = z.infer<typeof pollReasonSchema>;
 /** A poll job: check one source (by its configured name) for a new commit. */
 export const pollPayloadSchema = z.object({
   v: z.literal(1),
-  source: dnsLabel,
+  source: sourceName,
   reason: pollReasonSchema,
 });
 export type PollPayload = z.infer<typeof pollPayloadSchema>;
@@ -101,7 +113,7 @@ export type SyncObject = z.infer<typeof syncObjectSchema>;
  */
 export const syncPayloadSchema = z.object({
   v: z.literal(1),
-  source: dnsLabel,
+  source: sourceName,
   commit: z.string().min(1).max(64),
   /** The last commit synced before this one, when known (`null` on a first sync). */
   previousCommit: z.string().max(64).nullable().optional(),

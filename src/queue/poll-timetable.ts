@@ -39,6 +39,23 @@ export class PollTimetable {
       this.nextAt.set(schedule.source, nextPollAt(schedule, nowMs));
   }
 
+  /** Adds a source, or changes its interval: its next poll is its next grid time after `nowMs`. */
+  set(schedule: PollSchedule, nowMs: number): void {
+    this.schedules.set(schedule.source, schedule);
+    this.nextAt.set(schedule.source, nextPollAt(schedule, nowMs));
+  }
+
+  /** Drops a source: it is never due again. */
+  delete(source: string): void {
+    this.schedules.delete(source);
+    this.nextAt.delete(source);
+  }
+
+  /** How many sources it schedules. */
+  get size(): number {
+    return this.schedules.size;
+  }
+
   /** The sources due at `nowMs`, each moved to its next time after `nowMs`. */
   due(nowMs: number): string[] {
     const due: string[] = [];

@@ -41,6 +41,15 @@ export class DependencyHealth {
     this.record(dependency, false, error);
   }
 
+  /** A Git source that went away (its GitSource deleted): no state and no gauge series left for it. */
+  forget(dependency: Dependency): void {
+    this.states.delete(keyOf(dependency));
+    this.metrics.dependencyUp.remove({
+      dependency: dependency.kind,
+      source: dependency.kind === 'git' ? dependency.source : '',
+    });
+  }
+
   state(dependency: Dependency): DependencyState | undefined {
     return this.states.get(keyOf(dependency));
   }

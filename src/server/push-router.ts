@@ -13,8 +13,8 @@ export interface WatchedSource {
 }
 
 export interface PushRouterOptions {
-  /** The configured sources (the configuration is read once, at start). */
-  sources: readonly WatchedSource[];
+  /** The sources now (configured and GitSource objects), read at each push; or a fixed list. */
+  sources: readonly WatchedSource[] | (() => readonly WatchedSource[]);
   pollQueue: Pick<PollQueue, 'enqueuePoll'>;
   logger?: Logger;
 }
@@ -35,7 +35,8 @@ export function sourcesForPush(
 export function createPushRouter(options: PushRouterOptions): OnPush {
   const logger = options.logger ?? silentLogger;
   return async (notice): Promise<PushHandled> => {
-    const matched = sourcesForPush(notice, options.sources);
+    const sources = typeof options.sources === 'function' ? options.sources() : options.sources;
+    const matched = sourcesForPush(notice, sources);
     for (const source of matched) await options.pollQueue.enqueuePoll(source.name, 'webhook');
     logger.info(
       {

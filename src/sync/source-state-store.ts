@@ -138,6 +138,26 @@ export class ConfigMapSourceStateStore implements SourceStateStore {
     }));
   }
 
+  /** Deletes the source's state (its ConfigMap): the source was deleted. Absent already is fine. */
+  async remove(source: string): Promise<void> {
+    const name = sourceStateName(source);
+    try {
+      await kubeCall({ verb: 'delete', kind: 'ConfigMap', namespace: this.namespace, name }, () =>
+        this.clients.core.deleteNamespacedConfigMap({ name, namespace: this.namespace }),
+      );
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    const recent = this.recent;
+    if (recent === undefined) return;
+    const read = recent.read.then((states) => {
+      states.delete(source);
+      return states;
+    });
+    read.catch(() => undefined);
+    this.recent = { at: recent.at, read };
+  }
+
   private readAllNoOlderThan(maxAgeMs: number): Promise<Map<string, Readonly<Record<string, string>>>> {
     const now = this.now();
     if (this.recent !== undefined && now - this.recent.at <= maxAgeMs) return this.recent.read;

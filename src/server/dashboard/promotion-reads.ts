@@ -33,7 +33,8 @@ export interface ReadablePromotion extends PipelinePromotion {
 
 export interface PromotionsReaderOptions {
   clients: KubeClients;
-  sources: readonly PipelineSource[];
+  /** The sources now (configured and GitSource objects: read at each request), or a fixed list. */
+  sources: readonly PipelineSource[] | (() => readonly PipelineSource[]);
   promotions: readonly ReadablePromotion[];
   /** `kubernetes.stateNamespace`: where the sources' state ConfigMaps are (`rollgate-source-<name>`). */
   stateNamespace: string;
@@ -79,7 +80,7 @@ async function lookAt(
   if (verdict.hash !== undefined) look.revision = verdict.hash;
   const status = planCommitStatus(promotion.from, rollout);
   if (status !== undefined) look.commitStatus = status;
-  const base = options.sources.find((s) => s.name === promotion.to)?.branch ?? 'main';
+  const base = sourcesOf(options).find((s) => s.name === promotion.to)?.branch ?? 'main';
   try {
     const pull = await promotion.forge.findOpenPullRequest(promotionBranch(promotion.name, key.name), base);
     if (pull !== undefined) {
@@ -116,6 +117,11 @@ async function readHistory(
   return entries;
 }
 
+/** The sources as they are now. */
+function sourcesOf(options: Pick<PromotionsReaderOptions, 'sources'>): readonly PipelineSource[] {
+  return typeof options.sources === 'function' ? options.sources() : options.sources;
+}
+
 /** The reader the dashboard serves /api/v1/promotions with; reads are reused for a few seconds. */
 export function promotionsReader(options: PromotionsReaderOptions): ReadPromotions {
   const store = new ConfigMapSourceStateStore(options.clients, options.stateNamespace);
@@ -126,7 +132,7 @@ export function promotionsReader(options: PromotionsReaderOptions): ReadPromotio
     ]);
     // One list of every source's state, not a read per source.
     const all = await store.readAll();
-    const states = options.sources.map((s) => [s.name, all.get(s.name) ?? {}] as const);
+    const states = sourcesOf(options).map((s) => [s.name, all.get(s.name) ?? {}] as const);
     const looks: Record<string, PromotionLook[]> = {};
     const sourceNamespaces = new Set<string>();
     for (const promotion of options.promotions) {
@@ -159,7 +165,7 @@ export function promotionsReader(options: PromotionsReaderOptions): ReadPromotio
       }),
     );
     return buildPromotionsResponse({
-      sources: options.sources,
+      sources: sourcesOf(options),
       promotions: options.promotions.map(({ forge: _forge, ...p }) => p),
       summaries,
       sourceStates: Object.fromEntries(states),

@@ -81,6 +81,7 @@ describe('rollgate install --controller-groups', () => {
       'customresourcedefinition/analysistemplates.rollgate.dev created',
       'customresourcedefinition/clusteranalysistemplates.rollgate.dev created',
       'customresourcedefinition/analysisruns.rollgate.dev created',
+      'customresourcedefinition/gitsources.rollgate.dev created',
       "customresourcedefinition/rollouts.argoproj.io unchanged (present: Argo's own, left as it is)",
       'customresourcedefinition/analysistemplates.argoproj.io created',
       'customresourcedefinition/clusteranalysistemplates.argoproj.io created',

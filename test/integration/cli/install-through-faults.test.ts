@@ -20,7 +20,7 @@ describe('rollgate install through API errors', () => {
       await sandbox.writeKubeconfig(kubeconfig);
       const first = await runCli('install', '--kubeconfig', kubeconfig);
       expect(first.code).toBe(0);
-      expect(first.stdout.trim().split('\n')).toHaveLength(4);
+      expect(first.stdout.trim().split('\n')).toHaveLength(5);
       const retries = first.stderr.trim().split('\n');
       expect(retries.length).toBeGreaterThan(0);
       for (const line of retries)

@@ -168,6 +168,9 @@ const OTHER_CLIENTS = [
   'src/kube/watch-with-restart.ts',
   'src/process/dependency-monitor.ts',
   'src/reconciler/route-writer.ts',
+  // The prune of a deleted GitSource reads the API groups' preferred versions (`GET /apis`: a
+  // non-resource URL every authenticated identity may read); its deletes go through the applier.
+  'src/sync/source-removal.ts',
 ];
 const ROUTE_WRITER = 'src/reconciler/route-writer.ts';
 

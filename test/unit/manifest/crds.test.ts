@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { rollgateCrds } from '../../../src/manifest/crds.ts';
+import { argoCrds, rollgateCrds } from '../../../src/manifest/crds.ts';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 
@@ -47,13 +47,34 @@ describe('rollgateCrds', () => {
     spec: { names: { shortNames: string[] }; scope: string; versions: Array<Record<string, unknown>> };
   }>;
 
-  it('defines our four kinds with their short names and scopes', () => {
+  it('defines our five kinds with their short names and scopes', () => {
     expect(crds.map((crd) => [crd.metadata.name, crd.spec.names.shortNames, crd.spec.scope])).toEqual([
       ['rollouts.rollgate.dev', ['ro'], 'Namespaced'],
       ['analysistemplates.rollgate.dev', ['at'], 'Namespaced'],
       ['clusteranalysistemplates.rollgate.dev', ['cat'], 'Cluster'],
       ['analysisruns.rollgate.dev', ['ar'], 'Namespaced'],
+      ['gitsources.rollgate.dev', ['gsrc'], 'Namespaced'],
     ]);
+  });
+
+  it("gives GitSources a status subresource and the printer columns kubectl get shows, and none in Argo's group", () => {
+    const gitSource = crds[4]?.spec.versions[0] as {
+      subresources: { status: object };
+      additionalPrinterColumns: Array<{ name: string; jsonPath: string; priority?: number }>;
+    };
+    expect(gitSource.subresources).toEqual({ status: {} });
+    expect(gitSource.additionalPrinterColumns.map((c) => [c.name, c.jsonPath, c.priority ?? 0])).toEqual([
+      ['URL', '.spec.url', 0],
+      ['Ref', '.status.ref', 0],
+      ['Commit', '.status.shortCommit', 0],
+      ['Synced', '.status.conditions[?(@.type=="Synced")].status', 0],
+      ['Healthy', '.status.conditions[?(@.type=="Healthy")].status', 0],
+      ['Age', '.metadata.creationTimestamp', 0],
+      ['Message', '.status.message', 1],
+    ]);
+    expect(argoCrds().map((crd) => (crd as { metadata: { name: string } }).metadata.name)).not.toContain(
+      'gitsources.argoproj.io',
+    );
   });
 
   it('gives Rollouts and AnalysisRuns a status subresource that keeps unknown fields', () => {
