@@ -14,7 +14,9 @@ import { eventKey, planDeliveries, type Delivery } from '../notify/plan-deliveri
 import type { SourceTemplateData } from '../notify/source-template-data.ts';
 import { fetchHttpCall, type HttpCall } from '../notify/services/notification-sender.ts';
 import { sendNotification } from '../notify/services/senders.ts';
-import { hasSubscriptions } from '../notify/subscriptions.ts';
+import { hasSubscriptions, subscribeEntriesOf } from '../notify/subscriptions.ts';
+import { GIT_SOURCE_PLURAL } from '../manifest/git-source.ts';
+import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
 import { ATTEMPTS_BY_QUEUE } from '../queue/job-defaults.ts';
 import type { NotifyPayload } from '../queue/job-payloads.ts';
 import type { JobOutcome } from '../queue/job-outcome.ts';
@@ -305,9 +307,38 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
     return send(payload, delivery, service, attempt, { rollout });
   };
 
+  /**
+   * A config source's `notifications`; a GitSource's (`<namespace>.<name>`: config names hold no dot) its
+   * object's subscribe annotations, read now, so a process without the source registry (a reconciler
+   * alone) still finds who is subscribed, and an annotation changed since the failure is obeyed.
+   */
+  const subscriptionsOfObject = async (source: string): Promise<Record<string, string> | undefined> => {
+    const dot = source.indexOf('.');
+    if (dot <= 0) return undefined;
+    try {
+      const object = (await kubeCall(
+        { verb: 'get', kind: 'GitSource', namespace: source.slice(0, dot), name: source.slice(dot + 1) },
+        () =>
+          runtime.kube.clients.custom.getNamespacedCustomObject({
+            group: ROLLGATE_API_GROUP,
+            version: 'v1alpha1',
+            namespace: source.slice(0, dot),
+            plural: GIT_SOURCE_PLURAL,
+            name: source.slice(dot + 1),
+          }),
+      )) as { metadata?: { annotations?: Record<string, string> } };
+      return subscribeEntriesOf(object.metadata?.annotations);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  };
   const lookUpSubscriptions =
     options.sourceSubscriptions ??
-    ((source: string) => config.sources.find((s) => s.name === source)?.notifications);
+    ((source: string) => {
+      const configured = config.sources.find((s) => s.name === source);
+      return configured !== undefined ? configured.notifications : subscriptionsOfObject(source);
+    });
 
   /** A source's event planned with who is subscribed now; undefined when the source is gone. */
   const sourceEvent = async (

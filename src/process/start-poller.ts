@@ -37,6 +37,7 @@ import type { DependencyHealth } from '../server/dependency-health.ts';
 import type { SourceSettings } from '../sources/git-source-settings.ts';
 import { GitSourceWriter } from '../sources/git-source-writer.ts';
 import { SourceRegistry, type SourceEvent } from '../sources/source-registry.ts';
+import { subscribeEntriesOf } from '../notify/subscriptions.ts';
 import { POLL_STATE_MAX_AGE_MS } from '../sync/source-sync.ts';
 import { pruneInventory } from '../sync/source-removal.ts';
 import type { Runtime } from './runtime.ts';
@@ -146,7 +147,8 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   );
   const notifyQueue = new NotifyQueue({ connection: redis, prefix: config.redis.prefix });
   const reports = new SourceStatusReports({
-    sourceNamed: options.reportedSource ?? ((source) => reportedSources.get(source)),
+    sourceNamed:
+      options.reportedSource ?? ((source) => reportedSources.get(source) ?? reportedObject(source)),
     notifyQueue,
     logger: log,
   });
@@ -169,7 +171,8 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   const lastHealthCheck = new Map<string, number>();
   // Who waits for whom (config sources are checked for cycles at load; a registry that changes at run time
   // passes its own graph, checked on every wait).
-  const dependencyGraph = new Map(config.sources.map((s) => [s.name, s.dependsOn ?? []]));
+  const dependencyGraph = (): Map<string, readonly string[]> =>
+    new Map(registry.current().map((s) => [s.name, s.settings.dependsOn ?? []]));
   const liveObjects = new KubeLiveObjectReader(runtime.kube.clients.kubeConfig);
   const replicaSets = new KubeReplicaSetUseReader(runtime.kube.clients);
 
@@ -184,6 +187,16 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   const registry =
     options.registry ??
     new SourceRegistry({ configured: config.sources, controlNamespace: config.kubernetes.stateNamespace });
+  // A GitSource's reporting: its subscribe annotations as the registry last read them. No commit status:
+  // its forge token would come from a Secret, which is not read for objects yet (docs/sources.md).
+  const reportedObject = (source: string): ReportedSource | undefined => {
+    const found = registry.current().find((s) => s.name === source);
+    const entry = registry.entry(source);
+    if (found === undefined || entry === undefined) return undefined;
+    const metadata = entry.object['metadata'] as { annotations?: Record<string, string> } | undefined;
+    const { url, branch, path } = found.settings;
+    return { name: source, url, branch, path, subscriptions: subscribeEntriesOf(metadata?.annotations) };
+  };
   // Events from now on wait until the poller below is set up (the set it starts from is taken next).
   let setUp!: () => void;
   const whenSetUp = new Promise<void>((resolve) => (setUp = resolve));
@@ -344,7 +357,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       if (
         check.changed &&
         head &&
-        (await mustWaitForDependencies(state, entry.config, attemptAt, dependencyGraph))
+        (await mustWaitForDependencies(state, entry.config, attemptAt, dependencyGraph()))
       ) {
         log.debug({ source, commit: head }, 'new head waits for its dependencies');
         return { kind: 'done' };

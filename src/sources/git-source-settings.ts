@@ -18,12 +18,8 @@ export interface SpecProblem {
 }
 
 /** The settings of an object source: SourceConfig plus the fields other parts of issue 30 read. */
-export type SourceSettings = SourceConfig & {
-  serviceAccountName?: string;
-  /** Internal names (`<namespace>.<name>`) of the sources this one waits for. */
-  dependsOn?: string[];
-  syncTimeout?: string;
-};
+/** An object source's settings: the config's shape (its `dependsOn` holds internal `<namespace>.<name>` names). */
+export type SourceSettings = SourceConfig;
 
 /** A Secret the source reads, always in the object's own namespace. */
 export interface SecretNeed {
@@ -261,7 +257,7 @@ function settingsOf(spec: GitSourceSpec, source: string, namespace: string): Sou
     ...(spec.dependsOn !== undefined
       ? { dependsOn: spec.dependsOn.map((d) => objectSourceName(d.namespace ?? namespace, d.name)) }
       : {}),
-    ...(spec.syncTimeout !== undefined ? { syncTimeout: String(spec.syncTimeout) } : {}),
+    syncTimeout: spec.syncTimeout ?? '5m',
   };
 }
 

@@ -1,5 +1,5 @@
 // A GitSource's `status` from its source's status (the state ConfigMap) and its spec's readiness. Pure: `now` is given.
-import type { SourceStatus } from '../sync/source-status.ts';
+import { sourceHealthyCondition, type SourceStatus } from '../sync/source-status.ts';
 import type { SpecProblem } from './git-source-settings.ts';
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
@@ -70,22 +70,8 @@ function syncedCondition(refused: boolean, source: SourceStatus | undefined): Wa
       return { type: 'Synced', status: 'False', reason: 'ObjectsSkipped', message: source.message };
     case 'Failed':
       return { type: 'Synced', status: 'False', reason: 'SyncFailed', message: source.message };
-  }
-}
-
-/** From `status.health` (the health check's field); Unknown/NotChecked until it writes one. */
-function healthyCondition(health: GitSourceStatus['health']): Wanted {
-  if (health === undefined)
-    return { type: 'Healthy', status: 'Unknown', reason: 'NotChecked', message: 'health not checked' };
-  const message = health.message ?? '';
-  switch (health.status) {
-    case 'Healthy':
-      return { type: 'Healthy', status: 'True', reason: 'Healthy', message };
-    case 'Progressing':
-    case 'Unknown':
-      return { type: 'Healthy', status: 'Unknown', reason: health.status, message };
-    default:
-      return { type: 'Healthy', status: 'False', reason: health.status, message };
+    case 'Waiting':
+      return { type: 'Synced', status: 'False', reason: 'WaitingForDependencies', message: source.message };
   }
 }
 
@@ -117,7 +103,7 @@ export function gitSourceStatus(
   const wanted = [
     readyCondition(input.refused),
     syncedCondition(refused, source),
-    healthyCondition(previous?.health),
+    { type: 'Healthy' as const, ...sourceHealthyCondition(source) },
   ];
   return {
     ...(input.generation !== undefined ? { observedGeneration: input.generation } : {}),
@@ -133,7 +119,9 @@ export function gitSourceStatus(
         ? { phase: source.phase, message: source.message }
         : {}),
     ...(source?.problems !== undefined && source.problems.length > 0 ? { problems: source.problems } : {}),
-    ...(previous?.health !== undefined ? { health: previous.health } : {}),
+    ...(source?.health !== undefined
+      ? { health: { status: source.health.status, message: source.health.message } }
+      : {}),
     conditions: CONDITION_ORDER.map((type) =>
       stamped(
         wanted.find((w) => w.type === type)!,

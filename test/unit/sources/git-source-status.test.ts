@@ -67,14 +67,19 @@ describe('gitSourceStatus', () => {
       name: 'progressing',
       source: synced,
       health: { status: 'Progressing' },
-      want: { Healthy: ['Unknown', 'Progressing'] },
+      want: { Healthy: ['False', 'Progressing'] },
     },
   ];
   for (const row of rows)
     it(`sets the conditions of ${row.name}`, () => {
-      const status = gitSourceStatus(row.health ? { health: row.health, conditions: [] } : undefined, {
+      // The health is the source status's, as the polls' health check wrote it at the synced commit.
+      const source =
+        row.source && row.health
+          ? ({ ...row.source, health: { message: '', ...row.health, commit: COMMIT } } as SourceStatus)
+          : row.source;
+      const status = gitSourceStatus(undefined, {
         generation: 2,
-        source: row.source,
+        source,
         now: T0,
         ...(row.refused
           ? { refused: [{ reason: 'InvalidSpec', field: 'spec.interval', message: 'bad' }] }
@@ -139,10 +144,19 @@ describe('gitSourceStatus', () => {
     );
   });
 
-  it('keeps the health check’s own field as it found it', () => {
-    const health = { status: 'Healthy', message: 'all ready' };
-    expect(
-      gitSourceStatus({ health, conditions: [] }, { generation: 1, source: synced, now: T0 }).health,
-    ).toEqual(health);
+  it('shows the health the polls found, and none for a commit they have not looked at', () => {
+    const health = { status: 'Healthy' as const, message: 'all ready', commit: COMMIT };
+    const status = gitSourceStatus(undefined, {
+      generation: 1,
+      source: { ...synced, health } as SourceStatus,
+      now: T0,
+    });
+    expect(status.health).toEqual({ status: 'Healthy', message: 'all ready' });
+    const stale = gitSourceStatus(undefined, {
+      generation: 1,
+      source: { ...synced, health: { ...health, commit: 'b'.repeat(40) } } as SourceStatus,
+      now: T0,
+    });
+    expect(condition(stale, 'Healthy')).toMatchObject({ status: 'Unknown', reason: 'NotChecked' });
   });
 });
