@@ -15,7 +15,6 @@ import type { SourceTemplateData } from '../notify/source-template-data.ts';
 import { fetchHttpCall, type HttpCall } from '../notify/services/notification-sender.ts';
 import { sendNotification } from '../notify/services/senders.ts';
 import { hasSubscriptions, subscribeEntriesOf } from '../notify/subscriptions.ts';
-import { GIT_SOURCE_PLURAL } from '../manifest/git-source.ts';
 import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
 import { ATTEMPTS_BY_QUEUE } from '../queue/job-defaults.ts';
 import type { NotifyPayload } from '../queue/job-payloads.ts';
@@ -25,6 +24,9 @@ import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
 import { drivenApiOfVersion } from '../manifest/driven-api.ts';
 import type { RolloutStatus } from '../manifest/rollout.ts';
+
+// Spelled out (GIT_SOURCE_PLURAL's value): the RBAC check of deploy/ reads the requests from this text.
+const GIT_SOURCES = 'gitsources';
 import type { Runtime } from './runtime.ts';
 
 /** A Rollout as read (plain JSON): what templates see as `.rollout`. */
@@ -126,6 +128,23 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
   };
 
   /**
+   * The notification configuration, or the job's outcome when it is invalid (counted and logged by
+   * `invalid`): a broken ConfigMap stalls the job until it is fixed, it never throws it away.
+   */
+  const configOrStall = async (
+    trigger: string,
+    subject: { rollout: string } | { source: string },
+  ): Promise<Awaited<ReturnType<typeof reader.read>> | JobOutcome> => {
+    try {
+      return await reader.read();
+    } catch (err) {
+      if (!(err instanceof NotificationConfigError)) throw err;
+      invalid(trigger, err, subject);
+      return { kind: 'stalled', reason: err.message };
+    }
+  };
+
+  /**
    * The template data of a notify job with who is subscribed taken from the cluster: the Rollout the job
    * names, read now, must be the one it describes (same uid), and its subscribe annotations, not the
    * job's, say which services and recipients get it. Undefined when it is gone or is another object.
@@ -176,14 +195,8 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
 
   const runEvent = async (payload: Extract<NotifyPayload, { kind: 'event' }>): Promise<JobOutcome> => {
     const rollout = `${payload.namespace}/${payload.name}`;
-    let notifications;
-    try {
-      notifications = await reader.read();
-    } catch (err) {
-      if (!(err instanceof NotificationConfigError)) throw err;
-      invalid(payload.trigger, err, { rollout });
-      return { kind: 'stalled', reason: err.message };
-    }
+    const notifications = await configOrStall(payload.trigger, { rollout });
+    if ('kind' in notifications) return notifications;
     const subscribed = await withLiveSubscriptions(payload);
     if (subscribed === undefined) return notTheRollout(payload, rollout);
     const plan = planDeliveries(
@@ -281,14 +294,8 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
   ): Promise<JobOutcome> => {
     const rollout = `${payload.namespace}/${payload.name}`;
     if (await queue.wasSent(payload)) return { kind: 'done' };
-    let notifications;
-    try {
-      notifications = await reader.read();
-    } catch (err) {
-      if (!(err instanceof NotificationConfigError)) throw err;
-      invalid(payload.trigger, err, { rollout });
-      return { kind: 'stalled', reason: err.message };
-    }
+    const notifications = await configOrStall(payload.trigger, { rollout });
+    if ('kind' in notifications) return notifications;
     // Redis is not a trust root: what is sent, where and with which headers is planned again from the
     // configuration; the job only says which planned delivery it is.
     const subscribed = await withLiveSubscriptions(payload);
@@ -323,7 +330,7 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
             group: ROLLGATE_API_GROUP,
             version: 'v1alpha1',
             namespace: source.slice(0, dot),
-            plural: GIT_SOURCE_PLURAL,
+            plural: GIT_SOURCES,
             name: source.slice(dot + 1),
           }),
       )) as { metadata?: { annotations?: Record<string, string> } };
@@ -367,14 +374,8 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
     payload: Extract<NotifyPayload, { kind: 'source-event' }>,
   ): Promise<JobOutcome> => {
     const { source } = payload;
-    let notifications;
-    try {
-      notifications = await reader.read();
-    } catch (err) {
-      if (!(err instanceof NotificationConfigError)) throw err;
-      invalid(payload.trigger, err, { source });
-      return { kind: 'stalled', reason: err.message };
-    }
+    const notifications = await configOrStall(payload.trigger, { source });
+    if ('kind' in notifications) return notifications;
     const event = await sourceEvent(payload);
     if (event === undefined) return sourceGone(payload, source);
     const plan = planDeliveries(event, notifications);
@@ -401,14 +402,8 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
   ): Promise<JobOutcome> => {
     const { source } = payload;
     if (await queue.wasSent(payload)) return { kind: 'done' };
-    let notifications;
-    try {
-      notifications = await reader.read();
-    } catch (err) {
-      if (!(err instanceof NotificationConfigError)) throw err;
-      invalid(payload.trigger, err, { source });
-      return { kind: 'stalled', reason: err.message };
-    }
+    const notifications = await configOrStall(payload.trigger, { source });
+    if ('kind' in notifications) return notifications;
     const event = await sourceEvent(payload);
     if (event === undefined) return sourceGone(payload, source);
     // As for a Rollout: planned again from the configuration, the job only says which delivery it is.
