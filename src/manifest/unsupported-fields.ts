@@ -9,6 +9,7 @@ import {
   ISTIO_FIELDS,
   ISTIO_VIRTUAL_SERVICE_FIELDS,
   NGINX_FIELDS,
+  TRAEFIK_FIELDS,
   gatewayApiBlockOf,
 } from './traffic-routing.ts';
 import type { TrafficRouting } from './rollout.ts';
@@ -26,6 +27,7 @@ export const SUPPORTED_TRAFFIC_ROUTERS: readonly string[] = [
   'smi',
   'istio',
   'nginx',
+  'traefik',
   'plugins',
 ];
 
@@ -76,9 +78,9 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason: 'the labels/annotations are not added to preview pods yet',
   },
   trafficRouting: {
-    field: 'spec.strategy.canary.trafficRouting.<alb|ambassador|appMesh|traefik|apisix>',
+    field: 'spec.strategy.canary.trafficRouting.<alb|ambassador|appMesh|apisix>',
     severity: 'error',
-    reason: 'Rollgate drives the Gateway API, SMI, Istio and NGINX routers only for now',
+    reason: 'Rollgate drives the Gateway API, SMI, Istio, NGINX and Traefik routers only for now',
   },
   trafficRoutingPlugin: {
     field: 'spec.strategy.canary.trafficRouting.plugins.<name>',
@@ -101,6 +103,11 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     field: 'spec.strategy.canary.trafficRouting.nginx.<…>',
     severity: 'error',
     reason: `Rollgate reads ${NGINX_FIELDS.join(', ')}`,
+  },
+  traefikField: {
+    field: 'spec.strategy.canary.trafficRouting.traefik.<…>',
+    severity: 'error',
+    reason: `Rollgate reads ${TRAEFIK_FIELDS.join(', ')}`,
   },
   experiment: {
     field: 'spec.strategy.canary.steps[].experiment',
@@ -264,6 +271,16 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
             at('trafficRouting', 'nginx', field),
             `strategy.canary.trafficRouting.nginx.${field}`,
             r.nginxField,
+          );
+    const traefik = trafficRouting['traefik'];
+    if (isRecord(traefik))
+      for (const field of Object.keys(traefik))
+        if (!(TRAEFIK_FIELDS as readonly string[]).includes(field))
+          report(
+            sink,
+            at('trafficRouting', 'traefik', field),
+            `strategy.canary.trafficRouting.traefik.${field}`,
+            r.traefikField,
           );
     for (const block of gatewayApiBlockOf(trafficRouting)) {
       if (!isRecord(block.raw)) continue;

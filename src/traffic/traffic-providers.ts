@@ -7,6 +7,7 @@ import {
   readIstioConfig,
   readNginxConfig,
   readSmiConfig,
+  readTraefikConfig,
   type ConfigProblem,
 } from '../manifest/traffic-routing.ts';
 import { ISTIO_RESOURCES, destinationRuleEdit, virtualServiceEdit } from './istio-routes.ts';
@@ -15,6 +16,7 @@ import { INGRESS_RESOURCE, canaryIngressEdit } from './nginx-ingress.ts';
 import type { RouteEdit, RouteResource } from './route-edit.ts';
 import { RouteTranslationError, objectName } from './route-translation-error.ts';
 import { TRAFFIC_SPLIT_RESOURCE, trafficSplitEdit } from './smi-traffic-split.ts';
+import { TRAEFIK_SERVICE_RESOURCE, traefikServiceEdit } from './traefik-service.ts';
 
 /** What a provider's edits need to know of the rollout. */
 interface RoutedRollout {
@@ -136,6 +138,18 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
       return read.stableIngresses.map((stable) =>
         canaryIngressEdit(read, stable, rollout.namespace, { name: rollout.name, uid: rollout.uid }),
       );
+    },
+    needsServices: () => true,
+  },
+  {
+    name: 'traefik',
+    configOf: (routing) => routing.traefik,
+    resources: [TRAEFIK_SERVICE_RESOURCE],
+    creates: [],
+    edits: (config, rollout) => {
+      const read = readTraefikConfig(config);
+      if (Array.isArray(read)) return configError(rollout, ['traefik'], read);
+      return [traefikServiceEdit(read, rollout.namespace)];
     },
     needsServices: () => true,
   },
