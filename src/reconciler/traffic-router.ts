@@ -89,6 +89,8 @@ export interface RouteTargetResource {
   versions: readonly string[];
   plural: string;
   kind: string;
+  /** Other groups serving the same kind, tried in order when `group` is not served (Traefik v2's). */
+  alsoServedAs?: ReadonlyArray<{ group: string; versions: readonly string[] }> | undefined;
 }
 
 /**

@@ -24,6 +24,11 @@ export interface RouteResource {
   versions: readonly string[];
   plural: string;
   kind: string;
+  /**
+   * Other groups serving the same kind in the same shape (an older release's), used in this order when
+   * the cluster does not serve `group`: Traefik v2's `traefik.containo.us` beside v3's `traefik.io`.
+   */
+  alsoServedAs?: ReadonlyArray<{ group: string; versions: readonly string[] }> | undefined;
 }
 
 /** An object a translation is derived from (read, never written): NGINX's stable Ingress. */

@@ -11,14 +11,16 @@ import type {
 import { RouteTranslationError, objectName } from './route-translation-error.ts';
 
 /**
- * TraefikService of Traefik v3 (`traefik.io`), the group Argo Rollouts uses by default. Traefik v2's
- * `traefik.containo.us` is another group, not read here (see docs/traffic.md).
+ * TraefikService of Traefik v3 (`traefik.io`), the group Argo Rollouts uses by default; on a cluster
+ * that serves only Traefik v2's `traefik.containo.us` (same kind, same weighted shape), that one. Argo
+ * needs a controller flag for v2; here discovery decides.
  */
 export const TRAEFIK_SERVICE_RESOURCE = {
   group: 'traefik.io',
   versions: ['v1alpha1'],
   plural: 'traefikservices',
   kind: 'TraefikService',
+  alsoServedAs: [{ group: 'traefik.containo.us', versions: ['v1alpha1'] }],
 } as const satisfies RouteResource;
 
 /** Traefik's weighted round robin gives a service without `weight` this weight. */

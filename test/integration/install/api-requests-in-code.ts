@@ -176,7 +176,7 @@ const ROUTE_WRITER = 'src/reconciler/route-writer.ts';
 
 /**
  * The traffic routers' writes (src/reconciler/route-writer.ts): each object of every provider's table row is read
- * and replaced; only the objects a router owns (its row's `creates`: the SMI TrafficSplit, NGINX's canary
+ * and replaced (in each group a resource may be served as); only the objects a router owns (its row's `creates`: the SMI TrafficSplit, NGINX's canary
  * Ingresses) are also created. Its API discovery (`GET /apis`) is a non-resource URL every authenticated
  * identity may read.
  */
@@ -184,13 +184,16 @@ function routerRequests(): ApiRequest[] {
   const id = (r: RouteResource) => `${r.group}/${r.plural}`;
   const resources = new Map(TRAFFIC_PROVIDERS.flatMap((p) => p.resources).map((r) => [id(r), r]));
   const created = new Set(TRAFFIC_PROVIDERS.flatMap((p) => p.creates).map(id));
+  // A resource's `alsoServedAs` groups (Traefik v2's) are read and replaced the same way.
   return [...resources.values()].flatMap((resource) =>
-    [...['get', 'update'], ...(created.has(id(resource)) ? ['create'] : [])].map((verb) => ({
-      group: resource.group,
-      resource: resource.plural,
-      verb,
-      where: 'src/reconciler/route-writer.ts',
-    })),
+    [resource.group, ...(resource.alsoServedAs ?? []).map((also) => also.group)].flatMap((group) =>
+      [...['get', 'update'], ...(created.has(id(resource)) ? ['create'] : [])].map((verb) => ({
+        group,
+        resource: resource.plural,
+        verb,
+        where: 'src/reconciler/route-writer.ts',
+      })),
+    ),
   );
 }
 
