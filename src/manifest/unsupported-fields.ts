@@ -10,6 +10,7 @@ import {
   ISTIO_VIRTUAL_SERVICE_FIELDS,
   NGINX_FIELDS,
   TRAEFIK_FIELDS,
+  AMBASSADOR_FIELDS,
   gatewayApiBlockOf,
 } from './traffic-routing.ts';
 import type { TrafficRouting } from './rollout.ts';
@@ -28,6 +29,7 @@ export const SUPPORTED_TRAFFIC_ROUTERS: readonly string[] = [
   'istio',
   'nginx',
   'traefik',
+  'ambassador',
   'plugins',
 ];
 
@@ -78,9 +80,9 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason: 'the labels/annotations are not added to preview pods yet',
   },
   trafficRouting: {
-    field: 'spec.strategy.canary.trafficRouting.<alb|ambassador|appMesh|apisix>',
+    field: 'spec.strategy.canary.trafficRouting.<alb|appMesh|apisix>',
     severity: 'error',
-    reason: 'Rollgate drives the Gateway API, SMI, Istio, NGINX and Traefik routers only for now',
+    reason: 'Rollgate drives the Gateway API, SMI, Istio, NGINX, Traefik and Ambassador routers only for now',
   },
   trafficRoutingPlugin: {
     field: 'spec.strategy.canary.trafficRouting.plugins.<name>',
@@ -108,6 +110,11 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     field: 'spec.strategy.canary.trafficRouting.traefik.<…>',
     severity: 'error',
     reason: `Rollgate reads ${TRAEFIK_FIELDS.join(', ')}`,
+  },
+  ambassadorField: {
+    field: 'spec.strategy.canary.trafficRouting.ambassador.<…>',
+    severity: 'error',
+    reason: `Rollgate reads ${AMBASSADOR_FIELDS.join(', ')}`,
   },
   experiment: {
     field: 'spec.strategy.canary.steps[].experiment',
@@ -281,6 +288,16 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
             at('trafficRouting', 'traefik', field),
             `strategy.canary.trafficRouting.traefik.${field}`,
             r.traefikField,
+          );
+    const ambassador = trafficRouting['ambassador'];
+    if (isRecord(ambassador))
+      for (const field of Object.keys(ambassador))
+        if (!(AMBASSADOR_FIELDS as readonly string[]).includes(field))
+          report(
+            sink,
+            at('trafficRouting', 'ambassador', field),
+            `strategy.canary.trafficRouting.ambassador.${field}`,
+            r.ambassadorField,
           );
     for (const block of gatewayApiBlockOf(trafficRouting)) {
       if (!isRecord(block.raw)) continue;

@@ -6,7 +6,7 @@ import { KubeConflictError, isNotFound, kubeCall } from '../kube/errors.ts';
 import type { RouteTarget, RouteWeights } from './traffic-router.ts';
 
 /** What one write did. */
-export type RouteWriteResult = 'unchanged' | 'created' | 'updated';
+export type RouteWriteResult = 'unchanged' | 'created' | 'updated' | 'deleted';
 
 /** The route's API group is not served at all: its CRDs are not installed. */
 export class RouteApiMissingError extends Error {
@@ -77,12 +77,12 @@ export class RouteWriter {
 
   /**
    * Reads the target's object, runs `change` (pure: the object to write, undefined to leave an absent
-   * object absent, or an Error to throw) and writes the result when it differs; a 409 re-reads and
+   * object absent, null to delete it, or an Error to throw) and writes the result when it differs; a 409 re-reads and
    * runs `change` again.
    */
   async apply(
     target: RouteTarget,
-    change: (live: Plain | undefined) => Plain | Error | undefined,
+    change: (live: Plain | undefined) => Plain | Error | null | undefined,
   ): Promise<RouteWriteResult> {
     const api = await this.apiFor(target);
     const { group, version } = api;
@@ -94,9 +94,26 @@ export class RouteWriter {
       const live = await this.read(target, api);
       const desired = change(live);
       if (desired instanceof Error) throw desired;
-      if (desired === undefined) return 'unchanged';
+      if (desired === undefined || (desired === null && live === undefined)) return 'unchanged';
       if (live !== undefined && canonicalJson(live) === canonicalJson(desired)) return 'unchanged';
       try {
+        if (desired === null) {
+          // Deleted only as read: a write in between is a 409, and the next attempt translates again.
+          const resourceVersion = (live!['metadata'] as { resourceVersion?: string } | undefined)
+            ?.resourceVersion;
+          try {
+            await kubeCall({ verb: 'delete', kind, namespace, name }, () =>
+              this.clients.custom.deleteNamespacedCustomObject({
+                ...at,
+                ...(resourceVersion !== undefined && { body: { preconditions: { resourceVersion } } }),
+              }),
+            );
+          } catch (err) {
+            if (isNotFound(err)) return 'unchanged';
+            throw err;
+          }
+          return 'deleted';
+        }
         if (live === undefined) {
           const body = { ...desired, apiVersion: `${group}/${version}`, kind };
           await kubeCall({ verb: 'create', kind, namespace, name }, () =>

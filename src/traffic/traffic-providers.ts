@@ -8,6 +8,7 @@ import {
   readNginxConfig,
   readSmiConfig,
   readTraefikConfig,
+  readAmbassadorConfig,
   type ConfigProblem,
 } from '../manifest/traffic-routing.ts';
 import { ISTIO_RESOURCES, destinationRuleEdit, virtualServiceEdit } from './istio-routes.ts';
@@ -17,6 +18,7 @@ import type { RouteEdit, RouteResource } from './route-edit.ts';
 import { RouteTranslationError, objectName } from './route-translation-error.ts';
 import { TRAFFIC_SPLIT_RESOURCE, trafficSplitEdit } from './smi-traffic-split.ts';
 import { TRAEFIK_SERVICE_RESOURCE, traefikServiceEdit } from './traefik-service.ts';
+import { MAPPING_RESOURCE, canaryMappingEdit } from './ambassador-mappings.ts';
 
 /** What a provider's edits need to know of the rollout. */
 interface RoutedRollout {
@@ -36,6 +38,8 @@ export interface TrafficProvider {
   resources: readonly RouteResource[];
   /** Those of `resources` whose objects the router owns and creates (RBAC: create too). */
   creates: readonly RouteResource[];
+  /** Those of `resources` whose objects the router also removes (RBAC: delete too). */
+  deletes?: readonly RouteResource[] | undefined;
   /** The objects to edit, or why the configuration cannot be used. */
   edits(config: unknown, rollout: RoutedRollout): RouteEdit[] | RouteTranslationError;
   /** Whether it weights canaryService/stableService (Istio with a DestinationRule weights subsets instead). */
@@ -150,6 +154,22 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
       const read = readTraefikConfig(config);
       if (Array.isArray(read)) return configError(rollout, ['traefik'], read);
       return [traefikServiceEdit(read, rollout.namespace)];
+    },
+    needsServices: () => true,
+  },
+  {
+    name: 'ambassador',
+    configOf: (routing) => routing.ambassador,
+    // The listed Mappings are read; the canary Mappings are the router's own, removed at weight 0.
+    resources: [MAPPING_RESOURCE],
+    creates: [MAPPING_RESOURCE],
+    deletes: [MAPPING_RESOURCE],
+    edits: (config, rollout) => {
+      const read = readAmbassadorConfig(config);
+      if (Array.isArray(read)) return configError(rollout, ['ambassador'], read);
+      return read.mappings.map((mapping) =>
+        canaryMappingEdit(mapping, rollout.namespace, { name: rollout.name, uid: rollout.uid }),
+      );
     },
     needsServices: () => true,
   },

@@ -74,7 +74,7 @@ describe('validate: trafficRouting', () => {
       `${SERVICES}      trafficRouting:\n        alb:\n          ingress: web\n        plugins:\n          acme/router: {}\n          argoproj-labs/gatewayAPI:\n            httpRoute: web\n            tlsRoute: web-tls\n`,
     );
     expect(errorsOf(text)).toEqual([
-      '27 spec.strategy.canary.trafficRouting.alb: unsupported: strategy.canary.trafficRouting.alb (Rollgate drives the Gateway API, SMI, Istio, NGINX and Traefik routers only for now)',
+      '27 spec.strategy.canary.trafficRouting.alb: unsupported: strategy.canary.trafficRouting.alb (Rollgate drives the Gateway API, SMI, Istio, NGINX, Traefik and Ambassador routers only for now)',
       '30 spec.strategy.canary.trafficRouting.plugins["acme/router"]: unsupported: strategy.canary.trafficRouting.plugins["acme/router"] (Rollgate runs no router plugins; it drives argoproj-labs/gatewayAPI itself)',
       '33 spec.strategy.canary.trafficRouting.plugins["argoproj-labs/gatewayAPI"].tlsRoute: unsupported: strategy.canary.trafficRouting.plugins["argoproj-labs/gatewayAPI"].tlsRoute (Rollgate drives the HTTPRoutes, GRPCRoutes and TCPRoutes named in the block)',
     ]);
@@ -225,6 +225,32 @@ describe('validate: trafficRouting', () => {
     expect(errorsOf(withCanary(`${SERVICES}      trafficRouting:\n${block}`)).sort()).toEqual(want.sort());
   });
 
+  it('accepts ambassador listing its Mappings', () => {
+    const block = '        ambassador:\n          mappings: [web, web-grpc]\n';
+    expect(errorsOf(withCanary(`${SERVICES}      trafficRouting:\n${block}`))).toEqual([]);
+  });
+
+  it.each([
+    {
+      name: 'no Mapping listed',
+      block: '        ambassador: {}\n',
+      want: [
+        '27 spec.strategy.canary.trafficRouting.ambassador.mappings: must list the Mappings to split (at least one name)',
+      ],
+    },
+    {
+      name: 'a Mapping twice, an empty name, a field Argo lacks',
+      block: '        ambassador:\n          mappings: [web, "", web]\n          mapping: web\n',
+      want: [
+        '28 spec.strategy.canary.trafficRouting.ambassador.mappings[1]: must name a Mapping',
+        '28 spec.strategy.canary.trafficRouting.ambassador.mappings[2]: "web" is listed twice',
+        '29 spec.strategy.canary.trafficRouting.ambassador.mapping: unsupported: strategy.canary.trafficRouting.ambassador.mapping (Rollgate reads mappings)',
+      ],
+    },
+  ])('refuses an ambassador block with $name, at its line', ({ block, want }) => {
+    expect(errorsOf(withCanary(`${SERVICES}      trafficRouting:\n${block}`)).sort()).toEqual(want.sort());
+  });
+
   it('requires canaryService and stableService with traefik', () => {
     expect(
       errorsOf(
@@ -241,7 +267,7 @@ describe('validate: trafficRouting', () => {
     expect(unsupportedTrafficRouters({ plugins: { 'argoproj-labs/gatewayAPI': {} } })).toEqual([]);
     expect(unsupportedTrafficRouters({ istio: {} })).toEqual([]);
     expect(unsupportedTrafficRouters({ nginx: {} })).toEqual([]);
-    expect(unsupportedTrafficRouters({ traefik: {} })).toEqual([]);
+    expect(unsupportedTrafficRouters({ traefik: {}, ambassador: {} })).toEqual([]);
     expect(unsupportedTrafficRouters({ alb: {}, plugins: { 'acme/router': {} } })).toEqual([
       'alb',
       'plugins["acme/router"]',
