@@ -6,6 +6,7 @@ import { upstreamCorpus } from '../../support/upstream-corpus.ts';
 import {
   abortRoutesBackFirst,
   deployRoutedRollout,
+  heldWhileRouteMissing,
   startTrafficScene,
   walkToNewStable,
   type RouteReadBack,
@@ -20,11 +21,11 @@ const NS = 'emissary';
 const RESYNC_MS = 1_500;
 
 // As in Argo's example: a port on the service, no weight.
-const MAPPING = `apiVersion: getambassador.io/v2
+const mappingYaml = (namespace: string) => `apiVersion: getambassador.io/v2
 kind: Mapping
 metadata:
   name: web
-  namespace: ${NS}
+  namespace: ${namespace}
 spec:
   prefix: /web
   rewrite: /web
@@ -42,12 +43,12 @@ interface Mapping {
 
 let scene: TrafficScene;
 
-async function mapping(name: string): Promise<Mapping | undefined> {
+async function mapping(name: string, namespace = NS): Promise<Mapping | undefined> {
   try {
     const found = await scene.clients.custom.getNamespacedCustomObject({
       group: 'getambassador.io',
       version: 'v2',
-      namespace: NS,
+      namespace,
       plural: 'mappings',
       name,
     });
@@ -68,7 +69,7 @@ beforeAll(async () => {
   scene = await startTrafficScene(inject('redisUrl'), ['getambassador.io_mappings.yaml'], {
     workers: { resyncMs: RESYNC_MS },
   });
-  await deployRoutedRollout(scene, { namespace: NS, trafficRouting: ROUTING, objects: MAPPING });
+  await deployRoutedRollout(scene, { namespace: NS, trafficRouting: ROUTING, objects: mappingYaml(NS) });
 }, 60_000);
 
 afterAll(async () => {
@@ -104,5 +105,17 @@ describe.skipIf(crds.missing)('Ambassador canary Mappings under a whole Rollgate
       scaledDownBelow: 2,
     });
     await expect.poll(() => mapping('web-canary'), { timeout: RESYNC_MS + 10_000 }).toBeUndefined();
+  }, 60_000);
+
+  it('a missing listed Mapping holds the canary at 0 % with a message naming it; once back, it goes on', async () => {
+    const ns = 'emissary-broken';
+    await deployRoutedRollout(scene, { namespace: ns, trafficRouting: ROUTING, objects: mappingYaml(ns) });
+    await heldWhileRouteMissing(scene, ns, {
+      remove: async () => void (await scene.kubectl('delete', 'mappings.getambassador.io', 'web', '-n', ns)),
+      restore: () => scene.apply('broken-mapping.yaml', mappingYaml(ns)),
+      message: `Mapping ${ns}/web: metadata.name: not found (a mapping of Rollout ${ns}/web)`,
+      whileHeld: async () => expect(await mapping('web-canary', ns)).toBeUndefined(),
+    });
+    expect((await mapping('web-canary', ns))?.spec.weight).toBe(20);
   }, 60_000);
 });
