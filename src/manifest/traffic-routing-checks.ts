@@ -7,6 +7,8 @@ import {
   readIstioConfig,
   readNginxConfig,
   readSmiConfig,
+  readTraefikConfig,
+  readAmbassadorConfig,
 } from './traffic-routing.ts';
 import type { IssueCollector } from './validation-issue.ts';
 
@@ -16,7 +18,8 @@ import type { IssueCollector } from './validation-issue.ts';
  * that is not a string, an Istio block naming no VirtualService or an incomplete DestinationRule, and
  * canaryService/stableService missing where the router weights these two Services (all but Istio
  * with a DestinationRule, which weights its subsets), an NGINX block naming no stable Ingress or
- * both stableIngress and stableIngresses.
+ * both stableIngress and stableIngresses, a Traefik block without its TraefikService's name, an Ambassador block
+ * listing no Mapping (or one twice).
  */
 export function checkTrafficRouting(canary: CanaryStrategy, sink: IssueCollector): void {
   const routing = canary.trafficRouting;
@@ -56,6 +59,20 @@ export function checkTrafficRouting(canary: CanaryStrategy, sink: IssueCollector
     if (Array.isArray(read))
       for (const problem of read)
         sink.error(at('trafficRouting', 'nginx', ...problem.field), problem.message);
+  }
+  if (routing.traefik !== undefined) {
+    driven.push('traefik');
+    const read = readTraefikConfig(routing.traefik);
+    if (Array.isArray(read))
+      for (const problem of read)
+        sink.error(at('trafficRouting', 'traefik', ...problem.field), problem.message);
+  }
+  if (routing.ambassador !== undefined) {
+    driven.push('ambassador');
+    const read = readAmbassadorConfig(routing.ambassador);
+    if (Array.isArray(read))
+      for (const problem of read)
+        sink.error(at('trafficRouting', 'ambassador', ...problem.field), problem.message);
   }
   if (driven.length === 0) return;
   for (const field of ['canaryService', 'stableService'] as const) {

@@ -1,4 +1,4 @@
-// The traffic routers' configuration blocks as Rollgate reads them (Gateway API, SMI, Istio, NGINX): one reader for validation and routers.
+// The traffic routers' configuration blocks as Rollgate reads them (Gateway API, SMI, Istio, NGINX, Traefik, Ambassador): one reader for validation and routers.
 import { z } from 'zod';
 import type { FieldPath } from './field-path.ts';
 import type { TrafficRouting } from './rollout.ts';
@@ -46,6 +46,24 @@ export interface SmiConfig {
 
 /** Fields of `trafficRouting.smi` Rollgate reads. */
 export const SMI_FIELDS = ['rootService', 'trafficSplitName'] as const;
+
+/** `trafficRouting.traefik` as Rollgate reads it. */
+export interface TraefikConfig {
+  /** The TraefikService whose `spec.weighted.services` carry canaryService and stableService. */
+  weightedTraefikServiceName: string;
+}
+
+/** Fields of `trafficRouting.traefik` Rollgate reads (all Argo has). */
+export const TRAEFIK_FIELDS = ['weightedTraefikServiceName'] as const;
+
+/** `trafficRouting.ambassador` as Rollgate reads it. */
+export interface AmbassadorConfig {
+  /** The Mappings to give a canary Mapping each (names in the rollout's namespace). */
+  mappings: string[];
+}
+
+/** Fields of `trafficRouting.ambassador` Rollgate reads (all Argo has). */
+export const AMBASSADOR_FIELDS = ['mappings'] as const;
 
 /** A problem in a configuration block: the field (relative to the block) and what is wrong. */
 export interface ConfigProblem {
@@ -136,6 +154,39 @@ export function readSmiConfig(raw: unknown): SmiConfig | ConfigProblem[] {
     else config[field] = value;
   }
   return problems.length > 0 ? problems : config;
+}
+
+/** Reads `trafficRouting.traefik`: the weighted TraefikService's name is required, as in Argo. */
+export function readTraefikConfig(raw: unknown): TraefikConfig | ConfigProblem[] {
+  if (!isRecord(raw)) return [{ field: [], message: 'must be an object' }];
+  const name = raw['weightedTraefikServiceName'];
+  if (name === undefined)
+    return [
+      { field: ['weightedTraefikServiceName'], message: 'required: the weighted TraefikService to edit' },
+    ];
+  if (typeof name !== 'string' || name === '')
+    return [
+      { field: ['weightedTraefikServiceName'], message: 'must name a TraefikService (a non-empty string)' },
+    ];
+  return { weightedTraefikServiceName: name };
+}
+
+/** Reads `trafficRouting.ambassador`: a non-empty list of Mapping names, none twice. */
+export function readAmbassadorConfig(raw: unknown): AmbassadorConfig | ConfigProblem[] {
+  if (!isRecord(raw)) return [{ field: [], message: 'must be an object' }];
+  const list = raw['mappings'];
+  if (!Array.isArray(list) || list.length === 0)
+    return [{ field: ['mappings'], message: 'must list the Mappings to split (at least one name)' }];
+  const problems: ConfigProblem[] = [];
+  const mappings: string[] = [];
+  list.forEach((name: unknown, index) => {
+    if (typeof name !== 'string' || name === '')
+      problems.push({ field: ['mappings', index], message: 'must name a Mapping' });
+    else if (mappings.includes(name))
+      problems.push({ field: ['mappings', index], message: `"${name}" is listed twice` });
+    else mappings.push(name);
+  });
+  return problems.length > 0 ? problems : { mappings };
 }
 
 /** A VirtualService named by `trafficRouting.istio` and which of its routes carry the split. */

@@ -9,6 +9,8 @@ import {
   ISTIO_FIELDS,
   ISTIO_VIRTUAL_SERVICE_FIELDS,
   NGINX_FIELDS,
+  TRAEFIK_FIELDS,
+  AMBASSADOR_FIELDS,
   gatewayApiBlockOf,
 } from './traffic-routing.ts';
 import type { TrafficRouting } from './rollout.ts';
@@ -26,6 +28,8 @@ export const SUPPORTED_TRAFFIC_ROUTERS: readonly string[] = [
   'smi',
   'istio',
   'nginx',
+  'traefik',
+  'ambassador',
   'plugins',
 ];
 
@@ -76,9 +80,9 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason: 'the labels/annotations are not added to preview pods yet',
   },
   trafficRouting: {
-    field: 'spec.strategy.canary.trafficRouting.<alb|ambassador|appMesh|traefik|apisix>',
+    field: 'spec.strategy.canary.trafficRouting.<alb|appMesh|apisix>',
     severity: 'error',
-    reason: 'Rollgate drives the Gateway API, SMI, Istio and NGINX routers only for now',
+    reason: 'Rollgate drives the Gateway API, SMI, Istio, NGINX, Traefik and Ambassador routers only for now',
   },
   trafficRoutingPlugin: {
     field: 'spec.strategy.canary.trafficRouting.plugins.<name>',
@@ -101,6 +105,16 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     field: 'spec.strategy.canary.trafficRouting.nginx.<…>',
     severity: 'error',
     reason: `Rollgate reads ${NGINX_FIELDS.join(', ')}`,
+  },
+  traefikField: {
+    field: 'spec.strategy.canary.trafficRouting.traefik.<…>',
+    severity: 'error',
+    reason: `Rollgate reads ${TRAEFIK_FIELDS.join(', ')}`,
+  },
+  ambassadorField: {
+    field: 'spec.strategy.canary.trafficRouting.ambassador.<…>',
+    severity: 'error',
+    reason: `Rollgate reads ${AMBASSADOR_FIELDS.join(', ')}`,
   },
   experiment: {
     field: 'spec.strategy.canary.steps[].experiment',
@@ -264,6 +278,26 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
             at('trafficRouting', 'nginx', field),
             `strategy.canary.trafficRouting.nginx.${field}`,
             r.nginxField,
+          );
+    const traefik = trafficRouting['traefik'];
+    if (isRecord(traefik))
+      for (const field of Object.keys(traefik))
+        if (!(TRAEFIK_FIELDS as readonly string[]).includes(field))
+          report(
+            sink,
+            at('trafficRouting', 'traefik', field),
+            `strategy.canary.trafficRouting.traefik.${field}`,
+            r.traefikField,
+          );
+    const ambassador = trafficRouting['ambassador'];
+    if (isRecord(ambassador))
+      for (const field of Object.keys(ambassador))
+        if (!(AMBASSADOR_FIELDS as readonly string[]).includes(field))
+          report(
+            sink,
+            at('trafficRouting', 'ambassador', field),
+            `strategy.canary.trafficRouting.ambassador.${field}`,
+            r.ambassadorField,
           );
     for (const block of gatewayApiBlockOf(trafficRouting)) {
       if (!isRecord(block.raw)) continue;

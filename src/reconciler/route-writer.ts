@@ -6,7 +6,7 @@ import { KubeConflictError, isNotFound, kubeCall } from '../kube/errors.ts';
 import type { RouteTarget, RouteWeights } from './traffic-router.ts';
 
 /** What one write did. */
-export type RouteWriteResult = 'unchanged' | 'created' | 'updated';
+export type RouteWriteResult = 'unchanged' | 'created' | 'updated' | 'deleted';
 
 /** The route's API group is not served at all: its CRDs are not installed. */
 export class RouteApiMissingError extends Error {
@@ -18,6 +18,12 @@ export class RouteApiMissingError extends Error {
   ) {
     super(`${object}: the API ${wanted} is not served by the cluster (are its CRDs installed?)`);
   }
+}
+
+/** An API group and version the cluster serves for a route's kind. */
+interface ServedApi {
+  group: string;
+  version: string;
 }
 
 export interface RouteWriterOptions {
@@ -65,31 +71,49 @@ export class RouteWriter {
    */
   async write(target: RouteTarget, weights: RouteWeights): Promise<RouteWriteResult> {
     const from = target.derivedFrom;
-    const source = from === undefined ? undefined : await this.read(from, await this.versionFor(from));
+    const source = from === undefined ? undefined : await this.read(from, await this.apiFor(from));
     return this.apply(target, (live) => target.translate(live, weights, source));
   }
 
   /**
    * Reads the target's object, runs `change` (pure: the object to write, undefined to leave an absent
-   * object absent, or an Error to throw) and writes the result when it differs; a 409 re-reads and
+   * object absent, null to delete it, or an Error to throw) and writes the result when it differs; a 409 re-reads and
    * runs `change` again.
    */
   async apply(
     target: RouteTarget,
-    change: (live: Plain | undefined) => Plain | Error | undefined,
+    change: (live: Plain | undefined) => Plain | Error | null | undefined,
   ): Promise<RouteWriteResult> {
-    const version = await this.versionFor(target);
-    const { group, plural, kind } = target.resource;
+    const api = await this.apiFor(target);
+    const { group, version } = api;
+    const { plural, kind } = target.resource;
     const { namespace, name } = target;
     const at = { group, version, namespace, plural, name };
     let conflict: unknown;
     for (let attempt = 0; attempt < this.maxAttempts; attempt += 1) {
-      const live = await this.read(target, version);
+      const live = await this.read(target, api);
       const desired = change(live);
       if (desired instanceof Error) throw desired;
-      if (desired === undefined) return 'unchanged';
+      if (desired === undefined || (desired === null && live === undefined)) return 'unchanged';
       if (live !== undefined && canonicalJson(live) === canonicalJson(desired)) return 'unchanged';
       try {
+        if (desired === null) {
+          // Deleted only as read: a write in between is a 409, and the next attempt translates again.
+          const resourceVersion = (live!['metadata'] as { resourceVersion?: string } | undefined)
+            ?.resourceVersion;
+          try {
+            await kubeCall({ verb: 'delete', kind, namespace, name }, () =>
+              this.clients.custom.deleteNamespacedCustomObject({
+                ...at,
+                ...(resourceVersion !== undefined && { body: { preconditions: { resourceVersion } } }),
+              }),
+            );
+          } catch (err) {
+            if (isNotFound(err)) return 'unchanged';
+            throw err;
+          }
+          return 'deleted';
+        }
         if (live === undefined) {
           const body = { ...desired, apiVersion: `${group}/${version}`, kind };
           await kubeCall({ verb: 'create', kind, namespace, name }, () =>
@@ -123,11 +147,12 @@ export class RouteWriter {
 
   /** The target's object as the cluster holds it now (undefined when absent); reads only. */
   async readLive(target: RouteTarget): Promise<Plain | undefined> {
-    return this.read(target, await this.versionFor(target));
+    return this.read(target, await this.apiFor(target));
   }
 
-  private async read(target: RouteObjectRef, version: string): Promise<Plain | undefined> {
-    const { group, plural, kind } = target.resource;
+  private async read(target: RouteObjectRef, api: ServedApi): Promise<Plain | undefined> {
+    const { group, version } = api;
+    const { plural, kind } = target.resource;
     const { namespace, name } = target;
     try {
       const found = await kubeCall({ verb: 'get', kind, namespace, name }, () =>
@@ -140,27 +165,40 @@ export class RouteWriter {
     }
   }
 
-  private async versionFor(target: RouteObjectRef): Promise<string> {
-    const { group, versions, kind } = target.resource;
-    const cached = this.served.get(group);
-    let served =
-      cached !== undefined && this.nowMs() - cached.atMs < this.ttlMs ? cached.versions : undefined;
-    if (served === undefined) {
+  /**
+   * The group and version to use: the first of the resource's versions served in its group, else in
+   * each of its `alsoServedAs` groups in turn. One discovery read fills the cache for all of them.
+   */
+  private async apiFor(target: RouteObjectRef): Promise<ServedApi> {
+    const { group, versions, kind, alsoServedAs = [] } = target.resource;
+    const candidates = [{ group, versions }, ...alsoServedAs];
+    const fresh = (name: string) => {
+      const cached = this.served.get(name);
+      return cached !== undefined && this.nowMs() - cached.atMs < this.ttlMs ? cached.versions : undefined;
+    };
+    const served = new Map(candidates.map((candidate) => [candidate.group, fresh(candidate.group)]));
+    if ([...served.values()].some((versions) => versions === undefined)) {
       const list = await kubeCall({ verb: 'get', kind: 'APIGroupList' }, () => this.apis.getAPIVersions());
-      const entry = toPlainObject<{
-        groups?: Array<{ name?: string; versions?: Array<{ version?: string }> }>;
-      }>(list).groups?.find((g) => g.name === group);
-      served = (entry?.versions ?? []).flatMap((v) => (v.version ? [v.version] : []));
-      this.served.set(group, { versions: served, atMs: this.nowMs() });
+      const groups =
+        toPlainObject<{
+          groups?: Array<{ name?: string; versions?: Array<{ version?: string }> }>;
+        }>(list).groups ?? [];
+      for (const candidate of candidates) {
+        const entry = groups.find((g) => g.name === candidate.group);
+        const versions = (entry?.versions ?? []).flatMap((v) => (v.version ? [v.version] : []));
+        served.set(candidate.group, versions);
+        this.served.set(candidate.group, { versions, atMs: this.nowMs() });
+      }
     }
-    const version = versions.find((v) => served.includes(v));
-    if (version === undefined) {
-      this.served.delete(group);
-      throw new RouteApiMissingError(
-        `${kind} ${target.namespace}/${target.name}`,
-        `${group}/${versions.join('|')}`,
-      );
+    for (const candidate of candidates) {
+      const versions = served.get(candidate.group) ?? [];
+      const version = candidate.versions.find((v) => versions.includes(v));
+      if (version !== undefined) return { group: candidate.group, version };
     }
-    return version;
+    for (const candidate of candidates) this.served.delete(candidate.group);
+    throw new RouteApiMissingError(
+      `${kind} ${target.namespace}/${target.name}`,
+      candidates.map((candidate) => `${candidate.group}/${candidate.versions.join('|')}`).join(' or '),
+    );
   }
 }

@@ -70,6 +70,11 @@ export class RouteTrafficRouter implements TrafficRouter {
       const result = await this.writer.write(target, weights);
       if (result === 'unchanged') continue;
       const route = `${target.resource.kind} ${target.namespace}/${target.name}`;
+      // A removal follows Rollgate's own weight 0 (Ambassador's canary Mapping): cleanup, not drift.
+      if (result === 'deleted') {
+        this.logger.info({ route }, 'route object removed at weight 0');
+        continue;
+      }
       changed.push(route);
       this.logger.info({ route, canaryWeight: canary, result }, 'route weights written');
     }

@@ -89,14 +89,16 @@ export interface RouteTargetResource {
   versions: readonly string[];
   plural: string;
   kind: string;
+  /** Other groups serving the same kind, tried in order when `group` is not served (Traefik v2's). */
+  alsoServedAs?: ReadonlyArray<{ group: string; versions: readonly string[] }> | undefined;
 }
 
 /**
  * One object a router edits, as the edge sees it (src/traffic's translators fill this shape; the
  * edge does not import them). `translate` is pure: the object as read (undefined when absent), the
  * weights and the `derivedFrom` object as read (undefined when absent or not named) → the whole
- * object to write, undefined to leave an absent object absent, or an Error naming the object and
- * field (thrown as is).
+ * object to write, undefined to leave an absent object absent, null to remove the object (one the
+ * router owns: Ambassador's canary Mapping), or an Error naming the object and field (thrown as is).
  */
 export interface RouteTarget {
   resource: RouteTargetResource;
@@ -108,7 +110,7 @@ export interface RouteTarget {
     live: Record<string, unknown> | undefined,
     weights: RouteWeights,
     source?: Record<string, unknown> | undefined,
-  ): Record<string, unknown> | Error | undefined;
+  ): Record<string, unknown> | Error | null | undefined;
   /** Pure: the weights each route of the object holds (absent: the provider cannot read them back yet). */
   readWeights?(
     live: Record<string, unknown>,

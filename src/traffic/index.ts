@@ -18,6 +18,13 @@ export {
   type IngressOwner,
 } from './nginx-ingress.ts';
 export { TRAFFIC_SPLIT_RESOURCE, trafficSplitEdit, type SplitOwner } from './smi-traffic-split.ts';
+export { TRAEFIK_SERVICE_RESOURCE, traefikServiceEdit } from './traefik-service.ts';
+export {
+  MAPPING_RESOURCE,
+  canaryMappingEdit,
+  canaryMappingName,
+  type MappingOwner,
+} from './ambassador-mappings.ts';
 export {
   TRAFFIC_PROVIDERS,
   routesOfRollout,

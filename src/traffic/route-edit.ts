@@ -24,6 +24,11 @@ export interface RouteResource {
   versions: readonly string[];
   plural: string;
   kind: string;
+  /**
+   * Other groups serving the same kind in the same shape (an older release's), used in this order when
+   * the cluster does not serve `group`: Traefik v2's `traefik.containo.us` beside v3's `traefik.io`.
+   */
+  alsoServedAs?: ReadonlyArray<{ group: string; versions: readonly string[] }> | undefined;
 }
 
 /** An object a translation is derived from (read, never written): NGINX's stable Ingress. */
@@ -38,7 +43,8 @@ export interface RouteSource {
  * not exist), the weights and, when the edit names a `derivedFrom` object, that object as read
  * (undefined when it does not exist), it returns the whole object to write, or a typed error naming
  * the object and the field. Returning an object deep-equal to the one read, or undefined for an
- * object that does not exist and should not be created yet, means "nothing to write".
+ * object that does not exist and should not be created yet, means "nothing to write"; null means
+ * "this object should not exist" (removed when present: only for an object the router owns).
  */
 export interface RouteEdit extends ManagedRouteEdits {
   resource: RouteResource;
@@ -49,7 +55,7 @@ export interface RouteEdit extends ManagedRouteEdits {
     live: RouteObject | undefined,
     weights: RouteWeights,
     source?: RouteObject | undefined,
-  ): RouteObject | RouteTranslationError | undefined;
+  ): RouteObject | RouteTranslationError | null | undefined;
   /**
    * Pure: the canary and stable weight of each route of the object as read, in the routes `translate`
    * weights (so `rollgate status` can show what the object holds beside what Rollgate asked for). An

@@ -7,6 +7,8 @@ import {
   readIstioConfig,
   readNginxConfig,
   readSmiConfig,
+  readTraefikConfig,
+  readAmbassadorConfig,
   type ConfigProblem,
 } from '../manifest/traffic-routing.ts';
 import { ISTIO_RESOURCES, destinationRuleEdit, virtualServiceEdit } from './istio-routes.ts';
@@ -15,6 +17,8 @@ import { INGRESS_RESOURCE, canaryIngressEdit } from './nginx-ingress.ts';
 import type { RouteEdit, RouteResource } from './route-edit.ts';
 import { RouteTranslationError, objectName } from './route-translation-error.ts';
 import { TRAFFIC_SPLIT_RESOURCE, trafficSplitEdit } from './smi-traffic-split.ts';
+import { TRAEFIK_SERVICE_RESOURCE, traefikServiceEdit } from './traefik-service.ts';
+import { MAPPING_RESOURCE, canaryMappingEdit } from './ambassador-mappings.ts';
 
 /** What a provider's edits need to know of the rollout. */
 interface RoutedRollout {
@@ -34,6 +38,8 @@ export interface TrafficProvider {
   resources: readonly RouteResource[];
   /** Those of `resources` whose objects the router owns and creates (RBAC: create too). */
   creates: readonly RouteResource[];
+  /** Those of `resources` whose objects the router also removes (RBAC: delete too). */
+  deletes?: readonly RouteResource[] | undefined;
   /** The objects to edit, or why the configuration cannot be used. */
   edits(config: unknown, rollout: RoutedRollout): RouteEdit[] | RouteTranslationError;
   /** Whether it weights canaryService/stableService (Istio with a DestinationRule weights subsets instead). */
@@ -135,6 +141,34 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
       if (Array.isArray(read)) return configError(rollout, ['nginx'], read);
       return read.stableIngresses.map((stable) =>
         canaryIngressEdit(read, stable, rollout.namespace, { name: rollout.name, uid: rollout.uid }),
+      );
+    },
+    needsServices: () => true,
+  },
+  {
+    name: 'traefik',
+    configOf: (routing) => routing.traefik,
+    resources: [TRAEFIK_SERVICE_RESOURCE],
+    creates: [],
+    edits: (config, rollout) => {
+      const read = readTraefikConfig(config);
+      if (Array.isArray(read)) return configError(rollout, ['traefik'], read);
+      return [traefikServiceEdit(read, rollout.namespace)];
+    },
+    needsServices: () => true,
+  },
+  {
+    name: 'ambassador',
+    configOf: (routing) => routing.ambassador,
+    // The listed Mappings are read; the canary Mappings are the router's own, removed at weight 0.
+    resources: [MAPPING_RESOURCE],
+    creates: [MAPPING_RESOURCE],
+    deletes: [MAPPING_RESOURCE],
+    edits: (config, rollout) => {
+      const read = readAmbassadorConfig(config);
+      if (Array.isArray(read)) return configError(rollout, ['ambassador'], read);
+      return read.mappings.map((mapping) =>
+        canaryMappingEdit(mapping, rollout.namespace, { name: rollout.name, uid: rollout.uid }),
       );
     },
     needsServices: () => true,

@@ -163,7 +163,7 @@ describe('rollgate validate', () => {
     const run = await validateInProcess([corpus.folder], 'text', dir);
     expect(run.code).toBe(1);
     const summary = run.stdout.trim().split('\n').at(-1);
-    expect(summary).toBe('28 objects checked: 16 valid, 12 invalid, 46 skipped');
+    expect(summary).toBe('28 objects checked: 17 valid, 11 invalid, 46 skipped');
     // Its notifications folder is a kustomization (rendered, as a source would): its base is outside the
     // folder, which is said at the line; its Rollout is no longer a duplicate of the top-level one.
     expect(run.stdout).toMatch(
@@ -175,5 +175,7 @@ describe('rollgate validate', () => {
     // So is workloadRef: its examples pass (the second only repeats the first one's name).
     expect(run.stdout).not.toContain('workloadRef');
     expect(run.stdout).not.toMatch(/rollout-template-ref\.yaml:\d+:\d+:/);
+    // So is Ambassador: its example's Rollout is valid.
+    expect(run.stdout).not.toMatch(/ambassador\/rollout\.yaml:\d+:\d+:/);
   });
 });

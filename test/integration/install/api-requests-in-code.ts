@@ -176,21 +176,29 @@ const ROUTE_WRITER = 'src/reconciler/route-writer.ts';
 
 /**
  * The traffic routers' writes (src/reconciler/route-writer.ts): each object of every provider's table row is read
- * and replaced; only the objects a router owns (its row's `creates`: the SMI TrafficSplit, NGINX's canary
- * Ingresses) are also created. Its API discovery (`GET /apis`) is a non-resource URL every authenticated
+ * and replaced (in each group a resource may be served as); only the objects a router owns (its row's `creates`: the SMI TrafficSplit, NGINX's canary
+ * Ingresses, Ambassador's canary Mappings) are also created, and those in `deletes` (the canary Mappings) deleted. Its API discovery (`GET /apis`) is a non-resource URL every authenticated
  * identity may read.
  */
 function routerRequests(): ApiRequest[] {
   const id = (r: RouteResource) => `${r.group}/${r.plural}`;
   const resources = new Map(TRAFFIC_PROVIDERS.flatMap((p) => p.resources).map((r) => [id(r), r]));
   const created = new Set(TRAFFIC_PROVIDERS.flatMap((p) => p.creates).map(id));
+  const deleted = new Set(TRAFFIC_PROVIDERS.flatMap((p) => p.deletes ?? []).map(id));
+  // A resource's `alsoServedAs` groups (Traefik v2's) are read and replaced the same way.
   return [...resources.values()].flatMap((resource) =>
-    [...['get', 'update'], ...(created.has(id(resource)) ? ['create'] : [])].map((verb) => ({
-      group: resource.group,
-      resource: resource.plural,
-      verb,
-      where: 'src/reconciler/route-writer.ts',
-    })),
+    [resource.group, ...(resource.alsoServedAs ?? []).map((also) => also.group)].flatMap((group) =>
+      [
+        ...['get', 'update'],
+        ...(created.has(id(resource)) ? ['create'] : []),
+        ...(deleted.has(id(resource)) ? ['delete'] : []),
+      ].map((verb) => ({
+        group,
+        resource: resource.plural,
+        verb,
+        where: 'src/reconciler/route-writer.ts',
+      })),
+    ),
   );
 }
 

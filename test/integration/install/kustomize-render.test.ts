@@ -486,7 +486,9 @@ describe("the ClusterRole is the code's API requests, no more, no fewer", () => 
   });
 
   it('names only groups the install, Kubernetes or a supported traffic router serves', () => {
-    const routerGroups = TRAFFIC_PROVIDERS.flatMap((p) => p.resources.map((r) => r.group));
+    const routerGroups = TRAFFIC_PROVIDERS.flatMap((p) =>
+      p.resources.flatMap((r) => [r.group, ...(r.alsoServedAs ?? []).map((also) => also.group)]),
+    );
     const groups = new Set(serviceAccountRules(renders.base).flatMap(({ rule }) => rule.apiGroups ?? []));
     const crdGroups = ofKind(renders.base, 'CustomResourceDefinition').map((c) =>
       groupOf(`${(c as unknown as { spec: { group: string } }).spec.group}/v1`),

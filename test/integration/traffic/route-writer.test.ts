@@ -1,5 +1,6 @@
 // The route writer against the sandbox: no write when nothing changes, a concurrent write is re-read (never lost), clear errors.
 import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import {
   RouteTranslationError,
   canaryIngressEdit,
   gatewayRouteEdit,
+  traefikServiceEdit,
   trafficSplitEdit,
 } from '../../../src/traffic/index.ts';
 import { NGINX_DEFAULT_ANNOTATION_PREFIX } from '../../../src/manifest/traffic-routing.ts';
@@ -246,6 +248,74 @@ describe('RouteWriter', () => {
     // The stable Ingress is written only by this test's own create (POST), never by the writer.
     expect(writes.filter(([verb]) => verb !== 'POST')).toEqual([['PUT', 'web-shop-canary', 200]]);
     expect(writes.filter(([verb]) => verb === 'POST')).toHaveLength(2);
+  });
+
+  it("edits a TraefikService in Traefik v2's traefik.containo.us when the cluster serves only that group", async () => {
+    const edit = traefikServiceEdit({ weightedTraefikServiceName: 'web-wrr' }, NS);
+    await expect(new RouteWriter(clients).write(edit, weights(20))).rejects.toThrow(
+      'TraefikService default/web-wrr: the API traefik.io/v1alpha1 or traefik.containo.us/v1alpha1 is not served by the cluster (are its CRDs installed?)',
+    );
+    // A stand-in for Traefik v2's CRD (schema left open): only its group and names matter here.
+    const crd = join(tmp.path, 'traefik-v2-crd.yaml');
+    writeFileSync(
+      crd,
+      `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: traefikservices.traefik.containo.us
+spec:
+  group: traefik.containo.us
+  scope: Namespaced
+  names: {kind: TraefikService, plural: traefikservices, singular: traefikservice, listKind: TraefikServiceList}
+  versions:
+    - name: v1alpha1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`,
+    );
+    await run('kubectl', [
+      '--kubeconfig',
+      join(tmp.path, 'kubeconfig'),
+      '--cache-dir',
+      join(tmp.path, 'cache-v2'),
+      'apply',
+      '-f',
+      crd,
+    ]);
+    const at = {
+      group: 'traefik.containo.us',
+      version: 'v1alpha1',
+      namespace: NS,
+      plural: 'traefikservices',
+    };
+    await clients.custom.createNamespacedCustomObject({
+      ...at,
+      body: {
+        apiVersion: 'traefik.containo.us/v1alpha1',
+        kind: 'TraefikService',
+        metadata: { name: 'web-wrr', namespace: NS },
+        spec: {
+          weighted: {
+            services: [
+              { name: 'web-stable', port: 80 },
+              { name: 'web-canary', port: 80 },
+            ],
+          },
+        },
+      },
+    });
+    const writer = new RouteWriter(clients);
+    expect(await writer.write(edit, weights(20))).toBe('updated');
+    expect(await writer.write(edit, weights(20))).toBe('unchanged');
+    const found = toPlainObject<{
+      spec: { weighted: { services: Array<{ name: string; weight: number }> } };
+    }>(await clients.custom.getNamespacedCustomObject({ ...at, name: 'web-wrr' }));
+    expect(found.spec.weighted.services.map((entry) => [entry.name, entry.weight])).toEqual([
+      ['web-stable', 80],
+      ['web-canary', 20],
+    ]);
   });
 
   it('says when the route API is not installed', async () => {

@@ -74,7 +74,7 @@ describe('validate: trafficRouting', () => {
       `${SERVICES}      trafficRouting:\n        alb:\n          ingress: web\n        plugins:\n          acme/router: {}\n          argoproj-labs/gatewayAPI:\n            httpRoute: web\n            tlsRoute: web-tls\n`,
     );
     expect(errorsOf(text)).toEqual([
-      '27 spec.strategy.canary.trafficRouting.alb: unsupported: strategy.canary.trafficRouting.alb (Rollgate drives the Gateway API, SMI, Istio and NGINX routers only for now)',
+      '27 spec.strategy.canary.trafficRouting.alb: unsupported: strategy.canary.trafficRouting.alb (Rollgate drives the Gateway API, SMI, Istio, NGINX, Traefik and Ambassador routers only for now)',
       '30 spec.strategy.canary.trafficRouting.plugins["acme/router"]: unsupported: strategy.canary.trafficRouting.plugins["acme/router"] (Rollgate runs no router plugins; it drives argoproj-labs/gatewayAPI itself)',
       '33 spec.strategy.canary.trafficRouting.plugins["argoproj-labs/gatewayAPI"].tlsRoute: unsupported: strategy.canary.trafficRouting.plugins["argoproj-labs/gatewayAPI"].tlsRoute (Rollgate drives the HTTPRoutes, GRPCRoutes and TCPRoutes named in the block)',
     ]);
@@ -136,6 +136,14 @@ describe('validate: trafficRouting', () => {
     expect(errorsOf(withStep('        smi: {}\n', header))).toEqual([
       '31 spec.strategy.canary.steps[0].setHeaderRoute: unsupported: strategy.canary.steps[0].setHeaderRoute (header routes need the Gateway API or Istio router)',
     ]);
+    // Argo's Traefik router ignores header and mirror steps; Rollgate says so instead.
+    const traefik = '        traefik:\n          weightedTraefikServiceName: web-wrr\n';
+    expect(errorsOf(withStep(traefik, header))).toEqual([
+      '32 spec.strategy.canary.steps[0].setHeaderRoute: unsupported: strategy.canary.steps[0].setHeaderRoute (header routes need the Gateway API or Istio router)',
+    ]);
+    expect(errorsOf(withStep(traefik, mirror))).toEqual([
+      '32 spec.strategy.canary.steps[0].setMirrorRoute: unsupported: strategy.canary.steps[0].setMirrorRoute (mirror routes need the Istio router)',
+    ]);
   });
 
   it.each([
@@ -191,11 +199,75 @@ describe('validate: trafficRouting', () => {
     ]);
   });
 
+  it('accepts traefik naming its weighted TraefikService', () => {
+    const block = '        traefik:\n          weightedTraefikServiceName: web-wrr\n';
+    expect(errorsOf(withCanary(`${SERVICES}      trafficRouting:\n${block}`))).toEqual([]);
+  });
+
+  it.each([
+    {
+      name: 'no TraefikService name',
+      block: '        traefik: {}\n',
+      want: [
+        '27 spec.strategy.canary.trafficRouting.traefik.weightedTraefikServiceName: required: the weighted TraefikService to edit',
+      ],
+    },
+    {
+      name: 'a name that is not a string, a field Argo lacks',
+      block:
+        '        traefik:\n          weightedTraefikServiceName: 3\n          mirrorTraefikServiceName: web-mirror\n',
+      want: [
+        '28 spec.strategy.canary.trafficRouting.traefik.weightedTraefikServiceName: must name a TraefikService (a non-empty string)',
+        '29 spec.strategy.canary.trafficRouting.traefik.mirrorTraefikServiceName: unsupported: strategy.canary.trafficRouting.traefik.mirrorTraefikServiceName (Rollgate reads weightedTraefikServiceName)',
+      ],
+    },
+  ])('refuses a traefik block with $name, at its line', ({ block, want }) => {
+    expect(errorsOf(withCanary(`${SERVICES}      trafficRouting:\n${block}`)).sort()).toEqual(want.sort());
+  });
+
+  it('accepts ambassador listing its Mappings', () => {
+    const block = '        ambassador:\n          mappings: [web, web-grpc]\n';
+    expect(errorsOf(withCanary(`${SERVICES}      trafficRouting:\n${block}`))).toEqual([]);
+  });
+
+  it.each([
+    {
+      name: 'no Mapping listed',
+      block: '        ambassador: {}\n',
+      want: [
+        '27 spec.strategy.canary.trafficRouting.ambassador.mappings: must list the Mappings to split (at least one name)',
+      ],
+    },
+    {
+      name: 'a Mapping twice, an empty name, a field Argo lacks',
+      block: '        ambassador:\n          mappings: [web, "", web]\n          mapping: web\n',
+      want: [
+        '28 spec.strategy.canary.trafficRouting.ambassador.mappings[1]: must name a Mapping',
+        '28 spec.strategy.canary.trafficRouting.ambassador.mappings[2]: "web" is listed twice',
+        '29 spec.strategy.canary.trafficRouting.ambassador.mapping: unsupported: strategy.canary.trafficRouting.ambassador.mapping (Rollgate reads mappings)',
+      ],
+    },
+  ])('refuses an ambassador block with $name, at its line', ({ block, want }) => {
+    expect(errorsOf(withCanary(`${SERVICES}      trafficRouting:\n${block}`)).sort()).toEqual(want.sort());
+  });
+
+  it('requires canaryService and stableService with traefik', () => {
+    expect(
+      errorsOf(
+        withCanary('      trafficRouting:\n        traefik:\n          weightedTraefikServiceName: w\n'),
+      ),
+    ).toEqual([
+      '23 spec.strategy.canary.canaryService: required with trafficRouting.traefik (the router weights this Service)',
+      '23 spec.strategy.canary.stableService: required with trafficRouting.traefik (the router weights this Service)',
+    ]);
+  });
+
   it('unsupportedTrafficRouters lists what the planner must refuse', () => {
     expect(unsupportedTrafficRouters({ smi: {}, gatewayAPI: {} })).toEqual([]);
     expect(unsupportedTrafficRouters({ plugins: { 'argoproj-labs/gatewayAPI': {} } })).toEqual([]);
     expect(unsupportedTrafficRouters({ istio: {} })).toEqual([]);
     expect(unsupportedTrafficRouters({ nginx: {} })).toEqual([]);
+    expect(unsupportedTrafficRouters({ traefik: {}, ambassador: {} })).toEqual([]);
     expect(unsupportedTrafficRouters({ alb: {}, plugins: { 'acme/router': {} } })).toEqual([
       'alb',
       'plugins["acme/router"]',
