@@ -28,12 +28,12 @@ const dnsLabel = z
   .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label');
 /**
  * A source's name: a configured one (a DNS label) or a GitSource's `<namespace>.<name>` (a label, a dot,
- * an object name).
+ * an object name), at most 63 characters in all: it is a label value on what the source applies.
  */
 const sourceName = z
   .string()
   .min(1)
-  .max(63 + 1 + 253)
+  .max(63)
   .regex(
     /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9.]*[a-z0-9])?)?$/,
     'must be a source name (a DNS label, or <namespace>.<name> of a GitSource)',

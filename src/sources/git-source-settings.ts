@@ -71,6 +71,23 @@ export function objectSourceName(namespace: string, name: string): string {
   return `${namespace}.${name}`;
 }
 
+/**
+ * The longest internal name: it is the value of the `rollgate.dev/source` label on everything the source
+ * applies, and a label value holds at most 63 characters.
+ */
+export const MAX_SOURCE_NAME = 63;
+
+function nameProblems(source: string): SpecProblem[] {
+  if (source.length <= MAX_SOURCE_NAME) return [];
+  return [
+    {
+      reason: 'InvalidSpec',
+      field: 'metadata.name',
+      message: `the namespace and name together must be at most ${MAX_SOURCE_NAME - 1} characters (its objects are labelled rollgate.dev/source=<namespace>.<name>, ${source.length} here)`,
+    },
+  ];
+}
+
 /** The webhook Secret key read when the reference names none. */
 export const DEFAULT_WEBHOOK_KEY = 'secret';
 
@@ -132,7 +149,11 @@ export function readGitSource(raw: unknown, context: GitSourceContext): GitSourc
     );
   const spec = parsed.data;
   const pruneOnDelete = spec.pruneOnDelete === true;
-  const problems = [...specProblems(spec), ...tenancyProblems(spec, namespace, context)];
+  const problems = [
+    ...nameProblems(base.source),
+    ...specProblems(spec),
+    ...tenancyProblems(spec, namespace, context),
+  ];
   if (problems.length > 0) return refused(problems, pruneOnDelete);
   return {
     ok: true,

@@ -158,6 +158,16 @@ describe('readGitSource', () => {
       );
     });
 
+  it('refuses a namespace and name too long for the label its objects carry', () => {
+    const fits = read(object({ url: 'https://x/y.git' }, { name: 'a'.repeat(62 - 'team-a.'.length + 1) }));
+    expect(fits).toMatchObject({ ok: true });
+    const reading = read(object({ url: 'https://x/y.git' }, { name: 'a'.repeat(60) }));
+    expect(reading).toMatchObject({
+      ok: false,
+      problems: [{ reason: 'InvalidSpec', field: 'metadata.name' }],
+    });
+  });
+
   it('lets an object in the control namespace widen its scope', () => {
     const reading = read(
       object(
