@@ -23,6 +23,19 @@ interface StatusSampler {
   stop(): Promise<void>;
 }
 
+/**
+ * The statuses a sync wrote, in order: the polls' health check writes the same status with its `health`
+ * (looked at after each sync), which is not a sync's word on the commit.
+ */
+function syncStatuses(seen: readonly SourceStatus[]): Array<Omit<SourceStatus, 'health'>> {
+  const distinct: Array<Omit<SourceStatus, 'health'>> = [];
+  for (const status of seen) {
+    const { health: _health, ...rest } = status;
+    if (JSON.stringify(rest) !== JSON.stringify(distinct.at(-1))) distinct.push(rest);
+  }
+  return distinct;
+}
+
 function sampleStatus(clients: KubeClients): StatusSampler {
   const seen: SourceStatus[] = [];
   let last: string | undefined;
@@ -107,7 +120,7 @@ describe('source status', () => {
     expect(cm.data).toEqual({ a: '1' });
     await morePolls(6);
     expect(await p.syncJobs(running)).toBe(1);
-    expect(sampler.seen).toEqual([degraded]);
+    expect(syncStatuses(sampler.seen)).toEqual(syncStatuses([degraded!]));
 
     // A commit that leaves the broken files as they are: they are still listed.
     p.work.write({ 'config.yaml': configMapYaml('web-config', { a: '2' }) });
@@ -136,6 +149,6 @@ describe('source status', () => {
     expect(synced).not.toHaveProperty('problems');
     await morePolls(4);
     expect(await p.syncJobs(running)).toBe(3);
-    expect(sampler.seen).toEqual([degraded, still, synced]);
+    expect(syncStatuses(sampler.seen)).toEqual(syncStatuses([degraded!, still!, synced!]));
   });
 });
