@@ -174,8 +174,16 @@ describe('canary.scaleDownDelayRevisionLimit', () => {
       .stableAtCurrent()
       .build();
   const sets: Sets = {
-    'app:1': { replicas: 2, createdAt: ago(600), annotations: { [SCALE_DOWN_DEADLINE_ANNOTATION]: later(60) } },
-    'app:2': { replicas: 2, createdAt: ago(300), annotations: { [SCALE_DOWN_DEADLINE_ANNOTATION]: later(240) } },
+    'app:1': {
+      replicas: 2,
+      createdAt: ago(600),
+      annotations: { [SCALE_DOWN_DEADLINE_ANNOTATION]: later(60) },
+    },
+    'app:2': {
+      replicas: 2,
+      createdAt: ago(300),
+      annotations: { [SCALE_DOWN_DEADLINE_ANNOTATION]: later(240) },
+    },
     'app:3': { replicas: 2, createdAt: ago(60) },
   };
 
