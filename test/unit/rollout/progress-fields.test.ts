@@ -297,3 +297,55 @@ describe('spec.rollbackWindow', () => {
     expect(plan.status.pauseConditions).toBeUndefined();
   });
 });
+
+describe('spec.rollbackWindow, blue-green', () => {
+  /** Blue-green back to app:2 over the stable app:3, promotion by hand and both analyses set. */
+  const rollbackTo = (revisions: number | undefined, status: Record<string, unknown> = {}) => {
+    const rollout = aRollout().withImage('app:2').build();
+    rollout.spec.replicas = 2;
+    rollout.spec.strategy = {
+      blueGreen: {
+        activeService: 'web',
+        previewService: 'web-preview',
+        autoPromotionEnabled: false,
+        prePromotionAnalysis: { templates: [{ templateName: 'pre' }] },
+        postPromotionAnalysis: { templates: [{ templateName: 'post' }] },
+      },
+    };
+    if (revisions !== undefined) rollout.spec.rollbackWindow = { revisions };
+    rollout.status = { stableRS: V3, currentPodHash: V2, phase: 'Progressing', ...status };
+    return rollout;
+  };
+  const sets: Sets = {
+    'app:1': { replicas: 0, createdAt: ago(3000) },
+    'app:2': { replicas: 2, createdAt: ago(2000) },
+    'app:3': { replicas: 2, createdAt: ago(1000) },
+  };
+
+  it('within the window the revision, fully up, is switched to without the pre-promotion analysis or the pause', () => {
+    const services = { web: V3, 'web-preview': V2 };
+    const fast = planOver(rollbackTo(1), sets, services);
+    expect(fast.actions.filter((a) => a.kind === 'createAnalysisRun')).toEqual([]);
+    expect(fast.status.pauseConditions).toBeUndefined();
+    expect(fast.actions).toContainEqual(
+      expect.objectContaining({ kind: 'patchServiceSelector', service: 'web', podTemplateHash: V2 }),
+    );
+    const slow = planOver(rollbackTo(undefined), sets, services);
+    expect(slow.actions).toContainEqual(expect.objectContaining({ kind: 'createAnalysisRun' }));
+    expect(slow.actions).not.toContainEqual(
+      expect.objectContaining({ kind: 'patchServiceSelector', service: 'web' }),
+    );
+  });
+
+  it('switched within the window, it completes without the post-promotion analysis', () => {
+    const services = { web: V2, 'web-preview': V2 };
+    const switched = {
+      blueGreen: { activeSelector: V2, previewSelector: V2, scaleUpPreviewCheckPoint: true },
+    };
+    const fast = planOver(rollbackTo(1, switched), sets, services);
+    expect(fast.status).toMatchObject({ stableRS: V2, phase: 'Healthy' });
+    const slow = planOver(rollbackTo(undefined, switched), sets, services);
+    expect(slow.status.stableRS).toBe(V3);
+    expect(slow.actions).toContainEqual(expect.objectContaining({ kind: 'createAnalysisRun' }));
+  });
+});
