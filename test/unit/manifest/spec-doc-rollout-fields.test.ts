@@ -36,7 +36,7 @@ const FIELDS = [
 ];
 
 /** Fields the unsupported policy only warns about: their rows may say so. */
-const WARNED = new Set(
+const WARNED = new Set<string>(
   Object.values(ROLLOUT_UNSUPPORTED_RULES)
     .filter((rule) => rule.severity === 'warning')
     .map((rule) => rule.field),

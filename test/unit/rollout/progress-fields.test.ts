@@ -11,6 +11,8 @@ import {
 } from '../../../src/rollout/index.ts';
 import { replicaProgressTarget } from '../../../src/rollout/replica-progress-threshold.ts';
 import { withinRollbackWindow } from '../../../src/rollout/rollback-window.ts';
+import { validateManifests } from '../../../src/manifest/validate.ts';
+import { ROLLOUT_YAML } from '../../builders/rollout-manifest.ts';
 import { planRevision } from '../../../src/rollout/plan-revision.ts';
 import { readRolloutContext } from '../../../src/rollout/rollout-context.ts';
 import { anObservedState, type ReplicaSetOptions } from '../../builders/observed-state-builder.ts';
@@ -347,5 +349,45 @@ describe('spec.rollbackWindow, blue-green', () => {
     const slow = planOver(rollbackTo(undefined, switched), sets, services);
     expect(slow.status.stableRS).toBe(V3);
     expect(slow.actions).toContainEqual(expect.objectContaining({ kind: 'createAnalysisRun' }));
+  });
+});
+
+describe('rollgate validate on the three fields', () => {
+  const validate = (canary: string, spec = '') => {
+    const text = ROLLOUT_YAML.replace('    canary:\n', `    canary:\n${canary}`).replace(
+      '  replicas: 3\n',
+      `  replicas: 3\n${spec}`,
+    );
+    const report = validateManifests([{ file: 'rollout.yaml', text }]);
+    return {
+      errors: report.objects.flatMap((o) =>
+        o.errors.map((e) => `${e.line}:${e.col} ${e.path}: ${e.message}`),
+      ),
+      warnings: report.objects.flatMap((o) => o.warnings.map((e) => `${e.path}: ${e.message}`)),
+    };
+  };
+
+  it('accepts them without an error or a warning', () => {
+    expect(
+      validate(
+        '      replicaProgressThreshold: {type: Percent, value: 90}\n      scaleDownDelayRevisionLimit: 2\n',
+        '  rollbackWindow:\n    revisions: 3\n',
+      ),
+    ).toEqual({ errors: [], warnings: [] });
+    expect(validate('      replicaProgressThreshold: {type: Pod, value: 2}\n').errors).toEqual([]);
+  });
+
+  it('refuses an unknown threshold type, a value below 1 and a percentage above 100, at their lines', () => {
+    const { errors } = validate('      replicaProgressThreshold: {type: percent, value: 0}\n');
+    expect(errors).toHaveLength(2);
+    expect(errors[0]).toMatch(/^24:\d+ spec\.strategy\.canary\.replicaProgressThreshold\.type: /);
+    expect(errors[1]).toMatch(
+      /^24:\d+ spec\.strategy\.canary\.replicaProgressThreshold\.value: must be > 0, got 0/,
+    );
+    expect(validate('      replicaProgressThreshold: {type: Percent, value: 150}\n').errors).toEqual([
+      expect.stringMatching(
+        /^24:\d+ spec\.strategy\.canary\.replicaProgressThreshold\.value: must be at most 100 \(percent\), got 150$/,
+      ),
+    ]);
   });
 });
