@@ -119,9 +119,8 @@ export function targetIndex(pass: Pass): number {
 /**
  * With a router, the canary weight that is safe to send at step `index`: the step's weight once the canary
  * ReplicaSet has that step's pods and they are available (as many as canary.replicaProgressThreshold asks);
- * until then the previous setWeight (never more
- * than the step's), and 0 while the canary has no available pod (Argo's rule: never weight to pods that
- * are not ready).
+ * until then the previous setWeight (never more than the step's), and 0 while the canary has no available
+ * pod (Argo's rule: never weight to pods that are not ready).
  */
 export function safeWeightAt(pass: Pass, index: number): number {
   const { context, revision } = pass;
