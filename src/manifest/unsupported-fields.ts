@@ -160,11 +160,6 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason:
       'the labels/annotations are not added to stable pods yet, so nothing selecting pods by them (an analysis query) would find any',
   },
-  scaleDownDelayRevisionLimit: {
-    field: 'spec.strategy.canary.scaleDownDelayRevisionLimit',
-    severity: 'warning',
-    reason: 'old ReplicaSets are scaled down after scaleDownDelaySeconds without a revision limit',
-  },
   analysisRunMetadata: {
     field: 'spec.strategy.canary.(analysis|steps[].analysis).analysisRunMetadata',
     severity: 'warning',
@@ -175,11 +170,6 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     severity: 'warning',
     reason:
       'ReplicaSet selectors get matchLabels only for now; pods are told apart by their pod-template hash',
-  },
-  rollbackWindow: {
-    field: 'spec.rollbackWindow',
-    severity: 'warning',
-    reason: 'a rollback goes through the canary steps like any new revision',
   },
 } as const satisfies Record<string, UnsupportedRule>;
 
@@ -235,8 +225,6 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       r.matchExpressions,
     );
   }
-  if (spec['rollbackWindow'] !== undefined)
-    report(sink, ['spec', 'rollbackWindow'], 'spec.rollbackWindow', r.rollbackWindow);
   const strategy = spec['strategy'];
   if (!isRecord(strategy)) return;
   const blueGreen = strategy['blueGreen'];
@@ -312,13 +300,7 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       }
     }
   }
-  for (const field of [
-    'pingPong',
-    'antiAffinity',
-    'canaryMetadata',
-    'stableMetadata',
-    'scaleDownDelayRevisionLimit',
-  ] as const) {
+  for (const field of ['pingPong', 'antiAffinity', 'canaryMetadata', 'stableMetadata'] as const) {
     if (canary[field] !== undefined) report(sink, at(field), `strategy.canary.${field}`, r[field]);
   }
   checkRolloutAnalysis(canary['analysis'], at('analysis'), 'strategy.canary.analysis', sink);
