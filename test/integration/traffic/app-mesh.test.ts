@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { toPlainObject } from '../../../src/kube/client.ts';
 import { promoteRollout } from '../../../src/views/rollout-commands.ts';
+import { runCli } from '../../support/run-cli.ts';
 import { upstreamCorpus } from '../../support/upstream-corpus.ts';
 import {
   abortRoutesBackFirst,
@@ -237,6 +238,10 @@ describe.skipIf(crds.missing)('App Mesh VirtualRouter and VirtualNodes under a w
         `VirtualRouter ${ns}/web-router: weights edited outside Rollgate; set back to Rollgate's (canary 20)`,
       ]);
     expect((await scene.status(ns, 'web'))?.currentStepIndex).toBe(1);
+    // `rollgate status` finds the router through the VirtualService and reads the same weights back.
+    const shown = await runCli('status', 'web', '-n', ns, '--kubeconfig', join(scene.tmp.path, 'kubeconfig'));
+    expect(shown.stdout).toContain(`VirtualRouter ${ns}/web-router route primary: canary 20% / stable 80%`);
+    expect(shown.stdout).not.toContain('VirtualNode');
   }, 60_000);
 
   it('a deleted VirtualService holds the canary with a message naming it; once back, it goes on', async () => {
