@@ -11,6 +11,8 @@ import {
   NGINX_FIELDS,
   TRAEFIK_FIELDS,
   AMBASSADOR_FIELDS,
+  APISIX_FIELDS,
+  APP_MESH_FIELDS,
   gatewayApiBlockOf,
 } from './traffic-routing.ts';
 import type { TrafficRouting } from './rollout.ts';
@@ -30,6 +32,8 @@ export const SUPPORTED_TRAFFIC_ROUTERS: readonly string[] = [
   'nginx',
   'traefik',
   'ambassador',
+  'apisix',
+  'appMesh',
   'plugins',
 ];
 
@@ -80,9 +84,10 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason: 'the labels/annotations are not added to preview pods yet',
   },
   trafficRouting: {
-    field: 'spec.strategy.canary.trafficRouting.<alb|appMesh|apisix>',
+    field: 'spec.strategy.canary.trafficRouting.<alb>',
     severity: 'error',
-    reason: 'Rollgate drives the Gateway API, SMI, Istio, NGINX, Traefik and Ambassador routers only for now',
+    reason:
+      'Rollgate drives the Gateway API, SMI, Istio, NGINX, Traefik, Ambassador, APISIX and App Mesh routers only for now',
   },
   trafficRoutingPlugin: {
     field: 'spec.strategy.canary.trafficRouting.plugins.<name>',
@@ -116,6 +121,17 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     severity: 'error',
     reason: `Rollgate reads ${AMBASSADOR_FIELDS.join(', ')}`,
   },
+  apisixField: {
+    field: 'spec.strategy.canary.trafficRouting.apisix.<…>, route.<…>',
+    severity: 'error',
+    reason: 'Rollgate reads route {name, rules}',
+  },
+  appMeshField: {
+    field: 'spec.strategy.canary.trafficRouting.appMesh.<…>, virtualService.<…>, virtualNodeGroup.<…>',
+    severity: 'error',
+    reason:
+      'Rollgate reads virtualService {name, routes} and virtualNodeGroup {canaryVirtualNodeRef, stableVirtualNodeRef} {name}',
+  },
   experiment: {
     field: 'spec.strategy.canary.steps[].experiment',
     severity: 'error',
@@ -127,14 +143,20 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason: 'Rollgate does not run step plugins',
   },
   setHeaderRoute: {
-    field: 'spec.strategy.canary.steps[].setHeaderRoute (without the Gateway API or Istio router)',
+    field: 'spec.strategy.canary.steps[].setHeaderRoute (without the Gateway API, Istio or APISIX router)',
     severity: 'error',
-    reason: 'header routes need the Gateway API or Istio router',
+    reason: 'header routes need the Gateway API, Istio or APISIX router',
   },
   setMirrorRoute: {
     field: 'spec.strategy.canary.steps[].setMirrorRoute (without the Istio router)',
     severity: 'error',
     reason: 'mirror routes need the Istio router',
+  },
+  routeBesideOtherStep: {
+    field:
+      'spec.strategy.canary.steps[].<setHeaderRoute|setMirrorRoute> (beside another field in the same step)',
+    severity: 'error',
+    reason: 'Rollgate plans one kind per step: put the route in a step of its own',
   },
   pingPong: {
     field: 'spec.strategy.canary.pingPong',
@@ -287,6 +309,8 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
             `strategy.canary.trafficRouting.ambassador.${field}`,
             r.ambassadorField,
           );
+    checkNestedFields(trafficRouting['apisix'], 'apisix', APISIX_FIELDS, at, sink, r.apisixField);
+    checkNestedFields(trafficRouting['appMesh'], 'appMesh', APP_MESH_FIELDS, at, sink, r.appMeshField);
     for (const block of gatewayApiBlockOf(trafficRouting)) {
       if (!isRecord(block.raw)) continue;
       for (const field of Object.keys(block.raw)) {
@@ -309,7 +333,10 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
   // Managed routes are driven where a router can carry them (Gateway API and Istio: header; Istio: mirror).
   const routing = isRecord(trafficRouting) ? trafficRouting : {};
   const driven = {
-    setHeaderRoute: routing['istio'] !== undefined || gatewayApiBlockOf(routing).length > 0,
+    setHeaderRoute:
+      routing['istio'] !== undefined ||
+      routing['apisix'] !== undefined ||
+      gatewayApiBlockOf(routing).length > 0,
     setMirrorRoute: routing['istio'] !== undefined,
   };
   steps.forEach((step: unknown, index) => {
@@ -320,7 +347,17 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       'setHeaderRoute',
       'setMirrorRoute',
     ] as const satisfies readonly CanaryStepKind[]) {
-      if ((kind === 'setHeaderRoute' || kind === 'setMirrorRoute') && driven[kind]) continue;
+      if ((kind === 'setHeaderRoute' || kind === 'setMirrorRoute') && driven[kind]) {
+        // The planner refuses a route beside another kind (InvalidSpec at run time): said here first.
+        if (step[kind] !== undefined && Object.keys(step).some((other) => other !== kind))
+          report(
+            sink,
+            at('steps', index, kind),
+            `strategy.canary.steps[${index}].${kind}`,
+            r.routeBesideOtherStep,
+          );
+        continue;
+      }
       if (step[kind] !== undefined)
         report(sink, at('steps', index, kind), `strategy.canary.steps[${index}].${kind}`, r[kind]);
     }
@@ -424,4 +461,33 @@ export function checkUnsupportedAnalysisFields(value: Record<string, unknown>, s
         );
     }
   });
+}
+
+/**
+ * Fields of a router block (and of its nested objects, as `fields` names them: `block` for the top, else
+ * the nested field) that Argo's block does not have.
+ */
+function checkNestedFields(
+  raw: unknown,
+  provider: string,
+  fields: Readonly<Record<string, readonly string[]>>,
+  at: (...rest: Array<string | number>) => FieldPath,
+  sink: IssueCollector,
+  rule: UnsupportedRule,
+): void {
+  const walk = (value: unknown, path: string[], known: readonly string[] | undefined): void => {
+    if (!isRecord(value) || known === undefined) return;
+    for (const field of Object.keys(value)) {
+      if (!known.includes(field)) {
+        const where = [provider, ...path, field];
+        report(
+          sink,
+          at('trafficRouting', ...where),
+          `strategy.canary.trafficRouting.${where.join('.')}`,
+          rule,
+        );
+      } else walk(value[field], [...path, field], fields[field]);
+    }
+  };
+  walk(raw, [], fields['block']);
 }
