@@ -242,6 +242,13 @@ export type TrafficRouting = z.infer<typeof trafficRoutingSchema>;
 // ---------------------------------------------------------------------------------------------------
 // Strategies
 
+/** `antiAffinity` of either strategy: exactly one of preferred (with a weight 1–100) and required (checked in rollout-checks). */
+export const antiAffinitySchema = z.object({
+  preferredDuringSchedulingIgnoredDuringExecution: z.object({ weight: z.int() }).optional(),
+  requiredDuringSchedulingIgnoredDuringExecution: z.object({}).optional(),
+});
+export type AntiAffinity = z.infer<typeof antiAffinitySchema>;
+
 export const canaryStrategySchema = z.object({
   canaryService: z.string().optional(),
   stableService: z.string().optional(),
@@ -250,7 +257,7 @@ export const canaryStrategySchema = z.object({
   maxUnavailable: intOrStringSchema.optional(),
   maxSurge: intOrStringSchema.optional(),
   analysis: rolloutAnalysisBackgroundSchema.optional(),
-  antiAffinity: looseMapSchema.optional(),
+  antiAffinity: antiAffinitySchema.optional(),
   canaryMetadata: podMetadataSchema.optional(),
   stableMetadata: podMetadataSchema.optional(),
   scaleDownDelaySeconds: nonNegativeInt.optional(),
@@ -261,13 +268,6 @@ export const canaryStrategySchema = z.object({
   minPodsPerReplicaSet: nonNegativeInt.optional(),
 });
 export type CanaryStrategy = z.infer<typeof canaryStrategySchema>;
-
-/** `antiAffinity` of either strategy: exactly one of preferred (with a weight 1–100) and required (checked in rollout-checks). */
-export const antiAffinitySchema = z.object({
-  preferredDuringSchedulingIgnoredDuringExecution: z.object({ weight: z.int() }).optional(),
-  requiredDuringSchedulingIgnoredDuringExecution: z.object({}).optional(),
-});
-export type AntiAffinity = z.infer<typeof antiAffinitySchema>;
 
 /** `strategy.blueGreen`, field for field as Argo (defaults in {@link ROLLOUT_DEFAULTS}.blueGreen). */
 export const blueGreenStrategySchema = z.object({

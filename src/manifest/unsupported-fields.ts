@@ -69,16 +69,6 @@ export interface UnsupportedRule {
 
 /** The policy for Rollout fields, in the order the checks apply. */
 export const ROLLOUT_UNSUPPORTED_RULES = {
-  activeMetadata: {
-    field: 'spec.strategy.blueGreen.activeMetadata',
-    severity: 'warning',
-    reason: 'the labels/annotations are not added to active pods yet',
-  },
-  previewMetadata: {
-    field: 'spec.strategy.blueGreen.previewMetadata',
-    severity: 'warning',
-    reason: 'the labels/annotations are not added to preview pods yet',
-  },
   trafficRouting: {
     field: 'spec.strategy.canary.trafficRouting.<alb|appMesh|apisix>',
     severity: 'error',
@@ -141,25 +131,6 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     severity: 'error',
     reason: 'ping-pong services need a traffic router',
   },
-  antiAffinity: {
-    field: 'spec.strategy.canary.antiAffinity',
-    severity: 'error',
-    reason: 'canary pods would be scheduled without the anti-affinity rule',
-  },
-  // Errors, not warnings: these labels are how canary-only queries (analysis) and routes select pods, so
-  // ignoring them changes what an analysis measures and thus how the rollout progresses.
-  canaryMetadata: {
-    field: 'spec.strategy.canary.canaryMetadata',
-    severity: 'error',
-    reason:
-      'the labels/annotations are not added to canary pods yet, so nothing selecting pods by them (an analysis query) would find any',
-  },
-  stableMetadata: {
-    field: 'spec.strategy.canary.stableMetadata',
-    severity: 'error',
-    reason:
-      'the labels/annotations are not added to stable pods yet, so nothing selecting pods by them (an analysis query) would find any',
-  },
   scaleDownDelayRevisionLimit: {
     field: 'spec.strategy.canary.scaleDownDelayRevisionLimit',
     severity: 'warning',
@@ -169,12 +140,6 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     field: 'spec.strategy.canary.(analysis|steps[].analysis).analysisRunMetadata',
     severity: 'warning',
     reason: 'the labels/annotations are not added to AnalysisRuns yet',
-  },
-  matchExpressions: {
-    field: 'spec.selector.matchExpressions',
-    severity: 'warning',
-    reason:
-      'ReplicaSet selectors get matchLabels only for now; pods are told apart by their pod-template hash',
   },
   rollbackWindow: {
     field: 'spec.rollbackWindow',
@@ -222,19 +187,6 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
   const r = ROLLOUT_UNSUPPORTED_RULES;
   const spec = value['spec'];
   if (!isRecord(spec)) return;
-  const selector = spec['selector'];
-  if (
-    isRecord(selector) &&
-    Array.isArray(selector['matchExpressions']) &&
-    selector['matchExpressions'].length > 0
-  ) {
-    report(
-      sink,
-      ['spec', 'selector', 'matchExpressions'],
-      'spec.selector.matchExpressions',
-      r.matchExpressions,
-    );
-  }
   if (spec['rollbackWindow'] !== undefined)
     report(sink, ['spec', 'rollbackWindow'], 'spec.rollbackWindow', r.rollbackWindow);
   const strategy = spec['strategy'];
@@ -312,13 +264,7 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       }
     }
   }
-  for (const field of [
-    'pingPong',
-    'antiAffinity',
-    'canaryMetadata',
-    'stableMetadata',
-    'scaleDownDelayRevisionLimit',
-  ] as const) {
+  for (const field of ['pingPong', 'scaleDownDelayRevisionLimit'] as const) {
     if (canary[field] !== undefined) report(sink, at(field), `strategy.canary.${field}`, r[field]);
   }
   checkRolloutAnalysis(canary['analysis'], at('analysis'), 'strategy.canary.analysis', sink);
@@ -353,11 +299,7 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
 
 // The blue-green fields Rollgate does not honour yet.
 function checkUnsupportedBlueGreenFields(blueGreen: Record<string, unknown>, sink: IssueCollector): void {
-  const r = ROLLOUT_UNSUPPORTED_RULES;
   const at = (...rest: Array<string | number>): FieldPath => ['spec', 'strategy', 'blueGreen', ...rest];
-  for (const field of ['activeMetadata', 'previewMetadata'] as const) {
-    if (blueGreen[field] !== undefined) report(sink, at(field), `strategy.blueGreen.${field}`, r[field]);
-  }
   for (const field of ['prePromotionAnalysis', 'postPromotionAnalysis'] as const)
     checkRolloutAnalysis(blueGreen[field], at(field), `strategy.blueGreen.${field}`, sink);
 }
