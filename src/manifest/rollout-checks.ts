@@ -7,6 +7,7 @@ import { checkObjectLabels, checkPodTemplate } from './pod-template-checks.ts';
 import type { AnalysisTemplateRef, AntiAffinity, DeclaredRollout, WorkloadRef } from './rollout.ts';
 import { ROLLOUT_DEFAULTS, canaryStepKinds } from './rollout.ts';
 import { checkTrafficRouting } from './traffic-routing-checks.ts';
+import { isArgoOnlyWorkloadKind } from './unsupported-fields.ts';
 import type { IssueCollector } from './validation-issue.ts';
 
 /** Annotation on a Rollout listing analysis templates that live in the cluster, not in the validated set. */
@@ -109,6 +110,8 @@ function checkWorkloadRef(ref: WorkloadRef, template: PodTemplate | undefined, s
       ['spec', 'template'],
       'must not be set with spec.workloadRef: the pod template is read from the referenced Deployment',
     );
+  // Kinds Argo reads and Rollgate does not yet are reported as unsupported (unsupported-fields.ts), once.
+  if (isArgoOnlyWorkloadKind(ref.apiVersion, ref.kind)) return;
   if (ref.apiVersion !== 'apps/v1')
     sink.error(
       ['spec', 'workloadRef', 'apiVersion'],

@@ -639,6 +639,19 @@ describe('validateManifests: spec.workloadRef', () => {
     ]);
   });
 
+  it('a PodTemplate or ReplicaSet (which Argo reads) is refused as unsupported, once, at the kind', () => {
+    const podTemplate = withWorkloadRef(
+      WORKLOAD_REF.replace('apps/v1', 'v1').replace('kind: Deployment', 'kind: PodTemplate'),
+    );
+    expect(check(podTemplate).errors).toEqual([
+      '13:5 spec.workloadRef.kind: unsupported: spec.workloadRef.kind PodTemplate (Rollgate reads the pod template from apps/v1 Deployments only)',
+    ]);
+    const replicaSet = withWorkloadRef(WORKLOAD_REF.replace('kind: Deployment', 'kind: ReplicaSet'));
+    expect(check(replicaSet).errors).toEqual([
+      '13:5 spec.workloadRef.kind: unsupported: spec.workloadRef.kind ReplicaSet (Rollgate reads the pod template from apps/v1 Deployments only)',
+    ]);
+  });
+
   it('refuses an unknown scaleDown and an empty name', () => {
     const errors = check(
       withWorkloadRef(`${WORKLOAD_REF.replace('name: web', 'name: ""')}    scaleDown: always\n`),
