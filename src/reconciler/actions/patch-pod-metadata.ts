@@ -2,6 +2,7 @@
 import type { PatchPodMetadataAction } from '../../rollout/index.ts';
 import { FIELD_MANAGER, MERGE_PATCH } from '../../kube/client.ts';
 import { isNotFound, kubeCall, type KubeRequestContext } from '../../kube/errors.ts';
+import { writtenVersionOf } from '../read-policy.ts';
 import type { ActionHandler } from './action-handler.ts';
 
 /**
@@ -26,8 +27,9 @@ export const patchPodMetadata: ActionHandler<PatchPodMetadataAction> = async (
   const metadata: Record<string, unknown> = {};
   if (Object.keys(action.change.labels).length > 0) metadata.labels = action.change.labels;
   if (Object.keys(action.change.annotations).length > 0) metadata.annotations = action.change.annotations;
+  let patched: unknown;
   try {
-    await kubeCall(request, () =>
+    patched = await kubeCall(request, () =>
       clients.core.patchNamespacedPod(
         { namespace, name: action.name, fieldManager: FIELD_MANAGER, body: { metadata } },
         MERGE_PATCH,
@@ -37,5 +39,7 @@ export const patchPodMetadata: ActionHandler<PatchPodMetadataAction> = async (
     if (isNotFound(err)) return { target, result: 'unchanged' };
     throw err;
   }
-  return { target, result: 'updated' };
+  // The next pass plans from a cache that holds this write, so it does not send the patch again.
+  const written = writtenVersionOf('Pod', namespace, action.name, patched);
+  return { target, result: 'updated', ...(written && { written }) };
 };
