@@ -131,11 +131,6 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     severity: 'error',
     reason: 'ping-pong services need a traffic router',
   },
-  scaleDownDelayRevisionLimit: {
-    field: 'spec.strategy.canary.scaleDownDelayRevisionLimit',
-    severity: 'warning',
-    reason: 'old ReplicaSets are scaled down after scaleDownDelaySeconds without a revision limit',
-  },
   analysisRunMetadata: {
     field: 'spec.strategy.canary.(analysis|steps[].analysis).analysisRunMetadata',
     severity: 'warning',
@@ -145,11 +140,6 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     field: 'spec.workloadRef.kind (v1 PodTemplate, apps/v1 ReplicaSet)',
     severity: 'error',
     reason: 'Rollgate reads the pod template from apps/v1 Deployments only',
-  },
-  rollbackWindow: {
-    field: 'spec.rollbackWindow',
-    severity: 'warning',
-    reason: 'a rollback goes through the canary steps like any new revision',
   },
 } as const satisfies Record<string, UnsupportedRule>;
 
@@ -210,8 +200,6 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       `spec.workloadRef.kind ${String(workloadRef['kind'])}`,
       r.workloadRefKind,
     );
-  if (spec['rollbackWindow'] !== undefined)
-    report(sink, ['spec', 'rollbackWindow'], 'spec.rollbackWindow', r.rollbackWindow);
   const strategy = spec['strategy'];
   if (!isRecord(strategy)) return;
   const blueGreen = strategy['blueGreen'];
@@ -287,7 +275,7 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       }
     }
   }
-  for (const field of ['pingPong', 'scaleDownDelayRevisionLimit'] as const) {
+  for (const field of ['pingPong'] as const) {
     if (canary[field] !== undefined) report(sink, at(field), `strategy.canary.${field}`, r[field]);
   }
   checkRolloutAnalysis(canary['analysis'], at('analysis'), 'strategy.canary.analysis', sink);
