@@ -11,6 +11,12 @@ import {
   readAmbassadorConfig,
 } from './traffic-routing.ts';
 import type { IssueCollector } from './validation-issue.ts';
+import {
+  CONTOUR_PLUGIN,
+  OPENSHIFT_PLUGIN,
+  readContourPluginConfig,
+  readOpenShiftPluginConfig,
+} from './traffic-router-plugins.ts';
 
 /**
  * Reports what would make a driven router fail at run time, with the field at fault: a Gateway API
@@ -19,7 +25,7 @@ import type { IssueCollector } from './validation-issue.ts';
  * canaryService/stableService missing where the router weights these two Services (all but Istio
  * with a DestinationRule, which weights its subsets), an NGINX block naming no stable Ingress or
  * both stableIngress and stableIngresses, a Traefik block without its TraefikService's name, an Ambassador block
- * listing no Mapping (or one twice).
+ * listing no Mapping (or one twice), a Contour or OpenShift plugin block listing no HTTPProxy or Route.
  */
 export function checkTrafficRouting(canary: CanaryStrategy, sink: IssueCollector): void {
   const routing = canary.trafficRouting;
@@ -74,9 +80,25 @@ export function checkTrafficRouting(canary: CanaryStrategy, sink: IssueCollector
       for (const problem of read)
         sink.error(at('trafficRouting', 'ambassador', ...problem.field), problem.message);
   }
+  for (const [plugin, read] of [
+    [CONTOUR_PLUGIN, readContourPluginConfig],
+    [OPENSHIFT_PLUGIN, readOpenShiftPluginConfig],
+  ] as const) {
+    const block = isRecord(routing.plugins) ? routing.plugins[plugin] : undefined;
+    if (block === undefined) continue;
+    driven.push(`plugins["${plugin}"]`);
+    const problems = read(block);
+    if (Array.isArray(problems))
+      for (const problem of problems)
+        sink.error(at('trafficRouting', 'plugins', plugin, ...problem.field), problem.message);
+  }
   if (driven.length === 0) return;
   for (const field of ['canaryService', 'stableService'] as const) {
     if (!canary[field])
       sink.error(at(field), `required with trafficRouting.${driven[0]} (the router weights this Service)`);
   }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

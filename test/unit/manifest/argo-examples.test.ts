@@ -54,7 +54,7 @@ const EXPECTED: Record<string, Record<string, string[]>> = {
   'apisix/rollout.yaml': {
     'Rollout/rollout-apisix-canary': [
       `14:9 spec.strategy.canary.trafficRouting.apisix: ${unsupported('strategy.canary.trafficRouting.apisix', ROUTER)}`,
-      `22:11 spec.strategy.canary.steps[0].setHeaderRoute: ${unsupported('strategy.canary.steps[0].setHeaderRoute', 'header routes need the Gateway API or Istio router')}`,
+      `22:11 spec.strategy.canary.steps[0].setHeaderRoute: ${unsupported('strategy.canary.steps[0].setHeaderRoute', 'header routes need the Gateway API, Istio or Contour router')}`,
     ],
   },
   'appmesh/canary-rollout.yaml': {
