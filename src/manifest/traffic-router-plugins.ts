@@ -42,25 +42,28 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The non-empty list of distinct non-empty names at `field`; what is wrong with it goes to `problems`. */
+/**
+ * The non-empty list of distinct non-empty names at `field`, each with its index in the list; what is
+ * wrong with it goes to `problems`.
+ */
 function readNames(
   raw: Record<string, unknown>,
   field: string,
   what: string,
   problems: ConfigProblem[],
-): string[] {
+): Array<{ name: string; index: number }> {
   const list = raw[field];
   if (!Array.isArray(list) || list.length === 0) {
     problems.push({ field: [field], message: `must list the ${what}s to weight (at least one name)` });
     return [];
   }
-  const names: string[] = [];
+  const names: Array<{ name: string; index: number }> = [];
   list.forEach((name: unknown, index) => {
     if (typeof name !== 'string' || name === '')
       problems.push({ field: [field, index], message: `must name a ${what}` });
-    else if (names.includes(name))
+    else if (names.some((seen) => seen.name === name))
       problems.push({ field: [field, index], message: `"${name}" is listed twice` });
-    else names.push(name);
+    else names.push({ name, index });
   });
   return names;
 }
@@ -77,7 +80,7 @@ function readNamespace(raw: Record<string, unknown>, problems: ConfigProblem[]):
 export function readContourPluginConfig(raw: unknown): ContourPluginConfig | ConfigProblem[] {
   if (!isRecord(raw)) return [{ field: [], message: 'must be an object' }];
   const problems: ConfigProblem[] = [];
-  const httpProxies = readNames(raw, 'httpProxies', 'HTTPProxy', problems);
+  const httpProxies = readNames(raw, 'httpProxies', 'HTTPProxy', problems).map(({ name }) => name);
   const namespace = readNamespace(raw, problems);
   if (problems.length > 0) return problems;
   return { httpProxies, ...(namespace !== undefined ? { namespace } : {}) };
@@ -88,7 +91,7 @@ export function readOpenShiftPluginConfig(raw: unknown): OpenShiftPluginConfig |
   if (!isRecord(raw)) return [{ field: [], message: 'must be an object' }];
   const problems: ConfigProblem[] = [];
   const routes: OpenShiftRouteRef[] = [];
-  readNames(raw, 'routes', 'Route', problems).forEach((entry, index) => {
+  readNames(raw, 'routes', 'Route', problems).forEach(({ name: entry, index }) => {
     const parts = entry.split('/');
     if (parts.length === 1) routes.push({ name: entry });
     else if (parts.length === 2 && parts[0] !== '' && parts[1] !== '')
