@@ -1,14 +1,18 @@
 // End to end, Contour (Argo's argoproj-labs/contour plugin block): a whole Rollgate walks an HTTPProxy's route
 // 20 → 50 → 100, back to stable on abort, puts a hand edit back at the next resync, holds a rollout whose
-// HTTPProxy is missing, and leaves the HTTPProxy on stable when the Rollout is deleted.
+// HTTPProxy is missing, leaves the HTTPProxy on stable when the Rollout is deleted, and adds a header route at
+// its step that goes when the rollout aborts.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { toPlainObject } from '../../../src/kube/client.ts';
 import { upstreamCorpus } from '../../support/upstream-corpus.ts';
+import { abortRollout } from '../../../src/views/rollout-commands.ts';
 import {
   abortRoutesBackFirst,
   deployRoutedRollout,
   heldWhileRouteMissing,
   pausedAt,
+  routedRolloutYaml,
+  servicesYaml,
   setImage,
   startTrafficScene,
   walkToNewStable,
@@ -62,7 +66,7 @@ interface ProxyService {
   weight?: number;
 }
 interface HttpProxy {
-  metadata: { resourceVersion: string };
+  metadata: { resourceVersion: string; annotations?: Record<string, string> };
   spec: { routes: Array<{ conditions: unknown[]; services: ProxyService[] }> };
 }
 
@@ -181,5 +185,60 @@ describe.skipIf(crds.missing)('Contour HTTPProxy (the plugin block) under a whol
     const passes = await scene.reconcilePasses();
     await expect.poll(() => scene.reconcilePasses(), { timeout: RESYNC_MS + 10_000 }).toBeGreaterThan(passes);
     expect(await left.read()).toEqual(left.at(0));
+  }, 60_000);
+});
+
+describe.skipIf(crds.missing)('a Contour header route under a whole Rollgate', () => {
+  const ns = 'contour-header';
+  const header = [{ prefix: '/' }, { header: { name: 'x-canary', exact: 'yes' } }];
+
+  beforeAll(async () => {
+    await scene.kubectl('create', 'namespace', ns);
+    await scene.apply('contour-header-services.yaml', servicesYaml(ns));
+    await scene.apply('contour-header-proxy.yaml', httpProxyYaml(ns));
+    const rollout = routedRolloutYaml({ namespace: ns, image: 'web:1', trafficRouting: ROUTING })
+      .replace(
+        '      trafficRouting:\n',
+        '      trafficRouting:\n        managedRoutes:\n          - name: canary-header\n',
+      )
+      .replace(
+        '        - setWeight: 20\n',
+        `        - setWeight: 20
+        - setHeaderRoute:
+            name: canary-header
+            match:
+              - headerName: x-canary
+                headerValue: {exact: "yes"}
+`,
+      );
+    await scene.apply('contour-header-rollout.yaml', rollout);
+    await scene.waitFor('the first revision healthy', ns, 'web', (s) => s.phase === 'Healthy');
+  }, 60_000);
+
+  it('adds a route requiring the header, to the canary alone, beside the split; removes it on abort', async () => {
+    await setImage(scene, ns, 'web:2');
+    await scene.waitFor('the pause after the header route', ns, 'web', pausedAt(2));
+    const proxy = await httpProxy(ns);
+    expect(proxy.metadata.annotations?.['rollgate.dev/header-routes']).toBeDefined();
+    expect(proxy.spec.routes).toEqual([
+      { conditions: header, services: [{ name: 'web-canary', port: 80 }] },
+      {
+        conditions: [{ prefix: '/' }],
+        services: [
+          { name: 'web-stable', port: 80, weight: 80 },
+          { name: 'web-canary', port: 80, weight: 20 },
+        ],
+      },
+      { conditions: [{ prefix: '/docs' }], services: [{ name: 'docs', port: 8080 }] },
+    ]);
+    await abortRollout(scene.clients, { namespace: ns, name: 'web' });
+    await scene.waitFor('the abort carried out', ns, 'web', (s) => s.phase === 'Degraded');
+    await expect
+      .poll(async () => (await httpProxy(ns)).spec.routes.map((route) => route.conditions), {
+        timeout: 10_000,
+      })
+      .toEqual([[{ prefix: '/' }], [{ prefix: '/docs' }]]);
+    expect(await weightsIn(ns).read()).toEqual([100, 0]);
+    expect((await httpProxy(ns)).metadata.annotations?.['rollgate.dev/header-routes']).toBeUndefined();
   }, 60_000);
 });
