@@ -207,7 +207,7 @@ function checkCanary(rollout: DeclaredRollout, sink: IssueCollector, context: Ro
       `must differ from stableService (both are ${JSON.stringify(canary.canaryService)})`,
     );
   }
-  checkTrafficRouting(canary, sink);
+  checkTrafficRouting(canary, sink, rollout.metadata.namespace);
   // Their labels and annotations land on the canary's and the stable's pods.
   for (const key of ['canaryMetadata', 'stableMetadata'] as const)
     checkObjectLabels(canary[key], at(key), sink);

@@ -27,7 +27,12 @@ import {
  * both stableIngress and stableIngresses, a Traefik block without its TraefikService's name, an Ambassador block
  * listing no Mapping (or one twice), a Contour or OpenShift plugin block listing no HTTPProxy or Route.
  */
-export function checkTrafficRouting(canary: CanaryStrategy, sink: IssueCollector): void {
+export function checkTrafficRouting(
+  canary: CanaryStrategy,
+  sink: IssueCollector,
+  /** The rollout's namespace when the manifest names one (a plugin's `namespace` must be it). */
+  namespace?: string,
+): void {
   const routing = canary.trafficRouting;
   if (routing === undefined) return;
   const at = (...rest: FieldPath): FieldPath => ['spec', 'strategy', 'canary', ...rest];
@@ -87,10 +92,16 @@ export function checkTrafficRouting(canary: CanaryStrategy, sink: IssueCollector
     const block = isRecord(routing.plugins) ? routing.plugins[plugin] : undefined;
     if (block === undefined) continue;
     driven.push(`plugins["${plugin}"]`);
-    const problems = read(block);
-    if (Array.isArray(problems))
-      for (const problem of problems)
+    const config = read(block);
+    if (Array.isArray(config))
+      for (const problem of config)
         sink.error(at('trafficRouting', 'plugins', plugin, ...problem.field), problem.message);
+    // The plugins act in the rollout's namespace whatever `namespace` says: another one is a mistake.
+    else if (namespace !== undefined && config.namespace !== undefined && config.namespace !== namespace)
+      sink.error(
+        at('trafficRouting', 'plugins', plugin, 'namespace'),
+        `"${config.namespace}" is not the rollout's namespace "${namespace}" (the plugin edits the rollout's)`,
+      );
   }
   if (driven.length === 0) return;
   for (const field of ['canaryService', 'stableService'] as const) {

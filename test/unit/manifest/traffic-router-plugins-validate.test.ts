@@ -29,11 +29,11 @@ describe('validate: the Contour and OpenShift plugin blocks', () => {
     ],
     [
       'the Contour block of its early README, with namespace',
-      plugin(CONTOUR, '            httpProxies: [web, web-internal]\n            namespace: shop\n'),
+      plugin(CONTOUR, '            httpProxies: [web, web-internal]\n            namespace: apps\n'),
     ],
     [
       'the OpenShift block as its README writes it, namespace included',
-      plugin(OPENSHIFT, '            routes:\n              - web\n            namespace: shop\n'),
+      plugin(OPENSHIFT, '            routes:\n              - web\n            namespace: apps\n'),
     ],
     ['an OpenShift Route in another namespace', plugin(OPENSHIFT, '            routes: [edge/web]\n')],
   ])('accepts %s', (_name, lines) => {
@@ -64,6 +64,14 @@ describe('validate: the Contour and OpenShift plugin blocks', () => {
     },
   ])('refuses $name, at its line', ({ lines, want }) => {
     expect(errorsOf(withCanary(lines)).sort()).toEqual(want.sort());
+  });
+
+  it('refuses a namespace that is not the rollout’s (the plugin would edit the rollout’s anyway)', () => {
+    expect(
+      errorsOf(withCanary(plugin(CONTOUR, '            httpProxies: [web]\n            namespace: shop\n'))),
+    ).toEqual([
+      `30 ${at(CONTOUR, '')}.namespace: "shop" is not the rollout's namespace "apps" (the plugin edits the rollout's)`,
+    ]);
   });
 
   it('requires canaryService and stableService', () => {
