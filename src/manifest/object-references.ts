@@ -1,6 +1,7 @@
 // Which fields of Rollouts, analysis templates and Experiments name another object (a ConfigMap, a Service, a template…), as one table.
 import type { FieldPath } from './field-path.ts';
 import { GATEWAY_API_PLUGIN } from './traffic-routing.ts';
+import { CONTOUR_PLUGIN, OPENSHIFT_PLUGIN } from './traffic-router-plugins.ts';
 
 /** A kind in the API groups it may be written in ('' is the core group). */
 export interface GroupedKind {
@@ -134,6 +135,16 @@ const ROLLOUT_REFERENCES: ReadonlyArray<{ path: string | readonly string[]; targ
     target: { kind: 'TraefikService', groups: ['traefik.io', 'traefik.containo.us'] },
   },
   { path: `${ROUTING}/apisix/route/name`, target: { kind: 'ApisixRoute', groups: ['apisix.apache.org'] } },
+  // Argo's router plugins Rollgate drives (their keys hold a "/": lists of keys). An OpenShift
+  // `namespace/name` entry names no object of the render, so kustomize leaves it as written.
+  {
+    path: [...ROUTING.split('/'), 'plugins', CONTOUR_PLUGIN, 'httpProxies'],
+    target: { kind: 'HTTPProxy', groups: ['projectcontour.io'] },
+  },
+  {
+    path: [...ROUTING.split('/'), 'plugins', OPENSHIFT_PLUGIN, 'routes'],
+    target: { kind: 'Route', groups: ['route.openshift.io'] },
+  },
   { path: 'spec/workloadRef/name', target: DEPLOYMENT },
 ];
 

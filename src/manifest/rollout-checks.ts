@@ -249,7 +249,7 @@ function checkCanary(rollout: DeclaredRollout, sink: IssueCollector, context: Ro
       `must differ from stableService (both are ${JSON.stringify(canary.canaryService)})`,
     );
   }
-  checkTrafficRouting(canary, sink);
+  checkTrafficRouting(canary, sink, rollout.metadata.namespace);
   checkAntiAffinity(canary.antiAffinity, at('antiAffinity'), sink);
   // Their labels and annotations land on the canary's and the stable's pods.
   for (const key of ['canaryMetadata', 'stableMetadata'] as const) {

@@ -13,6 +13,12 @@ import {
   readAppMeshConfig,
 } from './traffic-routing.ts';
 import type { IssueCollector } from './validation-issue.ts';
+import {
+  CONTOUR_PLUGIN,
+  OPENSHIFT_PLUGIN,
+  readContourPluginConfig,
+  readOpenShiftPluginConfig,
+} from './traffic-router-plugins.ts';
 
 /**
  * Reports what would make a driven router fail at run time, with the field at fault: a Gateway API
@@ -22,9 +28,14 @@ import type { IssueCollector } from './validation-issue.ts';
  * with a DestinationRule, which weights its subsets), an NGINX block naming no stable Ingress or
  * both stableIngress and stableIngresses, a Traefik block without its TraefikService's name, an Ambassador block
  * listing no Mapping (or one twice), an APISIX block naming no ApisixRoute, an App Mesh block without its
- * VirtualService or either VirtualNode.
+ * VirtualService or either VirtualNode, a Contour or OpenShift plugin block listing no HTTPProxy or Route.
  */
-export function checkTrafficRouting(canary: CanaryStrategy, sink: IssueCollector): void {
+export function checkTrafficRouting(
+  canary: CanaryStrategy,
+  sink: IssueCollector,
+  /** The rollout's namespace when the manifest names one (a plugin's `namespace` must be it). */
+  namespace?: string,
+): void {
   const routing = canary.trafficRouting;
   if (routing === undefined) return;
   const at = (...rest: FieldPath): FieldPath => ['spec', 'strategy', 'canary', ...rest];
@@ -87,9 +98,31 @@ export function checkTrafficRouting(canary: CanaryStrategy, sink: IssueCollector
     if (Array.isArray(found))
       for (const problem of found) sink.error(at('trafficRouting', field, ...problem.field), problem.message);
   }
+  for (const [plugin, read] of [
+    [CONTOUR_PLUGIN, readContourPluginConfig],
+    [OPENSHIFT_PLUGIN, readOpenShiftPluginConfig],
+  ] as const) {
+    const block = isRecord(routing.plugins) ? routing.plugins[plugin] : undefined;
+    if (block === undefined) continue;
+    driven.push(`plugins["${plugin}"]`);
+    const config = read(block);
+    if (Array.isArray(config))
+      for (const problem of config)
+        sink.error(at('trafficRouting', 'plugins', plugin, ...problem.field), problem.message);
+    // The plugins act in the rollout's namespace whatever `namespace` says: another one is a mistake.
+    else if (namespace !== undefined && config.namespace !== undefined && config.namespace !== namespace)
+      sink.error(
+        at('trafficRouting', 'plugins', plugin, 'namespace'),
+        `"${config.namespace}" is not the rollout's namespace "${namespace}" (the plugin edits the rollout's)`,
+      );
+  }
   if (driven.length === 0) return;
   for (const field of ['canaryService', 'stableService'] as const) {
     if (!canary[field])
       sink.error(at(field), `required with trafficRouting.${driven[0]} (the router weights this Service)`);
   }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -18,6 +18,12 @@ import {
 import type { TrafficRouting } from './rollout.ts';
 import type { CanaryStepKind } from './rollout.ts';
 import { OTHER_METRIC_PROVIDERS } from './analysis.ts';
+import {
+  CONTOUR_PLUGIN,
+  CONTOUR_PLUGIN_FIELDS,
+  OPENSHIFT_PLUGIN,
+  OPENSHIFT_PLUGIN_FIELDS,
+} from './traffic-router-plugins.ts';
 
 /**
  * Traffic routers Rollgate drives through `strategy.canary.trafficRouting` (src/traffic has one
@@ -38,7 +44,11 @@ export const SUPPORTED_TRAFFIC_ROUTERS: readonly string[] = [
 ];
 
 /** The `trafficRouting.plugins` entries Rollgate drives itself (read as Argo's plugin reads them). */
-export const SUPPORTED_TRAFFIC_ROUTER_PLUGINS: readonly string[] = [GATEWAY_API_PLUGIN];
+export const SUPPORTED_TRAFFIC_ROUTER_PLUGINS: readonly string[] = [
+  GATEWAY_API_PLUGIN,
+  CONTOUR_PLUGIN,
+  OPENSHIFT_PLUGIN,
+];
 
 /**
  * The routers a trafficRouting sets that Rollgate does not drive, as printed (`istio`,
@@ -82,7 +92,7 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
   trafficRoutingPlugin: {
     field: 'spec.strategy.canary.trafficRouting.plugins.<name>',
     severity: 'error',
-    reason: `Rollgate runs no router plugins; it drives ${GATEWAY_API_PLUGIN} itself`,
+    reason: `Rollgate runs no router plugins; it drives ${SUPPORTED_TRAFFIC_ROUTER_PLUGINS.join(', ')} itself`,
   },
   gatewayApiField: {
     field: 'spec.strategy.canary.trafficRouting.gatewayAPI.<tlsRoute|tlsRoutes|*Selector|…>',
@@ -122,6 +132,11 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason:
       'Rollgate reads virtualService {name, routes} and virtualNodeGroup {canaryVirtualNodeRef, stableVirtualNodeRef} {name}',
   },
+  pluginRouterField: {
+    field: `spec.strategy.canary.trafficRouting.plugins["${CONTOUR_PLUGIN}" | "${OPENSHIFT_PLUGIN}"].<…>`,
+    severity: 'error',
+    reason: `Rollgate reads ${CONTOUR_PLUGIN_FIELDS.join(', ')} (${CONTOUR_PLUGIN}) and ${OPENSHIFT_PLUGIN_FIELDS.join(', ')} (${OPENSHIFT_PLUGIN})`,
+  },
   experiment: {
     field: 'spec.strategy.canary.steps[].experiment',
     severity: 'error',
@@ -133,9 +148,10 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason: 'Rollgate does not run step plugins',
   },
   setHeaderRoute: {
-    field: 'spec.strategy.canary.steps[].setHeaderRoute (without the Gateway API, Istio or APISIX router)',
+    field:
+      'spec.strategy.canary.steps[].setHeaderRoute (without the Gateway API, Istio, APISIX or Contour router)',
     severity: 'error',
-    reason: 'header routes need the Gateway API, Istio or APISIX router',
+    reason: 'header routes need the Gateway API, Istio, APISIX or Contour router',
   },
   setMirrorRoute: {
     field: 'spec.strategy.canary.steps[].setMirrorRoute (without the Istio router)',
@@ -286,6 +302,22 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
           );
     checkNestedFields(trafficRouting['apisix'], 'apisix', APISIX_FIELDS, at, sink, r.apisixField);
     checkNestedFields(trafficRouting['appMesh'], 'appMesh', APP_MESH_FIELDS, at, sink, r.appMeshField);
+    const plugins = isRecord(trafficRouting['plugins']) ? trafficRouting['plugins'] : {};
+    for (const [plugin, fields] of [
+      [CONTOUR_PLUGIN, CONTOUR_PLUGIN_FIELDS],
+      [OPENSHIFT_PLUGIN, OPENSHIFT_PLUGIN_FIELDS],
+    ] as const) {
+      const block = plugins[plugin];
+      if (isRecord(block))
+        for (const field of Object.keys(block))
+          if (!(fields as readonly string[]).includes(field))
+            report(
+              sink,
+              at('trafficRouting', 'plugins', plugin, field),
+              `strategy.canary.trafficRouting.plugins[${JSON.stringify(plugin)}].${field}`,
+              r.pluginRouterField,
+            );
+    }
     for (const block of gatewayApiBlockOf(trafficRouting)) {
       if (!isRecord(block.raw)) continue;
       for (const field of Object.keys(block.raw)) {
@@ -311,7 +343,8 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
     setHeaderRoute:
       routing['istio'] !== undefined ||
       routing['apisix'] !== undefined ||
-      gatewayApiBlockOf(routing).length > 0,
+      gatewayApiBlockOf(routing).length > 0 ||
+      (isRecord(routing['plugins']) && routing['plugins'][CONTOUR_PLUGIN] !== undefined),
     setMirrorRoute: routing['istio'] !== undefined,
   };
   steps.forEach((step: unknown, index) => {

@@ -23,6 +23,14 @@ import { TRAEFIK_SERVICE_RESOURCE, traefikServiceEdit } from './traefik-service.
 import { MAPPING_RESOURCE, canaryMappingEdit } from './ambassador-mappings.ts';
 import { APISIX_ROUTE_RESOURCE, apisixRouteEdit } from './apisix-route.ts';
 import { APP_MESH_RESOURCES, appMeshEdits } from './app-mesh-routes.ts';
+import { HTTP_PROXY_RESOURCE, httpProxyEdit } from './contour-httpproxy.ts';
+import { OPENSHIFT_ROUTE_RESOURCE, openShiftRouteEdit } from './openshift-route.ts';
+import {
+  CONTOUR_PLUGIN,
+  OPENSHIFT_PLUGIN,
+  readContourPluginConfig,
+  readOpenShiftPluginConfig,
+} from '../manifest/traffic-router-plugins.ts';
 
 /** What a provider's edits need to know of the rollout. */
 interface RoutedRollout {
@@ -66,6 +74,28 @@ function configError(
     objectName('Rollout', rollout.namespace, rollout.name),
     formatFieldPath(['spec', 'strategy', 'canary', 'trafficRouting', ...block, ...(first?.field ?? [])]),
     first?.message ?? 'invalid',
+  );
+}
+
+/**
+ * A plugin block's `namespace` (from the plugins' READMEs) that is not the rollout's: the plugin would
+ * ignore it and edit the rollout's namespace, so Rollgate refuses to guess which one was meant.
+ */
+function pluginNamespaceError(
+  rollout: RoutedRollout,
+  plugin: string,
+  namespace: string | undefined,
+): RouteTranslationError | undefined {
+  if (namespace === undefined || namespace === rollout.namespace) return undefined;
+  return configError(
+    rollout,
+    ['plugins', plugin],
+    [
+      {
+        field: ['namespace'],
+        message: `"${namespace}" is not the rollout's namespace "${rollout.namespace}" (the plugin edits the rollout's)`,
+      },
+    ],
   );
 }
 
@@ -199,6 +229,34 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
       const read = readAppMeshConfig(config);
       if (Array.isArray(read)) return configError(rollout, ['appMesh'], read);
       return appMeshEdits(read, rollout.namespace);
+    },
+    needsServices: () => true,
+  },
+  {
+    name: `plugins.${CONTOUR_PLUGIN}`,
+    configOf: (routing) => (isRecord(routing.plugins) ? routing.plugins[CONTOUR_PLUGIN] : undefined),
+    resources: [HTTP_PROXY_RESOURCE],
+    creates: [],
+    edits: (config, rollout) => {
+      const read = readContourPluginConfig(config);
+      if (Array.isArray(read)) return configError(rollout, ['plugins', CONTOUR_PLUGIN], read);
+      const elsewhere = pluginNamespaceError(rollout, CONTOUR_PLUGIN, read.namespace);
+      if (elsewhere) return elsewhere;
+      return read.httpProxies.map((name) => httpProxyEdit(name, rollout.namespace));
+    },
+    needsServices: () => true,
+  },
+  {
+    name: `plugins.${OPENSHIFT_PLUGIN}`,
+    configOf: (routing) => (isRecord(routing.plugins) ? routing.plugins[OPENSHIFT_PLUGIN] : undefined),
+    resources: [OPENSHIFT_ROUTE_RESOURCE],
+    creates: [],
+    edits: (config, rollout) => {
+      const read = readOpenShiftPluginConfig(config);
+      if (Array.isArray(read)) return configError(rollout, ['plugins', OPENSHIFT_PLUGIN], read);
+      const elsewhere = pluginNamespaceError(rollout, OPENSHIFT_PLUGIN, read.namespace);
+      if (elsewhere) return elsewhere;
+      return read.routes.map((ref) => openShiftRouteEdit(ref.name, ref.namespace ?? rollout.namespace));
     },
     needsServices: () => true,
   },

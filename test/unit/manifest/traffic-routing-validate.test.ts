@@ -75,7 +75,7 @@ describe('validate: trafficRouting', () => {
     );
     expect(errorsOf(text)).toEqual([
       '27 spec.strategy.canary.trafficRouting.alb: unsupported: strategy.canary.trafficRouting.alb (Rollgate drives the Gateway API, SMI, Istio, NGINX, Traefik, Ambassador, APISIX and App Mesh routers only for now)',
-      '30 spec.strategy.canary.trafficRouting.plugins["acme/router"]: unsupported: strategy.canary.trafficRouting.plugins["acme/router"] (Rollgate runs no router plugins; it drives argoproj-labs/gatewayAPI itself)',
+      '30 spec.strategy.canary.trafficRouting.plugins["acme/router"]: unsupported: strategy.canary.trafficRouting.plugins["acme/router"] (Rollgate runs no router plugins; it drives argoproj-labs/gatewayAPI, argoproj-labs/contour, argoproj-labs/openshift itself)',
       '33 spec.strategy.canary.trafficRouting.plugins["argoproj-labs/gatewayAPI"].tlsRoute: unsupported: strategy.canary.trafficRouting.plugins["argoproj-labs/gatewayAPI"].tlsRoute (Rollgate drives the HTTPRoutes, GRPCRoutes and TCPRoutes named in the block)',
     ]);
   });
@@ -134,12 +134,12 @@ describe('validate: trafficRouting', () => {
       '32 spec.strategy.canary.steps[0].setMirrorRoute: unsupported: strategy.canary.steps[0].setMirrorRoute (mirror routes need the Istio router)',
     ]);
     expect(errorsOf(withStep('        smi: {}\n', header))).toEqual([
-      '31 spec.strategy.canary.steps[0].setHeaderRoute: unsupported: strategy.canary.steps[0].setHeaderRoute (header routes need the Gateway API, Istio or APISIX router)',
+      '31 spec.strategy.canary.steps[0].setHeaderRoute: unsupported: strategy.canary.steps[0].setHeaderRoute (header routes need the Gateway API, Istio, APISIX or Contour router)',
     ]);
     // Argo's Traefik router ignores header and mirror steps; Rollgate says so instead.
     const traefik = '        traefik:\n          weightedTraefikServiceName: web-wrr\n';
     expect(errorsOf(withStep(traefik, header))).toEqual([
-      '32 spec.strategy.canary.steps[0].setHeaderRoute: unsupported: strategy.canary.steps[0].setHeaderRoute (header routes need the Gateway API, Istio or APISIX router)',
+      '32 spec.strategy.canary.steps[0].setHeaderRoute: unsupported: strategy.canary.steps[0].setHeaderRoute (header routes need the Gateway API, Istio, APISIX or Contour router)',
     ]);
     expect(errorsOf(withStep(traefik, mirror))).toEqual([
       '32 spec.strategy.canary.steps[0].setMirrorRoute: unsupported: strategy.canary.steps[0].setMirrorRoute (mirror routes need the Istio router)',
@@ -300,7 +300,7 @@ describe('validate: trafficRouting.apisix and trafficRouting.appMesh', () => {
       '34 spec.strategy.canary.steps[0].setMirrorRoute: unsupported: strategy.canary.steps[0].setMirrorRoute (mirror routes need the Istio router)',
     ]);
     expect(errorsOf(withStep(appMesh, header))).toEqual([
-      '37 spec.strategy.canary.steps[0].setHeaderRoute: unsupported: strategy.canary.steps[0].setHeaderRoute (header routes need the Gateway API, Istio or APISIX router)',
+      '37 spec.strategy.canary.steps[0].setHeaderRoute: unsupported: strategy.canary.steps[0].setHeaderRoute (header routes need the Gateway API, Istio, APISIX or Contour router)',
     ]);
   });
 

@@ -131,6 +131,8 @@ spec:
             httpRoutes: [{name: rt-http-listed, useHeaderRoutes: true}]
             grpcRoute: rt-grpc
             tcpRoutes: [{name: rt-tcp}]
+          argoproj-labs/contour: {httpProxies: [hp-web]}
+          argoproj-labs/openshift: {routes: [osr-web]}
         ambassador: {mappings: [map-web]}
         appMesh:
           virtualService: {name: am-vs}
@@ -279,6 +281,8 @@ const TARGETS = [
   plain('appmesh.k8s.aws/v1beta2', 'VirtualNode', ['am-node-canary', 'am-node-stable']),
   plain('traefik.io/v1alpha1', 'TraefikService', ['tr-web']),
   plain('apisix.apache.org/v2', 'ApisixRoute', ['ax-web']),
+  plain('projectcontour.io/v1', 'HTTPProxy', ['hp-web']),
+  plain('route.openshift.io/v1', 'Route', ['osr-web']),
   plain(
     'apps/v1',
     'Deployment',
