@@ -2,6 +2,8 @@
 import { Option, type Command } from 'commander';
 import { DRIVEN_GROUPS, type DrivenGroup } from '../../manifest/driven-api.ts';
 import {
+  CONTEXT_FLAG,
+  CONTEXT_HELP,
   KUBECONFIG_FLAG,
   KUBECONFIG_HELP,
   NAMESPACE_FLAG,
@@ -37,6 +39,7 @@ export function registerGetCommand(program: Command): void {
       ).choices(DRIVEN_GROUPS),
     )
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
+    .option(CONTEXT_FLAG, CONTEXT_HELP)
     .action(async (name: string, flags: GetRolloutFlags) => {
       // The cluster client loads only when the verb runs, never at --help.
       const [{ connectKube }, { runGetRollout }] = await Promise.all([

@@ -1,6 +1,8 @@
 // `rollgate list rollouts [-n NS | -A] [-o text|json]`: every rollout of a namespace, with Argo's columns.
 import { Option, type Command } from 'commander';
 import {
+  CONTEXT_FLAG,
+  CONTEXT_HELP,
   KUBECONFIG_FLAG,
   KUBECONFIG_HELP,
   NAMESPACE_FLAG,
@@ -25,6 +27,7 @@ export function registerListCommand(program: Command): void {
     .option('-A, --all-namespaces', 'list the rollouts of every namespace')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
+    .option(CONTEXT_FLAG, CONTEXT_HELP)
     .action(async (flags: ListRolloutsFlags) => {
       if (flags.allNamespaces && flags.namespace !== undefined)
         throw usageError('list rollouts', '-n and -A exclude each other');
