@@ -10,6 +10,7 @@ interface ProcessFlags {
   config?: string;
   kubeconfig?: string;
   context?: string;
+  logLevel?: string;
   redis?: string;
   port?: string;
   set?: string[];
@@ -30,6 +31,7 @@ export async function configFromFlags(flags: ProcessFlags): Promise<RollgateConf
   }
   if (flags.kubeconfig !== undefined) overrides['kubernetes.kubeconfig'] = flags.kubeconfig;
   if (flags.context !== undefined) overrides['kubernetes.context'] = flags.context;
+  if (flags.logLevel !== undefined) overrides['log.level'] = flags.logLevel;
   if (typeof overrides['redis.url'] === 'string')
     refusePasswordOnCommandLine(overrides['redis.url'], '--set');
   if (flags.redis !== undefined) refusePasswordOnCommandLine(flags.redis, '--redis');
@@ -128,6 +130,10 @@ function processCommand(program: Command, name: string, role: ProcessRole, descr
     )
     .option('--redis <url>', 'Redis URL (redis.url)')
     .option('--port <n>', 'HTTP port for webhooks, /healthz, /readyz, /metrics (server.port)')
+    .option(
+      '--log-level <level>',
+      "trace, debug, info, warn, error, fatal or silent, in any case; warning and pino's numbers too (log.level)",
+    )
     .option(
       '--set <key=value>',
       'override any configuration key, e.g. --set workers.concurrency=4 (repeatable)',
