@@ -11,13 +11,8 @@ import { drivenPath, type DrivenApi, type DrivenGroup } from '../manifest/driven
 import { rolloutSchema, type Rollout } from '../manifest/rollout.ts';
 import { formatRolloutList, formatRolloutTree } from '../views/rollout-tree-text.ts';
 import { ObservedStateReader } from '../reconciler/observed-state-reader.ts';
-import {
-  formatObject,
-  formatObjectList,
-  isObjectFormat,
-  type ApiObject,
-  type ViewOutputFormat,
-} from './output-format.ts';
+import { isObjectFormat, type ViewOutputFormat } from './output-format.ts';
+import { formatObject, formatObjectList, type ApiObject } from './print-objects.ts';
 import type { TerminalOutput } from './terminal-output.ts';
 
 /** Where the command writes, whether it draws for a terminal, and its clock (tests pass their own). */

@@ -1,12 +1,8 @@
 // The -o formats every get and list verb shares: kubectl's names, Lists and `kind.group/name`.
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import {
-  formatObject,
-  formatObjectList,
-  outputOption,
-  resourceName,
-} from '../../../src/cli/output-format.ts';
+import { outputOption } from '../../../src/cli/output-format.ts';
+import { formatObject, formatObjectList, resourceName } from '../../../src/cli/print-objects.ts';
 
 const rollout = {
   apiVersion: 'rollgate.dev/v1alpha1',
