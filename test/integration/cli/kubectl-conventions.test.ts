@@ -192,7 +192,8 @@ describe('rollgate completion', () => {
     ]);
     // The hidden answering command is not a verb to offer.
     expect(await bashCompletes('rollgate comp')).toEqual(['completion']);
-  }, 120_000);
+    // Eight bash runs, each starting the CLI: generous on a loaded machine.
+  }, 240_000);
 
   it('leaves a path to the shell: files are allowed where a flag asks for one, not elsewhere', async () => {
     const answer = async (...words: string[]): Promise<string> =>
