@@ -4,19 +4,24 @@ import type { RolloutKey } from '../reconciler/observed-state-reader.ts';
 import { readRolloutTree, readRolloutTreeAndSelector } from '../views/read-rollout-tree.ts';
 import { findRollout, RolloutNotFoundError } from '../views/rollout-commands.ts';
 import { BOTH_APIS, listRolloutsIn } from '../views/rollout-list.ts';
-import { completion, rolloutListRow, type RolloutTree } from '../views/rollout-tree.ts';
+import { completion, rolloutListRow, rolloutListWideFacts, type RolloutTree } from '../views/rollout-tree.ts';
 import { watchPathIn, watchWithRestart, type RunningWatch } from '../kube/watch-with-restart.ts';
 import { ROLLOUT_NAME_LABEL } from '../rollout/index.ts';
 import { drivenPath, type DrivenApi, type DrivenGroup } from '../manifest/driven-api.ts';
 import { rolloutSchema, type Rollout } from '../manifest/rollout.ts';
 import { formatRolloutList, formatRolloutTree } from '../views/rollout-tree-text.ts';
+import { ObservedStateReader } from '../reconciler/observed-state-reader.ts';
+import { isObjectFormat, type ViewOutputFormat } from './output-format.ts';
+import { formatObject, formatObjectList, type ApiObject } from './print-objects.ts';
 import type { TerminalOutput } from './terminal-output.ts';
 
 /** Where the command writes, whether it draws for a terminal, and its clock (tests pass their own). */
 export type GetOutput = TerminalOutput;
 
 export interface GetRolloutOptions {
-  output: 'text' | 'json';
+  output: ViewOutputFormat;
+  /** With -o json|yaml: keep metadata.managedFields. */
+  showManagedFields?: boolean;
   watch?: boolean;
   untilComplete?: boolean;
   /** Ends a watch (Ctrl-C in the CLI); the command then exits 0. */
@@ -25,10 +30,24 @@ export interface GetRolloutOptions {
   group?: DrivenGroup;
 }
 
-function render(tree: RolloutTree, options: GetRolloutOptions, output: GetOutput): string {
-  return options.output === 'json'
-    ? `${JSON.stringify(tree, null, 2)}\n`
-    : formatRolloutTree(tree, { now: output.now(), color: output.terminal });
+/** What one draw shows: the tree, and the Rollout as read when an object format prints it. */
+interface Shown {
+  tree: RolloutTree;
+  object?: ApiObject | undefined;
+}
+
+function render(shown: Shown, options: GetRolloutOptions, output: GetOutput): string {
+  if (isObjectFormat(options.output))
+    return shown.object === undefined
+      ? ''
+      : formatObject(shown.object, options.output, { showManagedFields: options.showManagedFields === true });
+  return options.output === 'view-json'
+    ? `${JSON.stringify(shown.tree, null, 2)}\n`
+    : formatRolloutTree(shown.tree, {
+        now: output.now(),
+        color: output.terminal,
+        wide: options.output === 'wide',
+      });
 }
 
 /** Clears a terminal and puts the cursor top left, so each redraw replaces the last. */
@@ -48,14 +67,24 @@ export async function runGetRollout(
   output: GetOutput,
 ): Promise<number> {
   // As the verbs: found in either group, refused as ambiguous when in both without --group.
-  const { api } = await findRollout(clients, key, options.group);
-  const first = await readRolloutTreeAndSelector(clients, key, api);
-  if (first === undefined) throw new RolloutNotFoundError(key, options.group);
-  if (!options.watch && !options.untilComplete) {
-    output.stdout.write(render(first.tree, options, output));
+  const { api, live } = await findRollout(clients, key, options.group);
+  if (isObjectFormat(options.output) && !options.watch && !options.untilComplete) {
+    // The object as the API server returned it: no tree to read.
+    output.stdout.write(
+      formatObject(live as ApiObject, options.output, {
+        showManagedFields: options.showManagedFields === true,
+      }),
+    );
     return 0;
   }
-  return watchRolloutTree(clients, key, api, first.selector, first.tree, options, output);
+  const first = await readRolloutTreeAndSelector(clients, key, api);
+  if (first === undefined) throw new RolloutNotFoundError(key, options.group);
+  const shown: Shown = { tree: first.tree, object: live as ApiObject };
+  if (!options.watch && !options.untilComplete) {
+    output.stdout.write(render(shown, options, output));
+    return 0;
+  }
+  return watchRolloutTree(clients, key, api, first.selector, shown, options, output);
 }
 
 async function watchRolloutTree(
@@ -63,31 +92,34 @@ async function watchRolloutTree(
   key: RolloutKey,
   api: DrivenApi,
   selector: string,
-  first: RolloutTree,
+  first: Shown,
   options: GetRolloutOptions,
   output: GetOutput,
 ): Promise<number> {
-  const redraw = output.terminal && options.output === 'text';
+  const textual = options.output === 'text' || options.output === 'wide';
+  const redraw = output.terminal && textual;
+  const objects = isObjectFormat(options.output);
+  const reader = new ObservedStateReader(clients, undefined, api);
   let shownJson = '';
-  let shown: RolloutTree | undefined;
+  let shown: Shown | undefined;
   let finish: (code: number) => void = () => undefined;
   const done = new Promise<number>((resolve) => {
     finish = resolve;
   });
-  const show = (tree: RolloutTree): void => {
-    const json = JSON.stringify(tree);
+  const show = (next: Shown): void => {
+    // An object format prints the Rollout again only when the Rollout changed, as `kubectl get -w` does.
+    const json = JSON.stringify(objects ? next.object : next.tree);
     if (json !== shownJson) {
       const later = shownJson !== '';
       shownJson = json;
-      shown = tree;
-      const text = render(tree, options, output);
-      // Piped, each change is appended; a blank line keeps the trees apart.
-      output.stdout.write(
-        redraw ? `${CLEAR_SCREEN}${text}` : options.output === 'text' && later ? `\n${text}` : text,
-      );
+      shown = next;
+      const text = render(next, options, output);
+      // Piped, each change is appended; a blank line keeps the trees apart, `---` the YAML documents.
+      const separator = !later ? '' : textual ? '\n' : options.output === 'yaml' ? '---\n' : '';
+      output.stdout.write(redraw ? `${CLEAR_SCREEN}${text}` : `${separator}${text}`);
     }
     if (options.untilComplete) {
-      const state = completion(tree);
+      const state = completion(next.tree);
       if (state !== 'waiting') finish(state === 'healthy' ? 0 : 1);
     }
   };
@@ -106,13 +138,16 @@ async function watchRolloutTree(
     try {
       do {
         again = false;
-        const tree = await readRolloutTree(clients, key, api);
+        const [tree, object] = await Promise.all([
+          readRolloutTree(clients, key, api),
+          objects ? reader.readRolloutObject(key) : undefined,
+        ]);
         if (tree === undefined) {
           output.stderr.write(`rollgate: rollout ${key.namespace}/${key.name} was deleted\n`);
           finish(1);
           return;
         }
-        show(tree);
+        show({ tree, object: object as ApiObject | undefined });
       } while (again);
     } catch (err) {
       output.stderr.write(
@@ -183,10 +218,18 @@ export async function runListRollouts(
   clients: KubeClients,
   namespace: string,
   allNamespaces: boolean,
-  options: { output: 'text' | 'json' },
+  options: { output: ViewOutputFormat; showManagedFields?: boolean },
   output: GetOutput,
 ): Promise<number> {
   const items = await listRolloutsIn<unknown>(clients, allNamespaces ? '' : namespace, BOTH_APIS);
+  if (isObjectFormat(options.output)) {
+    // The objects as the API server returned them, valid or not, in the table's order.
+    const objects = (items as ApiObject[]).sort((a, b) => listOrder(listKey(a), listKey(b)));
+    output.stdout.write(
+      formatObjectList(objects, options.output, { showManagedFields: options.showManagedFields === true }),
+    );
+    return 0;
+  }
   const rollouts: Rollout[] = [];
   for (const item of items) {
     const parsed = rolloutSchema.safeParse(item);
@@ -200,14 +243,12 @@ export async function runListRollouts(
     }
   }
   const rows = rollouts
-    .map(rolloutListRow)
-    .sort(
-      (a, b) =>
-        a.namespace.localeCompare(b.namespace) ||
-        a.name.localeCompare(b.name) ||
-        a.group.localeCompare(b.group),
-    );
-  if (options.output === 'json') {
+    .map((rollout) => ({
+      ...rolloutListRow(rollout),
+      ...(options.output === 'wide' ? rolloutListWideFacts(rollout) : {}),
+    }))
+    .sort(listOrder);
+  if (options.output === 'view-json') {
     output.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     return 0;
   }
@@ -217,6 +258,34 @@ export async function runListRollouts(
     );
     return 0;
   }
-  output.stdout.write(formatRolloutList(rows, allNamespaces, { now: output.now(), color: output.terminal }));
+  output.stdout.write(
+    formatRolloutList(rows, allNamespaces, {
+      now: output.now(),
+      color: output.terminal,
+      wide: options.output === 'wide',
+    }),
+  );
   return 0;
+}
+
+/** Where a Rollout stands in a list: by namespace, name, then group (a name may be in both groups). */
+interface ListKey {
+  namespace: string;
+  name: string;
+  group: string;
+}
+
+function listOrder(a: ListKey, b: ListKey): number {
+  return (
+    a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name) || a.group.localeCompare(b.group)
+  );
+}
+
+function listKey(object: ApiObject): ListKey {
+  const metadata = object.metadata as { namespace?: string; name?: string } | undefined;
+  return {
+    namespace: metadata?.namespace ?? '',
+    name: metadata?.name ?? '',
+    group: (object.apiVersion ?? '').split('/')[0] ?? '',
+  };
 }

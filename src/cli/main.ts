@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
 import { registerAbortCommand } from './commands/abort.ts';
 import { registerApproveCommand } from './commands/approve.ts';
+import { registerCompletionCommand } from './commands/completion.ts';
 import { registerCreateCommand } from './commands/create.ts';
 import { registerDashboardCommand } from './commands/dashboard.ts';
 import { registerDemoCommand } from './commands/demo.ts';
@@ -26,10 +27,17 @@ const require = createRequire(import.meta.url);
 // Two folders up both from source (src/cli) and from the bundle (dist/cli, see scripts/build.ts).
 const { version } = require('../../package.json') as { version: string };
 
-export function buildProgram(): Command {
+/** `kubectl rollgate …` (the kubectl-rollgate plugin) or `rollgate …`: how help and usage name the program. */
+function programName(entry: string | undefined): string {
+  return entry !== undefined && /kubectl[-_](complete-)?rollgate$/.test(entry)
+    ? 'kubectl rollgate'
+    : 'rollgate';
+}
+
+export function buildProgram(entry: string | undefined = process.argv[1]): Command {
   const program = new Command();
   program
-    .name('rollgate')
+    .name(programName(entry))
     .description('GitOps progressive delivery: canary Rollouts from Git, driven to completion safely')
     .version(version)
     .showHelpAfterError()
@@ -40,6 +48,7 @@ export function buildProgram(): Command {
   // Command registrations (one line each; keep alphabetical).
   registerAbortCommand(program);
   registerApproveCommand(program);
+  registerCompletionCommand(program);
   registerCreateCommand(program);
   registerDashboardCommand(program);
   registerDemoCommand(program);
@@ -61,7 +70,7 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const program = buildProgram(argv[1]);
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;

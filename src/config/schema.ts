@@ -1,5 +1,6 @@
 // The rollgate configuration schema: one zod definition gives the types, the defaults and the checks.
 import { z } from 'zod';
+import { LOG_LEVELS, normaliseLogLevel } from '../log/log-level.ts';
 import { isDuration, parseDuration } from '../manifest/duration.ts';
 import { DRIVEN_GROUPS } from '../manifest/driven-api.ts';
 import { parseHostPattern } from '../manifest/host-pattern.ts';
@@ -528,7 +529,16 @@ export const configSchema = z
   .object({
     log: z
       .object({
-        level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+        // Any case, `warning` and pino's numbers too (normaliseLogLevel); stored as pino's word.
+        level: z
+          .string()
+          .transform(normaliseLogLevel)
+          .pipe(
+            z.enum(LOG_LEVELS, {
+              error: (iss) => `must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(iss.input)}`,
+            }),
+          )
+          .default('info'),
         format: z.enum(['auto', 'json', 'pretty']).default('auto'),
       })
       .strict()

@@ -34,6 +34,31 @@ export class KubeConfigNotFoundError extends Error {
   }
 }
 
+/** `--context NAME` (or `kubernetes.context`) names a context the kubeconfig does not hold. */
+export class KubeContextNotFoundError extends Error {
+  override readonly name = 'KubeContextNotFoundError';
+  readonly code = 'kube.context_not_found';
+  constructor(
+    readonly context: string,
+    readonly known: string[],
+    readonly origin: string,
+  ) {
+    super(
+      `context "${context}" not found in kubeconfig ${origin} (contexts: ${known.length === 0 ? 'none' : known.join(', ')})`,
+    );
+  }
+}
+
+/**
+ * Makes `context` the kubeconfig's current one, as kubectl's `--context` does for one call: the cluster,
+ * user and namespace all come from it. A name the kubeconfig does not hold is refused, never ignored.
+ */
+export function useContext(kubeConfig: KubeConfig, context: string, origin: string): void {
+  const known = kubeConfig.getContexts().map((c) => c.name);
+  if (!known.includes(context)) throw new KubeContextNotFoundError(context, known, origin);
+  kubeConfig.setCurrentContext(context);
+}
+
 /** A kubeconfig that was named explicitly (flag or KUBECONFIG) but does not exist. */
 export class KubeConfigMissingFileError extends Error {
   override readonly name = 'KubeConfigMissingFileError';
@@ -281,15 +306,21 @@ export interface KubeConnection {
   origin: string;
 }
 
-/** Loads the kubeconfig (see {@link loadKubeConfig}) and builds the clients; `namespace` wins over the context's. */
+/**
+ * Loads the kubeconfig (see {@link loadKubeConfig}), switches to `context` when named, and builds the
+ * clients; `namespace` wins over the context's.
+ */
 export function connectKube(
   options: {
     kubeconfig?: string | undefined;
+    context?: string | undefined;
     namespace?: string | undefined;
     rateLimit?: RateLimitSettings | undefined;
   } = {},
 ): KubeConnection {
   const loaded = loadKubeConfig({ kubeconfig: options.kubeconfig });
+  if (options.context !== undefined && options.context !== '')
+    useContext(loaded.kubeConfig, options.context, loaded.origin);
   return {
     clients: createKubeClients(loaded.kubeConfig, { rateLimit: options.rateLimit }),
     namespace: options.namespace ?? currentNamespace(loaded.kubeConfig),

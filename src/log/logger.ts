@@ -1,5 +1,6 @@
 // The one logger factory: JSON lines in production, pretty output on a TTY, secrets redacted.
 import pino, { type Logger, type LoggerOptions } from 'pino';
+import { normaliseLogLevel } from './log-level.ts';
 
 export type { Logger } from 'pino';
 
@@ -56,7 +57,7 @@ export function createLogger(settings: LoggerSettings = {}): Logger {
   const pretty =
     format === 'pretty' || (format === 'auto' && settings.destination === undefined && process.stdout.isTTY);
   const options: LoggerOptions = {
-    level: settings.level ?? process.env.ROLLGATE_LOG_LEVEL ?? 'info',
+    level: normaliseLogLevel(settings.level ?? process.env.ROLLGATE_LOG_LEVEL ?? 'info'),
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     base: settings.name ? { name: settings.name } : {},
     timestamp: pino.stdTimeFunctions.isoTime,

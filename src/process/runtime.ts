@@ -2,7 +2,7 @@
 import type { Redis } from 'ioredis';
 import { systemClock, type Clock } from '../clock/clock.ts';
 import type { RollgateConfig } from '../config/index.ts';
-import { connectKube, type KubeConnection } from '../kube/client.ts';
+import { connectKube, useContext, type KubeConnection } from '../kube/client.ts';
 import { createLogger, type Logger } from '../log/logger.ts';
 import { reportRedisAvailability } from '../queue/redis-availability.ts';
 import { createRedisConnection } from '../queue/redis-connection.ts';
@@ -34,9 +34,11 @@ export function openRuntime(config: RollgateConfig, overrides: RuntimeOverrides 
     overrides.kube ??
     connectKube({
       ...(config.kubernetes.kubeconfig ? { kubeconfig: config.kubernetes.kubeconfig } : {}),
+      ...(config.kubernetes.context ? { context: config.kubernetes.context } : {}),
       rateLimit: { qps: config.kubernetes.qps, burst: config.kubernetes.burst },
     });
-  if (config.kubernetes.context) kube.clients.kubeConfig.setCurrentContext(config.kubernetes.context);
+  if (overrides.kube && config.kubernetes.context)
+    useContext(kube.clients.kubeConfig, config.kubernetes.context, kube.origin);
   // Reads the Redis password file or variable now: a missing one stops the start, naming the key.
   const redis = createRedisConnection(redisOptions(config.redis));
   reportRedisAvailability(redis, { logger });

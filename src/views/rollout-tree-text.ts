@@ -1,10 +1,12 @@
 // The text of `rollgate get rollout` and `rollgate list rollouts`: a pure function of the view and `now`, coloured or plain.
-import type { NodeHealth, RolloutListRow, RolloutTree } from './rollout-tree.ts';
+import type { NodeHealth, RolloutListRow, RolloutListWideFacts, RolloutTree } from './rollout-tree.ts';
 
 /** How text is drawn: `now` for ages, `color` for ANSI colours (a TTY without NO_COLOR). */
 export interface TextStyle {
   now: Date;
   color: boolean;
+  /** `-o wide`: the tables gain columns (the tree READY and CREATED; the list GROUP, AGE and IMAGES). */
+  wide?: boolean;
 }
 
 const ICON: Record<NodeHealth, string> = {
@@ -58,6 +60,9 @@ interface Row {
   status: string;
   age: string;
   info: string;
+  /** `-o wide`: ready of desired (a ReplicaSet's pods, a pod's containers) and the exact creation time. */
+  ready?: string;
+  createdAt?: string;
 }
 
 function headerLines(tree: RolloutTree, style: TextStyle): string[] {
@@ -104,6 +109,8 @@ function treeRows(tree: RolloutTree, style: TextStyle): Row[] {
       status: tree.status,
       age: ageOf(tree.createdAt, now),
       info: '',
+      ready: `${tree.replicas.ready}/${tree.replicas.desired}`,
+      ...(tree.createdAt !== undefined ? { createdAt: tree.createdAt } : {}),
     },
   ];
   tree.revisions.forEach((revision, revisionIndex) => {
@@ -141,6 +148,8 @@ function treeRows(tree: RolloutTree, style: TextStyle): Row[] {
           status: rs.status,
           age: ageOf(rs.createdAt, now),
           info,
+          ready: `${rs.ready}/${rs.desired}`,
+          createdAt: rs.createdAt,
         });
         const podUnder = `${under}${lastChild ? '   ' : '│  '}`;
         rs.pods.forEach((pod, podIndex) => {
@@ -154,6 +163,8 @@ function treeRows(tree: RolloutTree, style: TextStyle): Row[] {
             status: pod.status,
             age: ageOf(pod.createdAt, now),
             info: `ready:${pod.readyContainers}/${pod.containers}${restarts}`,
+            ready: `${pod.readyContainers}/${pod.containers}`,
+            ...(pod.createdAt !== undefined ? { createdAt: pod.createdAt } : {}),
           });
         });
       } else if (run !== undefined) {
@@ -170,6 +181,7 @@ function treeRows(tree: RolloutTree, style: TextStyle): Row[] {
           status: run.status,
           age: ageOf(run.createdAt, now),
           info: counts.join(','),
+          ...(run.createdAt !== undefined ? { createdAt: run.createdAt } : {}),
         });
       }
     });
@@ -210,22 +222,27 @@ export function formatRolloutTree(tree: RolloutTree, style: TextStyle): string {
       ? { text: '' }
       : { text: `${ICON[row.health]} ${row.status}`, colour: COLOUR[row.health] },
     { text: row.age },
+    ...(style.wide ? [{ text: row.ready ?? '' }, { text: row.createdAt ?? '' }] : []),
     { text: row.info },
   ]);
-  const lines = [
-    ...headerLines(tree, style),
-    '',
-    ...table(['NAME', 'KIND', 'STATUS', 'AGE', 'INFO'], cells, style),
-  ];
+  const header = style.wide
+    ? ['NAME', 'KIND', 'STATUS', 'AGE', 'READY', 'CREATED', 'INFO']
+    : ['NAME', 'KIND', 'STATUS', 'AGE', 'INFO'];
+  const lines = [...headerLines(tree, style), '', ...table(header, cells, style)];
   return `${lines.join('\n')}\n`;
 }
 
 /**
  * `list rollouts` as a table; with `allNamespaces` the first column is NAMESPACE. A GROUP column follows
  * NAME only when the rows come from both groups (rollgate.dev and argoproj.io), where a name may be two
- * Rollouts; a list of one group reads exactly as Argo's plugin prints it.
+ * Rollouts; a list of one group reads exactly as Argo's plugin prints it. `style.wide` shows GROUP always
+ * and adds AGE and IMAGES (the rows then carry their wide facts).
  */
-export function formatRolloutList(rows: RolloutListRow[], allNamespaces: boolean, style: TextStyle): string {
+export function formatRolloutList(
+  rows: Array<RolloutListRow & Partial<RolloutListWideFacts>>,
+  allNamespaces: boolean,
+  style: TextStyle,
+): string {
   const header = [
     'NAME',
     'STRATEGY',
@@ -248,7 +265,14 @@ export function formatRolloutList(rows: RolloutListRow[], allNamespaces: boolean
     { text: String(row.upToDate) },
     { text: String(row.available) },
   ]);
-  if (new Set(rows.map((row) => row.group)).size > 1) {
+  if (style.wide) {
+    header.push('AGE', 'IMAGES');
+    cells.forEach((row, index) => {
+      const facts = rows[index];
+      row.push({ text: ageOf(facts?.createdAt, style.now) }, { text: (facts?.images ?? []).join(',') });
+    });
+  }
+  if (style.wide || new Set(rows.map((row) => row.group)).size > 1) {
     header.splice(1, 0, 'GROUP');
     cells.forEach((row, index) => row.splice(1, 0, { text: rows[index]?.group ?? '' }));
   }

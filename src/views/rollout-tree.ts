@@ -327,6 +327,23 @@ export interface RolloutListRow {
   available: number;
 }
 
+/** What `list rollouts -o wide` adds to a row: the images the spec asks for and when the Rollout was made. */
+export interface RolloutListWideFacts {
+  images: string[];
+  createdAt?: string;
+}
+
+/** The wide facts of one Rollout, from its spec and metadata alone. */
+export function rolloutListWideFacts(rollout: Rollout): RolloutListWideFacts {
+  const containers = (rollout.spec.template?.spec?.containers ?? []) as Array<{ image?: string }>;
+  const facts: RolloutListWideFacts = {
+    images: containers.map((container) => container.image ?? '').filter((image) => image !== ''),
+  };
+  if (rollout.metadata.creationTimestamp !== undefined)
+    facts.createdAt = String(rollout.metadata.creationTimestamp);
+  return facts;
+}
+
 /** The list row of one Rollout, from its spec and status only (no ReplicaSet is read for a list). */
 export function rolloutListRow(rollout: Rollout): RolloutListRow {
   const status = rollout.status ?? {};

@@ -3,6 +3,8 @@ import type { Command } from 'commander';
 import { ConfigError } from '../../config/config-error.ts';
 import { usageError } from '../usage-error.ts';
 import {
+  CONTEXT_FLAG,
+  CONTEXT_HELP,
   KUBECONFIG_FLAG,
   KUBECONFIG_HELP,
   NAMESPACE_FLAG,
@@ -33,6 +35,7 @@ export function registerApproveCommand(program: Command): void {
     .option(NAMESPACE_FLAG, NAMESPACE_HELP)
     .option('-c, --config <file>', 'configuration file (default: $ROLLGATE_CONFIG)')
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
+    .option(CONTEXT_FLAG, CONTEXT_HELP)
     .option('--pr', "push a branch and open a pull request through a promotion's forge instead of committing")
     .action(async (name: string, options: ApproveOptions) => {
       let config;
@@ -40,6 +43,7 @@ export function registerApproveCommand(program: Command): void {
         config = await configFromFlags({
           ...(options.config !== undefined ? { config: options.config } : {}),
           ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
+          ...(options.context !== undefined ? { context: options.context } : {}),
         });
       } catch (err) {
         if (err instanceof ConfigError) throw usageError('approve', err.message);
@@ -53,6 +57,7 @@ export function registerApproveCommand(program: Command): void {
       ]);
       const { clients, namespace } = connectKube({
         ...(config.kubernetes.kubeconfig ? { kubeconfig: config.kubernetes.kubeconfig } : {}),
+        ...(config.kubernetes.context ? { context: config.kubernetes.context } : {}),
         ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
       });
       const author = authorFromEnv(process.env);

@@ -3,6 +3,8 @@ import { Option, type Command } from 'commander';
 import { DRIVEN_GROUPS, drivenApiOf, type DrivenGroup } from '../../manifest/driven-api.ts';
 import { parseCreateAnalysisRunFlags, type CreateAnalysisRunFlags } from '../create-analysis-run-flags.ts';
 import {
+  CONTEXT_FLAG,
+  CONTEXT_HELP,
   KUBECONFIG_FLAG,
   KUBECONFIG_HELP,
   NAMESPACE_FLAG,
@@ -52,6 +54,7 @@ export function registerCreateCommand(program: Command): void {
         .default('rollgate.dev'),
     )
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
+    .option(CONTEXT_FLAG, CONTEXT_HELP)
     .action(async (flags: CreateAnalysisRunFlags & KubeFlags & { group: DrivenGroup }) => {
       const request = parseCreateAnalysisRunFlags(flags);
       if (typeof request === 'string') throw usageError('create analysisrun', request);

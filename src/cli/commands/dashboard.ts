@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { ConfigError } from '../../config/config-error.ts';
-import { KUBECONFIG_FLAG, KUBECONFIG_HELP } from '../kube-flags.ts';
+import { CONTEXT_FLAG, CONTEXT_HELP, KUBECONFIG_FLAG, KUBECONFIG_HELP } from '../kube-flags.ts';
 import { parseNumberFlag } from '../number-flag.ts';
 import { usageError } from '../usage-error.ts';
 import { configFromFlags } from './run.ts';
@@ -10,6 +10,7 @@ import { configFromFlags } from './run.ts';
 interface DashboardFlags {
   port: string;
   kubeconfig?: string;
+  context?: string;
   config?: string;
   allowedHost: string[];
 }
@@ -44,6 +45,7 @@ export function registerDashboardCommand(program: Command): void {
       [],
     )
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
+    .option(CONTEXT_FLAG, CONTEXT_HELP)
     .option(
       '-c, --config <file>',
       "Rollgate's configuration, for the Promotions view (its sources, promotions and forge tokens); without it the view is empty",
@@ -59,6 +61,7 @@ export function registerDashboardCommand(program: Command): void {
             : await configFromFlags({
                 config: flags.config,
                 ...(flags.kubeconfig !== undefined ? { kubeconfig: flags.kubeconfig } : {}),
+                ...(flags.context !== undefined ? { context: flags.context } : {}),
               });
       } catch (err) {
         if (err instanceof ConfigError) throw usageError('dashboard', err.message);

@@ -1,17 +1,27 @@
-// `rollgate get rollout NAME [-n NS] [--watch] [--until-complete] [-o text|json]`: Argo's tree view of one rollout.
+// `rollgate get rollout NAME [-n NS] [--watch] [--until-complete] [-o text|wide|json|yaml|name|view-json]`: Argo's tree view of one rollout.
 import { Option, type Command } from 'commander';
 import { DRIVEN_GROUPS, type DrivenGroup } from '../../manifest/driven-api.ts';
 import {
+  CONTEXT_FLAG,
+  CONTEXT_HELP,
   KUBECONFIG_FLAG,
   KUBECONFIG_HELP,
   NAMESPACE_FLAG,
   NAMESPACE_HELP,
   type KubeFlags,
 } from '../kube-flags.ts';
+import {
+  outputOption,
+  SHOW_MANAGED_FIELDS_FLAG,
+  SHOW_MANAGED_FIELDS_HELP,
+  VIEW_JSON_FORMAT,
+  type ViewOutputFormat,
+} from '../output-format.ts';
 import { terminalOutput } from '../terminal-output.ts';
 
 interface GetRolloutFlags extends KubeFlags {
-  output: 'text' | 'json';
+  output: ViewOutputFormat;
+  showManagedFields?: boolean;
   watch?: boolean;
   untilComplete?: boolean;
   group?: DrivenGroup;
@@ -29,7 +39,8 @@ export function registerGetCommand(program: Command): void {
     .option(NAMESPACE_FLAG, NAMESPACE_HELP)
     .option('-w, --watch', 'draw again on every change of the rollout, its ReplicaSets, pods or AnalysisRuns')
     .option('--until-complete', 'watch until the rollout is Healthy (exit 0) or Degraded (exit 1)')
-    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addOption(outputOption([VIEW_JSON_FORMAT]))
+    .option(SHOW_MANAGED_FIELDS_FLAG, SHOW_MANAGED_FIELDS_HELP)
     .addOption(
       new Option(
         '--group <group>',
@@ -37,6 +48,7 @@ export function registerGetCommand(program: Command): void {
       ).choices(DRIVEN_GROUPS),
     )
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
+    .option(CONTEXT_FLAG, CONTEXT_HELP)
     .action(async (name: string, flags: GetRolloutFlags) => {
       // The cluster client loads only when the verb runs, never at --help.
       const [{ connectKube }, { runGetRollout }] = await Promise.all([
@@ -54,6 +66,7 @@ export function registerGetCommand(program: Command): void {
           { namespace, name },
           {
             output: flags.output,
+            ...(flags.showManagedFields ? { showManagedFields: true } : {}),
             ...(flags.watch ? { watch: true } : {}),
             ...(flags.untilComplete ? { untilComplete: true } : {}),
             ...(flags.group !== undefined ? { group: flags.group } : {}),

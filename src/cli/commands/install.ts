@@ -3,7 +3,13 @@
 // argoproj.io CRDs where absent, retrying through transient API failures.
 import type { Command } from 'commander';
 import { DRIVEN_GROUPS, type DrivenGroup } from '../../manifest/driven-api.ts';
-import { KUBECONFIG_FLAG, KUBECONFIG_HELP, type KubeFlags } from '../kube-flags.ts';
+import {
+  CONTEXT_FLAG,
+  CONTEXT_HELP,
+  KUBECONFIG_FLAG,
+  KUBECONFIG_HELP,
+  type KubeFlags,
+} from '../kube-flags.ts';
 import { usageError } from '../usage-error.ts';
 
 interface InstallFlags extends KubeFlags {
@@ -33,6 +39,7 @@ export function registerInstallCommand(program: Command): void {
       "install or upgrade Rollgate's CustomResourceDefinitions (server-side apply; safe to repeat); with --controller-groups argoproj.io also Argo Rollouts' CRDs, only those absent",
     )
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
+    .option(CONTEXT_FLAG, CONTEXT_HELP)
     .option(
       '--controller-groups <groups>',
       "the groups the installation drives (controller.groups), comma-separated: with argoproj.io, Argo's CRDs that are absent are created and those present left exactly as they are",

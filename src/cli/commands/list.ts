@@ -1,18 +1,28 @@
-// `rollgate list rollouts [-n NS | -A] [-o text|json]`: every rollout of a namespace, with Argo's columns.
-import { Option, type Command } from 'commander';
+// `rollgate list rollouts [-n NS | -A] [-o text|wide|json|yaml|name|view-json]`: every rollout of a namespace, with Argo's columns.
+import type { Command } from 'commander';
 import {
+  CONTEXT_FLAG,
+  CONTEXT_HELP,
   KUBECONFIG_FLAG,
   KUBECONFIG_HELP,
   NAMESPACE_FLAG,
   NAMESPACE_HELP,
   type KubeFlags,
 } from '../kube-flags.ts';
+import {
+  outputOption,
+  SHOW_MANAGED_FIELDS_FLAG,
+  SHOW_MANAGED_FIELDS_HELP,
+  VIEW_JSON_FORMAT,
+  type ViewOutputFormat,
+} from '../output-format.ts';
 import { terminalOutput } from '../terminal-output.ts';
 import { usageError } from '../usage-error.ts';
 
 interface ListRolloutsFlags extends KubeFlags {
   allNamespaces?: boolean;
-  output: 'text' | 'json';
+  output: ViewOutputFormat;
+  showManagedFields?: boolean;
 }
 
 export function registerListCommand(program: Command): void {
@@ -23,8 +33,10 @@ export function registerListCommand(program: Command): void {
     .description('list rollouts: strategy, status, step, set weight and replica counts')
     .option(NAMESPACE_FLAG, NAMESPACE_HELP)
     .option('-A, --all-namespaces', 'list the rollouts of every namespace')
-    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addOption(outputOption([VIEW_JSON_FORMAT]))
+    .option(SHOW_MANAGED_FIELDS_FLAG, SHOW_MANAGED_FIELDS_HELP)
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
+    .option(CONTEXT_FLAG, CONTEXT_HELP)
     .action(async (flags: ListRolloutsFlags) => {
       if (flags.allNamespaces && flags.namespace !== undefined)
         throw usageError('list rollouts', '-n and -A exclude each other');
@@ -37,7 +49,7 @@ export function registerListCommand(program: Command): void {
         clients,
         namespace,
         flags.allNamespaces === true,
-        { output: flags.output },
+        { output: flags.output, ...(flags.showManagedFields ? { showManagedFields: true } : {}) },
         terminalOutput(),
       );
     });

@@ -1,6 +1,13 @@
 // `rollgate plan FILE... [--from GIT_REF | --cluster] [-o text|markdown|json]`: what a Rollout change (or a change to a kustomization's input) will do, before it is merged.
 import { Option, type Command } from 'commander';
-import { KUBECONFIG_FLAG, KUBECONFIG_HELP, NAMESPACE_FLAG, NAMESPACE_HELP } from '../kube-flags.ts';
+import {
+  CONTEXT_FLAG,
+  CONTEXT_HELP,
+  KUBECONFIG_FLAG,
+  KUBECONFIG_HELP,
+  NAMESPACE_FLAG,
+  NAMESPACE_HELP,
+} from '../kube-flags.ts';
 import type { PlanOptions } from '../plan-rollouts.ts';
 import { usageError } from '../usage-error.ts';
 
@@ -23,6 +30,7 @@ export function registerPlanCommand(program: Command): void {
     )
     .option(NAMESPACE_FLAG, `${NAMESPACE_HELP}; with --cluster, for manifests without one`)
     .option(KUBECONFIG_FLAG, `${KUBECONFIG_HELP}; with --cluster`)
+    .option(CONTEXT_FLAG, `${CONTEXT_HELP}; with --cluster`)
     .action(async (files: string[], options: PlanOptions) => {
       if (options.from !== undefined && options.cluster)
         throw usageError('plan', '--from and --cluster exclude each other');

@@ -2,13 +2,14 @@
 import { Option, type Command } from 'commander';
 import { ConfigError } from '../../config/config-error.ts';
 import { usageError } from '../usage-error.ts';
-import { KUBECONFIG_FLAG, KUBECONFIG_HELP } from '../kube-flags.ts';
+import { CONTEXT_FLAG, CONTEXT_HELP, KUBECONFIG_FLAG, KUBECONFIG_HELP } from '../kube-flags.ts';
 import { configFromFlags } from './run.ts';
 import { syncedRolloutApi } from '../../manifest/driven-api.ts';
 
 interface PromotionsOptions {
   config?: string;
   kubeconfig?: string;
+  context?: string;
   output: 'text' | 'json';
 }
 
@@ -21,12 +22,14 @@ export function registerPromotionsCommand(program: Command): void {
     .option('-c, --config <file>', 'configuration file (default: $ROLLGATE_CONFIG)')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'))
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
+    .option(CONTEXT_FLAG, CONTEXT_HELP)
     .action(async (options: PromotionsOptions) => {
       let config;
       try {
         config = await configFromFlags({
           ...(options.config !== undefined ? { config: options.config } : {}),
           ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
+          ...(options.context !== undefined ? { context: options.context } : {}),
         });
       } catch (err) {
         if (err instanceof ConfigError) throw usageError('promotions', err.message);
@@ -40,6 +43,7 @@ export function registerPromotionsCommand(program: Command): void {
       ]);
       const { clients } = connectKube({
         ...(config.kubernetes.kubeconfig ? { kubeconfig: config.kubernetes.kubeconfig } : {}),
+        ...(config.kubernetes.context ? { context: config.kubernetes.context } : {}),
       });
       const promotions = buildPromotions(config, { logger: silentLogger });
       const rows = await report.promotionReport(

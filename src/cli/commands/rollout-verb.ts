@@ -6,6 +6,8 @@ import type { KubeClients } from '../../kube/client.ts';
 import type { RolloutKey } from '../../reconciler/observed-state-reader.ts';
 import type { RolloutCommandResult } from '../../views/rollout-commands.ts';
 import {
+  CONTEXT_FLAG,
+  CONTEXT_HELP,
   KUBECONFIG_FLAG,
   KUBECONFIG_HELP,
   NAMESPACE_FLAG,
@@ -43,6 +45,7 @@ export function registerRolloutVerb<F extends KubeFlags>(program: Command, verb:
       ).choices(DRIVEN_GROUPS),
     )
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
+    .option(CONTEXT_FLAG, CONTEXT_HELP)
     .action(async (name: string, flags: F & GroupFlag) => {
       // @kubernetes/client-node is most of a verb's start-up: only the verbs that talk to a cluster load it.
       const { connectKube } = await import('../../kube/client.ts');

@@ -9,6 +9,8 @@ import { usageError } from '../usage-error.ts';
 interface ProcessFlags {
   config?: string;
   kubeconfig?: string;
+  context?: string;
+  logLevel?: string;
   redis?: string;
   port?: string;
   set?: string[];
@@ -28,6 +30,8 @@ export async function configFromFlags(flags: ProcessFlags): Promise<RollgateConf
     overrides[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
   if (flags.kubeconfig !== undefined) overrides['kubernetes.kubeconfig'] = flags.kubeconfig;
+  if (flags.context !== undefined) overrides['kubernetes.context'] = flags.context;
+  if (flags.logLevel !== undefined) overrides['log.level'] = flags.logLevel;
   if (typeof overrides['redis.url'] === 'string')
     refusePasswordOnCommandLine(overrides['redis.url'], '--set');
   if (flags.redis !== undefined) refusePasswordOnCommandLine(flags.redis, '--redis');
@@ -120,8 +124,16 @@ function processCommand(program: Command, name: string, role: ProcessRole, descr
     .description(description)
     .option('-c, --config <file>', 'configuration file (default: $ROLLGATE_CONFIG, else built-in defaults)')
     .option('--kubeconfig <file>', 'kubeconfig (default: KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option(
+      '--context <name>',
+      "the kubeconfig context to use (kubernetes.context; default: the kubeconfig's current context)",
+    )
     .option('--redis <url>', 'Redis URL (redis.url)')
     .option('--port <n>', 'HTTP port for webhooks, /healthz, /readyz, /metrics (server.port)')
+    .option(
+      '--log-level <level>',
+      "trace, debug, info, warn, error, fatal or silent, in any case; warning and pino's numbers too (log.level)",
+    )
     .option(
       '--set <key=value>',
       'override any configuration key, e.g. --set workers.concurrency=4 (repeatable)',

@@ -8,6 +8,8 @@ import type { RolloutView } from '../../views/rollout-view.ts';
 import type { RolloutKey } from '../../reconciler/observed-state-reader.ts';
 import type { RouteReading } from '../../views/route-weights-view.ts';
 import {
+  CONTEXT_FLAG,
+  CONTEXT_HELP,
   KUBECONFIG_FLAG,
   KUBECONFIG_HELP,
   NAMESPACE_FLAG,
@@ -89,6 +91,7 @@ export function registerStatusCommand(program: Command): void {
       ).choices(DRIVEN_GROUPS),
     )
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
+    .option(CONTEXT_FLAG, CONTEXT_HELP)
     .action(async (name: string, options: StatusOptions) => {
       const [{ connectKube }, views] = await Promise.all([
         import('../../kube/client.ts'),

@@ -46,7 +46,7 @@ describe('get rollout / list rollouts', () => {
     expect(text.stdout).toMatch(/└──# revision:1\n {3}└──⧉ tree-\w+ +ReplicaSet +✔ Healthy +\S+ +stable\n/);
     expect(text.stdout.match(/□ tree-\w+-\w+ +Pod +✔ Running +\S+ +ready:1\/1/g)).toHaveLength(4);
 
-    const json = await run('get', 'rollout', 'tree', '-o', 'json', '--kubeconfig', kubeconfig);
+    const json = await run('get', 'rollout', 'tree', '-o', 'view-json', '--kubeconfig', kubeconfig);
     const tree = JSON.parse(json.stdout) as RolloutTree;
     expect(tree).toMatchObject({
       name: 'tree',
@@ -84,7 +84,7 @@ describe('get rollout / list rollouts', () => {
     expect(all.stdout.split('\n')[0]).toMatch(/^NAMESPACE +NAME +STRATEGY/);
     expect(all.stdout).toMatch(/\ndefault +listed +Canary/);
     const json = JSON.parse(
-      (await run('list', 'rollouts', '-o', 'json', '--kubeconfig', kubeconfig)).stdout,
+      (await run('list', 'rollouts', '-o', 'view-json', '--kubeconfig', kubeconfig)).stdout,
     ) as RolloutListRow[];
     expect(json.find((row) => row.name === 'listed')).toMatchObject({
       status: 'Healthy',
@@ -134,9 +134,12 @@ describe('get rollout / list rollouts', () => {
     await harness.runUntil(key, (o) => o.rollout.status?.phase === 'Degraded', { timeoutMs: 30_000 });
     const result = await watching;
     expect(result.code).toBe(1);
-    // One JSON document per change, the last one Degraded.
-    const documents = result.stdout.split(/\n(?=\{)/).map((text) => JSON.parse(text) as RolloutTree);
-    expect(documents.map((tree) => tree.status)).toContain('Paused');
-    expect(documents.at(-1)?.status).toBe('Degraded');
+    // As `kubectl get -w -o json`: the Rollout as the API server returns it, once per change, the last Degraded.
+    const documents = result.stdout
+      .split(/\n(?=\{)/)
+      .map((text) => JSON.parse(text) as { kind: string; status?: { phase?: string } });
+    expect(new Set(documents.map((rollout) => rollout.kind))).toEqual(new Set(['Rollout']));
+    expect(documents.map((rollout) => rollout.status?.phase)).toContain('Paused');
+    expect(documents.at(-1)?.status?.phase).toBe('Degraded');
   }, 90_000);
 });

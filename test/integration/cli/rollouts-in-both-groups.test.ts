@@ -77,7 +77,7 @@ describe('list rollouts / get rollout across rollgate.dev and argoproj.io', () =
       ['twin', 'rollgate.dev', '✔ Healthy'],
     ]);
 
-    const json = await runCli('list', 'rollouts', '-A', '-o', 'json', '--kubeconfig', scene.kubeconfig);
+    const json = await runCli('list', 'rollouts', '-A', '-o', 'view-json', '--kubeconfig', scene.kubeconfig);
     const items = JSON.parse(json.stdout) as RolloutListRow[];
     expect(items.map((row) => `${row.group} ${row.name} ${row.step}`)).toEqual([
       'argoproj.io shop 2/3',
@@ -94,7 +94,7 @@ describe('list rollouts / get rollout across rollgate.dev and argoproj.io', () =
       /├──# revision:2\n(│ .*\n)*│ {2}└──α shop-\w+-\d+-\d+ +AnalysisRun +✔ Successful/,
     );
 
-    const json = await runCli('get', 'rollout', 'shop', '-o', 'json', '--kubeconfig', scene.kubeconfig);
+    const json = await runCli('get', 'rollout', 'shop', '-o', 'view-json', '--kubeconfig', scene.kubeconfig);
     const tree = JSON.parse(json.stdout) as RolloutTree;
     expect(tree.step).toEqual({ index: 2, count: 3 });
     const [newest] = tree.revisions;
@@ -126,7 +126,7 @@ describe('list rollouts / get rollout across rollgate.dev and argoproj.io', () =
         '--group',
         group,
         '-o',
-        'json',
+        'view-json',
         '--kubeconfig',
         scene.kubeconfig,
       );

@@ -79,14 +79,14 @@ describe('dashboard API', () => {
       return JSON.parse(text);
     };
     const rows = (await printed((o) =>
-      runListRollouts(scene.clients, 'default', false, { output: 'json' }, o),
+      runListRollouts(scene.clients, 'default', false, { output: 'view-json' }, o),
     )) as Array<Record<string, unknown>>;
     const tree = await printed((o) =>
-      runGetRollout(scene.clients, { namespace: 'default', name: 'web' }, { output: 'json' }, o),
+      runGetRollout(scene.clients, { namespace: 'default', name: 'web' }, { output: 'view-json' }, o),
     );
     const { items } = (await (await get('/api/v1/rollouts')).json()) as { items: RolloutSummary[] };
     const detail = (await (await get('/api/v1/rollouts/default/web')).json()) as RolloutDetail;
-    // Every column the CLI lists is in the API's row, with the same value; the detail's tree is get's -o json.
+    // Every column the CLI lists is in the API's row, with the same value; the detail's tree is get's -o view-json.
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) expect(items.find((i) => i.name === row.name)).toMatchObject(row);
     expect(detail.tree).toEqual(tree);

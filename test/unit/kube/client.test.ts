@@ -3,7 +3,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { currentNamespace, loadKubeConfig } from '../../../src/kube/client.ts';
+import {
+  connectKube,
+  currentNamespace,
+  KubeContextNotFoundError,
+  loadKubeConfig,
+} from '../../../src/kube/client.ts';
 
 function kubeconfigYaml(server: string, namespace?: string): string {
   return [
@@ -95,5 +100,53 @@ describe('loadKubeConfig', () => {
     }
     expect(caught).toMatchObject({ code: 'kube.config_not_found' });
     expect(String(caught)).toMatch(/KUBECONFIG/);
+  });
+});
+
+describe('connectKube with a context', () => {
+  let dir: string;
+  let file: string;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'rollgate-context-'));
+    file = join(dir, 'config.yaml');
+    writeFileSync(
+      file,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters:',
+        '- { name: prod, cluster: { server: "https://prod.example:6443" } }',
+        '- { name: dev, cluster: { server: "https://dev.example:6443" } }',
+        'users:',
+        '- { name: u, user: { token: abc } }',
+        'contexts:',
+        '- { name: prod, context: { cluster: prod, user: u, namespace: shop } }',
+        '- { name: dev, context: { cluster: dev, user: u } }',
+        'current-context: dev',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("takes the named context's cluster and namespace; -n still wins", () => {
+    const prod = connectKube({ kubeconfig: file, context: 'prod' });
+    expect(prod.clients.kubeConfig.getCurrentCluster()?.server).toBe('https://prod.example:6443');
+    expect(prod.namespace).toBe('shop');
+    expect(connectKube({ kubeconfig: file, context: 'prod', namespace: 'other' }).namespace).toBe('other');
+    const current = connectKube({ kubeconfig: file });
+    expect(current.clients.kubeConfig.getCurrentCluster()?.server).toBe('https://dev.example:6443');
+    expect(current.namespace).toBe('default');
+  });
+
+  it('refuses a context the kubeconfig does not hold', () => {
+    expect(() => connectKube({ kubeconfig: file, context: 'staging' })).toThrow(KubeContextNotFoundError);
+    expect(() => connectKube({ kubeconfig: file, context: 'staging' })).toThrow(
+      `context "staging" not found in kubeconfig ${file} (contexts: prod, dev)`,
+    );
   });
 });
