@@ -186,10 +186,9 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
 /** The policy for analysis fields. */
 export const ANALYSIS_UNSUPPORTED_RULES = {
   provider: {
-    field:
-      'spec.metrics[].provider.<kayenta|datadog|newRelic|wavefront|cloudWatch|graphite|influxdb|skywalking|plugin>',
+    field: 'spec.metrics[].provider.<kayenta|wavefront|cloudWatch|graphite|influxdb|skywalking|plugin>',
     severity: 'error',
-    reason: 'Rollgate runs prometheus, web and job metrics',
+    reason: 'Rollgate runs prometheus, web, job, datadog and newRelic metrics',
   },
   sigv4Credentials: {
     field: 'spec.metrics[].provider.prometheus.authentication.sigv4.<profile|roleArn>',
