@@ -141,13 +141,26 @@ export const newRelicMetricSchema = z.object({
 });
 export type NewRelicMetric = z.infer<typeof newRelicMetricSchema>;
 
+/** `graphite`, Argo's GraphiteMetric: the render API's `address` and `query` (its parameters: `target=…&from=…`). */
+export const graphiteMetricSchema = z.object({
+  address: z.string().optional(),
+  query: z.string().optional(),
+});
+export type GraphiteMetric = z.infer<typeof graphiteMetricSchema>;
+
 /** Providers Rollgate runs; the others are parsed as loose objects so they can be reported. */
-export const SUPPORTED_METRIC_PROVIDERS = ['prometheus', 'web', 'job', 'datadog', 'newRelic'] as const;
+export const SUPPORTED_METRIC_PROVIDERS = [
+  'prometheus',
+  'web',
+  'job',
+  'datadog',
+  'newRelic',
+  'graphite',
+] as const;
 export const OTHER_METRIC_PROVIDERS = [
   'kayenta',
   'wavefront',
   'cloudWatch',
-  'graphite',
   'influxdb',
   'skywalking',
   'plugin',
@@ -159,10 +172,10 @@ export const metricProviderSchema = z.object({
   job: jobMetricSchema.optional(),
   datadog: datadogMetricSchema.optional(),
   newRelic: newRelicMetricSchema.optional(),
+  graphite: graphiteMetricSchema.optional(),
   kayenta: looseMapSchema.optional(),
   wavefront: looseMapSchema.optional(),
   cloudWatch: looseMapSchema.optional(),
-  graphite: looseMapSchema.optional(),
   influxdb: looseMapSchema.optional(),
   skywalking: looseMapSchema.optional(),
   plugin: looseMapSchema.optional(),

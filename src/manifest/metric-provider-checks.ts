@@ -106,7 +106,7 @@ function datadogIssues(metric: Metric): MetricProviderIssue[] {
  * What a run of `metric` would trip over in its provider block: a rangeQuery whose start/end are not
  * time expressions or whose step is no positive duration (unless an `{{args.x}}` is still in it),
  * an `authentication` with more than one method or without a method's required fields, a Datadog
- * block whose query fields do not combine, an empty New Relic query.
+ * block whose query fields do not combine, an empty New Relic query, a Graphite block without address or query.
  */
 export function metricProviderIssues(metric: Metric): MetricProviderIssue[] {
   return [
@@ -121,5 +121,8 @@ export function metricProviderIssues(metric: Metric): MetricProviderIssue[] {
     ...(metric.provider.newRelic !== undefined && metric.provider.newRelic.query.trim() === ''
       ? [{ path: ['provider', 'newRelic', 'query'], message: 'must not be empty' }]
       : []),
+    ...(['address', 'query'] as const)
+      .filter((field) => metric.provider.graphite !== undefined && !metric.provider.graphite[field]?.trim())
+      .map((field) => ({ path: ['provider', 'graphite', field], message: 'is required' })),
   ];
 }

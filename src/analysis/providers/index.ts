@@ -1,4 +1,4 @@
-// The metric providers (I/O): Prometheus, web, job (with their authentication), Datadog and New Relic, and the registry the run executor looks them up in.
+// The metric providers (I/O): Prometheus, web, job (with their authentication), Datadog, New Relic and Graphite, and the registry the run executor looks them up in.
 import type { JobRunner } from './job-runner.ts';
 import type { HostPolicy } from './host-policy.ts';
 import { createJobProvider } from './job-provider.ts';
@@ -9,6 +9,7 @@ import { createWebProvider } from './web-provider.ts';
 import { createOAuth2TokenSource } from './oauth2-token-source.ts';
 import { createDatadogProvider } from './datadog-provider.ts';
 import { createNewRelicProvider } from './new-relic-provider.ts';
+import { createGraphiteProvider } from './graphite-provider.ts';
 import type { ProviderSecrets } from './provider-secrets.ts';
 
 export {
@@ -30,6 +31,7 @@ export {
   NRQL_QUERY_DOCUMENT,
 } from './new-relic-provider.ts';
 export type { NewRelicProviderOptions } from './new-relic-provider.ts';
+export { createGraphiteProvider, mapGraphiteRender } from './graphite-provider.ts';
 export { staticProviderSecrets } from './provider-secrets.ts';
 export type { ProviderSecrets } from './provider-secrets.ts';
 export { rateLimitDelayMs } from './rate-limit.ts';
@@ -67,7 +69,7 @@ export interface DefaultMetricProvidersOptions {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** The registry a reconcile worker uses: prometheus, web, datadog, newRelic, and job when a JobRunner is given. */
+/** The registry a reconcile worker uses: prometheus, web, datadog, newRelic, graphite, and job when a JobRunner is given. */
 export function createDefaultMetricProviders(
   options: DefaultMetricProvidersOptions = {},
 ): MetricProviderRegistry {
@@ -89,6 +91,7 @@ export function createDefaultMetricProviders(
       ...(options.secrets && { secrets: options.secrets }),
       ...(options.policy && { policy: options.policy }),
     }),
+    createGraphiteProvider(options.policy ? { policy: options.policy } : {}),
     ...(options.jobRunner ? [createJobProvider(options.jobRunner, options.jobPods)] : []),
   ]);
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { evaluateTimeExpression, TimeExpressionError } from '../../../src/manifest/time-expression.ts';
 import {
   datadogMetricSchema,
+  graphiteMetricSchema,
   newRelicMetricSchema,
   prometheusMetricSchema,
   webMetricSchema,
@@ -138,6 +139,7 @@ describe('docs/spec.md agrees with the code on analysis providers', () => {
     ['web', webMetricSchema.shape],
     ['datadog', datadogMetricSchema.shape],
     ['newRelic', newRelicMetricSchema.shape],
+    ['graphite', graphiteMetricSchema.shape],
   ] as const)('every field of provider.%s is in its row', (name, shape) => {
     for (const field of Object.keys(shape)) expect(row(name)).toMatch(new RegExp(`[{ ,]${field}\\b`));
   });

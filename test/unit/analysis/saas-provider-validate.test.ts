@@ -1,11 +1,11 @@
-// `rollgate validate` on Datadog and New Relic metrics: Argo's documented examples pass; malformed ones are refused at file:line.
+// `rollgate validate` on Datadog, New Relic and Graphite metrics: Argo's documented examples pass; malformed ones are refused at file:line.
 import { describe, expect, it } from 'vitest';
 import { validateManifests } from '../../../src/manifest/validate.ts';
 import { argoRolloutsCheckout } from '../../support/argo-rollouts-checkout.ts';
 
 const argo = argoRolloutsCheckout(
   import.meta.filename,
-  "the tests that validate Argo's Datadog and New Relic examples",
+  "the tests that validate Argo's Datadog, New Relic and Graphite examples",
 );
 
 function check(text: string, file = 'template.yaml') {
@@ -27,7 +27,7 @@ function documentedTemplates(page: string): string[] {
 }
 
 describe.skipIf(argo.missing)("Argo's documented examples validate", () => {
-  it.each(['docs/analysis/datadog.md', 'docs/analysis/newrelic.md'])(
+  it.each(['docs/analysis/datadog.md', 'docs/analysis/newrelic.md', 'docs/analysis/graphite.md'])(
     '%s: every complete template',
     (page) => {
       const blocks = documentedTemplates(page);
@@ -53,7 +53,7 @@ spec:
       provider:
 `;
 
-describe('malformed Datadog and New Relic metrics are refused at file:line', () => {
+describe('malformed Datadog, New Relic and Graphite metrics are refused at file:line', () => {
   it.each([
     [
       'neither query nor queries',
@@ -100,6 +100,11 @@ describe('malformed Datadog and New Relic metrics are refused at file:line', () 
       'a New Relic metric without a query',
       '        newRelic:\n          profile: newrelic-eu\n',
       ['template.yaml:10:9 spec.metrics[0].provider.newRelic.query:'],
+    ],
+    [
+      'a Graphite metric without an address',
+      '        graphite:\n          query: target=shop.success\n',
+      ['template.yaml:10:9 spec.metrics[0].provider.graphite.address: is required'],
     ],
     [
       'a negative New Relic timeout',
