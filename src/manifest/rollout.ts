@@ -242,6 +242,26 @@ export type TrafficRouting = z.infer<typeof trafficRoutingSchema>;
 // ---------------------------------------------------------------------------------------------------
 // Strategies
 
+/** `antiAffinity` of either strategy: exactly one of preferred (with a weight 1–100) and required (checked in rollout-checks). */
+export const antiAffinitySchema = z.object({
+  preferredDuringSchedulingIgnoredDuringExecution: z.object({ weight: z.int() }).optional(),
+  requiredDuringSchedulingIgnoredDuringExecution: z.object({}).optional(),
+});
+export type AntiAffinity = z.infer<typeof antiAffinitySchema>;
+
+/**
+ * The kinds of `canary.replicaProgressThreshold.type`: a percentage of the pods a step wants, or a number of
+ * pods (Argo's documentation writes `Pod`, its code `Pods`: both are read as a number of pods).
+ */
+export const REPLICA_PROGRESS_TYPES = ['Percent', 'Pod', 'Pods'] as const;
+
+/** `canary.replicaProgressThreshold`: how many of the canary's pods must be available for a step to count as done. */
+export const replicaProgressThresholdSchema = z.object({
+  type: z.enum(REPLICA_PROGRESS_TYPES),
+  value: z.int().min(1, { error: (iss) => `must be > 0, got ${String(iss.input)}` }),
+});
+export type ReplicaProgressThreshold = z.infer<typeof replicaProgressThresholdSchema>;
+
 export const canaryStrategySchema = z.object({
   canaryService: z.string().optional(),
   stableService: z.string().optional(),
@@ -250,7 +270,7 @@ export const canaryStrategySchema = z.object({
   maxUnavailable: intOrStringSchema.optional(),
   maxSurge: intOrStringSchema.optional(),
   analysis: rolloutAnalysisBackgroundSchema.optional(),
-  antiAffinity: looseMapSchema.optional(),
+  antiAffinity: antiAffinitySchema.optional(),
   canaryMetadata: podMetadataSchema.optional(),
   stableMetadata: podMetadataSchema.optional(),
   scaleDownDelaySeconds: nonNegativeInt.optional(),
@@ -259,15 +279,9 @@ export const canaryStrategySchema = z.object({
   dynamicStableScale: z.boolean().optional(),
   pingPong: z.object({ pingService: z.string(), pongService: z.string() }).optional(),
   minPodsPerReplicaSet: nonNegativeInt.optional(),
+  replicaProgressThreshold: replicaProgressThresholdSchema.optional(),
 });
 export type CanaryStrategy = z.infer<typeof canaryStrategySchema>;
-
-/** `antiAffinity` of either strategy: exactly one of preferred (with a weight 1–100) and required (checked in rollout-checks). */
-export const antiAffinitySchema = z.object({
-  preferredDuringSchedulingIgnoredDuringExecution: z.object({ weight: z.int() }).optional(),
-  requiredDuringSchedulingIgnoredDuringExecution: z.object({}).optional(),
-});
-export type AntiAffinity = z.infer<typeof antiAffinitySchema>;
 
 /** `strategy.blueGreen`, field for field as Argo (defaults in {@link ROLLOUT_DEFAULTS}.blueGreen). */
 export const blueGreenStrategySchema = z.object({

@@ -11,6 +11,8 @@ import {
   NGINX_FIELDS,
   TRAEFIK_FIELDS,
   AMBASSADOR_FIELDS,
+  APISIX_FIELDS,
+  APP_MESH_FIELDS,
   gatewayApiBlockOf,
 } from './traffic-routing.ts';
 import type { TrafficRouting } from './rollout.ts';
@@ -30,6 +32,8 @@ export const SUPPORTED_TRAFFIC_ROUTERS: readonly string[] = [
   'nginx',
   'traefik',
   'ambassador',
+  'apisix',
+  'appMesh',
   'plugins',
 ];
 
@@ -69,20 +73,11 @@ export interface UnsupportedRule {
 
 /** The policy for Rollout fields, in the order the checks apply. */
 export const ROLLOUT_UNSUPPORTED_RULES = {
-  activeMetadata: {
-    field: 'spec.strategy.blueGreen.activeMetadata',
-    severity: 'warning',
-    reason: 'the labels/annotations are not added to active pods yet',
-  },
-  previewMetadata: {
-    field: 'spec.strategy.blueGreen.previewMetadata',
-    severity: 'warning',
-    reason: 'the labels/annotations are not added to preview pods yet',
-  },
   trafficRouting: {
-    field: 'spec.strategy.canary.trafficRouting.<alb|appMesh|apisix>',
+    field: 'spec.strategy.canary.trafficRouting.<alb>',
     severity: 'error',
-    reason: 'Rollgate drives the Gateway API, SMI, Istio, NGINX, Traefik and Ambassador routers only for now',
+    reason:
+      'Rollgate drives the Gateway API, SMI, Istio, NGINX, Traefik, Ambassador, APISIX and App Mesh routers only for now',
   },
   trafficRoutingPlugin: {
     field: 'spec.strategy.canary.trafficRouting.plugins.<name>',
@@ -116,6 +111,17 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     severity: 'error',
     reason: `Rollgate reads ${AMBASSADOR_FIELDS.join(', ')}`,
   },
+  apisixField: {
+    field: 'spec.strategy.canary.trafficRouting.apisix.<…>, route.<…>',
+    severity: 'error',
+    reason: 'Rollgate reads route {name, rules}',
+  },
+  appMeshField: {
+    field: 'spec.strategy.canary.trafficRouting.appMesh.<…>, virtualService.<…>, virtualNodeGroup.<…>',
+    severity: 'error',
+    reason:
+      'Rollgate reads virtualService {name, routes} and virtualNodeGroup {canaryVirtualNodeRef, stableVirtualNodeRef} {name}',
+  },
   experiment: {
     field: 'spec.strategy.canary.steps[].experiment',
     severity: 'error',
@@ -127,59 +133,35 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason: 'Rollgate does not run step plugins',
   },
   setHeaderRoute: {
-    field: 'spec.strategy.canary.steps[].setHeaderRoute (without the Gateway API or Istio router)',
+    field: 'spec.strategy.canary.steps[].setHeaderRoute (without the Gateway API, Istio or APISIX router)',
     severity: 'error',
-    reason: 'header routes need the Gateway API or Istio router',
+    reason: 'header routes need the Gateway API, Istio or APISIX router',
   },
   setMirrorRoute: {
     field: 'spec.strategy.canary.steps[].setMirrorRoute (without the Istio router)',
     severity: 'error',
     reason: 'mirror routes need the Istio router',
   },
+  routeBesideOtherStep: {
+    field:
+      'spec.strategy.canary.steps[].<setHeaderRoute|setMirrorRoute> (beside another field in the same step)',
+    severity: 'error',
+    reason: 'Rollgate plans one kind per step: put the route in a step of its own',
+  },
   pingPong: {
     field: 'spec.strategy.canary.pingPong',
     severity: 'error',
     reason: 'ping-pong services need a traffic router',
-  },
-  antiAffinity: {
-    field: 'spec.strategy.canary.antiAffinity',
-    severity: 'error',
-    reason: 'canary pods would be scheduled without the anti-affinity rule',
-  },
-  // Errors, not warnings: these labels are how canary-only queries (analysis) and routes select pods, so
-  // ignoring them changes what an analysis measures and thus how the rollout progresses.
-  canaryMetadata: {
-    field: 'spec.strategy.canary.canaryMetadata',
-    severity: 'error',
-    reason:
-      'the labels/annotations are not added to canary pods yet, so nothing selecting pods by them (an analysis query) would find any',
-  },
-  stableMetadata: {
-    field: 'spec.strategy.canary.stableMetadata',
-    severity: 'error',
-    reason:
-      'the labels/annotations are not added to stable pods yet, so nothing selecting pods by them (an analysis query) would find any',
-  },
-  scaleDownDelayRevisionLimit: {
-    field: 'spec.strategy.canary.scaleDownDelayRevisionLimit',
-    severity: 'warning',
-    reason: 'old ReplicaSets are scaled down after scaleDownDelaySeconds without a revision limit',
   },
   analysisRunMetadata: {
     field: 'spec.strategy.canary.(analysis|steps[].analysis).analysisRunMetadata',
     severity: 'warning',
     reason: 'the labels/annotations are not added to AnalysisRuns yet',
   },
-  matchExpressions: {
-    field: 'spec.selector.matchExpressions',
-    severity: 'warning',
-    reason:
-      'ReplicaSet selectors get matchLabels only for now; pods are told apart by their pod-template hash',
-  },
-  rollbackWindow: {
-    field: 'spec.rollbackWindow',
-    severity: 'warning',
-    reason: 'a rollback goes through the canary steps like any new revision',
+  workloadRefKind: {
+    field: 'spec.workloadRef.kind (v1 PodTemplate, apps/v1 ReplicaSet)',
+    severity: 'error',
+    reason: 'Rollgate reads the pod template from apps/v1 Deployments only',
   },
 } as const satisfies Record<string, UnsupportedRule>;
 
@@ -203,6 +185,16 @@ export const ANALYSIS_UNSUPPORTED_RULES = {
   },
 } as const satisfies Record<string, UnsupportedRule>;
 
+/**
+ * The workloadRef kinds Argo Rollouts reads a template from and Rollgate does not (yet): `PodTemplate` of the
+ * core group and `ReplicaSet` of `apps`. Any other kind is refused by Argo too (a plain validation error).
+ */
+export function isArgoOnlyWorkloadKind(apiVersion: unknown, kind: unknown): boolean {
+  return (
+    (apiVersion === 'v1' && kind === 'PodTemplate') || (apiVersion === 'apps/v1' && kind === 'ReplicaSet')
+  );
+}
+
 function report(sink: IssueCollector, path: FieldPath, printed: string, rule: UnsupportedRule): void {
   const message = `unsupported: ${printed} (${rule.reason})`;
   if (rule.severity === 'error') sink.error(path, message);
@@ -221,21 +213,14 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
   const r = ROLLOUT_UNSUPPORTED_RULES;
   const spec = value['spec'];
   if (!isRecord(spec)) return;
-  const selector = spec['selector'];
-  if (
-    isRecord(selector) &&
-    Array.isArray(selector['matchExpressions']) &&
-    selector['matchExpressions'].length > 0
-  ) {
+  const workloadRef = spec['workloadRef'];
+  if (isRecord(workloadRef) && isArgoOnlyWorkloadKind(workloadRef['apiVersion'], workloadRef['kind']))
     report(
       sink,
-      ['spec', 'selector', 'matchExpressions'],
-      'spec.selector.matchExpressions',
-      r.matchExpressions,
+      ['spec', 'workloadRef', 'kind'],
+      `spec.workloadRef.kind ${String(workloadRef['kind'])}`,
+      r.workloadRefKind,
     );
-  }
-  if (spec['rollbackWindow'] !== undefined)
-    report(sink, ['spec', 'rollbackWindow'], 'spec.rollbackWindow', r.rollbackWindow);
   const strategy = spec['strategy'];
   if (!isRecord(strategy)) return;
   const blueGreen = strategy['blueGreen'];
@@ -298,6 +283,8 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
             `strategy.canary.trafficRouting.ambassador.${field}`,
             r.ambassadorField,
           );
+    checkNestedFields(trafficRouting['apisix'], 'apisix', APISIX_FIELDS, at, sink, r.apisixField);
+    checkNestedFields(trafficRouting['appMesh'], 'appMesh', APP_MESH_FIELDS, at, sink, r.appMeshField);
     for (const block of gatewayApiBlockOf(trafficRouting)) {
       if (!isRecord(block.raw)) continue;
       for (const field of Object.keys(block.raw)) {
@@ -311,13 +298,7 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       }
     }
   }
-  for (const field of [
-    'pingPong',
-    'antiAffinity',
-    'canaryMetadata',
-    'stableMetadata',
-    'scaleDownDelayRevisionLimit',
-  ] as const) {
+  for (const field of ['pingPong'] as const) {
     if (canary[field] !== undefined) report(sink, at(field), `strategy.canary.${field}`, r[field]);
   }
   checkRolloutAnalysis(canary['analysis'], at('analysis'), 'strategy.canary.analysis', sink);
@@ -326,7 +307,10 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
   // Managed routes are driven where a router can carry them (Gateway API and Istio: header; Istio: mirror).
   const routing = isRecord(trafficRouting) ? trafficRouting : {};
   const driven = {
-    setHeaderRoute: routing['istio'] !== undefined || gatewayApiBlockOf(routing).length > 0,
+    setHeaderRoute:
+      routing['istio'] !== undefined ||
+      routing['apisix'] !== undefined ||
+      gatewayApiBlockOf(routing).length > 0,
     setMirrorRoute: routing['istio'] !== undefined,
   };
   steps.forEach((step: unknown, index) => {
@@ -337,7 +321,17 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       'setHeaderRoute',
       'setMirrorRoute',
     ] as const satisfies readonly CanaryStepKind[]) {
-      if ((kind === 'setHeaderRoute' || kind === 'setMirrorRoute') && driven[kind]) continue;
+      if ((kind === 'setHeaderRoute' || kind === 'setMirrorRoute') && driven[kind]) {
+        // The planner refuses a route beside another kind (InvalidSpec at run time): said here first.
+        if (step[kind] !== undefined && Object.keys(step).some((other) => other !== kind))
+          report(
+            sink,
+            at('steps', index, kind),
+            `strategy.canary.steps[${index}].${kind}`,
+            r.routeBesideOtherStep,
+          );
+        continue;
+      }
       if (step[kind] !== undefined)
         report(sink, at('steps', index, kind), `strategy.canary.steps[${index}].${kind}`, r[kind]);
     }
@@ -352,11 +346,7 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
 
 // The blue-green fields Rollgate does not honour yet.
 function checkUnsupportedBlueGreenFields(blueGreen: Record<string, unknown>, sink: IssueCollector): void {
-  const r = ROLLOUT_UNSUPPORTED_RULES;
   const at = (...rest: Array<string | number>): FieldPath => ['spec', 'strategy', 'blueGreen', ...rest];
-  for (const field of ['activeMetadata', 'previewMetadata'] as const) {
-    if (blueGreen[field] !== undefined) report(sink, at(field), `strategy.blueGreen.${field}`, r[field]);
-  }
   for (const field of ['prePromotionAnalysis', 'postPromotionAnalysis'] as const)
     checkRolloutAnalysis(blueGreen[field], at(field), `strategy.blueGreen.${field}`, sink);
 }
@@ -441,4 +431,33 @@ export function checkUnsupportedAnalysisFields(value: Record<string, unknown>, s
         );
     }
   });
+}
+
+/**
+ * Fields of a router block (and of its nested objects, as `fields` names them: `block` for the top, else
+ * the nested field) that Argo's block does not have.
+ */
+function checkNestedFields(
+  raw: unknown,
+  provider: string,
+  fields: Readonly<Record<string, readonly string[]>>,
+  at: (...rest: Array<string | number>) => FieldPath,
+  sink: IssueCollector,
+  rule: UnsupportedRule,
+): void {
+  const walk = (value: unknown, path: string[], known: readonly string[] | undefined): void => {
+    if (!isRecord(value) || known === undefined) return;
+    for (const field of Object.keys(value)) {
+      if (!known.includes(field)) {
+        const where = [provider, ...path, field];
+        report(
+          sink,
+          at('trafficRouting', ...where),
+          `strategy.canary.trafficRouting.${where.join('.')}`,
+          rule,
+        );
+      } else walk(value[field], [...path, field], fields[field]);
+    }
+  };
+  walk(raw, [], fields['block']);
 }
