@@ -32,6 +32,16 @@ const NEEDS = {
     { command: 'git-http-backend', package: 'git', why: 'serving test repositories over HTTP' },
     { command: 'kubectl', package: 'kubernetes-client', why: 'kubectl against the sandbox' },
     { command: 'prometheus', package: 'prometheus', why: 'the Prometheus analysis provider tests' },
+    {
+      command: 'carbon-cache',
+      package: 'graphite-carbon',
+      why: 'the Graphite analysis provider tests (carbon stores the points)',
+    },
+    {
+      command: 'graphite-manage',
+      package: 'graphite-web',
+      why: 'the Graphite analysis provider tests (its render API)',
+    },
     { command: 'openssl', package: 'openssl', why: "the web provider's TLS test certificate" },
     { command: 'chromium', package: 'chromium', why: "the dashboard page's browser test (playwright-core)" },
     {

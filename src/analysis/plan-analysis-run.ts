@@ -152,8 +152,12 @@ function dueAt(assessed: Assessed, startedMs: number, nowMs: number): number | u
   if (last === undefined) return startedMs + settings.initialDelayMs;
   if (last.finishedAt === undefined) return timeMs(last.resumeAt, nowMs);
   const finished = timeMs(last.finishedAt, nowMs);
-  if (last.phase === 'Error')
-    return finished + Math.min(settings.intervalMs ?? ERROR_RETRY_INTERVAL_MS, ERROR_RETRY_INTERVAL_MS);
+  if (last.phase === 'Error') {
+    const retry =
+      finished + Math.min(settings.intervalMs ?? ERROR_RETRY_INTERVAL_MS, ERROR_RETRY_INTERVAL_MS);
+    // A provider that answered 429 said when it may be asked again (the Error's resumeAt): not sooner.
+    return last.resumeAt === undefined ? retry : Math.max(retry, timeMs(last.resumeAt, nowMs));
+  }
   if (settings.intervalMs === undefined) return undefined;
   return finished + settings.intervalMs;
 }

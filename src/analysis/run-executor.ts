@@ -8,6 +8,7 @@ import { evaluateMeasurement } from './evaluate-measurement.ts';
 import { authenticationSecrets } from '../manifest/metric-authentication.ts';
 import { planAnalysisRun } from './plan-analysis-run.ts';
 import type { MetricProviderRegistry, ProviderMeasurement } from './providers/metric-provider.ts';
+import { MetricProviderError } from './providers/metric-provider-error.ts';
 import { recordMeasurement } from './record-measurement.ts';
 import { secretScrubber } from './secret-scrubber.ts';
 
@@ -119,7 +120,11 @@ async function takeMeasurement(
       keep(error instanceof Error ? error.message : String(error), scrubSecrets, MAX_STORED_MESSAGE) ??
       'measurement failed';
     logger.warn({ run: run.metadata.name, metric: metric.name, err: message }, 'analysis measurement failed');
-    return { phase: 'Error', message };
+    // A rate-limited provider (429) is an Error like any other, asked again no sooner than it said.
+    const retryAfterMs = error instanceof MetricProviderError ? error.retryAfterMs : undefined;
+    return retryAfterMs === undefined
+      ? { phase: 'Error', message }
+      : { phase: 'Error', message, resumeAt: new Date(deps.now.getTime() + retryAfterMs).toISOString() };
   }
 }
 

@@ -103,15 +103,64 @@ export const jobMetricSchema = z.object({
 });
 export type JobMetric = z.infer<typeof jobMetricSchema>;
 
+/** Datadog's v2 aggregators (Argo's enum for `aggregator`). */
+export const DATADOG_AGGREGATORS = [
+  'avg',
+  'min',
+  'max',
+  'sum',
+  'last',
+  'percentile',
+  'mean',
+  'l2norm',
+  'area',
+] as const;
+
+/**
+ * `datadog`, Argo's DatadogMetric: `query` (v1 or v2) or `queries` + `formula` (v2), `interval` the
+ * window queried (default 5m), `apiVersion` v1 (default) or v2, `aggregator` (v2, default last),
+ * `secretRef` the Secret holding the keys, `requestTimeout` (default 10s).
+ */
+export const datadogMetricSchema = z.object({
+  interval: z.string().optional(),
+  query: z.string().optional(),
+  queries: z.record(z.string(), z.string()).optional(),
+  formula: z.string().optional(),
+  apiVersion: z.enum(['v1', 'v2']).optional(),
+  aggregator: z.enum(DATADOG_AGGREGATORS).optional(),
+  secretRef: z.object({ name: z.string().optional(), namespaced: z.boolean().optional() }).optional(),
+  requestTimeout: z.string().optional(),
+});
+export type DatadogMetric = z.infer<typeof datadogMetricSchema>;
+
+/** `newRelic`, Argo's NewRelicMetric: an NRQL `query`, the `profile` Secret (default `newrelic`), `timeout` in seconds (default 5). */
+export const newRelicMetricSchema = z.object({
+  profile: z.string().optional(),
+  query: z.string(),
+  timeout: z.int().min(0).optional(),
+});
+export type NewRelicMetric = z.infer<typeof newRelicMetricSchema>;
+
+/** `graphite`, Argo's GraphiteMetric: the render API's `address` and `query` (its parameters: `target=…&from=…`). */
+export const graphiteMetricSchema = z.object({
+  address: z.string().optional(),
+  query: z.string().optional(),
+});
+export type GraphiteMetric = z.infer<typeof graphiteMetricSchema>;
+
 /** Providers Rollgate runs; the others are parsed as loose objects so they can be reported. */
-export const SUPPORTED_METRIC_PROVIDERS = ['prometheus', 'web', 'job'] as const;
-export const OTHER_METRIC_PROVIDERS = [
-  'kayenta',
+export const SUPPORTED_METRIC_PROVIDERS = [
+  'prometheus',
+  'web',
+  'job',
   'datadog',
   'newRelic',
+  'graphite',
+] as const;
+export const OTHER_METRIC_PROVIDERS = [
+  'kayenta',
   'wavefront',
   'cloudWatch',
-  'graphite',
   'influxdb',
   'skywalking',
   'plugin',
@@ -121,12 +170,12 @@ export const metricProviderSchema = z.object({
   prometheus: prometheusMetricSchema.optional(),
   web: webMetricSchema.optional(),
   job: jobMetricSchema.optional(),
+  datadog: datadogMetricSchema.optional(),
+  newRelic: newRelicMetricSchema.optional(),
+  graphite: graphiteMetricSchema.optional(),
   kayenta: looseMapSchema.optional(),
-  datadog: looseMapSchema.optional(),
-  newRelic: looseMapSchema.optional(),
   wavefront: looseMapSchema.optional(),
   cloudWatch: looseMapSchema.optional(),
-  graphite: looseMapSchema.optional(),
   influxdb: looseMapSchema.optional(),
   skywalking: looseMapSchema.optional(),
   plugin: looseMapSchema.optional(),

@@ -1,4 +1,4 @@
-// Checks of a metric's provider block that need more than its shape: rangeQuery bounds and step, one authentication method with its fields.
+// Checks of a metric's provider block that need more than its shape: rangeQuery bounds and step, one authentication method with its fields, Datadog's query combinations.
 import type { Metric, MetricAuthentication } from './analysis.ts';
 import { parseDuration } from './duration.ts';
 import { authenticationMethods } from './metric-authentication.ts';
@@ -56,10 +56,57 @@ function rangeQueryIssues(metric: Metric): MetricProviderIssue[] {
   return issues;
 }
 
+// A duration field that must read and be more than 0 (unless a placeholder is still in it).
+function positiveDurationIssue(
+  value: string | undefined,
+  path: Array<string | number>,
+): MetricProviderIssue[] {
+  if (value === undefined || PLACEHOLDER.test(value)) return [];
+  try {
+    if (parseDuration(value) <= 0) return [{ path, message: 'must be more than 0' }];
+  } catch (error) {
+    return [{ path, message: (error as Error).message }];
+  }
+  return [];
+}
+
+/**
+ * Datadog's combinations, as Argo's provider refuses them when it starts a measurement (here before any
+ * run): one of query and queries; v1 takes query only and no aggregator; a formula needs queries; two
+ * queries or more need a formula (Datadog would answer one column each, in no promised order);
+ * a namespaced secretRef names its Secret; interval and requestTimeout are positive durations.
+ */
+function datadogIssues(metric: Metric): MetricProviderIssue[] {
+  const dd = metric.provider.datadog;
+  if (dd === undefined) return [];
+  const at = ['provider', 'datadog'];
+  const issues: MetricProviderIssue[] = [];
+  const queries = Object.keys(dd.queries ?? {}).length;
+  const hasQuery = dd.query !== undefined && dd.query.trim() !== '';
+  if (!hasQuery && queries === 0) issues.push({ path: at, message: 'one of query and queries is required' });
+  if (hasQuery && queries > 0) issues.push({ path: [...at, 'queries'], message: 'cannot be set with query' });
+  if ((dd.apiVersion ?? 'v1') === 'v1') {
+    if (queries > 0)
+      issues.push({ path: [...at, 'queries'], message: 'needs apiVersion: v2 (v1 takes query only)' });
+    if (dd.aggregator !== undefined)
+      issues.push({ path: [...at, 'aggregator'], message: 'needs apiVersion: v2 (v1 has no aggregator)' });
+  }
+  if (dd.formula !== undefined && dd.formula !== '' && queries === 0)
+    issues.push({ path: [...at, 'formula'], message: 'needs queries to refer to' });
+  if ((dd.formula === undefined || dd.formula === '') && queries > 1)
+    issues.push({ path: [...at, 'formula'], message: 'is required when queries holds more than one query' });
+  if (dd.secretRef?.namespaced === true && !dd.secretRef.name)
+    issues.push({ path: [...at, 'secretRef', 'name'], message: 'is required when namespaced is true' });
+  issues.push(...positiveDurationIssue(dd.interval, [...at, 'interval']));
+  issues.push(...positiveDurationIssue(dd.requestTimeout, [...at, 'requestTimeout']));
+  return issues;
+}
+
 /**
  * What a run of `metric` would trip over in its provider block: a rangeQuery whose start/end are not
  * time expressions or whose step is no positive duration (unless an `{{args.x}}` is still in it),
- * an `authentication` with more than one method or without a method's required fields.
+ * an `authentication` with more than one method or without a method's required fields, a Datadog
+ * block whose query fields do not combine, an empty New Relic query, a Graphite block without address or query.
  */
 export function metricProviderIssues(metric: Metric): MetricProviderIssue[] {
   return [
@@ -70,5 +117,12 @@ export function metricProviderIssues(metric: Metric): MetricProviderIssue[] {
       'authentication',
     ]),
     ...authenticationIssues(metric.provider.web?.authentication, ['provider', 'web', 'authentication']),
+    ...datadogIssues(metric),
+    ...(metric.provider.newRelic !== undefined && metric.provider.newRelic.query.trim() === ''
+      ? [{ path: ['provider', 'newRelic', 'query'], message: 'must not be empty' }]
+      : []),
+    ...(['address', 'query'] as const)
+      .filter((field) => metric.provider.graphite !== undefined && !metric.provider.graphite[field]?.trim())
+      .map((field) => ({ path: ['provider', 'graphite', field], message: 'is required' })),
   ];
 }

@@ -184,10 +184,9 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
 /** The policy for analysis fields. */
 export const ANALYSIS_UNSUPPORTED_RULES = {
   provider: {
-    field:
-      'spec.metrics[].provider.<kayenta|datadog|newRelic|wavefront|cloudWatch|graphite|influxdb|skywalking|plugin>',
+    field: 'spec.metrics[].provider.<kayenta|wavefront|cloudWatch|influxdb|skywalking|plugin>',
     severity: 'error',
-    reason: 'Rollgate runs prometheus, web and job metrics',
+    reason: 'Rollgate runs prometheus, web, job, datadog, newRelic and graphite metrics',
   },
   sigv4Credentials: {
     field: 'spec.metrics[].provider.prometheus.authentication.sigv4.<profile|roleArn>',

@@ -255,9 +255,13 @@ export async function startReconciler(
   const metrics = options.metrics ?? defaultMetrics;
   // Each rollout's router comes from its trafficRouting (none without): the provider table in src/traffic.
   const routers = options.reconcile?.routers ?? trafficRouterFactory(runtime.kube.clients, log);
-  // Metric providers with the configured limits: the hosts web and Prometheus metrics may reach, the
-  // ServiceAccounts a job metric's pod may name.
-  const providers = createClusterMetricProviders(runtime.kube.clients, config.analysis);
+  // Metric providers with the configured limits: the hosts metrics may reach, the ServiceAccounts a job
+  // metric's pod may name; Datadog's and New Relic's Secrets are read in the state namespace.
+  const providers = createClusterMetricProviders(
+    runtime.kube.clients,
+    config.analysis,
+    config.kubernetes.stateNamespace,
+  );
   // Filled by the watches below (informers); a reconcile reads a kind from it once its first list is in.
   const cache = new ClusterCache();
   // A job's writes, for the rollout's next job in any process: its cache may trail them (ReadPolicy).

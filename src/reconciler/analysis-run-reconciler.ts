@@ -18,7 +18,7 @@ import { dispositionOf, isNotFound, kubeCall } from '../kube/errors.ts';
 import { ObservedStateReader } from './observed-state-reader.ts';
 import { createKubeJobRunner } from './job-runner.ts';
 import { ReadPolicy, writtenVersionOf } from './read-policy.ts';
-import { createKubeSecretResolver } from './secret-resolver.ts';
+import { createKubeProviderSecrets, createKubeSecretResolver } from './secret-resolver.ts';
 
 /** What analysis may reach and run: the `analysis.*` configuration keys. */
 export interface AnalysisLimits {
@@ -28,18 +28,21 @@ export interface AnalysisLimits {
 }
 
 /**
- * The metric providers a reconcile worker uses on this cluster (prometheus, web, job through
- * {@link createKubeJobRunner}), limited as `limits` says: the hosts web and Prometheus metrics may
- * reach, the ServiceAccounts a job metric's pod may name.
+ * The metric providers a reconcile worker uses on this cluster (prometheus, web, datadog, newRelic,
+ * job through {@link createKubeJobRunner}), limited as `limits` says: the hosts metrics may reach, the
+ * ServiceAccounts a job metric's pod may name. Datadog's and New Relic's account Secrets are read in
+ * `ownNamespace` (`kubernetes.stateNamespace`, default rollgate-system).
  */
 export function createClusterMetricProviders(
   clients: KubeClients,
   limits: AnalysisLimits,
+  ownNamespace = 'rollgate-system',
 ): MetricProviderRegistry {
   return createDefaultMetricProviders({
     jobRunner: createKubeJobRunner(clients),
     policy: createHostPolicy(limits),
     jobPods: { serviceAccounts: limits.jobServiceAccounts },
+    secrets: createKubeProviderSecrets(clients, ownNamespace),
   });
 }
 

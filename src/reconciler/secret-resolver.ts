@@ -1,7 +1,8 @@
-// Resolves AnalysisRun args that come from a Secret (valueFrom.secretKeyRef) with the real client.
+// Resolves AnalysisRun args that come from a Secret (valueFrom.secretKeyRef), and reads metric providers' account Secrets, with the real client.
 import type { SecretResolver } from '../analysis/build-analysis-run.ts';
+import type { ProviderSecrets } from '../analysis/providers/provider-secrets.ts';
 import type { KubeClients } from '../kube/client.ts';
-import { kubeCall } from '../kube/errors.ts';
+import { isNotFound, kubeCall } from '../kube/errors.ts';
 
 /**
  * The label a Secret must carry, with the value `"true"`, before an AnalysisTemplate may read it
@@ -62,5 +63,42 @@ export function createKubeSecretResolver(clients: KubeClients): SecretResolver {
     const encoded = secret.data?.[key];
     if (encoded === undefined) throw new SecretKeyMissingError(namespace, name, key);
     return Buffer.from(encoded, 'base64').toString('utf8');
+  };
+}
+
+/**
+ * The {@link ProviderSecrets} of a reconciler: a Secret by name in `ownNamespace`
+ * (`kubernetes.stateNamespace`, where Argo's providers read `datadog` and `newrelic` from its own
+ * namespace), or, when a metric asks for its run's namespace (Datadog's `secretRef.namespaced`), in
+ * that namespace, where it must carry {@link ANALYSIS_SECRET_LABEL} like any Secret a template reads.
+ * A missing Secret is `undefined`; values are base64-decoded and never logged.
+ */
+export function createKubeProviderSecrets(clients: KubeClients, ownNamespace: string): ProviderSecrets {
+  return {
+    async read(name, namespace) {
+      const where = namespace ?? ownNamespace;
+      if (!SECRET_NAME.test(name)) throw new SecretNotAllowedError(where, name, 'not a valid Secret name');
+      let secret;
+      try {
+        secret = await kubeCall({ verb: 'get', kind: 'Secret', namespace: where, name }, () =>
+          clients.core.readNamespacedSecret({ namespace: where, name }),
+        );
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        throw error;
+      }
+      if (namespace !== undefined && secret.metadata?.labels?.[ANALYSIS_SECRET_LABEL] !== 'true')
+        throw new SecretNotAllowedError(
+          where,
+          name,
+          `it is not labelled ${ANALYSIS_SECRET_LABEL}: "true" (label the Secret to let AnalysisTemplates in its namespace read it)`,
+        );
+      return Object.fromEntries(
+        Object.entries(secret.data ?? {}).map(([key, value]) => [
+          key,
+          Buffer.from(value, 'base64').toString('utf8'),
+        ]),
+      );
+    },
   };
 }

@@ -1,4 +1,4 @@
-// The metric providers (I/O): Prometheus, web and job (with their authentication), and the registry the run executor looks them up in.
+// The metric providers (I/O): Prometheus, web, job (with their authentication), Datadog, New Relic and Graphite, and the registry the run executor looks them up in.
 import type { JobRunner } from './job-runner.ts';
 import type { HostPolicy } from './host-policy.ts';
 import { createJobProvider } from './job-provider.ts';
@@ -7,6 +7,10 @@ import { createMetricProviderRegistry, type MetricProviderRegistry } from './met
 import { createPrometheusProvider, type PrometheusProviderOptions } from './prometheus-provider.ts';
 import { createWebProvider } from './web-provider.ts';
 import { createOAuth2TokenSource } from './oauth2-token-source.ts';
+import { createDatadogProvider } from './datadog-provider.ts';
+import { createNewRelicProvider } from './new-relic-provider.ts';
+import { createGraphiteProvider } from './graphite-provider.ts';
+import type { ProviderSecrets } from './provider-secrets.ts';
 
 export {
   createJobProvider,
@@ -18,6 +22,19 @@ export {
 export { createPrometheusProvider, mapPrometheusResult } from './prometheus-provider.ts';
 export type { PrometheusProviderOptions } from './prometheus-provider.ts';
 export { createWebProvider, selectJsonPath, normalizeJsonPath } from './web-provider.ts';
+export { createDatadogProvider, mapDatadogV1, mapDatadogV2, DATADOG_SECRET } from './datadog-provider.ts';
+export type { DatadogProviderOptions } from './datadog-provider.ts';
+export {
+  createNewRelicProvider,
+  NERDGRAPH_URLS,
+  NEW_RELIC_DEFAULT_PROFILE,
+  NRQL_QUERY_DOCUMENT,
+} from './new-relic-provider.ts';
+export type { NewRelicProviderOptions } from './new-relic-provider.ts';
+export { createGraphiteProvider, mapGraphiteRender } from './graphite-provider.ts';
+export { staticProviderSecrets } from './provider-secrets.ts';
+export type { ProviderSecrets } from './provider-secrets.ts';
+export { rateLimitDelayMs } from './rate-limit.ts';
 export { createOAuth2TokenSource, oauth2Client, TOKEN_EXPIRY_MARGIN_MS } from './oauth2-token-source.ts';
 export type { OAuth2Client, OAuth2TokenSource } from './oauth2-token-source.ts';
 export { sendAuthenticatedRequest } from './authenticated-request.ts';
@@ -46,9 +63,13 @@ export interface DefaultMetricProvidersOptions {
   policy?: HostPolicy;
   /** What a job metric's pod may ask for (`analysis.jobServiceAccounts`). */
   jobPods?: JobPodPolicy;
+  /** Reads Datadog's and New Relic's account Secrets; without it, only Datadog's DD_* variables give keys. */
+  secrets?: ProviderSecrets;
+  /** Where Datadog's DD_API_KEY / DD_APP_KEY / DD_ADDRESS are read (default: process.env). */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** The registry a reconcile worker uses: prometheus, web, and job when a JobRunner is given. */
+/** The registry a reconcile worker uses: prometheus, web, datadog, newRelic, graphite, and job when a JobRunner is given. */
 export function createDefaultMetricProviders(
   options: DefaultMetricProvidersOptions = {},
 ): MetricProviderRegistry {
@@ -61,6 +82,16 @@ export function createDefaultMetricProviders(
       ...(options.policy && { policy: options.policy }),
     }),
     createWebProvider({ tokens, ...(options.policy && { policy: options.policy }) }),
+    createDatadogProvider({
+      ...(options.secrets && { secrets: options.secrets }),
+      ...(options.env && { env: options.env }),
+      ...(options.policy && { policy: options.policy }),
+    }),
+    createNewRelicProvider({
+      ...(options.secrets && { secrets: options.secrets }),
+      ...(options.policy && { policy: options.policy }),
+    }),
+    createGraphiteProvider(options.policy ? { policy: options.policy } : {}),
     ...(options.jobRunner ? [createJobProvider(options.jobRunner, options.jobPods)] : []),
   ]);
 }

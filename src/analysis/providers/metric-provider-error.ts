@@ -11,6 +11,11 @@ export class MetricProviderError extends Error {
     readonly reason: string,
     /** The metric being measured, when known. */
     readonly metricName?: string,
+    /**
+     * Set when the provider asked not to be called again so soon (HTTP 429): the measurement is an
+     * Error like any other, and the metric is not measured again before this many milliseconds.
+     */
+    readonly retryAfterMs?: number,
   ) {
     super(`${provider}${metricName ? ` metric "${metricName}"` : ''}: ${reason}`);
   }

@@ -447,7 +447,7 @@ describe("the ClusterRole is the code's API requests, no more, no fewer", () => 
     }
   });
 
-  it('lets the state Role read the notification ConfigMap and Secret, and the Secret by name only', () => {
+  it('lets the state Role read the notification ConfigMap and Secret, and the Secrets (notification, Datadog, New Relic) by name only', () => {
     const reads = requests.filter((r) => r.where === 'src/kube/notification-config-reader.ts').map(key);
     expect(reads.sort()).toEqual(['core configmaps get', 'core secrets get']);
     const stateRules = serviceAccountRules(renders.base).filter((r) => r.namespace === 'rollgate-system');
@@ -457,7 +457,9 @@ describe("the ClusterRole is the code's API requests, no more, no fewer", () => 
     const secretRules = stateRules.filter(({ rule }) =>
       allows(rule, { group: '', resource: 'secrets', verb: 'get' }),
     );
-    expect(secretRules.map(({ rule }) => rule.resourceNames)).toEqual([[NOTIFICATION_SECRET]]);
+    expect(secretRules.map(({ rule }) => rule.resourceNames)).toEqual([
+      [NOTIFICATION_SECRET, 'datadog', 'newrelic'],
+    ]);
     expect(NOTIFICATION_CONFIGMAP).toBe('rollgate-notification-configmap');
   });
 
@@ -466,7 +468,9 @@ describe("the ClusterRole is the code's API requests, no more, no fewer", () => 
     const granted = serviceAccountRules(renders.base).filter(({ rule }) => allows(rule, secretGet));
     // Before issue 26 the ClusterRole let Rollgate read every Secret of the cluster.
     expect(granted.map((r) => r.namespace)).toEqual(['rollgate-system']);
-    expect(granted.map(({ rule }) => rule.resourceNames)).toEqual([[NOTIFICATION_SECRET]]);
+    expect(granted.map(({ rule }) => rule.resourceNames)).toEqual([
+      [NOTIFICATION_SECRET, 'datadog', 'newrelic'],
+    ]);
     // The example a team applies: get on the Secrets it names, in its own namespace, for Rollgate alone.
     const example = parseRendered(await kustomize('deploy/analysis-secrets'));
     const teamRules = serviceAccountRules(example);

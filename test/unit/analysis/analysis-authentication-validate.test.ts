@@ -2,7 +2,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { evaluateTimeExpression, TimeExpressionError } from '../../../src/manifest/time-expression.ts';
-import { prometheusMetricSchema, webMetricSchema } from '../../../src/manifest/analysis.ts';
+import {
+  datadogMetricSchema,
+  graphiteMetricSchema,
+  newRelicMetricSchema,
+  prometheusMetricSchema,
+  webMetricSchema,
+} from '../../../src/manifest/analysis.ts';
 import { ANALYSIS_UNSUPPORTED_RULES } from '../../../src/manifest/unsupported-fields.ts';
 import { validateManifests } from '../../../src/manifest/validate.ts';
 
@@ -131,6 +137,9 @@ describe('docs/spec.md agrees with the code on analysis providers', () => {
   it.each([
     ['prometheus', prometheusMetricSchema.shape],
     ['web', webMetricSchema.shape],
+    ['datadog', datadogMetricSchema.shape],
+    ['newRelic', newRelicMetricSchema.shape],
+    ['graphite', graphiteMetricSchema.shape],
   ] as const)('every field of provider.%s is in its row', (name, shape) => {
     for (const field of Object.keys(shape)) expect(row(name)).toMatch(new RegExp(`[{ ,]${field}\\b`));
   });
