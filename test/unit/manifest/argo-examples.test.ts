@@ -1,4 +1,4 @@
-// Every Rollout / AnalysisTemplate / ClusterAnalysisTemplate in Argo Rollouts' examples, read in place:
+// Every Rollout / AnalysisTemplate / ClusterAnalysisTemplate / Experiment in Argo Rollouts' examples, read in place:
 // canary Rollouts validate clean; what Rollgate does not support is reported with the exact message and line.
 import { describe, it, expect } from 'vitest';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -35,6 +35,8 @@ const EXPERIMENT = 'Rollgate does not run Experiments';
 const EXPECTED: Record<string, Record<string, string[]>> = {
   'analysis-templates.yaml': { 'AnalysisTemplate/pass': [], 'AnalysisTemplate/random-fail': [] },
   'cluster-analysis-templates.yaml': { 'ClusterAnalysisTemplate/always-pass': [] },
+  // The Experiment kind is validated; its analyses name the shared templates.
+  'experiment-with-analysis.yaml': { 'Experiment/experiment-with-analysis': [] },
   'rollout-canary.yaml': { 'Rollout/rollout-canary': [] },
   'notifications/rollout-canary.yaml': { 'Rollout/rollout-canary': [] },
   'rollout-analysis-step.yaml': { 'Rollout/rollout-analysis-step': [] },
@@ -116,11 +118,11 @@ const EXPECTED: Record<string, Record<string, string[]>> = {
 describe.skipIf(corpus.missing)('Argo Rollouts examples (read in place)', () => {
   const files = corpus.missing ? [] : yamlFiles(examples);
 
-  it('the table covers every Rollout, AnalysisTemplate and ClusterAnalysisTemplate in the corpus', () => {
+  it('the table covers every Rollout, AnalysisTemplate, ClusterAnalysisTemplate and Experiment in the corpus', () => {
     const found = files
       .filter((file) =>
         parseManifests(read(file).text, file).objects.some((o) =>
-          ['Rollout', 'AnalysisTemplate', 'ClusterAnalysisTemplate'].includes(o.kind),
+          ['Rollout', 'AnalysisTemplate', 'ClusterAnalysisTemplate', 'Experiment'].includes(o.kind),
         ),
       )
       .sort();
@@ -157,8 +159,7 @@ describe.skipIf(corpus.missing)('Argo Rollouts examples (read in place)', () => 
       'traffic-routing-experiment-step/istio-host-split-experiment-step.yaml:50: duplicate Rollout "istio-host-split": first defined at istio/istio-mirror.yaml:51',
       'workload-ref/workload-ref.yaml:26: duplicate Rollout "rollout-ref-deployment": first defined at rollout-template-ref.yaml:24',
     ]);
-    expect(report.skipped.find((s) => s.kind === 'Experiment')?.reason).toBe(
-      'kind Experiment (argoproj.io/v1alpha1) is not validated by Rollgate',
-    );
+    // Experiments are validated like the other Argo kinds, never skipped.
+    expect(report.skipped.find((s) => s.kind === 'Experiment')).toBeUndefined();
   });
 });
