@@ -21,6 +21,16 @@ export function unknownTemplateReferences(value: string, known: ReadonlySet<stri
   return [...value.matchAll(TEMPLATE_REFERENCE)].map((m) => m[1]!).filter((name) => !known.has(name));
 }
 
+/** An Experiment as validated: written with a name or a generateName. */
+export interface ValidatedExperiment {
+  metadata: {
+    name?: string | undefined;
+    namespace?: string | undefined;
+    annotations?: Record<string, string> | undefined;
+  };
+  spec: Experiment['spec'];
+}
+
 /**
  * The Experiment checks past its shape: names (a template's name is part of its ReplicaSet's and
  * Service's names), each template's selector against its labels and its pod template as the API server
@@ -28,9 +38,7 @@ export function unknownTemplateReferences(value: string, known: ReadonlySet<stri
  * among the validated manifests when `context.templates` is given).
  */
 export function checkExperiment(
-  experiment: Omit<Experiment, 'metadata'> & {
-    metadata: Omit<Experiment['metadata'], 'name'> & { name?: string | undefined };
-  },
+  experiment: ValidatedExperiment,
   sink: IssueCollector,
   context: RolloutCheckContext = {},
 ): void {
