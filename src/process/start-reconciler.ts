@@ -532,7 +532,15 @@ export async function startReconciler(
                 }),
           ),
         ),
-      (o, type) => (type === 'DELETED' ? [] : [experimentJobKey(o)]),
+      (o, type) => {
+        // An experiment step's Experiment wakes its Rollout too (its phase decides the step).
+        const owner = o.metadata?.ownerReferences?.find(
+          (r) => r.controller && r.kind === 'Rollout' && r.apiVersion === api.apiVersion,
+        );
+        const rollout =
+          owner?.name && o.metadata?.namespace ? `${o.metadata.namespace}/${owner.name}` : undefined;
+        return type === 'DELETED' ? [rollout] : [experimentJobKey(o), rollout];
+      },
     );
     await startWatch(SERVICES_PATH, {}, versions.services, noKeys, 'Service');
     await startWatch(DEPLOYMENTS_PATH, {}, versions.deployments, (o) =>

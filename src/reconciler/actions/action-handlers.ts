@@ -2,6 +2,7 @@
 import type { RolloutAction } from '../../rollout/index.ts';
 import type { ActionContext, ActionHandler, ActionHandlers, HandledAction } from './action-handler.ts';
 import { createAnalysisRun } from './create-analysis-run.ts';
+import { createExperiment } from './create-experiment.ts';
 import { createReplicaSet } from './create-replica-set.ts';
 import { deleteAnalysisRun } from './delete-analysis-run.ts';
 import { deleteReplicaSet } from './delete-replica-set.ts';
@@ -13,6 +14,7 @@ import { scaleReplicaSet } from './scale-replica-set.ts';
 import { setHeaderRoute, setMirrorRoute } from './set-managed-route.ts';
 import { reassertTrafficWeights, setTrafficWeights } from './set-traffic-weights.ts';
 import { terminateAnalysisRun } from './terminate-analysis-run.ts';
+import { terminateExperiment } from './terminate-experiment.ts';
 
 /** Every action kind's handler (the type makes a missing kind a compile error). */
 export const ACTION_HANDLERS: ActionHandlers = {
@@ -27,6 +29,8 @@ export const ACTION_HANDLERS: ActionHandlers = {
   createAnalysisRun,
   terminateAnalysisRun,
   deleteAnalysisRun,
+  createExperiment,
+  terminateExperiment,
   evictPod,
   scaleDeployment,
   emitEvent,
