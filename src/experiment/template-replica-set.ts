@@ -5,7 +5,7 @@ import {
   type ExperimentTemplate,
 } from '../manifest/experiment.ts';
 import type { LabelSelector } from '../manifest/kube-meta.ts';
-import { podTemplateHash } from '../rollout/pod-template-hash.ts';
+import { podTemplateHash, stripPodTemplateHashLabel } from '../rollout/pod-template-hash.ts';
 import { POD_TEMPLATE_HASH_LABEL } from '../rollout/rollout-action.ts';
 import type { CreateTemplateReplicaSetAction } from './experiment-action.ts';
 
@@ -14,9 +14,21 @@ export function templateReplicaSetName(experiment: string, template: string, has
   return `${experiment}-${template}-${hash}`;
 }
 
-/** The hash of a template's pod template (a stray hash label in it removed first, as Argo does). */
-export function templateHash(template: ExperimentTemplate, collisionCount?: number): string {
-  return podTemplateHash(template.template, collisionCount);
+/**
+ * The hash of a template's ReplicaSet: of its pod template (a stray hash label removed first, as Argo
+ * does) together with the Experiment's and the template's names. An experiment step runs the canary's
+ * and the stable's very templates: its pods must still carry hashes of their own, so a query by hash
+ * measures the Experiment's pods apart from the Rollout's (as Argo's documentation promises).
+ */
+export function templateHash(
+  experiment: string,
+  template: ExperimentTemplate,
+  collisionCount?: number,
+): string {
+  return podTemplateHash(
+    { experiment, template: template.name, pod: stripPodTemplateHashLabel(template.template) },
+    collisionCount,
+  );
 }
 
 /** The createReplicaSet action of `template` with `replicas` pods. */
@@ -26,7 +38,7 @@ export function templateReplicaSet(
   replicas: number,
   collisionCount?: number,
 ): CreateTemplateReplicaSetAction {
-  const hash = templateHash(template, collisionCount);
+  const hash = templateHash(experiment, template, collisionCount);
   const podLabels = { ...(template.template.metadata?.labels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash };
   const selector: LabelSelector = {
     ...template.selector,

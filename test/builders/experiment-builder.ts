@@ -40,7 +40,7 @@ export function aTemplateReplicaSet(
   annotations: Record<string, string> = {},
 ): ObservedTemplateReplicaSet {
   const template = experiment.spec.templates.find((t) => t.name === templateName)!;
-  const hash = templateHash(template);
+  const hash = templateHash(experiment.metadata.name, template);
   return {
     name: templateReplicaSetName(experiment.metadata.name, templateName, hash),
     templateName,

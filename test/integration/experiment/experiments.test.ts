@@ -201,6 +201,132 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+interface LiveRollout {
+  status?: { phase?: string; stableRS?: string; currentPodHash?: string; abort?: boolean; message?: string };
+}
+
+async function readRollout(name: string): Promise<LiveRollout> {
+  return toPlainObject<LiveRollout>(
+    await clients.custom.getNamespacedCustomObject({
+      group: ROLLGATE_API_GROUP,
+      version: 'v1alpha1',
+      namespace: NAMESPACE,
+      plural: 'rollouts',
+      name,
+    }),
+  );
+}
+
+async function experimentsOf(prefix: string): Promise<LiveExperiment[]> {
+  const list = toPlainObject<{ items: LiveExperiment[] }>(
+    await clients.custom.listNamespacedCustomObject({
+      group: ROLLGATE_API_GROUP,
+      version: 'v1alpha1',
+      namespace: NAMESPACE,
+      plural: 'experiments',
+    }),
+  );
+  return list.items.filter((e) => e.metadata.name.startsWith(prefix));
+}
+
+/** A canary Rollout whose one step is Argo's baseline-vs-canary experiment, judged by `template`. */
+function rolloutYaml(name: string, image: string, template: string): string {
+  return `apiVersion: ${API_VERSION}
+kind: Rollout
+metadata:
+  name: ${name}
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: ${name}}
+  template:
+    metadata:
+      labels: {app: ${name}}
+    spec:
+      containers:
+        - name: app
+          image: ${image}
+          ports: [{name: http, containerPort: 8080}]
+  strategy:
+    canary:
+      steps:
+        - experiment:
+            duration: 1s
+            scaleDownDelaySeconds: 0
+            templates:
+              - name: baseline
+                specRef: stable
+              - name: canary
+                specRef: canary
+            analyses:
+              - name: compare
+                templateName: ${template}
+                args:
+                  - name: baseline-hash
+                    value: "{{templates.baseline.podTemplateHash}}"
+                  - name: canary-hash
+                    value: "{{templates.canary.podTemplateHash}}"
+`;
+}
+
+function settledOn(name: string, predicate: (rollout: LiveRollout) => boolean): Promise<LiveRollout> {
+  return eventually(
+    `Rollout ${name} to settle`,
+    async () => {
+      const rollout = await readRollout(name);
+      return predicate(rollout) ? rollout : undefined;
+    },
+    { timeoutMs: 60_000 },
+  );
+}
+
+describe('the canary experiment step', () => {
+  it('creates the Experiment from the stable and canary templates; its success promotes the canary', async () => {
+    await apply('ro-good-1', rolloutYaml('shop-good', 'shop:1', 'compare-good'));
+    const first = await settledOn(
+      'shop-good',
+      (r) => r.status?.phase === 'Healthy' && r.status.stableRS !== undefined,
+    );
+    await apply('ro-good-2', rolloutYaml('shop-good', 'shop:2', 'compare-good'));
+    const experiment = await eventually('the step to create its Experiment', async () => {
+      const [found] = await experimentsOf('shop-good-');
+      return found;
+    });
+    const done = await ended(experiment.metadata.name);
+    expect(done.status?.phase).toBe('Successful');
+    const promoted = await settledOn(
+      'shop-good',
+      (r) => r.status?.phase === 'Healthy' && r.status.stableRS !== first.status?.stableRS,
+    );
+    expect(promoted.status?.stableRS).toBe(promoted.status?.currentPodHash);
+    // The analysis compared the Experiment's own canary pods with its baseline pods.
+    const sets = await scaledToZero(experiment.metadata.name);
+    const hashOf = (template: string) =>
+      sets.find((rs) => rs.metadata.annotations?.['experiment.argoproj.io/template-name'] === template)
+        ?.metadata.labels?.['rollouts-pod-template-hash'];
+    expect(hits).toContain(`/good/${hashOf('canary')}/vs/${hashOf('baseline')}`);
+    expect(hashOf('canary')).not.toBe(promoted.status?.currentPodHash);
+  });
+
+  it('a failing experiment aborts the rollout; the Experiment ends Failed and its ReplicaSets scale to 0', async () => {
+    await apply('ro-bad-1', rolloutYaml('shop-bad', 'shop:1', 'compare-bad'));
+    const first = await settledOn(
+      'shop-bad',
+      (r) => r.status?.phase === 'Healthy' && r.status.stableRS !== undefined,
+    );
+    await apply('ro-bad-2', rolloutYaml('shop-bad', 'shop:2', 'compare-bad'));
+    const aborted = await settledOn(
+      'shop-bad',
+      (r) => r.status?.abort === true && r.status.phase === 'Degraded',
+    );
+    expect(aborted.status?.stableRS).toBe(first.status?.stableRS);
+    expect(aborted.status?.message).toContain('Experiment shop-bad-');
+    const [experiment] = await experimentsOf('shop-bad-');
+    expect(experiment?.status?.phase).toBe('Failed');
+    await scaledToZero(experiment!.metadata.name);
+  });
+});
+
 describe('Experiments', () => {
   it('runs each template as a ReplicaSet, judges canary against baseline by their hashes, ends Successful and scales to 0', async () => {
     await apply('good', experimentYaml('exp-good', 'compare-good'));
