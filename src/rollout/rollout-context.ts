@@ -103,6 +103,11 @@ function toPlannedStep(step: CanaryStep, index: number, routed: boolean): Planne
     return { kind, analysis: step.analysis };
   }
   if (kind === 'experiment' && step.experiment !== undefined) {
+    if (step.experiment.templates.length === 0)
+      throw new InvalidSpecError(
+        'an experiment step needs at least one template',
+        `${field}.experiment.templates`,
+      );
     const weighted = step.experiment.templates.findIndex((template) => template.weight !== undefined);
     // Traffic to an experiment's templates needs extra weighted backends in the route: not driven yet.
     if (weighted >= 0)
