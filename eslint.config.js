@@ -125,6 +125,7 @@ export default tseslint.config(
     // no clock, no I/O. src/notify is pure too, but for its senders (src/notify/services), the imperative shell.
     files: [
       'src/rollout/**/*.ts',
+      'src/experiment/**/*.ts',
       'src/analysis/**/*.ts',
       'src/promotion/**/*.ts',
       'src/plan/**/*.ts',

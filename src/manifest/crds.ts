@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { analysisRunSchema, analysisTemplateSchema, clusterAnalysisTemplateSchema } from './analysis.ts';
 import { ARGO_API_GROUP, ROLLGATE_API_GROUP } from './api-version.ts';
+import { experimentSchema } from './experiment.ts';
 import { gitSourceSchema } from './git-source.ts';
 import { declaredRolloutSchema } from './rollout.ts';
 import { toStructuralSchema, type SchemaNode } from './structural-schema.ts';
@@ -106,6 +107,19 @@ export const CRD_DEFINITIONS: readonly CrdDefinition[] = [
     hasStatus: true,
     columns: [
       { name: 'Status', type: 'string', jsonPath: '.status.phase', description: 'AnalysisRun phase' },
+      AGE,
+    ],
+  },
+  {
+    kind: 'Experiment',
+    plural: 'experiments',
+    singular: 'experiment',
+    shortNames: ['exp'],
+    scope: 'Namespaced',
+    schema: experimentSchema,
+    hasStatus: true,
+    columns: [
+      { name: 'Status', type: 'string', jsonPath: '.status.phase', description: 'Experiment phase' },
       AGE,
     ],
   },

@@ -339,6 +339,31 @@ function checkCanary(rollout: DeclaredRollout, sink: IssueCollector, context: Ro
         case 'analysis':
           checkTemplateRefs(step.analysis?.templates, stepAt('analysis'), references);
           break;
+        case 'experiment': {
+          const names = new Set<string>();
+          (step.experiment?.templates ?? []).forEach((template, t) => {
+            if (names.has(template.name))
+              sink.error(
+                stepAt('experiment', 'templates', t, 'name'),
+                `repeats template name ${JSON.stringify(template.name)}: names must be unique`,
+              );
+            names.add(template.name);
+          });
+          (step.experiment?.analyses ?? []).forEach((analysis, a) =>
+            checkTemplateRefs(
+              [
+                {
+                  templateName: analysis.templateName,
+                  ...(analysis.clusterScope !== undefined && { clusterScope: analysis.clusterScope }),
+                },
+              ],
+              stepAt('experiment', 'analyses', a),
+              references,
+              ['templateName'],
+            ),
+          );
+          break;
+        }
         case 'setHeaderRoute':
         case 'setMirrorRoute': {
           const routeName = step[kind]?.name;
@@ -366,6 +391,8 @@ function checkTemplateRefs(
     sink,
     context,
   }: { rollout: DeclaredRollout; sink: IssueCollector; context: RolloutCheckContext },
+  // Where a reference's name sits below `at` (an experiment analysis names its template directly).
+  nameAt?: FieldPath,
 ): void {
   if (templates === undefined || templates.length === 0) {
     sink.error([...at, 'templates'], 'must list at least one template');
@@ -385,7 +412,7 @@ function checkTemplateRefs(
     const kind = ref.clusterScope === true ? 'ClusterAnalysisTemplate' : 'AnalysisTemplate';
     const where = ref.clusterScope === true ? '' : ` in namespace ${rollout.metadata.namespace ?? '(unset)'}`;
     sink.error(
-      [...at, 'templates', index, 'templateName'],
+      nameAt !== undefined ? [...at, ...nameAt] : [...at, 'templates', index, 'templateName'],
       `${kind} ${JSON.stringify(name)} not found among the validated manifests${where}; add it, or list it in the annotation ${EXPECT_IN_CLUSTER_ANNOTATION} if it already exists in the cluster`,
     );
   });

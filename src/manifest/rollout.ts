@@ -119,22 +119,29 @@ export const setMirrorRouteSchema = z.object({
 });
 export type SetMirrorRoute = z.infer<typeof setMirrorRouteSchema>;
 
-/** An inline experiment step: parsed so it can be reported (Rollgate does not run experiments). */
+/** One template of an experiment step: the canary's or the stable's pod template, run by the Experiment. */
+export const rolloutExperimentTemplateSchema = z.object({
+  name: z.string().min(1, { error: 'must not be empty' }),
+  specRef: z.enum(['canary', 'stable'], {
+    error: (iss) => `must be canary or stable, got ${JSON.stringify(iss.input)}`,
+  }),
+  replicas: nonNegativeInt.optional(),
+  metadata: podMetadataSchema.optional(),
+  selector: labelSelectorSchema.optional(),
+  weight: z.int().optional(),
+  service: z.object({ name: z.string().optional() }).optional(),
+});
+export type RolloutExperimentTemplate = z.infer<typeof rolloutExperimentTemplateSchema>;
+
+/** An experiment step: the rollout creates an Experiment from it and waits for its end (docs/experiments.md). */
 export const rolloutExperimentStepSchema = z.object({
   duration: durationValueSchema.optional(),
-  templates: z.array(
-    z.looseObject({
-      name: z.string(),
-      specRef: z.string(),
-      replicas: nonNegativeInt.optional(),
-      weight: z.int().optional(),
-    }),
-  ),
+  templates: z.array(rolloutExperimentTemplateSchema).min(1, { error: 'at least one template is required' }),
   analyses: z
     .array(
-      z.looseObject({
-        name: z.string(),
-        templateName: z.string(),
+      z.object({
+        name: z.string().min(1, { error: 'must not be empty' }),
+        templateName: z.string().min(1, { error: 'must not be empty' }),
         clusterScope: z.boolean().optional(),
         args: z.array(analysisRunArgumentSchema).optional(),
         requiredForCompletion: z.boolean().optional(),
@@ -143,7 +150,10 @@ export const rolloutExperimentStepSchema = z.object({
     .optional(),
   dryRun: z.array(dryRunSchema).optional(),
   measurementRetention: z.array(measurementRetentionSchema).optional(),
+  analysisRunMetadata: podMetadataSchema.optional(),
+  scaleDownDelaySeconds: nonNegativeInt.optional(),
 });
+export type RolloutExperimentStep = z.infer<typeof rolloutExperimentStepSchema>;
 
 export const rolloutPluginStepSchema = z.object({
   name: z.string(),

@@ -137,10 +137,15 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     severity: 'error',
     reason: `Rollgate reads ${CONTOUR_PLUGIN_FIELDS.join(', ')} (${CONTOUR_PLUGIN}) and ${OPENSHIFT_PLUGIN_FIELDS.join(', ')} (${OPENSHIFT_PLUGIN})`,
   },
-  experiment: {
-    field: 'spec.strategy.canary.steps[].experiment',
+  experimentWeight: {
+    field: 'spec.strategy.canary.steps[].experiment.templates[].weight',
     severity: 'error',
-    reason: 'Rollgate does not run Experiments',
+    reason: 'Rollgate routes no traffic to experiment templates yet',
+  },
+  experimentFieldRef: {
+    field: 'spec.strategy.canary.steps[].experiment.analyses[].args[].valueFrom.fieldRef',
+    severity: 'error',
+    reason: "an experiment step's analysis args are values or podTemplateHashValue",
   },
   plugin: {
     field: 'spec.strategy.canary.steps[].plugin',
@@ -348,8 +353,13 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
   };
   steps.forEach((step: unknown, index) => {
     if (!isRecord(step)) return;
+    checkExperimentStep(
+      step['experiment'],
+      at('steps', index, 'experiment'),
+      `strategy.canary.steps[${index}].experiment`,
+      sink,
+    );
     for (const kind of [
-      'experiment',
       'plugin',
       'setHeaderRoute',
       'setMirrorRoute',
@@ -375,6 +385,42 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       sink,
     );
   });
+}
+
+// The fields of an experiment step Rollgate does not honour: weighted templates, fieldRef args.
+function checkExperimentStep(
+  experiment: unknown,
+  path: FieldPath,
+  printed: string,
+  sink: IssueCollector,
+): void {
+  if (!isRecord(experiment)) return;
+  const r = ROLLOUT_UNSUPPORTED_RULES;
+  const templates = experiment['templates'];
+  if (Array.isArray(templates))
+    templates.forEach((template: unknown, index) => {
+      if (isRecord(template) && template['weight'] !== undefined)
+        report(
+          sink,
+          [...path, 'templates', index, 'weight'],
+          `${printed}.templates[${index}].weight`,
+          r.experimentWeight,
+        );
+    });
+  const analyses = experiment['analyses'];
+  if (Array.isArray(analyses))
+    analyses.forEach((analysis: unknown, index) => {
+      if (!isRecord(analysis) || !Array.isArray(analysis['args'])) return;
+      analysis['args'].forEach((arg: unknown, argIndex) => {
+        if (isRecord(arg) && isRecord(arg['valueFrom']) && arg['valueFrom']['fieldRef'] !== undefined)
+          report(
+            sink,
+            [...path, 'analyses', index, 'args', argIndex, 'valueFrom', 'fieldRef'],
+            `${printed}.analyses[${index}].args[${argIndex}].valueFrom.fieldRef`,
+            r.experimentFieldRef,
+          );
+      });
+    });
 }
 
 // The blue-green fields Rollgate does not honour yet.

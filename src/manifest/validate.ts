@@ -2,6 +2,8 @@
 import type { z } from 'zod';
 import { analysisRunSchema, analysisTemplateSchema, clusterAnalysisTemplateSchema } from './analysis.ts';
 import { checkAnalysisSpec } from './analysis-checks.ts';
+import { experimentSchema, type Experiment } from './experiment.ts';
+import { checkExperiment } from './experiment-checks.ts';
 import { checkGeneratedNameReferences } from './generated-name-references.ts';
 import { checkNestedTemplateRefs, templateRefGraph, type TemplateRefGraph } from './nested-template-refs.ts';
 import { ARGO_API_VERSION, ROLLGATE_API_VERSION } from './api-version.ts';
@@ -31,6 +33,7 @@ export const VALIDATED_KINDS = [
   'AnalysisTemplate',
   'ClusterAnalysisTemplate',
   'AnalysisRun',
+  'Experiment',
 ] as const;
 export type ValidatedKind = (typeof VALIDATED_KINDS)[number];
 
@@ -72,13 +75,15 @@ export interface ValidationReport {
   summary: { valid: number; invalid: number; skipped: number };
 }
 
-// An AnalysisRun may be written with `metadata.generateName` instead of a name (it is created, then only
-// observed, as in Argo's examples); Rollouts and analysis templates are referenced by name and need one.
+// An AnalysisRun or an Experiment may be written with `metadata.generateName` instead of a name (it is
+// created, then only observed, as in Argo's examples and e2e suite); Rollouts and analysis templates are
+// referenced by name and need one.
 const SCHEMAS: Record<ValidatedKind, z.ZodType> = {
   Rollout: declaredRolloutSchema,
   AnalysisTemplate: analysisTemplateSchema,
   ClusterAnalysisTemplate: clusterAnalysisTemplateSchema,
   AnalysisRun: analysisRunSchema.extend({ metadata: generatableObjectMetaSchema }),
+  Experiment: experimentSchema.extend({ metadata: generatableObjectMetaSchema }),
 };
 
 // What the API server accepts as generateName: the start of a DNS subdomain (it appends 5 characters).
@@ -103,7 +108,7 @@ export function validateObject(
     sink.error([], `kind ${obj.kind} (${obj.apiVersion}) is not a kind Rollgate validates`);
   } else {
     if (kind === 'Rollout') checkUnsupportedRolloutFields(obj.value, sink);
-    else checkUnsupportedAnalysisFields(obj.value, sink);
+    else if (kind !== 'Experiment') checkUnsupportedAnalysisFields(obj.value, sink);
     const result = schema.safeParse(obj.value, { reportInput: true, error: issueMessage });
     if (result.success) {
       for (const path of unknownFields(schema, obj.value)) {
@@ -112,8 +117,14 @@ export function validateObject(
       // The API server checks every object's labels and annotations, these kinds' included.
       checkObjectLabels((obj.value as { metadata?: unknown }).metadata, ['metadata'], sink);
       if (kind === 'Rollout') checkRollout(result.data as DeclaredRollout, sink, context);
+      else if (kind === 'Experiment') checkExperiment(result.data as Experiment, sink, context);
       else checkAnalysisSpec((result.data as z.infer<typeof analysisTemplateSchema>).spec, sink);
-      if (kind !== 'Rollout' && kind !== 'AnalysisRun' && context.templateRefs !== undefined)
+      if (
+        kind !== 'Rollout' &&
+        kind !== 'AnalysisRun' &&
+        kind !== 'Experiment' &&
+        context.templateRefs !== undefined
+      )
         checkNestedTemplateRefs(
           result.data as z.infer<typeof analysisTemplateSchema>,
           context.templateRefs,
@@ -132,7 +143,7 @@ export function validateObject(
       for (const issue of result.error.issues) {
         const message =
           isMetadataName(issue.path) && obj.name === undefined && obj.generateName !== undefined
-            ? `${issue.message} (${kind}s are referenced by name; generateName is for objects nothing refers to, such as AnalysisRuns and Jobs)`
+            ? `${issue.message} (${kind}s are referenced by name; generateName is for objects nothing refers to, such as AnalysisRuns, Experiments and Jobs)`
             : issue.message;
         sink.error(
           issue.path.map((segment) => (typeof segment === 'number' ? segment : String(segment))),

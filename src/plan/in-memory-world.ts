@@ -357,6 +357,10 @@ export class InMemoryWorld {
       case 'setMirrorRoute':
       case 'scaleDeployment':
         return 'changed';
+      // Experiments are not simulated: one created stays without a phase, so the step waits there.
+      case 'createExperiment':
+      case 'terminateExperiment':
+        return 'unchanged';
     }
   }
 

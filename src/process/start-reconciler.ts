@@ -24,6 +24,12 @@ import { watchPathIn, watchWithRestart } from '../kube/watch-with-restart.ts';
 import type { RunningWatch } from '../kube/watch-with-restart.ts';
 import { WorkloadReferences, type RolloutReferenceSource } from './workload-references.ts';
 import { standaloneRunJob, standaloneRunJobKey, type WatchedRun } from './standalone-run-jobs.ts';
+import {
+  controllingExperimentJobKey,
+  experimentJob,
+  experimentJobKey,
+  type WatchedExperimentObject,
+} from './experiment-jobs.ts';
 
 export interface RunningReconciler {
   queue: ReconcileQueue;
@@ -290,6 +296,12 @@ export async function startReconciler(
               api,
             },
           );
+        // An Experiment runs its templates and analyses on its own (docs/experiments.md).
+        if (payload.kind === 'experiment')
+          return await experimentJob(
+            { namespace: payload.namespace, name: payload.name },
+            { clients: runtime.kube.clients, clock: runtime.clock, logger: log, api },
+          );
         return await reconcileJob(payload);
       } finally {
         if (slot !== undefined && 'release' in slot) slot.release();
@@ -367,8 +379,35 @@ export async function startReconciler(
         share?.enqueued(run.metadata!.namespace!);
         await queue.enqueue(key);
       }
+    // Every Experiment: they are few, and one that is done plans nothing (a missing CRD lists nothing).
+    for (const key of await listExperimentKeys()) {
+      share?.enqueued(key.slice(0, key.indexOf('/')));
+      await queue.enqueue(key);
+    }
     return items.length;
   };
+
+  /** The job keys of every Experiment in the watched namespace(s); none when the API has no Experiments. */
+  async function listExperimentKeys(): Promise<string[]> {
+    const { custom } = runtime.kube.clients;
+    const request = { group: api.group, version: api.version, plural: api.plurals.experiments };
+    let list: unknown;
+    try {
+      list = await kubeCall({ verb: 'list', kind: 'Experiment' }, () =>
+        namespace
+          ? custom.listNamespacedCustomObject({ ...request, namespace })
+          : custom.listClusterCustomObject(request),
+      );
+    } catch (err) {
+      log.debug({ err: (err as Error).message }, 'could not list Experiments (is their CRD installed?)');
+      return [];
+    }
+    const items = toPlainObject<{ items?: WatchedExperimentObject[] }>(list).items ?? [];
+    return items.flatMap((item) => {
+      const key = experimentJobKey(item);
+      return key === undefined ? [] : [key];
+    });
+  }
 
   const watches: RunningWatch[] = [];
   const startWatch = async (
@@ -454,7 +493,11 @@ export async function startReconciler(
         const owner = o.metadata?.ownerReferences?.find(
           (r) => r.controller && r.kind === 'Rollout' && r.apiVersion === api.apiVersion,
         );
-        return [owner?.name && o.metadata?.namespace ? `${o.metadata.namespace}/${owner.name}` : undefined];
+        return [
+          owner?.name && o.metadata?.namespace ? `${o.metadata.namespace}/${owner.name}` : undefined,
+          // A template's ReplicaSet wakes its Experiment.
+          controllingExperimentJobKey(o, api.apiVersion),
+        ];
       },
       'ReplicaSet',
     );
@@ -464,8 +507,44 @@ export async function startReconciler(
       drivenPath(api, 'analysisRuns'),
       {},
       versions.analysisRuns,
-      (o, type) => (type === 'DELETED' ? [] : [standaloneRunJobKey(o as WatchedRun)]),
+      (o, type) =>
+        type === 'DELETED'
+          ? []
+          : // An Experiment's run is measured on its own, and its progress wakes the Experiment.
+            [standaloneRunJobKey(o as WatchedRun), controllingExperimentJobKey(o, api.apiVersion)],
       'AnalysisRun',
+    );
+    await startWatch(
+      drivenPath(api, 'experiments'),
+      {},
+      async () =>
+        listVersionOf(
+          await kubeCall({ verb: 'list', kind: 'Experiment' }, () =>
+            namespace
+              ? runtime.kube.clients.custom.listNamespacedCustomObject({
+                  group: api.group,
+                  version: api.version,
+                  namespace,
+                  plural: api.plurals.experiments,
+                  limit: 1,
+                })
+              : runtime.kube.clients.custom.listClusterCustomObject({
+                  group: api.group,
+                  version: api.version,
+                  plural: api.plurals.experiments,
+                  limit: 1,
+                }),
+          ),
+        ),
+      (o, type) => {
+        // An experiment step's Experiment wakes its Rollout too (its phase decides the step).
+        const owner = o.metadata?.ownerReferences?.find(
+          (r) => r.controller && r.kind === 'Rollout' && r.apiVersion === api.apiVersion,
+        );
+        const rollout =
+          owner?.name && o.metadata?.namespace ? `${o.metadata.namespace}/${owner.name}` : undefined;
+        return type === 'DELETED' ? [rollout] : [experimentJobKey(o), rollout];
+      },
     );
     await startWatch(SERVICES_PATH, {}, versions.services, noKeys, 'Service');
     await startWatch(DEPLOYMENTS_PATH, {}, versions.deployments, (o) =>

@@ -68,13 +68,14 @@ const objectField = z
 /**
  * A reconcile job names one object and nothing else: the worker reads the latest state itself. Without
  * `kind` (every job written before standalone runs were measured) it names a Rollout; `analysisRun`
- * names an AnalysisRun no Rollout owns, measured on its own (docs/analysis.md, "Standalone runs").
+ * names an AnalysisRun no Rollout owns, measured on its own (docs/analysis.md, "Standalone runs");
+ * `experiment` names an Experiment (docs/experiments.md).
  */
 // One object with an optional `kind`, not a union: a union's error has no path, and a refused job must
 // name the field that was wrong (job-payload-fuzz.test.ts).
 export const reconcilePayloadSchema = z.object({
   v: z.literal(1),
-  kind: z.enum(['rollout', 'analysisRun']).optional(),
+  kind: z.enum(['rollout', 'analysisRun', 'experiment']).optional(),
   namespace: dnsLabel,
   name: objectName,
 });
@@ -232,16 +233,18 @@ export function rolloutKey(payload: Pick<ReconcilePayload, 'namespace' | 'name'>
 
 /** The middle part of a standalone AnalysisRun's job key: `namespace/analysisruns/name`. */
 const ANALYSIS_RUN_KEY_PART = 'analysisruns';
+/** The middle part of an Experiment's job key: `namespace/experiments/name`. */
+const EXPERIMENT_KEY_PART = 'experiments';
 
 /**
  * The deduplication key of a reconcile job: `namespace/name` for a Rollout, `namespace/analysisruns/name`
- * for a standalone AnalysisRun (two slashes: never a Rollout's key, so a run and a Rollout of one name
+ * for a standalone AnalysisRun, `namespace/experiments/name` for an Experiment (two slashes: never a Rollout's key, so a run and a Rollout of one name
  * are two jobs). The namespace comes first in both, where the namespace share reads it.
  */
 export function reconcileJobKey(payload: Pick<ReconcilePayload, 'namespace' | 'name' | 'kind'>): string {
-  return payload.kind === 'analysisRun'
-    ? `${payload.namespace}/${ANALYSIS_RUN_KEY_PART}/${payload.name}`
-    : rolloutKey(payload);
+  if (payload.kind === 'analysisRun') return `${payload.namespace}/${ANALYSIS_RUN_KEY_PART}/${payload.name}`;
+  if (payload.kind === 'experiment') return `${payload.namespace}/${EXPERIMENT_KEY_PART}/${payload.name}`;
+  return rolloutKey(payload);
 }
 
 /** The payload a reconcile job key stands for; throws RangeError on anything else. */
@@ -249,6 +252,8 @@ export function parseReconcileJobKey(key: string): ReconcilePayload {
   const parts = key.split('/');
   if (parts.length === 3 && parts[1] === ANALYSIS_RUN_KEY_PART && parts[0] && parts[2])
     return { v: 1, kind: 'analysisRun', namespace: parts[0], name: parts[2] };
+  if (parts.length === 3 && parts[1] === EXPERIMENT_KEY_PART && parts[0] && parts[2])
+    return { v: 1, kind: 'experiment', namespace: parts[0], name: parts[2] };
   return { v: 1, ...parseRolloutKey(key) };
 }
 

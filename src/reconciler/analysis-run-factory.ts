@@ -10,7 +10,7 @@ import {
   type ClusterAnalysisTemplate,
 } from '../manifest/analysis.ts';
 import type { AnalysisTemplateRef } from '../manifest/rollout.ts';
-import { drivenApiOfVersion } from '../manifest/driven-api.ts';
+import { drivenApiOfVersion, type DrivenApi } from '../manifest/driven-api.ts';
 import type { KubeClients } from '../kube/client.ts';
 import { kubeCall } from '../kube/errors.ts';
 
@@ -53,16 +53,23 @@ export class AnalysisRunBuildError extends Error {
  * validates each, and lets the analysis module's
  * `buildAnalysisRun` merge metrics and arguments exactly as Argo does.
  */
-export const buildAnalysisRunFromTemplates: AnalysisRunFactory = async (clients, action, owner) => {
-  const api = drivenApiOfVersion(owner.apiVersion);
-  // Each named template and, depth first, the templates its spec.templates names (Argo 1.7).
-  const read = async (ref: AnalysisTemplateRef): Promise<AnalysisTemplate | ClusterAnalysisTemplate> => {
+/**
+ * Reads one referenced (Cluster)AnalysisTemplate in `api`'s group (namespaced ones in `namespace`) and
+ * validates it; a template that does not parse is an {@link AnalysisRunBuildError} for the run `run`.
+ */
+export function analysisTemplateReader(
+  clients: KubeClients,
+  api: DrivenApi,
+  namespace: string,
+  run: string,
+): (ref: AnalysisTemplateRef) => Promise<AnalysisTemplate | ClusterAnalysisTemplate> {
+  return async (ref) => {
     const kind = ref.clusterScope ? 'ClusterAnalysisTemplate' : 'AnalysisTemplate';
     const raw = await kubeCall(
       {
         verb: 'get',
         kind,
-        namespace: ref.clusterScope ? undefined : owner.namespace,
+        namespace: ref.clusterScope ? undefined : namespace,
         name: ref.templateName,
       },
       () =>
@@ -76,19 +83,22 @@ export const buildAnalysisRunFromTemplates: AnalysisRunFactory = async (clients,
           : clients.custom.getNamespacedCustomObject({
               group: api.group,
               version: api.version,
-              namespace: owner.namespace,
+              namespace,
               plural: api.plurals.analysisTemplates,
               name: ref.templateName,
             }),
     );
     const parsed = (ref.clusterScope ? clusterAnalysisTemplateSchema : analysisTemplateSchema).safeParse(raw);
     if (!parsed.success)
-      throw new AnalysisRunBuildError(
-        action.name,
-        `${kind} ${ref.templateName} is invalid: ${parsed.error.message}`,
-      );
+      throw new AnalysisRunBuildError(run, `${kind} ${ref.templateName} is invalid: ${parsed.error.message}`);
     return parsed.data;
   };
+}
+
+export const buildAnalysisRunFromTemplates: AnalysisRunFactory = async (clients, action, owner) => {
+  const api = drivenApiOfVersion(owner.apiVersion);
+  // Each named template and, depth first, the templates its spec.templates names (Argo 1.7).
+  const read = analysisTemplateReader(clients, api, owner.namespace, action.name);
   let templates: Array<AnalysisTemplate | ClusterAnalysisTemplate>;
   try {
     templates = await resolveNestedTemplates(action.templates, read);

@@ -6,6 +6,7 @@ import type {
   ObservedContainer,
   ObservedPod,
   ObservedReplicaSet,
+  ObservedRolloutExperiment,
   ObservedService,
   ObservedState,
 } from '../rollout/index.ts';
@@ -143,7 +144,7 @@ export class ObservedStateReader {
       matchesLabelSelector(rollout.spec.selector, object.metadata?.labels);
     const rsCache = this.cached('ReplicaSet', options);
     const podCache = this.cached('Pod', options);
-    const [replicaSetItems, podItems, services, analysisRuns] = await Promise.all([
+    const [replicaSetItems, podItems, services, analysisRuns, experiments] = await Promise.all([
       rsCache
         ? (rsCache.replicaSetsOf(namespace, uid).filter(selects) as V1ReplicaSet[])
         : kubeCall({ verb: 'list', kind: 'ReplicaSet', namespace }, () =>
@@ -157,6 +158,7 @@ export class ObservedStateReader {
           ).then((list) => list.items.map((item) => toPlainObject<V1Pod>(item))),
       Promise.all(serviceNames.map((name) => this.readService(namespace, name, options))),
       this.readAnalysisRuns(namespace, uid, options),
+      this.readExperiments(rollout, namespace, uid),
     ]);
 
     const replicaSets = replicaSetItems
@@ -187,6 +189,7 @@ export class ObservedStateReader {
       pods,
       services: services.filter((service): service is ObservedService => service !== undefined),
       analysisRuns,
+      ...(experiments.length > 0 && { experiments }),
       terminatingPods: ownedPods.filter(terminating).length,
     };
     // The router's failure streak lives in status (the executor writes it): the planner sees its message.
@@ -235,6 +238,48 @@ export class ObservedStateReader {
       if (isNotFound(err)) return undefined;
       throw err;
     }
+  }
+
+  /**
+   * The Experiments the rollout controls (its experiment steps'), read from the API: only a rollout with an
+   * experiment step asks (Experiments are few and not cached). None before their CRD exists.
+   */
+  private async readExperiments(
+    rollout: { spec: { strategy: { canary?: { steps?: Array<{ experiment?: unknown }> } } } },
+    namespace: string,
+    rolloutUid: string,
+  ): Promise<ObservedRolloutExperiment[]> {
+    if (!(rollout.spec.strategy.canary?.steps ?? []).some((step) => step.experiment !== undefined)) return [];
+    let list: { items?: unknown[] };
+    try {
+      list = (await kubeCall({ verb: 'list', kind: 'Experiment', namespace }, () =>
+        this.clients.custom.listNamespacedCustomObject({
+          group: this.api.group,
+          version: this.api.version,
+          namespace,
+          plural: this.api.plurals.experiments,
+        }),
+      )) as { items?: unknown[] };
+    } catch (err) {
+      if (isNotFound(err)) return [];
+      throw err;
+    }
+    return (list.items ?? []).flatMap((item) => {
+      const experiment = toPlainObject<{
+        metadata?: { name?: string; ownerReferences?: OwnerReferenceLike[] };
+        spec?: { terminate?: boolean };
+        status?: { phase?: ObservedRolloutExperiment['phase']; message?: string };
+      }>(item);
+      if (controllerOwner(experiment.metadata?.ownerReferences)?.uid !== rolloutUid) return [];
+      return [
+        {
+          name: experiment.metadata?.name ?? '',
+          terminate: experiment.spec?.terminate === true,
+          ...(experiment.status?.phase !== undefined && { phase: experiment.status.phase }),
+          ...(experiment.status?.message !== undefined && { message: experiment.status.message }),
+        },
+      ];
+    });
   }
 
   private async readAnalysisRuns(

@@ -6,6 +6,7 @@ export type {
   ObservedContainer,
   ObservedService,
   ObservedAnalysisRun,
+  ObservedRolloutExperiment,
   ObservedAnalysisRunPhase,
   ObservedWorkload,
 } from './observed-state.ts';
@@ -22,6 +23,8 @@ export type {
   CreateAnalysisRunAction,
   AnalysisRunArgumentValue,
   TerminateAnalysisRunAction,
+  CreateExperimentAction,
+  TerminateExperimentAction,
   DeleteAnalysisRunAction,
   EvictPodAction,
   ScaleDeploymentAction,

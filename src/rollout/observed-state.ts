@@ -73,6 +73,16 @@ export interface ObservedAnalysisRun {
   creationTimestamp?: string;
 }
 
+/** An Experiment the rollout controls (an experiment step's), as the planner needs it. */
+export interface ObservedRolloutExperiment {
+  name: string;
+  /** status.phase; undefined before the Experiment's first pass. */
+  phase?: AnalysisPhase;
+  message?: string;
+  /** spec.terminate is set. */
+  terminate: boolean;
+}
+
 /**
  * The Deployment named by spec.workloadRef. `resolved`: its template (and selector, when the Rollout has
  * none) is already in `ObservedState.rollout.spec`. `unresolved`: it could not be used (not found, not a
@@ -106,6 +116,8 @@ export interface ObservedState {
   pods: ObservedPod[];
   services: ObservedService[];
   analysisRuns: ObservedAnalysisRun[];
+  /** The Experiments of the rollout's experiment steps (absent: none read). */
+  experiments?: ObservedRolloutExperiment[];
   /**
    * Pods of the rollout's ReplicaSets that are terminating (deletionTimestamp set). They are not in `pods`,
    * but they are disruptions already in flight: a restart counts them against maxUnavailable.

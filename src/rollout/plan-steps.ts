@@ -6,6 +6,8 @@ import type { PlannedStep } from './rollout-context.ts';
 export const CANARY_PAUSE_STEP = 'CanaryPauseStep';
 /** Pause reason of an inconclusive AnalysisRun (step or background). */
 export const INCONCLUSIVE_ANALYSIS_RUN = 'InconclusiveAnalysisRun';
+/** Pause reason of an inconclusive experiment step's Experiment (Argo's name). */
+export const INCONCLUSIVE_EXPERIMENT = 'InconclusiveExperiment';
 
 /** The canary weight at step `index`: the last setWeight at or before it; 100 past the last step. */
 export function canaryWeightAt(steps: readonly PlannedStep[], index: number): number {
@@ -49,6 +51,8 @@ export function describeStep(step: PlannedStep): string {
     case 'setHeaderRoute':
     case 'setMirrorRoute':
       return `${step.kind} ${step.route.name}${step.route.match === undefined ? ' (remove)' : ''}`;
+    case 'experiment':
+      return `experiment ${step.experiment.templates.map((t) => `${t.name}=${t.specRef}`).join(',')}`;
   }
 }
 

@@ -139,6 +139,24 @@ export interface TerminateAnalysisRunAction {
   name: string;
 }
 
+/**
+ * Create the Experiment of an experiment step, owned by the rollout (ownerReference set by the executor):
+ * `spec` is the Experiment's spec, built whole by the planner.
+ */
+export interface CreateExperimentAction {
+  kind: 'createExperiment';
+  name: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  spec: Record<string, unknown>;
+}
+
+/** Set spec.terminate on an unfinished Experiment of the rollout (abort, promote-full, a newer revision). */
+export interface TerminateExperimentAction {
+  kind: 'terminateExperiment';
+  name: string;
+}
+
 /** Delete an AnalysisRun (used when a promote asks for a fresh background run). */
 export interface DeleteAnalysisRunAction {
   kind: 'deleteAnalysisRun';
@@ -221,6 +239,8 @@ export type RolloutAction =
   | CreateAnalysisRunAction
   | TerminateAnalysisRunAction
   | DeleteAnalysisRunAction
+  | CreateExperimentAction
+  | TerminateExperimentAction
   | EvictPodAction
   | ScaleDeploymentAction
   | SetReplicaSetPodMetadataAction

@@ -9,6 +9,7 @@ import {
   type Rollout,
   type RolloutAnalysis,
   type RolloutAnalysisBackground,
+  type RolloutExperimentStep,
   type RolloutSpecWithDefaults,
   type RolloutStatus,
   type SetCanaryScale,
@@ -27,7 +28,8 @@ export type PlannedStep =
   | { kind: 'setCanaryScale'; scale: SetCanaryScale }
   | { kind: 'analysis'; analysis: RolloutAnalysis }
   | { kind: 'setHeaderRoute'; route: SetHeaderRoute }
-  | { kind: 'setMirrorRoute'; route: SetMirrorRoute };
+  | { kind: 'setMirrorRoute'; route: SetMirrorRoute }
+  | { kind: 'experiment'; experiment: RolloutExperimentStep };
 
 /** Argo's default of trafficRouting.maxTrafficWeight: the weight that means "all traffic". */
 export const DEFAULT_MAX_TRAFFIC_WEIGHT = 100;
@@ -99,6 +101,21 @@ function toPlannedStep(step: CanaryStep, index: number, routed: boolean): Planne
       );
     }
     return { kind, analysis: step.analysis };
+  }
+  if (kind === 'experiment' && step.experiment !== undefined) {
+    if (step.experiment.templates.length === 0)
+      throw new InvalidSpecError(
+        'an experiment step needs at least one template',
+        `${field}.experiment.templates`,
+      );
+    const weighted = step.experiment.templates.findIndex((template) => template.weight !== undefined);
+    // Traffic to an experiment's templates needs extra weighted backends in the route: not driven yet.
+    if (weighted >= 0)
+      throw new InvalidSpecError(
+        'unsupported: Rollgate routes no traffic to experiment templates yet',
+        `${field}.experiment.templates[${weighted}].weight`,
+      );
+    return { kind, experiment: step.experiment };
   }
   throw new InvalidSpecError(`step kind ${kind ?? '(none)'} is not supported yet`, field);
 }

@@ -2,6 +2,7 @@
 import type { RolloutAction } from '../../rollout/index.ts';
 import type { ActionContext, ActionHandler, ActionHandlers, HandledAction } from './action-handler.ts';
 import { createAnalysisRun } from './create-analysis-run.ts';
+import { createExperiment } from './create-experiment.ts';
 import { createReplicaSet } from './create-replica-set.ts';
 import { deleteAnalysisRun } from './delete-analysis-run.ts';
 import { deleteReplicaSet } from './delete-replica-set.ts';
@@ -15,6 +16,7 @@ import { setHeaderRoute, setMirrorRoute } from './set-managed-route.ts';
 import { setReplicaSetPodMetadata } from './set-replica-set-pod-metadata.ts';
 import { reassertTrafficWeights, setTrafficWeights } from './set-traffic-weights.ts';
 import { terminateAnalysisRun } from './terminate-analysis-run.ts';
+import { terminateExperiment } from './terminate-experiment.ts';
 
 /** Every action kind's handler (the type makes a missing kind a compile error). */
 export const ACTION_HANDLERS: ActionHandlers = {
@@ -29,6 +31,8 @@ export const ACTION_HANDLERS: ActionHandlers = {
   createAnalysisRun,
   terminateAnalysisRun,
   deleteAnalysisRun,
+  createExperiment,
+  terminateExperiment,
   evictPod,
   scaleDeployment,
   setReplicaSetPodMetadata,

@@ -1,7 +1,8 @@
 // Canary sub-step: walk the steps from the current one while each is done (weights reached, pauses over, analysis passed).
 import type { PauseCondition } from '../../manifest/rollout.ts';
 import { analysisRunName, analysisVerdict, createAnalysisRunAction } from '../plan-analysis.ts';
-import { CANARY_PAUSE_STEP, describeStep, planPauseStep } from '../plan-steps.ts';
+import { CANARY_PAUSE_STEP, INCONCLUSIVE_EXPERIMENT, describeStep, planPauseStep } from '../plan-steps.ts';
+import { createExperimentAction, experimentStepName } from '../plan-experiment-step.ts';
 import { amend, event, type AbortReason, type Pass } from '../pass/pass.ts';
 import type { EmitEventAction, RolloutAction } from '../rollout-action.ts';
 import {
@@ -33,7 +34,9 @@ import {
  * - setHeaderRoute / setMirrorRoute: its route sent to the router (done in the same pass, as Argo); a
  *   header route waits for an available canary pod (mirrored requests' answers are dropped: no wait);
  * - analysis: its AnalysisRun Successful (created when missing); Failed/Error is the abort cause;
- *   Inconclusive pauses until promoted.
+ *   Inconclusive pauses until promoted;
+ * - experiment: its Experiment Successful (created when missing, from the canary's and the stable's
+ *   templates); Failed/Error is the abort cause; Inconclusive pauses (InconclusiveExperiment) until promoted.
  * Nothing advances while aborted, aborting, paused by spec.paused or by an inconclusive analysis. When
  * the index moved, the progress deadline follows the new step's target at once.
  */
@@ -114,6 +117,53 @@ export function advanceSteps(pass: Pass): Pass {
         break;
       }
       pauseConditions = pauseConditions.filter((c) => c.reason !== CANARY_PAUSE_STEP);
+    } else if (step.kind === 'experiment') {
+      const experimentName = experimentStepName(name, revision.hash, revision.number, index);
+      const experiment = (context.observed.experiments ?? []).find((e) => e.name === experimentName);
+      if (experiment === undefined) {
+        actions.push(
+          createExperimentAction(context, step.experiment, {
+            canary: { template: rs?.template ?? context.spec.template, hash: revision.hash },
+            stable,
+            revision: revision.number,
+            index,
+          }),
+        );
+        events.push(event('Normal', 'ExperimentCreated', `Created Experiment '${experimentName}'`));
+        waitingFor = `waiting for Experiment ${experimentName}`;
+        break;
+      }
+      if (experiment.phase === 'Failed' || experiment.phase === 'Error') {
+        abortCause = `Experiment ${experimentName} ${experiment.phase}${experiment.message ? `: ${experiment.message}` : ''}`;
+        abortReason = 'ExperimentFailed';
+        break;
+      }
+      if (experiment.phase === 'Inconclusive') {
+        const paused = pauseConditions.some((c) => c.reason === INCONCLUSIVE_EXPERIMENT);
+        // Promoted while inconclusive (the condition removed, controllerPause left): the step counts as passed.
+        if (!(controllerPause && !paused && pauseConditions.length === 0)) {
+          if (!paused) {
+            pauseConditions = [
+              ...pauseConditions,
+              { reason: INCONCLUSIVE_EXPERIMENT, startTime: now.toISOString() },
+            ];
+            controllerPause = true;
+            events.push(
+              event(
+                'Warning',
+                'ExperimentInconclusive',
+                `Experiment ${experimentName} is inconclusive: rollout paused`,
+              ),
+            );
+          }
+          waitingFor = `Experiment ${experimentName} is inconclusive`;
+          break;
+        }
+      } else if (experiment.phase !== 'Successful') {
+        waitingFor = `waiting for Experiment ${experimentName}`;
+        break;
+      }
+      pauseConditions = pauseConditions.filter((c) => c.reason !== INCONCLUSIVE_EXPERIMENT);
     } else {
       const runName = analysisRunName(name, revision.hash, revision.number, index);
       const run = context.observed.analysisRuns.find((candidate) => candidate.name === runName);

@@ -10,6 +10,7 @@ import { completeCanary } from './complete-canary.ts';
 import { judgeBackgroundAnalysis } from './judge-background-analysis.ts';
 import { scaleAndRoute } from './scale-and-route.ts';
 import { startAnalysisRuns } from './start-analysis-runs.ts';
+import { stopExperiments } from './stop-experiments.ts';
 
 /**
  * A canary in progress (a stable exists and the template differs from it). Findings flow down the table:
@@ -24,6 +25,7 @@ export const CANARY_SUB_STEPS: SubStepTable = [
   { name: 'check-progress-deadline', run: checkCanaryDeadline },
   { name: 'advance-steps', run: advanceSteps },
   { name: 'record-abort', run: recordAbort },
+  { name: 'stop-experiments', run: stopExperiments },
   { name: 'carry-out-abort', run: carryOutAbort },
   { name: 'start-analysis-runs', run: startAnalysisRuns },
   { name: 'complete', run: completeCanary },

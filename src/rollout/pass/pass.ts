@@ -35,7 +35,7 @@ export interface PassState {
 }
 
 /** Why an abort was decided; the progress deadline has its own condition reason and event (as Argo). */
-export type AbortReason = 'ProgressDeadlineExceeded' | 'AnalysisRunFailed';
+export type AbortReason = 'ProgressDeadlineExceeded' | 'AnalysisRunFailed' | 'ExperimentFailed';
 
 /** What the sub-steps found out on the way, for the ones after them. */
 export interface Findings {

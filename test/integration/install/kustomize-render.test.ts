@@ -103,6 +103,7 @@ const allows = (rule: PolicyRule, request: Pick<ApiRequest, 'group' | 'resource'
 const GRANTED_FOR_ADMISSION = [
   { group: 'rollgate.dev', resource: 'rollouts/finalizers', verb: 'update' },
   { group: 'rollgate.dev', resource: 'analysisruns/finalizers', verb: 'update' },
+  { group: 'rollgate.dev', resource: 'experiments/finalizers', verb: 'update' },
 ];
 /** Asked for by the code but deliberately not granted: the install creates rollgate-system itself, so the
  * source state store's create-namespace-if-missing never runs (it reads the namespace first). */

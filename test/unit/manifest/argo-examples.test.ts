@@ -1,4 +1,4 @@
-// Every Rollout / AnalysisTemplate / ClusterAnalysisTemplate in Argo Rollouts' examples, read in place:
+// Every Rollout / AnalysisTemplate / ClusterAnalysisTemplate / Experiment in Argo Rollouts' examples, read in place:
 // canary Rollouts validate clean; what Rollgate does not support is reported with the exact message and line.
 import { describe, it, expect } from 'vitest';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -29,12 +29,14 @@ const SHARED_TEMPLATES = ['analysis-templates.yaml', 'cluster-analysis-templates
 const unsupported = (what: string, why: string) => `unsupported: ${what} (${why})`;
 const ROUTER =
   'Rollgate drives the Gateway API, SMI, Istio, NGINX, Traefik, Ambassador, APISIX and App Mesh routers only for now';
-const EXPERIMENT = 'Rollgate does not run Experiments';
+const WEIGHTED = 'Rollgate routes no traffic to experiment templates yet';
 
 /** For each file: every Rollout/template in it, and the exact errors expected (none = clean). */
 const EXPECTED: Record<string, Record<string, string[]>> = {
   'analysis-templates.yaml': { 'AnalysisTemplate/pass': [], 'AnalysisTemplate/random-fail': [] },
   'cluster-analysis-templates.yaml': { 'ClusterAnalysisTemplate/always-pass': [] },
+  // The Experiment kind is validated; its analyses name the shared templates.
+  'experiment-with-analysis.yaml': { 'Experiment/experiment-with-analysis': [] },
   'rollout-canary.yaml': { 'Rollout/rollout-canary': [] },
   'notifications/rollout-canary.yaml': { 'Rollout/rollout-canary': [] },
   'rollout-analysis-step.yaml': { 'Rollout/rollout-analysis-step': [] },
@@ -70,21 +72,10 @@ const EXPECTED: Record<string, Record<string, string[]>> = {
     // Istio with DestinationRule subsets is driven: the example validates clean.
     'Rollout/istio-subset-split': [],
   },
-  'rollout-baseline-vs-canary.yaml': {
-    'Rollout/rollout-baseline-vs-canary': [
-      `29:9 spec.strategy.canary.steps[0].experiment: ${unsupported('strategy.canary.steps[0].experiment', EXPERIMENT)}`,
-    ],
-  },
-  'rollout-canary-preview.yaml': {
-    'Rollout/rollout-canary-preview': [
-      `30:9 spec.strategy.canary.steps[0].experiment: ${unsupported('strategy.canary.steps[0].experiment', EXPERIMENT)}`,
-    ],
-  },
-  'rollout-experiment-step.yaml': {
-    'Rollout/rollout-experiment-step': [
-      `36:9 spec.strategy.canary.steps[1].experiment: ${unsupported('strategy.canary.steps[1].experiment', EXPERIMENT)}`,
-    ],
-  },
+  // Experiment steps are run: these validate clean.
+  'rollout-baseline-vs-canary.yaml': { 'Rollout/rollout-baseline-vs-canary': [] },
+  'rollout-canary-preview.yaml': { 'Rollout/rollout-canary-preview': [] },
+  'rollout-experiment-step.yaml': { 'Rollout/rollout-experiment-step': [] },
   'rollout-bluegreen.yaml': {
     'Rollout/rollout-bluegreen': [],
   },
@@ -97,18 +88,18 @@ const EXPECTED: Record<string, Record<string, string[]>> = {
   },
   'traffic-routing-experiment-step/istio-host-split-experiment-step.yaml': {
     'Rollout/istio-host-split': [
-      `64:11 spec.strategy.canary.steps[1].experiment: ${unsupported('strategy.canary.steps[1].experiment', EXPERIMENT)}`,
+      `68:15 spec.strategy.canary.steps[1].experiment.templates[0].weight: ${unsupported('strategy.canary.steps[1].experiment.templates[0].weight', WEIGHTED)}`,
     ],
   },
   'traffic-routing-experiment-step/rollout-alb-experiment-step.yaml': {
     'Rollout/alb-rollout': [
+      `100:15 spec.strategy.canary.steps[1].experiment.templates[0].weight: ${unsupported('strategy.canary.steps[1].experiment.templates[0].weight', WEIGHTED)}`,
       `90:9 spec.strategy.canary.trafficRouting.alb: ${unsupported('strategy.canary.trafficRouting.alb', ROUTER)}`,
-      `96:11 spec.strategy.canary.steps[1].experiment: ${unsupported('strategy.canary.steps[1].experiment', EXPERIMENT)}`,
     ],
   },
   'traffic-routing-experiment-step/rollout-smi-experiment-step.yaml': {
     'Rollout/rollout-smi-experiment': [
-      `66:9 spec.strategy.canary.steps[1].experiment: ${unsupported('strategy.canary.steps[1].experiment', EXPERIMENT)}`,
+      `70:15 spec.strategy.canary.steps[1].experiment.templates[0].weight: ${unsupported('strategy.canary.steps[1].experiment.templates[0].weight', WEIGHTED)}`,
     ],
   },
 };
@@ -116,11 +107,11 @@ const EXPECTED: Record<string, Record<string, string[]>> = {
 describe.skipIf(corpus.missing)('Argo Rollouts examples (read in place)', () => {
   const files = corpus.missing ? [] : yamlFiles(examples);
 
-  it('the table covers every Rollout, AnalysisTemplate and ClusterAnalysisTemplate in the corpus', () => {
+  it('the table covers every Rollout, AnalysisTemplate, ClusterAnalysisTemplate and Experiment in the corpus', () => {
     const found = files
       .filter((file) =>
         parseManifests(read(file).text, file).objects.some((o) =>
-          ['Rollout', 'AnalysisTemplate', 'ClusterAnalysisTemplate'].includes(o.kind),
+          ['Rollout', 'AnalysisTemplate', 'ClusterAnalysisTemplate', 'Experiment'].includes(o.kind),
         ),
       )
       .sort();
@@ -157,8 +148,7 @@ describe.skipIf(corpus.missing)('Argo Rollouts examples (read in place)', () => 
       'traffic-routing-experiment-step/istio-host-split-experiment-step.yaml:50: duplicate Rollout "istio-host-split": first defined at istio/istio-mirror.yaml:51',
       'workload-ref/workload-ref.yaml:26: duplicate Rollout "rollout-ref-deployment": first defined at rollout-template-ref.yaml:24',
     ]);
-    expect(report.skipped.find((s) => s.kind === 'Experiment')?.reason).toBe(
-      'kind Experiment (argoproj.io/v1alpha1) is not validated by Rollgate',
-    );
+    // Experiments are validated like the other Argo kinds, never skipped.
+    expect(report.skipped.find((s) => s.kind === 'Experiment')).toBeUndefined();
   });
 });

@@ -47,18 +47,19 @@ describe('rollgateCrds', () => {
     spec: { names: { shortNames: string[] }; scope: string; versions: Array<Record<string, unknown>> };
   }>;
 
-  it('defines our five kinds with their short names and scopes', () => {
+  it('defines our six kinds with their short names and scopes', () => {
     expect(crds.map((crd) => [crd.metadata.name, crd.spec.names.shortNames, crd.spec.scope])).toEqual([
       ['rollouts.rollgate.dev', ['ro'], 'Namespaced'],
       ['analysistemplates.rollgate.dev', ['at'], 'Namespaced'],
       ['clusteranalysistemplates.rollgate.dev', ['cat'], 'Cluster'],
       ['analysisruns.rollgate.dev', ['ar'], 'Namespaced'],
+      ['experiments.rollgate.dev', ['exp'], 'Namespaced'],
       ['gitsources.rollgate.dev', ['gsrc'], 'Namespaced'],
     ]);
   });
 
   it("gives GitSources a status subresource and the printer columns kubectl get shows, and none in Argo's group", () => {
-    const gitSource = crds[4]?.spec.versions[0] as {
+    const gitSource = crds[5]?.spec.versions[0] as {
       subresources: { status: object };
       additionalPrinterColumns: Array<{ name: string; jsonPath: string; priority?: number }>;
     };

@@ -565,14 +565,14 @@ describe('metadata.generateName', () => {
       'a Rollout with generateName instead of a name',
       ROLLOUT_YAML.replace('  name: web\n', '  generateName: web-\n'),
       [
-        '3:1 metadata.name: required (Rollouts are referenced by name; generateName is for objects nothing refers to, such as AnalysisRuns and Jobs)',
+        '3:1 metadata.name: required (Rollouts are referenced by name; generateName is for objects nothing refers to, such as AnalysisRuns, Experiments and Jobs)',
       ],
     ],
     [
       'an AnalysisTemplate with generateName instead of a name',
       TEMPLATE.replace('  name: success-rate\n', '  generateName: success-rate-\n'),
       [
-        '3:1 metadata.name: required (AnalysisTemplates are referenced by name; generateName is for objects nothing refers to, such as AnalysisRuns and Jobs)',
+        '3:1 metadata.name: required (AnalysisTemplates are referenced by name; generateName is for objects nothing refers to, such as AnalysisRuns, Experiments and Jobs)',
       ],
     ],
   ])('%s', (_name, text, wantErrors) => {

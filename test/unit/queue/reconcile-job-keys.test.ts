@@ -1,4 +1,4 @@
-// Reconcile job keys and payloads: a Rollout and a standalone AnalysisRun of one name are two jobs.
+// Reconcile job keys and payloads: a Rollout, a standalone AnalysisRun and an Experiment of one name are three jobs.
 import { describe, expect, it } from 'vitest';
 import { parseJobPayload, parseReconcileJobKey, reconcileJobKey } from '../../../src/queue/job-payloads.ts';
 
@@ -15,10 +15,19 @@ describe('reconcile job keys', () => {
       namespace: 'shop',
       name: 'web',
     });
+    expect(reconcileJobKey({ kind: 'experiment', namespace: 'shop', name: 'web' })).toBe(
+      'shop/experiments/web',
+    );
+    expect(parseReconcileJobKey('shop/experiments/web')).toEqual({
+      v: 1,
+      kind: 'experiment',
+      namespace: 'shop',
+      name: 'web',
+    });
     expect(() => parseReconcileJobKey('shop/other/web')).toThrow(RangeError);
   });
 
-  it('validates both payload kinds at the queue boundary, and refuses an unknown kind', () => {
+  it('validates the three payload kinds at the queue boundary, and refuses an unknown kind', () => {
     expect(parseJobPayload('reconcile', { v: 1, namespace: 'a', name: 'b' })).toEqual({
       v: 1,
       namespace: 'a',
@@ -30,8 +39,14 @@ describe('reconcile job keys', () => {
       namespace: 'a',
       name: 'b',
     });
+    expect(parseJobPayload('reconcile', { v: 1, kind: 'experiment', namespace: 'a', name: 'b' })).toEqual({
+      v: 1,
+      kind: 'experiment',
+      namespace: 'a',
+      name: 'b',
+    });
     expect(() =>
-      parseJobPayload('reconcile', { v: 1, kind: 'experiment', namespace: 'a', name: 'b' }),
+      parseJobPayload('reconcile', { v: 1, kind: 'deployment', namespace: 'a', name: 'b' }),
     ).toThrow(/invalid payload/);
     expect(() =>
       parseJobPayload('reconcile', { v: 1, kind: 'analysisRun', namespace: 'A_B', name: 'b' }),

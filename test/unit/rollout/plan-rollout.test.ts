@@ -616,9 +616,9 @@ describe('never throws', () => {
       ],
       ['bad maxSurge', aRollout().withCanary({ maxSurge: 'lots' }).build()],
       [
-        'experiment step',
+        'experiment step routing traffic to a template (weight)',
         aRollout()
-          .withSteps({ experiment: { templates: [] } })
+          .withSteps({ experiment: { templates: [{ name: 'canary', specRef: 'canary', weight: 5 }] } })
           .build(),
       ],
       [
