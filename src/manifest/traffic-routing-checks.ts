@@ -10,6 +10,7 @@ import {
   readTraefikConfig,
   readAmbassadorConfig,
 } from './traffic-routing.ts';
+import { readAlbConfig, readPingPongConfig } from './alb-traffic-routing.ts';
 import type { IssueCollector } from './validation-issue.ts';
 
 /**
@@ -19,7 +20,8 @@ import type { IssueCollector } from './validation-issue.ts';
  * canaryService/stableService missing where the router weights these two Services (all but Istio
  * with a DestinationRule, which weights its subsets), an NGINX block naming no stable Ingress or
  * both stableIngress and stableIngresses, a Traefik block without its TraefikService's name, an Ambassador block
- * listing no Mapping (or one twice).
+ * listing no Mapping (or one twice), an ALB block naming no Ingress (or both forms) or no servicePort, and
+ * canary.pingPong without both Services (with ALB: without rootService).
  */
 export function checkTrafficRouting(canary: CanaryStrategy, sink: IssueCollector): void {
   const routing = canary.trafficRouting;
@@ -73,6 +75,24 @@ export function checkTrafficRouting(canary: CanaryStrategy, sink: IssueCollector
     if (Array.isArray(read))
       for (const problem of read)
         sink.error(at('trafficRouting', 'ambassador', ...problem.field), problem.message);
+  }
+  if (routing.alb !== undefined) {
+    const read = readAlbConfig(routing.alb);
+    if (Array.isArray(read))
+      for (const problem of read) sink.error(at('trafficRouting', 'alb', ...problem.field), problem.message);
+    else if (canary.pingPong !== undefined && read.rootService === undefined)
+      sink.error(
+        at('trafficRouting', 'alb', 'rootService'),
+        'required with pingPong: the Service whose action the ping and pong Services are weighted in',
+      );
+    driven.push('alb');
+  }
+  if (canary.pingPong !== undefined) {
+    const read = readPingPongConfig(canary.pingPong);
+    if (Array.isArray(read))
+      for (const problem of read) sink.error(at('pingPong', ...problem.field), problem.message);
+    // The ping and pong Services are weighted instead (as Argo, canaryService/stableService are optional).
+    return;
   }
   if (driven.length === 0) return;
   for (const field of ['canaryService', 'stableService'] as const) {

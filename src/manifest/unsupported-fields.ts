@@ -13,6 +13,7 @@ import {
   AMBASSADOR_FIELDS,
   gatewayApiBlockOf,
 } from './traffic-routing.ts';
+import { ALB_FIELDS } from './alb-traffic-routing.ts';
 import type { TrafficRouting } from './rollout.ts';
 import type { CanaryStepKind } from './rollout.ts';
 import { OTHER_METRIC_PROVIDERS } from './analysis.ts';
@@ -30,6 +31,7 @@ export const SUPPORTED_TRAFFIC_ROUTERS: readonly string[] = [
   'nginx',
   'traefik',
   'ambassador',
+  'alb',
   'plugins',
 ];
 
@@ -80,9 +82,10 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason: 'the labels/annotations are not added to preview pods yet',
   },
   trafficRouting: {
-    field: 'spec.strategy.canary.trafficRouting.<alb|appMesh|apisix>',
+    field: 'spec.strategy.canary.trafficRouting.<appMesh|apisix>',
     severity: 'error',
-    reason: 'Rollgate drives the Gateway API, SMI, Istio, NGINX, Traefik and Ambassador routers only for now',
+    reason:
+      'Rollgate drives the Gateway API, SMI, Istio, NGINX, Traefik, Ambassador and ALB routers only for now',
   },
   trafficRoutingPlugin: {
     field: 'spec.strategy.canary.trafficRouting.plugins.<name>',
@@ -116,6 +119,16 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     severity: 'error',
     reason: `Rollgate reads ${AMBASSADOR_FIELDS.join(', ')}`,
   },
+  albField: {
+    field: 'spec.strategy.canary.trafficRouting.alb.<…>',
+    severity: 'error',
+    reason: `Rollgate reads ${ALB_FIELDS.join(', ')}`,
+  },
+  albHeaderRegex: {
+    field: 'spec.strategy.canary.steps[].setHeaderRoute.match[].headerValue.regex (with the ALB router)',
+    severity: 'error',
+    reason: 'an ALB header condition matches exact values and prefixes (as value*) only',
+  },
   experiment: {
     field: 'spec.strategy.canary.steps[].experiment',
     severity: 'error',
@@ -127,9 +140,9 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason: 'Rollgate does not run step plugins',
   },
   setHeaderRoute: {
-    field: 'spec.strategy.canary.steps[].setHeaderRoute (without the Gateway API or Istio router)',
+    field: 'spec.strategy.canary.steps[].setHeaderRoute (without the Gateway API, Istio or ALB router)',
     severity: 'error',
-    reason: 'header routes need the Gateway API or Istio router',
+    reason: 'header routes need the Gateway API, Istio or ALB router',
   },
   setMirrorRoute: {
     field: 'spec.strategy.canary.steps[].setMirrorRoute (without the Istio router)',
@@ -137,9 +150,9 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason: 'mirror routes need the Istio router',
   },
   pingPong: {
-    field: 'spec.strategy.canary.pingPong',
+    field: 'spec.strategy.canary.pingPong (without the ALB router, or with another router beside it)',
     severity: 'error',
-    reason: 'ping-pong services need a traffic router',
+    reason: 'Rollgate drives ping-pong Services with the ALB router alone',
   },
   antiAffinity: {
     field: 'spec.strategy.canary.antiAffinity',
@@ -299,6 +312,16 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
             `strategy.canary.trafficRouting.ambassador.${field}`,
             r.ambassadorField,
           );
+    const alb = trafficRouting['alb'];
+    if (isRecord(alb))
+      for (const field of Object.keys(alb))
+        if (!(ALB_FIELDS as readonly string[]).includes(field))
+          report(
+            sink,
+            at('trafficRouting', 'alb', field),
+            `strategy.canary.trafficRouting.alb.${field}`,
+            r.albField,
+          );
     for (const block of gatewayApiBlockOf(trafficRouting)) {
       if (!isRecord(block.raw)) continue;
       for (const field of Object.keys(block.raw)) {
@@ -312,8 +335,13 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       }
     }
   }
+  // Ping-pong is driven with the ALB router as the only one (its Services are weighted in their roles).
+  const routers = isRecord(trafficRouting)
+    ? TRAFFIC_ROUTING_PROVIDERS.filter((provider) => trafficRouting[provider] !== undefined)
+    : [];
+  if (canary['pingPong'] !== undefined && (routers.length !== 1 || routers[0] !== 'alb'))
+    report(sink, at('pingPong'), 'strategy.canary.pingPong', r.pingPong);
   for (const field of [
-    'pingPong',
     'antiAffinity',
     'canaryMetadata',
     'stableMetadata',
@@ -327,7 +355,8 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
   // Managed routes are driven where a router can carry them (Gateway API and Istio: header; Istio: mirror).
   const routing = isRecord(trafficRouting) ? trafficRouting : {};
   const driven = {
-    setHeaderRoute: routing['istio'] !== undefined || gatewayApiBlockOf(routing).length > 0,
+    setHeaderRoute:
+      routing['istio'] !== undefined || gatewayApiBlockOf(routing).length > 0 || routing['alb'] !== undefined,
     setMirrorRoute: routing['istio'] !== undefined,
   };
   steps.forEach((step: unknown, index) => {
@@ -342,6 +371,19 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       if (step[kind] !== undefined)
         report(sink, at('steps', index, kind), `strategy.canary.steps[${index}].${kind}`, r[kind]);
     }
+    const header = step['setHeaderRoute'];
+    const matches = isRecord(header) && Array.isArray(header['match']) ? header['match'] : [];
+    if (routing['alb'] !== undefined)
+      matches.forEach((match: unknown, m) => {
+        const value = isRecord(match) ? match['headerValue'] : undefined;
+        if (isRecord(value) && value['regex'] !== undefined)
+          report(
+            sink,
+            at('steps', index, 'setHeaderRoute', 'match', m, 'headerValue', 'regex'),
+            `strategy.canary.steps[${index}].setHeaderRoute.match[${m}].headerValue.regex`,
+            r.albHeaderRegex,
+          );
+      });
     checkRolloutAnalysis(
       step['analysis'],
       at('steps', index, 'analysis'),

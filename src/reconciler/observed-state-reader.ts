@@ -133,6 +133,8 @@ export class ObservedStateReader {
     const serviceNames = [
       canary?.canaryService,
       canary?.stableService,
+      canary?.pingPong?.pingService,
+      canary?.pingPong?.pongService,
       blueGreen?.activeService,
       blueGreen?.previewService,
     ].filter(

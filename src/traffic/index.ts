@@ -25,6 +25,7 @@ export {
   canaryMappingName,
   type MappingOwner,
 } from './ambassador-mappings.ts';
+export { albIngressEdit, albActionKey, albConditionKey, albActionService } from './alb-ingress.ts';
 export {
   TRAFFIC_PROVIDERS,
   routesOfRollout,

@@ -28,7 +28,7 @@ const SHARED_TEMPLATES = ['analysis-templates.yaml', 'cluster-analysis-templates
 
 const unsupported = (what: string, why: string) => `unsupported: ${what} (${why})`;
 const ROUTER =
-  'Rollgate drives the Gateway API, SMI, Istio, NGINX, Traefik and Ambassador routers only for now';
+  'Rollgate drives the Gateway API, SMI, Istio, NGINX, Traefik, Ambassador and ALB routers only for now';
 const EXPERIMENT = 'Rollgate does not run Experiments';
 
 /** For each file: every Rollout/template in it, and the exact errors expected (none = clean). */
@@ -54,7 +54,7 @@ const EXPECTED: Record<string, Record<string, string[]>> = {
   'apisix/rollout.yaml': {
     'Rollout/rollout-apisix-canary': [
       `14:9 spec.strategy.canary.trafficRouting.apisix: ${unsupported('strategy.canary.trafficRouting.apisix', ROUTER)}`,
-      `22:11 spec.strategy.canary.steps[0].setHeaderRoute: ${unsupported('strategy.canary.steps[0].setHeaderRoute', 'header routes need the Gateway API or Istio router')}`,
+      `22:11 spec.strategy.canary.steps[0].setHeaderRoute: ${unsupported('strategy.canary.steps[0].setHeaderRoute', 'header routes need the Gateway API, Istio or ALB router')}`,
     ],
   },
   'appmesh/canary-rollout.yaml': {
@@ -102,7 +102,6 @@ const EXPECTED: Record<string, Record<string, string[]>> = {
   },
   'traffic-routing-experiment-step/rollout-alb-experiment-step.yaml': {
     'Rollout/alb-rollout': [
-      `90:9 spec.strategy.canary.trafficRouting.alb: ${unsupported('strategy.canary.trafficRouting.alb', ROUTER)}`,
       `96:11 spec.strategy.canary.steps[1].experiment: ${unsupported('strategy.canary.steps[1].experiment', EXPERIMENT)}`,
     ],
   },
