@@ -10,6 +10,7 @@ import {
   heldWhileRouteMissing,
   pausedAt,
   routedRolloutYaml,
+  servicesYaml,
   setImage,
   startTrafficScene,
   walkToNewStable,
@@ -170,6 +171,52 @@ describe('ALB Ingress action annotation under a whole Rollgate', () => {
     const live = await ingress(ns);
     expect(targetWeights(live)).toEqual({ 'web-canary': 0, 'web-stable': 100 });
     expect(live.spec).toEqual((await ingress(NS)).spec);
+  }, 60_000);
+});
+
+describe('ALB header routes', () => {
+  it('a setHeaderRoute step adds its action, conditions and first path; completion removes them', async () => {
+    const ns = 'aws-header';
+    const rollout = (image: string) =>
+      routedRolloutYaml({
+        namespace: ns,
+        image,
+        trafficRouting: `managedRoutes:\n  - name: by-header\n${ROUTING}`,
+      }).replace(
+        '        - setWeight: 20\n',
+        '        - setWeight: 20\n        - setHeaderRoute:\n            name: by-header\n            match:\n              - headerName: X-Canary\n                headerValue: {exact: "yes"}\n',
+      );
+    await scene.kubectl('create', 'namespace', ns);
+    await scene.apply(`${ns}-services.yaml`, servicesYaml(ns));
+    await scene.apply(`${ns}-ingress.yaml`, ingressYaml(ns));
+    await scene.apply(`${ns}-rollout.yaml`, rollout('web:1'));
+    await scene.waitFor('the first revision healthy', ns, 'web', (s) => s.phase === 'Healthy');
+    const pristine = (await ingress(ns)).spec;
+    await scene.apply(`${ns}-rollout.yaml`, rollout('web:2'));
+    // Steps: setWeight 20 (0), the header route (1), the pause (2): a header route waits for a canary pod.
+    await scene.waitFor('the pause after the header route', ns, 'web', pausedAt(2));
+    const live = await ingress(ns);
+    expect(targetWeights(live, 'alb.ingress.kubernetes.io/actions.by-header')).toEqual({ 'web-canary': 100 });
+    expect(JSON.parse(live.metadata.annotations!['alb.ingress.kubernetes.io/conditions.by-header']!)).toEqual(
+      [{ field: 'http-header', httpHeaderConfig: { httpHeaderName: 'X-Canary', values: ['yes'] } }],
+    );
+    const paths = (
+      live.spec as { rules: Array<{ http: { paths: Array<{ backend: { service: { name: string } } }> } }> }
+    ).rules[0]!.http.paths;
+    expect(paths.map((p) => p.backend.service.name)).toEqual(['by-header', 'web-stable']);
+    expect(targetWeights(live)).toEqual({ 'web-canary': 20, 'web-stable': 80 });
+    await promoteRollout(scene.clients, { namespace: ns, name: 'web' }, { full: true });
+    await scene.waitFor(
+      'the new revision healthy',
+      ns,
+      'web',
+      (s) => s.phase === 'Healthy' && s.currentPodHash === s.stableRS,
+    );
+    await expect.poll(async () => (await ingress(ns)).spec, { timeout: 10_000 }).toEqual(pristine);
+    const after = (await ingress(ns)).metadata.annotations!;
+    expect(after['alb.ingress.kubernetes.io/actions.by-header']).toBeUndefined();
+    expect(after['alb.ingress.kubernetes.io/conditions.by-header']).toBeUndefined();
+    expect(targetWeights(await ingress(ns))).toEqual({ 'web-canary': 0, 'web-stable': 100 });
   }, 60_000);
 });
 
