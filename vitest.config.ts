@@ -13,7 +13,8 @@ export default defineConfig({
     // machine, while most integration files spend their time waiting on servers, child processes and
     // timers: test/integration/reconcile took 485 s in one fork and 251 s in three, with the same CPU time.
     maxWorkers: availableParallelism() + 1,
-    reporters: ['default'],
+    // The second prints the wall time and the slowest files at the end (test/support/slowest-files-reporter.ts).
+    reporters: ['default', './test/support/slowest-files-reporter.ts'],
     projects: [
       {
         extends: true,

@@ -3,6 +3,11 @@
 /** Where "now" comes from. Pure planners take `now: Date` instead; the shell asks a Clock. */
 export interface Clock {
   now(): Date;
+  /**
+   * Resolves once this clock reads `until` or later, for a clock that moves by other means than real time
+   * (a ManualClock moves when told). Absent on a wall clock: waiters then set a timer (src/clock/wait-until.ts).
+   */
+  reach?(until: Date): Promise<void>;
 }
 
 export const systemClock: Clock = { now: () => new Date() };
@@ -27,6 +32,18 @@ export class ManualClock implements Clock {
     const now = this.now();
     for (const listener of this.listeners) listener(now);
     return now;
+  }
+
+  /** Resolves when an advance reaches `until` (at once if it already has): nothing but advance() moves it. */
+  reach(until: Date): Promise<void> {
+    if (this.current >= until.getTime()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const stop = this.onAdvance((now) => {
+        if (now.getTime() < until.getTime()) return;
+        stop();
+        resolve();
+      });
+    });
   }
 
   /** Subscribes to advances; returns the unsubscribe function. */

@@ -1,20 +1,11 @@
-// Waiting for a moment of a Clock: a timer on the system clock, the clock's own advances on a ManualClock (tests drive it).
-import { ManualClock, type Clock } from './clock.ts';
+// Waiting for a moment of a Clock: the clock's own way where it has one (a ManualClock moves when a test or the
+// sandbox advances it), else a timer on real time.
+import type { Clock } from './clock.ts';
 
-/**
- * Resolves once `clock` reads `until` or later. On a ManualClock nothing happens until the test (or the
- * sandbox) advances it past `until`; on any other clock, a timer.
- */
+/** Resolves once `clock` reads `until` or later. */
 export function waitUntil(clock: Clock, until: Date): Promise<void> {
   const left = until.getTime() - clock.now().getTime();
   if (left <= 0) return Promise.resolve();
-  if (clock instanceof ManualClock)
-    return new Promise((resolve) => {
-      const stop = clock.onAdvance((now) => {
-        if (now.getTime() < until.getTime()) return;
-        stop();
-        resolve();
-      });
-    });
+  if (clock.reach) return clock.reach(until);
   return new Promise((resolve) => setTimeout(resolve, left));
 }

@@ -225,6 +225,12 @@ function checkCanary(rollout: DeclaredRollout, sink: IssueCollector, context: Ro
   if (canary.dynamicStableScale === true && canary.scaleDownDelaySeconds !== undefined) {
     sink.error(at('dynamicStableScale'), 'cannot be used together with scaleDownDelaySeconds');
   }
+  const threshold = canary.replicaProgressThreshold;
+  if (threshold?.type === 'Percent' && threshold.value > 100)
+    sink.error(
+      at('replicaProgressThreshold', 'value'),
+      `must be at most 100 (percent), got ${threshold.value}`,
+    );
 
   const references = { rollout, sink, context };
   if (canary.analysis !== undefined) {

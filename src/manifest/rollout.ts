@@ -242,6 +242,19 @@ export type TrafficRouting = z.infer<typeof trafficRoutingSchema>;
 // ---------------------------------------------------------------------------------------------------
 // Strategies
 
+/**
+ * The kinds of `canary.replicaProgressThreshold.type`: a percentage of the pods a step wants, or a number of
+ * pods (Argo's documentation writes `Pod`, its code `Pods`: both are read as a number of pods).
+ */
+export const REPLICA_PROGRESS_TYPES = ['Percent', 'Pod', 'Pods'] as const;
+
+/** `canary.replicaProgressThreshold`: how many of the canary's pods must be available for a step to count as done. */
+export const replicaProgressThresholdSchema = z.object({
+  type: z.enum(REPLICA_PROGRESS_TYPES),
+  value: z.int().min(1, { error: (iss) => `must be > 0, got ${String(iss.input)}` }),
+});
+export type ReplicaProgressThreshold = z.infer<typeof replicaProgressThresholdSchema>;
+
 export const canaryStrategySchema = z.object({
   canaryService: z.string().optional(),
   stableService: z.string().optional(),
@@ -259,6 +272,7 @@ export const canaryStrategySchema = z.object({
   dynamicStableScale: z.boolean().optional(),
   pingPong: z.object({ pingService: z.string(), pongService: z.string() }).optional(),
   minPodsPerReplicaSet: nonNegativeInt.optional(),
+  replicaProgressThreshold: replicaProgressThresholdSchema.optional(),
 });
 export type CanaryStrategy = z.infer<typeof canaryStrategySchema>;
 

@@ -9,6 +9,8 @@ import {
   readSmiConfig,
   readTraefikConfig,
   readAmbassadorConfig,
+  readApisixConfig,
+  readAppMeshConfig,
 } from './traffic-routing.ts';
 import { readAlbConfig, readPingPongConfig } from './alb-traffic-routing.ts';
 import type { IssueCollector } from './validation-issue.ts';
@@ -20,8 +22,9 @@ import type { IssueCollector } from './validation-issue.ts';
  * canaryService/stableService missing where the router weights these two Services (all but Istio
  * with a DestinationRule, which weights its subsets), an NGINX block naming no stable Ingress or
  * both stableIngress and stableIngresses, a Traefik block without its TraefikService's name, an Ambassador block
- * listing no Mapping (or one twice), an ALB block naming no Ingress (or both forms) or no servicePort, and
- * canary.pingPong without both Services (with ALB: without rootService).
+ * listing no Mapping (or one twice), an APISIX block naming no ApisixRoute, an App Mesh block without its
+ * VirtualService or either VirtualNode, an ALB block naming no Ingress (or both forms) or no servicePort,
+ * and canary.pingPong without both Services (with ALB: without rootService).
  */
 export function checkTrafficRouting(canary: CanaryStrategy, sink: IssueCollector): void {
   const routing = canary.trafficRouting;
@@ -75,6 +78,16 @@ export function checkTrafficRouting(canary: CanaryStrategy, sink: IssueCollector
     if (Array.isArray(read))
       for (const problem of read)
         sink.error(at('trafficRouting', 'ambassador', ...problem.field), problem.message);
+  }
+  for (const [field, read] of [
+    ['apisix', readApisixConfig],
+    ['appMesh', readAppMeshConfig],
+  ] as const) {
+    if (routing[field] === undefined) continue;
+    driven.push(field);
+    const found = read(routing[field]);
+    if (Array.isArray(found))
+      for (const problem of found) sink.error(at('trafficRouting', field, ...problem.field), problem.message);
   }
   if (routing.alb !== undefined) {
     const read = readAlbConfig(routing.alb);

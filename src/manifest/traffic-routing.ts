@@ -1,4 +1,4 @@
-// The traffic routers' configuration blocks as Rollgate reads them (Gateway API, SMI, Istio, NGINX, Traefik, Ambassador): one reader for validation and routers.
+// The traffic routers' configuration blocks as Rollgate reads them (Gateway API, SMI, Istio, NGINX, Traefik, Ambassador, APISIX, App Mesh): one reader for validation and routers.
 import { z } from 'zod';
 import type { FieldPath } from './field-path.ts';
 import type { TrafficRouting } from './rollout.ts';
@@ -64,6 +64,36 @@ export interface AmbassadorConfig {
 
 /** Fields of `trafficRouting.ambassador` Rollgate reads (all Argo has). */
 export const AMBASSADOR_FIELDS = ['mappings'] as const;
+
+/** `trafficRouting.apisix` as Rollgate reads it. */
+export interface ApisixConfig {
+  /** The ApisixRoute whose HTTP rules weight canaryService and stableService. */
+  route: string;
+  /** The names of its `spec.http` rules to weight (Argo's default: one rule named like the route). */
+  rules: string[];
+}
+
+/** Fields of `trafficRouting.apisix` and of its `route` Rollgate reads (all Argo has). */
+export const APISIX_FIELDS = { block: ['route'], route: ['name', 'rules'] } as const;
+
+/** `trafficRouting.appMesh` as Rollgate reads it. */
+export interface AppMeshConfig {
+  /** The VirtualService whose VirtualRouter's routes weight the two VirtualNodes. */
+  virtualService: string;
+  /** The VirtualRouter routes to weight; empty: every route with a target of either VirtualNode. */
+  routes: string[];
+  canaryVirtualNode: string;
+  stableVirtualNode: string;
+}
+
+/** Fields of `trafficRouting.appMesh` and of its parts Rollgate reads (all Argo has). */
+export const APP_MESH_FIELDS = {
+  block: ['virtualService', 'virtualNodeGroup'],
+  virtualService: ['name', 'routes'],
+  virtualNodeGroup: ['canaryVirtualNodeRef', 'stableVirtualNodeRef'],
+  canaryVirtualNodeRef: ['name'],
+  stableVirtualNodeRef: ['name'],
+} as const;
 
 /** A problem in a configuration block: the field (relative to the block) and what is wrong. */
 export interface ConfigProblem {
@@ -187,6 +217,79 @@ export function readAmbassadorConfig(raw: unknown): AmbassadorConfig | ConfigPro
     else mappings.push(name);
   });
   return problems.length > 0 ? problems : { mappings };
+}
+
+/** A list of distinct non-empty names at `field` (absent: empty), or the problems with it. */
+function readNameList(raw: unknown, field: FieldPath, what: string): string[] | ConfigProblem[] {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw)) return [{ field, message: `must be a list of ${what} names` }];
+  const problems: ConfigProblem[] = [];
+  const names: string[] = [];
+  raw.forEach((name: unknown, index) => {
+    if (typeof name !== 'string' || name === '')
+      problems.push({ field: [...field, index], message: `must name a ${what}` });
+    else if (names.includes(name))
+      problems.push({ field: [...field, index], message: `"${name}" is listed twice` });
+    else names.push(name);
+  });
+  return problems.length > 0 ? problems : names;
+}
+
+/** The non-empty string `<at>.name`, or the problem with it. */
+function readRefName(raw: unknown, at: FieldPath, what: string): string | ConfigProblem {
+  if (!isRecord(raw)) return { field: at, message: `required: an object naming the ${what}` };
+  const name = raw['name'];
+  if (typeof name !== 'string' || name === '')
+    return { field: [...at, 'name'], message: `must name the ${what} (a non-empty string)` };
+  return name;
+}
+
+/** Reads `trafficRouting.apisix`: the ApisixRoute's name; its rules default to one named like it, as in Argo. */
+export function readApisixConfig(raw: unknown): ApisixConfig | ConfigProblem[] {
+  if (!isRecord(raw)) return [{ field: [], message: 'must be an object' }];
+  const route = readRefName(raw['route'], ['route'], 'ApisixRoute');
+  if (typeof route !== 'string') return [route];
+  const rules = readNameList((raw['route'] as Record<string, unknown>)['rules'], ['route', 'rules'], 'rule');
+  if (rules.length > 0 && typeof rules[0] !== 'string') return rules as ConfigProblem[];
+  const names = rules as string[];
+  return { route, rules: names.length > 0 ? names : [route] };
+}
+
+/** Reads `trafficRouting.appMesh`: the VirtualService and both VirtualNodes are required, as in Argo. */
+export function readAppMeshConfig(raw: unknown): AppMeshConfig | ConfigProblem[] {
+  if (!isRecord(raw)) return [{ field: [], message: 'must be an object' }];
+  const problems: ConfigProblem[] = [];
+  const service = readRefName(raw['virtualService'], ['virtualService'], 'VirtualService');
+  if (typeof service !== 'string') problems.push(service);
+  const routes = isRecord(raw['virtualService'])
+    ? readNameList(raw['virtualService']['routes'], ['virtualService', 'routes'], 'route')
+    : [];
+  if (routes.length > 0 && typeof routes[0] !== 'string') problems.push(...(routes as ConfigProblem[]));
+  const group = raw['virtualNodeGroup'];
+  const nodes = (['canaryVirtualNodeRef', 'stableVirtualNodeRef'] as const).map((field) =>
+    isRecord(group)
+      ? readRefName(group[field], ['virtualNodeGroup', field], 'VirtualNode')
+      : { field: ['virtualNodeGroup'], message: 'required: the canary and stable VirtualNodes' },
+  );
+  for (const node of nodes)
+    if (
+      typeof node !== 'string' &&
+      !problems.some((p) => p.message === node.message && p.field.join() === node.field.join())
+    )
+      problems.push(node);
+  const [canary, stable] = nodes;
+  if (problems.length === 0 && canary === stable)
+    problems.push({
+      field: ['virtualNodeGroup', 'stableVirtualNodeRef', 'name'],
+      message: `must differ from the canaryVirtualNodeRef ("${String(canary)}")`,
+    });
+  if (problems.length > 0) return problems;
+  return {
+    virtualService: service as string,
+    routes: routes as string[],
+    canaryVirtualNode: canary as string,
+    stableVirtualNode: stable as string,
+  };
 }
 
 /** A VirtualService named by `trafficRouting.istio` and which of its routes carry the split. */

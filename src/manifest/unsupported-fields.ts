@@ -11,6 +11,8 @@ import {
   NGINX_FIELDS,
   TRAEFIK_FIELDS,
   AMBASSADOR_FIELDS,
+  APISIX_FIELDS,
+  APP_MESH_FIELDS,
   gatewayApiBlockOf,
 } from './traffic-routing.ts';
 import { ALB_FIELDS } from './alb-traffic-routing.ts';
@@ -31,6 +33,8 @@ export const SUPPORTED_TRAFFIC_ROUTERS: readonly string[] = [
   'nginx',
   'traefik',
   'ambassador',
+  'apisix',
+  'appMesh',
   'alb',
   'plugins',
 ];
@@ -82,10 +86,10 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason: 'the labels/annotations are not added to preview pods yet',
   },
   trafficRouting: {
-    field: 'spec.strategy.canary.trafficRouting.<appMesh|apisix>',
+    field: 'spec.strategy.canary.trafficRouting.<another provider>',
     severity: 'error',
     reason:
-      'Rollgate drives the Gateway API, SMI, Istio, NGINX, Traefik, Ambassador and ALB routers only for now',
+      'Rollgate drives the Gateway API, SMI, Istio, NGINX, Traefik, Ambassador, APISIX, App Mesh and ALB routers',
   },
   trafficRoutingPlugin: {
     field: 'spec.strategy.canary.trafficRouting.plugins.<name>',
@@ -119,6 +123,17 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     severity: 'error',
     reason: `Rollgate reads ${AMBASSADOR_FIELDS.join(', ')}`,
   },
+  apisixField: {
+    field: 'spec.strategy.canary.trafficRouting.apisix.<…>, route.<…>',
+    severity: 'error',
+    reason: 'Rollgate reads route {name, rules}',
+  },
+  appMeshField: {
+    field: 'spec.strategy.canary.trafficRouting.appMesh.<…>, virtualService.<…>, virtualNodeGroup.<…>',
+    severity: 'error',
+    reason:
+      'Rollgate reads virtualService {name, routes} and virtualNodeGroup {canaryVirtualNodeRef, stableVirtualNodeRef} {name}',
+  },
   albField: {
     field: 'spec.strategy.canary.trafficRouting.alb.<…>',
     severity: 'error',
@@ -140,14 +155,21 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason: 'Rollgate does not run step plugins',
   },
   setHeaderRoute: {
-    field: 'spec.strategy.canary.steps[].setHeaderRoute (without the Gateway API, Istio or ALB router)',
+    field:
+      'spec.strategy.canary.steps[].setHeaderRoute (without the Gateway API, Istio, APISIX or ALB router)',
     severity: 'error',
-    reason: 'header routes need the Gateway API, Istio or ALB router',
+    reason: 'header routes need the Gateway API, Istio, APISIX or ALB router',
   },
   setMirrorRoute: {
     field: 'spec.strategy.canary.steps[].setMirrorRoute (without the Istio router)',
     severity: 'error',
     reason: 'mirror routes need the Istio router',
+  },
+  routeBesideOtherStep: {
+    field:
+      'spec.strategy.canary.steps[].<setHeaderRoute|setMirrorRoute> (beside another field in the same step)',
+    severity: 'error',
+    reason: 'Rollgate plans one kind per step: put the route in a step of its own',
   },
   pingPong: {
     field: 'spec.strategy.canary.pingPong (without the ALB router, or with another router beside it)',
@@ -173,11 +195,6 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason:
       'the labels/annotations are not added to stable pods yet, so nothing selecting pods by them (an analysis query) would find any',
   },
-  scaleDownDelayRevisionLimit: {
-    field: 'spec.strategy.canary.scaleDownDelayRevisionLimit',
-    severity: 'warning',
-    reason: 'old ReplicaSets are scaled down after scaleDownDelaySeconds without a revision limit',
-  },
   analysisRunMetadata: {
     field: 'spec.strategy.canary.(analysis|steps[].analysis).analysisRunMetadata',
     severity: 'warning',
@@ -188,11 +205,6 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     severity: 'warning',
     reason:
       'ReplicaSet selectors get matchLabels only for now; pods are told apart by their pod-template hash',
-  },
-  rollbackWindow: {
-    field: 'spec.rollbackWindow',
-    severity: 'warning',
-    reason: 'a rollback goes through the canary steps like any new revision',
   },
 } as const satisfies Record<string, UnsupportedRule>;
 
@@ -248,8 +260,6 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       r.matchExpressions,
     );
   }
-  if (spec['rollbackWindow'] !== undefined)
-    report(sink, ['spec', 'rollbackWindow'], 'spec.rollbackWindow', r.rollbackWindow);
   const strategy = spec['strategy'];
   if (!isRecord(strategy)) return;
   const blueGreen = strategy['blueGreen'];
@@ -312,6 +322,8 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
             `strategy.canary.trafficRouting.ambassador.${field}`,
             r.ambassadorField,
           );
+    checkNestedFields(trafficRouting['apisix'], 'apisix', APISIX_FIELDS, at, sink, r.apisixField);
+    checkNestedFields(trafficRouting['appMesh'], 'appMesh', APP_MESH_FIELDS, at, sink, r.appMeshField);
     const alb = trafficRouting['alb'];
     if (isRecord(alb))
       for (const field of Object.keys(alb))
@@ -341,12 +353,7 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
     : [];
   if (canary['pingPong'] !== undefined && (routers.length !== 1 || routers[0] !== 'alb'))
     report(sink, at('pingPong'), 'strategy.canary.pingPong', r.pingPong);
-  for (const field of [
-    'antiAffinity',
-    'canaryMetadata',
-    'stableMetadata',
-    'scaleDownDelayRevisionLimit',
-  ] as const) {
+  for (const field of ['antiAffinity', 'canaryMetadata', 'stableMetadata'] as const) {
     if (canary[field] !== undefined) report(sink, at(field), `strategy.canary.${field}`, r[field]);
   }
   checkRolloutAnalysis(canary['analysis'], at('analysis'), 'strategy.canary.analysis', sink);
@@ -356,7 +363,10 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
   const routing = isRecord(trafficRouting) ? trafficRouting : {};
   const driven = {
     setHeaderRoute:
-      routing['istio'] !== undefined || gatewayApiBlockOf(routing).length > 0 || routing['alb'] !== undefined,
+      routing['istio'] !== undefined ||
+      routing['apisix'] !== undefined ||
+      gatewayApiBlockOf(routing).length > 0 ||
+      routing['alb'] !== undefined,
     setMirrorRoute: routing['istio'] !== undefined,
   };
   steps.forEach((step: unknown, index) => {
@@ -367,7 +377,17 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       'setHeaderRoute',
       'setMirrorRoute',
     ] as const satisfies readonly CanaryStepKind[]) {
-      if ((kind === 'setHeaderRoute' || kind === 'setMirrorRoute') && driven[kind]) continue;
+      if ((kind === 'setHeaderRoute' || kind === 'setMirrorRoute') && driven[kind]) {
+        // The planner refuses a route beside another kind (InvalidSpec at run time): said here first.
+        if (step[kind] !== undefined && Object.keys(step).some((other) => other !== kind))
+          report(
+            sink,
+            at('steps', index, kind),
+            `strategy.canary.steps[${index}].${kind}`,
+            r.routeBesideOtherStep,
+          );
+        continue;
+      }
       if (step[kind] !== undefined)
         report(sink, at('steps', index, kind), `strategy.canary.steps[${index}].${kind}`, r[kind]);
     }
@@ -484,4 +504,33 @@ export function checkUnsupportedAnalysisFields(value: Record<string, unknown>, s
         );
     }
   });
+}
+
+/**
+ * Fields of a router block (and of its nested objects, as `fields` names them: `block` for the top, else
+ * the nested field) that Argo's block does not have.
+ */
+function checkNestedFields(
+  raw: unknown,
+  provider: string,
+  fields: Readonly<Record<string, readonly string[]>>,
+  at: (...rest: Array<string | number>) => FieldPath,
+  sink: IssueCollector,
+  rule: UnsupportedRule,
+): void {
+  const walk = (value: unknown, path: string[], known: readonly string[] | undefined): void => {
+    if (!isRecord(value) || known === undefined) return;
+    for (const field of Object.keys(value)) {
+      if (!known.includes(field)) {
+        const where = [provider, ...path, field];
+        report(
+          sink,
+          at('trafficRouting', ...where),
+          `strategy.canary.trafficRouting.${where.join('.')}`,
+          rule,
+        );
+      } else walk(value[field], [...path, field], fields[field]);
+    }
+  };
+  walk(raw, [], fields['block']);
 }

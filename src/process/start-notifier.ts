@@ -23,10 +23,9 @@ import { NotifyQueue } from '../queue/notify-queue.ts';
 import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
 import { drivenApiOfVersion } from '../manifest/driven-api.ts';
+import { GIT_SOURCE_PLURAL } from '../manifest/git-source.ts';
 import type { RolloutStatus } from '../manifest/rollout.ts';
 
-// Spelled out (GIT_SOURCE_PLURAL's value): the RBAC check of deploy/ reads the requests from this text.
-const GIT_SOURCES = 'gitsources';
 import type { Runtime } from './runtime.ts';
 
 /** A Rollout as read (plain JSON): what templates see as `.rollout`. */
@@ -330,7 +329,7 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
             group: ROLLGATE_API_GROUP,
             version: 'v1alpha1',
             namespace: source.slice(0, dot),
-            plural: GIT_SOURCES,
+            plural: GIT_SOURCE_PLURAL,
             name: source.slice(dot + 1),
           }),
       )) as { metadata?: { annotations?: Record<string, string> } };

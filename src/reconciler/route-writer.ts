@@ -76,6 +76,18 @@ export class RouteWriter {
   }
 
   /**
+   * The target as written: itself, or for a target named by another object (`resolve`), the target of
+   * the object that one names now (read first). Throws the target's error when it names none.
+   */
+  async resolve(target: RouteTarget): Promise<RouteTarget> {
+    if (target.resolve === undefined || target.derivedFrom === undefined) return target;
+    const from = target.derivedFrom;
+    const resolved = target.resolve(await this.read(from, await this.apiFor(from)));
+    if (resolved instanceof Error) throw resolved;
+    return resolved;
+  }
+
+  /**
    * Reads the target's object, runs `change` (pure: the object to write, undefined to leave an absent
    * object absent, null to delete it, or an Error to throw) and writes the result when it differs; a 409 re-reads and
    * runs `change` again.

@@ -69,7 +69,8 @@ export class RouteTrafficRouter implements TrafficRouter {
       stableHash: input.stableHash,
       canaryHash: input.canaryHash,
     };
-    for (const target of this.routes.targets) {
+    for (const named of this.routes.targets) {
+      const target = await this.writer.resolve(named);
       const result = await this.writer.write(target, weights);
       if (result === 'unchanged') continue;
       const route = `${target.resource.kind} ${target.namespace}/${target.name}`;

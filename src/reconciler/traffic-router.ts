@@ -106,6 +106,8 @@ export interface RouteTarget {
   name: string;
   /** An object the translation is derived from: read before each translation, never written. */
   derivedFrom?: { resource: RouteTargetResource; namespace: string; name: string } | undefined;
+  /** Pure: the `derivedFrom` object as read → the target of the object it names (App Mesh's VirtualRouter). */
+  resolve?(source: Record<string, unknown> | undefined): RouteTarget | Error;
   translate(
     live: Record<string, unknown> | undefined,
     weights: RouteWeights,

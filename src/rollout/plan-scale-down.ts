@@ -94,6 +94,27 @@ export function classifyOldReplicaSets(
 }
 
 /**
+ * canary.scaleDownDelayRevisionLimit: at most `limit` old ReplicaSets keep their pods while their scale-down
+ * delay runs (the newest ones, by creation); the older ones waiting are due at once. Without a limit,
+ * `old` is returned as it is.
+ */
+export function withScaleDownRevisionLimit(
+  old: readonly OldReplicaSet[],
+  limit: number | undefined,
+): OldReplicaSet[] {
+  if (limit === undefined) return [...old];
+  const waiting = old
+    .filter((entry) => !entry.due && entry.rs.replicas > 0)
+    .sort((a, b) => Date.parse(b.rs.creationTimestamp) - Date.parse(a.rs.creationTimestamp));
+  const beyond = new Set(waiting.slice(Math.max(0, limit)).map((entry) => entry.rs.name));
+  return old.map((entry) => {
+    if (!beyond.has(entry.rs.name)) return entry;
+    const { wakeAtMs: _wake, ...rest } = entry;
+    return { ...rest, due: true };
+  });
+}
+
+/**
  * The writes for old ReplicaSets given their next replica counts: the scale and the annotation in one
  * write — removed when reaching 0, set to `now` (expired) when repairing or marking an undated scale-down.
  */

@@ -4,15 +4,13 @@ import { MERGE_PATCH, type KubeClients } from '../kube/client.ts';
 import { dispositionOf, isNotFound, kubeCall } from '../kube/errors.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
-import { PRUNE_FINALIZER } from '../manifest/git-source.ts';
+import { GIT_SOURCE_PLURAL, PRUNE_FINALIZER } from '../manifest/git-source.ts';
 import type { SourceStatus } from '../sync/source-status.ts';
 import { finalizersWanted } from './git-source-settings.ts';
 import { gitSourceStatus, statusDiffers, type GitSourceStatus } from './git-source-status.ts';
 import type { GitSourceEntry } from './source-registry.ts';
 
 const VERSION = 'v1alpha1';
-// Spelled out (GIT_SOURCE_PLURAL's value): the RBAC check of deploy/ reads the requests from this text.
-const PLURAL = 'gitsources';
 
 /** Fields of `status` this writer owns; `health` is the health check's. */
 const OWNED: ReadonlyArray<keyof GitSourceStatus> = [
@@ -73,7 +71,7 @@ export class GitSourceWriter {
             group: ROLLGATE_API_GROUP,
             version: VERSION,
             namespace,
-            plural: PLURAL,
+            plural: GIT_SOURCE_PLURAL,
             name,
             body: { status: body },
           },
@@ -106,7 +104,7 @@ export class GitSourceWriter {
             group: ROLLGATE_API_GROUP,
             version: VERSION,
             namespace,
-            plural: PLURAL,
+            plural: GIT_SOURCE_PLURAL,
             name,
           }),
         )) as typeof live;
@@ -155,7 +153,7 @@ export class GitSourceWriter {
           group: ROLLGATE_API_GROUP,
           version: VERSION,
           namespace,
-          plural: PLURAL,
+          plural: GIT_SOURCE_PLURAL,
           name,
           body: { metadata: { finalizers, ...(resourceVersion ? { resourceVersion } : {}) } },
         },

@@ -5,7 +5,7 @@ import { isNotFound, kubeCall } from '../kube/errors.ts';
 import { watchPathIn, watchWithRestart, type RunningWatch } from '../kube/watch-with-restart.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
-import { PRUNE_FINALIZER } from '../manifest/git-source.ts';
+import { GIT_SOURCE_PLURAL, PRUNE_FINALIZER } from '../manifest/git-source.ts';
 import {
   readGitSource,
   withSecrets,
@@ -68,8 +68,6 @@ export interface SourceRegistryOptions {
 export type SourceListener = (event: SourceEvent) => void | Promise<void>;
 
 const VERSION = 'v1alpha1';
-// Spelled out (GIT_SOURCE_PLURAL's value): the RBAC check of deploy/ reads the requests from this text.
-const PLURAL = 'gitsources';
 const GIT_SOURCES_PATH = `/apis/${ROLLGATE_API_GROUP}/v1alpha1/gitsources`;
 
 /** What makes a look at an object worth redoing: its spec, its deletion, its finalizers. */
@@ -225,7 +223,7 @@ export class SourceRegistry {
           group: ROLLGATE_API_GROUP,
           version: VERSION,
           namespace,
-          plural: PLURAL,
+          plural: GIT_SOURCE_PLURAL,
           name: object,
         }),
       );
@@ -269,12 +267,12 @@ export class SourceRegistry {
             group: ROLLGATE_API_GROUP,
             version: VERSION,
             namespace,
-            plural: PLURAL,
+            plural: GIT_SOURCE_PLURAL,
           })
         : clients.custom.listClusterCustomObject({
             group: ROLLGATE_API_GROUP,
             version: VERSION,
-            plural: PLURAL,
+            plural: GIT_SOURCE_PLURAL,
           }),
     )) as { items?: Array<Record<string, unknown>>; metadata?: { resourceVersion?: string } };
     const items = list.items ?? [];

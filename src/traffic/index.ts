@@ -25,6 +25,8 @@ export {
   canaryMappingName,
   type MappingOwner,
 } from './ambassador-mappings.ts';
+export { APISIX_ROUTE_RESOURCE, apisixRouteEdit } from './apisix-route.ts';
+export { APP_MESH_RESOURCES, NO_CANARY_HASH, appMeshEdits } from './app-mesh-routes.ts';
 export { albIngressEdit, albActionKey, albConditionKey, albActionService } from './alb-ingress.ts';
 export {
   TRAFFIC_PROVIDERS,

@@ -51,6 +51,12 @@ export interface RouteEdit extends ManagedRouteEdits {
   namespace: string;
   name: string;
   derivedFrom?: RouteSource | undefined;
+  /**
+   * Pure, for an object named by another (App Mesh's VirtualRouter, named by the VirtualService): the
+   * `derivedFrom` object as read (undefined when absent) → the edit of the object it names, or why it
+   * names none. Absent: this edit's own name is the object's.
+   */
+  resolve?(source: RouteObject | undefined): RouteEdit | RouteTranslationError;
   translate(
     live: RouteObject | undefined,
     weights: RouteWeights,

@@ -9,6 +9,8 @@ import {
   readSmiConfig,
   readTraefikConfig,
   readAmbassadorConfig,
+  readApisixConfig,
+  readAppMeshConfig,
   type ConfigProblem,
 } from '../manifest/traffic-routing.ts';
 import { ISTIO_RESOURCES, destinationRuleEdit, virtualServiceEdit } from './istio-routes.ts';
@@ -19,6 +21,8 @@ import { RouteTranslationError, objectName } from './route-translation-error.ts'
 import { TRAFFIC_SPLIT_RESOURCE, trafficSplitEdit } from './smi-traffic-split.ts';
 import { TRAEFIK_SERVICE_RESOURCE, traefikServiceEdit } from './traefik-service.ts';
 import { MAPPING_RESOURCE, canaryMappingEdit } from './ambassador-mappings.ts';
+import { APISIX_ROUTE_RESOURCE, apisixRouteEdit } from './apisix-route.ts';
+import { APP_MESH_RESOURCES, appMeshEdits } from './app-mesh-routes.ts';
 import { pingPongRoles, readAlbConfig, readPingPongConfig } from '../manifest/alb-traffic-routing.ts';
 import { albIngressEdit } from './alb-ingress.ts';
 
@@ -172,6 +176,31 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
       return read.mappings.map((mapping) =>
         canaryMappingEdit(mapping, rollout.namespace, { name: rollout.name, uid: rollout.uid }),
       );
+    },
+    needsServices: () => true,
+  },
+  {
+    name: 'apisix',
+    configOf: (routing) => routing.apisix,
+    resources: [APISIX_ROUTE_RESOURCE],
+    creates: [],
+    edits: (config, rollout) => {
+      const read = readApisixConfig(config);
+      if (Array.isArray(read)) return configError(rollout, ['apisix'], read);
+      return [apisixRouteEdit(read, rollout.namespace)];
+    },
+    needsServices: () => true,
+  },
+  {
+    name: 'appMesh',
+    configOf: (routing) => routing.appMesh,
+    // The VirtualService is read; its VirtualRouter and the two VirtualNodes are written.
+    resources: Object.values(APP_MESH_RESOURCES),
+    creates: [],
+    edits: (config, rollout) => {
+      const read = readAppMeshConfig(config);
+      if (Array.isArray(read)) return configError(rollout, ['appMesh'], read);
+      return appMeshEdits(read, rollout.namespace);
     },
     needsServices: () => true,
   },

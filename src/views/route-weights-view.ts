@@ -74,11 +74,24 @@ function objectOf(target: RouteTarget): string {
 }
 
 async function readTarget(
-  reader: Pick<RouteWriter, 'readLive'>,
-  target: RouteTarget,
+  reader: Pick<RouteWriter, 'readLive' | 'resolve'>,
+  named: RouteTarget,
   routes: RolloutRouteTargets,
   wanted: WeightPair | undefined,
 ): Promise<RouteWeightView[]> {
+  let target: RouteTarget;
+  try {
+    target = await reader.resolve(named);
+  } catch (err) {
+    // Named by another object that cannot be read or names none: that object is what is shown.
+    const shownAs = named.derivedFrom ?? named;
+    return [
+      {
+        object: `${shownAs.resource.kind} ${shownAs.namespace}/${shownAs.name}`,
+        error: err instanceof Error ? err.message : String(err),
+      },
+    ];
+  }
   const object = objectOf(target);
   if (target.readWeights === undefined)
     return [{ object, error: 'this router cannot read weights back yet' }];
@@ -100,7 +113,7 @@ async function readTarget(
  * reported with the reason, never thrown.
  */
 export async function readRoutesView(
-  reader: Pick<RouteWriter, 'readLive'>,
+  reader: Pick<RouteWriter, 'readLive' | 'resolve'>,
   routes: RolloutRouteTargets,
   recorded: RecordedWeights | undefined,
 ): Promise<RoutesView> {
@@ -141,7 +154,7 @@ export function formatRoutesView(view: RoutesView): string[] {
 
 /** How the view finds a rollout's route objects and reads them. */
 export interface RouteReading {
-  reader: Pick<RouteWriter, 'readLive'>;
+  reader: Pick<RouteWriter, 'readLive' | 'resolve'>;
   /** The rollout's route objects: the provider table, wired by the caller (src/reconciler and src/views do not import src/traffic). */
   targetsOf(rollout: Rollout): RolloutRouteTargets | Error | undefined;
 }

@@ -13,12 +13,20 @@ import {
 import { APPROVE_ANNOTATION, approvalFor, readApproval } from '../approval.ts';
 import { recordRouteStep, routeStepAction } from '../plan-managed-routes.ts';
 import { canaryProgressAt } from './canary-deadline.ts';
-import { countsAt, honestAvailable, stableHashOf, stableOf, trafficAt, trafficHolds } from './canary-view.ts';
+import {
+  canaryReached,
+  countsAt,
+  honestAvailable,
+  stableHashOf,
+  stableOf,
+  trafficAt,
+  trafficHolds,
+} from './canary-view.ts';
 
 /**
  * Advances status.currentStepIndex past every step that is done:
- * - setWeight / setCanaryScale: both ReplicaSets at that step's counts, the canary's pods available, and
- *   the router holding the weight;
+ * - setWeight / setCanaryScale: both ReplicaSets at that step's counts, the canary's pods available (or as
+ *   many as canary.replicaProgressThreshold asks), and the router holding the weight;
  * - pause: its duration over, or promoted (condition CanaryPauseStep removed), or — for an indefinite
  *   pause — approved in Git by annotation rollgate.dev/approve = "<revision>/<step index>"; a new pause
  *   starts its clock and emits RolloutPaused (and ApprovalIgnored when a stale approval is present);
@@ -61,7 +69,7 @@ export function advanceSteps(pass: Pass): Pass {
       const settled =
         rs !== undefined &&
         rs.replicas === counts.target.canary &&
-        honestAvailable(pass) >= counts.target.canary &&
+        canaryReached(pass, counts.target.canary) &&
         stable.replicas === counts.target.stable &&
         trafficHolds(pass, trafficAt(pass, index));
       if (!settled) break;

@@ -5,13 +5,23 @@ import { stableHashOf } from './canary-view.ts';
 /**
  * Emits RolloutUpdated for a new revision over the stable, or RolloutSuperseded when it replaces a
  * canary that had not completed (F2: supersede is a state, not an error: the newest template is the
- * canary, the previous canary is scaled down as an old ReplicaSet, the steps restart at 0).
+ * canary, the previous canary is scaled down as an old ReplicaSet, the steps restart at 0). A rollback
+ * within spec.rollbackWindow is announced first (SkipSteps, as Argo).
  */
 export function announceRevision(pass: Pass): Pass {
   const { revision } = pass;
   if (!revision.newRevision) return pass;
   return amend(pass, {
     events: [
+      ...(pass.state.rollbackWindow === true
+        ? [
+            event(
+              'Normal',
+              'SkipSteps',
+              `Rollback to revision ${revision.hash} within spec.rollbackWindow: steps, pauses and analysis skipped`,
+            ),
+          ]
+        : []),
       revision.supersededHash !== undefined
         ? event(
             'Normal',

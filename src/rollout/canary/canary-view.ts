@@ -10,6 +10,7 @@ import { routerErrorOf, routerRetryAtMs } from '../pass/finish-pass.ts';
 import type { Pass } from '../pass/pass.ts';
 import { canaryScaleAt, canaryWeightAt } from '../plan-steps.ts';
 import { planTraffic, trafficIsSet, type DesiredTraffic } from '../plan-traffic.ts';
+import { replicaProgressTarget } from '../replica-progress-threshold.ts';
 import { countOf, oldCounts } from '../replica-sets.ts';
 import type { RolloutAction } from '../rollout-action.ts';
 import { fullWeightOf, type RolloutContext } from '../rollout-context.ts';
@@ -32,6 +33,16 @@ export function honestAvailable(pass: Pass): number {
   return Math.max(
     0,
     countOf(revision.current).available - countRestartedReadyPods(context.observed.pods, revision.hash),
+  );
+}
+
+/**
+ * The canary's available pods reach `desired` as canary.replicaProgressThreshold counts it: all of them
+ * without one, else the threshold's share (a step, the weight sent for it, and the promotion go on then).
+ */
+export function canaryReached(pass: Pass, desired: number): boolean {
+  return (
+    honestAvailable(pass) >= replicaProgressTarget(pass.context.canary.replicaProgressThreshold, desired)
   );
 }
 
@@ -107,9 +118,9 @@ export function targetIndex(pass: Pass): number {
 
 /**
  * With a router, the canary weight that is safe to send at step `index`: the step's weight once the canary
- * ReplicaSet has that step's pods and they are available; until then the previous setWeight (never more
- * than the step's), and 0 while the canary has no available pod (Argo's rule: never weight to pods that
- * are not ready).
+ * ReplicaSet has that step's pods and they are available (as many as canary.replicaProgressThreshold asks);
+ * until then the previous setWeight (never more than the step's), and 0 while the canary has no available
+ * pod (Argo's rule: never weight to pods that are not ready).
  */
 export function safeWeightAt(pass: Pass, index: number): number {
   const { context, revision } = pass;
@@ -118,7 +129,7 @@ export function safeWeightAt(pass: Pass, index: number): number {
   const available = honestAvailable(pass);
   if (rs === undefined || available === 0) return 0;
   const target = countsAt(pass, index).target.canary;
-  if (rs.replicas >= target && available >= target) return want;
+  if (rs.replicas >= target && canaryReached(pass, target)) return want;
   return Math.min(want, canaryWeightAt(context.steps, Math.min(index, context.steps.length) - 1));
 }
 

@@ -7,9 +7,9 @@ import { SCALE_DOWN_DEADLINE_ANNOTATION, type RolloutAction } from '../rollout-a
 import { stopUnwantedRuns } from '../sub-steps/judge-analysis-run.ts';
 import { managedRouteRemovals } from '../sub-steps/remove-managed-routes.ts';
 import {
+  canaryReached,
   countsAt,
   draining,
-  honestAvailable,
   stableHashOf,
   stableOf,
   targetIndex,
@@ -34,7 +34,8 @@ function routedToCanary(pass: Pass): boolean {
 
 /**
  * Completes the update when the steps are done (or promoted in full), no superseded canary is still
- * draining, and the canary runs spec.replicas available pods: status.stableRS becomes the canary's hash,
+ * draining, and the canary runs spec.replicas available pods (or as many as canary.replicaProgressThreshold
+ * asks; the rest may still be starting, as in Argo): status.stableRS becomes the canary's hash,
  * traffic goes 100 % to it, every run stops, and the old stable is dated for scale-down
  * (scaleDownDelaySeconds from now, written in the same write as its scale, F3). Without a router the
  * delay defaults to 0, so the old stable goes on the next pass: its pods sit behind the same Service.
@@ -52,7 +53,7 @@ export function completeCanary(pass: Pass): Pass {
     rs === undefined ||
     rs.replicas !== replicas ||
     countsAt(pass, steps.length).target.canary !== replicas ||
-    honestAvailable(pass) < replicas ||
+    !canaryReached(pass, replicas) ||
     !routedToCanary(pass)
   )
     return pass;
@@ -62,7 +63,9 @@ export function completeCanary(pass: Pass): Pass {
   if (stable.replicas > 0) {
     const existing = parseDeadline(stable.annotations[SCALE_DOWN_DEADLINE_ANNOTATION]);
     if (existing === undefined || existing <= now.getTime()) {
-      const at = now.getTime() + context.canary.scaleDownDelaySeconds * 1000;
+      // scaleDownDelayRevisionLimit 0: no old ReplicaSet waits out a delay.
+      const { scaleDownDelaySeconds, scaleDownDelayRevisionLimit } = context.canary;
+      const at = now.getTime() + (scaleDownDelayRevisionLimit === 0 ? 0 : scaleDownDelaySeconds * 1000);
       actions.push({
         kind: 'scaleReplicaSet',
         name: stable.name,

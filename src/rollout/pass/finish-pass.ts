@@ -171,7 +171,7 @@ function baseStatus(pass: Pass, verdict: Verdict): PlannedRolloutStatus {
     controllerPause: state.controllerPause ? true : undefined,
     abort: state.abort ? true : undefined,
     abortedAt: state.abortedAt,
-    promoteFull: state.promoteFull ? true : undefined,
+    promoteFull: state.promoteFull && state.rollbackWindow !== true ? true : undefined,
     progress: state.progress,
     supersededPodHash: state.supersededPodHash,
     managedRoutes: state.managedRoutes.length > 0 ? [...state.managedRoutes] : undefined,

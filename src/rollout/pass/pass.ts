@@ -2,12 +2,17 @@
 import type { PauseCondition } from '../../manifest/rollout.ts';
 import type { ObservedReplicaSet } from '../observed-state.ts';
 import type { Revision } from '../plan-revision.ts';
-import { classifyOldReplicaSets, type OldReplicaSet } from '../plan-scale-down.ts';
+import {
+  classifyOldReplicaSets,
+  withScaleDownRevisionLimit,
+  type OldReplicaSet,
+} from '../plan-scale-down.ts';
 import type { DesiredTraffic } from '../plan-traffic.ts';
 import type { RolloutPhase } from '../../manifest/rollout.ts';
 import type { EmitEventAction, RolloutAction, ScaleReplicaSetAction } from '../rollout-action.ts';
 import type { RolloutContext } from '../rollout-context.ts';
 import { readManagedRoutes } from '../plan-managed-routes.ts';
+import { withinRollbackWindow } from '../rollback-window.ts';
 import type { ManagedRouteRecord, PlannedRolloutStatus, ProgressWindow } from '../rollout-plan.ts';
 
 /** The rollout's own bookkeeping, carried from one pass to the next through status. */
@@ -18,6 +23,11 @@ export interface PassState {
   abort: boolean;
   abortedAt?: string | undefined;
   promoteFull: boolean;
+  /**
+   * A rollback within spec.rollbackWindow: `promoteFull` is set for it (steps, pauses and analysis are
+   * skipped) but not written to status, as Argo does not; recomputed from the ReplicaSets on every pass.
+   */
+  rollbackWindow?: boolean;
   progress?: ProgressWindow | undefined;
   supersededPodHash?: string | undefined;
   /** Header and mirror routes set and not yet seen removed (status.managedRoutes). */
@@ -131,6 +141,7 @@ export function readPassState(context: RolloutContext, revision: Revision): Pass
     (typeof live.supersededPodHash === 'string' ? live.supersededPodHash : undefined);
   // Routes outlive a revision: a new one must still remove those of the canary it replaces.
   const managedRoutes = readManagedRoutes(live.managedRoutes);
+  const rollbackWindow = withinRollbackWindow(context.spec.rollbackWindow?.revisions, revision);
   if (revision.newRevision) {
     return {
       managedRoutes,
@@ -138,7 +149,8 @@ export function readPassState(context: RolloutContext, revision: Revision): Pass
       pauseConditions: [],
       controllerPause: false,
       abort: false,
-      promoteFull: false,
+      promoteFull: rollbackWindow,
+      rollbackWindow,
       supersededPodHash,
     };
   }
@@ -149,7 +161,8 @@ export function readPassState(context: RolloutContext, revision: Revision): Pass
     controllerPause: live.controllerPause === true,
     abort: live.abort === true,
     abortedAt: typeof live.abortedAt === 'string' && live.abortedAt !== '' ? live.abortedAt : undefined,
-    promoteFull: live.promoteFull === true,
+    promoteFull: live.promoteFull === true || rollbackWindow,
+    rollbackWindow,
     progress: isProgressWindow(live.progress) ? live.progress : undefined,
     supersededPodHash,
     managedRoutes,
@@ -171,11 +184,15 @@ function quietHashes(context: RolloutContext, revision: Revision): Set<string> {
 
 /** The first pass state: nothing decided yet. */
 export function startPass(context: RolloutContext, revision: Revision): Pass {
-  const old = classifyOldReplicaSets(
-    revision.others,
-    context.now,
-    quietHashes(context, revision),
-    revision.stable?.creationTimestamp,
+  // Blue-green applies its own revision limit (src/rollout/blue-green/old-replica-sets.ts).
+  const old = withScaleDownRevisionLimit(
+    classifyOldReplicaSets(
+      revision.others,
+      context.now,
+      quietHashes(context, revision),
+      revision.stable?.creationTimestamp,
+    ),
+    context.canary.scaleDownDelayRevisionLimit,
   );
   return {
     context,

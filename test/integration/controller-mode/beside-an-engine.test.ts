@@ -203,7 +203,10 @@ describe.each<{ engine: string; manager: string; mode: EngineApplyMode }>([
       const indices = trace.map((r) => r.status?.currentStepIndex ?? 0);
       for (let i = 1; i < indices.length; i += 1)
         expect(indices[i], `step index at event ${i}`).toBeGreaterThanOrEqual(indices[i - 1]!);
+      // Sampled only while a step is current: once the last step is done the weight goes to 100 on its way to
+      // stable, and whether the watch sees that moment depends on the machine's load, not on Rollgate.
       const weights = trace
+        .filter((r) => (r.status?.currentStepIndex ?? 0) < STEPS.length)
         .map((r) => r.status?.canary?.weights?.canary?.weight)
         .filter((w): w is number => w !== undefined && w > 0);
       expect([...new Set(weights)]).toEqual([20, 50, 80]);

@@ -1,7 +1,7 @@
 // The Kubernetes API requests Rollgate's processes make, derived from the source: the typed client calls,
 // the custom-object calls, the watch paths, and the kinds the sync applies (those in examples/).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { ROLLGATE_API_GROUP, toRollgateApiVersion } from '../../../src/manifest/api-version.ts';
 import { ROLLGATE_API } from '../../../src/manifest/driven-api.ts';
@@ -68,8 +68,28 @@ function verbOf(method: string): [verb: string, rest: string] | undefined {
   return undefined;
 }
 
-/** A string constant of the file (`const PLURAL = 'rollouts'`), or the identifier itself when not found. */
-function resolve(text: string, expression: string): string {
+/**
+ * A string constant the file imports (`import { GIT_SOURCE_PLURAL } from '../manifest/git-source.ts'`),
+ * read where it is exported, so the code names a resource once and the check still sees it.
+ */
+function importedConstant(file: string, text: string, name: string): string | undefined {
+  for (const match of text.matchAll(/import\s*\{([^}]*)\}\s*from\s*'(\.[^']+)'/g)) {
+    const names = match[1]!.split(',').map((part) => part.trim().replace(/^type\s+/, ''));
+    const imported = names
+      .map((part) => /^(\w+)(?:\s+as\s+(\w+))?$/.exec(part))
+      .find((parsed) => parsed !== null && (parsed[2] ?? parsed[1]) === name);
+    if (!imported) continue;
+    const from = readFileSync(join(dirname(join(ROOT, file)), match[2]!), 'utf8');
+    return new RegExp(`export const ${imported[1]!} = '([^']*)'`).exec(from)?.[1];
+  }
+  return undefined;
+}
+
+/**
+ * A string constant of the file (`const PLURAL = 'rollouts'`) or one it imports, or the identifier itself
+ * when not found.
+ */
+function resolve(file: string, text: string, expression: string): string {
   const literal = /^'([^']*)'$/.exec(expression);
   if (literal) return literal[1]!;
   if (expression === 'ROLLGATE_API_GROUP') return ROLLGATE_API_GROUP;
@@ -81,7 +101,8 @@ function resolve(text: string, expression: string): string {
       ? ROLLGATE_API.group
       : ROLLGATE_API.plurals[driven[2] as keyof typeof ROLLGATE_API.plurals];
   const constant = new RegExp(`const ${expression} = '([^']*)'`).exec(text);
-  return constant ? constant[1]! : expression;
+  if (constant) return constant[1]!;
+  return /^\w+$/.test(expression) ? (importedConstant(file, text, expression) ?? expression) : expression;
 }
 
 /** Typed client calls: `clients.apps.patchNamespacedReplicaSet(`, `this.core.createNamespacedEvent(`. */
@@ -119,8 +140,8 @@ function customObjectRequests(file: string, text: string): ApiRequest[] {
     const plural = /plural:\s*([\w'.]+)/.exec(body)?.[1];
     if (!verb || !group || !plural)
       throw new Error(`${file}: cannot read the custom-object call ${match[0]}`);
-    const resource = resolve(text, plural) + (match[2] ? '/status' : '');
-    found.push({ group: resolve(text, group), resource, verb, where: file });
+    const resource = resolve(file, text, plural) + (match[2] ? '/status' : '');
+    found.push({ group: resolve(file, text, group), resource, verb, where: file });
   }
   // A call written another way (its arguments in a variable, say) must not slip past the RBAC check.
   const calls = text.match(/\.custom\.\w+CustomObject\w*\(/g)?.length ?? 0;

@@ -368,3 +368,18 @@ export async function heldWhileRouteMissing(
   expect(paused.trafficRouterError).toBeUndefined();
   return paused;
 }
+
+/**
+ * Deletes the Rollout `web` as a user does (`kubectl delete`, waiting until it and its ReplicaSets are gone)
+ * and checks that its routes, the user's objects, are still there and read 100 % stable.
+ */
+export async function deletedRolloutLeavesStable<T>(
+  scene: TrafficScene,
+  namespace: string,
+  routes: RouteReadBack<T>,
+): Promise<void> {
+  await scene.kubectl('delete', 'rollouts.rollgate.dev', 'web', '-n', namespace, '--wait=true');
+  await expect.poll(() => scene.status(namespace, 'web'), { timeout: 10_000 }).toBeUndefined();
+  await expect.poll(async () => (await scene.replicaSets(namespace)).length, { timeout: 15_000 }).toBe(0);
+  expect(await routes.read()).toEqual(routes.at(0));
+}

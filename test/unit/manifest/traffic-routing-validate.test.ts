@@ -71,12 +71,11 @@ describe('validate: trafficRouting', () => {
 
   it('keeps other routers, other plugins and Gateway API fields it does not drive unsupported', () => {
     const text = withCanary(
-      `${SERVICES}      trafficRouting:\n        appMesh:\n          virtualService: {name: web}\n        plugins:\n          acme/router: {}\n          argoproj-labs/gatewayAPI:\n            httpRoute: web\n            tlsRoute: web-tls\n`,
+      `${SERVICES}      trafficRouting:\n        plugins:\n          acme/router: {}\n          argoproj-labs/gatewayAPI:\n            httpRoute: web\n            tlsRoute: web-tls\n`,
     );
     expect(errorsOf(text)).toEqual([
-      '27 spec.strategy.canary.trafficRouting.appMesh: unsupported: strategy.canary.trafficRouting.appMesh (Rollgate drives the Gateway API, SMI, Istio, NGINX, Traefik, Ambassador and ALB routers only for now)',
-      '30 spec.strategy.canary.trafficRouting.plugins["acme/router"]: unsupported: strategy.canary.trafficRouting.plugins["acme/router"] (Rollgate runs no router plugins; it drives argoproj-labs/gatewayAPI itself)',
-      '33 spec.strategy.canary.trafficRouting.plugins["argoproj-labs/gatewayAPI"].tlsRoute: unsupported: strategy.canary.trafficRouting.plugins["argoproj-labs/gatewayAPI"].tlsRoute (Rollgate drives the HTTPRoutes, GRPCRoutes and TCPRoutes named in the block)',
+      '28 spec.strategy.canary.trafficRouting.plugins["acme/router"]: unsupported: strategy.canary.trafficRouting.plugins["acme/router"] (Rollgate runs no router plugins; it drives argoproj-labs/gatewayAPI itself)',
+      '31 spec.strategy.canary.trafficRouting.plugins["argoproj-labs/gatewayAPI"].tlsRoute: unsupported: strategy.canary.trafficRouting.plugins["argoproj-labs/gatewayAPI"].tlsRoute (Rollgate drives the HTTPRoutes, GRPCRoutes and TCPRoutes named in the block)',
     ]);
   });
 
@@ -134,12 +133,12 @@ describe('validate: trafficRouting', () => {
       '32 spec.strategy.canary.steps[0].setMirrorRoute: unsupported: strategy.canary.steps[0].setMirrorRoute (mirror routes need the Istio router)',
     ]);
     expect(errorsOf(withStep('        smi: {}\n', header))).toEqual([
-      '31 spec.strategy.canary.steps[0].setHeaderRoute: unsupported: strategy.canary.steps[0].setHeaderRoute (header routes need the Gateway API, Istio or ALB router)',
+      '31 spec.strategy.canary.steps[0].setHeaderRoute: unsupported: strategy.canary.steps[0].setHeaderRoute (header routes need the Gateway API, Istio, APISIX or ALB router)',
     ]);
     // Argo's Traefik router ignores header and mirror steps; Rollgate says so instead.
     const traefik = '        traefik:\n          weightedTraefikServiceName: web-wrr\n';
     expect(errorsOf(withStep(traefik, header))).toEqual([
-      '32 spec.strategy.canary.steps[0].setHeaderRoute: unsupported: strategy.canary.steps[0].setHeaderRoute (header routes need the Gateway API, Istio or ALB router)',
+      '32 spec.strategy.canary.steps[0].setHeaderRoute: unsupported: strategy.canary.steps[0].setHeaderRoute (header routes need the Gateway API, Istio, APISIX or ALB router)',
     ]);
     expect(errorsOf(withStep(traefik, mirror))).toEqual([
       '32 spec.strategy.canary.steps[0].setMirrorRoute: unsupported: strategy.canary.steps[0].setMirrorRoute (mirror routes need the Istio router)',
@@ -268,9 +267,8 @@ describe('validate: trafficRouting', () => {
     expect(unsupportedTrafficRouters({ istio: {} })).toEqual([]);
     expect(unsupportedTrafficRouters({ nginx: {} })).toEqual([]);
     expect(unsupportedTrafficRouters({ traefik: {}, ambassador: {} })).toEqual([]);
-    expect(unsupportedTrafficRouters({ alb: {} })).toEqual([]);
-    expect(unsupportedTrafficRouters({ appMesh: {}, plugins: { 'acme/router': {} } })).toEqual([
-      'appMesh',
+    expect(unsupportedTrafficRouters({ alb: {}, apisix: {}, appMesh: {} })).toEqual([]);
+    expect(unsupportedTrafficRouters({ alb: {}, plugins: { 'acme/router': {} } })).toEqual([
       'plugins["acme/router"]',
     ]);
   });
@@ -349,6 +347,73 @@ describe('validate: trafficRouting.alb and pingPong', () => {
     expect(errorsOf(text)).toEqual([
       '39 spec.strategy.canary.steps[0].setHeaderRoute.match[1].headerValue.regex: unsupported: strategy.canary.steps[0].setHeaderRoute.match[1].headerValue.regex (an ALB header condition matches exact values and prefixes (as value*) only)',
       '40 spec.strategy.canary.steps[1].setMirrorRoute: unsupported: strategy.canary.steps[1].setMirrorRoute (mirror routes need the Istio router)',
+    ]);
+  });
+});
+
+describe('validate: trafficRouting.apisix and trafficRouting.appMesh', () => {
+  const routing = (block: string) =>
+    withCanary(`${SERVICES}      trafficRouting:\n        managedRoutes:\n          - name: h\n${block}`);
+  const withStep = (block: string, step: string) =>
+    routing(block).replace('      steps:\n', `      steps:\n${step}`);
+  const header =
+    '        - setHeaderRoute:\n            name: h\n            match:\n              - headerName: x\n                headerValue: {exact: "1"}\n';
+  const mirror =
+    '        - setMirrorRoute:\n            name: h\n            match:\n              - method: {exact: GET}\n';
+  const apisix =
+    '        apisix:\n          route:\n            name: web\n            rules: [web, web-api]\n';
+  const appMesh =
+    '        appMesh:\n          virtualService:\n            name: web\n            routes: [primary]\n          virtualNodeGroup:\n            canaryVirtualNodeRef: {name: web-canary}\n            stableVirtualNodeRef: {name: web-stable}\n';
+
+  it('accepts both blocks as Argo writes them, header routes with APISIX', () => {
+    expect(errorsOf(routing(apisix))).toEqual([]);
+    expect(errorsOf(routing(appMesh))).toEqual([]);
+    expect(errorsOf(withStep(apisix, header))).toEqual([]);
+  });
+
+  it('refuses mirror routes with APISIX and header or mirror routes with App Mesh (Argo ignores those steps)', () => {
+    expect(errorsOf(withStep(apisix, mirror))).toEqual([
+      '34 spec.strategy.canary.steps[0].setMirrorRoute: unsupported: strategy.canary.steps[0].setMirrorRoute (mirror routes need the Istio router)',
+    ]);
+    expect(errorsOf(withStep(appMesh, header))).toEqual([
+      '37 spec.strategy.canary.steps[0].setHeaderRoute: unsupported: strategy.canary.steps[0].setHeaderRoute (header routes need the Gateway API, Istio, APISIX or ALB router)',
+    ]);
+  });
+
+  it('names what is missing, at its line', () => {
+    expect(errorsOf(routing('        apisix:\n          route:\n            rules: [web, web]\n'))).toEqual([
+      '30 spec.strategy.canary.trafficRouting.apisix.route.name: must name the ApisixRoute (a non-empty string)',
+    ]);
+    expect(
+      errorsOf(
+        routing('        apisix:\n          route:\n            name: web\n            rules: [web, web]\n'),
+      ),
+    ).toEqual(['32 spec.strategy.canary.trafficRouting.apisix.route.rules[1]: "web" is listed twice']);
+    expect(
+      errorsOf(
+        routing(
+          '        appMesh:\n          virtualNodeGroup:\n            canaryVirtualNodeRef: {name: vn}\n            stableVirtualNodeRef: {name: vn}\n',
+        ),
+      ),
+    ).toEqual([
+      '29 spec.strategy.canary.trafficRouting.appMesh.virtualService: required: an object naming the VirtualService',
+    ]);
+    expect(errorsOf(routing('        appMesh:\n          virtualService: {name: web}\n'))).toEqual([
+      '29 spec.strategy.canary.trafficRouting.appMesh.virtualNodeGroup: required: the canary and stable VirtualNodes',
+    ]);
+  });
+
+  it('refuses fields Argo blocks do not have, at any depth', () => {
+    const text = routing(
+      '        apisix:\n          route:\n            name: web\n            weight: 5\n          stickiness: true\n',
+    );
+    expect(errorsOf(text)).toEqual([
+      '32 spec.strategy.canary.trafficRouting.apisix.route.weight: unsupported: strategy.canary.trafficRouting.apisix.route.weight (Rollgate reads route {name, rules})',
+      '33 spec.strategy.canary.trafficRouting.apisix.stickiness: unsupported: strategy.canary.trafficRouting.apisix.stickiness (Rollgate reads route {name, rules})',
+    ]);
+    const mesh = routing(appMesh.replace('{name: web-canary}', '{name: web-canary, namespace: other}'));
+    expect(errorsOf(mesh)).toEqual([
+      '34 spec.strategy.canary.trafficRouting.appMesh.virtualNodeGroup.canaryVirtualNodeRef.namespace: unsupported: strategy.canary.trafficRouting.appMesh.virtualNodeGroup.canaryVirtualNodeRef.namespace (Rollgate reads virtualService {name, routes} and virtualNodeGroup {canaryVirtualNodeRef, stableVirtualNodeRef} {name})',
     ]);
   });
 });

@@ -91,7 +91,6 @@ describe('trafficRouting is accepted for the providers that have a router', () =
   });
 
   it.each([
-    { routing: { appMesh: { virtualService: { name: 'web' } } }, named: 'appMesh' },
     { routing: { plugins: { 'acme/router': {} } }, named: 'plugins["acme/router"]' },
   ])('$named, which has no router, is refused by name (never split by replica ratio instead)', (row) => {
     const rollout = aRoutedUpdate({ trafficRouting: row.routing })
