@@ -27,8 +27,6 @@ const read = (file: string) => ({ file, text: readFileSync(join(examples, file),
 const SHARED_TEMPLATES = ['analysis-templates.yaml', 'cluster-analysis-templates.yaml'];
 
 const unsupported = (what: string, why: string) => `unsupported: ${what} (${why})`;
-const ROUTER =
-  'Rollgate drives the Gateway API, SMI, Istio, NGINX, Traefik, Ambassador, APISIX, App Mesh and ALB routers';
 const EXPERIMENT = 'Rollgate does not run Experiments';
 
 /** For each file: every Rollout/template in it, and the exact errors expected (none = clean). */

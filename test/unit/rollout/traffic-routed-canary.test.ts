@@ -90,17 +90,18 @@ describe('trafficRouting is accepted for the providers that have a router', () =
     expect(writes(result)).toEqual([expect.objectContaining({ kind: 'createReplicaSet', replicas: 2 })]);
   });
 
-  it.each([
-    { routing: { plugins: { 'acme/router': {} } }, named: 'plugins["acme/router"]' },
-  ])('$named, which has no router, is refused by name (never split by replica ratio instead)', (row) => {
-    const rollout = aRoutedUpdate({ trafficRouting: row.routing })
-      .withStatus({ stableRS: V1, currentPodHash: V1, currentStepIndex: STEPS.length })
-      .build();
-    const result = plan({ rollout, sets: { 'app:1': 10 } });
-    expect(result.actions).toEqual([]);
-    const invalid = result.status.conditions?.find((c) => c.type === 'InvalidSpec');
-    expect(invalid?.message).toContain(`no traffic router for ${row.named} yet`);
-  });
+  it.each([{ routing: { plugins: { 'acme/router': {} } }, named: 'plugins["acme/router"]' }])(
+    '$named, which has no router, is refused by name (never split by replica ratio instead)',
+    (row) => {
+      const rollout = aRoutedUpdate({ trafficRouting: row.routing })
+        .withStatus({ stableRS: V1, currentPodHash: V1, currentStepIndex: STEPS.length })
+        .build();
+      const result = plan({ rollout, sets: { 'app:1': 10 } });
+      expect(result.actions).toEqual([]);
+      const invalid = result.status.conditions?.find((c) => c.type === 'InvalidSpec');
+      expect(invalid?.message).toContain(`no traffic router for ${row.named} yet`);
+    },
+  );
 
   it('Argo\'s own spelling, plugins["argoproj-labs/gatewayAPI"], is driven as the Gateway API router', () => {
     const rollout = aRoutedUpdate({
