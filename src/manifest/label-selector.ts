@@ -37,3 +37,43 @@ export function isEmptySelector(selector: LabelSelector): boolean {
     Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0
   );
 }
+
+/** metav1.LabelSelector as written in a spec (operators not narrowed: what a cluster object holds). */
+export interface LabelSelectorSpec {
+  matchLabels?: Record<string, string> | undefined;
+  matchExpressions?: Array<{ key: string; operator: string; values?: string[] | undefined }> | undefined;
+}
+
+/**
+ * Renders a selector in the API's string syntax (`app=web,tier in (a,b),!legacy`), as a `labelSelector`
+ * query and a Rollout's status.selector carry it; an empty selector renders '' (which selects everything).
+ */
+export function formatLabelSelector(selector: LabelSelectorSpec): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {}).sort(([a], [b]) =>
+    a.localeCompare(b),
+  ))
+    parts.push(`${key}=${value}`);
+  for (const expression of selector.matchExpressions ?? []) {
+    const values = [...(expression.values ?? [])].sort().join(',');
+    switch (expression.operator) {
+      case 'In':
+        parts.push(`${expression.key} in (${values})`);
+        break;
+      case 'NotIn':
+        parts.push(`${expression.key} notin (${values})`);
+        break;
+      case 'Exists':
+        parts.push(expression.key);
+        break;
+      case 'DoesNotExist':
+        parts.push(`!${expression.key}`);
+        break;
+      default:
+        throw new RangeError(
+          `unknown label selector operator ${expression.operator} for key ${expression.key}`,
+        );
+    }
+  }
+  return parts.join(',');
+}

@@ -4,9 +4,10 @@ import type { FieldPath } from './field-path.ts';
 import { isEmptySelector, selectorMismatches } from './label-selector.ts';
 import type { PodTemplate } from './kube-meta.ts';
 import { checkObjectLabels, checkPodTemplate } from './pod-template-checks.ts';
-import type { AnalysisTemplateRef, DeclaredRollout, WorkloadRef } from './rollout.ts';
+import type { AnalysisTemplateRef, AntiAffinity, DeclaredRollout, WorkloadRef } from './rollout.ts';
 import { ROLLOUT_DEFAULTS, canaryStepKinds } from './rollout.ts';
 import { checkTrafficRouting } from './traffic-routing-checks.ts';
+import { isArgoOnlyWorkloadKind } from './unsupported-fields.ts';
 import type { IssueCollector } from './validation-issue.ts';
 
 /** Annotation on a Rollout listing analysis templates that live in the cluster, not in the validated set. */
@@ -109,6 +110,8 @@ function checkWorkloadRef(ref: WorkloadRef, template: PodTemplate | undefined, s
       ['spec', 'template'],
       'must not be set with spec.workloadRef: the pod template is read from the referenced Deployment',
     );
+  // Kinds Argo reads and Rollgate does not yet are reported as unsupported (unsupported-fields.ts), once.
+  if (isArgoOnlyWorkloadKind(ref.apiVersion, ref.kind)) return;
   if (ref.apiVersion !== 'apps/v1')
     sink.error(
       ['spec', 'workloadRef', 'apiVersion'],
@@ -132,8 +135,10 @@ function checkBlueGreen(rollout: DeclaredRollout, sink: IssueCollector, context:
       `must differ from activeService (both are ${JSON.stringify(blueGreen.activeService)}): the preview would receive live traffic`,
     );
   }
-  for (const key of ['activeMetadata', 'previewMetadata'] as const)
+  for (const key of ['activeMetadata', 'previewMetadata'] as const) {
     checkObjectLabels(blueGreen[key], at(key), sink);
+    checkEphemeralLabels(rollout, blueGreen[key]?.labels, at(key, 'labels'), sink);
+  }
   const limit = rollout.spec.revisionHistoryLimit ?? ROLLOUT_DEFAULTS.revisionHistoryLimit;
   if (blueGreen.scaleDownDelayRevisionLimit !== undefined && blueGreen.scaleDownDelayRevisionLimit > limit) {
     sink.error(
@@ -154,26 +159,63 @@ function checkBlueGreen(rollout: DeclaredRollout, sink: IssueCollector, context:
       'has no effect with autoPromotionEnabled: false (the rollout waits for `rollgate promote`); remove one of them',
     );
   }
-  const antiAffinity = blueGreen.antiAffinity;
-  if (antiAffinity !== undefined) {
-    const preferred = antiAffinity.preferredDuringSchedulingIgnoredDuringExecution;
-    const required = antiAffinity.requiredDuringSchedulingIgnoredDuringExecution;
-    if ((preferred === undefined) === (required === undefined)) {
-      sink.error(
-        at('antiAffinity'),
-        'must set exactly one of preferredDuringSchedulingIgnoredDuringExecution and requiredDuringSchedulingIgnoredDuringExecution',
-      );
-    }
-    if (preferred !== undefined && (preferred.weight < 1 || preferred.weight > 100)) {
-      sink.error(
-        at('antiAffinity', 'preferredDuringSchedulingIgnoredDuringExecution', 'weight'),
-        `must be between 1 and 100, got ${preferred.weight}`,
-      );
-    }
-  }
+  checkAntiAffinity(blueGreen.antiAffinity, at('antiAffinity'), sink);
   const references = { rollout, sink, context };
   for (const key of ['prePromotionAnalysis', 'postPromotionAnalysis'] as const) {
     if (blueGreen[key] !== undefined) checkTemplateRefs(blueGreen[key].templates, at(key), references);
+  }
+}
+
+/** The label that ties a ReplicaSet to its pods (the planner's POD_TEMPLATE_HASH_LABEL; manifest/ is a leaf). */
+const POD_TEMPLATE_HASH_LABEL = 'rollouts-pod-template-hash';
+
+/**
+ * Ephemeral labels (canary/stable/active/preview metadata) land on pods that their ReplicaSet selects by
+ * the template's labels and the hash label: one that replaced either would leave the ReplicaSet's template
+ * outside its own selector, which the API server refuses (and pods relabelled so would be orphaned).
+ */
+function checkEphemeralLabels(
+  rollout: DeclaredRollout,
+  labels: Readonly<Record<string, string>> | undefined,
+  path: FieldPath,
+  sink: IssueCollector,
+): void {
+  if (labels === undefined) return;
+  if (labels[POD_TEMPLATE_HASH_LABEL] !== undefined)
+    sink.error(
+      [...path, POD_TEMPLATE_HASH_LABEL],
+      'must not be set: the controller sets it to tie pods to their ReplicaSet',
+    );
+  const { selector, template } = rollout.spec;
+  if (selector === undefined || template === undefined) return;
+  const own = template.metadata?.labels ?? {};
+  // A template outside its selector is reported at the template already.
+  if (selectorMismatches(selector, own).length > 0) return;
+  const merged = { ...own, ...labels };
+  for (const problem of selectorMismatches(selector, merged))
+    sink.error(path, `would take the pods out of spec.selector: ${problem}`);
+}
+
+/** Either strategy's antiAffinity, as Argo checks it: exactly one rule, a preferred one weighted 1–100. */
+function checkAntiAffinity(
+  antiAffinity: AntiAffinity | undefined,
+  path: FieldPath,
+  sink: IssueCollector,
+): void {
+  if (antiAffinity === undefined) return;
+  const preferred = antiAffinity.preferredDuringSchedulingIgnoredDuringExecution;
+  const required = antiAffinity.requiredDuringSchedulingIgnoredDuringExecution;
+  if ((preferred === undefined) === (required === undefined)) {
+    sink.error(
+      path,
+      'must set exactly one of preferredDuringSchedulingIgnoredDuringExecution and requiredDuringSchedulingIgnoredDuringExecution',
+    );
+  }
+  if (preferred !== undefined && (preferred.weight < 1 || preferred.weight > 100)) {
+    sink.error(
+      [...path, 'preferredDuringSchedulingIgnoredDuringExecution', 'weight'],
+      `must be between 1 and 100, got ${preferred.weight}`,
+    );
   }
 }
 
@@ -208,9 +250,12 @@ function checkCanary(rollout: DeclaredRollout, sink: IssueCollector, context: Ro
     );
   }
   checkTrafficRouting(canary, sink);
+  checkAntiAffinity(canary.antiAffinity, at('antiAffinity'), sink);
   // Their labels and annotations land on the canary's and the stable's pods.
-  for (const key of ['canaryMetadata', 'stableMetadata'] as const)
+  for (const key of ['canaryMetadata', 'stableMetadata'] as const) {
     checkObjectLabels(canary[key], at(key), sink);
+    checkEphemeralLabels(rollout, canary[key]?.labels, at(key, 'labels'), sink);
+  }
   const surge = checkIntOrPercent(canary.maxSurge, at('maxSurge'), sink);
   const unavailable = checkIntOrPercent(canary.maxUnavailable, at('maxUnavailable'), sink);
   if (surge === 0 && unavailable === 0) {

@@ -242,6 +242,13 @@ export type TrafficRouting = z.infer<typeof trafficRoutingSchema>;
 // ---------------------------------------------------------------------------------------------------
 // Strategies
 
+/** `antiAffinity` of either strategy: exactly one of preferred (with a weight 1–100) and required (checked in rollout-checks). */
+export const antiAffinitySchema = z.object({
+  preferredDuringSchedulingIgnoredDuringExecution: z.object({ weight: z.int() }).optional(),
+  requiredDuringSchedulingIgnoredDuringExecution: z.object({}).optional(),
+});
+export type AntiAffinity = z.infer<typeof antiAffinitySchema>;
+
 /**
  * The kinds of `canary.replicaProgressThreshold.type`: a percentage of the pods a step wants, or a number of
  * pods (Argo's documentation writes `Pod`, its code `Pods`: both are read as a number of pods).
@@ -263,7 +270,7 @@ export const canaryStrategySchema = z.object({
   maxUnavailable: intOrStringSchema.optional(),
   maxSurge: intOrStringSchema.optional(),
   analysis: rolloutAnalysisBackgroundSchema.optional(),
-  antiAffinity: looseMapSchema.optional(),
+  antiAffinity: antiAffinitySchema.optional(),
   canaryMetadata: podMetadataSchema.optional(),
   stableMetadata: podMetadataSchema.optional(),
   scaleDownDelaySeconds: nonNegativeInt.optional(),
@@ -275,13 +282,6 @@ export const canaryStrategySchema = z.object({
   replicaProgressThreshold: replicaProgressThresholdSchema.optional(),
 });
 export type CanaryStrategy = z.infer<typeof canaryStrategySchema>;
-
-/** `antiAffinity` of either strategy: exactly one of preferred (with a weight 1–100) and required (checked in rollout-checks). */
-export const antiAffinitySchema = z.object({
-  preferredDuringSchedulingIgnoredDuringExecution: z.object({ weight: z.int() }).optional(),
-  requiredDuringSchedulingIgnoredDuringExecution: z.object({}).optional(),
-});
-export type AntiAffinity = z.infer<typeof antiAffinitySchema>;
 
 /** `strategy.blueGreen`, field for field as Argo (defaults in {@link ROLLOUT_DEFAULTS}.blueGreen). */
 export const blueGreenStrategySchema = z.object({

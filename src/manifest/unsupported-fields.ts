@@ -75,16 +75,6 @@ export interface UnsupportedRule {
 
 /** The policy for Rollout fields, in the order the checks apply. */
 export const ROLLOUT_UNSUPPORTED_RULES = {
-  activeMetadata: {
-    field: 'spec.strategy.blueGreen.activeMetadata',
-    severity: 'warning',
-    reason: 'the labels/annotations are not added to active pods yet',
-  },
-  previewMetadata: {
-    field: 'spec.strategy.blueGreen.previewMetadata',
-    severity: 'warning',
-    reason: 'the labels/annotations are not added to preview pods yet',
-  },
   trafficRouting: {
     field: 'spec.strategy.canary.trafficRouting.<another provider>',
     severity: 'error',
@@ -176,35 +166,15 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     severity: 'error',
     reason: 'Rollgate drives ping-pong Services with the ALB router alone',
   },
-  antiAffinity: {
-    field: 'spec.strategy.canary.antiAffinity',
-    severity: 'error',
-    reason: 'canary pods would be scheduled without the anti-affinity rule',
-  },
-  // Errors, not warnings: these labels are how canary-only queries (analysis) and routes select pods, so
-  // ignoring them changes what an analysis measures and thus how the rollout progresses.
-  canaryMetadata: {
-    field: 'spec.strategy.canary.canaryMetadata',
-    severity: 'error',
-    reason:
-      'the labels/annotations are not added to canary pods yet, so nothing selecting pods by them (an analysis query) would find any',
-  },
-  stableMetadata: {
-    field: 'spec.strategy.canary.stableMetadata',
-    severity: 'error',
-    reason:
-      'the labels/annotations are not added to stable pods yet, so nothing selecting pods by them (an analysis query) would find any',
-  },
   analysisRunMetadata: {
     field: 'spec.strategy.canary.(analysis|steps[].analysis).analysisRunMetadata',
     severity: 'warning',
     reason: 'the labels/annotations are not added to AnalysisRuns yet',
   },
-  matchExpressions: {
-    field: 'spec.selector.matchExpressions',
-    severity: 'warning',
-    reason:
-      'ReplicaSet selectors get matchLabels only for now; pods are told apart by their pod-template hash',
+  workloadRefKind: {
+    field: 'spec.workloadRef.kind (v1 PodTemplate, apps/v1 ReplicaSet)',
+    severity: 'error',
+    reason: 'Rollgate reads the pod template from apps/v1 Deployments only',
   },
 } as const satisfies Record<string, UnsupportedRule>;
 
@@ -229,6 +199,16 @@ export const ANALYSIS_UNSUPPORTED_RULES = {
   },
 } as const satisfies Record<string, UnsupportedRule>;
 
+/**
+ * The workloadRef kinds Argo Rollouts reads a template from and Rollgate does not (yet): `PodTemplate` of the
+ * core group and `ReplicaSet` of `apps`. Any other kind is refused by Argo too (a plain validation error).
+ */
+export function isArgoOnlyWorkloadKind(apiVersion: unknown, kind: unknown): boolean {
+  return (
+    (apiVersion === 'v1' && kind === 'PodTemplate') || (apiVersion === 'apps/v1' && kind === 'ReplicaSet')
+  );
+}
+
 function report(sink: IssueCollector, path: FieldPath, printed: string, rule: UnsupportedRule): void {
   const message = `unsupported: ${printed} (${rule.reason})`;
   if (rule.severity === 'error') sink.error(path, message);
@@ -247,19 +227,14 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
   const r = ROLLOUT_UNSUPPORTED_RULES;
   const spec = value['spec'];
   if (!isRecord(spec)) return;
-  const selector = spec['selector'];
-  if (
-    isRecord(selector) &&
-    Array.isArray(selector['matchExpressions']) &&
-    selector['matchExpressions'].length > 0
-  ) {
+  const workloadRef = spec['workloadRef'];
+  if (isRecord(workloadRef) && isArgoOnlyWorkloadKind(workloadRef['apiVersion'], workloadRef['kind']))
     report(
       sink,
-      ['spec', 'selector', 'matchExpressions'],
-      'spec.selector.matchExpressions',
-      r.matchExpressions,
+      ['spec', 'workloadRef', 'kind'],
+      `spec.workloadRef.kind ${String(workloadRef['kind'])}`,
+      r.workloadRefKind,
     );
-  }
   const strategy = spec['strategy'];
   if (!isRecord(strategy)) return;
   const blueGreen = strategy['blueGreen'];
@@ -353,9 +328,6 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
     : [];
   if (canary['pingPong'] !== undefined && (routers.length !== 1 || routers[0] !== 'alb'))
     report(sink, at('pingPong'), 'strategy.canary.pingPong', r.pingPong);
-  for (const field of ['antiAffinity', 'canaryMetadata', 'stableMetadata'] as const) {
-    if (canary[field] !== undefined) report(sink, at(field), `strategy.canary.${field}`, r[field]);
-  }
   checkRolloutAnalysis(canary['analysis'], at('analysis'), 'strategy.canary.analysis', sink);
   const steps = canary['steps'];
   if (!Array.isArray(steps)) return;
@@ -415,11 +387,7 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
 
 // The blue-green fields Rollgate does not honour yet.
 function checkUnsupportedBlueGreenFields(blueGreen: Record<string, unknown>, sink: IssueCollector): void {
-  const r = ROLLOUT_UNSUPPORTED_RULES;
   const at = (...rest: Array<string | number>): FieldPath => ['spec', 'strategy', 'blueGreen', ...rest];
-  for (const field of ['activeMetadata', 'previewMetadata'] as const) {
-    if (blueGreen[field] !== undefined) report(sink, at(field), `strategy.blueGreen.${field}`, r[field]);
-  }
   for (const field of ['prePromotionAnalysis', 'postPromotionAnalysis'] as const)
     checkRolloutAnalysis(blueGreen[field], at(field), `strategy.blueGreen.${field}`, sink);
 }

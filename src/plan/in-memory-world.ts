@@ -1,6 +1,7 @@
 // A tiny in-memory cluster around the pure planner: applies RolloutActions, runs pods, keeps fake time (`rollgate plan` and the planner tests).
 import type { Rollout } from '../manifest/rollout.ts';
 import {
+  EPHEMERAL_METADATA_ANNOTATION,
   POD_TEMPLATE_HASH_LABEL,
   SCALE_DOWN_DEADLINE_ANNOTATION,
   canonicalJson,
@@ -327,6 +328,30 @@ export class InMemoryWorld {
       case 'emitEvent':
         this.events.push({ type: action.type, reason: action.reason, message: action.message });
         return 'changed';
+      case 'setReplicaSetPodMetadata': {
+        const set = this.sets.get(action.name);
+        if (set === undefined || set.rs.resourceVersion !== action.resourceVersion) return 'refused';
+        const template = structuredClone(set.rs.template) as {
+          metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+        };
+        const metadata = (template.metadata ??= {});
+        for (const field of ['labels', 'annotations'] as const) {
+          const map = { ...(metadata[field] ?? {}) };
+          for (const [key, value] of Object.entries(action.template[field])) {
+            if (value === null) delete map[key];
+            else map[key] = value;
+          }
+          metadata[field] = map;
+        }
+        const annotations = { ...set.rs.annotations };
+        if (action.recorded === null) delete annotations[EPHEMERAL_METADATA_ANNOTATION];
+        else annotations[EPHEMERAL_METADATA_ANNOTATION] = action.recorded;
+        set.rs = { ...set.rs, template, annotations, resourceVersion: this.nextVersion() };
+        return 'changed';
+      }
+      // Pods' metadata is not simulated (their observed pods carry none, so none is asked for).
+      case 'patchPodMetadata':
+        return 'unchanged';
       // Header and mirror routes and the workloadRef Deployment are not simulated: taken as written.
       case 'setHeaderRoute':
       case 'setMirrorRoute':

@@ -334,6 +334,8 @@ function toObservedPod(pod: V1Pod): ObservedPod {
     ...(pod.metadata?.creationTimestamp != null
       ? { creationTimestamp: String(pod.metadata.creationTimestamp) }
       : {}),
+    labels: { ...(pod.metadata?.labels ?? {}) },
+    annotations: { ...(pod.metadata?.annotations ?? {}) },
   };
 }
 

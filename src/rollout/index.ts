@@ -25,8 +25,12 @@ export type {
   DeleteAnalysisRunAction,
   EvictPodAction,
   ScaleDeploymentAction,
+  SetReplicaSetPodMetadataAction,
+  PatchPodMetadataAction,
+  PodMetadataChange,
   EmitEventAction,
 } from './rollout-action.ts';
+export { EPHEMERAL_METADATA_ANNOTATION } from './replica-set-template.ts';
 export {
   POD_TEMPLATE_HASH_LABEL,
   SCALE_DOWN_DEADLINE_ANNOTATION,

@@ -46,6 +46,9 @@ export interface ObservedPod {
   uid?: string;
   /** metadata.creationTimestamp (RFC 3339). A pod without one cannot be shown newer than a restart. */
   creationTimestamp?: string;
+  /** metadata.labels and metadata.annotations, where they were read (ephemeral metadata is kept on them). */
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
 }
 
 /** A Service named by strategy.canary.canaryService / stableService. */

@@ -4,6 +4,7 @@ import type { Rollout, RolloutStatus } from '../manifest/rollout.ts';
 import { readBlueGreenContext } from './blue-green/blue-green-context.ts';
 import { BLUE_GREEN_SUB_STEPS } from './blue-green/blue-green-strategy.ts';
 import { CANARY_SUB_STEPS } from './canary/canary-strategy.ts';
+import { withEphemeralMetadataSync } from './ephemeral-metadata.ts';
 import { InvalidSpecError } from './invalid-spec-error.ts';
 import type { ObservedState } from './observed-state.ts';
 import { finishPass, LOOK_REASONS, requeueCandidate, requeueOf, routerErrorOf } from './pass/finish-pass.ts';
@@ -107,7 +108,7 @@ function invalidPlan(rollout: Rollout, error: unknown, now: Date, reason: string
  *
  * A pass: read the context and the revision, pick the strategy ({@link STRATEGIES}), run its sub-steps in
  * order until one ends the pass, turn the result into status and requeueAfter (finishPass), then add the
- * restart's evictions when the pass leaves the ReplicaSets alone, the workloadRef Deployment's
+ * ReplicaSets' and pods' ephemeral metadata (withEphemeralMetadataSync), the restart's evictions when the pass leaves the ReplicaSets alone, the workloadRef Deployment's
  * scale-down, on a pass that does nothing else, the recorded traffic weights held (planTrafficAtRest), and
  * the revision's number written where Argo's tools read it (withRevisionNumber).
  */
@@ -134,7 +135,7 @@ export function planRollout(rollout: Rollout, observed: ObservedState, now: Date
     if (strategy === undefined) throw new InvalidSpecError('no strategy applies', 'spec.strategy');
     const plan = finishPass(runSubSteps(strategy.subSteps, pass));
     assertDeadlineAnnotations(plan.actions);
-    const restarted = withRestart(pass, plan);
+    const restarted = withRestart(pass, withEphemeralMetadataSync(pass, plan));
     const scaledDown =
       workload === undefined
         ? restarted

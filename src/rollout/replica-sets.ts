@@ -9,6 +9,8 @@ import {
   type CreateReplicaSetAction,
 } from './rollout-action.ts';
 import type { RolloutContext } from './rollout-context.ts';
+import { antiAffinityOf, withAntiAffinity } from './anti-affinity.ts';
+import { ephemeralMetadataFor, roleOf, withEphemeralMetadata } from './ephemeral-metadata.ts';
 import { COMMIT_ANNOTATION, COMMIT_AUTHOR_ANNOTATION } from '../manifest/commit-annotations.ts';
 
 /**
@@ -33,14 +35,38 @@ export function oldCounts(old: readonly OldReplicaSet[]): Array<ReplicaSetCount 
 
 /**
  * Creates the ReplicaSet of `revision` from the rollout's template, with `replicas` pods, stamped with the
- * revision's number.
+ * revision's number. Its selector is the rollout's (matchLabels and matchExpressions) plus the hash label.
+ * Its template gets what Argo injects for the role the revision starts in: the ephemeral metadata of a
+ * revision beside a stable (canaryMetadata / previewMetadata) or of the stable it becomes at once
+ * (stableMetadata / activeMetadata), and the antiAffinity rule against the stable's pods.
  */
 export function createReplicaSet(
+  context: RolloutContext,
+  revision: Pick<Revision, 'hash' | 'number' | 'stableHash'>,
+  replicas: number,
+): CreateReplicaSetAction {
+  const strategy = context.rollout.spec.strategy;
+  const role = roleOf(revision.hash, { revisionHash: revision.hash, stableHash: revision.stableHash });
+  const created = withEphemeralMetadata(
+    replicaSetOf(context, revision, replicas),
+    ephemeralMetadataFor(strategy, role),
+  );
+  return withAntiAffinity(
+    created,
+    antiAffinityOf(strategy),
+    revision.stableHash,
+    context.rollout.metadata.namespace,
+  );
+}
+
+/** The ReplicaSet of `revision` as the template alone makes it. */
+function replicaSetOf(
   context: RolloutContext,
   revision: Pick<Revision, 'hash' | 'number'>,
   replicas: number,
 ): CreateReplicaSetAction {
   const { hash } = revision;
+  const matchExpressions = context.spec.selector.matchExpressions;
   const template = context.rollout.spec.template;
   const labels = { ...(template.metadata?.labels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash };
   const annotations: Record<string, string> = { [REVISION_ANNOTATION]: String(revision.number) };
@@ -56,6 +82,9 @@ export function createReplicaSet(
     template: { ...template, metadata: { ...(template.metadata ?? {}), labels } },
     selector: {
       matchLabels: { ...(context.spec.selector.matchLabels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash },
+      ...(matchExpressions !== undefined && matchExpressions.length > 0
+        ? { matchExpressions: structuredClone(matchExpressions) }
+        : {}),
     },
     labels,
     annotations,

@@ -30,7 +30,11 @@ export interface CreateReplicaSetAction {
   podTemplateHash: string;
   replicas: number;
   template: object;
-  selector: { matchLabels: Record<string, string> };
+  /** The rollout's selector (matchLabels and matchExpressions) plus the hash label, as Argo builds it. */
+  selector: {
+    matchLabels: Record<string, string>;
+    matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
+  };
   labels: Record<string, string>;
   annotations: Record<string, string>;
   /** spec.minReadySeconds of the Rollout, copied to the ReplicaSet (0 when unset). */
@@ -177,6 +181,38 @@ export interface ScaleDeploymentAction {
   replicas: number;
 }
 
+/** Labels and annotations to set (a string) or remove (null); keys not named are left alone. */
+export interface PodMetadataChange {
+  labels: Record<string, string | null>;
+  annotations: Record<string, string | null>;
+}
+
+/**
+ * Give an existing ReplicaSet's pod template the ephemeral metadata of the role it plays now (canary or
+ * stable, preview or active): `template` is merged into spec.template.metadata, and the
+ * `rollout.argoproj.io/ephemeral-metadata` annotation set to `recorded` (null removes it), in one write
+ * conditional on `resourceVersion`. Pods it creates from then on carry the metadata.
+ */
+export interface SetReplicaSetPodMetadataAction {
+  kind: 'setReplicaSetPodMetadata';
+  name: string;
+  resourceVersion: string;
+  template: PodMetadataChange;
+  recorded: string | null;
+}
+
+/**
+ * Change the labels and annotations of a running pod in place (the ephemeral metadata of its
+ * ReplicaSet's role), without restarting it. Only the keys named are touched, so writing it twice is
+ * harmless; a pod gone meanwhile is nothing to do (its ReplicaSet's template already gives its
+ * replacement the metadata).
+ */
+export interface PatchPodMetadataAction {
+  kind: 'patchPodMetadata';
+  name: string;
+  change: PodMetadataChange;
+}
+
 /** A Kubernetes Event on the Rollout; the executor deduplicates by reason + message. */
 export interface EmitEventAction {
   kind: 'emitEvent';
@@ -200,4 +236,6 @@ export type RolloutAction =
   | DeleteAnalysisRunAction
   | EvictPodAction
   | ScaleDeploymentAction
+  | SetReplicaSetPodMetadataAction
+  | PatchPodMetadataAction
   | EmitEventAction;

@@ -7,10 +7,12 @@ import { deleteAnalysisRun } from './delete-analysis-run.ts';
 import { deleteReplicaSet } from './delete-replica-set.ts';
 import { emitEvent } from './emit-event.ts';
 import { evictPod } from './evict-pod.ts';
+import { patchPodMetadata } from './patch-pod-metadata.ts';
 import { patchServiceSelector } from './patch-service-selector.ts';
 import { scaleDeployment } from './scale-deployment.ts';
 import { scaleReplicaSet } from './scale-replica-set.ts';
 import { setHeaderRoute, setMirrorRoute } from './set-managed-route.ts';
+import { setReplicaSetPodMetadata } from './set-replica-set-pod-metadata.ts';
 import { reassertTrafficWeights, setTrafficWeights } from './set-traffic-weights.ts';
 import { terminateAnalysisRun } from './terminate-analysis-run.ts';
 
@@ -29,6 +31,8 @@ export const ACTION_HANDLERS: ActionHandlers = {
   deleteAnalysisRun,
   evictPod,
   scaleDeployment,
+  setReplicaSetPodMetadata,
+  patchPodMetadata,
   emitEvent,
 };
 

@@ -3,12 +3,11 @@ import { replicaSetName } from '../plan-revision.ts';
 import { amend, event, scale, type Pass } from '../pass/pass.ts';
 import { createReplicaSet } from '../replica-sets.ts';
 import type { EmitEventAction, RolloutAction } from '../rollout-action.ts';
-import { withAntiAffinity } from './anti-affinity.ts';
 import { stableOf, wantedReplicas } from './blue-green-view.ts';
 
 /**
  * The stable is scaled back to spec.replicas when it runs fewer (it serves until the switch). The new
- * ReplicaSet is created (with strategy.blueGreen.antiAffinity, event ReplicaSetCreated) or scaled up to
+ * ReplicaSet is created (with the antiAffinity rule and previewMetadata, event ReplicaSetCreated) or scaled up to
  * previewReplicaCount, or spec.replicas without one, once the gates are passed, or once it is active. Never
  * scales anything down, never ends the pass.
  */
@@ -21,7 +20,7 @@ export function scaleUpPreview(pass: Pass): Pass {
   const events: EmitEventAction[] = [];
   if (stable.replicas < context.replicas) actions.push(scale(stable, context.replicas));
   if (rs === undefined) {
-    actions.push(withAntiAffinity(pass, createReplicaSet(context, revision, want)));
+    actions.push(createReplicaSet(context, revision, want));
     events.push(
       event(
         'Normal',

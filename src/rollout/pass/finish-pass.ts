@@ -1,6 +1,7 @@
 // The end of a pass: the next status from the verdict, and the pass's candidates for "when next".
 import { nextStablePingPong } from '../../manifest/alb-traffic-routing.ts';
 import { lookAt, nextLook, type LookCandidate, type NextLook } from '../../clock/next-look.ts';
+import { formatLabelSelector } from '../../manifest/label-selector.ts';
 import type { RolloutStatus } from '../../manifest/rollout.ts';
 import type { ObservedReplicaSet } from '../observed-state.ts';
 import { describePodFailures, findPodFailures } from '../failing-pods.ts';
@@ -49,15 +50,14 @@ function dropUndefined<T extends object>(value: T): T {
 }
 
 function selectorString(context: RolloutContext, activeHash?: string): string | undefined {
-  const matchLabels = context.spec.selector.matchLabels;
-  if (matchLabels === undefined) return undefined;
+  const { matchLabels, matchExpressions } = context.spec.selector;
+  if (matchLabels === undefined && (matchExpressions ?? []).length === 0) return undefined;
   // Blue-green: the active ReplicaSet's selector (with its hash), so an HPA measures only the pods it serves.
   const labels: Record<string, string> =
-    activeHash === undefined ? matchLabels : { ...matchLabels, [POD_TEMPLATE_HASH_LABEL]: activeHash };
-  return Object.keys(labels)
-    .sort()
-    .map((key) => `${key}=${labels[key] ?? ''}`)
-    .join(',');
+    activeHash === undefined
+      ? (matchLabels ?? {})
+      : { ...matchLabels, [POD_TEMPLATE_HASH_LABEL]: activeHash };
+  return formatLabelSelector({ matchLabels: labels, matchExpressions });
 }
 
 /** The router's failure streak as recorded in status, if any. */

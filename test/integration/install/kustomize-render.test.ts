@@ -332,6 +332,7 @@ describe("the ClusterRole is the code's API requests, no more, no fewer", () => 
       'apps replicasets create',
       'apps replicasets watch',
       'core pods list',
+      'core pods patch',
       'core pods/eviction create',
       'core services patch',
       'core events create',

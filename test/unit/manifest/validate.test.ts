@@ -278,33 +278,51 @@ describe('unknown fields', () => {
 });
 
 describe('unsupported fields', () => {
-  it('blueGreen is driven (antiAffinity too); previewMetadata is a warning', () => {
+  it('blueGreen is driven (antiAffinity, previewMetadata and activeMetadata too)', () => {
     const text = ROLLOUT_YAML.replace(
       / {2}strategy:[\s\S]*$/,
-      '  strategy:\n    blueGreen:\n      activeService: web\n      antiAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution: {}\n      previewMetadata:\n        labels: {role: preview}\n',
+      '  strategy:\n    blueGreen:\n      activeService: web\n      antiAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution: {}\n      previewMetadata:\n        labels: {role: preview}\n      activeMetadata:\n        labels: {role: active}\n',
     );
     const { errors, warnings } = check(text);
     expect(errors).toEqual([]);
-    expect(warnings).toEqual([
-      '27 spec.strategy.blueGreen.previewMetadata: unsupported: strategy.blueGreen.previewMetadata (the labels/annotations are not added to preview pods yet)',
-    ]);
+    expect(warnings).toEqual([]);
   });
 
-  it('canaryMetadata and stableMetadata are errors (not honoured yet; what selects pods by them would find none)', () => {
+  it('canaryMetadata, stableMetadata and canary antiAffinity are driven', () => {
     const text = ROLLOUT_YAML.replace(
       '    canary:\n',
-      '    canary:\n      canaryMetadata:\n        labels: {role: canary}\n      stableMetadata:\n        labels: {role: stable}\n',
+      '    canary:\n      canaryMetadata:\n        labels: {role: canary}\n        annotations: {phase: canary}\n      stableMetadata:\n        labels: {role: stable}\n      antiAffinity:\n        preferredDuringSchedulingIgnoredDuringExecution: {weight: 50}\n',
     );
     const { report, errors, warnings } = check(text);
-    expect(report.objects[0]?.valid).toBe(false);
+    expect(errors).toEqual([]);
     expect(warnings).toEqual([]);
-    expect(errors).toEqual([
-      '24:7 spec.strategy.canary.canaryMetadata: unsupported: strategy.canary.canaryMetadata (the labels/annotations are not added to canary pods yet, so nothing selecting pods by them (an analysis query) would find any)',
-      '26:7 spec.strategy.canary.stableMetadata: unsupported: strategy.canary.stableMetadata (the labels/annotations are not added to stable pods yet, so nothing selecting pods by them (an analysis query) would find any)',
+    expect(report.objects[0]?.valid).toBe(true);
+  });
+
+  it('canary antiAffinity as Argo checks it: exactly one rule, weight 1–100', () => {
+    const both = ROLLOUT_YAML.replace(
+      '    canary:\n',
+      '    canary:\n      antiAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution: {}\n        preferredDuringSchedulingIgnoredDuringExecution: {weight: 0}\n',
+    );
+    expect(check(both).errors).toEqual([
+      '24:7 spec.strategy.canary.antiAffinity: must set exactly one of preferredDuringSchedulingIgnoredDuringExecution and requiredDuringSchedulingIgnoredDuringExecution',
+      '26:59 spec.strategy.canary.antiAffinity.preferredDuringSchedulingIgnoredDuringExecution.weight: must be between 1 and 100, got 0',
     ]);
   });
 
-  it('selector.matchExpressions is a warning; restartAt is supported', () => {
+  it('ephemeral labels may not take pods out of their selector nor set the hash label', () => {
+    const text = ROLLOUT_YAML.replace(
+      '    canary:\n',
+      '    canary:\n      canaryMetadata:\n        labels: {app: canary}\n      stableMetadata:\n        labels: {rollouts-pod-template-hash: abc}\n',
+    );
+    const { errors } = check(text);
+    expect(errors).toEqual([
+      '25:9 spec.strategy.canary.canaryMetadata.labels: would take the pods out of spec.selector: label app is "canary", the selector wants "web"',
+      '27:18 spec.strategy.canary.stableMetadata.labels.rollouts-pod-template-hash: must not be set: the controller sets it to tie pods to their ReplicaSet',
+    ]);
+  });
+
+  it('selector.matchExpressions is driven; restartAt is supported', () => {
     const text = ROLLOUT_YAML.replace(
       '  replicas: 3\n',
       '  replicas: 3\n  restartAt: "2026-01-01T00:00:00Z"\n',
@@ -314,9 +332,7 @@ describe('unsupported fields', () => {
     );
     const { report, warnings } = check(text);
     expect(report.objects[0]?.valid).toBe(true);
-    expect(warnings).toEqual([
-      '12 spec.selector.matchExpressions: unsupported: spec.selector.matchExpressions (ReplicaSet selectors get matchLabels only for now; pods are told apart by their pod-template hash)',
-    ]);
+    expect(warnings).toEqual([]);
   });
 
   it("a rollout analysis's dryRun and measurementRetention are accepted (they reach its AnalysisRuns)", () => {
@@ -620,6 +636,19 @@ describe('validateManifests: spec.workloadRef', () => {
     const v1beta1 = withWorkloadRef(WORKLOAD_REF.replace('apps/v1', 'apps/v1beta1'));
     expect(check(v1beta1).errors).toEqual([
       '12:5 spec.workloadRef.apiVersion: must be apps/v1 (a Deployment), got "apps/v1beta1"',
+    ]);
+  });
+
+  it('a PodTemplate or ReplicaSet (which Argo reads) is refused as unsupported, once, at the kind', () => {
+    const podTemplate = withWorkloadRef(
+      WORKLOAD_REF.replace('apps/v1', 'v1').replace('kind: Deployment', 'kind: PodTemplate'),
+    );
+    expect(check(podTemplate).errors).toEqual([
+      '13:5 spec.workloadRef.kind: unsupported: spec.workloadRef.kind PodTemplate (Rollgate reads the pod template from apps/v1 Deployments only)',
+    ]);
+    const replicaSet = withWorkloadRef(WORKLOAD_REF.replace('kind: Deployment', 'kind: ReplicaSet'));
+    expect(check(replicaSet).errors).toEqual([
+      '13:5 spec.workloadRef.kind: unsupported: spec.workloadRef.kind ReplicaSet (Rollgate reads the pod template from apps/v1 Deployments only)',
     ]);
   });
 

@@ -1,7 +1,6 @@
-// Blue-green: strategy.blueGreen.antiAffinity, written into the new ReplicaSet's pod spec (as Argo injects it).
-import { POD_TEMPLATE_HASH_LABEL, type CreateReplicaSetAction } from '../rollout-action.ts';
-import type { Pass } from '../pass/pass.ts';
-import { blueGreenOf } from './blue-green-view.ts';
+// strategy.canary.antiAffinity / strategy.blueGreen.antiAffinity, written into a new revision's ReplicaSet (as Argo injects it).
+import type { AntiAffinity, RolloutStrategy } from '../manifest/rollout.ts';
+import { POD_TEMPLATE_HASH_LABEL, type CreateReplicaSetAction } from './rollout-action.ts';
 
 const HOSTNAME_TOPOLOGY = 'kubernetes.io/hostname';
 
@@ -23,18 +22,28 @@ type PodSpecWithAffinity = {
   };
 };
 
+/** The strategy's antiAffinity, whichever strategy sets it. */
+export function antiAffinityOf(strategy: RolloutStrategy): AntiAffinity | undefined {
+  return strategy.canary?.antiAffinity ?? strategy.blueGreen?.antiAffinity;
+}
+
 /**
  * The create with the anti-affinity rule added: the new revision's pods avoid the nodes running the stable's
  * (pods with its pod-template hash), preferred with the given weight or required. The template's own
  * affinity is kept and the rule appended; the pod-template hash is of the spec's template, so it does not
- * change. Without antiAffinity, or without a stable to keep away from, the create is returned as is.
+ * change. Without antiAffinity, or without a stable to keep away from (a first revision, or the stable's
+ * own ReplicaSet made again), the create is returned as is. The rule stays on the ReplicaSet once it is
+ * the stable, as in Argo: its old stable's pods are leaving then, and a template edit would change nothing
+ * for the pods already scheduled.
  */
-export function withAntiAffinity(pass: Pass, create: CreateReplicaSetAction): CreateReplicaSetAction {
-  const antiAffinity = blueGreenOf(pass).antiAffinity;
-  const stableHash = pass.revision.stableHash;
-  if (antiAffinity === undefined || stableHash === undefined || stableHash === pass.revision.hash)
+export function withAntiAffinity(
+  create: CreateReplicaSetAction,
+  antiAffinity: AntiAffinity | undefined,
+  stableHash: string | undefined,
+  namespace: string | undefined,
+): CreateReplicaSetAction {
+  if (antiAffinity === undefined || stableHash === undefined || stableHash === create.podTemplateHash)
     return create;
-  const namespace = pass.context.rollout.metadata.namespace;
   const term: PodAffinityTerm = {
     labelSelector: {
       matchExpressions: [{ key: POD_TEMPLATE_HASH_LABEL, operator: 'In', values: [stableHash] }],
