@@ -262,7 +262,7 @@ spec:
     await scene.apply(`${ns}-rollout.yaml`, pingPongRollout('web:1'));
     const first = await scene.waitFor('the first revision healthy', ns, 'web', (s) => s.phase === 'Healthy');
     // The first revision makes ping the stable (as Argo), weighted 100 in the root Service's action.
-    expect(await groups()).toEqual({ 'web-pong': 0, 'web-ping': 100 });
+    await expect.poll(groups, { timeout: 10_000 }).toEqual({ 'web-pong': 0, 'web-ping': 100 });
     expect((first as { canary?: { stablePingPong?: string } }).canary?.stablePingPong).toBe('ping');
     const v1 = first.stableRS!;
 
