@@ -12,6 +12,7 @@ import {
   readApisixConfig,
   readAppMeshConfig,
 } from './traffic-routing.ts';
+import { readAlbConfig, readPingPongConfig } from './alb-traffic-routing.ts';
 import type { IssueCollector } from './validation-issue.ts';
 import {
   CONTOUR_PLUGIN,
@@ -28,7 +29,9 @@ import {
  * with a DestinationRule, which weights its subsets), an NGINX block naming no stable Ingress or
  * both stableIngress and stableIngresses, a Traefik block without its TraefikService's name, an Ambassador block
  * listing no Mapping (or one twice), an APISIX block naming no ApisixRoute, an App Mesh block without its
- * VirtualService or either VirtualNode, a Contour or OpenShift plugin block listing no HTTPProxy or Route.
+ * VirtualService or either VirtualNode, a Contour or OpenShift plugin block listing no HTTPProxy or Route,
+ * an ALB block naming no Ingress (or both forms) or no servicePort, and canary.pingPong without both
+ * Services (with ALB: without rootService).
  */
 export function checkTrafficRouting(
   canary: CanaryStrategy,
@@ -115,6 +118,24 @@ export function checkTrafficRouting(
         at('trafficRouting', 'plugins', plugin, 'namespace'),
         `"${config.namespace}" is not the rollout's namespace "${namespace}" (the plugin edits the rollout's)`,
       );
+  }
+  if (routing.alb !== undefined) {
+    const read = readAlbConfig(routing.alb);
+    if (Array.isArray(read))
+      for (const problem of read) sink.error(at('trafficRouting', 'alb', ...problem.field), problem.message);
+    else if (canary.pingPong !== undefined && read.rootService === undefined)
+      sink.error(
+        at('trafficRouting', 'alb', 'rootService'),
+        'required with pingPong: the Service whose action the ping and pong Services are weighted in',
+      );
+    driven.push('alb');
+  }
+  if (canary.pingPong !== undefined) {
+    const read = readPingPongConfig(canary.pingPong);
+    if (Array.isArray(read))
+      for (const problem of read) sink.error(at('pingPong', ...problem.field), problem.message);
+    // The ping and pong Services are weighted instead (as Argo, canaryService/stableService are optional).
+    return;
   }
   if (driven.length === 0) return;
   for (const field of ['canaryService', 'stableService'] as const) {

@@ -15,6 +15,7 @@ import {
   APP_MESH_FIELDS,
   gatewayApiBlockOf,
 } from './traffic-routing.ts';
+import { ALB_FIELDS } from './alb-traffic-routing.ts';
 import type { TrafficRouting } from './rollout.ts';
 import type { CanaryStepKind } from './rollout.ts';
 import { OTHER_METRIC_PROVIDERS } from './analysis.ts';
@@ -40,6 +41,7 @@ export const SUPPORTED_TRAFFIC_ROUTERS: readonly string[] = [
   'ambassador',
   'apisix',
   'appMesh',
+  'alb',
   'plugins',
 ];
 
@@ -84,10 +86,10 @@ export interface UnsupportedRule {
 /** The policy for Rollout fields, in the order the checks apply. */
 export const ROLLOUT_UNSUPPORTED_RULES = {
   trafficRouting: {
-    field: 'spec.strategy.canary.trafficRouting.<alb>',
+    field: 'spec.strategy.canary.trafficRouting.<another provider>',
     severity: 'error',
     reason:
-      'Rollgate drives the Gateway API, SMI, Istio, NGINX, Traefik, Ambassador, APISIX and App Mesh routers only for now',
+      'Rollgate drives the Gateway API, SMI, Istio, NGINX, Traefik, Ambassador, APISIX, App Mesh and ALB routers',
   },
   trafficRoutingPlugin: {
     field: 'spec.strategy.canary.trafficRouting.plugins.<name>',
@@ -132,6 +134,16 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason:
       'Rollgate reads virtualService {name, routes} and virtualNodeGroup {canaryVirtualNodeRef, stableVirtualNodeRef} {name}',
   },
+  albField: {
+    field: 'spec.strategy.canary.trafficRouting.alb.<…>',
+    severity: 'error',
+    reason: `Rollgate reads ${ALB_FIELDS.join(', ')}`,
+  },
+  albHeaderRegex: {
+    field: 'spec.strategy.canary.steps[].setHeaderRoute.match[].headerValue.regex (with the ALB router)',
+    severity: 'error',
+    reason: 'an ALB header condition matches exact values and prefixes (as value*) only',
+  },
   pluginRouterField: {
     field: `spec.strategy.canary.trafficRouting.plugins["${CONTOUR_PLUGIN}" | "${OPENSHIFT_PLUGIN}"].<…>`,
     severity: 'error',
@@ -154,9 +166,9 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
   },
   setHeaderRoute: {
     field:
-      'spec.strategy.canary.steps[].setHeaderRoute (without the Gateway API, Istio, APISIX or Contour router)',
+      'spec.strategy.canary.steps[].setHeaderRoute (without the Gateway API, Istio, APISIX, Contour or ALB router)',
     severity: 'error',
-    reason: 'header routes need the Gateway API, Istio, APISIX or Contour router',
+    reason: 'header routes need the Gateway API, Istio, APISIX, Contour or ALB router',
   },
   setMirrorRoute: {
     field: 'spec.strategy.canary.steps[].setMirrorRoute (without the Istio router)',
@@ -170,9 +182,9 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason: 'Rollgate plans one kind per step: put the route in a step of its own',
   },
   pingPong: {
-    field: 'spec.strategy.canary.pingPong',
+    field: 'spec.strategy.canary.pingPong (without the ALB router, or with another router beside it)',
     severity: 'error',
-    reason: 'ping-pong services need a traffic router',
+    reason: 'Rollgate drives ping-pong Services with the ALB router alone',
   },
   analysisRunMetadata: {
     field: 'spec.strategy.canary.(analysis|steps[].analysis).analysisRunMetadata',
@@ -322,6 +334,16 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
               r.pluginRouterField,
             );
     }
+    const alb = trafficRouting['alb'];
+    if (isRecord(alb))
+      for (const field of Object.keys(alb))
+        if (!(ALB_FIELDS as readonly string[]).includes(field))
+          report(
+            sink,
+            at('trafficRouting', 'alb', field),
+            `strategy.canary.trafficRouting.alb.${field}`,
+            r.albField,
+          );
     for (const block of gatewayApiBlockOf(trafficRouting)) {
       if (!isRecord(block.raw)) continue;
       for (const field of Object.keys(block.raw)) {
@@ -335,9 +357,12 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       }
     }
   }
-  for (const field of ['pingPong'] as const) {
-    if (canary[field] !== undefined) report(sink, at(field), `strategy.canary.${field}`, r[field]);
-  }
+  // Ping-pong is driven with the ALB router as the only one (its Services are weighted in their roles).
+  const routers = isRecord(trafficRouting)
+    ? TRAFFIC_ROUTING_PROVIDERS.filter((provider) => trafficRouting[provider] !== undefined)
+    : [];
+  if (canary['pingPong'] !== undefined && (routers.length !== 1 || routers[0] !== 'alb'))
+    report(sink, at('pingPong'), 'strategy.canary.pingPong', r.pingPong);
   checkRolloutAnalysis(canary['analysis'], at('analysis'), 'strategy.canary.analysis', sink);
   const steps = canary['steps'];
   if (!Array.isArray(steps)) return;
@@ -348,7 +373,8 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       routing['istio'] !== undefined ||
       routing['apisix'] !== undefined ||
       gatewayApiBlockOf(routing).length > 0 ||
-      (isRecord(routing['plugins']) && routing['plugins'][CONTOUR_PLUGIN] !== undefined),
+      (isRecord(routing['plugins']) && routing['plugins'][CONTOUR_PLUGIN] !== undefined) ||
+      routing['alb'] !== undefined,
     setMirrorRoute: routing['istio'] !== undefined,
   };
   steps.forEach((step: unknown, index) => {
@@ -378,6 +404,19 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       if (step[kind] !== undefined)
         report(sink, at('steps', index, kind), `strategy.canary.steps[${index}].${kind}`, r[kind]);
     }
+    const header = step['setHeaderRoute'];
+    const matches = isRecord(header) && Array.isArray(header['match']) ? header['match'] : [];
+    if (routing['alb'] !== undefined)
+      matches.forEach((match: unknown, m) => {
+        const value = isRecord(match) ? match['headerValue'] : undefined;
+        if (isRecord(value) && value['regex'] !== undefined)
+          report(
+            sink,
+            at('steps', index, 'setHeaderRoute', 'match', m, 'headerValue', 'regex'),
+            `strategy.canary.steps[${index}].setHeaderRoute.match[${m}].headerValue.regex`,
+            r.albHeaderRegex,
+          );
+      });
     checkRolloutAnalysis(
       step['analysis'],
       at('steps', index, 'analysis'),

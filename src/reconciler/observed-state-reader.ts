@@ -134,6 +134,8 @@ export class ObservedStateReader {
     const serviceNames = [
       canary?.canaryService,
       canary?.stableService,
+      canary?.pingPong?.pingService,
+      canary?.pingPong?.pongService,
       blueGreen?.activeService,
       blueGreen?.previewService,
     ].filter(

@@ -55,7 +55,10 @@ export class RouteTrafficRouter implements TrafficRouter {
   }
 
   async setWeights(input: TrafficWeightsInput): Promise<TrafficWeightsResult> {
-    const { total, canaryService, stableService } = this.routes;
+    const { total } = this.routes;
+    // The input's Services when it names them (ping-pong roles of this pass), else the routes'.
+    const canaryService = input.canaryService || this.routes.canaryService;
+    const stableService = input.stableService || this.routes.stableService;
     const canary = routedCanaryWeight(input.canaryWeight, input.canaryHash !== undefined, total);
     const changed: string[] = [];
     const weights = {

@@ -151,6 +151,7 @@ export function planRollout(rollout: Rollout, observed: ObservedState, now: Date
         live: rollout.status ?? {},
         routed: context.router !== undefined,
         routerError: routerErrorOf(context)?.message,
+        pingPong: context.canary.pingPong,
       }),
       revision,
       rolloutAnnotations: rollout.metadata.annotations,

@@ -1,4 +1,10 @@
 // Sub-planner: traffic — the weights the router should hold and the canary/stable Service selectors.
+import {
+  nextStablePingPong,
+  pingPongRoles,
+  type PingPongConfig,
+  type PingPongRoles,
+} from '../manifest/alb-traffic-routing.ts';
 import type { RolloutStatus } from '../manifest/rollout.ts';
 import type { ObservedService } from './observed-state.ts';
 import { canonicalJson } from './pod-template-hash.ts';
@@ -66,16 +72,25 @@ export function planTraffic(input: {
   fullWeight?: number;
   /** The router's weights go before the Service selectors (an abort: traffic leaves the canary first). */
   weightsFirst?: boolean;
+  /** canary.pingPong: the ping and pong Services take the roles instead of selector switches. */
+  pingPong?: PingPongConfig | undefined;
 }): Array<SetTrafficWeightsAction | PatchServiceSelectorAction> {
   const actions: Array<SetTrafficWeightsAction | PatchServiceSelectorAction> = [];
-  const selectors: Array<[string | undefined, string]> = [
-    [input.stableService, input.desired.stableHash],
-    [input.canaryService, input.desired.canaryHash ?? input.desired.stableHash],
+  const roles = input.pingPong && pingPongRolesFor(input.pingPong, input.status, input.desired.stableHash);
+  const selectors: Array<[string | undefined, string | undefined, 'always' | 'unpinned']> = [
+    [input.stableService, input.desired.stableHash, 'always'],
+    [input.canaryService, input.desired.canaryHash ?? input.desired.stableHash, 'always'],
+    // Ping-pong: the canary's Service is pointed at the canary once, and the stable one keeps its pods
+    // (pinned only if it selects no hash yet, the first canary after the first revision).
+    [roles?.canaryService, input.desired.canaryHash, 'always'],
+    [roles?.stableService, input.desired.stableHash, 'unpinned'],
   ];
-  for (const [serviceName, hash] of selectors) {
-    if (serviceName === undefined || serviceName === '') continue;
+  for (const [serviceName, hash, when] of selectors) {
+    if (serviceName === undefined || serviceName === '' || hash === undefined) continue;
     const service = input.services.find((candidate) => candidate.name === serviceName);
     if (service === undefined || service.selector[POD_TEMPLATE_HASH_LABEL] === hash) continue;
+    if (when === 'unpinned' && service.selector[POD_TEMPLATE_HASH_LABEL] !== undefined) continue;
+    if (actions.some((a) => a.kind === 'patchServiceSelector' && a.service === service.name)) continue;
     actions.push({
       kind: 'patchServiceSelector',
       service: service.name,
@@ -89,13 +104,29 @@ export function planTraffic(input: {
       canaryWeight: input.desired.canaryWeight,
       stableHash: input.desired.stableHash,
       ...(input.desired.canaryHash !== undefined ? { canaryHash: input.desired.canaryHash } : {}),
+      ...(roles !== undefined ? { services: roles } : {}),
     });
   }
   return actions;
 }
 
+/**
+ * The ping-pong roles once a pass with `stableHash` as its stable is recorded: swapped when the stable
+ * hash changes (the promotion), as status.canary.stablePingPong will say (finish-pass writes the same).
+ */
+export function pingPongRolesFor(
+  pingPong: PingPongConfig,
+  live: RolloutStatus,
+  stableHash: string,
+): PingPongRoles {
+  return pingPongRoles(pingPong, nextStablePingPong(live.canary?.stablePingPong, live.stableRS, stableHash));
+}
+
 /** The weights a status records as told to the router, as the action that holds them; none recorded: undefined. */
-export function recordedWeights(status: RolloutStatus): ReassertTrafficWeightsAction | undefined {
+export function recordedWeights(
+  status: RolloutStatus,
+  pingPong?: PingPongConfig,
+): ReassertTrafficWeightsAction | undefined {
   const weights = status.canary?.weights;
   const stableHash = weights?.stable.podTemplateHash;
   if (weights === undefined || stableHash === undefined) return undefined;
@@ -105,6 +136,7 @@ export function recordedWeights(status: RolloutStatus): ReassertTrafficWeightsAc
     canaryWeight: weights.canary.weight,
     stableHash,
     ...(canaryHash !== undefined && canaryHash !== stableHash ? { canaryHash } : {}),
+    ...(pingPong !== undefined ? { services: pingPongRoles(pingPong, status.canary?.stablePingPong) } : {}),
   };
 }
 
@@ -125,10 +157,11 @@ export function planTrafficAtRest(input: {
   live: RolloutStatus;
   routed: boolean;
   routerError?: string | undefined;
+  pingPong?: PingPongConfig | undefined;
 }): RolloutPlan {
   const { plan, live } = input;
   if (!input.routed || input.routerError !== undefined || plan.actions.length > 0) return plan;
   if (canonicalJson(plan.status) !== canonicalJson(live)) return plan;
-  const hold = recordedWeights(live);
+  const hold = recordedWeights(live, input.pingPong);
   return hold === undefined ? plan : { ...plan, actions: [hold] };
 }

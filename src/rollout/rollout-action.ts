@@ -69,6 +69,17 @@ export interface SetTrafficWeightsAction {
   canaryWeight: number;
   stableHash: string;
   canaryHash?: string;
+  /**
+   * With ping-pong, the Services the weights go to in their roles after this pass (which of ping and pong
+   * carries the canary); absent: canaryService and stableService.
+   */
+  services?: TrafficServices;
+}
+
+/** The Services a weights action weights: the canary's and the stable's. */
+export interface TrafficServices {
+  canaryService: string;
+  stableService: string;
 }
 
 /**
@@ -82,6 +93,8 @@ export interface ReassertTrafficWeightsAction {
   canaryWeight: number;
   stableHash: string;
   canaryHash?: string;
+  /** As for setTrafficWeights: the ping-pong Services in their recorded roles. */
+  services?: TrafficServices;
 }
 
 /**

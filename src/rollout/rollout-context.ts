@@ -174,6 +174,15 @@ export function readRolloutContext(rollout: Rollout, observed: ObservedState, no
     );
   }
   const router = readRouter(canary.trafficRouting as Record<string, unknown> | undefined);
+  // Ping-pong swaps which Service the router weights as stable; only the ALB router, alone, does that here.
+  const routers = TRAFFIC_ROUTING_PROVIDERS.filter(
+    (provider) => (canary.trafficRouting as Record<string, unknown> | undefined)?.[provider] !== undefined,
+  );
+  if (canary.pingPong !== undefined && (routers.length !== 1 || routers[0] !== 'alb'))
+    throw new InvalidSpecError(
+      'ping-pong Services need the ALB router, alone',
+      'spec.strategy.canary.pingPong',
+    );
   const replicas = spec.replicas;
   if (!Number.isInteger(replicas) || replicas < 0)
     throw new InvalidSpecError('must be a non-negative integer', 'spec.replicas');

@@ -29,6 +29,7 @@ export { CONTOUR_HEADER_ROUTES_ANNOTATION, HTTP_PROXY_RESOURCE, httpProxyEdit } 
 export { OPENSHIFT_ROUTE_RESOURCE, openShiftRouteEdit } from './openshift-route.ts';
 export { APISIX_ROUTE_RESOURCE, apisixRouteEdit } from './apisix-route.ts';
 export { APP_MESH_RESOURCES, NO_CANARY_HASH, appMeshEdits } from './app-mesh-routes.ts';
+export { albIngressEdit, albActionKey, albConditionKey, albActionService } from './alb-ingress.ts';
 export {
   TRAFFIC_PROVIDERS,
   routesOfRollout,

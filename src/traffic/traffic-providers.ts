@@ -31,6 +31,8 @@ import {
   readContourPluginConfig,
   readOpenShiftPluginConfig,
 } from '../manifest/traffic-router-plugins.ts';
+import { pingPongRoles, readAlbConfig, readPingPongConfig } from '../manifest/alb-traffic-routing.ts';
+import { albIngressEdit } from './alb-ingress.ts';
 
 /** What a provider's edits need to know of the rollout. */
 interface RoutedRollout {
@@ -260,6 +262,19 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
     },
     needsServices: () => true,
   },
+  {
+    name: 'alb',
+    configOf: (routing) => routing.alb,
+    // The listed Ingresses are the user's: their action annotation (and header-route paths) are edited.
+    resources: [INGRESS_RESOURCE],
+    creates: [],
+    edits: (config, rollout) => {
+      const read = readAlbConfig(config);
+      if (Array.isArray(read)) return configError(rollout, ['alb'], read);
+      return read.ingresses.map((ingress) => albIngressEdit(read, ingress, rollout.namespace, rollout));
+    },
+    needsServices: () => true,
+  },
 ];
 
 /** The routing a rollout asks for: the objects to edit and the weight scale. */
@@ -288,8 +303,19 @@ export function routesOfRollout(rollout: Rollout): RolloutRoutes | RouteTranslat
   if (set.length === 0) return undefined;
   const namespace = rollout.metadata.namespace ?? 'default';
   const id = objectName('Rollout', namespace, rollout.metadata.name);
-  const canaryService = canary.canaryService ?? '';
-  const stableService = canary.stableService ?? '';
+  // With ping-pong (ALB only), the ping and pong Services are weighted in their roles of the moment.
+  const pingPong = canary.pingPong === undefined ? undefined : readPingPongConfig(canary.pingPong);
+  if (Array.isArray(pingPong))
+    return new RouteTranslationError(
+      'traffic.config_invalid',
+      id,
+      formatFieldPath(['spec', 'strategy', 'canary', 'pingPong', ...(pingPong[0]?.field ?? [])]),
+      pingPong[0]?.message ?? 'invalid',
+    );
+  const roles =
+    pingPong === undefined ? undefined : pingPongRoles(pingPong, rollout.status?.canary?.stablePingPong);
+  const canaryService = roles?.canaryService ?? canary.canaryService ?? '';
+  const stableService = roles?.stableService ?? canary.stableService ?? '';
   const needing = set.find((provider) => provider.needsServices(provider.configOf(routing)));
   if (needing !== undefined && (!canaryService || !stableService))
     return new RouteTranslationError(

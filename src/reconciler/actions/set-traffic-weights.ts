@@ -37,8 +37,9 @@ async function sendWeights(
       canaryWeight: action.canaryWeight,
       stableHash: action.stableHash,
       canaryHash: action.canaryHash,
-      canaryService: canary?.canaryService,
-      stableService: canary?.stableService,
+      // Ping-pong: the Services in the roles the plan gives them (they swap in the promotion's pass).
+      canaryService: action.services?.canaryService ?? canary?.canaryService,
+      stableService: action.services?.stableService ?? canary?.stableService,
     });
     const changed = sent ? sent.changed : [];
     if (!reassert || changed.length === 0) return { target, result: 'unchanged' };

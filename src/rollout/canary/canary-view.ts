@@ -176,6 +176,7 @@ export function trafficWrites(
     services: context.observed.services,
     canaryService: context.canary.canaryService,
     stableService: context.canary.stableService,
+    pingPong: context.canary.pingPong,
     fullWeight: fullWeightOf(context),
     ...(options.weightsFirst === true ? { weightsFirst: true } : {}),
   });

@@ -1,4 +1,5 @@
 // The end of a pass: the next status from the verdict, and the pass's candidates for "when next".
+import { nextStablePingPong } from '../../manifest/alb-traffic-routing.ts';
 import { lookAt, nextLook, type LookCandidate, type NextLook } from '../../clock/next-look.ts';
 import { formatLabelSelector } from '../../manifest/label-selector.ts';
 import type { RolloutStatus } from '../../manifest/rollout.ts';
@@ -146,6 +147,15 @@ function baseStatus(pass: Pass, verdict: Verdict): PlannedRolloutStatus {
             ...(live.canary ?? {}),
             weights: weightsStatus(verdict.weights, fullWeightOf(context)),
           });
+  // Ping-pong: the roles swap in the same write that names the new stable (see pingPongRolesFor).
+  const pingPong = context.canary.pingPong;
+  const canaryWithRoles =
+    pingPong === undefined
+      ? canary
+      : dropUndefined({
+          ...(canary ?? {}),
+          stablePingPong: nextStablePingPong(live.canary?.stablePingPong, live.stableRS, verdict.stableHash),
+        });
   const active = activeReplicaSetOf(pass, verdict);
   const counts = replicaCounts(context.observed.replicaSets, revision.current, active);
   return dropUndefined({
@@ -165,7 +175,7 @@ function baseStatus(pass: Pass, verdict: Verdict): PlannedRolloutStatus {
     progress: state.progress,
     supersededPodHash: state.supersededPodHash,
     managedRoutes: state.managedRoutes.length > 0 ? [...state.managedRoutes] : undefined,
-    canary,
+    canary: canaryWithRoles,
     blueGreen: verdict.blueGreen ?? live.blueGreen,
     observedGeneration: generation !== undefined ? String(generation) : live.observedGeneration,
     selector: selectorString(context, active?.podTemplateHash) ?? live.selector,

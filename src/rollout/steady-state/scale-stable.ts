@@ -54,6 +54,7 @@ export function scaleStable(pass: Pass): Pass {
     services: context.observed.services,
     canaryService: context.canary.canaryService,
     stableService: context.canary.stableService,
+    pingPong: context.canary.pingPong,
     fullWeight: fullWeightOf(context),
   }).filter(
     (write) => write.kind !== 'setTrafficWeights' || retryAt === undefined || now.getTime() >= retryAt,

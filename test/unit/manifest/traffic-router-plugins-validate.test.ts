@@ -99,7 +99,7 @@ describe('validate: the Contour and OpenShift plugin blocks', () => {
       '33 spec.strategy.canary.steps[0].setMirrorRoute: unsupported: strategy.canary.steps[0].setMirrorRoute (mirror routes need the Istio router)',
     ]);
     expect(errorsOf(withStep(openshift, header))).toEqual([
-      '33 spec.strategy.canary.steps[0].setHeaderRoute: unsupported: strategy.canary.steps[0].setHeaderRoute (header routes need the Gateway API, Istio, APISIX or Contour router)',
+      '33 spec.strategy.canary.steps[0].setHeaderRoute: unsupported: strategy.canary.steps[0].setHeaderRoute (header routes need the Gateway API, Istio, APISIX, Contour or ALB router)',
     ]);
   });
 

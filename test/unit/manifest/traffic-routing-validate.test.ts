@@ -71,12 +71,11 @@ describe('validate: trafficRouting', () => {
 
   it('keeps other routers, other plugins and Gateway API fields it does not drive unsupported', () => {
     const text = withCanary(
-      `${SERVICES}      trafficRouting:\n        alb:\n          ingress: web\n        plugins:\n          acme/router: {}\n          argoproj-labs/gatewayAPI:\n            httpRoute: web\n            tlsRoute: web-tls\n`,
+      `${SERVICES}      trafficRouting:\n        plugins:\n          acme/router: {}\n          argoproj-labs/gatewayAPI:\n            httpRoute: web\n            tlsRoute: web-tls\n`,
     );
     expect(errorsOf(text)).toEqual([
-      '27 spec.strategy.canary.trafficRouting.alb: unsupported: strategy.canary.trafficRouting.alb (Rollgate drives the Gateway API, SMI, Istio, NGINX, Traefik, Ambassador, APISIX and App Mesh routers only for now)',
-      '30 spec.strategy.canary.trafficRouting.plugins["acme/router"]: unsupported: strategy.canary.trafficRouting.plugins["acme/router"] (Rollgate runs no router plugins; it drives argoproj-labs/gatewayAPI, argoproj-labs/contour, argoproj-labs/openshift itself)',
-      '33 spec.strategy.canary.trafficRouting.plugins["argoproj-labs/gatewayAPI"].tlsRoute: unsupported: strategy.canary.trafficRouting.plugins["argoproj-labs/gatewayAPI"].tlsRoute (Rollgate drives the HTTPRoutes, GRPCRoutes and TCPRoutes named in the block)',
+      '28 spec.strategy.canary.trafficRouting.plugins["acme/router"]: unsupported: strategy.canary.trafficRouting.plugins["acme/router"] (Rollgate runs no router plugins; it drives argoproj-labs/gatewayAPI, argoproj-labs/contour, argoproj-labs/openshift itself)',
+      '31 spec.strategy.canary.trafficRouting.plugins["argoproj-labs/gatewayAPI"].tlsRoute: unsupported: strategy.canary.trafficRouting.plugins["argoproj-labs/gatewayAPI"].tlsRoute (Rollgate drives the HTTPRoutes, GRPCRoutes and TCPRoutes named in the block)',
     ]);
   });
 
@@ -134,12 +133,12 @@ describe('validate: trafficRouting', () => {
       '32 spec.strategy.canary.steps[0].setMirrorRoute: unsupported: strategy.canary.steps[0].setMirrorRoute (mirror routes need the Istio router)',
     ]);
     expect(errorsOf(withStep('        smi: {}\n', header))).toEqual([
-      '31 spec.strategy.canary.steps[0].setHeaderRoute: unsupported: strategy.canary.steps[0].setHeaderRoute (header routes need the Gateway API, Istio, APISIX or Contour router)',
+      '31 spec.strategy.canary.steps[0].setHeaderRoute: unsupported: strategy.canary.steps[0].setHeaderRoute (header routes need the Gateway API, Istio, APISIX, Contour or ALB router)',
     ]);
     // Argo's Traefik router ignores header and mirror steps; Rollgate says so instead.
     const traefik = '        traefik:\n          weightedTraefikServiceName: web-wrr\n';
     expect(errorsOf(withStep(traefik, header))).toEqual([
-      '32 spec.strategy.canary.steps[0].setHeaderRoute: unsupported: strategy.canary.steps[0].setHeaderRoute (header routes need the Gateway API, Istio, APISIX or Contour router)',
+      '32 spec.strategy.canary.steps[0].setHeaderRoute: unsupported: strategy.canary.steps[0].setHeaderRoute (header routes need the Gateway API, Istio, APISIX, Contour or ALB router)',
     ]);
     expect(errorsOf(withStep(traefik, mirror))).toEqual([
       '32 spec.strategy.canary.steps[0].setMirrorRoute: unsupported: strategy.canary.steps[0].setMirrorRoute (mirror routes need the Istio router)',
@@ -268,9 +267,86 @@ describe('validate: trafficRouting', () => {
     expect(unsupportedTrafficRouters({ istio: {} })).toEqual([]);
     expect(unsupportedTrafficRouters({ nginx: {} })).toEqual([]);
     expect(unsupportedTrafficRouters({ traefik: {}, ambassador: {} })).toEqual([]);
+    expect(unsupportedTrafficRouters({ alb: {}, apisix: {}, appMesh: {} })).toEqual([]);
     expect(unsupportedTrafficRouters({ alb: {}, plugins: { 'acme/router': {} } })).toEqual([
-      'alb',
       'plugins["acme/router"]',
+    ]);
+  });
+});
+
+describe('validate: trafficRouting.alb and pingPong', () => {
+  const alb = '        alb:\n          ingress: web\n          servicePort: 80\n';
+
+  it('accepts alb with ingress or ingresses, rootService, prefix and stickiness', () => {
+    expect(errorsOf(withCanary(`${SERVICES}      trafficRouting:\n${alb}`))).toEqual([]);
+    const full =
+      '        alb:\n          ingresses: [web, web-internal]\n          servicePort: 443\n          rootService: web-root\n          annotationPrefix: custom.alb.ingress.kubernetes.io\n          stickinessConfig: {enabled: true, durationSeconds: 3600}\n';
+    expect(errorsOf(withCanary(`${SERVICES}      trafficRouting:\n${full}`))).toEqual([]);
+  });
+
+  it('refuses an alb block naming no Ingress, both forms, no servicePort, a bad stickiness or a field it does not read', () => {
+    expect(errorsOf(withCanary(`${SERVICES}      trafficRouting:\n        alb: {}\n`))).toEqual([
+      '27 spec.strategy.canary.trafficRouting.alb: names no Ingress: set ingress or ingresses',
+      '27 spec.strategy.canary.trafficRouting.alb.servicePort: required: the port of the target groups',
+    ]);
+    const bad =
+      '        alb:\n          ingress: web\n          ingresses: [web]\n          servicePort: "80"\n          stickinessConfig: {enabled: true, durationSeconds: 0}\n          ingressClass: alb\n';
+    expect(errorsOf(withCanary(`${SERVICES}      trafficRouting:\n${bad}`))).toEqual([
+      '32 spec.strategy.canary.trafficRouting.alb.ingressClass: unsupported: strategy.canary.trafficRouting.alb.ingressClass (Rollgate reads ingress, ingresses, servicePort, rootService, annotationPrefix, stickinessConfig)',
+      '29 spec.strategy.canary.trafficRouting.alb.ingresses: set only one of ingress and ingresses',
+      '30 spec.strategy.canary.trafficRouting.alb.servicePort: must be a port number (1-65535)',
+      '31 spec.strategy.canary.trafficRouting.alb.stickinessConfig.durationSeconds: must be between 1 and 604800 seconds (7 days), as the AWS API requires',
+    ]);
+  });
+
+  it('requires canaryService and stableService with alb, unless pingPong names its two Services', () => {
+    expect(errorsOf(withCanary(`      trafficRouting:\n${alb}`))).toEqual([
+      '23 spec.strategy.canary.canaryService: required with trafficRouting.alb (the router weights this Service)',
+      '23 spec.strategy.canary.stableService: required with trafficRouting.alb (the router weights this Service)',
+    ]);
+    const pingPong = '      pingPong:\n        pingService: web-ping\n        pongService: web-pong\n';
+    expect(
+      errorsOf(withCanary(`${pingPong}      trafficRouting:\n${alb}          rootService: web-root\n`)),
+    ).toEqual([]);
+    // Argo's rule: with ALB and ping-pong the action needs a root Service.
+    expect(errorsOf(withCanary(`${pingPong}      trafficRouting:\n${alb}`))).toEqual([
+      '28 spec.strategy.canary.trafficRouting.alb.rootService: required with pingPong: the Service whose action the ping and pong Services are weighted in',
+    ]);
+    const same = '      pingPong:\n        pingService: web-ping\n        pongService: web-ping\n';
+    expect(
+      errorsOf(withCanary(`${same}      trafficRouting:\n${alb}          rootService: web-root\n`)),
+    ).toEqual([
+      '26 spec.strategy.canary.pingPong.pongService: must differ from pingService (two Services take turns)',
+    ]);
+  });
+
+  it('refuses pingPong without ALB, or with another router beside it, as unsupported', () => {
+    const pingPong = '      pingPong:\n        pingService: web-ping\n        pongService: web-pong\n';
+    expect(
+      errorsOf(
+        withCanary(
+          `${pingPong}      trafficRouting:\n        istio:\n          virtualService: {name: web}\n`,
+        ),
+      ),
+    ).toEqual([
+      '24 spec.strategy.canary.pingPong: unsupported: strategy.canary.pingPong (Rollgate drives ping-pong Services with the ALB router alone)',
+    ]);
+    expect(errorsOf(withCanary(`${pingPong}`))).toEqual([
+      '24 spec.strategy.canary.pingPong: unsupported: strategy.canary.pingPong (Rollgate drives ping-pong Services with the ALB router alone)',
+    ]);
+  });
+
+  it('drives header routes with alb, but not a regex, and no mirror routes', () => {
+    const header =
+      '        - setHeaderRoute:\n            name: h\n            match:\n              - headerName: x\n                headerValue: {exact: "1"}\n              - headerName: y\n                headerValue: {regex: "a.*"}\n';
+    const mirror =
+      '        - setMirrorRoute:\n            name: h\n            match:\n              - method: {exact: GET}\n';
+    const text = withCanary(
+      `${SERVICES}      trafficRouting:\n        managedRoutes:\n          - name: h\n${alb}`,
+    ).replace('      steps:\n', `      steps:\n${header}${mirror}`);
+    expect(errorsOf(text)).toEqual([
+      '39 spec.strategy.canary.steps[0].setHeaderRoute.match[1].headerValue.regex: unsupported: strategy.canary.steps[0].setHeaderRoute.match[1].headerValue.regex (an ALB header condition matches exact values and prefixes (as value*) only)',
+      '40 spec.strategy.canary.steps[1].setMirrorRoute: unsupported: strategy.canary.steps[1].setMirrorRoute (mirror routes need the Istio router)',
     ]);
   });
 });
@@ -300,7 +376,7 @@ describe('validate: trafficRouting.apisix and trafficRouting.appMesh', () => {
       '34 spec.strategy.canary.steps[0].setMirrorRoute: unsupported: strategy.canary.steps[0].setMirrorRoute (mirror routes need the Istio router)',
     ]);
     expect(errorsOf(withStep(appMesh, header))).toEqual([
-      '37 spec.strategy.canary.steps[0].setHeaderRoute: unsupported: strategy.canary.steps[0].setHeaderRoute (header routes need the Gateway API, Istio, APISIX or Contour router)',
+      '37 spec.strategy.canary.steps[0].setHeaderRoute: unsupported: strategy.canary.steps[0].setHeaderRoute (header routes need the Gateway API, Istio, APISIX, Contour or ALB router)',
     ]);
   });
 

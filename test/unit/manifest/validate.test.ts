@@ -150,7 +150,7 @@ describe('validateManifests: malformed Rollouts', () => {
     const text = ROLLOUT_YAML.replace('- pause: {}', '- setHeaderRoute: {name: canary-header}');
     expect(check(text).errors.sort()).toEqual([
       '28:11 spec.strategy.canary.steps[3].setHeaderRoute: requires strategy.canary.trafficRouting',
-      '28:11 spec.strategy.canary.steps[3].setHeaderRoute: unsupported: strategy.canary.steps[3].setHeaderRoute (header routes need the Gateway API, Istio, APISIX or Contour router)',
+      '28:11 spec.strategy.canary.steps[3].setHeaderRoute: unsupported: strategy.canary.steps[3].setHeaderRoute (header routes need the Gateway API, Istio, APISIX, Contour or ALB router)',
     ]);
   });
 

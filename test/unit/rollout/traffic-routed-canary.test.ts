@@ -90,18 +90,18 @@ describe('trafficRouting is accepted for the providers that have a router', () =
     expect(writes(result)).toEqual([expect.objectContaining({ kind: 'createReplicaSet', replicas: 2 })]);
   });
 
-  it.each([
-    { routing: { alb: { ingress: 'web' } }, named: 'alb' },
-    { routing: { plugins: { 'acme/router': {} } }, named: 'plugins["acme/router"]' },
-  ])('$named, which has no router, is refused by name (never split by replica ratio instead)', (row) => {
-    const rollout = aRoutedUpdate({ trafficRouting: row.routing })
-      .withStatus({ stableRS: V1, currentPodHash: V1, currentStepIndex: STEPS.length })
-      .build();
-    const result = plan({ rollout, sets: { 'app:1': 10 } });
-    expect(result.actions).toEqual([]);
-    const invalid = result.status.conditions?.find((c) => c.type === 'InvalidSpec');
-    expect(invalid?.message).toContain(`no traffic router for ${row.named} yet`);
-  });
+  it.each([{ routing: { plugins: { 'acme/router': {} } }, named: 'plugins["acme/router"]' }])(
+    '$named, which has no router, is refused by name (never split by replica ratio instead)',
+    (row) => {
+      const rollout = aRoutedUpdate({ trafficRouting: row.routing })
+        .withStatus({ stableRS: V1, currentPodHash: V1, currentStepIndex: STEPS.length })
+        .build();
+      const result = plan({ rollout, sets: { 'app:1': 10 } });
+      expect(result.actions).toEqual([]);
+      const invalid = result.status.conditions?.find((c) => c.type === 'InvalidSpec');
+      expect(invalid?.message).toContain(`no traffic router for ${row.named} yet`);
+    },
+  );
 
   it('Argo\'s own spelling, plugins["argoproj-labs/gatewayAPI"], is driven as the Gateway API router', () => {
     const rollout = aRoutedUpdate({
@@ -971,5 +971,171 @@ describe('a status that lags the router (its write refused after the router took
     const result = plan({ rollout, sets: { 'app:1': 10, 'app:2': 2 }, services: { canary: V2 } });
     expect(weightsSent(result)).toEqual([{ kind: 'setTrafficWeights', canaryWeight: 0, stableHash: V1 }]);
     expect(scaleOf(result, 'app:2')).toBeUndefined();
+  });
+});
+
+describe('pingPong (ALB): the ping and pong Services swap roles instead of the stable Service switching', () => {
+  const pingPong = { pingService: 'web-ping', pongService: 'web-pong' };
+  /** app:1 → app:2, ALB with ping-pong; `stablePingPong` as status records it (ping: ping is stable). */
+  const aPingPongUpdate = (status: Record<string, unknown>) =>
+    aRollout()
+      .withReplicas(10)
+      .withImage('app:2')
+      .withSteps(...STEPS)
+      .withCanary({
+        pingPong,
+        trafficRouting: { alb: { ingress: 'web', servicePort: 80, rootService: 'web-root' } },
+      })
+      .withStatus(status);
+  const planWith = (rollout: Rollout, sets: Given['sets'], selectors: { ping?: string; pong?: string }) => {
+    const observed = anObservedState(rollout);
+    for (const [image, options] of Object.entries(sets))
+      observed.withReplicaSet(image, typeof options === 'number' ? { replicas: options } : options);
+    const selector = (hash?: string) => ({
+      app: 'web',
+      ...(hash ? { [POD_TEMPLATE_HASH_LABEL]: hash } : {}),
+    });
+    observed
+      .withService('web-ping', selector(selectors.ping))
+      .withService('web-pong', selector(selectors.pong));
+    return planRollout(rollout, observed.build(), NOW);
+  };
+
+  it('the first revision makes ping the stable and weights it 100 (Argo: empty swaps to ping)', () => {
+    const rollout = aRollout()
+      .withReplicas(10)
+      .withImage('app:1')
+      .withSteps(...STEPS)
+      .withCanary({
+        pingPong,
+        trafficRouting: { alb: { ingress: 'web', servicePort: 80, rootService: 'web-root' } },
+      })
+      .build();
+    const result = planWith(rollout, { 'app:1': 10 }, {});
+    expect(weightsSent(result)).toEqual([
+      {
+        kind: 'setTrafficWeights',
+        canaryWeight: 0,
+        stableHash: V1,
+        services: { canaryService: 'web-pong', stableService: 'web-ping' },
+      },
+    ]);
+    expect(result.status.canary?.stablePingPong).toBe('ping');
+    // The stable Service (ping) is pinned to the first revision; pong is not touched until a canary runs.
+    expect(writes(result).filter((a) => a.kind === 'patchServiceSelector')).toEqual([
+      { kind: 'patchServiceSelector', service: 'web-ping', resourceVersion: '5', podTemplateHash: V1 },
+    ]);
+  });
+
+  it('at setWeight 20 the canary Service (pong) selects the canary; weights go to pong 20 / ping 80', () => {
+    const rollout = aPingPongUpdate({
+      stableRS: V1,
+      currentPodHash: V2,
+      currentStepIndex: 0,
+      canary: { stablePingPong: 'ping' },
+    }).build();
+    const result = planWith(rollout, { 'app:1': 10, 'app:2': 2 }, { ping: V1 });
+    expect(writes(result)).toEqual([
+      { kind: 'patchServiceSelector', service: 'web-pong', resourceVersion: '5', podTemplateHash: V2 },
+      {
+        kind: 'setTrafficWeights',
+        canaryWeight: 20,
+        stableHash: V1,
+        canaryHash: V2,
+        services: { canaryService: 'web-pong', stableService: 'web-ping' },
+      },
+    ]);
+    expect(result.status.canary?.stablePingPong).toBe('ping');
+  });
+
+  it('a stable Service that selects no hash yet is pinned to the stable once; one that does is left alone', () => {
+    const rollout = aPingPongUpdate({
+      stableRS: V1,
+      currentPodHash: V2,
+      currentStepIndex: 0,
+      canary: { stablePingPong: 'ping' },
+    }).build();
+    const result = planWith(rollout, { 'app:1': 10, 'app:2': 2 }, {});
+    expect(writes(result).filter((a) => a.kind === 'patchServiceSelector')).toEqual([
+      { kind: 'patchServiceSelector', service: 'web-pong', resourceVersion: '5', podTemplateHash: V2 },
+      { kind: 'patchServiceSelector', service: 'web-ping', resourceVersion: '5', podTemplateHash: V1 },
+    ]);
+  });
+
+  it('promotion: once pong holds 100, the roles swap in the same write as the new stable, no selector moves', () => {
+    const rollout = aPingPongUpdate({ canary: { stablePingPong: 'ping', weights: weights(100, 'app:2') } })
+      .atStep(STEPS.length)
+      .build();
+    const result = planWith(rollout, { 'app:1': 10, 'app:2': 10 }, { ping: V1, pong: V2 });
+    expect(weightsSent(result)).toEqual([
+      {
+        kind: 'setTrafficWeights',
+        canaryWeight: 0,
+        stableHash: V2,
+        services: { canaryService: 'web-ping', stableService: 'web-pong' },
+      },
+    ]);
+    expect(kinds(result)).not.toContain('patchServiceSelector');
+    expect(result.status).toMatchObject({ stableRS: V2, canary: { stablePingPong: 'pong' } });
+  });
+
+  it('an abort leaves the roles; all traffic back on ping (stable), pong keeps its selector', () => {
+    const rollout = aPingPongUpdate({
+      stableRS: V1,
+      currentPodHash: V2,
+      currentStepIndex: 1,
+      abort: true,
+      abortedAt: ago(1),
+      phase: 'Degraded',
+      message: 'RolloutAborted: x',
+      canary: { stablePingPong: 'ping', weights: weights(20, 'app:2') },
+    }).build();
+    const result = planWith(rollout, { 'app:1': 10, 'app:2': 2 }, { ping: V1, pong: V2 });
+    expect(weightsSent(result)).toEqual([
+      {
+        kind: 'setTrafficWeights',
+        canaryWeight: 0,
+        stableHash: V1,
+        services: { canaryService: 'web-pong', stableService: 'web-ping' },
+      },
+    ]);
+    expect(kinds(result)).not.toContain('patchServiceSelector');
+    expect(result.status.canary?.stablePingPong).toBe('ping');
+  });
+
+  it('at rest the recorded weights are held with the recorded roles', () => {
+    const rollout = aRollout()
+      .withReplicas(10)
+      .withImage('app:2')
+      .withSteps(...STEPS)
+      .withCanary({
+        pingPong,
+        trafficRouting: { alb: { ingress: 'web', servicePort: 80, rootService: 'web-root' } },
+      })
+      .stableAtCurrent()
+      .withStatus({ canary: { stablePingPong: 'pong', weights: weights(0, 'app:2', 'app:2') } })
+      .build();
+    const first = planWith(rollout, { 'app:2': 10 }, { ping: V1, pong: V2 });
+    const settled = { ...rollout, status: first.status };
+    const result = planWith(settled as Rollout, { 'app:2': 10 }, { ping: V1, pong: V2 });
+    expect(writes(result)).toEqual([
+      {
+        kind: 'reassertTrafficWeights',
+        canaryWeight: 0,
+        stableHash: V2,
+        services: { canaryService: 'web-ping', stableService: 'web-pong' },
+      },
+    ]);
+  });
+
+  it('pingPong with another router is refused by the planner, by name', () => {
+    const rollout = aPingPongUpdate({ stableRS: V1, currentPodHash: V1 })
+      .withCanary({ trafficRouting: { alb: { ingress: 'web', servicePort: 80 }, smi: {} } })
+      .build();
+    const result = planWith(rollout, { 'app:1': 10 }, {});
+    expect(result.actions).toEqual([]);
+    expect(result.status.conditions?.find((c) => c.type === 'InvalidSpec')?.message).toContain(
+      'ping-pong Services need the ALB router, alone',
+    );
   });
 });
