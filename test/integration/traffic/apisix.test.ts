@@ -277,10 +277,11 @@ describe.skipIf(crds.missing || examples.missing)("Argo's examples/apisix under 
     const ruled = routes.seen.find(({ object }) =>
       (object as { spec: { http: HttpRule[] } }).spec.http.some((r) => r.name === 'set-header'),
     );
-    const pastStep = statuses.seen.find(
-      ({ object }) =>
-        ((object as { status?: { currentStepIndex?: number } }).status?.currentStepIndex ?? 0) >= 1,
-    );
+    // The new revision's status past step 0 (before it, the Healthy status said 10 of the old one).
+    const pastStep = statuses.seen.find(({ object }) => {
+      const status = (object as { status?: { currentPodHash?: string; currentStepIndex?: number } }).status;
+      return status?.currentPodHash === paused.currentPodHash && (status?.currentStepIndex ?? 0) >= 1;
+    });
     expect(ready).toBeDefined();
     expect(ruled).toBeDefined();
     expect(pastStep).toBeDefined();
