@@ -175,12 +175,6 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     severity: 'error',
     reason: 'mirror routes need the Istio router',
   },
-  routeBesideOtherStep: {
-    field:
-      'spec.strategy.canary.steps[].<setHeaderRoute|setMirrorRoute> (beside another field in the same step)',
-    severity: 'error',
-    reason: 'Rollgate plans one kind per step: put the route in a step of its own',
-  },
   pingPong: {
     field: 'spec.strategy.canary.pingPong (without the ALB router, or with another router beside it)',
     severity: 'error',
@@ -390,17 +384,8 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       'setHeaderRoute',
       'setMirrorRoute',
     ] as const satisfies readonly CanaryStepKind[]) {
-      if ((kind === 'setHeaderRoute' || kind === 'setMirrorRoute') && driven[kind]) {
-        // The planner refuses a route beside another kind (InvalidSpec at run time): said here first.
-        if (step[kind] !== undefined && Object.keys(step).some((other) => other !== kind))
-          report(
-            sink,
-            at('steps', index, kind),
-            `strategy.canary.steps[${index}].${kind}`,
-            r.routeBesideOtherStep,
-          );
-        continue;
-      }
+      // A driven route may stand beside another kind, as in Argo (the planner sends it first).
+      if ((kind === 'setHeaderRoute' || kind === 'setMirrorRoute') && driven[kind]) continue;
       if (step[kind] !== undefined)
         report(sink, at('steps', index, kind), `strategy.canary.steps[${index}].${kind}`, r[kind]);
     }

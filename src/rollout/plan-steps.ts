@@ -37,8 +37,13 @@ export function canaryScaleAt(
   return undefined;
 }
 
-/** A short description of a step for events and messages. */
+/** A short description of a step for events and messages: its kind, then the routes beside it. */
 export function describeStep(step: PlannedStep): string {
+  const beside = (step.routes ?? []).map((route) => ` + ${describeKind(route)}`).join('');
+  return `${describeKind(step)}${beside}`;
+}
+
+function describeKind(step: PlannedStep): string {
   switch (step.kind) {
     case 'setWeight':
       return `setWeight ${step.weight}`;

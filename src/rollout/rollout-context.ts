@@ -21,15 +21,23 @@ import { resolveReplicaBudget, type ReplicaBudget } from './canary-replica-count
 import { InvalidSpecError } from './invalid-spec-error.ts';
 import type { ObservedState } from './observed-state.ts';
 
-/** A canary step in the form the planner uses: one kind, durations in milliseconds. */
-export type PlannedStep =
+/** A header or mirror route a step sets (or removes, without `match`). */
+export type PlannedRoute =
+  { kind: 'setHeaderRoute'; route: SetHeaderRoute } | { kind: 'setMirrorRoute'; route: SetMirrorRoute };
+
+/**
+ * A canary step in the form the planner uses: its main kind (the one that decides when the step is done),
+ * durations in milliseconds. `routes` are the header and mirror routes set in the same step beside it
+ * (Argo allows a route beside any kind): sent first, the step done once they are and its kind is.
+ */
+export type PlannedStep = (
   | { kind: 'setWeight'; weight: number }
   | { kind: 'pause'; durationMs?: number }
   | { kind: 'setCanaryScale'; scale: SetCanaryScale }
   | { kind: 'analysis'; analysis: RolloutAnalysis }
-  | { kind: 'setHeaderRoute'; route: SetHeaderRoute }
-  | { kind: 'setMirrorRoute'; route: SetMirrorRoute }
-  | { kind: 'experiment'; experiment: RolloutExperimentStep };
+  | { kind: 'experiment'; experiment: RolloutExperimentStep }
+  | PlannedRoute
+) & { routes?: readonly PlannedRoute[] };
 
 /** Argo's default of trafficRouting.maxTrafficWeight: the weight that means "all traffic". */
 export const DEFAULT_MAX_TRAFFIC_WEIGHT = 100;
@@ -63,25 +71,32 @@ export interface RolloutContext {
 function toPlannedStep(step: CanaryStep, index: number, routed: boolean): PlannedStep {
   const kind = canaryStepKind(step);
   const field = `spec.strategy.canary.steps[${index}]`;
-  const route =
-    step.setHeaderRoute !== undefined
-      ? 'setHeaderRoute'
-      : step.setMirrorRoute !== undefined
-        ? 'setMirrorRoute'
-        : undefined;
-  if (route !== undefined && route !== kind)
-    // Argo allows a route beside another step kind; Rollgate plans one kind per step (never drops one).
-    throw new InvalidSpecError(
-      `put ${route} in a step of its own (beside ${kind ?? 'nothing'})`,
-      `${field}.${route}`,
-    );
-  if (kind === 'setHeaderRoute' || kind === 'setMirrorRoute') {
-    if (!routed) throw new InvalidSpecError(`${kind} needs a traffic router`, `${field}.${kind}`);
-    if (kind === 'setHeaderRoute' && step.setHeaderRoute !== undefined)
-      return { kind, route: step.setHeaderRoute };
-    if (kind === 'setMirrorRoute' && step.setMirrorRoute !== undefined)
-      return { kind, route: step.setMirrorRoute };
+  const routes: PlannedRoute[] = [];
+  for (const route of ['setHeaderRoute', 'setMirrorRoute'] as const) {
+    if (step[route] === undefined) continue;
+    if (!routed) throw new InvalidSpecError(`${route} needs a traffic router`, `${field}.${route}`);
+    if (route === 'setHeaderRoute' && step.setHeaderRoute !== undefined)
+      routes.push({ kind: route, route: step.setHeaderRoute });
+    if (route === 'setMirrorRoute' && step.setMirrorRoute !== undefined)
+      routes.push({ kind: route, route: step.setMirrorRoute });
   }
+  const main = toMainStep(step, kind, field);
+  // A step of routes only is its first route, the others beside it.
+  const [first, ...others] = routes;
+  if (main === undefined && first !== undefined)
+    return others.length > 0 ? { ...first, routes: others } : first;
+  if (main === undefined)
+    throw new InvalidSpecError(`step kind ${kind ?? '(none)'} is not supported yet`, field);
+  return routes.length > 0 ? { ...main, routes } : main;
+}
+
+/** The step's kind other than its routes, or undefined for a step of routes only. */
+function toMainStep(
+  step: CanaryStep,
+  kind: ReturnType<typeof canaryStepKind>,
+  field: string,
+): Exclude<PlannedStep, PlannedRoute> | undefined {
+  if (kind === 'setHeaderRoute' || kind === 'setMirrorRoute') return undefined;
   if (kind === 'setWeight' && step.setWeight !== undefined) return { kind, weight: step.setWeight };
   if (kind === 'pause' && step.pause !== undefined) {
     if (step.pause.duration === undefined) return { kind };

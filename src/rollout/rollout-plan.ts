@@ -45,6 +45,8 @@ export interface ManagedRouteRecord {
   name: string;
   kind: 'setHeaderRoute' | 'setMirrorRoute';
   removed?: boolean;
+  /** The step of the current canary that sent it: a step waiting beside its route sends it only once. */
+  step?: number;
 }
 
 /** A traffic-router failure streak (see {@link PlannedRolloutStatus.trafficRouterError}). */

@@ -12,7 +12,7 @@ import {
   promotedWhilePaused,
 } from '../sub-steps/judge-analysis-run.ts';
 import { APPROVE_ANNOTATION, approvalFor, readApproval } from '../approval.ts';
-import { recordRouteStep, routeStepAction } from '../plan-managed-routes.ts';
+import { recordRouteStep, routeSentBy, routeStepAction, routesOf } from '../plan-managed-routes.ts';
 import { canaryProgressAt } from './canary-deadline.ts';
 import {
   canaryReached,
@@ -32,7 +32,9 @@ import {
  *   pause — approved in Git by annotation rollgate.dev/approve = "<revision>/<step index>"; a new pause
  *   starts its clock and emits RolloutPaused (and ApprovalIgnored when a stale approval is present);
  * - setHeaderRoute / setMirrorRoute: its route sent to the router (done in the same pass, as Argo); a
- *   header route waits for an available canary pod (mirrored requests' answers are dropped: no wait);
+ *   header route waits for an available canary pod (mirrored requests' answers are dropped: no wait).
+ *   A route beside another kind (Argo's `setCanaryScale` + `setHeaderRoute`) is sent first, once, when
+ *   the step starts (or once the header route's pod is there); the step is then done when its kind is;
  * - analysis: its AnalysisRun Successful (created when missing); Failed/Error is the abort cause;
  *   Inconclusive pauses until promoted;
  * - experiment: its Experiment Successful (created when missing, from the canary's and the stable's
@@ -67,6 +69,22 @@ export function advanceSteps(pass: Pass): Pass {
   while (index < steps.length) {
     const step = steps[index];
     if (step === undefined) break;
+    // The step's routes first, each once: the step's kind is judged only once they are in place.
+    const unsent = routesOf(step).filter((route) => !routeSentBy(managedRoutes, route, index));
+    // A header route sends real requests to the canary: not before one of its pods is available.
+    const held = unsent.find(
+      (route) =>
+        route.kind === 'setHeaderRoute' && route.route.match !== undefined && honestAvailable(pass) === 0,
+    );
+    if (held !== undefined) {
+      waitingFor = `waiting for an available canary pod before header route ${held.route.name}`;
+      break;
+    }
+    for (const route of unsent) {
+      // While the router reports an error, scale-and-route sends the routes in force again.
+      actions.push(routeStepAction(route));
+      managedRoutes = recordRouteStep(managedRoutes, route, index);
+    }
     if (step.kind === 'setWeight' || step.kind === 'setCanaryScale') {
       const counts = countsAt(pass, index);
       const settled =
@@ -77,15 +95,7 @@ export function advanceSteps(pass: Pass): Pass {
         trafficHolds(pass, trafficAt(pass, index));
       if (!settled) break;
     } else if (step.kind === 'setHeaderRoute' || step.kind === 'setMirrorRoute') {
-      // A header route sends real requests to the canary: not before one of its pods is available.
-      if (step.kind === 'setHeaderRoute' && step.route.match !== undefined && honestAvailable(pass) === 0) {
-        waitingFor = `waiting for an available canary pod before header route ${step.route.name}`;
-        break;
-      }
-      // Sent and done in one pass, as Argo; while the router reports an error, scale-and-route sends the
-      // routes in force again with the weights.
-      actions.push(routeStepAction(step));
-      managedRoutes = recordRouteStep(managedRoutes, step);
+      // Sent above and done in the same pass, as Argo.
     } else if (step.kind === 'pause') {
       const approval = readApproval(context.rollout.metadata.annotations);
       const approved = step.durationMs === undefined && approval === approvalFor(revision.hash, index);

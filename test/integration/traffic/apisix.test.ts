@@ -1,6 +1,6 @@
 // End to end, APISIX: a whole Rollgate walks an ApisixRoute's weighted rule 20 → 50 → 100, back to stable on abort,
 // puts a hand edit back at the next resync, holds a rollout whose ApisixRoute is missing, leaves the route on stable
-// when the Rollout is deleted; Argo's apisix example (with its header route) runs.
+// when the Rollout is deleted; Argo's apisix example runs as written (its header route beside setCanaryScale).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -14,6 +14,7 @@ import {
   deployRoutedRollout,
   heldWhileRouteMissing,
   pausedAt,
+  recordChanges,
   setImage,
   startTrafficScene,
   walkToNewStable,
@@ -215,26 +216,24 @@ describe.skipIf(crds.missing || examples.missing)("Argo's examples/apisix under 
   const pausedAtStep = (step: number) => (s: { phase?: string; currentStepIndex?: number }) =>
     s.phase === 'Paused' && s.currentStepIndex === step;
 
-  it('runs (its header route in a step of its own): the header rule at its step, then 20 %, back to stable on abort', async () => {
+  it("runs as written: the header rule once setCanaryScale's pod is up, before the step completes; then 20 %, back to stable on abort", async () => {
     await scene.kubectl('create', 'namespace', ns);
     await scene.kubectl('apply', '-n', ns, '-f', file('route.yaml'), '-f', file('services.yaml'));
-    // What a sync does with Argo's Rollout: the same spec, applied as Rollgate's own kind. One change:
-    // its first step's setHeaderRoute gets a step of its own after setCanaryScale (validate refuses the
-    // two in one step, and the planner runs one kind per step).
+    // What a sync does with Argo's Rollout: the same spec, applied as Rollgate's own kind. Its first step
+    // has setHeaderRoute beside setCanaryScale, as written.
     const text = readFileSync(file('rollout.yaml'), 'utf8');
     expect(text).toContain('            replicas: 1\n          setHeaderRoute:\n');
     const rollout = text
       .replace('apiVersion: argoproj.io/v1alpha1', 'apiVersion: rollgate.dev/v1alpha1')
-      .replace('metadata:\n', `metadata:\n  namespace: ${ns}\n`)
-      .replace(
-        '            replicas: 1\n          setHeaderRoute:\n',
-        '            replicas: 1\n        - setHeaderRoute:\n',
-      );
+      .replace('metadata:\n', `metadata:\n  namespace: ${ns}\n`);
     await scene.apply('apisix-example-rollout.yaml', rollout);
     await scene.waitFor('the example healthy', ns, key.name, (s) => s.phase === 'Healthy');
     const routeWeights = weightsIn(ns, names);
     expect(await routeWeights.read()).toEqual([100, 0]);
 
+    const routes = await recordChanges(scene, `/apis/apisix.apache.org/v2/namespaces/${ns}/apisixroutes`);
+    const pods = await recordChanges(scene, `/api/v1/namespaces/${ns}/pods`);
+    const statuses = await recordChanges(scene, `/apis/rollgate.dev/v1alpha1/namespaces/${ns}/rollouts`);
     await scene.kubectl(
       'patch',
       'rollouts.rollgate.dev',
@@ -245,7 +244,10 @@ describe.skipIf(crds.missing || examples.missing)("Argo's examples/apisix under 
       '-p',
       '[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"argoproj/rollouts-demo:yellow"}]',
     );
-    await scene.waitFor('the pause after the header route', ns, key.name, pausedAtStep(2));
+    const paused = await scene.waitFor('the pause after the first step', ns, key.name, pausedAtStep(1));
+    routes.stop();
+    pods.stop();
+    statuses.stop();
     const header = (await rules(ns, names.route)).find((r) => r.name === 'set-header');
     expect(header).toMatchObject({
       priority: 1,
@@ -256,10 +258,44 @@ describe.skipIf(crds.missing || examples.missing)("Argo's examples/apisix under 
       },
       backends: [{ serviceName: names.canary, servicePort: 80, weight: 100 }],
     });
+    // setCanaryScale's one pod is up, and no weight has moved.
+    const canary = (await scene.replicaSets(ns)).find((rs) => rs.hash === paused.currentPodHash);
+    expect(canary?.replicas).toBe(1);
     expect(await routeWeights.read()).toEqual([100, 0]);
+    // In the order the API server wrote them: the canary pod Ready, then the header rule, then the status
+    // past the step (the step completes once both its route and its scale are there).
+    const ready = pods.seen.find(({ object }) => {
+      const pod = object as {
+        metadata: { labels?: Record<string, string> };
+        status?: { conditions?: Array<{ type: string; status: string }> };
+      };
+      return (
+        pod.metadata.labels?.['rollouts-pod-template-hash'] === paused.currentPodHash &&
+        pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true
+      );
+    });
+    const ruled = routes.seen.find(({ object }) =>
+      (object as { spec: { http: HttpRule[] } }).spec.http.some((r) => r.name === 'set-header'),
+    );
+    // The new revision's status past step 0 (before it, the Healthy status said 10 of the old one).
+    const pastStep = statuses.seen.find(({ object }) => {
+      const status = (object as { status?: { currentPodHash?: string; currentStepIndex?: number } }).status;
+      return status?.currentPodHash === paused.currentPodHash && (status?.currentStepIndex ?? 0) >= 1;
+    });
+    expect(ready).toBeDefined();
+    expect(ruled).toBeDefined();
+    expect(pastStep).toBeDefined();
+    expect(ready!.resourceVersion).toBeLessThan(ruled!.resourceVersion);
+    expect(ruled!.resourceVersion).toBeLessThan(pastStep!.resourceVersion);
+    const completed = (await scene.clients.core.listNamespacedEvent({ namespace: ns })).items
+      .filter((e) => e.reason === 'RolloutStepCompleted')
+      .map((e) => e.message);
+    expect(completed).toContain(
+      'Step 1/10 completed: setCanaryScale {"replicas":1} + setHeaderRoute set-header',
+    );
 
     await promoteRollout(scene.clients, key);
-    await scene.waitFor('the pause after setWeight 20', ns, key.name, pausedAtStep(4));
+    await scene.waitFor('the pause after setWeight 20', ns, key.name, pausedAtStep(3));
     expect(await routeWeights.read()).toEqual([80, 20]);
 
     await abortRollout(scene.clients, key);

@@ -792,10 +792,10 @@ describe('setHeaderRoute and setMirrorRoute steps', () => {
       .build();
     const result = plan({ rollout, sets: { 'app:1': 10, 'app:2': 2 }, services });
     expect(writes(result)).toEqual([{ kind: 'setHeaderRoute', name: 'canary-header' }]);
-    expect(result.status.managedRoutes).toEqual([both[1], removed[0]]);
+    expect(result.status.managedRoutes).toEqual([both[1], { ...removed[0], step: 1 }]);
   });
 
-  it('without a router, or beside another step kind, a route step is refused (InvalidSpec)', () => {
+  it('without a router, a route step is refused (InvalidSpec)', () => {
     const plain = aRollout()
       .withImage('app:2')
       .withSteps(HEADER)
@@ -808,11 +808,6 @@ describe('setHeaderRoute and setMirrorRoute steps', () => {
     );
     expect(unrouted.status.conditions?.find((c) => c.type === 'InvalidSpec')?.message).toContain(
       'setHeaderRoute needs a traffic router',
-    );
-    const mixed = withRoutes({}, [{ setCanaryScale: { replicas: 1 }, ...HEADER }]).build();
-    const refused = plan({ rollout: mixed, sets: { 'app:1': 10 } });
-    expect(refused.status.conditions?.find((c) => c.type === 'InvalidSpec')?.message).toContain(
-      'put setHeaderRoute in a step of its own',
     );
   });
 
@@ -940,6 +935,179 @@ describe('a header route before any canary pod is available', () => {
     const ready = plan({ rollout, sets: { 'app:1': 10, 'app:2': 1 } });
     expect(kinds(ready)).toContain('setHeaderRoute');
     expect(ready.status.currentStepIndex).toBe(2);
+  });
+});
+
+describe("a route beside another step kind (Argo allows it: its apisix example's first step)", () => {
+  const HEADER = {
+    name: 'h',
+    match: [{ headerName: 'X-Canary', headerValue: { exact: 'yes' } }],
+  };
+  const routing = { gatewayAPI: { httpRoute: 'web' }, managedRoutes: [{ name: 'h' }, { name: 'm' }] };
+  const routed = (steps: CanaryStep[]) => aRoutedUpdate({ trafficRouting: routing }, steps);
+  const completed = (result: RolloutPlan) =>
+    result.actions.flatMap((a) =>
+      a.kind === 'emitEvent' && a.reason === 'RolloutStepCompleted' ? [a.message] : [],
+    );
+  const steps: CanaryStep[] = [
+    { setCanaryScale: { replicas: 3 }, setHeaderRoute: HEADER },
+    { pause: {} },
+    { setWeight: 50 },
+  ];
+  const zero = { canary: { weights: weights(0, 'app:2') } };
+  const routeWrites = (result: RolloutPlan) =>
+    writes(result).filter((a) => a.kind === 'setHeaderRoute' || a.kind === 'setMirrorRoute');
+  const services = { canary: V2 };
+
+  it('setCanaryScale + setHeaderRoute: the route is sent once a canary pod is up; the step ends when all 3 are', () => {
+    const start = routed(steps).atStep(0).withStatus(zero).build();
+    // No canary pod yet: requests with the header would reach none; the scale goes on.
+    const scaling = plan({
+      rollout: start,
+      sets: { 'app:1': 10, 'app:2': { replicas: 3, available: 0 } },
+      services,
+    });
+    expect(kinds(scaling)).not.toContain('setHeaderRoute');
+    expect(scaling.status).toMatchObject({
+      currentStepIndex: 0,
+      message: 'waiting for an available canary pod before header route h',
+    });
+
+    // One of the 3 up: the route goes to the router, the step waits for the other two.
+    const sets = { 'app:1': 10, 'app:2': { replicas: 3, available: 1 } };
+    const first = plan({ rollout: start, sets, services });
+    expect(routeWrites(first)).toEqual([{ kind: 'setHeaderRoute', name: 'h', match: HEADER.match }]);
+    expect(first.status.currentStepIndex).toBe(0);
+    expect(first.status.managedRoutes).toEqual([{ name: 'h', kind: 'setHeaderRoute', step: 0 }]);
+    expect(completed(first)).toEqual([]);
+
+    // The next passes do not send it again while the scale is under way.
+    const next = routed(steps)
+      .withStatus({ ...first.status })
+      .build();
+    const waiting = plan({
+      rollout: next,
+      sets: { 'app:1': 10, 'app:2': { replicas: 3, available: 2 } },
+      services,
+    });
+    expect(routeWrites(waiting)).toEqual([]);
+    expect(waiting.status.currentStepIndex).toBe(0);
+
+    // All 3 available: the step completes (its main kind is setCanaryScale), the pause starts.
+    const done = plan({ rollout: next, sets: { 'app:1': 10, 'app:2': 3 }, services });
+    expect(routeWrites(done)).toEqual([]);
+    expect(done.status).toMatchObject({ currentStepIndex: 1, phase: 'Paused' });
+    expect(completed(done)).toEqual(['Step 1/3 completed: setCanaryScale {"replicas":3} + setHeaderRoute h']);
+    expect(done.status.managedRoutes).toEqual([{ name: 'h', kind: 'setHeaderRoute', step: 0 }]);
+  });
+
+  it('with its pod already up, the route is sent and the step completes in one pass', () => {
+    const rollout = routed([{ setCanaryScale: { replicas: 1 }, setHeaderRoute: HEADER }, { pause: {} }])
+      .atStep(0)
+      .withStatus(zero)
+      .build();
+    const result = plan({ rollout, sets: { 'app:1': 10, 'app:2': 1 }, services });
+    expect(routeWrites(result)).toEqual([{ kind: 'setHeaderRoute', name: 'h', match: HEADER.match }]);
+    expect(result.status).toMatchObject({ currentStepIndex: 1, phase: 'Paused' });
+  });
+
+  it('pause + setMirrorRoute: the route is sent as the pause starts, once; the step ends when promoted', () => {
+    const mirror = { name: 'm', percentage: 10, match: [{ method: { exact: 'GET' } }] };
+    const pauseSteps: CanaryStep[] = [
+      { setWeight: 20 },
+      { pause: {}, setMirrorRoute: mirror },
+      { setWeight: 50 },
+    ];
+    const sets = { 'app:1': 10, 'app:2': 2 };
+    const rollout = routed(pauseSteps)
+      .atStep(1)
+      .withStatus({ canary: { weights: weights(20, 'app:2') } })
+      .build();
+    const first = plan({ rollout, sets, services: { canary: V2 } });
+    expect(routeWrites(first)).toEqual([
+      { kind: 'setMirrorRoute', name: 'm', percentage: 10, match: mirror.match },
+    ]);
+    expect(first.status).toMatchObject({ currentStepIndex: 1, phase: 'Paused', controllerPause: true });
+
+    const paused = routed(pauseSteps)
+      .withStatus({ ...first.status })
+      .build();
+    const again = plan({ rollout: paused, sets, services: { canary: V2 } });
+    expect(routeWrites(again)).toEqual([]);
+    expect(again.status.currentStepIndex).toBe(1);
+
+    // A promote removes the pause condition: the step completes, the route is not sent again.
+    const promoted = routed(pauseSteps)
+      .withStatus({ ...first.status, pauseConditions: [] })
+      .build();
+    const after = plan({ rollout: promoted, sets, services: { canary: V2 } });
+    expect(kinds(after)).not.toContain('setMirrorRoute');
+    expect(after.status.currentStepIndex).toBe(2);
+    expect(completed(after)).toEqual(['Step 2/3 completed: pause + setMirrorRoute m']);
+  });
+
+  it('analysis + setHeaderRoute: the route is sent with the run; the step waits for the run', () => {
+    const analysisSteps: CanaryStep[] = [
+      { setWeight: 20 },
+      { analysis: { templates: [{ templateName: 'ok' }] }, setHeaderRoute: HEADER },
+    ];
+    const rollout = routed(analysisSteps)
+      .atStep(1)
+      .withStatus({ canary: { weights: weights(20, 'app:2') } })
+      .build();
+    const result = plan({ rollout, sets: { 'app:1': 10, 'app:2': 2 }, services: { canary: V2 } });
+    expect(kinds(result)).toEqual(['setHeaderRoute', 'createAnalysisRun']);
+    expect(result.status.currentStepIndex).toBe(1);
+  });
+
+  it('a failing router gets the route of the step still under way again, with the weights', () => {
+    const rollout = routed(steps)
+      .atStep(0)
+      .withStatus({
+        ...zero,
+        managedRoutes: [{ name: 'h', kind: 'setHeaderRoute', step: 0 }],
+        trafficRouterError: { message: 'gatewayAPI: 503', failures: 1, since: ago(10), at: ago(10) },
+      })
+      .build();
+    const result = plan({
+      rollout,
+      sets: { 'app:1': 10, 'app:2': { replicas: 3, available: 1 } },
+      trafficError: 'gatewayAPI: 503',
+    });
+    expect(routeWrites(result)).toContainEqual({ kind: 'setHeaderRoute', name: 'h', match: HEADER.match });
+    expect(result.status.currentStepIndex).toBe(0);
+  });
+
+  it('the route goes at the end of the canary, as a route step of its own', () => {
+    const rollout = routed(steps)
+      .atStep(steps.length)
+      .withStatus({
+        canary: { weights: weights(100, 'app:2') },
+        managedRoutes: [{ name: 'h', kind: 'setHeaderRoute', step: 0 }],
+      })
+      .build();
+    const result = plan({ rollout, sets: { 'app:1': 10, 'app:2': 10 }, services: { canary: V2 } });
+    expect(routeWrites(result).filter((a) => a.kind === 'setHeaderRoute')).toEqual([
+      { kind: 'setHeaderRoute', name: 'h' },
+    ]);
+    expect(result.status.managedRoutes).toEqual([{ name: 'h', kind: 'setHeaderRoute', removed: true }]);
+  });
+
+  it('abort: the weights go to 0, then the route', () => {
+    const rollout = routed(steps)
+      .atStep(0)
+      .withStatus({
+        abort: true,
+        abortedAt: ago(1),
+        phase: 'Degraded',
+        message: 'RolloutAborted: x',
+        ...zero,
+        managedRoutes: [{ name: 'h', kind: 'setHeaderRoute', step: 0 }],
+      })
+      .build();
+    const result = plan({ rollout, sets: { 'app:1': 10, 'app:2': 3 }, services: { canary: V2 } });
+    expect(kinds(result)).toContain('setHeaderRoute');
+    expect(result.status.managedRoutes).toEqual([{ name: 'h', kind: 'setHeaderRoute', removed: true }]);
   });
 });
 
