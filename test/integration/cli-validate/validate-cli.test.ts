@@ -163,7 +163,7 @@ describe('rollgate validate', () => {
     const run = await validateInProcess([corpus.folder], 'text', dir);
     expect(run.code).toBe(1);
     const summary = run.stdout.trim().split('\n').at(-1);
-    expect(summary).toBe('29 objects checked: 22 valid, 7 invalid, 45 skipped');
+    expect(summary).toBe('29 objects checked: 23 valid, 6 invalid, 45 skipped');
     // Its notifications folder is a kustomization (rendered, as a source would): its base is outside the
     // folder, which is said at the line; its Rollout is no longer a duplicate of the top-level one.
     expect(run.stdout).toMatch(
