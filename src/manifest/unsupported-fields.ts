@@ -1,7 +1,7 @@
 // What Rollgate does not honour yet: each Argo field is either an error (behaviour would differ) or a warning.
 import { formatFieldPath, type FieldPath } from './field-path.ts';
 import type { IssueCollector } from './validation-issue.ts';
-import { TRAFFIC_ROUTING_PROVIDERS } from './rollout.ts';
+import { EXCLUSIVE_STEP_KINDS, TRAFFIC_ROUTING_PROVIDERS } from './rollout.ts';
 import {
   GATEWAY_API_FIELDS,
   GATEWAY_API_PLUGIN,
@@ -169,6 +169,11 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
       'spec.strategy.canary.steps[].setHeaderRoute (without the Gateway API, Istio, APISIX, Contour or ALB router)',
     severity: 'error',
     reason: 'header routes need the Gateway API, Istio, APISIX, Contour or ALB router',
+  },
+  scaleBesideOtherStep: {
+    field: 'spec.strategy.canary.steps[].setCanaryScale (beside setWeight, pause, experiment or analysis)',
+    severity: 'error',
+    reason: 'Rollgate runs setCanaryScale in a step of its own or beside a route: put it in the step before',
   },
   setMirrorRoute: {
     field: 'spec.strategy.canary.steps[].setMirrorRoute (without the Istio router)',
@@ -389,6 +394,18 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       if (step[kind] !== undefined)
         report(sink, at('steps', index, kind), `strategy.canary.steps[${index}].${kind}`, r[kind]);
     }
+    // Argo lets a scale accompany any kind; the planner runs one main kind per step and would drop the
+    // other one, so the combination is refused rather than half-run.
+    if (
+      step['setCanaryScale'] !== undefined &&
+      EXCLUSIVE_STEP_KINDS.some((other) => step[other] !== undefined)
+    )
+      report(
+        sink,
+        at('steps', index, 'setCanaryScale'),
+        `strategy.canary.steps[${index}].setCanaryScale`,
+        r.scaleBesideOtherStep,
+      );
     const header = step['setHeaderRoute'];
     const matches = isRecord(header) && Array.isArray(header['match']) ? header['match'] : [];
     if (routing['alb'] !== undefined)

@@ -140,6 +140,16 @@ describe('validateManifests: malformed Rollouts', () => {
     ]);
   });
 
+  it('setCanaryScale beside setWeight: refused, never half-run (the planner runs one main kind per step)', () => {
+    const text = ROLLOUT_YAML.replace(
+      '- setWeight: 20',
+      '- setWeight: 20\n          setCanaryScale: {replicas: 1}',
+    );
+    expect(check(text).errors.filter((e) => e.includes('setCanaryScale: unsupported'))).toEqual([
+      '26:11 spec.strategy.canary.steps[0].setCanaryScale: unsupported: strategy.canary.steps[0].setCanaryScale (Rollgate runs setCanaryScale in a step of its own or beside a route: put it in the step before)',
+    ]);
+  });
+
   it('an unknown apiVersion for a known kind', () => {
     expect(check(ROLLOUT_YAML.replace('argoproj.io/v1alpha1', 'argoproj.io/v1beta1')).errors).toEqual([
       '1:1 apiVersion: must be one of argoproj.io/v1alpha1, rollgate.dev/v1alpha1, got "argoproj.io/v1beta1"',
