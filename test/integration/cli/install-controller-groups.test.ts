@@ -81,11 +81,13 @@ describe('rollgate install --controller-groups', () => {
       'customresourcedefinition/analysistemplates.rollgate.dev created',
       'customresourcedefinition/clusteranalysistemplates.rollgate.dev created',
       'customresourcedefinition/analysisruns.rollgate.dev created',
+      'customresourcedefinition/experiments.rollgate.dev created',
       'customresourcedefinition/gitsources.rollgate.dev created',
       "customresourcedefinition/rollouts.argoproj.io unchanged (present: Argo's own, left as it is)",
       'customresourcedefinition/analysistemplates.argoproj.io created',
       'customresourcedefinition/clusteranalysistemplates.argoproj.io created',
       'customresourcedefinition/analysisruns.argoproj.io created',
+      'customresourcedefinition/experiments.argoproj.io created',
     ]);
     // Byte for byte: same JSON, same resourceVersion (nothing was written to it).
     expect(JSON.stringify(await readCrd('rollouts.argoproj.io'))).toBe(JSON.stringify(before));
