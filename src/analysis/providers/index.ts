@@ -1,4 +1,4 @@
-// The metric providers (I/O): Prometheus, web, job (with their authentication), Datadog, New Relic and Graphite, and the registry the run executor looks them up in.
+// The metric providers (I/O): Prometheus, web, job (with their authentication), Datadog, New Relic, Graphite, Wavefront, SkyWalking and Kayenta, and the registry the run executor looks them up in.
 import type { JobRunner } from './job-runner.ts';
 import type { HostPolicy } from './host-policy.ts';
 import { createJobProvider } from './job-provider.ts';
@@ -10,6 +10,9 @@ import { createOAuth2TokenSource } from './oauth2-token-source.ts';
 import { createDatadogProvider } from './datadog-provider.ts';
 import { createNewRelicProvider } from './new-relic-provider.ts';
 import { createGraphiteProvider } from './graphite-provider.ts';
+import { createWavefrontProvider } from './wavefront-provider.ts';
+import { createSkyWalkingProvider } from './skywalking-provider.ts';
+import { createKayentaProvider } from './kayenta-provider.ts';
 import type { ProviderSecrets } from './provider-secrets.ts';
 
 export {
@@ -32,6 +35,17 @@ export {
 } from './new-relic-provider.ts';
 export type { NewRelicProviderOptions } from './new-relic-provider.ts';
 export { createGraphiteProvider, mapGraphiteRender } from './graphite-provider.ts';
+export { createWavefrontProvider, mapWavefrontResult, WAVEFRONT_SECRET } from './wavefront-provider.ts';
+export type { WavefrontProviderOptions } from './wavefront-provider.ts';
+export { createSkyWalkingProvider, skyWalkingDuration } from './skywalking-provider.ts';
+export type { SkyWalkingProviderOptions } from './skywalking-provider.ts';
+export {
+  createKayentaProvider,
+  kayentaExecutionRequest,
+  mapKayentaStatus,
+  judgeKayentaScore,
+} from './kayenta-provider.ts';
+export type { KayentaProviderOptions } from './kayenta-provider.ts';
 export { staticProviderSecrets } from './provider-secrets.ts';
 export type { ProviderSecrets } from './provider-secrets.ts';
 export { rateLimitDelayMs } from './rate-limit.ts';
@@ -63,13 +77,13 @@ export interface DefaultMetricProvidersOptions {
   policy?: HostPolicy;
   /** What a job metric's pod may ask for (`analysis.jobServiceAccounts`). */
   jobPods?: JobPodPolicy;
-  /** Reads Datadog's and New Relic's account Secrets; without it, only Datadog's DD_* variables give keys. */
+  /** Reads Datadog's, New Relic's and Wavefront's account Secrets; without it, only Datadog's DD_* variables give keys. */
   secrets?: ProviderSecrets;
   /** Where Datadog's DD_API_KEY / DD_APP_KEY / DD_ADDRESS are read (default: process.env). */
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** The registry a reconcile worker uses: prometheus, web, datadog, newRelic, graphite, and job when a JobRunner is given. */
+/** The registry a reconcile worker uses: prometheus, web, datadog, newRelic, graphite, wavefront, skywalking, kayenta, and job when a JobRunner is given. */
 export function createDefaultMetricProviders(
   options: DefaultMetricProvidersOptions = {},
 ): MetricProviderRegistry {
@@ -92,6 +106,12 @@ export function createDefaultMetricProviders(
       ...(options.policy && { policy: options.policy }),
     }),
     createGraphiteProvider(options.policy ? { policy: options.policy } : {}),
+    createWavefrontProvider({
+      ...(options.secrets && { secrets: options.secrets }),
+      ...(options.policy && { policy: options.policy }),
+    }),
+    createSkyWalkingProvider(options.policy ? { policy: options.policy } : {}),
+    createKayentaProvider(options.policy ? { policy: options.policy } : {}),
     ...(options.jobRunner ? [createJobProvider(options.jobRunner, options.jobPods)] : []),
   ]);
 }

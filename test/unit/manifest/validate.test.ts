@@ -357,9 +357,12 @@ describe('unsupported fields', () => {
   });
 
   it('an unsupported metric provider is an error on the template', () => {
-    const text = TEMPLATE.replace(/ {8}prometheus:[\s\S]*$/, '        wavefront:\n          query: ts(x)\n');
+    const text = TEMPLATE.replace(
+      / {8}prometheus:[\s\S]*$/,
+      '        plugin:\n          argoproj-labs/sample:\n            query: x\n',
+    );
     expect(check(text).errors).toEqual([
-      '16:9 spec.metrics[0].provider.wavefront: unsupported: spec.metrics[0].provider.wavefront (Rollgate runs prometheus, web, job, datadog, newRelic and graphite metrics)',
+      '16:9 spec.metrics[0].provider.plugin: unsupported: spec.metrics[0].provider.plugin (Rollgate runs prometheus, web, job, datadog, newRelic, graphite, wavefront, skywalking and kayenta metrics)',
     ]);
   });
 });
