@@ -66,8 +66,8 @@ export interface KayentaDouble {
   readonly violations: string[];
   /** Stores a canary config judging `metrics` for `application`; returns its id. */
   addConfig(config: { name: string; application: string; metrics: string[] }): string;
-  /** The value `metric` has in the scope `scope` (the scope's selector as sent). */
-  set(scope: string, metric: string, value: number): void;
+  /** The value `metric` has in the scope `scope` (the scope's selector as sent, or a pattern it matches). */
+  set(scope: string | RegExp, metric: string, value: number): void;
   /** How many status reads answer `complete: false` before the judgement completes (default 1). */
   pollsUntilComplete: number;
   fault: KayentaFault | undefined;
@@ -102,7 +102,12 @@ function route(method: string, path: string): { name: string; id?: string } | un
 /** Starts the double on a free loopback port. */
 export async function startKayentaDouble(): Promise<KayentaDouble> {
   const configs = new Map<string, { name: string; application: string; metrics: string[] }>();
-  const values = new Map<string, number>();
+  // Newest first: a later value for the same scope and metric wins.
+  const values: Array<{ scope: string | RegExp; metric: string; value: number }> = [];
+  const valueOf = (scope: string, metric: string): number | undefined =>
+    values.find(
+      (v) => v.metric === metric && (typeof v.scope === 'string' ? v.scope === scope : v.scope.test(scope)),
+    )?.value;
   const executions = new Map<string, Execution>();
   const requests: KayentaRequest[] = [];
   const violations: string[] = [];
@@ -118,7 +123,8 @@ export async function startKayentaDouble(): Promise<KayentaDouble> {
       configs.set(id, config);
       return id;
     },
-    set: (scope: string, metric: string, value: number) => void values.set(`${scope}\n${metric}`, value),
+    set: (scope: string | RegExp, metric: string, value: number) =>
+      void values.unshift({ scope, metric, value }),
     stop: async () => {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();
@@ -132,8 +138,8 @@ export async function startKayentaDouble(): Promise<KayentaDouble> {
     const pairs = Object.values(execution.request.scopes);
     const passing = metrics.filter((metric) =>
       pairs.every((pair) => {
-        const control = values.get(`${pair.controlScope.scope}\n${metric}`);
-        const experiment = values.get(`${pair.experimentScope.scope}\n${metric}`);
+        const control = valueOf(pair.controlScope.scope, metric);
+        const experiment = valueOf(pair.experimentScope.scope, metric);
         return control !== undefined && experiment !== undefined && experiment <= control * 1.1;
       }),
     ).length;
