@@ -395,7 +395,7 @@ const hostPattern = z.string().superRefine((text, ctx) => {
  */
 const analysis = z
   .object({
-    /** Hosts the HTTP metric providers (web, Prometheus, Datadog, New Relic, Graphite) may reach; empty: any host not denied. */
+    /** Hosts the HTTP metric providers (web, Prometheus, Datadog, New Relic, Graphite, Wavefront, SkyWalking, Kayenta) may reach; empty: any host not denied. */
     allowedHosts: z.array(hostPattern).default([]),
     /** Refused besides link-local and metadata addresses (e.g. the API server, internal ranges). */
     deniedHosts: z.array(hostPattern).default([]),
