@@ -29,9 +29,10 @@ export interface AnalysisLimits {
 
 /**
  * The metric providers a reconcile worker uses on this cluster (prometheus, web, datadog, newRelic,
- * job through {@link createKubeJobRunner}), limited as `limits` says: the hosts metrics may reach, the
- * ServiceAccounts a job metric's pod may name. Datadog's and New Relic's account Secrets are read in
- * `ownNamespace` (`kubernetes.stateNamespace`, default rollgate-system).
+ * graphite, wavefront, skywalking, kayenta, job through {@link createKubeJobRunner}), limited as `limits`
+ * says: the hosts metrics may reach, the ServiceAccounts a job metric's pod may name. Datadog's, New
+ * Relic's and Wavefront's account Secrets are read in `ownNamespace` (`kubernetes.stateNamespace`,
+ * default rollgate-system).
  */
 export function createClusterMetricProviders(
   clients: KubeClients,
