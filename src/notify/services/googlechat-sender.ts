@@ -41,7 +41,12 @@ export const sendGooglechat: NotificationSender<GooglechatService> = async (requ
   if (webhook === undefined)
     throw new NotificationDeliveryError(service.key, `webhooks has no entry "${recipient}"`, false);
   const block = blockOf(notification.googlechat);
-  const cardsV2 = cardsOf(service.key, templateKey, 'cardsV2', block.cardsV2);
+  // Google's cardsV2 items are `{cardId, card}`; notifications-engine's examples write the card alone.
+  const cardsV2 = cardsOf(service.key, templateKey, 'cardsV2', block.cardsV2)?.map((item, i) =>
+    typeof item === 'object' && item !== null && 'card' in item
+      ? item
+      : { cardId: `card-${i + 1}`, card: item },
+  );
   const cards = cardsV2 === undefined ? cardsOf(service.key, templateKey, 'cards', block.cards) : undefined;
   const text = notification.message ?? '';
   const url = new URL(webhook);
