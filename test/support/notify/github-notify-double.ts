@@ -1,5 +1,5 @@
 // Test support: a GitHub API double for the github notification service, judged by GitHub's own OpenAPI description.
-import { createPublicKey, createVerify, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createVerify, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { githubDescription } from '../forge-double/github-openapi.ts';
@@ -67,7 +67,7 @@ function jwtProblem(token: string, key: KeyObject): string | undefined {
 export async function startGitHubNotifyDouble(): Promise<GitHubNotifyDouble> {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const pem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
-  const appKey = createPublicKey(publicKey);
+  const appKey = publicKey;
   const description = githubDescription();
   const statuses: GitHubNotifyDouble['statuses'] = [];
   const deployments: GitHubNotifyDouble['deployments'] = [];
