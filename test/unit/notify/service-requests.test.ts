@@ -1,4 +1,5 @@
 // Each notification service's request as built from a rendered template, and the guarantee that no Secret value reaches an error.
+import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { NotificationDeliveryError } from '../../../src/notify/notification-delivery-error.ts';
 import { parseNotificationConfig } from '../../../src/notify/notification-config.ts';
@@ -264,6 +265,148 @@ describe('github', () => {
       http,
     );
     expect([result, calls]).toEqual(['skipped', []]);
+  });
+});
+
+describe('opsgenie', () => {
+  const service = 'apiKeys:\n  web: $k\n';
+  it('cuts the message to 130 characters and sends only the fields the template has', async () => {
+    const { calls, http } = recorder();
+    await send(
+      {
+        'service.opsgenie': service,
+        'template.t': `message: "${'x'.repeat(200)}"\nopsgenie:\n  priority: P2\n`,
+      },
+      { k: 'key-1' },
+      'web',
+      http,
+    );
+    expect(calls).toEqual([
+      {
+        url: 'https://api.opsgenie.com/v2/alerts',
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: 'GenieKey key-1' },
+        json: {
+          message: 'x'.repeat(130),
+          responders: [{ type: 'team', id: 'web' }],
+          source: 'Rollgate',
+          priority: 'P2',
+        },
+      },
+    ]);
+  });
+
+  it('refuses, without calling, a priority Opsgenie does not know and a team without a key', async () => {
+    const { calls, http } = recorder();
+    const priority = await failureOf(
+      send(
+        { 'service.opsgenie': service, 'template.t': 'opsgenie:\n  priority: urgent\n' },
+        { k: 'key-1' },
+        'web',
+        http,
+      ),
+    );
+    expect(priority.message).toBe('service.opsgenie: template.t: opsgenie.priority must be P1…P5');
+    const team = await failureOf(
+      send({ 'service.opsgenie': service, 'template.t': 'message: m\n' }, { k: 'key-1' }, 'db', http),
+    );
+    expect(team.message).toBe('service.opsgenie: apiKeys has no entry "db"');
+    expect(calls).toEqual([]);
+  });
+});
+
+describe('googlechat', () => {
+  const service = 'webhooks:\n  s: $w\n';
+  const hook = { w: 'https://chat.googleapis.com/v1/spaces/S/messages?key=k&token=t' };
+  it('sends the message as text to the webhook as configured when there is no thread or card', async () => {
+    const { calls, http } = recorder(() => ({ status: 200, text: '{}' }));
+    await send(
+      { 'service.googlechat': service, 'template.t': 'message: "{{.rollout.metadata.name}} out"\n' },
+      hook,
+      's',
+      http,
+    );
+    expect(calls.map((c) => [c.url, c.json])).toEqual([[hook.w, { text: 'web out' }]]);
+  });
+
+  it('keeps a {cardId, card} item as it is, and refuses cards that are not a list', async () => {
+    const { calls, http } = recorder(() => ({ status: 200, text: '{}' }));
+    await send(
+      {
+        'service.googlechat': service,
+        'template.t': 'googlechat:\n  cardsV2: \'[{"cardId": "c", "card": {"header": {"title": "t"}}}]\'\n',
+      },
+      hook,
+      's',
+      http,
+    );
+    expect(calls[0]!.json).toEqual({ cardsV2: [{ cardId: 'c', card: { header: { title: 't' } } }] });
+    const bad = await failureOf(
+      send(
+        { 'service.googlechat': service, 'template.t': 'googlechat:\n  cardsV2: "header: x"\n' },
+        hook,
+        's',
+        http,
+      ),
+    );
+    expect(bad.message).toBe('service.googlechat: template.t: googlechat.cardsV2 must be a list of cards');
+  });
+});
+
+describe('mattermost', () => {
+  it('posts the message to the channel, without props when the template has no attachments', async () => {
+    const { calls, http } = recorder(() => ({ status: 201, text: '{}' }));
+    await send(
+      { 'service.mattermost': 'apiURL: https://mm.example.test/\ntoken: $t\n', 'template.t': 'message: m\n' },
+      { t: 'tok-1' },
+      'chan1',
+      http,
+    );
+    expect(calls).toEqual([
+      {
+        url: 'https://mm.example.test/api/v4/posts',
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: 'Bearer tok-1' },
+        json: { channel_id: 'chan1', message: 'm' },
+      },
+    ]);
+  });
+});
+
+describe('github, with an App key', () => {
+  const key = generateKeyPairSync('rsa', { modulusLength: 2048 })
+    .privateKey.export({ type: 'pkcs1', format: 'pem' })
+    .toString();
+  it("takes an installation token with a JWT of the clock's time, then sets the status on the Rollout's commit", async () => {
+    const { calls, http } = recorder((call) =>
+      call.url.endsWith('/access_tokens')
+        ? { status: 201, text: '{"token":"ghs_x"}' }
+        : { status: 201, text: '{}' },
+    );
+    await send(
+      {
+        'service.github': 'appID: 11\ninstallationID: 22\nprivateKey: $k\n',
+        'template.t':
+          'message: done\ngithub:\n  repoURLPath: git@github.com:acme/shop.git\n  status:\n    state: failure\n',
+      },
+      { k: key },
+      '',
+      http,
+    );
+    expect(calls.map((c) => [c.method, c.url])).toEqual([
+      ['POST', 'https://api.github.com/app/installations/22/access_tokens'],
+      ['POST', 'https://api.github.com/repos/acme/shop/statuses/abcdef1234567'],
+    ]);
+    const jwt = calls[0]!.headers.Authorization!.slice('Bearer '.length).split('.');
+    const claims = JSON.parse(Buffer.from(jwt[1]!, 'base64url').toString()) as Record<string, unknown>;
+    const issued = NOW.getTime() / 1000 - 60;
+    expect(claims).toEqual({ iat: issued, exp: issued + 600, iss: '11' });
+    expect(calls[1]!.headers.Authorization).toBe('Bearer ghs_x');
+    expect(calls[1]!.json).toEqual({
+      state: 'failure',
+      context: 'continuous-delivery/rollgate',
+      description: 'done',
+    });
   });
 });
 
