@@ -1,5 +1,4 @@
 // How the email service hands a message to an SMTP server: nodemailer, behind a function a test can replace.
-import { createTransport } from 'nodemailer';
 
 /** Where and how to submit: the `service.email` settings, secrets resolved. */
 export interface SmtpTarget {
@@ -34,6 +33,8 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1']);
  * loopback, so a password never crosses the network in clear text.
  */
 export const smtpMailCall: MailCall = async (target, message) => {
+  // Loaded on the first email only: most installations never send one, and every process starts faster.
+  const { createTransport } = await import('nodemailer');
   const credentials = target.username !== undefined && target.username !== '';
   const transport = createTransport({
     host: target.host,
