@@ -30,6 +30,15 @@ const NAME = /^[A-Za-z0-9_.-]+$/;
 
 const base64url = (data: string | Buffer): string => Buffer.from(data).toString('base64url');
 
+/** GitHub's answer as JSON; a body that is not (a proxy's error page) is a failure a later try may fix. */
+function answerOf<T>(service: string, what: string, text: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new NotificationDeliveryError(service, `${what} did not answer JSON`, true);
+  }
+}
+
 /** `owner/repo` from any Git URL of a repository (https, ssh, scp-like), or undefined. */
 export function repositoryOf(repoURL: string): { owner: string; repo: string } | undefined {
   const path = repoURL
@@ -80,7 +89,7 @@ async function installationToken(
       },
     },
   );
-  const token = (JSON.parse(response.text) as { token?: unknown }).token;
+  const token = answerOf<{ token?: unknown }>(service.key, 'access_tokens', response.text).token;
   if (typeof token !== 'string')
     throw new NotificationDeliveryError(service.key, 'access_tokens answered no token', true);
   return token;
@@ -162,7 +171,8 @@ export const sendGitHub: NotificationSender<GitHubService> = async (request, htt
         },
       },
     );
-    const found = (JSON.parse(existing.text) as Array<{ id?: unknown }>)[0]?.id;
+    const listed = answerOf<unknown>(service.key, 'deployments', existing.text);
+    const found = Array.isArray(listed) ? (listed[0] as { id?: unknown } | undefined)?.id : undefined;
     let id: number;
     if (typeof found === 'number') id = found;
     else {
@@ -180,7 +190,7 @@ export const sendGitHub: NotificationSender<GitHubService> = async (request, htt
           ...(description !== '' && { description }),
         }),
       });
-      const answer = JSON.parse(created.text) as { id?: unknown; message?: unknown };
+      const answer = answerOf<{ id?: unknown; message?: unknown }>(service.key, 'deployments', created.text);
       if (typeof answer.id !== 'number')
         throw new NotificationDeliveryError(
           service.key,
