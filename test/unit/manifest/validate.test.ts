@@ -359,7 +359,7 @@ describe('unsupported fields', () => {
   it('an unsupported metric provider is an error on the template', () => {
     const text = TEMPLATE.replace(/ {8}prometheus:[\s\S]*$/, '        wavefront:\n          query: ts(x)\n');
     expect(check(text).errors).toEqual([
-      '16:9 spec.metrics[0].provider.wavefront: unsupported: spec.metrics[0].provider.wavefront (Rollgate runs prometheus, web, job, datadog, newRelic and graphite metrics)',
+      '16:9 spec.metrics[0].provider.wavefront: unsupported: spec.metrics[0].provider.wavefront (Rollgate runs prometheus, web, job, datadog, newRelic, graphite, cloudWatch and influxdb metrics)',
     ]);
   });
 });
