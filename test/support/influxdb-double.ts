@@ -274,7 +274,7 @@ function annotatedCsv(tables: ReturnType<typeof runFlux>): string {
     .concat('\r\n\r\n');
 }
 
-/** Starts the double on a free loopback port; its clock is the test's (`now`). */
+/** Starts the double on a free loopback port; a query's `now` is the request's, else `now()`. */
 export async function startInfluxdbDouble(now: () => number = Date.now): Promise<InfluxdbDouble> {
   const series: Series[] = [];
   const requests: Array<{ org: string | null; body: unknown }> = [];
@@ -391,7 +391,8 @@ export async function startInfluxdbDouble(now: () => number = Date.now): Promise
       });
     const query = typeof body === 'string' ? body : String((body as { query: string }).query);
     try {
-      const tables = runFlux(query, series, now());
+      const asked = typeof body === 'object' && body !== null ? (body as { now?: string }).now : undefined;
+      const tables = runFlux(query, series, asked === undefined ? now() : Date.parse(asked));
       res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8' }).end(annotatedCsv(tables));
     } catch (error) {
       if (!(error instanceof FluxError)) throw error;

@@ -202,7 +202,8 @@ function influxMessage(body: string): string {
 /**
  * The InfluxDB provider, with Argo's fields and semantics: POSTs the metric's Flux `query` to
  * `<address>/api/v2/query?org=<org>` (the profile Secret `influxdb`, or `profile`, in Rollgate's
- * namespace, with `address`, `authToken` and `org`), the token as `Authorization: Token …`, within 30 s.
+ * namespace, with `address`, `authToken` and `org`), the token as `Authorization: Token …`, within 30 s,
+ * the measurement's time as the query's `now` (so `range(start: -15m)` ends at it).
  * The result is the list of every record's `_value` across the answer's tables (`result[0]`), stored as
  * Argo stores it (`[0.01 0.02]`); no record is an error. InfluxDB's own message makes the error of a
  * refused query; 429 also tells the run when to ask again.
@@ -227,7 +228,13 @@ export function createInfluxdbProvider(options: InfluxdbProviderOptions = {}): M
             'accept-encoding': 'identity',
             authorization: `Token ${profile.authToken}`,
           },
-          body: JSON.stringify({ query: spec.query, type: 'flux', dialect: INFLUXDB_DIALECT }),
+          // `now` pins the query's relative ranges to the measurement's time (InfluxDB would take its own clock's).
+          body: JSON.stringify({
+            query: spec.query,
+            type: 'flux',
+            dialect: INFLUXDB_DIALECT,
+            now: ctx.now.toISOString(),
+          }),
           timeoutMs: options.timeoutMs ?? INFLUXDB_TIMEOUT_MS,
           ...(options.policy && { policy: options.policy }),
         });
