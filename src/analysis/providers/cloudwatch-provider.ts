@@ -139,6 +139,8 @@ function members(value: unknown): unknown[] {
 }
 
 function parseXml(body: string): Node | undefined {
+  // AWS never sends a DOCTYPE; refusing one leaves no room for entity expansion (billion laughs).
+  if (/<!DOCTYPE/i.test(body)) return undefined;
   try {
     const parsed = xml.parse(body) as unknown;
     return isNode(parsed) ? parsed : undefined;

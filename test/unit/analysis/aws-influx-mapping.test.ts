@@ -9,6 +9,7 @@ import {
 import { goFloat } from '../../../src/analysis/providers/go-float-format.ts';
 import { mapFluxCsv, parseCsvRows } from '../../../src/analysis/providers/influxdb-provider.ts';
 import { MetricProviderError } from '../../../src/analysis/providers/metric-provider-error.ts';
+import { SeededRandom } from '../../../src/sandbox/random/seeded-random.ts';
 
 const START = new Date(Date.UTC(2026, 0, 1, 11, 30, 0));
 const END = new Date(Date.UTC(2026, 0, 1, 12, 0, 0));
@@ -198,5 +199,57 @@ describe('InfluxDB: annotated CSV', () => {
   it('records without a _value column are null; no table at all is no value', () => {
     expect(mapFluxCsv('#datatype,string,long,string\n,result,table,host\n,,0,a\n')).toEqual([null]);
     expect(mapFluxCsv('\r\n')).toEqual([]);
+  });
+});
+
+describe('hostile answers are a result or a MetricProviderError, never another throw', () => {
+  const PIECES = [
+    '<',
+    '>',
+    '</',
+    '<member>',
+    '</member>',
+    '<Values>',
+    '</Values>',
+    '<GetMetricDataResponse>',
+    '<GetMetricDataResult>',
+    '<MetricDataResults>',
+    '&amp;',
+    '&#x0;',
+    '&bogus;',
+    '"',
+    ',',
+    '\r\n',
+    '\n',
+    '#datatype',
+    '#default',
+    ',result,table,_value',
+    'double',
+    'long',
+    'NaN',
+    '1e309',
+    '-',
+    '0.5',
+    '__proto__',
+    '\u0000',
+    'é',
+  ];
+  it.each([mapGetMetricData, mapFluxCsv])('%o over 500 seeded bodies', (read) => {
+    const random = new SeededRandom(33);
+    for (let i = 0; i < 500; i++) {
+      let body = '';
+      const length = Math.floor(random.next() * 40);
+      for (let k = 0; k < length; k++) body += PIECES[Math.floor(random.next() * PIECES.length)];
+      try {
+        read(body);
+      } catch (error) {
+        expect(error, `iteration ${i}: ${JSON.stringify(body)}`).toBeInstanceOf(MetricProviderError);
+      }
+    }
+  });
+
+  it('an XML answer with a DOCTYPE (entity expansion) is refused unread', () => {
+    const bomb = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><GetMetricDataResponse><GetMetricDataResult><MetricDataResults><member><Id>&lol2;</Id></member></MetricDataResults></GetMetricDataResult></GetMetricDataResponse>`;
+    expect(() => mapGetMetricData(bomb)).toThrow(/not a GetMetricDataResponse/);
   });
 });
