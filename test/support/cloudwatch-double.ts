@@ -43,6 +43,8 @@ export interface CloudWatchDouble {
   readonly region: string;
   readonly accessKeyId: string;
   readonly secretAccessKey: string;
+  /** Set to expect temporary credentials: requests must carry and sign this X-Amz-Security-Token. */
+  sessionToken: string | undefined;
   /** The environment the provider needs to reach the double with the known key. */
   env(): Record<string, string>;
   /** Every GetMetricData input received (decoded by the model), in order. */
@@ -293,12 +295,14 @@ export async function startCloudWatchDouble(): Promise<CloudWatchDouble> {
     region: 'eu-west-1',
     accessKeyId: 'AKIAROLLGATEDOUBLE01',
     secretAccessKey: 'cw-double-secret/5b1e0c7d9a2f8c4e6a1b',
+    sessionToken: undefined as string | undefined,
     env(): Record<string, string> {
       return {
         AWS_REGION: double.region,
         AWS_ACCESS_KEY_ID: double.accessKeyId,
         AWS_SECRET_ACCESS_KEY: double.secretAccessKey,
         AWS_ENDPOINT_URL_CLOUDWATCH: double.endpoint,
+        ...(double.sessionToken !== undefined && { AWS_SESSION_TOKEN: double.sessionToken }),
       };
     },
     requests,
@@ -373,6 +377,7 @@ export async function startCloudWatchDouble(): Promise<CloudWatchDouble> {
         secretAccessKey: double.secretAccessKey,
         region: double.region,
         service: sigv4.name,
+        ...(double.sessionToken !== undefined && { sessionToken: double.sessionToken }),
       },
     );
     if (refusal !== undefined) {

@@ -182,7 +182,21 @@ describe('cloudWatch provider: region and credentials from the environment', () 
     );
     expect(error.message).toContain('HTTP 403: SignatureDoesNotMatch');
     expect(error.message).not.toContain('not-the-secret');
-    expect(cw.refusedSignatures.slice(refused)).toEqual(['signature does not match']);
+    expect(cw.refusedSignatures.splice(refused)).toEqual(['signature does not match']);
+  });
+
+  it('temporary credentials: the session token is sent and signed; without it the double refuses', async () => {
+    cw.set(ERRORS, 0);
+    cw.sessionToken = 'FwoGZXIvYXdzEBYaDtemporarytoken==';
+    try {
+      await expect(provider().measure(m, aRun(m), ctx)).resolves.toBeDefined();
+      const { AWS_SESSION_TOKEN: _token, ...withoutToken } = cw.env();
+      const error = await thrown(provider(withoutToken).measure(m, aRun(m), ctx));
+      expect(error.message).toContain('wrong session token');
+      expect(cw.refusedSignatures.pop()).toBe('wrong session token');
+    } finally {
+      cw.sessionToken = undefined;
+    }
   });
 
   it('a signature for another region is refused', async () => {
