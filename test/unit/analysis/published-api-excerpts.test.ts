@@ -42,7 +42,9 @@ describe('the excerpts name their source', () => {
   });
 
   it("CloudWatch's model declares the protocol and signing the provider uses", () => {
-    const cw = excerpt('cloudwatch-get-metric-data.json') as { serviceTraits: Record<string, unknown> };
+    const cw = excerpt('cloudwatch-get-metric-data.json') as unknown as {
+      serviceTraits: Record<string, unknown>;
+    };
     expect(Object.keys(cw.serviceTraits).filter((k) => k.startsWith('aws.protocols#'))).toEqual([
       'aws.protocols#awsQuery',
     ]);
