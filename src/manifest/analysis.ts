@@ -148,6 +148,51 @@ export const graphiteMetricSchema = z.object({
 });
 export type GraphiteMetric = z.infer<typeof graphiteMetricSchema>;
 
+/** One dimension of a CloudWatch metric (Argo's CloudWatchMetricStatMetricDimension). */
+export const cloudWatchDimensionSchema = z.object({ name: z.string(), value: z.string() });
+
+/**
+ * `metricStat` of a CloudWatch query (Argo's CloudWatchMetricStat): the metric (namespace, metricName,
+ * dimensions), its `period` in seconds, `stat` (Average, Sum, p99, …) and `unit`.
+ */
+export const cloudWatchMetricStatSchema = z.object({
+  metric: z
+    .object({
+      namespace: z.string().optional(),
+      metricName: z.string().optional(),
+      dimensions: z.array(cloudWatchDimensionSchema).optional(),
+    })
+    .optional(),
+  period: intOrStringSchema.optional(),
+  stat: z.string().optional(),
+  unit: z.string().optional(),
+});
+
+/** One of `metricDataQueries` (Argo's CloudWatchMetricDataQuery, GetMetricData's MetricDataQuery in camelCase). */
+export const cloudWatchMetricDataQuerySchema = z.object({
+  id: z.string().optional(),
+  expression: z.string().optional(),
+  label: z.string().optional(),
+  metricStat: cloudWatchMetricStatSchema.optional(),
+  period: intOrStringSchema.optional(),
+  returnData: z.boolean().optional(),
+});
+export type CloudWatchMetricDataQuery = z.infer<typeof cloudWatchMetricDataQuerySchema>;
+
+/** `cloudWatch`, Argo's CloudWatchMetric: GetMetricData's `metricDataQueries` over the last `interval` (default 5m). */
+export const cloudWatchMetricSchema = z.object({
+  interval: z.string().optional(),
+  metricDataQueries: z.array(cloudWatchMetricDataQuerySchema),
+});
+export type CloudWatchMetric = z.infer<typeof cloudWatchMetricSchema>;
+
+/** `influxdb`, Argo's InfluxdbMetric: a Flux `query`, the `profile` Secret (default `influxdb`) with address, authToken and org. */
+export const influxdbMetricSchema = z.object({
+  profile: z.string().optional(),
+  query: z.string().optional(),
+});
+export type InfluxdbMetric = z.infer<typeof influxdbMetricSchema>;
+
 /** Providers Rollgate runs; the others are parsed as loose objects so they can be reported. */
 export const SUPPORTED_METRIC_PROVIDERS = [
   'prometheus',
@@ -156,15 +201,10 @@ export const SUPPORTED_METRIC_PROVIDERS = [
   'datadog',
   'newRelic',
   'graphite',
-] as const;
-export const OTHER_METRIC_PROVIDERS = [
-  'kayenta',
-  'wavefront',
   'cloudWatch',
   'influxdb',
-  'skywalking',
-  'plugin',
 ] as const;
+export const OTHER_METRIC_PROVIDERS = ['kayenta', 'wavefront', 'skywalking', 'plugin'] as const;
 
 export const metricProviderSchema = z.object({
   prometheus: prometheusMetricSchema.optional(),
@@ -173,10 +213,10 @@ export const metricProviderSchema = z.object({
   datadog: datadogMetricSchema.optional(),
   newRelic: newRelicMetricSchema.optional(),
   graphite: graphiteMetricSchema.optional(),
+  cloudWatch: cloudWatchMetricSchema.optional(),
+  influxdb: influxdbMetricSchema.optional(),
   kayenta: looseMapSchema.optional(),
   wavefront: looseMapSchema.optional(),
-  cloudWatch: looseMapSchema.optional(),
-  influxdb: looseMapSchema.optional(),
   skywalking: looseMapSchema.optional(),
   plugin: looseMapSchema.optional(),
 });

@@ -1,7 +1,8 @@
-// Checks of a metric's provider block that need more than its shape: rangeQuery bounds and step, one authentication method with its fields, Datadog's query combinations.
+// Checks of a metric's provider block that need more than its shape: rangeQuery bounds and step, one authentication method with its fields, Datadog's query combinations, CloudWatch's queries.
 import type { Metric, MetricAuthentication } from './analysis.ts';
 import { parseDuration } from './duration.ts';
 import { authenticationMethods } from './metric-authentication.ts';
+import { cloudWatchIssues } from './cloudwatch-metric-checks.ts';
 import { checkTimeExpression } from './time-expression.ts';
 
 /** One problem, at a path relative to the metric (`['provider', 'prometheus', 'rangeQuery', 'step']`). */
@@ -106,7 +107,8 @@ function datadogIssues(metric: Metric): MetricProviderIssue[] {
  * What a run of `metric` would trip over in its provider block: a rangeQuery whose start/end are not
  * time expressions or whose step is no positive duration (unless an `{{args.x}}` is still in it),
  * an `authentication` with more than one method or without a method's required fields, a Datadog
- * block whose query fields do not combine, an empty New Relic query, a Graphite block without address or query.
+ * block whose query fields do not combine, an empty New Relic query, a Graphite block without address or query,
+ * CloudWatch queries GetMetricData would refuse, an InfluxDB block without a query.
  */
 export function metricProviderIssues(metric: Metric): MetricProviderIssue[] {
   return [
@@ -124,5 +126,9 @@ export function metricProviderIssues(metric: Metric): MetricProviderIssue[] {
     ...(['address', 'query'] as const)
       .filter((field) => metric.provider.graphite !== undefined && !metric.provider.graphite[field]?.trim())
       .map((field) => ({ path: ['provider', 'graphite', field], message: 'is required' })),
+    ...cloudWatchIssues(metric.provider.cloudWatch),
+    ...(metric.provider.influxdb !== undefined && !metric.provider.influxdb.query?.trim()
+      ? [{ path: ['provider', 'influxdb', 'query'], message: 'is required' }]
+      : []),
   ];
 }
