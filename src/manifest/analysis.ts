@@ -207,6 +207,50 @@ export const kayentaMetricSchema = z.object({
   lookback: z.boolean().optional(),
 });
 export type KayentaMetric = z.infer<typeof kayentaMetricSchema>;
+/** One dimension of a CloudWatch metric (Argo's CloudWatchMetricStatMetricDimension). */
+export const cloudWatchDimensionSchema = z.object({ name: z.string(), value: z.string() });
+
+/**
+ * `metricStat` of a CloudWatch query (Argo's CloudWatchMetricStat): the metric (namespace, metricName,
+ * dimensions), its `period` in seconds, `stat` (Average, Sum, p99, …) and `unit`.
+ */
+export const cloudWatchMetricStatSchema = z.object({
+  metric: z
+    .object({
+      namespace: z.string().optional(),
+      metricName: z.string().optional(),
+      dimensions: z.array(cloudWatchDimensionSchema).optional(),
+    })
+    .optional(),
+  period: intOrStringSchema.optional(),
+  stat: z.string().optional(),
+  unit: z.string().optional(),
+});
+
+/** One of `metricDataQueries` (Argo's CloudWatchMetricDataQuery, GetMetricData's MetricDataQuery in camelCase). */
+export const cloudWatchMetricDataQuerySchema = z.object({
+  id: z.string().optional(),
+  expression: z.string().optional(),
+  label: z.string().optional(),
+  metricStat: cloudWatchMetricStatSchema.optional(),
+  period: intOrStringSchema.optional(),
+  returnData: z.boolean().optional(),
+});
+export type CloudWatchMetricDataQuery = z.infer<typeof cloudWatchMetricDataQuerySchema>;
+
+/** `cloudWatch`, Argo's CloudWatchMetric: GetMetricData's `metricDataQueries` over the last `interval` (default 5m). */
+export const cloudWatchMetricSchema = z.object({
+  interval: z.string().optional(),
+  metricDataQueries: z.array(cloudWatchMetricDataQuerySchema),
+});
+export type CloudWatchMetric = z.infer<typeof cloudWatchMetricSchema>;
+
+/** `influxdb`, Argo's InfluxdbMetric: a Flux `query`, the `profile` Secret (default `influxdb`) with address, authToken and org. */
+export const influxdbMetricSchema = z.object({
+  profile: z.string().optional(),
+  query: z.string().optional(),
+});
+export type InfluxdbMetric = z.infer<typeof influxdbMetricSchema>;
 
 /** Providers Rollgate runs; the others are parsed as loose objects so they can be reported. */
 export const SUPPORTED_METRIC_PROVIDERS = [
@@ -216,11 +260,13 @@ export const SUPPORTED_METRIC_PROVIDERS = [
   'datadog',
   'newRelic',
   'graphite',
+  'cloudWatch',
+  'influxdb',
   'wavefront',
   'skywalking',
   'kayenta',
 ] as const;
-export const OTHER_METRIC_PROVIDERS = ['cloudWatch', 'influxdb', 'plugin'] as const;
+export const OTHER_METRIC_PROVIDERS = ['plugin'] as const;
 
 export const metricProviderSchema = z.object({
   prometheus: prometheusMetricSchema.optional(),
@@ -229,11 +275,11 @@ export const metricProviderSchema = z.object({
   datadog: datadogMetricSchema.optional(),
   newRelic: newRelicMetricSchema.optional(),
   graphite: graphiteMetricSchema.optional(),
+  cloudWatch: cloudWatchMetricSchema.optional(),
+  influxdb: influxdbMetricSchema.optional(),
   wavefront: wavefrontMetricSchema.optional(),
   skywalking: skyWalkingMetricSchema.optional(),
   kayenta: kayentaMetricSchema.optional(),
-  cloudWatch: looseMapSchema.optional(),
-  influxdb: looseMapSchema.optional(),
   plugin: looseMapSchema.optional(),
 });
 export type MetricProvider = z.infer<typeof metricProviderSchema>;

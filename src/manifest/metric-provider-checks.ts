@@ -1,7 +1,8 @@
-// Checks of a metric's provider block that need more than its shape: rangeQuery bounds and step, one authentication method with its fields, Datadog's query combinations, Wavefront's address, SkyWalking's interval, Kayenta's thresholds and scopes.
+// Checks of a metric's provider block that need more than its shape: rangeQuery bounds and step, one authentication method with its fields, Datadog's query combinations, CloudWatch's queries, Wavefront's address, SkyWalking's interval, Kayenta's thresholds and scopes.
 import type { KayentaMetric, Metric, MetricAuthentication } from './analysis.ts';
 import { parseDuration } from './duration.ts';
 import { authenticationMethods } from './metric-authentication.ts';
+import { cloudWatchIssues } from './cloudwatch-metric-checks.ts';
 import { checkTimeExpression } from './time-expression.ts';
 import { readWavefrontAddress } from './wavefront-address.ts';
 
@@ -246,9 +247,10 @@ function kayentaIssues(metric: Metric): MetricProviderIssue[] {
  * What a run of `metric` would trip over in its provider block: a rangeQuery whose start/end are not
  * time expressions or whose step is no positive duration (unless an `{{args.x}}` is still in it),
  * an `authentication` with more than one method or without a method's required fields, a Datadog
- * block whose query fields do not combine, an empty New Relic query, a Graphite block without address or
- * query, a Wavefront address that is no host (or https URL), a SkyWalking block without address, query or
- * interval, a Kayenta block whose threshold or scopes cannot be judged.
+ * block whose query fields do not combine, an empty New Relic query, a Graphite block without address or query,
+ * CloudWatch queries GetMetricData would refuse, an InfluxDB block without a query, a Wavefront address
+ * that is no host (or https URL), a SkyWalking block without address, query or interval, a Kayenta block
+ * whose threshold or scopes cannot be judged.
  */
 export function metricProviderIssues(metric: Metric): MetricProviderIssue[] {
   return [
@@ -266,6 +268,10 @@ export function metricProviderIssues(metric: Metric): MetricProviderIssue[] {
     ...(['address', 'query'] as const)
       .filter((field) => metric.provider.graphite !== undefined && !metric.provider.graphite[field]?.trim())
       .map((field) => ({ path: ['provider', 'graphite', field], message: 'is required' })),
+    ...cloudWatchIssues(metric.provider.cloudWatch),
+    ...(metric.provider.influxdb !== undefined && !metric.provider.influxdb.query?.trim()
+      ? [{ path: ['provider', 'influxdb', 'query'], message: 'is required' }]
+      : []),
     ...wavefrontIssues(metric),
     ...skyWalkingIssues(metric),
     ...kayentaIssues(metric),

@@ -435,6 +435,10 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       });
       if (report.fetchSeconds !== undefined)
         metrics.gitFetchDurationSeconds.observe({ source: payload.source }, report.fetchSeconds);
+      metrics.syncsTotal.inc({
+        source: payload.source,
+        result: report.result === 'synced' && report.problems.length > 0 ? 'failed' : report.result,
+      });
       if (report.renders !== undefined) {
         const { renders, cacheHits, unchanged } = report.renders;
         metrics.rendersTotal.inc({ source: payload.source, result: 'rendered' }, renders);

@@ -68,7 +68,7 @@ export function createKubeSecretResolver(clients: KubeClients): SecretResolver {
 
 /**
  * The {@link ProviderSecrets} of a reconciler: a Secret by name in `ownNamespace`
- * (`kubernetes.stateNamespace`, where Argo's providers read `datadog`, `newrelic` and
+ * (`kubernetes.stateNamespace`, where Argo's providers read `datadog`, `newrelic`, `influxdb` and
  * `wavefront-api-tokens` from its own
  * namespace), or, when a metric asks for its run's namespace (Datadog's `secretRef.namespaced`), in
  * that namespace, where it must carry {@link ANALYSIS_SECRET_LABEL} like any Secret a template reads.
