@@ -70,6 +70,8 @@ export class GitHubAppCredential implements ForgeCredential {
       baseUrl: options.apiUrl.replace(/\/+$/, ''),
       userAgent: 'rollgate',
       request: { fetch: timedFetch },
+      // Octokit's default log writes each failed request to the console; the forge reports failures itself.
+      log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
     }).request.defaults({ headers: { 'x-github-api-version': '2022-11-28' } });
   }
 
@@ -127,12 +129,15 @@ export class GitHubAppCredential implements ForgeCredential {
       if (error instanceof ForgeCredentialError) throw error;
       const status = statusOf(error);
       const where = `GitHub App ${this.options.appId} installation ${this.options.installationId}`;
-      // 401: the key or app id is wrong; 403/404: the installation is gone or suspended. A human must act.
-      if (status !== undefined && status >= 400 && status < 500)
+      // 401: the key or app id is wrong; 403/404: the installation is gone or suspended. A human must act
+      // (a key file is read afresh at the next minting, in case it was rotated within one timestamp).
+      if (status !== undefined && status >= 400 && status < 500) {
+        if (typeof this.options.privateKey !== 'string') this.options.privateKey.forget();
         throw new ForgeCredentialError(
           `${where}: minting an installation token was refused (HTTP ${status})`,
           'forge.unauthorized',
         );
+      }
       const reason = status === undefined ? 'no answer' : `HTTP ${status}`;
       throw new ForgeCredentialError(
         `${where}: minting an installation token failed (${reason})`,

@@ -69,7 +69,7 @@ describe('rollgate/<source> on every deployed commit (GitHub)', () => {
       { timeoutMs: 40_000 },
     );
     expect(failure.description).toMatch(/^applied, unhealthy: Rollout prod\/web: Degraded: /);
-    expect(failure.description.length).toBeLessThanOrEqual(140);
+    expect(failure.description?.length).toBeLessThanOrEqual(140);
     expect((await liveWebRollout(clients, 'prod'))?.status?.phase).toBe('Degraded');
     // The merge commit keeps its success: a later commit's outcome is posted on that commit only.
     expect(prodStatuses(mergeCommitSha).at(-1)?.state).toBe('success');
