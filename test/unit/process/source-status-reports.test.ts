@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createForge } from '../../../src/forge/create-forge.ts';
 import { createLogger } from '../../../src/log/logger.ts';
-import { SourceStatusReports } from '../../../src/process/source-status-reports.ts';
+import { commitStatusSettingOf, SourceStatusReports } from '../../../src/process/source-status-reports.ts';
 import type { NotifyPayload } from '../../../src/queue/job-payloads.ts';
 import type { SourceStatus } from '../../../src/sync/source-status.ts';
 import { closedLoopbackPort } from '../../support/closed-port.ts';
@@ -104,5 +104,39 @@ describe('SourceStatusReports', () => {
     await reports.settled();
     expect(added.map((p) => [p.kind, p.trigger])).toEqual([['source-event', 'on-sync-failed']]);
     expect(JSON.stringify(added)).not.toContain('secret');
+  });
+});
+
+describe('commitStatusSettingOf', () => {
+  const forge = {
+    provider: 'github',
+    apiUrl: 'https://api.github.com',
+    repository: 'org/deploy',
+    token: 't',
+  };
+  const source = (name: string, commitStatus?: object) => ({ name, ...(commitStatus && { commitStatus }) });
+  const promotion = (name: string, from: string, to: string) => ({
+    name,
+    from: { source: from },
+    to: { source: to },
+    pullRequest: forge,
+  });
+  const settingOf = (s: ReturnType<typeof source>, promotions: Array<ReturnType<typeof promotion>>) =>
+    commitStatusSettingOf(
+      s as unknown as Parameters<typeof commitStatusSettingOf>[0],
+      promotions as unknown as Parameters<typeof commitStatusSettingOf>[1],
+    )?.what;
+
+  it("is the source's own commitStatus, else the pull-request forge of a promotion into it", () => {
+    const promotions = [
+      promotion('dev-to-staging', 'dev', 'staging'),
+      promotion('staging-to-prod', 'staging', 'prod'),
+    ];
+    expect(settingOf(source('prod', forge), promotions)).toBe('sources.prod.commitStatus');
+    expect(settingOf(source('prod'), promotions)).toBe('promotions.staging-to-prod.pullRequest');
+    // A promotion's `from` gets its statuses from the promoter (its Rollouts' canaries), not twice.
+    expect(settingOf(source('staging'), promotions)).toBeUndefined();
+    expect(settingOf(source('dev'), promotions)).toBeUndefined();
+    expect(settingOf(source('other'), promotions)).toBeUndefined();
   });
 });
