@@ -6,12 +6,17 @@ import { ForgeError } from '../forge/forge-error.ts';
 import { redactUrl } from '../git/remote-url.ts';
 import type { Forge } from '../forge/forge.ts';
 import type { Logger } from '../log/logger.ts';
+import { systemClock, type Clock } from '../clock/clock.ts';
 import { detectSourceTransitions, type ObservedSourceStatus } from '../notify/detect-source-transitions.ts';
 import { sourceTemplateData } from '../notify/source-template-data.ts';
 import { hasSubscriptions } from '../notify/subscriptions.ts';
 import type { NotifyQueue } from '../queue/notify-queue.ts';
 import { planSourceCommitStatuses } from '../sync/plan-source-commit-status.ts';
 import type { SourceStatus } from '../sync/source-status.ts';
+
+/** The first hold after a forge refused a source's credential; each refusal after a hold doubles it, up to an hour. */
+const REFUSAL_FIRST_HOLD_MS = 60_000;
+const REFUSAL_LONGEST_HOLD_MS = 3_600_000;
 
 /** What reporting on one source needs: where it reads from, who is subscribed, where its commits live. */
 export interface ReportedSource {
@@ -87,6 +92,12 @@ export function reportedConfigSource(
  */
 export class SourceStatusReports {
   private readonly pending = new Set<Promise<void>>();
+  /**
+   * Sources whose forge refused the token or the repository (401/403/404): their statuses are not posted
+   * until the hold ends (1 minute, doubling to an hour), so a revoked token is not asked again at every
+   * change of state. The statuses skipped meanwhile are lost; the next change of state posts.
+   */
+  private readonly refused = new Map<string, { failures: number; holdUntil: number }>();
 
   constructor(
     private readonly options: {
@@ -95,6 +106,8 @@ export class SourceStatusReports {
       /** Only `add` is used: a producer. */
       notifyQueue: Pick<NotifyQueue, 'add'>;
       logger: Logger;
+      /** Where the hold after a refusal reads the time (default the wall clock). */
+      clock?: Clock;
     },
   ) {}
 
@@ -164,6 +177,15 @@ export class SourceStatusReports {
       ...(source.targetUrl !== undefined && { targetUrl: source.targetUrl }),
     });
     const log = this.options.logger;
+    const now = (this.options.clock ?? systemClock).now().getTime();
+    const hold = this.refused.get(source.name);
+    if (statuses.length > 0 && hold !== undefined && now < hold.holdUntil) {
+      log.debug(
+        { source: source.name, until: new Date(hold.holdUntil).toISOString() },
+        'commit status not posted: the forge refused this source’s credential; held',
+      );
+      return;
+    }
     for (const status of statuses) {
       const request = {
         source: source.name,
@@ -174,8 +196,19 @@ export class SourceStatusReports {
       };
       this.track(
         forge.setCommitStatus(status).then(
-          () => log.info(request, 'commit status posted'),
-          (err: unknown) =>
+          () => {
+            this.refused.delete(source.name);
+            log.info(request, 'commit status posted');
+          },
+          (err: unknown) => {
+            const refusal =
+              err instanceof ForgeError &&
+              (err.code === 'forge.unauthorized' || err.code === 'forge.not_found');
+            if (refusal) {
+              const failures = (this.refused.get(source.name)?.failures ?? 0) + 1;
+              const holdMs = Math.min(REFUSAL_LONGEST_HOLD_MS, REFUSAL_FIRST_HOLD_MS * 2 ** (failures - 1));
+              this.refused.set(source.name, { failures, holdUntil: now + holdMs });
+            }
             log.warn(
               {
                 ...request,
@@ -184,7 +217,8 @@ export class SourceStatusReports {
                 err: (err as Error).message,
               },
               'commit status not posted; the sync goes on',
-            ),
+            );
+          },
         ),
       );
     }

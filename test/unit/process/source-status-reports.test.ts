@@ -1,6 +1,9 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/clock/clock.ts';
 import { createForge } from '../../../src/forge/create-forge.ts';
+import { ForgeError } from '../../../src/forge/forge-error.ts';
+import type { Forge } from '../../../src/forge/forge.ts';
 import { createLogger } from '../../../src/log/logger.ts';
 import { commitStatusSettingOf, SourceStatusReports } from '../../../src/process/source-status-reports.ts';
 import type { NotifyPayload } from '../../../src/queue/job-payloads.ts';
@@ -79,6 +82,48 @@ describe('SourceStatusReports', () => {
     expect(log.text()).not.toContain(TOKEN);
     // No subscription: nothing enqueued.
     expect(added).toEqual([]);
+  });
+
+  it('after the forge refused the token, holds the source for a minute instead of asking at every change', async () => {
+    const clock = new ManualClock();
+    const posted: string[] = [];
+    let refuse = true;
+    const forge = {
+      provider: 'github',
+      setCommitStatus: async (status: { sha: string; state: string }) => {
+        posted.push(`${status.sha.slice(0, 1)} ${status.state}`);
+        if (refuse)
+          throw new ForgeError('forge.unauthorized', 'HTTP 401: Bad credentials', {
+            provider: 'github',
+            repository: 'acme/apps',
+            operation: 'set commit status',
+            status: 401,
+          });
+      },
+    } as unknown as Forge;
+    const reports = new SourceStatusReports({
+      sourceNamed: () => ({
+        name: 'apps',
+        url: 'https://git.example/a.git',
+        branch: 'main',
+        path: '.',
+        forge,
+      }),
+      notifyQueue: { add: async () => 'added' },
+      logger: captured().logger,
+      clock,
+    });
+    const B = 'b'.repeat(40);
+    reports.written('apps', undefined, synced);
+    await reports.settled();
+    reports.written('apps', synced, { ...synced, commit: B });
+    await reports.settled();
+    expect(posted).toEqual(['a pending']);
+    clock.advance(61_000);
+    refuse = false;
+    reports.written('apps', { ...synced, commit: B }, { ...synced, commit: A, lastAttemptAt: 't9' });
+    await reports.settled();
+    expect(posted).toEqual(['a pending', 'a pending']);
   });
 
   it('enqueues one source-event per failure for a subscribed source, none per retry', async () => {
