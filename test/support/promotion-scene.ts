@@ -50,6 +50,8 @@ export interface PromotionScene {
   process: RunningProcess;
   metrics: RollgateMetrics;
   tmp: TempDir;
+  /** Stops Rollgate (gracefully) and starts another on the same cluster, Redis and forge. */
+  restart(): Promise<{ metrics: RollgateMetrics; process: RunningProcess }>;
   stop(): Promise<void>;
 }
 
@@ -230,6 +232,11 @@ export async function startPromotionScene(options: PromotionSceneOptions): Promi
     process: running,
     metrics,
     tmp: scene.tmp,
+    async restart() {
+      const next = await scene.restartRollgate();
+      forge!.onWebhook(next.running.http.url);
+      return { metrics: next.metrics, process: next.running };
+    },
     stop: () => scene.stop(),
   };
 }

@@ -58,6 +58,16 @@ describe('rollgate/<source> on every deployed commit (GitHub)', () => {
     expect(prodStatuses(mergeCommitSha).map((s) => s.state)).toEqual(['pending', 'success']);
     expect(prodStatuses(mergeCommitSha).at(-1)?.description).toBe('applied, healthy');
 
+    // A restart looks at every source again (a poll and a health check each): nothing new to say, nothing posted.
+    const restarted = await scene.restart();
+    await eventually('prod polled by the new process', async () =>
+      (await restarted.metrics.pollsTotal.get()).values.some(
+        (v) => v.labels.source === 'prod' && v.value > 0,
+      ),
+    );
+    await restarted.process.poller?.reports.settled();
+    expect(prodStatuses(mergeCommitSha).map((s) => s.state)).toEqual(['pending', 'success']);
+
     // A hotfix straight to prod with an image that cannot be pulled: the canary aborts at its deadline.
     const bad = await double.commit(REPO, 'main', {
       'envs/prod/web.yaml': rollout('registry.example/web:9.9.9'),
