@@ -57,8 +57,6 @@ export class GitHubAppCredential implements ForgeCredential {
   private auth: { key: string; run: ReturnType<typeof createAppAuth> } | undefined;
   private readonly clock: Clock;
   private readonly request: InstanceType<typeof Octokit>['request'];
-  /** How many tokens were minted (metrics, tests). */
-  minted = 0;
 
   constructor(private readonly options: GitHubAppCredentialOptions) {
     this.id = `github-app:${options.appId}:${options.installationId}`;
@@ -123,7 +121,6 @@ export class GitHubAppCredential implements ForgeCredential {
           'forge.unavailable',
         );
       this.current = { token: answer.token, expiresAtMs, mintedAtMs };
-      this.minted += 1;
       return this.current;
     } catch (error) {
       if (error instanceof ForgeCredentialError) throw error;
