@@ -215,3 +215,33 @@ export function experimentListRow(view: ExperimentView): ExperimentListRow {
     ...(view.message !== undefined && { message: view.message }),
   };
 }
+
+/** What {@link currentStepExperimentName} needs of a Rollout. */
+export interface RolloutAtStep {
+  metadata: { name?: string };
+  spec: { strategy: { canary?: { steps?: ReadonlyArray<{ experiment?: unknown }> } } };
+  status?: { currentStepIndex?: number; currentPodHash?: string };
+}
+
+/**
+ * The Experiment of the Rollout's current step, when that step is an `experiment` step and its Experiment
+ * exists among those the Rollout controls: named `<rollout>-<canary hash>-<revision>-<step index>` (the
+ * revision is not in the Rollout's status, so the name is matched around it).
+ */
+export function currentStepExperimentName(
+  rollout: RolloutAtStep,
+  experiments: ReadonlyArray<{ name: string }>,
+): string | undefined {
+  const index = rollout.status?.currentStepIndex;
+  const hash = rollout.status?.currentPodHash;
+  if (index === undefined || hash === undefined) return undefined;
+  if (rollout.spec.strategy.canary?.steps?.[index]?.experiment === undefined) return undefined;
+  const prefix = `${rollout.metadata.name ?? ''}-${hash}-`;
+  const suffix = `-${index}`;
+  return experiments.find(
+    (experiment) =>
+      experiment.name.startsWith(prefix) &&
+      experiment.name.endsWith(suffix) &&
+      /^\d+$/.test(experiment.name.slice(prefix.length, experiment.name.length - suffix.length)),
+  )?.name;
+}
