@@ -150,8 +150,9 @@ export function buildExperimentView(
       health: templateHealth(templateStatus, rs?.desired ?? desired),
       ...(recorded?.message !== undefined && recorded.message !== '' && { message: recorded.message }),
       replicas: desired,
-      ready: recorded?.readyReplicas ?? rs?.ready ?? 0,
-      available: recorded?.availableReplicas ?? rs?.available ?? 0,
+      // The ReplicaSet as read is newer than the status the last pass wrote (a scale-down after the end).
+      ready: rs?.ready ?? recorded?.readyReplicas ?? 0,
+      available: rs?.available ?? recorded?.availableReplicas ?? 0,
       ...(rs !== undefined && { replicaSet: rs.name, images: rs.images }),
       ...(rs === undefined && {
         images: (template.template.spec?.containers ?? [])

@@ -145,6 +145,21 @@ spec:
   await eventually('Experiment passes to succeed', async () =>
     (await phaseOf('passes')) === 'Successful' ? true : undefined,
   );
+  // Ended, its ReplicaSets go to 0 (scaleDownDelaySeconds 0) in a pass after the phase was written.
+  await eventually('the ReplicaSets of passes to be at 0', async () => {
+    const sets = toPlainObject<{
+      items: Array<{
+        metadata: { annotations?: Record<string, string> };
+        spec: { replicas?: number };
+        status?: { replicas?: number };
+      }>;
+    }>(await clients.apps.listNamespacedReplicaSet({ namespace: 'lab' })).items.filter(
+      (rs) => rs.metadata.annotations?.['experiment.argoproj.io/name'] === 'passes',
+    );
+    return sets.length === 2 && sets.every((rs) => rs.spec.replicas === 0 && (rs.status?.replicas ?? 0) === 0)
+      ? true
+      : undefined;
+  });
   await eventually('Experiment runs to run', async () =>
     (await phaseOf('runs')) === 'Running' ? true : undefined,
   );

@@ -1,5 +1,6 @@
 // @ts-check
 // Experiments: one card each (phase, message, templates with their ReplicaSets, analyses with their runs), grouped by namespace.
+import { rolloutHref } from './api.js';
 import { Badge, DataTable, html, age } from './page-parts.js';
 
 /** @typedef {import('./api.js').ExperimentView} ExperimentView */
@@ -20,7 +21,14 @@ export function ExperimentCard({ experiment: e, linked = true }) {
     ['Phase', html`<${Badge} status=${e.status} health=${e.health} />`],
     ['Group', e.group],
     ['Duration', e.duration ?? 'until ended'],
-    ['Rollout', e.rollout ?? '-'],
+    [
+      'Rollout',
+      e.rollout
+        ? html`<a href=${rolloutHref({ namespace: e.namespace, name: e.rollout, group: e.group })}
+            >${e.rollout}</a
+          >`
+        : '-',
+    ],
     ['Age', age(e.createdAt)],
   ];
   return html`<article class="experiment" data-experiment=${`${e.namespace}/${e.name}`}>
