@@ -434,7 +434,10 @@ function checkTemplateRefs(
 function checkExperimentWeights(
   templates: readonly RolloutExperimentTemplate[],
   index: number,
-  canary: { trafficRouting?: { maxTrafficWeight?: number | undefined } | undefined; steps?: readonly CanaryStep[] | undefined },
+  canary: {
+    trafficRouting?: { maxTrafficWeight?: number | undefined } | undefined;
+    steps?: readonly CanaryStep[] | undefined;
+  },
   stepAt: (...rest: Array<string | number>) => FieldPath,
   sink: IssueCollector,
 ): void {
@@ -447,7 +450,10 @@ function checkExperimentWeights(
         'requires strategy.canary.trafficRouting (the weight is a share of what the router sends)',
       );
     else if (template.weight < 0)
-      sink.error(stepAt('experiment', 'templates', t, 'weight'), `must be at least 0, got ${template.weight}`);
+      sink.error(
+        stepAt('experiment', 'templates', t, 'weight'),
+        `must be at least 0, got ${template.weight}`,
+      );
     else total += template.weight;
   });
   if (canary.trafficRouting === undefined || total === 0) return;

@@ -16,7 +16,10 @@ import {
   type SetHeaderRoute,
   type SetMirrorRoute,
 } from '../manifest/rollout.ts';
-import { routersWithoutExperimentWeights, unsupportedTrafficRouters } from '../manifest/unsupported-fields.ts';
+import {
+  routersWithoutExperimentWeights,
+  unsupportedTrafficRouters,
+} from '../manifest/unsupported-fields.ts';
 import { resolveReplicaBudget, type ReplicaBudget } from './canary-replica-counts.ts';
 import { InvalidSpecError } from './invalid-spec-error.ts';
 import type { ObservedState } from './observed-state.ts';

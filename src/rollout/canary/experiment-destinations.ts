@@ -24,6 +24,8 @@ export function experimentDestinationsAt(pass: Pass, index: number): ExperimentT
     const status = experiment.templateStatuses?.find((candidate) => candidate.name === template.name);
     // No Service yet (or a template without container ports, which gets none): nothing to route to.
     if (!status?.serviceName || !status.podTemplateHash) return [];
-    return [{ serviceName: status.serviceName, podTemplateHash: status.podTemplateHash, weight: template.weight }];
+    return [
+      { serviceName: status.serviceName, podTemplateHash: status.podTemplateHash, weight: template.weight },
+    ];
   });
 }

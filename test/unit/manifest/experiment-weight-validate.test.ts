@@ -13,7 +13,10 @@ const SERVICES = '      canaryService: web-canary\n      stableService: web-stab
 /** ROLLOUT_YAML with `routing` under canary and its last pause replaced by an experiment step (the step from line 28, plus the routing lines). */
 function withExperiment(routing: string, weights: number[]): string {
   const templates = weights
-    .map((weight, i) => `              - name: t${i}\n                specRef: canary\n                weight: ${weight}\n`)
+    .map(
+      (weight, i) =>
+        `              - name: t${i}\n                specRef: canary\n                weight: ${weight}\n`,
+    )
     .join('');
   return ROLLOUT_YAML.replace('    canary:\n', `    canary:\n${routing}`).replace(
     '        - pause: {}\n',

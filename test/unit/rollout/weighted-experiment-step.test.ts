@@ -63,7 +63,9 @@ function plan(index: number, status: Partial<RolloutStatus>, experiments: Observ
 }
 
 const AT_10 = {
-  canary: { weights: { canary: { weight: 10, podTemplateHash: V2 }, stable: { weight: 90, podTemplateHash: V1 } } },
+  canary: {
+    weights: { canary: { weight: 10, podTemplateHash: V2 }, stable: { weight: 90, podTemplateHash: V1 } },
+  },
 };
 const DESTINATION = { serviceName: SERVICE, podTemplateHash: TEMPLATE_HASH, weight: 20 };
 const AT_10_WITH_EXPERIMENT = {
@@ -117,7 +119,13 @@ describe('a weighted experiment step with a traffic router', () => {
   it("once Running: the template's weight goes to its Service beside the canary's 10, out of the stable's share", () => {
     const result = plan(1, AT_10, [experimentIn('Running')]);
     expect(weightsSent(result)).toEqual([
-      { kind: 'setTrafficWeights', canaryWeight: 10, stableHash: V1, canaryHash: V2, additional: [DESTINATION] },
+      {
+        kind: 'setTrafficWeights',
+        canaryWeight: 10,
+        stableHash: V1,
+        canaryHash: V2,
+        additional: [DESTINATION],
+      },
     ]);
     expect(result.status.canary?.weights).toEqual(AT_10_WITH_EXPERIMENT.canary.weights);
     expect(result.status.currentStepIndex).toBe(1);
@@ -178,7 +186,10 @@ describe('a weighted experiment step with a traffic router', () => {
       { kind: 'setTrafficWeights', canaryWeight: 10, stableHash: V1, canaryHash: V2 },
     ]);
     expect(promoted.actions.filter((a) => a.kind === 'scaleReplicaSet')).toEqual([]);
-    expect(promoted.actions).toContainEqual({ kind: 'terminateExperiment', name: experimentIn('Running').name });
+    expect(promoted.actions).toContainEqual({
+      kind: 'terminateExperiment',
+      name: experimentIn('Running').name,
+    });
     expect(promoted.status.canary?.weights).toEqual(AT_10.canary.weights);
   });
 
