@@ -1,0 +1,263 @@
+// End to end, a weighted experiment step through each router that carries one (Istio, SMI, ALB): while the step's
+// Experiment runs, the route read back from the sandbox sends the template's weight to the Service the Experiment
+// created (selecting the template's pods by hash), out of the stable's share; once the step passes it is gone.
+import { afterAll, beforeAll, describe, inject, it, type ExpectStatic } from 'vitest';
+import { toPlainObject } from '../../../src/kube/client.ts';
+import { ROLLGATE_API_GROUP } from '../../../src/manifest/api-version.ts';
+import { upstreamCorpus } from '../../support/upstream-corpus.ts';
+import { pausedAt, servicesYaml, setImage, startTrafficScene, type TrafficScene } from './traffic-scene.ts';
+
+// Every test here runs on the upstream CRDs: without them the file skips whole (its hooks too).
+const crds = upstreamCorpus('crds', import.meta.filename);
+
+let scene: TrafficScene;
+
+/** A Rollout `web` as Argo's traffic-routing-experiment-step examples: setWeight 20, a weighted experiment, a pause. */
+function rolloutYaml(namespace: string, trafficRouting: string): string {
+  return `apiVersion: rollgate.dev/v1alpha1
+kind: Rollout
+metadata:
+  name: web
+  namespace: ${namespace}
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+        - name: web
+          image: web:1
+          ports:
+            - name: http
+              containerPort: 8080
+              protocol: TCP
+  strategy:
+    canary:
+      canaryService: web-canary
+      stableService: web-stable
+      scaleDownDelaySeconds: 1
+      trafficRouting:
+${trafficRouting
+  .trim()
+  .split('\n')
+  .map((line) => `        ${line}`)
+  .join('\n')}
+      steps:
+        - setWeight: 20
+        - experiment:
+            duration: 4s
+            scaleDownDelaySeconds: 1
+            templates:
+              - name: exp
+                specRef: canary
+                weight: 10
+        - pause: {}
+`;
+}
+
+interface TemplateStatus {
+  name: string;
+  serviceName?: string;
+  podTemplateHash?: string;
+}
+
+async function experimentsIn(namespace: string) {
+  const list = toPlainObject<{
+    items: Array<{
+      metadata: { name: string };
+      status?: { phase?: string; templateStatuses?: TemplateStatus[] };
+    }>;
+  }>(
+    await scene.clients.custom.listNamespacedCustomObject({
+      group: ROLLGATE_API_GROUP,
+      version: 'v1alpha1',
+      namespace,
+      plural: 'experiments',
+    }),
+  );
+  return list.items;
+}
+
+async function serviceNames(namespace: string): Promise<string[]> {
+  return (await scene.clients.core.listNamespacedService({ namespace })).items.map(
+    (svc) => svc.metadata!.name!,
+  );
+}
+
+/**
+ * Deploys web:1 in `namespace`, starts web:2, and checks the route during the experiment step and after it.
+ * The three routers run side by side (each in its namespace), so `expect` is the test's own.
+ */
+async function weightedExperimentRuns(
+  expect: ExpectStatic,
+  namespace: string,
+  options: {
+    routing: string;
+    objects?: string;
+    /** The route read back: weight by Service name. */
+    read(): Promise<Record<string, number>>;
+  },
+): Promise<void> {
+  await scene.kubectl('create', 'namespace', namespace);
+  await scene.apply(`${namespace}-services.yaml`, servicesYaml(namespace));
+  if (options.objects !== undefined) await scene.apply(`${namespace}-routes.yaml`, options.objects);
+  await scene.apply(`${namespace}-rollout.yaml`, rolloutYaml(namespace, options.routing));
+  await scene.waitFor('the first revision healthy', namespace, 'web', (s) => s.phase === 'Healthy');
+  await expect.poll(options.read, { timeout: 10_000 }).toEqual({ 'web-stable': 100, 'web-canary': 0 });
+
+  await setImage(scene, namespace, 'web:2');
+  // The Experiment runs (its template's pods available): the route carries the template's Service at 10.
+  await expect
+    .poll(async () => Object.keys(await options.read()).length, { timeout: 20_000, interval: 100 })
+    .toBe(3);
+  const route = await options.read();
+  const [experiment] = await experimentsIn(namespace);
+  const template = experiment?.status?.templateStatuses?.find((t) => t.name === 'exp');
+  expect(experiment?.status?.phase).toBe('Running');
+  expect(template?.serviceName).toBeDefined();
+  expect(route).toEqual({ 'web-stable': 70, 'web-canary': 20, [template!.serviceName!]: 10 });
+  // The Service is the Experiment's: it selects the template's own pods, by their hash.
+  const service = await scene.clients.core.readNamespacedService({ namespace, name: template!.serviceName! });
+  expect(service.spec?.selector?.['rollouts-pod-template-hash']).toBe(template?.podTemplateHash);
+  expect(service.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'Experiment', controller: true });
+  const status = (await scene.status(namespace, 'web')) as {
+    currentStepIndex?: number;
+    canary?: {
+      weights?: { stable: { weight: number }; additional?: Array<{ serviceName: string; weight: number }> };
+    };
+  };
+  expect(status.currentStepIndex).toBe(1);
+  expect(status.canary?.weights?.stable.weight).toBe(70);
+  expect(status.canary?.weights?.additional).toMatchObject([
+    { serviceName: template!.serviceName, weight: 10 },
+  ]);
+
+  // The Experiment succeeds after its duration: the step passes and the template leaves the route.
+  await scene.waitFor('the pause after the experiment', namespace, 'web', pausedAt(2));
+  await expect.poll(options.read, { timeout: 10_000 }).toEqual({ 'web-stable': 80, 'web-canary': 20 });
+  // Its pods go after the step's scale-down delay, and its Service with them.
+  await expect.poll(() => serviceNames(namespace), { timeout: 20_000 }).not.toContain(template!.serviceName);
+}
+
+beforeAll(async () => {
+  scene = await startTrafficScene(inject('redisUrl'), [
+    'split.smi-spec.io_trafficsplits.yaml',
+    'networking.istio.io_virtualservices.yaml',
+    'networking.istio.io_destinationrules.yaml',
+  ]);
+}, 60_000);
+
+afterAll(async () => {
+  await scene?.stop();
+});
+
+describe.skipIf(crds.missing).concurrent('weighted experiment steps under a whole Rollgate', () => {
+  it('Istio: the VirtualService route gains a destination for the template, then loses it', async ({
+    expect,
+  }) => {
+    const namespace = 'exp-istio';
+    const virtualService = `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata:
+  name: web
+  namespace: ${namespace}
+spec:
+  hosts: [web]
+  http:
+    - name: primary
+      route:
+        - destination: {host: web-stable}
+          weight: 100
+        - destination: {host: web-canary}
+          weight: 0
+`;
+    await weightedExperimentRuns(expect, namespace, {
+      routing: 'istio:\n  virtualService:\n    name: web\n    routes: [primary]\n',
+      objects: virtualService,
+      async read() {
+        const found = toPlainObject<{
+          spec: { http: Array<{ route: Array<{ destination: { host: string }; weight?: number }> }> };
+        }>(
+          await scene.clients.custom.getNamespacedCustomObject({
+            group: 'networking.istio.io',
+            version: 'v1',
+            namespace,
+            plural: 'virtualservices',
+            name: 'web',
+          }),
+        );
+        return Object.fromEntries(found.spec.http[0]!.route.map((d) => [d.destination.host, d.weight ?? 0]));
+      },
+    });
+  }, 60_000);
+
+  it('SMI: the TrafficSplit gains a backend for the template, then loses it', async ({ expect }) => {
+    const namespace = 'exp-smi';
+    await weightedExperimentRuns(expect, namespace, {
+      routing: 'smi:\n  rootService: web\n  trafficSplitName: web-split\n',
+      async read() {
+        const found = toPlainObject<{ spec: { backends: Array<{ service: string; weight: number }> } }>(
+          await scene.clients.custom.getNamespacedCustomObject({
+            group: 'split.smi-spec.io',
+            version: 'v1alpha4',
+            namespace,
+            plural: 'trafficsplits',
+            name: 'web-split',
+          }),
+        );
+        return Object.fromEntries(found.spec.backends.map((b) => [b.service, b.weight]));
+      },
+    });
+  }, 60_000);
+
+  it("ALB: the Ingress's forward action gains a target group for the template, then loses it", async ({
+    expect,
+  }) => {
+    const namespace = 'exp-alb';
+    const ingress = `apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: web
+  namespace: ${namespace}
+  annotations:
+    kubernetes.io/ingress.class: alb
+spec:
+  rules:
+    - http:
+        paths:
+          - path: /
+            pathType: Prefix
+            backend:
+              service:
+                name: web-stable
+                port:
+                  name: use-annotation
+`;
+    await weightedExperimentRuns(expect, namespace, {
+      routing: 'alb:\n  ingress: web\n  servicePort: 80\n',
+      objects: ingress,
+      async read() {
+        const found = toPlainObject<{ metadata: { annotations?: Record<string, string> } }>(
+          await scene.clients.custom.getNamespacedCustomObject({
+            group: 'networking.k8s.io',
+            version: 'v1',
+            namespace,
+            plural: 'ingresses',
+            name: 'web',
+          }),
+        );
+        const action = found.metadata.annotations?.['alb.ingress.kubernetes.io/actions.web-stable'];
+        if (action === undefined) return {};
+        const parsed = JSON.parse(action) as {
+          ForwardConfig: { TargetGroups: Array<{ ServiceName: string; Weight: number }> };
+        };
+        return Object.fromEntries(parsed.ForwardConfig.TargetGroups.map((g) => [g.ServiceName, g.Weight]));
+      },
+    });
+  }, 60_000);
+});
