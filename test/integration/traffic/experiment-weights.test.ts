@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, inject, it, type ExpectStatic } from 'vi
 import { toPlainObject } from '../../../src/kube/client.ts';
 import { ROLLGATE_API_GROUP } from '../../../src/manifest/api-version.ts';
 import { upstreamCorpus } from '../../support/upstream-corpus.ts';
+import { abortRollout } from '../../../src/views/rollout-commands.ts';
 import { pausedAt, servicesYaml, setImage, startTrafficScene, type TrafficScene } from './traffic-scene.ts';
 
 // Every test here runs on the upstream CRDs: without them the file skips whole (its hooks too).
@@ -259,5 +260,42 @@ spec:
         return Object.fromEntries(parsed.ForwardConfig.TargetGroups.map((g) => [g.ServiceName, g.Weight]));
       },
     });
+  }, 60_000);
+
+  it('SMI, aborted during the experiment step: the template leaves the split with the canary, all to stable', async ({
+    expect,
+  }) => {
+    const namespace = 'exp-smi-abort';
+    const read = async () => {
+      const found = toPlainObject<{ spec: { backends: Array<{ service: string; weight: number }> } }>(
+        await scene.clients.custom.getNamespacedCustomObject({
+          group: 'split.smi-spec.io',
+          version: 'v1alpha4',
+          namespace,
+          plural: 'trafficsplits',
+          name: 'web',
+        }),
+      );
+      return Object.fromEntries(found.spec.backends.map((b) => [b.service, b.weight]));
+    };
+    await scene.kubectl('create', 'namespace', namespace);
+    await scene.apply(`${namespace}-services.yaml`, servicesYaml(namespace));
+    // A long experiment: only the abort ends the step.
+    await scene.apply(
+      `${namespace}-rollout.yaml`,
+      rolloutYaml(namespace, 'smi: {}\n').replace('duration: 4s', 'duration: 1h'),
+    );
+    await scene.waitFor('the first revision healthy', namespace, 'web', (s) => s.phase === 'Healthy');
+    await setImage(scene, namespace, 'web:2');
+    await expect
+      .poll(async () => Object.keys(await read()).length, { timeout: 20_000, interval: 100 })
+      .toBe(3);
+    await abortRollout(scene.clients, { namespace, name: 'web' });
+    await scene.waitFor('the abort carried out', namespace, 'web', (s) => s.phase === 'Degraded');
+    await expect.poll(read, { timeout: 10_000 }).toEqual({ 'web-stable': 100, 'web-canary': 0 });
+    // The abort stopped the Experiment too: it ends (terminated: its templates Successful).
+    await expect
+      .poll(async () => (await experimentsIn(namespace))[0]?.status?.phase, { timeout: 10_000 })
+      .toBeOneOf(['Successful', 'Failed', 'Error', 'Inconclusive']);
   }, 60_000);
 });
