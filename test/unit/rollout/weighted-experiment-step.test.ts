@@ -223,4 +223,37 @@ describe('a weighted experiment step with a traffic router', () => {
     ]);
     expect(result.actions.filter((a) => a.kind === 'scaleReplicaSet')).toEqual([]);
   });
+
+  it.each([
+    [
+      'with NGINX, which sends experiments nothing',
+      { nginx: { stableIngress: 'web' } },
+      'unsupported: with nginx (only the Istio, SMI and ALB routers send traffic to experiment templates, as in Argo)',
+    ],
+    ['without a router', undefined, 'requires strategy.canary.trafficRouting'],
+  ])('a weight %s is InvalidSpec at its field, never run unweighted', (_name, trafficRouting, message) => {
+    const rollout = aRollout()
+      .withReplicas(10)
+      .withImage('app:2')
+      .withSteps(
+        { setWeight: 10 },
+        { experiment: { templates: [{ name: 'exp', specRef: 'canary', weight: 20 }] } },
+      )
+      .withCanary({
+        canaryService: 'web-canary',
+        stableService: 'web-stable',
+        ...(trafficRouting !== undefined && { trafficRouting }),
+      })
+      .atStep(1)
+      .build();
+    const observed = anObservedState(rollout)
+      .withReplicaSet('app:1', { replicas: 10 })
+      .withReplicaSet('app:2', { replicas: 1 })
+      .build();
+    const result = planRollout(rollout, observed, NOW);
+    expect(result.actions.filter((a) => a.kind !== 'emitEvent')).toEqual([]);
+    const invalid = result.status.conditions?.find((c) => c.type === 'InvalidSpec');
+    expect(invalid?.message).toContain('spec.strategy.canary.steps[1].experiment.templates[0].weight');
+    expect(invalid?.message).toContain(message);
+  });
 });
