@@ -1,6 +1,9 @@
 // End to end, a weighted experiment step through each router that carries one (Istio, SMI, ALB): while the step's
 // Experiment runs, the route read back from the sandbox sends the template's weight to the Service the Experiment
-// created (selecting the template's pods by hash), out of the stable's share; once the step passes it is gone.
+// created (selecting the template's pods by hash), out of the stable's share; once the step passes (or the rollout
+// aborts) it is gone. Argo's own SMI and Istio weighted-experiment examples run as written.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, inject, it, type ExpectStatic } from 'vitest';
 import { toPlainObject } from '../../../src/kube/client.ts';
 import { ROLLGATE_API_GROUP } from '../../../src/manifest/api-version.ts';
@@ -10,6 +13,7 @@ import { pausedAt, servicesYaml, setImage, startTrafficScene, type TrafficScene 
 
 // Every test here runs on the upstream CRDs: without them the file skips whole (its hooks too).
 const crds = upstreamCorpus('crds', import.meta.filename);
+const examples = upstreamCorpus('argo-rollouts/examples', import.meta.filename);
 
 let scene: TrafficScene;
 
@@ -298,4 +302,86 @@ spec:
       .poll(async () => (await experimentsIn(namespace))[0]?.status?.phase, { timeout: 10_000 })
       .toBeOneOf(['Successful', 'Failed', 'Error', 'Inconclusive']);
   }, 60_000);
+
+  // Argo's own examples, applied as written (the Rollout as Rollgate's kind, in a namespace of its own). Their
+  // experiments have no duration: the step holds the template's share until the rollout is aborted.
+  it.skipIf(examples.missing).for([
+    {
+      file: 'rollout-smi-experiment-step.yaml',
+      rollout: 'rollout-smi-experiment',
+      route: { group: 'split.smi-spec.io', version: 'v1alpha4', plural: 'trafficsplits' },
+      routeName: 'rollout-smi-experiment-trafficsplit',
+      services: { canary: 'rollout-smi-experiment-canary', stable: 'rollout-smi-experiment-stable' },
+      weights: { canary: 5, template: 5 },
+    },
+    {
+      file: 'istio-host-split-experiment-step.yaml',
+      rollout: 'istio-host-split',
+      route: { group: 'networking.istio.io', version: 'v1alpha3', plural: 'virtualservices' },
+      routeName: 'istio-host-split-vsvc',
+      services: { canary: 'istio-host-split-canary', stable: 'istio-host-split-stable' },
+      weights: { canary: 10, template: 20 },
+    },
+  ])(
+    "Argo's $file runs as written: the template's share while the step holds, all to stable on abort",
+    async (example, { expect }) => {
+      const namespace = `argo-${example.rollout}`.slice(0, 60);
+      const read = async (): Promise<Record<string, number>> => {
+        const found = toPlainObject<{
+          spec: {
+            backends?: Array<{ service: string; weight: number }>;
+            http?: Array<{ route: Array<{ destination: { host: string }; weight?: number }> }>;
+          };
+        }>(
+          await scene.clients.custom.getNamespacedCustomObject({
+            ...example.route,
+            namespace,
+            name: example.routeName,
+          }),
+        );
+        const pairs =
+          found.spec.backends?.map((b): [string, number] => [b.service, b.weight]) ??
+          found.spec.http![0]!.route.map((d): [string, number] => [d.destination.host, d.weight ?? 0]);
+        return Object.fromEntries(pairs);
+      };
+      await scene.kubectl('create', 'namespace', namespace);
+      const text = readFileSync(
+        join(examples.folder, 'traffic-routing-experiment-step', example.file),
+        'utf8',
+      );
+      const asRollgate = text.replace(
+        'apiVersion: argoproj.io/v1alpha1',
+        'apiVersion: rollgate.dev/v1alpha1',
+      );
+      expect(asRollgate).not.toContain('argoproj.io/v1alpha1');
+      const written = join(scene.tmp.path, `${namespace}.yaml`);
+      writeFileSync(written, asRollgate);
+      await scene.kubectl('apply', '-n', namespace, '-f', written);
+      await scene.waitFor('the example healthy', namespace, example.rollout, (st) => st.phase === 'Healthy');
+      await scene.kubectl(
+        'patch',
+        'rollouts.rollgate.dev',
+        example.rollout,
+        '-n',
+        namespace,
+        '--type=json',
+        '-p',
+        '[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"argoproj/rollouts-demo:yellow"}]',
+      );
+      await expect
+        .poll(async () => Object.keys(await read()).length, { timeout: 20_000, interval: 100 })
+        .toBe(3);
+      const [experiment] = await experimentsIn(namespace);
+      const service = experiment?.status?.templateStatuses?.[0]?.serviceName;
+      expect(await read()).toEqual({
+        [example.services.stable]: 100 - example.weights.canary - example.weights.template,
+        [example.services.canary]: example.weights.canary,
+        [service!]: example.weights.template,
+      });
+      await abortRollout(scene.clients, { namespace, name: example.rollout });
+      await expect
+        .poll(read, { timeout: 15_000 })
+        .toEqual({ [example.services.stable]: 100, [example.services.canary]: 0 });
+    },
+  );
 });
