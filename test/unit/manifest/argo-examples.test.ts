@@ -26,7 +26,6 @@ const read = (file: string) => ({ file, text: readFileSync(join(examples, file),
 // its own, next to the shared template files its Rollouts reference.
 const SHARED_TEMPLATES = ['analysis-templates.yaml', 'cluster-analysis-templates.yaml'];
 
-
 /** For each file: every Rollout/template in it, and the exact errors expected (none = clean). */
 const EXPECTED: Record<string, Record<string, string[]>> = {
   'analysis-templates.yaml': { 'AnalysisTemplate/pass': [], 'AnalysisTemplate/random-fail': [] },
