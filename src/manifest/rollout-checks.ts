@@ -4,7 +4,14 @@ import type { FieldPath } from './field-path.ts';
 import { isEmptySelector, selectorMismatches } from './label-selector.ts';
 import type { PodTemplate } from './kube-meta.ts';
 import { checkObjectLabels, checkPodTemplate } from './pod-template-checks.ts';
-import type { AnalysisTemplateRef, AntiAffinity, DeclaredRollout, WorkloadRef } from './rollout.ts';
+import type {
+  AnalysisTemplateRef,
+  AntiAffinity,
+  CanaryStep,
+  DeclaredRollout,
+  RolloutExperimentTemplate,
+  WorkloadRef,
+} from './rollout.ts';
 import { ROLLOUT_DEFAULTS, canaryStepKinds } from './rollout.ts';
 import { checkTrafficRouting } from './traffic-routing-checks.ts';
 import { WORKLOAD_KINDS, WORKLOAD_KINDS_TEXT, workloadKindOf } from './workload-kinds.ts';
@@ -374,6 +381,7 @@ function checkCanary(rollout: DeclaredRollout, sink: IssueCollector, context: Ro
               );
             names.add(template.name);
           });
+          checkExperimentWeights(step.experiment?.templates ?? [], index, canary, stepAt, sink);
           (step.experiment?.analyses ?? []).forEach((analysis, a) =>
             checkTemplateRefs(
               [
@@ -441,4 +449,45 @@ function checkTemplateRefs(
       `${kind} ${JSON.stringify(name)} not found among the validated manifests${where}; add it, or list it in the annotation ${EXPECT_IN_CLUSTER_ANNOTATION} if it already exists in the cluster`,
     );
   });
+}
+
+/**
+ * An experiment step's template weights (Argo: a weight needs trafficRouting). Rollgate also refuses weights
+ * that cannot be honoured: a negative one, or the templates' and the canary's (the last setWeight before the
+ * step) adding up to more than maxTrafficWeight, which would leave the stable a negative share.
+ */
+function checkExperimentWeights(
+  templates: readonly RolloutExperimentTemplate[],
+  index: number,
+  canary: {
+    trafficRouting?: { maxTrafficWeight?: number | undefined } | undefined;
+    steps?: readonly CanaryStep[] | undefined;
+  },
+  stepAt: (...rest: Array<string | number>) => FieldPath,
+  sink: IssueCollector,
+): void {
+  let total = 0;
+  templates.forEach((template, t) => {
+    if (template.weight === undefined) return;
+    if (canary.trafficRouting === undefined)
+      sink.error(
+        stepAt('experiment', 'templates', t, 'weight'),
+        'requires strategy.canary.trafficRouting (the weight is a share of what the router sends)',
+      );
+    else if (template.weight < 0)
+      sink.error(
+        stepAt('experiment', 'templates', t, 'weight'),
+        `must be at least 0, got ${template.weight}`,
+      );
+    else total += template.weight;
+  });
+  if (canary.trafficRouting === undefined || total === 0) return;
+  const max = canary.trafficRouting.maxTrafficWeight ?? 100;
+  const before = (canary.steps ?? []).slice(0, index).findLast((step) => step.setWeight !== undefined);
+  const canaryWeight = before?.setWeight ?? 0;
+  if (total + canaryWeight > max)
+    sink.error(
+      stepAt('experiment', 'templates'),
+      `the templates' weights (${total}) and the canary's (${canaryWeight}, its last setWeight) add up to more than ${max}${max === 100 ? '' : ' (trafficRouting.maxTrafficWeight)'}: the stable would get less than nothing`,
+    );
 }

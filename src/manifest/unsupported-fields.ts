@@ -71,6 +71,28 @@ export function unsupportedTrafficRouters(routing: TrafficRouting | Record<strin
   return found;
 }
 
+/**
+ * The routers that send an experiment step's weighted templates their share (Argo: SMI, ALB and Istio; its
+ * plugin interface too, but the Gateway API plugin ignores the extra destinations). src/traffic's provider
+ * table marks the same rows (`experimentDestinations`); a test keeps the two in step.
+ */
+export const EXPERIMENT_WEIGHT_ROUTERS: readonly string[] = ['istio', 'smi', 'alb'];
+
+/**
+ * The routers a trafficRouting sets that cannot weight experiment templates, as printed (`nginx`,
+ * `plugins["argoproj-labs/gatewayAPI"]`); empty when every router set can (or none is set).
+ */
+export function routersWithoutExperimentWeights(routing: TrafficRouting | Record<string, unknown>): string[] {
+  const set = routing as Record<string, unknown>;
+  return TRAFFIC_ROUTING_PROVIDERS.flatMap((provider) => {
+    const block = set[provider];
+    if (block === undefined || EXPERIMENT_WEIGHT_ROUTERS.includes(provider)) return [];
+    if (provider === 'plugins' && isRecord(block))
+      return Object.keys(block).map((name) => `plugins[${JSON.stringify(name)}]`);
+    return [provider];
+  });
+}
+
 /** How a field Rollgate does not honour is reported. */
 export type UnsupportedSeverity = 'error' | 'warning';
 
@@ -150,9 +172,10 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason: `Rollgate reads ${CONTOUR_PLUGIN_FIELDS.join(', ')} (${CONTOUR_PLUGIN}) and ${OPENSHIFT_PLUGIN_FIELDS.join(', ')} (${OPENSHIFT_PLUGIN})`,
   },
   experimentWeight: {
-    field: 'spec.strategy.canary.steps[].experiment.templates[].weight',
+    field:
+      'spec.strategy.canary.steps[].experiment.templates[].weight (with a router other than Istio, SMI or ALB)',
     severity: 'error',
-    reason: 'Rollgate routes no traffic to experiment templates yet',
+    reason: 'only the Istio, SMI and ALB routers send traffic to experiment templates, as in Argo',
   },
   experimentFieldRef: {
     field: 'spec.strategy.canary.steps[].experiment.analyses[].args[].valueFrom.fieldRef',
@@ -360,6 +383,7 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       step['experiment'],
       at('steps', index, 'experiment'),
       `strategy.canary.steps[${index}].experiment`,
+      routersWithoutExperimentWeights(routing),
       sink,
     );
     for (const kind of [
@@ -406,23 +430,25 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
   });
 }
 
-// The fields of an experiment step Rollgate does not honour: weighted templates, fieldRef args.
+// The fields of an experiment step Rollgate does not honour: weighted templates with a router that cannot
+// send them traffic (`unweighted`: those set; without any router it is an invalid spec, rollout-checks), fieldRef args.
 function checkExperimentStep(
   experiment: unknown,
   path: FieldPath,
   printed: string,
+  unweighted: readonly string[],
   sink: IssueCollector,
 ): void {
   if (!isRecord(experiment)) return;
   const r = ROLLOUT_UNSUPPORTED_RULES;
   const templates = experiment['templates'];
-  if (Array.isArray(templates))
+  if (Array.isArray(templates) && unweighted.length > 0)
     templates.forEach((template: unknown, index) => {
       if (isRecord(template) && template['weight'] !== undefined)
         report(
           sink,
           [...path, 'templates', index, 'weight'],
-          `${printed}.templates[${index}].weight`,
+          `${printed}.templates[${index}].weight with ${unweighted.join(', ')}`,
           r.experimentWeight,
         );
     });

@@ -81,6 +81,16 @@ export interface ObservedRolloutExperiment {
   message?: string;
   /** spec.terminate is set. */
   terminate: boolean;
+  /** status.templateStatuses: the Service each template got (for a weighted template) and its pods' hash. */
+  templateStatuses?: ObservedExperimentTemplate[];
+}
+
+/** One template of an Experiment as its status records it. */
+export interface ObservedExperimentTemplate {
+  name: string;
+  /** The template's Service, once the Experiment created it. */
+  serviceName?: string;
+  podTemplateHash?: string;
 }
 
 /**
