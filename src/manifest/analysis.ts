@@ -148,6 +148,39 @@ export const graphiteMetricSchema = z.object({
 });
 export type GraphiteMetric = z.infer<typeof graphiteMetricSchema>;
 
+/**
+ * The providers that answer with a value, which a `judge` side may use: the same blocks as under
+ * `metric.provider` (a judge side is never a job or another judge).
+ */
+export const seriesProviderSchema = z.object({
+  prometheus: prometheusMetricSchema.optional(),
+  web: webMetricSchema.optional(),
+  datadog: datadogMetricSchema.optional(),
+  newRelic: newRelicMetricSchema.optional(),
+  graphite: graphiteMetricSchema.optional(),
+});
+export type SeriesProvider = z.infer<typeof seriesProviderSchema>;
+
+/** A number, or a string holding one (it may come from `{{args.x}}`); read when the run measures. */
+const numberOrStringSchema = z.union([z.number(), z.string()]);
+
+/**
+ * `judge` (Rollgate's own, no Argo counterpart): the same query run for the canary and the stable (or
+ * a baseline) over one window through any series provider, the two samples compared by a
+ * Mann-Whitney test with a tolerance. `direction` names the bad change (default increase),
+ * `tolerance` the relative shift of the median allowed (default 0), `confidence` the test's level
+ * (default 0.95), `minSamples` the points each side needs (default 20). See docs/analysis.md.
+ */
+export const judgeMetricSchema = z.object({
+  canary: seriesProviderSchema,
+  stable: seriesProviderSchema,
+  direction: z.enum(['increase', 'decrease', 'either']).optional(),
+  tolerance: numberOrStringSchema.optional(),
+  confidence: numberOrStringSchema.optional(),
+  minSamples: numberOrStringSchema.optional(),
+});
+export type JudgeMetric = z.infer<typeof judgeMetricSchema>;
+
 /** Providers Rollgate runs; the others are parsed as loose objects so they can be reported. */
 export const SUPPORTED_METRIC_PROVIDERS = [
   'prometheus',
@@ -156,6 +189,7 @@ export const SUPPORTED_METRIC_PROVIDERS = [
   'datadog',
   'newRelic',
   'graphite',
+  'judge',
 ] as const;
 export const OTHER_METRIC_PROVIDERS = [
   'kayenta',
@@ -173,6 +207,7 @@ export const metricProviderSchema = z.object({
   datadog: datadogMetricSchema.optional(),
   newRelic: newRelicMetricSchema.optional(),
   graphite: graphiteMetricSchema.optional(),
+  judge: judgeMetricSchema.optional(),
   kayenta: looseMapSchema.optional(),
   wavefront: looseMapSchema.optional(),
   cloudWatch: looseMapSchema.optional(),

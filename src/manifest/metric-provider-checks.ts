@@ -1,6 +1,8 @@
 // Checks of a metric's provider block that need more than its shape: rangeQuery bounds and step, one authentication method with its fields, Datadog's query combinations.
-import type { Metric, MetricAuthentication } from './analysis.ts';
+import type { Metric, MetricAuthentication, SeriesProvider } from './analysis.ts';
 import { parseDuration } from './duration.ts';
+import { JudgeFieldError } from './judge-field-error.ts';
+import { readJudgeFields } from './judge-fields.ts';
 import { authenticationMethods } from './metric-authentication.ts';
 import { checkTimeExpression } from './time-expression.ts';
 
@@ -102,11 +104,62 @@ function datadogIssues(metric: Metric): MetricProviderIssue[] {
   return issues;
 }
 
+function seriesProviderKeys(side: SeriesProvider): string[] {
+  return Object.entries(side)
+    .filter(([, v]) => v !== undefined && v !== null)
+    .map(([k]) => k);
+}
+
+/**
+ * A judge's two sides each name one series provider, the same one (the comparison is of one query's
+ * answers), and each side passes that provider's own checks; its numbers read; it has no conditions,
+ * which it would ignore (the judge decides).
+ */
+function judgeIssues(metric: Metric): MetricProviderIssue[] {
+  const judge = metric.provider.judge;
+  if (judge === undefined) return [];
+  const at = ['provider', 'judge'];
+  const issues: MetricProviderIssue[] = [];
+  const keys: Record<string, string | undefined> = {};
+  for (const side of ['canary', 'stable'] as const) {
+    const found = seriesProviderKeys(judge[side]);
+    if (found.length !== 1) {
+      issues.push({
+        path: [...at, side],
+        message: `must set one provider (prometheus, web, datadog, newRelic, graphite), found ${found.length === 0 ? 'none' : found.join(', ')}`,
+      });
+      continue;
+    }
+    keys[side] = found[0];
+    for (const issue of metricProviderIssues({ ...metric, provider: judge[side] }))
+      issues.push({ path: [...at, side, ...issue.path.slice(1)], message: issue.message });
+  }
+  if (keys['canary'] !== undefined && keys['stable'] !== undefined && keys['canary'] !== keys['stable'])
+    issues.push({
+      path: [...at, 'stable'],
+      message: `must use the canary's provider (${keys['canary']}), got ${keys['stable']}: both sides are one query's answers`,
+    });
+  const numbers = [judge.tolerance, judge.confidence, judge.minSamples];
+  if (!numbers.some((n) => typeof n === 'string' && PLACEHOLDER.test(n))) {
+    try {
+      readJudgeFields(judge);
+    } catch (error) {
+      if (!(error instanceof JudgeFieldError)) throw error;
+      issues.push({ path: [...at, error.field], message: error.reason });
+    }
+  }
+  for (const field of ['successCondition', 'failureCondition'] as const)
+    if (metric[field] !== undefined)
+      issues.push({ path: [field], message: 'is not used by a judge metric (the judge decides): remove it' });
+  return issues;
+}
+
 /**
  * What a run of `metric` would trip over in its provider block: a rangeQuery whose start/end are not
  * time expressions or whose step is no positive duration (unless an `{{args.x}}` is still in it),
  * an `authentication` with more than one method or without a method's required fields, a Datadog
- * block whose query fields do not combine, an empty New Relic query, a Graphite block without address or query.
+ * block whose query fields do not combine, an empty New Relic query, a Graphite block without address or query,
+ * a judge whose sides or numbers do not read.
  */
 export function metricProviderIssues(metric: Metric): MetricProviderIssue[] {
   return [
@@ -124,5 +177,6 @@ export function metricProviderIssues(metric: Metric): MetricProviderIssue[] {
     ...(['address', 'query'] as const)
       .filter((field) => metric.provider.graphite !== undefined && !metric.provider.graphite[field]?.trim())
       .map((field) => ({ path: ['provider', 'graphite', field], message: 'is required' })),
+    ...judgeIssues(metric),
   ];
 }

@@ -1,27 +1,9 @@
 // The canary-versus-stable verdict (pure): a Mann-Whitney test and a tolerance on the shift of medians.
+import { JUDGE_DEFAULTS, type JudgeFields } from '../../manifest/judge-fields.ts';
 import { mannWhitneyU } from './mann-whitney.ts';
 
-/** Which change of the canary against the stable is bad: higher (latency, errors), lower (success rate), or either. */
-export type JudgeDirection = 'increase' | 'decrease' | 'either';
-
-/** How {@link judgeSamples} decides; see docs/analysis.md, "judge". */
-export interface JudgeSettings {
-  direction: JudgeDirection;
-  /** The relative shift of the canary's median allowed in the bad direction (0.05 = 5 %). */
-  tolerance: number;
-  /** Confidence that the two differ before a shift counts (0.95: a p-value below 0.05). */
-  confidence: number;
-  /** Fewer finite points on either side → inconclusive. */
-  minSamples: number;
-}
-
-/** Kayenta's NetflixACAJudge judges increases only with no allowed effect unless told; so does Rollgate. */
-export const DEFAULT_JUDGE_SETTINGS: JudgeSettings = {
-  direction: 'increase',
-  tolerance: 0,
-  confidence: 0.95,
-  minSamples: 20,
-};
+/** How {@link judgeSamples} decides (a judge metric's fields, read by `readJudgeFields`); see docs/analysis.md, "judge". */
+export type JudgeSettings = JudgeFields;
 
 /** One side's points, summarised for the stored measurement. */
 export interface SampleSummary {
@@ -82,7 +64,7 @@ const number = (x: number): string => String(Number(x.toPrecision(6)));
 export function judgeSamples(
   canaryPoints: readonly number[],
   stablePoints: readonly number[],
-  settings: JudgeSettings = DEFAULT_JUDGE_SETTINGS,
+  settings: JudgeSettings = JUDGE_DEFAULTS,
 ): JudgeVerdict {
   const canarySorted = canaryPoints.filter(Number.isFinite).sort((x, y) => x - y);
   const stableSorted = stablePoints.filter(Number.isFinite).sort((x, y) => x - y);

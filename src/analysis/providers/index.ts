@@ -1,4 +1,4 @@
-// The metric providers (I/O): Prometheus, web, job (with their authentication), Datadog, New Relic and Graphite, and the registry the run executor looks them up in.
+// The metric providers (I/O): Prometheus, web, job (with their authentication), Datadog, New Relic, Graphite and the canary-versus-stable judge, and the registry the run executor looks them up in.
 import type { JobRunner } from './job-runner.ts';
 import type { HostPolicy } from './host-policy.ts';
 import { createJobProvider } from './job-provider.ts';
@@ -10,6 +10,7 @@ import { createOAuth2TokenSource } from './oauth2-token-source.ts';
 import { createDatadogProvider } from './datadog-provider.ts';
 import { createNewRelicProvider } from './new-relic-provider.ts';
 import { createGraphiteProvider } from './graphite-provider.ts';
+import { createJudgeProvider } from './judge-provider.ts';
 import type { ProviderSecrets } from './provider-secrets.ts';
 
 export {
@@ -32,6 +33,7 @@ export {
 } from './new-relic-provider.ts';
 export type { NewRelicProviderOptions } from './new-relic-provider.ts';
 export { createGraphiteProvider, mapGraphiteRender } from './graphite-provider.ts';
+export { createJudgeProvider, judgeSummary, samplePoints } from './judge-provider.ts';
 export { staticProviderSecrets } from './provider-secrets.ts';
 export type { ProviderSecrets } from './provider-secrets.ts';
 export { rateLimitDelayMs } from './rate-limit.ts';
@@ -69,13 +71,13 @@ export interface DefaultMetricProvidersOptions {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** The registry a reconcile worker uses: prometheus, web, datadog, newRelic, graphite, and job when a JobRunner is given. */
+/** The registry a reconcile worker uses: prometheus, web, datadog, newRelic, graphite, judge (over those five), and job when a JobRunner is given. */
 export function createDefaultMetricProviders(
   options: DefaultMetricProvidersOptions = {},
 ): MetricProviderRegistry {
   // One token cache for both providers: a client used by a prometheus and a web metric fetches once.
   const tokens = createOAuth2TokenSource();
-  return createMetricProviderRegistry([
+  const series = [
     createPrometheusProvider({
       tokens,
       ...options.prometheus,
@@ -92,6 +94,11 @@ export function createDefaultMetricProviders(
       ...(options.policy && { policy: options.policy }),
     }),
     createGraphiteProvider(options.policy ? { policy: options.policy } : {}),
+  ];
+  return createMetricProviderRegistry([
+    ...series,
+    // A judge side names one of the value providers above, never a job or another judge.
+    createJudgeProvider(createMetricProviderRegistry(series)),
     ...(options.jobRunner ? [createJobProvider(options.jobRunner, options.jobPods)] : []),
   ]);
 }
