@@ -40,7 +40,7 @@ export interface ReplayOptions {
   start: Date;
   /** Past this, the run is terminated (the past run ended, the range ends); none: only the source's exhaustion. */
   end?: Date;
-  /** Secret arguments: a recorded replay needs none (no query is sent); a live source gets a real one. */
+  /** Reads secret arguments; without it a metric that needs one is an Error measurement (as in a live run without one). */
   resolveSecret?: SecretResolver;
   /** Bound on reconcile passes (default 10 000), so no template can make a replay loop for ever. */
   maxPasses?: number;
@@ -104,7 +104,7 @@ export async function replayAnalysisRun(run: AnalysisRun, options: ReplayOptions
     const outcome = await reconcileAnalysisRun(current, {
       providers: source.providers,
       now,
-      resolveSecret: options.resolveSecret ?? (() => Promise.resolve('')),
+      ...(options.resolveSecret !== undefined && { resolveSecret: options.resolveSecret }),
     });
     current = { ...current, status: outcome.status };
     if (isCompletedPhase(outcome.status.phase)) break;

@@ -6,11 +6,9 @@ import type {
   ClusterAnalysisTemplate,
 } from '../../manifest/analysis.ts';
 import { buildAnalysisRun } from '../build-analysis-run.ts';
+import { analysisTemplateNamesOf } from '../run-template-annotation.ts';
 import { recordedMeasurements } from './recorded-measurements.ts';
 import { replayAnalysisRun, type ReplayOutcome } from './replay-analysis-run.ts';
-
-/** The annotation naming the templates a run was built from (`AnalysisTemplate/name`, comma-separated). */
-export const ANALYSIS_TEMPLATES_ANNOTATION = 'rollgate.dev/analysis-templates';
 
 type Template = AnalysisTemplate | ClusterAnalysisTemplate;
 
@@ -31,15 +29,6 @@ export interface PastRunReplay {
 const ROLLOUT_LABEL = 'rollgate.dev/rollout';
 const HASH_LABEL = 'rollouts-pod-template-hash';
 
-function templateNames(run: AnalysisRun): string[] | undefined {
-  const text = run.metadata.annotations?.[ANALYSIS_TEMPLATES_ANNOTATION];
-  if (text === undefined) return undefined;
-  return text
-    .split(',')
-    .map((ref) => ref.trim().split('/').at(-1) ?? '')
-    .filter((name) => name !== '');
-}
-
 /**
  * The runs a template's replay looks at, newest first, at most `limit`: those whose
  * `rollgate.dev/analysis-templates` annotation names `templateName`; a run made before that annotation
@@ -54,7 +43,7 @@ export function selectPastRuns(
   const started = (run: AnalysisRun): string => run.status?.startedAt ?? run.metadata.creationTimestamp ?? '';
   return runs
     .filter((run) => {
-      const names = templateNames(run);
+      const names = analysisTemplateNamesOf(run);
       if (names !== undefined) return names.includes(templateName);
       const measured = new Set((run.status?.metricResults ?? []).map((r) => r.name));
       return metricNames.length > 0 && metricNames.every((name) => measured.has(name));
@@ -120,6 +109,8 @@ export async function replayPastRun(template: Template, past: AnalysisRun): Prom
   const end = endOf(past);
   const { status: _status, ...replay } = await replayAnalysisRun(run, {
     source: recordedMeasurements(past, run.spec.metrics),
+    // No query is sent in a recorded replay: a secret argument's placeholder may stay empty.
+    resolveSecret: () => Promise.resolve(''),
     start: new Date(past.status?.startedAt ?? 0),
     ...(end !== undefined && { end }),
   });

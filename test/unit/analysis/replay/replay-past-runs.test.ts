@@ -4,11 +4,8 @@ import { buildAnalysisRun } from '../../../../src/analysis/build-analysis-run.ts
 import { reconcileAnalysisRun } from '../../../../src/analysis/run-executor.ts';
 import { createMetricProviderRegistry } from '../../../../src/analysis/providers/metric-provider.ts';
 import { recordedValue } from '../../../../src/analysis/replay/recorded-value.ts';
-import {
-  ANALYSIS_TEMPLATES_ANNOTATION,
-  replayPastRun,
-  selectPastRuns,
-} from '../../../../src/analysis/replay/replay-past-runs.ts';
+import { replayPastRun, selectPastRuns } from '../../../../src/analysis/replay/replay-past-runs.ts';
+import { ANALYSIS_TEMPLATES_ANNOTATION } from '../../../../src/analysis/run-template-annotation.ts';
 import type { AnalysisRun, AnalysisTemplate } from '../../../../src/manifest/analysis.ts';
 
 function template(successCondition: string, extra: Record<string, unknown> = {}): AnalysisTemplate {
