@@ -161,8 +161,11 @@ export const seriesProviderSchema = z.object({
 });
 export type SeriesProvider = z.infer<typeof seriesProviderSchema>;
 
-/** A number, or a string holding one (it may come from `{{args.x}}`); read when the run measures. */
-const numberOrStringSchema = z.union([z.number(), z.string()]);
+/**
+ * A number, or a string holding one (it may come from `{{args.x}}`), read by `readJudgeFields`, which
+ * refuses anything else at the field. Left open here because a CRD's int-or-string refuses 0.05.
+ */
+const judgeNumberSchema = z.unknown();
 
 /**
  * `judge` (Rollgate's own, no Argo counterpart): the same query run for the canary and the stable (or
@@ -175,9 +178,9 @@ export const judgeMetricSchema = z.object({
   canary: seriesProviderSchema,
   stable: seriesProviderSchema,
   direction: z.enum(['increase', 'decrease', 'either']).optional(),
-  tolerance: numberOrStringSchema.optional(),
-  confidence: numberOrStringSchema.optional(),
-  minSamples: numberOrStringSchema.optional(),
+  tolerance: judgeNumberSchema.optional(),
+  confidence: judgeNumberSchema.optional(),
+  minSamples: judgeNumberSchema.optional(),
 });
 export type JudgeMetric = z.infer<typeof judgeMetricSchema>;
 

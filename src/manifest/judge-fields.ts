@@ -20,9 +20,14 @@ export const JUDGE_DEFAULTS: JudgeFields = {
 
 const NUMBER_TEXT = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
-function readNumber(value: number | string | undefined, field: JudgeFieldError['field']): number | undefined {
+function readNumber(value: unknown, field: JudgeFieldError['field']): number | undefined {
   if (value === undefined) return undefined;
-  const n = typeof value === 'number' ? value : NUMBER_TEXT.test(value.trim()) ? Number(value) : NaN;
+  const n =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && NUMBER_TEXT.test(value.trim())
+        ? Number(value)
+        : NaN;
   if (!Number.isFinite(n)) throw new JudgeFieldError(field, `must be a number, got ${JSON.stringify(value)}`);
   return n;
 }

@@ -187,6 +187,11 @@ describe('rollgate validate on judge metrics', () => {
       /provider\.judge\.confidence: must be between 0 and 1/,
     ],
     [
+      'a tolerance that is no number',
+      `${PROM('canary')}${PROM('stable')}          tolerance: true\n`,
+      /provider\.judge\.tolerance: must be a number, got true/,
+    ],
+    [
       'a negative tolerance',
       `${PROM('canary')}${PROM('stable')}          tolerance: -0.1\n`,
       /provider\.judge\.tolerance: must be 0 or more/,
