@@ -191,3 +191,66 @@ describe('rollgate plan --analysis --replay (three past runs in the sandbox)', (
     expect(refused.stderr).toMatch(/bad\.yaml: spec\.metrics\[0\]\.successCondition: /);
   });
 });
+
+describe('rollgate plan --analysis --replay --from/--to (a Prometheus range)', () => {
+  it('judges each window on what Prometheus held then', async () => {
+    const metric = 'rollgate_test_replay_range_rate';
+    const path = join(dir, 'range.yaml');
+    writeFileSync(
+      path,
+      JSON.stringify({
+        apiVersion: 'argoproj.io/v1alpha1',
+        kind: 'AnalysisTemplate',
+        metadata: { name: 'range-rate' },
+        spec: {
+          args: [{ name: 'rollout' }],
+          metrics: [
+            {
+              name: 'rate',
+              successCondition: 'result[0] >= 0.9',
+              provider: {
+                prometheus: { address: prometheus.address, query: `${metric}{rollout="{{args.rollout}}"}` },
+              },
+            },
+          ],
+        },
+      }),
+    );
+    const seen = async (value: number): Promise<string> => {
+      prometheus.exporter.set(metric, value, { rollout: 'ranged' });
+      await prometheus.waitFor(`${metric}{rollout="ranged"}`, (v) => v[0] === value);
+      return new Date().toISOString();
+    };
+    const goodFrom = await seen(0.99);
+    const badFrom = await seen(0.5);
+    const replay = (from: string) =>
+      runCli(
+        'plan',
+        '--analysis',
+        path,
+        '--replay',
+        '--from',
+        from,
+        '--to',
+        new Date(Date.parse(from) + 1000).toISOString(),
+        '-a',
+        'rollout=ranged',
+        '-o',
+        'json',
+      );
+    const good = JSON.parse((await replay(goodFrom)).stdout) as ReplayReport;
+    expect(good.windows?.map((w) => w.replay?.phase)).toEqual(['Successful']);
+    expect(good.windows?.[0]?.replay?.deciding).toMatchObject({ value: '[0.99]', time: goodFrom });
+    const bad = await replay(badFrom);
+    expect(bad.code).toBe(0);
+    const report = JSON.parse(bad.stdout) as ReplayReport;
+    expect(report.windows?.[0]?.replay).toMatchObject({
+      phase: 'Failed',
+      deciding: { metric: 'rate', index: 1, value: '[0.5]', time: badFrom },
+    });
+    // Without the argument the template cannot be built: the window says why.
+    const missing = await runCli('plan', '--analysis', path, '--replay', '--from', badFrom, '-o', 'json');
+    expect((JSON.parse(missing.stdout) as ReplayReport).windows?.[0]?.error).toMatch(/"rollout"/);
+    expect((await runCli('plan', '--analysis', path, '--replay', '--from', 'yesterday')).code).toBe(2);
+  });
+});
