@@ -200,9 +200,10 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
 /** The policy for analysis fields. */
 export const ANALYSIS_UNSUPPORTED_RULES = {
   provider: {
-    field: 'spec.metrics[].provider.<kayenta|wavefront|cloudWatch|influxdb|skywalking|plugin>',
+    field: 'spec.metrics[].provider.plugin',
     severity: 'error',
-    reason: 'Rollgate runs prometheus, web, job, datadog, newRelic and graphite metrics',
+    reason:
+      'Rollgate runs prometheus, web, job, datadog, newRelic, graphite, cloudWatch, influxdb, wavefront, skywalking and kayenta metrics',
   },
   sigv4Credentials: {
     field: 'spec.metrics[].provider.prometheus.authentication.sigv4.<profile|roleArn>',

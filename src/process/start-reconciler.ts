@@ -262,7 +262,7 @@ export async function startReconciler(
   // Each rollout's router comes from its trafficRouting (none without): the provider table in src/traffic.
   const routers = options.reconcile?.routers ?? trafficRouterFactory(runtime.kube.clients, log);
   // Metric providers with the configured limits: the hosts metrics may reach, the ServiceAccounts a job
-  // metric's pod may name; Datadog's and New Relic's Secrets are read in the state namespace.
+  // metric's pod may name; Datadog's, New Relic's and Wavefront's Secrets are read in the state namespace.
   const providers = createClusterMetricProviders(
     runtime.kube.clients,
     config.analysis,

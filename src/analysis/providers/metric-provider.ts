@@ -13,8 +13,8 @@ export interface MeasureContext {
 
 /**
  * One provider's answer. Value providers return `value` (what conditions see as `result`) and `raw`
- * (the text stored as the measurement's value). Providers that judge by themselves (job, judge) set `phase`;
- * `phase: 'Running'` means "still in flight, ask me again in `resumeAfterMs`".
+ * (the text stored as the measurement's value). Providers that judge by themselves (job, kayenta, judge) set
+ * `phase`; `phase: 'Running'` means "still in flight, ask me again in `resumeAfterMs`".
  */
 export interface ProviderMeasurement {
   value: unknown;

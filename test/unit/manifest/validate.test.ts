@@ -357,9 +357,12 @@ describe('unsupported fields', () => {
   });
 
   it('an unsupported metric provider is an error on the template', () => {
-    const text = TEMPLATE.replace(/ {8}prometheus:[\s\S]*$/, '        wavefront:\n          query: ts(x)\n');
+    const text = TEMPLATE.replace(
+      / {8}prometheus:[\s\S]*$/,
+      '        plugin:\n          argoproj-labs/sample:\n            query: x\n',
+    );
     expect(check(text).errors).toEqual([
-      '16:9 spec.metrics[0].provider.wavefront: unsupported: spec.metrics[0].provider.wavefront (Rollgate runs prometheus, web, job, datadog, newRelic and graphite metrics)',
+      '16:9 spec.metrics[0].provider.plugin: unsupported: spec.metrics[0].provider.plugin (Rollgate runs prometheus, web, job, datadog, newRelic, graphite, cloudWatch, influxdb, wavefront, skywalking and kayenta metrics)',
     ]);
   });
 });
@@ -435,7 +438,7 @@ describe('malformed AnalysisTemplates', () => {
     expect(check(text).errors).toEqual([
       '11:7 spec.metrics[0].interval: invalid duration "often": unexpected "often" (expected e.g. "30s", "5m", "1h30m", "250ms" or integer seconds)',
       '12:7 spec.metrics[0].count: must be a non-negative integer or an argument placeholder like "{{args.count}}", got "many"',
-      '15:7 spec.metrics[0].provider: must set one provider (prometheus, web, job, datadog, newRelic, graphite, judge)',
+      '15:7 spec.metrics[0].provider: must set one provider (prometheus, web, job, datadog, newRelic, graphite, cloudWatch, influxdb, wavefront, skywalking, kayenta, judge)',
     ]);
   });
 });
