@@ -130,7 +130,7 @@ function judgeIssues(metric: Metric): MetricProviderIssue[] {
     if (found.length !== 1) {
       issues.push({
         path: [...at, side],
-        message: `must set one provider (prometheus, web, datadog, newRelic, graphite), found ${found.length === 0 ? 'none' : found.join(', ')}`,
+        message: `must set one provider (prometheus, web, datadog, newRelic, graphite, cloudWatch, influxdb, wavefront, skywalking), found ${found.length === 0 ? 'none' : found.join(', ')}`,
       });
       continue;
     }
