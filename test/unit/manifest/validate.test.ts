@@ -438,7 +438,7 @@ describe('malformed AnalysisTemplates', () => {
     expect(check(text).errors).toEqual([
       '11:7 spec.metrics[0].interval: invalid duration "often": unexpected "often" (expected e.g. "30s", "5m", "1h30m", "250ms" or integer seconds)',
       '12:7 spec.metrics[0].count: must be a non-negative integer or an argument placeholder like "{{args.count}}", got "many"',
-      '15:7 spec.metrics[0].provider: must set one provider (prometheus, web, job, datadog, newRelic, graphite, cloudWatch, influxdb, wavefront, skywalking, kayenta)',
+      '15:7 spec.metrics[0].provider: must set one provider (prometheus, web, job, datadog, newRelic, graphite, cloudWatch, influxdb, wavefront, skywalking, kayenta, judge)',
     ]);
   });
 });
