@@ -80,11 +80,13 @@ export function dashboardAccess(
     env,
   );
   const actions = config.actions;
+  const signIn = oidcSettings(config, env);
   const base = {
     ...(readToken !== undefined ? { readToken } : {}),
-    openReads: loopback,
+    // With sign-in, reads are a person's (their RBAC) or a token's: never open, even on loopback.
+    openReads: loopback && signIn.oidc === undefined,
     ...hosts,
-    ...oidcSettings(config, env),
+    ...signIn,
   };
   if (!actions.enabled) return { ...base, actions: { enabled: false } };
   const what = actions.tokenEnv !== undefined ? 'dashboard.actions.tokenEnv' : 'dashboard.actions.tokenFile';

@@ -49,6 +49,7 @@ describe('dashboard sign-in (OpenID Connect) with rights from Kubernetes RBAC', 
       name: 'dashboard-oidc',
       redisUrl: inject('redisUrl'),
       cluster: { sandbox: { rbac: true } },
+      logger: { capture: 'debug' },
       config: {
         server: { host: '127.0.0.1', port },
         dashboard: {
@@ -219,5 +220,63 @@ describe('dashboard sign-in (OpenID Connect) with rights from Kubernetes RBAC', 
     await bob.getByRole('link', { name: 'Sign in' }).waitFor();
     const cookies = await bob.context().cookies(dashboard);
     expect(cookies.map((c) => c.name)).not.toContain('rollgate_session');
+  });
+
+  it("takes a signed-in person's verbs only from its own page with the CSRF value, and keeps secrets out of logs", async () => {
+    const page = await signIn('alice');
+    const cookies = await page.context().cookies(dashboard);
+    const session = cookies.find((c) => c.name === 'rollgate_session')!;
+    expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', secure: false, path: '/' });
+    expect(cookies.map((c) => c.name)).not.toContain('rollgate_sign_in');
+    const cookie = `rollgate_session=${session.value}`;
+    const view = (await (await fetch(`${dashboard}/api/v1/session`, { headers: { cookie } })).json()) as {
+      user: string;
+      groups: string[];
+      csrf: string;
+    };
+    expect(view).toMatchObject({ user: 'alice@example.com', groups: ['team-a'] });
+
+    const promote = (headers: Record<string, string>) =>
+      fetch(`${dashboard}/api/v1/rollouts/team-a/web/promote`, {
+        method: 'POST',
+        headers: { cookie, ...headers },
+      });
+    const codeOf = async (res: Response) => [
+      res.status,
+      ((await res.json()) as { error: { code: string } }).error.code,
+    ];
+    // Another site's page (its Origin), a client sending no Origin, or no CSRF value: refused before any request.
+    expect(
+      await codeOf(await promote({ origin: 'http://evil.example', 'x-rollgate-csrf': view.csrf })),
+    ).toEqual([403, 'dashboard.cross_origin']);
+    expect(await codeOf(await promote({ 'x-rollgate-csrf': view.csrf }))).toEqual([
+      403,
+      'dashboard.cross_origin',
+    ]);
+    expect(await codeOf(await promote({ origin: dashboard }))).toEqual([403, 'dashboard.csrf']);
+    expect(await codeOf(await promote({ origin: dashboard, 'x-rollgate-csrf': 'guess' }))).toEqual([
+      403,
+      'dashboard.csrf',
+    ]);
+
+    // A cookie changed by hand (another group) is no session.
+    const [body, mac] = session.value.split('.');
+    const claims = JSON.parse(Buffer.from(body!, 'base64url').toString()) as { groups: string[] };
+    claims.groups.push('team-b');
+    const forged = `rollgate_session=${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${mac}`;
+    const reads = await fetch(`${dashboard}/api/v1/rollouts`, { headers: { cookie: forged } });
+    expect(reads.status).toBe(401);
+
+    // A callback with no sign-in of this browser behind it (a login CSRF) sets no session.
+    const stray = await fetch(`${dashboard}/ui/auth/callback?code=x&state=y`, { redirect: 'manual' });
+    expect(stray.status).toBe(400);
+    expect(stray.headers.getSetCookie().join()).not.toContain('rollgate_session=e');
+
+    const logged = scene.logged();
+    expect(logged).toContain('dashboard sign-in');
+    for (const secret of [CLIENT_SECRET, SESSION_KEY, session.value, view.csrf])
+      expect(logged).not.toContain(secret);
+    const html = await (await fetch(`${dashboard}/ui/`)).text();
+    expect(html).not.toContain(CLIENT_SECRET);
   });
 });
