@@ -115,15 +115,24 @@ describe('dashboard sign-in on a real API server', () => {
     ).toBe(false);
 
     // The audit log: Rollgate's ServiceAccount sent them, acting as each person with their groups, one by one.
-    const patches = auditedRequests({ since }).filter(
-      (r) => r.verb === 'patch' && r.requestURI.includes('/rollouts/web'),
+    const audited = auditedRequests({ since }).filter((r) =>
+      r.requestURI.includes(`/namespaces/${namespace.name}/rollouts`),
     );
     // (The API server adds system:authenticated to every impersonated user.)
-    const groups = (r: (typeof patches)[number]) =>
-      r.impersonatedGroups?.filter((g) => g !== 'system:authenticated');
-    expect(patches.map((r) => [r.impersonatedUser, groups(r), r.decision])).toEqual([
-      ['alice@example.com', ['ops', 'team-a'], 'allow'],
-      ['bob@example.com', ['team-b'], 'forbid'],
+    const seen = (r: (typeof audited)[number]) => [
+      r.verb,
+      r.impersonatedUser,
+      r.impersonatedGroups?.filter((g) => g !== 'system:authenticated'),
+      r.decision,
+    ];
+    expect(audited.filter((r) => r.verb === 'patch').map(seen)).toEqual([
+      ['patch', 'alice@example.com', ['ops', 'team-a'], 'allow'],
     ]);
+    // bob is refused at his first request (the read before the patch), and nothing he sent was allowed.
+    const bobs = audited.filter((r) => r.impersonatedUser === 'bob@example.com').map(seen);
+    expect(bobs.length).toBeGreaterThan(0);
+    expect(bobs.every(([, , groups, decision]) => decision === 'forbid' && String(groups) === 'team-b')).toBe(
+      true,
+    );
   });
 });
