@@ -195,6 +195,11 @@ describe('dashboard sign-in (OpenID Connect) with rights from Kubernetes RBAC', 
         timeoutMs: 30_000,
       },
     );
+    // The Event on the Rollout names the person, not an address.
+    const events = await scene.clients.core.listNamespacedEvent({ namespace: 'team-a' });
+    expect(events.items.filter((e) => e.reason === 'DashboardAction').map((e) => e.message)).toEqual([
+      expect.stringMatching(/^promote by alice@example\.com: /),
+    ]);
 
     // team-b's she may read but not patch: the API server refuses her, and the page says so.
     await alice.goto(`${dashboard}/ui/#/rollouts/team-b/web`);
