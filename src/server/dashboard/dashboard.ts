@@ -122,6 +122,7 @@ function sendError(res: ServerResponse, err: DashboardRequestError): void {
 
 /** A failure from the cluster as the API answers it: the kube error's code, and 404 for a missing rollout. */
 function kubeFailure(res: ServerResponse, err: unknown, reader: Reader = { kind: 'token' }): void {
+  if (err instanceof DashboardRequestError) throw err;
   const code = (err as { code?: unknown }).code;
   const message = err instanceof Error ? err.message : String(err);
   if (typeof code !== 'string') throw err;
@@ -369,16 +370,16 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         );
       const key = { namespace: detail[1] ?? '', name: detail[2] ?? '' };
       const group = groupOf(req);
-      // Every group the Rollout may be found in must be readable, so a refusal says nothing of which exists.
-      if (reader.kind === 'person')
-        for (const g of group === undefined ? shownGroups : [group])
-          if (!(await mayRead(reader, key.namespace, g)))
-            throw new DashboardRequestError(
-              403,
-              'dashboard.forbidden',
-              `${reader.session.user} may not get rollouts.${g} in namespace ${key.namespace}`,
-            );
       try {
+        // Every group the Rollout may be found in must be readable, so a refusal says nothing of which exists.
+        if (reader.kind === 'person')
+          for (const g of group === undefined ? shownGroups : [group])
+            if (!(await mayRead(reader, key.namespace, g)))
+              throw new DashboardRequestError(
+                403,
+                'dashboard.forbidden',
+                `${reader.session.user} may not get rollouts.${g} in namespace ${key.namespace}`,
+              );
         const found = await readRolloutDetail(clients, key, clock.now(), group);
         if (found === undefined)
           sendJson(res, 404, {

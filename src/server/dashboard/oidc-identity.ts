@@ -41,6 +41,13 @@ export function kubeIdentityOf(
   const groups = listed
     .filter((g): g is string => typeof g === 'string' && g !== '')
     .map((g) => `${config.groupsPrefix ?? ''}${g}`);
+  // Each group goes to the API server as one Impersonate-Group line; fetch joins lines with commas, so a
+  // name with a comma (or surrounding spaces) could not be told apart from two.
+  const unsendable = groups.find((g) => g.includes(',') || g.trim() !== g);
+  if (unsendable !== undefined)
+    throw new OidcIdentityError(
+      `the ID token names the group ${JSON.stringify(unsendable.slice(0, 100))}, which contains a comma or surrounding spaces`,
+    );
   const user = `${prefix}${name}`;
   const reserved = [user, ...groups].find((n) => n.startsWith('system:'));
   if (reserved !== undefined)

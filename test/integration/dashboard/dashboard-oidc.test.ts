@@ -220,6 +220,12 @@ describe('dashboard sign-in (OpenID Connect) with rights from Kubernetes RBAC', 
       .toContain('team-b');
     expect(await bob.locator('#rollout-rows').textContent()).not.toContain('team-a');
 
+    // Nor one of team-a's by its address: the review refuses it before anything is read.
+    const detail = (await bob.evaluate(
+      "fetch('/api/v1/rollouts/team-a/web').then(async (r) => [r.status, (await r.json()).error.code])",
+    )) as [number, string];
+    expect(detail).toEqual([403, 'dashboard.forbidden']);
+
     // Signed out: the session is gone, reads need a sign-in again.
     await bob.getByRole('button', { name: 'Sign out' }).click();
     await bob.getByRole('link', { name: 'Sign in' }).waitFor();

@@ -151,6 +151,9 @@ describe('the Kubernetes identity of ID token claims', () => {
 
   it('refuses a missing claim, an unverified email, and any system: name', () => {
     expect(() => kubeIdentityOf({ sub: '42' }, config)).toThrow(/no claim email/);
+    expect(() => kubeIdentityOf({ email: 'a@example.com', groups: ['a,system:masters'] }, config)).toThrow(
+      /contains a comma/,
+    );
     expect(() => kubeIdentityOf({ email: 'a@example.com', email_verified: false }, config)).toThrow(
       OidcIdentityError,
     );
