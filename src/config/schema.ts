@@ -265,6 +265,68 @@ const tokenFields = {
   tokenFile: z.string().min(1).optional(),
 };
 
+/** A claim name or prefix as kube-apiserver's --oidc-* flags take them. */
+const claimName = z.string().min(1).max(256);
+
+/**
+ * OpenID Connect sign-in for the dashboard's page (docs/dashboard.md "Sign-in"): the authorization code flow
+ * with PKCE; the user and groups are read from the ID token as kube-apiserver's --oidc-* flags read them,
+ * and every action is sent to the API server as that user, so Kubernetes RBAC decides.
+ */
+const dashboardOidc = z
+  .object({
+    /** The issuer (`iss`), whose /.well-known/openid-configuration is read; https, or http on loopback only. */
+    issuer: z.url({ protocol: /^https?$/ }),
+    clientId: z.string().min(1),
+    /** The client secret, never inline (it would sit in Git): an environment variable or a file. */
+    clientSecretEnv: z.string().min(1).optional(),
+    clientSecretFile: z.string().min(1).optional(),
+    /** The dashboard's callback as the IdP knows it: `<dashboard address>/ui/auth/callback`. */
+    redirectUrl: z.url({ protocol: /^https?$/ }),
+    scopes: z
+      .array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'must be a scope token'))
+      .default(['openid', 'profile', 'email', 'groups']),
+    usernameClaim: claimName.default('email'),
+    /** As --oidc-username-prefix: unset = `<issuer>#` unless the claim is `email`; `-` = no prefix. */
+    usernamePrefix: z.string().max(256).optional(),
+    groupsClaim: claimName.default('groups'),
+    groupsPrefix: z.string().max(256).optional(),
+    /** The key the session cookies are signed with (HMAC-SHA256), at least 32 characters. */
+    sessionKeyEnv: z.string().min(1).optional(),
+    sessionKeyFile: z.string().min(1).optional(),
+    /** How long a sign-in lasts. */
+    sessionSeconds: z.number().int().min(60).max(86_400).default(28_800),
+  })
+  .strict()
+  .superRefine((o, ctx) => {
+    const oneOf = (env: string | undefined, file: string | undefined, key: string): void => {
+      if ((env === undefined) === (file === undefined))
+        ctx.addIssue({
+          code: 'custom',
+          path: [`${key}Env`],
+          message: `give exactly one of ${key}Env, ${key}File`,
+        });
+    };
+    oneOf(o.clientSecretEnv, o.clientSecretFile, 'clientSecret');
+    oneOf(o.sessionKeyEnv, o.sessionKeyFile, 'sessionKey');
+    if (!o.scopes.includes('openid'))
+      ctx.addIssue({ code: 'custom', path: ['scopes'], message: 'must include openid' });
+    // Plain http only where nobody else can listen in: this machine.
+    for (const key of ['issuer', 'redirectUrl'] as const) {
+      const url = new URL(o[key]);
+      const host = url.hostname.replace(/^\[|\]$/g, '');
+      const loopback = host === 'localhost' || host.startsWith('127.') || host === '::1';
+      if (url.protocol === 'http:' && !loopback)
+        ctx.addIssue({ code: 'custom', path: [key], message: 'must be https (http only on loopback)' });
+    }
+    if (new URL(o.redirectUrl).pathname !== '/ui/auth/callback')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['redirectUrl'],
+        message: "must end in the dashboard's callback path /ui/auth/callback",
+      });
+  });
+
 /**
  * The dashboard (docs/dashboard.md): the JSON API and page on the server's port. Reads need a token unless the
  * server is bound to loopback; the verbs are refused (403) until `actions.enabled`, which then needs a token
@@ -294,6 +356,7 @@ const dashboard = z
       .object({ enabled: z.boolean().default(false), ...tokenFields })
       .strict()
       .prefault({}),
+    oidc: dashboardOidc.optional(),
   })
   .strict()
   .superRefine((d, ctx) => {
@@ -767,6 +830,7 @@ export type RollgateConfig = z.infer<typeof configSchema>;
 export type SourceConfig = RollgateConfig['sources'][number];
 export type PromotionConfig = RollgateConfig['promotions'][number];
 export type DashboardConfig = RollgateConfig['dashboard'];
+export type DashboardOidcConfig = NonNullable<DashboardConfig['oidc']>;
 export type AnalysisConfig = RollgateConfig['analysis'];
 export type RenderConfig = RollgateConfig['render'];
 

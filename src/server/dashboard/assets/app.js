@@ -11,6 +11,7 @@ import {
   labelOf,
   rolloutPath,
   verbPath,
+  setSession,
   setToken,
   takeTokenFromAddress,
   whenUnauthorized,
@@ -314,7 +315,35 @@ tokenDialog.addEventListener('close', () => {
   void reload();
 });
 element('token-button', HTMLButtonElement).addEventListener('click', askToken);
-whenUnauthorized(askToken);
+/** Whether the server offers sign-in: then a 401 shows the sign-in link, not the token dialog. */
+let signInOffered = false;
+whenUnauthorized(() => {
+  if (!signInOffered) askToken();
+});
+
+// ---- sign-in (OpenID Connect, when the server offers it) ----
+
+const signInLink = element('sign-in', HTMLAnchorElement);
+const signedInAs = element('signed-in-as', HTMLElement);
+const signOutButton = element('sign-out', HTMLButtonElement);
+
+/** Reads who is signed in and shows the sign-in link or the name and the sign-out button. */
+async function loadSession() {
+  /** @type {import('./api.js').SessionView} */
+  const session = await api('/api/v1/session');
+  setSession(session);
+  signInOffered = session.signIn;
+  signInLink.hidden = !session.signIn || session.user !== undefined;
+  signedInAs.hidden = session.user === undefined;
+  signedInAs.textContent = session.user ? `Signed in as ${session.user}` : '';
+  signOutButton.hidden = session.user === undefined;
+}
+
+signOutButton.addEventListener('click', () => {
+  void api('/ui/auth/logout', { method: 'POST' })
+    .then(() => location.assign('/ui/'))
+    .catch((/** @type {unknown} */ err) => show(err instanceof Error ? err.message : String(err), true));
+});
 
 // ---- the live stream (server-sent events read through fetch, so the token goes in a header) ----
 
@@ -386,11 +415,11 @@ async function readStream(controller) {
   const res = await fetch('/api/v1/events', {
     headers: authHeaders(),
     signal: controller.signal,
-    credentials: 'omit',
+    credentials: 'same-origin',
   });
   if (res.status === 401) {
-    setLive(false, 'token needed');
-    askToken();
+    setLive(false, signInOffered ? 'sign-in needed' : 'token needed');
+    if (!signInOffered) askToken();
     return false;
   }
   if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
@@ -441,5 +470,10 @@ takeTokenFromAddress();
 // Preact owns <main> from here: the "Loading…" placeholder goes, so the first render starts from an empty node.
 main.replaceChildren();
 window.addEventListener('hashchange', route);
-void loadList().then(route);
-restartStream();
+// The session first: its CSRF value goes with every later request.
+void loadSession()
+  .catch(() => undefined)
+  .then(() => {
+    void loadList().then(route);
+    restartStream();
+  });
