@@ -88,7 +88,7 @@ const sourceScope = z
  * statuses); the token comes from exactly one of token, tokenEnv, tokenFile and is never logged.
  */
 const forgeFields = {
-  provider: z.enum(['github', 'gitlab', 'gitea']),
+  provider: z.enum(['github', 'gitlab', 'gitea', 'bitbucket-cloud', 'bitbucket-datacenter', 'azure-devops']),
   apiUrl: z.string().regex(/^https?:\/\//, 'must be an http(s) URL such as https://api.github.com'),
   repository: z.string().min(1),
   token: z.string().min(1).optional(),
@@ -213,7 +213,12 @@ const pullRequest = z
       .default({ name: 'Rollgate', email: 'rollgate@users.noreply.invalid' }),
   })
   .strict()
-  .refine(oneForgeToken, { message: 'give exactly one of token, tokenEnv, tokenFile' });
+  .refine(oneForgeToken, { message: 'give exactly one of token, tokenEnv, tokenFile' })
+  // Bitbucket has no pull request labels: asking for them there would be silently dropped.
+  .refine((p) => !p.provider.startsWith('bitbucket-') || p.labels.length === 0, {
+    path: ['labels'],
+    message: 'Bitbucket pull requests have no labels: leave labels empty for a bitbucket-* provider',
+  });
 
 const promotion = z
   .object({
