@@ -36,6 +36,14 @@ const bitbucketSecretSource = z
   .object({ ...secretFields, hookUuid: z.string().min(1).optional() })
   .strict()
   .refine(oneSecret, { message: 'give at most one of secret, secretFile, secretEnv' });
+/**
+ * Azure DevOps service hooks authenticate with HTTP basic credentials set on the subscription: the password is
+ * the secret, the user name (when given) must match too.
+ */
+const azureDevOpsSecretSource = z
+  .object({ ...secretFields, username: z.string().min(1).optional() })
+  .strict()
+  .refine(oneSecret, { message: 'give at most one of secret, secretFile, secretEnv' });
 
 const sourceAuth = z
   .object({
@@ -684,6 +692,7 @@ export const configSchema = z
         gitlab: secretSource.optional(),
         gitea: secretSource.optional(),
         bitbucket: bitbucketSecretSource.optional(),
+        'azure-devops': azureDevOpsSecretSource.optional(),
         generic: secretSource.optional(),
       })
       .strict()
