@@ -122,6 +122,11 @@ export abstract class DescribedDoubleApi {
     return [...byKey.values()].sort((a, b) => b.id - a.id);
   }
 
+  /** Every status posted on `sha`, newest first. */
+  protected statusesOn(repo: DoubleRepository, sha: string): PostedStatus[] {
+    return (this.posted.get(repo) ?? []).filter((s) => s.sha === sha).reverse();
+  }
+
   /** Every status posted on `sha`, oldest first (what the contract suite compares). */
   postedStatuses(fullName: string, sha: string): Array<{ context: string; state: string }> {
     return (this.posted.get(this.double.repository(fullName)) ?? [])
