@@ -28,7 +28,6 @@ export class AzureDevOpsApi extends DescribedDoubleApi {
     authorization: `Basic ${Buffer.from(`rollgate:${secret}`).toString('base64')}`,
     'user-agent': 'VSServices/19.0',
   }));
-  private readonly labelsOf = new WeakMap<DoublePull, string[]>();
 
   constructor(double: ForgeDouble) {
     super(double, description, '/azure');
@@ -182,7 +181,7 @@ export class AzureDevOpsApi extends DescribedDoubleApi {
         .map((login) => this.double.users.get(login.toLowerCase()))
         .filter((user): user is DoubleUser => user !== undefined)
         .map((user) => ({ ...this.identity(user), vote: 0, hasDeclined: false, isFlagged: false })),
-      labels: (this.labelsOf.get(pull) ?? []).map((name) => ({ id: randomUUID(), name, active: true })),
+      labels: pull.labels.map((name) => ({ id: randomUUID(), name, active: true })),
       url: `${this.double.url}/azure/org/${repo.fullName.split('/')[0] ?? ''}/_apis/git/repositories/${repo.name}/pullRequests/${pull.number}`,
       supportsIterations: true,
     };
@@ -387,17 +386,13 @@ export class AzureDevOpsApi extends DescribedDoubleApi {
       state: 'open',
       draft: body.isDraft ?? false,
       user: context.grant.user,
-      labels: [],
+      // Labels (tags) that do not exist yet are created with the pull request.
+      labels: (body.labels ?? []).map((l) => l.name ?? '').filter((name) => name !== ''),
       requestedReviewers: reviewers,
       requestedTeams: [],
       createdAt: now,
       updatedAt: now,
     };
-    // Labels (tags) that do not exist yet are created with the pull request.
-    this.labelsOf.set(
-      pull,
-      (body.labels ?? []).map((l) => l.name ?? '').filter((name) => name !== ''),
-    );
     repo.nextNumber += 1;
     repo.pulls.set(pull.number, pull);
     return { status: 201, body: await this.pullObject(repo, pull) };
