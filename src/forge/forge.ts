@@ -11,9 +11,6 @@ export const FORGE_PROVIDERS = [
 ] as const;
 export type ForgeProvider = (typeof FORGE_PROVIDERS)[number];
 
-/** Forges without pull request labels: a promotion that asks for labels there is refused by the config. */
-export const FORGES_WITHOUT_LABELS: readonly ForgeProvider[] = ['bitbucket-cloud', 'bitbucket-datacenter'];
-
 /** A pull request (GitLab: merge request) as Rollgate needs to see it. */
 export interface PullRequest {
   /** GitHub/Gitea/Bitbucket: number (id); GitLab: iid; Azure DevOps: pullRequestId. */
