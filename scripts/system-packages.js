@@ -33,6 +33,11 @@ const NEEDS = {
     { command: 'kubectl', package: 'kubernetes-client', why: 'kubectl against the sandbox' },
     { command: 'prometheus', package: 'prometheus', why: 'the Prometheus analysis provider tests' },
     {
+      command: 'prometheus-alertmanager',
+      package: 'prometheus-alertmanager',
+      why: 'the alertmanager notification service tests',
+    },
+    {
       command: 'carbon-cache',
       package: 'graphite-carbon',
       why: 'the Graphite analysis provider tests (carbon stores the points)',

@@ -64,8 +64,10 @@ export function checkAnalysisTemplate(spec: AnalysisTemplateSpec): AnalysisTempl
         message: `provider "${providers[0]}" is not supported yet (supported: ${SUPPORTED.join(', ')})`,
       });
     }
+    // Warnings are for `rollgate validate`; what is checked here stops a run.
     for (const issue of metricProviderIssues(metric))
-      issues.push({ path: `${at}.${issue.path.join('.')}`, message: issue.message });
+      if (issue.severity !== 'warning')
+        issues.push({ path: `${at}.${issue.path.join('.')}`, message: issue.message });
     for (const name of referencedArgs(metric)) {
       if (!declared.has(name))
         issues.push({

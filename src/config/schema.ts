@@ -95,6 +95,31 @@ const sourceScope = z
  * How Rollgate reaches a forge's API for one repository (a promotion's pull requests, a source's commit
  * statuses); the token comes from exactly one of token, tokenEnv, tokenFile and is never logged.
  */
+/**
+ * A GitHub App instead of a token (provider github): its installation token is minted with the App's key
+ * and minted again before it expires (docs/promotion.md, "GitHub App"). Ids inline or in files (a mounted
+ * Secret), the key in a file (re-read when it changes) or an environment variable.
+ */
+const githubApp = z
+  .object({
+    appId: z.union([z.number().int().positive(), z.string().regex(/^\S+$/, 'must be an App id')]).optional(),
+    appIdFile: z.string().min(1).optional(),
+    installationId: z.number().int().positive().optional(),
+    installationIdFile: z.string().min(1).optional(),
+    privateKeyFile: z.string().min(1).optional(),
+    privateKeyEnv: z.string().min(1).optional(),
+  })
+  .strict()
+  .refine((a) => (a.appId === undefined) !== (a.appIdFile === undefined), {
+    message: 'give exactly one of appId, appIdFile',
+  })
+  .refine((a) => (a.installationId === undefined) !== (a.installationIdFile === undefined), {
+    message: 'give exactly one of installationId, installationIdFile',
+  })
+  .refine((a) => (a.privateKeyFile === undefined) !== (a.privateKeyEnv === undefined), {
+    message: 'give exactly one of privateKeyFile, privateKeyEnv',
+  });
+
 const forgeFields = {
   provider: z.enum(['github', 'gitlab', 'gitea', 'bitbucket-cloud', 'bitbucket-datacenter', 'azure-devops']),
   apiUrl: z.string().regex(/^https?:\/\//, 'must be an http(s) URL such as https://api.github.com'),
@@ -102,11 +127,21 @@ const forgeFields = {
   token: z.string().min(1).optional(),
   tokenEnv: z.string().min(1).optional(),
   tokenFile: z.string().min(1).optional(),
+  githubApp: githubApp.optional(),
   // The token goes over plain http:// to a non-loopback apiUrl only with this set.
   allowInsecureHttp: z.boolean().default(false),
 };
-const oneForgeToken = (p: { token?: string; tokenEnv?: string; tokenFile?: string }): boolean =>
-  [p.token, p.tokenEnv, p.tokenFile].filter((v) => v !== undefined).length === 1;
+const oneForgeToken = (p: {
+  provider: string;
+  token?: string;
+  tokenEnv?: string;
+  tokenFile?: string;
+  githubApp?: unknown;
+}): boolean =>
+  [p.token, p.tokenEnv, p.tokenFile, p.githubApp].filter((v) => v !== undefined).length === 1 &&
+  (p.githubApp === undefined || p.provider === 'github');
+const ONE_FORGE_TOKEN =
+  'give exactly one of token, tokenEnv, tokenFile, githubApp (githubApp: provider github only)';
 
 /**
  * A source's commit status (`rollgate/<source>`) on each commit it syncs (docs/sources.md, "Commit
@@ -121,7 +156,7 @@ const commitStatus = z
       .optional(),
   })
   .strict()
-  .refine(oneForgeToken, { message: 'give exactly one of token, tokenEnv, tokenFile' });
+  .refine(oneForgeToken, { message: ONE_FORGE_TOKEN });
 
 /** A subscribe annotation's name, as a Rollout or a GitSource object would carry it. */
 const SUBSCRIBE_KEY = /^notifications\.(argoproj\.io|rollgate\.dev)\/(subscribe\.\S+|subscriptions)$/;
@@ -221,7 +256,7 @@ const pullRequest = z
       .default({ name: 'Rollgate', email: 'rollgate@users.noreply.invalid' }),
   })
   .strict()
-  .refine(oneForgeToken, { message: 'give exactly one of token, tokenEnv, tokenFile' })
+  .refine(oneForgeToken, { message: ONE_FORGE_TOKEN })
   // Bitbucket has no pull request labels: asking for them there would be silently dropped.
   .refine((p) => !p.provider.startsWith('bitbucket-') || p.labels.length === 0, {
     path: ['labels'],
@@ -408,7 +443,7 @@ const hostPattern = z.string().superRefine((text, ctx) => {
  */
 const analysis = z
   .object({
-    /** Hosts the HTTP metric providers (web, Prometheus, Datadog, New Relic, Graphite) may reach; empty: any host not denied. */
+    /** Hosts the HTTP metric providers (web, Prometheus, Datadog, New Relic, Graphite, Wavefront, SkyWalking, Kayenta) may reach; empty: any host not denied. */
     allowedHosts: z.array(hostPattern).default([]),
     /** Refused besides link-local and metadata addresses (e.g. the API server, internal ranges). */
     deniedHosts: z.array(hostPattern).default([]),

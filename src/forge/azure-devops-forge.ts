@@ -1,6 +1,7 @@
 // The forge contract on Azure DevOps (Git REST API 7.1): pull requests, comment threads, commit statuses and
 // completion guarded by the verified source commit.
 import { z } from 'zod';
+import { credentialOf } from './forge-credential.ts';
 import { ForgeError } from './forge-error.ts';
 import type {
   ChecksState,
@@ -109,7 +110,12 @@ export class AzureDevOpsForge implements Forge {
     this.repoPath = `/${encodeURIComponent(project)}/_apis/git/repositories/${encodeURIComponent(name)}`;
     const root = new URL(options.apiUrl);
     root.pathname = root.pathname.replace(/\/+$/, '').replace(/\/_apis$/, '');
-    this.client = new JsonApiClient(root.toString(), basicAuthorization('', options.token), policy);
+    this.client = new JsonApiClient(
+      root.toString(),
+      credentialOf(options.token),
+      (token) => basicAuthorization('', token),
+      policy,
+    );
     this.sleep = policy.sleep;
   }
 

@@ -1,5 +1,6 @@
 // The forge contract on Bitbucket Cloud (REST API 2.0): pull requests, comments, commit build statuses, merge.
 import { z } from 'zod';
+import { credentialOf } from './forge-credential.ts';
 import { ForgeError } from './forge-error.ts';
 import type {
   ChecksState,
@@ -113,7 +114,8 @@ export class BitbucketCloudForge implements Forge {
     this.repoPath = `/repositories/${encodeURIComponent(workspace)}/${encodeURIComponent(slug)}`;
     this.client = new JsonApiClient(
       bitbucketCloudApiRoot(options.apiUrl),
-      authorizationOf(options.token),
+      credentialOf(options.token),
+      authorizationOf,
       policy,
     );
     this.sleep = policy.sleep;

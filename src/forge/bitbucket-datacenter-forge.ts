@@ -1,6 +1,7 @@
 // The forge contract on Bitbucket Data Center / Server (REST API 1.0): pull requests guarded by their version,
 // comments, build statuses, merge checks and merge.
 import { z } from 'zod';
+import { credentialOf } from './forge-credential.ts';
 import { ForgeError } from './forge-error.ts';
 import type {
   ChecksState,
@@ -108,7 +109,12 @@ export class BitbucketDataCenterForge implements Forge {
     this.repository = `${project}/${slug}`;
     this.repoPath = `/projects/${encodeURIComponent(project)}/repos/${encodeURIComponent(slug)}`;
     this.root = bitbucketServerRoot(options.apiUrl);
-    this.client = new JsonApiClient(`${this.root}/rest`, `Bearer ${options.token}`, policy);
+    this.client = new JsonApiClient(
+      `${this.root}/rest`,
+      credentialOf(options.token),
+      (token) => `Bearer ${token}`,
+      policy,
+    );
   }
 
   private fail(code: ForgeError['code'], message: string, operation: string): ForgeError {

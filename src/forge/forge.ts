@@ -1,4 +1,5 @@
 // The forge contract: the pull requests, comments and commit statuses Rollgate uses, whatever hosts the repository.
+import type { ForgeCredential } from './forge-credential.ts';
 
 /** Which forge API a promotion talks to (Forgejo speaks Gitea's API). */
 export const FORGE_PROVIDERS = [
@@ -99,8 +100,11 @@ export interface ForgeOptions {
    * `workspace/repo_slug`; Bitbucket Data Center: `PROJECT/repo-slug`; Azure DevOps: `project/repository`.
    */
   repository: string;
-  /** Resolved from tokenEnv / tokenFile by the config layer; never logged. */
-  token: string;
+  /**
+   * The token (resolved from token / tokenEnv by the config layer), or where each request gets one (a file
+   * re-read when it changes, a GitHub App's minted installation token); never logged.
+   */
+  token: string | ForgeCredential;
   /** Upper bound of one retry wait (ms); tests lower it. Default 60 s. */
   maxRetryWaitMs?: number;
   /** Retries of a rate-limited or failing request before giving up. Default 4. */

@@ -1,4 +1,5 @@
 // A forge HTTP exchange that failed after its retries, and the ForgeError it becomes once the operation is known.
+import { ForgeCredentialError } from './forge-credential.ts';
 import { ForgeError, type ForgeErrorCode } from './forge-error.ts';
 import { rateLimitWaitMs } from './retry-request.ts';
 
@@ -105,6 +106,7 @@ export interface ForgeCallSite {
  */
 export function toForgeError(error: unknown, site: ForgeCallSite): ForgeError {
   if (error instanceof ForgeError) return error;
+  if (error instanceof ForgeCredentialError) return new ForgeError(error.forgeCode, error.message, site);
   if (error instanceof HttpFailure)
     return new ForgeError(
       forgeCodeOf(error),

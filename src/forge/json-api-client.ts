@@ -1,7 +1,8 @@
 // A small JSON-over-HTTP client for forge REST APIs without a maintained client (Bitbucket, Azure DevOps): one
 // fetch per attempt under the retry policy, failures thrown as HttpFailure, answers parsed with zod.
 import type { z } from 'zod';
-import { httpFailureOf, networkFailureOf } from './http-failure.ts';
+import { withCredential, type ForgeCredential } from './forge-credential.ts';
+import { HttpFailure, httpFailureOf, networkFailureOf } from './http-failure.ts';
 import { ATTEMPT_TIMEOUT_MS, retryRequest, type RetryPolicy } from './retry-request.ts';
 
 /** Query values and a JSON body of one request. */
@@ -11,15 +12,18 @@ export interface JsonRequestParts {
 }
 
 /**
- * Requests under `root` with the `authorization` header given (never logged: it is only ever placed in the
- * request). Paths are appended to the root as they are; callers encode their segments.
+ * Requests under `root`, authorized with the credential's token as `authorization(token)` makes it a header
+ * value (never logged: it is only ever placed in the request). The token is asked for at every request and
+ * renewed once after a 401 (a rotated file). Paths are appended to the root as they are; callers encode their
+ * segments.
  */
 export class JsonApiClient {
   private readonly root: string;
 
   constructor(
     root: string,
-    private readonly authorization: string,
+    private readonly credential: ForgeCredential,
+    private readonly authorization: (token: string) => string,
     private readonly policy: RetryPolicy,
     private readonly attemptTimeoutMs = ATTEMPT_TIMEOUT_MS,
   ) {
@@ -35,23 +39,29 @@ export class JsonApiClient {
     const url = new URL(`${this.root}${path}`);
     for (const [key, value] of Object.entries(parts.query ?? {}))
       if (value !== undefined) url.searchParams.set(key, String(value));
-    const headers: Record<string, string> = {
-      authorization: this.authorization,
-      accept: 'application/json',
-    };
     const body = parts.body === undefined ? undefined : JSON.stringify(parts.body);
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    let response: Response;
-    try {
-      response = await retryRequest(
-        () => fetch(url, { method, headers, body, signal: AbortSignal.timeout(this.attemptTimeoutMs) }),
-        this.policy,
-      );
-    } catch (error) {
-      throw networkFailureOf(error);
-    }
-    if (!response.ok) throw await httpFailureOf(response, this.policy.now());
-    return response;
+    return withCredential(
+      this.credential,
+      async (token) => {
+        const headers: Record<string, string> = {
+          authorization: this.authorization(token),
+          accept: 'application/json',
+        };
+        if (body !== undefined) headers['content-type'] = 'application/json';
+        let response: Response;
+        try {
+          response = await retryRequest(
+            () => fetch(url, { method, headers, body, signal: AbortSignal.timeout(this.attemptTimeoutMs) }),
+            this.policy,
+          );
+        } catch (error) {
+          throw networkFailureOf(error);
+        }
+        if (!response.ok) throw await httpFailureOf(response, this.policy.now());
+        return response;
+      },
+      (error) => error instanceof HttpFailure && error.status === 401,
+    );
   }
 
   /** Sends the request and parses its JSON answer with `schema` (an empty answer is read as null). */

@@ -10,15 +10,24 @@ import {
   CoreV1Api,
   CustomObjectsApi,
   EventsV1Api,
+  IsomorphicFetchHttpLibrary,
   KubeConfig,
+  Observable,
   PatchStrategy,
+  ServerConfiguration,
+  createConfiguration,
+  setHeaderMiddleware,
   setHeaderOptions,
   type ApiConstructor,
   type ApiType,
+  type HttpLibrary,
   type RequestContext,
+  type ResponseContext,
 } from '@kubernetes/client-node';
+import { createRequire } from 'node:module';
 import { systemClock } from '../clock/clock.ts';
 import { impersonating } from './impersonation.ts';
+import { describeKubeRequest, type KubeRequestObserver } from './kube-request.ts';
 import { RequestRateLimiter, type RateLimitSettings } from './request-rate-limit.ts';
 import { shareConnections } from './shared-connections.ts';
 
@@ -195,30 +204,92 @@ export interface KubeClientOptions {
   rateLimit?: RateLimitSettings | undefined;
 }
 
+/** client-node's own User-Agent (the sandbox and real API servers name a write's manager after it). */
+const CLIENT_USER_AGENT = `kubernetes-client-javascript/${
+  (createRequire(import.meta.url)('@kubernetes/client-node/package.json') as { version: string }).version
+}`;
+
+/**
+ * The HTTP library of the typed clients, telling `observer()` of each request's verb, resource, status and
+ * duration. Wrapping the library (not a middleware) sees the request and its answer together, also when no
+ * answer comes.
+ */
+function observedHttpLibrary(observers: ReadonlySet<KubeRequestObserver>): HttpLibrary {
+  const inner = new IsomorphicFetchHttpLibrary();
+  return {
+    send(request: RequestContext): Observable<ResponseContext> {
+      if (observers.size === 0) return inner.send(request);
+      const started = performance.now();
+      const { verb, resource } = describeKubeRequest(request.getHttpMethod().toString(), request.getUrl());
+      const tell = (code: string): void => {
+        const observation = { verb, resource, code, seconds: (performance.now() - started) / 1_000 };
+        for (const observer of observers)
+          try {
+            observer(observation);
+          } catch {
+            // Counting must never fail a request.
+          }
+      };
+      return new Observable(
+        inner
+          .send(request)
+          .toPromise()
+          .then(
+            (response) => {
+              tell(String(response.httpStatusCode));
+              return response;
+            },
+            (err: unknown) => {
+              tell('error');
+              throw err;
+            },
+          ),
+      );
+    },
+  };
+}
+
 /**
  * The kubeconfig as the typed clients' authentication, each request first taking a token from the rate
- * limiter. Connections are pooled by shareConnections on `kubeConfig` itself (per server and TLS
- * material, so rotated certificates get a new pool), which also covers clients made from it directly.
+ * limiter and each one counted by the connection's observer. Connections are pooled by shareConnections on
+ * `kubeConfig` itself (per server and TLS material, so rotated certificates get a new pool), which also
+ * covers clients made from it directly.
  */
-function rateLimitedAuthentication(
-  kubeConfig: KubeConfig,
-  limiter: () => RequestRateLimiter | undefined,
-): KubeConfig {
+function rateLimitedAuthentication(kubeConfig: KubeConfig, connection: SharedConnection): KubeConfig {
   shareConnections(kubeConfig);
   // Everything else (the current cluster, contexts) is read through to `kubeConfig`, also after a
   // later setCurrentContext.
   const authenticating = Object.create(kubeConfig) as KubeConfig;
   authenticating.applySecurityAuthentication = async (context: RequestContext): Promise<void> => {
-    await limiter()?.take();
+    await connection.limiter?.take();
     await kubeConfig.applySecurityAuthentication(context);
+  };
+  const httpApi = observedHttpLibrary(connection.observers);
+  // As client-node's own makeApiClient, with the observed library; `this` is the config the client is
+  // made from (an impersonating one inherits this method and must authenticate as itself).
+  authenticating.makeApiClient = function makeApiClient<T extends ApiType>(
+    this: KubeConfig,
+    type: ApiConstructor<T>,
+  ): T {
+    const cluster = this.getCurrentCluster();
+    if (!cluster) throw new Error('No active cluster!');
+    return new type(
+      createConfiguration({
+        baseServer: new ServerConfiguration(cluster.server, {}),
+        authMethods: { default: this },
+        middleware: [setHeaderMiddleware('User-Agent', CLIENT_USER_AGENT)],
+        httpApi,
+      }),
+    );
   };
   return authenticating;
 }
 
-/** Per kubeconfig: the pooled view every client made from it shares, and the process's rate limit. */
+/** Per kubeconfig: the pooled view every client made from it shares, its rate limit and its observers. */
 interface SharedConnection {
   authenticating: KubeConfig;
   limiter: RequestRateLimiter | undefined;
+  observers: Set<KubeRequestObserver>;
 }
 
 const shared = new WeakMap<KubeConfig, SharedConnection>();
@@ -226,12 +297,23 @@ const shared = new WeakMap<KubeConfig, SharedConnection>();
 function sharedConnection(kubeConfig: KubeConfig): SharedConnection {
   let connection = shared.get(kubeConfig);
   if (connection === undefined) {
-    const made: SharedConnection = { limiter: undefined, authenticating: kubeConfig };
-    made.authenticating = rateLimitedAuthentication(kubeConfig, () => made.limiter);
+    const made: SharedConnection = { limiter: undefined, observers: new Set(), authenticating: kubeConfig };
+    made.authenticating = rateLimitedAuthentication(kubeConfig, made);
     shared.set(kubeConfig, made);
     connection = made;
   }
   return connection;
+}
+
+/**
+ * Tells `observer` of every request the clients made from `kubeConfig` send (those made before too), for
+ * the API client metrics (docs/metrics.md), until the returned function is called. Watches are long-lived
+ * streams, not requests, and are not counted.
+ */
+export function observeKubeRequests(kubeConfig: KubeConfig, observer: KubeRequestObserver): () => void {
+  const { observers } = sharedConnection(kubeConfig);
+  observers.add(observer);
+  return () => observers.delete(observer);
 }
 
 /**

@@ -34,6 +34,12 @@ export const REDACTED_PATHS = [
   '*.recipientUrls',
   '*.*.webhookURL',
   '*.*.recipientUrls',
+  // The other services' credentials: keys by recipient, chat webhook URLs, an App key, a bearer token.
+  ...['apiKeys', 'serviceKeys', 'webhooks', 'privateKey', 'bearerToken', 'basicAuth'].flatMap((field) => [
+    `options.${field}`,
+    `*.options.${field}`,
+    `*.*.options.${field}`,
+  ]),
   'config.sources[*].auth',
 ];
 

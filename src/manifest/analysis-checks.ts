@@ -58,7 +58,9 @@ export function checkAnalysisSpec(spec: AnalysisTemplateSpec | AnalysisRunSpec, 
     } else if (providers.length > 1) {
       sink.error(at('provider'), `must set only one provider, got ${providers.join(' and ')}`);
     }
-    for (const issue of metricProviderIssues(metric)) sink.error(at(...issue.path), issue.message);
+    for (const issue of metricProviderIssues(metric))
+      if (issue.severity === 'warning') sink.warn(at(...issue.path), issue.message);
+      else sink.error(at(...issue.path), issue.message);
   });
 
   const argNames = new Map<string, number>();

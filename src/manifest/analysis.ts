@@ -148,6 +148,110 @@ export const graphiteMetricSchema = z.object({
 });
 export type GraphiteMetric = z.infer<typeof graphiteMetricSchema>;
 
+/**
+ * `wavefront`, Argo's WavefrontMetric: the instance's `address` (a host, reached over https, whose token
+ * is the key of that name in the Secret `wavefront-api-tokens`) and a WQL `query`.
+ */
+export const wavefrontMetricSchema = z.object({
+  address: z.string().optional(),
+  query: z.string().optional(),
+});
+export type WavefrontMetric = z.infer<typeof wavefrontMetricSchema>;
+
+/** `skywalking`, Argo's SkyWalkingMetric: the OAP server's `address`, a GraphQL `query` and the `interval` it reads. */
+export const skyWalkingMetricSchema = z.object({
+  address: z.string().optional(),
+  query: z.string().optional(),
+  interval: z.string().optional(),
+});
+export type SkyWalkingMetric = z.infer<typeof skyWalkingMetricSchema>;
+
+/** One side of a Kayenta scope: its selector, `region` (Kayenta's location), `step` in seconds and optional window. */
+export const kayentaScopeDetailSchema = z.object({
+  scope: z.string(),
+  region: z.string().optional(),
+  step: z.int(),
+  start: z.string().optional(),
+  end: z.string().optional(),
+});
+export type KayentaScopeDetail = z.infer<typeof kayentaScopeDetailSchema>;
+
+/** Kayenta's score thresholds: at least `pass` passes, at least `marginal` is inconclusive, below fails. */
+export const kayentaThresholdSchema = z.object({ pass: z.int(), marginal: z.int() });
+export type KayentaThreshold = z.infer<typeof kayentaThresholdSchema>;
+
+/**
+ * `kayenta`, Argo's KayentaMetric: the Kayenta service's `address`, the `application` and
+ * `canaryConfigName` judged, the accounts Kayenta reads metrics, configs and results from, the score
+ * `threshold` (Argo's docs spell it `thresholds`; either is read), `scopes` (control and experiment) and
+ * `lookback` (windows start when the run started).
+ */
+export const kayentaMetricSchema = z.object({
+  address: z.string().optional(),
+  application: z.string().optional(),
+  canaryConfigName: z.string().optional(),
+  metricsAccountName: z.string().optional(),
+  configurationAccountName: z.string().optional(),
+  storageAccountName: z.string().optional(),
+  threshold: kayentaThresholdSchema.optional(),
+  thresholds: kayentaThresholdSchema.optional(),
+  scopes: z
+    .array(
+      z.object({
+        name: z.string(),
+        controlScope: kayentaScopeDetailSchema,
+        experimentScope: kayentaScopeDetailSchema,
+      }),
+    )
+    .optional(),
+  lookback: z.boolean().optional(),
+});
+export type KayentaMetric = z.infer<typeof kayentaMetricSchema>;
+/** One dimension of a CloudWatch metric (Argo's CloudWatchMetricStatMetricDimension). */
+export const cloudWatchDimensionSchema = z.object({ name: z.string(), value: z.string() });
+
+/**
+ * `metricStat` of a CloudWatch query (Argo's CloudWatchMetricStat): the metric (namespace, metricName,
+ * dimensions), its `period` in seconds, `stat` (Average, Sum, p99, …) and `unit`.
+ */
+export const cloudWatchMetricStatSchema = z.object({
+  metric: z
+    .object({
+      namespace: z.string().optional(),
+      metricName: z.string().optional(),
+      dimensions: z.array(cloudWatchDimensionSchema).optional(),
+    })
+    .optional(),
+  period: intOrStringSchema.optional(),
+  stat: z.string().optional(),
+  unit: z.string().optional(),
+});
+
+/** One of `metricDataQueries` (Argo's CloudWatchMetricDataQuery, GetMetricData's MetricDataQuery in camelCase). */
+export const cloudWatchMetricDataQuerySchema = z.object({
+  id: z.string().optional(),
+  expression: z.string().optional(),
+  label: z.string().optional(),
+  metricStat: cloudWatchMetricStatSchema.optional(),
+  period: intOrStringSchema.optional(),
+  returnData: z.boolean().optional(),
+});
+export type CloudWatchMetricDataQuery = z.infer<typeof cloudWatchMetricDataQuerySchema>;
+
+/** `cloudWatch`, Argo's CloudWatchMetric: GetMetricData's `metricDataQueries` over the last `interval` (default 5m). */
+export const cloudWatchMetricSchema = z.object({
+  interval: z.string().optional(),
+  metricDataQueries: z.array(cloudWatchMetricDataQuerySchema),
+});
+export type CloudWatchMetric = z.infer<typeof cloudWatchMetricSchema>;
+
+/** `influxdb`, Argo's InfluxdbMetric: a Flux `query`, the `profile` Secret (default `influxdb`) with address, authToken and org. */
+export const influxdbMetricSchema = z.object({
+  profile: z.string().optional(),
+  query: z.string().optional(),
+});
+export type InfluxdbMetric = z.infer<typeof influxdbMetricSchema>;
+
 /** Providers Rollgate runs; the others are parsed as loose objects so they can be reported. */
 export const SUPPORTED_METRIC_PROVIDERS = [
   'prometheus',
@@ -156,15 +260,13 @@ export const SUPPORTED_METRIC_PROVIDERS = [
   'datadog',
   'newRelic',
   'graphite',
-] as const;
-export const OTHER_METRIC_PROVIDERS = [
-  'kayenta',
-  'wavefront',
   'cloudWatch',
   'influxdb',
+  'wavefront',
   'skywalking',
-  'plugin',
+  'kayenta',
 ] as const;
+export const OTHER_METRIC_PROVIDERS = ['plugin'] as const;
 
 export const metricProviderSchema = z.object({
   prometheus: prometheusMetricSchema.optional(),
@@ -173,11 +275,11 @@ export const metricProviderSchema = z.object({
   datadog: datadogMetricSchema.optional(),
   newRelic: newRelicMetricSchema.optional(),
   graphite: graphiteMetricSchema.optional(),
-  kayenta: looseMapSchema.optional(),
-  wavefront: looseMapSchema.optional(),
-  cloudWatch: looseMapSchema.optional(),
-  influxdb: looseMapSchema.optional(),
-  skywalking: looseMapSchema.optional(),
+  cloudWatch: cloudWatchMetricSchema.optional(),
+  influxdb: influxdbMetricSchema.optional(),
+  wavefront: wavefrontMetricSchema.optional(),
+  skywalking: skyWalkingMetricSchema.optional(),
+  kayenta: kayentaMetricSchema.optional(),
   plugin: looseMapSchema.optional(),
 });
 export type MetricProvider = z.infer<typeof metricProviderSchema>;

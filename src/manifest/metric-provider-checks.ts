@@ -1,13 +1,17 @@
-// Checks of a metric's provider block that need more than its shape: rangeQuery bounds and step, one authentication method with its fields, Datadog's query combinations.
-import type { Metric, MetricAuthentication } from './analysis.ts';
+// Checks of a metric's provider block that need more than its shape: rangeQuery bounds and step, one authentication method with its fields, Datadog's query combinations, CloudWatch's queries, Wavefront's address, SkyWalking's interval, Kayenta's thresholds and scopes.
+import type { KayentaMetric, Metric, MetricAuthentication } from './analysis.ts';
 import { parseDuration } from './duration.ts';
 import { authenticationMethods } from './metric-authentication.ts';
+import { cloudWatchIssues } from './cloudwatch-metric-checks.ts';
 import { checkTimeExpression } from './time-expression.ts';
+import { readWavefrontAddress } from './wavefront-address.ts';
 
 /** One problem, at a path relative to the metric (`['provider', 'prometheus', 'rangeQuery', 'step']`). */
 export interface MetricProviderIssue {
   path: Array<string | number>;
   message: string;
+  /** A warning: the template runs in Rollgate, but something about it deserves a look. Default: error. */
+  severity?: 'warning';
 }
 
 // Checked again once the run is built, when the placeholder has its value.
@@ -102,11 +106,151 @@ function datadogIssues(metric: Metric): MetricProviderIssue[] {
   return issues;
 }
 
+// Fields that must hold more than blanks.
+function requiredIssues<T extends object>(
+  block: T | undefined,
+  fields: ReadonlyArray<keyof T & string>,
+  at: Array<string | number>,
+): MetricProviderIssue[] {
+  if (block === undefined) return [];
+  return fields
+    .filter((field) => {
+      const value = block[field];
+      return typeof value !== 'string' || value.trim() === '';
+    })
+    .map((field) => ({ path: [...at, field], message: 'is required' }));
+}
+
+// An http(s) URL (unless a placeholder is still in it).
+function urlIssue(value: string | undefined, path: Array<string | number>): MetricProviderIssue[] {
+  if (value === undefined || value.trim() === '' || PLACEHOLDER.test(value)) return [];
+  try {
+    const url = new URL(value.trim());
+    if (url.protocol === 'http:' || url.protocol === 'https:') return [];
+  } catch {
+    // Reported below.
+  }
+  return [{ path, message: `must be an http or https URL, got ${JSON.stringify(value)}` }];
+}
+
+function wavefrontIssues(metric: Metric): MetricProviderIssue[] {
+  const wf = metric.provider.wavefront;
+  if (wf === undefined) return [];
+  const at = ['provider', 'wavefront'];
+  const issues = requiredIssues(wf, ['query'], at);
+  const address = wf.address ?? '';
+  if (!PLACEHOLDER.test(address)) {
+    const read = readWavefrontAddress(address);
+    if ('problem' in read) issues.unshift({ path: [...at, 'address'], message: read.problem });
+  }
+  return issues;
+}
+
+function skyWalkingIssues(metric: Metric): MetricProviderIssue[] {
+  const sw = metric.provider.skywalking;
+  if (sw === undefined) return [];
+  const at = ['provider', 'skywalking'];
+  return [
+    ...requiredIssues(sw, ['address', 'query', 'interval'], at),
+    ...urlIssue(sw.address, [...at, 'address']),
+    ...(sw.interval?.trim() ? positiveDurationIssue(sw.interval, [...at, 'interval']) : []),
+  ];
+}
+
+/** A start or an end set on one side of a scope and not on the other (Argo refuses that when it measures). */
+function scopeWindowIssues(
+  scope: NonNullable<KayentaMetric['scopes']>[number],
+  at: Array<string | number>,
+): MetricProviderIssue[] {
+  return (['start', 'end'] as const)
+    .filter((field) => !scope.controlScope[field] !== !scope.experimentScope[field])
+    .map((field) => ({
+      path: [...at, scope.controlScope[field] ? 'experimentScope' : 'controlScope', field],
+      message: `must be set when ${scope.controlScope[field] ? 'controlScope' : 'experimentScope'}.${field} is (both or neither)`,
+    }));
+}
+
+/**
+ * Kayenta's block: its service, application and config named; one threshold (`threshold`, Argo's field,
+ * or `thresholds`, as Argo's docs write it) with 0 <= marginal <= pass <= 100; at least one scope, names
+ * unique, each side with a positive step, windows set on both sides or neither; a scope without a start
+ * needs the metric's `interval` (or `lookback`), from which its window is counted.
+ */
+function kayentaIssues(metric: Metric): MetricProviderIssue[] {
+  const k = metric.provider.kayenta;
+  if (k === undefined) return [];
+  const at = ['provider', 'kayenta'];
+  const issues = [
+    ...requiredIssues(k, ['address', 'application', 'canaryConfigName'], at),
+    ...urlIssue(k.address, [...at, 'address']),
+  ];
+  if (k.threshold !== undefined && k.thresholds !== undefined)
+    issues.push({
+      path: [...at, 'thresholds'],
+      message: 'cannot be set with threshold (they are the same field)',
+    });
+  const threshold = k.threshold ?? k.thresholds;
+  const thresholdAt = [...at, k.threshold !== undefined ? 'threshold' : 'thresholds'];
+  if (threshold === undefined)
+    issues.push({
+      path: [...at, 'threshold'],
+      message: 'is required: {pass, marginal}, the scores that pass and that are inconclusive',
+    });
+  else {
+    for (const field of ['pass', 'marginal'] as const)
+      if (threshold[field] < 0 || threshold[field] > 100)
+        issues.push({ path: [...thresholdAt, field], message: 'must be a score from 0 to 100' });
+    if (threshold.marginal > threshold.pass)
+      issues.push({
+        path: [...thresholdAt, 'marginal'],
+        message: `must not be more than pass (${threshold.pass})`,
+      });
+    if (k.thresholds !== undefined && k.threshold === undefined)
+      issues.push({
+        path: thresholdAt,
+        severity: 'warning',
+        message:
+          "read as threshold: Argo's CRD spells this field threshold (its docs write thresholds), and Argo's API server refuses a kayenta metric without threshold",
+      });
+  }
+  const scopes = k.scopes ?? [];
+  if (scopes.length === 0)
+    issues.push({ path: [...at, 'scopes'], message: 'at least one scope is required' });
+  const names = new Map<string, number>();
+  scopes.forEach((scope, index) => {
+    const scopeAt = [...at, 'scopes', index];
+    if (scope.name.trim() === '') issues.push({ path: [...scopeAt, 'name'], message: 'must not be empty' });
+    const first = names.get(scope.name);
+    if (first !== undefined)
+      issues.push({ path: [...scopeAt, 'name'], message: `duplicate scope name (also scopes[${first}])` });
+    else names.set(scope.name, index);
+    for (const side of ['controlScope', 'experimentScope'] as const)
+      if (scope[side].step <= 0)
+        issues.push({ path: [...scopeAt, side, 'step'], message: 'must be more than 0 (seconds)' });
+    issues.push(...scopeWindowIssues(scope, scopeAt));
+    if (
+      !scope.controlScope.start &&
+      !scope.experimentScope.start &&
+      k.lookback !== true &&
+      metric.interval === undefined
+    )
+      issues.push({
+        path: [...scopeAt, 'controlScope'],
+        message:
+          "has no start: set start and end, the metric's interval (the window is the last interval) or lookback: true",
+      });
+  });
+  return issues;
+}
+
 /**
  * What a run of `metric` would trip over in its provider block: a rangeQuery whose start/end are not
  * time expressions or whose step is no positive duration (unless an `{{args.x}}` is still in it),
  * an `authentication` with more than one method or without a method's required fields, a Datadog
- * block whose query fields do not combine, an empty New Relic query, a Graphite block without address or query.
+ * block whose query fields do not combine, an empty New Relic query, a Graphite block without address or query,
+ * CloudWatch queries GetMetricData would refuse, an InfluxDB block without a query, a Wavefront address
+ * that is no host (or https URL), a SkyWalking block without address, query or interval, a Kayenta block
+ * whose threshold or scopes cannot be judged.
  */
 export function metricProviderIssues(metric: Metric): MetricProviderIssue[] {
   return [
@@ -124,5 +268,12 @@ export function metricProviderIssues(metric: Metric): MetricProviderIssue[] {
     ...(['address', 'query'] as const)
       .filter((field) => metric.provider.graphite !== undefined && !metric.provider.graphite[field]?.trim())
       .map((field) => ({ path: ['provider', 'graphite', field], message: 'is required' })),
+    ...cloudWatchIssues(metric.provider.cloudWatch),
+    ...(metric.provider.influxdb !== undefined && !metric.provider.influxdb.query?.trim()
+      ? [{ path: ['provider', 'influxdb', 'query'], message: 'is required' }]
+      : []),
+    ...wavefrontIssues(metric),
+    ...skyWalkingIssues(metric),
+    ...kayentaIssues(metric),
   ];
 }

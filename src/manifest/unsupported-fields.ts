@@ -190,19 +190,15 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     severity: 'warning',
     reason: 'the labels/annotations are not added to AnalysisRuns yet',
   },
-  workloadRefKind: {
-    field: 'spec.workloadRef.kind (v1 PodTemplate, apps/v1 ReplicaSet)',
-    severity: 'error',
-    reason: 'Rollgate reads the pod template from apps/v1 Deployments only',
-  },
 } as const satisfies Record<string, UnsupportedRule>;
 
 /** The policy for analysis fields. */
 export const ANALYSIS_UNSUPPORTED_RULES = {
   provider: {
-    field: 'spec.metrics[].provider.<kayenta|wavefront|cloudWatch|influxdb|skywalking|plugin>',
+    field: 'spec.metrics[].provider.plugin',
     severity: 'error',
-    reason: 'Rollgate runs prometheus, web, job, datadog, newRelic and graphite metrics',
+    reason:
+      'Rollgate runs prometheus, web, job, datadog, newRelic, graphite, cloudWatch, influxdb, wavefront, skywalking and kayenta metrics',
   },
   sigv4Credentials: {
     field: 'spec.metrics[].provider.prometheus.authentication.sigv4.<profile|roleArn>',
@@ -216,16 +212,6 @@ export const ANALYSIS_UNSUPPORTED_RULES = {
     reason: 'the web provider authenticates with oauth2 only, as Argo’s does (use headers for the rest)',
   },
 } as const satisfies Record<string, UnsupportedRule>;
-
-/**
- * The workloadRef kinds Argo Rollouts reads a template from and Rollgate does not (yet): `PodTemplate` of the
- * core group and `ReplicaSet` of `apps`. Any other kind is refused by Argo too (a plain validation error).
- */
-export function isArgoOnlyWorkloadKind(apiVersion: unknown, kind: unknown): boolean {
-  return (
-    (apiVersion === 'v1' && kind === 'PodTemplate') || (apiVersion === 'apps/v1' && kind === 'ReplicaSet')
-  );
-}
 
 function report(sink: IssueCollector, path: FieldPath, printed: string, rule: UnsupportedRule): void {
   const message = `unsupported: ${printed} (${rule.reason})`;
@@ -245,14 +231,6 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
   const r = ROLLOUT_UNSUPPORTED_RULES;
   const spec = value['spec'];
   if (!isRecord(spec)) return;
-  const workloadRef = spec['workloadRef'];
-  if (isRecord(workloadRef) && isArgoOnlyWorkloadKind(workloadRef['apiVersion'], workloadRef['kind']))
-    report(
-      sink,
-      ['spec', 'workloadRef', 'kind'],
-      `spec.workloadRef.kind ${String(workloadRef['kind'])}`,
-      r.workloadRefKind,
-    );
   const strategy = spec['strategy'];
   if (!isRecord(strategy)) return;
   const blueGreen = strategy['blueGreen'];

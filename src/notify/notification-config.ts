@@ -94,7 +94,12 @@ function compileExpression(key: string, field: string, source: string): TriggerE
  * Replaces `$name` references in every string of a service's options by the Secret's `name` key, as
  * notifications-engine does (whole values like `$slack-token`, or inside one like `Bearer $token`).
  */
-function resolveSecrets(value: unknown, key: string, secret: Readonly<Record<string, string>>): unknown {
+function resolveSecrets(
+  value: unknown,
+  key: string,
+  secret: Readonly<Record<string, string>>,
+  used: Set<string>,
+): unknown {
   if (typeof value === 'string')
     return value.replace(/\$([A-Za-z0-9_.-]+)/g, (_, name: string) => {
       const found = secret[name];
@@ -104,11 +109,14 @@ function resolveSecrets(value: unknown, key: string, secret: Readonly<Record<str
           key,
           `references $${name}, which Secret ${NOTIFICATION_SECRET} does not have`,
         );
+      used.add(found);
       return found;
     });
-  if (Array.isArray(value)) return value.map((v) => resolveSecrets(v, key, secret));
+  if (Array.isArray(value)) return value.map((v) => resolveSecrets(v, key, secret, used));
   if (typeof value === 'object' && value !== null)
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveSecrets(v, key, secret)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, resolveSecrets(v, key, secret, used)]),
+    );
   return value;
 }
 
@@ -125,11 +133,14 @@ function parseService(
       key,
       `service type "${type}" is not supported (supported: ${Object.keys(SERVICE_OPTION_SCHEMAS).join(', ')})`,
     );
-  const raw = resolveSecrets(yamlOf(key, text) ?? {}, key, secret);
+  const used = new Set<string>();
+  const raw = resolveSecrets(yamlOf(key, text) ?? {}, key, secret, used);
   const parsed = SERVICE_OPTION_SCHEMAS[type].safeParse(raw);
   if (!parsed.success)
     throw new NotificationConfigError('notify.config.invalid', key, z.prettifyError(parsed.error));
-  return { name, key, type, options: parsed.data } as ServiceConfig;
+  // Short values (an empty key, "1") would scrub ordinary words from errors and guard nothing.
+  const secretValues = [...used].filter((v) => v.length >= 4);
+  return { name, key, type, options: parsed.data, secretValues } as ServiceConfig;
 }
 
 /**

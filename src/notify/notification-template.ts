@@ -44,6 +44,23 @@ function renderTree(compiled: Compiled, data: Record<string, unknown>): unknown 
 }
 
 /**
+ * The `github` block's `repoURLPath` and `revisionPath` when a template leaves them out: a source's URL
+ * and commit, or the commit a Rollout was last applied from (its `rollgate.dev/commit` annotation).
+ * notifications-engine's defaults read an Argo CD Application, which Rollgate has none of.
+ */
+const GITHUB_DEFAULTS = {
+  repoURLPath: '{{with .source}}{{.url}}{{end}}',
+  revisionPath:
+    '{{with .source}}{{.status.commit}}{{end}}{{with .rollout}}{{with .metadata.annotations}}{{index . "rollgate.dev/commit"}}{{end}}{{end}}',
+};
+
+function withGitHubDefaults(parsed: Record<string, unknown>): Record<string, unknown> {
+  const github = parsed.github;
+  if (typeof github !== 'object' || github === null || Array.isArray(github)) return parsed;
+  return { ...parsed, github: { ...GITHUB_DEFAULTS, ...github } };
+}
+
+/**
  * Parses the YAML of `template.<name>` and compiles every string in it.
  * @throws NotificationConfigError naming the key: not YAML, not a map, or a template Rollgate cannot run.
  */
@@ -57,7 +74,7 @@ export function parseNotificationTemplate(name: string, yamlText: string): Notif
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw new NotificationConfigError('notify.config.invalid', key, 'must be a YAML map (message, slack, …)');
-  const compiled = compileTree(parsed, key);
+  const compiled = compileTree(withGitHubDefaults(parsed as Record<string, unknown>), key);
   return {
     name,
     key,

@@ -13,6 +13,8 @@ import type { ServiceConfig } from '../notify/service-options.ts';
 import { eventKey, planDeliveries, type Delivery } from '../notify/plan-deliveries.ts';
 import type { SourceTemplateData } from '../notify/source-template-data.ts';
 import { fetchHttpCall, type HttpCall } from '../notify/services/notification-sender.ts';
+import type { MailCall } from '../notify/services/mail-call.ts';
+import { DEFAULT_SERVICE_CALLS } from '../notify/services/service-calls.ts';
 import { sendNotification } from '../notify/services/senders.ts';
 import { hasSubscriptions, subscribeEntriesOf } from '../notify/subscriptions.ts';
 import { ROLLGATE_API_GROUP } from '../manifest/api-version.ts';
@@ -53,6 +55,8 @@ export interface NotifierOptions {
   metrics?: RollgateMetrics;
   /** How services are called (default: fetch with a timeout). */
   http?: HttpCall;
+  /** How the email service submits (default: SMTP with nodemailer). */
+  mail?: MailCall;
   /** How long a ConfigMap read is reused (default 10 s). */
   configTtlMs?: number;
   /**
@@ -88,6 +92,7 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
   const log = logger.child({ component: 'notifier' });
   const metrics = options.metrics ?? defaultMetrics;
   const http = options.http ?? fetchHttpCall;
+  const calls = { mail: options.mail ?? DEFAULT_SERVICE_CALLS.mail, now: () => runtime.clock.now() };
   const queue = new NotifyQueue({ connection: redis, prefix: config.redis.prefix });
   const reader = new NotificationConfigReader(
     runtime.kube.clients,
@@ -245,6 +250,7 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
           templateKey: `template.${delivery.template}`,
         },
         http,
+        calls,
       );
       await queue.markSent(payload);
       metrics.notificationsTotal.inc({ ...labels, result });

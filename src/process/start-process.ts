@@ -1,5 +1,6 @@
 // Starts a Rollgate process for its role: all-in-one (`rollgate run`), or the split `poller` and `reconciler`.
 import { installCrds, installCrdsWhenAbsent } from '../kube/install-crds.ts';
+import { observeKubeRequests } from '../kube/client.ts';
 import type { RolloutTransition } from '../reconciler/reconcile-rollout.ts';
 import { argoCrds, rollgateCrds } from '../manifest/crds.ts';
 import { drivenApiOf } from '../manifest/driven-api.ts';
@@ -83,6 +84,10 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
   const metrics = options.metrics ?? defaultMetrics;
   const runsPoller = options.role !== 'reconciler';
   const runsReconciler = options.role !== 'poller';
+  // Every API request of this process's clients, by verb, resource and code (docs/metrics.md).
+  const unobserveKube = observeKubeRequests(runtime.kube.clients.kubeConfig, (observation) =>
+    metrics.observeKubeRequest(observation),
+  );
   // Secrets before anything starts: an unset one must stop the start, not leave workers running.
   const webhooks = runsPoller ? webhookSecrets(config) : {};
   // One rendering for the process, started at its first use: the poller's sources and the promoter's
@@ -159,6 +164,19 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     port: config.server.port,
     host: config.server.host,
     webhooks,
+    // A GitSource's own receiver, looked up at each delivery: added, changed and removed sources count at once.
+    ...(registry
+      ? {
+          sourceWebhooks: (namespace: string, name: string) => {
+            const found = registry
+              .current()
+              .find((s) => s.object?.namespace === namespace && s.object.name === name);
+            return found?.webhookSecret !== undefined
+              ? { source: found.name, secret: found.webhookSecret }
+              : undefined;
+          },
+        }
+      : {}),
     redis: runtime.redis,
     prefix: config.redis.prefix,
     // Until the poll queue exists a delivery is answered 503 and forgotten, so the forge redelivers it.
@@ -287,6 +305,13 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
         ...(runtime.redis.status === 'ready' ? await readQueueDepths(ownReconcileQueues) : []),
       ]);
 
+    // Argo's per-rollout gauges, from what the informers of every driven group hold when scraped.
+    if (reconcilers.length > 0)
+      metrics.setRolloutSource(() => ({
+        rollouts: reconcilers.flatMap((r) => (r.cache.synced('Rollout') ? r.cache.all('Rollout') : [])),
+        runs: reconcilers.flatMap((r) => (r.cache.synced('AnalysisRun') ? r.cache.all('AnalysisRun') : [])),
+      }));
+
     detector = await atStart('redis', 'start the Redis-reset detector', () =>
       startRedisResetDetector({
         connection: runtime.redis,
@@ -357,6 +382,8 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
       ]);
       // The notify queue closes after the reconciler and promoter: their last passes' enqueues are written.
       await notifier?.stop(stopOptions);
+      unobserveKube();
+      if (reconcilers.length > 0) metrics.setRolloutSource(undefined);
       await runtime.close();
     },
   };

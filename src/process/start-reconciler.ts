@@ -63,6 +63,9 @@ export interface ReconcilerOptions {
 const OWNED_REPLICASETS_PATH = '/apis/apps/v1/replicasets';
 /** A workloadRef Deployment's change (its template: a new revision) wakes the Rollouts that read it. */
 const DEPLOYMENTS_PATH = '/apis/apps/v1/deployments';
+/** A workloadRef PodTemplate's change wakes the Rollouts that read it (a referenced ReplicaSet, unlabelled, is
+ * not watched: its change is seen at the next resync, workers.resyncMs). */
+const POD_TEMPLATES_PATH = '/api/v1/podtemplates';
 /** Watched only to keep the cache the reconcile reads: they enqueue nothing (their ReplicaSet does). */
 const OWNED_PODS_PATH = '/api/v1/pods';
 const SERVICES_PATH = '/api/v1/services';
@@ -207,6 +210,14 @@ function listVersions(
             : clients.apps.listDeploymentForAllNamespaces({ limit: 1 }),
         ),
       ),
+    podTemplates: async () =>
+      listVersionOf(
+        await kubeCall({ verb: 'list', kind: 'PodTemplate' }, () =>
+          namespace
+            ? clients.core.listNamespacedPodTemplate({ namespace, limit: 1 })
+            : clients.core.listPodTemplateForAllNamespaces({ limit: 1 }),
+        ),
+      ),
   };
 }
 
@@ -262,7 +273,7 @@ export async function startReconciler(
   // Each rollout's router comes from its trafficRouting (none without): the provider table in src/traffic.
   const routers = options.reconcile?.routers ?? trafficRouterFactory(runtime.kube.clients, log);
   // Metric providers with the configured limits: the hosts metrics may reach, the ServiceAccounts a job
-  // metric's pod may name; Datadog's and New Relic's Secrets are read in the state namespace.
+  // metric's pod may name; Datadog's, New Relic's and Wavefront's Secrets are read in the state namespace.
   const providers = createClusterMetricProviders(
     runtime.kube.clients,
     config.analysis,
@@ -550,6 +561,11 @@ export async function startReconciler(
     await startWatch(DEPLOYMENTS_PATH, {}, versions.deployments, (o) =>
       o.metadata?.name && o.metadata.namespace
         ? references.rolloutsOf(o.metadata.namespace, o.metadata.name)
+        : [],
+    );
+    await startWatch(POD_TEMPLATES_PATH, {}, versions.podTemplates, (o) =>
+      o.metadata?.name && o.metadata.namespace
+        ? references.rolloutsOf(o.metadata.namespace, o.metadata.name, 'PodTemplate')
         : [],
     );
   }

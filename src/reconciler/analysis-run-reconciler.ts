@@ -29,20 +29,24 @@ export interface AnalysisLimits {
 
 /**
  * The metric providers a reconcile worker uses on this cluster (prometheus, web, datadog, newRelic,
- * job through {@link createKubeJobRunner}), limited as `limits` says: the hosts metrics may reach, the
- * ServiceAccounts a job metric's pod may name. Datadog's and New Relic's account Secrets are read in
- * `ownNamespace` (`kubernetes.stateNamespace`, default rollgate-system).
+ * graphite, cloudWatch, influxdb, wavefront, skywalking, kayenta, job through {@link createKubeJobRunner}),
+ * limited as `limits` says: the hosts metrics may reach, the ServiceAccounts a job metric's pod may name.
+ * Datadog's, New Relic's, InfluxDB's and Wavefront's account Secrets are read in `ownNamespace`
+ * (`kubernetes.stateNamespace`, default rollgate-system); Datadog's DD_* and CloudWatch's AWS_* variables
+ * in `env` (default process.env).
  */
 export function createClusterMetricProviders(
   clients: KubeClients,
   limits: AnalysisLimits,
   ownNamespace = 'rollgate-system',
+  env?: Readonly<Record<string, string | undefined>>,
 ): MetricProviderRegistry {
   return createDefaultMetricProviders({
     jobRunner: createKubeJobRunner(clients),
     policy: createHostPolicy(limits),
     jobPods: { serviceAccounts: limits.jobServiceAccounts },
     secrets: createKubeProviderSecrets(clients, ownNamespace),
+    ...(env && { env }),
   });
 }
 

@@ -163,7 +163,14 @@ export class ObservedStateReader {
       this.readExperiments(rollout, namespace, uid),
     ]);
 
+    // A ReplicaSet the Rollout reads its template from (workloadRef) is a source, never one of its own:
+    // it matches the selector and has no owner, so it would otherwise look like an orphan to adopt.
+    const source =
+      resolved.workload?.state === 'resolved' && resolved.workload.kind === 'ReplicaSet'
+        ? resolved.workload.name
+        : undefined;
     const replicaSets = replicaSetItems
+      .filter((item) => source === undefined || item.metadata?.name !== source)
       .map((item) => toObservedReplicaSet(item, uid))
       .filter((rs): rs is ObservedReplicaSet => rs !== undefined);
     // A cache that lacks a ReplicaSet the status names (its watch event not here yet, another process's

@@ -68,7 +68,8 @@ export function createKubeSecretResolver(clients: KubeClients): SecretResolver {
 
 /**
  * The {@link ProviderSecrets} of a reconciler: a Secret by name in `ownNamespace`
- * (`kubernetes.stateNamespace`, where Argo's providers read `datadog` and `newrelic` from its own
+ * (`kubernetes.stateNamespace`, where Argo's providers read `datadog`, `newrelic`, `influxdb` and
+ * `wavefront-api-tokens` from its own
  * namespace), or, when a metric asks for its run's namespace (Datadog's `secretRef.namespaced`), in
  * that namespace, where it must carry {@link ANALYSIS_SECRET_LABEL} like any Secret a template reads.
  * A missing Secret is `undefined`; values are base64-decoded and never logged.

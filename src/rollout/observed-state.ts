@@ -91,11 +91,13 @@ export interface ObservedRolloutExperiment {
 export type ObservedWorkload =
   | {
       state: 'resolved';
+      /** The kind read (`Deployment`, `ReplicaSet`, `PodTemplate`): only a Deployment is ever scaled. */
+      kind: string;
       name: string;
       resourceVersion: string;
       /** metadata.generation, reported as status.workloadObservedGeneration (as Argo). */
       generation: number;
-      /** spec.replicas of the Deployment (1 when absent, the API server's default). */
+      /** spec.replicas of the Deployment or ReplicaSet (1 when absent, the API server's default); 0 for a PodTemplate. */
       replicas: number;
     }
   | {

@@ -18,6 +18,8 @@ export interface LabelBoundsOptions<T extends string> {
    * attacker who writes a new subscription annotation per second adds nothing after the first few.
    */
   maxSeries: number;
+  /** Labels of any shape recorded as `other` once the metric has `maxSeries` series (as `names` are). */
+  capped?: readonly T[];
 }
 
 /**
@@ -49,7 +51,7 @@ export class LabelBounds<T extends string> {
       this.seen.add(key);
       return bounded as LabelValues<T>;
     }
-    for (const label of this.options.names ?? [])
+    for (const label of [...(this.options.names ?? []), ...(this.options.capped ?? [])])
       if (bounded[label] !== undefined) bounded[label] = OTHER_LABEL_VALUE;
     return bounded as LabelValues<T>;
   }

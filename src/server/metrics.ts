@@ -2,10 +2,22 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { JobFinishedEvent } from '../queue/start-worker.ts';
 import type { QueueDepth } from '../queue/queue-depths.ts';
-import { BoundedCounter } from './metric-label-bounds.ts';
+import type { KubeRequestObservation } from '../kube/kube-request.ts';
+import { BoundedCounter, LabelBounds } from './metric-label-bounds.ts';
+import {
+  ROLLOUT_GAUGES,
+  ROLLOUT_GAUGE_LABELS,
+  rolloutGaugeSamples,
+  type GaugeSample,
+  type InformedObject,
+  type RolloutGaugeName,
+} from './rollout-metrics.ts';
 
 /** Reads queue depths when Prometheus scrapes (set by the process that owns the queues). */
 export type QueueDepthSource = () => Promise<QueueDepth[]>;
+
+/** The Rollouts and AnalysisRuns the process's informers hold, read when Prometheus scrapes. */
+export type RolloutSource = () => { rollouts: readonly InformedObject[]; runs: readonly InformedObject[] };
 
 /** Every metric Rollgate exports; docs/metrics.md documents each name and label. */
 export interface RollgateMetrics {
@@ -46,8 +58,18 @@ export interface RollgateMetrics {
   readonly dependencyUp: Gauge<'dependency' | 'source'>;
   /** 1 once the process has finished starting (CRDs checked, workers and queues up), else 0. */
   readonly started: Gauge;
+  /** Syncs of a source by result: `synced`, `failed` (synced with problems), `up-to-date`, `older`, `halted`. */
+  readonly syncsTotal: Counter<'source' | 'result'>;
+  /** API requests of the typed clients by verb, resource and status code (`error`: no answer). */
+  readonly kubeRequestsTotal: Counter<'verb' | 'resource' | 'code'>;
+  /** Duration of one API request by verb and resource, in seconds. */
+  readonly kubeRequestDurationSeconds: Histogram<'verb' | 'resource'>;
   /** Sets (or clears) where queue depths come from. */
   setQueueDepthSource(source: QueueDepthSource | undefined): void;
+  /** Sets (or clears) where the per-rollout gauges (Argo's `rollout_info`, …) come from. */
+  setRolloutSource(source: RolloutSource | undefined): void;
+  /** Records one API request (pass to observeKubeRequests). */
+  observeKubeRequest(observation: KubeRequestObservation): void;
   /** Records a finished job (pass as startWorker's onJobFinished). */
   observeJobFinished(event: JobFinishedEvent): void;
 }
@@ -56,6 +78,13 @@ export interface RollgateMetrics {
 const NOTIFICATION_RESULTS = ['sent', 'skipped', 'retried', 'failed', 'invalid'] as const;
 /** Series of rollgate_notifications_total before new trigger and service names are counted as `other`. */
 export const MAX_NOTIFICATION_SERIES = 200;
+/**
+ * Series of the API client metrics before a new resource is counted as `other`: a source may apply any
+ * kind Git names, and each is a resource label (Rollgate's own kinds and the built-ins are far fewer).
+ */
+export const MAX_KUBE_REQUEST_SERIES = 400;
+/** The per-rollout gauges are computed once per scrape, not once per gauge. */
+const ROLLOUT_SAMPLES_REUSE_MS = 1_000;
 
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -67,6 +96,50 @@ export function createRollgateMetrics(options: { processMetrics?: boolean } = {}
   const registry = new Registry();
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
   let depthSource: QueueDepthSource | undefined;
+  let rolloutSource: RolloutSource | undefined;
+  let rolloutSamples: { at: number; byName: Map<RolloutGaugeName, GaugeSample[]> } | undefined;
+  const samplesOf = (name: RolloutGaugeName): GaugeSample[] => {
+    if (rolloutSource === undefined) return [];
+    const now = Date.now();
+    if (rolloutSamples === undefined || now - rolloutSamples.at > ROLLOUT_SAMPLES_REUSE_MS) {
+      const { rollouts, runs } = rolloutSource();
+      const byName = new Map<RolloutGaugeName, GaugeSample[]>();
+      for (const sample of rolloutGaugeSamples(rollouts, runs))
+        byName.set(sample.name, [...(byName.get(sample.name) ?? []), sample]);
+      rolloutSamples = { at: now, byName };
+    }
+    return rolloutSamples.byName.get(name) ?? [];
+  };
+  // Argo Rollouts' names, unprefixed, so its users' dashboards and alerts read Rollgate's rollouts as they are.
+  for (const [name, help] of Object.entries(ROLLOUT_GAUGES) as Array<[RolloutGaugeName, string]>)
+    new Gauge({
+      name,
+      help,
+      labelNames: ROLLOUT_GAUGE_LABELS[name],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const sample of samplesOf(name)) this.set(sample.labels, sample.value);
+      },
+    });
+
+  const kubeRequestBounds = new LabelBounds<'verb' | 'resource' | 'code'>({
+    capped: ['resource'],
+    maxSeries: MAX_KUBE_REQUEST_SERIES,
+  });
+  const kubeRequestsTotal = new Counter({
+    name: 'rollgate_kube_requests_total',
+    help: 'Kubernetes API requests, by verb, resource and status code (error: no answer).',
+    labelNames: ['verb', 'resource', 'code'] as const,
+    registers: [registry],
+  });
+  const kubeRequestDurationSeconds = new Histogram({
+    name: 'rollgate_kube_request_duration_seconds',
+    help: 'Duration of one Kubernetes API request, by verb and resource.',
+    labelNames: ['verb', 'resource'] as const,
+    buckets: SECONDS_BUCKETS,
+    registers: [registry],
+  });
 
   const queueJobs = new Gauge({
     name: 'rollgate_queue_jobs',
@@ -193,8 +266,29 @@ export function createRollgateMetrics(options: { processMetrics?: boolean } = {}
       help: 'Whether the process has finished starting (1) or is still retrying its start (0).',
       registers: [registry],
     }),
+    syncsTotal: new Counter({
+      name: 'rollgate_syncs_total',
+      help: 'Syncs of a source, by result (synced, failed, up-to-date, older, halted).',
+      labelNames: ['source', 'result'] as const,
+      registers: [registry],
+    }),
+    kubeRequestsTotal,
+    kubeRequestDurationSeconds,
     setQueueDepthSource(source) {
       depthSource = source;
+    },
+    setRolloutSource(source) {
+      rolloutSource = source;
+      rolloutSamples = undefined;
+    },
+    observeKubeRequest(observation) {
+      const { verb, resource, code } = kubeRequestBounds.apply({
+        verb: observation.verb,
+        resource: observation.resource,
+        code: observation.code,
+      });
+      kubeRequestsTotal.inc({ verb, resource, code });
+      kubeRequestDurationSeconds.observe({ verb, resource }, observation.seconds);
     },
     observeJobFinished(event) {
       jobsTotal.inc({ queue: event.queue, outcome: event.outcome });

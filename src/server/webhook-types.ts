@@ -29,6 +29,15 @@ export interface AzureDevOpsWebhookConfig extends WebhookProviderConfig {
   username?: string;
 }
 
+/** A GitSource's own receiver: the source it polls (internal name) and the secret from its Secret. */
+export interface SourceWebhook {
+  source: string;
+  secret: string;
+}
+
+/** The receiver of GitSource NAMESPACE/NAME, when it has a webhook secret and runs; read at each delivery. */
+export type SourceWebhookLookup = (namespace: string, name: string) => SourceWebhook | undefined;
+
 export interface WebhooksConfig {
   github?: WebhookProviderConfig;
   gitlab?: WebhookProviderConfig;
@@ -46,6 +55,11 @@ export interface PushNotice {
   repositoryUrls: string[];
   branch: string;
   cause: 'push' | 'merge';
+  /**
+   * The one source a GitSource's own receiver (`/webhooks/PROVIDER/NAMESPACE/NAME`) may poll, by its internal
+   * name; absent for the configuration's receivers, which poll every source on the repository and branch.
+   */
+  only?: string;
 }
 
 /** What the process did with a push: the sources whose poll was enqueued (empty: branch not tracked). */

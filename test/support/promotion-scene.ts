@@ -1,5 +1,8 @@
 // A whole promotion scene: the forge double (real repositories; GitHub's API or another forge's mounted beside), a sandbox
 // cluster and Rollgate running sources `staging` and `prod` (namespaces of the same names) with one promotion.
+import { generateKeyPairSync } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { RollgateConfig } from '../../src/config/index.ts';
 import { syncedRolloutApi } from '../../src/manifest/driven-api.ts';
 import { createForge } from '../../src/forge/create-forge.ts';
@@ -54,6 +57,8 @@ export interface PromotionScene {
   process: RunningProcess;
   metrics: RollgateMetrics;
   tmp: TempDir;
+  /** Stops Rollgate (gracefully) and starts another on the same cluster, Redis and forge. */
+  restart(): Promise<{ metrics: RollgateMetrics; process: RunningProcess }>;
   stop(): Promise<void>;
 }
 
@@ -79,6 +84,11 @@ export interface PromotionSceneOptions {
   beforeRepository?: (double: ForgeDouble) => void;
   /** `controller.groups` (default rollgate.dev); `['argoproj.io']` syncs and promotes argoproj.io Rollouts. */
   groups?: Array<'rollgate.dev' | 'argoproj.io'>;
+  /**
+   * Rollgate reaches GitHub as an App (`pullRequest.githubApp`, its key in a file) instead of a token; the
+   * double's installation tokens expire on `clock` (60 s after minting).
+   */
+  githubApp?: { clock: { now(): Date } };
 }
 
 /** What the scene needs of a forge API mounted on the double. */
@@ -145,6 +155,9 @@ export function webhookProviderOf(provider: ForgeProvider): WebhookProviderName 
   return provider === 'github' ? 'github' : MOUNTED[provider].webhook;
 }
 
+/** The App the scene's double knows when `githubApp` is set. */
+export const SCENE_APP = { appId: 4242, installationId: 77 } as const;
+
 /** Mounts the provider's API on the double and says how Rollgate and the test reach it (repository PROMOTION_REPO). */
 export function forgeOf(
   double: ForgeDouble,
@@ -195,6 +208,7 @@ export async function startPromotionScene(options: PromotionSceneOptions): Promi
   const provider = options.provider ?? 'github';
   let double: ForgeDouble | undefined;
   let forge: ReturnType<typeof forgeOf> | undefined;
+  let appKeyFile: string | undefined;
   const scene = await startSystemScene({
     name: 'promotion',
     redisUrl: options.redisUrl,
@@ -205,9 +219,26 @@ export async function startPromotionScene(options: PromotionSceneOptions): Promi
       },
     },
     ...(options.logger ? { logger: options.logger } : {}),
-    async prepare({ clients, defer }) {
-      const started = (double = await startForgeDouble());
+    async prepare({ clients, defer, tmp }) {
+      const started = (double = await startForgeDouble(
+        options.githubApp ? { clock: options.githubApp.clock } : {},
+      ));
       defer(() => started.stop());
+      if (options.githubApp) {
+        const { publicKey, privateKey } = generateKeyPairSync('rsa', {
+          modulusLength: 2048,
+          publicKeyEncoding: { type: 'spki', format: 'pem' },
+          privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+        });
+        started.addApp({
+          appId: String(SCENE_APP.appId),
+          publicKeyPem: publicKey,
+          installationId: SCENE_APP.installationId,
+          account: PROMOTION_REPO.split('/')[0]!,
+        });
+        appKeyFile = join(tmp.path, 'github-app-key.pem');
+        writeFileSync(appKeyFile, privateKey);
+      }
       options.beforeRepository?.(started);
       await started.createRepository(PROMOTION_REPO, { files: options.files });
       const mounted = (forge = forgeOf(started, provider));
@@ -252,7 +283,9 @@ export async function startPromotionScene(options: PromotionSceneOptions): Promi
                 provider,
                 apiUrl: forge!.apiUrl,
                 repository: PROMOTION_REPO,
-                token: options.token ?? forge!.token,
+                ...(appKeyFile !== undefined
+                  ? { githubApp: { ...SCENE_APP, privateKeyFile: appKeyFile } }
+                  : { token: options.token ?? forge!.token }),
                 // Bitbucket pull requests have no labels (the config refuses them there).
                 labels: options.labels ?? (provider.startsWith('bitbucket-') ? [] : ['promotion']),
                 ...(options.autoMerge
@@ -281,6 +314,11 @@ export async function startPromotionScene(options: PromotionSceneOptions): Promi
     process: running,
     metrics,
     tmp: scene.tmp,
+    async restart() {
+      const next = await scene.restartRollgate();
+      forge!.onWebhook(next.running.http.url);
+      return { metrics: next.metrics, process: next.running };
+    },
     stop: () => scene.stop(),
   };
 }

@@ -18,7 +18,7 @@ export interface TlsTestServer {
 }
 
 /** A self-signed certificate for 127.0.0.1 (its CN and its IP subjectAltName), valid one day. */
-function selfSignedCertificate(): { key: Buffer; cert: Buffer } {
+export function selfSignedCertificate(): { key: Buffer; cert: Buffer } {
   const dir = mkdtempSync(join(tmpdir(), 'rollgate-tls-'));
   try {
     execFileSync(

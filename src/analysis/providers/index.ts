@@ -1,4 +1,4 @@
-// The metric providers (I/O): Prometheus, web, job (with their authentication), Datadog, New Relic and Graphite, and the registry the run executor looks them up in.
+// The metric providers (I/O): Prometheus, web, job (with their authentication), Datadog, New Relic, Graphite, CloudWatch, InfluxDB, Wavefront, SkyWalking and Kayenta, and the registry the run executor looks them up in.
 import type { JobRunner } from './job-runner.ts';
 import type { HostPolicy } from './host-policy.ts';
 import { createJobProvider } from './job-provider.ts';
@@ -10,6 +10,11 @@ import { createOAuth2TokenSource } from './oauth2-token-source.ts';
 import { createDatadogProvider } from './datadog-provider.ts';
 import { createNewRelicProvider } from './new-relic-provider.ts';
 import { createGraphiteProvider } from './graphite-provider.ts';
+import { createCloudWatchProvider } from './cloudwatch-provider.ts';
+import { createInfluxdbProvider } from './influxdb-provider.ts';
+import { createWavefrontProvider } from './wavefront-provider.ts';
+import { createSkyWalkingProvider } from './skywalking-provider.ts';
+import { createKayentaProvider } from './kayenta-provider.ts';
 import type { ProviderSecrets } from './provider-secrets.ts';
 
 export {
@@ -32,13 +37,40 @@ export {
 } from './new-relic-provider.ts';
 export type { NewRelicProviderOptions } from './new-relic-provider.ts';
 export { createGraphiteProvider, mapGraphiteRender } from './graphite-provider.ts';
+export {
+  createCloudWatchProvider,
+  cloudWatchEndpoint,
+  getMetricDataForm,
+  mapGetMetricData,
+  formatCloudWatchValues,
+  CLOUDWATCH_ENDPOINT_VARIABLES,
+} from './cloudwatch-provider.ts';
+export type { CloudWatchProviderOptions, CloudWatchResult } from './cloudwatch-provider.ts';
+export {
+  createInfluxdbProvider,
+  mapFluxCsv,
+  parseCsvRows,
+  INFLUXDB_DEFAULT_PROFILE,
+} from './influxdb-provider.ts';
+export type { InfluxdbProviderOptions, FluxValue } from './influxdb-provider.ts';
+export { createWavefrontProvider, mapWavefrontResult, WAVEFRONT_SECRET } from './wavefront-provider.ts';
+export type { WavefrontProviderOptions } from './wavefront-provider.ts';
+export { createSkyWalkingProvider, skyWalkingDuration } from './skywalking-provider.ts';
+export type { SkyWalkingProviderOptions } from './skywalking-provider.ts';
+export {
+  createKayentaProvider,
+  kayentaExecutionRequest,
+  mapKayentaStatus,
+  judgeKayentaScore,
+} from './kayenta-provider.ts';
+export type { KayentaProviderOptions } from './kayenta-provider.ts';
 export { staticProviderSecrets } from './provider-secrets.ts';
 export type { ProviderSecrets } from './provider-secrets.ts';
 export { rateLimitDelayMs } from './rate-limit.ts';
 export { createOAuth2TokenSource, oauth2Client, TOKEN_EXPIRY_MARGIN_MS } from './oauth2-token-source.ts';
 export type { OAuth2Client, OAuth2TokenSource } from './oauth2-token-source.ts';
 export { sendAuthenticatedRequest } from './authenticated-request.ts';
-export { signSigv4, awsCredentialsFromEnvironment, AMP_SERVICE } from './sigv4-signer.ts';
+export { signSigv4, awsCredentialsFromEnvironment, AMP_SERVICE, CLOUDWATCH_SERVICE } from './sigv4-signer.ts';
 export type { AwsCredentials } from './sigv4-signer.ts';
 export { createMetricProviderRegistry, metricProviderKeys } from './metric-provider.ts';
 export type {
@@ -63,13 +95,13 @@ export interface DefaultMetricProvidersOptions {
   policy?: HostPolicy;
   /** What a job metric's pod may ask for (`analysis.jobServiceAccounts`). */
   jobPods?: JobPodPolicy;
-  /** Reads Datadog's and New Relic's account Secrets; without it, only Datadog's DD_* variables give keys. */
+  /** Reads Datadog's, New Relic's, InfluxDB's and Wavefront's account Secrets; without it, only Datadog's DD_* variables give keys. */
   secrets?: ProviderSecrets;
-  /** Where Datadog's DD_API_KEY / DD_APP_KEY / DD_ADDRESS are read (default: process.env). */
+  /** Where Datadog's DD_* and CloudWatch's AWS_* variables are read (default: process.env). */
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** The registry a reconcile worker uses: prometheus, web, datadog, newRelic, graphite, and job when a JobRunner is given. */
+/** The registry a reconcile worker uses: prometheus, web, datadog, newRelic, graphite, cloudWatch, influxdb, wavefront, skywalking, kayenta, and job when a JobRunner is given. */
 export function createDefaultMetricProviders(
   options: DefaultMetricProvidersOptions = {},
 ): MetricProviderRegistry {
@@ -92,6 +124,20 @@ export function createDefaultMetricProviders(
       ...(options.policy && { policy: options.policy }),
     }),
     createGraphiteProvider(options.policy ? { policy: options.policy } : {}),
+    createCloudWatchProvider({
+      ...(options.env && { env: options.env }),
+      ...(options.policy && { policy: options.policy }),
+    }),
+    createInfluxdbProvider({
+      ...(options.secrets && { secrets: options.secrets }),
+      ...(options.policy && { policy: options.policy }),
+    }),
+    createWavefrontProvider({
+      ...(options.secrets && { secrets: options.secrets }),
+      ...(options.policy && { policy: options.policy }),
+    }),
+    createSkyWalkingProvider(options.policy ? { policy: options.policy } : {}),
+    createKayentaProvider(options.policy ? { policy: options.policy } : {}),
     ...(options.jobRunner ? [createJobProvider(options.jobRunner, options.jobPods)] : []),
   ]);
 }

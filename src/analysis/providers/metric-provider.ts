@@ -13,13 +13,13 @@ export interface MeasureContext {
 
 /**
  * One provider's answer. Value providers return `value` (what conditions see as `result`) and `raw`
- * (the text stored as the measurement's value). Providers that judge by themselves (job) set `phase`;
- * `phase: 'Running'` means "still in flight, ask me again in `resumeAfterMs`".
+ * (the text stored as the measurement's value). Providers that judge by themselves (job, kayenta) set
+ * `phase`; `phase: 'Running'` means "still in flight, ask me again in `resumeAfterMs`".
  */
 export interface ProviderMeasurement {
   value: unknown;
   raw?: string;
-  phase?: 'Running' | 'Successful' | 'Failed' | 'Error';
+  phase?: 'Running' | 'Successful' | 'Failed' | 'Inconclusive' | 'Error';
   message?: string;
   metadata?: Record<string, string>;
   resumeAfterMs?: number;

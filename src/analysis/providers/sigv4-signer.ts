@@ -1,4 +1,4 @@
-// AWS Signature Version 4 for Amazon Managed Prometheus: credentials from the standard environment variables, signing by aws4.
+// AWS Signature Version 4 (Amazon Managed Prometheus, CloudWatch): credentials from the standard environment variables, signing by aws4.
 import aws4 from 'aws4';
 import type { Sigv4Config } from '../../manifest/analysis.ts';
 import { MetricProviderError } from './metric-provider-error.ts';
@@ -28,13 +28,15 @@ export interface SignableRequest {
 export function awsCredentialsFromEnvironment(
   provider: string,
   env: Readonly<Record<string, string | undefined>>,
+  /** What needs them, at the start of the message. */
+  field = 'authentication.sigv4',
 ): AwsCredentials {
   const accessKeyId = env['AWS_ACCESS_KEY_ID'];
   const secretAccessKey = env['AWS_SECRET_ACCESS_KEY'];
   if (!accessKeyId || !secretAccessKey)
     throw new MetricProviderError(
       provider,
-      'authentication.sigv4: no AWS credentials (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, and AWS_SESSION_TOKEN for temporary credentials, in the reconciler’s environment)',
+      `${field}: no AWS credentials (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, and AWS_SESSION_TOKEN for temporary credentials, in the reconciler’s environment)`,
     );
   const sessionToken = env['AWS_SESSION_TOKEN'];
   return { accessKeyId, secretAccessKey, ...(sessionToken && { sessionToken }) };
@@ -63,21 +65,25 @@ function amzDate(now: Date): string {
     .replace(/\.\d{3}/, '');
 }
 
+/** The AWS service name CloudWatch signs for (its model's `aws.auth#sigv4` name). */
+export const CLOUDWATCH_SERVICE = 'monitoring';
+
 /**
  * The request's headers with the SigV4 ones added (Host, X-Amz-Date, X-Amz-Security-Token,
- * Authorization), all names lowercased, signed at `now` for `region` and the `aps` service.
+ * Authorization), all names lowercased, signed at `now` for `region` and `service` (default `aps`).
  */
 export function signSigv4(
   request: SignableRequest,
   region: string,
   credentials: AwsCredentials,
   now: Date,
+  service: string = AMP_SERVICE,
 ): Record<string, string> {
   const options: aws4.Request & { headers: Record<string, string | number> } = {
     host: request.url.host,
     path: `${request.url.pathname}${request.url.search}`,
     method: request.method,
-    service: AMP_SERVICE,
+    service,
     region,
     headers: { ...request.headers, 'X-Amz-Date': amzDate(now) },
     ...(request.body !== undefined && { body: request.body }),

@@ -2,6 +2,7 @@
 import { NotificationDeliveryError } from '../notification-delivery-error.ts';
 import type { RenderedNotification } from '../notification-template.ts';
 import type { ServiceConfig } from '../service-options.ts';
+import type { ServiceCalls } from './service-calls.ts';
 
 /** One message to send: the service as configured (secrets resolved), to whom, and the rendered template. */
 export interface SendRequest<S extends ServiceConfig = ServiceConfig> {
@@ -15,10 +16,11 @@ export interface SendRequest<S extends ServiceConfig = ServiceConfig> {
 /** `skipped`: the template has nothing for this service (a webhook template block for another webhook). */
 export type SendResult = 'sent' | 'skipped';
 
-/** A service: turns a rendered notification into its HTTP call. */
+/** A service: turns a rendered notification into its HTTP (or SMTP) call. */
 export type NotificationSender<S extends ServiceConfig = ServiceConfig> = (
   request: SendRequest<S>,
   http: HttpCall,
+  calls: ServiceCalls,
 ) => Promise<SendResult>;
 
 /** What a sender needs to make a request (the worker passes {@link fetchHttpCall}). */
@@ -86,4 +88,51 @@ export function jsonField(service: string, templateKey: string, field: string, v
       false,
     );
   }
+}
+
+/** A template field that must be a string once rendered; absent or empty is undefined. */
+export function stringField(value: unknown): string | undefined {
+  if (typeof value === 'string') return value === '' ? undefined : value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return undefined;
+}
+
+/** A map of strings in a template block (labels, details): every value rendered to a string. */
+export function stringMap(
+  service: string,
+  templateKey: string,
+  field: string,
+  value: unknown,
+): Record<string, string> | undefined {
+  if (value === undefined || value === null) return undefined;
+  const parsed = typeof value === 'string' ? jsonField(service, templateKey, field, value) : value;
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new NotificationDeliveryError(service, `${templateKey}: ${field} must be a map of strings`, false);
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(parsed)) {
+    if (v === null || v === undefined) continue;
+    out[k] = typeof v === 'string' ? v : JSON.stringify(v);
+  }
+  return out;
+}
+
+/** A list of strings in a template block (tags, actions): a YAML list, or JSON text of one. */
+export function stringList(
+  service: string,
+  templateKey: string,
+  field: string,
+  value: unknown,
+): string[] | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const parsed = typeof value === 'string' ? jsonField(service, templateKey, field, value) : value;
+  if (!Array.isArray(parsed))
+    throw new NotificationDeliveryError(service, `${templateKey}: ${field} must be a list`, false);
+  return parsed.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
+}
+
+/** A template block (`opsgenie:`, `github:`): a map, or nothing. */
+export function blockOf(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
 }

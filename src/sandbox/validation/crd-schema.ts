@@ -127,8 +127,7 @@ function compileNode(raw: unknown, path: string): SchemaNode {
   if (Array.isArray(s.enum)) node.enum = s.enum;
   if (typeof s.pattern === 'string') {
     try {
-      // Go's RE2 and JavaScript agree on the patterns CRDs use; both search unanchored.
-      node.pattern = { source: s.pattern, regex: new RegExp(s.pattern, 'u') };
+      node.pattern = { source: s.pattern, regex: compilePattern(s.pattern) };
     } catch (err) {
       throw new CrdSchemaError(err instanceof Error ? err.message : String(err), `${path}.pattern`);
     }
@@ -163,6 +162,17 @@ function compileNode(raw: unknown, path: string): SchemaNode {
     if (rules.length > 0) node.rules = rules;
   }
   return node;
+}
+
+/**
+ * A schema pattern as the API server (Go's RE2) reads it. RE2 and JavaScript agree on the patterns CRDs use
+ * and both search unanchored; RE2's whole-pattern case-insensitive flag `(?i)`, at the start or right after
+ * `^` (the Prometheus Operator's CRDs use it), becomes JavaScript's `i` flag.
+ */
+export function compilePattern(pattern: string): RegExp {
+  const flag = /^(\^?)\(\?i\)/.exec(pattern);
+  if (flag === null) return new RegExp(pattern, 'u');
+  return new RegExp(`${flag[1]}${pattern.slice(flag[0].length)}`, 'iu');
 }
 
 /** Reads a CRD version's `schema.openAPIV3Schema`; throws {@link CrdSchemaError} for an unusable pattern. */

@@ -18,6 +18,7 @@ import {
 import type { Logger } from '../../log/logger.ts';
 import { DRIVEN_GROUPS, type DrivenApi, type DrivenGroup } from '../../manifest/driven-api.ts';
 import { BOTH_APIS } from '../../views/rollout-list.ts';
+import { findExperiment, listExperimentViews, readExperimentView } from '../../views/experiment-reads.ts';
 import { carriesToken, type DashboardAccess } from './dashboard-access.ts';
 import { loadDashboardAssets, type DashboardAsset } from './dashboard-assets.ts';
 import { DashboardRequestError } from './dashboard-error.ts';
@@ -76,6 +77,7 @@ export interface Dashboard {
 const NAME = '[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?';
 const DETAIL = new RegExp(`^/api/v1/rollouts/(${NAME})/(${NAME})/?$`);
 const VERB = new RegExp(`^/api/v1/rollouts/(${NAME})/(${NAME})/([a-z-]+)/?$`);
+const EXPERIMENT = new RegExp(`^/api/v1/experiments/(${NAME})/(${NAME})/?$`);
 
 /** The page may load only its own files and talk only to this server. */
 const PAGE_HEADERS = {
@@ -113,11 +115,11 @@ function kubeFailure(res: ServerResponse, err: unknown): void {
   const message = err instanceof Error ? err.message : String(err);
   if (typeof code !== 'string') throw err;
   const status =
-    code === 'kube.rollout_not_found' || code === 'kube.not_found'
+    code === 'kube.rollout_not_found' || code === 'kube.experiment_not_found' || code === 'kube.not_found'
       ? 404
-      : code === 'kube.conflict' || code === 'kube.rollout_ambiguous'
+      : code === 'kube.conflict' || code === 'kube.rollout_ambiguous' || code === 'kube.experiment_ambiguous'
         ? 409
-        : code === 'kube.invalid'
+        : code === 'kube.invalid' || code === 'kube.experiment_invalid'
           ? 422
           : 502;
   sendJson(res, status, { error: { code, message } });
@@ -301,6 +303,35 @@ export function createDashboard(options: DashboardOptions): Dashboard {
             },
           });
         else sendJson(res, 200, found);
+      } catch (err) {
+        kubeFailure(res, err);
+      }
+      return true;
+    }
+    if (path === '/api/v1/experiments' || path === '/api/v1/experiments/') {
+      requireRead(req);
+      try {
+        // Those the schema refuses are left out, as in the rollout list.
+        sendJson(res, 200, { items: (await listExperimentViews(clients, scope, apis)).views });
+      } catch (err) {
+        kubeFailure(res, err);
+      }
+      return true;
+    }
+    const experiment = EXPERIMENT.exec(path);
+    if (experiment !== null) {
+      requireRead(req);
+      if (outOfScope(experiment[1]))
+        throw new DashboardRequestError(
+          404,
+          'dashboard.not_found',
+          `Rollgate watches namespace ${scope} only`,
+        );
+      const ref = { namespace: experiment[1] ?? '', name: experiment[2] ?? '' };
+      const group = groupOf(req);
+      try {
+        const { live } = await findExperiment(clients, ref, group);
+        sendJson(res, 200, await readExperimentView(clients, ref, live));
       } catch (err) {
         kubeFailure(res, err);
       }

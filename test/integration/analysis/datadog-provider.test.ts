@@ -7,7 +7,6 @@ import { reconcileAnalysisRun } from '../../../src/analysis/run-executor.ts';
 import { ManualClock } from '../../../src/clock/clock.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 import type { AnalysisRun, DatadogMetric, Metric } from '../../../src/manifest/analysis.ts';
-import { closedLoopbackPort } from '../../support/closed-port.ts';
 import { startDatadogDouble, type DatadogDouble } from '../../support/datadog-double.ts';
 
 const NOW = new Date(Date.UTC(2026, 0, 1, 12, 0, 0));
@@ -174,7 +173,7 @@ describe('datadog provider: where the keys come from', () => {
   });
 });
 
-describe('datadog provider: outages are errors counted against consecutiveErrorLimit, never a verdict', () => {
+describe('datadog provider: its own rate-limit header', () => {
   /** Measures every 10 s until the run ends; returns the run's phase and its measurements. */
   async function runUntilDone(p = provider()) {
     const clock = new ManualClock(NOW.getTime());
@@ -205,33 +204,7 @@ describe('datadog provider: outages are errors counted against consecutiveErrorL
     };
   }
 
-  it.each([
-    [
-      'a 500',
-      { status: 500, body: '{"errors":["Internal Server Error"]}' },
-      /HTTP 500: Internal Server Error/,
-    ],
-    ['a timeout', 'hang' as const, /timed out after 1000 ms/],
-  ])('%s: Error after consecutiveErrorLimit (2) is passed', async (_name, fault, message) => {
-    dd.set('sum:errors{service:shop}', 0.01);
-    dd.fault = fault;
-    const { phase, measurements, run } = await runUntilDone();
-    expect(phase).toBe('Error');
-    expect(measurements.map((x) => x.phase)).toEqual(['Error', 'Error', 'Error']);
-    expect(measurements[0]?.message).toMatch(message);
-    expect(run.status?.metricResults?.[0]?.consecutiveError).toBe(3);
-  });
-
-  it('connection refused: the same', async () => {
-    const port = await closedLoopbackPort();
-    const { phase, measurements } = await runUntilDone(
-      provider({ datadog: keys(`http://127.0.0.1:${port}`) }),
-    );
-    expect(phase).toBe('Error');
-    expect(measurements).toHaveLength(3);
-    expect(measurements[0]?.message).toMatch(/ECONNREFUSED/);
-  });
-
+  // 500, timeout, connection refused, Retry-After and recovery: the table in provider-outages.test.ts.
   it('429: an Error that waits as long as Datadog says before asking again', async () => {
     dd.set('sum:errors{service:shop}', 0.01);
     dd.fault = {
@@ -247,31 +220,5 @@ describe('datadog provider: outages are errors counted against consecutiveErrorL
     // Asked again 42 s later each time, not after the usual 10 s.
     expect(waits.slice(0, 2)).toEqual([42_000, 42_000]);
     expect(dd.requests.length - before).toBe(3);
-  });
-
-  it('back from an outage, good points pass', async () => {
-    dd.set('sum:errors{service:shop}', 0.01);
-    dd.fault = { status: 503 };
-    const clock = new ManualClock(NOW.getTime());
-    const m = metric(
-      { query: 'sum:errors{service:shop}' },
-      { interval: '10s', count: 2, successCondition: 'result < 0.05' },
-    );
-    let run = aRun(m);
-    const registry = createMetricProviderRegistry([provider()]);
-    let outcome = await reconcileAnalysisRun(run, { providers: registry, now: clock.now() });
-    run = { ...run, status: outcome.status };
-    dd.fault = undefined;
-    while (run.status?.phase === 'Running') {
-      clock.advance(outcome.requeueAfterMs ?? 10_000);
-      outcome = await reconcileAnalysisRun(run, { providers: registry, now: clock.now() });
-      run = { ...run, status: outcome.status };
-    }
-    expect(run.status?.phase).toBe('Successful');
-    expect(run.status?.metricResults?.[0]?.measurements?.map((x) => x.phase)).toEqual([
-      'Error',
-      'Successful',
-      'Successful',
-    ]);
   });
 });

@@ -448,7 +448,7 @@ describe("the ClusterRole is the code's API requests, no more, no fewer", () => 
     }
   });
 
-  it('lets the state Role read the notification ConfigMap and Secret, and the Secrets (notification, Datadog, New Relic) by name only', () => {
+  it('lets the state Role read the notification ConfigMap and Secret, and the Secrets (notification, Datadog, New Relic, Wavefront) by name only', () => {
     const reads = requests.filter((r) => r.where === 'src/kube/notification-config-reader.ts').map(key);
     expect(reads.sort()).toEqual(['core configmaps get', 'core secrets get']);
     const stateRules = serviceAccountRules(renders.base).filter((r) => r.namespace === 'rollgate-system');
@@ -459,7 +459,7 @@ describe("the ClusterRole is the code's API requests, no more, no fewer", () => 
       allows(rule, { group: '', resource: 'secrets', verb: 'get' }),
     );
     expect(secretRules.map(({ rule }) => rule.resourceNames)).toEqual([
-      [NOTIFICATION_SECRET, 'datadog', 'newrelic'],
+      [NOTIFICATION_SECRET, 'datadog', 'newrelic', 'influxdb', 'wavefront-api-tokens'],
     ]);
     expect(NOTIFICATION_CONFIGMAP).toBe('rollgate-notification-configmap');
   });
@@ -470,7 +470,7 @@ describe("the ClusterRole is the code's API requests, no more, no fewer", () => 
     // Before issue 26 the ClusterRole let Rollgate read every Secret of the cluster.
     expect(granted.map((r) => r.namespace)).toEqual(['rollgate-system']);
     expect(granted.map(({ rule }) => rule.resourceNames)).toEqual([
-      [NOTIFICATION_SECRET, 'datadog', 'newrelic'],
+      [NOTIFICATION_SECRET, 'datadog', 'newrelic', 'influxdb', 'wavefront-api-tokens'],
     ]);
     // The example a team applies: get on the Secrets it names, in its own namespace, for Rollgate alone.
     const example = parseRendered(await kustomize('deploy/analysis-secrets'));

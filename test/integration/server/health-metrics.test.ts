@@ -26,6 +26,15 @@ const DOCUMENTED_METRICS = [
   'rollgate_notifications_total',
   'rollgate_dependency_up',
   'rollgate_started',
+  'rollgate_syncs_total',
+  'rollgate_kube_requests_total',
+  'rollgate_kube_request_duration_seconds',
+  'rollout_info',
+  'rollout_info_replicas_available',
+  'rollout_info_replicas_unavailable',
+  'rollout_info_replicas_desired',
+  'rollout_info_replicas_updated',
+  'analysis_run_info',
 ];
 
 let scope: RedisTestScope;

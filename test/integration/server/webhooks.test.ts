@@ -458,3 +458,112 @@ describe('POST /webhooks/azure-devops (service hook with basic credentials)', ()
     expect(String(res.body.reason)).toContain('webhook provider azure-devops has no secret configured');
   });
 });
+
+describe('POST /webhooks/PROVIDER/NAMESPACE/NAME, a GitSource’s own receiver', () => {
+  const TENANT_SECRET = 'team-a-webhook-secret-0123';
+  // Two sources on one repository and branch: the configuration's and team-a's GitSource.
+  const apps: WatchedSource = {
+    name: 'platform-apps',
+    url: 'https://github.example/acme/apps.git',
+    branch: 'main',
+  };
+  const tenant: WatchedSource = {
+    name: 'team-a.apps',
+    url: 'https://github.example/acme/apps',
+    branch: 'main',
+  };
+  const request = (spec: PushSpec): WebhookRequest =>
+    githubPush(
+      {
+        clone: 'https://github.example/acme/apps.git',
+        html: 'https://github.example/acme/apps',
+        ssh: 'git@github.example:acme/apps.git',
+      },
+      spec,
+    );
+
+  beforeEach(async () => {
+    await server.stop();
+    const router = createPushRouter({ sources: [apps, tenant], pollQueue });
+    server = await startHttpServer({
+      port: 0,
+      host: '127.0.0.1',
+      webhooks: CONFIG,
+      sourceWebhooks: (namespace, name) =>
+        namespace === 'team-a' && name === 'apps'
+          ? { source: tenant.name, secret: TENANT_SECRET }
+          : undefined,
+      redis: scope.connection,
+      prefix: scope.prefix,
+      metrics: createRollgateMetrics({ processMetrics: false }),
+      onPush: async (notice) => {
+        notices.push(notice);
+        return router(notice);
+      },
+    });
+  });
+
+  it('accepts a push signed with the GitSource’s secret and polls that source only', async () => {
+    const res = await send(
+      '/webhooks/github/team-a/apps',
+      request({ branch: 'main', secret: TENANT_SECRET }),
+    );
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ status: 'accepted', sourcesQueued: ['team-a.apps'] });
+    expect(await queuedPolls()).toEqual([{ v: 1, source: 'team-a.apps', reason: 'webhook' }]);
+  });
+
+  it('refuses the configuration’s secret there, and the GitSource’s secret on the configuration’s receiver', async () => {
+    const platformSigned = await send(
+      '/webhooks/github/team-a/apps',
+      request({ branch: 'main', secret: 'gh-secret' }),
+    );
+    expect(platformSigned.status).toBe(401);
+    const tenantSigned = await send('/webhooks/github', request({ branch: 'main', secret: TENANT_SECRET }));
+    expect(tenantSigned.status).toBe(401);
+    expect(await queuedPolls()).toEqual([]);
+  });
+
+  it('answers 404 for a GitSource without a receiver, naming what it needs, and reads no body', async () => {
+    const res = await send(
+      '/webhooks/github/team-b/apps',
+      request({ branch: 'main', secret: TENANT_SECRET }),
+    );
+    expect(res.status).toBe(404);
+    expect(res.body.error).toContain('spec.webhook.secretRef');
+    expect(notices).toEqual([]);
+  });
+
+  it('takes one push delivered to both receivers as two deliveries, not a replay', async () => {
+    const body = request({ branch: 'main', secret: 'gh-secret' });
+    const both = [
+      await send('/webhooks/github', body),
+      await send('/webhooks/github/team-a/apps', {
+        ...body,
+        headers: {
+          ...body.headers,
+          'x-hub-signature-256': request({ branch: 'main', secret: TENANT_SECRET, body: body.body }).headers[
+            'x-hub-signature-256'
+          ]!,
+        },
+      }),
+    ];
+    expect(both.map((r) => r.status)).toEqual([202, 202]);
+    expect(both[1]!.body).toMatchObject({ status: 'accepted', sourcesQueued: ['team-a.apps'] });
+    // A replay of the tenant's delivery is still one.
+    const again = await send(
+      '/webhooks/github/team-a/apps',
+      request({ branch: 'main', secret: TENANT_SECRET, body: body.body }),
+    );
+    expect(again.body).toMatchObject({ status: 'duplicate' });
+  });
+
+  it('is no receiver at a path that is not a namespace and a name', async () => {
+    const res = await send(
+      '/webhooks/github/Team_A/apps',
+      request({ branch: 'main', secret: TENANT_SECRET }),
+    );
+    expect(res.status).toBe(405);
+    expect(notices).toEqual([]);
+  });
+});

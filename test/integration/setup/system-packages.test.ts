@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const script = join(root, 'scripts', 'system-packages.js');
 const EVERY_TEST_PACKAGE =
-  'redis-server kubernetes-client prometheus graphite-carbon graphite-web openssl chromium lua5.1 lua-cjson';
+  'redis-server kubernetes-client prometheus prometheus-alertmanager graphite-carbon graphite-web openssl chromium lua5.1 lua-cjson';
 
 let dirs: string[] = [];
 afterEach(() => {
@@ -94,7 +94,7 @@ describe('system packages check (npm test / npm run demo / .ci/run)', () => {
     const result = run(process.execPath, [script, '--for', 'test', '--no-install'], { PATH: bin.path });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain(
-      'apt-get install -y --no-install-recommends kubernetes-client prometheus graphite-carbon graphite-web lua5.1 lua-cjson\n',
+      'apt-get install -y --no-install-recommends kubernetes-client prometheus prometheus-alertmanager graphite-carbon graphite-web lua5.1 lua-cjson\n',
     );
     expect(result.stderr).not.toMatch(/redis-server \(|openssl \(/);
     expect(aptCalls(bin.aptLog)).toEqual([]);
@@ -105,6 +105,7 @@ describe('system packages check (npm test / npm run demo / .ci/run)', () => {
     const bin = fakeBin(['git', 'redis-server', 'openssl', 'chromium'], {
       'kubernetes-client': ['kubectl'],
       prometheus: ['prometheus'],
+      'prometheus-alertmanager': ['prometheus-alertmanager'],
       'graphite-carbon': ['carbon-cache'],
       'graphite-web': ['graphite-manage'],
       'lua5.1': ['lua5.1'],
@@ -114,12 +115,12 @@ describe('system packages check (npm test / npm run demo / .ci/run)', () => {
       expect(result.status).toBe(0);
       expect(aptCalls(bin.aptLog)).toEqual([
         'apt-get -o DPkg::Lock::Timeout=300 update -qq',
-        'apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends kubernetes-client prometheus graphite-carbon graphite-web lua5.1 lua-cjson',
+        'apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends kubernetes-client prometheus prometheus-alertmanager graphite-carbon graphite-web lua5.1 lua-cjson',
       ]);
     } else {
       expect(result.status).toBe(1);
       expect(result.stderr).toContain(
-        'sudo apt-get update && sudo apt-get install -y --no-install-recommends kubernetes-client prometheus graphite-carbon graphite-web lua5.1 lua-cjson',
+        'sudo apt-get update && sudo apt-get install -y --no-install-recommends kubernetes-client prometheus prometheus-alertmanager graphite-carbon graphite-web lua5.1 lua-cjson',
       );
       expect(aptCalls(bin.aptLog)).toEqual([]);
     }
@@ -133,6 +134,7 @@ describe('system packages check (npm test / npm run demo / .ci/run)', () => {
       'chromium',
       'kubectl',
       'prometheus',
+      'prometheus-alertmanager',
       'carbon-cache',
       'graphite-manage',
       'lua5.1',

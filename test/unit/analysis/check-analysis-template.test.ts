@@ -29,7 +29,7 @@ describe('checkAnalysisTemplate', () => {
       metrics: [
         { name: 'a', successCondition: 'result[0] >=', provider: prom },
         { name: 'b', interval: 'often', provider: prom },
-        { name: 'c', provider: { wavefront: { query: 'x' } } },
+        { name: 'c', provider: { plugin: { 'argoproj-labs/sample': { query: 'x' } } } },
         { name: 'd', provider: { ...prom, web: { url: 'http://x' } } },
         { name: 'e', provider: { prometheus: { address: '{{args.addr}}', query: 'q' } } },
       ],
@@ -38,13 +38,13 @@ describe('checkAnalysisTemplate', () => {
     expect(issues.map((i) => i.path)).toEqual([
       'spec.metrics[0].successCondition',
       'spec.metrics[1]',
-      'spec.metrics[2].provider.wavefront',
+      'spec.metrics[2].provider.plugin',
       'spec.metrics[3].provider',
       'spec.metrics[4]',
     ]);
     expect(issues[0]?.message).toMatch(/unexpected end of expression \(column 13/);
     expect(issues[1]?.message).toMatch(/interval invalid duration "often"/);
-    expect(issues[2]?.message).toMatch(/provider "wavefront" is not supported yet/);
+    expect(issues[2]?.message).toMatch(/provider "plugin" is not supported yet/);
     expect(issues[3]?.message).toMatch(/found prometheus, web/);
     expect(issues[4]?.message).toMatch(/spec.args does not declare "addr"/);
   });

@@ -73,9 +73,9 @@ describe('prepareStandaloneRun', () => {
     },
     {
       name: 'an unsupported provider',
-      spec: { metrics: [{ name: 'm', provider: { wavefront: { query: 'q' } } }] },
+      spec: { metrics: [{ name: 'm', provider: { plugin: { 'argoproj-labs/sample': { query: 'q' } } } }] },
       message:
-        'Analysis spec invalid: spec.metrics[0].provider.wavefront: provider "wavefront" is not supported yet',
+        'Analysis spec invalid: spec.metrics[0].provider.plugin: provider "plugin" is not supported yet',
     },
     {
       name: 'a condition that does not compile',

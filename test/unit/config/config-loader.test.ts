@@ -331,6 +331,57 @@ describe('loadConfig', () => {
     );
   });
 
+  it('takes a GitHub App instead of a token for GitHub only, with each of its parts given once', () => {
+    const app = (pullRequest: string) =>
+      tempFile(
+        [
+          'sources: [{ name: a, url: http://h/a.git }, { name: b, url: http://h/b.git }]',
+          'promotions:',
+          '  - name: p',
+          '    from: { source: a }',
+          '    to: { source: b }',
+          `    pullRequest: ${pullRequest}`,
+        ].join('\n'),
+      );
+    const good = loadConfig({
+      file: app(
+        '{ provider: github, apiUrl: https://api.github.com, repository: a/b, githubApp: { appId: 12, installationId: 34, privateKeyFile: /etc/app/key.pem } }',
+      ),
+      env: {},
+    });
+    expect(good.promotions[0]?.pullRequest.githubApp).toEqual({
+      appId: 12,
+      installationId: 34,
+      privateKeyFile: '/etc/app/key.pem',
+    });
+    const problems = (pullRequest: string) =>
+      problemsOf(() => loadConfig({ file: app(pullRequest), env: {} })).join('\n');
+    expect(
+      problems(
+        '{ provider: gitlab, apiUrl: https://h/api/v4, repository: a/b, githubApp: { appId: 1, installationId: 2, privateKeyEnv: K } }',
+      ),
+    ).toMatch(
+      /promotions\[0\]\.pullRequest: give exactly one of token, tokenEnv, tokenFile, githubApp \(githubApp: provider github only\)/,
+    );
+    expect(
+      problems(
+        '{ provider: github, apiUrl: https://h, repository: a/b, tokenEnv: T, githubApp: { appId: 1, installationId: 2, privateKeyEnv: K } }',
+      ),
+    ).toMatch(/promotions\[0\]\.pullRequest: give exactly one of token, tokenEnv, tokenFile, githubApp/);
+    expect(
+      problems(
+        '{ provider: github, apiUrl: https://h, repository: a/b, githubApp: { appId: 1, installationId: 2 } }',
+      ),
+    ).toMatch(/promotions\[0\]\.pullRequest\.githubApp: give exactly one of privateKeyFile, privateKeyEnv/);
+    expect(
+      problems(
+        '{ provider: github, apiUrl: https://h, repository: a/b, githubApp: { appId: 1, installationIdFile: /f, installationId: 2, privateKeyEnv: K } }',
+      ),
+    ).toMatch(
+      /promotions\[0\]\.pullRequest\.githubApp: give exactly one of installationId, installationIdFile/,
+    );
+  });
+
   it('refuses an unknown --set key and lists the known ones', () => {
     expect(problemsOf(() => loadConfig({ env: {}, overrides: { 'worker.concurrency': '2' } }))[0]).toMatch(
       /worker\.concurrency: unknown setting \(known: .*workers\.concurrency/,

@@ -52,8 +52,40 @@ describe('createLogger', () => {
       },
       'notify',
     );
+    // The other notification services' options, as a service object would be logged.
+    log.info(
+      {
+        service: {
+          options: {
+            apiKeys: { web: 'og-key-5' },
+            serviceKeys: { shop: 'pd-key-6' },
+            webhooks: { deploys: 'https://chat.test/?token=chat-7' },
+            privateKey: '-----BEGIN RSA PRIVATE KEY-----app-8',
+            bearerToken: 'am-9',
+            basicAuth: { username: 'u', password: 'am-10' },
+          },
+        },
+        options: { apiKeys: { web: 'og-key-11' } },
+      },
+      'notify',
+    );
     const text = JSON.stringify(out.lines());
-    for (const secret of ['tok-123', 'pw-456', 'Bearer xyz', 'gh-789', 'hook-1', 'hook-2', 'hook-3'])
+    for (const secret of [
+      'tok-123',
+      'pw-456',
+      'Bearer xyz',
+      'gh-789',
+      'hook-1',
+      'hook-2',
+      'hook-3',
+      'og-key-5',
+      'pd-key-6',
+      'chat-7',
+      'app-8',
+      'am-9',
+      'am-10',
+      'og-key-11',
+    ])
       expect(text).not.toContain(secret);
     expect(text).toContain('[redacted]');
   });

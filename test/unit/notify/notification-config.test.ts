@@ -73,8 +73,10 @@ describe('parseNotificationConfig', () => {
   });
 
   it('keeps a service type it has no sender for as unusable, without refusing the rest', () => {
-    const config = parseNotificationConfig({ 'service.email': 'host: smtp.example.test\n' });
-    expect(config.unusable.get('service.email')?.message).toMatch(/service type "email" is not supported/);
+    const config = parseNotificationConfig({ 'service.telegram': 'token: $telegram-token\n' });
+    expect(config.unusable.get('service.telegram')?.message).toMatch(
+      /service type "telegram" is not supported/,
+    );
   });
 
   it.each([
@@ -92,6 +94,25 @@ describe('parseNotificationConfig', () => {
       /http\(s\) URL/,
     ],
     [{ 'service.teams': 'recipientUrls: [' }, 'service.teams', 'notify.config.invalid', /not YAML/],
+    [{ 'service.email': 'host: smtp.example.test\n' }, 'service.email', 'notify.config.invalid', /port/],
+    [
+      { 'service.github': 'appID: 1\ninstallationID: 2\nprivateKey: not-a-key\n' },
+      'service.github',
+      'notify.config.invalid',
+      /PEM private key/,
+    ],
+    [
+      { 'service.alertmanager': 'targets: [http://am:9093/x]\n' },
+      'service.alertmanager',
+      'notify.config.invalid',
+      /host:port/,
+    ],
+    [
+      { 'service.pagerdutyv2': 'serviceKeys: $pd\n' },
+      'service.pagerdutyv2',
+      'notify.config.secret-missing',
+      /\$pd/,
+    ],
     [
       { 'trigger.on-rollout-completed': '- when: "true"' },
       'trigger.on-rollout-completed',

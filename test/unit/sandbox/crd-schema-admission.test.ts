@@ -5,7 +5,11 @@ import type { ResourceType } from '../../../src/sandbox/resources/resource-type.
 import type { StoredObject } from '../../../src/sandbox/store/object-store.ts';
 import { applySchemaDefaults } from '../../../src/sandbox/validation/crd-defaulting.ts';
 import { pruneNonNullableNulls, pruneUnknownFields } from '../../../src/sandbox/validation/crd-pruning.ts';
-import { compileCrdSchema, CrdSchemaError } from '../../../src/sandbox/validation/crd-schema.ts';
+import {
+  compileCrdSchema,
+  compilePattern,
+  CrdSchemaError,
+} from '../../../src/sandbox/validation/crd-schema.ts';
 import { validateAgainstSchema } from '../../../src/sandbox/validation/crd-validation.ts';
 import { admitCustomResource } from '../../../src/sandbox/validation/custom-resource-admission.ts';
 import { goFieldValue, goFloat } from '../../../src/sandbox/validation/go-value-format.ts';
@@ -369,5 +373,21 @@ describe('admission', () => {
 
   it('refuses to compile a pattern JavaScript cannot read', () => {
     expect(() => compileCrdSchema({ type: 'string', pattern: '(' })).toThrow(CrdSchemaError);
+  });
+});
+
+describe('compilePattern', () => {
+  it("reads RE2's leading (?i) as a case-insensitive pattern, as the API server does", () => {
+    const pattern = compilePattern('^(?i)(abort|warn)?$');
+    expect(pattern.test('Abort')).toBe(true);
+    expect(pattern.test('WARN')).toBe(true);
+    expect(pattern.test('')).toBe(true);
+    expect(pattern.test('ignore')).toBe(false);
+    expect(compilePattern('(?i)^x$').test('X')).toBe(true);
+  });
+
+  it('keeps other patterns as they are, unanchored and case-sensitive', () => {
+    expect(compilePattern('[a-z]+').test('ABC-def')).toBe(true);
+    expect(compilePattern('^[a-z]+$').test('ABC')).toBe(false);
   });
 });

@@ -4,6 +4,7 @@
 /** @typedef {import('../rollout-summary.ts').RolloutSummary} RolloutSummary */
 /** @typedef {import('../rollout-reads.ts').RolloutDetail} RolloutDetail */
 /** @typedef {import('../rollout-reads.ts').RolloutEventView} RolloutEventView */
+/** @typedef {import('../../../views/experiment-view.ts').ExperimentView} ExperimentView */
 /** @typedef {RolloutDetail['view']['steps'][number]} StepView */
 /** @typedef {NonNullable<RolloutDetail['view']['analysisRunDetails']>[number]} AnalysisRunDetail */
 /** @typedef {AnalysisRunDetail['metrics'][number]} MetricDetail */
@@ -97,6 +98,10 @@ export const verbPath = (key, verb) => `${apiPath(key)}/${encodeURIComponent(ver
 /** @param {RolloutKey} key the page's address of one rollout */
 export const rolloutHref = (key) =>
   `#/rollouts/${encodeURIComponent(key.namespace)}/${encodeURIComponent(key.name)}${groupQuery(key)}`;
+
+/** @param {{ namespace: string, name: string, group?: string }} key one Experiment's API path */
+export const experimentPath = (key) =>
+  `/api/v1/experiments/${encodeURIComponent(key.namespace)}/${encodeURIComponent(key.name)}${groupQuery(key)}`;
 
 /** @type {() => void} */
 let onUnauthorized = () => undefined;
