@@ -36,6 +36,14 @@ const bitbucketSecretSource = z
   .object({ ...secretFields, hookUuid: z.string().min(1).optional() })
   .strict()
   .refine(oneSecret, { message: 'give at most one of secret, secretFile, secretEnv' });
+/**
+ * Azure DevOps service hooks authenticate with HTTP basic credentials set on the subscription: the password is
+ * the secret, the user name (when given) must match too.
+ */
+const azureDevOpsSecretSource = z
+  .object({ ...secretFields, username: z.string().min(1).optional() })
+  .strict()
+  .refine(oneSecret, { message: 'give at most one of secret, secretFile, secretEnv' });
 
 const sourceAuth = z
   .object({
@@ -113,7 +121,7 @@ const githubApp = z
   });
 
 const forgeFields = {
-  provider: z.enum(['github', 'gitlab', 'gitea']),
+  provider: z.enum(['github', 'gitlab', 'gitea', 'bitbucket-cloud', 'bitbucket-datacenter', 'azure-devops']),
   apiUrl: z.string().regex(/^https?:\/\//, 'must be an http(s) URL such as https://api.github.com'),
   repository: z.string().min(1),
   token: z.string().min(1).optional(),
@@ -248,7 +256,12 @@ const pullRequest = z
       .default({ name: 'Rollgate', email: 'rollgate@users.noreply.invalid' }),
   })
   .strict()
-  .refine(oneForgeToken, { message: ONE_FORGE_TOKEN });
+  .refine(oneForgeToken, { message: ONE_FORGE_TOKEN })
+  // Bitbucket has no pull request labels: asking for them there would be silently dropped.
+  .refine((p) => !p.provider.startsWith('bitbucket-') || p.labels.length === 0, {
+    path: ['labels'],
+    message: 'Bitbucket pull requests have no labels: leave labels empty for a bitbucket-* provider',
+  });
 
 const promotion = z
   .object({
@@ -777,6 +790,7 @@ export const configSchema = z
         gitlab: secretSource.optional(),
         gitea: secretSource.optional(),
         bitbucket: bitbucketSecretSource.optional(),
+        'azure-devops': azureDevOpsSecretSource.optional(),
         generic: secretSource.optional(),
       })
       .strict()

@@ -26,14 +26,29 @@ function describe(value: unknown): string | undefined {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/** The forge's own words from an error body: `message` (GitLab, Gitea, GitHub) or `error`, else the text. */
+/**
+ * The forge's own words from an error body: `message` (GitLab, Gitea, GitHub, Azure DevOps), `errors[0].message`
+ * (Bitbucket Data Center), `error.message` (Bitbucket Cloud) or `error`, else the text.
+ */
 function detailOf(text: string, statusText: string): string {
   let detail: string | undefined;
   try {
     const parsed: unknown = JSON.parse(text);
     if (parsed !== null && typeof parsed === 'object') {
       const body = parsed as Record<string, unknown>;
-      detail = describe(body.message) ?? describe(body.error_description) ?? describe(body.error);
+      const first = Array.isArray(body.errors)
+        ? (body.errors[0] as Record<string, unknown> | undefined)
+        : undefined;
+      const nested =
+        body.error !== null && typeof body.error === 'object'
+          ? (body.error as Record<string, unknown>)
+          : undefined;
+      detail =
+        describe(body.message) ??
+        describe(first?.message) ??
+        describe(nested?.message) ??
+        describe(body.error_description) ??
+        describe(body.error);
     }
   } catch {
     detail = text.trim() || undefined;

@@ -10,6 +10,7 @@ import { DEFAULT_WEBHOOK_BODY_LIMITS, WebhookBodyGate, type WebhookBodyLimits } 
 import { refuseMalformedUrls } from './webhook-providers/payload-fields.ts';
 import type { ReadinessReport } from './dependency-health.ts';
 import { metrics as processMetrics, type RollgateMetrics } from './metrics.ts';
+import { azureDevOpsProvider } from './webhook-providers/azure-devops.ts';
 import { bitbucketProvider } from './webhook-providers/bitbucket.ts';
 import { genericProvider } from './webhook-providers/generic.ts';
 import { giteaProvider } from './webhook-providers/gitea.ts';
@@ -79,6 +80,7 @@ const PROVIDERS: Record<WebhookProviderName, WebhookProvider> = {
   gitlab: gitlabProvider,
   gitea: giteaProvider,
   bitbucket: bitbucketProvider,
+  'azure-devops': azureDevOpsProvider,
   generic: genericProvider,
 };
 
@@ -137,7 +139,7 @@ function parseBody(
 
 /**
  * Starts the HTTP server:
- * - `POST /webhooks/{github,gitlab,gitea,bitbucket,generic}`: authenticate (403 when the provider has
+ * - `POST /webhooks/{github,gitlab,gitea,bitbucket,azure-devops,generic}`: authenticate (403 when the provider has
  *   no secret configured, 401 on a bad or missing signature), 413 over the body limit, 503 with
  *   Retry-After while too many bodies are being received (see WebhookBodyGate), 400 on bad JSON or a
  *   malformed repository URL, 200 for an already-seen delivery id or signed body (a replay), else 202 once `onPush` has enqueued the polls
@@ -366,8 +368,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    // `/webhooks/PROVIDER` (the configuration's receiver) or `/webhooks/PROVIDER/NAMESPACE/NAME` (a GitSource's).
-    const webhook = /^\/webhooks\/([a-z]+)(?:\/([a-z0-9-]{1,63})\/([a-z0-9.-]{1,253}))?\/?$/.exec(path);
+    // `/webhooks/PROVIDER` (the configuration's receiver) or `/webhooks/PROVIDER/NAMESPACE/NAME` (a GitSource's);
+    // a provider name may have hyphens (`azure-devops`).
+    const webhook = /^\/webhooks\/([a-z]+(?:-[a-z]+)*)(?:\/([a-z0-9-]{1,63})\/([a-z0-9.-]{1,253}))?\/?$/.exec(
+      path,
+    );
     if (webhook) {
       const provider = PROVIDERS[webhook[1] as WebhookProviderName] as WebhookProvider | undefined;
       if (provider === undefined || !Object.hasOwn(PROVIDERS, webhook[1] ?? '')) {

@@ -3,7 +3,14 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { ReceivedBody } from './signature.ts';
 
 /** The providers the webhook server answers for, one path each: `/webhooks/<name>`. */
-export const WEBHOOK_PROVIDERS = ['github', 'gitlab', 'gitea', 'bitbucket', 'generic'] as const;
+export const WEBHOOK_PROVIDERS = [
+  'github',
+  'gitlab',
+  'gitea',
+  'bitbucket',
+  'azure-devops',
+  'generic',
+] as const;
 export type WebhookProviderName = (typeof WEBHOOK_PROVIDERS)[number];
 
 /** Secrets already resolved (from the config's secret / secretFile / secretEnv) by the caller. */
@@ -15,6 +22,11 @@ export interface WebhookProviderConfig {
 export interface BitbucketWebhookConfig extends WebhookProviderConfig {
   /** The UUID of the Bitbucket Cloud webhook to accept (X-Hook-UUID), braces optional (config key). */
   hookUuid?: string;
+}
+
+/** Azure DevOps: service hooks send basic credentials; `secret` is the password, `username` checked when set. */
+export interface AzureDevOpsWebhookConfig extends WebhookProviderConfig {
+  username?: string;
 }
 
 /** A GitSource's own receiver: the source it polls (internal name) and the secret from its Secret. */
@@ -31,6 +43,7 @@ export interface WebhooksConfig {
   gitlab?: WebhookProviderConfig;
   gitea?: WebhookProviderConfig;
   bitbucket?: BitbucketWebhookConfig;
+  'azure-devops'?: AzureDevOpsWebhookConfig;
   generic?: WebhookProviderConfig;
 }
 

@@ -1,4 +1,4 @@
-// A whole promotion scene: the forge double (real repositories; GitHub's, GitLab's or Gitea's API), a sandbox
+// A whole promotion scene: the forge double (real repositories; GitHub's API or another forge's mounted beside), a sandbox
 // cluster and Rollgate running sources `staging` and `prod` (namespaces of the same names) with one promotion.
 import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -12,10 +12,15 @@ import type { Logger } from '../../src/log/logger.ts';
 import type { RunningProcess } from '../../src/process/start-process.ts';
 import type { Sandbox } from '../../src/sandbox/index.ts';
 import type { RollgateMetrics } from '../../src/server/metrics.ts';
-import { startForgeDouble, type ForgeDouble } from './forge-double/forge-double.ts';
+import type { WebhookProviderName } from '../../src/server/webhook-types.ts';
+import { AzureDevOpsApi } from './forge-double/azure-devops-api.ts';
+import { BitbucketCloudApi } from './forge-double/bitbucket-cloud-api.ts';
+import { BitbucketDataCenterApi } from './forge-double/bitbucket-datacenter-api.ts';
+import { startForgeDouble, type ApiHandler, type ForgeDouble } from './forge-double/forge-double.ts';
 import type { DoublePull } from './forge-double/forge-state.ts';
 import { GiteaApi } from './forge-double/gitea-api.ts';
 import { GitLabApi } from './forge-double/gitlab-api.ts';
+import type { HookSender } from './forge-double/hook-sender.ts';
 import { eventually } from './eventually.ts';
 import type { TempDir } from './git-fixtures.ts';
 import { startSystemScene } from './system-scene.ts';
@@ -39,6 +44,8 @@ export interface SceneForge {
   flushWebhooks(): Promise<void>;
   /** The forge's API as a reviewer reaches it, with `token`. */
   client(): Forge;
+  /** A CI result on `sha` as this forge keeps them (build or commit status; GitHub: none, use check runs). */
+  addCheck?(sha: string, name: string, state: 'pending' | 'success' | 'failure'): void;
 }
 
 export interface PromotionScene {
@@ -84,6 +91,70 @@ export interface PromotionSceneOptions {
   githubApp?: { clock: { now(): Date } };
 }
 
+/** What the scene needs of a forge API mounted on the double. */
+interface MountedSceneApi {
+  readonly handle: ApiHandler;
+  readonly hooks: HookSender;
+  sendPushHooks(): void;
+  onWebhook(url: string, secret: string): void;
+  postedStatuses(fullName: string, sha: string): Array<{ context: string; state: string }>;
+  addStatus?(fullName: string, sha: string, context: string, state: string): void;
+}
+
+/** Each forge's own name of a CI state, where the scene can post one. */
+const NATIVE_STATE: Partial<Record<ForgeProvider, Record<'pending' | 'success' | 'failure', string>>> = {
+  gitea: { pending: 'pending', success: 'success', failure: 'failure' },
+  'bitbucket-cloud': { pending: 'INPROGRESS', success: 'SUCCESSFUL', failure: 'FAILED' },
+  'bitbucket-datacenter': { pending: 'INPROGRESS', success: 'SUCCESSFUL', failure: 'FAILED' },
+  'azure-devops': { pending: 'pending', success: 'succeeded', failure: 'failed' },
+};
+
+/** Status states as GitHub names them (what tests compare), from each forge's own. */
+const COMMON_STATE: Record<string, string> = {
+  SUCCESSFUL: 'success',
+  FAILED: 'failure',
+  INPROGRESS: 'pending',
+  succeeded: 'success',
+  failed: 'failure',
+};
+
+/** One row per forge mounted beside GitHub's API: where, how it is made, which webhook path Rollgate reads it on. */
+const MOUNTED: Record<
+  Exclude<ForgeProvider, 'github'>,
+  {
+    prefix: string;
+    apiPath: string;
+    make: (double: ForgeDouble) => MountedSceneApi;
+    webhook: WebhookProviderName;
+  }
+> = {
+  gitlab: { prefix: '/api/v4', apiPath: '/api/v4', make: (d) => new GitLabApi(d), webhook: 'gitlab' },
+  gitea: { prefix: '/api/v1', apiPath: '/api/v1', make: (d) => new GiteaApi(d), webhook: 'gitea' },
+  'bitbucket-cloud': {
+    prefix: '/2.0',
+    apiPath: '/2.0',
+    make: (d) => new BitbucketCloudApi(d),
+    webhook: 'bitbucket',
+  },
+  'bitbucket-datacenter': {
+    prefix: '/bitbucket/rest',
+    apiPath: '/bitbucket',
+    make: (d) => new BitbucketDataCenterApi(d),
+    webhook: 'bitbucket',
+  },
+  'azure-devops': {
+    prefix: '/azure',
+    apiPath: '/azure/org',
+    make: (d) => new AzureDevOpsApi(d),
+    webhook: 'azure-devops',
+  },
+};
+
+/** The webhook provider Rollgate hears `provider`'s pushes on (both Bitbucket products share one). */
+export function webhookProviderOf(provider: ForgeProvider): WebhookProviderName {
+  return provider === 'github' ? 'github' : MOUNTED[provider].webhook;
+}
+
 /** The App the scene's double knows when `githubApp` is set. */
 export const SCENE_APP = { appId: 4242, installationId: 77 } as const;
 
@@ -107,21 +178,28 @@ export function forgeOf(
       onWebhook: (url) => double.onWebhook(`${url}/webhooks/github`, SECRET),
     };
   double.addToken(MOUNTED_TOKEN, { user: double.bot });
-  const api = provider === 'gitlab' ? new GitLabApi(double) : new GiteaApi(double);
-  const prefix = provider === 'gitlab' ? '/api/v4' : '/api/v1';
-  double.mount(prefix, api.handle);
+  const row = MOUNTED[provider];
+  const api = row.make(double);
+  double.mount(row.prefix, api.handle);
   // Pushes to the repository reach Rollgate as this forge's push events, as a webhook with push events would.
   api.sendPushHooks();
-  const apiUrl = `${double.url}${prefix}`;
+  const apiUrl = `${double.url}${row.apiPath}`;
   return {
     provider,
     apiUrl,
     token: MOUNTED_TOKEN,
     openPulls: pulls,
-    statuses: (sha) => api.postedStatuses(PROMOTION_REPO, sha),
+    statuses: (sha) =>
+      api.postedStatuses(PROMOTION_REPO, sha).map((s) => ({ ...s, state: COMMON_STATE[s.state] ?? s.state })),
     flushWebhooks: () => api.hooks.flush(),
     client: client(apiUrl, MOUNTED_TOKEN),
-    onWebhook: (url) => api.onWebhook(`${url}/webhooks/${provider}`, SECRET),
+    onWebhook: (url) => api.onWebhook(`${url}/webhooks/${row.webhook}`, SECRET),
+    ...(api.addStatus !== undefined && NATIVE_STATE[provider] !== undefined
+      ? {
+          addCheck: (sha: string, name: string, state: 'pending' | 'success' | 'failure') =>
+            api.addStatus?.(PROMOTION_REPO, sha, name, NATIVE_STATE[provider]?.[state] ?? state),
+        }
+      : {}),
   };
 }
 
@@ -208,14 +286,18 @@ export async function startPromotionScene(options: PromotionSceneOptions): Promi
                 ...(appKeyFile !== undefined
                   ? { githubApp: { ...SCENE_APP, privateKeyFile: appKeyFile } }
                   : { token: options.token ?? forge!.token }),
-                labels: options.labels ?? ['promotion'],
+                // Bitbucket pull requests have no labels (the config refuses them there).
+                labels: options.labels ?? (provider.startsWith('bitbucket-') ? [] : ['promotion']),
                 ...(options.autoMerge
                   ? { autoMerge: true, checksInterval: options.autoMerge.checksInterval }
                   : {}),
               },
             },
           ],
-          webhooks: { [provider]: { secret: SECRET } },
+          webhooks: {
+            [webhookProviderOf(provider)]:
+              provider === 'azure-devops' ? { secret: SECRET, username: 'rollgate' } : { secret: SECRET },
+          },
           ...(options.groups ? { controller: { groups: options.groups } } : {}),
         },
       };

@@ -9,6 +9,7 @@ import { createPushRouter, type WatchedSource } from '../../../src/server/push-r
 import type { PushNotice, WebhookProviderName, WebhooksConfig } from '../../../src/server/webhook-types.ts';
 import { openRedisTestScope, type RedisTestScope } from '../../support/redis-test-prefix.ts';
 import {
+  azureDevOpsEvent,
   bitbucketCloudPush,
   bitbucketServerPush,
   genericPush,
@@ -128,6 +129,7 @@ const CASES: ProviderCase[] = [
 const SOURCES: WatchedSource[] = [
   ...new Map(CASES.map((c) => [c.source.name, c.source])).values(),
   { name: 'gh-apps-staging', url: 'https://github.example/acme/apps.git', branch: 'staging' },
+  { name: 'ado-deploy', url: 'https://dev.azure.com/acme/ops/_git/deploy', branch: 'main' },
 ];
 
 let scope: RedisTestScope;
@@ -367,6 +369,93 @@ describe('coalescing', () => {
     expect(results.every((r) => r.status === 202)).toBe(true);
     expect(notices).toHaveLength(50);
     expect(await queuedPolls()).toHaveLength(1);
+  });
+});
+
+describe('POST /webhooks/azure-devops (service hook with basic credentials)', () => {
+  const repo = {
+    remoteUrl: 'https://acme@dev.azure.com/acme/ops/_git/deploy',
+    webUrl: 'https://dev.azure.com/acme/ops/_git/deploy',
+  };
+  const path = '/webhooks/azure-devops';
+  const azure = { 'azure-devops': { secret: 'ado-secret', username: 'rollgate' } };
+
+  beforeEach(async () => {
+    await server.stop();
+    server = await start({ ...CONFIG, ...azure });
+  });
+
+  it('accepts a git.push with the right credentials and polls the source; the same notification again is a replay', async () => {
+    const request = azureDevOpsEvent(repo, { branch: 'main', secret: 'ado-secret' });
+    const res = await send(path, request);
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ status: 'accepted', sourcesQueued: ['ado-deploy'] });
+    expect(notices[0]).toMatchObject({ provider: 'azure-devops', branch: 'main', cause: 'push' });
+    const again = await send(path, request);
+    expect(again.status).toBe(200);
+    expect(again.body.status).toBe('duplicate');
+    expect(await queuedPolls()).toEqual([{ v: 1, source: 'ado-deploy', reason: 'webhook' }]);
+  });
+
+  it('polls the target branch of a completed pull request, and ignores one still active', async () => {
+    const active = await send(
+      path,
+      azureDevOpsEvent(repo, { branch: 'main', secret: 'ado-secret', merged: { status: 'active' } }),
+    );
+    expect(active.status).toBe(202);
+    expect(active.body.status).toBe('ignored');
+    const completed = await send(
+      path,
+      azureDevOpsEvent(repo, { branch: 'main', secret: 'ado-secret', merged: { status: 'completed' } }),
+    );
+    expect(completed.status).toBe(202);
+    expect(notices).toEqual([expect.objectContaining({ branch: 'main', cause: 'merge' })]);
+  });
+
+  it.each([
+    ['no credentials', { authorization: '' }, 'missing Authorization header'],
+    ['a wrong password', { secret: 'wrong' }, 'basic credentials do not match webhooks.azure-devops'],
+    ['another user name', { user: 'someone' }, 'basic credentials do not match webhooks.azure-devops'],
+    ['a bearer token', { authorization: 'Bearer ado-secret' }, 'not HTTP basic credentials'],
+  ])('refuses %s with 401, saying why and never echoing the secret', async (_what, change, reason) => {
+    const request = azureDevOpsEvent(repo, {
+      branch: 'main',
+      secret: 'secret' in change ? change.secret : 'ado-secret',
+      ...('user' in change ? { user: change.user } : {}),
+    });
+    const headers: Record<string, string> = { ...request.headers };
+    if ('authorization' in change) {
+      if (change.authorization === '') delete headers.authorization;
+      else headers.authorization = change.authorization;
+    }
+    const res = await send(path, { headers, body: request.body });
+    expect(res.status).toBe(401);
+    expect(res.body).toMatchObject({ provider: 'azure-devops', status: 'refused' });
+    expect(String(res.body.reason)).toContain(reason);
+    expect(JSON.stringify(res.body)).not.toContain('ado-secret');
+    expect(notices).toHaveLength(0);
+  });
+
+  it('refuses a git.push without refUpdates with 400 naming what is missing', async () => {
+    const res = await send(
+      path,
+      azureDevOpsEvent(repo, {
+        branch: 'main',
+        secret: 'ado-secret',
+        body: JSON.stringify({ eventType: 'git.push', resource: { repository: repo } }),
+      }),
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.reason).toBe('git.push payload without resource.refUpdates or resource.repository');
+    expect(notices).toHaveLength(0);
+  });
+
+  it('refuses every delivery with 403 when webhooks.azure-devops has no secret', async () => {
+    await server.stop();
+    server = await start(CONFIG);
+    const res = await send(path, azureDevOpsEvent(repo, { branch: 'main', secret: 'ado-secret' }));
+    expect(res.status).toBe(403);
+    expect(String(res.body.reason)).toContain('webhook provider azure-devops has no secret configured');
   });
 });
 
