@@ -225,6 +225,12 @@ describe('dashboard sign-in (OpenID Connect) with rights from Kubernetes RBAC', 
       "fetch('/api/v1/rollouts/team-a/web').then(async (r) => [r.status, (await r.json()).error.code])",
     )) as [number, string];
     expect(detail).toEqual([403, 'dashboard.forbidden']);
+    // An Experiment is reviewed as a Rollout is: no role here grants experiments, so one asked for by its
+    // address is refused before it is looked up.
+    const experiment = (await bob.evaluate(
+      "fetch('/api/v1/experiments/team-b/any').then(async (r) => [r.status, (await r.json()).error.code])",
+    )) as [number, string];
+    expect(experiment).toEqual([403, 'dashboard.forbidden']);
 
     // Signed out: the session is gone, reads need a sign-in again.
     await bob.getByRole('button', { name: 'Sign out' }).click();
