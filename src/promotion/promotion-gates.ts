@@ -46,6 +46,8 @@ export function soakVerdict(status: RolloutStatus, hash: string, soakMs: number,
   };
 }
 
+const NO_OPENING_RETRY_MS = 3_600_000;
+
 /** What auto-merge waits for besides the checks, one at a time. */
 export type MergeGateVerdict =
   | { allowed: true }
@@ -88,8 +90,10 @@ export function mergeGateVerdict(
     key: `window:${verdict.opensAt?.toISOString() ?? 'never'}`,
     reason: `merge window closed: ${verdict.reason}`,
     note: `Auto-merge waits: ${verdict.reason}; ${when}.`,
-    ...(verdict.opensAt !== undefined
-      ? { retryAfterMs: Math.max(1000, verdict.opensAt.getTime() - now.getTime()) }
-      : {}),
+    // No open moment within the horizon (a deny that never closes): look again in an hour, not every interval.
+    retryAfterMs:
+      verdict.opensAt === undefined
+        ? NO_OPENING_RETRY_MS
+        : Math.max(1000, verdict.opensAt.getTime() - now.getTime()),
   };
 }
