@@ -96,11 +96,13 @@ async function takeMeasurement(
   try {
     const resolved = await resolveMetricSecrets(metric, run, deps.resolveSecret);
     const provider = resolved.metric.provider;
-    // A client secret or password written into the template is as secret as one from a Secret.
+    // A client secret or password written into the template is as secret as one from a Secret (a judge's sides too).
     scrubSecrets = secretScrubber([
       ...resolved.secretValues,
-      ...authenticationSecrets(provider.prometheus?.authentication),
-      ...authenticationSecrets(provider.web?.authentication),
+      ...[provider, provider.judge?.canary, provider.judge?.stable].flatMap((block) => [
+        ...authenticationSecrets(block?.prometheus?.authentication),
+        ...authenticationSecrets(block?.web?.authentication),
+      ]),
     ]);
     const measurer = deps.providers.forMetric(resolved.metric);
     const last = run.status?.metricResults?.find((r) => r.name === metric.name)?.measurements?.at(-1);

@@ -37,6 +37,14 @@ const bitbucketSecretSource = z
   .object({ ...secretFields, hookUuid: z.string().min(1).optional() })
   .strict()
   .refine(oneSecret, { message: 'give at most one of secret, secretFile, secretEnv' });
+/**
+ * Azure DevOps service hooks authenticate with HTTP basic credentials set on the subscription: the password is
+ * the secret, the user name (when given) must match too.
+ */
+const azureDevOpsSecretSource = z
+  .object({ ...secretFields, username: z.string().min(1).optional() })
+  .strict()
+  .refine(oneSecret, { message: 'give at most one of secret, secretFile, secretEnv' });
 
 const sourceAuth = z
   .object({
@@ -88,18 +96,53 @@ const sourceScope = z
  * How Rollgate reaches a forge's API for one repository (a promotion's pull requests, a source's commit
  * statuses); the token comes from exactly one of token, tokenEnv, tokenFile and is never logged.
  */
+/**
+ * A GitHub App instead of a token (provider github): its installation token is minted with the App's key
+ * and minted again before it expires (docs/promotion.md, "GitHub App"). Ids inline or in files (a mounted
+ * Secret), the key in a file (re-read when it changes) or an environment variable.
+ */
+const githubApp = z
+  .object({
+    appId: z.union([z.number().int().positive(), z.string().regex(/^\S+$/, 'must be an App id')]).optional(),
+    appIdFile: z.string().min(1).optional(),
+    installationId: z.number().int().positive().optional(),
+    installationIdFile: z.string().min(1).optional(),
+    privateKeyFile: z.string().min(1).optional(),
+    privateKeyEnv: z.string().min(1).optional(),
+  })
+  .strict()
+  .refine((a) => (a.appId === undefined) !== (a.appIdFile === undefined), {
+    message: 'give exactly one of appId, appIdFile',
+  })
+  .refine((a) => (a.installationId === undefined) !== (a.installationIdFile === undefined), {
+    message: 'give exactly one of installationId, installationIdFile',
+  })
+  .refine((a) => (a.privateKeyFile === undefined) !== (a.privateKeyEnv === undefined), {
+    message: 'give exactly one of privateKeyFile, privateKeyEnv',
+  });
+
 const forgeFields = {
-  provider: z.enum(['github', 'gitlab', 'gitea']),
+  provider: z.enum(['github', 'gitlab', 'gitea', 'bitbucket-cloud', 'bitbucket-datacenter', 'azure-devops']),
   apiUrl: z.string().regex(/^https?:\/\//, 'must be an http(s) URL such as https://api.github.com'),
   repository: z.string().min(1),
   token: z.string().min(1).optional(),
   tokenEnv: z.string().min(1).optional(),
   tokenFile: z.string().min(1).optional(),
+  githubApp: githubApp.optional(),
   // The token goes over plain http:// to a non-loopback apiUrl only with this set.
   allowInsecureHttp: z.boolean().default(false),
 };
-const oneForgeToken = (p: { token?: string; tokenEnv?: string; tokenFile?: string }): boolean =>
-  [p.token, p.tokenEnv, p.tokenFile].filter((v) => v !== undefined).length === 1;
+const oneForgeToken = (p: {
+  provider: string;
+  token?: string;
+  tokenEnv?: string;
+  tokenFile?: string;
+  githubApp?: unknown;
+}): boolean =>
+  [p.token, p.tokenEnv, p.tokenFile, p.githubApp].filter((v) => v !== undefined).length === 1 &&
+  (p.githubApp === undefined || p.provider === 'github');
+const ONE_FORGE_TOKEN =
+  'give exactly one of token, tokenEnv, tokenFile, githubApp (githubApp: provider github only)';
 
 /**
  * A source's commit status (`rollgate/<source>`) on each commit it syncs (docs/sources.md, "Commit
@@ -114,7 +157,7 @@ const commitStatus = z
       .optional(),
   })
   .strict()
-  .refine(oneForgeToken, { message: 'give exactly one of token, tokenEnv, tokenFile' });
+  .refine(oneForgeToken, { message: ONE_FORGE_TOKEN });
 
 /** A subscribe annotation's name, as a Rollout or a GitSource object would carry it. */
 const SUBSCRIBE_KEY = /^notifications\.(argoproj\.io|rollgate\.dev)\/(subscribe\.\S+|subscriptions)$/;
@@ -214,7 +257,12 @@ const pullRequest = z
       .default({ name: 'Rollgate', email: 'rollgate@users.noreply.invalid' }),
   })
   .strict()
-  .refine(oneForgeToken, { message: 'give exactly one of token, tokenEnv, tokenFile' });
+  .refine(oneForgeToken, { message: ONE_FORGE_TOKEN })
+  // Bitbucket has no pull request labels: asking for them there would be silently dropped.
+  .refine((p) => !p.provider.startsWith('bitbucket-') || p.labels.length === 0, {
+    path: ['labels'],
+    message: 'Bitbucket pull requests have no labels: leave labels empty for a bitbucket-* provider',
+  });
 
 /** An auto-merge window (docs/promotion.md, "Gates"): cron start in a time zone, a duration, allow or deny. */
 const mergeWindow = z
@@ -257,6 +305,13 @@ const promotion = z
   })
   .strict()
   .superRefine((value, ctx) => {
+    // Bitbucket has no pull request labels: an approval label could never come, and nothing would merge.
+    if (value.gates?.requireApproval !== undefined && value.pullRequest.provider.startsWith('bitbucket-'))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['gates', 'requireApproval'],
+        message: 'Bitbucket pull requests have no labels: an approval label cannot be read there',
+      });
     // Windows and approval gate auto-merge: without it a person merges, and a silent gate would mislead.
     if (value.pullRequest.autoMerge || value.gates === undefined) return;
     for (const key of ['windows', 'requireApproval'] as const) {
@@ -275,6 +330,68 @@ const tokenFields = {
   tokenEnv: z.string().min(1).optional(),
   tokenFile: z.string().min(1).optional(),
 };
+
+/** A claim name or prefix as kube-apiserver's --oidc-* flags take them. */
+const claimName = z.string().min(1).max(256);
+
+/**
+ * OpenID Connect sign-in for the dashboard's page (docs/dashboard.md "Sign-in"): the authorization code flow
+ * with PKCE; the user and groups are read from the ID token as kube-apiserver's --oidc-* flags read them,
+ * and every action is sent to the API server as that user, so Kubernetes RBAC decides.
+ */
+const dashboardOidc = z
+  .object({
+    /** The issuer (`iss`), whose /.well-known/openid-configuration is read; https, or http on loopback only. */
+    issuer: z.url({ protocol: /^https?$/ }),
+    clientId: z.string().min(1),
+    /** The client secret, never inline (it would sit in Git): an environment variable or a file. */
+    clientSecretEnv: z.string().min(1).optional(),
+    clientSecretFile: z.string().min(1).optional(),
+    /** The dashboard's callback as the IdP knows it: `<dashboard address>/ui/auth/callback`. */
+    redirectUrl: z.url({ protocol: /^https?$/ }),
+    scopes: z
+      .array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'must be a scope token'))
+      .default(['openid', 'profile', 'email', 'groups']),
+    usernameClaim: claimName.default('email'),
+    /** As --oidc-username-prefix: unset = `<issuer>#` unless the claim is `email`; `-` = no prefix. */
+    usernamePrefix: z.string().max(256).optional(),
+    groupsClaim: claimName.default('groups'),
+    groupsPrefix: z.string().max(256).optional(),
+    /** The key the session cookies are signed with (HMAC-SHA256), at least 32 characters. */
+    sessionKeyEnv: z.string().min(1).optional(),
+    sessionKeyFile: z.string().min(1).optional(),
+    /** How long a sign-in lasts. */
+    sessionSeconds: z.number().int().min(60).max(86_400).default(28_800),
+  })
+  .strict()
+  .superRefine((o, ctx) => {
+    const oneOf = (env: string | undefined, file: string | undefined, key: string): void => {
+      if ((env === undefined) === (file === undefined))
+        ctx.addIssue({
+          code: 'custom',
+          path: [`${key}Env`],
+          message: `give exactly one of ${key}Env, ${key}File`,
+        });
+    };
+    oneOf(o.clientSecretEnv, o.clientSecretFile, 'clientSecret');
+    oneOf(o.sessionKeyEnv, o.sessionKeyFile, 'sessionKey');
+    if (!o.scopes.includes('openid'))
+      ctx.addIssue({ code: 'custom', path: ['scopes'], message: 'must include openid' });
+    // Plain http only where nobody else can listen in: this machine.
+    for (const key of ['issuer', 'redirectUrl'] as const) {
+      const url = new URL(o[key]);
+      const host = url.hostname.replace(/^\[|\]$/g, '');
+      const loopback = host === 'localhost' || host.startsWith('127.') || host === '::1';
+      if (url.protocol === 'http:' && !loopback)
+        ctx.addIssue({ code: 'custom', path: [key], message: 'must be https (http only on loopback)' });
+    }
+    if (new URL(o.redirectUrl).pathname !== '/ui/auth/callback')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['redirectUrl'],
+        message: "must end in the dashboard's callback path /ui/auth/callback",
+      });
+  });
 
 /**
  * The dashboard (docs/dashboard.md): the JSON API and page on the server's port. Reads need a token unless the
@@ -305,6 +422,7 @@ const dashboard = z
       .object({ enabled: z.boolean().default(false), ...tokenFields })
       .strict()
       .prefault({}),
+    oidc: dashboardOidc.optional(),
   })
   .strict()
   .superRefine((d, ctx) => {
@@ -725,6 +843,7 @@ export const configSchema = z
         gitlab: secretSource.optional(),
         gitea: secretSource.optional(),
         bitbucket: bitbucketSecretSource.optional(),
+        'azure-devops': azureDevOpsSecretSource.optional(),
         generic: secretSource.optional(),
       })
       .strict()
@@ -778,6 +897,7 @@ export type RollgateConfig = z.infer<typeof configSchema>;
 export type SourceConfig = RollgateConfig['sources'][number];
 export type PromotionConfig = RollgateConfig['promotions'][number];
 export type DashboardConfig = RollgateConfig['dashboard'];
+export type DashboardOidcConfig = NonNullable<DashboardConfig['oidc']>;
 export type AnalysisConfig = RollgateConfig['analysis'];
 export type RenderConfig = RollgateConfig['render'];
 

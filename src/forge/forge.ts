@@ -1,11 +1,20 @@
 // The forge contract: the pull requests, comments and commit statuses Rollgate uses, whatever hosts the repository.
+import type { ForgeCredential } from './forge-credential.ts';
 
 /** Which forge API a promotion talks to (Forgejo speaks Gitea's API). */
-export type ForgeProvider = 'github' | 'gitlab' | 'gitea';
+export const FORGE_PROVIDERS = [
+  'github',
+  'gitlab',
+  'gitea',
+  'bitbucket-cloud',
+  'bitbucket-datacenter',
+  'azure-devops',
+] as const;
+export type ForgeProvider = (typeof FORGE_PROVIDERS)[number];
 
 /** A pull request (GitLab: merge request) as Rollgate needs to see it. */
 export interface PullRequest {
-  /** GitHub/Gitea: number; GitLab: iid. */
+  /** GitHub/Gitea/Bitbucket: number (id); GitLab: iid; Azure DevOps: pullRequestId. */
   number: number;
   /** The pull request's web page: an http(s) URL, or '' when the forge answered anything else (see webLink). */
   url: string;
@@ -80,12 +89,22 @@ export interface Forge {
 /** How a promotion reaches its forge (config `promotions[].pullRequest`). */
 export interface ForgeOptions {
   provider: ForgeProvider;
-  /** API root: https://api.github.com, http(s)://HOST/api/v3, …/api/v4 (GitLab), …/api/v1 (Gitea). */
+  /**
+   * API root: https://api.github.com, http(s)://HOST/api/v3, …/api/v4 (GitLab), …/api/v1 (Gitea),
+   * https://api.bitbucket.org/2.0 (Bitbucket Cloud), the instance URL (Bitbucket Data Center), the
+   * organization or collection URL (Azure DevOps: https://dev.azure.com/ORG).
+   */
   apiUrl: string;
-  /** GitHub/Gitea: `owner/name`; GitLab: project path (`group/sub/name`) or numeric id. */
+  /**
+   * GitHub/Gitea: `owner/name`; GitLab: project path (`group/sub/name`) or numeric id; Bitbucket Cloud:
+   * `workspace/repo_slug`; Bitbucket Data Center: `PROJECT/repo-slug`; Azure DevOps: `project/repository`.
+   */
   repository: string;
-  /** Resolved from tokenEnv / tokenFile by the config layer; never logged. */
-  token: string;
+  /**
+   * The token (resolved from token / tokenEnv by the config layer), or where each request gets one (a file
+   * re-read when it changes, a GitHub App's minted installation token); never logged.
+   */
+  token: string | ForgeCredential;
   /** Upper bound of one retry wait (ms); tests lower it. Default 60 s. */
   maxRetryWaitMs?: number;
   /** Retries of a rate-limited or failing request before giving up. Default 4. */

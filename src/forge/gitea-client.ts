@@ -1,5 +1,6 @@
 // A small typed client for the Gitea (and Forgejo) REST API v1 endpoints a promotion uses, on global fetch.
 import { z } from 'zod';
+import { withCredential, type ForgeCredential } from './forge-credential.ts';
 import { HttpFailure, httpFailureOf, networkFailureOf } from './http-failure.ts';
 import { ATTEMPT_TIMEOUT_MS, retryRequest, type RetryPolicy } from './retry-request.ts';
 
@@ -68,7 +69,7 @@ export class GiteaClient {
     apiUrl: string,
     readonly owner: string,
     readonly name: string,
-    private readonly token: string,
+    private readonly credential: ForgeCredential,
     private readonly policy: RetryPolicy,
     private readonly attemptTimeoutMs = ATTEMPT_TIMEOUT_MS,
   ) {
@@ -79,23 +80,30 @@ export class GiteaClient {
   private async send(method: string, path: string, parts: RequestParts = {}): Promise<Response> {
     const url = new URL(`${this.root}${path}`);
     for (const [key, value] of Object.entries(parts.query ?? {})) url.searchParams.set(key, String(value));
-    const headers: Record<string, string> = {
-      authorization: `token ${this.token}`,
-      accept: 'application/json',
-    };
     const body = parts.body === undefined ? undefined : JSON.stringify(parts.body);
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    let response: Response;
-    try {
-      response = await retryRequest(
-        () => fetch(url, { method, headers, body, signal: AbortSignal.timeout(this.attemptTimeoutMs) }),
-        this.policy,
-      );
-    } catch (error) {
-      throw networkFailureOf(error);
-    }
-    if (!response.ok) throw await httpFailureOf(response, this.policy.now());
-    return response;
+    // The token is asked for at every request, and renewed once after a 401 (a rotated file).
+    return withCredential(
+      this.credential,
+      async (token) => {
+        const headers: Record<string, string> = {
+          authorization: `token ${token}`,
+          accept: 'application/json',
+        };
+        if (body !== undefined) headers['content-type'] = 'application/json';
+        let response: Response;
+        try {
+          response = await retryRequest(
+            () => fetch(url, { method, headers, body, signal: AbortSignal.timeout(this.attemptTimeoutMs) }),
+            this.policy,
+          );
+        } catch (error) {
+          throw networkFailureOf(error);
+        }
+        if (!response.ok) throw await httpFailureOf(response, this.policy.now());
+        return response;
+      },
+      (error) => error instanceof HttpFailure && error.status === 401,
+    );
   }
 
   private async json<S extends z.ZodType>(

@@ -1,4 +1,5 @@
 // The forge contract on Gitea and Forgejo (API v1): pull requests, comments, commit statuses, guarded merge.
+import { credentialOf } from './forge-credential.ts';
 import { ForgeError } from './forge-error.ts';
 import type {
   ChecksState,
@@ -72,7 +73,13 @@ export class GiteaForge implements Forge {
     if (parts.length !== 2 || !owner || !name)
       throw new Error(`Gitea repository "${options.repository}": write it as owner/name`);
     this.repository = `${owner}/${name}`;
-    this.client = new GiteaClient(giteaApiRoot(options.apiUrl), owner, name, options.token, policy);
+    this.client = new GiteaClient(
+      giteaApiRoot(options.apiUrl),
+      owner,
+      name,
+      credentialOf(options.token),
+      policy,
+    );
   }
 
   private fail(code: ForgeError['code'], message: string, operation: string): ForgeError {

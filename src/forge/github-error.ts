@@ -1,4 +1,5 @@
 // Octokit's request errors → ForgeError: the one place GitHub's answers get their meaning (and lose their headers).
+import { ForgeCredentialError } from './forge-credential.ts';
 import { ForgeError, type ForgeErrorCode } from './forge-error.ts';
 
 /** What an Octokit RequestError ("HttpError") carries that we read; its `request` part is never kept. */
@@ -83,6 +84,7 @@ function rateLimitHint(error: HttpErrorLike): string {
 export function toForgeError(error: unknown, context: { repository: string; operation: string }): ForgeError {
   if (error instanceof ForgeError) return error;
   const where = { provider: 'github', ...context };
+  if (error instanceof ForgeCredentialError) return new ForgeError(error.forgeCode, error.message, where);
   if (isHttpError(error)) {
     const message = githubMessage(error);
     const code = codeFor(error, message);

@@ -8,6 +8,7 @@ import type {
   OpenPullRequest,
   PullRequest,
 } from './forge.ts';
+import { credentialOf } from './forge-credential.ts';
 import { ForgeError } from './forge-error.ts';
 import { toForgeError } from './github-error.ts';
 import { createGitHubOctokit, type GitHubOctokit, type GitHubRetryPolicy } from './github-octokit.ts';
@@ -133,7 +134,7 @@ export class GitHubForge implements Forge {
     const logger = options.logger?.child({ forge: 'github', repository: this.repository });
     this.octokit = createGitHubOctokit({
       baseUrl: githubApiBase(options.apiUrl),
-      token: options.token,
+      credential: credentialOf(options.token),
       policy,
       onWait: (wait) => logger?.info(wait, 'waiting before retrying a GitHub request'),
       log: logger

@@ -1,8 +1,8 @@
 // The Octokit client GitHubForge uses: GitHub's retry and throttling plugins, with every wait taken through an injected sleep.
-import { createHash } from 'node:crypto';
 import { retry } from '@octokit/plugin-retry';
 import { throttling, type ThrottlingOptions } from '@octokit/plugin-throttling';
 import { Octokit } from '@octokit/rest';
+import { withCredential, type ForgeCredential } from './forge-credential.ts';
 
 /** How the client waits and gives up; resolved from ForgeOptions with its defaults. */
 export interface GitHubRetryPolicy {
@@ -20,7 +20,7 @@ export interface GitHubRetryPolicy {
 /** Options of {@link createGitHubOctokit}. */
 export interface GitHubOctokitOptions {
   baseUrl: string;
-  token: string;
+  credential: ForgeCredential;
   policy: GitHubRetryPolicy;
   /** Told every rate-limit wait and every backoff (never the token). */
   onWait?: (wait: { reason: 'rate-limit' | 'secondary-rate-limit' | 'server-error'; ms: number }) => void;
@@ -45,7 +45,8 @@ const API_VERSION = '2022-11-28';
  */
 const attemptBackoff: OctokitPlugin = (octokit, options) => {
   const settings = options.rollgateAttempts as
-    { policy: GitHubRetryPolicy; onWait?: GitHubOctokitOptions['onWait'] } | undefined;
+    | { policy: GitHubRetryPolicy; credential: ForgeCredential; onWait?: GitHubOctokitOptions['onWait'] }
+    | undefined;
   if (!settings) return {};
   const failures = new WeakMap<object, number>();
   octokit.hook.wrap('request', async (request, requestOptions) => {
@@ -60,7 +61,16 @@ const attemptBackoff: OctokitPlugin = (octokit, options) => {
       await settings.policy.sleep(ms);
     }
     try {
-      return await request(requestOptions);
+      // The token is asked for at every attempt (a rotated file, a minted token), and after a 401 once more:
+      // an expired installation token or a rotated Secret costs one refused request.
+      return await withCredential(
+        settings.credential,
+        async (token) => {
+          headers.authorization = `token ${token}`;
+          return await request(requestOptions);
+        },
+        (error) => (error as { status?: unknown }).status === 401,
+      );
     } catch (error) {
       if (isServerOrNetworkFailure(error)) failures.set(requestOptions, failed + 1);
       throw error;
@@ -123,11 +133,6 @@ function spacedGroup(
 const RollgateOctokit = Octokit.plugin(attemptBackoff, retry, throttling);
 export type GitHubOctokit = InstanceType<typeof RollgateOctokit>;
 
-/** A stable key for one token that does not reveal it (spacing is per token; the key may reach logs). */
-function tokenKey(token: string): string {
-  return createHash('sha256').update(token).digest('hex').slice(0, 16);
-}
-
 /**
  * Builds the client: 5xx and network failures are retried by @octokit/plugin-retry with capped exponential
  * backoff; primary and secondary rate limits by @octokit/plugin-throttling, waiting what GitHub asks when
@@ -135,7 +140,8 @@ function tokenKey(token: string): string {
  */
 export function createGitHubOctokit(options: GitHubOctokitOptions): GitHubOctokit {
   const { policy, onWait } = options;
-  const key = `${options.baseUrl} ${tokenKey(options.token)}`;
+  // Spacing is per credential (GitHub counts per token); the id reveals no token and may reach logs.
+  const key = `${options.baseUrl} ${options.credential.id}`;
 
   const onLimit =
     (reason: 'rate-limit' | 'secondary-rate-limit') =>
@@ -155,7 +161,6 @@ export function createGitHubOctokit(options: GitHubOctokitOptions): GitHubOctoki
   };
 
   return new RollgateOctokit({
-    auth: options.token,
     baseUrl: options.baseUrl,
     userAgent: 'rollgate',
     log: options.log
@@ -167,7 +172,7 @@ export function createGitHubOctokit(options: GitHubOctokitOptions): GitHubOctoki
         }
       : { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
     request: { fetch: timedFetch },
-    rollgateAttempts: { policy, onWait },
+    rollgateAttempts: { policy, credential: options.credential, onWait },
     retry: {
       retries: policy.maxRetries,
       // The attempt hook above does the sleeping, through the injected sleep.

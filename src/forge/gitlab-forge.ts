@@ -11,6 +11,7 @@ import type {
   PullRequest,
 } from './forge.ts';
 import { toForgeError } from './http-failure.ts';
+import { credentialOf } from './forge-credential.ts';
 import { gitlabRequester } from './gitlab-requester.ts';
 import { retryPolicyOf, type RetryPolicy } from './retry-request.ts';
 import { webLink } from './web-link.ts';
@@ -143,10 +144,12 @@ export class GitLabForge implements Forge {
   constructor(options: ForgeOptions, policy: RetryPolicy = retryPolicyOf(options)) {
     this.repository = options.repository.replace(/^\/+|\/+$/g, '');
     this.project = this.repository;
+    const credential = credentialOf(options.token);
     const config = {
       host: gitlabHost(options.apiUrl),
-      token: options.token,
-      requesterFn: gitlabRequester(policy),
+      // The requester sends the credential's token itself (see gitlabRequester); gitbeaker only needs one named.
+      token: () => credential.token(),
+      requesterFn: gitlabRequester(policy, credential),
       // Each attempt has its own time limit in the requester; gitbeaker's would span all retries.
       queryTimeout: null,
     };

@@ -4,7 +4,8 @@
 // Why not gitbeaker's own: it retries 429 and 502 ten times within about a quarter of a second, ignores
 // Retry-After, sleeps on the real clock, and reports the last one without its status.
 import type { MergeRequests } from '@gitbeaker/rest';
-import { httpFailureOf, networkFailureOf } from './http-failure.ts';
+import { withCredential, type ForgeCredential } from './forge-credential.ts';
+import { HttpFailure, httpFailureOf, networkFailureOf } from './http-failure.ts';
 import { ATTEMPT_TIMEOUT_MS, retryRequest, type RetryPolicy } from './retry-request.ts';
 
 /** gitbeaker's requester factory type, read from a resource constructor (requester-utils is not ours to import). */
@@ -43,9 +44,13 @@ async function bodyOf(response: Response): Promise<unknown> {
   return type.includes('json') ? JSON.parse(text) : text;
 }
 
-/** A gitbeaker requester factory that sends through {@link retryRequest}. */
+/**
+ * A gitbeaker requester factory that sends through {@link retryRequest}, with the credential's token as
+ * `PRIVATE-TOKEN` asked for at every request and renewed once after a 401 (a rotated file).
+ */
 export function gitlabRequester(
   policy: RetryPolicy,
+  credential: ForgeCredential,
   attemptTimeoutMs = ATTEMPT_TIMEOUT_MS,
 ): GitbeakerRequesterFn {
   return (resource: ResourceOptions): Requester => {
@@ -59,7 +64,6 @@ export function gitlabRequester(
           appendQuery(query, snake(key), value);
         url.search = query.toString();
         const headers: Record<string, string> = { ...resource.headers, accept: 'application/json' };
-        for (const [name, token] of Object.entries(resource.authHeaders)) headers[name] = await token();
         if (options.sudo !== undefined) headers.sudo = String(options.sudo);
         let body: string | FormData | undefined;
         if (options.body instanceof FormData) {
@@ -68,17 +72,24 @@ export function gitlabRequester(
           body = JSON.stringify(snakeKeys(options.body));
           headers['content-type'] = 'application/json';
         }
-        let response: Response;
-        try {
-          response = await retryRequest(() => {
-            const timeout = AbortSignal.timeout(attemptTimeoutMs);
-            const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-            return fetch(url, { method, headers, body, signal });
-          }, policy);
-        } catch (error) {
-          throw networkFailureOf(error);
-        }
-        if (!response.ok) throw await httpFailureOf(response, policy.now());
+        const response = await withCredential(
+          credential,
+          async (token) => {
+            let answered: Response;
+            try {
+              answered = await retryRequest(() => {
+                const timeout = AbortSignal.timeout(attemptTimeoutMs);
+                const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+                return fetch(url, { method, headers: { ...headers, 'private-token': token }, body, signal });
+              }, policy);
+            } catch (error) {
+              throw networkFailureOf(error);
+            }
+            if (!answered.ok) throw await httpFailureOf(answered, policy.now());
+            return answered;
+          },
+          (error) => error instanceof HttpFailure && error.status === 401,
+        );
         const answer = {
           body: await bodyOf(response),
           headers: Object.fromEntries(response.headers.entries()),

@@ -1,4 +1,5 @@
 // A forge HTTP exchange that failed after its retries, and the ForgeError it becomes once the operation is known.
+import { ForgeCredentialError } from './forge-credential.ts';
 import { ForgeError, type ForgeErrorCode } from './forge-error.ts';
 import { rateLimitWaitMs } from './retry-request.ts';
 
@@ -25,14 +26,29 @@ function describe(value: unknown): string | undefined {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/** The forge's own words from an error body: `message` (GitLab, Gitea, GitHub) or `error`, else the text. */
+/**
+ * The forge's own words from an error body: `message` (GitLab, Gitea, GitHub, Azure DevOps), `errors[0].message`
+ * (Bitbucket Data Center), `error.message` (Bitbucket Cloud) or `error`, else the text.
+ */
 function detailOf(text: string, statusText: string): string {
   let detail: string | undefined;
   try {
     const parsed: unknown = JSON.parse(text);
     if (parsed !== null && typeof parsed === 'object') {
       const body = parsed as Record<string, unknown>;
-      detail = describe(body.message) ?? describe(body.error_description) ?? describe(body.error);
+      const first = Array.isArray(body.errors)
+        ? (body.errors[0] as Record<string, unknown> | undefined)
+        : undefined;
+      const nested =
+        body.error !== null && typeof body.error === 'object'
+          ? (body.error as Record<string, unknown>)
+          : undefined;
+      detail =
+        describe(body.message) ??
+        describe(first?.message) ??
+        describe(nested?.message) ??
+        describe(body.error_description) ??
+        describe(body.error);
     }
   } catch {
     detail = text.trim() || undefined;
@@ -90,6 +106,7 @@ export interface ForgeCallSite {
  */
 export function toForgeError(error: unknown, site: ForgeCallSite): ForgeError {
   if (error instanceof ForgeError) return error;
+  if (error instanceof ForgeCredentialError) return new ForgeError(error.forgeCode, error.message, site);
   if (error instanceof HttpFailure)
     return new ForgeError(
       forgeCodeOf(error),

@@ -26,7 +26,7 @@ import {
 } from '@kubernetes/client-node';
 import { createRequire } from 'node:module';
 import { systemClock } from '../clock/clock.ts';
-import { impersonating } from './impersonation.ts';
+import { impersonating, impersonatingIdentity, type ImpersonatedIdentity } from './impersonation.ts';
 import { describeKubeRequest, type KubeRequestObserver } from './kube-request.ts';
 import { RequestRateLimiter, type RateLimitSettings } from './request-rate-limit.ts';
 import { shareConnections } from './shared-connections.ts';
@@ -330,6 +330,26 @@ export function makePooledApiClient<T extends ApiType>(
   const sender =
     options.impersonate === undefined ? authenticating : impersonating(authenticating, options.impersonate);
   return sender.makeApiClient(type);
+}
+
+/**
+ * Every client of {@link createKubeClients}, on the same pool and rate limit, sending each request as
+ * `identity` (a person signed in to the dashboard; see impersonatingIdentity).
+ */
+export function createImpersonatingKubeClients(
+  kubeConfig: KubeConfig,
+  identity: ImpersonatedIdentity,
+): KubeClients {
+  const acting = impersonatingIdentity(sharedConnection(kubeConfig).authenticating, identity);
+  return {
+    kubeConfig,
+    core: acting.makeApiClient(CoreV1Api),
+    apps: acting.makeApiClient(AppsV1Api),
+    batch: acting.makeApiClient(BatchV1Api),
+    events: acting.makeApiClient(EventsV1Api),
+    custom: acting.makeApiClient(CustomObjectsApi),
+    apiextensions: acting.makeApiClient(ApiextensionsV1Api),
+  };
 }
 
 /** Builds every client from one config (cheap: no request is made). */

@@ -252,6 +252,46 @@ export const influxdbMetricSchema = z.object({
 });
 export type InfluxdbMetric = z.infer<typeof influxdbMetricSchema>;
 
+/**
+ * The providers that answer with a value, which a `judge` side may use: the same blocks as under
+ * `metric.provider` (a judge side is never a job, Kayenta, which judges by itself, or another judge).
+ */
+export const seriesProviderSchema = z.object({
+  prometheus: prometheusMetricSchema.optional(),
+  web: webMetricSchema.optional(),
+  datadog: datadogMetricSchema.optional(),
+  newRelic: newRelicMetricSchema.optional(),
+  graphite: graphiteMetricSchema.optional(),
+  cloudWatch: cloudWatchMetricSchema.optional(),
+  influxdb: influxdbMetricSchema.optional(),
+  wavefront: wavefrontMetricSchema.optional(),
+  skywalking: skyWalkingMetricSchema.optional(),
+});
+export type SeriesProvider = z.infer<typeof seriesProviderSchema>;
+
+/**
+ * A number, or a string holding one (it may come from `{{args.x}}`), read by `readJudgeFields`, which
+ * refuses anything else at the field. Left open here because a CRD's int-or-string refuses 0.05.
+ */
+const judgeNumberSchema = z.unknown();
+
+/**
+ * `judge` (Rollgate's own, no Argo counterpart): the same query run for the canary and the stable (or
+ * a baseline) over one window through any series provider, the two samples compared by a
+ * Mann-Whitney test with a tolerance. `direction` names the bad change (default increase),
+ * `tolerance` the relative shift of the median allowed (default 0), `confidence` the test's level
+ * (default 0.95), `minSamples` the points each side needs (default 20). See docs/analysis.md.
+ */
+export const judgeMetricSchema = z.object({
+  canary: seriesProviderSchema,
+  stable: seriesProviderSchema,
+  direction: z.enum(['increase', 'decrease', 'either']).optional(),
+  tolerance: judgeNumberSchema.optional(),
+  confidence: judgeNumberSchema.optional(),
+  minSamples: judgeNumberSchema.optional(),
+});
+export type JudgeMetric = z.infer<typeof judgeMetricSchema>;
+
 /** Providers Rollgate runs; the others are parsed as loose objects so they can be reported. */
 export const SUPPORTED_METRIC_PROVIDERS = [
   'prometheus',
@@ -265,6 +305,7 @@ export const SUPPORTED_METRIC_PROVIDERS = [
   'wavefront',
   'skywalking',
   'kayenta',
+  'judge',
 ] as const;
 export const OTHER_METRIC_PROVIDERS = ['plugin'] as const;
 
@@ -280,6 +321,7 @@ export const metricProviderSchema = z.object({
   wavefront: wavefrontMetricSchema.optional(),
   skywalking: skyWalkingMetricSchema.optional(),
   kayenta: kayentaMetricSchema.optional(),
+  judge: judgeMetricSchema.optional(),
   plugin: looseMapSchema.optional(),
 });
 export type MetricProvider = z.infer<typeof metricProviderSchema>;

@@ -1,6 +1,8 @@
-// Checks of a metric's provider block that need more than its shape: rangeQuery bounds and step, one authentication method with its fields, Datadog's query combinations, CloudWatch's queries, Wavefront's address, SkyWalking's interval, Kayenta's thresholds and scopes.
-import type { KayentaMetric, Metric, MetricAuthentication } from './analysis.ts';
+// Checks of a metric's provider block that need more than its shape: rangeQuery bounds and step, one authentication method with its fields, Datadog's query combinations, CloudWatch's queries, Wavefront's address, SkyWalking's interval, Kayenta's thresholds and scopes, a judge's sides and numbers.
+import type { KayentaMetric, Metric, MetricAuthentication, SeriesProvider } from './analysis.ts';
 import { parseDuration } from './duration.ts';
+import { JudgeFieldError } from './judge-field-error.ts';
+import { readJudgeFields } from './judge-fields.ts';
 import { authenticationMethods } from './metric-authentication.ts';
 import { cloudWatchIssues } from './cloudwatch-metric-checks.ts';
 import { checkTimeExpression } from './time-expression.ts';
@@ -103,6 +105,56 @@ function datadogIssues(metric: Metric): MetricProviderIssue[] {
     issues.push({ path: [...at, 'secretRef', 'name'], message: 'is required when namespaced is true' });
   issues.push(...positiveDurationIssue(dd.interval, [...at, 'interval']));
   issues.push(...positiveDurationIssue(dd.requestTimeout, [...at, 'requestTimeout']));
+  return issues;
+}
+
+function seriesProviderKeys(side: SeriesProvider): string[] {
+  return Object.entries(side)
+    .filter(([, v]) => v !== undefined && v !== null)
+    .map(([k]) => k);
+}
+
+/**
+ * A judge's two sides each name one series provider, the same one (the comparison is of one query's
+ * answers), and each side passes that provider's own checks; its numbers read; it has no conditions,
+ * which it would ignore (the judge decides).
+ */
+function judgeIssues(metric: Metric): MetricProviderIssue[] {
+  const judge = metric.provider.judge;
+  if (judge === undefined) return [];
+  const at = ['provider', 'judge'];
+  const issues: MetricProviderIssue[] = [];
+  const keys: Record<string, string | undefined> = {};
+  for (const side of ['canary', 'stable'] as const) {
+    const found = seriesProviderKeys(judge[side]);
+    if (found.length !== 1) {
+      issues.push({
+        path: [...at, side],
+        message: `must set one provider (prometheus, web, datadog, newRelic, graphite, cloudWatch, influxdb, wavefront, skywalking), found ${found.length === 0 ? 'none' : found.join(', ')}`,
+      });
+      continue;
+    }
+    keys[side] = found[0];
+    for (const issue of metricProviderIssues({ ...metric, provider: judge[side] }))
+      issues.push({ ...issue, path: [...at, side, ...issue.path.slice(1)] });
+  }
+  if (keys['canary'] !== undefined && keys['stable'] !== undefined && keys['canary'] !== keys['stable'])
+    issues.push({
+      path: [...at, 'stable'],
+      message: `must use the canary's provider (${keys['canary']}), got ${keys['stable']}: both sides are one query's answers`,
+    });
+  const numbers = [judge.tolerance, judge.confidence, judge.minSamples];
+  if (!numbers.some((n) => typeof n === 'string' && PLACEHOLDER.test(n))) {
+    try {
+      readJudgeFields(judge);
+    } catch (error) {
+      if (!(error instanceof JudgeFieldError)) throw error;
+      issues.push({ path: [...at, error.field], message: error.reason });
+    }
+  }
+  for (const field of ['successCondition', 'failureCondition'] as const)
+    if (metric[field] !== undefined)
+      issues.push({ path: [field], message: 'is not used by a judge metric (the judge decides): remove it' });
   return issues;
 }
 
@@ -250,7 +302,7 @@ function kayentaIssues(metric: Metric): MetricProviderIssue[] {
  * block whose query fields do not combine, an empty New Relic query, a Graphite block without address or query,
  * CloudWatch queries GetMetricData would refuse, an InfluxDB block without a query, a Wavefront address
  * that is no host (or https URL), a SkyWalking block without address, query or interval, a Kayenta block
- * whose threshold or scopes cannot be judged.
+ * whose threshold or scopes cannot be judged, a judge whose sides or numbers do not read.
  */
 export function metricProviderIssues(metric: Metric): MetricProviderIssue[] {
   return [
@@ -275,5 +327,6 @@ export function metricProviderIssues(metric: Metric): MetricProviderIssue[] {
     ...wavefrontIssues(metric),
     ...skyWalkingIssues(metric),
     ...kayentaIssues(metric),
+    ...judgeIssues(metric),
   ];
 }

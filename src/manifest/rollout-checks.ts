@@ -4,10 +4,17 @@ import type { FieldPath } from './field-path.ts';
 import { isEmptySelector, selectorMismatches } from './label-selector.ts';
 import type { PodTemplate } from './kube-meta.ts';
 import { checkObjectLabels, checkPodTemplate } from './pod-template-checks.ts';
-import type { AnalysisTemplateRef, AntiAffinity, DeclaredRollout, WorkloadRef } from './rollout.ts';
+import type {
+  AnalysisTemplateRef,
+  AntiAffinity,
+  CanaryStep,
+  DeclaredRollout,
+  RolloutExperimentTemplate,
+  WorkloadRef,
+} from './rollout.ts';
 import { ROLLOUT_DEFAULTS, canaryStepKinds } from './rollout.ts';
 import { checkTrafficRouting } from './traffic-routing-checks.ts';
-import { isArgoOnlyWorkloadKind } from './unsupported-fields.ts';
+import { WORKLOAD_KINDS, WORKLOAD_KINDS_TEXT, workloadKindOf } from './workload-kinds.ts';
 import type { IssueCollector } from './validation-issue.ts';
 
 /** Annotation on a Rollout listing analysis templates that live in the cluster, not in the validated set. */
@@ -60,14 +67,20 @@ export function checkRollout(
   }
 
   if (spec.workloadRef !== undefined) {
-    checkWorkloadRef(spec.workloadRef, spec.template, sink);
-    // The Deployment's selector stands in for an absent one; one that is written must still select something.
+    checkWorkloadRef(spec.workloadRef, spec.template, spec.selector, sink);
+    // The workload's selector stands in for an absent one; one that is written must still select something.
     if (spec.selector !== undefined && isEmptySelector(spec.selector))
       sink.error(['spec', 'selector'], 'must not be empty: give matchLabels or matchExpressions');
   } else if (spec.template === undefined) {
-    sink.error(['spec', 'template'], 'is required (or set spec.workloadRef to read it from a Deployment)');
+    sink.error(
+      ['spec', 'template'],
+      'is required (or set spec.workloadRef to read it from a Deployment, ReplicaSet or PodTemplate)',
+    );
   } else if (spec.selector === undefined) {
-    sink.error(['spec', 'selector'], 'is required (or set spec.workloadRef to read it from a Deployment)');
+    sink.error(
+      ['spec', 'selector'],
+      'is required (or set spec.workloadRef to read it from a Deployment, ReplicaSet or PodTemplate)',
+    );
   } else {
     if (isEmptySelector(spec.selector)) {
       sink.error(['spec', 'selector'], 'must not be empty: give matchLabels or matchExpressions');
@@ -101,26 +114,45 @@ export function checkRollout(
 }
 
 /**
- * workloadRef names an apps/v1 Deployment, and the template lives there only: two templates would leave
- * it unclear which one a change in Git rolls out (Argo refuses the pair too).
+ * workloadRef names a kind Argo reads a pod template from (workload-kinds.ts), and the template lives there
+ * only: two templates would leave it unclear which one a change in Git rolls out (Argo refuses the pair
+ * too). A PodTemplate has no selector, so the Rollout must give one; scaleDown scales a Deployment only.
  */
-function checkWorkloadRef(ref: WorkloadRef, template: PodTemplate | undefined, sink: IssueCollector): void {
+function checkWorkloadRef(
+  ref: WorkloadRef,
+  template: PodTemplate | undefined,
+  selector: DeclaredRollout['spec']['selector'],
+  sink: IssueCollector,
+): void {
   if (template !== undefined)
     sink.error(
       ['spec', 'template'],
-      'must not be set with spec.workloadRef: the pod template is read from the referenced Deployment',
+      `must not be set with spec.workloadRef: the pod template is read from the referenced ${ref.kind}`,
     );
-  // Kinds Argo reads and Rollgate does not yet are reported as unsupported (unsupported-fields.ts), once.
-  if (isArgoOnlyWorkloadKind(ref.apiVersion, ref.kind)) return;
-  if (ref.apiVersion !== 'apps/v1')
+  const kind = workloadKindOf(ref.apiVersion, ref.kind);
+  if (kind === undefined) {
+    const kinds = WORKLOAD_KINDS.filter((row) => row.apiVersion === ref.apiVersion);
+    if (kinds.length === 0)
+      sink.error(
+        ['spec', 'workloadRef', 'apiVersion'],
+        `must be apps/v1 (a Deployment or ReplicaSet) or v1 (a PodTemplate), got ${JSON.stringify(ref.apiVersion)}`,
+      );
+    else
+      sink.error(
+        ['spec', 'workloadRef', 'kind'],
+        `must be ${kinds.map((row) => row.kind).join(' or ')} in ${ref.apiVersion}: a Rollout reads its pod template from ${WORKLOAD_KINDS_TEXT}, got ${JSON.stringify(ref.kind)}`,
+      );
+    return;
+  }
+  if (!kind.hasSelector && selector === undefined)
     sink.error(
-      ['spec', 'workloadRef', 'apiVersion'],
-      `must be apps/v1 (a Deployment), got ${JSON.stringify(ref.apiVersion)}`,
+      ['spec', 'selector'],
+      `is required with a workloadRef to a ${kind.kind}: a ${kind.kind} has no selector to stand in for it`,
     );
-  if (ref.kind !== 'Deployment')
+  if (!kind.scalesDown && ref.scaleDown !== undefined && ref.scaleDown !== 'never')
     sink.error(
-      ['spec', 'workloadRef', 'kind'],
-      `must be Deployment: Rollgate reads the pod template from Deployments only, got ${JSON.stringify(ref.kind)}`,
+      ['spec', 'workloadRef', 'scaleDown'],
+      `must be never (or absent) with a ${kind.kind}: scaleDown hands a Deployment's pods over to the Rollout, and Argo scales no ${kind.kind} either; scale it to 0 yourself once the Rollout runs`,
     );
 }
 
@@ -349,6 +381,7 @@ function checkCanary(rollout: DeclaredRollout, sink: IssueCollector, context: Ro
               );
             names.add(template.name);
           });
+          checkExperimentWeights(step.experiment?.templates ?? [], index, canary, stepAt, sink);
           (step.experiment?.analyses ?? []).forEach((analysis, a) =>
             checkTemplateRefs(
               [
@@ -416,4 +449,45 @@ function checkTemplateRefs(
       `${kind} ${JSON.stringify(name)} not found among the validated manifests${where}; add it, or list it in the annotation ${EXPECT_IN_CLUSTER_ANNOTATION} if it already exists in the cluster`,
     );
   });
+}
+
+/**
+ * An experiment step's template weights (Argo: a weight needs trafficRouting). Rollgate also refuses weights
+ * that cannot be honoured: a negative one, or the templates' and the canary's (the last setWeight before the
+ * step) adding up to more than maxTrafficWeight, which would leave the stable a negative share.
+ */
+function checkExperimentWeights(
+  templates: readonly RolloutExperimentTemplate[],
+  index: number,
+  canary: {
+    trafficRouting?: { maxTrafficWeight?: number | undefined } | undefined;
+    steps?: readonly CanaryStep[] | undefined;
+  },
+  stepAt: (...rest: Array<string | number>) => FieldPath,
+  sink: IssueCollector,
+): void {
+  let total = 0;
+  templates.forEach((template, t) => {
+    if (template.weight === undefined) return;
+    if (canary.trafficRouting === undefined)
+      sink.error(
+        stepAt('experiment', 'templates', t, 'weight'),
+        'requires strategy.canary.trafficRouting (the weight is a share of what the router sends)',
+      );
+    else if (template.weight < 0)
+      sink.error(
+        stepAt('experiment', 'templates', t, 'weight'),
+        `must be at least 0, got ${template.weight}`,
+      );
+    else total += template.weight;
+  });
+  if (canary.trafficRouting === undefined || total === 0) return;
+  const max = canary.trafficRouting.maxTrafficWeight ?? 100;
+  const before = (canary.steps ?? []).slice(0, index).findLast((step) => step.setWeight !== undefined);
+  const canaryWeight = before?.setWeight ?? 0;
+  if (total + canaryWeight > max)
+    sink.error(
+      stepAt('experiment', 'templates'),
+      `the templates' weights (${total}) and the canary's (${canaryWeight}, its last setWeight) add up to more than ${max}${max === 100 ? '' : ' (trafficRouting.maxTrafficWeight)'}: the stable would get less than nothing`,
+    );
 }

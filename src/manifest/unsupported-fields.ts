@@ -71,6 +71,28 @@ export function unsupportedTrafficRouters(routing: TrafficRouting | Record<strin
   return found;
 }
 
+/**
+ * The routers that send an experiment step's weighted templates their share (Argo: SMI, ALB and Istio; its
+ * plugin interface too, but the Gateway API plugin ignores the extra destinations). src/traffic's provider
+ * table marks the same rows (`experimentDestinations`); a test keeps the two in step.
+ */
+export const EXPERIMENT_WEIGHT_ROUTERS: readonly string[] = ['istio', 'smi', 'alb'];
+
+/**
+ * The routers a trafficRouting sets that cannot weight experiment templates, as printed (`nginx`,
+ * `plugins["argoproj-labs/gatewayAPI"]`); empty when every router set can (or none is set).
+ */
+export function routersWithoutExperimentWeights(routing: TrafficRouting | Record<string, unknown>): string[] {
+  const set = routing as Record<string, unknown>;
+  return TRAFFIC_ROUTING_PROVIDERS.flatMap((provider) => {
+    const block = set[provider];
+    if (block === undefined || EXPERIMENT_WEIGHT_ROUTERS.includes(provider)) return [];
+    if (provider === 'plugins' && isRecord(block))
+      return Object.keys(block).map((name) => `plugins[${JSON.stringify(name)}]`);
+    return [provider];
+  });
+}
+
 /** How a field Rollgate does not honour is reported. */
 export type UnsupportedSeverity = 'error' | 'warning';
 
@@ -150,9 +172,10 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     reason: `Rollgate reads ${CONTOUR_PLUGIN_FIELDS.join(', ')} (${CONTOUR_PLUGIN}) and ${OPENSHIFT_PLUGIN_FIELDS.join(', ')} (${OPENSHIFT_PLUGIN})`,
   },
   experimentWeight: {
-    field: 'spec.strategy.canary.steps[].experiment.templates[].weight',
+    field:
+      'spec.strategy.canary.steps[].experiment.templates[].weight (with a router other than Istio, SMI or ALB)',
     severity: 'error',
-    reason: 'Rollgate routes no traffic to experiment templates yet',
+    reason: 'only the Istio, SMI and ALB routers send traffic to experiment templates, as in Argo',
   },
   experimentFieldRef: {
     field: 'spec.strategy.canary.steps[].experiment.analyses[].args[].valueFrom.fieldRef',
@@ -190,11 +213,6 @@ export const ROLLOUT_UNSUPPORTED_RULES = {
     severity: 'warning',
     reason: 'the labels/annotations are not added to AnalysisRuns yet',
   },
-  workloadRefKind: {
-    field: 'spec.workloadRef.kind (v1 PodTemplate, apps/v1 ReplicaSet)',
-    severity: 'error',
-    reason: 'Rollgate reads the pod template from apps/v1 Deployments only',
-  },
 } as const satisfies Record<string, UnsupportedRule>;
 
 /** The policy for analysis fields. */
@@ -218,16 +236,6 @@ export const ANALYSIS_UNSUPPORTED_RULES = {
   },
 } as const satisfies Record<string, UnsupportedRule>;
 
-/**
- * The workloadRef kinds Argo Rollouts reads a template from and Rollgate does not (yet): `PodTemplate` of the
- * core group and `ReplicaSet` of `apps`. Any other kind is refused by Argo too (a plain validation error).
- */
-export function isArgoOnlyWorkloadKind(apiVersion: unknown, kind: unknown): boolean {
-  return (
-    (apiVersion === 'v1' && kind === 'PodTemplate') || (apiVersion === 'apps/v1' && kind === 'ReplicaSet')
-  );
-}
-
 function report(sink: IssueCollector, path: FieldPath, printed: string, rule: UnsupportedRule): void {
   const message = `unsupported: ${printed} (${rule.reason})`;
   if (rule.severity === 'error') sink.error(path, message);
@@ -246,14 +254,6 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
   const r = ROLLOUT_UNSUPPORTED_RULES;
   const spec = value['spec'];
   if (!isRecord(spec)) return;
-  const workloadRef = spec['workloadRef'];
-  if (isRecord(workloadRef) && isArgoOnlyWorkloadKind(workloadRef['apiVersion'], workloadRef['kind']))
-    report(
-      sink,
-      ['spec', 'workloadRef', 'kind'],
-      `spec.workloadRef.kind ${String(workloadRef['kind'])}`,
-      r.workloadRefKind,
-    );
   const strategy = spec['strategy'];
   if (!isRecord(strategy)) return;
   const blueGreen = strategy['blueGreen'];
@@ -383,6 +383,7 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
       step['experiment'],
       at('steps', index, 'experiment'),
       `strategy.canary.steps[${index}].experiment`,
+      routersWithoutExperimentWeights(routing),
       sink,
     );
     for (const kind of [
@@ -429,23 +430,25 @@ export function checkUnsupportedRolloutFields(value: Record<string, unknown>, si
   });
 }
 
-// The fields of an experiment step Rollgate does not honour: weighted templates, fieldRef args.
+// The fields of an experiment step Rollgate does not honour: weighted templates with a router that cannot
+// send them traffic (`unweighted`: those set; without any router it is an invalid spec, rollout-checks), fieldRef args.
 function checkExperimentStep(
   experiment: unknown,
   path: FieldPath,
   printed: string,
+  unweighted: readonly string[],
   sink: IssueCollector,
 ): void {
   if (!isRecord(experiment)) return;
   const r = ROLLOUT_UNSUPPORTED_RULES;
   const templates = experiment['templates'];
-  if (Array.isArray(templates))
+  if (Array.isArray(templates) && unweighted.length > 0)
     templates.forEach((template: unknown, index) => {
       if (isRecord(template) && template['weight'] !== undefined)
         report(
           sink,
           [...path, 'templates', index, 'weight'],
-          `${printed}.templates[${index}].weight`,
+          `${printed}.templates[${index}].weight with ${unweighted.join(', ')}`,
           r.experimentWeight,
         );
     });

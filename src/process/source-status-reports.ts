@@ -1,17 +1,22 @@
 // What a source's status write tells the outside: notify jobs for the source triggers, and its commit status on the forge.
-import { resolveSecret } from '../config/secret-source.ts';
-import type { SourceConfig } from '../config/schema.ts';
+import type { PromotionConfig, SourceConfig } from '../config/schema.ts';
+import { configuredCredential } from '../forge/configured-credential.ts';
 import { createForge } from '../forge/create-forge.ts';
 import { ForgeError } from '../forge/forge-error.ts';
 import { redactUrl } from '../git/remote-url.ts';
 import type { Forge } from '../forge/forge.ts';
 import type { Logger } from '../log/logger.ts';
+import { systemClock, type Clock } from '../clock/clock.ts';
 import { detectSourceTransitions, type ObservedSourceStatus } from '../notify/detect-source-transitions.ts';
 import { sourceTemplateData } from '../notify/source-template-data.ts';
 import { hasSubscriptions } from '../notify/subscriptions.ts';
 import type { NotifyQueue } from '../queue/notify-queue.ts';
-import { planSourceCommitStatus } from '../sync/plan-source-commit-status.ts';
+import { planSourceCommitStatuses } from '../sync/plan-source-commit-status.ts';
 import type { SourceStatus } from '../sync/source-status.ts';
+
+/** The first hold after a forge refused a source's credential; each refusal after a hold doubles it, up to an hour. */
+const REFUSAL_FIRST_HOLD_MS = 60_000;
+const REFUSAL_LONGEST_HOLD_MS = 3_600_000;
 
 /** What reporting on one source needs: where it reads from, who is subscribed, where its commits live. */
 export interface ReportedSource {
@@ -28,33 +33,51 @@ export interface ReportedSource {
 }
 
 /**
- * The reporting of a config source: its `notifications`, and a forge client for its `commitStatus` with
- * the token resolved now (a missing token fails the start, naming the key, like a promotion's).
+ * The forge setting a config source's commit statuses go to: its own `commitStatus`, else the pull-request
+ * forge of a promotion into it (its deployed commits are the merges of that forge's pull requests). Not
+ * for a source that is some promotion's `from`: the promoter posts `rollgate/<source>` for its Rollouts.
+ */
+export function commitStatusSettingOf(
+  source: SourceConfig,
+  promotions: readonly PromotionConfig[] = [],
+):
+  | { what: string; setting: NonNullable<SourceConfig['commitStatus']> | PromotionConfig['pullRequest'] }
+  | undefined {
+  if (source.commitStatus !== undefined)
+    return { what: `sources.${source.name}.commitStatus`, setting: source.commitStatus };
+  if (promotions.some((p) => p.from.source === source.name)) return undefined;
+  const into = promotions.find((p) => p.to.source === source.name);
+  return into === undefined
+    ? undefined
+    : { what: `promotions.${into.name}.pullRequest`, setting: into.pullRequest };
+}
+
+/**
+ * The reporting of a config source: its `notifications`, and a forge client for its commit statuses (see
+ * {@link commitStatusSettingOf}) with its credential checked now (a missing token fails the start, naming
+ * the key, like a promotion's).
  */
 export function reportedConfigSource(
   source: SourceConfig,
   env: Record<string, string | undefined> = process.env,
+  promotions: readonly PromotionConfig[] = [],
 ): ReportedSource {
-  const status = source.commitStatus;
+  const found = commitStatusSettingOf(source, promotions);
+  const targetUrl = source.commitStatus?.targetUrl;
   return {
     name: source.name,
     url: source.url,
     branch: source.branch,
     path: source.path,
     ...(source.notifications !== undefined && { subscriptions: source.notifications }),
-    ...(status !== undefined && {
+    ...(found !== undefined && {
       forge: createForge({
-        provider: status.provider,
-        apiUrl: status.apiUrl,
-        repository: status.repository,
-        token:
-          resolveSecret(
-            `sources.${source.name}.commitStatus token`,
-            { secret: status.token, secretEnv: status.tokenEnv, secretFile: status.tokenFile },
-            env,
-          ) ?? '',
+        provider: found.setting.provider,
+        apiUrl: found.setting.apiUrl,
+        repository: found.setting.repository,
+        token: configuredCredential(found.what, found.setting, env),
       }),
-      ...(status.targetUrl !== undefined && { targetUrl: status.targetUrl }),
+      ...(targetUrl !== undefined && { targetUrl }),
     }),
   };
 }
@@ -69,6 +92,12 @@ export function reportedConfigSource(
  */
 export class SourceStatusReports {
   private readonly pending = new Set<Promise<void>>();
+  /**
+   * Sources whose forge refused the token or the repository (401/403/404): their statuses are not posted
+   * until the hold ends (1 minute, doubling to an hour), so a revoked token is not asked again at every
+   * change of state. The statuses skipped meanwhile are lost; the next change of state posts.
+   */
+  private readonly refused = new Map<string, { failures: number; holdUntil: number }>();
 
   constructor(
     private readonly options: {
@@ -77,6 +106,8 @@ export class SourceStatusReports {
       /** Only `add` is used: a producer. */
       notifyQueue: Pick<NotifyQueue, 'add'>;
       logger: Logger;
+      /** Where the hold after a refusal reads the time (default the wall clock). */
+      clock?: Clock;
     },
   ) {}
 
@@ -142,32 +173,54 @@ export class SourceStatusReports {
   ): void {
     const forge = source.forge;
     if (forge === undefined) return;
-    const status = planSourceCommitStatus(source.name, before, after, {
+    const statuses = planSourceCommitStatuses(source.name, before, after, {
       ...(source.targetUrl !== undefined && { targetUrl: source.targetUrl }),
     });
-    if (status === undefined) return;
     const log = this.options.logger;
-    const request = {
-      source: source.name,
-      sha: status.sha,
-      context: status.context,
-      state: status.state,
-      description: status.description,
-    };
-    this.track(
-      forge.setCommitStatus(status).then(
-        () => log.info(request, 'commit status posted'),
-        (err: unknown) =>
-          log.warn(
-            {
-              ...request,
-              provider: forge.provider,
-              ...(err instanceof ForgeError && { code: err.code, status: err.context.status }),
-              err: (err as Error).message,
-            },
-            'commit status not posted; the sync goes on',
-          ),
-      ),
-    );
+    const now = (this.options.clock ?? systemClock).now().getTime();
+    const hold = this.refused.get(source.name);
+    if (statuses.length > 0 && hold !== undefined && now < hold.holdUntil) {
+      log.debug(
+        { source: source.name, until: new Date(hold.holdUntil).toISOString() },
+        'commit status not posted: the forge refused this source’s credential; held',
+      );
+      return;
+    }
+    for (const status of statuses) {
+      const request = {
+        source: source.name,
+        sha: status.sha,
+        context: status.context,
+        state: status.state,
+        description: status.description,
+      };
+      this.track(
+        forge.setCommitStatus(status).then(
+          () => {
+            this.refused.delete(source.name);
+            log.info(request, 'commit status posted');
+          },
+          (err: unknown) => {
+            const refusal =
+              err instanceof ForgeError &&
+              (err.code === 'forge.unauthorized' || err.code === 'forge.not_found');
+            if (refusal) {
+              const failures = (this.refused.get(source.name)?.failures ?? 0) + 1;
+              const holdMs = Math.min(REFUSAL_LONGEST_HOLD_MS, REFUSAL_FIRST_HOLD_MS * 2 ** (failures - 1));
+              this.refused.set(source.name, { failures, holdUntil: now + holdMs });
+            }
+            log.warn(
+              {
+                ...request,
+                provider: forge.provider,
+                ...(err instanceof ForgeError && { code: err.code, status: err.context.status }),
+                err: (err as Error).message,
+              },
+              'commit status not posted; the sync goes on',
+            );
+          },
+        ),
+      );
+    }
   }
 }

@@ -24,7 +24,8 @@ import { KubeLiveObjectReader } from '../sync/live-object-reader.ts';
 import { checkSourceHealth, healthCheckDue } from '../sync/source-health-check.ts';
 import { sourceScopeOf } from '../sync/source-scope.ts';
 import { ConfigMapSourceStateStore } from '../sync/source-state-store.ts';
-import { failedStatus, recoveredStatus } from '../sync/source-status.ts';
+import { HEALTH_RECHECK_MS, healthRecheckAfterMs } from '../sync/health-recheck.ts';
+import { failedStatus, recoveredStatus, type SourceStatus } from '../sync/source-status.ts';
 import { KubeReplicaSetUseReader } from '../sync/replica-set-uses.ts';
 import {
   checkDrift,
@@ -143,12 +144,16 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
         });
   // Each status write tells the source's subscribers and forge what changed (source-status-reports.ts).
   const reportedSources = new Map<string, ReportedSource>(
-    config.sources.map((source) => [source.name, reportedConfigSource(source)]),
+    config.sources.map((source) => [
+      source.name,
+      reportedConfigSource(source, process.env, config.promotions),
+    ]),
   );
   const notifyQueue = new NotifyQueue({ connection: redis, prefix: config.redis.prefix });
+  const reportedSourceNamed =
+    options.reportedSource ?? ((source: string) => reportedSources.get(source) ?? reportedObject(source));
   const reports = new SourceStatusReports({
-    sourceNamed:
-      options.reportedSource ?? ((source) => reportedSources.get(source) ?? reportedObject(source)),
+    sourceNamed: reportedSourceNamed,
     notifyQueue,
     logger: log,
   });
@@ -334,6 +339,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       const { head } = check;
       const driftEvery = Math.max(300_000, parseDuration(entry.config.interval));
       const lastHealth = lastHealthCheck.get(source);
+      let healthSeen: SourceStatus | undefined = check.status;
       const nowMs = clock.now().getTime();
       const healthEvery = options.healthCheckEveryMs ?? options.driftCheckEveryMs ?? driftEvery;
       if (
@@ -341,6 +347,8 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       ) {
         lastHealthCheck.set(source, nowMs);
         const looked = await checkSourceHealth({ state, reader: liveObjects }, source);
+        if (looked !== undefined && check.status !== undefined)
+          healthSeen = { ...check.status, health: looked.health };
         if (looked !== undefined && looked.health.status !== looked.previous?.status)
           log.info(
             {
@@ -388,6 +396,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
         lastDriftCheck.set(source, clock.now().getTime());
         await withSourceLock(source, () => checkDrift(deps));
       }
+      await recheckHealthSoon(source, healthRecheckAfterMs(healthSeen));
       return { kind: 'done' };
     } catch (err) {
       metrics.pollsTotal.inc({ source, result: 'error' });
@@ -401,6 +410,15 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       // The next scheduled poll tries again; a failing remote must not pile up retries.
       return { kind: 'done' };
     }
+  };
+
+  /**
+   * A source whose commits get `rollgate/<source>` has its health looked at again soon while it is
+   * changing (see healthRecheckAfterMs): its commit status moves only when its health does.
+   */
+  const recheckHealthSoon = async (source: string, afterMs: number | undefined): Promise<void> => {
+    if (afterMs === undefined || reportedSourceNamed(source)?.forge === undefined) return;
+    await queues.poll.enqueuePoll(source, 'schedule', { delayMs: afterMs });
   };
 
   const pollRuns = new SourcePollRuns(pollSource);
@@ -444,6 +462,10 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
         metrics.rendersTotal.inc({ source: payload.source, result: 'rendered' }, renders);
         metrics.rendersTotal.inc({ source: payload.source, result: 'cache-hit' }, cacheHits);
         metrics.rendersTotal.inc({ source: payload.source, result: 'unchanged' }, unchanged);
+      }
+      if (report.result === 'synced' || report.result === 'halted') {
+        // The synced commit's health is not known yet: its commit status waits for the next look.
+        await recheckHealthSoon(payload.source, HEALTH_RECHECK_MS).catch(() => undefined);
       }
       if (report.result === 'synced') {
         metrics.diffObjects.observe(

@@ -164,6 +164,19 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     port: config.server.port,
     host: config.server.host,
     webhooks,
+    // A GitSource's own receiver, looked up at each delivery: added, changed and removed sources count at once.
+    ...(registry
+      ? {
+          sourceWebhooks: (namespace: string, name: string) => {
+            const found = registry
+              .current()
+              .find((s) => s.object?.namespace === namespace && s.object.name === name);
+            return found?.webhookSecret !== undefined
+              ? { source: found.name, secret: found.webhookSecret }
+              : undefined;
+          },
+        }
+      : {}),
     redis: runtime.redis,
     prefix: config.redis.prefix,
     // Until the poll queue exists a delivery is answered 503 and forgotten, so the forge redelivers it.

@@ -63,6 +63,9 @@ export interface ReconcilerOptions {
 const OWNED_REPLICASETS_PATH = '/apis/apps/v1/replicasets';
 /** A workloadRef Deployment's change (its template: a new revision) wakes the Rollouts that read it. */
 const DEPLOYMENTS_PATH = '/apis/apps/v1/deployments';
+/** A workloadRef PodTemplate's change wakes the Rollouts that read it (a referenced ReplicaSet, unlabelled, is
+ * not watched: its change is seen at the next resync, workers.resyncMs). */
+const POD_TEMPLATES_PATH = '/api/v1/podtemplates';
 /** Watched only to keep the cache the reconcile reads: they enqueue nothing (their ReplicaSet does). */
 const OWNED_PODS_PATH = '/api/v1/pods';
 const SERVICES_PATH = '/api/v1/services';
@@ -205,6 +208,14 @@ function listVersions(
           namespace
             ? clients.apps.listNamespacedDeployment({ namespace, limit: 1 })
             : clients.apps.listDeploymentForAllNamespaces({ limit: 1 }),
+        ),
+      ),
+    podTemplates: async () =>
+      listVersionOf(
+        await kubeCall({ verb: 'list', kind: 'PodTemplate' }, () =>
+          namespace
+            ? clients.core.listNamespacedPodTemplate({ namespace, limit: 1 })
+            : clients.core.listPodTemplateForAllNamespaces({ limit: 1 }),
         ),
       ),
   };
@@ -550,6 +561,11 @@ export async function startReconciler(
     await startWatch(DEPLOYMENTS_PATH, {}, versions.deployments, (o) =>
       o.metadata?.name && o.metadata.namespace
         ? references.rolloutsOf(o.metadata.namespace, o.metadata.name)
+        : [],
+    );
+    await startWatch(POD_TEMPLATES_PATH, {}, versions.podTemplates, (o) =>
+      o.metadata?.name && o.metadata.namespace
+        ? references.rolloutsOf(o.metadata.namespace, o.metadata.name, 'PodTemplate')
         : [],
     );
   }

@@ -48,5 +48,6 @@ export function routeTargetsOf(rollout: Rollout): RolloutRouteTargets | RouteTra
     total: routes.total,
     canaryService: routes.canaryService,
     stableService: routes.stableService,
+    experimentDestinations: routes.experimentDestinations,
   };
 }

@@ -17,5 +17,11 @@ export function webhookSecrets(config: RollgateConfig): WebhooksConfig {
       ...(bitbucket.hookUuid ? { hookUuid: bitbucket.hookUuid } : {}),
     };
   }
+  const azure = config.webhooks['azure-devops'];
+  if (azure) {
+    const secret = resolveSecret('webhooks.azure-devops', azure);
+    if (secret !== undefined)
+      out['azure-devops'] = { secret, ...(azure.username ? { username: azure.username } : {}) };
+  }
   return out;
 }

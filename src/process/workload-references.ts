@@ -1,4 +1,5 @@
-// Which Rollouts read their template from which Deployment: turns a Deployment change into the keys to enqueue.
+// Which Rollouts read their template from which workload (Deployment, ReplicaSet, PodTemplate): turns its change into the keys to enqueue.
+import { WORKLOAD_KINDS } from '../manifest/workload-kinds.ts';
 
 /** The parts of a watched or listed Rollout this index reads. */
 export interface RolloutReferenceSource {
@@ -7,35 +8,35 @@ export interface RolloutReferenceSource {
 }
 
 /**
- * An in-memory index `namespace/deployment → rollout keys`, fed by the Rollout watch and by every listing
+ * An in-memory index `kind namespace/name → rollout keys`, fed by the Rollout watch and by every listing
  * of Rollouts. It is only a shortcut for wake-ups: a process that starts (or whose watch restarts)
  * enqueues every rollout anyway, so an index rebuilt from nothing loses no work.
  */
 export class WorkloadReferences {
-  private readonly rolloutsByDeployment = new Map<string, Set<string>>();
-  private readonly deploymentByRollout = new Map<string, string>();
+  private readonly rolloutsByWorkload = new Map<string, Set<string>>();
+  private readonly workloadByRollout = new Map<string, string>();
 
   /** Records (or, for a deleted Rollout or one without workloadRef, forgets) what `rollout` references. */
   note(rollout: RolloutReferenceSource, deleted = false): void {
     const { name, namespace } = rollout.metadata ?? {};
     if (!name || !namespace) return;
     const key = `${namespace}/${name}`;
-    const previous = this.deploymentByRollout.get(key);
+    const previous = this.workloadByRollout.get(key);
     if (previous !== undefined) {
-      this.rolloutsByDeployment.get(previous)?.delete(key);
-      this.deploymentByRollout.delete(key);
+      this.rolloutsByWorkload.get(previous)?.delete(key);
+      this.workloadByRollout.delete(key);
     }
     const ref = rollout.spec?.workloadRef;
-    if (deleted || ref?.kind !== 'Deployment' || !ref.name) return;
-    const deployment = `${namespace}/${ref.name}`;
-    this.deploymentByRollout.set(key, deployment);
-    const keys = this.rolloutsByDeployment.get(deployment) ?? new Set<string>();
+    if (deleted || !ref?.name || !WORKLOAD_KINDS.some((row) => row.kind === ref.kind)) return;
+    const workload = `${ref.kind} ${namespace}/${ref.name}`;
+    this.workloadByRollout.set(key, workload);
+    const keys = this.rolloutsByWorkload.get(workload) ?? new Set<string>();
     keys.add(key);
-    this.rolloutsByDeployment.set(deployment, keys);
+    this.rolloutsByWorkload.set(workload, keys);
   }
 
-  /** The keys of the Rollouts whose workloadRef names this Deployment. */
-  rolloutsOf(namespace: string, deployment: string): string[] {
-    return [...(this.rolloutsByDeployment.get(`${namespace}/${deployment}`) ?? [])];
+  /** The keys of the Rollouts whose workloadRef names this workload (a Deployment unless `kind` says). */
+  rolloutsOf(namespace: string, name: string, kind = 'Deployment'): string[] {
+    return [...(this.rolloutsByWorkload.get(`${kind} ${namespace}/${name}`) ?? [])];
   }
 }

@@ -1,9 +1,10 @@
 // From the configuration to ready promotions: forge clients, target sources and the image editor.
-import { resolveSecret } from '../config/secret-source.ts';
 import { resolveSourceAuth } from '../config/source-auth.ts';
 import type { PromotionConfig, RollgateConfig, SourceConfig } from '../config/schema.ts';
 import { createForge } from '../forge/create-forge.ts';
+import { configuredCredential } from '../forge/configured-credential.ts';
 import type { Forge } from '../forge/forge.ts';
+import type { ForgeCredential } from '../forge/forge-credential.ts';
 import { pushPromotionCommit } from '../git/promotion-branch.ts';
 import { GitSource, type GitSourceOptions } from '../git/source.ts';
 import type { Logger } from '../log/logger.ts';
@@ -106,14 +107,12 @@ function promotionGatesOf(gates: NonNullable<PromotionConfig['gates']>): Promoti
   };
 }
 
-function forgeToken(promotion: PromotionConfig, env: Record<string, string | undefined>): string {
-  const { token, tokenEnv, tokenFile } = promotion.pullRequest;
-  const value = resolveSecret(
-    `promotions.${promotion.name}.pullRequest token`,
-    { secret: token, secretEnv: tokenEnv, secretFile: tokenFile },
-    env,
-  );
-  return value ?? '';
+/** The promotion's forge credential: a token, a rotated token file, or a GitHub App (checked now). */
+function forgeCredential(
+  promotion: PromotionConfig,
+  env: Record<string, string | undefined>,
+): ForgeCredential {
+  return configuredCredential(`promotions.${promotion.name}.pullRequest`, promotion.pullRequest, env);
 }
 
 /**
@@ -200,7 +199,7 @@ export function buildPromotions(
         provider: pr.provider,
         apiUrl: pr.apiUrl,
         repository: pr.repository,
-        token: forgeToken(promotion, env),
+        token: forgeCredential(promotion, env),
       }),
       target,
       source,

@@ -2,6 +2,10 @@
 import { buildAnalysisRun, objectArgumentResolver } from '../analysis/build-analysis-run.ts';
 import type { CreateAnalysisRunAction } from '../rollout/index.ts';
 import { resolveNestedTemplates } from '../analysis/nested-templates.ts';
+import {
+  ANALYSIS_TEMPLATES_ANNOTATION,
+  analysisTemplatesAnnotation,
+} from '../analysis/run-template-annotation.ts';
 import { TemplateCycleError } from '../analysis/template-cycle-error.ts';
 import {
   analysisTemplateSchema,
@@ -112,6 +116,8 @@ export const buildAnalysisRunFromTemplates: AnalysisRunFactory = async (clients,
       name: action.name,
       namespace: owner.namespace,
       labels: action.labels,
+      // Which templates made the run, so `rollgate plan --analysis --replay` finds a template's past runs.
+      annotations: { [ANALYSIS_TEMPLATES_ANNOTATION]: analysisTemplatesAnnotation(action.templates) },
       ...(action.dryRun !== undefined && { dryRun: action.dryRun }),
       ...(action.measurementRetention !== undefined && { measurementRetention: action.measurementRetention }),
       ownerReference: { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name, uid: owner.uid },

@@ -163,7 +163,14 @@ export class ObservedStateReader {
       this.readExperiments(rollout, namespace, uid),
     ]);
 
+    // A ReplicaSet the Rollout reads its template from (workloadRef) is a source, never one of its own:
+    // it matches the selector and has no owner, so it would otherwise look like an orphan to adopt.
+    const source =
+      resolved.workload?.state === 'resolved' && resolved.workload.kind === 'ReplicaSet'
+        ? resolved.workload.name
+        : undefined;
     const replicaSets = replicaSetItems
+      .filter((item) => source === undefined || item.metadata?.name !== source)
       .map((item) => toObservedReplicaSet(item, uid))
       .filter((rs): rs is ObservedReplicaSet => rs !== undefined);
     // A cache that lacks a ReplicaSet the status names (its watch event not here yet, another process's
@@ -270,15 +277,34 @@ export class ObservedStateReader {
       const experiment = toPlainObject<{
         metadata?: { name?: string; ownerReferences?: OwnerReferenceLike[] };
         spec?: { terminate?: boolean };
-        status?: { phase?: ObservedRolloutExperiment['phase']; message?: string };
+        status?: {
+          phase?: ObservedRolloutExperiment['phase'];
+          message?: string;
+          templateStatuses?: Array<{ name?: unknown; serviceName?: unknown; podTemplateHash?: unknown }>;
+        };
       }>(item);
       if (controllerOwner(experiment.metadata?.ownerReferences)?.uid !== rolloutUid) return [];
+      // Only what a weighted template's traffic needs: its Service and its pods' hash.
+      const templateStatuses = (experiment.status?.templateStatuses ?? []).flatMap((template) =>
+        typeof template.name === 'string'
+          ? [
+              {
+                name: template.name,
+                ...(typeof template.serviceName === 'string' && { serviceName: template.serviceName }),
+                ...(typeof template.podTemplateHash === 'string' && {
+                  podTemplateHash: template.podTemplateHash,
+                }),
+              },
+            ]
+          : [],
+      );
       return [
         {
           name: experiment.metadata?.name ?? '',
           terminate: experiment.spec?.terminate === true,
           ...(experiment.status?.phase !== undefined && { phase: experiment.status.phase }),
           ...(experiment.status?.message !== undefined && { message: experiment.status.message }),
+          ...(templateStatuses.length > 0 && { templateStatuses }),
         },
       ];
     });

@@ -27,6 +27,17 @@ export function routedCanaryWeight(canaryWeight: number, hasCanary: boolean, tot
   return Math.min(Math.max(hasCanary ? canaryWeight : 0, 0), total);
 }
 
+/** Experiment destinations asked of a router none of whose providers carries them (validation refuses it first). */
+export class ExperimentDestinationsUnsupportedError extends Error {
+  override readonly name = 'ExperimentDestinationsUnsupportedError';
+  readonly code = 'traffic.experiment_destinations_unsupported';
+  constructor(services: readonly string[], router: string) {
+    super(
+      `experiment templates ${services.join(', ')}: the ${router} router sends no traffic to experiment templates (Istio, SMI and ALB do)`,
+    );
+  }
+}
+
 /** The routes of one rollout, as its providers name them. */
 export interface RolloutRouteTargets {
   /** The providers set (e.g. `gatewayAPI`, `smi`): the router's type in logs. */
@@ -36,6 +47,8 @@ export interface RolloutRouteTargets {
   total: number;
   canaryService: string;
   stableService: string;
+  /** Every provider set can carry experiment destinations (src/traffic's table). */
+  experimentDestinations: boolean;
 }
 
 /**
@@ -60,6 +73,13 @@ export class RouteTrafficRouter implements TrafficRouter {
     const canaryService = input.canaryService || this.routes.canaryService;
     const stableService = input.stableService || this.routes.stableService;
     const canary = routedCanaryWeight(input.canaryWeight, input.canaryHash !== undefined, total);
+    const additional = input.additional ?? [];
+    // Never half-applied: a provider without extra destinations would give their share to the stable.
+    if (additional.length > 0 && !this.routes.experimentDestinations)
+      throw new ExperimentDestinationsUnsupportedError(
+        additional.map((destination) => destination.serviceName),
+        this.type,
+      );
     const changed: string[] = [];
     const weights = {
       canary,
@@ -68,6 +88,7 @@ export class RouteTrafficRouter implements TrafficRouter {
       stableService,
       stableHash: input.stableHash,
       canaryHash: input.canaryHash,
+      ...(additional.length > 0 && { additional }),
     };
     for (const named of this.routes.targets) {
       const target = await this.writer.resolve(named);

@@ -12,6 +12,15 @@ export interface TrafficWeightsInput {
   canaryHash?: string | undefined;
   canaryService?: string | undefined;
   stableService?: string | undefined;
+  /** A running experiment step's weighted templates: each its weight to its Service, out of the stable's share. */
+  additional?: readonly RouteDestination[] | undefined;
+}
+
+/** An extra destination of a route (an experiment template's Service), beside canary and stable. */
+export interface RouteDestination {
+  serviceName: string;
+  podTemplateHash: string;
+  weight: number;
 }
 
 /**
@@ -81,6 +90,8 @@ export interface RouteWeights {
   stableService: string;
   stableHash: string;
   canaryHash?: string | undefined;
+  /** Extra destinations; the stable gets `total − canary − their weights`. */
+  additional?: readonly RouteDestination[] | undefined;
 }
 
 /** The API of a route object: its group, the versions tried in order, plural and kind. */

@@ -81,6 +81,16 @@ export interface ObservedRolloutExperiment {
   message?: string;
   /** spec.terminate is set. */
   terminate: boolean;
+  /** status.templateStatuses: the Service each template got (for a weighted template) and its pods' hash. */
+  templateStatuses?: ObservedExperimentTemplate[];
+}
+
+/** One template of an Experiment as its status records it. */
+export interface ObservedExperimentTemplate {
+  name: string;
+  /** The template's Service, once the Experiment created it. */
+  serviceName?: string;
+  podTemplateHash?: string;
 }
 
 /**
@@ -91,11 +101,13 @@ export interface ObservedRolloutExperiment {
 export type ObservedWorkload =
   | {
       state: 'resolved';
+      /** The kind read (`Deployment`, `ReplicaSet`, `PodTemplate`): only a Deployment is ever scaled. */
+      kind: string;
       name: string;
       resourceVersion: string;
       /** metadata.generation, reported as status.workloadObservedGeneration (as Argo). */
       generation: number;
-      /** spec.replicas of the Deployment (1 when absent, the API server's default). */
+      /** spec.replicas of the Deployment or ReplicaSet (1 when absent, the API server's default); 0 for a PodTemplate. */
       replicas: number;
     }
   | {

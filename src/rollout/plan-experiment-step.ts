@@ -64,7 +64,11 @@ export function createExperimentAction(
       ...(spec.minReadySeconds !== undefined && { minReadySeconds: spec.minReadySeconds }),
       selector: { ...selector, matchLabels: { ...matchLabels, ...extraLabels } },
       template: podTemplate,
-      ...(template.service !== undefined && { service: template.service }),
+      // A weighted template needs a Service for the router to send its share to (Argo: one named after the
+      // template's ReplicaSet unless service.name says otherwise).
+      ...((template.service !== undefined || template.weight !== undefined) && {
+        service: template.service ?? {},
+      }),
     };
   });
   const hashes = { Stable: sources.stable.podTemplateHash, Latest: sources.canary.hash };

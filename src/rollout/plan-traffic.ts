@@ -10,6 +10,7 @@ import type { ObservedService } from './observed-state.ts';
 import { canonicalJson } from './pod-template-hash.ts';
 import {
   POD_TEMPLATE_HASH_LABEL,
+  type ExperimentTrafficDestination,
   type PatchServiceSelectorAction,
   type ReassertTrafficWeightsAction,
   type SetTrafficWeightsAction,
@@ -22,6 +23,8 @@ export interface DesiredTraffic {
   stableHash: string;
   /** Absent when there is no canary: everything goes to stable. */
   canaryHash?: string;
+  /** The weighted templates of a running experiment step; their weights come out of the stable's share. */
+  additional?: readonly ExperimentTrafficDestination[];
 }
 
 type Weights = NonNullable<NonNullable<RolloutStatus['canary']>['weights']>;
@@ -31,10 +34,28 @@ type Weights = NonNullable<NonNullable<RolloutStatus['canary']>['weights']>;
  * all traffic (the router's maxTrafficWeight, 100 without a router).
  */
 export function weightsStatus(desired: DesiredTraffic, fullWeight = 100): Weights {
+  const additional = desired.additional ?? [];
+  const others = additional.reduce((sum, destination) => sum + destination.weight, 0);
   return {
     canary: { weight: desired.canaryWeight, podTemplateHash: desired.canaryHash ?? desired.stableHash },
-    stable: { weight: fullWeight - desired.canaryWeight, podTemplateHash: desired.stableHash },
+    stable: { weight: fullWeight - desired.canaryWeight - others, podTemplateHash: desired.stableHash },
+    ...(additional.length > 0 && { additional: additional.map((destination) => ({ ...destination })) }),
   };
+}
+
+/** The experiment destinations a status records (entries without a Service name route nowhere and are left out). */
+function recordedDestinations(weights: Weights | undefined): ExperimentTrafficDestination[] {
+  return (weights?.additional ?? []).flatMap((destination) =>
+    destination.serviceName
+      ? [
+          {
+            serviceName: destination.serviceName,
+            podTemplateHash: destination.podTemplateHash ?? '',
+            weight: destination.weight,
+          },
+        ]
+      : [],
+  );
 }
 
 /** The router already holds `desired` (as recorded in status) and reported no error since. */
@@ -52,7 +73,8 @@ export function trafficIsSet(
     weights.canary.weight === want.canary.weight &&
     weights.canary.podTemplateHash === want.canary.podTemplateHash &&
     weights.stable.weight === want.stable.weight &&
-    weights.stable.podTemplateHash === want.stable.podTemplateHash
+    weights.stable.podTemplateHash === want.stable.podTemplateHash &&
+    canonicalJson(recordedDestinations(weights)) === canonicalJson(recordedDestinations(want))
   );
 }
 
@@ -104,6 +126,9 @@ export function planTraffic(input: {
       canaryWeight: input.desired.canaryWeight,
       stableHash: input.desired.stableHash,
       ...(input.desired.canaryHash !== undefined ? { canaryHash: input.desired.canaryHash } : {}),
+      ...((input.desired.additional ?? []).length > 0 && {
+        additional: (input.desired.additional ?? []).map((destination) => ({ ...destination })),
+      }),
       ...(roles !== undefined ? { services: roles } : {}),
     });
   }
@@ -131,11 +156,13 @@ export function recordedWeights(
   const stableHash = weights?.stable.podTemplateHash;
   if (weights === undefined || stableHash === undefined) return undefined;
   const canaryHash = weights.canary.podTemplateHash;
+  const additional = recordedDestinations(weights);
   return {
     kind: 'reassertTrafficWeights',
     canaryWeight: weights.canary.weight,
     stableHash,
     ...(canaryHash !== undefined && canaryHash !== stableHash ? { canaryHash } : {}),
+    ...(additional.length > 0 && { additional }),
     ...(pingPong !== undefined ? { services: pingPongRoles(pingPong, status.canary?.stablePingPong) } : {}),
   };
 }

@@ -1,5 +1,6 @@
 // spec.workloadRef in the planner: waiting for a Deployment that cannot be used, and scaling it down as scaleDown says.
 import { ROLLOUT_DEFAULTS, type Rollout, type RolloutStatus } from '../manifest/rollout.ts';
+import { WORKLOAD_KINDS } from '../manifest/workload-kinds.ts';
 import type { ObservedReplicaSet, ObservedWorkload } from './observed-state.ts';
 import { applyInvalidSpec } from './plan-status.ts';
 import type { ScaleDeploymentAction } from './rollout-action.ts';
@@ -54,6 +55,8 @@ export interface WorkloadScaleDownInput {
  */
 export function workloadReplicaTarget(input: WorkloadScaleDownInput): number | undefined {
   const { rollout, workload, replicaSets, planned } = input;
+  // A ReplicaSet or PodTemplate is only read from (validate refuses scaleDown with one, as a guard here too).
+  if (!WORKLOAD_KINDS.some((row) => row.kind === workload.kind && row.scalesDown)) return undefined;
   const mode = rollout.spec.workloadRef?.scaleDown ?? ROLLOUT_DEFAULTS.workloadRef.scaleDown;
   const desired = rollout.spec.replicas ?? ROLLOUT_DEFAULTS.replicas;
   let target: number | undefined;

@@ -61,14 +61,26 @@ export interface DeleteReplicaSetAction {
 }
 
 /**
- * Tell the traffic router the weights: `canaryWeight`% to pods of `canaryHash`, the rest to `stableHash`.
- * canaryHash is absent when there is no canary (all traffic to stable).
+ * Traffic to a weighted template of the current experiment step (Argo's WeightDestination): `weight` to the
+ * template's Service (the Experiment creates it; its pods carry `podTemplateHash`), taken from the stable's share.
+ */
+export interface ExperimentTrafficDestination {
+  serviceName: string;
+  podTemplateHash: string;
+  weight: number;
+}
+
+/**
+ * Tell the traffic router the weights: `canaryWeight`% to pods of `canaryHash`, each `additional`
+ * destination its weight, the rest to `stableHash`. canaryHash is absent when there is no canary (all
+ * traffic to stable); `additional` is absent when no experiment template is weighted.
  */
 export interface SetTrafficWeightsAction {
   kind: 'setTrafficWeights';
   canaryWeight: number;
   stableHash: string;
   canaryHash?: string;
+  additional?: ExperimentTrafficDestination[];
   /**
    * With ping-pong, the Services the weights go to in their roles after this pass (which of ping and pong
    * carries the canary); absent: canaryService and stableService.
@@ -93,6 +105,8 @@ export interface ReassertTrafficWeightsAction {
   canaryWeight: number;
   stableHash: string;
   canaryHash?: string;
+  /** The experiment destinations the status records (status.canary.weights.additional). */
+  additional?: ExperimentTrafficDestination[];
   /** As for setTrafficWeights: the ping-pong Services in their recorded roles. */
   services?: TrafficServices;
 }

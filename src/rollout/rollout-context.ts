@@ -16,7 +16,10 @@ import {
   type SetHeaderRoute,
   type SetMirrorRoute,
 } from '../manifest/rollout.ts';
-import { unsupportedTrafficRouters } from '../manifest/unsupported-fields.ts';
+import {
+  routersWithoutExperimentWeights,
+  unsupportedTrafficRouters,
+} from '../manifest/unsupported-fields.ts';
 import { resolveReplicaBudget, type ReplicaBudget } from './canary-replica-counts.ts';
 import { InvalidSpecError } from './invalid-spec-error.ts';
 import type { ObservedState } from './observed-state.ts';
@@ -68,7 +71,14 @@ export interface RolloutContext {
   status: RolloutStatus;
 }
 
-function toPlannedStep(step: CanaryStep, index: number, routed: boolean): PlannedStep {
+/** What the steps need to know of the routing: whether a router is set, and those set that cannot weight experiments. */
+interface StepRouting {
+  routed: boolean;
+  unweighted: readonly string[];
+}
+
+function toPlannedStep(step: CanaryStep, index: number, routing: StepRouting): PlannedStep {
+  const { routed } = routing;
   const kind = canaryStepKind(step);
   const field = `spec.strategy.canary.steps[${index}]`;
   const routes: PlannedRoute[] = [];
@@ -80,7 +90,7 @@ function toPlannedStep(step: CanaryStep, index: number, routed: boolean): Planne
     if (route === 'setMirrorRoute' && step.setMirrorRoute !== undefined)
       routes.push({ kind: route, route: step.setMirrorRoute });
   }
-  const main = toMainStep(step, kind, field);
+  const main = toMainStep(step, kind, field, routing);
   // A step of routes only is its first route, the others beside it.
   const [first, ...others] = routes;
   if (main === undefined && first !== undefined)
@@ -95,6 +105,7 @@ function toMainStep(
   step: CanaryStep,
   kind: ReturnType<typeof canaryStepKind>,
   field: string,
+  routing: StepRouting,
 ): Exclude<PlannedStep, PlannedRoute> | undefined {
   if (kind === 'setHeaderRoute' || kind === 'setMirrorRoute') return undefined;
   if (kind === 'setWeight' && step.setWeight !== undefined) return { kind, weight: step.setWeight };
@@ -124,10 +135,15 @@ function toMainStep(
         `${field}.experiment.templates`,
       );
     const weighted = step.experiment.templates.findIndex((template) => template.weight !== undefined);
-    // Traffic to an experiment's templates needs extra weighted backends in the route: not driven yet.
-    if (weighted >= 0)
+    // A template's weight is a share of what the router sends: a router that has extra destinations is needed.
+    if (weighted >= 0 && !routing.routed)
       throw new InvalidSpecError(
-        'unsupported: Rollgate routes no traffic to experiment templates yet',
+        'requires strategy.canary.trafficRouting',
+        `${field}.experiment.templates[${weighted}].weight`,
+      );
+    if (weighted >= 0 && routing.unweighted.length > 0)
+      throw new InvalidSpecError(
+        `unsupported: with ${routing.unweighted.join(', ')} (only the Istio, SMI and ALB routers send traffic to experiment templates, as in Argo)`,
         `${field}.experiment.templates[${weighted}].weight`,
       );
     return { kind, experiment: step.experiment };
@@ -201,7 +217,12 @@ export function readRolloutContext(rollout: Rollout, observed: ObservedState, no
   const replicas = spec.replicas;
   if (!Number.isInteger(replicas) || replicas < 0)
     throw new InvalidSpecError('must be a non-negative integer', 'spec.replicas');
-  const steps = canary.steps.map((step, index) => toPlannedStep(step, index, router !== undefined));
+  const stepRouting: StepRouting = {
+    routed: router !== undefined,
+    unweighted:
+      canary.trafficRouting === undefined ? [] : routersWithoutExperimentWeights(canary.trafficRouting),
+  };
+  const steps = canary.steps.map((step, index) => toPlannedStep(step, index, stepRouting));
   const budget = resolveReplicaBudget(replicas, canary.maxSurge, canary.maxUnavailable);
   const background =
     canary.analysis !== undefined && (canary.analysis.templates ?? []).length > 0

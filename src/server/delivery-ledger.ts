@@ -1,6 +1,5 @@
 // Remembers webhook delivery ids for a while, so a redelivered (or replayed) delivery is ignored.
 import type { Redis } from 'ioredis';
-import type { WebhookProviderName } from './webhook-types.ts';
 
 /** How long a delivery id is remembered: 24 h, longer than any provider's automatic retries. */
 const DELIVERY_TTL_SECONDS = 86_400;
@@ -12,15 +11,19 @@ const DELIVERY_TTL_SECONDS = 86_400;
  */
 export const REPLAY_WINDOW_SECONDS = 600;
 
+/**
+ * Deliveries are remembered per receiver: a provider's name for the configuration's receiver, or
+ * `provider/namespace/name` for a GitSource's own, so one push delivered to both is processed by each.
+ */
 export interface DeliveryLedger {
-  /** True the first time `id` is seen for `provider` (within the TTL), false afterwards. */
-  firstSeen(provider: WebhookProviderName, id: string): Promise<boolean>;
+  /** True the first time `id` is seen for `receiver` (within the TTL), false afterwards. */
+  firstSeen(receiver: string, id: string): Promise<boolean>;
   /** Forgets `id`, so a redelivery after a failure is processed. */
-  forget(provider: WebhookProviderName, id: string): Promise<void>;
-  /** True the first time a body with this SHA-256 is seen for `provider` within {@link REPLAY_WINDOW_SECONDS}. */
-  firstSeenBody(provider: WebhookProviderName, sha256Hex: string): Promise<boolean>;
+  forget(receiver: string, id: string): Promise<void>;
+  /** True the first time a body with this SHA-256 is seen for `receiver` within {@link REPLAY_WINDOW_SECONDS}. */
+  firstSeenBody(receiver: string, sha256Hex: string): Promise<boolean>;
   /** Forgets a body, so a redelivery after a failure is processed. */
-  forgetBody(provider: WebhookProviderName, sha256Hex: string): Promise<void>;
+  forgetBody(receiver: string, sha256Hex: string): Promise<void>;
 }
 
 /**
@@ -28,21 +31,21 @@ export interface DeliveryLedger {
  * signed body (its SHA-256) under `<keyPrefix>:webhook-body:`.
  */
 export function redisDeliveryLedger(redis: Redis, keyPrefix: string): DeliveryLedger {
-  const key = (provider: string, id: string): string => `${keyPrefix}:webhook-delivery:${provider}:${id}`;
-  const bodyKey = (provider: string, digest: string): string =>
-    `${keyPrefix}:webhook-body:${provider}:${digest}`;
+  const key = (receiver: string, id: string): string => `${keyPrefix}:webhook-delivery:${receiver}:${id}`;
+  const bodyKey = (receiver: string, digest: string): string =>
+    `${keyPrefix}:webhook-body:${receiver}:${digest}`;
   return {
-    async firstSeenBody(provider, digest) {
-      return (await redis.set(bodyKey(provider, digest), '1', 'EX', REPLAY_WINDOW_SECONDS, 'NX')) === 'OK';
+    async firstSeenBody(receiver, digest) {
+      return (await redis.set(bodyKey(receiver, digest), '1', 'EX', REPLAY_WINDOW_SECONDS, 'NX')) === 'OK';
     },
-    async forgetBody(provider, digest) {
-      await redis.del(bodyKey(provider, digest));
+    async forgetBody(receiver, digest) {
+      await redis.del(bodyKey(receiver, digest));
     },
-    async firstSeen(provider, id) {
-      return (await redis.set(key(provider, id), '1', 'EX', DELIVERY_TTL_SECONDS, 'NX')) === 'OK';
+    async firstSeen(receiver, id) {
+      return (await redis.set(key(receiver, id), '1', 'EX', DELIVERY_TTL_SECONDS, 'NX')) === 'OK';
     },
-    async forget(provider, id) {
-      await redis.del(key(provider, id));
+    async forget(receiver, id) {
+      await redis.del(key(receiver, id));
     },
   };
 }

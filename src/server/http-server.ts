@@ -10,12 +10,19 @@ import { DEFAULT_WEBHOOK_BODY_LIMITS, WebhookBodyGate, type WebhookBodyLimits } 
 import { refuseMalformedUrls } from './webhook-providers/payload-fields.ts';
 import type { ReadinessReport } from './dependency-health.ts';
 import { metrics as processMetrics, type RollgateMetrics } from './metrics.ts';
+import { azureDevOpsProvider } from './webhook-providers/azure-devops.ts';
 import { bitbucketProvider } from './webhook-providers/bitbucket.ts';
 import { genericProvider } from './webhook-providers/generic.ts';
 import { giteaProvider } from './webhook-providers/gitea.ts';
 import { githubProvider } from './webhook-providers/github.ts';
 import { gitlabProvider } from './webhook-providers/gitlab.ts';
-import type { OnPush, WebhookProvider, WebhookProviderName, WebhooksConfig } from './webhook-types.ts';
+import type {
+  OnPush,
+  SourceWebhookLookup,
+  WebhookProvider,
+  WebhookProviderName,
+  WebhooksConfig,
+} from './webhook-types.ts';
 
 /**
  * Connections the server holds at once (each costs a socket, not memory: bodies are limited by the
@@ -41,6 +48,8 @@ export interface HttpServerOptions {
   host?: string;
   /** Per-provider secrets; a provider without one refuses every delivery. */
   webhooks?: WebhooksConfig;
+  /** GitSource receivers (`/webhooks/PROVIDER/NAMESPACE/NAME`), each verified with its own secret. */
+  sourceWebhooks?: SourceWebhookLookup;
   /** Redis for delivery-id deduplication and the readiness ping. */
   redis: Redis;
   /** Queue key prefix (without braces); delivery ids are kept under it. */
@@ -71,6 +80,7 @@ const PROVIDERS: Record<WebhookProviderName, WebhookProvider> = {
   gitlab: gitlabProvider,
   gitea: giteaProvider,
   bitbucket: bitbucketProvider,
+  'azure-devops': azureDevOpsProvider,
   generic: genericProvider,
 };
 
@@ -129,7 +139,7 @@ function parseBody(
 
 /**
  * Starts the HTTP server:
- * - `POST /webhooks/{github,gitlab,gitea,bitbucket,generic}`: authenticate (403 when the provider has
+ * - `POST /webhooks/{github,gitlab,gitea,bitbucket,azure-devops,generic}`: authenticate (403 when the provider has
  *   no secret configured, 401 on a bad or missing signature), 413 over the body limit, 503 with
  *   Retry-After while too many bodies are being received (see WebhookBodyGate), 400 on bad JSON or a
  *   malformed repository URL, 200 for an already-seen delivery id or signed body (a replay), else 202 once `onPush` has enqueued the polls
@@ -164,11 +174,20 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   options.redis.on('end', onRedisDown);
   options.redis.on('ready', onRedisReady);
 
+  /**
+   * A delivery to a provider's receiver: the configuration's (`receiver` absent: verified with
+   * `webhooks.<provider>`, polls every source on the repository and branch) or a GitSource's own (verified
+   * with its Secret's value, polls that source only, remembered apart so the same push delivered to both
+   * receivers is not taken for a replay).
+   */
   const handleWebhook = async (
     provider: WebhookProvider,
     req: IncomingMessage,
     res: ServerResponse,
+    receiver?: { id: string; config: WebhooksConfig; only: string },
   ): Promise<void> => {
+    const secrets = receiver?.config ?? webhooks;
+    const ledgerKey = receiver?.id ?? provider.name;
     const deliveryId = provider.deliveryId(req.headers);
     const event = provider.eventName(req.headers);
     const answer = (
@@ -186,7 +205,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       sendJson(res, status, { provider: provider.name, deliveryId: deliveryId ?? null, ...body }, headers);
     };
 
-    if (!provider.isConfigured(webhooks)) {
+    if (!provider.isConfigured(secrets)) {
       req.resume();
       answer('not_configured', 403, {
         status: 'refused',
@@ -194,7 +213,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       });
       return;
     }
-    const read = await bodies.read(req, provider.signingSecret(webhooks));
+    const read = await bodies.read(req, provider.signingSecret(secrets));
     if (!read.ok) {
       if (read.refusal === 'gone') {
         res.destroy();
@@ -221,7 +240,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       return;
     }
     const { body, sha256Hex } = read.value;
-    const verification = provider.verify(req.headers, body, webhooks);
+    const verification = provider.verify(req.headers, body, secrets);
     if (!verification.ok) {
       answer('unauthorized', 401, { status: 'refused', reason: verification.reason });
       return;
@@ -246,13 +265,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       });
       return;
     }
-    if (deliveryId !== undefined && !(await ledger.firstSeen(provider.name, deliveryId))) {
+    if (deliveryId !== undefined && !(await ledger.firstSeen(ledgerKey, deliveryId))) {
       answer('duplicate', 200, { status: 'duplicate', reason: 'delivery already received; ignored' });
       return;
     }
     // The same signed body under a new delivery id is a replay (the id is not signed): one poll per window.
     const replayChecked = provider.uniqueBodies;
-    if (replayChecked && !(await ledger.firstSeenBody(provider.name, sha256Hex))) {
+    if (replayChecked && !(await ledger.firstSeenBody(ledgerKey, sha256Hex))) {
       answer('duplicate', 200, {
         status: 'duplicate',
         reason: 'the same signed body was received moments ago (a replay or a redelivery); ignored',
@@ -272,6 +291,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
           repositoryUrls: meaning.repositoryUrls,
           branch,
           cause: meaning.cause,
+          ...(receiver ? { only: receiver.only } : {}),
         });
         sourcesQueued.push(...handled.sourcesQueued);
       }
@@ -282,8 +302,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
         reason: sourcesQueued.length > 0 ? 'polls enqueued' : 'no source tracks this repository and branch',
       });
     } catch (error) {
-      if (deliveryId !== undefined) await ledger.forget(provider.name, deliveryId).catch(() => undefined);
-      if (replayChecked) await ledger.forgetBody(provider.name, sha256Hex).catch(() => undefined);
+      if (deliveryId !== undefined) await ledger.forget(ledgerKey, deliveryId).catch(() => undefined);
+      if (replayChecked) await ledger.forgetBody(ledgerKey, sha256Hex).catch(() => undefined);
       logger.error({ provider: provider.name, deliveryId, err: error }, 'webhook: could not enqueue polls');
       answer('error', 503, { status: 'error', reason: 'could not enqueue the poll; redeliver later' });
     }
@@ -348,7 +368,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    const webhook = /^\/webhooks\/([a-z]+)\/?$/.exec(path);
+    // `/webhooks/PROVIDER` (the configuration's receiver) or `/webhooks/PROVIDER/NAMESPACE/NAME` (a GitSource's);
+    // a provider name may have hyphens (`azure-devops`).
+    const webhook = /^\/webhooks\/([a-z]+(?:-[a-z]+)*)(?:\/([a-z0-9-]{1,63})\/([a-z0-9.-]{1,253}))?\/?$/.exec(
+      path,
+    );
     if (webhook) {
       const provider = PROVIDERS[webhook[1] as WebhookProviderName] as WebhookProvider | undefined;
       if (provider === undefined || !Object.hasOwn(PROVIDERS, webhook[1] ?? '')) {
@@ -361,7 +385,26 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
         sendJson(res, 405, { error: 'webhooks accept POST only' }, { allow: 'POST' });
         return;
       }
-      await handleWebhook(provider, req, res);
+      const [, , namespace, name] = webhook;
+      if (namespace === undefined || name === undefined) {
+        await handleWebhook(provider, req, res);
+        return;
+      }
+      const receiver = options.sourceWebhooks?.(namespace, name);
+      if (receiver === undefined) {
+        req.resume();
+        // The same answer for a GitSource that is not there and one without spec.webhook: a caller who may
+        // not read GitSources learns no more from it.
+        sendJson(res, 404, {
+          error: `no webhook receiver for GitSource ${namespace}/${name} (it needs spec.webhook.secretRef and must be Ready)`,
+        });
+        return;
+      }
+      await handleWebhook(provider, req, res, {
+        id: `${provider.name}/${namespace}/${name}`,
+        config: { [provider.name]: { secret: receiver.secret } },
+        only: receiver.source,
+      });
       return;
     }
     if (options.dashboard !== undefined && (await options.dashboard.handle(req, res, path))) return;

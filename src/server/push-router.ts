@@ -36,7 +36,9 @@ export function createPushRouter(options: PushRouterOptions): OnPush {
   const logger = options.logger ?? silentLogger;
   return async (notice): Promise<PushHandled> => {
     const sources = typeof options.sources === 'function' ? options.sources() : options.sources;
-    const matched = sourcesForPush(notice, sources);
+    // A GitSource's own receiver polls that source only (its secret speaks for nothing else).
+    const candidates = notice.only === undefined ? sources : sources.filter((s) => s.name === notice.only);
+    const matched = sourcesForPush(notice, candidates);
     for (const source of matched) await options.pollQueue.enqueuePoll(source.name, 'webhook');
     logger.info(
       {
@@ -45,6 +47,7 @@ export function createPushRouter(options: PushRouterOptions): OnPush {
         branch: notice.branch,
         repository: notice.repositoryUrls.map(redactUrl)[0],
         sources: matched.map((s) => s.name),
+        ...(notice.only !== undefined ? { receiver: notice.only } : {}),
       },
       matched.length > 0 ? 'push: polls enqueued' : 'push: no source tracks this repository and branch',
     );

@@ -3,7 +3,14 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { ReceivedBody } from './signature.ts';
 
 /** The providers the webhook server answers for, one path each: `/webhooks/<name>`. */
-export const WEBHOOK_PROVIDERS = ['github', 'gitlab', 'gitea', 'bitbucket', 'generic'] as const;
+export const WEBHOOK_PROVIDERS = [
+  'github',
+  'gitlab',
+  'gitea',
+  'bitbucket',
+  'azure-devops',
+  'generic',
+] as const;
 export type WebhookProviderName = (typeof WEBHOOK_PROVIDERS)[number];
 
 /** Secrets already resolved (from the config's secret / secretFile / secretEnv) by the caller. */
@@ -17,11 +24,26 @@ export interface BitbucketWebhookConfig extends WebhookProviderConfig {
   hookUuid?: string;
 }
 
+/** Azure DevOps: service hooks send basic credentials; `secret` is the password, `username` checked when set. */
+export interface AzureDevOpsWebhookConfig extends WebhookProviderConfig {
+  username?: string;
+}
+
+/** A GitSource's own receiver: the source it polls (internal name) and the secret from its Secret. */
+export interface SourceWebhook {
+  source: string;
+  secret: string;
+}
+
+/** The receiver of GitSource NAMESPACE/NAME, when it has a webhook secret and runs; read at each delivery. */
+export type SourceWebhookLookup = (namespace: string, name: string) => SourceWebhook | undefined;
+
 export interface WebhooksConfig {
   github?: WebhookProviderConfig;
   gitlab?: WebhookProviderConfig;
   gitea?: WebhookProviderConfig;
   bitbucket?: BitbucketWebhookConfig;
+  'azure-devops'?: AzureDevOpsWebhookConfig;
   generic?: WebhookProviderConfig;
 }
 
@@ -33,6 +55,11 @@ export interface PushNotice {
   repositoryUrls: string[];
   branch: string;
   cause: 'push' | 'merge';
+  /**
+   * The one source a GitSource's own receiver (`/webhooks/PROVIDER/NAMESPACE/NAME`) may poll, by its internal
+   * name; absent for the configuration's receivers, which poll every source on the repository and branch.
+   */
+  only?: string;
 }
 
 /** What the process did with a push: the sources whose poll was enqueued (empty: branch not tracked). */

@@ -1,5 +1,6 @@
 // A GitSource object → the settings of its source (the SourceConfig shape), or the problems that keep it from running. Pure.
 import type { SourceConfig } from '../config/index.ts';
+import { MIN_INLINE_SECRET_LENGTH } from '../config/schema.ts';
 import { isDuration, parseDuration } from '../manifest/duration.ts';
 import { gitSourceSpecSchema, PRUNE_FINALIZER, type GitSourceSpec } from '../manifest/git-source.ts';
 
@@ -342,6 +343,16 @@ export function withSecrets(
           reason: 'CredentialsNotFound',
           field: 'spec.webhook.secretRef',
           message: `Secret ${namespace}/${name} not found or has no key ${key}`,
+        },
+      };
+    // The receiver's HMAC (or token) is all that stands between a caller and this source's polls.
+    if (webhookSecret.length < MIN_INLINE_SECRET_LENGTH)
+      return {
+        ok: false,
+        problem: {
+          reason: 'InvalidSpec',
+          field: 'spec.webhook.secretRef',
+          message: `the webhook secret in key ${key} of Secret ${namespace}/${name} has ${webhookSecret.length} characters; at least ${MIN_INLINE_SECRET_LENGTH} are needed`,
         },
       };
   }

@@ -69,24 +69,42 @@ export function sourceCommitState(status: SourceStatusWithHealth | undefined): S
 }
 
 /**
- * The commit status to post after a status write, once per (commit, state): none when the state of the
- * commit is what it was before the write (a retried attempt, a recovery, a new message).
+ * The state of every commit a source status tells of: the commit the cluster runs (see
+ * {@link sourceCommitState}) and, when an ordered sync of another commit failed for good (`halted`: a hook
+ * failed, a wave timed out), that commit as `failure` with the reason: the sync of it failed, so the
+ * commit was never deployed (the cluster keeps the one before). A halted commit that is the synced one
+ * (its later waves failed) is reported once, as the failure.
  */
-export function planSourceCommitStatus(
+export function sourceCommitStates(status: SourceStatusWithHealth | undefined): SourceCommitState[] {
+  const halted = status?.halted;
+  const running = sourceCommitState(status);
+  const failed: SourceCommitState | undefined =
+    halted === undefined
+      ? undefined
+      : { commit: halted.commit, state: 'failure', description: short(`sync failed: ${halted.reason}`) };
+  if (failed === undefined) return running === undefined ? [] : [running];
+  return running === undefined || running.commit === failed.commit ? [failed] : [running, failed];
+}
+
+/**
+ * The commit statuses to post after a status write, once per (commit, state): none for a commit whose
+ * state is what it was before the write (a retried attempt, a recovery, a new message), so a restart, a
+ * poll that finds nothing new or a status written again posts nothing.
+ */
+export function planSourceCommitStatuses(
   source: string,
   before: SourceStatusWithHealth | undefined,
   after: SourceStatusWithHealth,
   options: { targetUrl?: string } = {},
-): PlannedSourceCommitStatus | undefined {
-  const next = sourceCommitState(after);
-  if (next === undefined) return undefined;
-  const last = sourceCommitState(before);
-  if (last !== undefined && last.commit === next.commit && last.state === next.state) return undefined;
-  return {
-    sha: next.commit,
-    state: next.state,
-    context: `rollgate/${source}`,
-    description: next.description,
-    ...(options.targetUrl !== undefined && { targetUrl: options.targetUrl }),
-  };
+): PlannedSourceCommitStatus[] {
+  const known = new Set(sourceCommitStates(before).map((s) => `${s.commit} ${s.state}`));
+  return sourceCommitStates(after)
+    .filter((next) => !known.has(`${next.commit} ${next.state}`))
+    .map((next) => ({
+      sha: next.commit,
+      state: next.state,
+      context: `rollgate/${source}`,
+      description: next.description,
+      ...(options.targetUrl !== undefined && { targetUrl: options.targetUrl }),
+    }));
 }

@@ -1,13 +1,14 @@
 // AWS Load Balancer Controller: the weighted forward action annotation `<prefix>/actions.<service>` on each listed Ingress, and header routes as conditions.
 import type { AlbConfig } from '../manifest/alb-traffic-routing.ts';
-import type {
-  HeaderRoute,
-  RouteEdit,
-  RouteObject,
-  RouteServices,
-  RouteWeights,
-  RouteWeightsRead,
-  StringMatch,
+import {
+  stableShare,
+  type HeaderRoute,
+  type RouteEdit,
+  type RouteObject,
+  type RouteServices,
+  type RouteWeights,
+  type RouteWeightsRead,
+  type StringMatch,
 } from './route-edit.ts';
 import { INGRESS_RESOURCE } from './nginx-ingress.ts';
 import { RouteTranslationError, objectName } from './route-translation-error.ts';
@@ -191,9 +192,11 @@ function weightedIngress(
   const service = albActionService(config, weights.stableService);
   const routed = rulesRoutingTo(id, live, service);
   if (routed instanceof RouteTranslationError) return routed;
+  // As Argo orders the target groups: canary, each experiment template's Service, stable with what is left.
   const action = forwardAction(config, [
     [weights.canaryService, weights.canary],
-    [weights.stableService, weights.total - weights.canary],
+    ...(weights.additional ?? []).map((d): [string, number] => [d.serviceName, d.weight]),
+    [weights.stableService, stableShare(weights)],
   ]);
   const annotations = annotationsOf(live);
   const key = albActionKey(config, service);

@@ -1,5 +1,7 @@
 // The traffic module's public surface: pure translators from a route as read and the weights to the route to write.
+export { stableShare } from './route-edit.ts';
 export type {
+  RouteDestination,
   RouteEdit,
   RouteObject,
   RouteResource,

@@ -1,15 +1,16 @@
 // Istio: the canary and stable weights on a VirtualService's routes, and DestinationRule subsets pinned to the pod hashes.
 import type { IstioConfig, IstioVirtualServiceRef } from '../manifest/traffic-routing.ts';
-import type {
-  HeaderRoute,
-  MirrorRoute,
-  RouteEdit,
-  RouteObject,
-  RouteResource,
-  RouteServices,
-  RouteWeights,
-  RouteWeightsRead,
-  StringMatch,
+import {
+  stableShare,
+  type HeaderRoute,
+  type MirrorRoute,
+  type RouteEdit,
+  type RouteObject,
+  type RouteResource,
+  type RouteServices,
+  type RouteWeights,
+  type RouteWeightsRead,
+  type StringMatch,
 } from './route-edit.ts';
 import { RouteTranslationError, objectName } from './route-translation-error.ts';
 
@@ -105,9 +106,13 @@ type Fail = (
 ) => RouteTranslationError;
 
 /**
- * One route's destinations with the weights: canary (its Service, or its subset) gets `canary`, stable
- * gets `total − canary`. Any other destination is dropped, as Argo does, so the weights still add up
- * to the total Istio requires. Both must be present: a half split is refused.
+ * One route's destinations with the weights: canary (its Service, or its subset) gets `canary`, each
+ * experiment template's Service its weight, stable what is left ({@link stableShare}). A template's
+ * destination already there (host = its Service) is kept in place with its weight; the missing ones are
+ * added at the end, by Service name, as `{destination: {host: <service>}}`, as Argo adds them. Any other
+ * destination is dropped, as Argo does, so the weights still add up to the total Istio requires (and a
+ * template's destination goes once it is no longer asked for). Canary and stable must be present: a half
+ * split is refused.
  */
 function weighRoute(
   route: unknown,
@@ -130,11 +135,26 @@ function weighRoute(
     return fail(`${at}.route`, `no destination for the ${canaryName}`, 'traffic.backend_not_found');
   if (!destinations.some(isStable))
     return fail(`${at}.route`, `no destination for the ${stableName}`, 'traffic.backend_not_found');
-  return destinations.flatMap((d: unknown) => {
+  const additional = weights.additional ?? [];
+  const destinationOf = (d: unknown) =>
+    additional.find((destination) => destination.serviceName === serviceOf(d));
+  const weighted = destinations.flatMap((d: unknown) => {
     if (isCanary(d)) return [{ ...(d as Record<string, unknown>), weight: weights.canary }];
-    if (isStable(d)) return [{ ...(d as Record<string, unknown>), weight: weights.total - weights.canary }];
+    if (isStable(d)) return [{ ...(d as Record<string, unknown>), weight: stableShare(weights) }];
+    const destination = destinationOf(d);
+    if (destination !== undefined) return [{ ...(d as Record<string, unknown>), weight: destination.weight }];
     return [];
   });
+  const missing = additional
+    .filter((destination) => !destinations.some((d: unknown) => serviceOf(d) === destination.serviceName))
+    .sort((a, b) => (a.serviceName < b.serviceName ? -1 : a.serviceName > b.serviceName ? 1 : 0));
+  return [
+    ...weighted,
+    ...missing.map((destination) => ({
+      destination: { host: destination.serviceName },
+      weight: destination.weight,
+    })),
+  ];
 }
 
 /** The indexes of the routes of one kind (`http`, `tls`, `tcp`) that carry the split. */

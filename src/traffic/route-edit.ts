@@ -4,7 +4,21 @@ import type { RouteTranslationError } from './route-translation-error.ts';
 /** A Kubernetes object as read from (or written to) the API: plain JSON. */
 export type RouteObject = Record<string, unknown>;
 
-/** The weights to hold: `canary` to the canary Service, `total − canary` to the stable one. */
+/**
+ * An extra destination of the split: an experiment template's Service and its share (Argo's WeightDestination).
+ * Only the routers whose table row says `experimentDestinations` are given any.
+ */
+export interface RouteDestination {
+  serviceName: string;
+  /** The template's pods' rollouts-pod-template-hash. */
+  podTemplateHash: string;
+  weight: number;
+}
+
+/**
+ * The weights to hold: `canary` to the canary Service, each `additional` destination its weight, the rest
+ * ({@link stableShare}) to the stable one.
+ */
 export interface RouteWeights {
   canary: number;
   /** maxTrafficWeight (100 unless the rollout says otherwise). */
@@ -16,6 +30,14 @@ export interface RouteWeights {
   stableHash: string;
   /** The canary pods' hash; absent when there is no canary (all traffic to stable). */
   canaryHash?: string | undefined;
+  /** A running experiment step's weighted templates; absent or empty: none. */
+  additional?: readonly RouteDestination[] | undefined;
+}
+
+/** The stable's share: what the canary and the extra destinations leave of the total (never below 0). */
+export function stableShare(weights: RouteWeights): number {
+  const others = (weights.additional ?? []).reduce((sum, destination) => sum + destination.weight, 0);
+  return Math.max(0, weights.total - weights.canary - others);
 }
 
 /** The API a provider's objects live in; `versions` in order of preference (the first one served is used). */

@@ -1,13 +1,14 @@
 // SMI: the rollout's TrafficSplit (split.smi-spec.io), created when absent, its two backends weighted.
 import { ROLLGATE_API_VERSION } from '../manifest/api-version.ts';
 import type { SmiConfig } from '../manifest/traffic-routing.ts';
-import type {
-  RouteEdit,
-  RouteObject,
-  RouteResource,
-  RouteServices,
-  RouteWeights,
-  RouteWeightsRead,
+import {
+  stableShare,
+  type RouteEdit,
+  type RouteObject,
+  type RouteResource,
+  type RouteServices,
+  type RouteWeights,
+  type RouteWeightsRead,
 } from './route-edit.ts';
 import { RouteTranslationError, objectName } from './route-translation-error.ts';
 
@@ -34,7 +35,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /**
  * The edit of the rollout's TrafficSplit: `spec.service` the root Service, and the backends
- * canaryService → canary, stableService → total − canary. An absent split is created (owned by the
+ * canaryService → canary, each experiment template's Service → its weight, stableService → the rest
+ * (the backends list is rewritten whole, so a template's backend goes when its weight is no longer asked). An absent split is created (owned by the
  * rollout, so it goes when the rollout goes); one owned by anything else is refused, as Argo does,
  * because another controller's split would be fought over.
  */
@@ -59,11 +61,16 @@ function splitWith(
   live: RouteObject | undefined,
   weights: RouteWeights,
 ): RouteObject | RouteTranslationError {
+  // As Argo orders them: the canary, each experiment template's Service, then the stable with what is left.
   const spec = {
     service: config.rootService ?? weights.stableService,
     backends: [
       { service: weights.canaryService, weight: weights.canary },
-      { service: weights.stableService, weight: weights.total - weights.canary },
+      ...(weights.additional ?? []).map((destination) => ({
+        service: destination.serviceName,
+        weight: destination.weight,
+      })),
+      { service: weights.stableService, weight: stableShare(weights) },
     ],
   };
   if (live === undefined) {

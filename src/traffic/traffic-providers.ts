@@ -58,6 +58,11 @@ export interface TrafficProvider {
   edits(config: unknown, rollout: RoutedRollout): RouteEdit[] | RouteTranslationError;
   /** Whether it weights canaryService/stableService (Istio with a DestinationRule weights subsets instead). */
   needsServices(config: unknown): boolean;
+  /**
+   * Whether its translators send an experiment step's weighted templates their share (`RouteWeights.additional`),
+   * as Argo's router does. The same rows are listed for validation in src/manifest (EXPERIMENT_WEIGHT_ROUTERS).
+   */
+  experimentDestinations: boolean;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -126,6 +131,7 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
     creates: [],
     edits: gatewayApiEdits(['gatewayAPI']),
     needsServices: () => true,
+    experimentDestinations: false,
   },
   {
     name: `plugins.${GATEWAY_API_PLUGIN}`,
@@ -134,6 +140,7 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
     creates: [],
     edits: gatewayApiEdits(['plugins', GATEWAY_API_PLUGIN]),
     needsServices: () => true,
+    experimentDestinations: false,
   },
   {
     name: 'smi',
@@ -146,6 +153,7 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
       return [trafficSplitEdit(read, rollout.namespace, { name: rollout.name, uid: rollout.uid })];
     },
     needsServices: () => true,
+    experimentDestinations: true,
   },
   {
     name: 'istio',
@@ -165,6 +173,7 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
       ];
     },
     needsServices: (config) => !(isRecord(config) && config['destinationRule'] !== undefined),
+    experimentDestinations: true,
   },
   {
     name: 'nginx',
@@ -180,6 +189,7 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
       );
     },
     needsServices: () => true,
+    experimentDestinations: false,
   },
   {
     name: 'traefik',
@@ -192,6 +202,7 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
       return [traefikServiceEdit(read, rollout.namespace)];
     },
     needsServices: () => true,
+    experimentDestinations: false,
   },
   {
     name: 'ambassador',
@@ -208,6 +219,7 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
       );
     },
     needsServices: () => true,
+    experimentDestinations: false,
   },
   {
     name: 'apisix',
@@ -220,6 +232,7 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
       return [apisixRouteEdit(read, rollout.namespace)];
     },
     needsServices: () => true,
+    experimentDestinations: false,
   },
   {
     name: 'appMesh',
@@ -233,6 +246,7 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
       return appMeshEdits(read, rollout.namespace);
     },
     needsServices: () => true,
+    experimentDestinations: false,
   },
   {
     name: `plugins.${CONTOUR_PLUGIN}`,
@@ -247,6 +261,7 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
       return read.httpProxies.map((name) => httpProxyEdit(name, rollout.namespace));
     },
     needsServices: () => true,
+    experimentDestinations: false,
   },
   {
     name: `plugins.${OPENSHIFT_PLUGIN}`,
@@ -261,6 +276,7 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
       return read.routes.map((ref) => openShiftRouteEdit(ref.name, ref.namespace ?? rollout.namespace));
     },
     needsServices: () => true,
+    experimentDestinations: false,
   },
   {
     name: 'alb',
@@ -274,6 +290,7 @@ export const TRAFFIC_PROVIDERS: readonly TrafficProvider[] = [
       return read.ingresses.map((ingress) => albIngressEdit(read, ingress, rollout.namespace, rollout));
     },
     needsServices: () => true,
+    experimentDestinations: true,
   },
 ];
 
@@ -287,6 +304,8 @@ export interface RolloutRoutes {
   /** Empty when no provider set weights Services (Istio with a DestinationRule only). */
   canaryService: string;
   stableService: string;
+  /** Every provider set sends experiment templates their share ({@link TrafficProvider.experimentDestinations}). */
+  experimentDestinations: boolean;
 }
 
 /**
@@ -349,5 +368,6 @@ export function routesOfRollout(rollout: Rollout): RolloutRoutes | RouteTranslat
     total: routing.maxTrafficWeight ?? 100,
     canaryService,
     stableService,
+    experimentDestinations: set.every((provider) => provider.experimentDestinations),
   };
 }

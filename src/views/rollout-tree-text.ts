@@ -9,7 +9,8 @@ export interface TextStyle {
   wide?: boolean;
 }
 
-const ICON: Record<NodeHealth, string> = {
+/** A node's status icon, by health (Argo's plugin's icons). */
+export const ICON: Record<NodeHealth, string> = {
   healthy: '✔',
   progressing: '◌',
   paused: '॥',
@@ -19,7 +20,7 @@ const ICON: Record<NodeHealth, string> = {
 };
 
 /** ANSI SGR codes per health: green, yellow, grey, red. */
-const COLOUR: Record<NodeHealth, string> = {
+export const COLOUR: Record<NodeHealth, string> = {
   healthy: '32',
   progressing: '33',
   paused: '90',
@@ -28,7 +29,8 @@ const COLOUR: Record<NodeHealth, string> = {
   unknown: '33',
 };
 
-function paint(text: string, code: string, style: TextStyle): string {
+/** `text` in ANSI colour `code` when the style colours, else as is. */
+export function paint(text: string, code: string, style: TextStyle): string {
   return style.color ? `\u001b[${code}m${text}\u001b[0m` : text;
 }
 
@@ -45,7 +47,8 @@ export function formatAge(ms: number): string {
   return `${Math.floor(hours / 24)}d`;
 }
 
-function ageOf(createdAt: string | undefined, now: Date): string {
+/** The age of an object created at `createdAt` (empty when unknown). */
+export function ageOf(createdAt: string | undefined, now: Date): string {
   const at = createdAt === undefined ? Number.NaN : Date.parse(createdAt);
   return Number.isNaN(at) ? '' : formatAge(now.getTime() - at);
 }
@@ -190,7 +193,7 @@ function treeRows(tree: RolloutTree, style: TextStyle): Row[] {
 }
 
 /** Pads every column to its widest cell, measuring the text before it is coloured. */
-function table(
+export function table(
   header: string[],
   cells: Array<Array<{ text: string; colour?: string }>>,
   style: TextStyle,

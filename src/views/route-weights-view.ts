@@ -40,16 +40,20 @@ export interface RoutesView {
 export interface RecordedWeights {
   canary: { weight: number; podTemplateHash?: string | undefined };
   stable: { weight: number; podTemplateHash?: string | undefined };
+  /** A weighted experiment step's templates: their share is not the stable's. */
+  additional?: ReadonlyArray<{ weight: number }> | undefined;
 }
 
 /**
  * What a route holds when Rollgate's weights are in force: as the router writes them (no canary:
- * everything to stable), so a rollout at rest never shows drift.
+ * everything to stable; the experiment templates' share out of the stable's), so a rollout at rest never
+ * shows drift.
  */
 export function wantedWeights(recorded: RecordedWeights, total: number): WeightPair {
   const hasCanary = recorded.canary.podTemplateHash !== recorded.stable.podTemplateHash;
   const canary = routedCanaryWeight(recorded.canary.weight, hasCanary, total);
-  return { canary, stable: total - canary };
+  const others = (recorded.additional ?? []).reduce((sum, destination) => sum + destination.weight, 0);
+  return { canary, stable: Math.max(0, total - canary - others) };
 }
 
 /** The views of one object's routes as read: a drift where a route holds other weights than `wanted`. */

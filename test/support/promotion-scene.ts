@@ -1,5 +1,8 @@
-// A whole promotion scene: the forge double (real repositories; GitHub's, GitLab's or Gitea's API), a sandbox
+// A whole promotion scene: the forge double (real repositories; GitHub's API or another forge's mounted beside), a sandbox
 // cluster and Rollgate running sources `staging` and `prod` (namespaces of the same names) with one promotion.
+import { generateKeyPairSync } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { RollgateConfig } from '../../src/config/index.ts';
 import { syncedRolloutApi } from '../../src/manifest/driven-api.ts';
 import { createForge } from '../../src/forge/create-forge.ts';
@@ -9,10 +12,15 @@ import type { Logger } from '../../src/log/logger.ts';
 import type { RunningProcess } from '../../src/process/start-process.ts';
 import type { Sandbox } from '../../src/sandbox/index.ts';
 import type { RollgateMetrics } from '../../src/server/metrics.ts';
-import { startForgeDouble, type ForgeDouble } from './forge-double/forge-double.ts';
+import type { WebhookProviderName } from '../../src/server/webhook-types.ts';
+import { AzureDevOpsApi } from './forge-double/azure-devops-api.ts';
+import { BitbucketCloudApi } from './forge-double/bitbucket-cloud-api.ts';
+import { BitbucketDataCenterApi } from './forge-double/bitbucket-datacenter-api.ts';
+import { startForgeDouble, type ApiHandler, type ForgeDouble } from './forge-double/forge-double.ts';
 import type { DoublePull } from './forge-double/forge-state.ts';
 import { GiteaApi } from './forge-double/gitea-api.ts';
 import { GitLabApi } from './forge-double/gitlab-api.ts';
+import type { HookSender } from './forge-double/hook-sender.ts';
 import { eventually } from './eventually.ts';
 import type { TempDir } from './git-fixtures.ts';
 import { startSystemScene } from './system-scene.ts';
@@ -36,6 +44,8 @@ export interface SceneForge {
   flushWebhooks(): Promise<void>;
   /** The forge's API as a reviewer reaches it, with `token`. */
   client(): Forge;
+  /** A CI result on `sha` as this forge keeps them (build or commit status; GitHub: none, use check runs). */
+  addCheck?(sha: string, name: string, state: 'pending' | 'success' | 'failure'): void;
 }
 
 export interface PromotionScene {
@@ -47,6 +57,8 @@ export interface PromotionScene {
   process: RunningProcess;
   metrics: RollgateMetrics;
   tmp: TempDir;
+  /** Stops Rollgate (gracefully) and starts another on the same cluster, Redis and forge. */
+  restart(): Promise<{ metrics: RollgateMetrics; process: RunningProcess }>;
   stop(): Promise<void>;
 }
 
@@ -74,7 +86,79 @@ export interface PromotionSceneOptions {
   beforeRepository?: (double: ForgeDouble) => void;
   /** `controller.groups` (default rollgate.dev); `['argoproj.io']` syncs and promotes argoproj.io Rollouts. */
   groups?: Array<'rollgate.dev' | 'argoproj.io'>;
+  /**
+   * Rollgate reaches GitHub as an App (`pullRequest.githubApp`, its key in a file) instead of a token; the
+   * double's installation tokens expire on `clock` (60 s after minting).
+   */
+  githubApp?: { clock: { now(): Date } };
 }
+
+/** What the scene needs of a forge API mounted on the double. */
+interface MountedSceneApi {
+  readonly handle: ApiHandler;
+  readonly hooks: HookSender;
+  sendPushHooks(): void;
+  onWebhook(url: string, secret: string): void;
+  postedStatuses(fullName: string, sha: string): Array<{ context: string; state: string }>;
+  addStatus?(fullName: string, sha: string, context: string, state: string): void;
+}
+
+/** Each forge's own name of a CI state, where the scene can post one. */
+const NATIVE_STATE: Partial<Record<ForgeProvider, Record<'pending' | 'success' | 'failure', string>>> = {
+  gitea: { pending: 'pending', success: 'success', failure: 'failure' },
+  'bitbucket-cloud': { pending: 'INPROGRESS', success: 'SUCCESSFUL', failure: 'FAILED' },
+  'bitbucket-datacenter': { pending: 'INPROGRESS', success: 'SUCCESSFUL', failure: 'FAILED' },
+  'azure-devops': { pending: 'pending', success: 'succeeded', failure: 'failed' },
+};
+
+/** Status states as GitHub names them (what tests compare), from each forge's own. */
+const COMMON_STATE: Record<string, string> = {
+  SUCCESSFUL: 'success',
+  FAILED: 'failure',
+  INPROGRESS: 'pending',
+  succeeded: 'success',
+  failed: 'failure',
+};
+
+/** One row per forge mounted beside GitHub's API: where, how it is made, which webhook path Rollgate reads it on. */
+const MOUNTED: Record<
+  Exclude<ForgeProvider, 'github'>,
+  {
+    prefix: string;
+    apiPath: string;
+    make: (double: ForgeDouble) => MountedSceneApi;
+    webhook: WebhookProviderName;
+  }
+> = {
+  gitlab: { prefix: '/api/v4', apiPath: '/api/v4', make: (d) => new GitLabApi(d), webhook: 'gitlab' },
+  gitea: { prefix: '/api/v1', apiPath: '/api/v1', make: (d) => new GiteaApi(d), webhook: 'gitea' },
+  'bitbucket-cloud': {
+    prefix: '/2.0',
+    apiPath: '/2.0',
+    make: (d) => new BitbucketCloudApi(d),
+    webhook: 'bitbucket',
+  },
+  'bitbucket-datacenter': {
+    prefix: '/bitbucket/rest',
+    apiPath: '/bitbucket',
+    make: (d) => new BitbucketDataCenterApi(d),
+    webhook: 'bitbucket',
+  },
+  'azure-devops': {
+    prefix: '/azure',
+    apiPath: '/azure/org',
+    make: (d) => new AzureDevOpsApi(d),
+    webhook: 'azure-devops',
+  },
+};
+
+/** The webhook provider Rollgate hears `provider`'s pushes on (both Bitbucket products share one). */
+export function webhookProviderOf(provider: ForgeProvider): WebhookProviderName {
+  return provider === 'github' ? 'github' : MOUNTED[provider].webhook;
+}
+
+/** The App the scene's double knows when `githubApp` is set. */
+export const SCENE_APP = { appId: 4242, installationId: 77 } as const;
 
 /** Mounts the provider's API on the double and says how Rollgate and the test reach it (repository PROMOTION_REPO). */
 export function forgeOf(
@@ -96,21 +180,28 @@ export function forgeOf(
       onWebhook: (url) => double.onWebhook(`${url}/webhooks/github`, SECRET),
     };
   double.addToken(MOUNTED_TOKEN, { user: double.bot });
-  const api = provider === 'gitlab' ? new GitLabApi(double) : new GiteaApi(double);
-  const prefix = provider === 'gitlab' ? '/api/v4' : '/api/v1';
-  double.mount(prefix, api.handle);
+  const row = MOUNTED[provider];
+  const api = row.make(double);
+  double.mount(row.prefix, api.handle);
   // Pushes to the repository reach Rollgate as this forge's push events, as a webhook with push events would.
   api.sendPushHooks();
-  const apiUrl = `${double.url}${prefix}`;
+  const apiUrl = `${double.url}${row.apiPath}`;
   return {
     provider,
     apiUrl,
     token: MOUNTED_TOKEN,
     openPulls: pulls,
-    statuses: (sha) => api.postedStatuses(PROMOTION_REPO, sha),
+    statuses: (sha) =>
+      api.postedStatuses(PROMOTION_REPO, sha).map((s) => ({ ...s, state: COMMON_STATE[s.state] ?? s.state })),
     flushWebhooks: () => api.hooks.flush(),
     client: client(apiUrl, MOUNTED_TOKEN),
-    onWebhook: (url) => api.onWebhook(`${url}/webhooks/${provider}`, SECRET),
+    onWebhook: (url) => api.onWebhook(`${url}/webhooks/${row.webhook}`, SECRET),
+    ...(api.addStatus !== undefined && NATIVE_STATE[provider] !== undefined
+      ? {
+          addCheck: (sha: string, name: string, state: 'pending' | 'success' | 'failure') =>
+            api.addStatus?.(PROMOTION_REPO, sha, name, NATIVE_STATE[provider]?.[state] ?? state),
+        }
+      : {}),
   };
 }
 
@@ -119,6 +210,7 @@ export async function startPromotionScene(options: PromotionSceneOptions): Promi
   const provider = options.provider ?? 'github';
   let double: ForgeDouble | undefined;
   let forge: ReturnType<typeof forgeOf> | undefined;
+  let appKeyFile: string | undefined;
   const scene = await startSystemScene({
     name: 'promotion',
     redisUrl: options.redisUrl,
@@ -129,9 +221,26 @@ export async function startPromotionScene(options: PromotionSceneOptions): Promi
       },
     },
     ...(options.logger ? { logger: options.logger } : {}),
-    async prepare({ clients, defer }) {
-      const started = (double = await startForgeDouble());
+    async prepare({ clients, defer, tmp }) {
+      const started = (double = await startForgeDouble(
+        options.githubApp ? { clock: options.githubApp.clock } : {},
+      ));
       defer(() => started.stop());
+      if (options.githubApp) {
+        const { publicKey, privateKey } = generateKeyPairSync('rsa', {
+          modulusLength: 2048,
+          publicKeyEncoding: { type: 'spki', format: 'pem' },
+          privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+        });
+        started.addApp({
+          appId: String(SCENE_APP.appId),
+          publicKeyPem: publicKey,
+          installationId: SCENE_APP.installationId,
+          account: PROMOTION_REPO.split('/')[0]!,
+        });
+        appKeyFile = join(tmp.path, 'github-app-key.pem');
+        writeFileSync(appKeyFile, privateKey);
+      }
       options.beforeRepository?.(started);
       await started.createRepository(PROMOTION_REPO, { files: options.files });
       const mounted = (forge = forgeOf(started, provider));
@@ -176,8 +285,11 @@ export async function startPromotionScene(options: PromotionSceneOptions): Promi
                 provider,
                 apiUrl: forge!.apiUrl,
                 repository: PROMOTION_REPO,
-                token: options.token ?? forge!.token,
-                labels: options.labels ?? ['promotion'],
+                ...(appKeyFile !== undefined
+                  ? { githubApp: { ...SCENE_APP, privateKeyFile: appKeyFile } }
+                  : { token: options.token ?? forge!.token }),
+                // Bitbucket pull requests have no labels (the config refuses them there).
+                labels: options.labels ?? (provider.startsWith('bitbucket-') ? [] : ['promotion']),
                 ...(options.autoMerge
                   ? { autoMerge: true, checksInterval: options.autoMerge.checksInterval }
                   : {}),
@@ -185,7 +297,10 @@ export async function startPromotionScene(options: PromotionSceneOptions): Promi
               ...(options.gates ? { gates: options.gates } : {}),
             },
           ],
-          webhooks: { [provider]: { secret: SECRET } },
+          webhooks: {
+            [webhookProviderOf(provider)]:
+              provider === 'azure-devops' ? { secret: SECRET, username: 'rollgate' } : { secret: SECRET },
+          },
           ...(options.groups ? { controller: { groups: options.groups } } : {}),
         },
       };
@@ -202,6 +317,11 @@ export async function startPromotionScene(options: PromotionSceneOptions): Promi
     process: running,
     metrics,
     tmp: scene.tmp,
+    async restart() {
+      const next = await scene.restartRollgate();
+      forge!.onWebhook(next.running.http.url);
+      return { metrics: next.metrics, process: next.running };
+    },
     stop: () => scene.stop(),
   };
 }

@@ -1,4 +1,4 @@
-// The metric providers (I/O): Prometheus, web, job (with their authentication), Datadog, New Relic, Graphite, CloudWatch, InfluxDB, Wavefront, SkyWalking and Kayenta, and the registry the run executor looks them up in.
+// The metric providers (I/O): Prometheus, web, job (with their authentication), Datadog, New Relic, Graphite, CloudWatch, InfluxDB, Wavefront, SkyWalking, Kayenta and the canary-versus-stable judge, and the registry the run executor looks them up in.
 import type { JobRunner } from './job-runner.ts';
 import type { HostPolicy } from './host-policy.ts';
 import { createJobProvider } from './job-provider.ts';
@@ -10,6 +10,7 @@ import { createOAuth2TokenSource } from './oauth2-token-source.ts';
 import { createDatadogProvider } from './datadog-provider.ts';
 import { createNewRelicProvider } from './new-relic-provider.ts';
 import { createGraphiteProvider } from './graphite-provider.ts';
+import { createJudgeProvider } from './judge-provider.ts';
 import { createCloudWatchProvider } from './cloudwatch-provider.ts';
 import { createInfluxdbProvider } from './influxdb-provider.ts';
 import { createWavefrontProvider } from './wavefront-provider.ts';
@@ -37,6 +38,7 @@ export {
 } from './new-relic-provider.ts';
 export type { NewRelicProviderOptions } from './new-relic-provider.ts';
 export { createGraphiteProvider, mapGraphiteRender } from './graphite-provider.ts';
+export { createJudgeProvider, judgeSummary, samplePoints } from './judge-provider.ts';
 export {
   createCloudWatchProvider,
   cloudWatchEndpoint,
@@ -101,13 +103,13 @@ export interface DefaultMetricProvidersOptions {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** The registry a reconcile worker uses: prometheus, web, datadog, newRelic, graphite, cloudWatch, influxdb, wavefront, skywalking, kayenta, and job when a JobRunner is given. */
+/** The registry a reconcile worker uses: prometheus, web, datadog, newRelic, graphite, cloudWatch, influxdb, wavefront, skywalking, kayenta, judge (over the value providers), and job when a JobRunner is given. */
 export function createDefaultMetricProviders(
   options: DefaultMetricProvidersOptions = {},
 ): MetricProviderRegistry {
   // One token cache for both providers: a client used by a prometheus and a web metric fetches once.
   const tokens = createOAuth2TokenSource();
-  return createMetricProviderRegistry([
+  const series = [
     createPrometheusProvider({
       tokens,
       ...options.prometheus,
@@ -138,6 +140,11 @@ export function createDefaultMetricProviders(
     }),
     createSkyWalkingProvider(options.policy ? { policy: options.policy } : {}),
     createKayentaProvider(options.policy ? { policy: options.policy } : {}),
+  ];
+  return createMetricProviderRegistry([
+    ...series,
+    // A judge side names one of the value providers above, never a job or another judge.
+    createJudgeProvider(createMetricProviderRegistry(series)),
     ...(options.jobRunner ? [createJobProvider(options.jobRunner, options.jobPods)] : []),
   ]);
 }

@@ -13,7 +13,7 @@ export interface MeasureContext {
 
 /**
  * One provider's answer. Value providers return `value` (what conditions see as `result`) and `raw`
- * (the text stored as the measurement's value). Providers that judge by themselves (job, kayenta) set
+ * (the text stored as the measurement's value). Providers that judge by themselves (job, kayenta, judge) set
  * `phase`; `phase: 'Running'` means "still in flight, ask me again in `resumeAfterMs`".
  */
 export interface ProviderMeasurement {

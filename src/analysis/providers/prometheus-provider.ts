@@ -26,6 +26,11 @@ export interface PrometheusProviderOptions {
   tokens?: OAuth2TokenSource;
   /** Where `authentication.sigv4` reads AWS credentials and region (default: process.env). */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Evaluate an instant query at the measurement's `now` (its `time` parameter) rather than at
+   * Prometheus' own clock: for a replay, whose clock is in the past. A live run leaves it off, as Argo.
+   */
+  queryAtNow?: boolean;
 }
 
 interface PrometheusBody {
@@ -138,9 +143,11 @@ export function createPrometheusProvider(options: PrometheusProviderOptions = {}
       let form: Record<string, string>;
       try {
         form =
-          spec.rangeQuery === undefined
-            ? { query: spec.query }
-            : { query: spec.query, ...rangeQueryParameters(spec.rangeQuery, ctx.now) };
+          spec.rangeQuery !== undefined
+            ? { query: spec.query, ...rangeQueryParameters(spec.rangeQuery, ctx.now) }
+            : options.queryAtNow === true
+              ? { query: spec.query, time: (ctx.now.getTime() / 1000).toFixed(3) }
+              : { query: spec.query };
       } catch (error) {
         if (error instanceof MetricProviderError)
           throw new MetricProviderError(TYPE, error.reason, metric.name);

@@ -1,6 +1,7 @@
 // `rollgate completion bash|zsh|fish`: the shell's completion script; `rollgate complete -- WORDS…` (hidden) answers it.
 import type { Command } from 'commander';
 import { Argument } from 'commander';
+import type { KubeClients } from '../../kube/client.ts';
 import type { NameSource } from '../shell-completion.ts';
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
@@ -11,11 +12,16 @@ const NAME_LOOKUP_TIMEOUT_MS = 3_000;
 /** Set when a name lookup was given up: its request may still hold the process open. */
 let lookupAbandoned = false;
 
-/** The Rollouts (both groups) of the namespace the words name with -n, else the context's. */
-async function rolloutNames(words: readonly string[]): Promise<string[]> {
-  const [{ connectKube }, { BOTH_APIS, listRolloutsIn }, { flagValue }] = await Promise.all([
+/** An object kind's lister: the items of a namespace, both groups. */
+type NameLister = (
+  clients: KubeClients,
+  namespace: string,
+) => Promise<Array<{ metadata?: { name?: string } }>>;
+
+/** The names `list` gives in the namespace the words name with -n, else the context's. */
+async function namesIn(words: readonly string[], list: NameLister): Promise<string[]> {
+  const [{ connectKube }, { flagValue }] = await Promise.all([
     import('../../kube/client.ts'),
-    import('../../views/rollout-list.ts'),
     import('../shell-completion.ts'),
   ]);
   const flag = (long: string, short?: string): Record<string, string> => {
@@ -35,10 +41,7 @@ async function rolloutNames(words: readonly string[]): Promise<string[]> {
         resolve([]);
       }, NAME_LOOKUP_TIMEOUT_MS);
     });
-    const items = await Promise.race([
-      listRolloutsIn<{ metadata?: { name?: string } }>(clients, namespace, BOTH_APIS),
-      timeout,
-    ]);
+    const items = await Promise.race([list(clients, namespace), timeout]);
     return [...new Set(items.map((item) => item.metadata?.name ?? '').filter((name) => name !== ''))].sort();
   } catch {
     // No kubeconfig, a refused connection, RBAC: a TAB offers nothing rather than an error.
@@ -48,14 +51,33 @@ async function rolloutNames(words: readonly string[]): Promise<string[]> {
   }
 }
 
+/** The Rollouts (both groups) of the namespace the words name with -n, else the context's. */
+async function rolloutNames(words: readonly string[]): Promise<string[]> {
+  const { BOTH_APIS, listRolloutsIn } = await import('../../views/rollout-list.ts');
+  return namesIn(words, (clients, namespace) => listRolloutsIn(clients, namespace, BOTH_APIS));
+}
+
+/** The Experiments (both groups) of the namespace the words name with -n, else the context's. */
+async function experimentNames(words: readonly string[]): Promise<string[]> {
+  const { listExperimentsIn } = await import('../../views/experiment-reads.ts');
+  return namesIn(
+    words,
+    async (clients, namespace) =>
+      (await listExperimentsIn(clients, namespace)) as Array<{ metadata?: { name?: string } }>,
+  );
+}
+
 /** The arguments completed from the cluster, by their help text (see NameSource). */
-const NAME_SOURCES: readonly NameSource[] = [{ description: 'rollout name', list: rolloutNames }];
+const NAME_SOURCES: readonly NameSource[] = [
+  { description: 'rollout name', list: rolloutNames },
+  { description: 'experiment name', list: experimentNames },
+];
 
 export function registerCompletionCommand(program: Command): void {
   program
     .command('completion')
     .description(
-      'print the shell completion script (verbs, flags, rollout names): source <(rollgate completion bash)',
+      'print the shell completion script (verbs, flags, rollout and experiment names): source <(rollgate completion bash)',
     )
     .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
     .action(async (shell: (typeof SHELLS)[number]) => {

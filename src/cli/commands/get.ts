@@ -1,4 +1,5 @@
-// `rollgate get rollout NAME [-n NS] [--watch] [--until-complete] [-o text|wide|json|yaml|name|view-json]`: Argo's tree view of one rollout.
+// `rollgate get rollout NAME [-n NS] [--watch] [--until-complete] [-o …]`: Argo's tree view of one rollout;
+// `rollgate get experiment NAME [-n NS] [-o …]`: one Experiment, its templates' ReplicaSets and its analyses' runs.
 import { Option, type Command } from 'commander';
 import { DRIVEN_GROUPS, type DrivenGroup } from '../../manifest/driven-api.ts';
 import {
@@ -18,6 +19,12 @@ import {
   type ViewOutputFormat,
 } from '../output-format.ts';
 import { terminalOutput } from '../terminal-output.ts';
+
+interface GetExperimentFlags extends KubeFlags {
+  output: ViewOutputFormat;
+  showManagedFields?: boolean;
+  group?: DrivenGroup;
+}
 
 interface GetRolloutFlags extends KubeFlags {
   output: ViewOutputFormat;
@@ -78,5 +85,40 @@ export function registerGetCommand(program: Command): void {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
       }
+    });
+  get
+    .command('experiment')
+    .alias('exp')
+    .description(
+      "show an Experiment: phase, message, each template's ReplicaSet and ready pods, each analysis's AnalysisRun",
+    )
+    .argument('<name>', 'experiment name')
+    .option(NAMESPACE_FLAG, NAMESPACE_HELP)
+    .addOption(outputOption([VIEW_JSON_FORMAT]))
+    .option(SHOW_MANAGED_FIELDS_FLAG, SHOW_MANAGED_FIELDS_HELP)
+    .addOption(
+      new Option(
+        '--group <group>',
+        "the Experiment's API group (default: whichever of rollgate.dev and argoproj.io has it)",
+      ).choices(DRIVEN_GROUPS),
+    )
+    .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
+    .option(CONTEXT_FLAG, CONTEXT_HELP)
+    .action(async (name: string, flags: GetExperimentFlags) => {
+      const [{ connectKube }, { runGetExperiment }] = await Promise.all([
+        import('../../kube/client.ts'),
+        import('../get-experiment.ts'),
+      ]);
+      const { clients, namespace } = connectKube(flags);
+      process.exitCode = await runGetExperiment(
+        clients,
+        { namespace, name },
+        {
+          output: flags.output,
+          ...(flags.showManagedFields ? { showManagedFields: true } : {}),
+          ...(flags.group !== undefined ? { group: flags.group } : {}),
+        },
+        terminalOutput(),
+      );
     });
 }

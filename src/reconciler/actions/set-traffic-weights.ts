@@ -37,6 +37,7 @@ async function sendWeights(
       canaryWeight: action.canaryWeight,
       stableHash: action.stableHash,
       canaryHash: action.canaryHash,
+      additional: action.additional,
       // Ping-pong: the Services in the roles the plan gives them (they swap in the promotion's pass).
       canaryService: action.services?.canaryService ?? canary?.canaryService,
       stableService: action.services?.stableService ?? canary?.stableService,

@@ -11,6 +11,7 @@ import type { Pass } from '../pass/pass.ts';
 import { canaryScaleAt, canaryWeightAt } from '../plan-steps.ts';
 import { planTraffic, trafficIsSet, type DesiredTraffic } from '../plan-traffic.ts';
 import { replicaProgressTarget } from '../replica-progress-threshold.ts';
+import { experimentDestinationsAt } from './experiment-destinations.ts';
 import { countOf, oldCounts } from '../replica-sets.ts';
 import type { RolloutAction } from '../rollout-action.ts';
 import { fullWeightOf, type RolloutContext } from '../rollout-context.ts';
@@ -135,9 +136,11 @@ export function safeWeightAt(pass: Pass, index: number): number {
 
 /**
  * The traffic the router should hold at step `index`: the step's weight (replica ratio), or with a router
- * the weight the canary's available pods can take ({@link safeWeightAt}).
+ * the weight the canary's available pods can take ({@link safeWeightAt}), and a running experiment step's
+ * weighted templates ({@link experimentDestinationsAt}).
  */
 export function trafficAt(pass: Pass, index: number): DesiredTraffic {
+  const additional = experimentDestinationsAt(pass, index);
   return {
     canaryWeight:
       pass.context.router !== undefined
@@ -145,6 +148,7 @@ export function trafficAt(pass: Pass, index: number): DesiredTraffic {
         : canaryWeightAt(pass.context.steps, index),
     stableHash: stableHashOf(pass),
     canaryHash: pass.revision.hash,
+    ...(additional.length > 0 && { additional }),
   };
 }
 

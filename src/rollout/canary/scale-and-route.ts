@@ -23,7 +23,8 @@ import {
 
 /**
  * One phase per pass, because order matters and the next pass observes the result instead of assuming it:
- * 0. with a router, a superseded canary's weight goes to 0 first (before the new canary is created);
+ * 0. with a router, a superseded canary's weight goes to 0 first (before the new canary is created), and
+ *    experiment templates that are no longer wanted leave the route first;
  * 1. scale up (within the surge ceiling), creating the canary ReplicaSet when missing;
  * 2. traffic, once the scale-up is observed (a failing router is retried here and reported); with a
  *    router, only while the stable has the available pods for the weight it keeps;
@@ -54,10 +55,14 @@ export function scaleAndRoute(pass: Pass): Pass {
   const actions: RolloutAction[] = [];
   const events: EmitEventAction[] = [];
   let trafficEmitted = false;
-  // With a router, a superseded canary loses its traffic before anything else is created or scaled.
+  // With a router, a superseded canary loses its traffic before anything else is created or scaled; so do
+  // experiment templates no longer wanted (the step passed, a promotion): their pods go after the
+  // Experiment's own scale-down delay, whatever this canary's scale-up still needs.
+  const leaving =
+    (context.status.canary?.weights?.additional ?? []).length > 0 && (desired.additional ?? []).length === 0;
   const trafficFirst =
     context.router !== undefined &&
-    draining(pass) &&
+    (draining(pass) || leaving) &&
     routerErrorOf(context) === undefined &&
     traffic.some((write) => write.kind === 'setTrafficWeights');
   if (trafficFirst) {

@@ -124,6 +124,8 @@ export const BUILTIN_RESOURCE_TYPES: readonly ResourceType[] = [
     categories: ['all'],
   }),
   builtin('', 'v1', 'ConfigMap', 'configmaps', { shortNames: ['cm'] }),
+  // Read by a Rollout whose workloadRef names one (no controller acts on it, as in a real cluster).
+  builtin('', 'v1', 'PodTemplate', 'podtemplates', {}),
   builtin('', 'v1', 'Secret', 'secrets', {}),
   builtin('', 'v1', 'Event', 'events', { shortNames: ['ev'] }),
   builtin('', 'v1', 'ServiceAccount', 'serviceaccounts', { shortNames: ['sa'], tokenRequest: true }),

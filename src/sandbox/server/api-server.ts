@@ -44,6 +44,11 @@ import { toScale, withScale } from './scale-subresource.ts';
 import { buildTable, type IncludeObject } from './table.ts';
 import { serveWatch } from './watch-stream.ts';
 import { actingUser } from '../rbac/impersonation.ts';
+import {
+  CREATE_SUBJECT_ACCESS_REVIEW,
+  reviewSubjectAccess,
+  SUBJECT_ACCESS_REVIEW_PATH,
+} from '../rbac/subject-access-review.ts';
 import { forbidden, type RbacAuthorizer } from '../rbac/rbac-authorizer.ts';
 import { resourceAttributes, type RequestAttributes, type RequestUser } from '../rbac/request-attributes.ts';
 import {
@@ -246,6 +251,7 @@ export class ApiServer {
       .filter((s) => s !== '')
       .map(decodeURIComponent);
     // As kube-apiserver: authenticate, then authorize, before anything else (faults included) happens.
+    if (path === SUBJECT_ACCESS_REVIEW_PATH) return this.reviewAccess(req, res, user, method);
     const isResource =
       (segments[0] === 'api' && segments.length >= 3) || (segments[0] === 'apis' && segments.length >= 4);
     const route = isResource ? this.route(segments) : undefined;
@@ -286,6 +292,25 @@ export class ApiServer {
     if (method !== 'GET')
       throw methodNotAllowed(`the server does not allow this method on the requested resource`);
     sendJson(res, 200, discovery);
+  }
+
+  /** POST a SubjectAccessReview: answered from the same RBAC rules every request is held to. */
+  private async reviewAccess(
+    req: IncomingMessage,
+    res: ServerResponse,
+    user: RequestUser,
+    method: string,
+  ): Promise<void> {
+    this.authorize(req, user, CREATE_SUBJECT_ACCESS_REVIEW);
+    if (method !== 'POST')
+      throw methodNotAllowed('the server does not allow this method on the requested resource');
+    const body = decodeTextBody(mediaTypeOf(req, 'application/json'), await readBody(req));
+    const { authorizer } = this.deps;
+    sendJson(
+      res,
+      201,
+      reviewSubjectAccess(body, authorizer ? (u, a) => authorizer.authorize(u, a) : undefined),
+    );
   }
 
   /**

@@ -99,6 +99,19 @@ export function applyDefaults(
         defaultTemplate(spec);
       }
       break;
+    case '/Secret': {
+      // stringData is write-only: the API server folds it into data (base64, its keys winning) on every write.
+      const stringData = rec(obj.stringData);
+      if (stringData) {
+        const data = rec(obj.data) ?? {};
+        for (const [key, value] of Object.entries(stringData))
+          if (typeof value === 'string') data[key] = Buffer.from(value, 'utf8').toString('base64');
+        obj.data = data;
+        delete obj.stringData;
+      }
+      if (typeof obj.type !== 'string' || obj.type === '') obj.type = 'Opaque';
+      break;
+    }
     case '/Service':
       if (spec) {
         spec.type ??= 'ClusterIP';
@@ -120,9 +133,6 @@ export function applyDefaults(
           }
         }
       }
-      break;
-    case '/Secret':
-      if (typeof obj.type !== 'string' || obj.type === '') obj.type = 'Opaque';
       break;
     default:
       break;

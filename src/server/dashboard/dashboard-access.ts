@@ -3,6 +3,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { resolveSecret, SecretUnavailableError } from '../../config/secret-source.ts';
 import type { DashboardConfig } from '../../config/schema.ts';
+import type { OidcSettings } from './oidc-sign-in.ts';
 import { isLoopbackBind } from './request-authority.ts';
 
 /**
@@ -17,6 +18,41 @@ export interface DashboardAccess {
   actions: { enabled: false } | { enabled: true; token: string };
   /** The Host check against DNS rebinding: loopback names always pass, and these names (without port). */
   hosts?: { allowed: readonly string[] };
+  /** Sign-in with OpenID Connect (`dashboard.oidc`), its secrets resolved. */
+  oidc?: OidcSettings;
+}
+
+/** An HMAC key shorter than this is guessable offline from one cookie. */
+const MIN_SESSION_KEY_CHARS = 32;
+
+/** `dashboard.oidc` with its client secret and session key read (the schema makes sure each has a source). */
+function oidcSettings(
+  config: DashboardConfig,
+  env: Record<string, string | undefined>,
+): { oidc?: OidcSettings } {
+  const oidc = config.oidc;
+  if (oidc === undefined) return {};
+  const secretKey =
+    oidc.clientSecretEnv !== undefined ? 'dashboard.oidc.clientSecretEnv' : 'dashboard.oidc.clientSecretFile';
+  const clientSecret = resolveSecret(
+    secretKey,
+    { secretEnv: oidc.clientSecretEnv, secretFile: oidc.clientSecretFile },
+    env,
+  );
+  const sessionWhat =
+    oidc.sessionKeyEnv !== undefined ? 'dashboard.oidc.sessionKeyEnv' : 'dashboard.oidc.sessionKeyFile';
+  const sessionKey = resolveSecret(
+    sessionWhat,
+    { secretEnv: oidc.sessionKeyEnv, secretFile: oidc.sessionKeyFile },
+    env,
+  );
+  if (clientSecret === undefined) throw new SecretUnavailableError(secretKey, 'oidc needs a client secret');
+  if (sessionKey === undefined || sessionKey.length < MIN_SESSION_KEY_CHARS)
+    throw new SecretUnavailableError(
+      sessionWhat,
+      `the session key must be at least ${MIN_SESSION_KEY_CHARS} characters`,
+    );
+  return { oidc: { config: oidc, clientSecret, sessionKey } };
 }
 
 /** Where the server that carries the dashboard listens, which decides what may be open. */
@@ -44,7 +80,14 @@ export function dashboardAccess(
     env,
   );
   const actions = config.actions;
-  const base = { ...(readToken !== undefined ? { readToken } : {}), openReads: loopback, ...hosts };
+  const signIn = oidcSettings(config, env);
+  const base = {
+    ...(readToken !== undefined ? { readToken } : {}),
+    // With sign-in, reads are a person's (their RBAC) or a token's: never open, even on loopback.
+    openReads: loopback && signIn.oidc === undefined,
+    ...hosts,
+    ...signIn,
+  };
   if (!actions.enabled) return { ...base, actions: { enabled: false } };
   const what = actions.tokenEnv !== undefined ? 'dashboard.actions.tokenEnv' : 'dashboard.actions.tokenFile';
   const token = resolveSecret(what, { secretEnv: actions.tokenEnv, secretFile: actions.tokenFile }, env);
@@ -53,8 +96,8 @@ export function dashboardAccess(
   return { ...base, actions: { enabled: true, token } };
 }
 
-/** The bearer token of a request, or undefined (cookies are never looked at: no ambient credentials). */
-function bearerOf(req: IncomingMessage): string | undefined {
+/** The bearer token of a request, or undefined (the session cookie of sign-in is oidc-sign-in.ts's). */
+export function bearerOf(req: IncomingMessage): string | undefined {
   const header = req.headers.authorization;
   if (header === undefined) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);

@@ -8,7 +8,9 @@ export type DashboardErrorCode =
   | 'dashboard.not_found'
   | 'dashboard.method_not_allowed'
   | 'dashboard.unknown_verb'
-  | 'dashboard.unknown_group';
+  | 'dashboard.unknown_group'
+  | 'dashboard.csrf'
+  | 'dashboard.forbidden';
 
 export class DashboardRequestError extends Error {
   override readonly name = 'DashboardRequestError';

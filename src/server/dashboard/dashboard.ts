@@ -1,7 +1,8 @@
 // The dashboard on the server's port: the JSON API under /api/v1, the live event stream, the verbs, and the page at /ui/.
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../../clock/clock.ts';
-import type { KubeClients } from '../../kube/client.ts';
+import { createImpersonatingKubeClients, type KubeClients } from '../../kube/client.ts';
 import { EventRecorder } from '../../kube/event-recorder.ts';
 import type { RolloutKey } from '../../reconciler/observed-state-reader.ts';
 import {
@@ -18,10 +19,14 @@ import {
 import type { Logger } from '../../log/logger.ts';
 import { DRIVEN_GROUPS, type DrivenApi, type DrivenGroup } from '../../manifest/driven-api.ts';
 import { BOTH_APIS } from '../../views/rollout-list.ts';
-import { carriesToken, type DashboardAccess } from './dashboard-access.ts';
+import { findExperiment, listExperimentViews, readExperimentView } from '../../views/experiment-reads.ts';
+import { bearerOf, carriesToken, type DashboardAccess } from './dashboard-access.ts';
+import type { DashboardSession } from './dashboard-session.ts';
 import { loadDashboardAssets, type DashboardAsset } from './dashboard-assets.ts';
 import { DashboardRequestError } from './dashboard-error.ts';
+import { CALLBACK_PATH, OidcSignIn, SIGN_IN_PATH, SIGN_OUT_PATH } from './oidc-sign-in.ts';
 import { hostAllowed, sameOrigin } from './request-authority.ts';
+import { RolloutReadReview } from './rollout-read-review.ts';
 import type { PromotionsResponse } from './promotion-pipeline.ts';
 import type { ReadPromotions } from './promotion-reads.ts';
 import { listRolloutSummaries, readRolloutDetail } from './rollout-reads.ts';
@@ -62,6 +67,15 @@ export interface DashboardOptions {
   promotions?: ReadPromotions;
 }
 
+/**
+ * Who a request reads or acts as: a bearer token (Rollgate's own rights, as configured), or a person signed
+ * in with OpenID Connect (their own rights: reads reviewed, actions impersonated).
+ */
+type Reader = { kind: 'token' } | { kind: 'person'; session: DashboardSession };
+
+/** The header a signed-in page's non-GET requests carry: the session's CSRF value, which no other site can read. */
+export const CSRF_HEADER = 'x-rollgate-csrf';
+
 /** What /api/v1/promotions answers when no promotion is configured where the dashboard runs. */
 const NO_PROMOTIONS: PromotionsResponse = { environments: [], promotions: [], history: [] };
 
@@ -76,6 +90,7 @@ export interface Dashboard {
 const NAME = '[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?';
 const DETAIL = new RegExp(`^/api/v1/rollouts/(${NAME})/(${NAME})/?$`);
 const VERB = new RegExp(`^/api/v1/rollouts/(${NAME})/(${NAME})/([a-z-]+)/?$`);
+const EXPERIMENT = new RegExp(`^/api/v1/experiments/(${NAME})/(${NAME})/?$`);
 
 /** The page may load only its own files and talk only to this server. */
 const PAGE_HEADERS = {
@@ -108,18 +123,24 @@ function sendError(res: ServerResponse, err: DashboardRequestError): void {
 }
 
 /** A failure from the cluster as the API answers it: the kube error's code, and 404 for a missing rollout. */
-function kubeFailure(res: ServerResponse, err: unknown): void {
+function kubeFailure(res: ServerResponse, err: unknown, reader: Reader = { kind: 'token' }): void {
+  if (err instanceof DashboardRequestError) throw err;
   const code = (err as { code?: unknown }).code;
   const message = err instanceof Error ? err.message : String(err);
   if (typeof code !== 'string') throw err;
+  // A person's request refused by the API server is their RBAC speaking; Rollgate's own is a setup fault.
   const status =
-    code === 'kube.rollout_not_found' || code === 'kube.not_found'
-      ? 404
-      : code === 'kube.conflict' || code === 'kube.rollout_ambiguous'
-        ? 409
-        : code === 'kube.invalid'
-          ? 422
-          : 502;
+    code === 'kube.forbidden' && reader.kind === 'person'
+      ? 403
+      : code === 'kube.rollout_not_found' || code === 'kube.experiment_not_found' || code === 'kube.not_found'
+        ? 404
+        : code === 'kube.conflict' ||
+            code === 'kube.rollout_ambiguous' ||
+            code === 'kube.experiment_ambiguous'
+          ? 409
+          : code === 'kube.invalid' || code === 'kube.experiment_invalid'
+            ? 422
+            : 502;
   sendJson(res, status, { error: { code, message } });
 }
 
@@ -147,21 +168,62 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     return group;
   };
   const stream = new RolloutStream(clients, options.watchRollouts, logger);
+  const signIn = access.oidc ? new OidcSignIn(access.oidc, clock, logger) : undefined;
+  const review = signIn ? new RolloutReadReview(clients, clock) : undefined;
+  /** Whether a person may read Rollouts (or `resource`) of `group` in `namespace` (a token reader always may). */
+  const mayRead = async (
+    reader: Reader,
+    namespace: string,
+    group: string,
+    resource = 'rollouts',
+  ): Promise<boolean> =>
+    reader.kind === 'token' ||
+    review === undefined ||
+    (await review.mayGet(reader.session, namespace, group, resource));
+  /** The session of a request that sends no bearer token (a token always wins: automation keeps its rights). */
+  const sessionOf = (req: IncomingMessage): DashboardSession | undefined =>
+    signIn !== undefined && bearerOf(req) === undefined ? signIn.sessionOf(req) : undefined;
   const events = new EventRecorder(clients.core, clock, logger, 'rollgate-dashboard');
 
   // Whoever may act may also read: the page then needs one token, not two.
   const actionToken = access.actions.enabled ? access.actions.token : undefined;
-  const requireRead = (req: IncomingMessage): void => {
-    if (access.readToken === undefined && access.openReads) return;
-    if (access.readToken !== undefined && carriesToken(req, access.readToken)) return;
-    if (actionToken !== undefined && carriesToken(req, actionToken)) return;
+  const requireRead = (req: IncomingMessage): Reader => {
+    const session = sessionOf(req);
+    if (session !== undefined) return { kind: 'person', session };
+    if (access.readToken === undefined && access.openReads) return { kind: 'token' };
+    if (access.readToken !== undefined && carriesToken(req, access.readToken)) return { kind: 'token' };
+    if (actionToken !== undefined && carriesToken(req, actionToken)) return { kind: 'token' };
     throw new DashboardRequestError(
       401,
       'dashboard.unauthorized',
       access.readToken === undefined && actionToken === undefined
         ? 'dashboard reads need a token on a server other machines can reach: set dashboard.readTokenEnv or dashboard.readTokenFile (and send it as Authorization: Bearer <token>), or bind server.host to 127.0.0.1'
-        : 'send the dashboard token as Authorization: Bearer <token>',
+        : signIn !== undefined
+          ? `sign in at ${SIGN_IN_PATH}, or send the dashboard token as Authorization: Bearer <token>`
+          : 'send the dashboard token as Authorization: Bearer <token>',
     );
+  };
+
+  /**
+   * A signed-in person's non-GET: from the dashboard's own page only. The session cookie is SameSite=Strict,
+   * the request must name this server as its Origin (browsers send one on every POST), and it must carry
+   * the session's CSRF value in a header, which only a page of this origin could have read
+   * (GET /api/v1/session) and which no form or simple cross-site request can set.
+   */
+  const requirePersonAction = (req: IncomingMessage, session: DashboardSession): void => {
+    const given = req.headers[CSRF_HEADER];
+    if (req.headers.origin === undefined || !sameOrigin(req.headers))
+      throw new DashboardRequestError(
+        403,
+        'dashboard.cross_origin',
+        "a signed-in person's actions are taken only from the dashboard's own page (its Origin)",
+      );
+    if (typeof given !== 'string' || !sameSecret(given, session.csrf))
+      throw new DashboardRequestError(
+        403,
+        'dashboard.csrf',
+        `send the session's CSRF value (GET /api/v1/session) in the ${CSRF_HEADER} header`,
+      );
   };
 
   const requireAction = (req: IncomingMessage): void => {
@@ -216,25 +278,36 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         'dashboard.unknown_verb',
         `unknown verb ${verb}; use one of ${Object.keys(DASHBOARD_VERBS).join(', ')}`,
       );
-    requireAction(req);
+    const session = sessionOf(req);
+    if (session === undefined) requireAction(req);
+    else requirePersonAction(req, session);
+    const reader: Reader = session === undefined ? { kind: 'token' } : { kind: 'person', session };
     const group = groupOf(req);
     req.resume();
     const client = req.socket.remoteAddress ?? 'unknown';
+    const who = session === undefined ? {} : { user: session.user };
+    // A person's verb is sent as that person: the API server's RBAC, not Rollgate's, decides.
+    const acting =
+      session === undefined ? clients : createImpersonatingKubeClients(clients.kubeConfig, session);
     let result: RolloutCommandResult;
     let found: DrivenApi;
     try {
       // Found first, so the verb and its Event go to the Rollout's own group (a name may be in both).
-      found = (await findRollout(clients, key, group)).api;
-      result = await DASHBOARD_VERBS[verb as DashboardVerb](clients, key, clock, { group: found.group });
+      found = (await findRollout(acting, key, group)).api;
+      result = await DASHBOARD_VERBS[verb as DashboardVerb](acting, key, clock, { group: found.group });
     } catch (err) {
-      logger.warn({ verb, rollout: `${key.namespace}/${key.name}`, client, err }, 'dashboard action failed');
-      return kubeFailure(res, err);
+      logger.warn(
+        { verb, rollout: `${key.namespace}/${key.name}`, client, ...who, err },
+        'dashboard action failed',
+      );
+      return kubeFailure(res, err, reader);
     }
     // Who did what, from where: the log for operators, the Event for whoever looks at the rollout.
-    logger.info({ verb, rollout: `${key.namespace}/${key.name}`, client }, 'dashboard action');
+    logger.info({ verb, rollout: `${key.namespace}/${key.name}`, client, ...who }, 'dashboard action');
+    const by = session === undefined ? `from ${client}` : `by ${session.user}`;
     await events.record(
       { apiVersion: found.apiVersion, kind: 'Rollout', namespace: key.namespace, name: key.name },
-      { type: 'Normal', reason: 'DashboardAction', message: `${verb} from ${client}: ${result.summary}` },
+      { type: 'Normal', reason: 'DashboardAction', message: `${verb} ${by}: ${result.summary}` },
     );
     sendJson(res, 200, { verb, group: found.group, ...result });
   };
@@ -245,6 +318,18 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     if (path === '/ui') {
       res.writeHead(308, { location: '/ui/' });
       res.end();
+      return true;
+    }
+    if (path.startsWith('/ui/auth/')) return signInRoute(req, res, path);
+    if (path === '/api/v1/session' || path === '/api/v1/session/') {
+      if (req.method !== 'GET')
+        throw new DashboardRequestError(405, 'dashboard.method_not_allowed', 'the session is read with GET');
+      const session = sessionOf(req);
+      // The CSRF value goes only to a same-origin reader: no CORS header is ever sent.
+      sendJson(res, 200, {
+        signIn: signIn !== undefined,
+        ...(session !== undefined ? { user: session.user, groups: session.groups, csrf: session.csrf } : {}),
+      });
       return true;
     }
     if (path.startsWith('/ui/')) {
@@ -272,9 +357,12 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     if (req.method !== 'GET')
       throw new DashboardRequestError(405, 'dashboard.method_not_allowed', `${req.method ?? ''} not allowed`);
     if (path === '/api/v1/rollouts' || path === '/api/v1/rollouts/') {
-      requireRead(req);
+      const reader = requireRead(req);
       try {
-        sendJson(res, 200, { items: await listRolloutSummaries(clients, scope, apis) });
+        const all = await listRolloutSummaries(clients, scope, apis);
+        // Read with Rollgate's identity, shown as far as the person may `get` (one review per namespace).
+        const shown = await Promise.all(all.map((r) => mayRead(reader, r.namespace, r.group)));
+        sendJson(res, 200, { items: all.filter((_, i) => shown[i]) });
       } catch (err) {
         kubeFailure(res, err);
       }
@@ -282,7 +370,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     }
     const detail = DETAIL.exec(path);
     if (detail !== null) {
-      requireRead(req);
+      const reader = requireRead(req);
       if (outOfScope(detail[1]))
         throw new DashboardRequestError(
           404,
@@ -292,6 +380,15 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       const key = { namespace: detail[1] ?? '', name: detail[2] ?? '' };
       const group = groupOf(req);
       try {
+        // Every group the Rollout may be found in must be readable, so a refusal says nothing of which exists.
+        if (reader.kind === 'person')
+          for (const g of group === undefined ? shownGroups : [group])
+            if (!(await mayRead(reader, key.namespace, g)))
+              throw new DashboardRequestError(
+                403,
+                'dashboard.forbidden',
+                `${reader.session.user} may not get rollouts.${g} in namespace ${key.namespace}`,
+              );
         const found = await readRolloutDetail(clients, key, clock.now(), group);
         if (found === undefined)
           sendJson(res, 404, {
@@ -306,18 +403,91 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       }
       return true;
     }
-    if (path === '/api/v1/promotions' || path === '/api/v1/promotions/') {
-      requireRead(req);
+    if (path === '/api/v1/experiments' || path === '/api/v1/experiments/') {
+      const reader = requireRead(req);
       try {
-        sendJson(res, 200, options.promotions ? await options.promotions() : NO_PROMOTIONS);
+        // Those the schema refuses are left out, as in the rollout list; a person sees those of the
+        // namespaces where they may `get` experiments.
+        const { views } = await listExperimentViews(clients, scope, apis);
+        const shown = await Promise.all(
+          views.map((v) => mayRead(reader, v.namespace, v.group, 'experiments')),
+        );
+        sendJson(res, 200, { items: views.filter((_, i) => shown[i]) });
+      } catch (err) {
+        kubeFailure(res, err);
+      }
+      return true;
+    }
+    const experiment = EXPERIMENT.exec(path);
+    if (experiment !== null) {
+      const reader = requireRead(req);
+      if (outOfScope(experiment[1]))
+        throw new DashboardRequestError(
+          404,
+          'dashboard.not_found',
+          `Rollgate watches namespace ${scope} only`,
+        );
+      const ref = { namespace: experiment[1] ?? '', name: experiment[2] ?? '' };
+      const group = groupOf(req);
+      try {
+        // As for a Rollout: every group it may be found in must be readable by the person.
+        if (reader.kind === 'person')
+          for (const g of group === undefined ? shownGroups : [group])
+            if (!(await mayRead(reader, ref.namespace, g, 'experiments')))
+              throw new DashboardRequestError(
+                403,
+                'dashboard.forbidden',
+                `${reader.session.user} may not get experiments.${g} in namespace ${ref.namespace}`,
+              );
+        const { live } = await findExperiment(clients, ref, group);
+        sendJson(res, 200, await readExperimentView(clients, ref, live));
+      } catch (err) {
+        kubeFailure(res, err);
+      }
+      return true;
+    }
+    if (path === '/api/v1/promotions' || path === '/api/v1/promotions/') {
+      const reader = requireRead(req);
+      try {
+        // The pipeline spans sources and namespaces, with no one resource to review: token readers only.
+        const promotions = reader.kind === 'token' && options.promotions;
+        sendJson(res, 200, promotions ? await promotions() : NO_PROMOTIONS);
       } catch (err) {
         kubeFailure(res, err);
       }
       return true;
     }
     if (path === '/api/v1/events') {
-      requireRead(req);
-      stream.subscribe(res);
+      const reader = requireRead(req);
+      stream.subscribe(res, reader.kind === 'person' ? (ns, g) => mayRead(reader, ns, g) : undefined);
+      return true;
+    }
+    throw new DashboardRequestError(404, 'dashboard.not_found', `no route ${path}`);
+  };
+
+  /** /ui/auth/…: sign-in, the IdP's callback, sign-out; not found without `dashboard.oidc`. */
+  const signInRoute = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> => {
+    if (signIn === undefined)
+      throw new DashboardRequestError(
+        404,
+        'dashboard.not_found',
+        'sign-in is not configured (dashboard.oidc)',
+      );
+    if (path === SIGN_IN_PATH || path === CALLBACK_PATH) {
+      if (req.method !== 'GET')
+        throw new DashboardRequestError(405, 'dashboard.method_not_allowed', `${path} is read with GET`);
+      if (path === SIGN_IN_PATH) await signIn.signIn(res);
+      else await signIn.callback(req, res);
+      return true;
+    }
+    if (path === SIGN_OUT_PATH) {
+      if (req.method !== 'POST')
+        throw new DashboardRequestError(405, 'dashboard.method_not_allowed', 'sign out with POST');
+      const session = signIn.sessionOf(req);
+      // Without a session there is nothing to end; the cookie is cleared anyway.
+      if (session !== undefined) requirePersonAction(req, session);
+      req.resume();
+      sendJson(res, 200, { signedOut: true }, { 'set-cookie': signIn.endSession() });
       return true;
     }
     throw new DashboardRequestError(404, 'dashboard.not_found', `no route ${path}`);
@@ -351,4 +521,10 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     },
     close: () => stream.close(),
   };
+}
+
+/** Whether two secrets are equal, in a time that does not depend on where they differ. */
+function sameSecret(given: string, expected: string): boolean {
+  const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+  return timingSafeEqual(digest(given), digest(expected));
 }

@@ -11,6 +11,8 @@ import { buildRolloutTree, type RolloutTree } from '../../views/rollout-tree.ts'
 import { buildRolloutView, type RolloutView } from '../../views/rollout-view.ts';
 import { POD_TEMPLATE_HASH_LABEL } from '../../rollout/index.ts';
 import { rolloutSchema, type Rollout } from '../../manifest/rollout.ts';
+import { findExperiment, readExperimentView } from '../../views/experiment-reads.ts';
+import { currentStepExperimentName, type ExperimentView } from '../../views/experiment-view.ts';
 import { summarizeRollout, type ReplicaSetImages, type RolloutSummary } from './rollout-summary.ts';
 
 /** A Kubernetes Event on the rollout, newest first in the detail. */
@@ -28,6 +30,8 @@ export interface RolloutDetail {
   view: RolloutView;
   tree: RolloutTree;
   events: RolloutEventView[];
+  /** The Experiment of the current step, when that step is an `experiment` step and it was created. */
+  experiment?: ExperimentView;
 }
 
 /** How many measurements per metric the detail carries: enough for the chart of a run's history. */
@@ -166,12 +170,20 @@ export async function readRolloutDetail(
   const read = await new ObservedStateReader(clients, undefined, api).read(key);
   if (read === undefined) return undefined;
   const { observed } = read;
-  const [details, events, replicaSets]: [AnalysisRunView[], RolloutEventView[], ReplicaSetImages[]] =
-    await Promise.all([
-      readAnalysisRunViews(clients, key, observed.rollout.metadata.uid ?? '', DETAIL_MEASUREMENTS, api),
-      readRolloutEvents(clients, key, api),
-      listReplicaSetImages(clients, key.namespace),
-    ]);
+  const experimentName = currentStepExperimentName(observed.rollout, observed.experiments ?? []);
+  const [details, events, replicaSets, experiment]: [
+    AnalysisRunView[],
+    RolloutEventView[],
+    ReplicaSetImages[],
+    ExperimentView | undefined,
+  ] = await Promise.all([
+    readAnalysisRunViews(clients, key, observed.rollout.metadata.uid ?? '', DETAIL_MEASUREMENTS, api),
+    readRolloutEvents(clients, key, api),
+    listReplicaSetImages(clients, key.namespace),
+    experimentName === undefined
+      ? undefined
+      : readStepExperiment(clients, key.namespace, experimentName, api),
+  ]);
   const view = buildRolloutView(observed, now);
   view.analysisRunDetails = details;
   return {
@@ -179,5 +191,25 @@ export async function readRolloutDetail(
     view,
     tree: buildRolloutTree(observed, details),
     events,
+    ...(experiment !== undefined && { experiment }),
   };
+}
+
+/** The step's Experiment in the Rollout's group; undefined when it went between the two reads. */
+async function readStepExperiment(
+  clients: KubeClients,
+  namespace: string,
+  name: string,
+  api: DrivenApi,
+): Promise<ExperimentView | undefined> {
+  const ref = { namespace, name };
+  try {
+    const { live } = await findExperiment(clients, ref, api.group);
+    return await readExperimentView(clients, ref, live);
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    // Gone between the two reads, or not readable: the rollout is still shown, without it.
+    if (code === 'kube.experiment_not_found' || code === 'kube.experiment_invalid') return undefined;
+    throw err;
+  }
 }

@@ -13,6 +13,18 @@ export type WatchRollouts = (handlers: {
   onRestarted: () => void;
 }) => Promise<{ stop(): void }>;
 
+/**
+ * Whether a page's reader may see Rollouts of `group` in `namespace` (a signed-in person: their RBAC); a
+ * page without one (a token) sees every event.
+ */
+export type StreamFilter = (namespace: string, group: string) => Promise<boolean>;
+
+interface Subscriber {
+  may: StreamFilter | undefined;
+  /** A filtered page's events, one after another, so an answer that comes late cannot reorder them. */
+  queue: Promise<void>;
+}
+
 /** Keeps proxies and load balancers from closing an idle stream (most cut at 60 s). */
 const HEARTBEAT_MS = 15_000;
 
@@ -21,7 +33,7 @@ const HEARTBEAT_MS = 15_000;
  * `deleted` carries `{ namespace, name, group }`, `resync` says "read the list again".
  */
 export class RolloutStream {
-  private readonly clients = new Set<ServerResponse>();
+  private readonly clients = new Map<ServerResponse, Subscriber>();
   private watch: Promise<{ stop(): void }> | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   /** The newest watch event per rollout: an older one whose ReplicaSet read finishes later is dropped. */
@@ -35,7 +47,7 @@ export class RolloutStream {
   ) {}
 
   /** Adds a page; the watch starts with the first one and stops after the last leaves. */
-  subscribe(res: ServerResponse): void {
+  subscribe(res: ServerResponse, may?: StreamFilter): void {
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
@@ -44,7 +56,7 @@ export class RolloutStream {
       'x-accel-buffering': 'no',
     });
     res.write('retry: 2000\n: connected\n\n');
-    this.clients.add(res);
+    this.clients.set(res, { may, queue: Promise.resolve() });
     res.on('close', () => {
       this.clients.delete(res);
       if (this.clients.size === 0) this.stopWatch();
@@ -55,17 +67,33 @@ export class RolloutStream {
 
   /** Ends every stream and the watch (the server is stopping). */
   close(): void {
-    for (const res of this.clients) res.end();
+    for (const res of this.clients.keys()) res.end();
     this.clients.clear();
     this.stopWatch();
   }
 
   private send(text: string): void {
-    for (const res of this.clients) res.write(text);
+    for (const res of this.clients.keys()) res.write(text);
   }
 
-  private event(name: string, data: unknown): void {
-    this.send(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+  /** An event to every page, or, with `about`, only to those whose reader may see that Rollout. */
+  private event(name: string, data: unknown, about?: { namespace: string; group: string }): void {
+    const text = `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+    for (const [res, subscriber] of this.clients) {
+      const { may } = subscriber;
+      if (may === undefined || about === undefined) {
+        res.write(text);
+        continue;
+      }
+      subscriber.queue = subscriber.queue
+        .then(() => may(about.namespace, about.group))
+        .then(
+          (allowed) => {
+            if (allowed) res.write(text);
+          },
+          (err: unknown) => this.logger.debug({ err }, 'dashboard: could not review an event'),
+        );
+    }
   }
 
   private startWatch(): void {
@@ -95,11 +123,8 @@ export class RolloutStream {
     this.latest.set(key, mine);
     if (type === 'DELETED') {
       this.latest.delete(key);
-      return this.event('deleted', {
-        namespace,
-        name: rollout.metadata.name,
-        group: drivenApiOfVersion(rollout.apiVersion).group,
-      });
+      const group = drivenApiOfVersion(rollout.apiVersion).group;
+      return this.event('deleted', { namespace, name: rollout.metadata.name, group }, { namespace, group });
     }
     let replicaSets: Awaited<ReturnType<typeof listReplicaSetImages>> = [];
     try {
@@ -109,6 +134,7 @@ export class RolloutStream {
       this.logger.debug({ err }, 'dashboard: could not read ReplicaSets for an event');
     }
     if (this.latest.get(key) !== mine) return;
-    this.event('rollout', { type, rollout: summarizeRollout(rollout, replicaSets) });
+    const summary = summarizeRollout(rollout, replicaSets);
+    this.event('rollout', { type, rollout: summary }, { namespace, group: summary.group });
   }
 }

@@ -89,12 +89,13 @@ describe('what the CLI bundle loads', () => {
     expect(packagesLoadedBy('src/git/revision-tree.ts')).toContain('isomorphic-git');
   });
 
-  it('status, get rollout, list rollouts, promote, abort, retry, pause, resume, restart: the cluster client, nothing long-running', () => {
+  it('status, get rollout|experiment, list rollouts|experiments, promote, abort, retry, pause, resume, restart: the cluster client, nothing long-running', () => {
     for (const entry of [
       'src/kube/client.ts',
       'src/views/rollout-commands.ts',
       'src/views/rollout-view.ts',
       'src/cli/get-rollout.ts',
+      'src/cli/get-experiment.ts',
     ]) {
       const loaded = packagesLoadedBy(entry);
       expect(loaded).toContain(CLUSTER_CLIENT);

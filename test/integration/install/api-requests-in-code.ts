@@ -226,14 +226,37 @@ function routerRequests(): ApiRequest[] {
 /**
  * Impersonation (src/kube/impersonation.ts): a source with serviceAccountName sends `Impersonate-User`
  * with a ServiceAccount's user name, which the API server authorizes as `impersonate` on
- * `serviceaccounts` (in its namespace, by name). Never `Impersonate-Group`, so never `groups` or `users`.
+ * `serviceaccounts` (in its namespace, by name). A person signed in to the dashboard is sent as their
+ * user and groups: `impersonate` on `users` and `groups` (granted by deploy/components/dashboard-sign-in
+ * only, see {@link SIGN_IN_REQUESTS}).
  */
 function impersonationRequests(file: string, text: string): ApiRequest[] {
   if (!text.includes("'Impersonate-User'")) return [];
+  const found = [{ group: '', resource: 'serviceaccounts', verb: 'impersonate', where: file }];
   if (text.includes("'Impersonate-Group'"))
-    throw new Error(`${file} impersonates groups: list what it requests in api-requests-in-code.ts`);
-  return [{ group: '', resource: 'serviceaccounts', verb: 'impersonate', where: file }];
+    found.push(
+      { group: '', resource: 'users', verb: 'impersonate', where: file },
+      { group: '', resource: 'groups', verb: 'impersonate', where: file },
+    );
+  return found;
 }
+
+/** SubjectAccessReviews (the dashboard's review of what a signed-in person may read). */
+function accessReviewRequests(file: string, text: string): ApiRequest[] {
+  return text.includes('.createSubjectAccessReview(')
+    ? [{ group: 'authorization.k8s.io', resource: 'subjectaccessreviews', verb: 'create', where: file }]
+    : [];
+}
+
+/**
+ * What only dashboard sign-in (dashboard.oidc) asks for, granted by the component
+ * deploy/components/dashboard-sign-in and by no install on its own.
+ */
+export const SIGN_IN_REQUESTS = [
+  { group: '', resource: 'users', verb: 'impersonate' },
+  { group: '', resource: 'groups', verb: 'impersonate' },
+  { group: 'authorization.k8s.io', resource: 'subjectaccessreviews', verb: 'create' },
+];
 
 /** The requests Rollgate's own processes make, from the code in src/. */
 export function controllerRequests(): ApiRequest[] {
@@ -250,6 +273,7 @@ export function controllerRequests(): ApiRequest[] {
         ...(file === ROUTE_WRITER ? [] : customObjectRequests(file, text)),
         ...watchRequests(file, text),
         ...impersonationRequests(file, text),
+        ...accessReviewRequests(file, text),
       ];
     })
     .concat(routerRequests());

@@ -8,7 +8,12 @@ import { parse } from 'yaml';
 import { loadConfig } from '../../../src/config/index.ts';
 import { NOTIFICATION_CONFIGMAP, NOTIFICATION_SECRET } from '../../../src/notify/notification-config.ts';
 import { TRAFFIC_PROVIDERS } from '../../../src/traffic/traffic-providers.ts';
-import { controllerRequests, syncRequests, type ApiRequest } from './api-requests-in-code.ts';
+import {
+  controllerRequests,
+  SIGN_IN_REQUESTS,
+  syncRequests,
+  type ApiRequest,
+} from './api-requests-in-code.ts';
 import {
   INSTALLS,
   groupOf,
@@ -107,7 +112,11 @@ const GRANTED_FOR_ADMISSION = [
 ];
 /** Asked for by the code but deliberately not granted: the install creates rollgate-system itself, so the
  * source state store's create-namespace-if-missing never runs (it reads the namespace first). */
-const NOT_GRANTED = [{ group: '', resource: 'namespaces', verb: 'create' }];
+const NOT_GRANTED = [
+  { group: '', resource: 'namespaces', verb: 'create' },
+  // Dashboard sign-in's rights: only with the component deploy/components/dashboard-sign-in.
+  ...SIGN_IN_REQUESTS,
+];
 
 /**
  * What the namespaced install leaves out, being cluster-scoped: the CRD install at start (its Deployment
@@ -342,6 +351,9 @@ describe("the ClusterRole is the code's API requests, no more, no fewer", () => 
       'apiextensions.k8s.io customresourcedefinitions patch',
       'core configmaps update',
       'core serviceaccounts impersonate',
+      'core users impersonate',
+      'core groups impersonate',
+      'authorization.k8s.io subjectaccessreviews create',
     ])
       expect(keys, expected).toContain(expected);
   });
@@ -373,6 +385,32 @@ describe("the ClusterRole is the code's API requests, no more, no fewer", () => 
       ),
     );
     expect(unused).toEqual([]);
+  });
+
+  it('dashboard sign-in: the component grants exactly what sign-in asks for, cluster-wide, to the ServiceAccount', async () => {
+    const mine = mkdtempSync(join(tmpdir(), 'rollgate-sign-in-'));
+    try {
+      const base = relative(mine, resolve(INSTALLS.base));
+      const component = relative(mine, resolve('deploy/components/dashboard-sign-in'));
+      writeFileSync(join(mine, 'kustomization.yaml'), `resources: [${base}]\ncomponents: [${component}]\n`);
+      const objects = parseRendered(await kustomize(mine));
+      const withSignIn = serviceAccountRules(objects);
+      for (const r of SIGN_IN_REQUESTS)
+        expect(
+          withSignIn.some(({ rule, namespace }) => namespace === undefined && allows(rule, r)),
+          key(r),
+        ).toBe(true);
+      const granted = rulesOf(named(objects, 'ClusterRole', 'rollgate-dashboard-sign-in')).flatMap((rule) =>
+        (rule.apiGroups ?? []).flatMap((group) =>
+          (rule.resources ?? []).flatMap((resource) =>
+            rule.verbs.map((verb) => key({ group, resource, verb })),
+          ),
+        ),
+      );
+      expect(granted.sort()).toEqual(SIGN_IN_REQUESTS.map(key).sort());
+    } finally {
+      rmSync(mine, { recursive: true, force: true });
+    }
   });
 
   it('keeps writes to the state ConfigMap inside rollgate-system, and CRD writes to our CRDs', () => {

@@ -2,13 +2,14 @@
 // `kubectl apply` of a source syncs it without a restart, a changed branch takes effect at once, a bad spec
 // is Ready=False naming the field while the others proceed, `kubectl get` shows the printer columns, a
 // delete stops the polls (and with pruneOnDelete prunes), and 100 sources in one apply all sync.
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { serveGitRepositories } from '../../../src/git/smart-http-server.ts';
 import { toPlainObject } from '../../../src/kube/client.ts';
 import { sourceStateName } from '../../../src/sync/source-state-object.ts';
 import { eventually } from '../../support/eventually.ts';
 import { configMapYaml, WorkingCopy } from '../../support/git-fixtures.ts';
-import { startSystemScene, type SystemScene } from '../../support/system-scene.ts';
+import { startSystemScene, type SceneRollgate, type SystemScene } from '../../support/system-scene.ts';
 import { rolloutYaml } from '../pipeline/pipeline-harness.ts';
 
 const NS = 'team-a';
@@ -16,6 +17,7 @@ const STATE_NS = 'rollgate-system';
 const MANY = 100;
 
 let scene: SystemScene;
+let poller: SceneRollgate;
 /** Every request the Git server answered: path and when. */
 const requests: Array<{ path: string; at: number }> = [];
 
@@ -80,7 +82,7 @@ beforeAll(async () => {
   scene = await startSystemScene({
     name: 'gitsources',
     redisUrl: inject('redisUrl'),
-    repositories: ['apps', 'other', 'many'],
+    repositories: ['apps', 'other', 'many', 'hooked'],
     gitServer: (root) =>
       serveGitRepositories({
         root,
@@ -120,7 +122,7 @@ beforeAll(async () => {
   await many.push(scene.repoUrl('many'));
   await scene.kubectl(['create', 'namespace', NS]);
   // Two poller processes; plain YAML sources need no kustomize.
-  await scene.startRollgate({ role: 'poller' });
+  poller = await scene.startRollgate({ role: 'poller' });
   await scene.startRollgate({ role: 'poller' });
 }, 120_000);
 
@@ -218,6 +220,64 @@ describe('GitSource objects with two poller processes', () => {
     });
     process.stderr.write(`[git-sources] branch change synced after ${Date.now() - changedAt} ms\n`);
     expect(object.status?.observedGeneration).toBe(2);
+  });
+
+  it('syncs a push delivered to the GitSource’s own receiver, signed with its Secret, at once', async () => {
+    const secret = 'team-a-hook-secret-0123456789';
+    await scene.apply(
+      'hook-secret.json',
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'hook', namespace: NS },
+        stringData: { secret },
+      }),
+    );
+    const hooked = scene.workingCopy('hooked');
+    hooked.write({ 'cfg.yaml': configMapYaml('hooked-cfg', { n: '1' }) });
+    const first = hooked.commit('first');
+    await hooked.push(scene.repoUrl('hooked'));
+    // Polled once an hour: only the webhook can bring the second commit in within the test.
+    await scene.apply(
+      'hooked.json',
+      gitSourceYaml('hooked', {
+        url: scene.repoUrl('hooked'),
+        interval: '1h',
+        render: 'plain',
+        webhook: { secretRef: { name: 'hook' } },
+      }),
+    );
+    await eventually('hooked to sync its first commit', async () => {
+      const o = await gitSource('hooked');
+      if (o?.status?.commit !== first) throw new Error(JSON.stringify(o?.status));
+      return true;
+    });
+    hooked.write({ 'cfg.yaml': configMapYaml('hooked-cfg', { n: '2' }) });
+    const second = hooked.commit('second');
+    await hooked.push(scene.repoUrl('hooked'));
+    const body = JSON.stringify({ repository: scene.repoUrl('hooked'), branch: 'main' });
+    const deliver = (key: string) =>
+      fetch(`${poller.running.http.url}/webhooks/generic/${NS}/hooked`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-rollgate-signature': `sha256=${createHmac('sha256', key).update(body).digest('hex')}`,
+        },
+        body,
+      });
+    expect((await deliver('not-the-secret-of-this-source')).status).toBe(401);
+    const accepted = await deliver(secret);
+    expect(accepted.status).toBe(202);
+    expect(await accepted.json()).toMatchObject({ sourcesQueued: [`${NS}.hooked`] });
+    await eventually(
+      'hooked-cfg from the second commit',
+      async () => (await configMap('hooked-cfg'))?.n === '2',
+      {
+        timeoutMs: 20_000,
+      },
+    );
+    expect((await gitSource('hooked'))?.status?.commit).toBe(second);
+    await scene.kubectl(['delete', 'gitsource', 'hooked', '-n', NS]);
   });
 
   it('refuses a bad spec as Ready=False naming the field, and the other sources proceed', async () => {

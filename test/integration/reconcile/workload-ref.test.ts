@@ -180,7 +180,10 @@ describe('workloadRef on the sandbox', () => {
       testRollout({ name: 'both' }).spec as { template: unknown }
     ).template;
     for (const [object, reason] of [
-      [statefulSet, 'workloadRef apps/v1 StatefulSet stateful is not supported: only apps/v1 Deployment'],
+      [
+        statefulSet,
+        'workloadRef apps/v1 StatefulSet stateful is not supported: only apps/v1 Deployment, apps/v1 ReplicaSet or v1 PodTemplate',
+      ],
       [
         both,
         'spec.template and spec.workloadRef are both set: remove the template, it is read from the Deployment',

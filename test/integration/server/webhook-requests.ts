@@ -184,3 +184,53 @@ export function genericPush(repository: string, spec: PushSpec): WebhookRequest 
     'x-rollgate-signature': `sha256=${hmac(spec.secret, body)}`,
   });
 }
+
+/**
+ * An Azure DevOps service hook notification (`git.push`, or `git.pullrequest.merged` with `merged`), sent with the
+ * basic credentials set on the subscription: `spec.secret` is the password, `user` the user name.
+ */
+export function azureDevOpsEvent(
+  repo: { remoteUrl: string; webUrl: string },
+  spec: PushSpec & { user?: string; merged?: { status: string } },
+): WebhookRequest {
+  const notification = spec.deliveryId ?? randomUUID();
+  const repository = {
+    id: randomUUID(),
+    name: 'deploy',
+    url: repo.webUrl,
+    remoteUrl: repo.remoteUrl,
+    webUrl: repo.webUrl,
+  };
+  const resource = spec.merged
+    ? {
+        repository,
+        pullRequestId: 7,
+        status: spec.merged.status,
+        mergeStatus: 'succeeded',
+        sourceRefName: 'refs/heads/feature',
+        targetRefName: `refs/heads/${spec.branch}`,
+      }
+    : {
+        repository,
+        pushId: 14,
+        refUpdates: [
+          {
+            name: `refs/heads/${spec.branch}`,
+            oldObjectId: '0'.repeat(39) + '1',
+            newObjectId: spec.after ?? 'a'.repeat(40),
+          },
+        ],
+      };
+  const body = bodyOf(spec, {
+    subscriptionId: randomUUID(),
+    notificationId: 3,
+    id: notification,
+    eventType: spec.merged ? 'git.pullrequest.merged' : 'git.push',
+    publisherId: 'tfs',
+    resource,
+    resourceVersion: '1.0',
+    createdDate: new Date().toISOString(),
+  });
+  const credentials = Buffer.from(`${spec.user ?? 'rollgate'}:${spec.secret}`).toString('base64');
+  return jsonRequest(body, { authorization: `Basic ${credentials}` }, 'application/json; charset=utf-8');
+}

@@ -9,6 +9,7 @@ import { createPushRouter, type WatchedSource } from '../../../src/server/push-r
 import type { PushNotice, WebhookProviderName, WebhooksConfig } from '../../../src/server/webhook-types.ts';
 import { openRedisTestScope, type RedisTestScope } from '../../support/redis-test-prefix.ts';
 import {
+  azureDevOpsEvent,
   bitbucketCloudPush,
   bitbucketServerPush,
   genericPush,
@@ -128,6 +129,7 @@ const CASES: ProviderCase[] = [
 const SOURCES: WatchedSource[] = [
   ...new Map(CASES.map((c) => [c.source.name, c.source])).values(),
   { name: 'gh-apps-staging', url: 'https://github.example/acme/apps.git', branch: 'staging' },
+  { name: 'ado-deploy', url: 'https://dev.azure.com/acme/ops/_git/deploy', branch: 'main' },
 ];
 
 let scope: RedisTestScope;
@@ -367,5 +369,201 @@ describe('coalescing', () => {
     expect(results.every((r) => r.status === 202)).toBe(true);
     expect(notices).toHaveLength(50);
     expect(await queuedPolls()).toHaveLength(1);
+  });
+});
+
+describe('POST /webhooks/azure-devops (service hook with basic credentials)', () => {
+  const repo = {
+    remoteUrl: 'https://acme@dev.azure.com/acme/ops/_git/deploy',
+    webUrl: 'https://dev.azure.com/acme/ops/_git/deploy',
+  };
+  const path = '/webhooks/azure-devops';
+  const azure = { 'azure-devops': { secret: 'ado-secret', username: 'rollgate' } };
+
+  beforeEach(async () => {
+    await server.stop();
+    server = await start({ ...CONFIG, ...azure });
+  });
+
+  it('accepts a git.push with the right credentials and polls the source; the same notification again is a replay', async () => {
+    const request = azureDevOpsEvent(repo, { branch: 'main', secret: 'ado-secret' });
+    const res = await send(path, request);
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ status: 'accepted', sourcesQueued: ['ado-deploy'] });
+    expect(notices[0]).toMatchObject({ provider: 'azure-devops', branch: 'main', cause: 'push' });
+    const again = await send(path, request);
+    expect(again.status).toBe(200);
+    expect(again.body.status).toBe('duplicate');
+    expect(await queuedPolls()).toEqual([{ v: 1, source: 'ado-deploy', reason: 'webhook' }]);
+  });
+
+  it('polls the target branch of a completed pull request, and ignores one still active', async () => {
+    const active = await send(
+      path,
+      azureDevOpsEvent(repo, { branch: 'main', secret: 'ado-secret', merged: { status: 'active' } }),
+    );
+    expect(active.status).toBe(202);
+    expect(active.body.status).toBe('ignored');
+    const completed = await send(
+      path,
+      azureDevOpsEvent(repo, { branch: 'main', secret: 'ado-secret', merged: { status: 'completed' } }),
+    );
+    expect(completed.status).toBe(202);
+    expect(notices).toEqual([expect.objectContaining({ branch: 'main', cause: 'merge' })]);
+  });
+
+  it.each([
+    ['no credentials', { authorization: '' }, 'missing Authorization header'],
+    ['a wrong password', { secret: 'wrong' }, 'basic credentials do not match webhooks.azure-devops'],
+    ['another user name', { user: 'someone' }, 'basic credentials do not match webhooks.azure-devops'],
+    ['a bearer token', { authorization: 'Bearer ado-secret' }, 'not HTTP basic credentials'],
+  ])('refuses %s with 401, saying why and never echoing the secret', async (_what, change, reason) => {
+    const request = azureDevOpsEvent(repo, {
+      branch: 'main',
+      secret: 'secret' in change ? change.secret : 'ado-secret',
+      ...('user' in change ? { user: change.user } : {}),
+    });
+    const headers: Record<string, string> = { ...request.headers };
+    if ('authorization' in change) {
+      if (change.authorization === '') delete headers.authorization;
+      else headers.authorization = change.authorization;
+    }
+    const res = await send(path, { headers, body: request.body });
+    expect(res.status).toBe(401);
+    expect(res.body).toMatchObject({ provider: 'azure-devops', status: 'refused' });
+    expect(String(res.body.reason)).toContain(reason);
+    expect(JSON.stringify(res.body)).not.toContain('ado-secret');
+    expect(notices).toHaveLength(0);
+  });
+
+  it('refuses a git.push without refUpdates with 400 naming what is missing', async () => {
+    const res = await send(
+      path,
+      azureDevOpsEvent(repo, {
+        branch: 'main',
+        secret: 'ado-secret',
+        body: JSON.stringify({ eventType: 'git.push', resource: { repository: repo } }),
+      }),
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.reason).toBe('git.push payload without resource.refUpdates or resource.repository');
+    expect(notices).toHaveLength(0);
+  });
+
+  it('refuses every delivery with 403 when webhooks.azure-devops has no secret', async () => {
+    await server.stop();
+    server = await start(CONFIG);
+    const res = await send(path, azureDevOpsEvent(repo, { branch: 'main', secret: 'ado-secret' }));
+    expect(res.status).toBe(403);
+    expect(String(res.body.reason)).toContain('webhook provider azure-devops has no secret configured');
+  });
+});
+
+describe('POST /webhooks/PROVIDER/NAMESPACE/NAME, a GitSource’s own receiver', () => {
+  const TENANT_SECRET = 'team-a-webhook-secret-0123';
+  // Two sources on one repository and branch: the configuration's and team-a's GitSource.
+  const apps: WatchedSource = {
+    name: 'platform-apps',
+    url: 'https://github.example/acme/apps.git',
+    branch: 'main',
+  };
+  const tenant: WatchedSource = {
+    name: 'team-a.apps',
+    url: 'https://github.example/acme/apps',
+    branch: 'main',
+  };
+  const request = (spec: PushSpec): WebhookRequest =>
+    githubPush(
+      {
+        clone: 'https://github.example/acme/apps.git',
+        html: 'https://github.example/acme/apps',
+        ssh: 'git@github.example:acme/apps.git',
+      },
+      spec,
+    );
+
+  beforeEach(async () => {
+    await server.stop();
+    const router = createPushRouter({ sources: [apps, tenant], pollQueue });
+    server = await startHttpServer({
+      port: 0,
+      host: '127.0.0.1',
+      webhooks: CONFIG,
+      sourceWebhooks: (namespace, name) =>
+        namespace === 'team-a' && name === 'apps'
+          ? { source: tenant.name, secret: TENANT_SECRET }
+          : undefined,
+      redis: scope.connection,
+      prefix: scope.prefix,
+      metrics: createRollgateMetrics({ processMetrics: false }),
+      onPush: async (notice) => {
+        notices.push(notice);
+        return router(notice);
+      },
+    });
+  });
+
+  it('accepts a push signed with the GitSource’s secret and polls that source only', async () => {
+    const res = await send(
+      '/webhooks/github/team-a/apps',
+      request({ branch: 'main', secret: TENANT_SECRET }),
+    );
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ status: 'accepted', sourcesQueued: ['team-a.apps'] });
+    expect(await queuedPolls()).toEqual([{ v: 1, source: 'team-a.apps', reason: 'webhook' }]);
+  });
+
+  it('refuses the configuration’s secret there, and the GitSource’s secret on the configuration’s receiver', async () => {
+    const platformSigned = await send(
+      '/webhooks/github/team-a/apps',
+      request({ branch: 'main', secret: 'gh-secret' }),
+    );
+    expect(platformSigned.status).toBe(401);
+    const tenantSigned = await send('/webhooks/github', request({ branch: 'main', secret: TENANT_SECRET }));
+    expect(tenantSigned.status).toBe(401);
+    expect(await queuedPolls()).toEqual([]);
+  });
+
+  it('answers 404 for a GitSource without a receiver, naming what it needs, and reads no body', async () => {
+    const res = await send(
+      '/webhooks/github/team-b/apps',
+      request({ branch: 'main', secret: TENANT_SECRET }),
+    );
+    expect(res.status).toBe(404);
+    expect(res.body.error).toContain('spec.webhook.secretRef');
+    expect(notices).toEqual([]);
+  });
+
+  it('takes one push delivered to both receivers as two deliveries, not a replay', async () => {
+    const body = request({ branch: 'main', secret: 'gh-secret' });
+    const both = [
+      await send('/webhooks/github', body),
+      await send('/webhooks/github/team-a/apps', {
+        ...body,
+        headers: {
+          ...body.headers,
+          'x-hub-signature-256': request({ branch: 'main', secret: TENANT_SECRET, body: body.body }).headers[
+            'x-hub-signature-256'
+          ]!,
+        },
+      }),
+    ];
+    expect(both.map((r) => r.status)).toEqual([202, 202]);
+    expect(both[1]!.body).toMatchObject({ status: 'accepted', sourcesQueued: ['team-a.apps'] });
+    // A replay of the tenant's delivery is still one.
+    const again = await send(
+      '/webhooks/github/team-a/apps',
+      request({ branch: 'main', secret: TENANT_SECRET, body: body.body }),
+    );
+    expect(again.body).toMatchObject({ status: 'duplicate' });
+  });
+
+  it('is no receiver at a path that is not a namespace and a name', async () => {
+    const res = await send(
+      '/webhooks/github/Team_A/apps',
+      request({ branch: 'main', secret: TENANT_SECRET }),
+    );
+    expect(res.status).toBe(405);
+    expect(notices).toEqual([]);
   });
 });

@@ -22,6 +22,12 @@ import {
 } from './bare-repository.ts';
 import { FaultQueue } from './faults.ts';
 import {
+  doubleApp,
+  installationTokenText,
+  type DoubleApp,
+  type MintedInstallationToken,
+} from './github-apps.ts';
+import {
   IdSequence,
   type DoubleCheckRun,
   type DoubleRepository,
@@ -84,6 +90,13 @@ export interface ForgeDoubleOptions {
   token?: string;
   /** Login of the account that owns the default token. */
   botLogin?: string;
+  /**
+   * The double's time for what expires (installation tokens, App JWTs); default the wall clock. A test
+   * advances a ManualClock to expire tokens without waiting.
+   */
+  clock?: { now(): Date };
+  /** How long an installation token lives (default 60 s; GitHub's live an hour). */
+  installationTokenLifeMs?: number;
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -113,6 +126,14 @@ export class ForgeDouble {
   readonly users = new Map<string, DoubleUser>();
   readonly teams = new Map<string, DoubleTeam>();
   readonly tokens = new Map<string, TokenGrant>();
+  /** Tokens that expire (installation tokens): token → epoch ms on {@link clock}. */
+  readonly tokenExpiries = new Map<string, number>();
+  /** GitHub Apps by id (see {@link addApp}). */
+  readonly apps = new Map<string, DoubleApp>();
+  /** Every installation token minted, oldest first. */
+  readonly mintedTokens: MintedInstallationToken[] = [];
+  readonly clock: { now(): Date };
+  readonly installationTokenLifeMs: number;
   readonly repositories = new Map<string, DoubleRepository>();
   readonly bot: DoubleUser;
   readonly token: string;
@@ -132,6 +153,8 @@ export class ForgeDouble {
     options: ForgeDoubleOptions,
   ) {
     this.urls = { web: url, api: `${url}/api/v3` };
+    this.clock = options.clock ?? { now: () => new Date() };
+    this.installationTokenLifeMs = options.installationTokenLifeMs ?? 60_000;
     this.token = options.token ?? `ghp_double${Math.random().toString(36).slice(2)}`;
     this.bot = this.addUser(options.botLogin ?? 'rollgate-bot', 'Bot');
     this.addToken(this.token, { user: this.bot });
@@ -183,6 +206,39 @@ export class ForgeDouble {
   /** Issues a token; permissions default to write on everything Rollgate uses. */
   addToken(token: string, grant: Partial<TokenGrant> & { user: DoubleUser }): void {
     this.tokens.set(token, { contents: 'write', pullRequests: 'write', statuses: 'write', ...grant });
+  }
+
+  /**
+   * Registers a GitHub App (its public key in PEM) installed on `account` as `installationId`; its tokens act
+   * as the bot `<slug>[bot]` with write access to what Rollgate uses.
+   */
+  addApp(options: {
+    appId: string;
+    publicKeyPem: string;
+    installationId: number;
+    account: string;
+    slug?: string;
+  }): DoubleApp {
+    const bot = this.addUser(`${options.slug ?? 'rollgate'}[bot]`, 'Bot');
+    const app = doubleApp(
+      options.appId,
+      options.publicKeyPem,
+      new Map([[options.installationId, options.account]]),
+      bot,
+    );
+    this.apps.set(options.appId, app);
+    return app;
+  }
+
+  /** Mints an installation token of `app` (what `POST /app/installations/{id}/access_tokens` does). */
+  mintInstallationToken(app: DoubleApp, installationId: number): MintedInstallationToken {
+    const token = installationTokenText();
+    const expiresAtMs = this.clock.now().getTime() + this.installationTokenLifeMs;
+    this.addToken(token, { user: app.bot });
+    this.tokenExpiries.set(token, expiresAtMs);
+    const minted = { appId: app.appId, installationId, token, expiresAtMs };
+    this.mintedTokens.push(minted);
+    return minted;
   }
 
   addTeam(slug: string, name = slug): DoubleTeam {
@@ -382,20 +438,38 @@ export class ForgeDouble {
     this.dir.remove();
   }
 
-  /** The grant of a `token`/`Bearer` Authorization header or of basic-auth credentials' password. */
+  /** The grant of a `token`/`Bearer` Authorization header or of basic-auth credentials' password; none once expired. */
   grantFor(authorization: string | undefined): TokenGrant | undefined {
+    const grant = this.grantOfCredentials(authorization);
+    if (grant === undefined) return undefined;
+    return grant.expiresAtMs !== undefined && this.clock.now().getTime() >= grant.expiresAtMs
+      ? undefined
+      : grant.grant;
+  }
+
+  private grantOfCredentials(
+    authorization: string | undefined,
+  ): { grant: TokenGrant; expiresAtMs: number | undefined } | undefined {
+    const token = this.tokenOf(authorization);
+    const grant = token === undefined ? undefined : this.tokens.get(token);
+    return grant === undefined || token === undefined
+      ? undefined
+      : { grant, expiresAtMs: this.tokenExpiries.get(token) };
+  }
+
+  private tokenOf(authorization: string | undefined): string | undefined {
     if (!authorization) return undefined;
     const bearer = /^(?:token|bearer)\s+(\S+)$/i.exec(authorization);
-    if (bearer?.[1]) return this.tokens.get(bearer[1]);
+    if (bearer?.[1]) return bearer[1];
     const basic = /^basic\s+(\S+)$/i.exec(authorization);
     if (basic?.[1]) {
       const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
       // GitHub takes the token as password with any user name (x-access-token by convention), or alone.
-      return (
-        this.tokens.get(colon === -1 ? decoded : decoded.slice(colon + 1)) ??
-        this.tokens.get(decoded.slice(0, colon))
-      );
+      const password = colon === -1 ? decoded : decoded.slice(colon + 1);
+      if (this.tokens.has(password)) return password;
+      const user = decoded.slice(0, colon);
+      return this.tokens.has(user) ? user : undefined;
     }
     return undefined;
   }

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { branchSha, branchShas, countAhead, mergeIntoBranch, resolveCommit } from './bare-repository.ts';
 import type { ApiRequest, ApiResponse, ForgeDouble } from './forge-double.ts';
 import type { DoublePull, DoubleRepository, DoubleStatus, TokenGrant } from './forge-state.ts';
+import { appOfJwt } from './github-apps.ts';
 import { githubDescription, type MatchedOperation } from './github-openapi.ts';
 import {
   checkRunObject,
@@ -527,6 +528,42 @@ function rateLimitHeaders(nowSeconds: number): Record<string, string> {
 }
 
 /**
+ * `POST /app/installations/{installation_id}/access_tokens`: the JWT checked (see appOfJwt), then a token
+ * that expires after the double's installationTokenLifeMs, with the permissions Rollgate needs.
+ */
+function installationTokenAnswer(
+  double: ForgeDouble,
+  request: ApiRequest,
+  operation: MatchedOperation,
+  problems: string[],
+): ApiResponse {
+  const proved = appOfJwt(double.apps, request.headers.authorization, double.clock.now().getTime());
+  if ('problem' in proved) return { status: 401, body: errorBody(proved.problem, 401) };
+  if (problems.length > 0)
+    return { status: 422, body: errorBody(`Invalid request.\n\n${problems.join('\n')}`, 422) };
+  const installationId = Number(operation.params.installation_id);
+  if (!proved.app.installations.has(installationId))
+    return { status: 404, body: errorBody('Not Found', 404) };
+  const minted = double.mintInstallationToken(proved.app, installationId);
+  return {
+    status: 201,
+    body: {
+      token: minted.token,
+      // GitHub writes the expiry without milliseconds.
+      expires_at: new Date(minted.expiresAtMs).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      permissions: {
+        contents: 'write',
+        pull_requests: 'write',
+        statuses: 'write',
+        checks: 'read',
+        metadata: 'read',
+      },
+      repository_selection: 'all',
+    },
+  };
+}
+
+/**
  * The GitHub REST handler of the double. Order of checks follows GitHub: authentication, rate limits,
  * then validation; a request that breaks the description is recorded (and answered 422) whatever the
  * earlier checks answered, so a test cannot pass on a request GitHub would refuse.
@@ -562,6 +599,22 @@ export function createGitHubApi(double: ForgeDouble): (request: ApiRequest) => P
     if (problems.length > 0)
       double.invalidRequests.push({ method: request.method, path: request.path, problems });
 
+    // An App's own endpoint: authenticated by the App's JWT, not by a token.
+    if (validation.operation?.operationId === 'apps/create-installation-access-token') {
+      const response = installationTokenAnswer(double, request, validation.operation, problems);
+      const answerProblems = description.validateResponse(
+        validation.operation,
+        response.status,
+        response.body,
+      );
+      if (answerProblems.length > 0)
+        double.invalidResponses.push({
+          method: request.method,
+          path: request.path,
+          problems: answerProblems,
+        });
+      return { ...response, headers: { ...common, ...rateLimitHeaders(nowSeconds), ...response.headers } };
+    }
     const grant = double.grantFor(request.headers.authorization);
     if (!grant) {
       return {

@@ -24,7 +24,8 @@ function nodeId(kind: string, id: number): string {
 
 /** A user as GitHub returns it everywhere (fits both the REST simple-user and the webhook user). */
 export function userObject(urls: GitHubUrls, user: DoubleUser): Json {
-  const api = `${urls.api}/users/${user.login}`;
+  // An App's bot login (`name[bot]`) is percent-encoded in its URLs, as GitHub writes them.
+  const api = `${urls.api}/users/${encodeURIComponent(user.login)}`;
   return {
     login: user.login,
     id: user.id,
@@ -32,7 +33,7 @@ export function userObject(urls: GitHubUrls, user: DoubleUser): Json {
     avatar_url: `${urls.web}/avatars/u/${user.id}`,
     gravatar_id: '',
     url: api,
-    html_url: `${urls.web}/${user.login}`,
+    html_url: `${urls.web}/${encodeURIComponent(user.login)}`,
     followers_url: `${api}/followers`,
     following_url: `${api}/following{/other_user}`,
     gists_url: `${api}/gists{/gist_id}`,

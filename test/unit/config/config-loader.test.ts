@@ -296,6 +296,92 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads Bitbucket and Azure DevOps promotions and webhooks, and refuses labels on Bitbucket, naming the key', () => {
+    const file = tempFile(
+      [
+        'sources: [{ name: a, url: http://h/a.git }, { name: b, url: http://h/b.git }]',
+        'promotions:',
+        '  - { name: c, from: { source: a }, to: { source: b },',
+        '      pullRequest: { provider: bitbucket-cloud, apiUrl: https://api.bitbucket.org/2.0, repository: ws/r, tokenEnv: T } }',
+        '  - { name: d, from: { source: a }, to: { source: b },',
+        '      pullRequest: { provider: bitbucket-datacenter, apiUrl: https://bb.example, repository: OPS/r, tokenEnv: T } }',
+        '  - { name: z, from: { source: a }, to: { source: b }, pullRequest: { provider: azure-devops,',
+        '      apiUrl: https://dev.azure.com/acme, repository: ops/r, tokenEnv: T, labels: [promotion] } }',
+        'webhooks:',
+        '  azure-devops: { username: rollgate, secretEnv: ADO_HOOK }',
+      ].join('\n'),
+    );
+    const config = loadConfig({ file, env: {} });
+    expect(config.promotions.map((p) => p.pullRequest.provider)).toEqual([
+      'bitbucket-cloud',
+      'bitbucket-datacenter',
+      'azure-devops',
+    ]);
+    expect(config.webhooks['azure-devops']).toEqual({ username: 'rollgate', secretEnv: 'ADO_HOOK' });
+    const labelled = tempFile(
+      [
+        'sources: [{ name: a, url: http://h/a.git }, { name: b, url: http://h/b.git }]',
+        'promotions:',
+        '  - { name: p, from: { source: a }, to: { source: b }, pullRequest: { provider: bitbucket-datacenter,',
+        '      apiUrl: https://bb.example, repository: OPS/r, tokenEnv: T, labels: [promotion] } }',
+      ].join('\n'),
+    );
+    expect(problemsOf(() => loadConfig({ file: labelled, env: {} })).join('\n')).toMatch(
+      /promotions\[0\]\.pullRequest\.labels: Bitbucket pull requests have no labels/,
+    );
+  });
+
+  it('takes a GitHub App instead of a token for GitHub only, with each of its parts given once', () => {
+    const app = (pullRequest: string) =>
+      tempFile(
+        [
+          'sources: [{ name: a, url: http://h/a.git }, { name: b, url: http://h/b.git }]',
+          'promotions:',
+          '  - name: p',
+          '    from: { source: a }',
+          '    to: { source: b }',
+          `    pullRequest: ${pullRequest}`,
+        ].join('\n'),
+      );
+    const good = loadConfig({
+      file: app(
+        '{ provider: github, apiUrl: https://api.github.com, repository: a/b, githubApp: { appId: 12, installationId: 34, privateKeyFile: /etc/app/key.pem } }',
+      ),
+      env: {},
+    });
+    expect(good.promotions[0]?.pullRequest.githubApp).toEqual({
+      appId: 12,
+      installationId: 34,
+      privateKeyFile: '/etc/app/key.pem',
+    });
+    const problems = (pullRequest: string) =>
+      problemsOf(() => loadConfig({ file: app(pullRequest), env: {} })).join('\n');
+    expect(
+      problems(
+        '{ provider: gitlab, apiUrl: https://h/api/v4, repository: a/b, githubApp: { appId: 1, installationId: 2, privateKeyEnv: K } }',
+      ),
+    ).toMatch(
+      /promotions\[0\]\.pullRequest: give exactly one of token, tokenEnv, tokenFile, githubApp \(githubApp: provider github only\)/,
+    );
+    expect(
+      problems(
+        '{ provider: github, apiUrl: https://h, repository: a/b, tokenEnv: T, githubApp: { appId: 1, installationId: 2, privateKeyEnv: K } }',
+      ),
+    ).toMatch(/promotions\[0\]\.pullRequest: give exactly one of token, tokenEnv, tokenFile, githubApp/);
+    expect(
+      problems(
+        '{ provider: github, apiUrl: https://h, repository: a/b, githubApp: { appId: 1, installationId: 2 } }',
+      ),
+    ).toMatch(/promotions\[0\]\.pullRequest\.githubApp: give exactly one of privateKeyFile, privateKeyEnv/);
+    expect(
+      problems(
+        '{ provider: github, apiUrl: https://h, repository: a/b, githubApp: { appId: 1, installationIdFile: /f, installationId: 2, privateKeyEnv: K } }',
+      ),
+    ).toMatch(
+      /promotions\[0\]\.pullRequest\.githubApp: give exactly one of installationId, installationIdFile/,
+    );
+  });
+
   it('refuses an unknown --set key and lists the known ones', () => {
     expect(problemsOf(() => loadConfig({ env: {}, overrides: { 'worker.concurrency': '2' } }))[0]).toMatch(
       /worker\.concurrency: unknown setting \(known: .*workers\.concurrency/,

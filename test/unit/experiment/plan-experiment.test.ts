@@ -417,6 +417,14 @@ describe('planExperiment', () => {
       replicaSets[0]!.name,
       'canary-svc',
     ]);
+    // A router sends a weighted template's share here: only its own pods, by their hash, are selected, and
+    // the status says which hash (the rollout reads both to route to it).
+    expect(services.map((s) => s.selector['rollouts-pod-template-hash'])).toEqual(
+      replicaSets.map((rs) => rs.podTemplateHash),
+    );
+    expect(plan.status.templateStatuses?.map((t) => t.podTemplateHash)).toEqual(
+      replicaSets.map((rs) => rs.podTemplateHash),
+    );
 
     const ended = anExperiment(experiment.spec, { ...plan.status, phase: 'Successful' });
     const gone = replicaSets.map((rs) => ({

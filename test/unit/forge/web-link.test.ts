@@ -35,8 +35,19 @@ describe('webLink', () => {
 const SHA = 'a'.repeat(40);
 const HOSTILE = 'javascript:alert(document.cookie)';
 
-/** A pull request as each forge's API shows it, with `url` as its web link. */
-const answers: Record<ForgeProvider, { path: string; body: (url: string) => Record<string, unknown> }> = {
+/**
+ * A pull request as each forge's API shows it, with `url` as its web link (Azure DevOps: its repository's web
+ * page, which the pull request's link is made of), and the API root under the stub's URL.
+ */
+const answers: Record<
+  ForgeProvider,
+  {
+    root?: string;
+    path: string;
+    body: (url: string) => Record<string, unknown>;
+    link?: (url: string) => string;
+  }
+> = {
   github: {
     path: '/repos/acme/deploy/pulls/4',
     body: (url) => ({
@@ -85,13 +96,64 @@ const answers: Record<ForgeProvider, { path: string; body: (url: string) => Reco
       labels: [],
     }),
   },
+  'bitbucket-cloud': {
+    root: '/2.0',
+    path: '/2.0/repositories/acme/deploy/pullrequests/4',
+    body: (url) => ({
+      type: 'pullrequest',
+      id: 4,
+      title: 'Promote web to 2.0.0',
+      description: '',
+      state: 'OPEN',
+      source: { branch: { name: 'rollgate/promote/p/web' }, commit: { hash: SHA } },
+      destination: { branch: { name: 'main' }, commit: { hash: SHA } },
+      links: { html: { href: url } },
+    }),
+  },
+  'bitbucket-datacenter': {
+    root: '',
+    path: '/rest/api/1.0/projects/acme/repos/deploy/pull-requests/4',
+    body: (url) => ({
+      id: 4,
+      version: 0,
+      title: 'Promote web to 2.0.0',
+      state: 'OPEN',
+      fromRef: { id: 'refs/heads/rollgate/promote/p/web', latestCommit: SHA },
+      toRef: { id: 'refs/heads/main', latestCommit: SHA },
+      links: { self: [{ href: url }] },
+    }),
+  },
+  'azure-devops': {
+    root: '/org',
+    path: '/org/acme/_apis/git/repositories/deploy/pullrequests/4',
+    body: (url) => ({
+      pullRequestId: 4,
+      title: 'Promote web to 2.0.0',
+      description: '',
+      status: 'active',
+      sourceRefName: 'refs/heads/rollgate/promote/p/web',
+      targetRefName: 'refs/heads/main',
+      lastMergeSourceCommit: { commitId: SHA },
+      repository: { id: 'r1', webUrl: url },
+    }),
+    link: (url) => `${url}/pullrequest/4`,
+  },
 };
 
-describe.each<ForgeProvider>(['github', 'gitlab', 'gitea'])('a %s pull request link', (provider) => {
+describe.each<ForgeProvider>([
+  'github',
+  'gitlab',
+  'gitea',
+  'bitbucket-cloud',
+  'bitbucket-datacenter',
+  'azure-devops',
+])('a %s pull request link', (provider) => {
+  const root = (): string =>
+    answers[provider].root ?? (provider === 'github' ? '' : provider === 'gitlab' ? '/api/v4' : '/api/v1');
   const { forgeWith, closeStub } = scriptedForges<Forge>((url, options) =>
     createForge({
       provider,
-      apiUrl: provider === 'github' ? url : `${url}${provider === 'gitlab' ? '/api/v4' : '/api/v1'}`,
+      apiUrl: `${url}${root()}`,
       repository: 'acme/deploy',
       token: 'forge-token',
       ...options,
@@ -100,12 +162,13 @@ describe.each<ForgeProvider>(['github', 'gitlab', 'gitea'])('a %s pull request l
 
   it('that is not http(s) is dropped; an https one is kept', async () => {
     const answer = answers[provider];
+    const safe = 'https://forge.example/acme/deploy/pull/4';
     for (const [link, want] of [
       [HOSTILE, ''],
-      ['https://forge.example/acme/deploy/pull/4', 'https://forge.example/acme/deploy/pull/4'],
+      [safe, answer.link?.(safe) ?? safe],
     ] as const) {
       const { forge } = await forgeWith((req) =>
-        req.path === answer.path ? { body: answer.body(link) } : undefined,
+        req.path.split('?')[0] === answer.path ? { body: answer.body(link) } : undefined,
       );
       const pull = await forge.getPullRequest(4);
       expect(pull.url).toBe(want);

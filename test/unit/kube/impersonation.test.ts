@@ -4,19 +4,28 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makePooledApiClient } from '../../../src/kube/client.ts';
-import { impersonationHeaders, serviceAccountUser } from '../../../src/kube/impersonation.ts';
+import { createImpersonatingKubeClients, makePooledApiClient } from '../../../src/kube/client.ts';
+import {
+  ImpersonatedGroupError,
+  impersonationHeaders,
+  serviceAccountUser,
+} from '../../../src/kube/impersonation.ts';
 import { ObjectApplier } from '../../../src/sync/object-applier.ts';
 import { sourceScopeOf } from '../../../src/sync/source-scope.ts';
 
 let server: Server;
 let kubeConfig: KubeConfig;
 const seen: IncomingHttpHeaders[] = [];
+/** Each request's Impersonate-Group lines as sent, one entry per line. */
+const groupLines: string[][] = [];
 
 beforeAll(async () => {
   // Discovery of v1, an empty ConfigMap list, or 404 for a read: enough for the headers.
   server = createServer((req, res) => {
     seen.push(req.headers);
+    groupLines.push(
+      req.rawHeaders.filter((_, i, all) => i % 2 === 1 && all[i - 1]?.toLowerCase() === 'impersonate-group'),
+    );
     res.setHeader('content-type', 'application/json');
     if (req.url === '/api/v1') {
       res.end(
@@ -56,6 +65,7 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 beforeEach(() => {
   seen.length = 0;
+  groupLines.length = 0;
 });
 
 describe('impersonation headers', () => {
@@ -115,5 +125,34 @@ describe("a source's applier", () => {
     expect(applier.actingAs).toBeUndefined();
     await applier.read(ref);
     expect(seen.map((h) => h['impersonate-user'])).toEqual([undefined, undefined]);
+  });
+});
+
+describe('a signed-in person (the dashboard)', () => {
+  it('is sent as the user and one Impersonate-Group line per group, with Rollgate’s credentials', async () => {
+    const clients = createImpersonatingKubeClients(kubeConfig, {
+      user: 'alice@example.com',
+      groups: ['team-a', 'oidc:ops'],
+    });
+    await clients.core.listNamespacedConfigMap({ namespace: 'team-a' });
+    expect(seen.map((h) => [h['impersonate-user'], h.authorization])).toEqual([
+      ['alice@example.com', 'Bearer rollgate-token'],
+    ]);
+    // Separate lines: the API server would read one comma-joined line as a single group "team-a,oidc:ops".
+    expect(groupLines).toEqual([['team-a', 'oidc:ops']]);
+  });
+
+  it('with no groups, the user alone', async () => {
+    const clients = createImpersonatingKubeClients(kubeConfig, { user: 'bob@example.com', groups: [] });
+    await clients.core.listNamespacedConfigMap({ namespace: 'team-a' });
+    expect(seen.map((h) => h['impersonate-user'])).toEqual(['bob@example.com']);
+    expect(groupLines).toEqual([[]]);
+  });
+
+  it('a group name with a comma is refused before any request (it could not be told apart)', () => {
+    expect(() =>
+      createImpersonatingKubeClients(kubeConfig, { user: 'eve', groups: ['a,system:masters'] }),
+    ).toThrow(ImpersonatedGroupError);
+    expect(seen).toEqual([]);
   });
 });

@@ -59,14 +59,14 @@ describe('validateManifests: malformed Rollouts', () => {
   it('missing selector', () => {
     const text = ROLLOUT_YAML.replace('  selector:\n    matchLabels:\n      app: web\n', '');
     expect(check(text).errors).toEqual([
-      '6:1 spec.selector: is required (or set spec.workloadRef to read it from a Deployment)',
+      '6:1 spec.selector: is required (or set spec.workloadRef to read it from a Deployment, ReplicaSet or PodTemplate)',
     ]);
   });
 
   it('missing template', () => {
     const text = ROLLOUT_YAML.replace(/ {2}template:\n( {4}.*\n| {6}.*\n)+/, '');
     expect(check(text).errors).toEqual([
-      '6:1 spec.template: is required (or set spec.workloadRef to read it from a Deployment)',
+      '6:1 spec.template: is required (or set spec.workloadRef to read it from a Deployment, ReplicaSet or PodTemplate)',
     ]);
   });
 
@@ -438,7 +438,7 @@ describe('malformed AnalysisTemplates', () => {
     expect(check(text).errors).toEqual([
       '11:7 spec.metrics[0].interval: invalid duration "often": unexpected "often" (expected e.g. "30s", "5m", "1h30m", "250ms" or integer seconds)',
       '12:7 spec.metrics[0].count: must be a non-negative integer or an argument placeholder like "{{args.count}}", got "many"',
-      '15:7 spec.metrics[0].provider: must set one provider (prometheus, web, job, datadog, newRelic, graphite, cloudWatch, influxdb, wavefront, skywalking, kayenta)',
+      '15:7 spec.metrics[0].provider: must set one provider (prometheus, web, job, datadog, newRelic, graphite, cloudWatch, influxdb, wavefront, skywalking, kayenta, judge)',
     ]);
   });
 });
@@ -644,25 +644,36 @@ describe('validateManifests: spec.workloadRef', () => {
   it('refuses another kind or apiVersion, at the field', () => {
     const statefulSet = withWorkloadRef(WORKLOAD_REF.replace('kind: Deployment', 'kind: StatefulSet'));
     expect(check(statefulSet).errors).toEqual([
-      '13:5 spec.workloadRef.kind: must be Deployment: Rollgate reads the pod template from Deployments only, got "StatefulSet"',
+      '13:5 spec.workloadRef.kind: must be Deployment or ReplicaSet in apps/v1: a Rollout reads its pod template from apps/v1 Deployment, apps/v1 ReplicaSet or v1 PodTemplate, got "StatefulSet"',
     ]);
     const v1beta1 = withWorkloadRef(WORKLOAD_REF.replace('apps/v1', 'apps/v1beta1'));
     expect(check(v1beta1).errors).toEqual([
-      '12:5 spec.workloadRef.apiVersion: must be apps/v1 (a Deployment), got "apps/v1beta1"',
+      '12:5 spec.workloadRef.apiVersion: must be apps/v1 (a Deployment or ReplicaSet) or v1 (a PodTemplate), got "apps/v1beta1"',
     ]);
   });
 
-  it('a PodTemplate or ReplicaSet (which Argo reads) is refused as unsupported, once, at the kind', () => {
-    const podTemplate = withWorkloadRef(
-      WORKLOAD_REF.replace('apps/v1', 'v1').replace('kind: Deployment', 'kind: PodTemplate'),
+  it('a PodTemplate or ReplicaSet (which Argo reads) is valid; a PodTemplate needs the selector of the Rollout', () => {
+    const podTemplateRef = WORKLOAD_REF.replace('apps/v1', 'v1').replace(
+      'kind: Deployment',
+      'kind: PodTemplate',
     );
-    expect(check(podTemplate).errors).toEqual([
-      '13:5 spec.workloadRef.kind: unsupported: spec.workloadRef.kind PodTemplate (Rollgate reads the pod template from apps/v1 Deployments only)',
+    expect(check(withWorkloadRef(podTemplateRef))).toMatchObject({ errors: [], warnings: [] });
+    const replicaSetRef = WORKLOAD_REF.replace('kind: Deployment', 'kind: ReplicaSet');
+    expect(check(withWorkloadRef(replicaSetRef))).toMatchObject({ errors: [], warnings: [] });
+    const noSelector = (ref: string): string =>
+      withWorkloadRef(ref).replace('  selector:\n    matchLabels:\n      app: web\n', '');
+    expect(check(noSelector(replicaSetRef)).errors).toEqual([]);
+    expect(check(noSelector(podTemplateRef)).errors).toEqual([
+      '6:1 spec.selector: is required with a workloadRef to a PodTemplate: a PodTemplate has no selector to stand in for it',
     ]);
-    const replicaSet = withWorkloadRef(WORKLOAD_REF.replace('kind: Deployment', 'kind: ReplicaSet'));
-    expect(check(replicaSet).errors).toEqual([
-      '13:5 spec.workloadRef.kind: unsupported: spec.workloadRef.kind ReplicaSet (Rollgate reads the pod template from apps/v1 Deployments only)',
+  });
+
+  it('refuses scaleDown other than never with a ReplicaSet or PodTemplate, at the field', () => {
+    const replicaSetRef = WORKLOAD_REF.replace('kind: Deployment', 'kind: ReplicaSet');
+    expect(check(withWorkloadRef(`${replicaSetRef}    scaleDown: onsuccess\n`)).errors).toEqual([
+      "15:5 spec.workloadRef.scaleDown: must be never (or absent) with a ReplicaSet: scaleDown hands a Deployment's pods over to the Rollout, and Argo scales no ReplicaSet either; scale it to 0 yourself once the Rollout runs",
     ]);
+    expect(check(withWorkloadRef(`${replicaSetRef}    scaleDown: never\n`)).errors).toEqual([]);
   });
 
   it('refuses an unknown scaleDown and an empty name', () => {

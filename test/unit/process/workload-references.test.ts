@@ -38,4 +38,14 @@ describe('WorkloadReferences', () => {
     index.note({ metadata: { name: 'x' }, spec: { workloadRef: { kind: 'Deployment', name: 'web' } } });
     expect(index.rolloutsOf('shop', 'web')).toEqual([]);
   });
+
+  it('keeps kinds apart: a PodTemplate and a Deployment of one name wake their own Rollouts', () => {
+    const index = new WorkloadReferences();
+    index.note(rollout('shop', 'from-template', 'web', 'PodTemplate'));
+    index.note(rollout('shop', 'from-deployment', 'web'));
+    index.note(rollout('shop', 'from-replicaset', 'web', 'ReplicaSet'));
+    expect(index.rolloutsOf('shop', 'web', 'PodTemplate')).toEqual(['shop/from-template']);
+    expect(index.rolloutsOf('shop', 'web')).toEqual(['shop/from-deployment']);
+    expect(index.rolloutsOf('shop', 'web', 'ReplicaSet')).toEqual(['shop/from-replicaset']);
+  });
 });

@@ -9,6 +9,7 @@ import { aRollout, hashOf } from '../../builders/rollout-builder.ts';
 const NOW = new Date(Date.UTC(2026, 0, 1, 12));
 const DEPLOYMENT: Extract<ObservedWorkload, { state: 'resolved' }> = {
   state: 'resolved',
+  kind: 'Deployment',
   name: 'web',
   resourceVersion: '42',
   generation: 3,
@@ -212,5 +213,23 @@ describe('planRollout with spec.workloadRef', () => {
     const plan = planRollout(rollout, observed, NOW);
     expect(scales(plan.actions)).toEqual([]);
     expect(plan.status.workloadObservedGeneration).toBe('3');
+  });
+
+  it('a ReplicaSet or PodTemplate is read from, never scaled, whatever scaleDown says; its generation is reported', () => {
+    const hash = hashOf('app:1');
+    for (const kind of ['ReplicaSet', 'PodTemplate']) {
+      const rollout = referencing('onsuccess');
+      rollout.status = { currentPodHash: hash, stableRS: hash, phase: 'Healthy', currentStepIndex: 2 };
+      const observed = {
+        ...anObservedState(rollout).withReplicaSet('app:1', { replicas: 4 }).build(),
+        workload: { ...DEPLOYMENT, kind },
+      };
+      const plan = planRollout(rollout, observed, NOW);
+      expect(scales(plan.actions), kind).toEqual([]);
+      expect(plan.status.workloadObservedGeneration).toBe('3');
+      // The same pass with a Deployment scales it: only the kind made the difference.
+      const deployment = planRollout(rollout, { ...observed, workload: DEPLOYMENT }, NOW);
+      expect(scales(deployment.actions)).toHaveLength(1);
+    }
   });
 });

@@ -208,14 +208,30 @@ describe('withSecrets', () => {
       parsed,
       new Map<string, SecretData>([
         ['team-a/creds', { username: b64('bot'), password: b64('s3cret-password-x') }],
-        ['team-a/hook', { token: b64('hook-secret') }],
+        ['team-a/hook', { token: b64('hook-secret-of-team-a') }],
       ]),
     );
     expect(resolved).toEqual({
       ok: true,
       settings: { ...parsed.settings, auth: { username: 'bot', password: 's3cret-password-x' } },
-      webhookSecret: 'hook-secret',
+      webhookSecret: 'hook-secret-of-team-a',
     });
+  });
+
+  it('refuses a webhook secret under 16 characters, saying how long it is and never what it is', () => {
+    const short = withSecrets(
+      parsed,
+      new Map<string, SecretData>([
+        ['team-a/creds', { password: b64('s3cret-password-x') }],
+        ['team-a/hook', { token: b64('guessable') }],
+      ]),
+    );
+    expect(short).toMatchObject({
+      ok: false,
+      problem: { reason: 'InvalidSpec', field: 'spec.webhook.secretRef' },
+    });
+    expect(JSON.stringify(short)).toContain('has 9 characters; at least 16 are needed');
+    expect(JSON.stringify(short)).not.toContain('guessable');
   });
 
   it('is CredentialsNotFound for a missing Secret or key, naming the field and never a value', () => {

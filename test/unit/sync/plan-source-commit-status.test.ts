@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
-  planSourceCommitStatus,
+  planSourceCommitStatuses,
   type SourceStatusWithHealth as ObservedSourceStatus,
 } from '../../../src/sync/plan-source-commit-status.ts';
+import {
+  HEALTH_RECHECK_MS,
+  HEALTH_RECHECK_SLOW_MS,
+  healthRecheckAfterMs,
+} from '../../../src/sync/health-recheck.ts';
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);
@@ -20,10 +25,24 @@ const degraded = (commit: string): ObservedSourceStatus =>
     problems: [{ file: 'web.yaml', line: 4, message: 'the API server refused it: spec.replicas invalid' }],
   });
 
-describe('planSourceCommitStatus', () => {
+const C = 'c'.repeat(40);
+const halted = (running: ObservedSourceStatus, commit: string, reason: string): ObservedSourceStatus => ({
+  ...running,
+  phase: 'Failed',
+  message: `sync of ${commit} halted`,
+  halted: { commit, reason },
+});
+
+describe('planSourceCommitStatuses', () => {
   const post = (before: ObservedSourceStatus | undefined, after: ObservedSourceStatus) => {
-    const status = planSourceCommitStatus('apps', before, after, { targetUrl: 'https://rollgate.example/' });
-    return status && `${status.sha.slice(0, 1)} ${status.state}: ${status.description}`;
+    const statuses = planSourceCommitStatuses('apps', before, after, {
+      targetUrl: 'https://rollgate.example/',
+    });
+    return statuses.length === 0
+      ? undefined
+      : statuses
+          .map((status) => `${status.sha.slice(0, 1)} ${status.state}: ${status.description}`)
+          .join(' | ');
   };
 
   it.each([
@@ -82,6 +101,46 @@ describe('planSourceCommitStatus', () => {
       want: 'b failure: applied, unhealthy: Job migrate failed',
     },
     {
+      name: 'a Rollout aborted: the health names it',
+      before: synced(B, { health: { status: 'Progressing', message: '', commit: B } }),
+      after: synced(B, {
+        health: {
+          status: 'Degraded',
+          message: 'Rollout prod/web: Degraded: RolloutAborted: Rollout aborted update to revision 2',
+          commit: B,
+        },
+      }),
+      want: 'b failure: applied, unhealthy: Rollout prod/web: Degraded: RolloutAborted: Rollout aborted update to revision 2',
+    },
+    {
+      name: 'the sync of a new commit failed for good (a hook failed): that commit fails, the running one stands',
+      before: synced(A, { health: { status: 'Healthy', message: '', commit: A } }),
+      after: halted(
+        synced(A, { health: { status: 'Healthy', message: '', commit: A } }),
+        C,
+        'hook Job db-migrate failed',
+      ),
+      want: 'c failure: sync failed: hook Job db-migrate failed',
+    },
+    {
+      name: 'the halted sync seen again (a poll, a restart): nothing',
+      before: halted(synced(A), C, 'hook Job db-migrate failed'),
+      after: { ...halted(synced(A), C, 'hook Job db-migrate failed'), lastAttemptAt: 'u' },
+      want: undefined,
+    },
+    {
+      name: 'a first sync that halted: only the failure',
+      before: undefined,
+      after: halted(synced(C), C, 'wave 1 took longer than 5m'),
+      want: 'c failure: sync failed: wave 1 took longer than 5m',
+    },
+    {
+      name: 'a halted sync and the running commit getting healthy in one write: both',
+      before: synced(A, { health: { status: 'Progressing', message: '', commit: A } }),
+      after: halted(synced(A, { health: { status: 'Healthy', message: '', commit: A } }), C, 'hook failed'),
+      want: 'a success: applied, healthy | c failure: sync failed: hook failed',
+    },
+    {
       name: 'nothing synced yet',
       before: undefined,
       after: { phase: 'Failed', message: 'x', lastAttemptAt: 't' } as ObservedSourceStatus,
@@ -101,7 +160,7 @@ describe('planSourceCommitStatus', () => {
       phase: 'Degraded',
       problems: [{ file: 'f.yaml', line: 1, message: 'x'.repeat(500) }],
     });
-    const status = planSourceCommitStatus('apps', undefined, long, {
+    const [status] = planSourceCommitStatuses('apps', undefined, long, {
       targetUrl: 'https://rollgate.example/',
     });
     expect(status).toMatchObject({
@@ -111,4 +170,42 @@ describe('planSourceCommitStatus', () => {
     });
     expect(status!.description.length).toBeLessThanOrEqual(140);
   });
+});
+
+describe('healthRecheckAfterMs', () => {
+  it.each([
+    { name: 'nothing synced', status: undefined, want: undefined },
+    { name: 'synced, health not looked at', status: synced(A), want: HEALTH_RECHECK_MS },
+    {
+      name: 'health of the commit before',
+      status: synced(B, { health: { status: 'Healthy', message: '', commit: A } }),
+      want: HEALTH_RECHECK_MS,
+    },
+    {
+      name: 'Progressing (a canary at its steps)',
+      status: synced(A, { health: { status: 'Progressing', message: '', commit: A } }),
+      want: HEALTH_RECHECK_MS,
+    },
+    {
+      name: 'Suspended (a paused canary)',
+      status: synced(A, { health: { status: 'Suspended', message: '', commit: A } }),
+      want: HEALTH_RECHECK_SLOW_MS,
+    },
+    {
+      name: 'Healthy',
+      status: synced(A, { health: { status: 'Healthy', message: '', commit: A } }),
+      want: undefined,
+    },
+    {
+      name: 'Degraded (aborted)',
+      status: synced(A, { health: { status: 'Degraded', message: '', commit: A } }),
+      want: undefined,
+    },
+    { name: 'objects not applied: failure whatever the health', status: degraded(B), want: undefined },
+  ] as Array<{ name: string; status: ObservedSourceStatus | undefined; want: number | undefined }>)(
+    '$name',
+    ({ status, want }) => {
+      expect(healthRecheckAfterMs(status)).toBe(want);
+    },
+  );
 });

@@ -53,4 +53,27 @@ describe('trafficRouterFactory', () => {
       'Rollout default/broken: spec.strategy.canary.canaryService: required with trafficRouting.smi',
     );
   });
+
+  it('a router without experiment destinations refuses them whole, before writing any route (never half-applied)', async () => {
+    // Its client points nowhere: a route read or write would fail with a connection error instead.
+    const nginx = routerFor(
+      aRollout('nginx')
+        .withCanary({ ...services, trafficRouting: { smi: {}, nginx: { stableIngress: 'web' } } })
+        .build(),
+    );
+    await expect(
+      nginx!.setWeights({
+        namespace: 'default',
+        rollout: 'nginx',
+        canaryWeight: 10,
+        stableHash: 'a',
+        canaryHash: 'b',
+        additional: [{ serviceName: 'web-exp', podTemplateHash: 'c', weight: 20 }],
+      }),
+    ).rejects.toMatchObject({
+      code: 'traffic.experiment_destinations_unsupported',
+      message:
+        'experiment templates web-exp: the smi+nginx router sends no traffic to experiment templates (Istio, SMI and ALB do)',
+    });
+  });
 });

@@ -23,6 +23,11 @@ describe('wantedWeights', () => {
       stable: 800,
     });
   });
+
+  it("during a weighted experiment step the templates' share is not the stable's: no drift shown for it", () => {
+    const during = { ...recorded(10), additional: [{ weight: 20, serviceName: 'web-exp' }] };
+    expect(wantedWeights(during, 100)).toEqual({ canary: 10, stable: 70 });
+  });
 });
 
 describe('routeWeightViews', () => {

@@ -4,6 +4,7 @@
 /** @typedef {import('../rollout-summary.ts').RolloutSummary} RolloutSummary */
 /** @typedef {import('../rollout-reads.ts').RolloutDetail} RolloutDetail */
 /** @typedef {import('../rollout-reads.ts').RolloutEventView} RolloutEventView */
+/** @typedef {import('../../../views/experiment-view.ts').ExperimentView} ExperimentView */
 /** @typedef {RolloutDetail['view']['steps'][number]} StepView */
 /** @typedef {NonNullable<RolloutDetail['view']['analysisRunDetails']>[number]} AnalysisRunDetail */
 /** @typedef {AnalysisRunDetail['metrics'][number]} MetricDetail */
@@ -41,10 +42,27 @@ export function setToken(token) {
   else sessionStorage.setItem(TOKEN_KEY, token);
 }
 
-/** @returns {Record<string, string>} the Authorization header, when the tab holds a token */
+/**
+ * Who is signed in (OpenID Connect), as GET /api/v1/session answers: `signIn` says the server offers it.
+ * @typedef {{ signIn: boolean, user?: string, groups?: string[], csrf?: string }} SessionView
+ */
+
+/** The signed-in session's CSRF value, sent on every request (the server checks it on non-GETs). */
+let csrf = '';
+
+/** @param {SessionView} session */
+export function setSession(session) {
+  csrf = session.csrf ?? '';
+}
+
+/**
+ * @returns {Record<string, string>} the Authorization header when the tab holds a token (a token wins over a
+ * session), else the session's CSRF header when signed in
+ */
 export function authHeaders() {
   const token = sessionStorage.getItem(TOKEN_KEY) ?? '';
-  return token ? { authorization: `Bearer ${token}` } : {};
+  if (token) return { authorization: `Bearer ${token}` };
+  return csrf ? { 'x-rollgate-csrf': csrf } : {};
 }
 
 /** An API answer other than 2xx: the server's error code and message. */
@@ -98,6 +116,10 @@ export const verbPath = (key, verb) => `${apiPath(key)}/${encodeURIComponent(ver
 export const rolloutHref = (key) =>
   `#/rollouts/${encodeURIComponent(key.namespace)}/${encodeURIComponent(key.name)}${groupQuery(key)}`;
 
+/** @param {{ namespace: string, name: string, group?: string }} key one Experiment's API path */
+export const experimentPath = (key) =>
+  `/api/v1/experiments/${encodeURIComponent(key.namespace)}/${encodeURIComponent(key.name)}${groupQuery(key)}`;
+
 /** @type {() => void} */
 let onUnauthorized = () => undefined;
 
@@ -107,7 +129,7 @@ export function whenUnauthorized(handler) {
 }
 
 /**
- * One API call with the tab's token (never a cookie). The body is the caller's to type: it is the server's
+ * One API call with the tab's token, or the session cookie (same origin only) and its CSRF header. The body is the caller's to type: it is the server's
  * answer for that path.
  * @template T
  * @param {string} path
@@ -118,7 +140,7 @@ export async function api(path, init = {}) {
   const res = await fetch(path, {
     ...init,
     headers: { ...authHeaders(), .../** @type {Record<string, string>} */ (init.headers ?? {}) },
-    credentials: 'omit',
+    credentials: 'same-origin',
   });
   /** @type {{ error?: { code?: string, message?: string } }} */
   const body = await res.json().catch(() => ({}));

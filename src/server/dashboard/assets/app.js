@@ -6,14 +6,17 @@ import {
   ApiError,
   api,
   authHeaders,
+  experimentPath,
   keyOf,
   labelOf,
   rolloutPath,
   verbPath,
+  setSession,
   setToken,
   takeTokenFromAddress,
   whenUnauthorized,
 } from './api.js';
+import { ExperimentPage, Experiments } from './experiments-view.js';
 import { RolloutList } from './list-view.js';
 import { html } from './page-parts.js';
 import { Promotions } from './promotions-view.js';
@@ -24,17 +27,21 @@ import { render } from './vendor/preact.js';
 /** @typedef {import('./api.js').RolloutDetail} RolloutDetail */
 /** @typedef {import('./api.js').PromotionsResponse} PromotionsResponse */
 /** @typedef {import('./api.js').RolloutKey} RolloutKey */
+/** @typedef {import('./api.js').ExperimentView} ExperimentView */
 /** @typedef {import('./list-view.js').ListFilter} ListFilter */
 /** @typedef {import('./rollout-view.js').Verb} Verb */
 
 /**
  * @typedef {object} PageState
- * @property {'list' | 'detail' | 'promotions'} view
+ * @property {'list' | 'detail' | 'promotions' | 'experiments' | 'experiment'} view
  * @property {Map<string, RolloutSummary>} rollouts
  * @property {ListFilter} filter
  * @property {RolloutKey | undefined} detailKey
  * @property {{ data: RolloutDetail, readAt: number } | undefined} detail the detail of `detailKey`, and when it was read
  * @property {PromotionsResponse | undefined} promotions read when the view is shown and when a rollout changes
+ * @property {ExperimentView[] | undefined} experiments read when the view is shown, and again while it is
+ * @property {RolloutKey | undefined} experimentKey the Experiment the `experiment` view shows
+ * @property {ExperimentView | undefined} experiment that Experiment, as last read
  * @property {{ status: number, message: string } | undefined} error why the current view could not be read
  */
 
@@ -65,6 +72,9 @@ const state = {
   detailKey: undefined,
   detail: undefined,
   promotions: undefined,
+  experiments: undefined,
+  experimentKey: undefined,
+  experiment: undefined,
   error: undefined,
 };
 
@@ -79,6 +89,12 @@ function LoadError({ error }) {
 function Page({ state: s }) {
   if (s.error) return html`<${LoadError} error=${s.error} />`;
   if (s.view === 'promotions') return html`<${Promotions} promotions=${s.promotions} />`;
+  if (s.view === 'experiments') return html`<${Experiments} experiments=${s.experiments} />`;
+  if (s.view === 'experiment') {
+    const key = s.experimentKey;
+    if (!s.experiment || !key) return html`<p class="muted">${`Loading ${key ? labelOf(key) : ''}…`}</p>`;
+    return html`<${ExperimentPage} experiment=${s.experiment} />`;
+  }
   if (s.view === 'detail') {
     const key = s.detailKey;
     if (!s.detail || !key) return html`<p class="muted">${`Loading ${key ? labelOf(key) : ''}…`}</p>`;
@@ -127,8 +143,25 @@ function show(message, error = false) {
 
 function route() {
   const match = /^#\/rollouts\/([^/]+)\/([^/?]+)(?:\?group=([^&]+))?$/.exec(location.hash);
+  const experiment = /^#\/experiments\/([^/]+)\/([^/?]+)(?:\?group=([^&]+))?$/.exec(location.hash);
   state.error = undefined;
-  if (match) {
+  if (experiment) {
+    state.view = 'experiment';
+    state.detailKey = undefined;
+    state.experimentKey = {
+      namespace: decodeURIComponent(experiment[1] ?? ''),
+      name: decodeURIComponent(experiment[2] ?? ''),
+      ...(experiment[3] ? { group: decodeURIComponent(experiment[3]) } : {}),
+    };
+    state.experiment = undefined;
+    paint();
+    void loadExperiment();
+  } else if (location.hash === '#/experiments') {
+    state.view = 'experiments';
+    state.detailKey = undefined;
+    paint();
+    void loadExperiments();
+  } else if (match) {
     state.view = 'detail';
     state.detailKey = {
       namespace: decodeURIComponent(match[1] ?? ''),
@@ -148,7 +181,7 @@ function route() {
     state.detailKey = undefined;
     paint();
   }
-  const current = state.view === 'detail' ? 'list' : state.view;
+  const current = state.view === 'detail' ? 'list' : state.view === 'experiment' ? 'experiments' : state.view;
   for (const link of document.querySelectorAll('nav.views a'))
     if (link instanceof HTMLElement)
       link.setAttribute('aria-current', String(link.dataset.view === current ? 'page' : false));
@@ -160,6 +193,8 @@ async function reload() {
   state.error = undefined;
   if (state.view === 'detail') await loadDetail();
   else if (state.view === 'promotions') await Promise.all([loadList(), loadPromotions()]);
+  else if (state.view === 'experiments') await loadExperiments();
+  else if (state.view === 'experiment') await loadExperiment();
   else await loadList();
 }
 
@@ -169,6 +204,30 @@ async function loadPromotions() {
     if (state.view === 'promotions') paint();
   } catch (err) {
     if (state.view === 'promotions') failed(err);
+  }
+}
+
+async function loadExperiments() {
+  try {
+    const body = /** @type {{ items: ExperimentView[] }} */ (await api('/api/v1/experiments'));
+    state.experiments = body.items;
+    if (state.view === 'experiments') paint();
+  } catch (err) {
+    if (state.view === 'experiments') failed(err);
+  }
+}
+
+async function loadExperiment() {
+  const key = state.experimentKey;
+  if (!key) return;
+  try {
+    const data = /** @type {ExperimentView} */ (await api(experimentPath(key)));
+    if (state.experimentKey !== key) return;
+    state.experiment = data;
+    state.error = undefined;
+    paint();
+  } catch (err) {
+    if (state.experimentKey === key) failed(err);
   }
 }
 
@@ -256,7 +315,35 @@ tokenDialog.addEventListener('close', () => {
   void reload();
 });
 element('token-button', HTMLButtonElement).addEventListener('click', askToken);
-whenUnauthorized(askToken);
+/** Whether the server offers sign-in: then a 401 shows the sign-in link, not the token dialog. */
+let signInOffered = false;
+whenUnauthorized(() => {
+  if (!signInOffered) askToken();
+});
+
+// ---- sign-in (OpenID Connect, when the server offers it) ----
+
+const signInLink = element('sign-in', HTMLAnchorElement);
+const signedInAs = element('signed-in-as', HTMLElement);
+const signOutButton = element('sign-out', HTMLButtonElement);
+
+/** Reads who is signed in and shows the sign-in link or the name and the sign-out button. */
+async function loadSession() {
+  /** @type {import('./api.js').SessionView} */
+  const session = await api('/api/v1/session');
+  setSession(session);
+  signInOffered = session.signIn;
+  signInLink.hidden = !session.signIn || session.user !== undefined;
+  signedInAs.hidden = session.user === undefined;
+  signedInAs.textContent = session.user ? `Signed in as ${session.user}` : '';
+  signOutButton.hidden = session.user === undefined;
+}
+
+signOutButton.addEventListener('click', () => {
+  void api('/ui/auth/logout', { method: 'POST' })
+    .then(() => location.assign('/ui/'))
+    .catch((/** @type {unknown} */ err) => show(err instanceof Error ? err.message : String(err), true));
+});
 
 // ---- the live stream (server-sent events read through fetch, so the token goes in a header) ----
 
@@ -266,6 +353,18 @@ let stream;
 let detailRefresh;
 /** @type {ReturnType<typeof setTimeout> | undefined} */
 let promotionsRefresh;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let experimentsRefresh;
+
+/**
+ * Experiments send no events on the stream (it carries Rollouts): while one of their views is shown it is
+ * read again at this interval, so a phase that moves is seen without a reload.
+ */
+const EXPERIMENTS_REFRESH_MS = 5000;
+setInterval(() => {
+  if (document.visibilityState === 'visible' && (state.view === 'experiments' || state.view === 'experiment'))
+    void reload();
+}, EXPERIMENTS_REFRESH_MS);
 
 /**
  * @param {boolean} on
@@ -296,6 +395,11 @@ function onEvent(name, data) {
   } else if (name === 'resync') {
     void reload();
   }
+  // An experiment step moves with its rollout; a standalone Experiment is read again by the timer below.
+  if ((state.view === 'experiments' || state.view === 'experiment') && name === 'rollout') {
+    clearTimeout(experimentsRefresh);
+    experimentsRefresh = setTimeout(() => void reload(), 1000);
+  }
   // A rollout that moves may change what an environment runs or what waits for promotion.
   if (state.view === 'promotions' && (name === 'rollout' || name === 'deleted')) {
     clearTimeout(promotionsRefresh);
@@ -311,11 +415,11 @@ async function readStream(controller) {
   const res = await fetch('/api/v1/events', {
     headers: authHeaders(),
     signal: controller.signal,
-    credentials: 'omit',
+    credentials: 'same-origin',
   });
   if (res.status === 401) {
-    setLive(false, 'token needed');
-    askToken();
+    setLive(false, signInOffered ? 'sign-in needed' : 'token needed');
+    if (!signInOffered) askToken();
     return false;
   }
   if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
@@ -366,5 +470,10 @@ takeTokenFromAddress();
 // Preact owns <main> from here: the "Loading…" placeholder goes, so the first render starts from an empty node.
 main.replaceChildren();
 window.addEventListener('hashchange', route);
-void loadList().then(route);
-restartStream();
+// The session first: its CSRF value goes with every later request.
+void loadSession()
+  .catch(() => undefined)
+  .then(() => {
+    void loadList().then(route);
+    restartStream();
+  });

@@ -1,6 +1,7 @@
 // @ts-check
 // One rollout: its facts, the verbs, steps, traffic, revisions with their ReplicaSets and pods, analysis, conditions, events.
 import { Analysis } from './analysis-view.js';
+import { ExperimentCard } from './experiments-view.js';
 import { Badge, DataTable, html, ShortSha, age, uniqueKeys } from './page-parts.js';
 import { Steps } from './steps-view.js';
 
@@ -131,6 +132,12 @@ export function RolloutPage({ detail, readAt, onVerb }) {
               <div class="stable" style=${{ width: `${v.weights.stable}%` }}></div>
             </div>
             <p class="muted">${`canary ${v.weights.canary}% · stable ${v.weights.stable}%`}</p>`
+        : ''
+    }
+    ${
+      detail.experiment
+        ? html`<h2>Experiment of the current step</h2>
+            <${ExperimentCard} experiment=${detail.experiment} />`
         : ''
     }
     <h2>ReplicaSets and pods</h2>
