@@ -268,6 +268,23 @@ describe('gates configuration', () => {
     throw new Error('expected a ConfigError');
   };
 
+  it('refuses an approval label on Bitbucket, which has no labels', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'rollgate-gates-')), 'rollgate.yaml');
+    writeFileSync(
+      file,
+      [
+        'sources: [{ name: a, url: http://h/a.git }, { name: b, url: http://h/b.git }]',
+        'promotions:',
+        '  - { name: p, from: { source: a }, to: { source: b }, gates: { requireApproval: { label: ok } },',
+        '      pullRequest: { provider: bitbucket-cloud, apiUrl: https://api.bitbucket.org/2.0, repository: w/r,',
+        '        token: forge-token-0123456789, autoMerge: true } }',
+      ].join('\n'),
+    );
+    expect(problemsOf(() => loadConfig({ file, env: {} }))).toMatch(
+      /promotions\[0\]\.gates\.requireApproval: Bitbucket pull requests have no labels/,
+    );
+  });
+
   it('reads soak, windows and approval into the promotion, durations in milliseconds', () => {
     const config = configWith(', autoMerge: true', [
       'soak: 10m',
