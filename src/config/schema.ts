@@ -4,6 +4,7 @@ import { LOG_LEVELS, normaliseLogLevel } from '../log/log-level.ts';
 import { isDuration, parseDuration } from '../manifest/duration.ts';
 import { DRIVEN_GROUPS } from '../manifest/driven-api.ts';
 import { parseHostPattern } from '../manifest/host-pattern.ts';
+import { scheduleProblem } from './cron-schedule.ts';
 import { parseRedisUrl, RedisUrlError } from './redis-url.ts';
 import { describeCycle, findDependencyCycle } from './source-dependencies.ts';
 
@@ -263,14 +264,66 @@ const pullRequest = z
     message: 'Bitbucket pull requests have no labels: leave labels empty for a bitbucket-* provider',
   });
 
+/** An auto-merge window (docs/promotion.md, "Gates"): cron start in a time zone, a duration, allow or deny. */
+const mergeWindow = z
+  .object({
+    kind: z.enum(['allow', 'deny']),
+    schedule: z.string().min(1),
+    duration: durationString,
+    timeZone: z.string().min(1).optional(),
+  })
+  .strict()
+  .superRefine((window, ctx) => {
+    const problem = scheduleProblem(window.schedule, window.timeZone);
+    if (problem === undefined) return;
+    ctx.addIssue({
+      code: 'custom',
+      path: [problem.includes('time zone') ? 'timeZone' : 'schedule'],
+      message: problem,
+    });
+  });
+
+/** What a promotion waits for: a soak before its pull request, windows and an approval before auto-merge. */
+const promotionGates = z
+  .object({
+    soak: durationString.optional(),
+    windows: z.array(mergeWindow).default([]),
+    requireApproval: z
+      .object({ label: z.string().min(1) })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
 const promotion = z
   .object({
     name: promotionName,
     from: z.object({ source: z.string().min(1), rollouts: z.array(z.string().min(1)).optional() }).strict(),
     to: z.object({ source: z.string().min(1) }).strict(),
     pullRequest,
+    gates: promotionGates.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((value, ctx) => {
+    // Bitbucket has no pull request labels: an approval label could never come, and nothing would merge.
+    if (value.gates?.requireApproval !== undefined && value.pullRequest.provider.startsWith('bitbucket-'))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['gates', 'requireApproval'],
+        message: 'Bitbucket pull requests have no labels: an approval label cannot be read there',
+      });
+    // Windows and approval gate auto-merge: without it a person merges, and a silent gate would mislead.
+    if (value.pullRequest.autoMerge || value.gates === undefined) return;
+    for (const key of ['windows', 'requireApproval'] as const) {
+      const gate = value.gates[key];
+      if (gate === undefined || (Array.isArray(gate) && gate.length === 0)) continue;
+      ctx.addIssue({
+        code: 'custom',
+        path: ['gates', key],
+        message: `gates.${key} gates auto-merge: set pullRequest.autoMerge: true, or remove it`,
+      });
+    }
+  });
 
 /** Where a dashboard token comes from: an environment variable or a file (never inline: it would sit in Git). */
 const tokenFields = {

@@ -104,6 +104,7 @@ export async function startPromoter(
             source: promotion.source,
             editImages: promotion.editImages,
             logger: log,
+            now: () => runtime.clock.now(),
             postedStatuses,
             // A healthy revision that is not Git's (changed in the cluster): a Warning where `kubectl describe` shows it.
             onRefused: (reason) =>
@@ -141,7 +142,7 @@ export async function startPromoter(
         const after = outcome.plan?.requeueAfterMs;
         return after === undefined
           ? { kind: 'done' }
-          : { kind: 'requeue', afterMs: after, reason: 'auto-merge checks' };
+          : { kind: 'requeue', afterMs: after, reason: outcome.plan?.requeueReason ?? 'auto-merge checks' };
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         // Every forge failure a look ends with, read or write, retried or not.

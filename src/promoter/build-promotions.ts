@@ -10,6 +10,7 @@ import { GitSource, type GitSourceOptions } from '../git/source.ts';
 import type { Logger } from '../log/logger.ts';
 import { parseDuration } from '../manifest/duration.ts';
 import { planImageEdits } from '../promotion/plan-image-edits.ts';
+import type { PromotionGates } from '../promotion/promotion-gates.ts';
 import { Rendering } from '../render/rendering.ts';
 import type { ImageEditor, PromotionSource, PromotionSpec, PromotionTarget } from './run-promotion.ts';
 
@@ -89,6 +90,20 @@ function fromSourceReader(
       );
       return { tip, files, objects };
     },
+  };
+}
+
+/** The configured gates with durations in milliseconds (validated by the schema). */
+function promotionGatesOf(gates: NonNullable<PromotionConfig['gates']>): PromotionGates {
+  return {
+    ...(gates.soak !== undefined ? { soakMs: parseDuration(gates.soak) } : {}),
+    windows: gates.windows.map((window) => ({
+      kind: window.kind,
+      schedule: window.schedule,
+      durationMs: parseDuration(window.duration),
+      ...(window.timeZone !== undefined ? { timeZone: window.timeZone } : {}),
+    })),
+    ...(gates.requireApproval !== undefined ? { requireApproval: gates.requireApproval } : {}),
   };
 }
 
@@ -178,6 +193,7 @@ export function buildPromotions(
         reviewers: pr.reviewers,
         draft: pr.draft,
         author: pr.author,
+        ...(promotion.gates !== undefined ? { gates: promotionGatesOf(promotion.gates) } : {}),
       },
       forge: createForge({
         provider: pr.provider,

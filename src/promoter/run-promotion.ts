@@ -9,6 +9,7 @@ import { planCommitStatus } from '../promotion/commit-status.ts';
 import { matchGit, type GitRollout } from '../promotion/git-rollout.ts';
 import { planPromotion, promotionBranch } from '../promotion/plan-promotion.ts';
 import { promotability } from '../promotion/promotable-revision.ts';
+import type { PromotionGates } from '../promotion/promotion-gates.ts';
 import { POD_TEMPLATE_HASH_LABEL } from '../rollout/index.ts';
 import type {
   PromotionAction,
@@ -33,6 +34,8 @@ export interface PromotionSpec {
   reviewers: string[];
   draft: boolean;
   author: { name: string; email: string };
+  /** Soak, merge windows, approval (docs/promotion.md, "Gates"). */
+  gates?: PromotionGates;
 }
 
 /** The target side: its branch, the files under its path, and the branch writer. */
@@ -82,6 +85,8 @@ export interface PromotionDeps {
   source: PromotionSource;
   editImages: ImageEditor;
   logger: Logger;
+  /** The moment of the look, for the gates (the process's clock). Default: the wall clock. */
+  now?: () => Date;
   /** Remembers the last status posted per commit and context, so a repeated look posts nothing (lost on restart: harmless). */
   postedStatuses?: Map<string, string>;
   /** Called when a healthy revision is refused because it is not what Git holds (a Warning on the Rollout). */
@@ -175,6 +180,9 @@ export async function runPromotion(
     targetRenderProblems,
     ...(pullRequest !== undefined ? { pullRequest } : {}),
     ...(checks !== undefined ? { checks } : {}),
+    ...(promotion.gates !== undefined
+      ? { gating: { gates: promotion.gates, now: deps.now?.() ?? new Date() } }
+      : {}),
   });
   if (plan.refusal !== undefined) log.warn({ state: plan.state, reason: plan.refusal }, 'promotion refused');
   else log.info({ state: plan.state, actions: plan.actions.map((a) => a.kind) }, plan.summary);

@@ -7,6 +7,7 @@ import type {
 } from './promotion-action.ts';
 import { matchGit, type GitRollout } from './git-rollout.ts';
 import { promotability, type PromotionRollout } from './promotable-revision.ts';
+import { mergeGateVerdict, soakVerdict, type PromotionGates } from './promotion-gates.ts';
 import {
   markerLine,
   pullRequestBody,
@@ -22,6 +23,8 @@ export interface OpenPullRequestView {
   url: string;
   body: string;
   headSha: string;
+  /** Its labels (an approval label is read here). */
+  labels?: string[];
 }
 
 export interface PromotionPlanInput {
@@ -55,6 +58,8 @@ export interface PromotionPlanInput {
   pullRequest?: OpenPullRequestView;
   /** The checks on the open pull request's head (read only with autoMerge). */
   checks?: 'pending' | 'success' | 'failure';
+  /** The promotion's gates (soak, merge windows, approval) and the moment of the look they are judged at. */
+  gating?: { gates: PromotionGates; now: Date };
 }
 
 /** Rollgate's branch for one promotion and rollout: one branch, at most one open pull request. */
@@ -158,6 +163,21 @@ export function planPromotion(input: PromotionPlanInput): PromotionPlan {
     };
   }
 
+  // The soak: a revision's pull request waits until it stayed Healthy long enough (once opened for this
+  // revision, it passed; a degradation turns the Healthy condition False and restarts the count).
+  const soakMs = input.gating?.gates.soakMs;
+  if (input.gating !== undefined && soakMs !== undefined && marker?.revision !== hash) {
+    const soak = soakVerdict(rollout.status, hash, soakMs, input.gating.now);
+    if (!soak.passed)
+      return {
+        actions: [],
+        state: pullRequest === undefined ? 'waiting' : 'open',
+        summary: `${key}: ${soak.reason}`,
+        requeueAfterMs: soak.retryAfterMs,
+        requeueReason: 'soak',
+      };
+  }
+
   const push: PromotionAction = {
     kind: 'pushBranch',
     branch,
@@ -191,6 +211,32 @@ export function planPromotion(input: PromotionPlanInput): PromotionPlan {
     };
   if (!promotion.autoMerge)
     return { actions: [], state: 'open', summary: `${key}: #${pullRequest.number} promotes ${hash}` };
+  if (input.gating !== undefined) {
+    const gate = mergeGateVerdict(input.gating.gates, pullRequest.labels ?? [], input.gating.now);
+    if (!gate.allowed) {
+      // Told once per situation on the pull request (the marker remembers it), whichever process looks.
+      const tell: PromotionAction[] =
+        marker === undefined || marker.gateNote === gate.key
+          ? []
+          : [
+              { kind: 'commentPullRequest', number: pullRequest.number, body: gate.note },
+              {
+                kind: 'updatePullRequest',
+                number: pullRequest.number,
+                body: withMarker(pullRequest.body, { ...marker, gateNote: gate.key }),
+              },
+            ];
+      return {
+        actions: tell,
+        state: 'open',
+        summary: `${key}: #${pullRequest.number} ${gate.reason}`,
+        // An approval label sends no event Rollgate hears: it is read again every checks interval.
+        requeueAfterMs: gate.retryAfterMs ?? promotion.checksIntervalMs,
+        requeueReason: gate.key.startsWith('window:') ? 'merge window' : 'approval',
+        gate: gate.reason,
+      };
+    }
+  }
   if (input.checks === 'success')
     return {
       actions: [{ kind: 'mergePullRequest', number: pullRequest.number, sha: pullRequest.headSha }],

@@ -34,6 +34,10 @@ export interface PromotionPlan {
   summary: string;
   /** Look again after this long (auto-merge waiting for checks); absent when only an event can matter. */
   requeueAfterMs?: number;
+  /** Why it looks again then (`auto-merge checks` when absent): `soak`, `merge window`, `approval`. */
+  requeueReason?: string;
+  /** What auto-merge waits for besides the checks (approval, a merge window), for `rollgate promotions`. */
+  gate?: string;
   /** Why a healthy revision is not proposed (state `refused`): reported on the Rollout and the commit. */
   refusal?: string;
   /**

@@ -7,6 +7,8 @@ export interface PromotionMarker {
   revision: string;
   /** Revisions that aborted after this one, already reported on the pull request. */
   abortedAfter?: string;
+  /** The auto-merge gate already explained on the pull request (see promotion-gates.ts), so it is told once. */
+  gateNote?: string;
 }
 
 const MARKER = /<!-- rollgate:promotion (\{.*?\}) -->/;
@@ -33,6 +35,7 @@ export function readMarker(body: string): PromotionMarker | undefined {
       rollout: value.rollout,
       revision: value.revision,
       ...(typeof value.abortedAfter === 'string' ? { abortedAfter: value.abortedAfter } : {}),
+      ...(typeof value.gateNote === 'string' ? { gateNote: value.gateNote } : {}),
     };
   } catch {
     return undefined;

@@ -72,6 +72,8 @@ export interface PromotionSceneOptions {
   labels?: string[];
   /** Merge once the checks pass (`pullRequest.autoMerge`), re-reading them this often. */
   autoMerge?: { checksInterval: string };
+  /** `promotions[0].gates` as written in the config (soak, windows, requireApproval). */
+  gates?: Record<string, unknown>;
   /** The token Rollgate is configured with (default a valid one). */
   token?: string;
   /** Images the sandbox cannot pull. */
@@ -292,6 +294,7 @@ export async function startPromotionScene(options: PromotionSceneOptions): Promi
                   ? { autoMerge: true, checksInterval: options.autoMerge.checksInterval }
                   : {}),
               },
+              ...(options.gates ? { gates: options.gates } : {}),
             },
           ],
           webhooks: {
