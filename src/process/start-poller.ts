@@ -211,8 +211,8 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     clients: runtime.kube.clients,
     entry: (source) => registry.entry(source),
     written: (source, status) => registry.noteStatus(source, status),
-    sourceStatus: async (source) =>
-      (await state.readSource(source, { maxAgeMs: POLL_STATE_MAX_AGE_MS })).status,
+    sourceStatus: async (source, read) =>
+      (await state.readSource(source, { maxAgeMs: read?.fresh === true ? 0 : POLL_STATE_MAX_AGE_MS })).status,
     clock,
     logger: log,
   });
