@@ -29,6 +29,7 @@ import type { FileTexts, FirstPartRule } from './manifest-stages.ts';
 import type { ManifestProblem } from './manifest-parser.ts';
 import { specManifestParser } from './manifest-parser.ts';
 import { ObjectMemory } from './object-memory.ts';
+import { CacheSiblings } from './cache-siblings.ts';
 import { compactPacks, countPacks } from './pack-compaction.ts';
 import type { PackCompaction } from './pack-compaction.ts';
 import type { CommitSummary } from './object-memory.ts';
@@ -91,6 +92,11 @@ export interface GitSourceOptions {
   objectLimits?: Partial<ObjectSizeLimits>;
   /** The process's renderers (kustomize), shared by its sources; without it every source reads plain YAML. */
   rendering?: Rendering;
+  /**
+   * The process's other sources: a first fetch copies the cache of one that follows the same branch with
+   * the same credentials and already holds the wanted commit (see {@link CacheSiblings}).
+   */
+  siblings?: CacheSiblings;
 }
 
 /** Packs a cache may hold before they are compacted into one; see {@link GitSourceOptions.maxPacks}. */
@@ -182,6 +188,7 @@ export class GitSource {
   private readonly lastGoodRenders = new RenderCache(LAST_GOOD_RENDER_BYTES);
   /** How the path is read; `plain` without a rendering. */
   readonly renderMode: RenderMode;
+  private readonly siblings: { group: CacheSiblings; key: string; leave: () => void } | undefined;
 
   constructor(
     readonly source: Source,
@@ -209,6 +216,33 @@ export class GitSource {
     this.maxPacks = options.maxPacks ?? DEFAULT_MAX_PACKS;
     this.rendering = options.rendering;
     this.renderMode = options.rendering === undefined ? 'plain' : (source.render ?? 'auto');
+    if (options.siblings !== undefined) {
+      const key = CacheSiblings.keyOf(this.localPath ?? this.url, this.branch, this.auth);
+      this.siblings = { group: options.siblings, key, leave: options.siblings.join(key, this) };
+    }
+  }
+
+  /** The branch tip of the cache as last read or fetched (undefined before the first look). */
+  get knownTip(): string | undefined {
+    return this.tip;
+  }
+
+  /**
+   * Copies this cache's objects, shallow list and fetch record into `gitdir` (a sibling's empty cache)
+   * when this cache's tip is `commit`. Under this cache's lock: no fetch or compaction is half done.
+   * Packs are never changed once written (a compaction writes new ones), so the copy is a snapshot.
+   */
+  async copyCacheTo(gitdir: string, commit: string): Promise<boolean> {
+    return this.exclusive(async () => {
+      if ((await this.cachedTip()) !== commit) return false;
+      await fs.promises.cp(join(this.gitdir, 'objects'), join(gitdir, 'objects'), { recursive: true });
+      for (const file of ['shallow', 'rollgate-fetched']) {
+        await fs.promises.copyFile(join(this.gitdir, file), join(gitdir, file)).catch((error: unknown) => {
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        });
+      }
+      return true;
+    });
   }
 
   /** The renderer and version kustomize apps are rendered with; undefined for a plain source. */
@@ -218,6 +252,7 @@ export class GitSource {
 
   /** Stops the in-process server of a local-path source; a no-op for remote sources. */
   async close(): Promise<void> {
+    this.siblings?.leave();
     const server = this.localServer;
     this.localServer = undefined;
     if (server) await (await server).stop();
@@ -280,9 +315,14 @@ export class GitSource {
       const previous = await this.cachedTip();
       if (knownHead === undefined) return this.fetchOnce(this.transport, previous);
       if (previous === knownHead) return knownHead;
+      if (previous === undefined && (await this.seededFromSibling(knownHead))) return knownHead;
       try {
         const tip = this.transport.withKnownTip(`refs/heads/${this.branch}`, knownHead);
-        const fetched = await this.fetchOnce(tip, previous, knownHead);
+        const download = (): Promise<string> => this.fetchOnce(tip, previous, knownHead);
+        const fetched =
+          previous === undefined && this.siblings !== undefined
+            ? await this.siblings.group.firstFetch(this.siblings.key, knownHead, download)
+            : await download();
         if (fetched === knownHead) return fetched;
       } catch (error) {
         // Fetching the branch again would bring the same object.
@@ -291,6 +331,36 @@ export class GitSource {
       }
       return this.fetchOnce(this.transport, await this.cachedTip());
     });
+  }
+
+  /**
+   * A first fetch of a commit a sibling's cache already holds: its objects are copied, nothing is asked of
+   * the remote (this source's own ref check just saw `knownHead` there, with its own credentials). A
+   * failed copy leaves the cache as a first fetch would find it.
+   */
+  private async seededFromSibling(knownHead: string): Promise<boolean> {
+    if (this.siblings === undefined) return false;
+    try {
+      if (!(await this.siblings.group.seed(this.siblings.key, this, this.gitdir, knownHead))) return false;
+      await git.writeRef({
+        fs,
+        gitdir: this.gitdir,
+        ref: `refs/heads/${this.branch}`,
+        value: knownHead,
+        force: true,
+      });
+      await git.readCommit({ fs, gitdir: this.gitdir, oid: knownHead, cache: this.cache });
+    } catch (error) {
+      this.logger.warn({ err: (error as Error).message }, "copy of a sibling source's cache failed");
+      await fs.promises.rm(this.gitdir, { recursive: true, force: true });
+      this.initialized = false;
+      this.cache = {};
+      await this.ensureCache();
+      return false;
+    }
+    this.tip = knownHead;
+    this.logger.debug({ head: knownHead }, "first fetch taken from a sibling source's cache");
+    return true;
   }
 
   /**

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { join, isAbsolute } from 'node:path';
 import { resolveSourceAuth } from '../config/index.ts';
+import { CacheSiblings } from '../git/cache-siblings.ts';
 import { GitSourceError } from '../git/errors/git-source-error.ts';
 import { GitSource } from '../git/source.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
@@ -172,6 +173,8 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   // What this process's own ref checks returned: the only heads a sync takes from Redis unchecked.
   const witness = new HeadWitness();
   const withSourceLock = keyedLock();
+  // Sources on one branch of one repository (one per folder) fetch its snapshot once between them.
+  const cacheSiblings = new CacheSiblings();
   const lastDriftCheck = new Map<string, number>();
   const lastHealthCheck = new Map<string, number>();
   // Who waits for whom (config sources are checked for cycles at load; a registry that changes at run time
@@ -213,8 +216,8 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     clients: runtime.kube.clients,
     entry: (source) => registry.entry(source),
     written: (source, status) => registry.noteStatus(source, status),
-    sourceStatus: async (source) =>
-      (await state.readSource(source, { maxAgeMs: POLL_STATE_MAX_AGE_MS })).status,
+    sourceStatus: async (source, read) =>
+      (await state.readSource(source, { maxAgeMs: read?.fresh === true ? 0 : POLL_STATE_MAX_AGE_MS })).status,
     clock,
     logger: log,
   });
@@ -235,6 +238,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
         cacheDir,
         logger: log,
         clock,
+        siblings: cacheSiblings,
         ...(shared ? { rendering: shared } : {}),
         objectLimits: { maxObjectBytes: config.git.maxObjectBytes, maxPackBytes: config.git.maxPackBytes },
       },

@@ -32,8 +32,8 @@ export interface GitSourceWriterOptions {
   entry: (source: string) => GitSourceEntry | undefined;
   /** Tells the registry what was written, so the next comparison starts from it. */
   written: (source: string, status: GitSourceStatus) => void;
-  /** The source's status in its state ConfigMap (a read that may be a few seconds old). */
-  sourceStatus: (source: string) => Promise<SourceStatus | undefined>;
+  /** The source's status in its state ConfigMap: a read that may be a few seconds old, or with `fresh` one made now. */
+  sourceStatus: (source: string, options?: { fresh?: boolean }) => Promise<SourceStatus | undefined>;
   clock: Clock;
   logger?: Logger;
 }
@@ -51,15 +51,21 @@ export class GitSourceWriter {
     const entry = this.options.entry(source);
     if (entry === undefined || entry.reading.deleting) return;
     try {
-      const sourceStatus = entry.refused ? undefined : await this.options.sourceStatus(source);
       const current = entry.object.status as Partial<GitSourceStatus> | undefined;
-      const next = gitSourceStatus(current, {
-        generation: entry.reading.generation,
-        ...(entry.reading.ok ? { ref: entry.reading.settings.branch } : {}),
-        ...(entry.refused ? { refused: entry.refused } : {}),
-        source: sourceStatus,
-        now: this.options.clock.now(),
-      });
+      const statusFrom = async (fresh: boolean): Promise<GitSourceStatus> =>
+        gitSourceStatus(current, {
+          generation: entry.reading.generation,
+          ...(entry.reading.ok ? { ref: entry.reading.settings.branch } : {}),
+          ...(entry.refused ? { refused: entry.refused } : {}),
+          source: entry.refused ? undefined : await this.options.sourceStatus(source, { fresh }),
+          now: this.options.clock.now(),
+        });
+      // Deciding that nothing changed may use a state read a few seconds ago; a write may not. Another
+      // process's sync can have written the state since, and the object's status already shows it: a
+      // write from the older read put 100 synced sources back to "not polled yet" until their next
+      // scheduled poll (issue 37).
+      if (!statusDiffers(pick(current), pick(await statusFrom(false)))) return;
+      const next = await statusFrom(true);
       if (!statusDiffers(pick(current), pick(next))) return;
       // Merge patch: fields the status no longer has are sent as null, so they go.
       const body: Record<string, unknown> = {};

@@ -1,4 +1,5 @@
 // GitSource against real repositories served by `git http-backend` through the smart-HTTP bridge.
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { createServer, type Socket, type AddressInfo } from 'node:net';
@@ -16,6 +17,7 @@ import { GitUnreachableError } from '../../../src/git/errors/git-unreachable.ts'
 import type { ManifestChange } from '../../../src/git/manifest-diff.ts';
 import { serveGitRepositories } from '../../../src/git/smart-http-server.ts';
 import type { GitServer, GitServerOptions } from '../../../src/git/smart-http-server.ts';
+import { CacheSiblings } from '../../../src/git/cache-siblings.ts';
 import { GitSource } from '../../../src/git/source.ts';
 import type { GitSourceOptions, Source } from '../../../src/git/source.ts';
 import {
@@ -173,6 +175,80 @@ describe('GitSource change check', () => {
     const error: unknown = await source.remoteHead().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GitRepositoryNotFoundError);
     expect((error as GitRepositoryNotFoundError).code).toBe('git.repository-not-found');
+  });
+});
+
+describe('GitSource first fetch from a sibling cache', () => {
+  it('takes a commit a source on the same branch already fetched from its cache, and fetches on from there', async () => {
+    const f = await fixture();
+    f.wc.write({
+      'envs/prod/app.yaml': configMapYaml('app', { v: '1' }),
+      'envs/dev/app.yaml': configMapYaml('dev-app', { v: '1' }),
+    });
+    const first = f.wc.commit();
+    await f.wc.push(f.bare);
+    const siblings = new CacheSiblings();
+    const prod = f.source({ name: 'prod' }, { siblings });
+    const dev = f.source({ name: 'dev', path: 'envs/dev' }, { siblings });
+    expect(await prod.fetch({ knownHead: first })).toBe(first);
+
+    f.server.resetRequestCount();
+    expect(await dev.fetch({ knownHead: first })).toBe(first);
+    expect(f.server.requestCount()).toBe(0);
+    expect(summary(await dev.diff(undefined, first))).toEqual(['added ConfigMap//dev-app envs/dev/app.yaml']);
+
+    // Its own cache from then on: the next commit is fetched (its history joins the copied one).
+    f.wc.write({ 'envs/dev/app.yaml': configMapYaml('dev-app', { v: '2' }) });
+    const second = f.wc.commit();
+    await f.wc.push(f.repoUrl);
+    expect(await dev.remoteHead()).toBe(second);
+    f.server.resetRequestCount();
+    expect(await dev.fetch({ knownHead: second })).toBe(second);
+    // The pack and the advertisement (this source's transport never fetched, so has none in memory).
+    expect(f.server.requestCount()).toBe(2);
+    expect(summary(await dev.diff(first, second))).toEqual(['changed ConfigMap//dev-app envs/dev/app.yaml']);
+    expect(prod.knownTip).toBe(first);
+  });
+
+  it('downloads once for sources that start together: the others wait for that fetch and copy it', async () => {
+    const f = await fixture();
+    const head = await publish(f, '1', f.bare);
+    const siblings = new CacheSiblings();
+    const together = ['a', 'b', 'c', 'd'].map((name) => f.source({ name }, { siblings }));
+    f.server.resetRequestCount();
+    expect(await Promise.all(together.map((s) => s.fetch({ knownHead: head })))).toEqual([
+      head,
+      head,
+      head,
+      head,
+    ]);
+    // One first fetch: the advertisement and the pack.
+    expect(f.server.requestCount()).toBe(2);
+    for (const source of together)
+      expect(summary(await source.diff(undefined, head))).toEqual([
+        'added ConfigMap//app envs/prod/app.yaml',
+      ]);
+  });
+
+  it('never copies the cache of a source with other credentials, nor one on another branch', async () => {
+    const f = await fixture();
+    const first = await publish(f, '1', f.bare);
+    execFileSync('git', ['--git-dir', f.bare, 'branch', 'release', first]);
+    const siblings = new CacheSiblings();
+    const open = f.source({ name: 'open' }, { siblings });
+    await open.fetch({ knownHead: first });
+
+    const withToken = f.source({ name: 'with-token', auth: { token: 'their-own' } }, { siblings });
+    expect(await withToken.remoteHead()).toBe(first);
+    f.server.resetRequestCount();
+    expect(await withToken.fetch({ knownHead: first })).toBe(first);
+    expect(f.server.requestCount()).toBe(2);
+
+    const release = f.source({ name: 'release', branch: 'release' }, { siblings });
+    expect(await release.remoteHead()).toBe(first);
+    f.server.resetRequestCount();
+    expect(await release.fetch({ knownHead: first })).toBe(first);
+    expect(f.server.requestCount()).toBe(2);
   });
 });
 
