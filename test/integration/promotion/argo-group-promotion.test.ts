@@ -65,12 +65,16 @@ describe('promotion of argoproj.io Rollouts (controller mode)', () => {
     });
 
     // The promotion history (what the dashboard's promotions view shows) is on the argoproj.io Rollout.
-    const events = await clients.core.listNamespacedEvent({ namespace: 'staging' });
-    const opened = events.items.find(
-      (e) => e.involvedObject.name === 'web' && e.reportingComponent === 'rollgate-promoter',
+    // It is recorded beside the look, not awaited by it: wait for it.
+    const opened = await eventually(
+      "the promoter's history Event",
+      async () =>
+        (await clients.core.listNamespacedEvent({ namespace: 'staging' })).items.find(
+          (e) => e.involvedObject.name === 'web' && e.reportingComponent === 'rollgate-promoter',
+        ),
+      { timeoutMs: 20_000 },
     );
-    expect(opened?.involvedObject.apiVersion ?? events.items.map((e) => e.reason).join()).toBe(
-      'argoproj.io/v1alpha1',
-    );
+    expect(opened.involvedObject.apiVersion).toBe('argoproj.io/v1alpha1');
+    expect(opened.reason).toBe('PromotionPullRequestOpened');
   }, 120_000);
 });
