@@ -437,16 +437,13 @@ describe.skipIf(argocd.missing)(`Argo CD's Rollout health check and actions over
           healthy(r),
         60_000,
       );
-      const after = await kubectl([
-        'get',
-        'pods',
-        '-l',
-        'app=act-restart',
-        '-o',
-        'jsonpath={.items[*].metadata.uid}',
-      ]);
+      // Restarted means every old pod was evicted; an evicted pod may still be terminating for a moment.
       const old = new Set(before.split(' '));
-      expect(after.split(' ').filter((uid) => old.has(uid))).toEqual([]);
+      const leftOver = async () =>
+        (await kubectl(['get', 'pods', '-l', 'app=act-restart', '-o', 'jsonpath={.items[*].metadata.uid}']))
+          .split(' ')
+          .filter((uid) => old.has(uid));
+      await expect.poll(leftOver, { timeout: 20_000, interval: 200 }).toEqual([]);
       expectHealth(restarted, { status: 'Healthy', message: '' });
     }, 90_000);
   });
