@@ -425,6 +425,18 @@ describe.skipIf(argocd.missing)(`Argo CD's Rollout health check and actions over
         '-o',
         'jsonpath={.items[*].metadata.uid}',
       ]);
+      // Argo CD's action writes restartAt to the second, and a restart replaces the pods created before it
+      // (Argo's rule): wait until the clock is past the second the newest pod was created in.
+      const created = await kubectl([
+        'get',
+        'pods',
+        '-l',
+        'app=act-restart',
+        '-o',
+        'jsonpath={.items[*].metadata.creationTimestamp}',
+      ]);
+      const newest = Math.max(...created.split(' ').map((t) => Date.parse(t)));
+      await expect.poll(() => Date.now() >= newest + 1_000, { timeout: 5_000, interval: 50 }).toBe(true);
       await runAction('act-restart', 'restart');
       const restartAt = (await live('act-restart')).spec.restartAt;
       expect(restartAt).toBeDefined();
