@@ -1,36 +1,18 @@
 // `rollgate validate` on Datadog, New Relic and Graphite metrics: Argo's documented examples pass; malformed ones are refused at file:line.
 import { describe, expect, it } from 'vitest';
-import { validateManifests } from '../../../src/manifest/validate.ts';
 import { argoRolloutsCheckout } from '../../support/argo-rollouts-checkout.ts';
+import { documentedTemplates, validateOne as check } from '../../support/documented-templates.ts';
 
 const argo = argoRolloutsCheckout(
   import.meta.filename,
   "the tests that validate Argo's Datadog, New Relic and Graphite examples",
 );
 
-function check(text: string, file = 'template.yaml') {
-  const report = validateManifests([{ file, text }]);
-  return {
-    errors: report.objects.flatMap((o) =>
-      o.errors.map((e) => `${o.file}:${e.line}:${e.col} ${e.path}: ${e.message}`),
-    ),
-    warnings: report.objects.flatMap((o) => o.warnings.map((e) => `${e.line} ${e.path}: ${e.message}`)),
-    kinds: report.objects.map((o) => o.kind),
-  };
-}
-
-/** The complete AnalysisTemplates in a docs page's yaml blocks (not the `...<snip>` fragments). */
-function documentedTemplates(page: string): string[] {
-  return [...argo.show(page).matchAll(/```yaml\n([\s\S]*?)```/g)]
-    .map((m) => m[1] ?? '')
-    .filter((block) => block.includes('kind: AnalysisTemplate') && !block.includes('<snip>'));
-}
-
 describe.skipIf(argo.missing)("Argo's documented examples validate", () => {
   it.each(['docs/analysis/datadog.md', 'docs/analysis/newrelic.md', 'docs/analysis/graphite.md'])(
     '%s: every complete template',
     (page) => {
-      const blocks = documentedTemplates(page);
+      const blocks = documentedTemplates(argo, page);
       expect(blocks.length).toBeGreaterThan(0);
       for (const block of blocks) {
         const result = check(block, page);

@@ -1,37 +1,19 @@
 // `rollgate validate` on Wavefront, SkyWalking and Kayenta metrics: Argo's documented templates pass (one Kayenta example is pinned as refused, and why); malformed ones are refused at file:line.
 import { describe, expect, it } from 'vitest';
-import { validateManifests } from '../../../src/manifest/validate.ts';
 import { argoRolloutsCheckout } from '../../support/argo-rollouts-checkout.ts';
+import { documentedTemplates, validateOne as check } from '../../support/documented-templates.ts';
 
 const argo = argoRolloutsCheckout(
   import.meta.filename,
   "the tests that validate Argo's Wavefront, SkyWalking and Kayenta examples",
 );
 
-function check(text: string, file = 'template.yaml') {
-  const report = validateManifests([{ file, text }]);
-  return {
-    errors: report.objects.flatMap((o) =>
-      o.errors.map((e) => `${o.file}:${e.line}:${e.col} ${e.path}: ${e.message}`),
-    ),
-    warnings: report.objects.flatMap((o) => o.warnings.map((e) => `${e.line} ${e.path}: ${e.message}`)),
-    kinds: report.objects.map((o) => o.kind),
-  };
-}
-
-/** The AnalysisTemplates in a docs page's yaml blocks (the Kayenta page's are indented inside tabs). */
-function documentedTemplates(page: string): string[] {
-  return [...argo.show(page).matchAll(/```yaml\n([\s\S]*?)```/g)]
-    .map((m) => m[1] ?? '')
-    .filter((block) => block.includes('kind: AnalysisTemplate') && !block.includes('<snip>'));
-}
-
 const THRESHOLDS_WARNING =
   "spec.metrics[0].provider.kayenta.thresholds: read as threshold: Argo's CRD spells this field threshold (its docs write thresholds), and Argo's API server refuses a kayenta metric without threshold";
 
 describe.skipIf(argo.missing)("Argo's documented examples", () => {
   it.each(['docs/analysis/wavefront.md', 'docs/analysis/skywalking.md'])('%s: valid, no warning', (page) => {
-    const blocks = documentedTemplates(page);
+    const blocks = documentedTemplates(argo, page);
     expect(blocks).toHaveLength(1);
     const result = check(blocks[0] as string, page);
     expect(result.kinds).toEqual(['AnalysisTemplate']);
@@ -40,7 +22,7 @@ describe.skipIf(argo.missing)("Argo's documented examples", () => {
   });
 
   it('docs/analysis/kayenta.md: the Mann-Whitney template is valid, its `thresholds` read as threshold with a warning', () => {
-    const [template] = documentedTemplates('docs/analysis/kayenta.md');
+    const [template] = documentedTemplates(argo, 'docs/analysis/kayenta.md');
     const result = check(template as string, 'docs/analysis/kayenta.md');
     expect(result.errors).toEqual([]);
     expect(result.warnings).toEqual([`18 ${THRESHOLDS_WARNING}`]);
@@ -49,7 +31,7 @@ describe.skipIf(argo.missing)("Argo's documented examples", () => {
   it('docs/analysis/kayenta.md: the interval/count example is refused, as Argo would fail every measurement of it', () => {
     // Its interval and count sit inside the kayenta block, where Argo's CRD has no such fields: the metric
     // has no interval, its scopes no start, and Argo's provider errs with `Invalid duration ""` each time.
-    const [, second] = documentedTemplates('docs/analysis/kayenta.md');
+    const [, second] = documentedTemplates(argo, 'docs/analysis/kayenta.md');
     const result = check(second as string, 'docs/analysis/kayenta.md');
     expect(result.errors).toEqual([
       "docs/analysis/kayenta.md:25:11 spec.metrics[0].provider.kayenta.scopes[0].controlScope: has no start: set start and end, the metric's interval (the window is the last interval) or lookback: true",
