@@ -166,7 +166,23 @@ export const CRD_DEFINITIONS: readonly CrdDefinition[] = [
   },
 ];
 
+/**
+ * Schemas already derived, per definition: deriving one (zod's JSON Schema, then the structural rewrite)
+ * costs tens of milliseconds, and every start of a sandbox, test harness or `install` asks for all of
+ * them again. Callers get their own copy, so one caller's edit never reaches another's CRD.
+ */
+const derivedSchemas = new Map<CrdDefinition, string>();
+
 function openApiSchema(definition: CrdDefinition): SchemaNode {
+  let derived = derivedSchemas.get(definition);
+  if (derived === undefined) {
+    derived = JSON.stringify(deriveOpenApiSchema(definition));
+    derivedSchemas.set(definition, derived);
+  }
+  return JSON.parse(derived) as SchemaNode;
+}
+
+function deriveOpenApiSchema(definition: CrdDefinition): SchemaNode {
   const json = z.toJSONSchema(definition.schema, {
     target: 'openapi-3.0',
     unrepresentable: 'any',
