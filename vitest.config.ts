@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './test/support/slow-first-sequencer.ts';
 
 const SHARED_EXCLUDE = ['test/slow/**', 'test/real-apiserver/**', 'node_modules/**'];
 
@@ -15,6 +16,8 @@ export default defineConfig({
     maxWorkers: availableParallelism() + 1,
     // The second prints the wall time and the slowest files at the end (test/support/slowest-files-reporter.ts).
     reporters: ['default', './test/support/slowest-files-reporter.ts'],
+    // The longest files first, also when Vitest remembers no earlier run (test/support/slow-first-sequencer.ts).
+    sequence: { sequencer: SlowFirstSequencer },
     projects: [
       {
         extends: true,

@@ -197,6 +197,11 @@ async function runBatch(
 export async function runF2Trials(options: {
   trials: number;
   seed: number;
+  /**
+   * The index of the first trial (default 0): trials `from` … `from + trials - 1` of the seed's sequence,
+   * the same ones whichever run they are part of, so one sequence can be split between files.
+   */
+  from?: number;
   batch?: number;
   /** The group the Rollouts live in and the passes drive (rollgate.dev by default). */
   api?: DrivenApi;
@@ -211,10 +216,11 @@ export async function runF2Trials(options: {
   };
   // Small sandboxes: the sandbox's cost per request grows with the objects it holds.
   const batch = options.batch ?? 4;
-  for (let first = 0; first < options.trials; first += batch) {
+  const from = options.from ?? 0;
+  const end = from + options.trials;
+  for (let first = from; first < end; first += batch) {
     const seeds: number[] = [];
-    for (let i = first; i < Math.min(options.trials, first + batch); i += 1)
-      seeds.push(options.seed * 100_003 + i);
+    for (let i = first; i < Math.min(end, first + batch); i += 1) seeds.push(options.seed * 100_003 + i);
     await runBatch(seeds, first, options.seed + first, result, options.api);
   }
   return result;
