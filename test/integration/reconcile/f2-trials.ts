@@ -198,8 +198,9 @@ export async function runF2Trials(options: {
   trials: number;
   seed: number;
   /**
-   * The index of the first trial (default 0): trials `from` … `from + trials - 1` of the seed's sequence,
-   * the same ones whichever run they are part of, so one sequence can be split between files.
+   * The index of the first trial (default 0): trials `from` … `from + trials - 1` of the seed's sequence.
+   * A multiple of the batch size, so they share a sandbox (and its seed) with the same trials as in a run
+   * from 0: one sequence split between files replays the very same trials.
    */
   from?: number;
   batch?: number;
@@ -217,6 +218,7 @@ export async function runF2Trials(options: {
   // Small sandboxes: the sandbox's cost per request grows with the objects it holds.
   const batch = options.batch ?? 4;
   const from = options.from ?? 0;
+  if (from % batch !== 0) throw new Error(`from (${from}) must be a multiple of the batch size (${batch})`);
   const end = from + options.trials;
   for (let first = from; first < end; first += batch) {
     const seeds: number[] = [];
