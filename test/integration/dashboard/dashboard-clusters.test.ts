@@ -1,6 +1,9 @@
 // The dashboard over two clusters (two sandboxes) in a real browser: a group per cluster, a stopped cluster's error
 // in its own group, a verb that reaches only the Rollout's cluster, and a Fleet's waves.
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClusterSet, type ClusterHandle, type ClusterState } from '../../../src/clusters/cluster-set.ts';
@@ -19,6 +22,8 @@ import {
 import { launchChromium, seriousViolations, type Browser } from './chromium.ts';
 
 const TOKEN = `act-${randomUUID()}`;
+/** Screenshots land here (printed), so a human can look at what the test saw. */
+const SHOTS = mkdtempSync(join(tmpdir(), 'rollgate-dashboard-clusters-'));
 const ROLLOUTS = { group: 'rollgate.dev', version: 'v1alpha1', plural: 'rollouts', namespace: 'default' };
 const FLEETS = { group: 'rollgate.dev', version: 'v1alpha1', plural: 'fleets', namespace: 'rollgate-system' };
 
@@ -117,6 +122,7 @@ describe('dashboard over two clusters', () => {
     await chromium?.close();
     await server?.stop();
     await Promise.all([local?.stop(), remote?.stop()]);
+    process.stdout.write(`dashboard screenshots: ${SHOTS}\n`);
   });
 
   async function pageWithToken(): Promise<Page> {
@@ -195,6 +201,7 @@ describe('dashboard over two clusters', () => {
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
       expect(await seriousViolations(page), `fleets, ${scheme}`).toEqual([]);
+      await page.screenshot({ path: join(SHOTS, `fleets-${scheme}.png`), fullPage: true });
     }
     // Nothing secret on the page: no token, no server address.
     const text = (await page.content()) + (await page.locator('body').innerText());
@@ -252,6 +259,7 @@ describe('dashboard over two clusters', () => {
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
       expect(await seriousViolations(page), `list with a stopped cluster, ${scheme}`).toEqual([]);
+      await page.screenshot({ path: join(SHOTS, `clusters-one-stopped-${scheme}.png`), fullPage: true });
     }
     const pause = await fetch(`${server.url}/api/v1/rollouts/default/web/pause`, {
       method: 'POST',
