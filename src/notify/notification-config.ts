@@ -7,6 +7,7 @@ import { parseExpression } from '../analysis/expression/parse.ts';
 import { NotificationConfigError } from './notification-config-error.ts';
 import { parseNotificationTemplate, type NotificationTemplate } from './notification-template.ts';
 import { SERVICE_OPTION_SCHEMAS, isServiceType, type ServiceConfig } from './service-options.ts';
+import { FLEET_TRIGGER_CATALOG } from './fleet-stopped.ts';
 import { SOURCE_TRIGGER_CATALOG } from './source-trigger-catalog.ts';
 
 /** The ConfigMap and Secret Rollgate reads in `kubernetes.stateNamespace`. */
@@ -15,12 +16,13 @@ export const NOTIFICATION_SECRET = 'rollgate-notification-secret';
 
 /**
  * An expression of a trigger (`when`, `oncePer`), in the expr language of Argo's conditions, over
- * `rollout` (a Rollout's triggers) or `source` (a source's triggers; the other variable is then null).
- * Compiled by the analysis expression module: the same language, the same limits.
+ * `rollout` (a Rollout's triggers), `source` (a source's) or `fleet` (a Fleet's; the others are then
+ * null), and `cluster` (the name of the cluster it is about). Compiled by the analysis expression module:
+ * the same language, the same limits.
  */
 export interface TriggerExpression {
   source: string;
-  evaluate(vars: { rollout?: unknown; source?: unknown }): unknown;
+  evaluate(vars: { rollout?: unknown; source?: unknown; fleet?: unknown; cluster?: unknown }): unknown;
 }
 
 /** One entry of `trigger.<name>`: send these templates, when `when` holds (always when absent). */
@@ -79,14 +81,23 @@ function yamlOf(key: string, text: string): unknown {
 function compileExpression(key: string, field: string, source: string): TriggerExpression {
   let ast: ExpressionNode;
   try {
-    ast = parseExpression(source, { variables: new Set(['rollout', 'source']) });
+    ast = parseExpression(source, { variables: new Set(['rollout', 'source', 'fleet', 'cluster']) });
   } catch (err) {
     throw new NotificationConfigError('notify.config.invalid', key, `${field}: ${(err as Error).message}`);
   }
   return {
     source,
     evaluate: (vars) =>
-      evaluateExpression(ast, { rollout: vars.rollout ?? null, source: vars.source ?? null }, source),
+      evaluateExpression(
+        ast,
+        {
+          rollout: vars.rollout ?? null,
+          source: vars.source ?? null,
+          fleet: vars.fleet ?? null,
+          cluster: vars.cluster ?? null,
+        },
+        source,
+      ),
   };
 }
 
@@ -147,7 +158,8 @@ function parseService(
  * Parses the ConfigMap's `data` and the Secret's decoded `data`. Keys: `service.<type>[.<name>]`
  * (YAML options; `$key` values come from the Secret), `template.<name>` (YAML, Go templates),
  * `trigger.<name>` (a YAML list of `{when, send, oncePer}`), `defaultTriggers` (a YAML list). The
- * source triggers and their templates of {@link SOURCE_TRIGGER_CATALOG} are there unless `data` has the key.
+ * source triggers and their templates of {@link SOURCE_TRIGGER_CATALOG}, and the fleet's of
+ * {@link FLEET_TRIGGER_CATALOG}, are there unless `data` has the key.
  * @throws NotificationConfigError naming the first key that cannot be used.
  */
 export function parseNotificationConfig(
@@ -160,7 +172,7 @@ export function parseNotificationConfig(
   const unusable = new Map<string, NotificationConfigError>();
   let defaultTriggers: string[] = [];
   const defaultTriggersByService = new Map<string, string[]>();
-  const entries: Record<string, string> = { ...SOURCE_TRIGGER_CATALOG, ...data };
+  const entries: Record<string, string> = { ...SOURCE_TRIGGER_CATALOG, ...FLEET_TRIGGER_CATALOG, ...data };
   for (const key of Object.keys(entries).sort()) {
     const text = entries[key]!;
     if (key.startsWith('service.')) {

@@ -2,12 +2,16 @@
 import { NotificationConfigError } from './notification-config-error.ts';
 import type { NotificationConfig } from './notification-config.ts';
 import type { RenderedNotification } from './notification-template.ts';
+import type { FleetTemplateData } from './fleet-stopped.ts';
 import type { SourceTemplateData } from './source-template-data.ts';
 import { subscriptionsOf } from './subscriptions.ts';
 
+/** The cluster Rollgate runs in, as templates name it when an event does not say (Argo CD's name). */
+export const DEFAULT_LOCAL_CLUSTER = 'in-cluster';
+
 /**
  * The transition a notification is about; `key` identifies it for deduplication. It is about a Rollout
- * (subscribed by its annotations) or a source (subscribed by `subscriptions`, an annotations map).
+ * (subscribed by its annotations), a source or a Fleet (subscribed by `subscriptions`, an annotations map).
  */
 export type NotificationEvent = {
   trigger: string;
@@ -15,6 +19,13 @@ export type NotificationEvent = {
   key: string;
   /** More template data (`.promotion` for the promotion triggers). */
   extra?: Record<string, unknown>;
+  /**
+   * The cluster the Rollout (or the source's objects, or the Fleet's stop) is in: templates read it as
+   * `.cluster`; absent: the local one.
+   */
+  cluster?: string | undefined;
+  /** The local cluster's name (`.localCluster`), so a template can name only another one. */
+  localCluster?: string | undefined;
 } & (
   | {
       /** The Rollout as it was after the transition (what templates read as `.rollout`). */
@@ -23,6 +34,7 @@ export type NotificationEvent = {
         unknown
       >;
       source?: undefined;
+      fleet?: undefined;
     }
   | {
       /** The source after the transition (what templates read as `.source`). */
@@ -30,6 +42,15 @@ export type NotificationEvent = {
       /** The source's subscribe entries, in the grammar of the subscribe annotations. */
       subscriptions: Readonly<Record<string, string>> | undefined;
       rollout?: undefined;
+      fleet?: undefined;
+    }
+  | {
+      /** The Fleet that stopped (what templates read as `.fleet`). */
+      fleet: FleetTemplateData;
+      /** The Fleet's subscribe annotations. */
+      subscriptions: Readonly<Record<string, string>> | undefined;
+      rollout?: undefined;
+      source?: undefined;
     }
 );
 
@@ -77,14 +98,26 @@ export function planDeliveries(event: NotificationEvent, config: NotificationCon
   const deliveries: Delivery[] = [];
   const problems: NotificationConfigError[] = [];
   const conditions = config.triggers.get(event.trigger);
-  const subject = event.source !== undefined ? { source: event.source } : { rollout: event.rollout };
-  const data = { ...event.extra, ...subject };
+  const localCluster = event.localCluster ?? DEFAULT_LOCAL_CLUSTER;
+  const cluster = event.cluster ?? localCluster;
+  const subject =
+    event.source !== undefined
+      ? { source: event.source, cluster }
+      : event.fleet !== undefined
+        ? { fleet: event.fleet, cluster }
+        : { rollout: event.rollout, cluster };
+  const data = { ...event.extra, ...subject, localCluster };
   const rendered = new Map<string, RenderedNotification>();
-  // The oncePer identity of the subject: a Rollout's uid, or the source's name.
-  const subjectId = event.source !== undefined ? event.source.name : (event.rollout.metadata?.uid ?? '');
+  // The oncePer identity of the subject: a Rollout's uid, the source's name, the Fleet's namespace/name.
+  const subjectId =
+    event.source !== undefined
+      ? event.source.name
+      : event.fleet !== undefined
+        ? `${event.fleet.namespace}/${event.fleet.name}`
+        : (event.rollout.metadata?.uid ?? '');
 
   const subscribed = subscriptionsOf(
-    event.source !== undefined ? event.subscriptions : event.rollout.metadata?.annotations,
+    event.rollout !== undefined ? event.rollout.metadata?.annotations : event.subscriptions,
   );
   problems.push(...subscribed.problems);
   for (const subscription of subscribed.subscriptions) {

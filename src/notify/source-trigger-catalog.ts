@@ -2,7 +2,7 @@
 
 /**
  * What a ConfigMap without these keys gets: each source trigger sends its template, and each template
- * says the source, the commit, the message and the problems (`message`, which Slack and Teams send; a
+ * says the source (and its cluster, when it is not the local one), the commit, the message and the problems (`message`, which Slack and Teams send; a
  * webhook needs a `webhook.<service>` block of the user's own). A `trigger.<name>` or `template.<name>`
  * key of the ConfigMap replaces the entry of the same key.
  */
@@ -12,7 +12,7 @@ export const SOURCE_TRIGGER_CATALOG: Readonly<Record<string, string>> = {
   'trigger.on-health-degraded': '- send: [source-health-degraded]\n',
   'template.source-sync-failed': [
     'message: |',
-    '  Source {{.source.name}} failed to sync ({{.source.status.phase}}): {{.source.status.message}}',
+    '  Source {{.source.name}}{{if ne .cluster .localCluster}} (cluster {{.cluster}}){{end}} failed to sync ({{.source.status.phase}}): {{.source.status.message}}',
     '  Commit: {{with .source.status.commit}}{{.}}{{else}}none synced yet{{end}}',
     '  Repository: {{.source.url}} (branch {{.source.branch}}, path {{.source.path}})',
     '  {{- range .source.status.problems}}',
@@ -22,13 +22,13 @@ export const SOURCE_TRIGGER_CATALOG: Readonly<Record<string, string>> = {
   ].join('\n'),
   'template.source-sync-succeeded': [
     'message: |',
-    '  Source {{.source.name}} synced commit {{.source.status.commit}}: {{.source.status.message}}',
+    '  Source {{.source.name}}{{if ne .cluster .localCluster}} (cluster {{.cluster}}){{end}} synced commit {{.source.status.commit}}: {{.source.status.message}}',
     '  Repository: {{.source.url}} (branch {{.source.branch}}, path {{.source.path}})',
     '',
   ].join('\n'),
   'template.source-health-degraded': [
     'message: |',
-    '  Source {{.source.name}} is Degraded at commit {{.source.status.commit}}: {{.source.status.health.message}}',
+    '  Source {{.source.name}}{{if ne .cluster .localCluster}} (cluster {{.cluster}}){{end}} is Degraded at commit {{.source.status.commit}}: {{.source.status.health.message}}',
     '  Repository: {{.source.url}} (branch {{.source.branch}}, path {{.source.path}})',
     '',
   ].join('\n'),

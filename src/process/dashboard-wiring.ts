@@ -1,5 +1,12 @@
 // Builds the dashboard for a process or for `rollgate dashboard`: its access, and its Rollout watch (restarting).
 import type { Clock } from '../clock/clock.ts';
+import {
+  fixedClusterSet,
+  LOCAL_CLUSTER,
+  type ClusterHandle,
+  type ClusterSet,
+  type ClusterState,
+} from '../clusters/cluster-set.ts';
 import type { KubeClients } from '../kube/client.ts';
 import type { Logger } from '../log/logger.ts';
 import type { DashboardAccess } from '../server/dashboard/dashboard-access.ts';
@@ -57,9 +64,25 @@ export function rolloutWatch(
   };
 }
 
-/** The dashboard over these clients. */
+/** Today's one cluster as a set: the local cluster over `clients`, named `name`. */
+export function localClusterSet(clients: KubeClients, name = LOCAL_CLUSTER): ClusterSet {
+  const local: ClusterHandle = {
+    name,
+    origin: 'local',
+    server: clients.kubeConfig.getCurrentCluster()?.server ?? '',
+    kube: { clients, namespace: 'default', source: 'in-cluster', origin: 'the process' },
+  };
+  return fixedClusterSet(local);
+}
+
+/** The dashboard over these clients, or over every cluster of `clusters`. */
 export function wireDashboard(options: {
+  /** The local cluster's clients: the one cluster shown when `clusters` is not given. */
   clients: KubeClients;
+  /** Every cluster to show (grouped by cluster on the page); default: the local one over `clients`. */
+  clusters?: ClusterSet;
+  /** Each cluster's state for its heading (the registry's probes); without it, headings show none. */
+  clusterState?: (name: string) => ClusterState | undefined;
   access: DashboardAccess;
   clock: Clock;
   logger: Logger;
@@ -78,10 +101,13 @@ export function wireDashboard(options: {
       'dashboard: the server is reachable from other machines and no dashboard token is set, so every dashboard read answers 401; set dashboard.readTokenEnv or dashboard.readTokenFile, or bind server.host to 127.0.0.1',
     );
   const apis = options.groups?.map(drivenApiOf) ?? BOTH_APIS;
+  const logger = options.logger;
   return createDashboard({
     ...options,
+    clusters: options.clusters ?? localClusterSet(options.clients),
     apis,
-    watchRollouts: rolloutWatch(options.clients, options.logger, options.namespace, apis),
+    watchRollouts: (cluster) =>
+      rolloutWatch(cluster.kube.clients, logger.child({ cluster: cluster.name }), options.namespace, apis),
   });
 }
 

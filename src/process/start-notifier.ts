@@ -10,7 +10,15 @@ import {
 import { NotificationConfigError } from '../notify/notification-config-error.ts';
 import { NotificationDeliveryError } from '../notify/notification-delivery-error.ts';
 import type { ServiceConfig } from '../notify/service-options.ts';
-import { eventKey, planDeliveries, type Delivery } from '../notify/plan-deliveries.ts';
+import { DEFAULT_LOCAL_CLUSTER, eventKey, planDeliveries, type Delivery } from '../notify/plan-deliveries.ts';
+import {
+  fleetStoppedKey,
+  fleetTemplateData,
+  type FleetStopped,
+  type FleetTemplateData,
+} from '../notify/fleet-stopped.ts';
+import type { ClusterSet } from '../clusters/cluster-set.ts';
+import type { KubeClients } from '../kube/client.ts';
 import type { SourceTemplateData } from '../notify/source-template-data.ts';
 import { fetchHttpCall, type HttpCall } from '../notify/services/notification-sender.ts';
 import type { MailCall } from '../notify/services/mail-call.ts';
@@ -38,8 +46,17 @@ type RolloutObject = Record<string, unknown> & {
 export interface RunningNotifier {
   queue: NotifyQueue;
   worker: RunningWorker;
-  /** For the reconciler: detects the pass's triggers and enqueues them. Never throws, never waits. */
-  onTransition(transition: RolloutTransition): void;
+  /**
+   * For the reconciler: detects the pass's triggers and enqueues them. Never throws, never waits.
+   * `cluster`: the cluster the Rollout is in (absent: the local one); templates read it as `.cluster`.
+   */
+  onTransition(transition: RolloutTransition, cluster?: string): void;
+  /**
+   * For the fleet controller: a Fleet stopped (a canary aborted in one of its clusters). Sends trigger
+   * `on-fleet-stopped` to the Fleet's subscriptions (its subscribe annotations), once per stop. Never
+   * throws, never waits.
+   */
+  onFleetStopped(stopped: FleetStopped): void;
   /** For the promoter: a promotion pull request was opened or merged for this Rollout. */
   onPromotion(
     trigger: Extract<BuiltinTrigger, 'on-promotion-pr-opened' | 'on-promotion-merged'>,
@@ -53,6 +70,11 @@ export interface RunningNotifier {
 
 export interface NotifierOptions {
   metrics?: RollgateMetrics;
+  /**
+   * The clusters whose Rollouts it notifies about: a job names its Rollout's cluster, and who is
+   * subscribed is read from that cluster (default: the local cluster only).
+   */
+  clusters?: ClusterSet;
   /** How services are called (default: fetch with a timeout). */
   http?: HttpCall;
   /** How the email service submits (default: SMTP with nodemailer). */
@@ -101,6 +123,17 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
     options.configTtlMs,
   );
   const pending = new Set<Promise<void>>();
+  const localCluster = options.clusters?.localName ?? DEFAULT_LOCAL_CLUSTER;
+  /** The clients of the cluster a job names; undefined for a cluster no longer registered. */
+  const clientsOf = (cluster: string | undefined): KubeClients | undefined =>
+    cluster === undefined || cluster === localCluster
+      ? runtime.kube.clients
+      : options.clusters?.get(cluster)?.kube.clients;
+  /** What every planned event says of its cluster (`.cluster`, `.localCluster`). */
+  const whereOf = (payload: { cluster?: string | undefined }) => ({
+    localCluster,
+    ...(payload.cluster !== undefined && { cluster: payload.cluster }),
+  });
 
   const enqueue = (payload: NotifyPayload): void => {
     const adding = queue
@@ -162,10 +195,13 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
     const api = drivenApiOfVersion(
       typeof payload.rollout.apiVersion === 'string' ? payload.rollout.apiVersion : undefined,
     );
+    // Read in the Rollout's own cluster: a cluster since removed has no Rollout to notify about.
+    const clients = clientsOf(payload.cluster);
+    if (clients === undefined) return undefined;
     let live: RolloutObject;
     try {
       live = (await kubeCall({ verb: 'get', kind: 'Rollout', namespace, name }, () =>
-        runtime.kube.clients.custom.getNamespacedCustomObject({
+        clients.custom.getNamespacedCustomObject({
           group: api.group,
           version: api.version,
           namespace,
@@ -208,6 +244,7 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
         trigger: payload.trigger,
         key: payload.key,
         rollout: subscribed,
+        ...whereOf(payload),
         ...(payload.extra !== undefined && { extra: payload.extra }),
       },
       notifications,
@@ -218,6 +255,7 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
       await queue.add({
         v: 1,
         kind: 'delivery',
+        ...(payload.cluster !== undefined && { cluster: payload.cluster }),
         key: delivery.key,
         trigger: delivery.trigger,
         namespace: payload.namespace,
@@ -310,6 +348,7 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
         trigger: payload.trigger,
         key: payload.event,
         rollout: subscribed,
+        ...whereOf(payload),
         ...(payload.extra !== undefined && { extra: payload.extra }),
       },
       notifications,
@@ -363,6 +402,7 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
       key: payload.kind === 'source-event' ? payload.key : payload.event,
       source: payload.data as SourceTemplateData,
       subscriptions,
+      ...whereOf(payload),
     };
   };
 
@@ -389,6 +429,7 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
       await queue.add({
         v: 1,
         kind: 'source-delivery',
+        ...(payload.cluster !== undefined && { cluster: payload.cluster }),
         key: delivery.key,
         trigger: delivery.trigger,
         source,
@@ -418,6 +459,92 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
     return send(payload, delivery, service, attempt, { source });
   };
 
+  /**
+   * A Fleet's event planned with who is subscribed now (the Fleet's annotations, read from the local
+   * cluster, where Fleets live); undefined when the Fleet is gone.
+   */
+  const fleetEvent = async (
+    payload: Extract<NotifyPayload, { kind: 'fleet-event' | 'fleet-delivery' }>,
+  ): Promise<Parameters<typeof planDeliveries>[0] | undefined> => {
+    const { namespace, name } = payload;
+    let object: { metadata?: { annotations?: Record<string, string> } };
+    try {
+      object = (await kubeCall({ verb: 'get', kind: 'Fleet', namespace, name }, () =>
+        runtime.kube.clients.custom.getNamespacedCustomObject({
+          group: ROLLGATE_API_GROUP,
+          version: 'v1alpha1',
+          namespace,
+          plural: 'fleets',
+          name,
+        }),
+      )) as typeof object;
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+    return {
+      trigger: payload.trigger,
+      key: payload.kind === 'fleet-event' ? payload.key : payload.event,
+      fleet: payload.data as FleetTemplateData,
+      subscriptions: subscribeEntriesOf(object.metadata?.annotations),
+      ...whereOf(payload),
+    };
+  };
+
+  const fleetGone = (payload: NotifyPayload, fleet: string): JobOutcome => {
+    metrics.notificationsTotal.inc({ trigger: '(unplanned)', service: '(unplanned)', result: 'invalid' });
+    log.warn(
+      { fleet, trigger: payload.trigger, key: payload.key },
+      'notification not sent: the Fleet is gone',
+    );
+    return { kind: 'stalled', reason: 'the Fleet is gone' };
+  };
+
+  const runFleetEvent = async (
+    payload: Extract<NotifyPayload, { kind: 'fleet-event' }>,
+  ): Promise<JobOutcome> => {
+    const fleet = `${payload.namespace}/${payload.name}`;
+    const notifications = await configOrStall(payload.trigger, { rollout: fleet });
+    if ('kind' in notifications) return notifications;
+    const event = await fleetEvent(payload);
+    if (event === undefined) return fleetGone(payload, fleet);
+    const plan = planDeliveries(event, notifications);
+    for (const problem of plan.problems) invalid(payload.trigger, problem, { rollout: fleet });
+    for (const delivery of plan.deliveries)
+      await queue.add({
+        v: 1,
+        kind: 'fleet-delivery',
+        ...(payload.cluster !== undefined && { cluster: payload.cluster }),
+        key: delivery.key,
+        trigger: delivery.trigger,
+        namespace: payload.namespace,
+        name: payload.name,
+        service: delivery.service,
+        recipient: delivery.recipient,
+        template: delivery.template,
+        event: payload.key,
+        data: payload.data,
+      });
+    return { kind: 'done' };
+  };
+
+  const runFleetDelivery = async (
+    payload: Extract<NotifyPayload, { kind: 'fleet-delivery' }>,
+    attempt: number,
+  ): Promise<JobOutcome> => {
+    const fleet = `${payload.namespace}/${payload.name}`;
+    if (await queue.wasSent(payload)) return { kind: 'done' };
+    const notifications = await configOrStall(payload.trigger, { rollout: fleet });
+    if ('kind' in notifications) return notifications;
+    const event = await fleetEvent(payload);
+    if (event === undefined) return fleetGone(payload, fleet);
+    // As for a Rollout: planned again from the configuration, the job only says which delivery it is.
+    const delivery = planDeliveries(event, notifications).deliveries.find((d) => d.key === payload.key);
+    const service = delivery && notifications.services.get(delivery.service);
+    if (delivery === undefined || service === undefined) return unplanned(payload, { fleet });
+    return send(payload, delivery, service, attempt, { fleet });
+  };
+
   const worker = startWorker(
     'notify',
     (payload, context) =>
@@ -427,7 +554,11 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
           ? runDelivery(payload, context.attempt)
           : payload.kind === 'source-event'
             ? runSourceEvent(payload)
-            : runSourceDelivery(payload, context.attempt),
+            : payload.kind === 'source-delivery'
+              ? runSourceDelivery(payload, context.attempt)
+              : payload.kind === 'fleet-event'
+                ? runFleetEvent(payload)
+                : runFleetDelivery(payload, context.attempt),
     {
       connection: redis,
       prefix: config.redis.prefix,
@@ -442,12 +573,15 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
     rollout: RolloutObject,
     intent: { trigger: BuiltinTrigger; revision: string; step: string },
     extra?: Record<string, unknown>,
+    cluster?: string,
   ): void => {
     const { name, namespace, uid } = rollout.metadata ?? {};
     if (!name || !namespace) return;
     enqueue({
       v: 1,
       kind: 'event',
+      // The local cluster's jobs stay as they were; another cluster's name it.
+      ...(cluster !== undefined && cluster !== localCluster && { cluster }),
       key: eventKey({ namespace, name, uid }, intent),
       trigger: intent.trigger,
       namespace,
@@ -460,7 +594,7 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
   return {
     queue,
     worker,
-    onTransition(transition) {
+    onTransition(transition, cluster) {
       const raw = transition.raw as RolloutObject;
       if (!hasSubscriptions(raw.metadata?.annotations)) return;
       const intents = detectTransitions(
@@ -470,7 +604,19 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
       );
       if (intents.length === 0) return;
       const rollout = snapshot(transition.raw, transition.after);
-      for (const intent of intents) eventFor(rollout, intent);
+      for (const intent of intents) eventFor(rollout, intent, undefined, cluster);
+    },
+    onFleetStopped(stopped) {
+      enqueue({
+        v: 1,
+        kind: 'fleet-event',
+        cluster: stopped.cluster,
+        key: fleetStoppedKey(stopped),
+        trigger: 'on-fleet-stopped',
+        namespace: stopped.namespace,
+        name: stopped.fleet,
+        data: fleetTemplateData(stopped),
+      });
     },
     onPromotion(trigger, rollout, promotion) {
       if (!hasSubscriptions(rollout.metadata?.annotations)) return;

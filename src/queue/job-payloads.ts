@@ -55,6 +55,8 @@ const configKeyName = z
     message: 'is not a name',
   });
 /** A deduplication key: parts joined by `|` (see plan-deliveries.ts). */
+/** A registered cluster's name (Argo CD's cluster Secrets allow more than DNS names: printable text). */
+const clusterName = z.string().min(1).max(253).refine(printable, noControlCharacters);
 const keyField = z.string().min(1).max(2048).refine(printable, noControlCharacters);
 /** The largest plain-data object a job may carry (a Rollout as templates see it): 1 MiB of JSON. */
 const MAX_OBJECT_BYTES = 1024 * 1024;
@@ -145,6 +147,8 @@ export const notifyPayloadSchema = z.discriminatedUnion('kind', [
   z.object({
     v: z.literal(1),
     kind: z.literal('event'),
+    /** The cluster it is about (absent: the local one, as every job written before clusters). */
+    cluster: clusterName.optional(),
     key: keyField,
     trigger: configKeyName,
     namespace: dnsLabel,
@@ -155,6 +159,8 @@ export const notifyPayloadSchema = z.discriminatedUnion('kind', [
   z.object({
     v: z.literal(1),
     kind: z.literal('delivery'),
+    /** The cluster it is about (absent: the local one, as every job written before clusters). */
+    cluster: clusterName.optional(),
     key: keyField,
     trigger: configKeyName,
     namespace: dnsLabel,
@@ -174,6 +180,8 @@ export const notifyPayloadSchema = z.discriminatedUnion('kind', [
   z.object({
     v: z.literal(1),
     kind: z.literal('source-event'),
+    /** The cluster it is about (absent: the local one, as every job written before clusters). */
+    cluster: clusterName.optional(),
     key: keyField,
     trigger: configKeyName,
     source: objectName,
@@ -183,9 +191,40 @@ export const notifyPayloadSchema = z.discriminatedUnion('kind', [
   z.object({
     v: z.literal(1),
     kind: z.literal('source-delivery'),
+    /** The cluster it is about (absent: the local one, as every job written before clusters). */
+    cluster: clusterName.optional(),
     key: keyField,
     trigger: configKeyName,
     source: objectName,
+    service: configKeyName,
+    recipient: z.string().max(1024).refine(printable, noControlCharacters),
+    template: configKeyName,
+    event: keyField,
+    data: objectField,
+  }),
+  /**
+   * A Fleet stopped (src/notify/fleet-stopped.ts): `data` is the stop as the fleet controller reported it.
+   * Who is subscribed (the Fleet's annotations) is read again when the job runs, as for a Rollout.
+   */
+  z.object({
+    v: z.literal(1),
+    kind: z.literal('fleet-event'),
+    cluster: clusterName.optional(),
+    key: keyField,
+    trigger: configKeyName,
+    namespace: dnsLabel,
+    name: objectName,
+    data: objectField,
+  }),
+  /** One planned delivery of a fleet event, by reference (see `delivery`). */
+  z.object({
+    v: z.literal(1),
+    kind: z.literal('fleet-delivery'),
+    cluster: clusterName.optional(),
+    key: keyField,
+    trigger: configKeyName,
+    namespace: dnsLabel,
+    name: objectName,
     service: configKeyName,
     recipient: z.string().max(1024).refine(printable, noControlCharacters),
     template: configKeyName,

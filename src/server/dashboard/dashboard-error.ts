@@ -9,6 +9,7 @@ export type DashboardErrorCode =
   | 'dashboard.method_not_allowed'
   | 'dashboard.unknown_verb'
   | 'dashboard.unknown_group'
+  | 'dashboard.unknown_cluster'
   | 'dashboard.csrf'
   | 'dashboard.forbidden';
 

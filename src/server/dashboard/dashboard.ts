@@ -2,6 +2,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../../clock/clock.ts';
+import type { ClusterHandle, ClusterSet, ClusterState } from '../../clusters/cluster-set.ts';
 import { createImpersonatingKubeClients, type KubeClients } from '../../kube/client.ts';
 import { EventRecorder } from '../../kube/event-recorder.ts';
 import type { RolloutKey } from '../../reconciler/observed-state-reader.ts';
@@ -30,7 +31,15 @@ import { RolloutReadReview } from './rollout-read-review.ts';
 import type { PromotionsResponse } from './promotion-pipeline.ts';
 import type { ReadPromotions } from './promotion-reads.ts';
 import { listRolloutSummaries, readRolloutDetail } from './rollout-reads.ts';
-import { RolloutStream, type WatchRollouts } from './rollout-stream.ts';
+import { RolloutStream, type WatchClusterRollouts } from './rollout-stream.ts';
+import {
+  clusterFailure,
+  clustersInOrder,
+  readEachCluster,
+  requestedCluster,
+  type ClusterGroupView,
+} from './dashboard-clusters.ts';
+import { readFleets } from './fleet-reads.ts';
 
 /** The verbs, each exactly the CLI's (src/views/rollout-commands.ts). */
 export const DASHBOARD_VERBS = {
@@ -54,9 +63,15 @@ export const DASHBOARD_VERBS = {
 export type DashboardVerb = keyof typeof DASHBOARD_VERBS;
 
 export interface DashboardOptions {
-  clients: KubeClients;
+  /**
+   * The clusters whose Rollouts, Experiments and verbs it serves (the local one: Fleets, promotions, and
+   * the addresses without `?cluster=`). Registrations may change while it runs.
+   */
+  clusters: ClusterSet;
+  /** Each cluster's state (Ready, Unreachable, …) for its heading; without it, headings show none. */
+  clusterState?: (name: string) => ClusterState | undefined;
   access: DashboardAccess;
-  watchRollouts: WatchRollouts;
+  watchRollouts: WatchClusterRollouts;
   /** The groups whose Rollouts it lists and acts on (default both: `rollgate dashboard`). */
   apis?: readonly DrivenApi[];
   clock: Clock;
@@ -145,7 +160,7 @@ function kubeFailure(res: ServerResponse, err: unknown, reader: Reader = { kind:
 }
 
 export function createDashboard(options: DashboardOptions): Dashboard {
-  const { clients, access, clock } = options;
+  const { clusters, access, clock } = options;
   const scope = options.namespace ?? '';
   const logger = options.logger.child({ component: 'dashboard' });
   const assets = loadDashboardAssets();
@@ -167,23 +182,83 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       );
     return group;
   };
-  const stream = new RolloutStream(clients, options.watchRollouts, logger);
+  const stream = new RolloutStream(clusters, options.watchRollouts, logger);
   const signIn = access.oidc ? new OidcSignIn(access.oidc, clock, logger) : undefined;
-  const review = signIn ? new RolloutReadReview(clients, clock) : undefined;
-  /** Whether a person may read Rollouts (or `resource`) of `group` in `namespace` (a token reader always may). */
+  /**
+   * One review per cluster, asked of that cluster's API server with Rollgate's identity there: a person's
+   * rights are their RBAC on the cluster the Rollout is in. A cluster where Rollgate may not create
+   * SubjectAccessReviews answers no read to a person (the review fails, and its group says why).
+   */
+  const reviews = new WeakMap<ClusterHandle, RolloutReadReview>();
+  const reviewOf = (cluster: ClusterHandle): RolloutReadReview => {
+    let found = reviews.get(cluster);
+    if (found === undefined) {
+      found = new RolloutReadReview(cluster.kube.clients, clock);
+      reviews.set(cluster, found);
+    }
+    return found;
+  };
+  /**
+   * Whether a person may read Rollouts (or `resource`) of `group` in `namespace` of `cluster` (a token
+   * reader always may).
+   */
   const mayRead = async (
     reader: Reader,
+    cluster: ClusterHandle,
     namespace: string,
     group: string,
     resource = 'rollouts',
   ): Promise<boolean> =>
     reader.kind === 'token' ||
-    review === undefined ||
-    (await review.mayGet(reader.session, namespace, group, resource));
+    signIn === undefined ||
+    (await reviewOf(cluster).mayGet(reader.session, namespace, group, resource));
   /** The session of a request that sends no bearer token (a token always wins: automation keeps its rights). */
   const sessionOf = (req: IncomingMessage): DashboardSession | undefined =>
     signIn !== undefined && bearerOf(req) === undefined ? signIn.sessionOf(req) : undefined;
-  const events = new EventRecorder(clients.core, clock, logger, 'rollgate-dashboard');
+  /** A verb's Event goes to the Rollout's own cluster. */
+  const recorders = new WeakMap<ClusterHandle, EventRecorder>();
+  const recorderOf = (cluster: ClusterHandle): EventRecorder => {
+    let found = recorders.get(cluster);
+    if (found === undefined) {
+      found = new EventRecorder(cluster.kube.clients.core, clock, logger, 'rollgate-dashboard');
+      recorders.set(cluster, found);
+    }
+    return found;
+  };
+  /** A cluster's heading: its name, whether it is the local one, and its state when known. */
+  const groupView = (cluster: ClusterHandle, error?: unknown): ClusterGroupView => {
+    const state = options.clusterState?.(cluster.name);
+    return {
+      name: cluster.name,
+      local: cluster.name === clusters.localName,
+      ...(state !== undefined && {
+        state: { phase: state.phase, message: state.message, since: state.since },
+      }),
+      ...(error !== undefined && { error: clusterFailure(error) }),
+    };
+  };
+  /**
+   * Reads every cluster (each apart, see readEachCluster) and answers the items with each cluster's group.
+   * With one cluster, a failure answers as before (the kube error's status), so one cluster is unchanged.
+   */
+  const listAcrossClusters = async <T extends object>(
+    res: ServerResponse,
+    read: (cluster: ClusterHandle) => Promise<T[]>,
+  ): Promise<void> => {
+    const results = await readEachCluster(clustersInOrder(clusters), read);
+    const only = results.length === 1 ? results[0] : undefined;
+    if (only !== undefined && 'error' in only) return kubeFailure(res, only.error);
+    const items = results.flatMap((r) =>
+      'value' in r ? r.value.map((item) => ({ ...item, cluster: r.cluster.name })) : [],
+    );
+    for (const r of results)
+      if ('error' in r)
+        logger.debug({ cluster: r.cluster.name, err: r.error }, 'dashboard: a cluster could not be read');
+    sendJson(res, 200, {
+      items,
+      clusters: results.map((r) => groupView(r.cluster, 'error' in r ? r.error : undefined)),
+    });
+  };
 
   // Whoever may act may also read: the page then needs one token, not two.
   const actionToken = access.actions.enabled ? access.actions.token : undefined;
@@ -283,12 +358,16 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     else requirePersonAction(req, session);
     const reader: Reader = session === undefined ? { kind: 'token' } : { kind: 'person', session };
     const group = groupOf(req);
+    const cluster = requestedCluster(req, clusters);
     req.resume();
     const client = req.socket.remoteAddress ?? 'unknown';
     const who = session === undefined ? {} : { user: session.user };
-    // A person's verb is sent as that person: the API server's RBAC, not Rollgate's, decides.
-    const acting =
-      session === undefined ? clients : createImpersonatingKubeClients(clients.kubeConfig, session);
+    const where = { cluster: cluster.name };
+    // A person's verb is sent as that person to the Rollout's cluster, through Rollgate's connection to
+    // it: that API server's RBAC, not Rollgate's, decides.
+    const own = cluster.kube.clients;
+    const acting: KubeClients =
+      session === undefined ? own : createImpersonatingKubeClients(own.kubeConfig, session);
     let result: RolloutCommandResult;
     let found: DrivenApi;
     try {
@@ -297,19 +376,22 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       result = await DASHBOARD_VERBS[verb as DashboardVerb](acting, key, clock, { group: found.group });
     } catch (err) {
       logger.warn(
-        { verb, rollout: `${key.namespace}/${key.name}`, client, ...who, err },
+        { verb, rollout: `${key.namespace}/${key.name}`, ...where, client, ...who, err },
         'dashboard action failed',
       );
       return kubeFailure(res, err, reader);
     }
     // Who did what, from where: the log for operators, the Event for whoever looks at the rollout.
-    logger.info({ verb, rollout: `${key.namespace}/${key.name}`, client, ...who }, 'dashboard action');
+    logger.info(
+      { verb, rollout: `${key.namespace}/${key.name}`, ...where, client, ...who },
+      'dashboard action',
+    );
     const by = session === undefined ? `from ${client}` : `by ${session.user}`;
-    await events.record(
+    await recorderOf(cluster).record(
       { apiVersion: found.apiVersion, kind: 'Rollout', namespace: key.namespace, name: key.name },
       { type: 'Normal', reason: 'DashboardAction', message: `${verb} ${by}: ${result.summary}` },
     );
-    sendJson(res, 200, { verb, group: found.group, ...result });
+    sendJson(res, 200, { verb, group: found.group, cluster: cluster.name, ...result });
   };
 
   const route = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> => {
@@ -358,14 +440,12 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       throw new DashboardRequestError(405, 'dashboard.method_not_allowed', `${req.method ?? ''} not allowed`);
     if (path === '/api/v1/rollouts' || path === '/api/v1/rollouts/') {
       const reader = requireRead(req);
-      try {
-        const all = await listRolloutSummaries(clients, scope, apis);
+      await listAcrossClusters(res, async (cluster) => {
+        const all = await listRolloutSummaries(cluster.kube.clients, scope, apis);
         // Read with Rollgate's identity, shown as far as the person may `get` (one review per namespace).
-        const shown = await Promise.all(all.map((r) => mayRead(reader, r.namespace, r.group)));
-        sendJson(res, 200, { items: all.filter((_, i) => shown[i]) });
-      } catch (err) {
-        kubeFailure(res, err);
-      }
+        const shown = await Promise.all(all.map((r) => mayRead(reader, cluster, r.namespace, r.group)));
+        return all.filter((_, i) => shown[i]);
+      });
       return true;
     }
     const detail = DETAIL.exec(path);
@@ -379,17 +459,18 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         );
       const key = { namespace: detail[1] ?? '', name: detail[2] ?? '' };
       const group = groupOf(req);
+      const cluster = requestedCluster(req, clusters);
       try {
         // Every group the Rollout may be found in must be readable, so a refusal says nothing of which exists.
         if (reader.kind === 'person')
           for (const g of group === undefined ? shownGroups : [group])
-            if (!(await mayRead(reader, key.namespace, g)))
+            if (!(await mayRead(reader, cluster, key.namespace, g)))
               throw new DashboardRequestError(
                 403,
                 'dashboard.forbidden',
-                `${reader.session.user} may not get rollouts.${g} in namespace ${key.namespace}`,
+                `${reader.session.user} may not get rollouts.${g} in namespace ${key.namespace} of cluster ${cluster.name}`,
               );
-        const found = await readRolloutDetail(clients, key, clock.now(), group);
+        const found = await readRolloutDetail(cluster.kube.clients, key, clock.now(), group);
         if (found === undefined)
           sendJson(res, 404, {
             error: {
@@ -397,7 +478,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
               message: `rollout ${key.namespace}/${key.name} not found`,
             },
           });
-        else sendJson(res, 200, found);
+        else sendJson(res, 200, { ...found, summary: { ...found.summary, cluster: cluster.name } });
       } catch (err) {
         kubeFailure(res, err);
       }
@@ -405,17 +486,15 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     }
     if (path === '/api/v1/experiments' || path === '/api/v1/experiments/') {
       const reader = requireRead(req);
-      try {
+      await listAcrossClusters(res, async (cluster) => {
         // Those the schema refuses are left out, as in the rollout list; a person sees those of the
         // namespaces where they may `get` experiments.
-        const { views } = await listExperimentViews(clients, scope, apis);
+        const { views } = await listExperimentViews(cluster.kube.clients, scope, apis);
         const shown = await Promise.all(
-          views.map((v) => mayRead(reader, v.namespace, v.group, 'experiments')),
+          views.map((v) => mayRead(reader, cluster, v.namespace, v.group, 'experiments')),
         );
-        sendJson(res, 200, { items: views.filter((_, i) => shown[i]) });
-      } catch (err) {
-        kubeFailure(res, err);
-      }
+        return views.filter((_, i) => shown[i]);
+      });
       return true;
     }
     const experiment = EXPERIMENT.exec(path);
@@ -429,18 +508,20 @@ export function createDashboard(options: DashboardOptions): Dashboard {
         );
       const ref = { namespace: experiment[1] ?? '', name: experiment[2] ?? '' };
       const group = groupOf(req);
+      const cluster = requestedCluster(req, clusters);
+      const { clients } = cluster.kube;
       try {
         // As for a Rollout: every group it may be found in must be readable by the person.
         if (reader.kind === 'person')
           for (const g of group === undefined ? shownGroups : [group])
-            if (!(await mayRead(reader, ref.namespace, g, 'experiments')))
+            if (!(await mayRead(reader, cluster, ref.namespace, g, 'experiments')))
               throw new DashboardRequestError(
                 403,
                 'dashboard.forbidden',
                 `${reader.session.user} may not get experiments.${g} in namespace ${ref.namespace}`,
               );
         const { live } = await findExperiment(clients, ref, group);
-        sendJson(res, 200, await readExperimentView(clients, ref, live));
+        sendJson(res, 200, { ...(await readExperimentView(clients, ref, live)), cluster: cluster.name });
       } catch (err) {
         kubeFailure(res, err);
       }
@@ -457,9 +538,32 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       }
       return true;
     }
+    if (path === '/api/v1/fleets' || path === '/api/v1/fleets/') {
+      const reader = requireRead(req);
+      const local = clusters.local();
+      try {
+        // Fleets live in the local cluster; a person sees those of the namespaces where they may `get` fleets.
+        const read = await readFleets(local.kube.clients, scope);
+        const shown = await Promise.all(
+          read.items.map((f) => mayRead(reader, local, f.namespace, 'rollgate.dev', 'fleets')),
+        );
+        sendJson(res, 200, { ...read, items: read.items.filter((_, i) => shown[i]) });
+      } catch (err) {
+        kubeFailure(res, err);
+      }
+      return true;
+    }
     if (path === '/api/v1/events') {
       const reader = requireRead(req);
-      stream.subscribe(res, reader.kind === 'person' ? (ns, g) => mayRead(reader, ns, g) : undefined);
+      stream.subscribe(
+        res,
+        reader.kind === 'person'
+          ? async (name, ns, g) => {
+              const cluster = clusters.get(name);
+              return cluster !== undefined && (await mayRead(reader, cluster, ns, g));
+            }
+          : undefined,
+      );
       return true;
     }
     throw new DashboardRequestError(404, 'dashboard.not_found', `no route ${path}`);

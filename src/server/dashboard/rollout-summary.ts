@@ -15,6 +15,8 @@ export interface ReplicaSetImages {
 
 /** What GET /api/v1/rollouts returns per Rollout and each server-sent event carries. */
 export interface RolloutSummary extends RolloutListRow {
+  /** The cluster it runs in (the dashboard's reads and events name it; `in-cluster` unless renamed). */
+  cluster?: string;
   /** Canary steps: the index reached and the count (absent for blue-green or no steps). */
   stepIndex?: number;
   stepCount?: number;

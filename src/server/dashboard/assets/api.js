@@ -4,7 +4,10 @@
 /** @typedef {import('../rollout-summary.ts').RolloutSummary} RolloutSummary */
 /** @typedef {import('../rollout-reads.ts').RolloutDetail} RolloutDetail */
 /** @typedef {import('../rollout-reads.ts').RolloutEventView} RolloutEventView */
-/** @typedef {import('../../../views/experiment-view.ts').ExperimentView} ExperimentView */
+/** @typedef {import('../../../views/experiment-view.ts').ExperimentView & { cluster?: string }} ExperimentView */
+/** @typedef {import('../dashboard-clusters.ts').ClusterGroupView} ClusterGroupView */
+/** @typedef {import('../fleet-reads.ts').FleetsResponse} FleetsResponse */
+/** @typedef {import('../../../views/fleet-view.ts').FleetView} FleetView */
 /** @typedef {RolloutDetail['view']['steps'][number]} StepView */
 /** @typedef {NonNullable<RolloutDetail['view']['analysisRunDetails']>[number]} AnalysisRunDetail */
 /** @typedef {AnalysisRunDetail['metrics'][number]} MetricDetail */
@@ -16,8 +19,9 @@
 /** @typedef {import('../promotion-pipeline.ts').PromotionLook} PromotionLook */
 /** @typedef {{ number: number, url?: string, title?: string }} PullRequestRef */
 /**
- * A Rollout's address: its group when known (every list row and event carries it; a link typed by hand may not).
- * @typedef {{ namespace: string, name: string, group?: string }} RolloutKey
+ * A Rollout's address: its group when known (every list row and event carries it; a link typed by hand may
+ * not), and its cluster (absent: the local one, so today's addresses keep working).
+ * @typedef {{ namespace: string, name: string, group?: string, cluster?: string }} RolloutKey
  */
 
 const TOKEN_KEY = 'rollgate.dashboardToken';
@@ -82,22 +86,66 @@ export class ApiError extends Error {
 /** Rollgate's own group: its Rollouts keep the keys and addresses they always had. */
 const ROLLGATE_GROUP = 'rollgate.dev';
 
-/**
- * The row key: `namespace/name`, with `@group` for any other group, so a name in both groups is two rows.
- * @param {RolloutKey} key
- */
-export const keyOf = (key) =>
-  `${key.namespace}/${key.name}${key.group && key.group !== ROLLGATE_GROUP ? `@${key.group}` : ''}`;
+/** The cluster Rollgate runs in (the list names it): its Rollouts keep the keys and addresses they had. */
+let localCluster = 'in-cluster';
+
+/** @param {string} name the local cluster's name, as GET /api/v1/rollouts reports it */
+export function setLocalCluster(name) {
+  localCluster = name;
+}
+
+/** @param {{ cluster?: string | undefined }} key the cluster when it is not the local one, else undefined */
+export const remoteClusterOf = (key) =>
+  key.cluster !== undefined && key.cluster !== '' && key.cluster !== localCluster ? key.cluster : undefined;
 
 /**
- * How a person reads the key: `namespace/name`, and the group in brackets when it is not Rollgate's own.
+ * The row key: `namespace/name`, with `@group` for any other group, so a name in both groups is two rows,
+ * and `cluster:` first for another cluster than the local one.
  * @param {RolloutKey} key
  */
-export const labelOf = (key) =>
-  `${key.namespace}/${key.name}${key.group && key.group !== ROLLGATE_GROUP ? ` (${key.group})` : ''}`;
+export const keyOf = (key) => {
+  const cluster = remoteClusterOf(key);
+  return `${cluster ? `${cluster}:` : ''}${key.namespace}/${key.name}${
+    key.group && key.group !== ROLLGATE_GROUP ? `@${key.group}` : ''
+  }`;
+};
 
-/** @param {RolloutKey} key */
-const groupQuery = (key) => (key.group ? `?group=${encodeURIComponent(key.group)}` : '');
+/**
+ * How a person reads the key: `namespace/name`, the group in brackets when it is not Rollgate's own, and
+ * the cluster when it is not the local one.
+ * @param {RolloutKey} key
+ */
+export const labelOf = (key) => {
+  const cluster = remoteClusterOf(key);
+  return `${key.namespace}/${key.name}${key.group && key.group !== ROLLGATE_GROUP ? ` (${key.group})` : ''}${
+    cluster ? ` in cluster ${cluster}` : ''
+  }`;
+};
+
+/**
+ * The query naming the group and (when not the local one) the cluster.
+ * @param {RolloutKey} key
+ */
+const groupQuery = (key) => {
+  const params = new URLSearchParams();
+  if (key.group) params.set('group', key.group);
+  const cluster = remoteClusterOf(key);
+  if (cluster) params.set('cluster', cluster);
+  const text = params.toString();
+  return text ? `?${text}` : '';
+};
+
+/**
+ * The address query of a page (`#/rollouts/ns/name?group=…&cluster=…`) as a key's group and cluster.
+ * @param {string | undefined} query
+ * @returns {{ group?: string, cluster?: string }}
+ */
+export function keyQuery(query) {
+  const params = new URLSearchParams(query ?? '');
+  const group = params.get('group');
+  const cluster = params.get('cluster');
+  return { ...(group ? { group } : {}), ...(cluster ? { cluster } : {}) };
+}
 
 /** @param {RolloutKey} key */
 const apiPath = (key) =>
@@ -116,7 +164,7 @@ export const verbPath = (key, verb) => `${apiPath(key)}/${encodeURIComponent(ver
 export const rolloutHref = (key) =>
   `#/rollouts/${encodeURIComponent(key.namespace)}/${encodeURIComponent(key.name)}${groupQuery(key)}`;
 
-/** @param {{ namespace: string, name: string, group?: string }} key one Experiment's API path */
+/** @param {RolloutKey} key one Experiment's API path */
 export const experimentPath = (key) =>
   `/api/v1/experiments/${encodeURIComponent(key.namespace)}/${encodeURIComponent(key.name)}${groupQuery(key)}`;
 

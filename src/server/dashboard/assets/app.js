@@ -8,15 +8,18 @@ import {
   authHeaders,
   experimentPath,
   keyOf,
+  keyQuery,
   labelOf,
   rolloutPath,
   verbPath,
+  setLocalCluster,
   setSession,
   setToken,
   takeTokenFromAddress,
   whenUnauthorized,
 } from './api.js';
 import { ExperimentPage, Experiments } from './experiments-view.js';
+import { Fleets } from './fleets-view.js';
 import { RolloutList } from './list-view.js';
 import { html } from './page-parts.js';
 import { Promotions } from './promotions-view.js';
@@ -28,13 +31,17 @@ import { render } from './vendor/preact.js';
 /** @typedef {import('./api.js').PromotionsResponse} PromotionsResponse */
 /** @typedef {import('./api.js').RolloutKey} RolloutKey */
 /** @typedef {import('./api.js').ExperimentView} ExperimentView */
+/** @typedef {import('./api.js').ClusterGroupView} ClusterGroupView */
+/** @typedef {import('./api.js').FleetsResponse} FleetsResponse */
 /** @typedef {import('./list-view.js').ListFilter} ListFilter */
 /** @typedef {import('./rollout-view.js').Verb} Verb */
 
 /**
  * @typedef {object} PageState
- * @property {'list' | 'detail' | 'promotions' | 'experiments' | 'experiment'} view
+ * @property {'list' | 'detail' | 'promotions' | 'experiments' | 'experiment' | 'fleets'} view
  * @property {Map<string, RolloutSummary>} rollouts
+ * @property {ClusterGroupView[]} clusters each cluster of the last list read, with its state or read error
+ * @property {FleetsResponse | undefined} fleets read when the view is shown, and again while it is
  * @property {ListFilter} filter
  * @property {RolloutKey | undefined} detailKey
  * @property {{ data: RolloutDetail, readAt: number } | undefined} detail the detail of `detailKey`, and when it was read
@@ -68,6 +75,8 @@ const tokenInput = element('token-input', HTMLInputElement);
 const state = {
   view: 'list',
   rollouts: new Map(),
+  clusters: [],
+  fleets: undefined,
   filter: { namespace: '', text: '' },
   detailKey: undefined,
   detail: undefined,
@@ -90,6 +99,7 @@ function Page({ state: s }) {
   if (s.error) return html`<${LoadError} error=${s.error} />`;
   if (s.view === 'promotions') return html`<${Promotions} promotions=${s.promotions} />`;
   if (s.view === 'experiments') return html`<${Experiments} experiments=${s.experiments} />`;
+  if (s.view === 'fleets') return html`<${Fleets} fleets=${s.fleets} />`;
   if (s.view === 'experiment') {
     const key = s.experimentKey;
     if (!s.experiment || !key) return html`<p class="muted">${`Loading ${key ? labelOf(key) : ''}…`}</p>`;
@@ -102,6 +112,7 @@ function Page({ state: s }) {
   }
   return html`<${RolloutList}
     rollouts=${s.rollouts}
+    clusters=${s.clusters}
     filter=${s.filter}
     onFilter=${(/** @type {ListFilter} */ filter) => {
       state.filter = filter;
@@ -142,8 +153,9 @@ function show(message, error = false) {
 // ---- routing ----
 
 function route() {
-  const match = /^#\/rollouts\/([^/]+)\/([^/?]+)(?:\?group=([^&]+))?$/.exec(location.hash);
-  const experiment = /^#\/experiments\/([^/]+)\/([^/?]+)(?:\?group=([^&]+))?$/.exec(location.hash);
+  // `?group=…&cluster=…`: a Rollout of another group or cluster (none: Rollgate's own, in the local cluster).
+  const match = /^#\/rollouts\/([^/]+)\/([^/?]+)(?:\?(.*))?$/.exec(location.hash);
+  const experiment = /^#\/experiments\/([^/]+)\/([^/?]+)(?:\?(.*))?$/.exec(location.hash);
   state.error = undefined;
   if (experiment) {
     state.view = 'experiment';
@@ -151,7 +163,7 @@ function route() {
     state.experimentKey = {
       namespace: decodeURIComponent(experiment[1] ?? ''),
       name: decodeURIComponent(experiment[2] ?? ''),
-      ...(experiment[3] ? { group: decodeURIComponent(experiment[3]) } : {}),
+      ...keyQuery(experiment[3]),
     };
     state.experiment = undefined;
     paint();
@@ -166,11 +178,16 @@ function route() {
     state.detailKey = {
       namespace: decodeURIComponent(match[1] ?? ''),
       name: decodeURIComponent(match[2] ?? ''),
-      ...(match[3] ? { group: decodeURIComponent(match[3]) } : {}),
+      ...keyQuery(match[3]),
     };
     state.detail = undefined;
     paint();
     void loadDetail();
+  } else if (location.hash === '#/fleets') {
+    state.view = 'fleets';
+    state.detailKey = undefined;
+    paint();
+    void loadFleets();
   } else if (location.hash === '#/promotions') {
     state.view = 'promotions';
     state.detailKey = undefined;
@@ -195,7 +212,17 @@ async function reload() {
   else if (state.view === 'promotions') await Promise.all([loadList(), loadPromotions()]);
   else if (state.view === 'experiments') await loadExperiments();
   else if (state.view === 'experiment') await loadExperiment();
+  else if (state.view === 'fleets') await loadFleets();
   else await loadList();
+}
+
+async function loadFleets() {
+  try {
+    state.fleets = /** @type {FleetsResponse} */ (await api('/api/v1/fleets'));
+    if (state.view === 'fleets') paint();
+  } catch (err) {
+    if (state.view === 'fleets') failed(err);
+  }
 }
 
 async function loadPromotions() {
@@ -233,7 +260,12 @@ async function loadExperiment() {
 
 async function loadList() {
   try {
-    const body = /** @type {{ items: RolloutSummary[] }} */ (await api('/api/v1/rollouts'));
+    const body = /** @type {{ items: RolloutSummary[], clusters?: ClusterGroupView[] }} */ (
+      await api('/api/v1/rollouts')
+    );
+    state.clusters = body.clusters ?? [];
+    const local = state.clusters.find((c) => c.local);
+    if (local) setLocalCluster(local.name);
     state.rollouts = new Map(body.items.map((r) => [keyOf(r), r]));
     if (state.view === 'list') paint();
   } catch (err) {
@@ -357,12 +389,15 @@ let promotionsRefresh;
 let experimentsRefresh;
 
 /**
- * Experiments send no events on the stream (it carries Rollouts): while one of their views is shown it is
+ * Experiments and Fleets send no events on the stream (it carries Rollouts): while one of their views is shown it is
  * read again at this interval, so a phase that moves is seen without a reload.
  */
 const EXPERIMENTS_REFRESH_MS = 5000;
 setInterval(() => {
-  if (document.visibilityState === 'visible' && (state.view === 'experiments' || state.view === 'experiment'))
+  if (
+    document.visibilityState === 'visible' &&
+    (state.view === 'experiments' || state.view === 'experiment' || state.view === 'fleets')
+  )
     void reload();
 }, EXPERIMENTS_REFRESH_MS);
 

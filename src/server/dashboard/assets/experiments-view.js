@@ -1,15 +1,19 @@
 // @ts-check
 // Experiments: one card each (phase, message, templates with their ReplicaSets, analyses with their runs), grouped by namespace.
-import { rolloutHref } from './api.js';
+import { remoteClusterOf, rolloutHref } from './api.js';
 import { Badge, DataTable, html, age } from './page-parts.js';
 
 /** @typedef {import('./api.js').ExperimentView} ExperimentView */
 
-/** @param {{ namespace: string, name: string, group?: string }} key the page's address of one Experiment */
-export const experimentHref = (key) =>
-  `#/experiments/${encodeURIComponent(key.namespace)}/${encodeURIComponent(key.name)}${
-    key.group ? `?group=${encodeURIComponent(key.group)}` : ''
-  }`;
+/** @param {import('./api.js').RolloutKey} key the page's address of one Experiment */
+export const experimentHref = (key) => {
+  const params = new URLSearchParams();
+  if (key.group) params.set('group', key.group);
+  const cluster = remoteClusterOf(key);
+  if (cluster) params.set('cluster', cluster);
+  const text = params.toString();
+  return `#/experiments/${encodeURIComponent(key.namespace)}/${encodeURIComponent(key.name)}${text ? `?${text}` : ''}`;
+};
 
 /**
  * One Experiment as a card; its name links to its own page unless it is that page.
@@ -20,18 +24,29 @@ export function ExperimentCard({ experiment: e, linked = true }) {
   const facts = [
     ['Phase', html`<${Badge} status=${e.status} health=${e.health} />`],
     ['Group', e.group],
+    ...(remoteClusterOf(e) ? [/** @type {[string, string]} */ (['Cluster', e.cluster ?? ''])] : []),
     ['Duration', e.duration ?? 'until ended'],
     [
       'Rollout',
       e.rollout
-        ? html`<a href=${rolloutHref({ namespace: e.namespace, name: e.rollout, group: e.group })}
+        ? html`<a
+            href=${rolloutHref({
+              namespace: e.namespace,
+              name: e.rollout,
+              group: e.group,
+              ...(e.cluster ? { cluster: e.cluster } : {}),
+            })}
             >${e.rollout}</a
           >`
         : '-',
     ],
     ['Age', age(e.createdAt)],
   ];
-  return html`<article class="experiment" data-experiment=${`${e.namespace}/${e.name}`}>
+  const cluster = remoteClusterOf(e);
+  return html`<article
+    class="experiment"
+    data-experiment=${`${cluster ? `${cluster}:` : ''}${e.namespace}/${e.name}`}
+  >
     <h3>
       ${linked ? html`<a href=${experimentHref(e)}>${e.name}</a>` : e.name}${' '}<span class="muted"
         >${e.namespace}</span
@@ -100,7 +115,13 @@ export function Experiments({ experiments }) {
                 <h2>${ns}</h2>
                 ${experiments
                   .filter((e) => e.namespace === ns)
-                  .map((e) => html`<${ExperimentCard} key=${`${e.group}/${e.name}`} experiment=${e} />`)}
+                  .map(
+                    (e) =>
+                      html`<${ExperimentCard}
+                        key=${`${e.cluster ?? ''}/${e.group}/${e.name}`}
+                        experiment=${e}
+                      />`,
+                  )}
               </section>`,
           )
     }`;

@@ -2,6 +2,7 @@
 // One rollout: its facts, the verbs, steps, traffic, revisions with their ReplicaSets and pods, analysis, conditions, events.
 import { Analysis } from './analysis-view.js';
 import { ExperimentCard } from './experiments-view.js';
+import { remoteClusterOf } from './api.js';
 import { Badge, DataTable, html, ShortSha, age, uniqueKeys } from './page-parts.js';
 import { Steps } from './steps-view.js';
 
@@ -81,6 +82,8 @@ export function RolloutPage({ detail, readAt, onVerb }) {
     ['Strategy', s.strategy],
     // Whose Rollout it is: Rollgate's own, or Argo's (driven in place, controller mode).
     ['Group', s.group],
+    // Where it runs, when that is not the cluster Rollgate runs in (verbs go there).
+    ...(remoteClusterOf(s) ? [/** @type {[string, string]} */ (['Cluster', s.cluster ?? ''])] : []),
     ['Step', blueGreen ? '-' : s.step],
     ['Weight', blueGreen ? '-' : `canary ${v.weights.canary}% · stable ${v.weights.stable}%`],
     ['Replicas', `ready ${v.replicas.ready}/${v.replicas.desired}, updated ${v.replicas.updated}`],
