@@ -4,7 +4,6 @@ import type { Clock } from '../clock/clock.ts';
 import { makePooledApiClient, type KubeConnection } from '../kube/client.ts';
 import type { RateLimitSettings } from '../kube/request-rate-limit.ts';
 import type { Logger } from '../log/logger.ts';
-import type { ReadinessReport } from '../server/dependency-health.ts';
 import { connectionFromContext, connectionFromSpec, dropConnection, serverOf } from './cluster-connection.ts';
 import { resolveRegistrations, sameTarget, type ClusterRegistration } from './cluster-registration.ts';
 import type { ClusterEvent, ClusterHandle, ClusterOrigin, ClusterSet, ClusterState } from './cluster-set.ts';
@@ -17,6 +16,22 @@ import {
   type ProbeSchedule,
 } from './cluster-state.ts';
 import type { SecretRef } from './argocd-cluster-secret.ts';
+
+/**
+ * What one readiness check reports: the shape of server/'s ReadinessReport, written here so clusters/ does
+ * not import server/ (which shows clusters).
+ */
+export interface ClusterReadinessReport {
+  ok: boolean;
+  detail?: string;
+  blocksReadiness?: boolean;
+}
+
+/** A `/readyz` check: the shape of server/'s ReadinessCheck. */
+export interface ClusterReadinessCheck {
+  name: string;
+  check: () => ClusterReadinessReport;
+}
 
 /** A cluster's state with where it was registered: what /readyz, the dashboard and `rollgate` show. */
 export interface ClusterStatus extends ClusterState {
@@ -370,7 +385,7 @@ export class ClusterRegistry implements RunningClusterSet {
  * one cluster down must not turn away the webhooks and work of every other (the local API server keeps
  * its own blocking `kubernetes` check).
  */
-export function clusterReadiness(status: ClusterStatus | undefined): ReadinessReport {
+export function clusterReadiness(status: ClusterStatus | undefined): ClusterReadinessReport {
   if (status === undefined) return { ok: false, blocksReadiness: false, detail: 'not registered' };
   if (status.phase === 'Ready') return { ok: true };
   return {

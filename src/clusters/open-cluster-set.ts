@@ -8,7 +8,6 @@ import { kubeCall } from '../kube/errors.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
 import { watchPathIn, watchWithRestart, type RunningWatch } from '../kube/watch-with-restart.ts';
 import type { Logger } from '../log/logger.ts';
-import type { ReadinessCheck } from '../server/http-server.ts';
 import {
   ARGOCD_CLUSTER_SELECTOR,
   parseArgoCdClusterSecret,
@@ -19,6 +18,7 @@ import {
   ClusterRegistry,
   clusterReadiness,
   type ClusterProbe,
+  type ClusterReadinessCheck,
   type ClusterStatus,
   type RunningClusterSet,
 } from './cluster-registry.ts';
@@ -183,7 +183,7 @@ export async function openClusterSet(
 }
 
 /** The `/readyz` check of one cluster, `cluster/NAME`: degraded (never blocking) while it is not Ready. */
-export function clusterReadinessCheck(set: RunningClusterSet, name: string): ReadinessCheck {
+export function clusterClusterReadinessCheck(set: RunningClusterSet, name: string): ClusterReadinessCheck {
   return { name: `cluster/${name}`, check: () => clusterReadiness(set.state(name)) };
 }
 
@@ -191,7 +191,10 @@ export function clusterReadinessCheck(set: RunningClusterSet, name: string): Rea
  * Keeps `checks` (the mutable list the HTTP server reads at each /readyz) holding one `cluster/NAME` check
  * per registered name, refused ones included, as clusters come and go. Returns the unsubscribe function.
  */
-export function keepClusterReadinessChecks(set: RunningClusterSet, checks: ReadinessCheck[]): () => void {
+export function keepClusterClusterReadinessChecks(
+  set: RunningClusterSet,
+  checks: ClusterReadinessCheck[],
+): () => void {
   const sync = (): void => {
     const names = new Set(set.states().map((status) => `cluster/${status.name}`));
     for (let i = checks.length - 1; i >= 0; i -= 1) {
@@ -201,7 +204,7 @@ export function keepClusterReadinessChecks(set: RunningClusterSet, checks: Readi
     }
     for (const name of names)
       if (!checks.some((check) => check.name === name))
-        checks.push(clusterReadinessCheck(set, name.slice('cluster/'.length)));
+        checks.push(clusterClusterReadinessCheck(set, name.slice('cluster/'.length)));
   };
   sync();
   const unsubscribe = set.subscribe(sync);
