@@ -81,7 +81,11 @@ export interface ClusterRegistryOptions {
   kubeconfig?: string | undefined;
   probe?: ClusterProbe;
   probeSchedule?: ProbeSchedule;
+  /** How long one probe may take (default PROBE_TIMEOUT_MS). */
+  probeTimeoutMs?: number;
   random?: () => number;
+  /** Told after each probe, with the state and when the next probe is (undefined: none), as it starts waiting. */
+  onProbed?: (state: ClusterState, nextInMs: number | undefined) => void;
   onSecretProblem?: SecretProblemListener;
 }
 
@@ -97,16 +101,40 @@ interface Prober {
   stop(): void;
 }
 
-/** A timer on the injected clock that can be cancelled: a ManualClock moves only when told. */
-function sleep(clock: Clock, ms: number, cancelled: { value: boolean }): Promise<void> {
+/**
+ * Waits `ms` on the injected clock (a ManualClock moves only when told). A stopped prober's wait is left to
+ * end into a no-op: the timer is unref'd, so it keeps nothing alive.
+ */
+function sleep(clock: Clock, ms: number): Promise<void> {
   const until = new Date(clock.now().getTime() + ms);
   if (clock.reach) return clock.reach(until);
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** How long one probe may take before it counts as no answer (a black-holed address never refuses). */
+export const PROBE_TIMEOUT_MS = 10_000;
+
+/** Thrown when a probe outlasts its time: classified as a network failure. */
+export class ClusterProbeTimeoutError extends Error {
+  override readonly name = 'ClusterProbeTimeoutError';
+  readonly code = 'PROBE_TIMEOUT';
+  constructor(ms: number) {
+    super(`no answer within ${Math.round(ms / 1000)} s`);
+  }
+}
+
+/** `probe`, or a ClusterProbeTimeoutError after `ms` of real time (I/O time, not the injected clock's). */
+async function withTimeout(probe: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new ClusterProbeTimeoutError(ms)), ms);
     timer.unref();
-    // A stopped prober's timer is left to fire into a no-op: unref'd, it keeps nothing alive.
-    if (cancelled.value) clearTimeout(timer);
   });
+  try {
+    await Promise.race([probe, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -344,7 +372,7 @@ export class ClusterRegistry implements RunningClusterSet {
       while (!cancelled.value && !this.closed) {
         let outcome: ProbeOutcome;
         try {
-          await this.probe(handle.kube);
+          await withTimeout(this.probe(handle.kube), this.options.probeTimeoutMs ?? PROBE_TIMEOUT_MS);
           outcome = { kind: 'ok' };
         } catch (err) {
           outcome = classifyProbeError(err);
@@ -371,8 +399,10 @@ export class ClusterRegistry implements RunningClusterSet {
           this.announce(status, previous?.phase !== next.phase ? registration.secret : undefined);
         }
         const delay = nextProbeDelayMs(outcome, failures, this.schedule, random);
-        if (delay === undefined) return;
-        await sleep(this.options.clock, delay, cancelled);
+        const waiting = delay === undefined ? undefined : sleep(this.options.clock, delay);
+        this.tell(() => this.options.onProbed?.(next, delay));
+        if (waiting === undefined) return;
+        await waiting;
       }
     };
     void loop();
