@@ -183,7 +183,7 @@ export async function openClusterSet(
 }
 
 /** The `/readyz` check of one cluster, `cluster/NAME`: degraded (never blocking) while it is not Ready. */
-export function clusterClusterReadinessCheck(set: RunningClusterSet, name: string): ClusterReadinessCheck {
+export function clusterReadinessCheck(set: RunningClusterSet, name: string): ClusterReadinessCheck {
   return { name: `cluster/${name}`, check: () => clusterReadiness(set.state(name)) };
 }
 
@@ -191,9 +191,9 @@ export function clusterClusterReadinessCheck(set: RunningClusterSet, name: strin
  * Keeps `checks` (the mutable list the HTTP server reads at each /readyz) holding one `cluster/NAME` check
  * per registered name, refused ones included, as clusters come and go. Returns the unsubscribe function.
  */
-export function keepClusterClusterReadinessChecks(
+export function keepClusterReadinessChecks(
   set: RunningClusterSet,
-  checks: ClusterReadinessCheck[],
+  checks: Array<{ name: string; check: () => unknown }>,
 ): () => void {
   const sync = (): void => {
     const names = new Set(set.states().map((status) => `cluster/${status.name}`));
@@ -204,7 +204,7 @@ export function keepClusterClusterReadinessChecks(
     }
     for (const name of names)
       if (!checks.some((check) => check.name === name))
-        checks.push(clusterClusterReadinessCheck(set, name.slice('cluster/'.length)));
+        checks.push(clusterReadinessCheck(set, name.slice('cluster/'.length)));
   };
   sync();
   const unsubscribe = set.subscribe(sync);

@@ -6,6 +6,7 @@ import { ManualClock } from '../../../src/clock/clock.ts';
 import { ClusterRegistry, clusterReadiness } from '../../../src/clusters/cluster-registry.ts';
 import type { ClusterRegistration } from '../../../src/clusters/cluster-registration.ts';
 import type { ClusterHandle } from '../../../src/clusters/cluster-set.ts';
+import { keepClusterReadinessChecks } from '../../../src/clusters/open-cluster-set.ts';
 import { createKubeClients, type KubeConnection } from '../../../src/kube/client.ts';
 import { silentLogger } from '../../../src/log/logger.ts';
 
@@ -97,7 +98,10 @@ describe('ClusterRegistry', () => {
         `${event.kind} ${event.cluster.name} ${registry?.get(event.cluster.name) === undefined ? 'gone' : 'known'}`,
       );
     });
+    const checks: Array<{ name: string; check: () => unknown }> = [{ name: 'kubernetes', check: () => true }];
+    keepClusterReadinessChecks(registry, checks);
     registry.replace('secrets', [secretCluster('eu', 'https://eu.example', 't1')]);
+    expect(checks.map((c) => c.name)).toEqual(['kubernetes', 'cluster/in-cluster', 'cluster/eu']);
     const first = registry.get('eu');
     registry.replace('secrets', [secretCluster('eu', 'https://eu.example', 't1')]); // unchanged: nothing
     registry.replace('secrets', [secretCluster('eu', 'https://eu.example', 't2')]); // new token: a new connection
@@ -107,5 +111,13 @@ describe('ClusterRegistry', () => {
     expect(heard).toEqual(['added eu known', 'changed eu known', 'removed eu gone']);
     expect(registry.state('eu')).toMatchObject({ phase: 'Invalid', message: 'data.server is missing' });
     expect(registry.current().map((c) => c.name)).toEqual(['in-cluster']);
+    // The refused registration keeps its check, degraded; withdrawn, its check goes.
+    expect(checks.find((c) => c.name === 'cluster/eu')?.check()).toMatchObject({
+      ok: false,
+      blocksReadiness: false,
+      detail: expect.stringMatching(/^Invalid since .*: data\.server is missing$/),
+    });
+    registry.replace('secrets', []);
+    expect(checks.map((c) => c.name)).toEqual(['kubernetes', 'cluster/in-cluster']);
   });
 });
