@@ -679,6 +679,38 @@ function checkCredentialTransport(config: RollgateConfigInput, ctx: z.Refinement
   });
 }
 
+/** Cluster names are unique, and none takes the local cluster's name (kubernetes.clusterName). */
+function checkClusterNames(
+  config: { kubernetes: { clusterName: string }; clusters: Array<{ name: string }> },
+  ctx: z.RefinementCtx,
+): void {
+  const seen = new Map<string, number>();
+  config.clusters.forEach((cluster, i) => {
+    if (cluster.name === config.kubernetes.clusterName)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['clusters', i, 'name'],
+        message: `"${cluster.name}" is the local cluster's name (kubernetes.clusterName); pick another`,
+      });
+    const first = seen.get(cluster.name);
+    if (first !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['clusters', i, 'name'],
+        message: `duplicate cluster name "${cluster.name}" (also clusters[${first}])`,
+      });
+    seen.set(cluster.name, i);
+  });
+}
+
+/** The namespace whose Argo CD cluster Secrets are registered: clusterSecrets.namespace, else the state namespace. */
+export function clusterSecretsNamespace(config: {
+  kubernetes: { stateNamespace: string };
+  clusterSecrets: { namespace?: string | undefined };
+}): string {
+  return config.clusterSecrets.namespace ?? config.kubernetes.stateNamespace;
+}
+
 interface RollgateConfigInput {
   sources: Array<{
     url: string;
@@ -688,6 +720,23 @@ interface RollgateConfigInput {
   }>;
   promotions: Array<{ pullRequest: { apiUrl: string; allowInsecureHttp: boolean } }>;
 }
+
+/** A cluster's name: a DNS-1123 label (it names queues, readiness checks and metric labels). */
+const clusterName = z
+  .string()
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS-1123 label (lowercase letters, digits and -)')
+  .max(63, 'must be at most 63 characters');
+
+/** A cluster reached through a kubeconfig context. */
+const clusterEntry = z
+  .object({
+    name: clusterName,
+    /** The context (its cluster, user and namespace) in the kubeconfig. */
+    context: z.string().min(1, 'name the kubeconfig context'),
+    /** The kubeconfig holding it; default: kubernetes.kubeconfig, else KUBECONFIG, ~/.kube/config. */
+    kubeconfig: z.string().min(1).optional(),
+  })
+  .strict();
 
 export const configSchema = z
   .object({
@@ -725,6 +774,26 @@ export const configSchema = z
         qps: z.number().min(0).default(0),
         /** Requests allowed at once above `qps` after a quiet spell (client-go's burst). */
         burst: z.number().int().min(1).default(100),
+        /**
+         * The name of the cluster Rollgate runs in (the one kubeconfig/context above), as sources and
+         * Fleets name it; Argo CD's name for it by default (docs/clusters.md, "Registering clusters").
+         */
+        clusterName: clusterName.default('in-cluster'),
+      })
+      .strict()
+      .prefault({}),
+    /** Other clusters, each a kubeconfig context (docs/clusters.md, "Registering clusters"). */
+    clusters: z.array(clusterEntry).default([]),
+    /** Argo CD cluster Secrets (label argocd.argoproj.io/secret-type: cluster) registered at run time. */
+    clusterSecrets: z
+      .object({
+        enabled: z.boolean().default(false),
+        /** Where the Secrets are read; default: kubernetes.stateNamespace (see clusterSecretsNamespace). */
+        namespace: z
+          .string()
+          .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a namespace name')
+          .max(63)
+          .optional(),
       })
       .strict()
       .prefault({}),
@@ -866,6 +935,7 @@ export const configSchema = z
       seen.set(s.name, i);
     });
     checkDependencies(config.sources, ctx);
+    checkClusterNames(config, ctx);
     const promotions = new Map<string, number>();
     config.promotions.forEach((p, i) => {
       const first = promotions.get(p.name);
@@ -903,3 +973,4 @@ export type RenderConfig = RollgateConfig['render'];
 
 export type RedisSettings = RollgateConfig['redis'];
 export type ControllerConfig = RollgateConfig['controller'];
+export type ClusterConfig = RollgateConfig['clusters'][number];

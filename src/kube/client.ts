@@ -31,8 +31,11 @@ import { describeKubeRequest, type KubeRequestObserver } from './kube-request.ts
 import { RequestRateLimiter, type RateLimitSettings } from './request-rate-limit.ts';
 import { shareConnections } from './shared-connections.ts';
 
-/** Where a kubeconfig was found, in the order they are tried. */
-export type KubeConfigSource = 'flag' | 'env' | 'home' | 'in-cluster';
+/**
+ * Where a kubeconfig was found, in the order they are tried; `argocd-secret`: built in memory from an Argo
+ * CD cluster Secret (src/clusters).
+ */
+export type KubeConfigSource = 'flag' | 'env' | 'home' | 'in-cluster' | 'argocd-secret';
 
 /** No kubeconfig anywhere: a human must point us at a cluster. */
 export class KubeConfigNotFoundError extends Error {

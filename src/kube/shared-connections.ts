@@ -16,6 +16,8 @@ interface Closable {
 const KEPT_POOLS = 4;
 
 const shared = new WeakSet<KubeConfig>();
+/** Each shared config's pools, so a config no longer used (a cluster unregistered) can close them. */
+const poolsOf = new WeakMap<KubeConfig, Map<string, unknown>>();
 
 /**
  * Makes every client built from `kubeConfig` share keep-alive connections. client-node 2 builds a new
@@ -32,6 +34,7 @@ export function shareConnections(kubeConfig: KubeConfig): KubeConfig {
   const factory = kubeConfig as unknown as DispatcherFactory;
   const create = factory.createDispatcher.bind(kubeConfig);
   const pools = new Map<string, unknown>();
+  poolsOf.set(kubeConfig, pools);
   factory.createDispatcher = (cluster, agentOptions) => {
     const options = kubeConfig.createDispatcherOptions(cluster, agentOptions);
     if (options.type === 'none') return undefined;
@@ -56,4 +59,16 @@ export function shareConnections(kubeConfig: KubeConfig): KubeConfig {
     return pool;
   };
   return kubeConfig;
+}
+
+/**
+ * Closes every pool `kubeConfig`'s clients share (requests in flight finish first), for a connection that
+ * is dropped, e.g. a cluster whose registration was removed. A later request would open a new pool.
+ */
+export async function closeSharedConnections(kubeConfig: KubeConfig): Promise<void> {
+  const pools = poolsOf.get(kubeConfig);
+  if (pools === undefined) return;
+  const closing = [...pools.values()];
+  pools.clear();
+  await Promise.all(closing.map((pool) => (pool as Closable).close?.().catch(() => undefined)));
 }

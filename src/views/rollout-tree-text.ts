@@ -242,7 +242,7 @@ export function formatRolloutTree(tree: RolloutTree, style: TextStyle): string {
  * and adds AGE and IMAGES (the rows then carry their wide facts).
  */
 export function formatRolloutList(
-  rows: Array<RolloutListRow & Partial<RolloutListWideFacts>>,
+  rows: Array<RolloutListRow & Partial<RolloutListWideFacts> & { cluster?: string }>,
   allNamespaces: boolean,
   style: TextStyle,
 ): string {
@@ -282,6 +282,11 @@ export function formatRolloutList(
   if (allNamespaces) {
     header.unshift('NAMESPACE');
     cells.forEach((row, index) => row.unshift({ text: rows[index]?.namespace ?? '' }));
+  }
+  // Listed across clusters (`list rollouts --all-clusters`): each row names its cluster first.
+  if (rows.some((row) => row.cluster !== undefined)) {
+    header.unshift('CLUSTER');
+    cells.forEach((row, index) => row.unshift({ text: rows[index]?.cluster ?? '' }));
   }
   return `${table(header, cells, style).join('\n')}\n`;
 }

@@ -11,6 +11,7 @@ import {
   NAMESPACE_HELP,
   type KubeFlags,
 } from '../kube-flags.ts';
+import { addClusterOptions, type ClusterFlags } from '../cluster-flag.ts';
 import {
   outputOption,
   SHOW_MANAGED_FIELDS_FLAG,
@@ -20,13 +21,13 @@ import {
 } from '../output-format.ts';
 import { terminalOutput } from '../terminal-output.ts';
 
-interface GetExperimentFlags extends KubeFlags {
+interface GetExperimentFlags extends KubeFlags, ClusterFlags {
   output: ViewOutputFormat;
   showManagedFields?: boolean;
   group?: DrivenGroup;
 }
 
-interface GetRolloutFlags extends KubeFlags {
+interface GetRolloutFlags extends KubeFlags, ClusterFlags {
   output: ViewOutputFormat;
   showManagedFields?: boolean;
   watch?: boolean;
@@ -36,7 +37,7 @@ interface GetRolloutFlags extends KubeFlags {
 
 export function registerGetCommand(program: Command): void {
   const get = program.command('get').description('show one object (as `kubectl argo rollouts get`)');
-  get
+  const rollout = get
     .command('rollout')
     .alias('ro')
     .description(
@@ -55,38 +56,38 @@ export function registerGetCommand(program: Command): void {
       ).choices(DRIVEN_GROUPS),
     )
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
-    .option(CONTEXT_FLAG, CONTEXT_HELP)
-    .action(async (name: string, flags: GetRolloutFlags) => {
-      // The cluster client loads only when the verb runs, never at --help.
-      const [{ connectKube }, { runGetRollout }] = await Promise.all([
-        import('../../kube/client.ts'),
-        import('../get-rollout.ts'),
-      ]);
-      const { clients, namespace } = connectKube(flags);
-      const stop = new AbortController();
-      const onSignal = (): void => stop.abort();
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
-      try {
-        process.exitCode = await runGetRollout(
-          clients,
-          { namespace, name },
-          {
-            output: flags.output,
-            ...(flags.showManagedFields ? { showManagedFields: true } : {}),
-            ...(flags.watch ? { watch: true } : {}),
-            ...(flags.untilComplete ? { untilComplete: true } : {}),
-            ...(flags.group !== undefined ? { group: flags.group } : {}),
-            signal: stop.signal,
-          },
-          terminalOutput(),
-        );
-      } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      }
-    });
-  get
+    .option(CONTEXT_FLAG, CONTEXT_HELP);
+  addClusterOptions(rollout).action(async (name: string, flags: GetRolloutFlags) => {
+    // The cluster client loads only when the verb runs, never at --help.
+    const [{ connectNamedCluster }, { runGetRollout }] = await Promise.all([
+      import('../cluster-flag.ts'),
+      import('../get-rollout.ts'),
+    ]);
+    const { clients, namespace } = await connectNamedCluster('get rollout', flags);
+    const stop = new AbortController();
+    const onSignal = (): void => stop.abort();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      process.exitCode = await runGetRollout(
+        clients,
+        { namespace, name },
+        {
+          output: flags.output,
+          ...(flags.showManagedFields ? { showManagedFields: true } : {}),
+          ...(flags.watch ? { watch: true } : {}),
+          ...(flags.untilComplete ? { untilComplete: true } : {}),
+          ...(flags.group !== undefined ? { group: flags.group } : {}),
+          signal: stop.signal,
+        },
+        terminalOutput(),
+      );
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  });
+  const experiment = get
     .command('experiment')
     .alias('exp')
     .description(
@@ -103,22 +104,22 @@ export function registerGetCommand(program: Command): void {
       ).choices(DRIVEN_GROUPS),
     )
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
-    .option(CONTEXT_FLAG, CONTEXT_HELP)
-    .action(async (name: string, flags: GetExperimentFlags) => {
-      const [{ connectKube }, { runGetExperiment }] = await Promise.all([
-        import('../../kube/client.ts'),
-        import('../get-experiment.ts'),
-      ]);
-      const { clients, namespace } = connectKube(flags);
-      process.exitCode = await runGetExperiment(
-        clients,
-        { namespace, name },
-        {
-          output: flags.output,
-          ...(flags.showManagedFields ? { showManagedFields: true } : {}),
-          ...(flags.group !== undefined ? { group: flags.group } : {}),
-        },
-        terminalOutput(),
-      );
-    });
+    .option(CONTEXT_FLAG, CONTEXT_HELP);
+  addClusterOptions(experiment).action(async (name: string, flags: GetExperimentFlags) => {
+    const [{ connectNamedCluster }, { runGetExperiment }] = await Promise.all([
+      import('../cluster-flag.ts'),
+      import('../get-experiment.ts'),
+    ]);
+    const { clients, namespace } = await connectNamedCluster('get experiment', flags);
+    process.exitCode = await runGetExperiment(
+      clients,
+      { namespace, name },
+      {
+        output: flags.output,
+        ...(flags.showManagedFields ? { showManagedFields: true } : {}),
+        ...(flags.group !== undefined ? { group: flags.group } : {}),
+      },
+      terminalOutput(),
+    );
+  });
 }

@@ -1,5 +1,5 @@
-// `rollgate list rollouts|experiments [-n NS | -A] [-o text|wide|json|yaml|name|view-json]`: every rollout (or
-// Experiment) of a namespace, with Argo's columns.
+// `rollgate list rollouts|experiments [-n NS | -A] [--cluster NAME | --all-clusters] [-o …]`: every rollout (or
+// Experiment) of a namespace, with Argo's columns; across every registered cluster with a CLUSTER column.
 import type { Command } from 'commander';
 import type { KubeClients } from '../../kube/client.ts';
 import {
@@ -11,6 +11,7 @@ import {
   NAMESPACE_HELP,
   type KubeFlags,
 } from '../kube-flags.ts';
+import { addClusterOptions, type ClusterFlags } from '../cluster-flag.ts';
 import {
   outputOption,
   SHOW_MANAGED_FIELDS_FLAG,
@@ -21,7 +22,7 @@ import {
 import { terminalOutput, type TerminalOutput } from '../terminal-output.ts';
 import { usageError } from '../usage-error.ts';
 
-interface ListFlags extends KubeFlags {
+interface ListFlags extends KubeFlags, ClusterFlags {
   allNamespaces?: boolean;
   output: ViewOutputFormat;
   showManagedFields?: boolean;
@@ -44,6 +45,8 @@ const LISTED_KINDS: ReadonlyArray<{
   /** What `-A` lists, in its help. */
   plural: string;
   runner: () => Promise<ListRunner>;
+  /** Whether `--all-clusters` lists this kind across clusters. */
+  acrossClusters?: boolean;
 }> = [
   {
     command: 'rollouts',
@@ -51,6 +54,7 @@ const LISTED_KINDS: ReadonlyArray<{
     description: 'list rollouts: strategy, status, step, set weight and replica counts',
     plural: 'rollouts',
     runner: async () => (await import('../get-rollout.ts')).runListRollouts,
+    acrossClusters: true,
   },
   {
     command: 'experiments',
@@ -63,8 +67,8 @@ const LISTED_KINDS: ReadonlyArray<{
 
 export function registerListCommand(program: Command): void {
   const list = program.command('list').description('list objects (as `kubectl argo rollouts list`)');
-  for (const kind of LISTED_KINDS)
-    list
+  for (const kind of LISTED_KINDS) {
+    const command = list
       .command(kind.command)
       .alias(kind.alias)
       .description(kind.description)
@@ -73,18 +77,59 @@ export function registerListCommand(program: Command): void {
       .addOption(outputOption([VIEW_JSON_FORMAT]))
       .option(SHOW_MANAGED_FIELDS_FLAG, SHOW_MANAGED_FIELDS_HELP)
       .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
-      .option(CONTEXT_FLAG, CONTEXT_HELP)
-      .action(async (flags: ListFlags) => {
-        if (flags.allNamespaces && flags.namespace !== undefined)
-          throw usageError(`list ${kind.command}`, '-n and -A exclude each other');
-        const [{ connectKube }, run] = await Promise.all([import('../../kube/client.ts'), kind.runner()]);
-        const { clients, namespace } = connectKube(flags);
-        process.exitCode = await run(
-          clients,
-          namespace,
+      .option(CONTEXT_FLAG, CONTEXT_HELP);
+    addClusterOptions(command);
+    if (kind.acrossClusters)
+      command.option(
+        '--all-clusters',
+        `list the ${kind.plural} of every registered cluster, with a CLUSTER column (with -A: of every namespace of each)`,
+      );
+    command.action(async (flags: ListFlags) => {
+      if (flags.allNamespaces && flags.namespace !== undefined)
+        throw usageError(`list ${kind.command}`, '-n and -A exclude each other');
+      if (flags.allClusters) {
+        if (flags.cluster !== undefined)
+          throw usageError(`list ${kind.command}`, '--cluster and --all-clusters exclude each other');
+        if (flags.output !== 'text' && flags.output !== 'wide' && flags.output !== 'view-json')
+          throw usageError(
+            `list ${kind.command}`,
+            `--all-clusters prints text, wide or view-json (whose rows name their cluster), not ${flags.output}`,
+          );
+        const [{ readClusterDirectory }, { runListRolloutsAcrossClusters }] = await Promise.all([
+          import('../cluster-flag.ts'),
+          import('../get-rollout.ts'),
+        ]);
+        const directory = await readClusterDirectory(flags);
+        const output = terminalOutput();
+        if (directory.secretsProblem !== undefined)
+          output.stderr.write(`rollgate: ${directory.secretsProblem}\n`);
+        process.exitCode = await runListRolloutsAcrossClusters(
+          directory.clusters.map((cluster) => ({
+            name: cluster.name,
+            clients: cluster.kube?.clients,
+            namespace: cluster.kube?.namespace,
+            problem:
+              cluster.problem === undefined
+                ? undefined
+                : `Invalid (${cluster.declaredBy}): ${cluster.problem}`,
+          })),
+          flags.namespace,
           flags.allNamespaces === true,
-          { output: flags.output, ...(flags.showManagedFields ? { showManagedFields: true } : {}) },
-          terminalOutput(),
+          { output: flags.output },
+          output,
         );
-      });
+        if (directory.secretsProblem !== undefined) process.exitCode = 1;
+        return;
+      }
+      const [{ connectNamedCluster }, run] = await Promise.all([import('../cluster-flag.ts'), kind.runner()]);
+      const { clients, namespace } = await connectNamedCluster(`list ${kind.command}`, flags);
+      process.exitCode = await run(
+        clients,
+        namespace,
+        flags.allNamespaces === true,
+        { output: flags.output, ...(flags.showManagedFields ? { showManagedFields: true } : {}) },
+        terminalOutput(),
+      );
+    });
+  }
 }

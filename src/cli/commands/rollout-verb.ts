@@ -14,6 +14,7 @@ import {
   NAMESPACE_HELP,
   type KubeFlags,
 } from '../kube-flags.ts';
+import { addClusterOptions, type ClusterFlags } from '../cluster-flag.ts';
 
 /** `--group`: which API group the Rollout is in, when its name is in both (see findRollout). */
 export interface GroupFlag {
@@ -45,12 +46,12 @@ export function registerRolloutVerb<F extends KubeFlags>(program: Command, verb:
       ).choices(DRIVEN_GROUPS),
     )
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
-    .option(CONTEXT_FLAG, CONTEXT_HELP)
-    .action(async (name: string, flags: F & GroupFlag) => {
-      // @kubernetes/client-node is most of a verb's start-up: only the verbs that talk to a cluster load it.
-      const { connectKube } = await import('../../kube/client.ts');
-      const { clients, namespace } = connectKube(flags);
-      const result = await verb.act(clients, { namespace, name }, flags);
-      process.stdout.write(`${result.summary}\n`);
-    });
+    .option(CONTEXT_FLAG, CONTEXT_HELP);
+  addClusterOptions(command).action(async (name: string, flags: F & GroupFlag & ClusterFlags) => {
+    // @kubernetes/client-node is most of a verb's start-up: only the verbs that talk to a cluster load it.
+    const { connectNamedCluster } = await import('../cluster-flag.ts');
+    const { clients, namespace } = await connectNamedCluster(verb.name, flags);
+    const result = await verb.act(clients, { namespace, name }, flags);
+    process.stdout.write(`${result.summary}\n`);
+  });
 }

@@ -16,11 +16,12 @@ import {
   NAMESPACE_HELP,
   type KubeFlags,
 } from '../kube-flags.ts';
+import { addClusterOptions, type ClusterFlags } from '../cluster-flag.ts';
 
 /** How often --watch re-reads the rollout. */
 const WATCH_INTERVAL_MS = 2_000;
 
-interface StatusOptions extends KubeFlags {
+interface StatusOptions extends KubeFlags, ClusterFlags {
   output: 'text' | 'json';
   watch?: boolean;
   group?: DrivenGroup;
@@ -75,7 +76,7 @@ async function watchRollout(
 }
 
 export function registerStatusCommand(program: Command): void {
-  program
+  const command = program
     .command('status')
     .description(
       'show a rollout: steps (current marked), weights (each route object as read back, drift marked), ReplicaSets, failing pods, pauses, analysis',
@@ -91,22 +92,22 @@ export function registerStatusCommand(program: Command): void {
       ).choices(DRIVEN_GROUPS),
     )
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
-    .option(CONTEXT_FLAG, CONTEXT_HELP)
-    .action(async (name: string, options: StatusOptions) => {
-      const [{ connectKube }, views] = await Promise.all([
-        import('../../kube/client.ts'),
-        import('../../views/rollout-view.ts'),
-      ]);
-      const { clients, namespace } = connectKube(options);
-      const key = { namespace, name };
-      const routing = await routeReading(clients);
-      if (options.watch) return watchRollout(views, clients, key, options.output, routing, options.group);
-      const view = await views.readRolloutView(clients, key, systemClock.now(), routing, options.group);
-      if (view === undefined) {
-        process.stderr.write(`rollgate: rollout ${namespace}/${name} not found\n`);
-        process.exitCode = 1;
-        return;
-      }
-      process.stdout.write(render(views, view, options.output));
-    });
+    .option(CONTEXT_FLAG, CONTEXT_HELP);
+  addClusterOptions(command).action(async (name: string, options: StatusOptions) => {
+    const [{ connectNamedCluster }, views] = await Promise.all([
+      import('../cluster-flag.ts'),
+      import('../../views/rollout-view.ts'),
+    ]);
+    const { clients, namespace } = await connectNamedCluster('status', options);
+    const key = { namespace, name };
+    const routing = await routeReading(clients);
+    if (options.watch) return watchRollout(views, clients, key, options.output, routing, options.group);
+    const view = await views.readRolloutView(clients, key, systemClock.now(), routing, options.group);
+    if (view === undefined) {
+      process.stderr.write(`rollgate: rollout ${namespace}/${name} not found\n`);
+      process.exitCode = 1;
+      return;
+    }
+    process.stdout.write(render(views, view, options.output));
+  });
 }
