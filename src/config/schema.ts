@@ -288,9 +288,16 @@ const promotionGates = z
   .object({
     soak: durationString.optional(),
     windows: z.array(mergeWindow).default([]),
+    /**
+     * Auto-merge merges only an approved pull request: one carrying `label`, one with an approving review
+     * (`review: true`), or with both set, both.
+     */
     requireApproval: z
-      .object({ label: z.string().min(1) })
+      .object({ label: z.string().min(1).optional(), review: z.boolean().optional() })
       .strict()
+      .refine((a) => a.label !== undefined || a.review === true, {
+        message: 'give label, review: true, or both',
+      })
       .optional(),
   })
   .strict();
@@ -306,11 +313,15 @@ const promotion = z
   .strict()
   .superRefine((value, ctx) => {
     // Bitbucket has no pull request labels: an approval label could never come, and nothing would merge.
-    if (value.gates?.requireApproval !== undefined && value.pullRequest.provider.startsWith('bitbucket-'))
+    if (
+      value.gates?.requireApproval?.label !== undefined &&
+      value.pullRequest.provider.startsWith('bitbucket-')
+    )
       ctx.addIssue({
         code: 'custom',
-        path: ['gates', 'requireApproval'],
-        message: 'Bitbucket pull requests have no labels: an approval label cannot be read there',
+        path: ['gates', 'requireApproval', 'label'],
+        message:
+          'Bitbucket pull requests have no labels: an approval label cannot be read there (use review: true)',
       });
     // Windows and approval gate auto-merge: without it a person merges, and a silent gate would mislead.
     if (value.pullRequest.autoMerge || value.gates === undefined) return;
