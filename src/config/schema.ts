@@ -234,8 +234,54 @@ const source = z
      */
     notifications: subscribeEntries.optional(),
     commitStatus: commitStatus.optional(),
+    /**
+     * What an aborted revision writes back to Git (docs/sources.md, "Abort written back"): a revert pull
+     * request through `pullRequest` (the same forge keys as a promotion's), or, when it is absent, through
+     * the source's `commitStatus` forge. Opt-in; the pull request is never merged by Rollgate.
+     */
+    onAbort: z
+      .object({
+        revert: z
+          .object({
+            pullRequest: z
+              .object({
+                ...forgeFields,
+                labels: z.array(z.string().min(1)).default([]),
+                reviewers: z.array(z.string().min(1)).default([]),
+                author: z
+                  .object({ name: z.string().min(1), email: z.string().min(1) })
+                  .strict()
+                  .default({ name: 'Rollgate', email: 'rollgate@users.noreply.invalid' }),
+              })
+              .strict()
+              .refine(oneForgeToken, { message: ONE_FORGE_TOKEN })
+              .refine((p) => !p.provider.startsWith('bitbucket-') || p.labels.length === 0, {
+                path: ['labels'],
+                message:
+                  'Bitbucket pull requests have no labels: leave labels empty for a bitbucket-* provider',
+              })
+              .optional(),
+          })
+          .strict(),
+      })
+      .strict()
+      .optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((value, ctx) => {
+    // The revert needs a forge: its own, or the one the source already reports its commits through.
+    if (
+      value.onAbort !== undefined &&
+      value.onAbort.revert.pullRequest === undefined &&
+      value.commitStatus === undefined
+    )
+      ctx.addIssue({
+        code: 'custom',
+        path: ['onAbort', 'revert', 'pullRequest'],
+        message:
+          "a revert pull request needs a forge: set onAbort.revert.pullRequest, or the source's commitStatus",
+      });
+  });
 
 const promotionName = z
   .string()
@@ -288,9 +334,16 @@ const promotionGates = z
   .object({
     soak: durationString.optional(),
     windows: z.array(mergeWindow).default([]),
+    /**
+     * Auto-merge merges only an approved pull request: one carrying `label`, one with an approving review
+     * (`review: true`), or with both set, both.
+     */
     requireApproval: z
-      .object({ label: z.string().min(1) })
+      .object({ label: z.string().min(1).optional(), review: z.boolean().optional() })
       .strict()
+      .refine((a) => a.label !== undefined || a.review === true, {
+        message: 'give label, review: true, or both',
+      })
       .optional(),
   })
   .strict();
@@ -306,11 +359,15 @@ const promotion = z
   .strict()
   .superRefine((value, ctx) => {
     // Bitbucket has no pull request labels: an approval label could never come, and nothing would merge.
-    if (value.gates?.requireApproval !== undefined && value.pullRequest.provider.startsWith('bitbucket-'))
+    if (
+      value.gates?.requireApproval?.label !== undefined &&
+      value.pullRequest.provider.startsWith('bitbucket-')
+    )
       ctx.addIssue({
         code: 'custom',
-        path: ['gates', 'requireApproval'],
-        message: 'Bitbucket pull requests have no labels: an approval label cannot be read there',
+        path: ['gates', 'requireApproval', 'label'],
+        message:
+          'Bitbucket pull requests have no labels: an approval label cannot be read there (use review: true)',
       });
     // Windows and approval gate auto-merge: without it a person merges, and a silent gate would mislead.
     if (value.pullRequest.autoMerge || value.gates === undefined) return;
@@ -584,6 +641,7 @@ interface SecretHolders {
   sources: Array<{
     auth?: { password?: string | undefined; token?: string | undefined } | undefined;
     commitStatus?: { token?: string | undefined } | undefined;
+    onAbort?: { revert: { pullRequest?: { token?: string | undefined } | undefined } } | undefined;
   }>;
   promotions: Array<{ pullRequest: { token?: string | undefined } }>;
 }
@@ -605,6 +663,14 @@ function checkInlineSecrets(config: SecretHolders, ctx: z.RefinementCtx): void {
     check(source.auth?.password, ['sources', i, 'auth', 'password']);
     check(source.auth?.token, ['sources', i, 'auth', 'token']);
     check(source.commitStatus?.token, ['sources', i, 'commitStatus', 'token']);
+    check(source.onAbort?.revert.pullRequest?.token, [
+      'sources',
+      i,
+      'onAbort',
+      'revert',
+      'pullRequest',
+      'token',
+    ]);
   });
   config.promotions.forEach((promotion, i) =>
     check(promotion.pullRequest.token, ['promotions', i, 'pullRequest', 'token']),
@@ -644,6 +710,16 @@ function checkCredentialTransport(config: RollgateConfigInput, ctx: z.Refinement
         message:
           `the commit-status token would be sent in clear over http:// to ${statusHost}; use https:// ` +
           `or set sources[${i}].commitStatus.allowInsecureHttp: true if the network to it is trusted`,
+      });
+    const revert = source.onAbort?.revert.pullRequest;
+    const revertHost = revert === undefined ? undefined : insecureRemoteHost(revert.apiUrl);
+    if (revertHost !== undefined && !revert?.allowInsecureHttp)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['sources', i, 'onAbort', 'revert', 'pullRequest', 'apiUrl'],
+        message:
+          `the revert pull-request token would be sent in clear over http:// to ${revertHost}; use https:// ` +
+          `or set sources[${i}].onAbort.revert.pullRequest.allowInsecureHttp: true if the network to it is trusted`,
       });
   });
   config.sources.forEach((source, i) => {
@@ -717,6 +793,8 @@ interface RollgateConfigInput {
     allowInsecureHttp: boolean;
     auth?: object | undefined;
     commitStatus?: { apiUrl: string; allowInsecureHttp: boolean } | undefined;
+    onAbort?:
+      { revert: { pullRequest?: { apiUrl: string; allowInsecureHttp: boolean } | undefined } } | undefined;
   }>;
   promotions: Array<{ pullRequest: { apiUrl: string; allowInsecureHttp: boolean } }>;
 }

@@ -44,6 +44,17 @@ const pullSchema = z.object({
 });
 type AzurePull = z.infer<typeof pullSchema>;
 
+/** An IdentityRefWithVote: 10 approved, 5 approved with suggestions, 0 none, -5 waiting for the author, -10 rejected. */
+const reviewerSchema = z.object({
+  id: z.string().nullish(),
+  uniqueName: z.string().nullish(),
+  vote: z.number().nullish(),
+  isContainer: z.boolean().nullish(),
+});
+
+/** Azure DevOps' vote for "Approved" (5 is "approved with suggestions", not counted). */
+const APPROVED_VOTE = 10;
+
 const listSchema = <S extends z.ZodType>(item: S) =>
   z.object({ value: z.array(item), count: z.number().optional() });
 
@@ -192,6 +203,20 @@ export class AzureDevOpsForge implements Forge {
       .filter((p) => p.forkSource == null)
       .sort((a, b) => b.pullRequestId - a.pullRequestId)[0];
     return newest === undefined ? undefined : this.pullRequestOf(newest);
+  }
+
+  async approvals(number: number): Promise<string[]> {
+    const operation = `read reviewers of !${number}`;
+    const answer = await this.call(operation, () =>
+      this.request(listSchema(reviewerSchema), 'GET', `/pullrequests/${number}/reviewers`),
+    );
+    // A group's vote only echoes its members' (who are listed themselves), so groups are not counted.
+    const approvers = answer.value.flatMap((reviewer) =>
+      (reviewer.vote ?? 0) >= APPROVED_VOTE && reviewer.isContainer !== true
+        ? [reviewer.uniqueName ?? reviewer.id ?? '']
+        : [],
+    );
+    return [...new Set(approvers.filter((name) => name !== ''))].sort();
   }
 
   async getPullRequest(number: number): Promise<PullRequest> {

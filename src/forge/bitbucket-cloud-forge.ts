@@ -37,6 +37,21 @@ const pullSchema = z.object({
   merge_commit: z.object({ hash: z.string() }).nullish(),
   draft: z.boolean().optional(),
   links: z.object({ html: z.object({ href: z.string() }).optional() }).optional(),
+  /** Reviewers and everyone who commented or approved, each with `approved`. */
+  participants: z
+    .array(
+      z.object({
+        user: z
+          .object({
+            account_id: z.string().nullish(),
+            uuid: z.string().nullish(),
+            nickname: z.string().nullish(),
+          })
+          .nullish(),
+        approved: z.boolean().nullish(),
+      }),
+    )
+    .nullish(),
 });
 type BitbucketPull = z.infer<typeof pullSchema>;
 
@@ -166,6 +181,17 @@ export class BitbucketCloudForge implements Forge {
     return this.call(operation, () =>
       this.client.json(pullSchema, 'GET', `${this.repoPath}/pullrequests/${number}`),
     );
+  }
+
+  async approvals(number: number): Promise<string[]> {
+    const pull = await this.pull(number, `read approvals of #${number}`);
+    // Named by account id, as `reviewers` are configured (the UUID when Bitbucket hides the account id).
+    const approvers = (pull.participants ?? []).flatMap((participant) =>
+      participant.approved === true && participant.user
+        ? [participant.user.account_id ?? participant.user.uuid ?? participant.user.nickname ?? '']
+        : [],
+    );
+    return [...new Set(approvers.filter((name) => name !== ''))].sort();
   }
 
   async findOpenPullRequest(head: string, base: string): Promise<PullRequest | undefined> {

@@ -26,6 +26,12 @@ const refSchema = z.object({
   repository: z.object({ slug: z.string(), project: z.object({ key: z.string() }) }).nullish(),
 });
 
+const participantSchema = z.object({
+  user: z.object({ name: z.string().nullish(), slug: z.string().nullish() }).nullish(),
+  status: z.string().nullish(),
+  approved: z.boolean().nullish(),
+});
+
 const pullSchema = z.object({
   id: z.number(),
   version: z.number(),
@@ -40,6 +46,9 @@ const pullSchema = z.object({
     .passthrough()
     .nullish(),
   links: z.object({ self: z.array(z.object({ href: z.string() })).optional() }).optional(),
+  /** Reviewers and participants, each with `status` APPROVED, UNAPPROVED or NEEDS_WORK. */
+  reviewers: z.array(participantSchema).nullish(),
+  participants: z.array(participantSchema).nullish(),
 });
 type ServerPull = z.infer<typeof pullSchema>;
 
@@ -191,6 +200,17 @@ export class BitbucketDataCenterForge implements Forge {
       )
       .sort((a, b) => b.id - a.id)[0];
     return newest === undefined ? undefined : this.pullRequestOf(newest);
+  }
+
+  async approvals(number: number): Promise<string[]> {
+    const pull = await this.pull(number, `read approvals of #${number}`);
+    // Named by user slug, as `reviewers` are configured; NEEDS_WORK is not an approval.
+    const approvers = [...(pull.reviewers ?? []), ...(pull.participants ?? [])].flatMap((participant) =>
+      participant.status === 'APPROVED' && participant.user
+        ? [participant.user.slug ?? participant.user.name ?? '']
+        : [],
+    );
+    return [...new Set(approvers.filter((name) => name !== ''))].sort();
   }
 
   async getPullRequest(number: number): Promise<PullRequest> {

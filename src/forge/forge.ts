@@ -84,6 +84,12 @@ export interface Forge {
    * `head_commit_id`): a head that moved since it was verified is refused (`forge.conflict`).
    */
   merge(number: number, sha: string): Promise<{ mergeCommitSha: string }>;
+  /**
+   * Who approves the pull request now, in the forge's own terms (GitHub and Gitea: the user's latest
+   * deciding review is APPROVED; GitLab: the merge request's approvals; Bitbucket: participants who
+   * approved; Azure DevOps: reviewers who voted 10). Sorted, without repeats; empty when nobody does.
+   */
+  approvals(number: number): Promise<string[]>;
 }
 
 /** How a promotion reaches its forge (config `promotions[].pullRequest`). */

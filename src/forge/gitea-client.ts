@@ -55,6 +55,15 @@ const combinedStatusSchema = z.object({
 
 const userSchema = z.object({ id: z.number(), login: z.string() });
 
+/** A review as Gitea's PullReview lists it (state APPROVED, REQUEST_CHANGES, COMMENT, PENDING, REQUEST_REVIEW). */
+export const giteaReviewSchema = z.object({
+  state: z.string(),
+  user: z.object({ login: z.string() }).nullish(),
+  dismissed: z.boolean().nullish(),
+  stale: z.boolean().nullish(),
+});
+export type GiteaReview = z.infer<typeof giteaReviewSchema>;
+
 interface RequestParts {
   query?: Record<string, string | number>;
   body?: unknown;
@@ -144,6 +153,11 @@ export class GiteaClient {
 
   openPulls(): Promise<GiteaPull[]> {
     return this.list(giteaPullSchema, `${this.repoPath}/pulls`, { state: 'open' });
+  }
+
+  /** The pull request's reviews, oldest first (GET …/pulls/{index}/reviews). */
+  reviews(number: number): Promise<GiteaReview[]> {
+    return this.list(giteaReviewSchema, `${this.repoPath}/pulls/${number}/reviews`);
   }
 
   pull(number: number): Promise<GiteaPull> {

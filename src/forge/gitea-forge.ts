@@ -1,6 +1,7 @@
 // The forge contract on Gitea and Forgejo (API v1): pull requests, comments, commit statuses, guarded merge.
 import { credentialOf } from './forge-credential.ts';
 import { ForgeError } from './forge-error.ts';
+import { approversOf } from './review-approvals.ts';
 import type {
   ChecksState,
   CommitStatus,
@@ -208,6 +209,19 @@ export class GiteaForge implements Forge {
         description: status.description,
         ...(status.targetUrl === undefined ? {} : { target_url: status.targetUrl }),
       }),
+    );
+  }
+
+  async approvals(number: number): Promise<string[]> {
+    const reviews = await this.call(`read reviews of #${number}`, () => this.client.reviews(number));
+    // A stale approval (the head moved since) still counts, as Gitea counts it unless the branch
+    // protection dismisses stale approvals, which marks them dismissed.
+    return approversOf(
+      reviews.flatMap((review) =>
+        review.user === null || review.user === undefined
+          ? []
+          : [{ user: review.user.login, state: review.state, dismissed: review.dismissed === true }],
+      ),
     );
   }
 

@@ -9,6 +9,7 @@ import type {
   PullRequest,
 } from './forge.ts';
 import { credentialOf } from './forge-credential.ts';
+import { approversOf, type ReviewRecord } from './review-approvals.ts';
 import { ForgeError } from './forge-error.ts';
 import { toForgeError } from './github-error.ts';
 import { createGitHubOctokit, type GitHubOctokit, type GitHubRetryPolicy } from './github-octokit.ts';
@@ -313,6 +314,25 @@ export class GitHubForge implements Forge {
   }
 
   /** The latest status of every context on `sha` (GitHub's combined status, every page). */
+  async approvals(number: number): Promise<string[]> {
+    return this.call('approvals', async () => {
+      const reviews: ReviewRecord[] = [];
+      // Listed oldest first, every page: the latest deciding review of each user is the one that counts.
+      for (let page = 1; ; page += 1) {
+        const { data } = await this.octokit.rest.pulls.listReviews({
+          ...this.repoParams(),
+          pull_number: number,
+          per_page: 100,
+          page,
+        });
+        for (const review of data)
+          if (review.user !== null) reviews.push({ user: review.user.login, state: review.state });
+        if (data.length < 100) break;
+      }
+      return approversOf(reviews);
+    });
+  }
+
   private async latestStatuses(
     sha: string,
   ): Promise<

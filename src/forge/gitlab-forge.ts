@@ -1,5 +1,13 @@
 // The forge contract on GitLab through gitbeaker: merge requests, notes, commit statuses, pipelines, guarded merge.
-import { Commits, MergeRequestNotes, MergeRequests, Pipelines, Projects, Users } from '@gitbeaker/rest';
+import {
+  Commits,
+  MergeRequestApprovals,
+  MergeRequestNotes,
+  MergeRequests,
+  Pipelines,
+  Projects,
+  Users,
+} from '@gitbeaker/rest';
 import { z } from 'zod';
 import { ForgeError } from './forge-error.ts';
 import type {
@@ -130,6 +138,11 @@ export function gitlabChecksState(
 }
 
 /** {@link Forge} on GitLab (gitlab.com or self-managed, API v4). A merge request's iid is its number. */
+/** The part of `GET …/merge_requests/:iid/approvals` read for an approval. */
+const approvalsSchema = z.object({
+  approved_by: z.array(z.object({ user: z.object({ username: z.string() }) })).nullish(),
+});
+
 export class GitLabForge implements Forge {
   readonly provider = 'gitlab' as const;
   private readonly project: string;
@@ -140,6 +153,7 @@ export class GitLabForge implements Forge {
   private readonly pipelines: InstanceType<typeof Pipelines>;
   private readonly projects: InstanceType<typeof Projects>;
   private readonly users: InstanceType<typeof Users>;
+  private readonly approvalsApi: InstanceType<typeof MergeRequestApprovals>;
 
   constructor(options: ForgeOptions, policy: RetryPolicy = retryPolicyOf(options)) {
     this.repository = options.repository.replace(/^\/+|\/+$/g, '');
@@ -159,6 +173,7 @@ export class GitLabForge implements Forge {
     this.pipelines = new Pipelines(config);
     this.projects = new Projects(config);
     this.users = new Users(config);
+    this.approvalsApi = new MergeRequestApprovals(config);
   }
 
   private async call<T>(operation: string, run: () => Promise<T>): Promise<T> {
@@ -200,6 +215,17 @@ export class GitLabForge implements Forge {
 
   async getPullRequest(number: number): Promise<PullRequest> {
     return pullRequestOf(await this.mergeRequest(number));
+  }
+
+  async approvals(number: number): Promise<string[]> {
+    const operation = `read approvals of !${number}`;
+    // GET …/merge_requests/:iid/approvals: `approved_by` lists the users whose approval stands (GitLab
+    // drops approvals itself when a project resets them on push).
+    const body = await this.call(operation, () =>
+      this.approvalsApi.showConfiguration(this.project, { mergerequestIId: number }),
+    );
+    const parsed = this.parse(approvalsSchema, body, operation);
+    return [...new Set((parsed.approved_by ?? []).map((entry) => entry.user.username))].sort();
   }
 
   private async mergeRequest(number: number): Promise<MergeRequestBody> {

@@ -160,6 +160,11 @@ export async function runPromotion(
     promotion.autoMerge && pullRequest !== undefined
       ? await deps.forge.checksState(pullRequest.headSha)
       : undefined;
+  // Reviews are read only when auto-merge would wait for one: one more request per look, not per pull request.
+  const approvedBy =
+    promotion.autoMerge && pullRequest !== undefined && promotion.gates?.requireApproval?.review === true
+      ? await deps.forge.approvals(pullRequest.number)
+      : undefined;
   const plan = planPromotion({
     promotion: {
       name: promotion.name,
@@ -178,7 +183,9 @@ export async function runPromotion(
     },
     targetEdits,
     targetRenderProblems,
-    ...(pullRequest !== undefined ? { pullRequest } : {}),
+    ...(pullRequest !== undefined
+      ? { pullRequest: { ...pullRequest, ...(approvedBy !== undefined ? { approvedBy } : {}) } }
+      : {}),
     ...(checks !== undefined ? { checks } : {}),
     ...(promotion.gates !== undefined
       ? { gating: { gates: promotion.gates, now: deps.now?.() ?? new Date() } }

@@ -25,6 +25,8 @@ export interface OpenPullRequestView {
   headSha: string;
   /** Its labels (an approval label is read here). */
   labels?: string[];
+  /** Who approves it in a review (read by the edge only when the gates require an approving review). */
+  approvedBy?: string[];
 }
 
 export interface PromotionPlanInput {
@@ -212,7 +214,14 @@ export function planPromotion(input: PromotionPlanInput): PromotionPlan {
   if (!promotion.autoMerge)
     return { actions: [], state: 'open', summary: `${key}: #${pullRequest.number} promotes ${hash}` };
   if (input.gating !== undefined) {
-    const gate = mergeGateVerdict(input.gating.gates, pullRequest.labels ?? [], input.gating.now);
+    const gate = mergeGateVerdict(
+      input.gating.gates,
+      {
+        labels: pullRequest.labels ?? [],
+        ...(pullRequest.approvedBy !== undefined ? { approvedBy: pullRequest.approvedBy } : {}),
+      },
+      input.gating.now,
+    );
     if (!gate.allowed) {
       // Told once per situation on the pull request (the marker remembers it), whichever process looks.
       const tell: PromotionAction[] =
@@ -230,7 +239,7 @@ export function planPromotion(input: PromotionPlanInput): PromotionPlan {
         actions: tell,
         state: 'open',
         summary: `${key}: #${pullRequest.number} ${gate.reason}`,
-        // An approval label sends no event Rollgate hears: it is read again every checks interval.
+        // An approval (label or review) sends no event Rollgate hears: it is read again every checks interval.
         requeueAfterMs: gate.retryAfterMs ?? promotion.checksIntervalMs,
         requeueReason: gate.key.startsWith('window:') ? 'merge window' : 'approval',
         gate: gate.reason,

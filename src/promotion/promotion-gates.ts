@@ -8,8 +8,11 @@ export interface PromotionGates {
   soakMs?: number;
   /** Auto-merge merges only when these allow it. */
   windows?: MergeWindow[];
-  /** Auto-merge merges only a pull request that carries this label (put there by a person). */
-  requireApproval?: { label: string };
+  /**
+   * Auto-merge merges only a pull request that carries `label` (put there by a person) and, with `review`,
+   * that someone approves in a review (the forge's own approval: docs/promotion.md, "Gates").
+   */
+  requireApproval?: { label?: string; review?: boolean };
 }
 
 /** The soak of a promotable revision: passed, or the moment it will have. */
@@ -62,12 +65,20 @@ export type MergeGateVerdict =
       retryAfterMs?: number;
     };
 
-/** May auto-merge merge a pull request with `labels` at `now`? Approval first, then the windows. */
+/** What the gates read of the open pull request: its labels and who approves it in a review. */
+export interface GatedPullRequest {
+  labels: readonly string[];
+  /** Read only when an approving review is required; absent otherwise. */
+  approvedBy?: readonly string[];
+}
+
+/** May auto-merge merge `pullRequest` at `now`? Approval first (label, then review), then the windows. */
 export function mergeGateVerdict(
   gates: PromotionGates | undefined,
-  labels: readonly string[],
+  pullRequest: GatedPullRequest,
   now: Date,
 ): MergeGateVerdict {
+  const { labels } = pullRequest;
   const label = gates?.requireApproval?.label;
   if (label !== undefined && !labels.includes(label))
     return {
@@ -75,6 +86,13 @@ export function mergeGateVerdict(
       key: `approval:${label}`,
       reason: `waits for the approval label "${label}"`,
       note: `Auto-merge waits for approval: add the label \`${label}\` to this pull request and it merges once its checks pass.`,
+    };
+  if (gates?.requireApproval?.review === true && (pullRequest.approvedBy ?? []).length === 0)
+    return {
+      allowed: false,
+      key: 'approval:review',
+      reason: 'waits for an approving review',
+      note: 'Auto-merge waits for approval: approve this pull request in a review and it merges once its checks pass.',
     };
   const windows = gates?.windows ?? [];
   if (windows.length === 0) return { allowed: true };

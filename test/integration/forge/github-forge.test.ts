@@ -92,6 +92,22 @@ describe('GitHubForge: GitHub specifics', () => {
     expect((await githubForge(double).getPullRequest(pull.number)).title).toBe('root form');
   });
 
+  it('reads approvals from reviews: the latest deciding review of each user counts, a comment decides nothing', async () => {
+    const head = await branch();
+    const forge = githubForge(double);
+    const pull = await forge.openPullRequest({ head: head.name, base: 'main', title: 'reviews', body: '' });
+    expect(await forge.approvals(pull.number)).toEqual([]);
+    await double.addReview(REPO, pull.number, 'release-manager', 'COMMENTED');
+    expect(await forge.approvals(pull.number)).toEqual([]);
+    await double.addReview(REPO, pull.number, 'release-manager', 'APPROVED');
+    await double.addReview(REPO, pull.number, 'release-manager', 'COMMENTED');
+    await double.addReview(REPO, pull.number, 'sre-lead', 'CHANGES_REQUESTED');
+    expect(await forge.approvals(pull.number)).toEqual(['release-manager']);
+    await double.addReview(REPO, pull.number, 'sre-lead', 'APPROVED');
+    await double.addReview(REPO, pull.number, 'release-manager', 'CHANGES_REQUESTED');
+    expect(await forge.approvals(pull.number)).toEqual(['sre-lead']);
+  });
+
   it('sends webhooks that pass the schemas, are signed like GitHub, and that Rollgate reads as a merge and a push', async () => {
     const receiver = await startHookReceiver(204);
     const { received } = receiver;

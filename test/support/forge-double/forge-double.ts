@@ -31,6 +31,7 @@ import {
   IdSequence,
   type DoubleCheckRun,
   type DoubleRepository,
+  type DoubleReview,
   type DoubleTeam,
   type DoubleUser,
   type TokenGrant,
@@ -282,6 +283,7 @@ export class ForgeDouble {
       labels: new Map(),
       statuses: [],
       checkRuns: [],
+      reviews: [],
       collaborators: new Set([this.bot.login.toLowerCase()]),
     };
     this.repositories.set(fullName.toLowerCase(), repo);
@@ -391,6 +393,30 @@ export class ForgeDouble {
     };
     this.repository(fullName).checkRuns.push(checkRun);
     return checkRun;
+  }
+
+  /** Records a review of pull request `number` by `login` on its current head (as a person would submit it). */
+  async addReview(
+    fullName: string,
+    number: number,
+    login: string,
+    state: DoubleReview['state'] = 'APPROVED',
+  ): Promise<DoubleReview> {
+    const repo = this.repository(fullName);
+    const pull = repo.pulls.get(number);
+    if (pull === undefined) throw new Error(`no pull request #${number} in ${fullName}`);
+    const user = this.users.get(login.toLowerCase()) ?? this.addUser(login);
+    const review: DoubleReview = {
+      id: this.ids.take(),
+      pullNumber: number,
+      user,
+      state,
+      body: '',
+      commitId: (await branchSha(repo.path, pull.head)) ?? '',
+      submittedAt: new Date().toISOString(),
+    };
+    repo.reviews.push(review);
+    return review;
   }
 
   /** Tells `listener` about every branch move (another forge's push webhooks); GitHub's are built in. */

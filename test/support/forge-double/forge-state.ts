@@ -82,6 +82,17 @@ export interface DoubleCheckRun {
   completedAt: string | null;
 }
 
+/** A pull request review (GitHub keeps every one; the latest deciding one per user counts). */
+export interface DoubleReview {
+  id: number;
+  pullNumber: number;
+  user: DoubleUser;
+  state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED' | 'DISMISSED';
+  body: string;
+  commitId: string;
+  submittedAt: string;
+}
+
 /** One repository: a real bare Git repository plus the forge's records about it. */
 export interface DoubleRepository {
   id: number;
@@ -100,6 +111,7 @@ export interface DoubleRepository {
   labels: Map<string, DoubleLabel>;
   statuses: DoubleStatus[];
   checkRuns: DoubleCheckRun[];
+  reviews: DoubleReview[];
   /** Logins that may be asked to review. */
   collaborators: Set<string>;
 }

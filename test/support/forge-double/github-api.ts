@@ -12,6 +12,7 @@ import {
   labelObject,
   minimalRepositoryObject,
   pullObject,
+  reviewObject,
   simpleStatusObject,
   statusObject,
   type PullShas,
@@ -168,6 +169,19 @@ const handlers: Record<string, Handler> = {
     const repo = repositoryOf(context);
     const pull = pullOf(repo, context.operation.params.pull_number);
     return { status: 200, body: await renderPull(context.double, repo, pull, true) };
+  },
+
+  async 'pulls/list-reviews'(context) {
+    const repo = repositoryOf(context);
+    const pull = pullOf(repo, context.operation.params.pull_number);
+    // Oldest first, as GitHub lists them ("in chronological order").
+    const reviews = repo.reviews.filter((review) => review.pullNumber === pull.number);
+    const { page, headers } = paginate(context, reviews);
+    return {
+      status: 200,
+      headers,
+      body: page.map((review) => reviewObject(context.double.urls, repo, review)),
+    };
   },
 
   async 'pulls/create'(context) {

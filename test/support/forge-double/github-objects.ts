@@ -5,6 +5,7 @@ import type {
   DoubleLabel,
   DoublePull,
   DoubleRepository,
+  DoubleReview,
   DoubleStatus,
   DoubleTeam,
   DoubleUser,
@@ -312,6 +313,25 @@ export function pullObject(
     });
   }
   return object;
+}
+
+/** A review as GET …/pulls/{n}/reviews lists it (REST `pull-request-review`). */
+export function reviewObject(urls: GitHubUrls, repo: DoubleRepository, review: DoubleReview): Json {
+  const html = `${urls.web}/${repo.fullName}/pull/${review.pullNumber}#pullrequestreview-${review.id}`;
+  const pullUrl = `${urls.api}/repos/${repo.fullName}/pulls/${review.pullNumber}`;
+  return {
+    id: review.id,
+    node_id: nodeId('PullRequestReview', review.id),
+    user: userObject(urls, review.user),
+    body: review.body,
+    state: review.state,
+    html_url: html,
+    pull_request_url: pullUrl,
+    _links: { html: { href: html }, pull_request: { href: pullUrl } },
+    submitted_at: review.submittedAt,
+    commit_id: review.commitId,
+    author_association: 'COLLABORATOR',
+  };
 }
 
 export function commentObject(urls: GitHubUrls, repo: DoubleRepository, comment: DoubleComment): Json {

@@ -157,6 +157,91 @@ describe('approval', () => {
   });
 });
 
+describe('approval by review', () => {
+  const withReviews = (approvedBy: string[] | undefined, labels: string[] = [], gateNote?: string) => ({
+    ...prFor('h2', labels, gateNote),
+    ...(approvedBy !== undefined ? { approvedBy } : {}),
+  });
+  const rows: Array<{
+    name: string;
+    gates: PromotionGates;
+    labels?: string[];
+    approvedBy?: string[];
+    wantMerge: boolean;
+    wantGate?: string;
+  }> = [
+    {
+      name: 'no approving review: waits',
+      gates: { requireApproval: { review: true } },
+      approvedBy: [],
+      wantMerge: false,
+      wantGate: 'waits for an approving review',
+    },
+    {
+      name: 'reviews not read (absent) count as none',
+      gates: { requireApproval: { review: true } },
+      wantMerge: false,
+      wantGate: 'waits for an approving review',
+    },
+    {
+      name: 'one approving review: merges',
+      gates: { requireApproval: { review: true } },
+      approvedBy: ['ana'],
+      wantMerge: true,
+    },
+    {
+      name: 'label and review: the label alone is not enough',
+      gates: { requireApproval: { label: 'approved', review: true } },
+      labels: ['approved'],
+      approvedBy: [],
+      wantMerge: false,
+      wantGate: 'waits for an approving review',
+    },
+    {
+      name: 'label and review: the review alone is not enough',
+      gates: { requireApproval: { label: 'approved', review: true } },
+      approvedBy: ['ana'],
+      wantMerge: false,
+      wantGate: 'waits for the approval label "approved"',
+    },
+    {
+      name: 'label and review: both given, merges',
+      gates: { requireApproval: { label: 'approved', review: true } },
+      labels: ['approved'],
+      approvedBy: ['ana'],
+      wantMerge: true,
+    },
+  ];
+  it.each(rows)('$name', ({ gates, labels, approvedBy, wantMerge, wantGate }) => {
+    const plan = planPromotion(
+      input(gates, '2026-12-04T12:00:00Z', {
+        pullRequest: withReviews(approvedBy, labels),
+        checks: 'success',
+      }),
+    );
+    expect(plan.actions.some((a) => a.kind === 'mergePullRequest')).toBe(wantMerge);
+    expect(plan.gate).toBe(wantGate);
+    if (!wantMerge) expect(plan.requeueReason).toBe('approval');
+  });
+
+  it('the wait for a review is told once on the pull request', () => {
+    const gates = { requireApproval: { review: true } };
+    const first = planPromotion(
+      input(gates, '2026-12-04T12:00:00Z', { pullRequest: withReviews([]), checks: 'success' }),
+    );
+    expect(first.actions[0]).toMatchObject({
+      body: expect.stringContaining('approve this pull request in a review'),
+    });
+    const again = planPromotion(
+      input(gates, '2026-12-04T12:00:30Z', {
+        pullRequest: withReviews([], [], 'approval:review'),
+        checks: 'success',
+      }),
+    );
+    expect(again.actions).toEqual([]);
+  });
+});
+
 describe('merge windows', () => {
   it('inside a deny window: no merge, the comment says why and when, next look when it closes', () => {
     const plan = planPromotion(
@@ -207,7 +292,9 @@ describe('merge windows', () => {
     const never = windowVerdict([daily], new Date('2026-12-04T12:00:00Z'));
     expect(never).toEqual({ open: false, reason: expect.stringContaining('deny window "0 0 * * *"') });
     // Auto-merge says so and looks again in an hour rather than every checks interval.
-    expect(mergeGateVerdict({ windows: [daily] }, [], new Date('2026-12-04T12:00:00Z'))).toMatchObject({
+    expect(
+      mergeGateVerdict({ windows: [daily] }, { labels: [] }, new Date('2026-12-04T12:00:00Z')),
+    ).toMatchObject({
       allowed: false,
       note: expect.stringContaining('no allowed moment was found'),
       retryAfterMs: HOUR,
@@ -281,7 +368,7 @@ describe('gates configuration', () => {
       ].join('\n'),
     );
     expect(problemsOf(() => loadConfig({ file, env: {} }))).toMatch(
-      /promotions\[0\]\.gates\.requireApproval: Bitbucket pull requests have no labels/,
+      /promotions\[0\]\.gates\.requireApproval\.label: Bitbucket pull requests have no labels/,
     );
   });
 
@@ -325,5 +412,26 @@ describe('gates configuration', () => {
         ]),
       ),
     ).toMatch(/promotions\[0\]\.gates\.windows\[0\]\.timeZone: "Mars\/Olympus" is not a time zone/);
+  });
+
+  it('config: review: true is accepted on Bitbucket; an empty requireApproval is refused', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'rollgate-gates-')), 'rollgate.yaml');
+    const config = (approval: string) => {
+      writeFileSync(
+        file,
+        [
+          'sources: [{ name: a, url: http://h/a.git }, { name: b, url: http://h/b.git }]',
+          'promotions:',
+          `  - { name: p, from: { source: a }, to: { source: b }, gates: { requireApproval: ${approval} },`,
+          '      pullRequest: { provider: bitbucket-cloud, apiUrl: https://api.bitbucket.org/2.0, repository: w/r,',
+          '        token: forge-token-0123456789, autoMerge: true } }',
+        ].join('\n'),
+      );
+      return () => loadConfig({ file, env: {} });
+    };
+    expect(config('{ review: true }')().promotions[0]?.gates?.requireApproval).toEqual({ review: true });
+    expect(problemsOf(config('{}'))).toMatch(
+      /promotions\[0\]\.gates\.requireApproval: give label, review: true, or both/,
+    );
   });
 });
