@@ -40,8 +40,35 @@ export interface ExecutionReport {
   /** The traffic router's error in this pass (also recorded in the status written). */
   trafficError?: string;
   statusWritten: boolean;
+  /**
+   * The status (and the Events that go with it) this pass planned but did not write, because its other
+   * writes call for another pass at once and the caller let it hold them ({@link ExecuteOptions}): the
+   * next pass plans from it and writes it, changed or not, with its own.
+   */
+  held?: HeldStatus;
   /** What the writes to cached kinds left (their responses' resourceVersions): the next pass waits for them. */
   written: WrittenVersion[];
+}
+
+type EmitEventAction = Extract<RolloutAction, { kind: 'emitEvent' }>;
+
+/** A status planned and not yet written, with the Events recorded once it is. */
+export interface HeldStatus {
+  status: RolloutPlan['status'];
+  events: EmitEventAction[];
+}
+
+/** How one pass's status is written. */
+export interface ExecuteOptions {
+  /**
+   * The pass may hold its status when its other writes (a ReplicaSet created or scaled, the Rollout
+   * annotated) call for another pass at once: that pass plans from the held status and writes one status
+   * for both. A status is the rollout's memory between jobs, so the caller lets a pass hold it only when
+   * another pass of the same job follows.
+   */
+  mayHoldStatus?: boolean;
+  /** Events of an earlier pass of the job whose status was held: recorded after this pass's status write. */
+  heldEvents?: readonly EmitEventAction[];
 }
 
 /** Dependencies of the executor. */
@@ -88,7 +115,11 @@ export class ActionExecutor {
     this.api = deps.api ?? ROLLGATE_API;
   }
 
-  async execute(plan: RolloutPlan, read: ObservedRead): Promise<ExecutionReport> {
+  async execute(
+    plan: RolloutPlan,
+    read: ObservedRead,
+    options: ExecuteOptions = {},
+  ): Promise<ExecutionReport> {
     const report: ExecutionReport = {
       outcomes: [],
       writes: 0,
@@ -110,7 +141,10 @@ export class ActionExecutor {
     // Events say what the pass did, so they are recorded once its status is written: a pass cut short (a
     // 409, an API error, the process killed) is planned again from the same status by whichever worker
     // runs it next and would otherwise record its Events a second time (a `count` bump per attempt).
-    const events = plan.actions.filter((action) => action.kind === 'emitEvent');
+    const events = [
+      ...(options.heldEvents ?? []),
+      ...plan.actions.filter((action): action is EmitEventAction => action.kind === 'emitEvent'),
+    ];
     for (const action of plan.actions) {
       if (action.kind === 'emitEvent') continue;
       try {
@@ -148,8 +182,13 @@ export class ActionExecutor {
       report.stoppedBy = err instanceof Error ? err : new Error(String(err));
       return report;
     }
+    const status = withRouterResult(plan.status, read.raw.status, router, this.deps.clock.now());
+    // Another pass follows at once to see these writes: it writes one status for both (and the Events).
+    if (options.mayHoldStatus === true && report.stateWrites > 0 && !isStatusNoop(read.raw.status, status)) {
+      report.held = { status, events };
+      return report;
+    }
     try {
-      const status = withRouterResult(plan.status, read.raw.status, router, this.deps.clock.now());
       const { written, ...outcome } = await this.writeStatus(status, { ...read, raw });
       report.outcomes.push(outcome);
       if (written !== undefined) report.written.push(written);
