@@ -58,6 +58,19 @@ export interface HeldStatus {
   events: EmitEventAction[];
 }
 
+/**
+ * The writes after which a pass may hold its status: ReplicaSets created, scaled or relabelled, whose
+ * effect the next pass reads back from the ReplicaSets themselves. A traffic router call, a Service
+ * selector switch, an AnalysisRun or Experiment created or stopped, a pod evicted: the plans that
+ * follow them rely on the status recording them first (e.g. a canary scales down only once the status
+ * records the weights), so the pass that made them writes its status at once.
+ */
+const HOLDS_STATUS: ReadonlySet<RolloutAction['kind']> = new Set([
+  'createReplicaSet',
+  'scaleReplicaSet',
+  'setReplicaSetPodMetadata',
+]);
+
 /** How one pass's status is written. */
 export interface ExecuteOptions {
   /**
@@ -138,6 +151,8 @@ export class ActionExecutor {
       namespace: read.observed.rollout.metadata.namespace ?? 'default',
     };
     let router: RouterCallResult = { kind: 'none' };
+    // Set when a write of this pass is one whose effect the status must record before anything follows.
+    let mustRecord = false;
     // Events say what the pass did, so they are recorded once its status is written: a pass cut short (a
     // 409, an API error, the process killed) is planned again from the same status by whichever worker
     // runs it next and would otherwise record its Events a second time (a `count` bump per attempt).
@@ -157,6 +172,7 @@ export class ActionExecutor {
         if (result !== 'unchanged' && result !== 'failed') {
           report.writes += 1;
           report.stateWrites += 1;
+          if (!HOLDS_STATUS.has(action.kind)) mustRecord = true;
         }
       } catch (err) {
         report.stoppedBy = err instanceof Error ? err : new Error(String(err));
@@ -184,7 +200,12 @@ export class ActionExecutor {
     }
     const status = withRouterResult(plan.status, read.raw.status, router, this.deps.clock.now());
     // Another pass follows at once to see these writes: it writes one status for both (and the Events).
-    if (options.mayHoldStatus === true && report.stateWrites > 0 && !isStatusNoop(read.raw.status, status)) {
+    if (
+      options.mayHoldStatus === true &&
+      !mustRecord &&
+      report.stateWrites > 0 &&
+      !isStatusNoop(read.raw.status, status)
+    ) {
       report.held = { status, events };
       return report;
     }
