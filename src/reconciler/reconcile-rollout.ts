@@ -195,7 +195,7 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
   // once per job where the passes follow each other at once). Dropped when a pass fails: the re-plan
   // starts from the live status, as a job after a crash between the writes would.
   let held: HeldStatus | undefined;
-  // What the live status was before the passes that held theirs, and what they scaled: for onTransition.
+  // What the passes that held their status scaled: handed to onTransition with the pass that writes it.
   let heldScaled: RolloutTransition['scaled'] = [];
   while (stats.passes < maxPasses) {
     stats.passes += 1;
@@ -238,8 +238,9 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
     await reads.publish();
     if (deps.onPass) await deps.onPass({ observed, plan, report });
     held = report.stoppedBy === undefined ? report.held : undefined;
-    if (deps.onTransition && report.stoppedBy === undefined) {
-      if (report.held !== undefined) heldScaled = [...heldScaled, ...scaledIn(read, plan, report)];
+    if (deps.onTransition) {
+      // A held status is reported with the pass that writes it (its scales with it).
+      if (held !== undefined) heldScaled = [...heldScaled, ...scaledIn(read, plan, report)];
       else {
         reportTransition(deps.onTransition, read, plan, report, logger, heldScaled);
         heldScaled = [];
