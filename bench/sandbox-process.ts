@@ -13,12 +13,17 @@ export interface SandboxProcess {
   kubeConfig: KubeConfig;
   /** HTTP requests the sandbox has received since it started. */
   requests(): Promise<number>;
-  /** The same, by method and request shape (`PATCH replicasets/{name}`, `GET pods ?labelSelector`, …). */
+  /**
+   * The same, by method and request shape (`PATCH replicasets/{name}`, `GET pods ?labelSelector`, …); a
+   * server-side apply (the sync's) is marked `(apply)`.
+   */
   requestKinds(): Promise<Record<string, number>>;
   /** TCP connections the sandbox has accepted since it started: how well clients reuse theirs. */
   connections(): Promise<number>;
   /** Requests that write (every method but GET, HEAD and OPTIONS) since it started. */
   writes(): Promise<number>;
+  /** Requests answered 409 Conflict since it started (a write planned from a stale read). */
+  conflicts(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -40,10 +45,13 @@ export async function startSandboxInChild(
     'let connections = 0;',
     'let writes = 0;',
     "subscribe('net.server.socket', () => { connections += 1; });",
+    'let conflicts = 0;',
+    "subscribe('http.server.response.finish', ({ response }) => { if (response.statusCode === 409) conflicts += 1; });",
     'const kinds = new Map();',
     // Method, resource and verb shape of each request (the names stripped), for where the requests go.
-    "const kindOf = (method, url) => { const [path, query = ''] = url.split('?'); const parts = path.split('/').filter(Boolean); const ns = parts.indexOf('namespaces'); const rest = ns >= 0 && parts.length > ns + 2 ? parts.slice(ns + 2) : parts.slice(parts[0] === 'api' ? 2 : 3); const shape = rest.length > 1 ? `${rest[0]}/{name}${rest[2] ? `/${rest[2]}` : ''}` : `${rest[0] ?? path}${query.includes('watch=') ? ' watch' : ''}${query.includes('labelSelector') ? ' ?labelSelector' : ''}`; return `${method} ${shape}`; };",
-    "subscribe('http.server.request.start', ({ request }) => { requests += 1; if (!['GET', 'HEAD', 'OPTIONS'].includes(request.method)) writes += 1; const kind = kindOf(request.method, request.url ?? ''); kinds.set(kind, (kinds.get(kind) ?? 0) + 1); });",
+    "const kindOf = (method, url) => { const [path, query = ''] = url.split('?'); const parts = path.split('/').filter(Boolean); const ns = parts.indexOf('namespaces'); const rest = ns >= 0 && parts.length > ns + 2 ? parts.slice(ns + 2) : parts.slice(parts[0] === 'api' ? 2 : 3); const shape = rest.length > 1 ? `${rest[0]}/{name}${rest[2] ? `/${rest[2]}` : ''}` : `${rest[0] ?? path}${query.includes('watch=') ? ' watch' : ''}${query.includes('labelSelector') ? ' ?labelSelector' : ''}`; return `${method} ${shape}${method === 'PATCH' && query.includes('force=true') ? ' (apply)' : ''}`; };",
+    `const trace = ${JSON.stringify(process.env.ROLLGATE_BENCH_TRACE_REQUESTS === '1')};`,
+    "subscribe('http.server.request.start', ({ request }) => { if (trace) process.stderr.write(`request ${Date.now()} ${request.method} ${request.url}\\n`); requests += 1; if (!['GET', 'HEAD', 'OPTIONS'].includes(request.method)) writes += 1; const kind = kindOf(request.method, request.url ?? ''); kinds.set(kind, (kinds.get(kind) ?? 0) + 1); });",
     `const sandbox = await startSandbox({ readyDelayMs: ${options.readyDelayMs ?? 1000} });`,
     'console.log(sandbox.url);',
     'const stop = () => sandbox.stop().then(() => process.exit(0));',
@@ -52,6 +60,7 @@ export async function startSandboxInChild(
     "  if (line === 'requests') console.log(String(requests));",
     "  if (line === 'connections') console.log(String(connections));",
     "  if (line === 'writes') console.log(String(writes));",
+    "  if (line === 'conflicts') console.log(String(conflicts));",
     "  if (line === 'kinds') console.log(JSON.stringify(Object.fromEntries(kinds)));",
     "  if (line === 'stop') void stop();",
     '});',
@@ -82,6 +91,11 @@ export async function startSandboxInChild(
       new Promise<number>((resolve) => {
         answers.push((line) => resolve(Number(line)));
         child.stdin.write('writes\n');
+      }),
+    conflicts: () =>
+      new Promise<number>((resolve) => {
+        answers.push((line) => resolve(Number(line)));
+        child.stdin.write('conflicts\n');
       }),
     requestKinds: () =>
       new Promise<Record<string, number>>((resolve) => {

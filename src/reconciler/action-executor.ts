@@ -40,8 +40,48 @@ export interface ExecutionReport {
   /** The traffic router's error in this pass (also recorded in the status written). */
   trafficError?: string;
   statusWritten: boolean;
+  /**
+   * The status (and the Events that go with it) this pass planned but did not write, because its other
+   * writes call for another pass at once and the caller let it hold them ({@link ExecuteOptions}): the
+   * next pass plans from it and writes it, changed or not, with its own.
+   */
+  held?: HeldStatus;
   /** What the writes to cached kinds left (their responses' resourceVersions): the next pass waits for them. */
   written: WrittenVersion[];
+}
+
+type EmitEventAction = Extract<RolloutAction, { kind: 'emitEvent' }>;
+
+/** A status planned and not yet written, with the Events recorded once it is. */
+export interface HeldStatus {
+  status: RolloutPlan['status'];
+  events: EmitEventAction[];
+}
+
+/**
+ * The writes after which a pass may hold its status: ReplicaSets created, scaled or relabelled, whose
+ * effect the next pass reads back from the ReplicaSets themselves. A traffic router call, a Service
+ * selector switch, an AnalysisRun or Experiment created or stopped, a pod evicted: the plans that
+ * follow them rely on the status recording them first (e.g. a canary scales down only once the status
+ * records the weights), so the pass that made them writes its status at once.
+ */
+const HOLDS_STATUS: ReadonlySet<RolloutAction['kind']> = new Set([
+  'createReplicaSet',
+  'scaleReplicaSet',
+  'setReplicaSetPodMetadata',
+]);
+
+/** How one pass's status is written. */
+export interface ExecuteOptions {
+  /**
+   * The pass may hold its status when its other writes (a ReplicaSet created or scaled, the Rollout
+   * annotated) call for another pass at once: that pass plans from the held status and writes one status
+   * for both. A status is the rollout's memory between jobs, so the caller lets a pass hold it only when
+   * another pass of the same job follows.
+   */
+  mayHoldStatus?: boolean;
+  /** Events of an earlier pass of the job whose status was held: recorded after this pass's status write. */
+  heldEvents?: readonly EmitEventAction[];
 }
 
 /** Dependencies of the executor. */
@@ -88,7 +128,11 @@ export class ActionExecutor {
     this.api = deps.api ?? ROLLGATE_API;
   }
 
-  async execute(plan: RolloutPlan, read: ObservedRead): Promise<ExecutionReport> {
+  async execute(
+    plan: RolloutPlan,
+    read: ObservedRead,
+    options: ExecuteOptions = {},
+  ): Promise<ExecutionReport> {
     const report: ExecutionReport = {
       outcomes: [],
       writes: 0,
@@ -107,10 +151,15 @@ export class ActionExecutor {
       namespace: read.observed.rollout.metadata.namespace ?? 'default',
     };
     let router: RouterCallResult = { kind: 'none' };
+    // Set when a write of this pass is one whose effect the status must record before anything follows.
+    let mustRecord = false;
     // Events say what the pass did, so they are recorded once its status is written: a pass cut short (a
     // 409, an API error, the process killed) is planned again from the same status by whichever worker
     // runs it next and would otherwise record its Events a second time (a `count` bump per attempt).
-    const events = plan.actions.filter((action) => action.kind === 'emitEvent');
+    const events = [
+      ...(options.heldEvents ?? []),
+      ...plan.actions.filter((action): action is EmitEventAction => action.kind === 'emitEvent'),
+    ];
     for (const action of plan.actions) {
       if (action.kind === 'emitEvent') continue;
       try {
@@ -123,6 +172,7 @@ export class ActionExecutor {
         if (result !== 'unchanged' && result !== 'failed') {
           report.writes += 1;
           report.stateWrites += 1;
+          if (!HOLDS_STATUS.has(action.kind)) mustRecord = true;
         }
       } catch (err) {
         report.stoppedBy = err instanceof Error ? err : new Error(String(err));
@@ -148,8 +198,18 @@ export class ActionExecutor {
       report.stoppedBy = err instanceof Error ? err : new Error(String(err));
       return report;
     }
+    const status = withRouterResult(plan.status, read.raw.status, router, this.deps.clock.now());
+    // Another pass follows at once to see these writes: it writes one status for both (and the Events).
+    if (
+      options.mayHoldStatus === true &&
+      !mustRecord &&
+      report.stateWrites > 0 &&
+      !isStatusNoop(read.raw.status, status)
+    ) {
+      report.held = { status, events };
+      return report;
+    }
     try {
-      const status = withRouterResult(plan.status, read.raw.status, router, this.deps.clock.now());
       const { written, ...outcome } = await this.writeStatus(status, { ...read, raw });
       report.outcomes.push(outcome);
       if (written !== undefined) report.written.push(written);

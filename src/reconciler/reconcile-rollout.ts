@@ -6,7 +6,7 @@ import type { ObservedState, RolloutPlan } from '../rollout/index.ts';
 import { planRollout } from '../rollout/index.ts';
 import type { DrivenApi } from '../manifest/driven-api.ts';
 import type { Rollout } from '../manifest/rollout.ts';
-import { ActionExecutor, type ExecutionReport } from './action-executor.ts';
+import { ActionExecutor, type ExecutionReport, type HeldStatus } from './action-executor.ts';
 import { AnalysisRunBuildError, type AnalysisRunFactory } from './analysis-run-factory.ts';
 import type { KubeClients } from '../kube/client.ts';
 import type { ClusterCache } from '../kube/cluster-cache.ts';
@@ -191,6 +191,12 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
     throw new ReconcileRetryError(stage, stats, retryAfterMs, { cause: err });
   };
 
+  // A status a pass planned and held for the next pass of this job to write with its own (status written
+  // once per job where the passes follow each other at once). Dropped when a pass fails: the re-plan
+  // starts from the live status, as a job after a crash between the writes would.
+  let held: HeldStatus | undefined;
+  // What the passes that held their status scaled: handed to onTransition with the pass that writes it.
+  let heldScaled: RolloutTransition['scaled'] = [];
   while (stats.passes < maxPasses) {
     stats.passes += 1;
     let read;
@@ -198,6 +204,7 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
       // The cache once it holds this job's writes (read-your-writes), else the API: see ReadPolicy.
       read = await reader.read(key, { reads: await reads.beginPass() });
     } catch (err) {
+      held = undefined;
       reads.readApiNext();
       const outcome = onFailure(err, 'read');
       if (outcome) return outcome;
@@ -205,20 +212,40 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
     }
     if (read === undefined) return { kind: 'done', stats };
 
+    // The planner sees the held status as the rollout's: it is what this job has decided so far.
+    const observed =
+      held === undefined
+        ? read.observed
+        : {
+            ...read.observed,
+            rollout: { ...read.observed.rollout, status: held.status as Rollout['status'] },
+          };
     let plan: RolloutPlan;
     try {
-      plan = planner(read.observed.rollout, read.observed, deps.clock.now());
+      plan = planner(observed.rollout, observed, deps.clock.now());
     } catch (err) {
       // The planner is total by contract; if it throws anyway that is a bug a human must see.
       logger.error({ err }, 'planner failed');
       return { kind: 'stalled', reason: `planner failed: ${messageOf(err)}`, stats };
     }
-    const report = await executor.execute(plan, read);
+    const report = await executor.execute(plan, read, {
+      // Only when another pass of this job follows for sure: the last pass of the budget writes.
+      mayHoldStatus: stats.passes < maxPasses,
+      ...(held !== undefined && { heldEvents: held.events }),
+    });
     stats.writes += report.writes;
     reads.wrote(report.written);
     await reads.publish();
-    if (deps.onPass) await deps.onPass({ observed: read.observed, plan, report });
-    if (deps.onTransition) reportTransition(deps.onTransition, read, plan, report, logger);
+    if (deps.onPass) await deps.onPass({ observed, plan, report });
+    held = report.stoppedBy === undefined ? report.held : undefined;
+    if (deps.onTransition) {
+      // A held status is reported with the pass that writes it (its scales with it).
+      if (held !== undefined) heldScaled = [...heldScaled, ...scaledIn(read, plan, report)];
+      else {
+        reportTransition(deps.onTransition, read, plan, report, logger, heldScaled);
+        heldScaled = [];
+      }
+    }
 
     if (report.stoppedBy !== undefined) {
       // The cache (or the read) was behind something we hold no version of: the re-plan asks the API.
@@ -262,9 +289,26 @@ function reportTransition(
   plan: RolloutPlan,
   report: ExecutionReport,
   logger: Logger,
+  scaledBefore: RolloutTransition['scaled'] = [],
 ): void {
+  const scaled = [...scaledBefore, ...scaledIn(read, plan, report)];
+  if (!report.statusWritten && scaled.length === 0) return;
+  const raw = read.raw;
+  try {
+    onTransition({ raw, before: raw.status, after: report.statusWritten ? plan.status : raw.status, scaled });
+  } catch (err) {
+    logger.warn({ err }, 'could not hand the pass to notifications');
+  }
+}
+
+/** The ReplicaSets a pass scaled (the replica count moved). */
+function scaledIn(
+  read: ObservedRead,
+  plan: RolloutPlan,
+  report: ExecutionReport,
+): RolloutTransition['scaled'] {
   const replicasBefore = new Map(read.observed.replicaSets.map((rs) => [rs.name, rs.replicas]));
-  const scaled = plan.actions.flatMap((action, i) => {
+  return plan.actions.flatMap((action, i) => {
     const result = report.outcomes[i]?.result;
     return action.kind === 'scaleReplicaSet' &&
       result !== undefined &&
@@ -274,11 +318,4 @@ function reportTransition(
       ? [{ name: action.name, replicas: action.replicas }]
       : [];
   });
-  if (!report.statusWritten && scaled.length === 0) return;
-  const raw = read.raw;
-  try {
-    onTransition({ raw, before: raw.status, after: report.statusWritten ? plan.status : raw.status, scaled });
-  } catch (err) {
-    logger.warn({ err }, 'could not hand the pass to notifications');
-  }
 }

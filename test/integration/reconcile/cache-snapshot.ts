@@ -8,6 +8,7 @@ import {
   type CachedObject,
 } from '../../../src/kube/cluster-cache.ts';
 import { toPlainObject } from '../../../src/kube/client.ts';
+import { watchPathIn, watchWithRestart, type RunningWatch } from '../../../src/kube/watch-with-restart.ts';
 import { ROLLGATE_API_GROUP } from '../../../src/manifest/api-version.ts';
 import { NAMESPACE, type ReconcileHarness } from './reconcile-harness.ts';
 
@@ -57,4 +58,36 @@ export async function requestsDuring(run: () => Promise<unknown>): Promise<strin
     unsubscribe('http.server.request.start', onRequest);
   }
   return seen;
+}
+
+const PATHS: Record<CachedKind, string> = {
+  Rollout: `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`,
+  ReplicaSet: '/apis/apps/v1/replicasets',
+  Pod: '/api/v1/pods',
+  AnalysisRun: `/apis/${ROLLGATE_API_GROUP}/v1alpha1/analysisruns`,
+  Service: '/api/v1/services',
+};
+
+/** A cache kept current as the reconciler's informers keep theirs: a list, then a watch, per kind. */
+export async function informers(harness: ReconcileHarness): Promise<{ cache: ClusterCache; stop(): void }> {
+  const cache = new ClusterCache();
+  const watches: RunningWatch[] = [];
+  for (const kind of CACHED_KINDS) {
+    watches.push(
+      await watchWithRestart<CachedObject>({
+        kubeConfig: harness.clients.kubeConfig,
+        path: watchPathIn(PATHS[kind], NAMESPACE),
+        query: {},
+        listResourceVersion: async () => {
+          const plain = toPlainObject<{ metadata?: { resourceVersion?: string }; items?: CachedObject[] }>(
+            await list(harness, kind),
+          );
+          cache.replace(kind, plain.items ?? []);
+          return plain.metadata?.resourceVersion ?? '';
+        },
+        onEvent: (type, object) => cache.apply(kind, type, object),
+      }),
+    );
+  }
+  return { cache, stop: () => watches.forEach((watch) => watch.stop()) };
 }

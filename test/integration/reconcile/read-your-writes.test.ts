@@ -1,51 +1,10 @@
 // Read-your-writes: a pass after the job's own writes reads the informer cache once it holds them; another process's cache that trails them waits or asks the API instead of planning from it.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { toPlainObject } from '../../../src/kube/client.ts';
-import {
-  CACHED_KINDS,
-  ClusterCache,
-  type CachedKind,
-  type CachedObject,
-} from '../../../src/kube/cluster-cache.ts';
-import { watchPathIn, watchWithRestart, type RunningWatch } from '../../../src/kube/watch-with-restart.ts';
 import { RedisWrittenVersions } from '../../../src/queue/written-versions.ts';
 import type { ObservedState } from '../../../src/rollout/index.ts';
-import { ROLLGATE_API_GROUP } from '../../../src/manifest/api-version.ts';
 import { openRedisTestScope, type RedisTestScope } from '../../support/redis-test-prefix.ts';
-import { list, requestsDuring, snapshot } from './cache-snapshot.ts';
+import { informers, requestsDuring, snapshot } from './cache-snapshot.ts';
 import { NAMESPACE, ReconcileHarness, isFullyPromoted, testRollout } from './reconcile-harness.ts';
-
-const PATHS: Record<CachedKind, string> = {
-  Rollout: `/apis/${ROLLGATE_API_GROUP}/v1alpha1/rollouts`,
-  ReplicaSet: '/apis/apps/v1/replicasets',
-  Pod: '/api/v1/pods',
-  AnalysisRun: `/apis/${ROLLGATE_API_GROUP}/v1alpha1/analysisruns`,
-  Service: '/api/v1/services',
-};
-
-/** A cache kept current as the reconciler's informers keep theirs: a list, then a watch, per kind. */
-async function informers(harness: ReconcileHarness): Promise<{ cache: ClusterCache; stop(): void }> {
-  const cache = new ClusterCache();
-  const watches: RunningWatch[] = [];
-  for (const kind of CACHED_KINDS) {
-    watches.push(
-      await watchWithRestart<CachedObject>({
-        kubeConfig: harness.clients.kubeConfig,
-        path: watchPathIn(PATHS[kind], NAMESPACE),
-        query: {},
-        listResourceVersion: async () => {
-          const plain = toPlainObject<{ metadata?: { resourceVersion?: string }; items?: CachedObject[] }>(
-            await list(harness, kind),
-          );
-          cache.replace(kind, plain.items ?? []);
-          return plain.metadata?.resourceVersion ?? '';
-        },
-        onEvent: (type, object) => cache.apply(kind, type, object),
-      }),
-    );
-  }
-  return { cache, stop: () => watches.forEach((watch) => watch.stop()) };
-}
 
 const canaries = (observed: ObservedState) =>
   observed.replicaSets.filter((rs) => rs.podTemplateHash !== observed.rollout.status?.stableRS);
