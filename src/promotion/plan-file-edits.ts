@@ -31,6 +31,21 @@ export interface FileEditPlan {
   deletions: string[];
   /** Every change, sorted by path, relative to the `to` source's path. */
   edits: FileEdit[];
+  /**
+   * What the moves want the target to hold (each path and its bytes, or its absence), as a digest: the same
+   * `from` files give the same digest whatever the target holds, so a pull request remembers what it carries.
+   */
+  digest: string;
+}
+
+/** FNV-1a, 64 bits, of a string's UTF-16 code units: tells two file sets apart (not a security boundary). */
+function digestOf(text: string): string {
+  let hash = 0xcbf29ce484222325n;
+  for (let i = 0; i < text.length; i += 1) {
+    hash ^= BigInt(text.charCodeAt(i));
+    hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return hash.toString(16).padStart(16, '0');
 }
 
 /**
@@ -114,6 +129,7 @@ export function planFileEdits(input: {
     wanted.set(path, text);
   };
 
+  const carried: Array<[string, Array<[string, string]>]> = [];
   input.moves.forEach((move, index) => {
     const key = move.key ?? `files[${index}]`;
     const fromPath = sourceRelativePath(move.from, `${key}.from`);
@@ -126,6 +142,7 @@ export function planFileEdits(input: {
         `"${fromPath}" is a ${source.kind} in the from source but "${toPath}" is a ${target.kind} in the target`,
         { key, path: toPath },
       );
+    carried.push([toPath, [...source.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
     const under = (rest: string): string => (rest === '' ? toPath : `${toPath}/${rest}`);
     for (const [rest, text] of source.files) claim(under(rest), text, key);
     // What the target has there and the `from` side no longer does goes: the move is the whole file or folder.
@@ -135,7 +152,9 @@ export function planFileEdits(input: {
   const files: PromotionFile[] = [];
   const deletions: string[] = [];
   const edits: FileEdit[] = [];
-  for (const [path, text] of [...wanted].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  const sorted = [...wanted].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const digest = digestOf(JSON.stringify(carried));
+  for (const [path, text] of sorted) {
     const current = toTree.get(path);
     if (text === undefined) {
       if (current === undefined) continue;
@@ -146,5 +165,5 @@ export function planFileEdits(input: {
       edits.push({ path, change: current === undefined ? 'added' : 'modified' });
     }
   }
-  return { files, deletions, edits };
+  return { files, deletions, edits, digest };
 }
