@@ -7,7 +7,9 @@ export type FileMoveErrorCode =
   /** A move's `from` is a file in one tree and a folder in the other (or the target has the reverse). */
   | 'promotion.path_kind_mismatch'
   /** Two moves write the same target path. */
-  | 'promotion.path_conflict';
+  | 'promotion.path_conflict'
+  /** A file to move is not UTF-8 text (the branch writer writes text). */
+  | 'promotion.binary_file';
 
 /** Where: the configuration key (`promotions[0].files[1].from`) and the path as given. */
 export interface FileMoveContext {

@@ -143,7 +143,7 @@ describe('planRelease', () => {
 
   it('soaks the release as a whole: the pull request waits for the last Rollout to soak', () => {
     const since = (at: string) => ({
-      conditions: [{ type: 'Healthy', status: 'True', lastTransitionTime: at }],
+      conditions: [{ type: 'Healthy', status: 'True' as const, lastTransitionTime: at }],
     });
     const plan = planRelease(
       input({
