@@ -5,6 +5,8 @@ import { isDuration, parseDuration } from '../manifest/duration.ts';
 import { DRIVEN_GROUPS } from '../manifest/driven-api.ts';
 import { parseHostPattern } from '../manifest/host-pattern.ts';
 import { scheduleProblem } from './cron-schedule.ts';
+import { FileMoveError } from '../promotion/file-move-error.ts';
+import { sourceRelativePath } from '../promotion/plan-file-edits.ts';
 import { parseRedisUrl, RedisUrlError } from './redis-url.ts';
 import { describeCycle, findDependencyCycle } from './source-dependencies.ts';
 
@@ -348,16 +350,51 @@ const promotionGates = z
   })
   .strict();
 
+/** A path relative to a source's path that stays inside it (the promotion's planner checks it again). */
+const sourcePath = z.string().superRefine((path, ctx) => {
+  try {
+    sourceRelativePath(path);
+  } catch (error) {
+    if (!(error instanceof FileMoveError)) throw error;
+    ctx.addIssue({ code: 'custom', message: error.message });
+  }
+});
+
+/** A file or folder the promotion copies from the `from` source to the `to` source (docs/promotion.md, "Files"). */
+const promotedFile = z
+  .object({ from: sourcePath, to: sourcePath.optional() })
+  .strict()
+  .transform((file) => ({ from: file.from, to: file.to ?? file.from }));
+
 const promotion = z
   .object({
     name: promotionName,
-    from: z.object({ source: z.string().min(1), rollouts: z.array(z.string().min(1)).optional() }).strict(),
+    from: z
+      .object({
+        source: z.string().min(1),
+        rollouts: z.array(z.string().min(1)).optional(),
+        /** The listed Rollouts are one release: one pull request, opened when every one finished healthy. */
+        together: z.boolean().default(false),
+      })
+      .strict(),
     to: z.object({ source: z.string().min(1) }).strict(),
+    files: z.array(promotedFile).default([]),
     pullRequest,
     gates: promotionGates.optional(),
   })
   .strict()
   .superRefine((value, ctx) => {
+    // A release is the Rollouts it names: "every Rollout of the source" would change with the cluster.
+    if (value.from.together && (value.from.rollouts ?? []).length === 0)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['from', 'rollouts'],
+        message: 'from.together needs the Rollouts of the release listed in from.rollouts',
+      });
+    const rollouts = value.from.rollouts ?? [];
+    const repeated = rollouts.find((name, i) => rollouts.indexOf(name) !== i);
+    if (repeated !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['from', 'rollouts'], message: `"${repeated}" is listed twice` });
     // Bitbucket has no pull request labels: an approval label could never come, and nothing would merge.
     if (
       value.gates?.requireApproval?.label !== undefined &&

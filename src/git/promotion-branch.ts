@@ -51,6 +51,8 @@ export interface PromotionCommitRequest {
   expectedBase?: string;
   /** Files (repository-relative paths) as they must be on the branch; every other file is the base's. */
   files: ReadonlyArray<{ path: string; text: string }>;
+  /** Files (repository-relative paths) removed from the branch; a folder left empty goes with them. */
+  deletions?: readonly string[];
   message: string;
   author: { name: string; email: string };
   /** Default {@link DEFAULT_PROMOTION_COMMITTER}. */
@@ -169,6 +171,7 @@ class PromotionPush {
       throw new RangeError('the promotion branch must not be the base branch');
     }
     for (const file of request.files) pathParts(file.path);
+    for (const path of request.deletions ?? []) pathParts(path);
     if (this.localPath === undefined) return this.push(this.url);
     const server = await serveGitRepositories({
       root: dirname(this.localPath),
@@ -372,28 +375,36 @@ class PromotionPush {
     return commit;
   }
 
-  /** Writes the files' blobs and every tree on their paths; returns the new root tree. */
+  /** Writes the files' blobs and every tree on their paths, without the deleted files; returns the new root tree. */
   private async writeFiles(baseTree: string): Promise<string> {
-    const blobs = new Map<string, string>();
+    const blobs = new Map<string, string | null>();
+    for (const path of this.request.deletions ?? []) blobs.set(pathParts(path).join('/'), null);
     for (const file of this.request.files) {
       const oid = await git.writeBlob({ fs, gitdir: this.gitdir, blob: Buffer.from(file.text, 'utf8') });
       blobs.set(pathParts(file.path).join('/'), oid);
     }
-    return this.writeDirectory(baseTree, '', blobs);
+    return (await this.writeDirectory(baseTree, '', blobs)) ?? (await this.emptyTree());
   }
 
-  /** One directory: the base's entries with the changed files and subdirectories replaced. */
+  private emptyTree(): Promise<string> {
+    return git.writeTree({ fs, gitdir: this.gitdir, tree: [] });
+  }
+
+  /**
+   * One directory: the base's entries with the changed files and subdirectories replaced, and the deleted
+   * ones (`null`) removed; `undefined` when nothing is left in it (Git keeps no empty folder).
+   */
   private async writeDirectory(
     treeOid: string | undefined,
     prefix: string,
-    blobs: Map<string, string>,
-  ): Promise<string> {
+    blobs: Map<string, string | null>,
+  ): Promise<string | undefined> {
     const entries: TreeEntry[] =
       treeOid === undefined
         ? []
         : (await git.readTree({ fs, gitdir: this.gitdir, oid: treeOid, cache: this.cache })).tree;
     const byName = new Map(entries.map((entry) => [entry.path, entry]));
-    const subdirectories = new Map<string, Map<string, string>>();
+    const subdirectories = new Map<string, Map<string, string | null>>();
     for (const [path, oid] of blobs) {
       const slash = path.indexOf('/');
       if (slash === -1) {
@@ -403,24 +414,33 @@ class PromotionPush {
             `${prefix}${path} is a ${existing.type === 'tree' ? 'directory' : 'submodule'}`,
           );
         }
+        if (oid === null) {
+          byName.delete(path);
+          continue;
+        }
         // An executable stays executable; anything else (a new file, a symlink replaced by text) is a file.
         const mode = existing?.mode === EXECUTABLE_FILE ? EXECUTABLE_FILE : REGULAR_FILE;
         byName.set(path, { mode, path, oid, type: 'blob' });
         continue;
       }
       const name = path.slice(0, slash);
-      const inside = subdirectories.get(name) ?? new Map<string, string>();
+      const inside = subdirectories.get(name) ?? new Map<string, string | null>();
       inside.set(path.slice(slash + 1), oid);
       subdirectories.set(name, inside);
     }
     for (const [name, inside] of subdirectories) {
       const existing = byName.get(name);
       if (existing !== undefined && existing.type !== 'tree') {
+        // Deleting below a path that is no folder deletes nothing; writing there cannot be done.
+        if ([...inside.values()].every((oid) => oid === null)) continue;
         throw new RangeError(`${prefix}${name} is a file, not a directory`);
       }
+      if (existing === undefined && [...inside.values()].every((oid) => oid === null)) continue;
       const oid = await this.writeDirectory(existing?.oid, `${prefix}${name}/`, inside);
-      byName.set(name, { mode: DIRECTORY, path: name, oid, type: 'tree' });
+      if (oid === undefined) byName.delete(name);
+      else byName.set(name, { mode: DIRECTORY, path: name, oid, type: 'tree' });
     }
+    if (byName.size === 0) return undefined;
     return git.writeTree({ fs, gitdir: this.gitdir, tree: [...byName.values()] });
   }
 

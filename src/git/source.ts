@@ -641,6 +641,42 @@ export class GitSource {
   }
 
   /**
+   * Every file (any kind, nested folders too) at or under each of `paths` (relative to the source's path)
+   * at `commit` (fetched before), with its bytes and its path relative to the source's path: what a
+   * promotion's `files` copy.
+   */
+  async readFilesUnder(
+    commit: string,
+    paths: readonly string[],
+  ): Promise<Array<{ path: string; bytes: Uint8Array }>> {
+    if (paths.length === 0) return [];
+    const prefix = this.path === '' ? '' : `${this.path}/`;
+    const wanted = paths.map((path) => `${prefix}${path}`);
+    const include = (path: string): boolean =>
+      wanted.some((want) => path === want || path.startsWith(`${want}/`));
+    return this.exclusive(async () => {
+      const reads = { commits: 0, trees: 0, blobs: 0, fromMemory: 0 };
+      const snapshot = readSnapshotFs();
+      const reader = this.objectReader(reads, snapshot);
+      try {
+        const tree = await this.treeOf(commit, reads, snapshot);
+        const target = await resolvePath(reader, tree, this.path);
+        const files = await diffTargets(reader, undefined, target, this.path, include);
+        return await Promise.all(
+          files
+            .filter((file): file is FileChange & { after: string } => file.after !== undefined)
+            .map(async (file) => ({
+              path: file.path.slice(prefix.length),
+              bytes: await reader.readBlob(file.after),
+            })),
+        );
+      } catch (error) {
+        throw this.mapError(error, 'diff');
+      }
+    });
+  }
+
+  /**
    * {@link diffReport} in two parts: `first` compares the files that may define an object of
    * `rule.kinds` or one such an object needs (see {@link splitFirstPart}), and `rest()` the others, so
    * that a caller can write the first part while the rest is parsed. Every changed file is read before

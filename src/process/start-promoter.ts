@@ -3,13 +3,14 @@ import { listRollouts } from '../views/rollout-list.ts';
 import { ForgeError } from '../forge/forge-error.ts';
 import { GitSourceError } from '../git/errors/git-source-error.ts';
 import { ImageRewriteError } from '../promotion/image-rewrite-error.ts';
+import { FileMoveError } from '../promotion/file-move-error.ts';
 import { PromoteQueue } from '../queue/promote-queue.ts';
 import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
 import { drivenPath, syncedRolloutApi } from '../manifest/driven-api.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
 import type { BuiltPromotion } from '../promoter/build-promotions.ts';
 import { ForgeRefusals, isForgeRefusal } from '../promoter/forge-refusal.ts';
-import { runPromotion } from '../promoter/run-promotion.ts';
+import { lookAtPromotion } from '../promoter/look-at-promotion.ts';
 import { promotionHistoryEvent, promotionRefusedEvent } from '../promoter/promotion-history-event.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
 import { SOURCE_LABEL } from '../sync/sync-labels.ts';
@@ -43,7 +44,7 @@ function fingerprint(rollout: WatchedRollout): string {
  */
 function needsAHuman(error: unknown): boolean {
   if (error instanceof ForgeError) return !error.transient;
-  if (error instanceof ImageRewriteError) return true;
+  if (error instanceof ImageRewriteError || error instanceof FileMoveError) return true;
   if (error instanceof GitSourceError)
     return error.code === 'git.auth-failed' || error.code === 'git.repository-not-found';
   return false;
@@ -93,7 +94,7 @@ export async function startPromoter(
       if (held !== undefined)
         return { kind: 'requeue', afterMs: held.holdUntil - now, reason: 'the forge refused the promotion' };
       try {
-        const outcome = await runPromotion(
+        const outcome = await lookAtPromotion(
           promotion.spec,
           { namespace: payload.namespace, name: payload.name },
           {
@@ -207,8 +208,12 @@ export async function startPromoter(
           : promotion.spec.toSource === source
             ? [...(fromRollouts.get(promotion.spec.fromSource)?.get(name) ?? [])]
             : [];
+      // A release has one look per namespace, keyed by its first Rollout, whichever of them changed.
+      const { together, rollouts = [] } = promotion.spec;
+      if (together === true && !rollouts.includes(name)) continue;
+      const keyName = together === true ? (rollouts[0] ?? name) : name;
       for (const fromNamespace of looks) {
-        await queue.enqueue({ promotion: promotion.spec.name, namespace: fromNamespace, name });
+        await queue.enqueue({ promotion: promotion.spec.name, namespace: fromNamespace, name: keyName });
         count += 1;
       }
     }

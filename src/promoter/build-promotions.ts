@@ -13,6 +13,7 @@ import { planImageEdits } from '../promotion/plan-image-edits.ts';
 import type { PromotionGates } from '../promotion/promotion-gates.ts';
 import { Rendering } from '../render/rendering.ts';
 import type { ImageEditor, PromotionSource, PromotionSpec, PromotionTarget } from './run-promotion.ts';
+import type { FilesReader } from './target-edits.ts';
 
 /** A configured promotion with what running it needs (not the cluster: the caller has that). */
 export interface BuiltPromotion {
@@ -52,15 +53,17 @@ function sourceGit(
   );
 }
 
-/** Reads a source's branch tip and manifest files. */
+/** Reads a source's branch tip and manifest files, and any files at a tip it read (a promotion's `files`). */
 function sourceReader(git: GitSource): {
   read(): Promise<{ tip: string; files: Array<{ path: string; text: string }> }>;
+  readFiles: FilesReader;
 } {
   return {
     async read() {
       const tip = await git.fetch();
       return { tip, files: await git.readManifestFiles(tip) };
     },
+    readFiles: (commit, paths) => git.readFilesUnder(commit, paths),
   };
 }
 
@@ -75,13 +78,15 @@ function fromSourceReader(
   env: Record<string, string | undefined>,
   options: GitSourceOptions,
   rendering: () => Promise<Rendering>,
-): Pick<PromotionSource, 'read'> {
+): Pick<PromotionSource, 'read' | 'readFiles'> {
   if (source.render === 'plain') return sourceReader(sourceGit(name, source, env, options));
   let git: Promise<GitSource> | undefined;
+  const built = (): Promise<GitSource> =>
+    (git ??= rendering().then((shared) => sourceGit(name, source, env, { ...options, rendering: shared })));
   return {
+    readFiles: async (commit, paths) => (await built()).readFilesUnder(commit, paths),
     async read() {
-      git ??= rendering().then((shared) => sourceGit(name, source, env, { ...options, rendering: shared }));
-      const reader = await git;
+      const reader = await built();
       const tip = await reader.fetch();
       const files = await reader.readManifestFiles(tip);
       // Every object at the tip, as a first sync would read it; an app that fails to render has none.
@@ -156,6 +161,7 @@ export function buildPromotions(
     const targetGit = sourceGit(`promotion-${promotion.name}`, to, env, readers);
     const target: PromotionTarget = {
       branch: to.branch,
+      root: to.path,
       ...sourceReader(targetGit),
       // A target of plain YAML has nothing to render: no check, and kustomize is never looked for.
       ...(to.render !== 'plain' && {
@@ -172,6 +178,7 @@ export function buildPromotions(
           baseBranch: to.branch,
           branch: request.branch,
           files: request.files,
+          ...(request.deletions !== undefined ? { deletions: request.deletions } : {}),
           message: request.message,
           author: request.author,
           cacheDir,
@@ -194,6 +201,16 @@ export function buildPromotions(
         draft: pr.draft,
         author: pr.author,
         ...(promotion.gates !== undefined ? { gates: promotionGatesOf(promotion.gates) } : {}),
+        ...(promotion.files.length > 0
+          ? {
+              files: promotion.files.map((file, i) => ({
+                from: file.from,
+                to: file.to,
+                key: `promotions.${promotion.name}.files[${i}]`,
+              })),
+            }
+          : {}),
+        ...(promotion.from.together ? { together: true } : {}),
       },
       forge: createForge({
         provider: pr.provider,

@@ -5,7 +5,7 @@ import { ROLLGATE_API, type DrivenApi } from '../manifest/driven-api.ts';
 import type { Logger } from '../log/logger.ts';
 import type { PromotionState } from '../promotion/promotion-action.ts';
 import type { BuiltPromotion } from './build-promotions.ts';
-import { runPromotion } from './run-promotion.ts';
+import { lookAtPromotion } from './look-at-promotion.ts';
 
 /** One promotion of one Rollout. */
 export interface PromotionRow {
@@ -64,7 +64,7 @@ export async function promotionReport(
         phase: item.status?.phase ?? '',
       };
       try {
-        const outcome = await runPromotion(
+        const outcome = await lookAtPromotion(
           promotion.spec,
           { namespace, name },
           {

@@ -5,8 +5,8 @@ import type { Logger } from '../log/logger.ts';
 import type { KubeClients } from '../kube/client.ts';
 import { ObservedStateReader, type RolloutKey } from '../reconciler/observed-state-reader.ts';
 import type { DrivenApi } from '../manifest/driven-api.ts';
-import { planCommitStatus } from '../promotion/commit-status.ts';
-import { matchGit, type GitRollout } from '../promotion/git-rollout.ts';
+import { planCommitStatus, type PlannedCommitStatus } from '../promotion/commit-status.ts';
+import { matchGit, type ContainerImage, type GitRollout } from '../promotion/git-rollout.ts';
 import { planPromotion, promotionBranch } from '../promotion/plan-promotion.ts';
 import { promotability } from '../promotion/promotable-revision.ts';
 import type { PromotionGates } from '../promotion/promotion-gates.ts';
@@ -18,6 +18,8 @@ import type {
   TargetRenderProblem,
 } from '../promotion/promotion-action.ts';
 import { gitRolloutOf, type PromotionSourceRead } from './read-git-rollout.ts';
+import { targetEditsOf, type FilesReader, type TargetEdits } from './target-edits.ts';
+import type { FileMove } from '../promotion/plan-file-edits.ts';
 import { describeSteps, promotionRolloutOf } from './read-promotion-rollout.ts';
 
 /** The promotion as configured, with its forge already built. */
@@ -36,6 +38,10 @@ export interface PromotionSpec {
   author: { name: string; email: string };
   /** Soak, merge windows, approval (docs/promotion.md, "Gates"). */
   gates?: PromotionGates;
+  /** Files and folders copied from the `from` source to the `to` source with the images (docs/promotion.md, "Files"). */
+  files?: FileMove[];
+  /** The listed `rollouts` are one release: one pull request for all of them (docs/promotion.md, "Releases"). */
+  together?: boolean;
 }
 
 /** The target side: its branch, the files under its path, and the branch writer. */
@@ -43,10 +49,15 @@ export interface PromotionTarget {
   branch: string;
   /** Fetches the target branch and returns its tip and every manifest file under the source's path. */
   read(): Promise<{ tip: string; files: PromotionFile[] }>;
-  /** Force-updates `branch` to the target tip plus `files`; pushes nothing when it already holds exactly that. */
+  /** The target source's path (the moved files' paths are relative to it). */
+  root?: string;
+  /** Reads any files at or under paths relative to the source's path, at a tip `read` fetched. */
+  readFiles?: FilesReader;
+  /** Force-updates `branch` to the target tip plus `files` minus `deletions`; pushes nothing when it already holds exactly that. */
   push(request: {
     branch: string;
     files: PromotionFile[];
+    deletions?: string[];
     message: string;
     author: { name: string; email: string };
   }): Promise<{ commit: string; pushed: boolean }>;
@@ -65,6 +76,8 @@ export interface PromotionSource {
    * for a source that renders, its objects as the sync reads them.
    */
   read(): Promise<PromotionSourceRead>;
+  /** Reads any files at or under paths relative to the source's path, at a tip `read` fetched. */
+  readFiles?: FilesReader;
   /** The source's `namespace` (where its manifests without one are applied). */
   namespace?: string;
 }
@@ -131,14 +144,15 @@ export async function runPromotion(
     return { skipped: 'the promotion does not carry this Rollout' };
 
   const branch = promotionBranch(promotion.name, rollout.name);
-  let targetEdits: PromotionFile[] = [];
+  let targetEdits: TargetEdits = { files: [], deletions: [] };
   let targetRenderProblems: TargetRenderProblem[] = [];
   let git: GitRollout | undefined;
   const verdict = promotability(rollout);
   // Git and the target are read only for a revision the planner's own rule would promote; the images
   // written are Git's, never the live spec's, which anyone who may edit the Rollout can change.
   if (verdict.promotable) {
-    git = gitRolloutOf(await deps.source.read(), {
+    const fromRead = await deps.source.read();
+    git = gitRolloutOf(fromRead, {
       namespace: rollout.namespace,
       name: rollout.name,
       ...(deps.source.namespace !== undefined ? { defaultNamespace: deps.source.namespace } : {}),
@@ -149,10 +163,12 @@ export async function runPromotion(
     const match = matchGit(rollout, verdict.hash, git);
     if (match.matches) {
       const target = await deps.target.read();
-      targetEdits = deps.editImages(target.files, { kind: 'Rollout', name: rollout.name }, match.images);
+      targetEdits = await targetEditsFor(promotion, deps, fromRead.tip, target, [
+        { name: rollout.name, images: match.images },
+      ]);
       // The edit rendered before anything is pushed: a kustomization it breaks is a refusal, not a broken target.
-      if (targetEdits.length > 0 && deps.target.checkRender !== undefined)
-        targetRenderProblems = await deps.target.checkRender(target.tip, targetEdits);
+      if (targetEdits.files.length > 0 && deps.target.checkRender !== undefined)
+        targetRenderProblems = await deps.target.checkRender(target.tip, targetEdits.files);
     }
   }
   let pullRequest = await deps.forge.findOpenPullRequest(branch, deps.target.branch);
@@ -181,7 +197,9 @@ export async function runPromotion(
         .filter((run) => run.labels[POD_TEMPLATE_HASH_LABEL] === rollout.status.currentPodHash)
         .map((run) => ({ name: run.name, phase: run.phase })),
     },
-    targetEdits,
+    targetEdits: targetEdits.files,
+    targetDeletions: targetEdits.deletions,
+    ...(targetEdits.promoted !== undefined ? { files: targetEdits.promoted } : {}),
     targetRenderProblems,
     ...(pullRequest !== undefined
       ? { pullRequest: { ...pullRequest, ...(approvedBy !== undefined ? { approvedBy } : {}) } }
@@ -210,20 +228,47 @@ export async function runPromotion(
   if (plan.refusal !== undefined) deps.onRefused?.(plan.refusal);
   for (const action of plan.actions) pullRequest = await act(action, pullRequest, promotion, reporting);
   // The status goes last: the forge spaces writes (1 s on GitHub), and the pull request is what waits on it.
-  if (status !== undefined) {
-    const posted = deps.postedStatuses ?? new Map<string, string>();
-    const id = `${status.sha} ${status.context}`;
-    const value = `${status.state} ${status.description}`;
-    if (posted.get(id) !== value) {
-      await deps.forge.setCommitStatus(status);
-      posted.set(id, value);
-    }
-  }
+  if (status !== undefined) await postCommitStatus(deps, status);
   return { plan, ...reported, ...(pullRequest !== undefined ? { pullRequest } : {}) };
 }
 
+/** Posts a commit status unless this process posted the same one already. */
+export async function postCommitStatus(deps: PromotionDeps, status: PlannedCommitStatus): Promise<void> {
+  const posted = deps.postedStatuses ?? new Map<string, string>();
+  const id = `${status.sha} ${status.context}`;
+  const value = `${status.state} ${status.description}`;
+  if (posted.get(id) === value) return;
+  await deps.forge.setCommitStatus(status);
+  posted.set(id, value);
+}
+
+/** The target's edits for workloads' images and the promotion's files, read at the `from` commit `fromTip`. */
+export async function targetEditsFor(
+  promotion: PromotionSpec,
+  deps: PromotionDeps,
+  fromTip: string,
+  target: { tip: string; files: PromotionFile[] },
+  images: ReadonlyArray<{ name: string; images: ContainerImage[] }>,
+): Promise<TargetEdits> {
+  const moves = promotion.files ?? [];
+  const { readFiles: readFrom } = deps.source;
+  const { readFiles: readTarget } = deps.target;
+  if (moves.length > 0 && (readFrom === undefined || readTarget === undefined))
+    throw new Error(`promotion ${promotion.name} has files but its sources cannot read files`);
+  const none: FilesReader = () => Promise.resolve([]);
+  return targetEditsOf({
+    moves,
+    fromCommit: fromTip,
+    readFrom: readFrom ?? none,
+    target: { ...target, root: deps.target.root ?? '' },
+    readTarget: readTarget ?? none,
+    images,
+    editImages: deps.editImages,
+  });
+}
+
 /** Carries out one action; returns the open pull request as it is afterwards. */
-async function act(
+export async function act(
   action: PromotionAction,
   current: PullRequest | undefined,
   promotion: PromotionSpec,
@@ -235,6 +280,7 @@ async function act(
       await target.push({
         branch: action.branch,
         files: action.files,
+        ...(action.deletions !== undefined ? { deletions: action.deletions } : {}),
         message: action.message,
         author: promotion.author,
       });

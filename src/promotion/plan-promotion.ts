@@ -6,8 +6,9 @@ import type {
   TargetRenderProblem,
 } from './promotion-action.ts';
 import { matchGit, type GitRollout } from './git-rollout.ts';
+import type { FileEdit } from './plan-file-edits.ts';
 import { promotability, type PromotionRollout } from './promotable-revision.ts';
-import { mergeGateVerdict, soakVerdict, type PromotionGates } from './promotion-gates.ts';
+import { mergeGateVerdict, soakVerdict, type PromotionGates, type SoakVerdict } from './promotion-gates.ts';
 import {
   markerLine,
   pullRequestBody,
@@ -52,6 +53,10 @@ export interface PromotionPlanInput {
    * already runs them. Computed by the edge from the target branch with the byte-preserving rewrite.
    */
   targetEdits: PromotionFile[];
+  /** Target files the promotion's `files` delete (repository paths): deleted in the `from` source. */
+  targetDeletions?: string[];
+  /** The promotion's `files`, when it has any: what changes in the target, and the digest of what they carry. */
+  files?: PromotedFiles;
   /**
    * The target's apps that read an edited file, rendered with the edits applied (by the edge, before
    * anything is pushed): any problem refuses the promotion. Absent or empty: it renders, or nothing to render.
@@ -62,6 +67,12 @@ export interface PromotionPlanInput {
   checks?: 'pending' | 'success' | 'failure';
   /** The promotion's gates (soak, merge windows, approval) and the moment of the look they are judged at. */
   gating?: { gates: PromotionGates; now: Date };
+}
+
+/** What a promotion's `files` change in the target (see plan-file-edits.ts), for the pull request text and marker. */
+export interface PromotedFiles {
+  edits: FileEdit[];
+  digest: string;
 }
 
 /** Rollgate's branch for one promotion and rollout: one branch, at most one open pull request. */
@@ -76,7 +87,7 @@ export function promotionBranch(promotion: string, rollout: string): string {
  * revision that aborted is reported once on the open pull request and never gets one of its own.
  */
 export function planPromotion(input: PromotionPlanInput): PromotionPlan {
-  const { promotion, rollout, pullRequest } = input;
+  const { promotion, rollout, pullRequest, files } = input;
   const key = `${rollout.namespace}/${rollout.name}`;
   const branch = promotionBranch(promotion.name, rollout.name);
   const marker = pullRequest === undefined ? undefined : readMarker(pullRequest.body);
@@ -131,31 +142,115 @@ export function planPromotion(input: PromotionPlanInput): PromotionPlan {
     sourceCommit: git.commit,
     images: git.images,
   };
-  const desired: PromotionMarker = { promotion: promotion.name, rollout: key, revision: hash };
+  const desired: PromotionMarker = {
+    promotion: promotion.name,
+    rollout: key,
+    revision: hash,
+    ...(files !== undefined ? { files: files.digest } : {}),
+  };
   const title = pullRequestTitle(rollout.name, git.images);
-  const body = pullRequestBody(desired, evidence);
+  const body = pullRequestBody(desired, evidence, files?.edits);
 
-  if (input.targetEdits.length === 0) {
+  // The soak: a revision's pull request waits until it stayed Healthy long enough (once opened for this
+  // revision, it passed; a degradation turns the Healthy condition False and restarts the count).
+  const soakMs = input.gating?.gates.soakMs;
+  const soak =
+    input.gating !== undefined && soakMs !== undefined && marker?.revision !== hash
+      ? soakVerdict(rollout.status, hash, soakMs, input.gating.now)
+      : undefined;
+  return planPullRequest({
+    promotion,
+    key,
+    branch,
+    desired,
+    title,
+    body,
+    edits: input.targetEdits,
+    deletions: input.targetDeletions ?? [],
+    renderProblems: input.targetRenderProblems ?? [],
+    ...(soak !== undefined ? { soak } : {}),
+    ...(pullRequest !== undefined ? { pullRequest } : {}),
+    ...(marker !== undefined ? { marker } : {}),
+    ...(input.checks !== undefined ? { checks: input.checks } : {}),
+    ...(input.gating !== undefined ? { gating: input.gating } : {}),
+    words: {
+      runs: `\`${promotion.toSource}\` already runs revision \`${hash}\` of ${rollout.name}`,
+      runsShort: `${promotion.toSource} runs revision ${hash}`,
+      finished: `revision \`${hash}\` finished a healthy canary in \`${promotion.fromSource}\``,
+      commitMessage: `Revision ${hash} finished a healthy canary in ${promotion.fromSource} (commit ${git.commit}).`,
+      subject: `revision ${hash}`,
+    },
+  });
+}
+
+/** What the lifecycle says about the promoted thing (one Rollout's revision, or a release). */
+export interface PullRequestWords {
+  /** "`prod` already runs revision `h2` of web" (a comment). */
+  runs: string;
+  /** "prod runs revision h2" (a summary). */
+  runsShort: string;
+  /** "revision `h2` finished a healthy canary in `staging`" (the supersede comment). */
+  finished: string;
+  /** The commit message's second paragraph. */
+  commitMessage: string;
+  /** "revision h2" (summaries and refusals). */
+  subject: string;
+}
+
+/** The pull request lifecycle once a promotable thing matched Git: close, refuse, soak, push, open, supersede, merge. */
+export interface PullRequestPlanInput {
+  promotion: PromotionPlanInput['promotion'];
+  /** The summary's prefix (`shop/web`). */
+  key: string;
+  branch: string;
+  /** The marker the pull request should carry. */
+  desired: PromotionMarker;
+  title: string;
+  body: string;
+  edits: PromotionFile[];
+  deletions: string[];
+  renderProblems: TargetRenderProblem[];
+  /** The soak's verdict, judged by the caller only while the pull request does not carry this revision yet. */
+  soak?: SoakVerdict;
+  pullRequest?: OpenPullRequestView;
+  marker?: PromotionMarker;
+  checks?: 'pending' | 'success' | 'failure';
+  gating?: { gates: PromotionGates; now: Date };
+  words: PullRequestWords;
+}
+
+/** The open pull request carries exactly `desired`: the same revision(s) and the same files. */
+function carries(marker: PromotionMarker | undefined, desired: PromotionMarker): boolean {
+  return marker?.revision === desired.revision && marker.files === desired.files;
+}
+
+/**
+ * The pull request lifecycle shared by a Rollout's promotion and a release: the target already runs it
+ * (close), the edit does not render (refuse), the soak (wait), no pull request (push, open), one for an
+ * older revision (push, edit, comment "Superseded"), this one (auto-merge behind its gates and checks).
+ */
+export function planPullRequest(input: PullRequestPlanInput): PromotionPlan {
+  const { promotion, key, branch, desired, pullRequest, marker, words } = input;
+  if (input.edits.length === 0 && input.deletions.length === 0) {
     if (pullRequest === undefined)
-      return { actions: [], state: 'merged', summary: `${key}: ${promotion.toSource} runs revision ${hash}` };
+      return { actions: [], state: 'merged', summary: `${key}: ${words.runsShort}` };
     return {
       actions: [
         {
           kind: 'closePullRequest',
           number: pullRequest.number,
-          comment: `\`${promotion.toSource}\` already runs revision \`${hash}\` of ${rollout.name} (merged another way); closing this pull request.`,
+          comment: `${words.runs} (merged another way); closing this pull request.`,
         },
       ],
       state: 'closed',
-      summary: `${key}: ${promotion.toSource} already runs ${hash}; closing #${pullRequest.number}`,
+      summary: `${key}: ${words.runsShort} already; closing #${pullRequest.number}`,
     };
   }
 
-  const renderProblems = input.targetRenderProblems ?? [];
-  if (renderProblems.length > 0) {
+  if (input.renderProblems.length > 0) {
     // The pull request would break the target's sync: nothing is pushed or opened; an open one (for an
     // earlier revision) stays as it is.
-    const reason = renderRefusal(promotion.toSource, hash, renderProblems);
+    const reason = renderRefusal(promotion.toSource, words.subject, input.renderProblems);
     return {
       actions: [],
       state: 'refused',
@@ -165,27 +260,23 @@ export function planPromotion(input: PromotionPlanInput): PromotionPlan {
     };
   }
 
-  // The soak: a revision's pull request waits until it stayed Healthy long enough (once opened for this
-  // revision, it passed; a degradation turns the Healthy condition False and restarts the count).
-  const soakMs = input.gating?.gates.soakMs;
-  if (input.gating !== undefined && soakMs !== undefined && marker?.revision !== hash) {
-    const soak = soakVerdict(rollout.status, hash, soakMs, input.gating.now);
-    if (!soak.passed)
-      return {
-        actions: [],
-        state: pullRequest === undefined ? 'waiting' : 'open',
-        summary: `${key}: ${soak.reason}`,
-        requeueAfterMs: soak.retryAfterMs,
-        requeueReason: 'soak',
-      };
-  }
+  if (input.soak !== undefined && !input.soak.passed)
+    return {
+      actions: [],
+      state: pullRequest === undefined ? 'waiting' : 'open',
+      summary: `${key}: ${input.soak.reason}`,
+      requeueAfterMs: input.soak.retryAfterMs,
+      requeueReason: 'soak',
+    };
 
   const push: PromotionAction = {
     kind: 'pushBranch',
     branch,
-    files: input.targetEdits,
-    message: `${title}\n\nRevision ${hash} finished a healthy canary in ${promotion.fromSource} (commit ${git.commit}).`,
+    files: input.edits,
+    ...(input.deletions.length > 0 ? { deletions: input.deletions } : {}),
+    message: `${input.title}\n\n${words.commitMessage}`,
   };
+  const { title, body } = input;
   // A head just pushed has no checks yet (CI has not seen it): auto-merge looks again after one interval,
   // never at once, or it would merge a head whose checks had not started.
   const checksLater = promotion.autoMerge ? { requeueAfterMs: promotion.checksIntervalMs } : {};
@@ -193,10 +284,10 @@ export function planPromotion(input: PromotionPlanInput): PromotionPlan {
     return {
       actions: [push, { kind: 'openPullRequest', head: branch, title, body }],
       state: 'open',
-      summary: `${key}: opening a pull request for revision ${hash}`,
+      summary: `${key}: opening a pull request for ${words.subject}`,
       ...checksLater,
     };
-  if (marker?.revision !== hash)
+  if (!carries(marker, desired))
     return {
       actions: [
         push,
@@ -204,15 +295,19 @@ export function planPromotion(input: PromotionPlanInput): PromotionPlan {
         {
           kind: 'commentPullRequest',
           number: pullRequest.number,
-          body: `Superseded: revision \`${hash}\` finished a healthy canary in \`${promotion.fromSource}\`; the branch now promotes it${marker === undefined ? '' : ` instead of \`${marker.revision}\``}.`,
+          body: `Superseded: ${words.finished}; the branch now promotes it${marker === undefined ? '' : marker.revision === desired.revision ? ' with the files as they are now' : ` instead of \`${marker.revision}\``}.`,
         },
       ],
       state: 'superseded',
-      summary: `${key}: revision ${hash} supersedes ${marker?.revision ?? 'an unmarked pull request'} in #${pullRequest.number}`,
+      summary: `${key}: ${words.subject} supersedes ${marker?.revision ?? 'an unmarked pull request'} in #${pullRequest.number}`,
       ...checksLater,
     };
   if (!promotion.autoMerge)
-    return { actions: [], state: 'open', summary: `${key}: #${pullRequest.number} promotes ${hash}` };
+    return {
+      actions: [],
+      state: 'open',
+      summary: `${key}: #${pullRequest.number} promotes ${desired.revision}`,
+    };
   if (input.gating !== undefined) {
     const gate = mergeGateVerdict(
       input.gating.gates,
@@ -261,13 +356,13 @@ export function planPromotion(input: PromotionPlanInput): PromotionPlan {
 }
 
 /** The refusal of an edit that does not render: the first problem in full, how many more. */
-function renderRefusal(toSource: string, hash: string, problems: readonly TargetRenderProblem[]): string {
+function renderRefusal(toSource: string, subject: string, problems: readonly TargetRenderProblem[]): string {
   const [first] = problems as [TargetRenderProblem, ...TargetRenderProblem[]];
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
-  return `revision ${hash} is not promoted: ${toSource} with the image edit does not render: ${first.file}:${first.line}: ${first.message}${more}`;
+  return `${subject} is not promoted: ${toSource} with the image edit does not render: ${first.file}:${first.line}: ${first.message}${more}`;
 }
 
 /** `body` with its marker replaced by `marker`. */
-function withMarker(body: string, marker: PromotionMarker): string {
+export function withMarker(body: string, marker: PromotionMarker): string {
   return body.replace(/<!-- rollgate:promotion \{.*?\} -->/, markerLine(marker));
 }

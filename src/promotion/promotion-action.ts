@@ -7,8 +7,11 @@ export interface PromotionFile {
 }
 
 export type PromotionAction =
-  /** Force-update `branch` to base-branch tip + `files` (skipped by the edge when the branch already holds exactly that). */
-  | { kind: 'pushBranch'; branch: string; files: PromotionFile[]; message: string }
+  /**
+   * Force-update `branch` to base-branch tip + `files` − `deletions` (repository paths; skipped by the edge
+   * when the branch already holds exactly that).
+   */
+  | { kind: 'pushBranch'; branch: string; files: PromotionFile[]; deletions?: string[]; message: string }
   | { kind: 'openPullRequest'; head: string; title: string; body: string }
   | { kind: 'updatePullRequest'; number: number; title?: string; body: string }
   | { kind: 'closePullRequest'; number: number; comment: string }

@@ -9,6 +9,8 @@ export interface PromotionMarker {
   abortedAfter?: string;
   /** The auto-merge gate already explained on the pull request (see promotion-gates.ts), so it is told once. */
   gateNote?: string;
+  /** The digest of the promotion's `files` it carries (plan-file-edits.ts); absent without `files`. */
+  files?: string;
 }
 
 const MARKER = /<!-- rollgate:promotion (\{.*?\}) -->/;
@@ -36,6 +38,7 @@ export function readMarker(body: string): PromotionMarker | undefined {
       revision: value.revision,
       ...(typeof value.abortedAfter === 'string' ? { abortedAfter: value.abortedAfter } : {}),
       ...(typeof value.gateNote === 'string' ? { gateNote: value.gateNote } : {}),
+      ...(typeof value.files === 'string' ? { files: value.files } : {}),
     };
   } catch {
     return undefined;
@@ -69,8 +72,22 @@ export function pullRequestTitle(rollout: string, images: ReadonlyArray<{ image:
   return `Promote ${rollout} to ${images[0] === undefined ? 'its healthy revision' : imageTag(images[0].image)}`;
 }
 
+/** The files section of a body: each target path and what happens to it. */
+export function filesSection(edits: ReadonlyArray<{ path: string; change: string }> | undefined): string[] {
+  if (edits === undefined || edits.length === 0) return [];
+  return [
+    '',
+    '**Files** (copied from the source as they are):',
+    ...edits.map((e) => `- \`${e.path}\` ${e.change}`),
+  ];
+}
+
 /** The pull request body: evidence first, the marker last. */
-export function pullRequestBody(marker: PromotionMarker, evidence: PromotionEvidence): string {
+export function pullRequestBody(
+  marker: PromotionMarker,
+  evidence: PromotionEvidence,
+  files?: ReadonlyArray<{ path: string; change: string }>,
+): string {
   const lines = [
     `Rollgate promotes **${marker.rollout}** from \`${evidence.fromSource}\` to \`${evidence.toSource}\`: revision \`${marker.revision}\` finished a healthy canary there.`,
     '',
@@ -83,6 +100,7 @@ export function pullRequestBody(marker: PromotionMarker, evidence: PromotionEvid
       ? [`- Canary duration: ${Math.round(evidence.durationSeconds)} s`]
       : []),
   ];
+  lines.push(...filesSection(files));
   if (marker.abortedAfter !== undefined)
     lines.push(
       '',

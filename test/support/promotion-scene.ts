@@ -72,6 +72,8 @@ export interface PromotionSceneOptions {
   labels?: string[];
   /** Merge once the checks pass (`pullRequest.autoMerge`), re-reading them this often. */
   autoMerge?: { checksInterval: string };
+  /** More of `promotions[0]` as written in the config (a release's `from`, its `files`). */
+  promotion?: Record<string, unknown>;
   /** `promotions[0].gates` as written in the config (soak, windows, requireApproval). */
   gates?: Record<string, unknown>;
   /** The token Rollgate is configured with (default a valid one). */
@@ -295,6 +297,7 @@ export async function startPromotionScene(options: PromotionSceneOptions): Promi
                   : {}),
               },
               ...(options.gates ? { gates: options.gates } : {}),
+              ...options.promotion,
             },
           ],
           webhooks: {

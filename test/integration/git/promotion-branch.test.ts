@@ -122,6 +122,23 @@ describe('pushPromotionCommit', () => {
     expect(git(s.bare, ['rev-parse', 'refs/heads/main'])).toBe(s.base);
   });
 
+  it('deletes files, dropping a folder left empty, and ignores a deletion of what the base does not have', async () => {
+    const s = await served();
+    const result = await pushPromotionCommit(
+      s.request({
+        files: [{ path: 'envs/prod/rollout.yaml', text: PROMOTED }],
+        deletions: ['envs/staging/rollout.yaml', 'envs/prod/gone.yaml', 'nowhere/x.yaml'],
+      }),
+    );
+    expect(result).toMatchObject({ pushed: true, outcome: 'created' });
+    expect(git(s.bare, ['diff', '--name-status', `${s.base}..${BRANCH}`])).toBe(
+      'M\tenvs/prod/rollout.yaml\nD\tenvs/staging/rollout.yaml',
+    );
+    // envs/staging held only that file: Git keeps no empty folder.
+    expect(git(s.bare, ['ls-tree', '--name-only', BRANCH, 'envs/'])).toBe('envs/prod');
+    git(s.bare, ['fsck', '--strict', '--no-dangling']);
+  });
+
   it('sends only the objects the base does not have', async () => {
     const s = await served();
     const many: Record<string, string> = {};

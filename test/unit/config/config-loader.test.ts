@@ -200,8 +200,9 @@ describe('loadConfig', () => {
     const [promotion] = loadConfig({ file, env: {} }).promotions;
     expect(promotion).toEqual({
       name: 'staging-to-prod',
-      from: { source: 'staging' },
+      from: { source: 'staging', together: false },
       to: { source: 'prod' },
+      files: [],
       pullRequest: {
         provider: 'github',
         apiUrl: 'https://api.github.com',
@@ -216,6 +217,48 @@ describe('loadConfig', () => {
         author: { name: 'Rollgate', email: 'rollgate@users.noreply.invalid' },
       },
     });
+  });
+
+  it('reads a release and its files, and refuses paths leaving a source and a release without its Rollouts, naming the key', () => {
+    const config = (promotion: string[]) =>
+      tempFile(
+        [
+          'sources:',
+          '  - { name: staging, url: http://git.example/acme/deploy.git, branch: main, path: envs/staging }',
+          '  - { name: prod, url: http://git.example/acme/deploy.git, branch: main, path: envs/prod }',
+          'promotions:',
+          '  - name: shop',
+          '    to: { source: prod }',
+          '    pullRequest: { provider: github, apiUrl: https://api.github.com, repository: acme/deploy, tokenEnv: T }',
+          ...promotion,
+        ].join('\n'),
+      );
+    const [release] = loadConfig({
+      file: config([
+        '    from: { source: staging, rollouts: [web, api], together: true }',
+        '    files: [{ from: config/shop.yaml }, { from: settings/, to: prod-settings }]',
+      ]),
+      env: {},
+    }).promotions;
+    expect(release?.from).toEqual({ source: 'staging', rollouts: ['web', 'api'], together: true });
+    expect(release?.files).toEqual([
+      { from: 'config/shop.yaml', to: 'config/shop.yaml' },
+      { from: 'settings/', to: 'prod-settings' },
+    ]);
+    const problems = problemsOf(() =>
+      loadConfig({
+        file: config([
+          '    from: { source: staging, together: true }',
+          '    files: [{ from: ../prod/secret.yaml }, { from: a.yaml, to: /etc/a.yaml }]',
+        ]),
+        env: {},
+      }),
+    ).join('\n');
+    expect(problems).toContain(
+      'promotions[0].from.rollouts: from.together needs the Rollouts of the release listed',
+    );
+    expect(problems).toContain(`promotions[0].files[0].from: "../prod/secret.yaml" leaves the source's path`);
+    expect(problems).toContain('promotions[0].files[1].to: "/etc/a.yaml" is absolute');
   });
 
   it("reads a source's notifications and commitStatus, and refuses what cannot be used, naming the key", () => {
