@@ -14,6 +14,7 @@ import { planRestart } from './plan-restart.ts';
 import { planRevision, type Revision } from './plan-revision.ts';
 import { withRevisionNumber } from './plan-revision-number.ts';
 import { planTrafficAtRest } from './plan-traffic.ts';
+import { planUnrecordedStable } from './plan-unrecorded-stable.ts';
 import { assertDeadlineAnnotations } from './plan-scale-down.ts';
 import { applyInvalidSpec } from './plan-status.ts';
 import { planUnresolvedWorkload, withWorkloadScaleDown } from './plan-workload.ts';
@@ -127,6 +128,9 @@ export function planRollout(rollout: Rollout, observed: ObservedState, now: Date
   }
   try {
     const revision = planRevision(context);
+    // A stable the status never recorded is recorded before anything is created or scaled around it.
+    const recorded = planUnrecordedStable(context, revision);
+    if (recorded !== undefined) return recorded;
     // A new revision with a router: what the router holds is sent again, not read from a lagging status.
     if (context.router !== undefined && revision.newRevision) context = withWeightsUnknown(context);
     const pass = startPass(context, revision);

@@ -227,3 +227,28 @@ export async function runF2Trials(options: {
   }
   return result;
 }
+
+/**
+ * Runs trials `from` … `from + trials - 1` of the seed's sequence in one sandbox seeded `sandboxSeed`:
+ * replays a batch a run with another split once made (the sandbox's seed decides which writes get 409),
+ * such as a failure found that way.
+ */
+export async function runF2Batch(options: {
+  seed: number;
+  from: number;
+  trials: number;
+  sandboxSeed: number;
+  api?: DrivenApi;
+}): Promise<F2Result> {
+  const result: F2Result = {
+    trials: options.trials,
+    failures: [],
+    maxReconciles: 0,
+    conflicts: 0,
+    violations: [],
+    reconciles: 0,
+  };
+  const seeds = Array.from({ length: options.trials }, (_, i) => options.seed * 100_003 + options.from + i);
+  await runBatch(seeds, options.from, options.sandboxSeed, result, options.api);
+  return result;
+}
