@@ -128,6 +128,7 @@ export default tseslint.config(
       'src/experiment/**/*.ts',
       'src/analysis/**/*.ts',
       'src/promotion/**/*.ts',
+      'src/revert/**/*.ts',
       'src/plan/**/*.ts',
       'src/health/**/*.ts',
       'src/notify/**/*.ts',
