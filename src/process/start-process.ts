@@ -119,6 +119,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
         configured: config.sources,
         clients: runtime.kube.clients,
         controlNamespace: config.kubernetes.stateNamespace,
+        localCluster: runtime.clusters.localName,
         watchNamespace: config.kubernetes.watchNamespace,
         logger,
       })
@@ -422,6 +423,17 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     health,
     clients: runtime.kube.clients,
     clusters: runtime.clusters,
+    // A cluster back after failing: its sources are polled now, not at their next interval.
+    onClusterBack: (cluster) => {
+      void poller
+        ?.pollCluster(cluster)
+        .catch((err: unknown) =>
+          logger.warn(
+            { cluster, err: (err as Error).message },
+            'could not poll the sources of a cluster back',
+          ),
+        );
+    },
     redis: runtime.redis,
     logger,
     ...(options.dependencyCheckIntervalMs !== undefined
