@@ -32,6 +32,7 @@ import {
   checkDrift,
   checkSource,
   recheckHeldPrunes,
+  recheckHeldRollouts,
   syncSource,
   type SourceSyncDeps,
 } from '../sync/source-sync.ts';
@@ -43,6 +44,9 @@ import { subscribeEntriesOf } from '../notify/subscriptions.ts';
 import { POLL_STATE_MAX_AGE_MS } from '../sync/source-sync.ts';
 import { pruneInventory } from '../sync/source-removal.ts';
 import type { Runtime } from './runtime.ts';
+import { LOCAL_CLUSTER } from '../clusters/cluster-set.ts';
+import { FleetRolloutHolds } from '../fleet/fleet-rollout-holds.ts';
+import { HeldSources } from '../queue/held-sources.ts';
 import type { StartStepRunner } from './start-step-runner.ts';
 import { NotifyQueue } from '../queue/notify-queue.ts';
 import { LargeSyncCollection, type LargeSyncCollectionOptions } from './large-sync-collection.ts';
@@ -183,6 +187,13 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     new Map(registry.current().map((s) => [s.name, s.settings.dependsOn ?? []]));
   const liveObjects = new KubeLiveObjectReader(runtime.kube.clients.kubeConfig);
   const replicaSets = new KubeReplicaSetUseReader(runtime.kube.clients);
+  // Fleets hold a Rollout back in the clusters of waves not opened yet (docs/fleets.md). Every source
+  // of this process syncs into the local cluster until sources name their cluster.
+  const holds = new FleetRolloutHolds({
+    local: runtime.kube.clients,
+    cluster: LOCAL_CLUSTER,
+    heldSources: new HeldSources(redis, config.redis.prefix),
+  });
 
   // Found once, at the first source that renders (the version is logged and shown in each source's
   // status), and shared by every source, those added later included.
@@ -269,6 +280,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       witness,
       applyConcurrency: config.git.applyConcurrency,
       syncTimeoutMs: parseDuration(source.syncTimeout),
+      holds,
     };
     return { config: source, git, deps };
   };
@@ -394,6 +406,9 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       // the ReplicaSet that held one scales to 0 with no new commit (a canary finished).
       if (deps.prune && (check.status?.pendingPrune?.length ?? 0) > 0)
         await withSourceLock(source, () => recheckHeldPrunes(deps));
+      // Rollouts a fleet held are looked at again too: opening their wave wakes the source with a poll.
+      if ((check.status?.heldRollouts?.length ?? 0) > 0)
+        await withSourceLock(source, () => recheckHeldRollouts(deps));
       const every = options.driftCheckEveryMs ?? driftEvery;
       const last = lastDriftCheck.get(source) ?? 0;
       if (clock.now().getTime() - last >= every) {
