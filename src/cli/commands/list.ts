@@ -1,4 +1,4 @@
-// `rollgate list rollouts|experiments [-n NS | -A] [-o text|wide|json|yaml|name|view-json]`: every rollout (or
+// `rollgate list rollouts|experiments|fleets [-n NS | -A] [-o text|wide|json|yaml|name|view-json]`: every rollout (or
 // Experiment) of a namespace, with Argo's columns.
 import type { Command } from 'commander';
 import type { KubeClients } from '../../kube/client.ts';
@@ -58,6 +58,13 @@ const LISTED_KINDS: ReadonlyArray<{
     description: 'list Experiments: phase, templates, analyses passed, age',
     plural: 'Experiments',
     runner: async () => (await import('../get-experiment.ts')).runListExperiments,
+  },
+  {
+    command: 'fleets',
+    alias: 'flt',
+    description: 'list Fleets: phase, the wave being walked, revision, message',
+    plural: 'Fleets',
+    runner: async () => (await import('../get-fleet.ts')).runListFleets,
   },
 ];
 

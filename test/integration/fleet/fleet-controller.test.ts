@@ -2,6 +2,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { fixedClusterSet, type ClusterHandle } from '../../../src/clusters/cluster-set.ts';
 import { systemClock } from '../../../src/clock/clock.ts';
+import { formatFleet } from '../../../src/cli/get-fleet.ts';
+import { fleetReadOf } from '../../../src/fleet/fleet-reads.ts';
 import { FleetRolloutHolds } from '../../../src/fleet/fleet-rollout-holds.ts';
 import type { FleetStatus } from '../../../src/fleet/fleet-status.ts';
 import {
@@ -191,6 +193,21 @@ describe('fleet controller', () => {
       step: '2/3',
       reason: 'ProgressDeadlineExceeded: ImagePullBackOff',
     });
+    // What `rollgate get fleet web` prints.
+    const text = formatFleet(
+      fleetReadOf(
+        await custom('staging').getNamespacedCustomObject({
+          ...group,
+          namespace: 'rollgate-system',
+          plural: 'fleets',
+          name: 'web',
+        }),
+      ),
+    );
+    expect(text).toContain(
+      'Stopped by:  eu-west-1 at step 2/3 on 2222222: ProgressDeadlineExceeded: ImagePullBackOff',
+    );
+    expect(text).toMatch(/us-east-1\s+rest\s+Held\s+1111111\s+1111111/);
     const usEast = new FleetRolloutHolds({ local: handles[0]!.kube.clients, cluster: 'us-east-1' });
     expect((await usEast.holdOf({ file: PATH, name: 'web' }, R2, 'apps-us', true))?.revision).toBe(R1);
   }, 60_000);
