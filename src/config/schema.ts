@@ -188,6 +188,12 @@ const source = z
      */
     syncTimeout: durationString.default('5m'),
     namespace: z.string().optional(),
+    /**
+     * The cluster the source applies to, by its registered name (docs/clusters.md, "Targeting a cluster").
+     * Absent: the local cluster (where Rollgate runs). An unknown name is a failed status on the source,
+     * never a stop.
+     */
+    cluster: z.string().min(1).optional(),
     prune: z.boolean().default(false),
     selfHeal: z.boolean().default(false),
     scope: sourceScope,

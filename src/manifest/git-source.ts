@@ -23,6 +23,11 @@ export const gitSourceSpecSchema = z
       .strict()
       .optional(),
     path: z.string().optional(),
+    /**
+     * The registered cluster the source applies to (default: the local cluster). Only a GitSource of the
+     * control namespace may name another cluster.
+     */
+    cluster: z.string().min(1).optional(),
     /** A duration such as "30s", "5m" or whole seconds (default 30s). */
     interval: z.union([z.string(), z.number().int()]).optional(),
     render: z.enum(['auto', 'plain', 'kustomize']).optional(),

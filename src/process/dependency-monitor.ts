@@ -7,10 +7,15 @@ import { kubeCall } from '../kube/errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { pingRedis } from '../queue/redis-ping.ts';
 import type { Dependency, DependencyHealth } from '../server/dependency-health.ts';
+import type { ClusterHandle, ClusterSet } from '../clusters/cluster-set.ts';
 
 export interface DependencyMonitorOptions {
   health: DependencyHealth;
   clients: KubeClients;
+  /** Every other cluster of the set is checked the same way, as `cluster/NAME` (default: none). */
+  clusters?: ClusterSet;
+  /** Told when a remote cluster answers again after failing (its sources are polled at once). */
+  onClusterBack?: (cluster: string) => void;
   redis: Redis;
   logger: Logger;
   /** Between two rounds of checks (default 5 s). */
@@ -49,20 +54,34 @@ export function startDependencyMonitor(options: DependencyMonitorOptions): Runni
 
   const record = async (dependency: Dependency, check: () => Promise<unknown>): Promise<void> => {
     const wasUp = health.state(dependency)?.up;
+    const name = dependency.kind === 'cluster' ? `cluster ${dependency.cluster}` : dependency.kind;
     try {
       await check();
       health.up(dependency);
-      if (wasUp === false) log.info({ dependency: dependency.kind }, `${dependency.kind} answers again`);
+      if (wasUp === false) {
+        log.info({ dependency: dependency.kind }, `${name} answers again`);
+        if (dependency.kind === 'cluster') options.onClusterBack?.(dependency.cluster);
+      }
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       health.down(dependency, message);
       if (wasUp !== false)
         log.warn(
           { dependency: dependency.kind, err: message },
-          `${dependency.kind} is failing; work that needs it waits (see /readyz)`,
+          `${name} is failing; work that needs it waits (see /readyz)`,
         );
     }
   };
+  // One /version client per remote cluster, made at its first check (on its own pool and rate limit).
+  const versions = new WeakMap<ClusterHandle, VersionApi>();
+  const versionOf = (cluster: ClusterHandle): VersionApi => {
+    let made = versions.get(cluster);
+    if (made === undefined)
+      versions.set(cluster, (made = makePooledApiClient(cluster.kube.clients.kubeConfig, VersionApi)));
+    return made;
+  };
+  const remoteClusters = (): ClusterHandle[] =>
+    (options.clusters?.current() ?? []).filter((c) => c.name !== options.clusters?.localName);
 
   const checkNow = async (): Promise<void> => {
     await Promise.all([
@@ -74,6 +93,15 @@ export function startDependencyMonitor(options: DependencyMonitorOptions): Runni
         ),
       ),
       record({ kind: 'redis' }, () => pingRedis(options.redis, timeoutMs)),
+      ...remoteClusters().map((cluster) =>
+        record({ kind: 'cluster', cluster: cluster.name }, () =>
+          withTimeout(
+            kubeCall({ verb: 'get', kind: 'Version' }, () => versionOf(cluster).getCode()),
+            timeoutMs,
+            `get /version of cluster ${cluster.name}`,
+          ),
+        ),
+      ),
     ]);
   };
 

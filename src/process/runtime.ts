@@ -1,6 +1,7 @@
 // What every Rollgate process opens once: logger, Redis, Kubernetes clients, the clock; and closes on exit.
 import type { Redis } from 'ioredis';
 import { systemClock, type Clock } from '../clock/clock.ts';
+import { fixedClusterSet, LOCAL_CLUSTER, type ClusterSet } from '../clusters/cluster-set.ts';
 import type { RollgateConfig } from '../config/index.ts';
 import { connectKube, useContext, type KubeConnection } from '../kube/client.ts';
 import { createLogger, type Logger } from '../log/logger.ts';
@@ -12,7 +13,13 @@ export interface Runtime {
   config: RollgateConfig;
   logger: Logger;
   redis: Redis;
+  /** The local cluster's connection (where Rollgate runs): `clusters.local().kube`. */
   kube: KubeConnection;
+  /**
+   * Every cluster the process serves, the local one included; registrations may come and go at run time
+   * (start-process.ts starts and stops each cluster's reconcilers as they do).
+   */
+  clusters: ClusterSet;
   clock: Clock;
   close(): Promise<void>;
 }
@@ -22,6 +29,16 @@ export interface RuntimeOverrides {
   clock?: Clock;
   /** An already-built connection (tests and the demo pass the sandbox's). */
   kube?: KubeConnection;
+  /**
+   * The clusters to serve (the registry's set, or tests' several sandboxes). Default: the local connection
+   * alone, named `in-cluster` (see {@link localClusterSet}).
+   */
+  clusters?: (local: KubeConnection) => ClusterSet;
+}
+
+/** The one-cluster set of today: the local connection, named as Argo CD names the cluster it runs in. */
+export function localClusterSet(kube: KubeConnection, name: string = LOCAL_CLUSTER): ClusterSet {
+  return fixedClusterSet({ name, origin: 'local', server: kube.origin, kube });
 }
 
 /** Opens the shared connections. Nothing is started yet; `startProcess` decides what runs. */
@@ -42,11 +59,14 @@ export function openRuntime(config: RollgateConfig, overrides: RuntimeOverrides 
   // Reads the Redis password file or variable now: a missing one stops the start, naming the key.
   const redis = createRedisConnection(redisOptions(config.redis));
   reportRedisAvailability(redis, { logger });
+  // The set's local cluster is the one connection the rest of the process (CRDs, state, GitSources) uses.
+  const clusters = overrides.clusters?.(kube) ?? localClusterSet(kube);
   return {
     config,
     logger,
     redis,
-    kube,
+    kube: clusters.local().kube,
+    clusters,
     clock: overrides.clock ?? systemClock,
     async close() {
       redis.disconnect();

@@ -11,7 +11,8 @@ import { PollLease } from '../queue/poll-lease.ts';
 import type { AcceptedApiVersion } from '../manifest/api-version.ts';
 import { ROLLGATE_API, syncedRolloutApi } from '../manifest/driven-api.ts';
 import { ReconcileQueue } from '../queue/reconcile-queue.ts';
-import { reconcilePrefixOf } from '../queue/reconcile-prefix.ts';
+import { reconcilePrefixOf, remoteCluster } from '../queue/reconcile-prefix.ts';
+import type { ClusterHandle } from '../clusters/cluster-set.ts';
 import { enqueueEverything, openRollgateQueues, type RollgateQueues } from '../queue/rollgate-queues.ts';
 import type { JobOutcome } from '../queue/job-outcome.ts';
 import { defaultWorkerName, startWorker, type RunningWorker } from '../queue/start-worker.ts';
@@ -44,7 +45,6 @@ import { subscribeEntriesOf } from '../notify/subscriptions.ts';
 import { POLL_STATE_MAX_AGE_MS } from '../sync/source-sync.ts';
 import { pruneInventory } from '../sync/source-removal.ts';
 import type { Runtime } from './runtime.ts';
-import { LOCAL_CLUSTER } from '../clusters/cluster-set.ts';
 import { FleetRolloutHolds } from '../fleet/fleet-rollout-holds.ts';
 import { HeldSources } from '../queue/held-sources.ts';
 import type { StartStepRunner } from './start-step-runner.ts';
@@ -54,9 +54,14 @@ import { ScheduledPolls } from './scheduled-polls.ts';
 import { SourcePollRuns } from './source-poll-runs.ts';
 import { reportedConfigSource, SourceStatusReports, type ReportedSource } from './source-status-reports.ts';
 
-/** A source with what its poll and sync jobs use (built once per settings: caches live between jobs). */
+/**
+ * A source with what its poll and sync jobs use (built once per settings and target cluster: caches live
+ * between jobs).
+ */
 interface PolledSource {
   config: SourceSettings;
+  /** The cluster it applies to (`cluster`, default the local one), whether registered or not. */
+  cluster: string;
   git: GitSource;
   deps: SourceSyncDeps & { selfHeal: boolean };
 }
@@ -69,6 +74,8 @@ export interface RunningPoller {
   scheduledPolls: ScheduledPolls;
   /** Polls every source once and removes poll schedulers left by earlier versions (start, Redis emptied). */
   enqueueAll(): Promise<void>;
+  /** Polls every source that applies to `cluster` now (the cluster answers again). */
+  pollCluster(cluster: string): Promise<void>;
   /** The notifications and commit statuses of the sources' status writes (tests wait for them). */
   reports: SourceStatusReports;
   stop(options?: { force?: boolean }): Promise<void>;
@@ -139,14 +146,42 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   // The group the sync applies Rollouts in: rollgate.dev (Argo's converted) whenever this installation
   // drives it, else argoproj.io as written (controller mode alone), so one Rollout is never in both.
   const syncApi = syncedRolloutApi(config.controller.groups);
-  // A synced Rollout is reconciled at once by its group's reconciler (its own queue: start-reconciler.ts).
-  const syncedRollouts =
-    syncApi === ROLLGATE_API
-      ? queues.reconcile
-      : new ReconcileQueue({
+  // A synced Rollout is reconciled at once by its group's reconciler in its cluster (its own queue:
+  // start-reconciler.ts); the local cluster's rollgate.dev queue is the installation's.
+  const reconcileQueues = new Map<string, ReconcileQueue>();
+  const syncedRollouts = (cluster: string): ReconcileQueue => {
+    const remote = remoteCluster(cluster, runtime.clusters.localName);
+    if (syncApi === ROLLGATE_API && remote === undefined) return queues.reconcile;
+    let queue = reconcileQueues.get(cluster);
+    if (queue === undefined)
+      reconcileQueues.set(
+        cluster,
+        (queue = new ReconcileQueue({
           connection: redis,
-          prefix: reconcilePrefixOf(config.redis.prefix, syncApi.group),
-        });
+          prefix: reconcilePrefixOf(config.redis.prefix, syncApi.group, remote),
+        })),
+      );
+    return queue;
+  };
+  const clusterOf = (settings: Pick<SourceSettings, 'cluster'>): string =>
+    settings.cluster ?? runtime.clusters.localName;
+  /**
+   * Why a source's cluster cannot take a sync now: not registered, or failing its checks (the dependency
+   * monitor's `cluster/NAME`). Then the source says so in its status and its commit status, and the sync
+   * is not tried: a cluster that is down holds none of the sync workers other clusters' sources need.
+   */
+  const clusterUnavailable = (cluster: string): string | undefined => {
+    if (runtime.clusters.get(cluster) === undefined)
+      return `cluster ${JSON.stringify(cluster)} is not registered (known: ${runtime.clusters
+        .current()
+        .map((c) => c.name)
+        .join(', ')}); the source syncs once it is`;
+    if (cluster === runtime.clusters.localName) return undefined;
+    const state = options.health?.state({ kind: 'cluster', cluster });
+    return state !== undefined && !state.up
+      ? `cluster ${JSON.stringify(cluster)} is unreachable (${state.error ?? 'failing'}); the source syncs once it answers`
+      : undefined;
+  };
   // Each status write tells the source's subscribers and forge what changed (source-status-reports.ts).
   const reportedSources = new Map<string, ReportedSource>(
     config.sources.map((source) => [
@@ -168,7 +203,26 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     undefined,
     reports.written,
   );
-  const events = new EventRecorder(runtime.kube.clients.core, clock, log);
+  // Per cluster: the Events of its Rollouts, its live objects and ReplicaSets are read and written there.
+  const perCluster = new Map<
+    string,
+    { events: EventRecorder; liveObjects: KubeLiveObjectReader; replicaSets: KubeReplicaSetUseReader }
+  >();
+  const perClusterHandles = new Map<string, ClusterHandle>();
+  const clusterParts = (handle: ClusterHandle) => {
+    let parts = perCluster.get(handle.name);
+    if (parts === undefined || perClusterHandles.get(handle.name) !== handle) {
+      const clients = handle.kube.clients;
+      parts = {
+        events: new EventRecorder(clients.core, clock, log),
+        liveObjects: new KubeLiveObjectReader(clients.kubeConfig),
+        replicaSets: new KubeReplicaSetUseReader(clients),
+      };
+      perCluster.set(handle.name, parts);
+      perClusterHandles.set(handle.name, handle);
+    }
+    return parts;
+  };
   const cacheDir = isAbsolute(config.git.cacheDir)
     ? config.git.cacheDir
     : join(process.cwd(), config.git.cacheDir);
@@ -185,15 +239,18 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   // passes its own graph, checked on every wait).
   const dependencyGraph = (): Map<string, readonly string[]> =>
     new Map(registry.current().map((s) => [s.name, s.settings.dependsOn ?? []]));
-  const liveObjects = new KubeLiveObjectReader(runtime.kube.clients.kubeConfig);
-  const replicaSets = new KubeReplicaSetUseReader(runtime.kube.clients);
-  // Fleets hold a Rollout back in the clusters of waves not opened yet (docs/fleets.md). Every source
-  // of this process syncs into the local cluster until sources name their cluster.
-  const holds = new FleetRolloutHolds({
-    local: runtime.kube.clients,
-    cluster: LOCAL_CLUSTER,
-    heldSources: new HeldSources(redis, config.redis.prefix),
-  });
+  // Fleets hold a Rollout back in the clusters of waves not opened yet (docs/fleets.md): one reader of
+  // the local cluster's Fleets per target cluster (what each fleet released there).
+  const heldSources = new HeldSources(redis, config.redis.prefix);
+  const holdsByCluster = new Map<string, FleetRolloutHolds>();
+  const holdsFor = (cluster: string): FleetRolloutHolds => {
+    let holds = holdsByCluster.get(cluster);
+    if (holds === undefined) {
+      holds = new FleetRolloutHolds({ local: runtime.clusters.local().kube.clients, cluster, heldSources });
+      holdsByCluster.set(cluster, holds);
+    }
+    return holds;
+  };
 
   // Found once, at the first source that renders (the version is logged and shown in each source's
   // status), and shared by every source, those added later included.
@@ -234,6 +291,11 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   });
   /** Builds what a source's jobs use from its settings (again after each change of them). */
   const buildSource = async (source: SourceSettings): Promise<PolledSource> => {
+    const cluster = clusterOf(source);
+    // An unregistered cluster's source is built on the local cluster's clients, never used to write: its
+    // jobs stop at clusterUnavailable, and the cluster's arrival rebuilds it.
+    const handle = runtime.clusters.get(cluster) ?? runtime.clusters.local();
+    const { events, replicaSets } = clusterParts(handle);
     const auth = resolveSourceAuth(source);
     const shared = await renderingFor(source);
     const git = new GitSource(
@@ -258,7 +320,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     // Built once per source: the applier keeps its API discovery cache between jobs.
     const deps = {
       git,
-      applier: new ObjectApplier(runtime.kube.clients.kubeConfig, {
+      applier: new ObjectApplier(handle.kube.clients.kubeConfig, {
         source: source.name,
         defaultNamespace,
         scope: sourceScopeOf(source, config.kubernetes.defaultNamespace),
@@ -268,7 +330,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       state,
       replicaSets,
       enqueueReconcile: async (key: { namespace: string; name: string }) => {
-        await syncedRollouts.enqueue(`${key.namespace}/${key.name}`);
+        await syncedRollouts(cluster).enqueue(`${key.namespace}/${key.name}`);
       },
       events,
       clock,
@@ -280,9 +342,9 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       witness,
       applyConcurrency: config.git.applyConcurrency,
       syncTimeoutMs: parseDuration(source.syncTimeout),
-      holds,
+      holds: holdsFor(handle.name),
     };
-    return { config: source, git, deps };
+    return { config: source, cluster, git, deps };
   };
   const sources = new Map<string, PolledSource>();
   /** Jobs waiting for a source this process is building (see polledSource). */
@@ -350,6 +412,15 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     try {
       const attemptAt = clock.now().toISOString();
       const check = await checkSource(deps);
+      // The cluster is not there to apply to: said in the status (and its commit status), nothing tried.
+      const unavailable = clusterUnavailable(entry.cluster);
+      if (unavailable !== undefined) {
+        options.health?.up({ kind: 'git', source });
+        metrics.pollsTotal.inc({ source, result: check.changed ? 'changed' : 'unchanged' });
+        await state.updateStatus(source, (last) => failedStatus(last, { message: unavailable, attemptAt }));
+        log.debug({ source, cluster: entry.cluster, reason: unavailable }, 'source waits for its cluster');
+        return { kind: 'done' };
+      }
       options.health?.up({ kind: 'git', source });
       metrics.pollsTotal.inc({ source, result: check.changed ? 'changed' : 'unchanged' });
       const { head } = check;
@@ -362,7 +433,8 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
         healthCheckDue(check.status, lastHealth === undefined ? undefined : nowMs - lastHealth, healthEvery)
       ) {
         lastHealthCheck.set(source, nowMs);
-        const looked = await checkSourceHealth({ state, reader: liveObjects }, source);
+        const handle = runtime.clusters.get(entry.cluster) ?? runtime.clusters.local();
+        const looked = await checkSourceHealth({ state, reader: clusterParts(handle).liveObjects }, source);
         if (looked !== undefined && check.status !== undefined)
           healthSeen = { ...check.status, health: looked.health };
         if (looked !== undefined && looked.health.status !== looked.previous?.status)
@@ -464,12 +536,26 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       const report = await withSourceLock(payload.source, async () => {
         // The source as it is now: a change of its settings since the job was queued rebuilt it.
         const current = sources.get(payload.source) ?? entry;
+        const unavailable = clusterUnavailable(current.cluster);
+        if (unavailable !== undefined) {
+          const attemptAt = clock.now().toISOString();
+          await state.updateStatus(payload.source, (last) =>
+            failedStatus(last, { message: unavailable, attemptAt }),
+          );
+          if (registry.entry(payload.source) !== undefined) await writer.refresh(payload.source);
+          return undefined;
+        }
         try {
           return await syncSource(current.deps, { id: context.jobId });
         } finally {
           if (registry.entry(payload.source) !== undefined) await writer.refresh(payload.source);
         }
       });
+      // Not tried (its cluster is away): the next poll asks again, as after any failed sync.
+      if (report === undefined) {
+        metrics.syncsTotal.inc({ source: payload.source, result: 'failed' });
+        return { kind: 'done' };
+      }
       if (report.fetchSeconds !== undefined)
         metrics.gitFetchDurationSeconds.observe({ source: payload.source }, report.fetchSeconds);
       metrics.syncsTotal.inc({
@@ -536,25 +622,30 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   });
   scheduledPolls.start();
 
+  /** (Re)builds a source from its settings, schedules it and polls it at once (a poll job: one process runs it). */
+  const rebuild = async (name: string, settings: SourceSettings): Promise<void> => {
+    const built = await buildSource(settings);
+    const before = await withSourceLock(name, () => {
+      const old = sources.get(name);
+      sources.set(name, built);
+      for (const done of builtWaiters.get(name) ?? []) done();
+      return Promise.resolve(old);
+    });
+    await before?.git.close();
+    lastDriftCheck.delete(name);
+    scheduledPolls.setSchedule(scheduleOf(built.config));
+    await queues.poll.enqueuePoll(name, 'start');
+  };
+
   /**
-   * The set follows the registry: a source added or changed is (re)built, scheduled and polled at once
-   * (a poll job: one process runs it); one removed stops being polled, and a deleted one loses its state
-   * (and, when its object asked for it, what it applied).
+   * The set follows the registry: a source added or changed is (re)built, scheduled and polled at once;
+   * one removed stops being polled, and a deleted one loses its state (and, when its object asked for it,
+   * what it applied).
    */
   const onSourceEvent = async (event: SourceEvent): Promise<void> => {
     const name = event.source.name;
     if (event.kind === 'added' || event.kind === 'changed') {
-      const built = await buildSource(event.source.settings);
-      const before = await withSourceLock(name, () => {
-        const old = sources.get(name);
-        sources.set(name, built);
-        for (const done of builtWaiters.get(name) ?? []) done();
-        return Promise.resolve(old);
-      });
-      await before?.git.close();
-      lastDriftCheck.delete(name);
-      scheduledPolls.setSchedule(scheduleOf(built.config));
-      await queues.poll.enqueuePoll(name, 'start');
+      await rebuild(name, event.source.settings);
       return;
     }
     scheduledPolls.removeSchedule(name);
@@ -570,9 +661,10 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     if (event.deleted.prune && object !== undefined) {
       const settings = event.source.settings;
       const defaultNamespace = settings?.namespace ?? object.namespace;
+      const handle = runtime.clusters.get(clusterOf(settings ?? {})) ?? runtime.clusters.local();
       const applier =
         removed?.deps.applier ??
-        new ObjectApplier(runtime.kube.clients.kubeConfig, {
+        new ObjectApplier(handle.kube.clients.kubeConfig, {
           source: name,
           defaultNamespace,
           // Without usable settings, only what the source could write with none: its own namespace.
@@ -587,7 +679,8 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
         pruneInventory(
           {
             applier,
-            kubeConfig: runtime.kube.clients.kubeConfig,
+            kubeConfig: (removed?.deps.applier ? (runtime.clusters.get(removed.cluster) ?? handle) : handle)
+              .kube.clients.kubeConfig,
             logger: log.child({ source: name }),
             defaultNamespace,
           },
@@ -615,6 +708,27 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     await writer.refresh(source);
   };
   const unwatchEntries = registry.onEntry(lookedAt);
+  /** Polls every source of `cluster` now (a poll job each: one process runs it). */
+  const pollCluster = async (cluster: string): Promise<void> => {
+    for (const source of sources.values())
+      if (source.cluster === cluster) await queues.poll.enqueuePoll(source.config.name, 'start');
+  };
+  // A cluster registered, changed or dropped at run time: its sources are rebuilt on its new connection
+  // (or wait for it, said in their status) and polled at once.
+  const unsubscribeClusters = runtime.clusters.subscribe((event) => {
+    const cluster = event.cluster.name;
+    void (async () => {
+      await whenSetUp;
+      for (const [name, source] of [...sources])
+        if (source.cluster === cluster)
+          await onSourceEvent({ kind: 'changed', source: { name, settings: source.config } } as SourceEvent);
+    })().catch((err: unknown) =>
+      log.warn(
+        { cluster, err: (err as Error).message },
+        'could not rebuild the sources of a changed cluster',
+      ),
+    );
+  });
   setUp();
   // The objects listed before this poller listened: their finalizer and status as they should be.
   for (const source of registry.objectSources()) await lookedAt(source);
@@ -625,9 +739,11 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     workers: [pollWorker, syncWorker],
     scheduledPolls,
     enqueueAll,
+    pollCluster,
     reports,
     async stop(stopOptions) {
       unsubscribe();
+      unsubscribeClusters();
       unwatchEntries();
       largeSyncCollection.stop();
       await Promise.all([
@@ -638,7 +754,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       await reports.settled();
       await notifyQueue.close();
       await queues.close();
-      if (syncedRollouts !== queues.reconcile) await syncedRollouts.close();
+      for (const queue of reconcileQueues.values()) await queue.close();
       for (const { git } of sources.values()) await git.close();
     },
   };

@@ -18,7 +18,7 @@ import { startDependencyMonitor } from './dependency-monitor.ts';
 import { startPoller, type PollerOptions, type RunningPoller } from './start-poller.ts';
 import { startNotifier, type NotifierOptions, type RunningNotifier } from './start-notifier.ts';
 import { startPromoter, type RunningPromoter } from './start-promoter.ts';
-import { fixedClusterSet, LOCAL_CLUSTER, type ClusterSet } from '../clusters/cluster-set.ts';
+import type { ClusterSet } from '../clusters/cluster-set.ts';
 import { startFleetController, type RunningFleetController } from '../fleet/start-fleet-controller.ts';
 import { startReconciler, type ReconcilerOptions, type RunningReconciler } from './start-reconciler.ts';
 import { startStepRunner, type StartStepRunnerOptions } from './start-step-runner.ts';
@@ -29,6 +29,8 @@ import { SourceRegistry, type SourceEvent } from '../sources/source-registry.ts'
 import { dashboardAccess } from '../server/dashboard/dashboard-access.ts';
 import { configuredPromotions, wireDashboard } from './dashboard-wiring.ts';
 import { readQueueDepths } from '../queue/queue-depths.ts';
+import { ClusterReconcilers } from './cluster-reconcilers.ts';
+import { clusterReadiness } from '../server/dependency-health.ts';
 
 export type ProcessRole = 'all' | 'poller' | 'reconciler';
 
@@ -38,8 +40,13 @@ export interface RunningProcess {
   poller?: RunningPoller;
   /** The first of {@link reconcilers} (rollgate.dev's with the default `controller.groups`). */
   reconciler?: RunningReconciler;
-  /** One per driven group (`controller.groups`), in its order; empty without a reconciler role. */
+  /**
+   * The local cluster's, one per driven group (`controller.groups`), in its order; empty without a
+   * reconciler role. The other clusters' are in {@link clusterReconcilers}.
+   */
   reconcilers: RunningReconciler[];
+  /** Every other cluster's reconcilers, started and stopped as clusters come and go (cluster-reconcilers.ts). */
+  clusterReconcilers?: ClusterReconcilers;
   /** Runs with the reconciler when promotions are configured. */
   promoter?: RunningPromoter;
   /** Runs with the reconciler: sends the notifications of rollout transitions. */
@@ -95,10 +102,21 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
   const metrics = options.metrics ?? defaultMetrics;
   const runsPoller = options.role !== 'reconciler';
   const runsReconciler = options.role !== 'poller';
-  // Every API request of this process's clients, by verb, resource and code (docs/metrics.md).
-  const unobserveKube = observeKubeRequests(runtime.kube.clients.kubeConfig, (observation) =>
-    metrics.observeKubeRequest(observation),
-  );
+  // Every API request of this process's clients, by verb, resource, code and cluster (docs/metrics.md).
+  const unobserved = new Map<string, () => void>();
+  const observeCluster = (name: string, kubeConfig: typeof runtime.kube.clients.kubeConfig): void => {
+    unobserved.get(name)?.();
+    unobserved.set(
+      name,
+      observeKubeRequests(kubeConfig, (observation) => metrics.observeKubeRequest(observation, name)),
+    );
+  };
+  for (const cluster of runtime.clusters.current())
+    observeCluster(cluster.name, cluster.kube.clients.kubeConfig);
+  const unobserveKube = (): void => {
+    for (const stop of unobserved.values()) stop();
+    unobserved.clear();
+  };
   // Secrets before anything starts: an unset one must stop the start, not leave workers running.
   const webhooks = runsPoller ? webhookSecrets(config) : {};
   // One rendering for the process, started at its first use: the poller's sources and the promoter's
@@ -112,6 +130,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
         configured: config.sources,
         clients: runtime.kube.clients,
         controlNamespace: config.kubernetes.stateNamespace,
+        localCluster: runtime.clusters.localName,
         watchNamespace: config.kubernetes.watchNamespace,
         logger,
       })
@@ -161,7 +180,35 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
       check: () => kubernetesReadiness(health.state({ kind: 'kubernetes' }), now(), graceMs),
     },
     ...(runsPoller ? config.sources : []).map((source) => gitReadiness(source.name)),
+    ...runtime.clusters.current().map((cluster) => clusterCheck(cluster.name)),
   ];
+  // Each cluster's state, for information: the local one's failure is the `kubernetes` check's to judge
+  // (as before clusters), and a remote cluster that is down stops only its own work, so no `cluster/…`
+  // check makes the process unready (docs/clusters.md, "Isolation").
+  function clusterCheck(name: string): ReadinessCheck {
+    return {
+      name: `cluster/${name}`,
+      check: () =>
+        clusterReadiness(
+          health.state(
+            name === runtime.clusters.localName ? { kind: 'kubernetes' } : { kind: 'cluster', cluster: name },
+          ),
+        ),
+    };
+  }
+  const unsubscribeClusters = runtime.clusters.subscribe((event) => {
+    const name = `cluster/${event.cluster.name}`;
+    if (event.kind === 'removed') {
+      const at = readiness.findIndex((check) => check.name === name);
+      if (at >= 0) readiness.splice(at, 1);
+      health.forget({ kind: 'cluster', cluster: event.cluster.name });
+      unobserved.get(event.cluster.name)?.();
+      unobserved.delete(event.cluster.name);
+      return;
+    }
+    observeCluster(event.cluster.name, event.cluster.kube.clients.kubeConfig);
+    if (!readiness.some((check) => check.name === name)) readiness.push(clusterCheck(event.cluster.name));
+  });
   // The server reads the list on each /readyz: a source added or removed at run time is in it or out.
   registry?.subscribe((event: SourceEvent) => {
     const name = `git/${event.source.name}`;
@@ -225,6 +272,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
   });
 
   const reconcilers: RunningReconciler[] = [];
+  let clusterReconcilers: ClusterReconcilers | undefined;
   const drivenApis = config.controller.groups.map(drivenApiOf);
   const drivesArgo = drivenApis.some((api) => api.group === 'argoproj.io');
   let poller: RunningPoller | undefined;
@@ -272,6 +320,24 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
             atStart,
           }),
         );
+    // Every other cluster: in the background, each on its own (a cluster that is down never holds the start).
+    if (runsReconciler) {
+      clusterReconcilers = new ClusterReconcilers({
+        clusters: runtime.clusters,
+        apis: drivenApis,
+        installsCrds,
+        logger,
+        start: (cluster, api) =>
+          startReconciler(runtime, {
+            metrics,
+            ...(notify && { onTransition: (t: RolloutTransition) => notify.onTransition(t) }),
+            ...options.reconciler,
+            api,
+            cluster,
+          }),
+      });
+      clusterReconcilers.start();
+    }
     promoter =
       promotions.length > 0
         ? await startPromoter(runtime, promotions, { metrics, atStart, ...(notifier && { notifier }) })
@@ -279,14 +345,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     // The fleet controller runs with the reconciler role; it reads Rollouts in the driven group.
     fleets = runsReconciler
       ? startFleetController({
-          clusters:
-            options.clusters ??
-            fixedClusterSet({
-              name: LOCAL_CLUSTER,
-              origin: 'local',
-              server: runtime.kube.origin,
-              kube: runtime.kube,
-            }),
+          clusters: options.clusters ?? runtime.clusters,
           redis: runtime.redis,
           ...(config.redis.prefix ? { prefix: config.redis.prefix } : {}),
           clock: runtime.clock,
@@ -333,19 +392,30 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     const ownReconcileQueues = reconcilers
       .map((reconciler, index) => ({ queue: reconciler.queue.queue, group: drivenApis[index]!.group }))
       .filter((entry) => queues === undefined || entry.group !== 'rollgate.dev');
+    // The remote clusters' reconcilers, as started when read (clusters come and go).
+    const remoteReconcilers = (): RunningReconciler[] => clusterReconcilers?.started() ?? [];
     if (queues !== undefined || ownReconcileQueues.length > 0)
       metrics.setQueueDepthSource(async () => [
         ...((await queues?.depths()) ?? []),
         // A command sent while Redis is unreachable waits for the reconnect: a scrape would hang with it.
-        ...(runtime.redis.status === 'ready' ? await readQueueDepths(ownReconcileQueues) : []),
+        ...(runtime.redis.status === 'ready'
+          ? await readQueueDepths([
+              ...ownReconcileQueues,
+              // Summed with the local cluster's per queue and group: the installation's work in flight.
+              ...remoteReconcilers().map((r) => ({ queue: r.queue.queue, group: r.group })),
+            ])
+          : []),
       ]);
 
-    // Argo's per-rollout gauges, from what the informers of every driven group hold when scraped.
-    if (reconcilers.length > 0)
-      metrics.setRolloutSource(() => ({
-        rollouts: reconcilers.flatMap((r) => (r.cache.synced('Rollout') ? r.cache.all('Rollout') : [])),
-        runs: reconcilers.flatMap((r) => (r.cache.synced('AnalysisRun') ? r.cache.all('AnalysisRun') : [])),
-      }));
+    // Argo's per-rollout gauges, from what the informers of every driven group and cluster hold when scraped.
+    if (runsReconciler)
+      metrics.setRolloutSource(() =>
+        [...reconcilers, ...remoteReconcilers()].map((r) => ({
+          cluster: r.cluster,
+          rollouts: r.cache.synced('Rollout') ? r.cache.all('Rollout') : [],
+          runs: r.cache.synced('AnalysisRun') ? r.cache.all('AnalysisRun') : [],
+        })),
+      );
 
     detector = await atStart('redis', 'start the Redis-reset detector', () =>
       startRedisResetDetector({
@@ -356,6 +426,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
         onReset: async () => {
           await poller?.enqueueAll();
           for (const reconciler of reconcilers) await reconciler.enqueueAll();
+          for (const reconciler of (await clusterReconcilers?.all()) ?? []) await reconciler.enqueueAll();
           await promoter?.enqueueAll();
         },
       }),
@@ -363,8 +434,10 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
   } catch (err) {
     // A start that fails half-way (refused credentials, say) stops what it started, so the caller can exit.
     registry?.stop();
+    unsubscribeClusters();
     await Promise.all([
       poller?.stop({ force: true }),
+      clusterReconcilers?.stop({ force: true }),
       ...reconcilers.map((reconciler) => reconciler.stop({ force: true })),
       promoter?.stop({ force: true }),
       fleets?.stop({ force: true }),
@@ -378,6 +451,18 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
   const monitor = startDependencyMonitor({
     health,
     clients: runtime.kube.clients,
+    clusters: runtime.clusters,
+    // A cluster back after failing: its sources are polled now, not at their next interval.
+    onClusterBack: (cluster) => {
+      void poller
+        ?.pollCluster(cluster)
+        .catch((err: unknown) =>
+          logger.warn(
+            { cluster, err: (err as Error).message },
+            'could not poll the sources of a cluster back',
+          ),
+        );
+    },
     redis: runtime.redis,
     logger,
     ...(options.dependencyCheckIntervalMs !== undefined
@@ -396,6 +481,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     ...(poller ? { poller } : {}),
     ...(reconcilers[0] ? { reconciler: reconcilers[0] } : {}),
     reconcilers,
+    ...(clusterReconcilers ? { clusterReconcilers } : {}),
     ...(promoter ? { promoter } : {}),
     ...(notifier ? { notifier } : {}),
     ...(fleets ? { fleets } : {}),
@@ -403,6 +489,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
       [
         ...(poller?.workers ?? []),
         ...reconcilers.map((reconciler) => reconciler.worker),
+        ...(clusterReconcilers?.started() ?? []).map((reconciler) => reconciler.worker),
         promoter?.worker,
         fleets?.worker,
         notifier?.worker,
@@ -411,9 +498,11 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
       monitor.stop();
       detector.stop();
       registry?.stop();
+      unsubscribeClusters();
       await http.stop();
       await Promise.all([
         poller?.stop(stopOptions),
+        clusterReconcilers?.stop(stopOptions),
         ...reconcilers.map((reconciler) => reconciler.stop(stopOptions)),
         promoter?.stop(stopOptions),
         fleets?.stop(stopOptions),
@@ -422,7 +511,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
       // The notify queue closes after the reconciler and promoter: their last passes' enqueues are written.
       await notifier?.stop(stopOptions);
       unobserveKube();
-      if (reconcilers.length > 0) metrics.setRolloutSource(undefined);
+      if (runsReconciler) metrics.setRolloutSource(undefined);
       await runtime.close();
     },
   };

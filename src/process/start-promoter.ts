@@ -77,8 +77,29 @@ export async function startPromoter(
   const byName = new Map(promotions.map((p) => [p.spec.name, p]));
   const postedStatuses = new Map<string, string>();
   const refusals = new ForgeRefusals();
-  // The promotion history the dashboard shows: one Event per pull request change, on the source Rollout.
-  const history = new EventRecorder(runtime.kube.clients.core, runtime.clock, log, 'rollgate-promoter');
+  // Each source's Rollouts live in its cluster (`sources[].cluster`, default the local one): a promotion
+  // from staging's cluster to prod's reads the from-side Rollout where staging's source applied it.
+  const clusterOfSource = new Map(
+    config.sources.map((s) => [s.name, s.cluster ?? runtime.clusters.localName] as const),
+  );
+  const clientsOf = (source: string) =>
+    (
+      runtime.clusters.get(clusterOfSource.get(source) ?? runtime.clusters.localName) ??
+      runtime.clusters.local()
+    ).kube.clients;
+  // The promotion history the dashboard shows: one Event per pull request change, on the source Rollout
+  // (in its cluster).
+  const histories = new Map<string, EventRecorder>();
+  const historyOf = (source: string): EventRecorder => {
+    const clients = clientsOf(source);
+    let recorder = histories.get(source);
+    if (recorder === undefined)
+      histories.set(
+        source,
+        (recorder = new EventRecorder(clients.core, runtime.clock, log, 'rollgate-promoter')),
+      );
+    return recorder;
+  };
 
   const worker = startWorker(
     'promote',
@@ -97,7 +118,7 @@ export async function startPromoter(
           promotion.spec,
           { namespace: payload.namespace, name: payload.name },
           {
-            clients: runtime.kube.clients,
+            clients: clientsOf(promotion.spec.fromSource),
             api,
             forge: promotion.forge,
             target: promotion.target,
@@ -108,7 +129,7 @@ export async function startPromoter(
             postedStatuses,
             // A healthy revision that is not Git's (changed in the cluster): a Warning where `kubectl describe` shows it.
             onRefused: (reason) =>
-              void history.record(
+              void historyOf(promotion.spec.fromSource).record(
                 {
                   apiVersion: api.apiVersion,
                   kind: 'Rollout',
@@ -120,7 +141,7 @@ export async function startPromoter(
             onForge: (event, detail) => {
               metrics.promotionPullRequestsTotal.inc({ promotion: payload.promotion, event });
               // Recording never throws (a failure is logged by the recorder); the look does not wait on it.
-              void history.record(
+              void historyOf(promotion.spec.fromSource).record(
                 {
                   apiVersion: api.apiVersion,
                   kind: 'Rollout',
@@ -217,37 +238,62 @@ export async function startPromoter(
 
   const seen = new Map<string, string>();
   const labelSelector = `${SOURCE_LABEL} in (${[...sources].join(',')})`;
+  // The clusters the promotions' sources apply to, each listed and watched on its own connection.
+  const clustersOfSources = [
+    ...new Set([...sources].map((s) => clusterOfSource.get(s) ?? runtime.clusters.localName)),
+  ];
   const enqueueAll = async (): Promise<number> => {
     if (sources.size === 0) return 0;
-    const listed = await listRollouts<WatchedRollout>(
-      runtime.kube.clients,
-      runtime.config.kubernetes.watchNamespace,
-      labelSelector,
-      api,
-    );
+    const listed: Array<{ cluster: string; rollout: WatchedRollout }> = [];
+    for (const cluster of clustersOfSources) {
+      const handle = runtime.clusters.get(cluster);
+      if (handle === undefined) continue;
+      const list = () =>
+        listRollouts<WatchedRollout>(
+          handle.kube.clients,
+          runtime.config.kubernetes.watchNamespace,
+          labelSelector,
+          api,
+        );
+      // A remote cluster that is down holds neither the start nor the other clusters' promotions: its
+      // watch lists again once it answers.
+      const rollouts =
+        cluster === runtime.clusters.localName
+          ? await list()
+          : await list().catch((err: unknown) => {
+              log.warn({ cluster, err: (err as Error).message }, 'could not list the Rollouts of promotions');
+              return [];
+            });
+      listed.push(...rollouts.map((rollout) => ({ cluster, rollout })));
+    }
     // From-sources first, so target Rollouts find the from-side Rollouts they map to.
     const items = listed.sort(
       (a, b) =>
-        Number(!fromSources.has(a.metadata?.labels?.[SOURCE_LABEL] ?? '')) -
-        Number(!fromSources.has(b.metadata?.labels?.[SOURCE_LABEL] ?? '')),
+        Number(!fromSources.has(a.rollout.metadata?.labels?.[SOURCE_LABEL] ?? '')) -
+        Number(!fromSources.has(b.rollout.metadata?.labels?.[SOURCE_LABEL] ?? '')),
     );
     let count = 0;
-    for (const item of items) {
-      seen.set(`${item.metadata?.namespace}/${item.metadata?.name}`, fingerprint(item));
-      count += await enqueueFor(item);
+    for (const { cluster, rollout } of items) {
+      seen.set(`${cluster}/${rollout.metadata?.namespace}/${rollout.metadata?.name}`, fingerprint(rollout));
+      count += await enqueueFor(rollout);
     }
     return count;
   };
 
-  const watch =
-    sources.size > 0 && (options.watch ?? true)
-      ? await watchWithRestart({
-          kubeConfig: runtime.kube.clients.kubeConfig,
+  const watches: Array<{ stop(): void }> = [];
+  if (sources.size > 0 && (options.watch ?? true))
+    for (const cluster of clustersOfSources) {
+      const handle = runtime.clusters.get(cluster);
+      if (handle === undefined) continue;
+      watches.push(
+        await watchWithRestart({
+          kubeConfig: handle.kube.clients.kubeConfig,
           path: watchPathIn(drivenPath(api, 'rollouts'), runtime.config.kubernetes.watchNamespace),
           query: { labelSelector },
           onEvent: (type, rollout: WatchedRollout) => {
             if (type === 'BOOKMARK' || type === 'DELETED') return;
-            const key = `${rollout.metadata?.namespace}/${rollout.metadata?.name}`;
+            // Keyed by cluster too: staging's shop/web and prod's shop/web are two Rollouts.
+            const key = `${cluster}/${rollout.metadata?.namespace}/${rollout.metadata?.name}`;
             const print = fingerprint(rollout);
             if (seen.get(key) === print) return;
             seen.set(key, print);
@@ -255,8 +301,9 @@ export async function startPromoter(
               log.warn({ key, err: (err as Error).message }, 'enqueue from watch failed'),
             );
           },
-        })
-      : undefined;
+        }),
+      );
+    }
   const count = options.atStart
     ? await options.atStart('kubernetes', 'list the Rollouts of promotions', enqueueAll)
     : await enqueueAll().catch((err: unknown) => {
@@ -270,7 +317,7 @@ export async function startPromoter(
     worker,
     enqueueAll,
     async stop(stopOptions) {
-      watch?.stop();
+      for (const watch of watches) watch.stop();
       await worker.stop(stopOptions);
       await queue.close();
     },

@@ -13,7 +13,8 @@ import { rolloutKey } from '../queue/job-payloads.ts';
 import { ReconcileQueue } from '../queue/reconcile-queue.ts';
 import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
 import { RedisWrittenVersions } from '../queue/written-versions.ts';
-import { reconcilePrefixOf } from '../queue/reconcile-prefix.ts';
+import { reconcilePrefixOf, remoteCluster } from '../queue/reconcile-prefix.ts';
+import type { ClusterHandle } from '../clusters/cluster-set.ts';
 import { ROLLGATE_API, drivenPath, type DrivenApi } from '../manifest/driven-api.ts';
 import { metrics as defaultMetrics, type RollgateMetrics } from '../server/metrics.ts';
 import { NAMESPACE_SHARE_REASON, NamespaceShare } from './namespace-share.ts';
@@ -32,6 +33,10 @@ import {
 } from './experiment-jobs.ts';
 
 export interface RunningReconciler {
+  /** The cluster it drives. */
+  cluster: string;
+  /** The API group it drives. */
+  group: DrivenApi['group'];
   queue: ReconcileQueue;
   worker: RunningWorker;
   /** What the informers hold (reconcile passes read it as ReadPolicy allows); empty without watches. */
@@ -47,6 +52,11 @@ export interface ReconcilerOptions {
    * reconciler per group: see {@link startReconciler} for why they share nothing.
    */
   api?: DrivenApi;
+  /**
+   * The cluster whose Rollouts this reconciler drives (default the local one): its clients, informers,
+   * cache and reconcile queue are that cluster's alone (see {@link startReconciler}).
+   */
+  cluster?: ClusterHandle;
   /** Extra reconcile dependencies (router, planner, pass limits) — tests and the demo pass these. */
   reconcile?: Partial<Omit<ReconcileDeps, 'clients' | 'clock' | 'logger'>>;
   /** Watch Rollouts, ReplicaSets and workloadRef Deployments to enqueue on change (default true). */
@@ -259,6 +269,12 @@ interface WatchedObject extends RolloutReferenceSource {
  * reconcile-prefix.ts) and its own cache keeps those keys apart without changing their shape, so the
  * rollgate.dev reconciler (the default) runs exactly as before, and a job never has to say which group
  * it is for.
+ *
+ * Clusters are kept apart the same way: a process serving several clusters calls this once per cluster
+ * and group. A remote cluster's queue lives under `<prefix>.cluster.<name>` (reconcile-prefix.ts), its
+ * informers and cache are its own, its requests go through its own connection (pool and rate limit), and
+ * its worker has its own `workers.concurrency` slots: a cluster that is slow or answers 500 holds only
+ * its own slots, never another cluster's.
  */
 export async function startReconciler(
   runtime: Runtime,
@@ -266,16 +282,23 @@ export async function startReconciler(
 ): Promise<RunningReconciler> {
   const { config, logger, redis } = runtime;
   const api = options.api ?? ROLLGATE_API;
-  const log = logger.child({ component: 'reconciler', ...(api !== ROLLGATE_API && { group: api.group }) });
-  const prefix = reconcilePrefixOf(config.redis.prefix, api.group);
+  const cluster = options.cluster ?? runtime.clusters.local();
+  const remote = remoteCluster(cluster.name, runtime.clusters.localName);
+  const kube = cluster.kube;
+  const log = logger.child({
+    component: 'reconciler',
+    ...(api !== ROLLGATE_API && { group: api.group }),
+    ...(remote && { cluster: cluster.name }),
+  });
+  const prefix = reconcilePrefixOf(config.redis.prefix, api.group, remote);
   const queue = new ReconcileQueue({ connection: redis, prefix });
   const metrics = options.metrics ?? defaultMetrics;
   // Each rollout's router comes from its trafficRouting (none without): the provider table in src/traffic.
-  const routers = options.reconcile?.routers ?? trafficRouterFactory(runtime.kube.clients, log);
+  const routers = options.reconcile?.routers ?? trafficRouterFactory(kube.clients, log);
   // Metric providers with the configured limits: the hosts metrics may reach, the ServiceAccounts a job
   // metric's pod may name; Datadog's, New Relic's and Wavefront's Secrets are read in the state namespace.
   const providers = createClusterMetricProviders(
-    runtime.kube.clients,
+    kube.clients,
     config.analysis,
     config.kubernetes.stateNamespace,
   );
@@ -300,7 +323,7 @@ export async function startReconciler(
           return await standaloneRunJob(
             { namespace: payload.namespace, name: payload.name },
             {
-              clients: runtime.kube.clients,
+              clients: kube.clients,
               clock: runtime.clock,
               logger: log,
               providers,
@@ -311,7 +334,7 @@ export async function startReconciler(
         if (payload.kind === 'experiment')
           return await experimentJob(
             { namespace: payload.namespace, name: payload.name },
-            { clients: runtime.kube.clients, clock: runtime.clock, logger: log, api },
+            { clients: kube.clients, clock: runtime.clock, logger: log, api },
           );
         return await reconcileJob(payload);
       } finally {
@@ -346,7 +369,7 @@ export async function startReconciler(
           api,
           cache,
           writtenVersions,
-          clients: runtime.kube.clients,
+          clients: kube.clients,
           clock: runtime.clock,
           logger: log,
         },
@@ -374,7 +397,7 @@ export async function startReconciler(
     // The informer's Rollouts when it has them (a resync of 10,000 then costs no request), else a list.
     const listed = cache.synced('Rollout')
       ? (cache.all('Rollout') as WatchedObject[])
-      : await listRollouts<WatchedObject>(runtime.kube.clients, namespace, undefined, api);
+      : await listRollouts<WatchedObject>(kube.clients, namespace, undefined, api);
     const items = listed.filter((i) => i.metadata?.name && i.metadata.namespace);
     for (const item of items) references.note(item);
     // Namespaces taken in turn, so a resync does not queue one namespace's thousands before another's.
@@ -400,7 +423,7 @@ export async function startReconciler(
 
   /** The job keys of every Experiment in the watched namespace(s); none when the API has no Experiments. */
   async function listExperimentKeys(): Promise<string[]> {
-    const { custom } = runtime.kube.clients;
+    const { custom } = kube.clients;
     const request = { group: api.group, version: api.version, plural: api.plurals.experiments };
     let list: unknown;
     try {
@@ -430,7 +453,7 @@ export async function startReconciler(
   ): Promise<void> => {
     const enqueues = keysOf !== noKeys;
     const running = await watchWithRestart({
-      kubeConfig: runtime.kube.clients.kubeConfig,
+      kubeConfig: kube.clients.kubeConfig,
       path: watchPathIn(path, namespace),
       query: { ...query, allowWatchBookmarks: 'true' },
       listResourceVersion,
@@ -475,13 +498,7 @@ export async function startReconciler(
   };
 
   if (options.watch ?? true) {
-    const versions = listVersions(
-      runtime.kube.clients,
-      api,
-      namespace,
-      cache,
-      options.listPageSize ?? LIST_PAGE,
-    );
+    const versions = listVersions(kube.clients, api, namespace, cache, options.listPageSize ?? LIST_PAGE);
     const hashed = { labelSelector: OWNED_REPLICASETS_SELECTOR };
     await startWatch(
       drivenPath(api, 'rollouts'),
@@ -532,14 +549,14 @@ export async function startReconciler(
         listVersionOf(
           await kubeCall({ verb: 'list', kind: 'Experiment' }, () =>
             namespace
-              ? runtime.kube.clients.custom.listNamespacedCustomObject({
+              ? kube.clients.custom.listNamespacedCustomObject({
                   group: api.group,
                   version: api.version,
                   namespace,
                   plural: api.plurals.experiments,
                   limit: 1,
                 })
-              : runtime.kube.clients.custom.listClusterCustomObject({
+              : kube.clients.custom.listClusterCustomObject({
                   group: api.group,
                   version: api.version,
                   plural: api.plurals.experiments,
@@ -592,6 +609,8 @@ export async function startReconciler(
   );
 
   return {
+    cluster: cluster.name,
+    group: api.group,
     queue,
     worker,
     cache,

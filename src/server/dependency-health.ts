@@ -2,8 +2,15 @@
 // the rollgate_dependency_up gauge, and the rule that turns it into readiness.
 import type { RollgateMetrics } from './metrics.ts';
 
-/** A dependency: the API server, Redis, or one Git source (by its configured name). */
-export type Dependency = { kind: 'kubernetes' } | { kind: 'redis' } | { kind: 'git'; source: string };
+/**
+ * A dependency: the (local) API server, Redis, one Git source (by its configured name), or the API server
+ * of one remote cluster (by its registered name).
+ */
+export type Dependency =
+  | { kind: 'kubernetes' }
+  | { kind: 'redis' }
+  | { kind: 'git'; source: string }
+  | { kind: 'cluster'; cluster: string };
 
 /** The last thing a dependency's checks or its users saw. */
 export interface DependencyState {
@@ -22,7 +29,12 @@ export interface ReadinessReport {
   blocksReadiness?: boolean;
 }
 
-const keyOf = (d: Dependency): string => (d.kind === 'git' ? `git/${d.source}` : d.kind);
+const keyOf = (d: Dependency): string =>
+  d.kind === 'git' ? `git/${d.source}` : d.kind === 'cluster' ? `cluster/${d.cluster}` : d.kind;
+
+/** The gauge's `source` label: the Git source's or the cluster's name, empty for the others. */
+const nameOf = (d: Dependency): string =>
+  d.kind === 'git' ? d.source : d.kind === 'cluster' ? d.cluster : '';
 
 /** Records up/down per dependency, keeping when it last changed; each record sets the gauge. */
 export class DependencyHealth {
@@ -44,10 +56,7 @@ export class DependencyHealth {
   /** A Git source that went away (its GitSource deleted): no state and no gauge series left for it. */
   forget(dependency: Dependency): void {
     this.states.delete(keyOf(dependency));
-    this.metrics.dependencyUp.remove({
-      dependency: dependency.kind,
-      source: dependency.kind === 'git' ? dependency.source : '',
-    });
+    this.metrics.dependencyUp.remove({ dependency: dependency.kind, source: nameOf(dependency) });
   }
 
   state(dependency: Dependency): DependencyState | undefined {
@@ -66,10 +75,7 @@ export class DependencyHealth {
     const previous = this.states.get(key);
     const since = previous && previous.up === up ? previous.since : this.now();
     this.states.set(key, { up, since, ...(error !== undefined ? { error } : {}) });
-    this.metrics.dependencyUp.set(
-      { dependency: dependency.kind, source: dependency.kind === 'git' ? dependency.source : '' },
-      up ? 1 : 0,
-    );
+    this.metrics.dependencyUp.set({ dependency: dependency.kind, source: nameOf(dependency) }, up ? 1 : 0);
   }
 }
 
@@ -101,4 +107,14 @@ export function kubernetesReadiness(
 /** A Git source's state, for information only: a failing remote never makes the process unready. */
 export function gitSourceReadiness(state: DependencyState): ReadinessReport {
   return state.up ? { ok: true } : { ok: false, blocksReadiness: false, detail: state.error ?? 'failing' };
+}
+
+/**
+ * A cluster's state, for information only: a remote cluster that is down stops its own sources and
+ * rollouts, never the process (the local cluster's failure is judged by {@link kubernetesReadiness}).
+ */
+export function clusterReadiness(state: DependencyState | undefined): ReadinessReport {
+  return state === undefined || state.up
+    ? { ok: true }
+    : { ok: false, blocksReadiness: false, detail: state.error ?? 'unreachable' };
 }

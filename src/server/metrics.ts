@@ -16,8 +16,12 @@ import {
 /** Reads queue depths when Prometheus scrapes (set by the process that owns the queues). */
 export type QueueDepthSource = () => Promise<QueueDepth[]>;
 
-/** The Rollouts and AnalysisRuns the process's informers hold, read when Prometheus scrapes. */
-export type RolloutSource = () => { rollouts: readonly InformedObject[]; runs: readonly InformedObject[] };
+/** The Rollouts and AnalysisRuns the process's informers hold, per cluster, read when Prometheus scrapes. */
+export type RolloutSource = () => ReadonlyArray<{
+  cluster: string;
+  rollouts: readonly InformedObject[];
+  runs: readonly InformedObject[];
+}>;
 
 /** Every metric Rollgate exports; docs/metrics.md documents each name and label. */
 export interface RollgateMetrics {
@@ -61,15 +65,15 @@ export interface RollgateMetrics {
   /** Syncs of a source by result: `synced`, `failed` (synced with problems), `up-to-date`, `older`, `halted`. */
   readonly syncsTotal: Counter<'source' | 'result'>;
   /** API requests of the typed clients by verb, resource and status code (`error`: no answer). */
-  readonly kubeRequestsTotal: Counter<'verb' | 'resource' | 'code'>;
-  /** Duration of one API request by verb and resource, in seconds. */
-  readonly kubeRequestDurationSeconds: Histogram<'verb' | 'resource'>;
+  readonly kubeRequestsTotal: Counter<'verb' | 'resource' | 'code' | 'cluster'>;
+  /** Duration of one API request by verb, resource and cluster, in seconds. */
+  readonly kubeRequestDurationSeconds: Histogram<'verb' | 'resource' | 'cluster'>;
   /** Sets (or clears) where queue depths come from. */
   setQueueDepthSource(source: QueueDepthSource | undefined): void;
   /** Sets (or clears) where the per-rollout gauges (Argo's `rollout_info`, …) come from. */
   setRolloutSource(source: RolloutSource | undefined): void;
-  /** Records one API request (pass to observeKubeRequests). */
-  observeKubeRequest(observation: KubeRequestObservation): void;
+  /** Records one API request to `cluster`'s API server (pass to observeKubeRequests). */
+  observeKubeRequest(observation: KubeRequestObservation, cluster: string): void;
   /** Records a finished job (pass as startWorker's onJobFinished). */
   observeJobFinished(event: JobFinishedEvent): void;
 }
@@ -102,10 +106,13 @@ export function createRollgateMetrics(options: { processMetrics?: boolean } = {}
     if (rolloutSource === undefined) return [];
     const now = Date.now();
     if (rolloutSamples === undefined || now - rolloutSamples.at > ROLLOUT_SAMPLES_REUSE_MS) {
-      const { rollouts, runs } = rolloutSource();
       const byName = new Map<RolloutGaugeName, GaugeSample[]>();
-      for (const sample of rolloutGaugeSamples(rollouts, runs))
-        byName.set(sample.name, [...(byName.get(sample.name) ?? []), sample]);
+      for (const { cluster, rollouts, runs } of rolloutSource())
+        for (const sample of rolloutGaugeSamples(rollouts, runs, cluster)) {
+          let list = byName.get(sample.name);
+          if (list === undefined) byName.set(sample.name, (list = []));
+          list.push(sample);
+        }
       rolloutSamples = { at: now, byName };
     }
     return rolloutSamples.byName.get(name) ?? [];
@@ -123,20 +130,20 @@ export function createRollgateMetrics(options: { processMetrics?: boolean } = {}
       },
     });
 
-  const kubeRequestBounds = new LabelBounds<'verb' | 'resource' | 'code'>({
+  const kubeRequestBounds = new LabelBounds<'verb' | 'resource' | 'code' | 'cluster'>({
     capped: ['resource'],
     maxSeries: MAX_KUBE_REQUEST_SERIES,
   });
   const kubeRequestsTotal = new Counter({
     name: 'rollgate_kube_requests_total',
-    help: 'Kubernetes API requests, by verb, resource and status code (error: no answer).',
-    labelNames: ['verb', 'resource', 'code'] as const,
+    help: 'Kubernetes API requests, by verb, resource, status code (error: no answer) and cluster.',
+    labelNames: ['verb', 'resource', 'code', 'cluster'] as const,
     registers: [registry],
   });
   const kubeRequestDurationSeconds = new Histogram({
     name: 'rollgate_kube_request_duration_seconds',
-    help: 'Duration of one Kubernetes API request, by verb and resource.',
-    labelNames: ['verb', 'resource'] as const,
+    help: 'Duration of one Kubernetes API request, by verb, resource and cluster.',
+    labelNames: ['verb', 'resource', 'cluster'] as const,
     buckets: SECONDS_BUCKETS,
     registers: [registry],
   });
@@ -150,8 +157,9 @@ export function createRollgateMetrics(options: { processMetrics?: boolean } = {}
       if (depthSource === undefined) return;
       const depths = await depthSource();
       this.reset();
+      // Several clusters' reconcile queues report under one (queue, state, group): their jobs add up.
       for (const d of depths)
-        this.set(
+        this.inc(
           { queue: d.queue, state: d.state, ...(d.group !== undefined && { group: d.group }) },
           d.count,
         );
@@ -281,14 +289,15 @@ export function createRollgateMetrics(options: { processMetrics?: boolean } = {}
       rolloutSource = source;
       rolloutSamples = undefined;
     },
-    observeKubeRequest(observation) {
+    observeKubeRequest(observation, cluster) {
       const { verb, resource, code } = kubeRequestBounds.apply({
         verb: observation.verb,
         resource: observation.resource,
         code: observation.code,
+        cluster,
       });
-      kubeRequestsTotal.inc({ verb, resource, code });
-      kubeRequestDurationSeconds.observe({ verb, resource }, observation.seconds);
+      kubeRequestsTotal.inc({ verb, resource, code, cluster });
+      kubeRequestDurationSeconds.observe({ verb, resource, cluster }, observation.seconds);
     },
     observeJobFinished(event) {
       jobsTotal.inc({ queue: event.queue, outcome: event.outcome });

@@ -26,14 +26,18 @@ export const ROLLOUT_GAUGES = {
 
 export type RolloutGaugeName = keyof typeof ROLLOUT_GAUGES;
 
-/** The gauge's label names, in order (namespace and name first, as Argo's). */
+/**
+ * The gauge's label names, in order (namespace and name first, as Argo's; then `cluster`, Rollgate's: the
+ * cluster the object lives in, as `sources[].cluster` names it, so one Rollgate serving a fleet exports
+ * `shop/web` of each cluster as its own series).
+ */
 export const ROLLOUT_GAUGE_LABELS: Record<RolloutGaugeName, readonly string[]> = {
-  rollout_info: ['namespace', 'name', 'strategy', 'traffic_router', 'phase'],
-  rollout_info_replicas_available: ['namespace', 'name'],
-  rollout_info_replicas_unavailable: ['namespace', 'name'],
-  rollout_info_replicas_desired: ['namespace', 'name'],
-  rollout_info_replicas_updated: ['namespace', 'name'],
-  analysis_run_info: ['namespace', 'name', 'phase'],
+  rollout_info: ['namespace', 'name', 'strategy', 'traffic_router', 'phase', 'cluster'],
+  rollout_info_replicas_available: ['namespace', 'name', 'cluster'],
+  rollout_info_replicas_unavailable: ['namespace', 'name', 'cluster'],
+  rollout_info_replicas_desired: ['namespace', 'name', 'cluster'],
+  rollout_info_replicas_updated: ['namespace', 'name', 'cluster'],
+  analysis_run_info: ['namespace', 'name', 'phase', 'cluster'],
 };
 
 type Json = Record<string, unknown>;
@@ -97,6 +101,7 @@ export function rolloutMetricPhase(status: Json | undefined): string {
 export function rolloutGaugeSamples(
   rollouts: readonly InformedObject[],
   runs: readonly InformedObject[],
+  cluster: string,
 ): GaugeSample[] {
   const samples: GaugeSample[] = [];
   for (const rollout of rollouts) {
@@ -105,13 +110,20 @@ export function rolloutGaugeSamples(
     const spec = record(rollout.spec);
     const status = record(rollout.status);
     const { strategy, router } = strategyAndRouter(spec);
-    const id = { namespace, name };
+    const id = { namespace, name, cluster };
     const replicas = count(status?.replicas);
     const available = count(status?.availableReplicas);
     samples.push(
       {
         name: 'rollout_info',
-        labels: { ...id, strategy, traffic_router: router, phase: rolloutMetricPhase(status) },
+        labels: {
+          namespace,
+          name,
+          strategy,
+          traffic_router: router,
+          phase: rolloutMetricPhase(status),
+          cluster,
+        },
         value: 1,
       },
       { name: 'rollout_info_replicas_available', labels: id, value: available },
@@ -130,7 +142,7 @@ export function rolloutGaugeSamples(
     const phase = record(run.status)?.phase;
     samples.push({
       name: 'analysis_run_info',
-      labels: { namespace, name, phase: typeof phase === 'string' ? phase : '' },
+      labels: { namespace, name, phase: typeof phase === 'string' ? phase : '', cluster },
       value: 1,
     });
   }

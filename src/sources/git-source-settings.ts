@@ -1,4 +1,5 @@
 // A GitSource object → the settings of its source (the SourceConfig shape), or the problems that keep it from running. Pure.
+import { LOCAL_CLUSTER } from '../clusters/cluster-set.ts';
 import type { SourceConfig } from '../config/index.ts';
 import { MIN_INLINE_SECRET_LENGTH } from '../config/schema.ts';
 import { isDuration, parseDuration } from '../manifest/duration.ts';
@@ -65,6 +66,8 @@ export type GitSourceReading = ParsedGitSource | RefusedGitSource;
 export interface GitSourceContext {
   /** kubernetes.stateNamespace: objects here are written by platform admins and may widen their scope. */
   controlNamespace: string;
+  /** The local cluster's name (a tenant's GitSource may target no other); default `in-cluster`. */
+  localCluster?: string;
 }
 
 /** The internal name of an object source; config names are DNS labels (no dot), so the two never meet. */
@@ -236,6 +239,13 @@ function tenancyProblems(spec: GitSourceSpec, namespace: string, context: GitSou
   const refuse = (field: string, message: string): void => {
     problems.push({ reason: 'ScopeNotAllowed', field, message });
   };
+  // A tenant's namespace is a namespace of the local cluster: its GitSource may not write to another cluster,
+  // where the same namespace name may belong to someone else.
+  if (spec.cluster !== undefined && spec.cluster !== (context.localCluster ?? LOCAL_CLUSTER))
+    refuse(
+      'spec.cluster',
+      `a GitSource outside ${context.controlNamespace} applies to the local cluster only (asked for ${spec.cluster})`,
+    );
   const outside = (spec.scope?.namespaces ?? []).filter((ns) => ns !== namespace);
   if (outside.length > 0)
     refuse(
@@ -263,6 +273,7 @@ function settingsOf(spec: GitSourceSpec, source: string, namespace: string): Sou
     url: spec.url,
     branch: spec.ref?.branch ?? 'main',
     path: spec.path ?? '.',
+    ...(spec.cluster !== undefined ? { cluster: spec.cluster } : {}),
     interval: spec.interval ?? '30s',
     namespace,
     prune: spec.prune ?? false,

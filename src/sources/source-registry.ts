@@ -57,6 +57,8 @@ export interface SourceRegistryOptions {
   clients?: KubeClients;
   /** kubernetes.stateNamespace (the tenancy rule's control namespace). */
   controlNamespace: string;
+  /** The local cluster's name: a tenant's GitSource may target no other (default `in-cluster`). */
+  localCluster?: string;
   /** kubernetes.watchNamespace: only this namespace's objects ('' for every namespace). */
   watchNamespace?: string;
   logger?: Logger;
@@ -290,7 +292,10 @@ export class SourceRegistry {
   /** Reads the object again when its spec, deletion or finalizers changed (or `force`), and tells the listeners. */
   private async look(object: Record<string, unknown>, force: boolean): Promise<void> {
     if (this.stopped) return;
-    const reading = readGitSource(object, { controlNamespace: this.options.controlNamespace });
+    const reading = readGitSource(object, {
+      controlNamespace: this.options.controlNamespace,
+      ...(this.options.localCluster !== undefined && { localCluster: this.options.localCluster }),
+    });
     const source = reading.source;
     const key = lookKey(object);
     const before = this.entries.get(source);

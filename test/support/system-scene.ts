@@ -12,7 +12,7 @@ import { configSchema, type RollgateConfig } from '../../src/config/index.ts';
 import { serveGitRepositories, type GitServer } from '../../src/git/smart-http-server.ts';
 import { createKubeClients, toPlainObject, type KubeClients } from '../../src/kube/client.ts';
 import { createLogger, silentLogger, type Logger } from '../../src/log/logger.ts';
-import { openRuntime, type Runtime } from '../../src/process/runtime.ts';
+import { openRuntime, type Runtime, type RuntimeOverrides } from '../../src/process/runtime.ts';
 import {
   startProcess,
   type RunningProcess,
@@ -77,6 +77,8 @@ export interface RollgateStartOptions {
   processMetrics?: boolean;
   /** More of startProcess's options. */
   start?: Omit<StartProcessOptions, 'role' | 'metrics'>;
+  /** The clusters it serves, built around the scene's (local) connection; default that one alone. */
+  clusters?: RuntimeOverrides['clusters'];
 }
 
 export interface RuntimeOpenOptions {
@@ -84,6 +86,7 @@ export interface RuntimeOpenOptions {
   config?: RollgateConfig;
   logger?: Logger;
   kubeConfig?: KubeConfig;
+  clusters?: RuntimeOverrides['clusters'];
 }
 
 /** A Rollgate started by the scene in this process. */
@@ -312,6 +315,7 @@ async function compose(
           ? (reach.getCurrentCluster()?.server ?? '')
           : (sandbox?.url ?? kubeConfig.getCurrentCluster()?.server ?? ''),
       },
+      ...(open.clusters ? { clusters: open.clusters } : {}),
     });
     defer(() => runtime.close());
     return runtime;
@@ -326,6 +330,7 @@ async function compose(
           config,
           ...(start.logger ? { logger: start.logger } : {}),
           ...(start.kubeConfig ? { kubeConfig: start.kubeConfig } : {}),
+          ...(start.clusters ? { clusters: start.clusters } : {}),
         });
     if (start.loadedConfig) defer(() => runtime.close());
     const metrics = createRollgateMetrics(start.processMetrics === false ? { processMetrics: false } : {});

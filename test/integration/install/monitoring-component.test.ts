@@ -115,8 +115,8 @@ describe('the PrometheusRule', () => {
   });
 
   it('fires each alert on the series that should fire it, and only then (promtool test rules)', async () => {
-    const rollout = (name: string, phase: string, pod: string) =>
-      `rollout_info{namespace="shop",name="${name}",strategy="canary",traffic_router="",phase="${phase}",pod="${pod}"}`;
+    const rollout = (name: string, phase: string, pod: string, cluster = 'in-cluster') =>
+      `rollout_info{namespace="shop",name="${name}",strategy="canary",traffic_router="",phase="${phase}",cluster="${cluster}",pod="${pod}"}`;
     const tests = {
       rule_files: [rulesFile],
       evaluation_interval: '1m',
@@ -128,6 +128,8 @@ describe('the PrometheusRule', () => {
             { series: rollout('cart', 'Abort', 'a'), values: '1x10' },
             { series: rollout('cart', 'Abort', 'b'), values: '1x10' },
             { series: rollout('web', 'Paused', 'a'), values: '1x10' },
+            // shop/cart of another cluster, aborted too: an alert of its own, naming its cluster.
+            { series: rollout('cart', 'Abort', 'a', 'eu-west'), values: '1x10' },
             { series: rollout('api', 'Completed', 'a'), values: '1x10' },
             // Degraded for only 3 minutes: under the 5 minutes it takes to alert.
             { series: rollout('blip', 'Timeout', 'a'), values: '1x3 stale' },
@@ -148,14 +150,20 @@ describe('the PrometheusRule', () => {
               eval_time: '6m',
               alertname: 'RollgateRolloutDegraded',
               exp_alerts: [
-                {
-                  exp_labels: { severity: 'warning', namespace: 'shop', name: 'cart', phase: 'Abort' },
+                ...['in-cluster', 'eu-west'].map((cluster) => ({
+                  exp_labels: {
+                    severity: 'warning',
+                    cluster,
+                    namespace: 'shop',
+                    name: 'cart',
+                    phase: 'Abort',
+                  },
                   exp_annotations: {
-                    summary: 'Rollout shop/cart is Abort',
+                    summary: `Rollout shop/cart in cluster ${cluster} is Abort`,
                     description:
                       'The rollout stopped short of its new revision (Abort); `rollgate get rollout cart -n shop` says why.',
                   },
-                },
+                })),
               ],
             },
             {

@@ -66,32 +66,44 @@ describe('/metrics of a running Rollgate', () => {
   it("serves Argo Rollouts' rollout_info and replica gauges for each rollout, as Argo names them", async () => {
     const text = await eventually('the gauges to show the paused canary', async () => {
       const t = await scrape();
-      return t.includes('rollout_info_replicas_updated{namespace="default",name="web"} 2') ? t : undefined;
+      return t.includes(
+        'rollout_info_replicas_updated{namespace="default",name="web",cluster="in-cluster"} 2',
+      )
+        ? t
+        : undefined;
     });
     expect(text).toContain('# TYPE rollout_info gauge');
     expect(text).toContain(
-      'rollout_info{namespace="default",name="web",strategy="canary",traffic_router="",phase="Paused"} 1',
+      'rollout_info{namespace="default",name="web",strategy="canary",traffic_router="",phase="Paused",cluster="in-cluster"} 1',
     );
     expect(text).toContain(
-      'rollout_info{namespace="default",name="api",strategy="canary",traffic_router="",phase="Completed"} 1',
+      'rollout_info{namespace="default",name="api",strategy="canary",traffic_router="",phase="Completed",cluster="in-cluster"} 1',
     );
-    expect(text).toContain('rollout_info_replicas_desired{namespace="default",name="web"} 4');
-    expect(text).toContain('rollout_info_replicas_desired{namespace="default",name="api"} 2');
-    expect(text).toContain('rollout_info_replicas_available{namespace="default",name="api"} 2');
-    expect(text).toContain('rollout_info_replicas_unavailable{namespace="default",name="api"} 0');
+    expect(text).toContain(
+      'rollout_info_replicas_desired{namespace="default",name="web",cluster="in-cluster"} 4',
+    );
+    expect(text).toContain(
+      'rollout_info_replicas_desired{namespace="default",name="api",cluster="in-cluster"} 2',
+    );
+    expect(text).toContain(
+      'rollout_info_replicas_available{namespace="default",name="api",cluster="in-cluster"} 2',
+    );
+    expect(text).toContain(
+      'rollout_info_replicas_unavailable{namespace="default",name="api",cluster="in-cluster"} 0',
+    );
   });
 
   it('counts its API requests by verb, resource and status code, with their durations', async () => {
     const text = await scrape();
     // One ReplicaSet per revision of each rollout was created: web twice, api once.
     expect(text).toMatch(
-      /rollgate_kube_requests_total\{verb="create",resource="replicasets\.apps",code="201"\} 3\n/,
+      /rollgate_kube_requests_total\{verb="create",resource="replicasets\.apps",code="201",cluster="in-cluster"\} 3\n/,
     );
     expect(text).toMatch(
-      /rollgate_kube_requests_total\{verb="update",resource="rollouts\.rollgate\.dev\/status",code="200"\} \d+/,
+      /rollgate_kube_requests_total\{verb="update",resource="rollouts\.rollgate\.dev\/status",code="200",cluster="in-cluster"\} \d+/,
     );
     expect(text).toMatch(
-      /rollgate_kube_request_duration_seconds_count\{verb="create",resource="replicasets\.apps"\} 3\n/,
+      /rollgate_kube_request_duration_seconds_count\{verb="create",resource="replicasets\.apps",cluster="in-cluster"\} 3\n/,
     );
   });
 

@@ -147,7 +147,19 @@ describe('readGitSource', () => {
       reason: 'ScopeNotAllowed',
       field: 'spec.scope.kinds.allow',
     },
+    {
+      name: 'a tenant applying to another cluster',
+      spec: { url: 'https://x/y.git', cluster: 'eu-west' },
+      reason: 'ScopeNotAllowed',
+      field: 'spec.cluster',
+    },
   ];
+  it('lets a GitSource of the control namespace target another cluster, and a tenant the local one', () => {
+    const admin = read(object({ url: 'https://x/y.git', cluster: 'eu-west' }, { namespace: CONTROL }));
+    expect(admin.ok && admin.settings.cluster).toBe('eu-west');
+    const tenant = read(object({ url: 'https://x/y.git', cluster: 'in-cluster' }));
+    expect(tenant.ok && tenant.settings.cluster).toBe('in-cluster');
+  });
   for (const row of refusals)
     it(`refuses ${row.name}, naming ${row.field} (${row.reason})`, () => {
       const reading = read(object(row.spec, row.namespace ? { namespace: row.namespace } : {}));
