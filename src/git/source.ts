@@ -551,6 +551,28 @@ export class GitSource {
     });
   }
 
+  /**
+   * The text of `path` (repository-relative) at `commit` (fetched before), from the cache; no network.
+   * Undefined when the file did not exist then or the commit is not in the cache: what a fleet's hold
+   * reads to apply a Rollout at the revision released to this cluster (src/sync/held-rollouts.ts).
+   */
+  async readFileAt(commit: string, path: string): Promise<string | undefined> {
+    return this.exclusive(async () => {
+      try {
+        const { blob } = await git.readBlob({
+          fs: readSnapshotFs(),
+          gitdir: this.gitdir,
+          oid: commit,
+          filepath: path,
+          cache: this.cache,
+        });
+        return new TextDecoder().decode(blob);
+      } catch {
+        return undefined;
+      }
+    });
+  }
+
   /** Per-object changes between two commits under the source's path (see {@link diffReport}). */
   async diff(from: string | undefined, to: string): Promise<ManifestChange[]> {
     return (await this.diffReport(from, to)).changes;

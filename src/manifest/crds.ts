@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { analysisRunSchema, analysisTemplateSchema, clusterAnalysisTemplateSchema } from './analysis.ts';
 import { ARGO_API_GROUP, ROLLGATE_API_GROUP } from './api-version.ts';
 import { experimentSchema } from './experiment.ts';
+import { fleetSchema } from './fleet.ts';
 import { gitSourceSchema } from './git-source.ts';
 import { declaredRolloutSchema } from './rollout.ts';
 import { toStructuralSchema, type SchemaNode } from './structural-schema.ts';
@@ -164,6 +165,45 @@ export const CRD_DEFINITIONS: readonly CrdDefinition[] = [
       },
     ],
   },
+  {
+    kind: 'Fleet',
+    plural: 'fleets',
+    singular: 'fleet',
+    shortNames: ['flt'],
+    scope: 'Namespaced',
+    schema: fleetSchema,
+    hasStatus: true,
+    rollgateOnly: true,
+    description: 'Fleet: one Rollout walked across many clusters in waves (docs/fleets.md).',
+    columns: [
+      {
+        name: 'Phase',
+        type: 'string',
+        jsonPath: '.status.phase',
+        description: 'Progressing, Healthy, Waiting, Stopped or Invalid',
+      },
+      {
+        name: 'Wave',
+        type: 'integer',
+        jsonPath: '.status.currentWave',
+        description: 'Index of the wave being walked',
+      },
+      {
+        name: 'Revision',
+        type: 'string',
+        jsonPath: '.status.shortRevision',
+        description: 'The Git commit being walked',
+      },
+      AGE,
+      {
+        name: 'Message',
+        type: 'string',
+        jsonPath: '.status.message',
+        description: 'Where the fleet is',
+        priority: 1,
+      },
+    ],
+  },
 ];
 
 /**
@@ -221,7 +261,7 @@ export function crdName(
 
 /**
  * The CustomResourceDefinition objects (apiextensions.k8s.io/v1) for Rollout, AnalysisTemplate,
- * ClusterAnalysisTemplate, AnalysisRun and GitSource in {@link ROLLGATE_API_GROUP}, ready to apply.
+ * ClusterAnalysisTemplate, AnalysisRun, Experiment, GitSource and Fleet in {@link ROLLGATE_API_GROUP}, ready to apply.
  */
 export function rollgateCrds(): object[] {
   return crdsInGroup(ROLLGATE_API_GROUP);

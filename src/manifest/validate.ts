@@ -4,6 +4,8 @@ import { analysisRunSchema, analysisTemplateSchema, clusterAnalysisTemplateSchem
 import { checkAnalysisSpec } from './analysis-checks.ts';
 import { experimentSchema, type Experiment } from './experiment.ts';
 import { checkExperiment } from './experiment-checks.ts';
+import { fleetSchema, type FleetObject } from './fleet.ts';
+import { checkFleet } from './fleet-checks.ts';
 import { checkGeneratedNameReferences } from './generated-name-references.ts';
 import { checkNestedTemplateRefs, templateRefGraph, type TemplateRefGraph } from './nested-template-refs.ts';
 import { ARGO_API_VERSION, ROLLGATE_API_VERSION } from './api-version.ts';
@@ -34,6 +36,7 @@ export const VALIDATED_KINDS = [
   'ClusterAnalysisTemplate',
   'AnalysisRun',
   'Experiment',
+  'Fleet',
 ] as const;
 export type ValidatedKind = (typeof VALIDATED_KINDS)[number];
 
@@ -41,6 +44,8 @@ const GROUPS = new Set([ARGO_API_VERSION.split('/')[0], ROLLGATE_API_VERSION.spl
 
 /** True when the object is one of {@link VALIDATED_KINDS} in the Argo or Rollgate API group. */
 export function isValidatedKind(obj: { apiVersion: string; kind: string }): boolean {
+  // A Fleet is Rollgate's own kind: argoproj.io has none.
+  if (obj.kind === 'Fleet') return obj.apiVersion.split('/')[0] === ROLLGATE_API_VERSION.split('/')[0];
   return (
     GROUPS.has(obj.apiVersion.split('/')[0]) && (VALIDATED_KINDS as readonly string[]).includes(obj.kind)
   );
@@ -84,6 +89,7 @@ const SCHEMAS: Record<ValidatedKind, z.ZodType> = {
   ClusterAnalysisTemplate: clusterAnalysisTemplateSchema,
   AnalysisRun: analysisRunSchema.extend({ metadata: generatableObjectMetaSchema }),
   Experiment: experimentSchema.extend({ metadata: generatableObjectMetaSchema }),
+  Fleet: fleetSchema,
 };
 
 // What the API server accepts as generateName: the start of a DNS subdomain (it appends 5 characters).
@@ -108,7 +114,7 @@ export function validateObject(
     sink.error([], `kind ${obj.kind} (${obj.apiVersion}) is not a kind Rollgate validates`);
   } else {
     if (kind === 'Rollout') checkUnsupportedRolloutFields(obj.value, sink);
-    else if (kind !== 'Experiment') checkUnsupportedAnalysisFields(obj.value, sink);
+    else if (kind !== 'Experiment' && kind !== 'Fleet') checkUnsupportedAnalysisFields(obj.value, sink);
     const result = schema.safeParse(obj.value, { reportInput: true, error: issueMessage });
     if (result.success) {
       for (const path of unknownFields(schema, obj.value)) {
@@ -118,11 +124,13 @@ export function validateObject(
       checkObjectLabels((obj.value as { metadata?: unknown }).metadata, ['metadata'], sink);
       if (kind === 'Rollout') checkRollout(result.data as DeclaredRollout, sink, context);
       else if (kind === 'Experiment') checkExperiment(result.data as Experiment, sink, context);
+      else if (kind === 'Fleet') checkFleet(result.data as FleetObject, sink);
       else checkAnalysisSpec((result.data as z.infer<typeof analysisTemplateSchema>).spec, sink);
       if (
         kind !== 'Rollout' &&
         kind !== 'AnalysisRun' &&
         kind !== 'Experiment' &&
+        kind !== 'Fleet' &&
         context.templateRefs !== undefined
       )
         checkNestedTemplateRefs(

@@ -33,6 +33,7 @@ import {
   checkDrift,
   checkSource,
   recheckHeldPrunes,
+  recheckHeldRollouts,
   syncSource,
   type SourceSyncDeps,
 } from '../sync/source-sync.ts';
@@ -44,6 +45,8 @@ import { subscribeEntriesOf } from '../notify/subscriptions.ts';
 import { POLL_STATE_MAX_AGE_MS } from '../sync/source-sync.ts';
 import { pruneInventory } from '../sync/source-removal.ts';
 import type { Runtime } from './runtime.ts';
+import { FleetRolloutHolds } from '../fleet/fleet-rollout-holds.ts';
+import { HeldSources } from '../queue/held-sources.ts';
 import type { StartStepRunner } from './start-step-runner.ts';
 import { NotifyQueue } from '../queue/notify-queue.ts';
 import { LargeSyncCollection, type LargeSyncCollectionOptions } from './large-sync-collection.ts';
@@ -236,6 +239,18 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   // passes its own graph, checked on every wait).
   const dependencyGraph = (): Map<string, readonly string[]> =>
     new Map(registry.current().map((s) => [s.name, s.settings.dependsOn ?? []]));
+  // Fleets hold a Rollout back in the clusters of waves not opened yet (docs/fleets.md): one reader of
+  // the local cluster's Fleets per target cluster (what each fleet released there).
+  const heldSources = new HeldSources(redis, config.redis.prefix);
+  const holdsByCluster = new Map<string, FleetRolloutHolds>();
+  const holdsFor = (cluster: string): FleetRolloutHolds => {
+    let holds = holdsByCluster.get(cluster);
+    if (holds === undefined) {
+      holds = new FleetRolloutHolds({ local: runtime.clusters.local().kube.clients, cluster, heldSources });
+      holdsByCluster.set(cluster, holds);
+    }
+    return holds;
+  };
 
   // Found once, at the first source that renders (the version is logged and shown in each source's
   // status), and shared by every source, those added later included.
@@ -327,6 +342,7 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       witness,
       applyConcurrency: config.git.applyConcurrency,
       syncTimeoutMs: parseDuration(source.syncTimeout),
+      holds: holdsFor(handle.name),
     };
     return { config: source, cluster, git, deps };
   };
@@ -462,6 +478,9 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
       // the ReplicaSet that held one scales to 0 with no new commit (a canary finished).
       if (deps.prune && (check.status?.pendingPrune?.length ?? 0) > 0)
         await withSourceLock(source, () => recheckHeldPrunes(deps));
+      // Rollouts a fleet held are looked at again too: opening their wave wakes the source with a poll.
+      if ((check.status?.heldRollouts?.length ?? 0) > 0)
+        await withSourceLock(source, () => recheckHeldRollouts(deps));
       const every = options.driftCheckEveryMs ?? driftEvery;
       const last = lastDriftCheck.get(source) ?? 0;
       if (clock.now().getTime() - last >= every) {

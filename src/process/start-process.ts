@@ -18,6 +18,8 @@ import { startDependencyMonitor } from './dependency-monitor.ts';
 import { startPoller, type PollerOptions, type RunningPoller } from './start-poller.ts';
 import { startNotifier, type NotifierOptions, type RunningNotifier } from './start-notifier.ts';
 import { startPromoter, type RunningPromoter } from './start-promoter.ts';
+import type { ClusterSet } from '../clusters/cluster-set.ts';
+import { startFleetController, type RunningFleetController } from '../fleet/start-fleet-controller.ts';
 import { startReconciler, type ReconcilerOptions, type RunningReconciler } from './start-reconciler.ts';
 import { startStepRunner, type StartStepRunnerOptions } from './start-step-runner.ts';
 import type { UnfinishedJob } from '../queue/start-worker.ts';
@@ -49,6 +51,8 @@ export interface RunningProcess {
   promoter?: RunningPromoter;
   /** Runs with the reconciler: sends the notifications of rollout transitions. */
   notifier?: RunningNotifier;
+  /** Runs with the reconciler: walks Fleets across the clusters (docs/fleets.md). */
+  fleets?: RunningFleetController;
   /** What the process knows of the API server, Redis and its Git sources (for /readyz and metrics). */
   health: DependencyHealth;
   /** Graceful: stop taking work, finish current jobs, close connections. */
@@ -73,6 +77,13 @@ export interface StartProcessOptions {
   dependencyCheckIntervalMs?: number;
   /** How long the API server may fail before /readyz turns 503 (default 60 s; see docs/metrics.md). */
   kubernetesGraceMs?: number;
+  /**
+   * The clusters a Fleet walks (default: the local one only, as `in-cluster`). Registered clusters come
+   * from the cluster registry once it is wired; tests pass a fixed set of sandboxes.
+   */
+  clusters?: ClusterSet;
+  /** How often the fleet controller lists the Fleets (default 10 s). */
+  fleetResyncMs?: number;
 }
 
 /** Redis must answer a start's PING within this time, or the attempt counts as failed. */
@@ -266,6 +277,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
   const drivesArgo = drivenApis.some((api) => api.group === 'argoproj.io');
   let poller: RunningPoller | undefined;
   let promoter: RunningPromoter | undefined;
+  let fleets: RunningFleetController | undefined;
   let notifier: RunningNotifier | undefined;
   let detector: RedisResetDetector;
   try {
@@ -330,6 +342,22 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
       promotions.length > 0
         ? await startPromoter(runtime, promotions, { metrics, atStart, ...(notifier && { notifier }) })
         : undefined;
+    // The fleet controller runs with the reconciler role; it reads Rollouts in the driven group.
+    fleets = runsReconciler
+      ? startFleetController({
+          clusters: options.clusters ?? runtime.clusters,
+          redis: runtime.redis,
+          ...(config.redis.prefix ? { prefix: config.redis.prefix } : {}),
+          clock: runtime.clock,
+          logger,
+          rolloutApi: {
+            group: drivenApis[0]!.group,
+            version: drivenApis[0]!.version,
+            plural: drivenApis[0]!.plurals.rollouts,
+          },
+          ...(options.fleetResyncMs !== undefined ? { resyncMs: options.fleetResyncMs } : {}),
+        })
+      : undefined;
     if (registry) {
       await registry.start();
       for (const name of registry.current().map((s) => s.name))
@@ -412,6 +440,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
       clusterReconcilers?.stop({ force: true }),
       ...reconcilers.map((reconciler) => reconciler.stop({ force: true })),
       promoter?.stop({ force: true }),
+      fleets?.stop({ force: true }),
       notifier?.stop({ force: true }),
       http.stop(),
     ]);
@@ -455,12 +484,14 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     ...(clusterReconcilers ? { clusterReconcilers } : {}),
     ...(promoter ? { promoter } : {}),
     ...(notifier ? { notifier } : {}),
+    ...(fleets ? { fleets } : {}),
     unfinishedJobs: () =>
       [
         ...(poller?.workers ?? []),
         ...reconcilers.map((reconciler) => reconciler.worker),
         ...(clusterReconcilers?.started() ?? []).map((reconciler) => reconciler.worker),
         promoter?.worker,
+        fleets?.worker,
         notifier?.worker,
       ].flatMap((w) => w?.unfinished() ?? []),
     async stop(stopOptions) {
@@ -474,6 +505,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
         clusterReconcilers?.stop(stopOptions),
         ...reconcilers.map((reconciler) => reconciler.stop(stopOptions)),
         promoter?.stop(stopOptions),
+        fleets?.stop(stopOptions),
         notifier?.worker.stop(stopOptions),
       ]);
       // The notify queue closes after the reconciler and promoter: their last passes' enqueues are written.

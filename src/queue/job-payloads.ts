@@ -83,6 +83,14 @@ export const reconcilePayloadSchema = z.object({
 });
 export type ReconcilePayload = z.infer<typeof reconcilePayloadSchema>;
 
+/** A fleet job: one pass of the fleet planner over one Fleet of the local cluster. */
+export const fleetPayloadSchema = z.object({
+  v: z.literal(1),
+  namespace: dnsLabel,
+  name: objectName,
+});
+export type FleetPayload = z.infer<typeof fleetPayloadSchema>;
+
 /** Why a poll was asked for. */
 export const pollReasonSchema = z.enum(['schedule', 'webhook', 'start']);
 export type PollReason = z.infer<typeof pollReasonSchema>;
@@ -241,6 +249,7 @@ export interface PayloadByQueue {
   reconcile: ReconcilePayload;
   promote: PromotePayload;
   notify: NotifyPayload;
+  fleet: FleetPayload;
 }
 
 const schemas: { [N in QueueName]: z.ZodType<PayloadByQueue[N]> } = {
@@ -249,6 +258,7 @@ const schemas: { [N in QueueName]: z.ZodType<PayloadByQueue[N]> } = {
   reconcile: reconcilePayloadSchema,
   promote: promotePayloadSchema,
   notify: notifyPayloadSchema,
+  fleet: fleetPayloadSchema,
 };
 
 /** Validates a job's data read from Redis; throws InvalidJobPayloadError when it is not a payload of `queue`. */

@@ -7,6 +7,7 @@ import { silentLogger, type Logger } from '../log/logger.ts';
 import type { EnqueueResult } from './deduplicated-enqueue.ts';
 import { parseJobPayload, reconcileJobKey, type PayloadByQueue } from './job-payloads.ts';
 import type { JobOutcome, JobOutcomeLabel } from './job-outcome.ts';
+import { FleetQueue } from './fleet-queue.ts';
 import { PollQueue } from './poll-queue.ts';
 import { NotifyQueue } from './notify-queue.ts';
 import { PromoteQueue } from './promote-queue.ts';
@@ -170,6 +171,13 @@ const PRODUCERS: { [N in QueueName]: (base: ProducerBase) => Producer<N> } = {
           { promotion: p.promotion, namespace: p.namespace, name: p.name },
           { delayMs: afterMs, wakeUp: true },
         ),
+      close: () => q.close(),
+    };
+  },
+  fleet: (base) => {
+    const q = new FleetQueue(base);
+    return {
+      requeue: (p, afterMs) => q.enqueue(p, { delayMs: afterMs, wakeUp: true }),
       close: () => q.close(),
     };
   },

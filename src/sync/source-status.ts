@@ -39,6 +39,24 @@ const heldPruneSchema = z.object({
 });
 export type HeldPrune = z.infer<typeof heldPruneSchema>;
 
+/** A Rollout a fleet holds back in this source's cluster: see {@link SourceStatus.heldRollouts}. */
+export const heldRolloutSchema = z.object({
+  /** The Rollout's inventory-style key (`Rollout/<namespace>/<name>` as the diff names it). */
+  key: z.string(),
+  file: z.string(),
+  namespace: z.string().optional(),
+  name: z.string(),
+  /** The Fleet (`<namespace>/<name>`) and the wave whose opening releases the newer revision here. */
+  fleet: z.string(),
+  wave: z.string(),
+  /** The commit the Rollout is applied at instead of the synced one; absent: none released yet. */
+  revision: z.string().optional(),
+  /** The synced commit whose Rollout waits. */
+  waiting: z.string(),
+  message: z.string(),
+});
+export type HeldRollout = z.infer<typeof heldRolloutSchema>;
+
 /**
  * What a platform team sees about a source. `commit`, `lastSyncedAt` and `problems` always describe the
  * last sync that happened, whatever the phase says about the last attempt.
@@ -87,6 +105,12 @@ export const sourceStatusSchema = z.object({
    * until the branch moves to another commit.
    */
   halted: z.object({ commit: z.string(), reason: z.string() }).optional(),
+  /**
+   * Rollouts a Fleet holds in this cluster (docs/fleets.md): applied at the revision the fleet released
+   * here, not at `commit`, until the fleet opens the cluster's wave. The other objects of the commit are
+   * applied as usual.
+   */
+  heldRollouts: z.array(heldRolloutSchema).optional(),
   /** Which renderer (and version) the source's kustomizations were rendered with; absent for a plain source. */
   render: z.object({ renderer: z.string(), version: z.string() }).optional(),
   /**

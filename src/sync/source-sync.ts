@@ -6,6 +6,7 @@ import type { Logger } from '../log/logger.ts';
 import type { ObservedHeads } from '../queue/observed-heads.ts';
 import { ARGO_API_VERSION, ROLLGATE_API_VERSION } from '../manifest/api-version.ts';
 import { needsOfObject } from './apply-plan.ts';
+import { parseManifests } from '../manifest/manifest.ts';
 import { withHandedOverReplicas } from './handed-over-replicas.ts';
 import type { HeadWitness } from './head-witness.ts';
 import {
@@ -37,7 +38,16 @@ import {
 import { decideHeldPrunes, namespacesOf, statusAfterHeldPrunes, type ObservedUses } from './prune-hold.ts';
 import type { ReplicaSetUseReader } from './replica-set-uses.ts';
 import { inventoryKey } from './source-inventory.ts';
-import { failedStatus, recoveredStatus, type SourceStatus } from './source-status.ts';
+import { failedStatus, recoveredStatus, type HeldRollout, type SourceStatus } from './source-status.ts';
+import {
+  heldApplyOf,
+  heldMessageSuffix,
+  mergeHeldRollouts,
+  withHeldMessage,
+  heldRecord,
+  type RolloutHold,
+  type RolloutHolds,
+} from './held-rollouts.ts';
 import { DEFAULT_SYNC_TIMEOUT_MS, needsOrder, orderedStatus } from './plan-waves.ts';
 import { runInOrder, type HookReport, type OrderedRun, type PartPlan } from './wave-runner.ts';
 import type { ManifestChange } from '../git/manifest-diff.ts';
@@ -114,6 +124,11 @@ export interface SourceSyncDeps {
   syncTimeoutMs?: number;
   /** The health rules an ordered sync waits on between waves (default src/health's healthOf). */
   healthOf?: (live: LiveObject | undefined) => ObjectHealth;
+  /**
+   * The fleets' holds on Rollouts in this source's cluster (held-rollouts.ts); without it no Rollout is
+   * ever held.
+   */
+  holds?: RolloutHolds;
 }
 
 /** What one sync did, object by object. */
@@ -236,6 +251,25 @@ function withRenderer(
   return { ...write, status: { ...write.status, render: renderer } };
 }
 
+/** A synced status lists the Rollouts a fleet holds (held-rollouts.ts); none listed, no field. */
+function withHeldRollouts(
+  write: StatusWrite,
+  earlier: readonly HeldRollout[],
+  holds: { decided: ReadonlySet<string>; held: readonly HeldRollout[] },
+  commit: string,
+): StatusWrite {
+  if (write.write !== 'synced') return write;
+  const heldRollouts = mergeHeldRollouts(earlier, holds.decided, holds.held, commit);
+  if (heldRollouts.length === 0) return write;
+  const message = write.status.message + heldMessageSuffix(heldRollouts);
+  return {
+    write: 'synced',
+    commit: write.commit,
+    inventory: write.inventory,
+    status: { ...write.status, heldRollouts, message },
+  };
+}
+
 /**
  * Runs one phase's actions with the plan's order and dependencies, at most `concurrency` at once, and
  * collects each one's outcome by index. Each action is dropped once started, so a commit of thousands
@@ -268,6 +302,8 @@ async function carryOut(
     author: Awaited<ReturnType<GitSource['commitAuthor']>>;
     inventory: ReadonlySet<string>;
     appliedKeys: ReadonlySet<string>;
+    /** Rollouts a fleet held (or let through) in this sync: see held-rollouts.ts. */
+    holds?: { decided: Set<string>; held: HeldRollout[] };
   },
 ): Promise<ActionOutcome | undefined> {
   const { applier, logger } = deps;
@@ -298,6 +334,28 @@ async function carryOut(
       }
       case 'applyObject': {
         const { desired } = action;
+        const hold = await holdOf(deps, desired, sync);
+        if (hold !== undefined) {
+          const held = await heldApplyOf(deps.git, desired, hold, sync.commit, logger);
+          sync.holds?.held.push(held.record);
+          logger.info({ object: desired.key, fleet: hold.fleet, wave: hold.wave }, held.record.message);
+          if (held.kind === 'leave') {
+            const key = inventoryKey(preparedRefOf(await applier.prepare(desired, sync.commit, sync.author)));
+            return sync.inventory.has(key)
+              ? { done: 'applied', result: 'unchanged', inventoryKey: key }
+              : { done: 'kept' };
+          }
+          const prepared = await withHandedOverReplicas(
+            await applier.prepare(held.desired, held.revision, await deps.git.commitAuthor(held.revision)),
+            applier,
+          );
+          const key = inventoryKey(preparedRefOf(prepared));
+          const result = await applier.apply(prepared);
+          written = key;
+          if (result !== 'unchanged' && action.enqueueReconcile)
+            await enqueueIfRollout(deps, held.desired, prepared);
+          return { done: 'applied', result, inventoryKey: key };
+        }
         const prepared = await withHandedOverReplicas(
           await applier.prepare(desired, sync.commit, sync.author),
           applier,
@@ -317,6 +375,25 @@ async function carryOut(
   } catch (err) {
     return { failed: err, ...(written !== undefined ? { inventoryKey: written } : {}) };
   }
+}
+
+/** The fleet's hold on a Rollout about to be written, noting it as decided by this sync either way. */
+async function holdOf(
+  deps: SourceSyncDeps,
+  desired: DesiredObject,
+  sync: { commit: string; holds?: { decided: Set<string>; held: HeldRollout[] } },
+): Promise<RolloutHold | undefined> {
+  if (deps.holds === undefined || desired.kind !== 'Rollout' || desired.name === undefined) return undefined;
+  sync.holds?.decided.add(desired.key);
+  return deps.holds.holdOf(
+    {
+      file: desired.file,
+      name: desired.name,
+      ...(desired.namespace !== undefined ? { namespace: desired.namespace } : {}),
+    },
+    sync.commit,
+    deps.git.name,
+  );
 }
 
 /**
@@ -502,12 +579,13 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
   };
   const author = await git.commitAuthor(commit);
   const concurrency = deps.applyConcurrency ?? DEFAULT_APPLY_CONCURRENCY;
+  const holds = { decided: new Set<string>(), held: [] as HeldRollout[] };
   const executed: ExecutedPhase[] = [];
   /** Inventory keys of the objects this sync applied: none of them is pruned by it (a moved manifest). */
   const appliedKeys = new Set<string>();
   const obey = async (phase: SyncPhase): Promise<void> => {
     const done = await runPhase(phase, concurrency, (action) =>
-      carryOut(deps, action, { commit, author, inventory, appliedKeys }),
+      carryOut(deps, action, { commit, author, inventory, appliedKeys, holds }),
     );
     executed.push(done);
     // What a Sync phase wrote (even when what followed the write failed) is not pruned by this sync.
@@ -540,7 +618,7 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
         author,
         context,
         tree: diff.basis === 'full' ? undefined : () => git.diffReport(undefined, commit),
-        carry: (action) => carryOut(deps, action, { commit, author, inventory, appliedKeys }),
+        carry: (action) => carryOut(deps, action, { commit, author, inventory, appliedKeys, holds }),
         executed,
         appliedKeys,
         prune,
@@ -584,7 +662,11 @@ export async function syncSource(deps: SourceSyncDeps, job?: { id: string }): Pr
     ...(status.write === 'failed' && status.failure.halted ? { halted: status.failure.halted.reason } : {}),
   };
   await reportProblems(deps, report);
-  await writeSourceStatus(deps.state, git.name, withRenderer(status, git.renderer));
+  await writeSourceStatus(
+    deps.state,
+    git.name,
+    withHeldRollouts(withRenderer(status, git.renderer), stored.status?.heldRollouts ?? [], holds, commit),
+  );
   if (settled.retry !== undefined) throw settled.retry;
   if (report.result === 'halted') {
     logger.warn({ commit, reason: report.halted }, 'sync halted: the commit is not tried again');
@@ -761,5 +843,87 @@ export async function checkDrift(
       healed ? 'drift repaired (selfHeal)' : 'drift detected (selfHeal off)',
     );
   }
+  return report;
+}
+
+/** What a look at the held Rollouts did: each one released (applied at the synced commit) or moved. */
+export interface HeldRolloutReport {
+  source: string;
+  applied: Array<{ key: string; revision: string; result: ApplyResult }>;
+  held: HeldRollout[];
+}
+
+/**
+ * Looks again at the Rollouts a fleet held (the status's `heldRollouts`), on a poll that found no new
+ * commit: opening a wave wakes the source this way (the fleet controller asks for a poll). A Rollout the
+ * fleet now lets through is applied as the synced commit has it; one whose released revision moved is
+ * applied at that revision; the others stay as they are. Undefined when nothing is held.
+ */
+export async function recheckHeldRollouts(deps: SourceSyncDeps): Promise<HeldRolloutReport | undefined> {
+  const { git, applier, logger } = deps;
+  const { status, commit } = await deps.state.readSource(git.name);
+  const earlier = status?.heldRollouts ?? [];
+  if (earlier.length === 0 || commit === undefined || deps.holds === undefined) return undefined;
+  const report: HeldRolloutReport = { source: git.name, applied: [], held: [] };
+  for (const record of earlier) {
+    const hold = await deps.holds.holdOf(
+      {
+        file: record.file,
+        name: record.name,
+        ...(record.namespace !== undefined ? { namespace: record.namespace } : {}),
+      },
+      commit,
+      git.name,
+      true,
+    );
+    if (hold !== undefined && hold.revision === record.revision) {
+      report.held.push(record);
+      continue;
+    }
+    const revision = hold?.revision ?? commit;
+    const text = await git.readFileAt(revision, record.file);
+    const found =
+      text === undefined
+        ? undefined
+        : parseManifests(text, record.file).objects.find(
+            (o) => o.kind === 'Rollout' && o.name === record.name,
+          );
+    if (found === undefined) {
+      if (hold !== undefined) report.held.push(record);
+      continue;
+    }
+    const desired: DesiredObject = {
+      key: record.key,
+      apiVersion: found.apiVersion,
+      kind: 'Rollout',
+      name: record.name,
+      ...(found.namespace !== undefined ? { namespace: found.namespace } : {}),
+      object: found.value,
+      file: record.file,
+    };
+    const prepared = await withHandedOverReplicas(
+      await applier.prepare(desired, revision, await git.commitAuthor(revision)),
+      applier,
+    );
+    const result = await applier.apply(prepared);
+    if (result !== 'unchanged') await enqueueIfRollout(deps, desired, prepared);
+    report.applied.push({ key: record.key, revision, result });
+    logger.info(
+      { object: record.key, revision, fleet: record.fleet },
+      hold === undefined
+        ? `released by fleet ${record.fleet}: applied at the synced commit`
+        : `fleet ${record.fleet} moved its hold`,
+    );
+    if (hold !== undefined) report.held.push(heldRecord(desired, hold, commit));
+  }
+  await deps.state.updateStatus(git.name, (last) =>
+    last === undefined
+      ? undefined
+      : {
+          ...last,
+          message: withHeldMessage(last.message, last.heldRollouts ?? [], report.held),
+          ...(report.held.length > 0 ? { heldRollouts: report.held } : { heldRollouts: undefined }),
+        },
+  );
   return report;
 }

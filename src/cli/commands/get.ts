@@ -87,6 +87,30 @@ export function registerGetCommand(program: Command): void {
       process.off('SIGTERM', onSignal);
     }
   });
+  get
+    .command('fleet')
+    .alias('flt')
+    .description(
+      "show a Fleet: phase, revision, each wave's clusters and phase, each cluster's Rollout, where it stopped",
+    )
+    .argument('<name>', 'Fleet name')
+    .option(NAMESPACE_FLAG, NAMESPACE_HELP)
+    .addOption(outputOption([VIEW_JSON_FORMAT]))
+    .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
+    .option(CONTEXT_FLAG, CONTEXT_HELP)
+    .action(async (name: string, flags: KubeFlags & { output: ViewOutputFormat }) => {
+      const [{ connectKube }, { runGetFleet }] = await Promise.all([
+        import('../../kube/client.ts'),
+        import('../get-fleet.ts'),
+      ]);
+      const { clients, namespace } = connectKube(flags);
+      process.exitCode = await runGetFleet(
+        clients,
+        { namespace, name },
+        { output: flags.output },
+        terminalOutput(),
+      );
+    });
   const experiment = get
     .command('experiment')
     .alias('exp')

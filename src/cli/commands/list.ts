@@ -1,5 +1,5 @@
-// `rollgate list rollouts|experiments [-n NS | -A] [--cluster NAME | --all-clusters] [-o …]`: every rollout (or
-// Experiment) of a namespace, with Argo's columns; across every registered cluster with a CLUSTER column.
+// `rollgate list rollouts|experiments|fleets [-n NS | -A] [--cluster NAME | --all-clusters] [-o …]`: every rollout
+// (Experiment, Fleet) of a namespace, with Argo's columns; rollouts across every registered cluster with a CLUSTER column.
 import type { Command } from 'commander';
 import type { KubeClients } from '../../kube/client.ts';
 import {
@@ -62,6 +62,13 @@ const LISTED_KINDS: ReadonlyArray<{
     description: 'list Experiments: phase, templates, analyses passed, age',
     plural: 'Experiments',
     runner: async () => (await import('../get-experiment.ts')).runListExperiments,
+  },
+  {
+    command: 'fleets',
+    alias: 'flt',
+    description: 'list Fleets: phase, the wave being walked, revision, message',
+    plural: 'Fleets',
+    runner: async () => (await import('../get-fleet.ts')).runListFleets,
   },
 ];
 

@@ -83,6 +83,7 @@ describe('rollgate install --controller-groups', () => {
       'customresourcedefinition/analysisruns.rollgate.dev created',
       'customresourcedefinition/experiments.rollgate.dev created',
       'customresourcedefinition/gitsources.rollgate.dev created',
+      'customresourcedefinition/fleets.rollgate.dev created',
       "customresourcedefinition/rollouts.argoproj.io unchanged (present: Argo's own, left as it is)",
       'customresourcedefinition/analysistemplates.argoproj.io created',
       'customresourcedefinition/clusteranalysistemplates.argoproj.io created',

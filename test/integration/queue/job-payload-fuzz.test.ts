@@ -17,6 +17,7 @@ const VALID: { [N in QueueName]: PayloadByQueue[N] } = {
   poll: { v: 1, source: 'apps', reason: 'webhook' },
   sync: { v: 1, source: 'apps', commit: 'a'.repeat(40), previousCommit: null, objects: [] },
   reconcile: { v: 1, namespace: 'prod', name: 'web' },
+  fleet: { v: 1, namespace: 'rollgate-system', name: 'web' },
   promote: { v: 1, promotion: 'to-prod', namespace: 'staging', name: 'web' },
   notify: {
     v: 1,

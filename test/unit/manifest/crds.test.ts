@@ -47,7 +47,7 @@ describe('rollgateCrds', () => {
     spec: { names: { shortNames: string[] }; scope: string; versions: Array<Record<string, unknown>> };
   }>;
 
-  it('defines our six kinds with their short names and scopes', () => {
+  it('defines our seven kinds with their short names and scopes', () => {
     expect(crds.map((crd) => [crd.metadata.name, crd.spec.names.shortNames, crd.spec.scope])).toEqual([
       ['rollouts.rollgate.dev', ['ro'], 'Namespaced'],
       ['analysistemplates.rollgate.dev', ['at'], 'Namespaced'],
@@ -55,6 +55,7 @@ describe('rollgateCrds', () => {
       ['analysisruns.rollgate.dev', ['ar'], 'Namespaced'],
       ['experiments.rollgate.dev', ['exp'], 'Namespaced'],
       ['gitsources.rollgate.dev', ['gsrc'], 'Namespaced'],
+      ['fleets.rollgate.dev', ['flt'], 'Namespaced'],
     ]);
   });
 
