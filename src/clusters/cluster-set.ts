@@ -44,6 +44,8 @@ export interface ClusterSet {
   get(name: string): ClusterHandle | undefined;
   current(): readonly ClusterHandle[];
   subscribe(listener: (event: ClusterEvent) => void): () => void;
+  /** What the set's own probes last saw of a cluster (a registry's set; a fixed set has no probes). */
+  state?(name: string): ClusterState | undefined;
 }
 
 /** A set that never changes: the one-cluster process of today, tests, the demo. */

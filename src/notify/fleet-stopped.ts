@@ -13,8 +13,8 @@ export interface FleetStopped {
   cluster: string;
   /** The Git commit the Fleet was walking. */
   revision: string;
-  /** The canary step index it aborted at. */
-  step: number;
+  /** The canary step it aborted at, as the Fleet's status shows it (`2/3`: the second of three); empty when unknown. */
+  step: string;
   /** Why, in the Rollout's words (its status message). */
   reason: string;
 }
@@ -28,7 +28,7 @@ export interface FleetTemplateData {
   namespace: string;
   cluster: string;
   revision: string;
-  step: number;
+  step: string;
   reason: string;
   [field: string]: unknown;
 }
@@ -54,7 +54,7 @@ export function fleetStoppedKey(stopped: FleetStopped): string {
     stopped.revision,
     'on-fleet-stopped',
     stopped.cluster,
-    String(stopped.step),
+    stopped.step,
   ].join('|');
 }
 

@@ -3,6 +3,8 @@ import type { Redis } from 'ioredis';
 import { systemClock, type Clock } from '../clock/clock.ts';
 import { fixedClusterSet, LOCAL_CLUSTER, type ClusterSet } from '../clusters/cluster-set.ts';
 import type { RollgateConfig } from '../config/index.ts';
+import { openClusterSet } from '../clusters/open-cluster-set.ts';
+import type { RunningClusterSet } from '../clusters/cluster-registry.ts';
 import { connectKube, useContext, type KubeConnection } from '../kube/client.ts';
 import { createLogger, type Logger } from '../log/logger.ts';
 import { reportRedisAvailability } from '../queue/redis-availability.ts';
@@ -60,7 +62,7 @@ export function openRuntime(config: RollgateConfig, overrides: RuntimeOverrides 
   const redis = createRedisConnection(redisOptions(config.redis));
   reportRedisAvailability(redis, { logger });
   // The set's local cluster is the one connection the rest of the process (CRDs, state, GitSources) uses.
-  const clusters = overrides.clusters?.(kube) ?? localClusterSet(kube);
+  const clusters = overrides.clusters?.(kube) ?? localClusterSet(kube, config.kubernetes.clusterName);
   return {
     config,
     logger,
@@ -72,4 +74,48 @@ export function openRuntime(config: RollgateConfig, overrides: RuntimeOverrides 
       redis.disconnect();
     },
   };
+}
+
+/** Whether the configuration registers clusters beside the local one (contexts or Argo CD cluster Secrets). */
+export function registersClusters(config: RollgateConfig): boolean {
+  return config.clusters.length > 0 || config.clusterSecrets.enabled;
+}
+
+/**
+ * The runtime with the clusters the configuration registers (`clusters:`, `clusterSecrets:`): the registry's
+ * set replaces the one-cluster set and is closed with the runtime. Without registrations, or when the caller
+ * chose the set itself, the runtime as it is (no Secret watch, no probe beyond the dependency monitor's).
+ */
+export async function withRegisteredClusters(
+  runtime: Runtime,
+  options: { chosen?: boolean } = {},
+): Promise<Runtime & { registered?: RunningClusterSet }> {
+  if (!registersClusters(runtime.config) || options.chosen === true) return runtime;
+  let registered: RunningClusterSet;
+  try {
+    registered = await openClusterSet(runtime.config, runtime.kube, {
+      clock: runtime.clock,
+      logger: runtime.logger.child({ component: 'clusters' }),
+    });
+  } catch (err) {
+    await runtime.close();
+    throw err;
+  }
+  return {
+    ...runtime,
+    clusters: registered,
+    registered,
+    async close() {
+      await registered.close();
+      await runtime.close();
+    },
+  };
+}
+
+/** {@link openRuntime}, then {@link withRegisteredClusters}: what `rollgate run|poller|reconciler` open. */
+export async function openRuntimeWithClusters(
+  config: RollgateConfig,
+  overrides: RuntimeOverrides = {},
+): Promise<Runtime & { registered?: RunningClusterSet }> {
+  return withRegisteredClusters(openRuntime(config, overrides), { chosen: overrides.clusters !== undefined });
 }

@@ -24,6 +24,8 @@ export interface ReportedSource {
   url: string;
   branch: string;
   path: string;
+  /** The cluster its objects are applied to (absent: the local one); notifications name it. */
+  cluster?: string;
   /** Subscribe entries (an annotations map): a config source's `notifications`, a GitSource's annotations. */
   subscriptions?: Readonly<Record<string, string>>;
   /** The forge its commit statuses go to (none: no commit status). */
@@ -146,6 +148,7 @@ export class SourceStatusReports {
           .add({
             v: 1,
             kind: 'source-event',
+            ...(source.cluster !== undefined ? { cluster: source.cluster } : {}),
             key: intent.key,
             trigger: intent.trigger,
             source: source.name,

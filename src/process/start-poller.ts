@@ -171,6 +171,10 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
    * is not tried: a cluster that is down holds none of the sync workers other clusters' sources need.
    */
   const clusterUnavailable = (cluster: string): string | undefined => {
+    const refused =
+      runtime.clusters.get(cluster) === undefined ? runtime.clusters.state?.(cluster) : undefined;
+    if (refused !== undefined)
+      return `cluster ${JSON.stringify(cluster)} is registered but cannot be used (${refused.phase}: ${refused.message}); the source syncs once it is fixed`;
     if (runtime.clusters.get(cluster) === undefined)
       return `cluster ${JSON.stringify(cluster)} is not registered (known: ${runtime.clusters
         .current()
@@ -186,7 +190,10 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   const reportedSources = new Map<string, ReportedSource>(
     config.sources.map((source) => [
       source.name,
-      reportedConfigSource(source, process.env, config.promotions),
+      {
+        ...reportedConfigSource(source, process.env, config.promotions),
+        ...(source.cluster !== undefined ? { cluster: source.cluster } : {}),
+      },
     ]),
   );
   const notifyQueue = new NotifyQueue({ connection: redis, prefix: config.redis.prefix });
@@ -271,7 +278,14 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
     if (found === undefined || entry === undefined) return undefined;
     const metadata = entry.object['metadata'] as { annotations?: Record<string, string> } | undefined;
     const { url, branch, path } = found.settings;
-    return { name: source, url, branch, path, subscriptions: subscribeEntriesOf(metadata?.annotations) };
+    return {
+      name: source,
+      url,
+      branch,
+      path,
+      ...(found.settings.cluster !== undefined ? { cluster: found.settings.cluster } : {}),
+      subscriptions: subscribeEntriesOf(metadata?.annotations),
+    };
   };
   // Events from now on wait until the poller below is set up (the set it starts from is taken next).
   let setUp!: () => void;

@@ -30,6 +30,7 @@ import { dashboardAccess } from '../server/dashboard/dashboard-access.ts';
 import { configuredPromotions, wireDashboard } from './dashboard-wiring.ts';
 import { readQueueDepths } from '../queue/queue-depths.ts';
 import { ClusterReconcilers } from './cluster-reconcilers.ts';
+import type { NotifyAction as FleetNotifyAction } from '../fleet/fleet-action.ts';
 import { clusterReadiness } from '../server/dependency-health.ts';
 
 export type ProcessRole = 'all' | 'poller' | 'reconciler';
@@ -139,6 +140,8 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
   const dashboard = config.dashboard.enabled
     ? wireDashboard({
         clients: runtime.kube.clients,
+        clusters: runtime.clusters,
+        ...(runtime.clusters.state ? { clusterState: (name: string) => runtime.clusters.state?.(name) } : {}),
         access: dashboardAccess(config.dashboard, { host: config.server.host }),
         clock: runtime.clock,
         logger,
@@ -306,7 +309,9 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
         ),
       );
     // The notifier first: the reconciler's first passes may already fire triggers.
-    notifier = runsReconciler ? startNotifier(runtime, { metrics, ...options.notifier }) : undefined;
+    notifier = runsReconciler
+      ? startNotifier(runtime, { metrics, clusters: runtime.clusters, ...options.notifier })
+      : undefined;
     const notify = notifier;
     // One reconciler per driven group, each with its own queue and cache (start-reconciler.ts says why).
     if (runsReconciler)
@@ -330,7 +335,9 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
         start: (cluster, api) =>
           startReconciler(runtime, {
             metrics,
-            ...(notify && { onTransition: (t: RolloutTransition) => notify.onTransition(t) }),
+            ...(notify && {
+              onTransition: (t: RolloutTransition) => notify.onTransition(t, cluster.name),
+            }),
             ...options.reconciler,
             api,
             cluster,
@@ -356,6 +363,19 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
             plural: drivenApis[0]!.plurals.rollouts,
           },
           ...(options.fleetResyncMs !== undefined ? { resyncMs: options.fleetResyncMs } : {}),
+          // The trigger on-fleet-stopped: the Fleet's subscribers are told where and why (docs/fleets.md).
+          ...(notify && {
+            onStopped: async (fleet: { namespace: string; name: string }, stop: FleetNotifyAction) => {
+              notify.onFleetStopped({
+                fleet: fleet.name,
+                namespace: fleet.namespace,
+                cluster: stop.cluster,
+                revision: stop.revision,
+                step: stop.step ?? '',
+                reason: stop.reason,
+              });
+            },
+          }),
         })
       : undefined;
     if (registry) {

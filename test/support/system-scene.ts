@@ -12,7 +12,12 @@ import { configSchema, type RollgateConfig } from '../../src/config/index.ts';
 import { serveGitRepositories, type GitServer } from '../../src/git/smart-http-server.ts';
 import { createKubeClients, toPlainObject, type KubeClients } from '../../src/kube/client.ts';
 import { createLogger, silentLogger, type Logger } from '../../src/log/logger.ts';
-import { openRuntime, type Runtime, type RuntimeOverrides } from '../../src/process/runtime.ts';
+import {
+  openRuntime,
+  withRegisteredClusters,
+  type Runtime,
+  type RuntimeOverrides,
+} from '../../src/process/runtime.ts';
 import {
   startProcess,
   type RunningProcess,
@@ -324,15 +329,19 @@ async function compose(
   const startInProcess = async (start: RollgateStartOptions = {}): Promise<SceneRollgate> => {
     last = start;
     const config = start.loadedConfig ?? configWith(start.config);
-    const runtime = start.loadedConfig
-      ? openRuntime(config, { logger: start.logger ?? logger })
-      : openSceneRuntime({
-          config,
-          ...(start.logger ? { logger: start.logger } : {}),
-          ...(start.kubeConfig ? { kubeConfig: start.kubeConfig } : {}),
-          ...(start.clusters ? { clusters: start.clusters } : {}),
-        });
-    if (start.loadedConfig) defer(() => runtime.close());
+    // As `rollgate run` does: clusters the config registers (contexts, Argo CD cluster Secrets) are opened.
+    const runtime = await withRegisteredClusters(
+      start.loadedConfig
+        ? openRuntime(config, { logger: start.logger ?? logger })
+        : openSceneRuntime({
+            config,
+            ...(start.logger ? { logger: start.logger } : {}),
+            ...(start.kubeConfig ? { kubeConfig: start.kubeConfig } : {}),
+            ...(start.clusters ? { clusters: start.clusters } : {}),
+          }),
+      { chosen: start.clusters !== undefined },
+    );
+    if (start.loadedConfig || runtime.registered) defer(() => runtime.close());
     const metrics = createRollgateMetrics(start.processMetrics === false ? { processMetrics: false } : {});
     const running = await startProcess(runtime, { ...start.start, role: start.role ?? 'all', metrics });
     defer(() => running.stop({ force: true }).catch(() => undefined));

@@ -52,7 +52,7 @@ async function runUntilSignal(command: string, role: ProcessRole, flags: Process
   }
   // The workers bring BullMQ, ioredis, Git and the cluster client: only these three commands load them.
   const [
-    { openRuntime },
+    { openRuntimeWithClusters },
     { startProcess },
     { abandonedWork, DEFAULT_SHUTDOWN_GRACE_MS, stopWithinGrace },
     { redisAddress },
@@ -62,7 +62,7 @@ async function runUntilSignal(command: string, role: ProcessRole, flags: Process
     import('../../process/stop-within-grace.ts'),
     import('../../queue/redis-availability.ts'),
   ]);
-  const runtime = openRuntime(config);
+  const runtime = await openRuntimeWithClusters(config);
   let running: RunningProcess;
   try {
     running = await startProcess(runtime, { role });

@@ -87,7 +87,7 @@ describe('notifications across clusters', () => {
                 '  hook:',
                 '    method: POST',
                 '    path: /fleet',
-                '    body: \'{"fleet": "{{.fleet.namespace}}/{{.fleet.name}}", "cluster": "{{.cluster}}", "step": {{.fleet.step}}, "reason": "{{.fleet.reason}}"}\'',
+                '    body: \'{"fleet": "{{.fleet.namespace}}/{{.fleet.name}}", "cluster": "{{.cluster}}", "step": "{{.fleet.step}}", "reason": "{{.fleet.reason}}"}\'',
                 '',
               ].join('\n'),
             },
@@ -175,7 +175,7 @@ describe('notifications across clusters', () => {
       namespace: STATE_NAMESPACE,
       cluster: 'eu-west-1',
       revision: '9f1c2b3a',
-      step: 2,
+      step: '2/3',
       reason: 'canary aborted: ImagePullBackOff',
     };
     notifier.onFleetStopped(stopped);
@@ -190,7 +190,7 @@ describe('notifications across clusters', () => {
       {
         fleet: `${STATE_NAMESPACE}/web`,
         cluster: 'eu-west-1',
-        step: 2,
+        step: '2/3',
         reason: 'canary aborted: ImagePullBackOff',
       },
     ]);

@@ -60,7 +60,7 @@ describe('the cluster in notifications', () => {
       namespace: 'rollgate-system',
       cluster: 'eu-west-1',
       revision: '9f1c2b3a',
-      step: 2,
+      step: '2/3',
       reason: 'ImagePullBackOff: image "web:2.4" not found',
     };
     const plan = planDeliveries(
@@ -77,7 +77,7 @@ describe('the cluster in notifications', () => {
     expect(plan.deliveries.map((d) => [d.recipient, d.template])).toEqual([['deploys', 'fleet-stopped']]);
     expect(plan.deliveries[0]!.notification.message).toBe(
       [
-        'Fleet rollgate-system/web stopped: the canary of revision 9f1c2b3a aborted in cluster eu-west-1 at step 2: ImagePullBackOff: image "web:2.4" not found',
+        'Fleet rollgate-system/web stopped: the canary of revision 9f1c2b3a aborted in cluster eu-west-1 at step 2/3: ImagePullBackOff: image "web:2.4" not found',
         'Later waves do not get this revision; a newer commit starts the fleet again from its first wave.',
         '',
       ].join('\n'),
