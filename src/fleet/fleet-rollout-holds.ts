@@ -7,6 +7,11 @@ import { fleetOfRollout, listFleets, type FleetRead } from './fleet-reads.ts';
 export interface FleetRolloutHoldsOptions {
   /** Clients of the local cluster, where Fleets live. */
   local: KubeClients;
+  /**
+   * The control namespace (`kubernetes.stateNamespace`): only its Fleets hold anything. A Fleet elsewhere (a
+   * tenant's namespace) would let whoever may write it hold every cluster's Rollout at a path it names.
+   */
+  namespace: string;
   /** The cluster the sources asking sync into. */
   cluster: string;
   /** Where a held source is noted, so that opening its wave wakes it. */
@@ -61,7 +66,7 @@ export class FleetRolloutHolds implements RolloutHolds {
       now - this.cached.at < (this.options.cacheMs ?? FLEET_LIST_CACHE_MS)
     )
       return this.cached.fleets;
-    this.inFlight ??= listFleets(this.options.local).finally(() => {
+    this.inFlight ??= listFleets(this.options.local, this.options.namespace).finally(() => {
       this.inFlight = undefined;
     });
     const fleets = await this.inFlight;

@@ -20,6 +20,8 @@ import { planFleet, type FleetPlan } from './plan-fleet.ts';
 
 export interface FleetControllerOptions {
   clusters: ClusterSet;
+  /** The control namespace (`kubernetes.stateNamespace`): the only one whose Fleets are walked (docs/fleets.md). */
+  namespace: string;
   redis: Redis;
   prefix?: string;
   clock: Clock;
@@ -188,7 +190,7 @@ export function startFleetController(options: FleetControllerOptions): RunningFl
   let stopped = false;
   const relist = async (): Promise<void> => {
     try {
-      for (const fleet of await listFleets(local))
+      for (const fleet of await listFleets(local, options.namespace))
         await queue.enqueue({ namespace: fleet.namespace, name: fleet.name });
     } catch (err) {
       logger.warn({ err: (err as Error).message }, 'could not list Fleets; trying again at the next resync');

@@ -253,7 +253,12 @@ export async function startPoller(runtime: Runtime, options: PollerOptions = {})
   const holdsFor = (cluster: string): FleetRolloutHolds => {
     let holds = holdsByCluster.get(cluster);
     if (holds === undefined) {
-      holds = new FleetRolloutHolds({ local: runtime.clusters.local().kube.clients, cluster, heldSources });
+      holds = new FleetRolloutHolds({
+        local: runtime.clusters.local().kube.clients,
+        namespace: config.kubernetes.stateNamespace,
+        cluster,
+        heldSources,
+      });
       holdsByCluster.set(cluster, holds);
     }
     return holds;

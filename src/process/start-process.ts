@@ -353,6 +353,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     fleets = runsReconciler
       ? startFleetController({
           clusters: options.clusters ?? runtime.clusters,
+          namespace: config.kubernetes.stateNamespace,
           redis: runtime.redis,
           ...(config.redis.prefix ? { prefix: config.redis.prefix } : {}),
           clock: runtime.clock,

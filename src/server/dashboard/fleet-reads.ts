@@ -22,8 +22,17 @@ export async function readFleets(clients: KubeClients, namespace = ''): Promise<
   try {
     list = (await kubeCall({ verb: 'list', kind: 'Fleet', ...(namespace ? { namespace } : {}) }, () =>
       namespace === ''
-        ? clients.custom.listClusterCustomObject({ ...FLEET_API })
-        : clients.custom.listNamespacedCustomObject({ ...FLEET_API, namespace }),
+        ? clients.custom.listClusterCustomObject({
+            group: FLEET_API.group,
+            version: FLEET_API.version,
+            plural: FLEET_API.plural,
+          })
+        : clients.custom.listNamespacedCustomObject({
+            group: FLEET_API.group,
+            version: FLEET_API.version,
+            plural: FLEET_API.plural,
+            namespace,
+          }),
     )) as { items?: unknown };
   } catch (err) {
     // The resource itself is unknown to the API server: no CRD, so no Fleet, and the view says so.

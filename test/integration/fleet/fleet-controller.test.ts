@@ -129,6 +129,7 @@ beforeAll(async () => {
   scope = await openRedisTestScope(inject('redisUrl'));
   controller = startFleetController({
     clusters: fixedClusterSet(handles[0]!, handles.slice(1)),
+    namespace: 'rollgate-system',
     redis: scope.connection,
     prefix: scope.prefix,
     clock: systemClock,
@@ -159,6 +160,7 @@ describe('fleet controller', () => {
     const heldSources = new HeldSources(scope.connection, scope.prefix);
     const holds = new FleetRolloutHolds({
       local: handles[0]!.kube.clients,
+      namespace: 'rollgate-system',
       cluster: 'eu-west-1',
       heldSources,
     });
@@ -208,7 +210,11 @@ describe('fleet controller', () => {
       'Stopped by:  eu-west-1 at step 2/3 on 2222222: ProgressDeadlineExceeded: ImagePullBackOff',
     );
     expect(text).toMatch(/us-east-1\s+rest\s+Held\s+1111111\s+1111111/);
-    const usEast = new FleetRolloutHolds({ local: handles[0]!.kube.clients, cluster: 'us-east-1' });
+    const usEast = new FleetRolloutHolds({
+      local: handles[0]!.kube.clients,
+      namespace: 'rollgate-system',
+      cluster: 'us-east-1',
+    });
     expect((await usEast.holdOf({ file: PATH, name: 'web' }, R2, 'apps-us', true))?.revision).toBe(R1);
   }, 60_000);
 });
