@@ -18,6 +18,8 @@ import { startDependencyMonitor } from './dependency-monitor.ts';
 import { startPoller, type PollerOptions, type RunningPoller } from './start-poller.ts';
 import { startNotifier, type NotifierOptions, type RunningNotifier } from './start-notifier.ts';
 import { startPromoter, type RunningPromoter } from './start-promoter.ts';
+import { startReverter, type RunningReverter } from './start-reverter.ts';
+import { buildReverts } from '../reverter/build-reverts.ts';
 import { startReconciler, type ReconcilerOptions, type RunningReconciler } from './start-reconciler.ts';
 import { startStepRunner, type StartStepRunnerOptions } from './start-step-runner.ts';
 import type { UnfinishedJob } from '../queue/start-worker.ts';
@@ -95,6 +97,8 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
   const rendering = Rendering.once(config.render, logger.child({ component: 'render' }));
   // Forge tokens likewise: a promotion whose token is missing stops the start, naming the key.
   const promotions = runsReconciler ? buildPromotions(config, { logger, rendering }) : [];
+  // Sources that write an abort back to Git (onAbort.revert): run with the reconciler, as promotions are.
+  const reverts = runsReconciler ? buildReverts(config, { logger }) : [];
   // The sources a poller runs: the configuration's and the GitSource objects (watched from the start on).
   const registry = runsPoller
     ? new SourceRegistry({
@@ -218,6 +222,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
   const drivesArgo = drivenApis.some((api) => api.group === 'argoproj.io');
   let poller: RunningPoller | undefined;
   let promoter: RunningPromoter | undefined;
+  let reverter: RunningReverter | undefined;
   let notifier: RunningNotifier | undefined;
   let detector: RedisResetDetector;
   try {
@@ -264,6 +269,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
       promotions.length > 0
         ? await startPromoter(runtime, promotions, { metrics, atStart, ...(notifier && { notifier }) })
         : undefined;
+    reverter = reverts.length > 0 ? await startReverter(runtime, reverts, { metrics }) : undefined;
     if (registry) {
       await registry.start();
       for (const name of registry.current().map((s) => s.name))
@@ -322,6 +328,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
           await poller?.enqueueAll();
           for (const reconciler of reconcilers) await reconciler.enqueueAll();
           await promoter?.enqueueAll();
+          await reverter?.enqueueAll();
         },
       }),
     );
@@ -332,6 +339,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
       poller?.stop({ force: true }),
       ...reconcilers.map((reconciler) => reconciler.stop({ force: true })),
       promoter?.stop({ force: true }),
+      reverter?.stop({ force: true }),
       notifier?.stop({ force: true }),
       http.stop(),
     ]);
@@ -367,6 +375,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
         ...(poller?.workers ?? []),
         ...reconcilers.map((reconciler) => reconciler.worker),
         promoter?.worker,
+        reverter?.worker,
         notifier?.worker,
       ].flatMap((w) => w?.unfinished() ?? []),
     async stop(stopOptions) {
@@ -378,6 +387,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
         poller?.stop(stopOptions),
         ...reconcilers.map((reconciler) => reconciler.stop(stopOptions)),
         promoter?.stop(stopOptions),
+        reverter?.stop(stopOptions),
         notifier?.worker.stop(stopOptions),
       ]);
       // The notify queue closes after the reconciler and promoter: their last passes' enqueues are written.

@@ -16,6 +16,8 @@ export const ATTEMPTS_BY_QUEUE: Record<QueueName, number> = {
   promote: 300,
   // About an hour of retries at the capped backoff: a message that late is news no longer.
   notify: 20,
+  // As a promotion: a forge outage is waited out; the revision stays aborted meanwhile.
+  revert: 300,
 };
 
 /** The options every Rollgate job is added with (besides delay and deduplication). */

@@ -18,6 +18,7 @@ const VALID: { [N in QueueName]: PayloadByQueue[N] } = {
   sync: { v: 1, source: 'apps', commit: 'a'.repeat(40), previousCommit: null, objects: [] },
   reconcile: { v: 1, namespace: 'prod', name: 'web' },
   promote: { v: 1, promotion: 'to-prod', namespace: 'staging', name: 'web' },
+  revert: { v: 1, source: 'staging', namespace: 'staging', name: 'web', revision: '6d4b9c7f8' },
   notify: {
     v: 1,
     kind: 'delivery',
