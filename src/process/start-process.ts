@@ -42,6 +42,7 @@ export interface RunningProcess {
   reconcilers: RunningReconciler[];
   /** Runs with the reconciler when promotions are configured. */
   promoter?: RunningPromoter;
+  reverter?: RunningReverter;
   /** Runs with the reconciler: sends the notifications of rollout transitions. */
   notifier?: RunningNotifier;
   /** What the process knows of the API server, Redis and its Git sources (for /readyz and metrics). */
@@ -369,6 +370,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     ...(reconcilers[0] ? { reconciler: reconcilers[0] } : {}),
     reconcilers,
     ...(promoter ? { promoter } : {}),
+    ...(reverter ? { reverter } : {}),
     ...(notifier ? { notifier } : {}),
     unfinishedJobs: () =>
       [

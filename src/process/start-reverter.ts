@@ -135,6 +135,7 @@ export async function startReverter(
             ...clusterRevertPorts({
               applier,
               parent: () => parent,
+              aborted: commit ?? '',
               clients: runtime.kube.clients,
               api,
               rollout: key,

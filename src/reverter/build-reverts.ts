@@ -34,7 +34,9 @@ function builtRevert(
   // The schema refuses an onAbort without either; checked again so a type says so.
   if (setting === undefined) throw new Error(`sources.${source.name}.onAbort.revert has no forge`);
   const what =
-    pr !== undefined ? `sources.${source.name}.onAbort.revert.pullRequest` : `sources.${source.name}.commitStatus`;
+    pr !== undefined
+      ? `sources.${source.name}.onAbort.revert.pullRequest`
+      : `sources.${source.name}.commitStatus`;
   const auth = resolveSourceAuth(source, options.env);
   // The tip is read through a cache of the revert's own, so it never races the sync's fetches.
   const tipGit = new GitSource(

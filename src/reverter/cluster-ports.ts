@@ -5,6 +5,7 @@ import type { EventRecorder } from '../kube/event-recorder.ts';
 import type { DrivenApi } from '../manifest/driven-api.ts';
 import type { RestoredObject } from '../revert/revert-action.ts';
 import type { ObjectApplier } from '../sync/object-applier.ts';
+import { RESTORED_FOR_ANNOTATION } from '../sync/sync-labels.ts';
 import { REVERT_PULL_REQUEST_ANNOTATION, REVERT_REVISION_ANNOTATION, type RevertDeps } from './run-revert.ts';
 
 /**
@@ -17,6 +18,8 @@ export function clusterRevertPorts(options: {
   applier: ObjectApplier;
   /** The parent commit: the restored objects say they come from it (`rollgate.dev/commit`). */
   parent: () => string;
+  /** The aborted commit: a drift check does not re-apply its content while it stays the synced one. */
+  aborted: string;
   clients: KubeClients;
   api: DrivenApi;
   rollout: { namespace: string; name: string };
@@ -37,6 +40,8 @@ export function clusterRevertPorts(options: {
         },
         options.parent(),
       );
+      const metadata = prepared.metadata as { annotations?: Record<string, unknown> };
+      metadata.annotations = { ...metadata.annotations, [RESTORED_FOR_ANNOTATION]: options.aborted };
       await applier.apply(prepared);
     },
     async record(pullRequest, revision) {

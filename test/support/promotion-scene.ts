@@ -80,6 +80,8 @@ export interface PromotionSceneOptions {
   token?: string;
   /** Images the sandbox cannot pull. */
   missingImages?: string[];
+  /** More of the `staging` source as written in the config (its `onAbort`, say), given the forge's API. */
+  staging?: (forge: { apiUrl: string; token: string }) => Record<string, unknown>;
   /** The folder prod's source follows (default envs/prod). */
   prodPath?: string;
   /** Rollgate's logger (default silent). */
@@ -268,6 +270,7 @@ export async function startPromotionScene(options: PromotionSceneOptions): Promi
               path: 'envs/staging',
               namespace: 'staging',
               interval: '1h',
+              ...options.staging?.({ apiUrl: forge!.apiUrl, token: forge!.token }),
             },
             {
               name: 'prod',
