@@ -7,7 +7,7 @@ import { createForge } from '../forge/create-forge.ts';
 import type { Forge } from '../forge/forge.ts';
 import { readCommitChanges } from '../git/commit-changes.ts';
 import { pushPromotionCommit } from '../git/promotion-branch.ts';
-import { GitSource } from '../git/source.ts';
+import { DEFAULT_FETCH_DEPTH, GitSource } from '../git/source.ts';
 import type { Logger } from '../log/logger.ts';
 import type { RevertPlanInput } from '../revert/plan-revert.ts';
 import type { RevertDeps } from './run-revert.ts';
@@ -71,7 +71,17 @@ function builtRevert(
       baseBranch: source.branch,
       // The sync's cache holds the commit it applied and, since it fetched with history after its first
       // fetch, the parent it synced before; read only (a fetch there is the sync's).
-      readCommit: (sha) => readCommitChanges(cacheOf(options.cacheDir, source.name), sha),
+      // After a restart with an empty cache it is not: the revert's own cache then fetches history.
+      async readCommit(sha) {
+        try {
+          return await readCommitChanges(cacheOf(options.cacheDir, source.name), sha);
+        } catch {
+          // The first fetch sets the cache up (tip alone); the second brings the history under it.
+          await tipGit.fetch();
+          await tipGit.fetchHistory(DEFAULT_FETCH_DEPTH);
+          return readCommitChanges(tipGit.gitdir, sha);
+        }
+      },
       async readTip() {
         const sha = await tipGit.fetch();
         return { sha, files: await tipGit.readManifestFiles(sha) };

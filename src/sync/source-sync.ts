@@ -755,7 +755,13 @@ export async function checkDrift(
     if (!fields || fields.length === 0) continue;
     // Put back by the revert of this very commit (aborted): held until Git changes, or the pods' old
     // configuration would be replaced by the aborted one again.
-    if (await restoredFor(deps, prepared, commit)) continue;
+    if (await restoredFor(deps, prepared, commit)) {
+      deps.logger.info(
+        { object: desired.key, fields, commit },
+        'drift held: the revert of this aborted commit restored the object',
+      );
+      continue;
+    }
     let healed = false;
     if (deps.selfHeal) {
       try {

@@ -1,5 +1,7 @@
 // The running process writes a staging abort back: the ConfigMap goes back with the pods, a revert PR opens and is
 // recorded on the Rollout, a restart does not run the bad revision again, and merging the PR leaves Git and cluster equal.
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { toPlainObject } from '../../../src/kube/client.ts';
 import { eventually } from '../../support/eventually.ts';
@@ -25,7 +27,19 @@ afterEach(async () => {
 
 describe('abort written back by the running process (GitHub double, sandbox)', () => {
   it('restores the ConfigMap, opens one revert PR, survives a restart, and its merge leaves Git and cluster equal', async () => {
+    const lines: string[] = [];
+    const logger = pino(
+      { level: 'info' },
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          lines.push(chunk.toString());
+          done();
+        },
+      }),
+    );
     scene = await startPromotionScene({
+      logger,
+      driftCheckEveryPoll: true,
       redisUrl: inject('redisUrl'),
       files: {
         'envs/staging/web.yaml': rollout('registry.example/web:1.0.0'),
@@ -34,6 +48,8 @@ describe('abort written back by the running process (GitHub double, sandbox)', (
       },
       missingImages: ['registry.example/web:9.9.9'],
       staging: ({ apiUrl, token }) => ({
+        // selfHeal: the drift check must hold the restored ConfigMap, not put the aborted content back.
+        selfHeal: true,
         onAbort: { revert: { pullRequest: { provider: 'github', apiUrl, repository: REPO, token } } },
       }),
     });
@@ -78,6 +94,12 @@ describe('abort written back by the running process (GitHub double, sandbox)', (
     );
     expect((await annotations())['rollgate.dev/revert-revision']).toBe(aborted?.status?.currentPodHash);
     expect(await liveConfig()).toEqual({ LOG_LEVEL: 'info' });
+    // A poll with Git unchanged checks drift (selfHeal on): the restored ConfigMap is held, not re-applied.
+    await scene.process.poller!.queues.poll.enqueuePoll('staging', 'webhook');
+    await eventually('the drift check held the restored ConfigMap', () =>
+      lines.some((line) => line.includes('drift held') && line.includes('web-config')),
+    );
+    expect(await liveConfig()).toEqual({ LOG_LEVEL: 'info' });
 
     // A restart: the aborted revision is not run again (no new ReplicaSet), no second pull request.
     const before = await replicaSets();
@@ -95,6 +117,8 @@ describe('abort written back by the running process (GitHub double, sandbox)', (
       );
       return counts.waiting === 0 && counts.active === 0 && counts.delayed === 0;
     });
+    // Its look read the commit with an empty cache (fetched its parent) and found the open pull request.
+    expect(lines.filter((line) => line.includes('revert failed'))).toEqual([]);
     expect(await replicaSets()).toEqual(before);
     expect((await liveWebRollout(clients, 'staging'))?.status?.phase).toBe('Degraded');
     expect(scene.forge.openPulls().filter((p) => p.head.startsWith('rollgate/revert/'))).toHaveLength(1);
