@@ -305,11 +305,13 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     const ownReconcileQueues = reconcilers
       .map((reconciler, index) => ({ queue: reconciler.queue.queue, group: drivenApis[index]!.group }))
       .filter((entry) => queues === undefined || entry.group !== 'rollgate.dev');
-    if (queues !== undefined || ownReconcileQueues.length > 0)
+    // The revert queue is the reverter's own (not among the poller's queues).
+    const ownQueues = [...ownReconcileQueues, ...(reverter ? [{ queue: reverter.queue.queue }] : [])];
+    if (queues !== undefined || ownQueues.length > 0)
       metrics.setQueueDepthSource(async () => [
         ...((await queues?.depths()) ?? []),
         // A command sent while Redis is unreachable waits for the reconnect: a scrape would hang with it.
-        ...(runtime.redis.status === 'ready' ? await readQueueDepths(ownReconcileQueues) : []),
+        ...(runtime.redis.status === 'ready' ? await readQueueDepths(ownQueues) : []),
       ]);
 
     // Argo's per-rollout gauges, from what the informers of every driven group hold when scraped.
