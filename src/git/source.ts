@@ -520,6 +520,14 @@ export class GitSource {
   }
 
   /**
+   * Fetches the branch with `depth` commits of history (a first fetch takes the tip alone): for a reader
+   * that needs a recent commit's parent, such as a revert of an aborted commit. Returns the tip.
+   */
+  async fetchHistory(depth: number): Promise<string> {
+    return this.exclusive(() => this.fetchPack(this.transport, depth, undefined));
+  }
+
+  /**
    * True when `ancestor` is on the first-parent chain of `descendant` within the cache (no network):
    * `descendant` was built on top of it, so `ancestor` is the older of the two. False when unknown.
    */

@@ -20,6 +20,8 @@ import { startNotifier, type NotifierOptions, type RunningNotifier } from './sta
 import { startPromoter, type RunningPromoter } from './start-promoter.ts';
 import type { ClusterSet } from '../clusters/cluster-set.ts';
 import { startFleetController, type RunningFleetController } from '../fleet/start-fleet-controller.ts';
+import { startReverter, type RunningReverter } from './start-reverter.ts';
+import { buildReverts } from '../reverter/build-reverts.ts';
 import { startReconciler, type ReconcilerOptions, type RunningReconciler } from './start-reconciler.ts';
 import { startStepRunner, type StartStepRunnerOptions } from './start-step-runner.ts';
 import type { UnfinishedJob } from '../queue/start-worker.ts';
@@ -50,6 +52,7 @@ export interface RunningProcess {
   clusterReconcilers?: ClusterReconcilers;
   /** Runs with the reconciler when promotions are configured. */
   promoter?: RunningPromoter;
+  reverter?: RunningReverter;
   /** Runs with the reconciler: sends the notifications of rollout transitions. */
   notifier?: RunningNotifier;
   /** Runs with the reconciler: walks Fleets across the clusters (docs/fleets.md). */
@@ -125,6 +128,8 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
   const rendering = Rendering.once(config.render, logger.child({ component: 'render' }));
   // Forge tokens likewise: a promotion whose token is missing stops the start, naming the key.
   const promotions = runsReconciler ? buildPromotions(config, { logger, rendering }) : [];
+  // Sources that write an abort back to Git (onAbort.revert): run with the reconciler, as promotions are.
+  const reverts = runsReconciler ? buildReverts(config, { logger }) : [];
   // The sources a poller runs: the configuration's and the GitSource objects (watched from the start on).
   const registry = runsPoller
     ? new SourceRegistry({
@@ -281,6 +286,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
   let poller: RunningPoller | undefined;
   let promoter: RunningPromoter | undefined;
   let fleets: RunningFleetController | undefined;
+  let reverter: RunningReverter | undefined;
   let notifier: RunningNotifier | undefined;
   let detector: RedisResetDetector;
   try {
@@ -379,6 +385,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
           }),
         })
       : undefined;
+    reverter = reverts.length > 0 ? await startReverter(runtime, reverts, { metrics }) : undefined;
     if (registry) {
       await registry.start();
       for (const name of registry.current().map((s) => s.name))
@@ -415,13 +422,15 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
       .filter((entry) => queues === undefined || entry.group !== 'rollgate.dev');
     // The remote clusters' reconcilers, as started when read (clusters come and go).
     const remoteReconcilers = (): RunningReconciler[] => clusterReconcilers?.started() ?? [];
-    if (queues !== undefined || ownReconcileQueues.length > 0)
+    // The revert queue is the reverter's own (not among the poller's queues).
+    const ownQueues = [...ownReconcileQueues, ...(reverter ? [{ queue: reverter.queue.queue }] : [])];
+    if (queues !== undefined || ownQueues.length > 0)
       metrics.setQueueDepthSource(async () => [
         ...((await queues?.depths()) ?? []),
         // A command sent while Redis is unreachable waits for the reconnect: a scrape would hang with it.
         ...(runtime.redis.status === 'ready'
           ? await readQueueDepths([
-              ...ownReconcileQueues,
+              ...ownQueues,
               // Summed with the local cluster's per queue and group: the installation's work in flight.
               ...remoteReconcilers().map((r) => ({ queue: r.queue.queue, group: r.group })),
             ])
@@ -449,6 +458,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
           for (const reconciler of reconcilers) await reconciler.enqueueAll();
           for (const reconciler of (await clusterReconcilers?.all()) ?? []) await reconciler.enqueueAll();
           await promoter?.enqueueAll();
+          await reverter?.enqueueAll();
         },
       }),
     );
@@ -462,6 +472,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
       ...reconcilers.map((reconciler) => reconciler.stop({ force: true })),
       promoter?.stop({ force: true }),
       fleets?.stop({ force: true }),
+      reverter?.stop({ force: true }),
       notifier?.stop({ force: true }),
       http.stop(),
     ]);
@@ -504,6 +515,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
     reconcilers,
     ...(clusterReconcilers ? { clusterReconcilers } : {}),
     ...(promoter ? { promoter } : {}),
+    ...(reverter ? { reverter } : {}),
     ...(notifier ? { notifier } : {}),
     ...(fleets ? { fleets } : {}),
     unfinishedJobs: () =>
@@ -513,6 +525,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
         ...(clusterReconcilers?.started() ?? []).map((reconciler) => reconciler.worker),
         promoter?.worker,
         fleets?.worker,
+        reverter?.worker,
         notifier?.worker,
       ].flatMap((w) => w?.unfinished() ?? []),
     async stop(stopOptions) {
@@ -527,6 +540,7 @@ export async function startProcess(runtime: Runtime, options: StartProcessOption
         ...reconcilers.map((reconciler) => reconciler.stop(stopOptions)),
         promoter?.stop(stopOptions),
         fleets?.stop(stopOptions),
+        reverter?.stop(stopOptions),
         notifier?.worker.stop(stopOptions),
       ]);
       // The notify queue closes after the reconciler and promoter: their last passes' enqueues are written.

@@ -18,6 +18,8 @@ export const ATTEMPTS_BY_QUEUE: Record<QueueName, number> = {
   notify: 20,
   // Like a reconcile: a fleet is never given up on a transient error.
   fleet: 1_000,
+  // As a promotion: a forge outage is waited out; the revision stays aborted meanwhile.
+  revert: 300,
 };
 
 /** The options every Rollgate job is added with (besides delay and deduplication). */

@@ -141,6 +141,16 @@ export const promotePayloadSchema = z.object({
 });
 export type PromotePayload = z.infer<typeof promotePayloadSchema>;
 
+/** A revert job: write back the aborted `revision` of one Rollout synced by `source` (onAbort.revert). */
+export const revertPayloadSchema = z.object({
+  v: z.literal(1),
+  source: z.string().min(1).max(253),
+  namespace: dnsLabel,
+  name: objectName,
+  revision: z.string().min(1).max(64),
+});
+export type RevertPayload = z.infer<typeof revertPayloadSchema>;
+
 /**
  * A notify job. `event`: one trigger fired for one Rollout (`key` is the transition; `rollout` is the
  * object as templates see it); the worker plans its deliveries and enqueues one `delivery` job each.
@@ -250,6 +260,7 @@ export interface PayloadByQueue {
   promote: PromotePayload;
   notify: NotifyPayload;
   fleet: FleetPayload;
+  revert: RevertPayload;
 }
 
 const schemas: { [N in QueueName]: z.ZodType<PayloadByQueue[N]> } = {
@@ -259,6 +270,7 @@ const schemas: { [N in QueueName]: z.ZodType<PayloadByQueue[N]> } = {
   promote: promotePayloadSchema,
   notify: notifyPayloadSchema,
   fleet: fleetPayloadSchema,
+  revert: revertPayloadSchema,
 };
 
 /** Validates a job's data read from Redis; throws InvalidJobPayloadError when it is not a payload of `queue`. */

@@ -3,9 +3,10 @@
 /**
  * The queues: `poll` checks sources, `sync` applies Git objects, `reconcile` drives one rollout,
  * `promote` carries one rollout's finished revision to the next environment by pull request, `notify`
- * renders and sends the notifications of one transition, `fleet` walks one Fleet's waves.
+ * renders and sends the notifications of one transition, `fleet` walks one Fleet's waves, `revert` writes one
+ * aborted revision back to Git.
  */
-export const QUEUE_NAMES = ['poll', 'sync', 'reconcile', 'promote', 'notify', 'fleet'] as const;
+export const QUEUE_NAMES = ['poll', 'sync', 'reconcile', 'promote', 'notify', 'fleet', 'revert'] as const;
 
 /** One of Rollgate's queue names. */
 export type QueueName = (typeof QUEUE_NAMES)[number];

@@ -11,6 +11,7 @@ import { FleetQueue } from './fleet-queue.ts';
 import { PollQueue } from './poll-queue.ts';
 import { NotifyQueue } from './notify-queue.ts';
 import { PromoteQueue } from './promote-queue.ts';
+import { RevertQueue } from './revert-queue.ts';
 import { isRedisConnectionError } from './redis-connection-error.ts';
 import type { QueueName } from './queue-names.ts';
 import { bullPrefix } from './queue-names.ts';
@@ -185,6 +186,17 @@ const PRODUCERS: { [N in QueueName]: (base: ProducerBase) => Producer<N> } = {
   notify: (base) => {
     const q = new NotifyQueue(base);
     return { requeue: (p, afterMs) => q.add(p, { delayMs: afterMs }), close: () => q.close() };
+  },
+  revert: (base) => {
+    const q = new RevertQueue(base);
+    return {
+      requeue: (p, afterMs) =>
+        q.enqueue(
+          { source: p.source, namespace: p.namespace, name: p.name, revision: p.revision },
+          { delayMs: afterMs, wakeUp: true },
+        ),
+      close: () => q.close(),
+    };
   },
 };
 

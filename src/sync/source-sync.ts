@@ -1,4 +1,5 @@
 // One source's GitOps step: check the branch (poll), then apply what changed since the last synced commit (sync).
+import { RESTORED_FOR_ANNOTATION } from './sync-labels.ts';
 import type { Clock } from '../clock/clock.ts';
 import type { GitSource } from '../git/source.ts';
 import type { EventRecorder } from '../kube/event-recorder.ts';
@@ -799,6 +800,15 @@ export interface DriftReport {
  * source's own objects (its inventory) are compared: one its scope or ownership refused is a problem
  * of the sync, not drift, and is never applied here.
  */
+/** Whether the live object is one a revert restored while `commit` (the synced one) stays aborted. */
+async function restoredFor(deps: SourceSyncDeps, prepared: Record<string, unknown>, commit: string) {
+  const ref = preparedRefOf(prepared);
+  if (ref.apiVersion !== 'v1' || (ref.kind !== 'ConfigMap' && ref.kind !== 'Secret')) return false;
+  const live = await deps.applier.read(ref);
+  const annotations = (live?.metadata as { annotations?: Record<string, string> } | undefined)?.annotations;
+  return annotations?.[RESTORED_FOR_ANNOTATION] === commit;
+}
+
 export async function checkDrift(
   deps: SourceSyncDeps & { selfHeal: boolean },
 ): Promise<DriftReport | undefined> {
@@ -825,6 +835,15 @@ export async function checkDrift(
     prepared = await withHandedOverReplicas(prepared, deps.applier);
     const fields = await deps.applier.drift(prepared);
     if (!fields || fields.length === 0) continue;
+    // Put back by the revert of this very commit (aborted): held until Git changes, or the pods' old
+    // configuration would be replaced by the aborted one again.
+    if (await restoredFor(deps, prepared, commit)) {
+      deps.logger.info(
+        { object: desired.key, fields, commit },
+        'drift held: the revert of this aborted commit restored the object',
+      );
+      continue;
+    }
     let healed = false;
     if (deps.selfHeal) {
       try {

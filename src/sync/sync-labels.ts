@@ -19,3 +19,10 @@ export const MANIFEST_DIGEST_LABEL = 'rollgate.dev/manifest-digest';
  * (label it as its own, apply over it, prune it later) without `adopt: unowned` for the whole source.
  */
 export const ADOPT_ANNOTATION = 'rollgate.dev/adopt';
+/**
+ * On a ConfigMap or Secret an aborted revision's revert put back to its parent commit's content: the
+ * commit whose content it holds back. While the source's synced commit is still that one, a drift check
+ * does not re-apply Git's (the aborted) content; the next sync of the object drops the annotation (the
+ * same field manager applies without it).
+ */
+export const RESTORED_FOR_ANNOTATION = 'rollgate.dev/restored-for-commit';

@@ -80,6 +80,10 @@ export interface PromotionSceneOptions {
   token?: string;
   /** Images the sandbox cannot pull. */
   missingImages?: string[];
+  /** More of the `staging` source as written in the config (its `onAbort`, say), given the forge's API. */
+  staging?: (forge: { apiUrl: string; token: string }) => Record<string, unknown>;
+  /** Drift checks at every poll instead of every 5 minutes. */
+  driftCheckEveryPoll?: boolean;
   /** The folder prod's source follows (default envs/prod). */
   prodPath?: string;
   /** Rollgate's logger (default silent). */
@@ -259,6 +263,7 @@ export async function startPromotionScene(options: PromotionSceneOptions): Promi
     rollgate: () => {
       const url = double!.gitUrl(PROMOTION_REPO);
       return {
+        ...(options.driftCheckEveryPoll ? { start: { poller: { driftCheckEveryMs: 0 } } } : {}),
         config: {
           sources: [
             {
@@ -268,6 +273,7 @@ export async function startPromotionScene(options: PromotionSceneOptions): Promi
               path: 'envs/staging',
               namespace: 'staging',
               interval: '1h',
+              ...options.staging?.({ apiUrl: forge!.apiUrl, token: forge!.token }),
             },
             {
               name: 'prod',

@@ -19,6 +19,7 @@ const VALID: { [N in QueueName]: PayloadByQueue[N] } = {
   reconcile: { v: 1, namespace: 'prod', name: 'web' },
   fleet: { v: 1, namespace: 'rollgate-system', name: 'web' },
   promote: { v: 1, promotion: 'to-prod', namespace: 'staging', name: 'web' },
+  revert: { v: 1, source: 'staging', namespace: 'staging', name: 'web', revision: '6d4b9c7f8' },
   notify: {
     v: 1,
     kind: 'delivery',

@@ -55,10 +55,8 @@ describe('abort written back (GitHub double, real repository)', () => {
         url: double.gitUrl(REPO),
         baseBranch: 'main',
         branch,
-        files: files.map((file) => {
-          if (file.text === null) throw new Error('no deletion in this scene');
-          return { path: file.path, text: file.text };
-        }),
+        files: files.flatMap((file) => (file.text === null ? [] : [{ path: file.path, text: file.text }])),
+        deletions: files.flatMap((file) => (file.text === null ? [file.path] : [])),
         message,
         author: { name: 'Rollgate', email: 'rollgate@users.noreply.invalid' },
         cacheDir: cache.path,
