@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LOCAL_CLUSTER } from '../../../src/clusters/cluster-set.ts';
 import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
 import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { STATUS_KEY, sourceStateName } from '../../../src/sync/source-state-object.ts';
 import { eventually } from '../../support/eventually.ts';
 import { kubeconfigClusterSet } from '../../support/kubeconfig-cluster-set.ts';
 import { startSystemScene, type SystemScene } from '../../support/system-scene.ts';
@@ -137,6 +138,8 @@ spec:
 }
 
 let work: ReturnType<SystemScene['workingCopy']>;
+/** The commit of web:2.0, where us-east-1 stays while the fleet is stopped. */
+let rev2 = '';
 async function push(image: string): Promise<string> {
   work.write({ 'deploy/web.yaml': rolloutYaml(image) });
   work.commit(`web ${image}`);
@@ -221,6 +224,7 @@ spec:
 
   it('walks web:2.0 through the waves in order: eu-west-1 after staging, us-east-1 after eu-west-1', async () => {
     const revision = await push('web:2.0');
+    rev2 = revision;
     const violations = await walk(
       'web:2.0',
       (s) => CLUSTERS.every((c) => healthyOn(s, c, 'web:2.0')),
@@ -235,14 +239,17 @@ spec:
 
   it('stops at eu-west-1 when its canary aborts (image missing there): us-east-1 keeps web:2.0', async () => {
     const revision = await push('web:3.0');
+    let usRan = false;
     const stopped = await eventually(
       'the Fleet stopped by eu-west-1',
       async () => {
+        if (imageOf(await rolloutIn('us-east-1')) === 'web:3.0') usRan = true;
         const f = await fleet();
         return f.status?.phase === 'Stopped' ? f : undefined;
       },
       { timeoutMs: 30_000, intervalMs: 100 },
     );
+    expect(usRan).toBe(false);
     expect(stopped.status?.stoppedBy).toMatchObject({ cluster: 'eu-west-1', revision });
     expect(stopped.status?.stoppedBy?.step).toBeTruthy();
     const s = await snapshot();
@@ -250,6 +257,17 @@ spec:
     expect(s['eu-west-1']?.image).toBe('web:3.0');
     expect(s['eu-west-1']?.phase).toBe('Degraded');
     expect(s['us-east-1']).toEqual({ image: 'web:2.0', phase: 'Healthy' });
+    // us-east-1's source synced the commit but says it holds the Rollout (not merely slow).
+    const held = await eventually('source us to say the fleet holds web', async () => {
+      const state = await scene.clients.core.readNamespacedConfigMap({
+        name: sourceStateName('us'),
+        namespace: STATE_NS,
+      });
+      const status = JSON.parse(state.data?.[STATUS_KEY] ?? '{}') as { message?: string };
+      return status.message?.includes(`held by fleet ${STATE_NS}/web until wave rest`) ? status : undefined;
+    });
+    expect(held.message).toContain(`applied at ${rev2.slice(0, 7)}`);
+    expect(imageOf(await rolloutIn('us-east-1'))).toBe('web:2.0');
   });
 
   it('walks a fixed commit (web:3.1) from wave 0 to every cluster', async () => {
