@@ -29,9 +29,10 @@ export const FLEET_LIST_CACHE_MS = 5000;
 /**
  * A Rollout is held when a Fleet names its file and this cluster is in a wave after the first whose
  * status releases another revision than the one being synced. A fleet with no status yet holds nothing
- * (its controller's first pass, right after it is created, writes one). Fleets are read afresh for each
- * sync (concurrent questions share one list, a sync reuses it for a few seconds); the poll a release wakes
- * reads afresh, so it sees the release.
+ * (its controller's first pass, right after it is created, writes one). The first Rollout of each sync
+ * asks with `fresh` (a list cached by an earlier sync may predate the Fleet's first status, and would let
+ * the commit through); the sync's other Rollouts share that list, and so does any question asked while a
+ * read is under way. The poll a release wakes reads afresh, so it sees the release.
  */
 export class FleetRolloutHolds implements RolloutHolds {
   private inFlight: Promise<FleetRead[]> | undefined;
@@ -60,13 +61,15 @@ export class FleetRolloutHolds implements RolloutHolds {
 
   private async fleets(fresh: boolean): Promise<FleetRead[]> {
     const now = Date.now();
+    // A read under way is newer than any cached list: a question asked meanwhile waits for it.
+    if (this.inFlight !== undefined) return this.inFlight;
     if (
       !fresh &&
       this.cached !== undefined &&
       now - this.cached.at < (this.options.cacheMs ?? FLEET_LIST_CACHE_MS)
     )
       return this.cached.fleets;
-    this.inFlight ??= listFleets(this.options.local, this.options.namespace).finally(() => {
+    this.inFlight = listFleets(this.options.local, this.options.namespace).finally(() => {
       this.inFlight = undefined;
     });
     const fleets = await this.inFlight;

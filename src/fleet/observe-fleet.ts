@@ -1,5 +1,6 @@
 // Reads a fleet's Rollout in every registered cluster (through each cluster's own clients) for the planner.
 import type { ClusterHandle } from '../clusters/cluster-set.ts';
+import { generationNotObserved } from '../health/live-fields.ts';
 import { kubeCall } from '../kube/errors.ts';
 import { COMMIT_ANNOTATION } from '../manifest/commit-annotations.ts';
 import type { FleetSpec } from '../manifest/fleet.ts';
@@ -18,21 +19,35 @@ const record = (value: unknown): Raw =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Raw) : {};
 const PHASES = new Set(['Healthy', 'Progressing', 'Paused', 'Degraded']);
 
-/** One Rollout object → what the planner reads of it. */
+/**
+ * One Rollout object → what the planner reads of it. A status its controller wrote for an earlier spec
+ * (`status.observedGeneration` below `metadata.generation`: the sync just applied a new revision) says
+ * nothing of the revision the annotation names: Progressing, never Healthy (the next wave would open on
+ * the previous revision's health) nor aborted (a fix would be stopped by the abort it fixes).
+ */
 export function observedRolloutOf(cluster: string, rollout: unknown): ObservedClusterRollout {
   const metadata = record(record(rollout).metadata);
   const status = record(record(rollout).status);
   const steps = record(record(record(rollout).spec).strategy).canary;
   const revision = record(metadata.annotations)[COMMIT_ANNOTATION];
-  const phase = status.phase;
-  return {
+  const stepCount = Array.isArray(record(steps).steps)
+    ? (record(steps).steps as unknown[]).length
+    : undefined;
+  const common = {
     cluster,
     reachable: true,
     present: true,
     ...(typeof revision === 'string' ? { revision } : {}),
+    ...(stepCount !== undefined ? { stepCount } : {}),
+  };
+  const unobserved = generationNotObserved(record(rollout));
+  if (unobserved !== undefined)
+    return { ...common, phase: 'Progressing', aborted: false, message: unobserved };
+  const phase = status.phase;
+  return {
+    ...common,
     ...(typeof phase === 'string' && PHASES.has(phase) ? { phase: phase as ObservedRolloutPhase } : {}),
     ...(typeof status.currentStepIndex === 'number' ? { stepIndex: status.currentStepIndex } : {}),
-    ...(Array.isArray(record(steps).steps) ? { stepCount: (record(steps).steps as unknown[]).length } : {}),
     aborted: status.abort === true,
     ...(typeof status.message === 'string' && status.message !== '' ? { message: status.message } : {}),
   };

@@ -385,6 +385,9 @@ async function holdOf(
   sync: { commit: string; holds?: { decided: Set<string>; held: HeldRollout[] } },
 ): Promise<RolloutHold | undefined> {
   if (deps.holds === undefined || desired.kind !== 'Rollout' || desired.name === undefined) return undefined;
+  // The first Rollout of a sync reads the Fleets afresh, the others share that list: a list cached by an
+  // earlier sync may predate a Fleet's first status, and a Fleet missing from it holds nothing.
+  const first = sync.holds !== undefined && sync.holds.decided.size === 0;
   sync.holds?.decided.add(desired.key);
   return deps.holds.holdOf(
     {
@@ -394,6 +397,7 @@ async function holdOf(
     },
     sync.commit,
     deps.git.name,
+    first,
   );
 }
 
