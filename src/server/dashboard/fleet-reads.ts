@@ -23,14 +23,14 @@ export async function readFleets(clients: KubeClients, namespace = ''): Promise<
     list = (await kubeCall({ verb: 'list', kind: 'Fleet', ...(namespace ? { namespace } : {}) }, () =>
       namespace === ''
         ? clients.custom.listClusterCustomObject({
-            group: FLEET_API.group,
-            version: FLEET_API.version,
-            plural: FLEET_API.plural,
+            group: 'rollgate.dev',
+            version: 'v1alpha1',
+            plural: 'fleets',
           })
         : clients.custom.listNamespacedCustomObject({
-            group: FLEET_API.group,
-            version: FLEET_API.version,
-            plural: FLEET_API.plural,
+            group: 'rollgate.dev',
+            version: 'v1alpha1',
+            plural: 'fleets',
             namespace,
           }),
     )) as { items?: unknown };

@@ -95,11 +95,12 @@ function resolve(file: string, text: string, expression: string): string {
   if (expression === 'ROLLGATE_API_GROUP') return ROLLGATE_API_GROUP;
   // A driven API's fields (`api.group`, `this.api.plurals.rollouts`): the default install drives
   // rollgate.dev; argoproj.io's rules come with the controller-mode overlay (docs/controller-mode.md).
-  const driven = /^(?:this\.)?api\.(group|plurals\.(\w+))$/.exec(expression);
+  const driven = /^(?:this\.)?api\.(group|plural|plurals\.(\w+))$/.exec(expression);
   if (driven)
-    return driven[2] === undefined
+    return driven[1] === 'group'
       ? ROLLGATE_API.group
-      : ROLLGATE_API.plurals[driven[2] as keyof typeof ROLLGATE_API.plurals];
+      : // `api.plural`: the fleet controller's Rollout API (src/fleet/observe-fleet.ts), Rollouts of the driven group.
+        ROLLGATE_API.plurals[(driven[2] ?? 'rollouts') as keyof typeof ROLLGATE_API.plurals];
   const constant = new RegExp(`const ${expression} = '([^']*)'`).exec(text);
   if (constant) return constant[1]!;
   return /^\w+$/.test(expression) ? (importedConstant(file, text, expression) ?? expression) : expression;

@@ -116,6 +116,9 @@ const NOT_GRANTED = [
   { group: '', resource: 'namespaces', verb: 'create' },
   // Dashboard sign-in's rights: only with the component deploy/components/dashboard-sign-in.
   ...SIGN_IN_REQUESTS,
+  // Argo CD cluster Secrets: listed only with clusterSecrets.enabled and the opt-in Role of
+  // deploy/cluster-secrets, in that one namespace; never every Secret of the cluster.
+  { group: '', resource: 'secrets', verb: 'list' },
 ];
 
 /**
