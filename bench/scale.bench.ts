@@ -46,14 +46,14 @@ const ROLLOUTS = {
   plural: 'rollouts',
 } as const;
 
-interface RolloutState {
+export interface RolloutState {
   phase?: string;
   currentPodHash?: string;
   stableRS?: string;
 }
 
 /** Every Rollout's status as the last watch event carried it, and a wait for a condition over all of them. */
-async function watchRollouts(sandbox: SandboxProcess): Promise<{
+export async function watchRollouts(sandbox: SandboxProcess): Promise<{
   states: Map<string, RolloutState>;
   waitFor(done: (states: Map<string, RolloutState>) => boolean): Promise<void>;
   stop(): void;
@@ -453,7 +453,7 @@ function rolloutObject(name: string, image: string): Record<string, unknown> {
 }
 
 /** Creates web-0 … web-(count-1) through the API, CREATE_CONCURRENCY in flight. */
-async function createRollouts(sandbox: SandboxProcess, count: number, image: string): Promise<void> {
+export async function createRollouts(sandbox: SandboxProcess, count: number, image: string): Promise<void> {
   const custom = sandbox.kubeConfig.makeApiClient(CustomObjectsApi);
   let next = 0;
   const writer = async (): Promise<void> => {
@@ -467,7 +467,7 @@ async function createRollouts(sandbox: SandboxProcess, count: number, image: str
 }
 
 /** Sets a new image on web-0 … web-(count-1), CREATE_CONCURRENCY in flight (what a sync would apply). */
-async function setImages(sandbox: SandboxProcess, count: number, image: string): Promise<void> {
+export async function setImages(sandbox: SandboxProcess, count: number, image: string): Promise<void> {
   const custom = sandbox.kubeConfig.makeApiClient(CustomObjectsApi);
   let next = 0;
   const writer = async (): Promise<void> => {
@@ -484,16 +484,17 @@ async function setImages(sandbox: SandboxProcess, count: number, image: string):
   await Promise.all(Array.from({ length: CREATE_CONCURRENCY }, writer));
 }
 
-const allHealthy = (count: number) => (states: Map<string, RolloutState>) =>
+export const allHealthy = (count: number) => (states: Map<string, RolloutState>) =>
   states.size === count &&
   [...states.values()].every((s) => s.phase === 'Healthy' && s.currentPodHash === s.stableRS);
 
 /** Every rollout paused at its first step on a pod-template hash other than `before`'s. */
-const allAtFirstPause = (before: Map<string, string | undefined>) => (states: Map<string, RolloutState>) =>
-  [...states].every(
-    ([name, s]) =>
-      s.phase === 'Paused' && s.currentPodHash !== undefined && s.currentPodHash !== before.get(name),
-  );
+export const allAtFirstPause =
+  (before: Map<string, string | undefined>) => (states: Map<string, RolloutState>) =>
+    [...states].every(
+      ([name, s]) =>
+        s.phase === 'Paused' && s.currentPodHash !== undefined && s.currentPodHash !== before.get(name),
+    );
 
 const hashes = (states: Map<string, RolloutState>) =>
   new Map([...states].map(([name, s]) => [name, s.currentPodHash]));
@@ -656,7 +657,7 @@ async function trackedAtScale(): Promise<BenchResult[]> {
 }
 
 /** Resident memory of another process, from /proc/<pid>/status. */
-function rssMiBOf(pid: number): number {
+export function rssMiBOf(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')
     .split('\n')
     .find((l) => l.startsWith('VmRSS:'));
@@ -704,10 +705,12 @@ const WORKERS_N = Number(process.env.ROLLGATE_BENCH_SCALE_WORKERS_N ?? 200);
 const WORKER_COUNTS = (process.env.ROLLGATE_BENCH_SCALE_WORKER_COUNTS ?? '1,2,4').split(',').map(Number);
 
 /** `rollgate reconciler` as a user starts it, on the sandbox and the shared Redis. */
-async function startReconcilerProcess(
+export async function startReconcilerProcess(
   kubeconfig: string,
   redisUrl: string,
   prefix = 'scale-workers',
+  /** More flags (`--config FILE`, …). */
+  extraArgs: readonly string[] = [],
 ): Promise<ChildProcess & { url: string }> {
   const bin = join(import.meta.dirname, '..', 'bin', 'rollgate.js');
   const child = spawn(
@@ -727,6 +730,7 @@ async function startReconcilerProcess(
       `redis.prefix=${prefix}`,
       '--set',
       'log.format=json',
+      ...extraArgs,
     ],
     // The shipped bundle, as users run it (bin/rollgate.js falls back to tsx only when src/ is newer
     // than the build: run `npm run build` first); tsx's transpiler alone adds ~130 MiB of RSS.
