@@ -89,6 +89,11 @@ async function phase(
       children.push(await startReconcilerProcess(kubeconfig, redisUrl, prefix, ['--config', config]));
     for (const sandbox of sandboxes) watches.push(await watchRollouts(sandbox));
     await Promise.all(watches.map((w) => w.waitFor(allHealthy(ROLLOUTS))));
+    // Fresh watches for the change: client-node ends a watch idle for 30 s, which a cluster Healthy
+    // early can be while the others settle. Each starts with an ADDED for every Rollout.
+    for (const w of watches.splice(0)) w.stop();
+    for (const sandbox of sandboxes) watches.push(await watchRollouts(sandbox));
+    await Promise.all(watches.map((w) => w.waitFor((states) => states.size === ROLLOUTS)));
     const before = watches.map((w) => new Map([...w.states].map(([name, s]) => [name, s.currentPodHash])));
     const kindsBefore = await Promise.all(sandboxes.map((s) => s.requestKinds()));
     const conflictsBefore = await Promise.all(sandboxes.map((s) => s.conflicts()));
