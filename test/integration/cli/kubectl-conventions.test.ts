@@ -171,7 +171,14 @@ async function bashCompletes(line: string): Promise<string[]> {
 describe('rollgate completion', () => {
   it('completes verbs, flags, their choices and rollout names in a real bash (no bash-completion package)', async () => {
     expect(await bashCompletes('rollgate pro')).toEqual(['promote', 'promotions']);
-    expect(await bashCompletes('rollgate get ')).toEqual(['rollout', 'ro', 'experiment', 'exp']);
+    expect(await bashCompletes('rollgate get ')).toEqual([
+      'rollout',
+      'ro',
+      'fleet',
+      'flt',
+      'experiment',
+      'exp',
+    ]);
     expect(await bashCompletes('rollgate get rollout --cont')).toEqual(['--context']);
     expect(await bashCompletes('rollgate get rollout --clu')).toEqual(['--cluster']);
     expect(await bashCompletes('rollgate list rollouts -o ')).toEqual([

@@ -65,12 +65,17 @@ describe('promotion of argoproj.io Rollouts (controller mode)', () => {
     });
 
     // The promotion history (what the dashboard's promotions view shows) is on the argoproj.io Rollout.
-    // It is recorded beside the look, not awaited by it: wait for it.
+    // It is recorded beside the look, not awaited by it: wait for it. Under load a look may first find the
+    // staging tip not read yet and leave a PromotionRefused Warning (plan-promotion.ts, not-in-git); the
+    // opening is what must be recorded on the argoproj.io Rollout.
     const opened = await eventually(
       "the promoter's history Event",
       async () =>
         (await clients.core.listNamespacedEvent({ namespace: 'staging' })).items.find(
-          (e) => e.involvedObject.name === 'web' && e.reportingComponent === 'rollgate-promoter',
+          (e) =>
+            e.involvedObject.name === 'web' &&
+            e.reportingComponent === 'rollgate-promoter' &&
+            e.reason === 'PromotionPullRequestOpened',
         ),
       { timeoutMs: 20_000 },
     );
