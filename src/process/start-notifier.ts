@@ -406,14 +406,21 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
     };
   };
 
-  const sourceGone = (payload: NotifyPayload, source: string): JobOutcome => {
+  /** The object a notification is about was deleted since: nothing to send, counted and said once. */
+  const subjectGone = (
+    payload: NotifyPayload,
+    subject: { source: string } | { fleet: string },
+    what: string,
+  ): JobOutcome => {
     metrics.notificationsTotal.inc({ trigger: '(unplanned)', service: '(unplanned)', result: 'invalid' });
     log.warn(
-      { source, trigger: payload.trigger, key: payload.key },
-      'notification not sent: the source it is about is gone',
+      { ...subject, trigger: payload.trigger, key: payload.key },
+      `notification not sent: ${what} it is about is gone`,
     );
-    return { kind: 'stalled', reason: 'the source is gone' };
+    return { kind: 'stalled', reason: `${what} is gone` };
   };
+  const sourceGone = (payload: NotifyPayload, source: string): JobOutcome =>
+    subjectGone(payload, { source }, 'the source');
 
   const runSourceEvent = async (
     payload: Extract<NotifyPayload, { kind: 'source-event' }>,
@@ -491,14 +498,8 @@ export function startNotifier(runtime: Runtime, options: NotifierOptions = {}): 
     };
   };
 
-  const fleetGone = (payload: NotifyPayload, fleet: string): JobOutcome => {
-    metrics.notificationsTotal.inc({ trigger: '(unplanned)', service: '(unplanned)', result: 'invalid' });
-    log.warn(
-      { fleet, trigger: payload.trigger, key: payload.key },
-      'notification not sent: the Fleet is gone',
-    );
-    return { kind: 'stalled', reason: 'the Fleet is gone' };
-  };
+  const fleetGone = (payload: NotifyPayload, fleet: string): JobOutcome =>
+    subjectGone(payload, { fleet }, 'the Fleet');
 
   const runFleetEvent = async (
     payload: Extract<NotifyPayload, { kind: 'fleet-event' }>,
