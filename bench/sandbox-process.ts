@@ -24,6 +24,12 @@ export interface SandboxProcess {
   writes(): Promise<number>;
   /** Requests answered 409 Conflict since it started (a write planned from a stale read). */
   conflicts(): Promise<number>;
+  /**
+   * Requests naming one Rollout (`rollouts/NAME…`) or one of its ReplicaSets (`replicasets/NAME-HASH`)
+   * since the last call (the first call starts the record and returns none), as [epoch ms, request kind, Rollout name]: what a rollout was sent after its own
+   * pause is told apart from what brought it there.
+   */
+  namedRequests(): Promise<Array<[number, string, string]>>;
   stop(): Promise<void>;
 }
 
@@ -48,10 +54,15 @@ export async function startSandboxInChild(
     'let conflicts = 0;',
     "subscribe('http.server.response.finish', ({ response }) => { if (response.statusCode === 409) conflicts += 1; });",
     'const kinds = new Map();',
+    // Named requests are kept from the first `named` on (a measure's start), not through a whole run.
+    'let named = [];',
+    'let recordNamed = false;',
+    // The Rollout a request names: rollouts/NAME, or replicasets/NAME-HASH (a ReplicaSet Rollgate made).
+    "const rolloutOf = (url) => { const path = url.split('?')[0]; const m = /\\/(rollouts|replicasets)\\/([^/]+)/.exec(path); if (!m) return undefined; return m[1] === 'rollouts' ? m[2] : m[2].replace(/-[^-]+$/, ''); };",
     // Method, resource and verb shape of each request (the names stripped), for where the requests go.
     "const kindOf = (method, url) => { const [path, query = ''] = url.split('?'); const parts = path.split('/').filter(Boolean); const ns = parts.indexOf('namespaces'); const rest = ns >= 0 && parts.length > ns + 2 ? parts.slice(ns + 2) : parts.slice(parts[0] === 'api' ? 2 : 3); const shape = rest.length > 1 ? `${rest[0]}/{name}${rest[2] ? `/${rest[2]}` : ''}` : `${rest[0] ?? path}${query.includes('watch=') ? ' watch' : ''}${query.includes('labelSelector') ? ' ?labelSelector' : ''}`; return `${method} ${shape}${method === 'PATCH' && query.includes('force=true') ? ' (apply)' : ''}`; };",
     `const trace = ${JSON.stringify(process.env.ROLLGATE_BENCH_TRACE_REQUESTS === '1')};`,
-    "subscribe('http.server.request.start', ({ request }) => { if (trace) process.stderr.write(`request ${Date.now()} ${request.method} ${request.url}\\n`); requests += 1; if (!['GET', 'HEAD', 'OPTIONS'].includes(request.method)) writes += 1; const kind = kindOf(request.method, request.url ?? ''); kinds.set(kind, (kinds.get(kind) ?? 0) + 1); });",
+    "subscribe('http.server.request.start', ({ request }) => { if (trace) process.stderr.write(`request ${Date.now()} ${request.method} ${request.url}\\n`); requests += 1; if (!['GET', 'HEAD', 'OPTIONS'].includes(request.method)) writes += 1; const kind = kindOf(request.method, request.url ?? ''); kinds.set(kind, (kinds.get(kind) ?? 0) + 1); const rollout = rolloutOf(request.url ?? ''); if (recordNamed && rollout !== undefined) named.push([Date.now(), kind, rollout]); });",
     `const sandbox = await startSandbox({ readyDelayMs: ${options.readyDelayMs ?? 1000} });`,
     'console.log(sandbox.url);',
     'const stop = () => sandbox.stop().then(() => process.exit(0));',
@@ -62,6 +73,7 @@ export async function startSandboxInChild(
     "  if (line === 'writes') console.log(String(writes));",
     "  if (line === 'conflicts') console.log(String(conflicts));",
     "  if (line === 'kinds') console.log(JSON.stringify(Object.fromEntries(kinds)));",
+    "  if (line === 'named') { console.log(JSON.stringify(named)); named = []; recordNamed = true; }",
     "  if (line === 'stop') void stop();",
     '});',
   ].join('\n');
@@ -101,6 +113,11 @@ export async function startSandboxInChild(
       new Promise<Record<string, number>>((resolve) => {
         answers.push((line) => resolve(JSON.parse(line) as Record<string, number>));
         child.stdin.write('kinds\n');
+      }),
+    namedRequests: () =>
+      new Promise<Array<[number, string, string]>>((resolve) => {
+        answers.push((line) => resolve(JSON.parse(line) as Array<[number, string, string]>));
+        child.stdin.write('named\n');
       }),
     stop: async () => {
       const exited = once(child, 'exit');
