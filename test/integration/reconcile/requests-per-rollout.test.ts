@@ -38,6 +38,8 @@ const isEvent = (request: string) => /\/events(\/|\?|$)/.test(request.split(' ')
 describe('requests per rollout to the first pause', () => {
   let harness: ReconcileHarness;
   let redis: RedisTestScope;
+  /** The one-process figure of this run: the two-process test's reference. */
+  let onePerRollout: number | undefined;
   beforeAll(async () => {
     harness = await ReconcileHarness.start({ readyDelayMs: 100 });
     redis = await openRedisTestScope(inject('redisUrl'));
@@ -122,6 +124,7 @@ describe('requests per rollout to the first pause', () => {
       // the Rollout, the stable's scale-down once the canary is available, and the status the job that
       // created the canary writes while its pods start (docs/BENCHMARKS.md, issue 37).
       expect(sent.perRollout).toBeLessThanOrEqual(5);
+      onePerRollout = sent.perRollout;
       expect(sent.reads).toEqual([]);
       expect(sent.conflicts).toBe(0);
       // Events are counted apart: RolloutUpdated, ReplicaSetCreated, RolloutStepCompleted, RolloutPaused.
@@ -132,7 +135,7 @@ describe('requests per rollout to the first pause', () => {
     }
   }, 120_000);
 
-  it('two processes taking the jobs in turn: no 409 storm, within 1.2× the one-process requests', async () => {
+  it('two processes taking the jobs in turn: no 409 storm, within 1.1× the one-process requests', async () => {
     const a = await informers(harness);
     const b = await informers(harness);
     try {
@@ -140,7 +143,9 @@ describe('requests per rollout to the first pause', () => {
       // The written-versions handover makes the other process's trailing cache wait (or read the API)
       // instead of planning from it: a stale read may cost a re-plan, never a round of 409s.
       expect(sent.conflicts).toBeLessThanOrEqual(1);
-      expect(sent.perRollout).toBeLessThanOrEqual(5 * 1.2);
+      // The issue asks ≤ 1.2×; both measure 5.00 (docs/BENCHMARKS.md): the margin is for a re-plan or two
+      // of a job whose cache trailed past the handover's wait.
+      expect(sent.perRollout).toBeLessThanOrEqual((onePerRollout ?? 5) * 1.1);
       expect(harness.violations).toEqual([]);
     } finally {
       a.stop();
