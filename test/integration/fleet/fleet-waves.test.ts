@@ -5,109 +5,14 @@
 // before us-east-1; a fixed commit walks the fleet again from wave 0.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LOCAL_CLUSTER } from '../../../src/clusters/cluster-set.ts';
-import { createKubeClients, toPlainObject, type KubeClients } from '../../../src/kube/client.ts';
-import { startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
-import { STATUS_KEY, sourceStateName } from '../../../src/sync/source-state-object.ts';
+import { imageOf, startClustersScene, type ClustersScene } from '../../support/clusters-scene.ts';
 import { eventually } from '../../support/eventually.ts';
-import { kubeconfigClusterSet } from '../../support/kubeconfig-cluster-set.ts';
-import { startSystemScene, type SystemScene } from '../../support/system-scene.ts';
+import { applyFleet, healthyOn, readFleet, snapshot, walkWaves } from '../../support/fleet-walk.ts';
 
-const STATE_NS = 'rollgate-system';
 const STAGING = LOCAL_CLUSTER;
 const CLUSTERS = [STAGING, 'eu-west-1', 'us-east-1'] as const;
-let scene: SystemScene;
-const remote: Record<string, Sandbox> = {};
-const admin: Record<string, KubeClients> = {};
-
-interface LiveRollout {
-  metadata?: { annotations?: Record<string, string> };
-  spec?: { template?: { spec?: { containers?: Array<{ image?: string }> } } };
-  status?: { phase?: string };
-}
-
-interface FleetView {
-  status?: {
-    phase?: string;
-    revision?: string;
-    currentWave?: number;
-    message?: string;
-    stoppedBy?: { cluster?: string; revision?: string; step?: string; reason?: string };
-    clusters?: Array<{ name: string; phase?: string; revision?: string; released?: string }>;
-  };
-}
-
-async function rolloutIn(cluster: string): Promise<LiveRollout | undefined> {
-  try {
-    return toPlainObject<LiveRollout>(
-      await admin[cluster]!.custom.getNamespacedCustomObject({
-        group: 'rollgate.dev',
-        version: 'v1alpha1',
-        namespace: 'default',
-        plural: 'rollouts',
-        name: 'web',
-      }),
-    );
-  } catch {
-    return undefined;
-  }
-}
-
-async function fleet(): Promise<FleetView> {
-  try {
-    return toPlainObject<FleetView>(
-      await scene.clients.custom.getNamespacedCustomObject({
-        group: 'rollgate.dev',
-        version: 'v1alpha1',
-        namespace: STATE_NS,
-        plural: 'fleets',
-        name: 'web',
-      }),
-    );
-  } catch {
-    return {};
-  }
-}
-
-const imageOf = (r: LiveRollout | undefined) => r?.spec?.template?.spec?.containers?.[0]?.image;
-
-/** What a user sees in each cluster: the image its Rollout runs and whether it is Healthy on it. */
-type Snapshot = Record<string, { image: string | undefined; phase: string | undefined }>;
-async function snapshot(): Promise<Snapshot> {
-  const out: Snapshot = {};
-  for (const cluster of CLUSTERS) {
-    const r = await rolloutIn(cluster);
-    out[cluster] = { image: imageOf(r), phase: r?.status?.phase };
-  }
-  return out;
-}
-const healthyOn = (s: Snapshot, cluster: string, image: string) =>
-  s[cluster]?.image === image && s[cluster]?.phase === 'Healthy';
-
-/**
- * Samples every cluster until `done` holds of a snapshot; every snapshot on the way is checked against the
- * wave order: a cluster of a later wave never runs `image` before every earlier wave is Healthy on it.
- */
-async function walk(image: string, done: (s: Snapshot) => boolean, what: string): Promise<string[]> {
-  const waves = [[STAGING], ['eu-west-1'], ['us-east-1']];
-  const violations: string[] = [];
-  await eventually(
-    what,
-    async () => {
-      const s = await snapshot();
-      waves.forEach((wave, index) => {
-        for (const cluster of wave) {
-          if (s[cluster]?.image !== image) continue;
-          for (const earlier of waves.slice(0, index).flat())
-            if (!healthyOn(s, earlier, image))
-              violations.push(`${cluster} ran ${image} while ${earlier} was ${JSON.stringify(s[earlier])}`);
-        }
-      });
-      return done(s) ? s : undefined;
-    },
-    { timeoutMs: 30_000, intervalMs: 100 },
-  );
-  return violations;
-}
+const WAVES = [[STAGING], ['eu-west-1'], ['us-east-1']];
+let scene: ClustersScene;
 
 /** The Rollout: one canary step (no pause), so a healthy canary finishes at once; a stuck one aborts in 2 s. */
 function rolloutYaml(image: string): string {
@@ -137,47 +42,31 @@ spec:
 `;
 }
 
-let work: ReturnType<SystemScene['workingCopy']>;
-/** The commit of web:2.0, where us-east-1 stays while the fleet is stopped. */
+const fleet = () => readFleet(scene, 'web');
+const everywhere = (image: string) => (s: Awaited<ReturnType<typeof snapshot>>) =>
+  CLUSTERS.every((c) => healthyOn(s, c, image));
+/** The commits of web:1.0 and of web:2.0 (where us-east-1 stays while the fleet is stopped). */
+let rev1 = '';
 let rev2 = '';
-async function push(image: string): Promise<string> {
-  work.write({ 'deploy/web.yaml': rolloutYaml(image) });
-  work.commit(`web ${image}`);
-  await work.push(scene.repoUrl('apps'));
-  return work.head();
-}
 
 beforeAll(async () => {
-  remote['eu-west-1'] = await startSandbox({ readyDelayMs: 100, missingImages: ['web:3.0'] });
-  remote['us-east-1'] = await startSandbox({ readyDelayMs: 100 });
-  scene = await startSystemScene({
+  scene = await startClustersScene({
     name: 'fleet-waves',
     redisUrl: inject('redisUrl'),
-    repositories: ['apps'],
-    config: { kubernetes: { stateNamespace: STATE_NS } },
+    clusters: [
+      { name: 'eu-west-1', sandbox: { missingImages: ['web:3.0'] } },
+      { name: 'us-east-1', sandbox: {} },
+    ],
+    rolloutYaml,
   });
-  scene.defer(() => Promise.all(Object.values(remote).map((s) => s.stop())));
-  admin[STAGING] = scene.clients;
-  for (const [name, sandbox] of Object.entries(remote)) admin[name] = createKubeClients(sandbox.kubeConfig);
-  await scene.kubectl(['create', 'namespace', STATE_NS]);
-  work = scene.workingCopy('apps');
-  await push('web:1.0');
-  const source = (name: string, cluster: string) => ({
-    name,
-    url: scene.repoUrl('apps'),
-    path: 'deploy',
-    interval: '1s',
-    render: 'plain',
-    cluster,
-  });
+  rev1 = await scene.push('web:1.0');
   await scene.startRollgate({
-    clusters: (local) =>
-      kubeconfigClusterSet(
-        local,
-        Object.entries(remote).map(([name, sandbox]) => ({ name, kubeConfig: sandbox.kubeConfig })),
-      ),
     config: {
-      sources: [source('staging', STAGING), source('eu', 'eu-west-1'), source('us', 'us-east-1')],
+      sources: [
+        scene.source('staging', STAGING),
+        scene.source('eu', 'eu-west-1'),
+        scene.source('us', 'us-east-1'),
+      ],
     },
     start: { dependencyCheckIntervalMs: 200, fleetResyncMs: 300 },
   });
@@ -189,19 +78,13 @@ afterAll(async () => {
 
 describe('a Fleet over three clusters, with real syncs and canaries', () => {
   it('deploys the first revision everywhere, then the Fleet sees it Healthy', async () => {
-    await walk(
-      'web:1.0',
-      (s) => CLUSTERS.every((c) => healthyOn(s, c, 'web:1.0')),
-      'web:1.0 Healthy everywhere',
-    );
+    await walkWaves(scene, WAVES, 'web:1.0', everywhere('web:1.0'), 'web:1.0 Healthy everywhere');
     // The Fleet comes after the first revision (its CRD is installed by Rollgate at start).
-    await eventually('the Fleet applied', async () => {
-      try {
-        await scene.apply(
-          'fleet.yaml',
-          `apiVersion: rollgate.dev/v1alpha1
+    await applyFleet(
+      scene,
+      `apiVersion: rollgate.dev/v1alpha1
 kind: Fleet
-metadata: { name: web, namespace: ${STATE_NS} }
+metadata: { name: web, namespace: ${scene.stateNamespace} }
 spec:
   rollout: { path: deploy/web.yaml, name: web }
   waves:
@@ -209,25 +92,22 @@ spec:
     - { name: first-region, clusters: [eu-west-1] }
     - { name: rest, rest: true }
 `,
-        );
-        return true;
-      } catch {
-        return false;
-      }
-    });
+    );
     const seen = await eventually('the Fleet Healthy on web:1.0', async () => {
       const f = await fleet();
-      return f.status?.phase === 'Healthy' && f.status.revision === work.head() ? f : undefined;
+      return f.status?.phase === 'Healthy' && f.status.revision === rev1 ? f : undefined;
     });
     expect(seen.status?.clusters?.map((c) => c.name).sort()).toEqual([...CLUSTERS].sort());
   });
 
   it('walks web:2.0 through the waves in order: eu-west-1 after staging, us-east-1 after eu-west-1', async () => {
-    const revision = await push('web:2.0');
+    const revision = await scene.push('web:2.0');
     rev2 = revision;
-    const violations = await walk(
+    const { violations } = await walkWaves(
+      scene,
+      WAVES,
       'web:2.0',
-      (s) => CLUSTERS.every((c) => healthyOn(s, c, 'web:2.0')),
+      everywhere('web:2.0'),
       'web:2.0 Healthy everywhere',
     );
     expect(violations).toEqual([]);
@@ -238,12 +118,12 @@ spec:
   });
 
   it('stops at eu-west-1 when its canary aborts (image missing there): us-east-1 keeps web:2.0', async () => {
-    const revision = await push('web:3.0');
+    const revision = await scene.push('web:3.0');
     let usRan = false;
     const stopped = await eventually(
       'the Fleet stopped by eu-west-1',
       async () => {
-        if (imageOf(await rolloutIn('us-east-1')) === 'web:3.0') usRan = true;
+        if (imageOf(await scene.rolloutIn('us-east-1')) === 'web:3.0') usRan = true;
         const f = await fleet();
         return f.status?.phase === 'Stopped' ? f : undefined;
       },
@@ -252,29 +132,29 @@ spec:
     expect(usRan).toBe(false);
     expect(stopped.status?.stoppedBy).toMatchObject({ cluster: 'eu-west-1', revision });
     expect(stopped.status?.stoppedBy?.step).toBeTruthy();
-    const s = await snapshot();
+    const s = await snapshot(scene, CLUSTERS);
     expect(s[STAGING]).toEqual({ image: 'web:3.0', phase: 'Healthy' });
     expect(s['eu-west-1']?.image).toBe('web:3.0');
     expect(s['eu-west-1']?.phase).toBe('Degraded');
     expect(s['us-east-1']).toEqual({ image: 'web:2.0', phase: 'Healthy' });
     // us-east-1's source synced the commit but says it holds the Rollout (not merely slow).
     const held = await eventually('source us to say the fleet holds web', async () => {
-      const state = await scene.clients.core.readNamespacedConfigMap({
-        name: sourceStateName('us'),
-        namespace: STATE_NS,
-      });
-      const status = JSON.parse(state.data?.[STATUS_KEY] ?? '{}') as { message?: string };
-      return status.message?.includes(`held by fleet ${STATE_NS}/web until wave rest`) ? status : undefined;
+      const status = await scene.sourceStatus('us');
+      return status.message?.includes(`held by fleet ${scene.stateNamespace}/web until wave rest`)
+        ? status
+        : undefined;
     });
     expect(held.message).toContain(`applied at ${rev2.slice(0, 7)}`);
-    expect(imageOf(await rolloutIn('us-east-1'))).toBe('web:2.0');
+    expect(imageOf(await scene.rolloutIn('us-east-1'))).toBe('web:2.0');
   });
 
   it('walks a fixed commit (web:3.1) from wave 0 to every cluster', async () => {
-    const revision = await push('web:3.1');
-    const violations = await walk(
+    const revision = await scene.push('web:3.1');
+    const { violations } = await walkWaves(
+      scene,
+      WAVES,
       'web:3.1',
-      (s) => CLUSTERS.every((c) => healthyOn(s, c, 'web:3.1')),
+      everywhere('web:3.1'),
       'web:3.1 Healthy everywhere',
     );
     expect(violations).toEqual([]);
