@@ -32,8 +32,10 @@ export ROLLGATE_CONFORMANCE_KUBECONFIG="${DIR}/kubeconfig"
 # What ServiceAccounts asked and were answered (start.sh): the RBAC tests look for refusals there.
 export ROLLGATE_REAL_APISERVER_AUDIT_LOG="${DIR}/audit.log"
 
-# Pods become Ready (or crash-loop, or fail to pull) as their sandbox.rollgate.dev/behavior says.
+# Pods become Ready (or crash-loop, or fail to pull) as their sandbox.rollgate.dev/behavior says; images of
+# unpullable.registry.test fail to pull here only (UNPULLABLE_REGISTRY, test/real-apiserver/support/real-cluster.ts).
 node bin/rollgate.js sandbox kubelet --kubeconfig "${ROLLGATE_CONFORMANCE_KUBECONFIG}" --ready-delay-ms 500 \
+  --missing-image 'unpullable.registry.test/*' \
   >"${DIR}/kubelet.log" 2>&1 &
 KUBELET_PID=$!
 sleep 1

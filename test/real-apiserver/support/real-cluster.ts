@@ -3,6 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createKubeClients, type KubeClients } from '../../../src/kube/client.ts';
 
+/**
+ * A registry the real server's kubelet stand-in lacks: run-tests.sh starts it with
+ * `--missing-image 'unpullable.registry.test/*'`, so such an image fails to pull there (ErrImagePull, then
+ * ImagePullBackOff) and only there: a sandbox of the same test pulls it.
+ */
+export const UNPULLABLE_REGISTRY = 'unpullable.registry.test';
+
 /** The control plane as the admin sees it. */
 export interface RealCluster {
   /** The admin kubeconfig file (static token, system:masters). */
