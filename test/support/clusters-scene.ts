@@ -227,7 +227,10 @@ export async function startClustersScene(options: ClustersSceneOptions): Promise
       path: folder,
       interval: '1s',
       render: 'plain',
-      ...(cluster !== LOCAL_CLUSTER ? { cluster, namespace: namespaces.get(cluster) ?? 'default' } : {}),
+      ...(cluster !== LOCAL_CLUSTER ? { cluster } : {}),
+      ...(namespaces.has(cluster) && namespaces.get(cluster) !== 'default'
+        ? { namespace: namespaces.get(cluster) }
+        : {}),
     }),
     startRollgate(start = {}) {
       if (bySecret) return scene.startRollgate(start);
