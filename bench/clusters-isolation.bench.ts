@@ -2,84 +2,47 @@
 // repository behind git http-backend: the p50 time from a push to each healthy cluster's Rollout at its
 // canary pause, first with every cluster healthy, then (same run) with one cluster answering 500 to every
 // request. Isolation holds when the second figure is within 20 % of the first.
-import { createKubeClients, toPlainObject, type KubeClients } from '../src/kube/client.ts';
-import { startSandbox, type Sandbox } from '../src/sandbox/index.ts';
+import { startClustersScene, type ClustersScene } from '../test/support/clusters-scene.ts';
 import { eventually } from '../test/support/eventually.ts';
-import { kubeconfigClusterSet } from '../test/support/kubeconfig-cluster-set.ts';
-import { startSystemScene } from '../test/support/system-scene.ts';
-import { rolloutYaml } from '../test/integration/pipeline/pipeline-harness.ts';
 import { redisForBench } from './private-redis.ts';
 import type { BenchResult } from './run.ts';
 import { median } from './stats.ts';
 
 const ROUNDS = 5;
 
-interface LiveRollout {
-  spec?: { template?: { spec?: { containers?: Array<{ image?: string }> } } };
-  status?: { phase?: string; currentStepIndex?: number };
-}
-
-async function pausedAt(clients: KubeClients, image: string, phase = 'Paused'): Promise<boolean> {
-  try {
-    const r = toPlainObject<LiveRollout>(
-      await clients.custom.getNamespacedCustomObject({
-        group: 'rollgate.dev',
-        version: 'v1alpha1',
-        namespace: 'default',
-        plural: 'rollouts',
-        name: 'web',
-      }),
-    );
-    return (
-      r.spec?.template?.spec?.containers?.[0]?.image === image &&
-      r.status?.phase === phase &&
-      (phase !== 'Paused' || r.status.currentStepIndex === 1)
-    );
-  } catch {
-    return false;
-  }
+/** The cluster's Rollout runs `image` and is in `phase` (Paused: at its canary pause, step 1). */
+async function pausedAt(
+  scene: ClustersScene,
+  cluster: string,
+  image: string,
+  phase = 'Paused',
+): Promise<boolean> {
+  const r = await scene.rolloutIn(cluster);
+  return (
+    r?.spec?.template?.spec?.containers?.[0]?.image === image &&
+    r.status?.phase === phase &&
+    (phase !== 'Paused' || r.status.currentStepIndex === 1)
+  );
 }
 
 export async function run(): Promise<BenchResult[]> {
   const redis = await redisForBench();
-  const remote: Record<string, Sandbox> = {};
-  for (const name of ['eu-west', 'us-east']) remote[name] = await startSandbox({ readyDelayMs: 100 });
-  const scene = await startSystemScene({
+  const scene = await startClustersScene({
     name: 'clusters-bench',
     redisUrl: redis.url,
-    repositories: ['apps'],
-    config: { kubernetes: { stateNamespace: 'rollgate-system' } },
+    clusters: [{ name: 'eu-west' }, { name: 'us-east' }],
   });
   try {
-    const admin: Record<string, KubeClients> = { 'in-cluster': scene.clients };
-    for (const [name, sandbox] of Object.entries(remote)) admin[name] = createKubeClients(sandbox.kubeConfig);
-    await scene.kubectl(['create', 'namespace', 'rollgate-system']);
-    const work = scene.workingCopy('apps');
     let version = 0;
     const push = async (): Promise<string> => {
       const image = `web:${++version}.0`;
-      work.write({ 'deploy/web.yaml': rolloutYaml({ image }) });
-      work.commit(image);
-      await work.push(scene.repoUrl('apps'));
+      await scene.push(image);
       return image;
     };
     const first = await push();
-    const source = (name: string, cluster: string) => ({
-      name,
-      url: scene.repoUrl('apps'),
-      path: 'deploy',
-      interval: '1s',
-      render: 'plain',
-      cluster,
-    });
     await scene.startRollgate({
-      clusters: (local) =>
-        kubeconfigClusterSet(
-          local,
-          Object.entries(remote).map(([name, sandbox]) => ({ name, kubeConfig: sandbox.kubeConfig })),
-        ),
       config: {
-        sources: [source('local', 'in-cluster'), source('eu', 'eu-west'), source('us', 'us-east')],
+        sources: [scene.source('local'), scene.source('eu', 'eu-west'), scene.source('us', 'us-east')],
       },
       start: { dependencyCheckIntervalMs: 500 },
     });
@@ -91,7 +54,7 @@ export async function run(): Promise<BenchResult[]> {
         const pushedAt = performance.now();
         await Promise.all(
           watched.map(async (cluster) => {
-            await eventually(`${cluster} at ${image}`, () => pausedAt(admin[cluster]!, image), {
+            await eventually(`${cluster} at ${image}`, () => pausedAt(scene, cluster, image), {
               timeoutMs: 60_000,
               intervalMs: 50,
             });
@@ -102,15 +65,15 @@ export async function run(): Promise<BenchResult[]> {
       return times;
     };
     // The first revision goes straight to Healthy (nothing to canary from); then a warm-up round.
-    for (const cluster of Object.keys(admin))
-      await eventually(`${cluster} Healthy at ${first}`, () => pausedAt(admin[cluster]!, first, 'Healthy'), {
+    for (const cluster of scene.names)
+      await eventually(`${cluster} Healthy at ${first}`, () => pausedAt(scene, cluster, first, 'Healthy'), {
         timeoutMs: 60_000,
         intervalMs: 100,
       });
     await rounds(['in-cluster', 'eu-west', 'us-east']);
     const healthy = ['in-cluster', 'eu-west'];
     const allHealthy = await rounds(healthy);
-    remote['us-east']!.faults.errorRate = 1;
+    scene.sandbox('us-east')!.faults.errorRate = 1;
     const oneFailing = await rounds(healthy);
     const base = median(allHealthy);
     const failing = median(oneFailing);
@@ -131,7 +94,6 @@ export async function run(): Promise<BenchResult[]> {
     ];
   } finally {
     await scene.stop();
-    for (const sandbox of Object.values(remote)) await sandbox.stop();
     await redis.stop();
   }
 }
