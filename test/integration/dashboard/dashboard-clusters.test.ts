@@ -20,32 +20,13 @@ import {
   type RunningDashboardServer,
 } from '../../../src/server/dashboard/dashboard-server.ts';
 import { launchChromium, seriousViolations, type Browser } from './chromium.ts';
+import { MINIMAL_FLEET_CRD } from '../../support/fleet-crd.ts';
 
 const TOKEN = `act-${randomUUID()}`;
 /** Screenshots land here (printed), so a human can look at what the test saw. */
 const SHOTS = mkdtempSync(join(tmpdir(), 'rollgate-dashboard-clusters-'));
 const ROLLOUTS = { group: 'rollgate.dev', version: 'v1alpha1', plural: 'rollouts', namespace: 'default' };
 const FLEETS = { group: 'rollgate.dev', version: 'v1alpha1', plural: 'fleets', namespace: 'rollgate-system' };
-
-/** A Fleet CRD of this test's own, as small as it can be: the dashboard reads Fleets as unstructured objects. */
-const FLEET_CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'fleets.rollgate.dev' },
-  spec: {
-    group: 'rollgate.dev',
-    scope: 'Namespaced',
-    names: { plural: 'fleets', singular: 'fleet', kind: 'Fleet', listKind: 'FleetList' },
-    versions: [
-      {
-        name: 'v1alpha1',
-        served: true,
-        storage: true,
-        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-      },
-    ],
-  },
-};
 
 function handle(name: string, clients: KubeClients, sandbox: Sandbox): ClusterHandle {
   return {
@@ -99,7 +80,8 @@ describe('dashboard over two clusters', () => {
       installCrds(
         localClients,
         rollgateCrds().filter(
-          (crd) => (crd as { metadata?: { name?: string } }).metadata?.name !== FLEET_CRD.metadata.name,
+          (crd) =>
+            (crd as { metadata?: { name?: string } }).metadata?.name !== MINIMAL_FLEET_CRD.metadata.name,
         ),
       ),
       installCrds(remoteClients, rollgateCrds()),
@@ -144,7 +126,7 @@ describe('dashboard over two clusters', () => {
     expect(before.status).toBe(200);
     expect(await before.json()).toEqual({ installed: false, items: [] });
 
-    await installCrds(localClients, [FLEET_CRD]);
+    await installCrds(localClients, [MINIMAL_FLEET_CRD]);
     await localClients.core.createNamespace({ body: { metadata: { name: 'rollgate-system' } } });
     await localClients.custom.createNamespacedCustomObject({
       ...FLEETS,

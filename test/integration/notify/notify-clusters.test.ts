@@ -12,31 +12,12 @@ import { createRollgateMetrics } from '../../../src/server/metrics.ts';
 import { eventually } from '../../support/eventually.ts';
 import { startServiceDoubles, type ServiceDoubles } from '../../support/notify/service-doubles.ts';
 import { startSystemScene, type SystemScene } from '../../support/system-scene.ts';
+import { MINIMAL_FLEET_CRD } from '../../support/fleet-crd.ts';
 
 const STATE_NAMESPACE = 'rollgate-system';
 const SUBSCRIBED = {
   'notifications.argoproj.io/subscribe.on-rollout-aborted.hook': '',
   'notifications.argoproj.io/subscribe.on-fleet-stopped.hook': '',
-};
-
-/** A Fleet CRD of the test's own (the notifier reads only a Fleet's annotations). */
-const FLEET_CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'fleets.rollgate.dev' },
-  spec: {
-    group: 'rollgate.dev',
-    scope: 'Namespaced',
-    names: { plural: 'fleets', singular: 'fleet', kind: 'Fleet', listKind: 'FleetList' },
-    versions: [
-      {
-        name: 'v1alpha1',
-        served: true,
-        storage: true,
-        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-      },
-    ],
-  },
 };
 
 function handle(name: string, clients: KubeClients, url: string): ClusterHandle {
@@ -93,7 +74,7 @@ describe('notifications across clusters', () => {
             },
           },
         });
-        await installCrds(clients, [FLEET_CRD]);
+        await installCrds(clients, [MINIMAL_FLEET_CRD]);
         await clients.custom.createNamespacedCustomObject({
           group: 'rollgate.dev',
           version: 'v1alpha1',
