@@ -12,6 +12,8 @@ import { applyFleet, healthyOn, readFleet, snapshot, walkWaves } from '../../sup
 const STAGING = LOCAL_CLUSTER;
 const CLUSTERS = [STAGING, 'eu-west-1', 'us-east-1'] as const;
 const WAVES = [[STAGING], ['eu-west-1'], ['us-east-1']];
+/** A walk through three waves (syncs every second, a canary each) under a loaded machine's CPU. */
+const WALK_MS = 50_000;
 let scene: ClustersScene;
 
 /** The Rollout: one canary step (no pause), so a healthy canary finishes at once; a stuck one aborts in 2 s. */
@@ -109,13 +111,14 @@ spec:
       'web:2.0',
       everywhere('web:2.0'),
       'web:2.0 Healthy everywhere',
+      WALK_MS,
     );
     expect(violations).toEqual([]);
     await eventually('the Fleet Healthy on web:2.0', async () => {
       const f = await fleet();
       return f.status?.phase === 'Healthy' && f.status.revision === revision;
     });
-  });
+  }, 60_000);
 
   it('stops at eu-west-1 when its canary aborts (image missing there): us-east-1 keeps web:2.0', async () => {
     const revision = await scene.push('web:3.0');
@@ -156,11 +159,12 @@ spec:
       'web:3.1',
       everywhere('web:3.1'),
       'web:3.1 Healthy everywhere',
+      WALK_MS,
     );
     expect(violations).toEqual([]);
     await eventually('the Fleet Healthy on web:3.1', async () => {
       const f = await fleet();
       return f.status?.phase === 'Healthy' && f.status.revision === revision;
     });
-  });
+  }, 60_000);
 });
