@@ -384,19 +384,8 @@ export const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergeP
 /** Request options that send a body as a server-side apply patch. */
 export const APPLY_PATCH = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
 
-/**
- * The field manager of Rollgate's writes: the sync's server-side apply (operation Apply), the reconciler's
- * status and the objects it creates (operation Update). Never an engine's: under Argo CD or Flux the
- * spec they apply stays theirs (docs/controller-mode.md, "Field ownership").
- */
-export const FIELD_MANAGER = 'rollgate';
-
-/**
- * The field manager of a user's verb on a Rollout (promote, abort, pause, restart…): the fields it sets
- * (`spec.paused`, `spec.restartAt`, `status.abort`, …) show in managedFields as a person's act, apart from
- * what the reconciler writes, as `kubectl-argo-rollouts` shows Argo's plugin.
- */
-export const VERB_FIELD_MANAGER = 'rollgate-verb';
+// The field managers live apart from client-node (the rollout verbs' plain client sends them too).
+export { FIELD_MANAGER, VERB_FIELD_MANAGER } from './field-managers.ts';
 
 /** The JSON form of a typed client-node model (Dates become RFC 3339 strings), for comparing and planning. */
 export function toPlainObject<T>(value: unknown): T {

@@ -1,5 +1,4 @@
 // The one place that turns client-node failures (ApiException codes, network errors) into Rollgate's typed kube errors.
-import { ApiException } from '@kubernetes/client-node';
 
 /** What was being attempted when the API refused: carried by every kube error, safe to log. */
 export interface KubeRequestContext {
@@ -174,12 +173,31 @@ function header(headers: Record<string, string> | undefined, name: string): stri
 }
 
 /**
+ * client-node's ApiException, recognised by its shape: the rollout verbs' plain client (custom-object-client.ts)
+ * throws the same shape without loading client-node, and neither this module nor the verbs import it.
+ */
+interface ApiExceptionShape extends Error {
+  code: number;
+  body: unknown;
+  headers: unknown;
+}
+
+function isApiException(err: unknown): err is ApiExceptionShape {
+  return (
+    err instanceof Error &&
+    typeof (err as { code?: unknown }).code === 'number' &&
+    'body' in err &&
+    'headers' in err
+  );
+}
+
+/**
  * Maps any error thrown by a client-node call to a typed kube error. Errors that are neither API nor
  * network failures (programming errors) are returned unchanged so they are not mistaken for transient.
  */
 export function toKubeError(err: unknown, request: KubeRequestContext): Error {
   if (err instanceof KubeApiError) return err;
-  if (err instanceof ApiException) {
+  if (isApiException(err)) {
     const status = err.code;
     const body = parseStatusBody(err.body);
     const text = `${describe(request)}: HTTP ${status}${body.reason ? ` ${body.reason}` : ''}: ${body.message ?? 'no message'}`;

@@ -2,9 +2,8 @@
 // -n and --kubeconfig, one call into kube/rollout-commands, and its summary on stdout.
 import { Option, type Command } from 'commander';
 import { DRIVEN_GROUPS, type DrivenGroup } from '../../manifest/driven-api.ts';
-import type { KubeClients } from '../../kube/client.ts';
-import type { RolloutKey } from '../../reconciler/observed-state-reader.ts';
-import type { RolloutCommandResult } from '../../views/rollout-commands.ts';
+import type { RolloutKey } from '../../reconciler/rollout-key.ts';
+import type { RolloutCommandResult, RolloutVerbClients } from '../../views/rollout-commands.ts';
 import {
   CONTEXT_FLAG,
   CONTEXT_HELP,
@@ -27,7 +26,7 @@ export interface RolloutVerb<F extends KubeFlags> {
   /** Adds the verb's own flags (shown between -n and --kubeconfig). */
   flags?: (command: Command) => void;
   /** Loads what it calls with `await import()`, so `--help` and the other verbs never pay for it. */
-  act: (clients: KubeClients, key: RolloutKey, flags: F & GroupFlag) => Promise<RolloutCommandResult>;
+  act: (clients: RolloutVerbClients, key: RolloutKey, flags: F & GroupFlag) => Promise<RolloutCommandResult>;
 }
 
 /** Registers `rollgate <verb> NAME [-n NS] [--kubeconfig FILE]`. */
@@ -48,7 +47,23 @@ export function registerRolloutVerb<F extends KubeFlags>(program: Command, verb:
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
     .option(CONTEXT_FLAG, CONTEXT_HELP);
   addClusterOptions(command).action(async (name: string, flags: F & GroupFlag & ClusterFlags) => {
-    // @kubernetes/client-node is most of a verb's start-up: only the verbs that talk to a cluster load it.
+    // @kubernetes/client-node is most of a verb's start-up: a simple kubeconfig (a token, a client
+    // certificate) is served without it; --cluster and every other kubeconfig go through it.
+    if (flags.cluster === undefined) {
+      const { readSimpleKubeconfig } = await import('../../kube/simple-kubeconfig.ts');
+      const simple = readSimpleKubeconfig(flags);
+      if (simple !== undefined) {
+        const { CustomObjectClient } = await import('../../kube/custom-object-client.ts');
+        const custom = new CustomObjectClient(simple);
+        try {
+          const result = await verb.act({ custom }, { namespace: simple.namespace, name }, flags);
+          process.stdout.write(`${result.summary}\n`);
+        } finally {
+          custom.close();
+        }
+        return;
+      }
+    }
     const { connectNamedCluster } = await import('../cluster-flag.ts');
     const { clients, namespace } = await connectNamedCluster(verb.name, flags);
     const result = await verb.act(clients, { namespace, name }, flags);

@@ -89,10 +89,23 @@ describe('what the CLI bundle loads', () => {
     expect(packagesLoadedBy('src/git/revision-tree.ts')).toContain('isomorphic-git');
   });
 
-  it('status, get rollout|experiment, list rollouts|experiments, promote, abort, retry, pause, resume, restart: the cluster client, nothing long-running', () => {
+  it('promote, abort, retry, pause, resume, restart: with a simple kubeconfig, no cluster client and no schemas', () => {
+    // client-node only through a dynamic import, for --cluster and the kubeconfigs it must read.
+    for (const entry of [
+      'src/views/rollout-commands.ts',
+      'src/kube/simple-kubeconfig.ts',
+      'src/kube/custom-object-client.ts',
+    ]) {
+      const loaded = packagesLoadedBy(entry);
+      expect(loaded, entry).not.toContain(CLUSTER_CLIENT);
+      expect(loaded, entry).not.toContain('zod');
+      for (const name of LONG_RUNNING) expect(loaded, `${entry} loads ${name}`).not.toContain(name);
+    }
+  });
+
+  it('status, get rollout|experiment, list rollouts|experiments: the cluster client, nothing long-running', () => {
     for (const entry of [
       'src/kube/client.ts',
-      'src/views/rollout-commands.ts',
       'src/views/rollout-view.ts',
       'src/cli/get-rollout.ts',
       'src/cli/get-experiment.ts',
