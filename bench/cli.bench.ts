@@ -1,7 +1,7 @@
 // Bench: how fast each short-lived `rollgate` verb answers (wall, peak RSS) beside kubectl doing the same kind
 // of thing against the same sandbox, in the same run, interleaved, so a busy machine slows both alike:
 // `kubectl get` is the peer of get/status/list, `kubectl patch` of the verbs that write (issue 37: ≤ 2×).
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
   cpSync,
@@ -28,6 +28,11 @@ import { median, percentile } from './stats.ts';
 const repo = join(import.meta.dirname, '..');
 const RUNS = Number(process.env.ROLLGATE_BENCH_CLI_RUNS ?? 15);
 const KUBECTL = process.env.KUBECTL ?? 'kubectl';
+/**
+ * The Node that runs the CLI (and writes its code caches): this one, or another binary, e.g. Node 24 as
+ * CI and the image run it (`npx -y node@24` installs one; point this at its bin/node).
+ */
+const NODE = process.env.ROLLGATE_BENCH_CLI_NODE ?? process.execPath;
 /** GNU time reports a child's peak RSS (`%M`, KiB); Node only reports its own. */
 const GNU_TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 /** Issue 37: every verb within 2× kubectl of its kind, medians of the same interleaved run. */
@@ -68,7 +73,7 @@ async function installCli(dir: string): Promise<string> {
   for (const folder of ['src', 'workers'])
     cpSync(join(repo, folder), join(root, folder), { recursive: true });
   symlinkSync(join(repo, 'node_modules'), join(root, 'node_modules'), 'dir');
-  await buildCli(join(root, 'dist', 'cli'));
+  await buildCli(join(root, 'dist', 'cli'), { node: NODE });
   return join(root, 'bin', 'rollgate.js');
 }
 
@@ -136,24 +141,24 @@ export async function run(): Promise<BenchResult[]> {
           '{"metadata":{"annotations":{"bench":"x"}}}',
         ],
       },
-      { label: 'rollgate --help', command: process.execPath, args: [entry, '--help'] },
-      { label: 'rollgate validate FILE', command: process.execPath, args: [entry, 'validate', manifest] },
-      { label: 'rollgate plan FILE', command: process.execPath, args: [entry, 'plan', manifest] },
+      { label: 'rollgate --help', command: NODE, args: [entry, '--help'] },
+      { label: 'rollgate validate FILE', command: NODE, args: [entry, 'validate', manifest] },
+      { label: 'rollgate plan FILE', command: NODE, args: [entry, 'plan', manifest] },
       ...['status', 'get rollout'].map((verb) => ({
         label: `rollgate ${verb} NAME`,
-        command: process.execPath,
+        command: NODE,
         args: [entry, ...verb.split(' '), ...cluster],
         peer: KUBECTL_GET,
       })),
       ...['promote', 'pause', 'resume', 'abort', 'retry', 'restart'].map((verb) => ({
         label: `rollgate ${verb} NAME`,
-        command: process.execPath,
+        command: NODE,
         args: [entry, verb, ...cluster],
         peer: KUBECTL_PATCH,
       })),
       {
         label: 'rollgate list rollouts',
-        command: process.execPath,
+        command: NODE,
         args: [entry, 'list', 'rollouts', '-n', 'default', '--kubeconfig', kubeconfig],
         peer: KUBECTL_GET,
       },
@@ -189,7 +194,7 @@ export async function run(): Promise<BenchResult[]> {
         name: 'kubectl version --client (baseline)',
         value: Math.round(baseline.median),
         unit: 'ms',
-        notes: `p95 ${Math.round(baseline.p95)} ms; ${rssNote(baseline.rssMiB)}; median of ${RUNS} interleaved rounds, load average ${load.toFixed(1)} on ${availableParallelism()} cores`,
+        notes: `p95 ${Math.round(baseline.p95)} ms; ${rssNote(baseline.rssMiB)}; CLI on Node ${spawnSync(NODE, ['--version'], { encoding: 'utf8' }).stdout.trim()}; median of ${RUNS} interleaved rounds, load average ${load.toFixed(1)} on ${availableParallelism()} cores`,
       },
     ];
     for (const { label, peer } of commands.slice(1)) {

@@ -200,13 +200,16 @@ async function buildPrecompiled(pkg: string, names: string[], outdir: string): P
   return join(outdir, commonJs);
 }
 
-/** The code caches, written by a plain `node` (no tsx, no NODE_OPTIONS): V8 rejects a cache made under other flags. */
-function writeCodeCaches(outdir: string, target: string, files: string[]): void {
+/**
+ * The code caches, written by a plain `node` (no tsx, no NODE_OPTIONS): V8 rejects a cache made under
+ * other flags, or by another Node (`node`: the binary that will run the bundle).
+ */
+function writeCodeCaches(outdir: string, target: string, files: string[], node: string): void {
   const loader = pathToFileURL(join(outdir, 'load-precompiled.js')).href;
   const installed = files.map((file) => [file, join(target, basename(file))]);
   const script = `import { writeCodeCache } from ${JSON.stringify(loader)};\nfor (const [file, installedAs] of ${JSON.stringify(installed)}) writeCodeCache(file, installedAs);`;
   const { NODE_OPTIONS: _options, ...env } = process.env;
-  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+  const result = spawnSync(node, ['--input-type=module', '-e', script], {
     env,
     encoding: 'utf8',
   });
@@ -217,7 +220,10 @@ function writeCodeCaches(outdir: string, target: string, files: string[]): void 
  * Builds into a fresh folder, then swaps it in for `target`, so a failed build never leaves a half-written
  * bundle.
  */
-export async function buildCli(target: string = DIST_CLI): Promise<void> {
+export async function buildCli(
+  target: string = DIST_CLI,
+  { node = process.execPath }: { node?: string } = {},
+): Promise<void> {
   const next = `${target}.next-${process.pid}`;
   const previous = `${target}.previous-${process.pid}`;
   rmSync(next, { recursive: true, force: true });
@@ -231,7 +237,7 @@ export async function buildCli(target: string = DIST_CLI): Promise<void> {
     const precompiled: string[] = [];
     for (const [pkg, names] of importedNames(next))
       precompiled.push(await buildPrecompiled(pkg, [...names].sort(), next));
-    writeCodeCaches(next, target, precompiled);
+    writeCodeCaches(next, target, precompiled, node);
     // The dashboard's page files travel with the bundle, so an install without src/ still serves /ui/ (its
     // library, Preact and htm, is served from node_modules). Its tsconfig and type shims serve only tsc.
     cpSync(DASHBOARD_ASSETS, join(next, BUNDLED_ASSETS_FOLDER), {
