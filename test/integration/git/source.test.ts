@@ -1,7 +1,7 @@
 // GitSource against real repositories served by `git http-backend` through the smart-HTTP bridge.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Socket, type AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
@@ -291,6 +291,52 @@ describe('GitSource fetch', () => {
     expect(summary(await source.diff(first, second))).toEqual([
       'changed ConfigMap//app-7 envs/prod/app-7.yaml',
     ]);
+  });
+
+  it('writes for every fetched pack (first, shallow, and later ones) the .idx git index-pack writes', async () => {
+    const f = await fixture();
+    const manifest = (i: number, v: number): string =>
+      configMapYaml(`app-${i}`, {
+        v: String(v),
+        text: `${'a manifest much like the others '.repeat(30)}${i}`,
+      });
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 80; i += 1) files[`envs/prod/dir-${i % 4}/app-${i}.yaml`] = manifest(i, 0);
+    f.wc.write(files);
+    f.wc.commit();
+    await f.wc.push(f.bare);
+    const source = f.source();
+    const first = await source.fetch();
+    let last = first;
+    for (let round = 1; round <= 2; round += 1) {
+      for (let c = 0; c < 3; c += 1) {
+        const changed: Record<string, string> = {};
+        for (let i = c; i < 80; i += 5)
+          changed[`envs/prod/dir-${i % 4}/app-${i}.yaml`] = manifest(i, round * 10 + c);
+        f.wc.write(changed);
+        last = f.wc.commit();
+      }
+      await f.wc.push(f.bare);
+      expect(await source.fetch()).toBe(last);
+    }
+    const dir = join(source.gitdir, 'objects', 'pack');
+    const packs = readdirSync(dir).filter((name) => name.endsWith('.pack'));
+    expect(packs).toHaveLength(3);
+    let deltas = 0;
+    for (const name of packs) {
+      const pack = join(dir, name);
+      const expected = join(f.tmp.path, `${name}.idx`);
+      execFileSync('git', ['index-pack', '-o', expected, pack], { cwd: source.gitdir });
+      expect(readFileSync(join(dir, name.replace(/\.pack$/, '.idx'))).equals(readFileSync(expected))).toBe(
+        true,
+      );
+      const listing = execFileSync('git', ['verify-pack', '-v', pack], { encoding: 'utf8' });
+      deltas += listing
+        .split('\n')
+        .filter((line) => /^[0-9a-f]{40} \w+ +\d+ \d+ \d+ \d+ [0-9a-f]{40}$/.test(line)).length;
+    }
+    expect(deltas).toBeGreaterThan(0);
+    expect((await source.diff(first, last)).length).toBe(48);
   });
 
   it('still diffs correctly when more commits than fetchDepth arrived between two fetches', async () => {

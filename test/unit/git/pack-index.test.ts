@@ -79,7 +79,7 @@ async function ourIndex(pack: Buffer, externalBase?: ExternalBaseReader): Promis
   return packIndexFile(result.index);
 }
 
-describe('indexPack', () => {
+describe('indexPack', { timeout: 120_000 }, () => {
   it('writes the .idx git index-pack writes for a pack of OFS_DELTA objects', async () => {
     const wc = history(6);
     const pack = packObjects(wc, ['HEAD'], ['--delta-base-offset']);
@@ -131,13 +131,14 @@ describe('indexPack', () => {
     expect(ours.equals(theirs)).toBe(true);
     // And every object of the new commit reads back through isomorphic-git with the right content.
     writeFileSync(join(packDir, 'pack-thin.idx'), ours);
+    // An object read back hashes to its id: its content is right.
     const files = runGit(wc.dir, ['ls-tree', '-r', 'HEAD']).split('\n');
+    expect(files.length).toBeGreaterThan(30);
     for (const line of files) {
-      const [, , oid, path] = line.split(/\s+/);
-      const { blob } = await git.readBlob({ fs, gitdir: cacheDir, oid: oid as string });
-      expect(
-        Buffer.from(blob).equals(execFileSync('git', ['show', `HEAD:${path}`], { cwd: wc.dir, env: gitEnv })),
-      ).toBe(true);
+      const oid = line.split(/\s+/)[2] as string;
+      const { blob } = await git.readBlob({ fs, gitdir: cacheDir, oid });
+      const header = `blob ${blob.length}\0`;
+      expect(createHash('sha1').update(header).update(blob).digest('hex')).toBe(oid);
     }
   });
 
