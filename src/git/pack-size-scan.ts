@@ -76,10 +76,14 @@ function inflateBounded(
   pack: Uint8Array,
   at: number,
   limit: number,
+  expected: number,
 ): { ok: true; data: Buffer; consumed: number } | { ok: false; tooLarge: boolean; reason: string } {
   try {
     const { buffer, engine } = inflateSync(pack.subarray(at), {
       maxOutputLength: Math.max(1, limit),
+      // Output room for the declared size and one byte (to see the end): most objects are a few hundred
+      // bytes, and zlib's default 16 KiB chunk per object is most of the garbage of a pack scan.
+      chunkSize: Math.min(Math.max(expected + 1, 64), 64 * 1024),
       info: true,
     }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
     return { ok: true, data: buffer, consumed: engine.bytesWritten };
@@ -178,7 +182,7 @@ export function walkPack(
     const objectType = OBJECT_TYPES[type];
     if (objectType !== undefined && size > limits.maxObjectBytes)
       return { ok: false, problem: { kind: 'object', type: objectType, size, offset } };
-    const inflated = inflateBounded(pack, at, limits.maxObjectBytes);
+    const inflated = inflateBounded(pack, at, limits.maxObjectBytes, size);
     if (!inflated.ok) {
       if (!inflated.tooLarge) return corrupt(offset, `object data does not inflate: ${inflated.reason}`);
       if (objectType !== undefined)
