@@ -78,6 +78,7 @@ async function nativeFetch(dir: string, url: string): Promise<Sample> {
 /** isomorphic-git's fetch as it is, indexing the pack itself (pako, WebCrypto): the path replaced. */
 async function isomorphicFetch(dir: string, url: string): Promise<Sample> {
   await git.init({ fs, gitdir: dir, bare: true, defaultBranch: 'main' });
+  await git.addRemote({ fs, gitdir: dir, remote: 'origin', url });
   const cpu = process.cpuUsage();
   const started = performance.now();
   await git.fetch({

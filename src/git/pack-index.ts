@@ -22,8 +22,8 @@ export const MAX_DELTA_DEPTH = 4095;
 export const INDEX_WORK_LIMIT_BYTES = 4 * 1024 * MiB;
 
 /** Resolved objects kept to serve as delta bases, and a delta's own data kept between the two passes. */
-const OBJECT_CACHE_BYTES = 64 * MiB;
-const DELTA_DATA_BYTES = 64 * MiB;
+const OBJECT_CACHE_BYTES = 32 * MiB;
+const DELTA_DATA_BYTES = 32 * MiB;
 
 /** A pack over this cannot be read by isomorphic-git's index reader (31-bit offsets only). */
 const LARGEST_INDEXED_PACK = 2 ** 31 - 1;
