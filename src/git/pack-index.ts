@@ -21,6 +21,13 @@ export const MAX_DELTA_DEPTH = 4095;
  */
 export const INDEX_WORK_LIMIT_BYTES = 4 * 1024 * MiB;
 
+/**
+ * Objects a pack may hold. Each costs a few hundred bytes of bookkeeping while the pack is indexed, and a
+ * hostile pack of empty entries holds one per ~10 bytes: 256 MiB of them would take gigabytes. A depth-1
+ * snapshot of half a million files stays below it.
+ */
+export const MAX_PACK_OBJECTS = 1_000_000;
+
 /** Resolved objects kept to serve as delta bases, and a delta's own data kept between the two passes. */
 const OBJECT_CACHE_BYTES = 32 * MiB;
 const DELTA_DATA_BYTES = 32 * MiB;
@@ -177,6 +184,15 @@ export async function indexPack(
   if (pack.length > LARGEST_INDEXED_PACK)
     return { ok: false, problem: { kind: 'corrupt', offset: 0, reason: 'pack larger than 2 GiB' } };
   const bytes = Buffer.from(pack.buffer, pack.byteOffset, pack.byteLength);
+  if (bytes.length >= 12 && bytes.readUInt32BE(8) > MAX_PACK_OBJECTS)
+    return {
+      ok: false,
+      problem: {
+        kind: 'corrupt',
+        offset: 8,
+        reason: `pack of ${bytes.readUInt32BE(8)} objects, more than ${MAX_PACK_OBJECTS} (the most Rollgate indexes)`,
+      },
+    };
   const packChecksum = Buffer.from(bytes.subarray(bytes.length - 20));
   if (bytes.length >= 32) {
     const sum = createHash('sha1')

@@ -7,7 +7,7 @@ import { deflateSync } from 'node:zlib';
 import git from 'isomorphic-git';
 import * as fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyDelta, indexPack, packIndexFile } from '../../../src/git/pack-index.ts';
+import { applyDelta, indexPack, MAX_PACK_OBJECTS, packIndexFile } from '../../../src/git/pack-index.ts';
 import type { ExternalBaseReader } from '../../../src/git/pack-index.ts';
 import { git as runGit, gitEnv, makeTempDir, WorkingCopy } from '../../support/git-fixtures.ts';
 
@@ -157,6 +157,12 @@ describe('indexPack', { timeout: 120_000 }, () => {
     const flipped = Buffer.from(pack);
     flipped.writeUInt8((flipped.readUInt8(flipped.length - 30) ^ 0xff) & 0xff, flipped.length - 30);
     expect(await indexPack(flipped, LIMITS)).toMatchObject({ ok: false, problem: { kind: 'corrupt' } });
+    const crowded = Buffer.from(pack);
+    crowded.writeUInt32BE(MAX_PACK_OBJECTS + 1, 8);
+    expect(await indexPack(crowded, LIMITS)).toMatchObject({
+      ok: false,
+      problem: { kind: 'corrupt', offset: 8 },
+    });
     expect(() => applyDelta(Buffer.from([4, 8, 0x91, 2, 8]), Buffer.from('abcd'), 0)).toThrow(
       /outside its base/,
     );
