@@ -391,6 +391,15 @@ describe('GitSource fetch', () => {
       expect(await source.fetch()).toBe(commits[i]);
       expect(packBytes(source.gitdir).length).toBeLessThanOrEqual(3);
     }
+    // The compacted pack's .idx (Rollgate's indexer) is the one git index-pack writes.
+    const dir = join(source.gitdir, 'objects', 'pack');
+    for (const name of readdirSync(dir).filter((n) => n.endsWith('.pack'))) {
+      const expected = join(f.tmp.path, `${name}.idx`);
+      execFileSync('git', ['index-pack', '-o', expected, join(dir, name)], { cwd: source.gitdir });
+      expect(readFileSync(join(dir, name.replace(/\.pack$/, '.idx'))).equals(readFileSync(expected))).toBe(
+        true,
+      );
+    }
     const recent = await source.diffReport(commits[7], commits[9] ?? '');
     expect(recent.basis).toBe('incremental');
     expect(summary(recent.changes)).toEqual([
