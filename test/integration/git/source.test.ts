@@ -411,7 +411,8 @@ describe('GitSource fetch', () => {
     const old = await source.diffReport(commits[0], commits[9] ?? '');
     expect(old.basis).toBe('full');
     expect(old.changes).toHaveLength(11);
-  });
+    // Ten pushes and fetches, three compactions and git index-pack: past 30 s at a load of 30.
+  }, 90_000);
 
   it('serialises concurrent fetches on one source: a head fetched by one is not fetched again by the others', async () => {
     const f = await fixture();
