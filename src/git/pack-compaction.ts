@@ -2,7 +2,14 @@
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
+import { indexPack, packIndexFile } from './pack-index.ts';
 import { readSnapshotFs } from './read-snapshot-fs.ts';
+
+/**
+ * Limits for indexing a compacted pack: its objects come from the cache, where each passed the fetch's
+ * limits already, so these only keep the indexer's own bounds (2 GiB is the most an .idx here addresses).
+ */
+const COMPACTED_PACK_LIMITS = { maxObjectBytes: 1024 * 1024 * 1024, maxPackBytes: 2 ** 31 - 1 };
 
 /** What a compaction did. */
 export interface PackCompaction {
@@ -53,7 +60,14 @@ export async function compactPacks(gitdir: string, keep: readonly string[]): Pro
   }
   if (kept.length === 0) return { packsBefore: before.length, objects: 0, kept };
   const { filename } = await git.packObjects({ fs, gitdir, oids: [...oids], write: true, cache });
-  await git.indexPack({ fs, dir: gitdir, gitdir, filepath: join('objects', 'pack', filename), cache });
+  // Indexed like a fetched pack (Node's zlib and SHA-1), not by isomorphic-git's pure-JS indexer.
+  const packFile = join(packDir, filename);
+  const indexing = await indexPack(await fsp.readFile(packFile), COMPACTED_PACK_LIMITS);
+  if (!indexing.ok) {
+    await fsp.rm(packFile, { force: true });
+    throw new Error(`the compacted pack cannot be indexed: ${JSON.stringify(indexing.problem)}`);
+  }
+  await fsp.writeFile(packFile.replace(/\.pack$/, '.idx'), packIndexFile(indexing.index));
   for (const name of before) {
     if (name === filename) continue;
     await fsp.rm(join(packDir, name), { force: true });

@@ -53,7 +53,7 @@ export type OversizedObject =
 export type PackScan = { ok: true; objects: number } | { ok: false; problem: OversizedObject };
 
 /** A little-endian base-128 number (Git's "size encoding") at `at`, with the offset after it. */
-function readVarint(bytes: Uint8Array, at: number): { value: number; next: number } | undefined {
+export function readVarint(bytes: Uint8Array, at: number): { value: number; next: number } | undefined {
   let value = 0;
   let shift = 0;
   let i = at;
@@ -76,10 +76,14 @@ function inflateBounded(
   pack: Uint8Array,
   at: number,
   limit: number,
+  expected: number,
 ): { ok: true; data: Buffer; consumed: number } | { ok: false; tooLarge: boolean; reason: string } {
   try {
     const { buffer, engine } = inflateSync(pack.subarray(at), {
       maxOutputLength: Math.max(1, limit),
+      // Output room for the declared size and one byte (to see the end): most objects are a few hundred
+      // bytes, and zlib's default 16 KiB chunk per object is most of the garbage of a pack scan.
+      chunkSize: Math.min(Math.max(expected + 1, 64), 64 * 1024),
       info: true,
     }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
     return { ok: true, data: buffer, consumed: engine.bytesWritten };
@@ -93,14 +97,37 @@ function inflateBounded(
   }
 }
 
+/** One entry of a pack as {@link walkPack} read it: where it is, what it is, and its inflated data. */
+export interface PackEntry {
+  offset: number;
+  /** Raw type: 1-4 (commit, tree, blob, tag), 6 (OFS_DELTA) or 7 (REF_DELTA). */
+  kind: number;
+  /** Inflated size the header declares (the delta's own size for a delta); `data` has exactly this length. */
+  size: number;
+  /** Where the compressed data starts and where the entry ends (the next one's offset). */
+  dataStart: number;
+  end: number;
+  /** OFS_DELTA: the base's pack offset. */
+  baseOffset?: number;
+  /** REF_DELTA: the base's id (hex). */
+  baseOid?: string;
+  /** A delta: the size of the object it builds, from its header. */
+  resultSize?: number;
+  data: Buffer;
+}
+
 /**
- * Walks every entry of a pack (as isomorphic-git is about to write and index it) and checks each
- * object's inflated size against the limit before anything inflates it whole: the size an entry declares
- * in its header is checked first, a delta's result size is read from the first bytes of its inflated
- * data, and each entry is inflated into at most `maxObjectBytes` (so a header that lies is caught too)
- * only to find where the next entry starts. Memory stays within one object of the limit, whatever the pack.
+ * Walks every entry of a pack and checks each object's inflated size against the limit before anything
+ * inflates it whole: the size an entry declares in its header is checked first, a delta's result size is
+ * read from the first bytes of its inflated data, and each entry is inflated into at most `maxObjectBytes`
+ * (so a header that lies is caught too). `visit` sees each entry with its data (its own, not a delta's
+ * result); it may stop the walk with a problem. Memory stays within one object of the limit.
  */
-export function scanPackSizes(pack: Uint8Array, limits: ObjectSizeLimits): PackScan {
+export function walkPack(
+  pack: Uint8Array,
+  limits: ObjectSizeLimits,
+  visit?: (entry: PackEntry) => OversizedObject | undefined,
+): PackScan {
   const corrupt = (offset: number, reason: string): PackScan => ({
     ok: false,
     problem: { kind: 'corrupt', offset, reason },
@@ -127,14 +154,27 @@ export function scanPackSizes(pack: Uint8Array, limits: ObjectSizeLimits): PackS
       at = rest.next;
     }
     let base: string | undefined;
+    let baseOffset: number | undefined;
+    let baseOid: string | undefined;
     if (type === OFS_DELTA) {
-      // Git's offset encoding differs from the size encoding, but only its length matters here.
+      // Git's offset encoding: big-endian base-128, each continuation adding one (no two spellings).
       const start = at;
-      while ((pack[at] ?? 0) & 0x80) at += 1;
+      let byte = pack[at] ?? 0;
+      let distance = byte & 0x7f;
+      while (byte & 0x80) {
+        at += 1;
+        byte = pack[at] ?? 0;
+        distance = (distance + 1) * 128 + (byte & 0x7f);
+        if (distance > offset) break;
+      }
       at += 1;
       base = `pack offset ${offset} - ${Buffer.from(pack.subarray(start, at)).toString('hex')}`;
+      if (distance <= 0 || distance > offset - 12)
+        return corrupt(offset, 'delta base offset outside the pack');
+      baseOffset = offset - distance;
     } else if (type === REF_DELTA) {
-      base = Buffer.from(pack.subarray(at, at + 20)).toString('hex');
+      baseOid = Buffer.from(pack.subarray(at, at + 20)).toString('hex');
+      base = baseOid;
       at += 20;
     } else if (OBJECT_TYPES[type] === undefined) {
       return corrupt(offset, `unknown object type ${type}`);
@@ -142,7 +182,7 @@ export function scanPackSizes(pack: Uint8Array, limits: ObjectSizeLimits): PackS
     const objectType = OBJECT_TYPES[type];
     if (objectType !== undefined && size > limits.maxObjectBytes)
       return { ok: false, problem: { kind: 'object', type: objectType, size, offset } };
-    const inflated = inflateBounded(pack, at, limits.maxObjectBytes);
+    const inflated = inflateBounded(pack, at, limits.maxObjectBytes, size);
     if (!inflated.ok) {
       if (!inflated.tooLarge) return corrupt(offset, `object data does not inflate: ${inflated.reason}`);
       if (objectType !== undefined)
@@ -156,16 +196,36 @@ export function scanPackSizes(pack: Uint8Array, limits: ObjectSizeLimits): PackS
         problem: { kind: 'delta', size: limits.maxObjectBytes + 1, offset, base: base ?? '' },
       };
     }
+    let resultSize: number | undefined;
     if (base !== undefined) {
       const baseSize = readVarint(inflated.data, 0);
-      const resultSize = baseSize && readVarint(inflated.data, baseSize.next);
-      if (resultSize === undefined) return corrupt(offset, 'unreadable delta header');
-      if (resultSize.value > limits.maxObjectBytes)
-        return { ok: false, problem: { kind: 'delta', size: resultSize.value, offset, base } };
+      const result = baseSize && readVarint(inflated.data, baseSize.next);
+      if (result === undefined) return corrupt(offset, 'unreadable delta header');
+      if (result.value > limits.maxObjectBytes)
+        return { ok: false, problem: { kind: 'delta', size: result.value, offset, base } };
+      resultSize = result.value;
     }
+    if (inflated.data.length !== size)
+      return corrupt(offset, `object inflates to ${inflated.data.length} bytes, its header says ${size}`);
+    const dataStart = at;
     at += inflated.consumed;
+    if (at > end) return corrupt(offset, 'object data runs into the pack checksum');
+    if (visit !== undefined) {
+      const entry: PackEntry = { offset, kind: type, size, dataStart, end: at, data: inflated.data };
+      if (baseOffset !== undefined) entry.baseOffset = baseOffset;
+      if (baseOid !== undefined) entry.baseOid = baseOid;
+      if (resultSize !== undefined) entry.resultSize = resultSize;
+      const problem = visit(entry);
+      if (problem !== undefined) return { ok: false, problem };
+    }
   }
+  if (at !== end) return corrupt(at, `${end - at} bytes between the last object and the pack checksum`);
   return { ok: true, objects: count };
+}
+
+/** {@link walkPack} without a visitor: every object's size within the limits, or the first that is not. */
+export function scanPackSizes(pack: Uint8Array, limits: ObjectSizeLimits): PackScan {
+  return walkPack(pack, limits);
 }
 
 /** Hashing a lying header's "size" could take minutes of CPU: objects past this are not named. */

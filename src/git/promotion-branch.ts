@@ -17,7 +17,7 @@ import { gitErrorContext, mapGitError } from './errors/map-git-error.ts';
 import { GitHttpTransport, ResponseTooLargeError } from './http-transport.ts';
 import { compactPacks, countPacks } from './pack-compaction.ts';
 import { DEFAULT_OBJECT_SIZE_LIMITS } from './pack-size-scan.ts';
-import { packRefusal, packTooLarge, sizeCheckedFs } from './size-checked-fs.ts';
+import { fetchIndexed, packRefusal, packTooLarge } from './indexed-fetch.ts';
 import { splitRemoteUrl } from './remote-url.ts';
 import { serveGitRepositories } from './smart-http-server.ts';
 import type { SourceAuth } from './source-auth.ts';
@@ -309,25 +309,28 @@ class PromotionPush {
       .resolveRef({ fs, gitdir: this.gitdir, ref: `refs/remotes/origin/${branch}` })
       .catch(() => undefined);
     const fetched = await this.step('fetch', async () => {
-      const result = await git.fetch({
-        fs: sizeCheckedFs(DEFAULT_OBJECT_SIZE_LIMITS, (problem, pack) =>
-          packRefusal(problem, pack, DEFAULT_OBJECT_SIZE_LIMITS, this.context('fetch'), oid),
-        ),
-        http: this.transport,
-        gitdir: this.gitdir,
-        url: remote,
-        ref: branch,
-        remoteRef: branch,
-        singleBranch: true,
-        // With an earlier tip in the cache, asking for a few commits lets the server send only new objects.
-        depth: known === undefined ? 1 : DEFAULT_FETCH_DEPTH,
-        tags: false,
-        cache: this.cache,
-        ...gitAuthCallbacks(this.auth),
-      });
-      if (!result.fetchHead)
-        throw new GitRefNotFoundError(`branch ${branch} not found`, this.context('fetch'));
-      return result.fetchHead;
+      const head = await fetchIndexed(
+        {
+          http: this.transport,
+          gitdir: this.gitdir,
+          url: remote,
+          ref: branch,
+          remoteRef: branch,
+          singleBranch: true,
+          // With an earlier tip in the cache, asking for a few commits lets the server send only new objects.
+          depth: known === undefined ? 1 : DEFAULT_FETCH_DEPTH,
+          tags: false,
+          cache: this.cache,
+          ...gitAuthCallbacks(this.auth),
+        },
+        {
+          limits: DEFAULT_OBJECT_SIZE_LIMITS,
+          refuse: (problem, pack) =>
+            packRefusal(problem, pack, DEFAULT_OBJECT_SIZE_LIMITS, this.context('fetch'), oid),
+        },
+      );
+      if (!head) throw new GitRefNotFoundError(`branch ${branch} not found`, this.context('fetch'));
+      return head;
     });
     await git.writeRef({
       fs,

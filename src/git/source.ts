@@ -36,7 +36,7 @@ import type { CommitSummary } from './object-memory.ts';
 import { DEFAULT_OBJECT_SIZE_LIMITS } from './pack-size-scan.ts';
 import type { ObjectSizeLimits } from './pack-size-scan.ts';
 import { readSnapshotFs } from './read-snapshot-fs.ts';
-import { packRefusal, packTooLarge, sizeCheckedFs } from './size-checked-fs.ts';
+import { fetchIndexed, packRefusal, packTooLarge } from './indexed-fetch.ts';
 import { splitRemoteUrl } from './remote-url.ts';
 import { serveGitRepositories } from './smart-http-server.ts';
 import type { GitServer } from './smart-http-server.ts';
@@ -413,29 +413,33 @@ export class GitSource {
   private async fetchPack(http: HttpClient, depth: number, wanted: string | undefined): Promise<string> {
     const restore = await this.keepFetchState();
     try {
-      const result = await git.fetch({
-        // Packs are size-checked before isomorphic-git indexes (inflates) them; see sizeCheckedFs.
-        fs: sizeCheckedFs(this.objectLimits, async (problem, pack) => {
-          const error = await packRefusal(problem, pack, this.objectLimits, this.context('fetch'), wanted);
-          if (error instanceof GitObjectTooLargeError)
-            this.logger.warn({ ...error.detail }, 'fetch refused: object too large');
-          return error;
-        }),
-        http,
-        gitdir: this.gitdir,
-        url: await this.remoteUrl(),
-        ref: this.branch,
-        remoteRef: this.branch,
-        singleBranch: true,
-        // The first fetch takes the tip alone. Later ones ask for up to `fetchDepth` commits: the server
-        // then finds our previous tip among them and sends only new objects (with depth 1 it would send the
-        // whole snapshot again, since a depth-1 tip has no parent linking it to what we have).
-        depth,
-        tags: false,
-        cache: this.cache,
-        ...gitAuthCallbacks(this.auth),
-      });
-      const head = result.fetchHead;
+      // The pack is size-checked and indexed by Rollgate, not by isomorphic-git; see fetchIndexed.
+      const head = await fetchIndexed(
+        {
+          http,
+          gitdir: this.gitdir,
+          url: await this.remoteUrl(),
+          ref: this.branch,
+          remoteRef: this.branch,
+          singleBranch: true,
+          // The first fetch takes the tip alone. Later ones ask for up to `fetchDepth` commits: the server
+          // then finds our previous tip among them and sends only new objects (with depth 1 it would send
+          // the whole snapshot again, since a depth-1 tip has no parent linking it to what we have).
+          depth,
+          tags: false,
+          cache: this.cache,
+          ...gitAuthCallbacks(this.auth),
+        },
+        {
+          limits: this.objectLimits,
+          refuse: async (problem, pack) => {
+            const error = await packRefusal(problem, pack, this.objectLimits, this.context('fetch'), wanted);
+            if (error instanceof GitObjectTooLargeError)
+              this.logger.warn({ ...error.detail }, 'fetch refused: object too large');
+            return error;
+          },
+        },
+      );
       if (!head) {
         throw new GitRefNotFoundError(`branch ${this.branch} not found`, this.context('fetch'));
       }

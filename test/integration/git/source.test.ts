@@ -1,7 +1,7 @@
 // GitSource against real repositories served by `git http-backend` through the smart-HTTP bridge.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Socket, type AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
@@ -293,6 +293,52 @@ describe('GitSource fetch', () => {
     ]);
   });
 
+  it('writes for every fetched pack (first, shallow, and later ones) the .idx git index-pack writes', async () => {
+    const f = await fixture();
+    const manifest = (i: number, v: number): string =>
+      configMapYaml(`app-${i}`, {
+        v: String(v),
+        text: `${'a manifest much like the others '.repeat(30)}${i}`,
+      });
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 80; i += 1) files[`envs/prod/dir-${i % 4}/app-${i}.yaml`] = manifest(i, 0);
+    f.wc.write(files);
+    f.wc.commit();
+    await f.wc.push(f.bare);
+    const source = f.source();
+    const first = await source.fetch();
+    let last = first;
+    for (let round = 1; round <= 2; round += 1) {
+      for (let c = 0; c < 2; c += 1) {
+        const changed: Record<string, string> = {};
+        for (let i = c; i < 80; i += 5)
+          changed[`envs/prod/dir-${i % 4}/app-${i}.yaml`] = manifest(i, round * 10 + c);
+        f.wc.write(changed);
+        last = f.wc.commit();
+      }
+      await f.wc.push(f.bare);
+      expect(await source.fetch()).toBe(last);
+    }
+    const dir = join(source.gitdir, 'objects', 'pack');
+    const packs = readdirSync(dir).filter((name) => name.endsWith('.pack'));
+    expect(packs).toHaveLength(3);
+    let deltas = 0;
+    for (const name of packs) {
+      const pack = join(dir, name);
+      const expected = join(f.tmp.path, `${name}.idx`);
+      execFileSync('git', ['index-pack', '-o', expected, pack], { cwd: source.gitdir });
+      expect(readFileSync(join(dir, name.replace(/\.pack$/, '.idx'))).equals(readFileSync(expected))).toBe(
+        true,
+      );
+      const listing = execFileSync('git', ['verify-pack', '-v', pack], { encoding: 'utf8' });
+      deltas += listing
+        .split('\n')
+        .filter((line) => /^[0-9a-f]{40} \w+ +\d+ \d+ \d+ \d+ [0-9a-f]{40}$/.test(line)).length;
+    }
+    expect(deltas).toBeGreaterThan(0);
+    expect((await source.diff(first, last)).length).toBe(32);
+  }, 120_000);
+
   it('still diffs correctly when more commits than fetchDepth arrived between two fetches', async () => {
     const f = await fixture();
     f.wc.write({ 'envs/prod/a.yaml': configMapYaml('a', { v: '0' }) });
@@ -345,6 +391,15 @@ describe('GitSource fetch', () => {
       expect(await source.fetch()).toBe(commits[i]);
       expect(packBytes(source.gitdir).length).toBeLessThanOrEqual(3);
     }
+    // The compacted pack's .idx (Rollgate's indexer) is the one git index-pack writes.
+    const dir = join(source.gitdir, 'objects', 'pack');
+    for (const name of readdirSync(dir).filter((n) => n.endsWith('.pack'))) {
+      const expected = join(f.tmp.path, `${name}.idx`);
+      execFileSync('git', ['index-pack', '-o', expected, join(dir, name)], { cwd: source.gitdir });
+      expect(readFileSync(join(dir, name.replace(/\.pack$/, '.idx'))).equals(readFileSync(expected))).toBe(
+        true,
+      );
+    }
     const recent = await source.diffReport(commits[7], commits[9] ?? '');
     expect(recent.basis).toBe('incremental');
     expect(summary(recent.changes)).toEqual([
@@ -356,7 +411,8 @@ describe('GitSource fetch', () => {
     const old = await source.diffReport(commits[0], commits[9] ?? '');
     expect(old.basis).toBe('full');
     expect(old.changes).toHaveLength(11);
-  });
+    // Ten pushes and fetches, three compactions and git index-pack: past 30 s at a load of 30.
+  }, 90_000);
 
   it('serialises concurrent fetches on one source: a head fetched by one is not fetched again by the others', async () => {
     const f = await fixture();
