@@ -4,7 +4,7 @@
 // First, what 100 ReplicaSet creates cost the sandbox beside 10,000 pods against an empty sandbox.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -794,13 +794,20 @@ const HEAP_SNAPSHOT_DIR = process.env.ROLLGATE_BENCH_SCALE_HEAP_SNAPSHOT;
 /** Asks a child started with `--heapsnapshot-signal=SIGUSR2` for a snapshot and waits until it is written. */
 async function heapSnapshotOf(child: ChildProcess, dir: string): Promise<void> {
   const written = (): string[] => readdirSync(dir).filter((f) => f.endsWith('.heapsnapshot'));
-  const before = written().length;
+  const before = new Set(written());
   child.kill('SIGUSR2');
   const deadline = performance.now() + LIMIT_MS;
-  // Written in one go by the child, which answers nothing else meanwhile: its /metrics answers again after.
-  while (written().length === before && performance.now() < deadline)
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  await memoryOf(child as ChildProcess & { url: string });
+  // Done once the new file has stopped growing for 2 s.
+  let size = -1;
+  for (;;) {
+    if (performance.now() > deadline) throw new Error('no heap snapshot written');
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const file = written().find((f) => !before.has(f));
+    if (file === undefined) continue;
+    const now = statSync(join(dir, file)).size;
+    if (now === size && now > 0) return;
+    size = now;
+  }
 }
 
 /** Resident memory of another process, from /proc/<pid>/status. */
