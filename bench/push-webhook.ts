@@ -4,7 +4,8 @@ import { postGithubPush } from '../test/support/github-push.ts';
 
 /** Posts a push of `head` on main to Rollgate's GitHub webhook, signed with `secret`; throws unless accepted. */
 export async function pushWebhook(
-  process: RunningProcess,
+  /** In-process Rollgate, or a child process's address (`{ http: { url } }`). */
+  process: Pick<RunningProcess, 'http'> | { http: { url: string } },
   secret: string,
   repoUrl: string,
   head: string,

@@ -8,6 +8,7 @@ import { listRollouts } from '../views/rollout-list.ts';
 import { ReconcileRetryError } from '../reconciler/reconcile-retry-error.ts';
 import type { ReconcileDeps } from '../reconciler/reconcile-rollout.ts';
 import { reconcileRolloutWithAnalysis } from '../reconciler/reconcile-with-analysis.ts';
+import { coalescedEnqueue } from '../queue/coalesced-enqueue.ts';
 import { lookOutcome, type JobOutcome } from '../queue/job-outcome.ts';
 import { rolloutKey } from '../queue/job-payloads.ts';
 import { ReconcileQueue } from '../queue/reconcile-queue.ts';
@@ -444,6 +445,8 @@ export async function startReconciler(
   }
 
   const watches: RunningWatch[] = [];
+  // A burst of one rollout's events (its ReplicaSet, its pods, the Rollout) costs two enqueues, not one each.
+  const enqueueFromWatch = coalescedEnqueue((key) => queue.enqueue(key));
   const startWatch = async (
     path: string,
     query: Record<string, string>,
@@ -464,9 +467,9 @@ export async function startReconciler(
         for (const key of keysOf(obj, type)) {
           if (!key) continue;
           share?.enqueued(key.slice(0, key.indexOf('/')));
-          void queue
-            .enqueue(key)
-            .catch((e: unknown) => log.warn({ key, err: (e as Error).message }, 'enqueue from watch failed'));
+          void enqueueFromWatch(key).catch((e: unknown) =>
+            log.warn({ key, err: (e as Error).message }, 'enqueue from watch failed'),
+          );
         }
       },
       onEnded: (err, restart) => {

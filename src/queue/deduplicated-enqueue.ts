@@ -69,6 +69,48 @@ return {'add', false}
 
 type Decision = 'add' | 'after-active' | 'skipped-active' | 'coalesced' | 'rescheduled';
 
+const QUEUE_KEY_TYPES = [
+  'active',
+  'wait',
+  'paused',
+  'prioritized',
+  'waiting-children',
+  'delayed',
+  'marker',
+  'events',
+  'meta',
+] as const;
+const queueKeysOf = new WeakMap<Queue, readonly string[]>();
+
+/** The queue's keys DECIDE_SCRIPT reads after the dedup key (KEYS[2..10]), made once per queue. */
+function queueKeys(queue: Queue): readonly string[] {
+  let keys = queueKeysOf.get(queue);
+  if (keys === undefined) queueKeysOf.set(queue, (keys = QUEUE_KEY_TYPES.map((type) => queue.toKey(type))));
+  return keys;
+}
+
+/** The name DECIDE_SCRIPT is defined under on each connection (ioredis `defineCommand`). */
+const DECIDE_COMMAND = 'rollgateDecideEnqueue';
+/** The keys DECIDE_SCRIPT takes: the dedup key, then the queue's nine lists and sets. */
+const DECIDE_KEYS = 10;
+const decideDefined = new WeakSet<Redis>();
+
+/**
+ * DECIDE_SCRIPT as a command of `redis`: sent by its SHA1 (EVALSHA; the text only once per connection,
+ * or when Redis answers NOSCRIPT after a restart or a SCRIPT FLUSH), not its 1.5 kB of text with every
+ * watch event of every rollout.
+ */
+function decideCommand(redis: Redis): (...args: string[]) => Promise<unknown> {
+  if (!decideDefined.has(redis)) {
+    redis.defineCommand(DECIDE_COMMAND, { numberOfKeys: DECIDE_KEYS, lua: DECIDE_SCRIPT });
+    decideDefined.add(redis);
+  }
+  const command = (redis as unknown as Record<string, (...args: string[]) => Promise<unknown>>)[
+    DECIDE_COMMAND
+  ]!;
+  return (...args) => command.apply(redis, args);
+}
+
 /**
  * Enqueues `data` under deduplication id `dedupId`.
  *
@@ -98,23 +140,8 @@ export async function enqueueDeduplicated(
   wakeUp = false,
 ): Promise<EnqueueResult> {
   const delay = Math.max(0, Math.round(delayMs));
-  const keys = [
-    queue.toKey(`de:${dedupId}`),
-    ...[
-      'active',
-      'wait',
-      'paused',
-      'prioritized',
-      'waiting-children',
-      'delayed',
-      'marker',
-      'events',
-      'meta',
-    ].map((type) => queue.toKey(type)),
-  ];
-  const [decision, existingId] = (await redis.eval(
-    DECIDE_SCRIPT,
-    keys.length,
+  const keys = [queue.toKey(`de:${dedupId}`), ...queueKeys(queue)];
+  const [decision, existingId] = (await decideCommand(redis)(
     ...keys,
     queue.toKey(''),
     String(delay),

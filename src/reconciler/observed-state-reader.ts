@@ -11,6 +11,7 @@ import type {
   ObservedState,
 } from '../rollout/index.ts';
 import { POD_TEMPLATE_HASH_LABEL } from '../rollout/index.ts';
+import { copyJson } from '../rollout/json-copy.ts';
 import { ANALYSIS_PHASES } from '../manifest/analysis.ts';
 import { ROLLGATE_API, type DrivenApi } from '../manifest/driven-api.ts';
 import { declaredRolloutSchema, type DeclaredRollout } from '../manifest/rollout.ts';
@@ -83,7 +84,7 @@ export class ObservedStateReader {
   ): Promise<Record<string, unknown> | undefined> {
     const cached = this.cached('Rollout', options)?.get('Rollout', key.namespace, key.name);
     // A copy: the caller builds its status write from it, and the cache's object is shared.
-    if (cached !== undefined) return structuredClone(cached);
+    if (cached !== undefined) return copyJson(cached);
     // Not in the cache is asked of the API: a job enqueued by the sync right after it created the
     // Rollout can run before the watch event reaches the cache, and "gone" would end it unreconciled.
     try {

@@ -1,4 +1,5 @@
 // The defaults the API server writes into a stored pod template, applied to one that lacks them.
+import { copyJson } from './json-copy.ts';
 
 /** A JSON object as read: members are checked where they are used. */
 type JsonObject = Record<string, unknown>;
@@ -86,7 +87,7 @@ function defaultVolume(volume: JsonObject): void {
  * server copies `serviceAccountName` into it, so it says nothing of its own.
  */
 export function withPodTemplateDefaults(template: object): object {
-  const copy = structuredClone(template) as JsonObject;
+  const copy = copyJson(template) as JsonObject;
   const spec = copy.spec;
   if (!isObject(spec)) return copy;
   defaultTo(spec, 'restartPolicy', 'Always');

@@ -4,16 +4,30 @@ import { POD_TEMPLATE_HASH_LABEL } from './rollout-action.ts';
 // Letters and digits that cannot spell words and are valid in names and label values.
 const ALPHABET = 'bcdfghjkmnpqrstvwxz2456789';
 
-/** JSON with object keys sorted at every level and undefined members dropped, so equal objects hash equal. */
+/**
+ * JSON with object keys sorted at every level and undefined members dropped, so equal objects hash equal.
+ * Built by concatenation, without the arrays of entries a map/filter/join would allocate: every pass
+ * hashes its Rollout's pod template through it.
+ */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') {
     return value === undefined ? 'null' : JSON.stringify(value);
   }
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, member]) => member !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([key, member]) => `${JSON.stringify(key)}:${canonicalJson(member)}`).join(',')}}`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(value[i]);
+    return `${out}]`;
+  }
+  const record = value as Record<string, unknown>;
+  // The default sort compares UTF-16 code units, as `a < b` does.
+  const keys = Object.keys(record).sort();
+  let out = '{';
+  for (const key of keys) {
+    const member = record[key];
+    if (member === undefined) continue;
+    out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${canonicalJson(member)}`;
+  }
+  return `${out}}`;
 }
 
 /** 32-bit FNV-1a over the UTF-16 code units of `text` (each unit fed as two bytes). */
