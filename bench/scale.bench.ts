@@ -858,15 +858,15 @@ async function untilQuiet(sandbox: SandboxProcess, pid?: number): Promise<void> 
 const WORKERS_N = Number(process.env.ROLLGATE_BENCH_SCALE_WORKERS_N ?? 200);
 const WORKER_COUNTS = (process.env.ROLLGATE_BENCH_SCALE_WORKER_COUNTS ?? '1,2,4').split(',').map(Number);
 
-/** `rollgate reconciler` as a user starts it, on the sandbox and the shared Redis. */
+/** `rollgate reconciler` (or another role) as a user starts it, on the sandbox and the shared Redis. */
 export async function startReconcilerProcess(
   kubeconfig: string,
   redisUrl: string,
   prefix = 'scale-workers',
   /** More flags (`--config FILE`, …). */
   extraArgs: readonly string[] = [],
-  /** `reconciler` (the default) or `run` (poller, webhook server and workers), and Node's own flags. */
-  options: { command?: 'reconciler' | 'run'; nodeArgs?: readonly string[] } = {},
+  /** `reconciler` (the default), `poller` or `run` (poller, webhook server and workers), and Node's own flags. */
+  options: { command?: 'reconciler' | 'run' | 'poller'; nodeArgs?: readonly string[] } = {},
 ): Promise<ChildProcess & { url: string }> {
   const bin = join(import.meta.dirname, '..', 'bin', 'rollgate.js');
   const child = spawn(
@@ -899,7 +899,9 @@ export async function startReconcilerProcess(
     lines.on('line', (line) => {
       if (line.includes('"rollgate started"')) resolve((JSON.parse(line) as { url: string }).url);
     });
-    child.once('exit', (code) => reject(new Error(`rollgate reconciler exited with ${code}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`rollgate ${options.command ?? 'reconciler'} exited with ${code}`)),
+    );
   });
   return Object.assign(child, { url });
 }
