@@ -387,10 +387,8 @@ export const APPLY_PATCH = setHeaderOptions('Content-Type', PatchStrategy.Server
 // The field managers live apart from client-node (the rollout verbs' plain client sends them too).
 export { FIELD_MANAGER, VERB_FIELD_MANAGER } from './field-managers.ts';
 
-/** The JSON form of a typed client-node model (Dates become RFC 3339 strings), for comparing and planning. */
-export function toPlainObject<T>(value: unknown): T {
-  return JSON.parse(JSON.stringify(value)) as T;
-}
+// Apart from client-node: the CLI's plain-JSON reads use it too.
+export { toPlainObject } from './plain-object.ts';
 
 /** A ready connection for a command: clients, the default namespace, and where the config came from. */
 export interface KubeConnection {

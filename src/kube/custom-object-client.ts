@@ -1,6 +1,7 @@
-// The rollout verbs' client: get and merge-patch one custom object over node:http(s), as client-node's
+// The CLI's plain client for custom objects: get, list and merge-patch over node:http(s), as client-node's
 // CustomObjectsApi sends them, for a simple kubeconfig (simple-kubeconfig.ts). Loading client-node is
-// most of a verb's start-up (its generated models, undici); a verb makes two or three requests.
+// most of a short command's start-up (its generated models, undici); a rollout verb or `list rollouts`
+// makes two or three requests.
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { createRequire } from 'node:module';
@@ -13,6 +14,15 @@ export interface CustomObjectRef {
   namespace: string;
   plural: string;
   name: string;
+}
+
+/** Which custom objects a list asks for: every namespace when `namespace` is absent. */
+export interface CustomObjectListRef {
+  group: string;
+  version: string;
+  namespace?: string;
+  plural: string;
+  labelSelector?: string;
 }
 
 export interface CustomObjectPatch extends CustomObjectRef {
@@ -47,9 +57,12 @@ function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   return flat;
 }
 
-/** The methods of client-node's CustomObjectsApi a rollout verb calls, the options argument ignored. */
+/**
+ * The methods of client-node's CustomObjectsApi a rollout verb and `list rollouts` call, the options
+ * argument ignored.
+ */
 export class CustomObjectClient {
-  /** One connection for the verb's requests (a read, then a patch or two). */
+  /** One connection for the command's requests (a read, then a patch or two; a list per group). */
   private readonly agent: HttpAgent;
 
   constructor(private readonly config: SimpleKubeconfig) {
@@ -67,6 +80,17 @@ export class CustomObjectClient {
 
   getNamespacedCustomObject(ref: CustomObjectRef, _options?: unknown): Promise<unknown> {
     return this.send('GET', this.path(ref), undefined);
+  }
+
+  listNamespacedCustomObject(
+    ref: CustomObjectListRef & { namespace: string },
+    _options?: unknown,
+  ): Promise<unknown> {
+    return this.send('GET', this.listPath(ref), undefined);
+  }
+
+  listClusterCustomObject(ref: Omit<CustomObjectListRef, 'namespace'>, _options?: unknown): Promise<unknown> {
+    return this.send('GET', this.listPath(ref), undefined);
   }
 
   /** Always an RFC 7386 merge patch: the only kind a verb sends. */
@@ -87,6 +111,13 @@ export class CustomObjectClient {
     const part = (value: string): string => encodeURIComponent(value);
     const query = fieldManager === undefined ? '' : `?fieldManager=${part(fieldManager)}`;
     return `/apis/${part(ref.group)}/${part(ref.version)}/namespaces/${part(ref.namespace)}/${part(ref.plural)}/${part(ref.name)}${subresource}${query}`;
+  }
+
+  private listPath(ref: CustomObjectListRef): string {
+    const part = (value: string): string => encodeURIComponent(value);
+    const namespace = ref.namespace === undefined ? '' : `/namespaces/${part(ref.namespace)}`;
+    const query = ref.labelSelector === undefined ? '' : `?labelSelector=${part(ref.labelSelector)}`;
+    return `/apis/${part(ref.group)}/${part(ref.version)}${namespace}/${part(ref.plural)}${query}`;
   }
 
   private send(method: 'GET' | 'PATCH', path: string, body: object | undefined): Promise<unknown> {

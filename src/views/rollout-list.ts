@@ -1,7 +1,16 @@
 // Lists Rollouts where Rollgate looks for them: every namespace, or the one `kubernetes.watchNamespace` names.
-import { toPlainObject, type KubeClients } from '../kube/client.ts';
+import type { CustomObjectsApi } from '@kubernetes/client-node';
+import { toPlainObject } from '../kube/plain-object.ts';
 import { isNotFound, kubeCall } from '../kube/errors.ts';
 import { ARGO_API, ROLLGATE_API, type DrivenApi } from '../manifest/driven-api.ts';
+
+/**
+ * What listing Rollouts uses of a connection: client-node's clients (KubeClients) or the CLI's
+ * CustomObjectClient, which needs no client-node (custom-object-client.ts).
+ */
+export interface RolloutListClients {
+  custom: Pick<CustomObjectsApi, 'listNamespacedCustomObject' | 'listClusterCustomObject'>;
+}
 
 /** Both groups a Rollout may live in: what the CLI's reads and `rollgate dashboard` look at. */
 export const BOTH_APIS: readonly DrivenApi[] = [ROLLGATE_API, ARGO_API];
@@ -12,7 +21,7 @@ export const BOTH_APIS: readonly DrivenApi[] = [ROLLGATE_API, ARGO_API];
  * refused (403) however few Rollouts it would return.
  */
 export async function listRollouts<T>(
-  clients: KubeClients,
+  clients: RolloutListClients,
   namespace: string,
   labelSelector?: string,
   api: DrivenApi = ROLLGATE_API,
@@ -42,7 +51,7 @@ export async function listRollouts<T>(
  * that never had Argo Rollouts) holds none; any other failure is thrown, so a list is never silently short.
  */
 export async function listRolloutsIn<T>(
-  clients: KubeClients,
+  clients: RolloutListClients,
   namespace: string,
   apis: readonly DrivenApi[],
   labelSelector?: string,

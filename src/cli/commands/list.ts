@@ -2,6 +2,7 @@
 // (Experiment, Fleet) of a namespace, with Argo's columns; rollouts across every registered cluster with a CLUSTER column.
 import type { Command } from 'commander';
 import type { KubeClients } from '../../kube/client.ts';
+import type { RolloutListClients } from '../../views/rollout-list.ts';
 import {
   CONTEXT_FLAG,
   CONTEXT_HELP,
@@ -29,8 +30,8 @@ interface ListFlags extends KubeFlags, ClusterFlags {
 }
 
 /** `rollgate list KIND`'s runner: the objects of one namespace, or of all, in the asked format. */
-type ListRunner = (
-  clients: KubeClients,
+type ListRunner<Clients = KubeClients> = (
+  clients: Clients,
   namespace: string,
   allNamespaces: boolean,
   options: { output: ViewOutputFormat; showManagedFields?: boolean },
@@ -45,6 +46,11 @@ const LISTED_KINDS: ReadonlyArray<{
   /** What `-A` lists, in its help. */
   plural: string;
   runner: () => Promise<ListRunner>;
+  /**
+   * The runner for a simple kubeconfig, reading through the CLI's plain client without loading
+   * client-node (custom-object-client.ts), when the kind has one.
+   */
+  plainRunner?: () => Promise<ListRunner<RolloutListClients>>;
   /** Whether `--all-clusters` lists this kind across clusters. */
   acrossClusters?: boolean;
 }> = [
@@ -53,7 +59,8 @@ const LISTED_KINDS: ReadonlyArray<{
     alias: 'ro',
     description: 'list rollouts: strategy, status, step, set weight and replica counts',
     plural: 'rollouts',
-    runner: async () => (await import('../get-rollout.ts')).runListRollouts,
+    runner: async () => (await import('../list-rollouts.ts')).runListRollouts,
+    plainRunner: async () => (await import('../list-rollouts.ts')).runListRollouts,
     acrossClusters: true,
   },
   {
@@ -104,7 +111,7 @@ export function registerListCommand(program: Command): void {
           );
         const [{ readClusterDirectory }, { runListRolloutsAcrossClusters }] = await Promise.all([
           import('../cluster-flag.ts'),
-          import('../get-rollout.ts'),
+          import('../list-rollouts.ts'),
         ]);
         const directory = await readClusterDirectory(flags);
         const output = terminalOutput();
@@ -128,13 +135,42 @@ export function registerListCommand(program: Command): void {
         if (directory.secretsProblem !== undefined) process.exitCode = 1;
         return;
       }
+      const runOptions = {
+        output: flags.output,
+        ...(flags.showManagedFields ? { showManagedFields: true } : {}),
+      };
+      // @kubernetes/client-node is most of a short command's start-up: a simple kubeconfig (a token, a
+      // client certificate) is served without it; --cluster and every other kubeconfig go through it.
+      if (kind.plainRunner !== undefined && flags.cluster === undefined) {
+        const { readSimpleKubeconfig } = await import('../../kube/simple-kubeconfig.ts');
+        const simple = readSimpleKubeconfig(flags);
+        if (simple !== undefined) {
+          const [{ CustomObjectClient }, run] = await Promise.all([
+            import('../../kube/custom-object-client.ts'),
+            kind.plainRunner(),
+          ]);
+          const custom = new CustomObjectClient(simple);
+          try {
+            process.exitCode = await run(
+              { custom },
+              simple.namespace,
+              flags.allNamespaces === true,
+              runOptions,
+              terminalOutput(),
+            );
+          } finally {
+            custom.close();
+          }
+          return;
+        }
+      }
       const [{ connectNamedCluster }, run] = await Promise.all([import('../cluster-flag.ts'), kind.runner()]);
       const { clients, namespace } = await connectNamedCluster(`list ${kind.command}`, flags);
       process.exitCode = await run(
         clients,
         namespace,
         flags.allNamespaces === true,
-        { output: flags.output, ...(flags.showManagedFields ? { showManagedFields: true } : {}) },
+        runOptions,
         terminalOutput(),
       );
     });

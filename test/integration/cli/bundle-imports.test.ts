@@ -103,7 +103,16 @@ describe('what the CLI bundle loads', () => {
     }
   });
 
-  it('status, get rollout|experiment, list rollouts|experiments: the cluster client, nothing long-running', () => {
+  it('list rollouts: with a simple kubeconfig, no cluster client', () => {
+    // client-node only through a dynamic import, for --cluster, --all-clusters and the kubeconfigs it must read.
+    for (const entry of ['src/cli/list-rollouts.ts', 'src/views/rollout-list.ts']) {
+      const loaded = packagesLoadedBy(entry);
+      expect(loaded, entry).not.toContain(CLUSTER_CLIENT);
+      for (const name of LONG_RUNNING) expect(loaded, `${entry} loads ${name}`).not.toContain(name);
+    }
+  });
+
+  it('status, get rollout|experiment, list experiments: the cluster client, nothing long-running', () => {
     for (const entry of [
       'src/kube/client.ts',
       'src/views/rollout-view.ts',

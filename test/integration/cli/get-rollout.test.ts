@@ -1,6 +1,10 @@
 // `rollgate get rollout` (text, json, --watch --until-complete) and `list rollouts` through main() against the sandbox,
 // with the real reconciler moving the rollouts.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { readSimpleKubeconfig } from '../../../src/kube/simple-kubeconfig.ts';
 import type { RolloutListRow, RolloutTree } from '../../../src/views/rollout-tree.ts';
 import { abortRollout } from '../../../src/views/rollout-commands.ts';
 import { runCli as run } from '../../support/run-cli.ts';
@@ -93,6 +97,33 @@ describe('get rollout / list rollouts', () => {
     });
     const both = await run('list', 'rollouts', '-A', '-n', 'default', '--kubeconfig', kubeconfig);
     expect(both.code).toBe(2);
+  });
+
+  it('list rollouts prints the same bytes read without client-node as through it', async () => {
+    await harness.createRollout(testRollout({ name: 'same', replicas: 1, steps: [{ setWeight: 50 }] }));
+    await harness.runUntil({ namespace: 'default', name: 'same' }, isFullyPromoted, { timeoutMs: 30_000 });
+    // A field the plain reader does not know (a context's extensions) sends the list through client-node.
+    const config = parse(readFileSync(kubeconfig, 'utf8')) as { contexts: Array<{ context: object }> };
+    for (const entry of config.contexts) entry.context = { ...entry.context, extensions: [] };
+    const throughClientNode = join(dirname(kubeconfig), 'kubeconfig-client-node');
+    writeFileSync(throughClientNode, stringify(config));
+    expect(readSimpleKubeconfig({ kubeconfig })).toBeDefined();
+    expect(readSimpleKubeconfig({ kubeconfig: throughClientNode })).toBeUndefined();
+    // Not -o wide: its AGE column could tick between the two runs.
+    for (const args of [
+      [],
+      ['-A'],
+      ['-o', 'view-json'],
+      ['-o', 'json'],
+      ['-A', '-o', 'yaml'],
+      ['-o', 'name'],
+    ]) {
+      const plain = await run('list', 'rollouts', ...args, '--kubeconfig', kubeconfig);
+      expect(plain.stdout, args.join(' ')).toContain('same');
+      expect(plain, args.join(' ')).toEqual(
+        await run('list', 'rollouts', ...args, '--kubeconfig', throughClientNode),
+      );
+    }
   });
 
   it('--watch --until-complete draws each change and exits 0 when the canary completes', async () => {

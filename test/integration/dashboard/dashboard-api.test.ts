@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { silentLogger } from '../../../src/log/logger.ts';
 import { systemClock } from '../../../src/clock/clock.ts';
-import { runGetRollout, runListRollouts } from '../../../src/cli/get-rollout.ts';
+import { runGetRollout } from '../../../src/cli/get-rollout.ts';
+import { runListRollouts } from '../../../src/cli/list-rollouts.ts';
 import type { PromotionsResponse } from '../../../src/server/dashboard/promotion-pipeline.ts';
 import { wireDashboard } from '../../../src/process/dashboard-wiring.ts';
 import type { DashboardAccess } from '../../../src/server/dashboard/dashboard-access.ts';

@@ -1,4 +1,4 @@
-// The rollout verbs' plain client: the requests client-node's CustomObjectsApi would send, and its failures typed as client-node's are.
+// The CLI's plain client (rollout verbs, list rollouts): the requests client-node's CustomObjectsApi would send, and its failures typed as client-node's are.
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -92,6 +92,16 @@ describe('CustomObjectClient', () => {
       body: '{"spec":{"paused":true}}',
     });
     expect(patch?.headers['content-type']).toBe('application/merge-patch+json');
+  });
+
+  it('lists the objects of one namespace or of all, by label selector when given', async () => {
+    const api = { group: 'argoproj.io', version: 'v1alpha1', plural: 'rollouts' };
+    await client.listNamespacedCustomObject({ ...api, namespace: 'shop' });
+    await client.listClusterCustomObject({ ...api, labelSelector: 'app in (web,api)' });
+    expect(seen.slice(-2).map((request) => [request.method, request.url])).toEqual([
+      ['GET', '/apis/argoproj.io/v1alpha1/namespaces/shop/rollouts'],
+      ['GET', '/apis/argoproj.io/v1alpha1/rollouts?labelSelector=app%20in%20(web%2Capi)'],
+    ]);
   });
 
   it('fails as client-node does: a 404 is not found, a 409 a conflict, no server a transient network error', async () => {
