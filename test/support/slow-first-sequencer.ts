@@ -2,6 +2,10 @@
 // the last run it remembers (node_modules/.vite); with none, by file size, largest first. A short file can
 // be one of the longest to run (the F2 trials: 25 lines, 40 s), and started last it keeps the run going on
 // one fork after the others have finished: `npm test` waited on its tail.
+// A fork that runs files without isolation (`isolate: false`) is handed the next file only when that file is
+// of its own project; a file of another project in between ends the fork, and the next one imports
+// everything again. Vitest keeps each project's files together; moving the known-slow files must not mix
+// them, so the projects are put back in their order at the end.
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
@@ -21,6 +25,12 @@ export const KNOWN_SLOW_FILES: readonly string[] = [
   'test/integration/reconcile/f2-supersede-argo-group.test.ts',
 ];
 
+/**
+ * The projects in the order their files start (vitest.config.ts): the long whole-system files of their own
+ * forks first, then the shared-fork integration files, then the unit files; a project not named here goes last.
+ */
+export const PROJECT_ORDER: readonly string[] = ['integration-own-fork', 'integration', 'unit'];
+
 export default class SlowFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
@@ -33,6 +43,12 @@ export default class SlowFirstSequencer extends BaseSequencer {
     const first = sorted
       .filter((spec) => rank(spec) >= 0 && !remembered(spec))
       .sort((a, b) => rank(a) - rank(b));
-    return [...first, ...sorted.filter((spec) => !first.includes(spec))];
+    const ordered = [...first, ...sorted.filter((spec) => !first.includes(spec))];
+    const projectRank = (spec: TestSpecification): number => {
+      const rank = PROJECT_ORDER.indexOf(spec.project.name);
+      return rank < 0 ? PROJECT_ORDER.length : rank;
+    };
+    // Array.prototype.sort is stable: within a project, the order above stands.
+    return ordered.sort((a, b) => projectRank(a) - projectRank(b));
   }
 }

@@ -1,15 +1,16 @@
 // The suite's order: files the known-slow list names start first when Vitest remembers no run of them, in
-// the list's order; a remembered run's order (longest first) is left as Vitest made it.
+// the list's order; a remembered run's order (longest first) is left as Vitest made it; each project's files
+// stay together (a fork without isolation is handed the next file only when it is of its own project).
 import { describe, expect, it } from 'vitest';
 import type { TestSpecification, Vitest } from 'vitest/node';
 import SlowFirstSequencer, { KNOWN_SLOW_FILES } from '../../support/slow-first-sequencer.ts';
 
 const ROOT = '/repo';
 
-function spec(path: string): TestSpecification {
+function spec(path: string, project = 'integration'): TestSpecification {
   return {
     moduleId: `${ROOT}/${path}`,
-    project: { name: 'integration', config: { sequence: { groupOrder: 0 }, isolate: true } },
+    project: { name: project, config: { sequence: { groupOrder: 0 }, isolate: true } },
   } as unknown as TestSpecification;
 }
 
@@ -19,11 +20,11 @@ function context(remembered: Record<string, number>, sizes: Record<string, numbe
     config: { root: ROOT },
     cache: {
       getFileTestResults: (key: string) => {
-        const duration = remembered[key.replace(/^integration:/, '')];
+        const duration = remembered[key.replace(/^[a-z-]+:/, '')];
         return duration === undefined ? undefined : { duration, failed: false };
       },
       getFileStats: (key: string) => {
-        const size = sizes[key.replace(/^integration:/, '')];
+        const size = sizes[key.replace(/^[a-z-]+:/, '')];
         return size === undefined ? undefined : { size };
       },
     },
@@ -40,7 +41,7 @@ describe('SlowFirstSequencer', () => {
   it('puts the known-slow files first, in the list order, when Vitest remembers no run (a fresh clone)', async () => {
     const sizes = { [big]: 90_000, [small]: 1_000, [slowest]: 5_000, [second]: 800 };
     const sorted = await new SlowFirstSequencer(context({}, sizes)).sort(
-      [small, second, big, slowest].map(spec),
+      [small, second, big, slowest].map((path) => spec(path)),
     );
     expect(paths(sorted)).toEqual([slowest, second, big, small]);
   });
@@ -48,8 +49,27 @@ describe('SlowFirstSequencer', () => {
   it("leaves Vitest's order when it remembers the files' times", async () => {
     const remembered = { [big]: 50_000, [small]: 100, [slowest]: 1_000, [second]: 2_000 };
     const sorted = await new SlowFirstSequencer(context(remembered, {})).sort(
-      [small, second, big, slowest].map(spec),
+      [small, second, big, slowest].map((path) => spec(path)),
     );
     expect(paths(sorted)).toEqual([big, second, slowest, small]);
+  });
+
+  it('keeps each project together, own-fork files first, also when a known-slow file is of a later project', async () => {
+    const own = 'test/integration/own.test.ts';
+    const unitFile = 'test/unit/a.test.ts';
+    const sizes = { [big]: 90_000, [own]: 1_000, [slowest]: 5_000, [unitFile]: 100 };
+    const sorted = await new SlowFirstSequencer(context({}, sizes)).sort([
+      spec(unitFile, 'unit'),
+      spec(own, 'integration-own-fork'),
+      spec(slowest),
+      spec(big),
+    ]);
+    expect(sorted.map((s) => s.project.name)).toEqual([
+      'integration-own-fork',
+      'integration',
+      'integration',
+      'unit',
+    ]);
+    expect(paths(sorted)).toEqual([own, slowest, big, unitFile]);
   });
 });
