@@ -13,6 +13,7 @@ import { experimentListRow } from '../views/experiment-view.ts';
 import { isObjectFormat, type ViewOutputFormat } from './output-format.ts';
 import { formatObject, formatObjectList, type ApiObject } from './print-objects.ts';
 import type { TerminalOutput } from './terminal-output.ts';
+import { writeList } from './write-list.ts';
 
 export interface ExperimentOutputOptions {
   output: ViewOutputFormat;
@@ -82,22 +83,18 @@ export async function runListExperiments(
   for (const ref of skipped)
     output.stderr.write(`rollgate: skipped invalid experiment ${ref.namespace}/${ref.name}\n`);
   const rows = views.map(experimentListRow);
-  if (options.output === 'view-json') {
-    output.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-    return 0;
-  }
-  if (rows.length === 0) {
-    output.stderr.write(
-      allNamespaces ? 'No resources found.\n' : `No resources found in ${namespace} namespace.\n`,
-    );
-    return 0;
-  }
-  output.stdout.write(
-    formatExperimentList(rows, allNamespaces, {
-      now: output.now(),
-      color: output.terminal,
-      wide: options.output === 'wide',
-    }),
+  return writeList(
+    output,
+    rows,
+    { allNamespaces, namespace },
+    {
+      viewJson: options.output === 'view-json',
+      table: (shown) =>
+        formatExperimentList(shown, allNamespaces, {
+          now: output.now(),
+          color: output.terminal,
+          wide: options.output === 'wide',
+        }),
+    },
   );
-  return 0;
 }

@@ -7,6 +7,7 @@ import { fleetReadOf, listFleets, type FleetRead } from '../fleet/fleet-reads.ts
 import { isObjectFormat, type ViewOutputFormat } from './output-format.ts';
 import { formatObject, formatObjectList, type ApiObject } from './print-objects.ts';
 import type { TerminalOutput } from './terminal-output.ts';
+import { writeList } from './write-list.ts';
 
 const short = (revision: string | undefined): string => (revision ?? '').slice(0, 7) || '-';
 
@@ -133,16 +134,13 @@ export async function runListFleets(
     output.stdout.write(formatObjectList(objects, options.output));
     return 0;
   }
-  if (options.output === 'view-json') {
-    output.stdout.write(`${JSON.stringify(fleets, null, 2)}\n`);
-    return 0;
-  }
-  if (fleets.length === 0) {
-    output.stderr.write(
-      allNamespaces ? 'No resources found.\n' : `No resources found in ${namespace} namespace.\n`,
-    );
-    return 0;
-  }
-  output.stdout.write(formatFleetList(fleets, allNamespaces));
-  return 0;
+  return writeList(
+    output,
+    fleets,
+    { allNamespaces, namespace },
+    {
+      viewJson: options.output === 'view-json',
+      table: (shown) => formatFleetList(shown, allNamespaces),
+    },
+  );
 }

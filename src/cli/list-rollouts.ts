@@ -12,6 +12,7 @@ import { formatRolloutList } from '../views/rollout-tree-text.ts';
 import { isObjectFormat, type ViewOutputFormat } from './output-format.ts';
 import { formatObjectList, type ApiObject } from './print-objects.ts';
 import type { TerminalOutput } from './terminal-output.ts';
+import { writeList } from './write-list.ts';
 
 /** One cluster `list rollouts --all-clusters` reads: its clients and namespace, or why it cannot be read. */
 export interface ListedCluster {
@@ -122,24 +123,20 @@ export async function runListRollouts(
       ...(options.output === 'wide' ? rolloutListWideFacts(rollout) : {}),
     }))
     .sort(listOrder);
-  if (options.output === 'view-json') {
-    output.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-    return 0;
-  }
-  if (rows.length === 0) {
-    output.stderr.write(
-      allNamespaces ? 'No resources found.\n' : `No resources found in ${namespace} namespace.\n`,
-    );
-    return 0;
-  }
-  output.stdout.write(
-    formatRolloutList(rows, allNamespaces, {
-      now: output.now(),
-      color: output.terminal,
-      wide: options.output === 'wide',
-    }),
+  return writeList(
+    output,
+    rows,
+    { allNamespaces, namespace },
+    {
+      viewJson: options.output === 'view-json',
+      table: (shown) =>
+        formatRolloutList(shown, allNamespaces, {
+          now: output.now(),
+          color: output.terminal,
+          wide: options.output === 'wide',
+        }),
+    },
   );
-  return 0;
 }
 
 /** Where a Rollout stands in a list: by namespace, name, then group (a name may be in both groups). */

@@ -10,7 +10,14 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { imageOf, startClustersScene, type ClustersScene } from '../support/clusters-scene.ts';
 import { eventually } from '../support/eventually.ts';
-import { applyFleet, healthyOn, readFleet, walkWaves, type Snapshot } from '../support/fleet-walk.ts';
+import {
+  applyFleet,
+  fleetRolloutYaml,
+  healthyOn,
+  readFleet,
+  walkWaves,
+  type Snapshot,
+} from '../support/fleet-walk.ts';
 import { connectRealCluster, createTestNamespace, UNPULLABLE_REGISTRY } from './support/real-cluster.ts';
 
 const real = connectRealCluster();
@@ -35,31 +42,7 @@ const revisions: Record<string, string> = {};
  * fleet can name; it aborts after 10 s without progress (a real server under load needs more than the sandbox's 2).
  */
 function rolloutYaml(image: string): string {
-  return `apiVersion: argoproj.io/v1alpha1
-kind: Rollout
-metadata:
-  name: web
-spec:
-  replicas: 2
-  revisionHistoryLimit: 3
-  progressDeadlineSeconds: 10
-  progressDeadlineAbort: true
-  selector:
-    matchLabels: { app: web }
-  template:
-    metadata:
-      labels: { app: web }
-    spec:
-      containers:
-        - name: app
-          image: ${image}
-  strategy:
-    canary:
-      scaleDownDelaySeconds: 0
-      steps:
-        - setWeight: 50
-        - setWeight: 100
-`;
+  return fleetRolloutYaml(image, { progressDeadlineSeconds: 10, weights: [50, 100] });
 }
 
 const fleet = () => readFleet(scene, 'web');

@@ -100,3 +100,37 @@ export async function walkWaves(
   });
   return { violations, last };
 }
+
+/**
+ * The fleet tests' Rollout `web`: canary steps without pauses (a healthy canary finishes by itself, a stuck one
+ * stops at a step the fleet can name) and an abort after `progressDeadlineSeconds` without progress.
+ */
+export function fleetRolloutYaml(
+  image: string,
+  options: { progressDeadlineSeconds: number; weights: readonly number[] },
+): string {
+  return `apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata:
+  name: web
+spec:
+  replicas: 2
+  revisionHistoryLimit: 3
+  progressDeadlineSeconds: ${options.progressDeadlineSeconds}
+  progressDeadlineAbort: true
+  selector:
+    matchLabels: { app: web }
+  template:
+    metadata:
+      labels: { app: web }
+    spec:
+      containers:
+        - name: app
+          image: ${image}
+  strategy:
+    canary:
+      scaleDownDelaySeconds: 0
+      steps:
+${options.weights.map((weight) => `        - setWeight: ${weight}`).join('\n')}
+`;
+}

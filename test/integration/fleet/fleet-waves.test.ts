@@ -7,7 +7,14 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LOCAL_CLUSTER } from '../../../src/clusters/cluster-set.ts';
 import { imageOf, startClustersScene, type ClustersScene } from '../../support/clusters-scene.ts';
 import { eventually } from '../../support/eventually.ts';
-import { applyFleet, healthyOn, readFleet, snapshot, walkWaves } from '../../support/fleet-walk.ts';
+import {
+  applyFleet,
+  fleetRolloutYaml,
+  healthyOn,
+  readFleet,
+  snapshot,
+  walkWaves,
+} from '../../support/fleet-walk.ts';
 
 const STAGING = LOCAL_CLUSTER;
 const CLUSTERS = [STAGING, 'eu-west-1', 'us-east-1'] as const;
@@ -18,30 +25,7 @@ let scene: ClustersScene;
 
 /** The Rollout: one canary step (no pause), so a healthy canary finishes at once; a stuck one aborts in 2 s. */
 function rolloutYaml(image: string): string {
-  return `apiVersion: argoproj.io/v1alpha1
-kind: Rollout
-metadata:
-  name: web
-spec:
-  replicas: 2
-  revisionHistoryLimit: 3
-  progressDeadlineSeconds: 2
-  progressDeadlineAbort: true
-  selector:
-    matchLabels: { app: web }
-  template:
-    metadata:
-      labels: { app: web }
-    spec:
-      containers:
-        - name: app
-          image: ${image}
-  strategy:
-    canary:
-      scaleDownDelaySeconds: 0
-      steps:
-        - setWeight: 50
-`;
+  return fleetRolloutYaml(image, { progressDeadlineSeconds: 2, weights: [50] });
 }
 
 const fleet = () => readFleet(scene, 'web');
