@@ -276,7 +276,12 @@ describe('GitSource objects with two poller processes', () => {
         timeoutMs: 20_000,
       },
     );
-    expect((await gitSource('hooked'))?.status?.commit).toBe(second);
+    // The sync applies the objects first and writes the GitSource's status after them: wait for it too.
+    await eventually('hooked to report the second commit', async () => {
+      const o = await gitSource('hooked');
+      if (o?.status?.commit !== second) throw new Error(JSON.stringify(o?.status));
+      return true;
+    });
     await scene.kubectl(['delete', 'gitsource', 'hooked', '-n', NS]);
   });
 
