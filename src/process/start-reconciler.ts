@@ -10,6 +10,7 @@ import type { ReconcileDeps } from '../reconciler/reconcile-rollout.ts';
 import { reconcileRolloutWithAnalysis } from '../reconciler/reconcile-with-analysis.ts';
 import { coalescedEnqueue } from '../queue/coalesced-enqueue.ts';
 import { lookOutcome, type JobOutcome } from '../queue/job-outcome.ts';
+import type { JobLease } from '../queue/job-lease.ts';
 import { rolloutKey } from '../queue/job-payloads.ts';
 import { ReconcileQueue } from '../queue/reconcile-queue.ts';
 import { startWorker, type RunningWorker } from '../queue/start-worker.ts';
@@ -313,7 +314,7 @@ export async function startReconciler(
 
   const worker = startWorker(
     'reconcile',
-    async (payload) => {
+    async (payload, job) => {
       // Over its namespace's share while other namespaces have work: the slot goes to the next job.
       const slot = share?.tryStart(payload.namespace);
       if (slot !== undefined && 'afterMs' in slot)
@@ -337,7 +338,7 @@ export async function startReconciler(
             { namespace: payload.namespace, name: payload.name },
             { clients: kube.clients, clock: runtime.clock, logger: log, api },
           );
-        return await reconcileJob(payload);
+        return await reconcileJob(payload, job.lease);
       } finally {
         if (slot !== undefined && 'release' in slot) slot.release();
       }
@@ -354,7 +355,10 @@ export async function startReconciler(
   );
 
   /** One reconcile job: its AnalysisRuns and the rollout, with metrics; thrown errors are retried. */
-  async function reconcileJob(payload: { namespace: string; name: string }): Promise<JobOutcome> {
+  async function reconcileJob(
+    payload: { namespace: string; name: string },
+    lease: JobLease,
+  ): Promise<JobOutcome> {
     const started = performance.now();
     const seconds = (): number => (performance.now() - started) / 1000;
     let outcome;
@@ -370,6 +374,7 @@ export async function startReconciler(
           api,
           cache,
           writtenVersions,
+          lease,
           clients: kube.clients,
           clock: runtime.clock,
           logger: log,

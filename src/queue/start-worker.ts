@@ -7,6 +7,7 @@ import { silentLogger, type Logger } from '../log/logger.ts';
 import type { EnqueueResult } from './deduplicated-enqueue.ts';
 import { parseJobPayload, reconcileJobKey, type PayloadByQueue } from './job-payloads.ts';
 import type { JobOutcome, JobOutcomeLabel } from './job-outcome.ts';
+import { bullJobLease, type JobLease } from './job-lease.ts';
 import { FleetQueue } from './fleet-queue.ts';
 import { PollQueue } from './poll-queue.ts';
 import { NotifyQueue } from './notify-queue.ts';
@@ -26,6 +27,8 @@ export interface JobContext {
   jobId: string;
   /** 1 on the first run, 2 on the first retry, … */
   attempt: number;
+  /** The job's hold on its lock: confirmed before a write that nothing else fences (see JobLease). */
+  lease: JobLease;
 }
 
 /** Runs one job: returns what should happen next, or throws for "transient, retry with backoff". */
@@ -46,7 +49,8 @@ export interface JobFinishedEvent {
  * Default lock (ms): a job whose worker stops renewing it for this long is considered stalled. Short, so
  * a process killed mid-job (kill -9, OOM, a node lost) has its jobs taken over quickly by the others:
  * see takeoverBoundMs. Renewed every half lock, so only an event-loop block of over 3 s lets another
- * worker take a job that is still running (harmless: every job is idempotent, just wasted work).
+ * worker take a job that is still running: its writes are conditional or fenced by its lease
+ * (job-lease.ts), so the stale run stops at its next write.
  */
 export const DEFAULT_LOCK_DURATION_MS = 6_000;
 
@@ -255,7 +259,7 @@ export function startWorker<N extends QueueName>(
     });
   };
 
-  const runJob = async (job: Job, jobId: string, started: number): Promise<JobOutcome> => {
+  const runJob = async (job: Job, jobId: string, started: number, lease: JobLease): Promise<JobOutcome> => {
     let payload: PayloadByQueue[N];
     try {
       payload = parseJobPayload(queueName, job.data, jobId);
@@ -266,7 +270,7 @@ export function startWorker<N extends QueueName>(
     }
     let outcome: JobOutcome;
     try {
-      outcome = await handler(payload, { queue: queueName, jobId, attempt: job.attemptsMade + 1 });
+      outcome = await handler(payload, { queue: queueName, jobId, attempt: job.attemptsMade + 1, lease });
     } catch (error) {
       report(job, 'error', started);
       logger.warn({ jobId, attempt: job.attemptsMade + 1, err: error }, 'job failed; it will be retried');
@@ -289,7 +293,7 @@ export function startWorker<N extends QueueName>(
       if (job.returnedAt !== undefined && now - job.returnedAt > lockDuration) unfinished.delete(id);
   };
 
-  const processor = async (job: Job): Promise<JobOutcome> => {
+  const processor = async (job: Job, token?: string): Promise<JobOutcome> => {
     const started = performance.now();
     const jobId = job.id ?? '';
     forgetExpired();
@@ -301,7 +305,7 @@ export function startWorker<N extends QueueName>(
     };
     unfinished.set(jobId, tracked);
     try {
-      return await runJob(job, jobId, started);
+      return await runJob(job, jobId, started, bullJobLease(job, token, lockDuration));
     } finally {
       tracked.state = 'unrecorded';
       tracked.returnedAt = performance.now();

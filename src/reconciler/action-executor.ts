@@ -1,6 +1,7 @@
 // Applies a planner's actions (one handler per kind, from a table) and its status with conditional writes; stops the pass at the first conflict.
 import type { Clock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
+import type { JobLease } from '../queue/job-lease.ts';
 import type { RolloutAction, RolloutPlan } from '../rollout/index.ts';
 import { canonicalJson } from '../rollout/index.ts';
 import { ROLLGATE_API, type DrivenApi } from '../manifest/driven-api.ts';
@@ -82,7 +83,21 @@ export interface ExecuteOptions {
   mayHoldStatus?: boolean;
   /** Events of an earlier pass of the job whose status was held: recorded after this pass's status write. */
   heldEvents?: readonly EmitEventAction[];
+  /** The job's lease, confirmed before each router call (see ROUTER_CALLS); none outside a queue job. */
+  lease?: JobLease;
 }
+
+/**
+ * The calls no resourceVersion of the plan fences: a traffic router writes its route objects conditional
+ * only on the route as it reads it just then. A pass that lost its job's lock (a stall: another worker runs
+ * the job meanwhile) would put back what a newer pass moved on from, so the lease is confirmed first.
+ */
+const ROUTER_CALLS: ReadonlySet<RolloutAction['kind']> = new Set([
+  'setTrafficWeights',
+  'reassertTrafficWeights',
+  'setHeaderRoute',
+  'setMirrorRoute',
+]);
 
 /** Dependencies of the executor. */
 export interface ActionExecutorDeps {
@@ -163,6 +178,7 @@ export class ActionExecutor {
     for (const action of plan.actions) {
       if (action.kind === 'emitEvent') continue;
       try {
+        if (ROUTER_CALLS.has(action.kind)) await options.lease?.confirm();
         const { target, result, routerError, written } = await handleAction(action, context);
         report.outcomes.push({ kind: action.kind, target, result });
         if (written !== undefined) report.written.push(written);

@@ -2,6 +2,7 @@
 import type { Clock } from '../clock/clock.ts';
 import { nextLook, type NextLook } from '../clock/next-look.ts';
 import type { Logger } from '../log/logger.ts';
+import { LeaseLostError, type JobLease } from '../queue/job-lease.ts';
 import type { ObservedState, RolloutPlan } from '../rollout/index.ts';
 import { planRollout } from '../rollout/index.ts';
 import type { DrivenApi } from '../manifest/driven-api.ts';
@@ -83,6 +84,11 @@ export interface ReconcileDeps {
    * planner's scale and selector writes are the split).
    */
   routers?: TrafficRouterFactory;
+  /**
+   * The queue job's lease (src/queue/job-lease.ts): confirmed before each router call. Lost, the call
+   * ends (`done`): the worker that took the job over carries on from what is live.
+   */
+  lease?: JobLease;
   /** Read → plan → act passes per call before handing back to the queue (default 10). */
   maxPasses?: number;
   /** Conflicts re-read and re-planned at once in one call before it throws for the queue's backoff (default 5). */
@@ -232,6 +238,7 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
       // Only when another pass of this job follows for sure: the last pass of the budget writes.
       mayHoldStatus: stats.passes < maxPasses,
       ...(held !== undefined && { heldEvents: held.events }),
+      ...(deps.lease !== undefined && { lease: deps.lease }),
     });
     stats.writes += report.writes;
     reads.wrote(report.written);
@@ -247,6 +254,14 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
       }
     }
 
+    if (report.stoppedBy instanceof LeaseLostError) {
+      // Not an error of the rollout: this run is stale, another worker's run of the job is the live one.
+      logger.warn(
+        { err: report.stoppedBy },
+        'job lock lost; leaving the rollout to the run that took it over',
+      );
+      return { kind: 'done', stats };
+    }
     if (report.stoppedBy !== undefined) {
       // The cache (or the read) was behind something we hold no version of: the re-plan asks the API.
       reads.readApiNext();

@@ -1,8 +1,9 @@
-// Worker lifecycle against the real Redis: a killed worker's job moves to another, shutdown is graceful.
+// Worker lifecycle against the real Redis: a killed worker's job moves to another, a stalled one learns its lease is lost, shutdown is graceful.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, inject, it } from 'vitest';
-import type { JobFinishedEvent } from '../../../src/queue/start-worker.ts';
+import { LeaseLostError } from '../../../src/queue/job-lease.ts';
+import type { JobContext, JobFinishedEvent } from '../../../src/queue/start-worker.ts';
 import { useReconcileQueueTestbed } from '../../support/reconcile-queue-testbed.ts';
 import { eventually } from '../../support/eventually.ts';
 import { gate } from '../../support/redis-test-prefix.ts';
@@ -37,6 +38,41 @@ describe('worker crash and shutdown', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
   }, 40_000);
+
+  it('tells a job whose lock was taken over that its lease is lost, while the new run goes ahead', async () => {
+    const hold = gate();
+    const runs: string[] = [];
+    let first: JobContext | undefined;
+    testbed.startWorker(
+      async (_p, job) => {
+        runs.push('first');
+        first = job;
+        await hold.promise;
+        return { kind: 'done' };
+      },
+      { lockDuration: 1_000 },
+    );
+    await testbed.queue.enqueue('prod/web');
+    await eventually('the job running on the first worker', () => first !== undefined);
+    // Held: confirming renews the lock and resolves.
+    await first!.lease.confirm();
+    // What a starved process sees: its lock expired (deleted here, as expiry does) and a live worker's
+    // stall check hands the job to that worker.
+    await testbed.scope.connection.del(testbed.queue.queue.toKey(`${first!.jobId}:lock`));
+    testbed.startWorker(
+      async () => {
+        runs.push('takeover');
+        return { kind: 'done' };
+      },
+      { lockDuration: 1_000, stalledInterval: 300 },
+    );
+    await eventually('the job run again by the second worker', () => runs.includes('takeover'), {
+      timeoutMs: 10_000,
+    });
+    await expect(first!.lease.confirm()).rejects.toBeInstanceOf(LeaseLostError);
+    hold.open();
+    expect(runs).toEqual(['first', 'takeover']);
+  });
 
   it('stops gracefully: the running job finishes, its requeue is written, no new job starts', async () => {
     const hold = gate();

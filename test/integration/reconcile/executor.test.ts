@@ -2,6 +2,7 @@
 import { ApiException } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActionExecutor } from '../../../src/reconciler/action-executor.ts';
+import { LeaseLostError } from '../../../src/queue/job-lease.ts';
 import { installCrds } from '../../../src/kube/install-crds.ts';
 import { MERGE_PATCH, type KubeClients } from '../../../src/kube/client.ts';
 import { EventRecorder } from '../../../src/kube/event-recorder.ts';
@@ -361,6 +362,47 @@ describe('ActionExecutor against the sandbox', () => {
     expect(afterThird.observed.rollout.status).not.toHaveProperty('trafficRouterError');
     expect(afterThird.observed.traffic).toBeUndefined();
     expect(calls).toEqual([20, 20, 20]);
+  });
+
+  it('sends no router call once the job has lost its lock: the pass stops before it, with nothing written', async () => {
+    await harness.createRollout(testRollout({ name: 'exec-lease', replicas: 1 }));
+    const calls: number[] = [];
+    const router: TrafficRouter = {
+      type: 'test',
+      async setWeights(input) {
+        calls.push(input.canaryWeight);
+      },
+    };
+    const withRouter = executorWith(router);
+    let held = true;
+    const lease = {
+      confirm: async () => {
+        if (!held) throw new LeaseLostError('prod/exec-lease');
+      },
+    };
+    const pass = async (canaryWeight: number) => {
+      const current = await read('exec-lease');
+      const plan: RolloutPlan = {
+        actions: [{ kind: 'setTrafficWeights', canaryWeight, stableHash: 's1', canaryHash: 'c1' }],
+        status: {
+          ...(current.observed.rollout.status ?? {}),
+          phase: 'Progressing',
+          message: `at ${canaryWeight}`,
+        },
+      };
+      return withRouter.execute(plan, current, { lease });
+    };
+    const first = await pass(20);
+    expect(first.stoppedBy).toBeUndefined();
+    expect(calls).toEqual([20]);
+
+    // Another worker took the job over (this one stalled): the stale pass must not move the route back.
+    held = false;
+    const stale = await pass(0);
+    expect(stale.stoppedBy).toBeInstanceOf(LeaseLostError);
+    expect(stale.outcomes).toEqual([]);
+    expect(calls).toEqual([20]);
+    expect((await read('exec-lease')).observed.rollout.status?.message).toBe('at 20');
   });
 
   it('reports a Rollout the schema refuses as stalled', async () => {
