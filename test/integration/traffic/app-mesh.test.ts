@@ -268,8 +268,10 @@ describe.skipIf(crds.missing)('App Mesh VirtualRouter and VirtualNodes under a w
       (s) => s.trafficRouterError !== undefined && s.currentPodHash !== s.stableRS,
     );
     expect(held.trafficRouterError?.message).toBe(`VirtualRouter ${ns}/web-router: metadata.name: not found`);
-    await scene.apply('mesh-missing-router.yaml', virtualRouterYaml(ns));
+    // The node goes before the router comes back: with both in place for a moment, a router retry due
+    // just then (its backoff is the load's to time) would rightly write the canary's weight.
     await scene.kubectl('delete', 'virtualnodes.appmesh.k8s.aws', 'web-canary', '-n', ns);
+    await scene.apply('mesh-missing-router.yaml', virtualRouterYaml(ns));
     await scene.waitFor(
       'the missing node named',
       ns,
