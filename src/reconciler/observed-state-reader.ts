@@ -15,7 +15,8 @@ import { copyJson } from '../rollout/json-copy.ts';
 import { ANALYSIS_PHASES } from '../manifest/analysis.ts';
 import { ROLLGATE_API, type DrivenApi } from '../manifest/driven-api.ts';
 import { declaredRolloutSchema, type DeclaredRollout } from '../manifest/rollout.ts';
-import { toPlainObject, type KubeClients } from '../kube/client.ts';
+import type { ObjectReadClients } from '../kube/object-read-clients.ts';
+import { toPlainObject } from '../kube/plain-object.ts';
 import type { CachedKind, CachedObject, ClusterCache } from '../kube/cluster-cache.ts';
 import { isNotFound, kubeCall } from '../kube/errors.ts';
 import { formatLabelSelector, matchesLabelSelector } from '../kube/label-selector.ts';
@@ -53,6 +54,11 @@ export interface ReadOptions {
    * writes, else the API). Without it, every kind the reader's cache has synced comes from the cache.
    */
   reads?: PassReads;
+  /**
+   * The Rollout as the caller has just read it from the API (a CLI view that first looked for it in both
+   * groups): used instead of reading it again.
+   */
+  rollout?: Record<string, unknown>;
 }
 
 /**
@@ -66,7 +72,7 @@ export interface ReadOptions {
  */
 export class ObservedStateReader {
   constructor(
-    private readonly clients: KubeClients,
+    private readonly clients: ObjectReadClients,
     private readonly cache?: ClusterCache,
     /** The API the Rollouts and their runs live in. */
     private readonly api: DrivenApi = ROLLGATE_API,
@@ -105,7 +111,7 @@ export class ObservedStateReader {
 
   /** Reads the rollout and what it owns; undefined when the Rollout is gone. */
   async read(key: RolloutKey, options: ReadOptions = {}): Promise<ObservedRead | undefined> {
-    const raw = await this.readRolloutObject(key, options);
+    const raw = options.rollout ?? (await this.readRolloutObject(key, options));
     if (raw === undefined) return undefined;
     const parsed = declaredRolloutSchema.safeParse(raw);
     if (!parsed.success) {

@@ -2,7 +2,7 @@
 import { ANALYSIS_TYPE_LABEL, STEP_INDEX_LABEL } from '../rollout/rollout-action.ts';
 import { analysisRunStatusSchema, type Measurement, type MetricResult } from '../manifest/analysis.ts';
 import { ROLLGATE_API, type DrivenApi } from '../manifest/driven-api.ts';
-import type { KubeClients } from '../kube/client.ts';
+import type { ObjectReadClients } from '../kube/object-read-clients.ts';
 import { isNotFound, kubeCall } from '../kube/errors.ts';
 import { measuredNumber } from './measured-number.ts';
 import type { RolloutKey } from '../reconciler/observed-state-reader.ts';
@@ -131,7 +131,7 @@ export function buildAnalysisRunView(object: unknown, keep = VIEW_MEASUREMENTS):
  * first; they live in the Rollout's own group (`api`). No AnalysisRun CRD installed → no runs.
  */
 export async function readAnalysisRunViews(
-  clients: KubeClients,
+  clients: Pick<ObjectReadClients, 'custom'>,
   key: RolloutKey,
   rolloutUid: string,
   keep = VIEW_MEASUREMENTS,
