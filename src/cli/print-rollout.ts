@@ -3,6 +3,7 @@
 // which the CLI serves without it for a simple kubeconfig (plain-kube-clients.ts).
 import type { ObjectReadClients } from '../kube/object-read-clients.ts';
 import type { DrivenGroup } from '../manifest/driven-api.ts';
+import { preloadRolloutSchema } from '../reconciler/observed-state-reader.ts';
 import type { RolloutKey } from '../reconciler/rollout-key.ts';
 import { readRolloutTreeAndSelector } from '../views/read-rollout-tree.ts';
 import { findRollout, RolloutNotFoundError } from '../views/rollout-commands.ts';
@@ -58,7 +59,10 @@ export async function printRollout(
   options: GetRolloutOptions,
   output: GetOutput,
 ): Promise<number> {
-  const { api, live } = await findRollout(clients, key, options.group);
+  const finding = findRollout(clients, key, options.group);
+  // The schema's module loads while the Rollout is being fetched (an object format needs no tree).
+  if (!isObjectFormat(options.output)) preloadRolloutSchema();
+  const { api, live } = await finding;
   if (isObjectFormat(options.output)) {
     // The object as the API server returned it: no tree to read.
     output.stdout.write(

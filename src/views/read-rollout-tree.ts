@@ -1,5 +1,5 @@
 // Reads one rollout's tree (revision → ReplicaSet → pod, with AnalysisRuns) from the cluster: `rollgate get rollout` and the demo.
-import { readAnalysisRunViews, VIEW_MEASUREMENTS } from './analysis-run-view.ts';
+import { VIEW_MEASUREMENTS } from './analysis-run-view-text.ts';
 import type { ObjectReadClients } from '../kube/object-read-clients.ts';
 import { bothOrFirstFailure } from './both-or-first-failure.ts';
 import { formatLabelSelector } from '../kube/label-selector.ts';
@@ -30,7 +30,9 @@ export async function readRolloutTreeAndSelector(
   live?: Record<string, unknown>,
 ): Promise<{ tree: RolloutTree; selector: string } | undefined> {
   const reader = new ObservedStateReader(clients, undefined, api);
-  const runsOf = (uid: string) => readAnalysisRunViews(clients, key, uid, VIEW_MEASUREMENTS, api);
+  // Its module (zod, the AnalysisRun schema) loads only when runs are read.
+  const runsOf = async (uid: string) =>
+    (await import('./analysis-run-view.ts')).readAnalysisRunViews(clients, key, uid, VIEW_MEASUREMENTS, api);
   let read: Awaited<ReturnType<ObservedStateReader['read']>>;
   let details: Awaited<ReturnType<typeof runsOf>>;
   if (live === undefined) {

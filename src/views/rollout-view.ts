@@ -1,23 +1,20 @@
 // A read-only summary of one rollout for humans and scripts: steps, weights, ReplicaSets, failing pods, pauses, analysis.
-import {
-  formatAnalysisRunViews,
-  readAnalysisRunViews,
-  VIEW_MEASUREMENTS,
-  type AnalysisRunView,
-} from './analysis-run-view.ts';
+import { formatAnalysisRunViews, VIEW_MEASUREMENTS, type AnalysisRunView } from './analysis-run-view-text.ts';
 import type { DrivenGroup } from '../manifest/driven-api.ts';
 import { findRollout, RolloutNotFoundError } from './rollout-commands.ts';
-import {
-  POD_TEMPLATE_HASH_LABEL,
-  SCALE_DOWN_DEADLINE_ANNOTATION,
-  podsToRestart,
-  type ObservedState,
-} from '../rollout/index.ts';
+import type { ObservedState } from '../rollout/index.ts';
+// Not from rollout/index.ts: the barrel would bring the whole planner to `rollgate status`.
+import { POD_TEMPLATE_HASH_LABEL, SCALE_DOWN_DEADLINE_ANNOTATION } from '../rollout/rollout-action.ts';
+import { podsToRestart } from '../rollout/plan-restart.ts';
 import type { ObjectReadClients } from '../kube/object-read-clients.ts';
 import { bothOrFirstFailure } from './both-or-first-failure.ts';
 import { CANARY_PAUSE_STEP } from '../rollout/plan-steps.ts';
 import { isDuration, parseDuration } from '../manifest/duration.ts';
-import { ObservedStateReader, type RolloutKey } from '../reconciler/observed-state-reader.ts';
+import {
+  ObservedStateReader,
+  preloadRolloutSchema,
+  type RolloutKey,
+} from '../reconciler/observed-state-reader.ts';
 import {
   formatRoutesView,
   readRolloutRoutes,
@@ -303,7 +300,10 @@ export async function readRolloutView(
   // Found as the verbs find it: in either group, ambiguous (thrown) when in both without `group`.
   let found: Awaited<ReturnType<typeof findRollout>>;
   try {
-    found = await findRollout(clients, key, group);
+    const finding = findRollout(clients, key, group);
+    // The schema's module loads while the Rollout is being fetched.
+    preloadRolloutSchema();
+    found = await finding;
   } catch (err) {
     if (err instanceof RolloutNotFoundError) return undefined;
     throw err;
@@ -314,7 +314,10 @@ export async function readRolloutView(
   // A failure is the rollout read's first, as when the runs were listed after it.
   const [read, analysisRunDetails] = await bothOrFirstFailure(
     new ObservedStateReader(clients, undefined, api).read(key, { rollout: live }),
-    readAnalysisRunViews(clients, key, uidOf(live), VIEW_MEASUREMENTS, api),
+    // Its module (zod, the AnalysisRun schema) loads while the rollout's objects are being read.
+    import('./analysis-run-view.ts').then(({ readAnalysisRunViews }) =>
+      readAnalysisRunViews(clients, key, uidOf(live), VIEW_MEASUREMENTS, api),
+    ),
   );
   if (read === undefined) return undefined;
   const view = buildRolloutView(read.observed, now);
