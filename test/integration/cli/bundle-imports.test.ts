@@ -103,16 +103,17 @@ describe('what the CLI bundle loads', () => {
     }
   });
 
-  it('list rollouts: with a simple kubeconfig, no cluster client', () => {
+  it('list rollouts: with a simple kubeconfig, no cluster client; the schemas load with the request out', () => {
     // client-node only through a dynamic import, for --cluster, --all-clusters and the kubeconfigs it must read.
     for (const entry of ['src/cli/list-rollouts.ts', 'src/views/rollout-list.ts']) {
       const loaded = packagesLoadedBy(entry);
       expect(loaded, entry).not.toContain(CLUSTER_CLIENT);
+      expect(loaded, entry).not.toContain('zod');
       for (const name of LONG_RUNNING) expect(loaded, `${entry} loads ${name}`).not.toContain(name);
     }
   });
 
-  it('status, get rollout drawn once: with a simple kubeconfig, no cluster client', () => {
+  it('status, get rollout drawn once: with a simple kubeconfig, no cluster client; the schemas load with the requests out', () => {
     // client-node only through a dynamic import: --watch of get rollout, a routed rollout's route
     // objects in status, --cluster and the kubeconfigs it must read.
     for (const entry of [
@@ -122,6 +123,7 @@ describe('what the CLI bundle loads', () => {
     ]) {
       const loaded = packagesLoadedBy(entry);
       expect(loaded, entry).not.toContain(CLUSTER_CLIENT);
+      expect(loaded, entry).not.toContain('zod');
       for (const name of LONG_RUNNING) expect(loaded, `${entry} loads ${name}`).not.toContain(name);
     }
   });
