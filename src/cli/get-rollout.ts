@@ -3,50 +3,16 @@ import type { KubeClients } from '../kube/client.ts';
 import type { RolloutKey } from '../reconciler/observed-state-reader.ts';
 import { readRolloutTree, readRolloutTreeAndSelector } from '../views/read-rollout-tree.ts';
 import { findRollout, RolloutNotFoundError } from '../views/rollout-commands.ts';
-import { completion, type RolloutTree } from '../views/rollout-tree.ts';
+import { completion } from '../views/rollout-tree.ts';
 import { watchPathIn, watchWithRestart, type RunningWatch } from '../kube/watch-with-restart.ts';
 import { ROLLOUT_NAME_LABEL } from '../rollout/index.ts';
-import { drivenPath, type DrivenApi, type DrivenGroup } from '../manifest/driven-api.ts';
-import { formatRolloutTree } from '../views/rollout-tree-text.ts';
+import { drivenPath, type DrivenApi } from '../manifest/driven-api.ts';
 import { ObservedStateReader } from '../reconciler/observed-state-reader.ts';
-import { isObjectFormat, type ViewOutputFormat } from './output-format.ts';
-import { formatObject, type ApiObject } from './print-objects.ts';
-import type { TerminalOutput } from './terminal-output.ts';
+import { isObjectFormat } from './output-format.ts';
+import type { ApiObject } from './print-objects.ts';
+import { printRollout, render, type GetOutput, type GetRolloutOptions, type Shown } from './print-rollout.ts';
 
-/** Where the command writes, whether it draws for a terminal, and its clock (tests pass their own). */
-export type GetOutput = TerminalOutput;
-
-export interface GetRolloutOptions {
-  output: ViewOutputFormat;
-  /** With -o json|yaml: keep metadata.managedFields. */
-  showManagedFields?: boolean;
-  watch?: boolean;
-  untilComplete?: boolean;
-  /** Ends a watch (Ctrl-C in the CLI); the command then exits 0. */
-  signal?: AbortSignal;
-  /** The Rollout's group (`--group`); unset, whichever of rollgate.dev and argoproj.io has it. */
-  group?: DrivenGroup;
-}
-
-/** What one draw shows: the tree, and the Rollout as read when an object format prints it. */
-interface Shown {
-  tree: RolloutTree;
-  object?: ApiObject | undefined;
-}
-
-function render(shown: Shown, options: GetRolloutOptions, output: GetOutput): string {
-  if (isObjectFormat(options.output))
-    return shown.object === undefined
-      ? ''
-      : formatObject(shown.object, options.output, { showManagedFields: options.showManagedFields === true });
-  return options.output === 'view-json'
-    ? `${JSON.stringify(shown.tree, null, 2)}\n`
-    : formatRolloutTree(shown.tree, {
-        now: output.now(),
-        color: output.terminal,
-        wide: options.output === 'wide',
-      });
-}
+export type { GetOutput, GetRolloutOptions } from './print-rollout.ts';
 
 /** Clears a terminal and puts the cursor top left, so each redraw replaces the last. */
 const CLEAR_SCREEN = '\u001b[H\u001b[2J';
@@ -54,9 +20,9 @@ const CLEAR_SCREEN = '\u001b[H\u001b[2J';
 const AGE_REDRAW_MS = 1_000;
 
 /**
- * Runs `get rollout`: prints once, or (`watch` / `untilComplete`) again on every change the watches on
- * the Rollout, its ReplicaSets, pods and AnalysisRuns report. Returns the exit code: 0, or with
- * `untilComplete` 0 when the rollout becomes Healthy and 1 when it becomes Degraded.
+ * Runs `get rollout`: prints once ({@link printRollout}), or (`watch` / `untilComplete`) again on every
+ * change the watches on the Rollout, its ReplicaSets, pods and AnalysisRuns report. Returns the exit
+ * code: 0, or with `untilComplete` 0 when the rollout becomes Healthy and 1 when it becomes Degraded.
  */
 export async function runGetRollout(
   clients: KubeClients,
@@ -64,24 +30,12 @@ export async function runGetRollout(
   options: GetRolloutOptions,
   output: GetOutput,
 ): Promise<number> {
+  if (!options.watch && !options.untilComplete) return printRollout(clients, key, options, output);
   // As the verbs: found in either group, refused as ambiguous when in both without --group.
   const { api, live } = await findRollout(clients, key, options.group);
-  if (isObjectFormat(options.output) && !options.watch && !options.untilComplete) {
-    // The object as the API server returned it: no tree to read.
-    output.stdout.write(
-      formatObject(live as ApiObject, options.output, {
-        showManagedFields: options.showManagedFields === true,
-      }),
-    );
-    return 0;
-  }
-  const first = await readRolloutTreeAndSelector(clients, key, api);
+  const first = await readRolloutTreeAndSelector(clients, key, api, live as Record<string, unknown>);
   if (first === undefined) throw new RolloutNotFoundError(key, options.group);
   const shown: Shown = { tree: first.tree, object: live as ApiObject };
-  if (!options.watch && !options.untilComplete) {
-    output.stdout.write(render(shown, options, output));
-    return 0;
-  }
   return watchRolloutTree(clients, key, api, first.selector, shown, options, output);
 }
 

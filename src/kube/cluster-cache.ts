@@ -1,5 +1,5 @@
 // The informers' memory: the objects a reconcile reads (Rollouts, ReplicaSets, pods, AnalysisRuns, Services), trimmed and indexed.
-import { POD_TEMPLATE_HASH_LABEL } from '../rollout/index.ts';
+import { POD_TEMPLATE_HASH_LABEL } from '../rollout/rollout-action.ts';
 
 /** The kinds the informers keep; everything else is read from the API when needed. */
 export type CachedKind = 'Rollout' | 'ReplicaSet' | 'Pod' | 'AnalysisRun' | 'Service';

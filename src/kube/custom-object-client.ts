@@ -102,6 +102,11 @@ export class CustomObjectClient {
     return this.send('PATCH', this.path(patch, '/status', patch.fieldManager), patch.body);
   }
 
+  /** A GET of any API path on the same connection: the built-in kinds' reads (builtin-object-client.ts). */
+  readPath(path: string): Promise<unknown> {
+    return this.send('GET', path, undefined);
+  }
+
   /** Lets the process exit at once instead of when the kept-alive connection times out. */
   close(): void {
     this.agent.destroy();

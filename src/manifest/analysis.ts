@@ -15,6 +15,7 @@ export {
   ACCEPTED_API_VERSIONS,
   toRollgateApiVersion,
 } from './api-version.ts';
+import { ANALYSIS_PHASES } from './analysis-phases.ts';
 
 /** A template argument: a literal, a Secret key, a pod field or a pod-template hash. */
 export const argumentSchema = z.object({
@@ -387,15 +388,7 @@ export type ClusterAnalysisTemplate = z.infer<typeof clusterAnalysisTemplateSche
 // ---------------------------------------------------------------------------------------------------
 // AnalysisRun
 
-export const ANALYSIS_PHASES = [
-  'Pending',
-  'Running',
-  'Successful',
-  'Failed',
-  'Error',
-  'Inconclusive',
-] as const;
-export type AnalysisPhase = (typeof ANALYSIS_PHASES)[number];
+export { ANALYSIS_PHASES, type AnalysisPhase } from './analysis-phases.ts';
 
 /** How long a finished AnalysisRun is kept, in seconds after it ended (Argo's TTLStrategy); then it is deleted. */
 export const ttlStrategySchema = z.object({

@@ -10,22 +10,41 @@ import type {
   ObservedService,
   ObservedState,
 } from '../rollout/index.ts';
-import { POD_TEMPLATE_HASH_LABEL } from '../rollout/index.ts';
+// Not from rollout/index.ts: the barrel would bring the whole planner to the CLI's views.
+import { POD_TEMPLATE_HASH_LABEL } from '../rollout/rollout-action.ts';
 import { copyJson } from '../rollout/json-copy.ts';
-import { ANALYSIS_PHASES } from '../manifest/analysis.ts';
+import { ANALYSIS_PHASES } from '../manifest/analysis-phases.ts';
 import { ROLLGATE_API, type DrivenApi } from '../manifest/driven-api.ts';
-import { declaredRolloutSchema, type DeclaredRollout } from '../manifest/rollout.ts';
-import { toPlainObject, type KubeClients } from '../kube/client.ts';
+import type { DeclaredRollout } from '../manifest/rollout.ts';
+import type * as RolloutModule from '../manifest/rollout.ts';
+import type { ObjectReadClients } from '../kube/object-read-clients.ts';
+import { toPlainObject } from '../kube/plain-object.ts';
 import type { CachedKind, CachedObject, ClusterCache } from '../kube/cluster-cache.ts';
 import { isNotFound, kubeCall } from '../kube/errors.ts';
 import { formatLabelSelector, matchesLabelSelector } from '../kube/label-selector.ts';
-import { API_READS, cacheReads, type PassReads } from './read-policy.ts';
+import { API_READS, cacheReads, type PassReads } from './pass-reads.ts';
 import type { RolloutKey } from './rollout-key.ts';
 import { trafficRouterErrorOf } from './traffic-router-error.ts';
 import { resolveWorkloadRef, type ResolvedRollout } from './workload-ref-reader.ts';
 
 // Re-exported where its importers have always found it; read-policy imports it from its own file.
 export type { RolloutKey } from './rollout-key.ts';
+
+let rolloutSchema: Promise<typeof RolloutModule> | undefined;
+
+/**
+ * The Rollout schema's module, loaded by the first read: with zod it is a third of a CLI view's start-up,
+ * and a view can load it while its first requests are out ({@link preloadRolloutSchema}).
+ */
+function loadRolloutSchema(): Promise<typeof RolloutModule> {
+  return (rolloutSchema ??= import('../manifest/rollout.ts'));
+}
+
+/** Starts loading the Rollout schema, so a read about to be made does not wait for it. */
+export function preloadRolloutSchema(): void {
+  // A failure to load is the read's to report.
+  loadRolloutSchema().catch(() => undefined);
+}
 
 /** The Rollout object in the cluster does not match our schema: a human must fix it. */
 export class InvalidRolloutObjectError extends Error {
@@ -53,6 +72,11 @@ export interface ReadOptions {
    * writes, else the API). Without it, every kind the reader's cache has synced comes from the cache.
    */
   reads?: PassReads;
+  /**
+   * The Rollout as the caller has just read it from the API (a CLI view that first looked for it in both
+   * groups): used instead of reading it again.
+   */
+  rollout?: Record<string, unknown>;
 }
 
 /**
@@ -66,7 +90,7 @@ export interface ReadOptions {
  */
 export class ObservedStateReader {
   constructor(
-    private readonly clients: KubeClients,
+    private readonly clients: ObjectReadClients,
     private readonly cache?: ClusterCache,
     /** The API the Rollouts and their runs live in. */
     private readonly api: DrivenApi = ROLLGATE_API,
@@ -105,8 +129,9 @@ export class ObservedStateReader {
 
   /** Reads the rollout and what it owns; undefined when the Rollout is gone. */
   async read(key: RolloutKey, options: ReadOptions = {}): Promise<ObservedRead | undefined> {
-    const raw = await this.readRolloutObject(key, options);
+    const raw = options.rollout ?? (await this.readRolloutObject(key, options));
     if (raw === undefined) return undefined;
+    const { declaredRolloutSchema } = await loadRolloutSchema();
     const parsed = declaredRolloutSchema.safeParse(raw);
     if (!parsed.success) {
       throw new InvalidRolloutObjectError(

@@ -8,6 +8,10 @@ import {
   type CachedObject,
 } from '../kube/cluster-cache.ts';
 import type { RolloutKey } from './rollout-key.ts';
+import { API_READS, type PassReads } from './pass-reads.ts';
+
+// Where their importers have always found them.
+export { API_READS, cacheReads, type PassReads } from './pass-reads.ts';
 
 /**
  * What a write left behind: the object at (at least) `resourceVersion`, or gone (`deleted`). A pass may
@@ -21,19 +25,6 @@ export interface WrittenVersion {
   resourceVersion?: string;
   /** The write removed the object (or started its removal: an eviction, a delete with finalizers). */
   deleted?: true;
-}
-
-/** Where one pass reads each kind: the cache, or undefined for the API. */
-export interface PassReads {
-  from(kind: CachedKind): ClusterCache | undefined;
-}
-
-/** Every kind from the API. */
-export const API_READS: PassReads = { from: () => undefined };
-
-/** Every kind the cache has synced from the cache: a reader given a cache and no policy. */
-export function cacheReads(cache: ClusterCache | undefined): PassReads {
-  return { from: (kind) => (cache?.synced(kind) === true ? cache : undefined) };
 }
 
 /**

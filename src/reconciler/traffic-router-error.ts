@@ -1,6 +1,6 @@
 // How a pass updates the traffic router's failure streak in the Rollout's status (kept there, not in a process).
 import type { PlannedRolloutStatus, TrafficRouterError } from '../rollout/index.ts';
-import { canonicalJson } from '../rollout/index.ts';
+import { canonicalJson } from '../rollout/pod-template-hash.ts';
 
 /** What the pass's setTrafficWeights calls did: none made, the last one answered, or the last one failed. */
 export type RouterCallResult = { kind: 'none' } | { kind: 'ok' } | { kind: 'failed'; message: string };

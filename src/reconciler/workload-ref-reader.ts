@@ -2,7 +2,8 @@
 import type { V1Deployment, V1PodTemplate, V1ReplicaSet } from '@kubernetes/client-node';
 import type { ObservedWorkload } from '../rollout/index.ts';
 import type { DeclaredRollout, Rollout, WorkloadRef } from '../manifest/rollout.ts';
-import { toPlainObject, type KubeClients } from '../kube/client.ts';
+import type { ObjectReadClients } from '../kube/object-read-clients.ts';
+import { toPlainObject } from '../kube/plain-object.ts';
 import { isNotFound, kubeCall } from '../kube/errors.ts';
 import { WORKLOAD_KINDS_TEXT, workloadKindOf } from '../manifest/workload-kinds.ts';
 
@@ -44,7 +45,7 @@ interface ReadWorkload {
 /** How each kind of workload-kinds.ts is read: one row a kind, never a branch in the resolve. */
 const WORKLOAD_READERS: Record<
   string,
-  (clients: KubeClients, namespace: string, name: string) => Promise<ReadWorkload>
+  (clients: ObjectReadClients, namespace: string, name: string) => Promise<ReadWorkload>
 > = {
   'apps/v1 Deployment': async (clients, namespace, name) => {
     const deployment = toPlainObject<V1Deployment>(
@@ -102,7 +103,7 @@ function fromWorkloadSpec(workload: V1Deployment | V1ReplicaSet): ReadWorkload {
  * waits for it and says why.
  */
 export async function resolveWorkloadRef(
-  clients: KubeClients,
+  clients: ObjectReadClients,
   namespace: string,
   declared: DeclaredRollout,
   ref: WorkloadRef,

@@ -1,12 +1,12 @@
 // `rollgate get rollout`'s view: the header facts and the revision → ReplicaSet → pod tree (with AnalysisRuns), as Argo's plugin shows them.
-import {
-  POD_TEMPLATE_HASH_LABEL,
-  SCALE_DOWN_DEADLINE_ANNOTATION,
-  type ObservedAnalysisRun,
-  type ObservedPod,
-  type ObservedReplicaSet,
-  type ObservedState,
+import type {
+  ObservedAnalysisRun,
+  ObservedPod,
+  ObservedReplicaSet,
+  ObservedState,
 } from '../rollout/index.ts';
+// Not from rollout/index.ts: the barrel would bring the whole planner to `get rollout`.
+import { POD_TEMPLATE_HASH_LABEL, SCALE_DOWN_DEADLINE_ANNOTATION } from '../rollout/rollout-action.ts';
 import type { Rollout } from '../manifest/rollout.ts';
 import type { AnalysisRunView } from './analysis-run-view.ts';
 import { COMMIT_ANNOTATION, COMMIT_AUTHOR_ANNOTATION } from '../manifest/commit-annotations.ts';

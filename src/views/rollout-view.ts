@@ -1,22 +1,20 @@
 // A read-only summary of one rollout for humans and scripts: steps, weights, ReplicaSets, failing pods, pauses, analysis.
-import {
-  formatAnalysisRunViews,
-  readAnalysisRunViews,
-  VIEW_MEASUREMENTS,
-  type AnalysisRunView,
-} from './analysis-run-view.ts';
-import type { DrivenApi, DrivenGroup } from '../manifest/driven-api.ts';
+import { formatAnalysisRunViews, VIEW_MEASUREMENTS, type AnalysisRunView } from './analysis-run-view-text.ts';
+import type { DrivenGroup } from '../manifest/driven-api.ts';
 import { findRollout, RolloutNotFoundError } from './rollout-commands.ts';
-import {
-  POD_TEMPLATE_HASH_LABEL,
-  SCALE_DOWN_DEADLINE_ANNOTATION,
-  podsToRestart,
-  type ObservedState,
-} from '../rollout/index.ts';
-import type { KubeClients } from '../kube/client.ts';
+import type { ObservedState } from '../rollout/index.ts';
+// Not from rollout/index.ts: the barrel would bring the whole planner to `rollgate status`.
+import { POD_TEMPLATE_HASH_LABEL, SCALE_DOWN_DEADLINE_ANNOTATION } from '../rollout/rollout-action.ts';
+import { podsToRestart } from '../rollout/plan-restart.ts';
+import type { ObjectReadClients } from '../kube/object-read-clients.ts';
+import { bothOrFirstFailure } from './both-or-first-failure.ts';
 import { CANARY_PAUSE_STEP } from '../rollout/plan-steps.ts';
 import { isDuration, parseDuration } from '../manifest/duration.ts';
-import { ObservedStateReader, type RolloutKey } from '../reconciler/observed-state-reader.ts';
+import {
+  ObservedStateReader,
+  preloadRolloutSchema,
+  type RolloutKey,
+} from '../reconciler/observed-state-reader.ts';
 import {
   formatRoutesView,
   readRolloutRoutes,
@@ -289,36 +287,54 @@ export function buildRolloutView(observed: ObservedState, now?: Date): RolloutVi
 
 /**
  * Reads the rollout and builds its view; undefined when the Rollout does not exist. With `routing`,
- * a routed rollout's route objects are read too (reads only) and each route's weights shown.
+ * a routed rollout's route objects are read too (reads only) and each route's weights shown: `routing`
+ * is asked for only then, so an unrouted rollout's view never loads the routers.
  */
 export async function readRolloutView(
-  clients: KubeClients,
+  clients: ObjectReadClients,
   key: RolloutKey,
   now?: Date,
-  routing?: RouteReading,
+  routing?: () => Promise<RouteReading>,
   group?: DrivenGroup,
 ): Promise<RolloutView | undefined> {
   // Found as the verbs find it: in either group, ambiguous (thrown) when in both without `group`.
-  let api: DrivenApi;
+  let found: Awaited<ReturnType<typeof findRollout>>;
   try {
-    ({ api } = await findRollout(clients, key, group));
+    const finding = findRollout(clients, key, group);
+    // The schema's module loads while the Rollout is being fetched.
+    preloadRolloutSchema();
+    found = await finding;
   } catch (err) {
     if (err instanceof RolloutNotFoundError) return undefined;
     throw err;
   }
-  const read = await new ObservedStateReader(clients, undefined, api).read(key);
+  const { api } = found;
+  const live = found.live as Record<string, unknown>;
+  // The runs are listed beside the rollout's other objects: the uid to pick them by is already known.
+  // A failure is the rollout read's first, as when the runs were listed after it.
+  const [read, analysisRunDetails] = await bothOrFirstFailure(
+    new ObservedStateReader(clients, undefined, api).read(key, { rollout: live }),
+    // Its module (zod, the AnalysisRun schema) loads while the rollout's objects are being read.
+    import('./analysis-run-view.ts').then(({ readAnalysisRunViews }) =>
+      readAnalysisRunViews(clients, key, uidOf(live), VIEW_MEASUREMENTS, api),
+    ),
+  );
   if (read === undefined) return undefined;
   const view = buildRolloutView(read.observed, now);
-  const routes = routing === undefined ? undefined : await readRolloutRoutes(routing, read.observed.rollout);
+  const { rollout } = read.observed;
+  const routes =
+    routing === undefined || rollout.spec.strategy.canary?.trafficRouting === undefined
+      ? undefined
+      : await readRolloutRoutes(await routing(), rollout);
   if (routes !== undefined) view.routes = routes;
-  view.analysisRunDetails = await readAnalysisRunViews(
-    clients,
-    key,
-    read.observed.rollout.metadata?.uid ?? '',
-    VIEW_MEASUREMENTS,
-    api,
-  );
+  view.analysisRunDetails = analysisRunDetails;
   return view;
+}
+
+/** metadata.uid of an object as read, '' without one. */
+function uidOf(object: Record<string, unknown>): string {
+  const uid = (object.metadata as { uid?: unknown } | undefined)?.uid;
+  return typeof uid === 'string' ? uid : '';
 }
 
 /** The view as text, one fact per line, the current step marked with `▶` (`✘` where an abort stopped it). */

@@ -58,6 +58,33 @@ export function registerGetCommand(program: Command): void {
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
     .option(CONTEXT_FLAG, CONTEXT_HELP);
   addClusterOptions(rollout).action(async (name: string, flags: GetRolloutFlags) => {
+    const options = {
+      output: flags.output,
+      ...(flags.showManagedFields ? { showManagedFields: true } : {}),
+      ...(flags.group !== undefined ? { group: flags.group } : {}),
+    };
+    // Drawn once, a simple kubeconfig is read without client-node (plain-kube-clients.ts); the watches,
+    // --cluster and every other kubeconfig go through it.
+    if (!flags.watch && !flags.untilComplete) {
+      const [{ openPlainKubeClients }, { printRollout }] = await Promise.all([
+        import('../plain-kube-clients.ts'),
+        import('../print-rollout.ts'),
+      ]);
+      const plain = openPlainKubeClients(flags);
+      if (plain !== undefined) {
+        try {
+          process.exitCode = await printRollout(
+            plain,
+            { namespace: plain.namespace, name },
+            options,
+            terminalOutput(),
+          );
+        } finally {
+          plain.close();
+        }
+        return;
+      }
+    }
     // The cluster client loads only when the verb runs, never at --help.
     const [{ connectNamedCluster }, { runGetRollout }] = await Promise.all([
       import('../cluster-flag.ts'),
@@ -73,11 +100,9 @@ export function registerGetCommand(program: Command): void {
         clients,
         { namespace, name },
         {
-          output: flags.output,
-          ...(flags.showManagedFields ? { showManagedFields: true } : {}),
+          ...options,
           ...(flags.watch ? { watch: true } : {}),
           ...(flags.untilComplete ? { untilComplete: true } : {}),
-          ...(flags.group !== undefined ? { group: flags.group } : {}),
           signal: stop.signal,
         },
         terminalOutput(),

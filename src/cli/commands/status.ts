@@ -2,7 +2,8 @@
 import { Option, type Command } from 'commander';
 import { systemClock } from '../../clock/clock.ts';
 import { DRIVEN_GROUPS, type DrivenGroup } from '../../manifest/driven-api.ts';
-import type { KubeClients } from '../../kube/client.ts';
+import type { KubeClients, KubeConnection } from '../../kube/client.ts';
+import type { ObjectReadClients } from '../../kube/object-read-clients.ts';
 import type * as RolloutViewModule from '../../views/rollout-view.ts';
 import type { RolloutView } from '../../views/rollout-view.ts';
 import type { RolloutKey } from '../../reconciler/observed-state-reader.ts';
@@ -30,13 +31,21 @@ interface StatusOptions extends KubeFlags, ClusterFlags {
 /** The view module (and through it @kubernetes/client-node), loaded only when status runs. */
 type ViewModule = typeof RolloutViewModule;
 
-/** How status reads a routed rollout's route objects: the provider table's targets, read by a RouteWriter (reads only). */
-async function routeReading(clients: KubeClients): Promise<RouteReading> {
-  const [{ RouteWriter }, { routeTargetsOf }] = await Promise.all([
-    import('../../reconciler/route-writer.ts'),
-    import('../../process/traffic-router-factory.ts'),
-  ]);
-  return { reader: new RouteWriter(clients), targetsOf: routeTargetsOf };
+/**
+ * How status reads a routed rollout's route objects: the provider table's targets, read by a RouteWriter
+ * (reads only). Loaded, with client-node, only for a rollout that has trafficRouting, and once.
+ */
+function routeReading(connect: () => Promise<KubeClients>): () => Promise<RouteReading> {
+  let reading: Promise<RouteReading> | undefined;
+  return () =>
+    (reading ??= (async () => {
+      const [clients, { RouteWriter }, { routeTargetsOf }] = await Promise.all([
+        connect(),
+        import('../../reconciler/route-writer.ts'),
+        import('../../process/traffic-router-factory.ts'),
+      ]);
+      return { reader: new RouteWriter(clients), targetsOf: routeTargetsOf };
+    })());
 }
 
 function render(views: ViewModule, view: RolloutView, output: 'text' | 'json'): string {
@@ -45,10 +54,10 @@ function render(views: ViewModule, view: RolloutView, output: 'text' | 'json'): 
 
 async function watchRollout(
   views: ViewModule,
-  clients: KubeClients,
+  clients: ObjectReadClients,
   key: RolloutKey,
   output: 'text' | 'json',
-  routing: RouteReading,
+  routing: () => Promise<RouteReading>,
   group: DrivenGroup | undefined,
 ): Promise<void> {
   let last = '';
@@ -94,20 +103,34 @@ export function registerStatusCommand(program: Command): void {
     .option(KUBECONFIG_FLAG, KUBECONFIG_HELP)
     .option(CONTEXT_FLAG, CONTEXT_HELP);
   addClusterOptions(command).action(async (name: string, options: StatusOptions) => {
-    const [{ connectNamedCluster }, views] = await Promise.all([
-      import('../cluster-flag.ts'),
+    // A simple kubeconfig is read without client-node (plain-kube-clients.ts); --cluster and every other
+    // kubeconfig go through it.
+    const [{ openPlainKubeClients }, views] = await Promise.all([
+      import('../plain-kube-clients.ts'),
       import('../../views/rollout-view.ts'),
     ]);
-    const { clients, namespace } = await connectNamedCluster('status', options);
-    const key = { namespace, name };
-    const routing = await routeReading(clients);
-    if (options.watch) return watchRollout(views, clients, key, options.output, routing, options.group);
-    const view = await views.readRolloutView(clients, key, systemClock.now(), routing, options.group);
-    if (view === undefined) {
-      process.stderr.write(`rollgate: rollout ${namespace}/${name} not found\n`);
-      process.exitCode = 1;
-      return;
+    const plain = openPlainKubeClients(options);
+    // client-node's connection: the command's own without a plain one, else only a routed rollout's.
+    let connection: Promise<KubeConnection> | undefined;
+    const connect = (): Promise<KubeConnection> =>
+      (connection ??= import('../cluster-flag.ts').then(({ connectNamedCluster }) =>
+        connectNamedCluster('status', options),
+      ));
+    try {
+      const { clients, namespace } = plain === undefined ? await connect() : { clients: plain, ...plain };
+      const routing = routeReading(async () => (await connect()).clients);
+      const key = { namespace, name };
+      if (options.watch)
+        return await watchRollout(views, clients, key, options.output, routing, options.group);
+      const view = await views.readRolloutView(clients, key, systemClock.now(), routing, options.group);
+      if (view === undefined) {
+        process.stderr.write(`rollgate: rollout ${namespace}/${name} not found\n`);
+        process.exitCode = 1;
+        return;
+      }
+      process.stdout.write(render(views, view, options.output));
+    } finally {
+      plain?.close();
     }
-    process.stdout.write(render(views, view, options.output));
   });
 }

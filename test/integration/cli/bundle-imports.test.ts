@@ -103,22 +103,33 @@ describe('what the CLI bundle loads', () => {
     }
   });
 
-  it('list rollouts: with a simple kubeconfig, no cluster client', () => {
+  it('list rollouts: with a simple kubeconfig, no cluster client; the schemas load with the request out', () => {
     // client-node only through a dynamic import, for --cluster, --all-clusters and the kubeconfigs it must read.
     for (const entry of ['src/cli/list-rollouts.ts', 'src/views/rollout-list.ts']) {
       const loaded = packagesLoadedBy(entry);
       expect(loaded, entry).not.toContain(CLUSTER_CLIENT);
+      expect(loaded, entry).not.toContain('zod');
       for (const name of LONG_RUNNING) expect(loaded, `${entry} loads ${name}`).not.toContain(name);
     }
   });
 
-  it('status, get rollout|experiment, list experiments: the cluster client, nothing long-running', () => {
+  it('status, get rollout drawn once: with a simple kubeconfig, no cluster client; the schemas load with the requests out', () => {
+    // client-node only through a dynamic import: --watch of get rollout, a routed rollout's route
+    // objects in status, --cluster and the kubeconfigs it must read.
     for (const entry of [
-      'src/kube/client.ts',
       'src/views/rollout-view.ts',
-      'src/cli/get-rollout.ts',
-      'src/cli/get-experiment.ts',
+      'src/cli/print-rollout.ts',
+      'src/cli/plain-kube-clients.ts',
     ]) {
+      const loaded = packagesLoadedBy(entry);
+      expect(loaded, entry).not.toContain(CLUSTER_CLIENT);
+      expect(loaded, entry).not.toContain('zod');
+      for (const name of LONG_RUNNING) expect(loaded, `${entry} loads ${name}`).not.toContain(name);
+    }
+  });
+
+  it('get rollout --watch, get experiment, list experiments: the cluster client, nothing long-running', () => {
+    for (const entry of ['src/kube/client.ts', 'src/cli/get-rollout.ts', 'src/cli/get-experiment.ts']) {
       const loaded = packagesLoadedBy(entry);
       expect(loaded).toContain(CLUSTER_CLIENT);
       for (const name of LONG_RUNNING) expect(loaded, `${entry} loads ${name}`).not.toContain(name);

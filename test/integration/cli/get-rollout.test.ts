@@ -1,9 +1,10 @@
-// `rollgate get rollout` (text, json, --watch --until-complete) and `list rollouts` through main() against the sandbox,
+// `rollgate get rollout` (text, json, --watch --until-complete), `status` and `list rollouts` through main() against the sandbox,
 // with the real reconciler moving the rollouts.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { CustomObjectClient } from '../../../src/kube/custom-object-client.ts';
 import { readSimpleKubeconfig } from '../../../src/kube/simple-kubeconfig.ts';
 import type { RolloutListRow, RolloutTree } from '../../../src/views/rollout-tree.ts';
 import { abortRollout } from '../../../src/views/rollout-commands.ts';
@@ -14,6 +15,20 @@ const template = (name: string, image: string) => ({
   metadata: { labels: { app: name } },
   spec: { containers: [{ name: 'app', image }] },
 });
+
+/**
+ * The same kubeconfig with a field the plain reader does not know (a context's extensions): the CLI
+ * reads through client-node with it.
+ */
+async function clientNodeKubeconfig(kubeconfig: string): Promise<string> {
+  const config = parse(readFileSync(kubeconfig, 'utf8')) as { contexts: Array<{ context: object }> };
+  for (const entry of config.contexts) entry.context = { ...entry.context, extensions: [] };
+  const throughClientNode = join(dirname(kubeconfig), 'kubeconfig-client-node');
+  writeFileSync(throughClientNode, stringify(config));
+  expect(readSimpleKubeconfig({ kubeconfig })).toBeDefined();
+  expect(readSimpleKubeconfig({ kubeconfig: throughClientNode })).toBeUndefined();
+  return throughClientNode;
+}
 
 describe('get rollout / list rollouts', () => {
   let harness: ReconcileHarness;
@@ -102,13 +117,7 @@ describe('get rollout / list rollouts', () => {
   it('list rollouts prints the same bytes read without client-node as through it', async () => {
     await harness.createRollout(testRollout({ name: 'same', replicas: 1, steps: [{ setWeight: 50 }] }));
     await harness.runUntil({ namespace: 'default', name: 'same' }, isFullyPromoted, { timeoutMs: 30_000 });
-    // A field the plain reader does not know (a context's extensions) sends the list through client-node.
-    const config = parse(readFileSync(kubeconfig, 'utf8')) as { contexts: Array<{ context: object }> };
-    for (const entry of config.contexts) entry.context = { ...entry.context, extensions: [] };
-    const throughClientNode = join(dirname(kubeconfig), 'kubeconfig-client-node');
-    writeFileSync(throughClientNode, stringify(config));
-    expect(readSimpleKubeconfig({ kubeconfig })).toBeDefined();
-    expect(readSimpleKubeconfig({ kubeconfig: throughClientNode })).toBeUndefined();
+    const throughClientNode = await clientNodeKubeconfig(kubeconfig);
     // Not -o wide: its AGE column could tick between the two runs.
     for (const args of [
       [],
@@ -125,6 +134,46 @@ describe('get rollout / list rollouts', () => {
       );
     }
   });
+
+  it('get rollout and status print the same bytes read without client-node as through it', async () => {
+    const key = await harness.createRollout(
+      testRollout({ name: 'alike', replicas: 2, steps: [{ setWeight: 50 }, { pause: {} }] }),
+    );
+    await harness.runUntil(key, isFullyPromoted, { timeoutMs: 30_000 });
+    await harness.patchSpec(key, { template: template('alike', 'app:2.0') });
+    await harness.runUntil(key, (o) => o.rollout.status?.phase === 'Paused', { timeoutMs: 30_000 });
+    const throughClientNode = await clientNodeKubeconfig(kubeconfig);
+    // Ages and pause clocks are read from one instant in both runs.
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date() });
+    const plainReads = vi.spyOn(CustomObjectClient.prototype, 'readPath');
+    try {
+      for (const args of [
+        ['get', 'rollout', 'alike'],
+        ['get', 'rollout', 'alike', '-o', 'wide'],
+        ['get', 'rollout', 'alike', '-o', 'view-json'],
+        ['get', 'rollout', 'alike', '-o', 'yaml'],
+        ['get', 'rollout', 'nope'],
+        ['status', 'alike'],
+        ['status', 'alike', '-o', 'json'],
+        ['status', 'nope'],
+      ]) {
+        plainReads.mockClear();
+        const plain = await run(...args, '--kubeconfig', kubeconfig);
+        // The ReplicaSets and pods of a found rollout come through the plain client.
+        if (!args.includes('nope') && !args.includes('yaml'))
+          expect(plainReads, args.join(' ')).toHaveBeenCalled();
+        expect(plain.stdout + plain.stderr, args.join(' ')).toContain(
+          args.includes('nope') ? 'nope' : 'alike',
+        );
+        plainReads.mockClear();
+        expect(plain, args.join(' ')).toEqual(await run(...args, '--kubeconfig', throughClientNode));
+        expect(plainReads, args.join(' ')).not.toHaveBeenCalled();
+      }
+    } finally {
+      plainReads.mockRestore();
+      vi.useRealTimers();
+    }
+  }, 90_000);
 
   it('--watch --until-complete draws each change and exits 0 when the canary completes', async () => {
     const key = await harness.createRollout(
