@@ -12,10 +12,12 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { Watch } from '@kubernetes/client-node';
+import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
 import { createKubeClients } from '../src/kube/client.ts';
 import { installCrds } from '../src/kube/install-crds.ts';
 import { rollgateCrds } from '../src/manifest/crds.ts';
+import { LOCK_LOST_REASON } from '../src/queue/stall-restart.ts';
 import { sandboxKubeconfigDocument } from '../src/sandbox/sandbox-kubeconfig.ts';
 import { startPrivateRedisServer } from '../src/demo/private-redis-server.ts';
 import { rolloutYaml } from '../test/integration/pipeline/pipeline-harness.ts';
@@ -123,8 +125,67 @@ async function keepWatchingRollouts(sandbox: SandboxProcess): Promise<{
   };
 }
 
+/** How many of every sandbox's Rollouts `done` holds for, logged every minute while `waiting` runs. */
+async function reportingProgress<T>(
+  what: string,
+  watches: ReadonlyArray<{ states: Map<string, RolloutState> }>,
+  done: (name: string, state: RolloutState, cluster: number) => boolean,
+  waiting: Promise<T>,
+): Promise<T> {
+  const total = watches.length * ROLLOUTS;
+  const timer = setInterval(() => {
+    const n = sum(watches.map((w, i) => [...w.states].filter(([name, st]) => done(name, st, i)).length));
+    progress(`${what}: ${n}/${total}`);
+  }, 60_000);
+  try {
+    return await waiting;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/**
+ * The reconcile jobs of a phase (Redis prefix `prefix`, every cluster's queues) that lost their lock:
+ * `stalls`, the times a stalled-job check moved one back to wait (its events stream, so a lower bound
+ * once a stream of 10,000 events is trimmed); `lockLost`, the jobs BullMQ then failed for stalling more
+ * than maxStalledCount times (each enqueued again by the worker that saw it).
+ */
+async function reconcileStalls(
+  redisUrl: string,
+  prefix: string,
+): Promise<{ stalls: number; lockLost: number }> {
+  const redis = new Redis(redisUrl, { lazyConnect: true });
+  await redis.connect();
+  try {
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, found] = await redis.scan(cursor, 'MATCH', `{${prefix}*:reconcile*`, 'COUNT', 1000);
+      cursor = next;
+      keys.push(...found);
+    } while (cursor !== '0');
+    let stalls = 0;
+    let lockLost = 0;
+    for (const key of keys) {
+      if (key.endsWith(':events')) {
+        const entries = await redis.xrange(key, '-', '+');
+        stalls += entries.filter(([, fields]) => fields[0] === 'event' && fields[1] === 'stalled').length;
+      } else if (key.endsWith(':failed')) {
+        const base = key.slice(0, -'failed'.length);
+        for (const id of await redis.zrange(key, 0, -1))
+          if ((await redis.hget(`${base}${id}`, 'failedReason')) === LOCK_LOST_REASON) lockLost++;
+      }
+    }
+    return { stalls, lockLost };
+  } finally {
+    redis.disconnect();
+  }
+}
+
 interface Phase {
   wallMs: number;
+  /** Reconcile jobs moved back to wait by a stalled-job check, and failed for stalling too often. */
+  stalls: { stalls: number; lockLost: number };
   /** Reconcile requests per rollout (Events, the sync's applies and `GET /version` probes apart), per cluster. */
   reconcile: number[];
   events: number[];
@@ -201,7 +262,12 @@ async function phase(
     });
     children.push(poller);
     progress(`${prefix}: ${k} reconcilers and a poller started; first commit syncing`);
-    await Promise.all(watches.map((w) => w.waitFor(allHealthy(ROLLOUTS))));
+    await reportingProgress(
+      `${prefix}: Healthy`,
+      watches,
+      (_, st) => st.phase === 'Healthy' && st.currentPodHash === st.stableRS,
+      Promise.all(watches.map((w) => w.waitFor(allHealthy(ROLLOUTS)))),
+    );
     progress(`${prefix}: all ${sandboxes.length * ROLLOUTS} Healthy`);
     const before = watches.map((w) => new Map([...w.states].map(([name, s]) => [name, s.currentPodHash])));
     const kindsBefore = await Promise.all(sandboxes.map((s) => s.requestKinds()));
@@ -218,7 +284,15 @@ async function phase(
       fullName: `bench/${prefix}`,
     });
     if (!res.ok) throw new Error(`webhook answered ${res.status}`);
-    await Promise.all(watches.map((w, i) => w.waitFor(allAtFirstPause(before[i]!))));
+    await reportingProgress(
+      `${prefix}: canaries at their first pause`,
+      watches,
+      (name, st, i) =>
+        st.phase === 'Paused' &&
+        st.currentPodHash !== undefined &&
+        st.currentPodHash !== before[i]!.get(name),
+      Promise.all(watches.map((w, i) => w.waitFor(allAtFirstPause(before[i]!)))),
+    );
     const wallMs = performance.now() - started;
     progress(`${prefix}: every canary at its first pause after ${Math.round(wallMs)} ms`);
     const kinds = await Promise.all(
@@ -245,8 +319,13 @@ async function phase(
       (sum, n, i) => sum + n - conflictsBefore[i]!,
       0,
     );
+    const stalls = await reconcileStalls(redisUrl, prefix);
+    progress(
+      `${prefix}: ${stalls.stalls} reconcile jobs stalled, ${stalls.lockLost} failed for it and enqueued again`,
+    );
     return {
       wallMs,
+      stalls,
       reconcile: splits.map((s) => s.reconcile),
       events: splits.map((s) => s.events),
       apply: splits.map((s) => s.apply),
@@ -274,8 +353,8 @@ const perRollout = (kinds: Array<[string, number]>): string =>
 export async function run(): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
   const table: string[] = [
-    '| clusters | rollouts | reconcilers | wall to all first pauses | reconcile req/rollout per cluster (mean, max) | one-cluster figure | ratio | sync applies per rollout | reconcilers RSS 1 cluster → C | MiB added per cluster | poller RSS 1 → C |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| clusters | rollouts | reconcilers | wall to all first pauses | reconcile req/rollout per cluster (mean, max) | one-cluster figure | ratio | sync applies per rollout | reconcilers RSS 1 cluster → C | MiB added per cluster | poller RSS 1 → C | stalled / lock-lost jobs (1 → C) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   const redis = await startPrivateRedisServer();
   const tmp = makeTempDir('rollgate-clusters-scale-');
@@ -313,7 +392,7 @@ export async function run(): Promise<BenchResult[]> {
             name: `${label}: one commit changing all → every canary at its first pause`,
             value: Math.round(many.wallMs),
             unit: 'ms',
-            notes: `one cluster of ${ROLLOUTS} alone, same processes: ${Math.round(one.wallMs)} ms; ${many.conflicts} answered 409 (one cluster: ${one.conflicts}; each costs a fresh re-plan: a GET of the Rollout, lists of its ReplicaSets, pods and AnalysisRuns); load average ${(loadavg()[0] ?? 0).toFixed(1)} on 2 cores`,
+            notes: `one cluster of ${ROLLOUTS} alone, same processes: ${Math.round(one.wallMs)} ms; ${many.conflicts} answered 409 (one cluster: ${one.conflicts}; each costs a fresh re-plan: a GET of the Rollout, lists of its ReplicaSets, pods and AnalysisRuns); reconcile jobs stalled ${many.stalls.stalls}, failed for it and enqueued again ${many.stalls.lockLost} (one cluster: ${one.stalls.stalls}, ${one.stalls.lockLost}); load average ${(loadavg()[0] ?? 0).toFixed(1)} on 2 cores`,
           },
           {
             name: `${label}: reconcile requests per rollout per cluster ÷ one cluster's`,
@@ -332,7 +411,7 @@ export async function run(): Promise<BenchResult[]> {
         for (const row of rows) console.log(`  ${row.name}: ${row.value} ${row.unit} — ${row.notes ?? ''}`);
         results.push(...rows);
         table.push(
-          `| ${CLUSTERS} | ${ROLLOUTS} | ${k} | ${Math.round(many.wallMs)} ms | ${perCluster.toFixed(2)}, ${worst.toFixed(2)} | ${reference.toFixed(2)} | ${(perCluster / reference).toFixed(2)}× | ${mean(many.apply).toFixed(2)} (one: ${one.apply[0]!.toFixed(2)}) | ${Math.round(rssOne)} → ${Math.round(rssMany)} MiB | ${addedPerCluster.toFixed(1)} | ${Math.round(one.pollerRss)} → ${Math.round(many.pollerRss)} MiB |`,
+          `| ${CLUSTERS} | ${ROLLOUTS} | ${k} | ${Math.round(many.wallMs)} ms | ${perCluster.toFixed(2)}, ${worst.toFixed(2)} | ${reference.toFixed(2)} | ${(perCluster / reference).toFixed(2)}× | ${mean(many.apply).toFixed(2)} (one: ${one.apply[0]!.toFixed(2)}) | ${Math.round(rssOne)} → ${Math.round(rssMany)} MiB | ${addedPerCluster.toFixed(1)} | ${Math.round(one.pollerRss)} → ${Math.round(many.pollerRss)} MiB | ${one.stalls.stalls}/${one.stalls.lockLost} → ${many.stalls.stalls}/${many.stalls.lockLost} |`,
         );
         console.log(table.join('\n'));
       } finally {

@@ -14,8 +14,11 @@ export type JobOutcome =
   | { kind: 'requeue'; afterMs: number; reason: string }
   | { kind: 'stalled'; reason: string };
 
-/** The label each outcome (and a thrown error) is counted under in metrics and logs. */
-export type JobOutcomeLabel = JobOutcome['kind'] | 'error' | 'invalid';
+/**
+ * The label each outcome (and a thrown error) is counted under in metrics and logs; `lock-lost`: BullMQ
+ * failed the job unrun after its lock ran out too often, and its work was enqueued again.
+ */
+export type JobOutcomeLabel = JobOutcome['kind'] | 'error' | 'invalid' | 'lock-lost';
 
 /**
  * The outcome for a decision of `nextLook` (src/clock/next-look.ts): a requeue (a wait, never a retry:

@@ -20,6 +20,12 @@ import { ReconcileQueue } from './reconcile-queue.ts';
 import type { RetryBackoff } from '../clock/capped-backoff.ts';
 import { DEFAULT_RETRY_BACKOFF, ROLLGATE_BACKOFF_TYPE, jobRetryDelayMs } from './retry-backoff.ts';
 import { SyncQueue } from './sync-queue.ts';
+import {
+  DEFAULT_STALL_RESTART_BACKOFF,
+  isLockLostFailure,
+  nextStallRestartDelayMs,
+  stallCountKey,
+} from './stall-restart.ts';
 
 /** What a handler knows about the job it runs. */
 export interface JobContext {
@@ -78,7 +84,11 @@ export function takeoverBoundMs(lockDurationMs: number): number {
 
 /** Default interval (ms) at which every worker looks for stalled jobs and moves them back to wait. */
 export const DEFAULT_STALLED_INTERVAL_MS = stalledIntervalFor(DEFAULT_LOCK_DURATION_MS);
-/** Default number of times a job may stall (its worker died) before it is failed. */
+/**
+ * Default number of times a job may stall (its worker died, or its event loop starved of CPU for longer
+ * than the lock) before BullMQ fails it. Such a failure is not the end of the work: the worker that sees
+ * it enqueues the work again after a capped backoff (src/queue/stall-restart.ts).
+ */
 export const DEFAULT_MAX_STALLED_COUNT = 3;
 
 export interface StartWorkerOptions {
@@ -93,6 +103,8 @@ export interface StartWorkerOptions {
   /** See DEFAULT_MAX_STALLED_COUNT. */
   maxStalledCount?: number;
   retryBackoff?: RetryBackoff;
+  /** Delay before work whose job lost its lock too often runs again; see DEFAULT_STALL_RESTART_BACKOFF. */
+  stallRestartBackoff?: RetryBackoff;
   /**
    * Stored by BullMQ on every job this worker takes (field `pb` of the job hash), so which replica runs or
    * ran a job can be read from Redis. Default `hostname:pid` (in Kubernetes the pod's name and its pid).
@@ -143,6 +155,11 @@ type Requeue<N extends QueueName> = (
 
 interface Producer<N extends QueueName> {
   requeue: Requeue<N>;
+  /**
+   * Whether work whose job BullMQ failed for losing its lock is enqueued again: yes wherever the requeue is
+   * deduplicated (running it once more costs a pass, never a second copy of its effect).
+   */
+  restartsLockLost: boolean;
   close(): Promise<void>;
 }
 
@@ -154,6 +171,7 @@ const PRODUCERS: { [N in QueueName]: (base: ProducerBase) => Producer<N> } = {
     const q = new ReconcileQueue(base);
     return {
       requeue: (p, afterMs) => q.enqueue(reconcileJobKey(p), { delayMs: afterMs, wakeUp: true }),
+      restartsLockLost: true,
       close: () => q.close(),
     };
   },
@@ -161,12 +179,17 @@ const PRODUCERS: { [N in QueueName]: (base: ProducerBase) => Producer<N> } = {
     const q = new PollQueue(base);
     return {
       requeue: (p, afterMs) => q.enqueuePoll(p.source, p.reason, { delayMs: afterMs, wakeUp: true }),
+      restartsLockLost: true,
       close: () => q.close(),
     };
   },
   sync: (base) => {
     const q = new SyncQueue(base);
-    return { requeue: (p, afterMs) => q.enqueue(p, { delayMs: afterMs }), close: () => q.close() };
+    return {
+      requeue: (p, afterMs) => q.enqueue(p, { delayMs: afterMs }),
+      restartsLockLost: true,
+      close: () => q.close(),
+    };
   },
   promote: (base) => {
     const q = new PromoteQueue(base);
@@ -176,6 +199,7 @@ const PRODUCERS: { [N in QueueName]: (base: ProducerBase) => Producer<N> } = {
           { promotion: p.promotion, namespace: p.namespace, name: p.name },
           { delayMs: afterMs, wakeUp: true },
         ),
+      restartsLockLost: true,
       close: () => q.close(),
     };
   },
@@ -183,13 +207,20 @@ const PRODUCERS: { [N in QueueName]: (base: ProducerBase) => Producer<N> } = {
     const q = new FleetQueue(base);
     return {
       requeue: (p, afterMs) => q.enqueue(p, { delayMs: afterMs, wakeUp: true }),
+      restartsLockLost: true,
       close: () => q.close(),
     };
   },
-  // A notify job never asks to run again later: it is sent, retried on error, or given up.
+  // A notify job never asks to run again later: it is sent, retried on error, or given up. Its add is not
+  // deduplicated, and a message whose sender lost its lock four times may have gone out already: a
+  // lock-lost notification is given up (a late message is news no longer).
   notify: (base) => {
     const q = new NotifyQueue(base);
-    return { requeue: (p, afterMs) => q.add(p, { delayMs: afterMs }), close: () => q.close() };
+    return {
+      requeue: (p, afterMs) => q.add(p, { delayMs: afterMs }),
+      restartsLockLost: false,
+      close: () => q.close(),
+    };
   },
   revert: (base) => {
     const q = new RevertQueue(base);
@@ -199,6 +230,7 @@ const PRODUCERS: { [N in QueueName]: (base: ProducerBase) => Producer<N> } = {
           { source: p.source, namespace: p.namespace, name: p.name, revision: p.revision },
           { delayMs: afterMs, wakeUp: true },
         ),
+      restartsLockLost: true,
       close: () => q.close(),
     };
   },
@@ -239,6 +271,8 @@ function isRequeue(value: unknown): value is Extract<JobOutcome, { kind: 'requeu
  * - a thrown error is transient: retried with capped exponential backoff and jitter, waiting at least
  *   the error's `retryAfterMs` when it carries one (a 429's Retry-After).
  * - a payload that does not validate fails at once (retrying cannot fix it).
+ * - a job BullMQ fails for losing its lock more than `maxStalledCount` times (its workers died or starved)
+ *   is enqueued again after a capped backoff (src/queue/stall-restart.ts), except a notification.
  */
 export function startWorker<N extends QueueName>(
   queueName: N,
@@ -247,6 +281,7 @@ export function startWorker<N extends QueueName>(
 ): RunningWorker {
   const logger = (options.logger ?? silentLogger).child({ queue: queueName });
   const backoff = options.retryBackoff ?? DEFAULT_RETRY_BACKOFF;
+  const stallBackoff = options.stallRestartBackoff ?? DEFAULT_STALL_RESTART_BACKOFF;
   const producer = openProducer(queueName, options);
   const pendingRequeues = new Set<Promise<void>>();
 
@@ -326,29 +361,69 @@ export function startWorker<N extends QueueName>(
     },
   });
 
+  const track = (pending: Promise<void>): void => {
+    const tracked = pending.finally(() => pendingRequeues.delete(tracked));
+    pendingRequeues.add(tracked);
+  };
+  const stallCountBase = worker.toKey('stall-count');
+
+  /**
+   * BullMQ failed the job unrun for losing its lock more than maxStalledCount times: its work is enqueued
+   * again (deduplicated: a job a watch event added meanwhile absorbs it) after a backoff that grows while
+   * the same work keeps failing so, so a job that crashes each process running it never spins hot.
+   */
+  const restartLockLost = (job: Job): void => {
+    report(job, 'lock-lost', performance.now());
+    let payload: PayloadByQueue[N];
+    try {
+      payload = parseJobPayload(queueName, job.data, job.id ?? '');
+    } catch {
+      return;
+    }
+    track(
+      nextStallRestartDelayMs(options.connection, stallCountKey(stallCountBase, job), stallBackoff)
+        .then(async (afterMs) => {
+          await producer.requeue(payload, afterMs);
+          logger.warn(
+            { jobId: job.id, subject: subjectOf(job.data), afterMs },
+            'job lost its lock too often (its workers died or were starved of CPU); it runs again',
+          );
+        })
+        .catch((error: unknown) =>
+          logger.error(
+            { jobId: job.id, err: error },
+            'could not enqueue again a job that lost its lock; the next resync will pick it up',
+          ),
+        ),
+    );
+  };
+
   // Both fire only once BullMQ has moved the job in Redis: until then the job is unfinished.
-  worker.on('failed', (job: Job | undefined) => {
+  worker.on('failed', (job: Job | undefined, error: Error | undefined) => {
     if (job?.id !== undefined) unfinished.delete(job.id);
+    if (job !== undefined && producer.restartsLockLost && isLockLostFailure(job, error)) restartLockLost(job);
   });
   worker.on('completed', (job: Job, result: unknown) => {
     if (job.id !== undefined) unfinished.delete(job.id);
     if (!isRequeue(result)) return;
     const payload = job.data as PayloadByQueue[N];
-    const pending = producer
-      .requeue(payload, result.afterMs)
-      .then(() => logger.debug({ jobId: job.id, afterMs: result.afterMs, reason: result.reason }, 'requeued'))
-      .catch((error: unknown) =>
-        // Lost only until the next resync or watch event; say so loudly.
-        logger.error(
-          { jobId: job.id, err: error },
-          'could not write the requeue; the next resync will pick it up',
+    track(
+      producer
+        .requeue(payload, result.afterMs)
+        .then(() =>
+          logger.debug({ jobId: job.id, afterMs: result.afterMs, reason: result.reason }, 'requeued'),
+        )
+        .catch((error: unknown) =>
+          // Lost only until the next resync or watch event; say so loudly.
+          logger.error(
+            { jobId: job.id, err: error },
+            'could not write the requeue; the next resync will pick it up',
+          ),
         ),
-      )
-      .finally(() => pendingRequeues.delete(pending));
-    pendingRequeues.add(pending);
+    );
   });
   worker.on('stalled', (jobId: string) =>
-    logger.warn({ jobId }, 'job stalled (its worker died); it runs again'),
+    logger.warn({ jobId }, 'job stalled (its worker died or was starved of CPU); it runs again'),
   );
   worker.on('error', (error: Error) => {
     // A down Redis makes every connection of every worker fail at each reconnect attempt; the shared

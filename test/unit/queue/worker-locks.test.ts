@@ -1,6 +1,7 @@
 // The lock arithmetic behind "a killed process's jobs are taken over within 15 s".
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../../src/config/index.ts';
+import { DEFAULT_STALL_RESTART_BACKOFF } from '../../../src/queue/stall-restart.ts';
 import {
   DEFAULT_LOCK_DURATION_MS,
   DEFAULT_STALLED_INTERVAL_MS,
@@ -26,5 +27,10 @@ describe('worker locks', () => {
     expect(configSchema.parse({}).workers.lockDurationMs).toBe(DEFAULT_LOCK_DURATION_MS);
     expect(DEFAULT_STALLED_INTERVAL_MS).toBe(stalledIntervalFor(DEFAULT_LOCK_DURATION_MS));
     expect(takeoverBoundMs(DEFAULT_LOCK_DURATION_MS)).toBeLessThanOrEqual(10_000);
+  });
+
+  it('work whose job lost its lock runs again well before the resync would have brought it back', () => {
+    const resyncMs = configSchema.parse({}).workers.resyncMs;
+    expect(DEFAULT_STALL_RESTART_BACKOFF.capMs).toBeLessThanOrEqual(resyncMs / 3);
   });
 });
