@@ -237,7 +237,9 @@ describe('dashboard sign-in (OpenID Connect) with rights from Kubernetes RBAC', 
     await bob.getByRole('link', { name: 'Sign in' }).waitFor();
     const cookies = await bob.context().cookies(dashboard);
     expect(cookies.map((c) => c.name)).not.toContain('rollgate_session');
-  });
+    // Two canaries and two browser sign-ins: one of its waits alone may take 40 s; under load the
+    // default 30 s was passed (seen at load 20-30).
+  }, 120_000);
 
   it("takes a signed-in person's verbs only from its own page with the CSRF value, and keeps secrets out of logs", async () => {
     const page = await signIn('alice');
