@@ -9,11 +9,13 @@ import { OWN_FORK_FILES } from './test/support/own-fork-files.ts';
 const SHARED_EXCLUDE = ['test/slow/**', 'test/real-apiserver/**', 'node_modules/**'];
 
 /**
- * ROLLGATE_TEST_SHARED_FORKS=1: the integration files outside OWN_FORK_FILES share forks (not yet the
- * default: at load 30–95 three of them failed in a shared fork and passed in their own, unexplained;
- * docs/BENCHMARKS.md).
+ * The integration files outside OWN_FORK_FILES share forks (isolate off): a fresh fork spends 1.3-2.2 s of
+ * CPU importing before a file's first test, more than many of these files spend testing. Sharing used to
+ * be opt-in: three files failed in shared forks at load 30-95. They were timing windows too tight for a
+ * loaded machine, not state one file left to the next (docs/BENCHMARKS.md). ROLLGATE_TEST_SHARED_FORKS=0
+ * gives each file a fork of its own again.
  */
-const SHARED_FORKS = process.env['ROLLGATE_TEST_SHARED_FORKS'] === '1';
+const SHARED_FORKS = process.env['ROLLGATE_TEST_SHARED_FORKS'] !== '0';
 
 /**
  * @kubernetes/client-node bundled into one file for the tests (test/support/client-node-bundle.ts): ~0.8 s of
@@ -60,10 +62,8 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          // Whole-system tests start servers, processes and signal handlers: each file in its own fork, or,
-          // with ROLLGATE_TEST_SHARED_FORKS=1, several one after the other in a fork: a fresh fork spends
-          // ~1.7 s of CPU importing (@kubernetes/client-node alone is ~2,900 modules, the sources go through
-          // Vite's module runner), more than many of these files spend testing (docs/BENCHMARKS.md).
+          // Whole-system tests start servers, processes and signal handlers and stop them in their hooks, so
+          // files follow one another in a fork (SHARED_FORKS above), sharing its imported modules.
           name: 'integration',
           include: ['test/**/*.test.ts'],
           exclude: [...SHARED_EXCLUDE, 'test/unit/**', ...OWN_FORK_FILES],

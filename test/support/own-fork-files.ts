@@ -1,5 +1,6 @@
-// Integration files that keep a fork of their own (vitest project `integration-own-fork`) also when the other
-// integration files share forks (ROLLGATE_TEST_SHARED_FORKS=1, vitest.config.ts). They start first.
+// Integration files that keep a fork of their own (vitest project `integration-own-fork`) while the other
+// integration files share forks (the default; ROLLGATE_TEST_SHARED_FORKS=0 gives every file its own,
+// vitest.config.ts). They start first.
 //
 // These are the long whole-system files: Rollgate as child processes (process/, demo/) and the files of the
 // known-slow list (a minute or more each). Sharing saves a file the ~1.7 s of CPU a fresh fork spends
