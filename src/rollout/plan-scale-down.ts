@@ -1,5 +1,6 @@
 // Sub-planner: old ReplicaSets — scale-down deadlines (written with the scale), the F3 sweep, history limit.
 import type { ObservedReplicaSet } from './observed-state.ts';
+import { revisionNumberOf } from './plan-revision.ts';
 import {
   SCALE_DOWN_DEADLINE_ANNOTATION,
   type DeleteReplicaSetAction,
@@ -66,6 +67,22 @@ export interface OldReplicaSet {
 }
 
 /**
+ * Whether `rs` came before `stable`: by their revision numbers, which are unique and in creation order
+ * (a rolled-back-to template is renumbered as the newest); by creation time only where one lacks a
+ * number. Creation times have whole seconds: two revisions created within one second tie, and a previous
+ * stable taken for a superseded canary would hold the canary at weight 0 while its pods go.
+ */
+function olderThan(
+  rs: Pick<ObservedReplicaSet, 'creationTimestamp' | 'annotations'>,
+  stable: Pick<ObservedReplicaSet, 'creationTimestamp' | 'annotations'>,
+): boolean {
+  const own = revisionNumberOf(rs);
+  const stables = revisionNumberOf(stable);
+  if (own > 0 && stables > 0) return own < stables;
+  return Date.parse(rs.creationTimestamp) < Date.parse(stable.creationTimestamp);
+}
+
+/**
  * Classifies old ReplicaSets. One with pods and a valid future deadline waits for it; a passed deadline is
  * due; a missing, empty or unparsable one is due and repaired (its write sets a valid, already passed
  * deadline and a Warning event says so), except for `quiet` hashes (a just-superseded canary: its scale-down
@@ -75,10 +92,9 @@ export function classifyOldReplicaSets(
   others: readonly ObservedReplicaSet[],
   now: Date,
   quiet: ReadonlySet<string>,
-  /** The stable ReplicaSet's creationTimestamp, when there is one. */
-  stableCreatedAt?: string,
+  /** The stable ReplicaSet, when there is one. */
+  stable?: Pick<ObservedReplicaSet, 'creationTimestamp' | 'annotations'>,
 ): OldReplicaSet[] {
-  const stableMs = stableCreatedAt === undefined ? NaN : Date.parse(stableCreatedAt);
   return others.map((rs) => {
     const deadline = parseDeadline(rs.annotations[SCALE_DOWN_DEADLINE_ANNOTATION]);
     if (rs.replicas === 0) return { rs, due: false, repair: false, previousStable: false };
@@ -86,8 +102,8 @@ export function classifyOldReplicaSets(
       return { rs, due: true, repair: !quiet.has(rs.podTemplateHash), previousStable: false };
     // Dated and older than the stable: a stable before it (a canary completes only once every superseded
     // one has drained). A superseded canary is dated too once partly drained, but it is newer than the
-    // stable or, rolled back to, a quiet hash; a tie (timestamps have seconds) counts as a canary.
-    const previousStable = !quiet.has(rs.podTemplateHash) && Date.parse(rs.creationTimestamp) < stableMs;
+    // stable or, rolled back to, a quiet hash.
+    const previousStable = !quiet.has(rs.podTemplateHash) && stable !== undefined && olderThan(rs, stable);
     if (deadline <= now.getTime()) return { rs, due: true, repair: false, previousStable };
     return { rs, due: false, repair: false, wakeAtMs: deadline, previousStable };
   });

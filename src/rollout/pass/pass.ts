@@ -186,12 +186,7 @@ function quietHashes(context: RolloutContext, revision: Revision): Set<string> {
 export function startPass(context: RolloutContext, revision: Revision): Pass {
   // Blue-green applies its own revision limit (src/rollout/blue-green/old-replica-sets.ts).
   const old = withScaleDownRevisionLimit(
-    classifyOldReplicaSets(
-      revision.others,
-      context.now,
-      quietHashes(context, revision),
-      revision.stable?.creationTimestamp,
-    ),
+    classifyOldReplicaSets(revision.others, context.now, quietHashes(context, revision), revision.stable),
     context.canary.scaleDownDelayRevisionLimit,
   );
   return {

@@ -1,8 +1,8 @@
 // One kustomize run's bounds: nothing reaches the network, a timeout and an output limit kill it, nothing of Rollgate's environment leaks, render folders go away.
-import { chmodSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { networkInterfaces } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RenderFailedError } from '../../../src/render/errors/render-failed-error.ts';
@@ -164,16 +164,24 @@ describe('renderDirectoryApps', () => {
       mkdirSync(join(repo.path, path, '..'), { recursive: true });
       writeFileSync(join(repo.path, path), text);
     }
-    const before = readdirSync(process.env.TMPDIR ?? '/tmp').filter((name) =>
-      name.startsWith('rollgate-render-'),
-    );
-    const found = await renderDirectoryApps(
-      repo.path,
-      '.',
-      'auto',
-      DEFAULT_RENDER_SETTINGS,
-      await findKustomize(undefined),
-    );
+    // A temporary folder of this test's own: other files render in parallel forks and their render
+    // folders come and go in the shared one.
+    const tmp = mkdtempSync(join(tmpdir(), 'rollgate-render-test-tmp-'));
+    const savedTmpdir = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    let found;
+    try {
+      found = await renderDirectoryApps(
+        repo.path,
+        '.',
+        'auto',
+        DEFAULT_RENDER_SETTINGS,
+        await findKustomize(undefined),
+      );
+    } finally {
+      if (savedTmpdir === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = savedTmpdir;
+    }
     const byDir = new Map(found.apps.map((app) => [app.dir, app.outcome]));
     expect([...byDir.keys()].sort()).toEqual(['overlays/dev', 'overlays/remote']);
     expect(byDir.get('overlays/dev')).toMatchObject({
@@ -185,11 +193,7 @@ describe('renderDirectoryApps', () => {
       ran: false,
       problems: [{ file: 'overlays/remote/kustomization.yaml', line: 3 }],
     });
-    const after = readdirSync(process.env.TMPDIR ?? '/tmp').filter((name) =>
-      name.startsWith('rollgate-render-'),
-    );
-    expect(
-      after.filter((name) => !before.includes(name) && !name.startsWith('rollgate-render-test-')),
-    ).toEqual([]);
+    expect(readdirSync(tmp)).toEqual([]);
+    rmSync(tmp, { recursive: true, force: true });
   });
 });

@@ -12,6 +12,7 @@ import {
 import type { PlannedStep } from '../../../src/rollout/rollout-context.ts';
 import {
   InvalidAnnotationValueError,
+  REVISION_ANNOTATION,
   SCALE_DOWN_DEADLINE_ANNOTATION,
   canonicalJson,
   type DesiredCondition,
@@ -234,6 +235,38 @@ describe('scale-down deadlines and history', () => {
       [true, true, undefined],
       [false, false, undefined],
     ]);
+  });
+
+  it('tells a previous stable from a superseded canary by revision number, also when both were created in one second', () => {
+    const sameSecond = '2026-01-01T00:00:00Z';
+    const numbered = (image: string, revision: number) =>
+      aReplicaSet('web', image, {
+        replicas: 2,
+        createdAt: sameSecond,
+        annotations: { [SCALE_DOWN_DEADLINE_ANNOTATION]: iso(5), [REVISION_ANNOTATION]: String(revision) },
+      });
+    const stable = aReplicaSet('web', 'stable', {
+      replicas: 4,
+      createdAt: sameSecond,
+      annotations: { [REVISION_ANNOTATION]: '2' },
+    });
+    const old = classifyOldReplicaSets(
+      [numbered('before', 1), numbered('superseded', 3)],
+      at(10),
+      new Set(),
+      stable,
+    );
+    // The first was the stable before this one: a new canary need not hold at weight 0 while it goes.
+    expect(old.map((o) => [o.due, o.previousStable])).toEqual([
+      [true, true],
+      [true, false],
+    ]);
+    // Without numbers, creation times decide, and a tie is a canary (the safe side: weight 0 while it drains).
+    const unnumbered = classifyOldReplicaSets([rs('before', 2, iso(5))], at(10), new Set(), {
+      creationTimestamp: sameSecond,
+      annotations: {},
+    });
+    expect(unnumbered.map((o) => o.previousStable)).toEqual([false]);
   });
 
   it('writes the scale and the annotation together, never an empty value', () => {
