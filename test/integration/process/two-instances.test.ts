@@ -161,7 +161,9 @@ describe('two rollgate run processes on one Redis and one cluster', () => {
       // that may deliver the line after the job already shows as taken in Redis.
       await eventually(
         'the survivor to log the stall',
-        () => survivor.output().includes('job stalled (its worker died or was starved of CPU); it runs again') || undefined,
+        () =>
+          survivor.output().includes('job stalled (its worker died or was starved of CPU); it runs again') ||
+          undefined,
         { intervalMs: 50, timeoutMs: 5_000 },
       );
     }
