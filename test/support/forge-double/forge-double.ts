@@ -163,6 +163,9 @@ export class ForgeDouble {
     this.handleGitHub = createGitHubApi(this);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       this.route(req, res).catch((error: unknown) => {
+        // Over already (the client went away mid-answer, or the answer was sent before the failure):
+        // nothing left to tell it, and a second end would throw out of the test's process.
+        if (res.writableEnded || res.destroyed) return;
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
         res.end(`forge double failed: ${error instanceof Error ? error.stack : String(error)}`);
       });
