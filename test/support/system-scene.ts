@@ -109,10 +109,16 @@ export interface SceneRollgate {
 
 /** The parts of a live Rollout a wait reads. */
 export interface SceneRollout {
-  metadata?: { name?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata?: {
+    name?: string;
+    generation?: number;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   spec?: { template?: { spec?: { containers?: Array<{ image?: string }> } } };
   status?: {
     phase?: string;
+    observedGeneration?: string;
     message?: string;
     currentStepIndex?: number;
     stableRS?: string;

@@ -40,7 +40,11 @@ describe('pipeline resilience', () => {
       'the second worker to complete the rollout',
       async () => {
         const r = await p.rollout('web');
-        return r?.status?.phase === 'Healthy' && r.status.stableRS === r.status.currentPodHash
+        // The first worker can die after creating the canary but before writing the status, which then
+        // still describes revision 1 as Healthy: only a status that has seen the current spec counts.
+        return r?.status?.phase === 'Healthy' &&
+          r.status.observedGeneration === String(r.metadata?.generation) &&
+          r.status.stableRS === r.status.currentPodHash
           ? r
           : undefined;
       },
