@@ -222,7 +222,9 @@ describe('GitHubForge: GitHub specifics', () => {
       body: '',
     });
     double.faults.stall(1);
-    const patient = githubForge(double, { requestTimeoutMs: 200, maxRetries: 1 });
+    // A stalled request is never answered, so the timeout only bounds the wait; 200 ms also cut off the
+    // answered retry once when the machine ran at load 13 (CI), 1 s leaves it room.
+    const patient = githubForge(double, { requestTimeoutMs: 1_000, maxRetries: 1 });
     expect((await patient.getPullRequest(pull.number)).number).toBe(pull.number);
     double.faults.stall(2);
     const error = await patient.getPullRequest(pull.number).catch((caught: unknown) => caught);
