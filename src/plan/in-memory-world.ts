@@ -1,10 +1,11 @@
 // A tiny in-memory cluster around the pure planner: applies RolloutActions, runs pods, keeps fake time (`rollgate plan` and the planner tests).
 import type { Rollout } from '../manifest/rollout.ts';
+import { copyJson } from '../rollout/json-copy.ts';
 import {
   EPHEMERAL_METADATA_ANNOTATION,
   POD_TEMPLATE_HASH_LABEL,
   SCALE_DOWN_DEADLINE_ANNOTATION,
-  canonicalJson,
+  sameJson,
   planRollout,
   type ObservedAnalysisRun,
   type ObservedPod,
@@ -102,7 +103,7 @@ export class InMemoryWorld {
   constructor(options: WorldOptions) {
     this.options = options;
     this.now = options.start ?? Date.UTC(2026, 0, 1);
-    this.rollout = structuredClone(options.rollout);
+    this.rollout = copyJson(options.rollout);
     for (const service of options.services ?? []) {
       this.services.set(service.name, { resourceVersion: '1', selector: { ...service.selector } });
     }
@@ -185,7 +186,7 @@ export class InMemoryWorld {
   observe(): ObservedState {
     this.syncPods();
     const pods = [...this.sets.values()].flatMap((set) => set.pods.map((pod) => this.observedPod(pod)));
-    return structuredClone({
+    return copyJson({
       rollout: this.rollout,
       replicaSets: [...this.sets.values()].map((set) => set.rs),
       pods,
@@ -238,8 +239,8 @@ export class InMemoryWorld {
       const annotations = { ...(this.rollout.metadata.annotations ?? {}), ...plan.annotations };
       this.rollout = { ...this.rollout, metadata: { ...this.rollout.metadata, annotations } };
     }
-    pass.statusChanged = canonicalJson(this.rollout.status ?? {}) !== canonicalJson(plan.status);
-    this.rollout = { ...this.rollout, status: structuredClone(plan.status) };
+    pass.statusChanged = !sameJson(this.rollout.status ?? {}, plan.status);
+    this.rollout = { ...this.rollout, status: copyJson(plan.status) };
     this.syncPods();
     return pass;
   }
@@ -331,7 +332,7 @@ export class InMemoryWorld {
       case 'setReplicaSetPodMetadata': {
         const set = this.sets.get(action.name);
         if (set === undefined || set.rs.resourceVersion !== action.resourceVersion) return 'refused';
-        const template = structuredClone(set.rs.template) as {
+        const template = copyJson(set.rs.template) as {
           metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
         };
         const metadata = (template.metadata ??= {});
@@ -400,14 +401,14 @@ export class InMemoryWorld {
 
   /** One reconcile pass at the current time. */
   reconcile(): RolloutPlan {
-    const plan = planRollout(structuredClone(this.rollout), this.observe(), new Date(this.now));
+    const plan = planRollout(copyJson(this.rollout), this.observe(), new Date(this.now));
     this.apply(plan);
     return plan;
   }
 
   /** Sets a new pod template image (a new revision). */
   setImage(image: string): void {
-    const spec = structuredClone(this.rollout.spec);
+    const spec = copyJson(this.rollout.spec);
     spec.template = { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image }] } };
     this.rollout = {
       ...this.rollout,
@@ -421,7 +422,7 @@ export class InMemoryWorld {
     this.rollout = {
       ...this.rollout,
       metadata: { ...this.rollout.metadata, generation: (this.rollout.metadata.generation ?? 1) + 1 },
-      spec: { ...structuredClone(this.rollout.spec), ...structuredClone(fields) },
+      spec: { ...copyJson(this.rollout.spec), ...copyJson(fields) },
     };
   }
 
@@ -454,6 +455,14 @@ export class InMemoryWorld {
   }
 
   /** ReplicaSets (by hash) that currently have pods. */
+  /** Available pods by pod-template hash, as the next pass will observe them (without copying a whole observation). */
+  availableByHash(): Map<string, number> {
+    this.syncPods();
+    return new Map(
+      [...this.sets.values()].map((set) => [set.rs.podTemplateHash, set.rs.status.availableReplicas]),
+    );
+  }
+
   hashesWithPods(): string[] {
     return [...this.sets.values()].filter((set) => set.pods.length > 0).map((set) => set.rs.podTemplateHash);
   }

@@ -3,7 +3,7 @@ import type { Clock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
 import type { JobLease } from '../queue/job-lease.ts';
 import type { RolloutAction, RolloutPlan } from '../rollout/index.ts';
-import { canonicalJson } from '../rollout/index.ts';
+import { sameJson } from '../rollout/index.ts';
 import { ROLLGATE_API, type DrivenApi } from '../manifest/driven-api.ts';
 import type { WriteResult } from './actions/action-handler.ts';
 import { handleAction } from './actions/action-handlers.ts';
@@ -122,7 +122,7 @@ function isWeightsCall(action: RolloutAction): boolean {
 
 /** True when the planned status equals the live one (key order and undefined members ignored). */
 export function isStatusNoop(live: unknown, planned: unknown): boolean {
-  return canonicalJson(live ?? {}) === canonicalJson(planned ?? {});
+  return sameJson(live ?? {}, planned ?? {});
 }
 
 /**

@@ -1,6 +1,6 @@
 // Writes one route object: read it, translate, write it back with the resourceVersion read; a 409 re-reads.
 import { ApisApi } from '@kubernetes/client-node';
-import { canonicalJson } from '../rollout/index.ts';
+import { sameJson } from '../rollout/index.ts';
 import { FIELD_MANAGER, makePooledApiClient, toPlainObject, type KubeClients } from '../kube/client.ts';
 import { KubeConflictError, isNotFound, kubeCall } from '../kube/errors.ts';
 import type { RouteTarget, RouteWeights } from './traffic-router.ts';
@@ -107,7 +107,7 @@ export class RouteWriter {
       const desired = change(live);
       if (desired instanceof Error) throw desired;
       if (desired === undefined || (desired === null && live === undefined)) return 'unchanged';
-      if (live !== undefined && canonicalJson(live) === canonicalJson(desired)) return 'unchanged';
+      if (live !== undefined && sameJson(live, desired)) return 'unchanged';
       try {
         if (desired === null) {
           // Deleted only as read: a write in between is a 409, and the next attempt translates again.

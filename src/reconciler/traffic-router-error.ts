@@ -1,6 +1,6 @@
 // How a pass updates the traffic router's failure streak in the Rollout's status (kept there, not in a process).
 import type { PlannedRolloutStatus, TrafficRouterError } from '../rollout/index.ts';
-import { canonicalJson } from '../rollout/pod-template-hash.ts';
+import { sameJson } from '../rollout/same-json.ts';
 
 /** What the pass's setTrafficWeights calls did: none made, the last one answered, or the last one failed. */
 export type RouterCallResult = { kind: 'none' } | { kind: 'ok' } | { kind: 'failed'; message: string };
@@ -55,7 +55,7 @@ export function withRouterResult(
  * hold the call, would call the failing router again in a loop.
  */
 export function callsForAnotherPass(live: unknown, written: unknown): boolean {
-  return canonicalJson(passView(live)) !== canonicalJson(passView(written));
+  return !sameJson(passView(live), passView(written));
 }
 
 function passView(status: unknown): unknown {

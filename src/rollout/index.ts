@@ -51,6 +51,7 @@ export type {
   ManagedRouteRecord,
 } from './rollout-plan.ts';
 export { podTemplateHash, canonicalJson } from './pod-template-hash.ts';
+export { sameJson } from './same-json.ts';
 export { planRollout } from './plan-rollout.ts';
 export { revisionHashOf, revisionNumberOf } from './plan-revision.ts';
 export {

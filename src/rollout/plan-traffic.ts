@@ -7,7 +7,7 @@ import {
 } from '../manifest/alb-traffic-routing.ts';
 import type { RolloutStatus } from '../manifest/rollout.ts';
 import type { ObservedService } from './observed-state.ts';
-import { canonicalJson } from './pod-template-hash.ts';
+import { sameJson } from './same-json.ts';
 import {
   POD_TEMPLATE_HASH_LABEL,
   type ExperimentTrafficDestination,
@@ -74,7 +74,7 @@ export function trafficIsSet(
     weights.canary.podTemplateHash === want.canary.podTemplateHash &&
     weights.stable.weight === want.stable.weight &&
     weights.stable.podTemplateHash === want.stable.podTemplateHash &&
-    canonicalJson(recordedDestinations(weights)) === canonicalJson(recordedDestinations(want))
+    sameJson(recordedDestinations(weights), recordedDestinations(want))
   );
 }
 
@@ -188,7 +188,7 @@ export function planTrafficAtRest(input: {
 }): RolloutPlan {
   const { plan, live } = input;
   if (!input.routed || input.routerError !== undefined || plan.actions.length > 0) return plan;
-  if (canonicalJson(plan.status) !== canonicalJson(live)) return plan;
+  if (!sameJson(plan.status, live)) return plan;
   const hold = recordedWeights(live, input.pingPong);
   return hold === undefined ? plan : { ...plan, actions: [hold] };
 }
