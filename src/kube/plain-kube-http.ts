@@ -7,6 +7,7 @@ import {
   type IncomingHttpHeaders,
   type OutgoingHttpHeaders,
 } from 'node:http';
+import { readFileSync } from 'node:fs';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Cluster, KubeConfig, User } from '@kubernetes/client-node';
 import { describeKubeRequest, type KubeRequestObserver } from './kube-request.ts';
@@ -25,18 +26,43 @@ export interface PlainKubeTarget {
   authorization?: string | undefined;
 }
 
+/** How a target's files are read (tests inject their own). */
+export type ReadMaterial = (path: string) => Buffer;
+
+/** A target and whether it was read from files (which are read again from time to time). */
+export interface ReadTarget {
+  target: PlainKubeTarget;
+  fromFiles: boolean;
+}
+
+/** Rollgate's in-cluster user (client.ts): its token read from the service account's file. */
+function tokenFileOf(user: User): string | undefined | false {
+  const provider = user.authProvider as { name?: unknown; config?: Record<string, unknown> } | undefined;
+  if (provider === undefined || provider === null) return undefined;
+  const config = provider.config ?? {};
+  const keys = Object.keys(config);
+  if (provider.name !== 'tokenFile' || keys.length !== 1 || typeof config.tokenFile !== 'string')
+    return false;
+  return config.tokenFile;
+}
+
 /**
  * The target of `cluster` and `user`, or undefined whenever client-node must send instead: no cluster or
- * user, a proxy, an exec plugin or auth provider (tokens that change: client-node runs them per request),
- * material in files (client-node re-reads them per request, so a rotated certificate is picked up),
- * `as:` impersonation in the kubeconfig, or plain http without insecure-skip-tls-verify (client-node's
- * error to give).
+ * user, a proxy, an exec plugin or an auth provider other than Rollgate's in-cluster token file (OIDC,
+ * cloud providers: client-node runs them), `as:` impersonation in the kubeconfig, plain http without
+ * insecure-skip-tls-verify (client-node's error to give), or a file that cannot be read (client-node's
+ * error too). Files are read as client-node reads them: a path for the CA, certificate or key wins over
+ * inline data; a token wins over a password and over the token file.
  */
-export function plainKubeTargetOf(cluster: Cluster | null, user: User | null): PlainKubeTarget | undefined {
+export function plainKubeTargetOf(
+  cluster: Cluster | null,
+  user: User | null,
+  readMaterial: ReadMaterial = readFileSync,
+): ReadTarget | undefined {
   if (cluster === null || user === null) return undefined;
-  if (cluster.proxyUrl || cluster.caFile) return undefined;
-  if (user.exec || user.authProvider || user.certFile || user.keyFile || user.impersonateUser != null)
-    return undefined;
+  if (cluster.proxyUrl || user.exec || user.impersonateUser != null) return undefined;
+  const tokenFile = tokenFileOf(user);
+  if (tokenFile === false) return undefined;
   let url: URL;
   try {
     url = new URL(cluster.server);
@@ -45,20 +71,53 @@ export function plainKubeTargetOf(cluster: Cluster | null, user: User | null): P
   }
   const skipTlsVerify = cluster.skipTLSVerify === true;
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && skipTlsVerify)) return undefined;
-  // As client-node: a password first, a token over it.
+  const material = (file: string | undefined, data: string | undefined): Buffer | undefined =>
+    file ? readMaterial(file) : data ? Buffer.from(data, 'base64') : undefined;
+  let ca: Buffer | undefined;
+  let cert: Buffer | undefined;
+  let key: Buffer | undefined;
+  let fileToken: string | undefined;
+  try {
+    ca = material(cluster.caFile, cluster.caData);
+    cert = material(user.certFile, user.certData);
+    key = material(user.keyFile, user.keyData);
+    fileToken = tokenFile === undefined ? undefined : readMaterial(tokenFile).toString('utf8');
+  } catch {
+    return undefined;
+  }
+  // As client-node: a password first, the token file over it, a token over both.
   let authorization: string | undefined;
   if (user.username)
     authorization = `Basic ${Buffer.from(`${user.username}:${user.password}`).toString('base64')}`;
+  if (fileToken) authorization = `Bearer ${fileToken}`;
   if (user.token) authorization = `Bearer ${user.token}`;
   return {
-    server: cluster.server.replace(/\/+$/, ''),
-    ca: cluster.caData ? Buffer.from(cluster.caData, 'base64') : undefined,
-    cert: user.certData ? Buffer.from(user.certData, 'base64') : undefined,
-    key: user.keyData ? Buffer.from(user.keyData, 'base64') : undefined,
-    skipTlsVerify,
-    tlsServerName: cluster.tlsServerName || undefined,
-    authorization,
+    target: {
+      server: cluster.server.replace(/\/+$/, ''),
+      ca,
+      cert,
+      key,
+      skipTlsVerify,
+      tlsServerName: cluster.tlsServerName || undefined,
+      authorization,
+    },
+    fromFiles: Boolean(cluster.caFile || user.certFile || user.keyFile || tokenFile),
   };
+}
+
+/** True when `a` and `b` would send the same way on the same pool. */
+function sameTarget(a: PlainKubeTarget, b: PlainKubeTarget): boolean {
+  const same = (x: Buffer | undefined, y: Buffer | undefined): boolean =>
+    x === undefined || y === undefined ? x === y : x.equals(y);
+  return (
+    a.server === b.server &&
+    a.skipTlsVerify === b.skipTlsVerify &&
+    a.tlsServerName === b.tlsServerName &&
+    a.authorization === b.authorization &&
+    same(a.ca, b.ca) &&
+    same(a.cert, b.cert) &&
+    same(a.key, b.key)
+  );
 }
 
 /**
@@ -101,7 +160,17 @@ export interface PlainKubeHttpOptions {
    * headers and body timeouts (300 s), which client-node's fetch runs with.
    */
   idleTimeoutMs?: number;
+  /** Milliseconds on a monotonic clock, for when files are read again (tests inject their own). */
+  now?: () => number;
+  readMaterial?: ReadMaterial;
 }
+
+/**
+ * How long a target read from files is used before they are read again: client-node reads them on every
+ * request (a rotated certificate, the kubelet's rotated service account token); a second's delay costs a
+ * few small reads a second instead of a few per request.
+ */
+export const MATERIAL_RECHECK_MS = 1_000;
 
 /** Idle pooled sockets close after this, under the API server's keep-alive (Go's 90 s, Node's 5 s). */
 const FREE_SOCKET_TIMEOUT_MS = 4_000;
@@ -119,6 +188,8 @@ interface Resolved {
   user: User;
   target: PlainKubeTarget;
   agent: HttpAgent;
+  /** When files must be read again (never for a target without files). */
+  recheckAt: number;
 }
 
 /** A target with the pool its requests share. */
@@ -134,6 +205,7 @@ export class PlainKubeHttp {
   private resolved: Resolved | undefined;
   private notSimple: { cluster: Cluster | null; user: User | null } | undefined;
   private readonly idleTimeoutMs: number;
+  private readonly now: () => number;
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -141,6 +213,7 @@ export class PlainKubeHttp {
     private readonly options: PlainKubeHttpOptions,
   ) {
     this.idleTimeoutMs = options.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
+    this.now = options.now ?? (() => performance.now());
   }
 
   /** The route of the current context, or undefined when client-node must send (see plainKubeTargetOf). */
@@ -152,15 +225,24 @@ export class PlainKubeHttp {
     const cluster = this.kubeConfig.getCurrentCluster();
     const user = this.kubeConfig.getCurrentUser();
     const known = this.resolved;
-    if (known !== undefined && known.cluster === cluster && known.user === user) return known;
-    if (this.notSimple?.cluster === cluster && this.notSimple.user === user) return undefined;
-    const target = plainKubeTargetOf(cluster, user);
-    if (target === undefined || cluster === null || user === null) {
-      this.notSimple = { cluster, user };
+    const now = this.now();
+    if (known !== undefined && known.cluster === cluster && known.user === user && now < known.recheckAt)
+      return known;
+    if (known === undefined && this.notSimple?.cluster === cluster && this.notSimple.user === user)
+      return undefined;
+    const read = plainKubeTargetOf(cluster, user, this.options.readMaterial);
+    if (read === undefined || cluster === null || user === null) {
+      // A file that cannot be read now is client-node's error to give; it is tried again next time.
+      this.resolved = undefined;
+      this.notSimple = read === undefined && !readsFiles(cluster, user) ? { cluster, user } : undefined;
       return undefined;
     }
-    // The previous pool's idle sockets close on their own (FREE_SOCKET_TIMEOUT_MS); requests on it finish.
-    this.resolved = { cluster, user, target, agent: agentFor(target) };
+    const recheckAt = read.fromFiles ? now + MATERIAL_RECHECK_MS : Number.POSITIVE_INFINITY;
+    // The same material keeps its pool; new material (rotated) gets a new one, and the old pool's idle
+    // sockets close on their own (FREE_SOCKET_TIMEOUT_MS) once its requests finish.
+    const agent =
+      known !== undefined && sameTarget(known.target, read.target) ? known.agent : agentFor(read.target);
+    this.resolved = { cluster, user, target: read.target, agent, recheckAt };
     return this.resolved;
   }
 
@@ -241,6 +323,12 @@ export class PlainKubeHttp {
       sent.end(payload);
     });
   }
+}
+
+/** True when the cluster or user names a file: a failure to read it may pass. */
+function readsFiles(cluster: Cluster | null, user: User | null): boolean {
+  const provider = user?.authProvider as { config?: { tokenFile?: unknown } } | undefined;
+  return Boolean(cluster?.caFile || user?.certFile || user?.keyFile || provider?.config?.tokenFile);
 }
 
 /** One keep-alive pool per target, with the TLS settings client-node would give its dispatcher. */

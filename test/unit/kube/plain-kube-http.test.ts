@@ -25,6 +25,7 @@ import {
 } from '../../../src/kube/errors.ts';
 import type { KubeRequestObservation } from '../../../src/kube/kube-request.ts';
 import {
+  MATERIAL_RECHECK_MS,
   PlainKubeHttp,
   plainKubeTargetOf,
   type PlainKubeConnection,
@@ -64,16 +65,20 @@ describe('plainKubeTargetOf', () => {
     expect(
       plainKubeTargetOf(cluster({ server: 'https://api.example:6443/' }), user({ token: TOKEN })),
     ).toEqual({
-      server: 'https://api.example:6443',
-      skipTlsVerify: false,
-      authorization: `Bearer ${TOKEN}`,
+      target: {
+        server: 'https://api.example:6443',
+        skipTlsVerify: false,
+        authorization: `Bearer ${TOKEN}`,
+      },
+      fromFiles: false,
     });
-    expect(plainKubeTargetOf(cluster(), user({ username: 'ann', password: 'pw' }))?.authorization).toBe(
-      `Basic ${Buffer.from('ann:pw').toString('base64')}`,
-    );
+    expect(
+      plainKubeTargetOf(cluster(), user({ username: 'ann', password: 'pw' }))?.target.authorization,
+    ).toBe(`Basic ${Buffer.from('ann:pw').toString('base64')}`);
     // A token wins over a password, as in client-node.
     expect(
-      plainKubeTargetOf(cluster(), user({ username: 'ann', password: 'pw', token: 't' }))?.authorization,
+      plainKubeTargetOf(cluster(), user({ username: 'ann', password: 'pw', token: 't' }))?.target
+        .authorization,
     ).toBe('Bearer t');
     const tls = plainKubeTargetOf(
       cluster({
@@ -86,7 +91,7 @@ describe('plainKubeTargetOf', () => {
         keyData: Buffer.from('KEY').toString('base64'),
       }),
     );
-    expect(tls).toMatchObject({
+    expect(tls?.target).toMatchObject({
       ca: Buffer.from('CA'),
       cert: Buffer.from('CERT'),
       key: Buffer.from('KEY'),
@@ -99,12 +104,16 @@ describe('plainKubeTargetOf', () => {
   it.each([
     ['an exec plugin', cluster(), user({ exec: { command: 'aws' } })],
     [
-      'an auth provider (in-cluster token file, OIDC)',
+      'an OIDC auth provider',
       cluster(),
-      user({ authProvider: { name: 'tokenFile' } }),
+      user({ authProvider: { name: 'oidc', config: { 'id-token': 'x' } } }),
     ],
-    ['a CA file (re-read per request by client-node)', cluster({ caFile: '/ca.crt' }), user({ token: 't' })],
-    ['a client certificate file', cluster(), user({ certFile: '/c.crt', keyFile: '/c.key' })],
+    [
+      'a token file with more configuration',
+      cluster(),
+      user({ authProvider: { name: 'tokenFile', config: { tokenFile: '/t', other: 'x' } } }),
+    ],
+    ['a file that cannot be read', cluster({ caFile: '/no/such/ca.crt' }), user({ token: 't' })],
     ["the kubeconfig's own impersonation", cluster(), user({ token: 't', impersonateUser: 'bob' })],
     ['a proxy', cluster({ proxyUrl: 'http://proxy:3128' }), user({ token: 't' })],
     [
@@ -115,6 +124,36 @@ describe('plainKubeTargetOf', () => {
     ['a server that is no URL', cluster({ server: 'not a url' }), user({ token: 't' })],
   ])('leaves %s to client-node', (_name, c, u) => {
     expect(plainKubeTargetOf(c, u)).toBeUndefined();
+  });
+
+  it('reads the CA, certificate, key and in-cluster token from their files, a file over inline data', () => {
+    const files: Record<string, string> = {
+      '/ca': 'CA',
+      '/crt': 'CERT',
+      '/key': 'KEY',
+      '/token': 'sa-token',
+    };
+    const read = (path: string): Buffer => Buffer.from(files[path]!);
+    const inCluster = plainKubeTargetOf(
+      cluster({ caFile: '/ca', caData: Buffer.from('other').toString('base64') }),
+      user({ authProvider: { name: 'tokenFile', config: { tokenFile: '/token' } } }),
+      read,
+    );
+    expect(inCluster).toEqual({
+      target: {
+        server: 'https://api.example:6443',
+        ca: Buffer.from('CA'),
+        skipTlsVerify: false,
+        authorization: 'Bearer sa-token',
+      },
+      fromFiles: true,
+    });
+    expect(
+      plainKubeTargetOf(cluster(), user({ certFile: '/crt', keyFile: '/key' }), read)?.target,
+    ).toMatchObject({
+      cert: Buffer.from('CERT'),
+      key: Buffer.from('KEY'),
+    });
   });
 });
 
@@ -398,6 +437,31 @@ describe('PlainKubeHttp', () => {
     ).catch((e: unknown) => e);
     expect(timedOut).toBeInstanceOf(KubeTransientError);
     expect((timedOut as KubeTransientError).reason).toBe('ETIMEDOUT');
+  });
+
+  it('reads files again after a second: a rotated token gets a new pool, an unchanged one keeps its own', () => {
+    let now = 0;
+    const files: Record<string, string> = { '/token': 'one' };
+    const http = new PlainKubeHttp(
+      kubeConfigOf(
+        base,
+        { authProvider: { name: 'tokenFile', config: { tokenFile: '/token' } } },
+        { skipTLSVerify: true },
+      ),
+      connection as PlainKubeConnection,
+      { userAgent: 'test', now: () => now, readMaterial: (path) => Buffer.from(files[path]!) },
+    );
+    const first = http.route()!;
+    expect(first.target.authorization).toBe('Bearer one');
+    files['/token'] = 'two';
+    now = MATERIAL_RECHECK_MS - 1;
+    expect(http.route()).toBe(first);
+    now = MATERIAL_RECHECK_MS;
+    const unchanged = http.route()!;
+    expect(unchanged.target.authorization).toBe('Bearer two');
+    expect(unchanged.agent).not.toBe(first.agent);
+    now = 2 * MATERIAL_RECHECK_MS;
+    expect(http.route()!.agent).toBe(unchanged.agent);
   });
 
   it('follows the current context, and has no route for a context client-node must send', () => {
