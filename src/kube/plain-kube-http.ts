@@ -279,11 +279,13 @@ export class PlainKubeHttp {
     };
     return new Promise((resolve, reject) => {
       let settled = false;
+      // Told once, at the answer's headers as client-node's fetch resolves (the duration metric's end).
+      let told = false;
       // A failure with no answer is told as client-node's fetch tells it: its cause carries the code.
       const failed = (err: Error): void => {
         if (settled) return;
         settled = true;
-        tell('error');
+        if (!told) tell('error');
         reject(new TypeError('fetch failed', { cause: err }));
       };
       const options = { method: request.method, headers, agent };
@@ -296,6 +298,8 @@ export class PlainKubeHttp {
       });
       sent.on('error', failed);
       sent.on('response', (response) => {
+        told = true;
+        tell(String(response.statusCode ?? 0));
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('error', failed);
@@ -303,7 +307,6 @@ export class PlainKubeHttp {
           if (settled) return;
           settled = true;
           const status = response.statusCode ?? 0;
-          tell(String(status));
           const text =
             chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
           if (status >= 200 && status <= 299) {
