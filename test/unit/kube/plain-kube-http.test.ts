@@ -13,7 +13,12 @@ import {
   type User,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MERGE_PATCH, APPLY_PATCH } from '../../../src/kube/client.ts';
+import {
+  APPLY_PATCH,
+  createImpersonatingKubeClients,
+  createKubeClients,
+  MERGE_PATCH,
+} from '../../../src/kube/client.ts';
 import {
   isNotFound,
   kubeCall,
@@ -512,6 +517,27 @@ describe('PlainKubeHttp over TLS', () => {
     } finally {
       await tls.close();
     }
+  });
+});
+
+describe('createKubeClients and impersonation', () => {
+  it("sends a person's writes through client-node with their Impersonate headers, the process's own plainly without", async () => {
+    const kubeConfig = kubeConfigOf(base, { token: TOKEN }, { skipTLSVerify: true });
+    const patch = { namespace: 'shop', name: 'web-1', body: { spec: { replicas: 2 } } };
+    await createKubeClients(kubeConfig).apps.patchNamespacedReplicaSet(patch, MERGE_PATCH);
+    await createImpersonatingKubeClients(kubeConfig, {
+      user: 'ann',
+      groups: ['devs', 'ops'],
+    }).apps.patchNamespacedReplicaSet(patch, MERGE_PATCH);
+    // undici's fetch (client-node's) marks its requests with `sec-fetch-mode`; node:http sends none.
+    const sender = (s: Seen): string => (s.headers['sec-fetch-mode'] === undefined ? 'plain' : 'client-node');
+    expect(seen.map((s) => [sender(s), s.headers['impersonate-user'], s.headers['content-type']])).toEqual([
+      ['plain', undefined, 'application/merge-patch+json'],
+      ['client-node', 'ann', 'application/merge-patch+json'],
+    ]);
+    // One header line per group, as the API server must read them.
+    const groups = seen[1]!.rawHeaders.filter((_v, i) => i % 2 === 0 && /^impersonate-group$/i.test(_v));
+    expect(groups).toHaveLength(2);
   });
 });
 
