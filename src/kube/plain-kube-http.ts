@@ -175,6 +175,8 @@ export const MATERIAL_RECHECK_MS = 1_000;
 /** Idle pooled sockets close after this, under the API server's keep-alive (Go's 90 s, Node's 5 s). */
 const FREE_SOCKET_TIMEOUT_MS = 4_000;
 const IDLE_TIMEOUT_MS = 300_000;
+/** Kept-alive connections found closed before a request gets an answer on a fresh one. */
+const STALE_SOCKET_RETRIES = 2;
 
 function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const flat: Record<string, string> = {};
@@ -277,53 +279,69 @@ export class PlainKubeHttp {
           // Counting must never fail a request.
         }
     };
+    const options = { method: request.method, headers, agent };
     return new Promise((resolve, reject) => {
       let settled = false;
       // Told once, at the answer's headers as client-node's fetch resolves (the duration metric's end).
       let told = false;
-      // A failure with no answer is told as client-node's fetch tells it: its cause carries the code.
-      const failed = (err: Error): void => {
-        if (settled) return;
-        settled = true;
-        if (!told) tell('error');
-        reject(new TypeError('fetch failed', { cause: err }));
-      };
-      const options = { method: request.method, headers, agent };
-      const sent = url.startsWith('https:') ? httpsRequest(url, options) : httpRequest(url, options);
-      sent.setTimeout(this.idleTimeoutMs, () => {
-        const timeout = Object.assign(new Error(`no answer for ${this.idleTimeoutMs} ms`), {
-          code: 'ETIMEDOUT',
-        });
-        sent.destroy(timeout);
-      });
-      sent.on('error', failed);
-      sent.on('response', (response) => {
-        told = true;
-        tell(String(response.statusCode ?? 0));
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('error', failed);
-        response.on('end', () => {
+      const attempt = (staleRetries: number): void => {
+        const sent = url.startsWith('https:') ? httpsRequest(url, options) : httpRequest(url, options);
+        // A failure with no answer is told as client-node's fetch tells it: its cause carries the code.
+        const failed = (err: Error): void => {
           if (settled) return;
-          settled = true;
-          const status = response.statusCode ?? 0;
-          const text =
-            chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
-          if (status >= 200 && status <= 299) {
-            try {
-              resolve(JSON.parse(text));
-            } catch (err) {
-              reject(err as Error);
-            }
+          // A kept-alive connection the server closed while idle (its keep-alive timeout, a load
+          // balancer's) fails the request written on it before any answer: sent again on another, as
+          // Node's documentation advises. Every write the reconciler sends is conditional (a create, a
+          // resourceVersion) or harmless twice (an Event's count), should the server have seen it.
+          const code = (err as { code?: unknown }).code;
+          if (!told && sent.reusedSocket && staleRetries > 0 && (code === 'ECONNRESET' || code === 'EPIPE')) {
+            attempt(staleRetries - 1);
             return;
           }
-          // client-node keeps no body with a 401.
-          reject(
-            new KubeHttpStatusError(status, status === 401 ? undefined : text, flatHeaders(response.headers)),
-          );
+          settled = true;
+          if (!told) tell('error');
+          reject(new TypeError('fetch failed', { cause: err }));
+        };
+        sent.setTimeout(this.idleTimeoutMs, () => {
+          const timeout = Object.assign(new Error(`no answer for ${this.idleTimeoutMs} ms`), {
+            code: 'ETIMEDOUT',
+          });
+          sent.destroy(timeout);
         });
-      });
-      sent.end(payload);
+        sent.on('error', failed);
+        sent.on('response', (response) => {
+          told = true;
+          tell(String(response.statusCode ?? 0));
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('error', failed);
+          response.on('end', () => {
+            if (settled) return;
+            settled = true;
+            const status = response.statusCode ?? 0;
+            const text =
+              chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+            if (status >= 200 && status <= 299) {
+              try {
+                resolve(JSON.parse(text));
+              } catch (err) {
+                reject(err as Error);
+              }
+              return;
+            }
+            // client-node keeps no body with a 401.
+            reject(
+              new KubeHttpStatusError(
+                status,
+                status === 401 ? undefined : text,
+                flatHeaders(response.headers),
+              ),
+            );
+          });
+        });
+        sent.end(payload);
+      };
+      attempt(STALE_SOCKET_RETRIES);
     });
   }
 }

@@ -421,6 +421,39 @@ describe('PlainKubeHttp', () => {
     expect(seen.map((s) => s.url)).toEqual(['/x']);
   });
 
+  it('sends a request again on a fresh connection when a kept-alive one was closed under it, never a fresh one', async () => {
+    // The server drops every connection at its second request, unanswered: as one closed while idle.
+    const requestsOn = new WeakMap<object, number>();
+    answer = (req, res) => {
+      const count = (requestsOn.get(req.socket) ?? 0) + 1;
+      requestsOn.set(req.socket, count);
+      if (count === 2) return req.socket.destroy();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"ok":true}');
+    };
+    const http = plainHttp(kubeConfigOf(base, {}, { skipTLSVerify: true }));
+    const put = {
+      method: 'PUT',
+      path: '/apis/rollgate.dev/v1alpha1/namespaces/shop/rollouts/web/status',
+      body: {},
+    } as const;
+    expect(await http.send(http.route()!, put)).toEqual({ ok: true });
+    expect(await http.send(http.route()!, put)).toEqual({ ok: true });
+    expect(seen).toHaveLength(3);
+    expect(observations.map((o) => o.code)).toEqual(['200', '200']);
+
+    // A fresh connection's failure is the request's: not sent again.
+    observations.length = 0;
+    seen.length = 0;
+    answer = (req) => req.socket.destroy();
+    const fresh = plainHttp(kubeConfigOf(base, {}, { skipTLSVerify: true }));
+    const request = { verb: 'update', kind: 'Rollout', namespace: 'shop', name: 'web' } as const;
+    const err = await kubeCall(request, () => fresh.send(fresh.route()!, put)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(KubeTransientError);
+    expect(seen).toHaveLength(1);
+    expect(observations.map((o) => o.code)).toEqual(['error']);
+  });
+
   it('fails as a transient network error when the server refuses or never answers', async () => {
     const request = { verb: 'get', kind: 'Event', namespace: 'shop', name: 'x' } as const;
     const closed = createServer();
