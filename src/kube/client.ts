@@ -28,6 +28,8 @@ import { createRequire } from 'node:module';
 import { systemClock } from '../clock/clock.ts';
 import { impersonating, impersonatingIdentity, type ImpersonatedIdentity } from './impersonation.ts';
 import { describeKubeRequest, type KubeRequestObserver } from './kube-request.ts';
+import { PlainKubeHttp } from './plain-kube-http.ts';
+import { withPlainWrites } from './plain-write-clients.ts';
 import { RequestRateLimiter, type RateLimitSettings } from './request-rate-limit.ts';
 import { shareConnections } from './shared-connections.ts';
 
@@ -205,6 +207,11 @@ export interface KubeClients {
 export interface KubeClientOptions {
   /** The process's client-side limit (client-go's QPS and burst), shared by every client; none: no limit. */
   rateLimit?: RateLimitSettings | undefined;
+  /**
+   * Send the reconciler's per-pass writes over plain HTTP when the kubeconfig's current context is simple
+   * (plain-write-clients.ts); default true. False keeps every call on client-node (the benches' comparison).
+   */
+  plainWrites?: boolean | undefined;
 }
 
 /** client-node's own User-Agent (the sandbox and real API servers name a write's manager after it). */
@@ -293,6 +300,8 @@ interface SharedConnection {
   authenticating: KubeConfig;
   limiter: RequestRateLimiter | undefined;
   observers: Set<KubeRequestObserver>;
+  /** The same connection's plain sender (its own keep-alive pool, the same limiter and observers). */
+  plain: PlainKubeHttp;
 }
 
 const shared = new WeakMap<KubeConfig, SharedConnection>();
@@ -300,8 +309,12 @@ const shared = new WeakMap<KubeConfig, SharedConnection>();
 function sharedConnection(kubeConfig: KubeConfig): SharedConnection {
   let connection = shared.get(kubeConfig);
   if (connection === undefined) {
-    const made: SharedConnection = { limiter: undefined, observers: new Set(), authenticating: kubeConfig };
+    const made = { limiter: undefined, observers: new Set(), authenticating: kubeConfig } as Omit<
+      SharedConnection,
+      'plain'
+    > as SharedConnection;
     made.authenticating = rateLimitedAuthentication(kubeConfig, made);
+    made.plain = new PlainKubeHttp(kubeConfig, made, { userAgent: CLIENT_USER_AGENT });
     shared.set(kubeConfig, made);
     connection = made;
   }
@@ -361,7 +374,7 @@ export function createKubeClients(kubeConfig: KubeConfig, options: KubeClientOpt
   if (options.rateLimit !== undefined && options.rateLimit.qps > 0)
     connection.limiter = new RequestRateLimiter(options.rateLimit, systemClock);
   const { authenticating } = connection;
-  return {
+  const clients: KubeClients = {
     kubeConfig,
     core: authenticating.makeApiClient(CoreV1Api),
     apps: authenticating.makeApiClient(AppsV1Api),
@@ -370,6 +383,8 @@ export function createKubeClients(kubeConfig: KubeConfig, options: KubeClientOpt
     custom: authenticating.makeApiClient(CustomObjectsApi),
     apiextensions: authenticating.makeApiClient(ApiextensionsV1Api),
   };
+  if (options.plainWrites === false) return clients;
+  return withPlainWrites(clients, connection.plain, PATCH_CONTENT_TYPES);
 }
 
 /** The namespace of the current context, or `default`: what `-n` falls back to, as with kubectl. */
@@ -383,6 +398,12 @@ export const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergeP
 
 /** Request options that send a body as a server-side apply patch. */
 export const APPLY_PATCH = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
+
+/** The patch options the plain writes recognise, by identity (any other option goes to client-node). */
+const PATCH_CONTENT_TYPES = new Map([
+  [MERGE_PATCH, PatchStrategy.MergePatch as string],
+  [APPLY_PATCH, PatchStrategy.ServerSideApply as string],
+]);
 
 // The field managers live apart from client-node (the rollout verbs' plain client sends them too).
 export { FIELD_MANAGER, VERB_FIELD_MANAGER } from './field-managers.ts';
