@@ -1,11 +1,16 @@
 // Kustomizations Rollgate cannot or will not render, at the sync level: one source of two apps, one broken by a push that also changes the other.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describe, inject, it, type TestContext } from 'vitest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { SourceStatus } from '../../../src/sync/source-status.ts';
 import { eventually } from '../../support/eventually.ts';
 import { overlayKustomization, webLayout } from '../../support/kustomize-layout.ts';
 import { startPipeline, type LiveRollout, type Pipeline } from './pipeline-harness.ts';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
 
 const STAGING = 'apps/web/overlays/staging';
 const STAGING_FILE = `${STAGING}/kustomization.yaml`;
@@ -32,49 +37,35 @@ data:
 
 interface BadInput {
   name: string;
-  /** The push's files for staging (prod's change is added by the test), given the case's counting server. */
-  files: (remoteUrl: string) => Record<string, string | null>;
+  /** The push's files for staging (prod's change is added by the test). */
+  files: () => Record<string, string | null>;
   /** Where the problem is reported, and what it says. */
   file: string;
   message: RegExp;
 }
 
-/** A server counting requests (stopped when the test ends): a remote base must never reach it. */
-async function countingServer(
-  onTestFinished: TestContext['onTestFinished'],
-): Promise<{ url: string; requests: () => number }> {
+/** A server counting requests: a remote base must never reach it. */
+async function countingServer(): Promise<{ url: string; requests: () => number }> {
   let requests = 0;
   const server: Server = createServer((_req, res) => {
     requests += 1;
     res.end('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: fetched}\n');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}`, requests: () => requests };
 }
 
-/**
- * Each render of it is ~7 s of CPU (kubectl kustomize) before any output: at a load average of 13-17 one ran
- * past the 30 s render timeout, alone as beside the other cases. It runs alone, as it always did, and with
- * a longer timeout (RENDER_TIMEOUT_SECONDS): what it checks is the output limit.
- */
-const FIFTY_MEGABYTES: BadInput = {
-  name: 'a kustomization rendering ~50 MB',
-  files: () => ({
-    ...fiftyMegabytes(),
-    [STAGING_FILE]: movedStaging().replace('  - ../../base\n', '  - ../../base\n  - big\n'),
-  }),
-  file: STAGING_FILE,
-  message: new RegExp(
-    `^kustomize build apps/web/overlays/staging: kustomize output passed ${16 * 1024 * 1024} bytes and was stopped \\(render\\.kustomize\\.maxOutputBytes\\)$`,
-  ),
-};
+let remote: { url: string; requests: () => number } | undefined;
 
-/** render.kustomize.timeoutSeconds of the cases' pipelines: the ~50 MB case's renders must end by the output limit. */
+/**
+ * render.kustomize.timeoutSeconds of the pipelines. The ~50 MB case checks the output limit, not the load:
+ * each of its renders is ~7 s of CPU (kubectl kustomize) before any output, and at a load average of 13-17
+ * one ran past the default 30 s and was stopped by the timeout instead.
+ */
 const RENDER_TIMEOUT_SECONDS = 120;
 
-/** The cases that mostly wait (on syncs, canaries, short kustomize processes): they run at once. */
 const CASES: BadInput[] = [
   {
     name: 'a missing resource',
@@ -96,10 +87,10 @@ const CASES: BadInput[] = [
   },
   {
     name: 'a remote base',
-    files: (remoteUrl) => ({
+    files: () => ({
       [STAGING_FILE]: movedStaging().replace(
         '  - ../../base\n',
-        `  - ../../base\n  - ${remoteUrl}/base?ref=v1\n`,
+        `  - ../../base\n  - ${remote?.url ?? ''}/base?ref=v1\n`,
       ),
     }),
     file: STAGING_FILE,
@@ -131,6 +122,17 @@ const CASES: BadInput[] = [
     }),
     file: `${STAGING}/Chart.yaml`,
     message: /^a Helm chart: Rollgate does not render Helm/,
+  },
+  {
+    name: 'a kustomization rendering ~50 MB',
+    files: () => ({
+      ...fiftyMegabytes(),
+      [STAGING_FILE]: movedStaging().replace('  - ../../base\n', '  - ../../base\n  - big\n'),
+    }),
+    file: STAGING_FILE,
+    message: new RegExp(
+      `^kustomize build apps/web/overlays/staging: kustomize output passed ${16 * 1024 * 1024} bytes and was stopped \\(render\\.kustomize\\.maxOutputBytes\\)$`,
+    ),
   },
 ];
 
@@ -170,106 +172,97 @@ async function sourceStatus(p: Pipeline): Promise<SourceStatus> {
   return JSON.parse(state.data?.['status'] ?? '{}') as SourceStatus;
 }
 
-const TITLE =
-  "$name: a problem at the file with the message; the other app's change is applied; nothing of the broken app changes; putting it back clears the problem";
-
-/** One case on a pipeline of its own (sandbox, Git server, Redis prefix, Rollgate), stopped when the test ends. */
-async function brokenByAPush(
-  bad: BadInput,
-  { expect, onTestFinished }: Pick<TestContext, 'expect' | 'onTestFinished'>,
-): Promise<void> {
-  const remote = await countingServer(onTestFinished);
-  const p = await startPipeline(inject('redisUrl'));
-  onTestFinished(() => p.stop());
-  p.work.write(webLayout());
-  p.work.commit('the web app, base and two overlays');
-  await p.work.push(p.repoUrl);
-  const running = await p.start({
-    sources: [{ name: 'web', path: 'apps/web' }],
-    prune: true,
-    kustomizeTimeoutSeconds: RENDER_TIMEOUT_SECONDS,
-  });
-  for (const env of ['staging', 'prod'])
-    await eventually(`${env}-web to be Healthy`, async () => {
-      return (await p.rollout(`${env}-web`))?.status?.phase === 'Healthy';
-    });
-  const before = await stagingObjects(p);
-
-  p.work.write({
-    ...bad.files(remote.url),
-    'apps/web/overlays/prod/kustomization.yaml': overlayKustomization('prod', '2.0'),
-  });
-  const commit = p.work.commit(`staging: ${bad.name}; prod: nginx 2.0`);
-  await p.work.push(p.repoUrl);
-  // The process that syncs is this one (the harness runs Rollgate in the test's process).
-  const baseline = process.memoryUsage().rss;
-  let peak = baseline;
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss);
-  }, 10);
-  let status: SourceStatus;
-  try {
-    await p.pushWebhook(running);
-    status = await eventually(
-      'the source to sync the commit',
-      async () => {
-        const now = await sourceStatus(p);
-        return now.commit === commit ? now : undefined;
-      },
-      { timeoutMs: 90_000 },
-    );
-  } finally {
-    clearInterval(sampler);
-  }
-  const grewMb = (peak - baseline) / (1024 * 1024);
-  console.log(
-    `[kustomize-bad-input] ${bad.name}: RSS baseline ${(baseline / 2 ** 20).toFixed(0)} MiB, peak ${(peak / 2 ** 20).toFixed(0)} MiB (+${grewMb.toFixed(0)} MiB)`,
-  );
-  expect(grewMb).toBeLessThan(400);
-
-  expect(status.phase).toBe('Degraded');
-  expect(status.problems).toEqual([
-    { file: bad.file, line: expect.any(Number), message: expect.stringMatching(bad.message) },
-  ]);
-  expect(remote.requests()).toBe(0);
-  // The other app's change of the same push went through, and its canary started.
-  const prod = await eventually("prod's canary", async () => {
-    const r = await p.rollout('prod-web');
-    return r?.status?.phase === 'Paused' ? r : undefined;
-  });
-  expect(imageOf(prod)).toBe('nginx:2.0');
-  // Staging runs what it ran: same objects (not recreated, not pruned), same specs, no new ReplicaSet.
-  expect(await stagingObjects(p)).toEqual(before);
-  expect(imageOf(await p.rollout('staging-web'))).toBe('nginx:1.1');
-  expect((await p.replicaSets()).filter((rs) => rs.name.startsWith('staging-web-'))).toHaveLength(1);
-
-  // Staging put back as it was: the problem leaves the status.
-  const layout: Record<string, string> = webLayout();
-  const restore = Object.fromEntries(
-    Object.keys(bad.files(remote.url)).map((path) => [path, layout[path] ?? null]),
-  );
-  p.work.write(restore);
-  const fixed = p.work.commit('staging: back to what it was');
-  await p.work.push(p.repoUrl);
-  await p.pushWebhook(running);
-  // The fix's old side is the broken commit, rendered again (the ~50 MB case until its limit kills it).
-  const recovered = await eventually(
-    'the source to sync the fix',
-    async () => {
-      const now = await sourceStatus(p);
-      return now.commit === fixed ? now : undefined;
-    },
-    { timeoutMs: 90_000 },
-  );
-  expect(recovered.phase).toBe('Synced');
-  expect(recovered.problems).toBeUndefined();
-  expect(imageOf(await p.rollout('staging-web'))).toBe('nginx:1.1');
-}
-
-// The ~50 MB case first and alone, as it always ran; then the others at once: one after the other they took
-// 21 s, nearly all of it waiting. The memory bound of a concurrent case is measured on the whole process, so
-// the other cases' growth counts against it too.
 describe('a source of two kustomize apps, one broken by a push', () => {
-  it.for([FIFTY_MEGABYTES])(TITLE, { timeout: 240_000 }, brokenByAPush);
-  it.concurrent.for(CASES)(TITLE, { timeout: 240_000 }, brokenByAPush);
+  it.each(CASES)(
+    "$name: a problem at the file with the message; the other app's change is applied; nothing of the broken app changes; putting it back clears the problem",
+    async (bad) => {
+      remote = await countingServer();
+      const p = await startPipeline(inject('redisUrl'));
+      cleanups.push(() => p.stop());
+      p.work.write(webLayout());
+      p.work.commit('the web app, base and two overlays');
+      await p.work.push(p.repoUrl);
+      const running = await p.start({
+        sources: [{ name: 'web', path: 'apps/web' }],
+        prune: true,
+        kustomizeTimeoutSeconds: RENDER_TIMEOUT_SECONDS,
+      });
+      for (const env of ['staging', 'prod'])
+        await eventually(`${env}-web to be Healthy`, async () => {
+          return (await p.rollout(`${env}-web`))?.status?.phase === 'Healthy';
+        });
+      const before = await stagingObjects(p);
+
+      p.work.write({
+        ...bad.files(),
+        'apps/web/overlays/prod/kustomization.yaml': overlayKustomization('prod', '2.0'),
+      });
+      const commit = p.work.commit(`staging: ${bad.name}; prod: nginx 2.0`);
+      await p.work.push(p.repoUrl);
+      // The process that syncs is this one (the harness runs Rollgate in the test's process).
+      const baseline = process.memoryUsage().rss;
+      let peak = baseline;
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, process.memoryUsage().rss);
+      }, 10);
+      let status: SourceStatus;
+      try {
+        await p.pushWebhook(running);
+        status = await eventually(
+          'the source to sync the commit',
+          async () => {
+            const now = await sourceStatus(p);
+            return now.commit === commit ? now : undefined;
+          },
+          { timeoutMs: 90_000 },
+        );
+      } finally {
+        clearInterval(sampler);
+      }
+      const grewMb = (peak - baseline) / (1024 * 1024);
+      console.log(
+        `[kustomize-bad-input] ${bad.name}: RSS baseline ${(baseline / 2 ** 20).toFixed(0)} MiB, peak ${(peak / 2 ** 20).toFixed(0)} MiB (+${grewMb.toFixed(0)} MiB)`,
+      );
+      expect(grewMb).toBeLessThan(400);
+
+      expect(status.phase).toBe('Degraded');
+      expect(status.problems).toEqual([
+        { file: bad.file, line: expect.any(Number), message: expect.stringMatching(bad.message) },
+      ]);
+      expect(remote.requests()).toBe(0);
+      // The other app's change of the same push went through, and its canary started.
+      const prod = await eventually("prod's canary", async () => {
+        const r = await p.rollout('prod-web');
+        return r?.status?.phase === 'Paused' ? r : undefined;
+      });
+      expect(imageOf(prod)).toBe('nginx:2.0');
+      // Staging runs what it ran: same objects (not recreated, not pruned), same specs, no new ReplicaSet.
+      expect(await stagingObjects(p)).toEqual(before);
+      expect(imageOf(await p.rollout('staging-web'))).toBe('nginx:1.1');
+      expect((await p.replicaSets()).filter((rs) => rs.name.startsWith('staging-web-'))).toHaveLength(1);
+
+      // Staging put back as it was: the problem leaves the status.
+      const layout: Record<string, string> = webLayout();
+      const restore = Object.fromEntries(
+        Object.keys(bad.files()).map((path) => [path, layout[path] ?? null]),
+      );
+      p.work.write(restore);
+      const fixed = p.work.commit('staging: back to what it was');
+      await p.work.push(p.repoUrl);
+      await p.pushWebhook(running);
+      // The fix's old side is the broken commit, rendered again (the ~50 MB case until its limit kills it).
+      const recovered = await eventually(
+        'the source to sync the fix',
+        async () => {
+          const now = await sourceStatus(p);
+          return now.commit === fixed ? now : undefined;
+        },
+        { timeoutMs: 90_000 },
+      );
+      expect(recovered.phase).toBe('Synced');
+      expect(recovered.problems).toBeUndefined();
+      expect(imageOf(await p.rollout('staging-web'))).toBe('nginx:1.1');
+    },
+    240_000,
+  );
 });
