@@ -15,13 +15,13 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 export const KNOWN_SLOW_FILES: readonly string[] = [
   'test/integration/demo/demo.test.ts',
-  'test/integration/dashboard/dashboard-promotions.test.ts',
-  'test/integration/reconcile/f2-supersede-under-conflicts.test.ts',
-  'test/integration/reconcile/f2-supersede-more-trials.test.ts',
-  'test/integration/promotion/staging-to-prod.test.ts',
-  'test/integration/promotion/gates.test.ts',
-  'test/integration/process/git-sources.test.ts',
   'test/integration/pipeline/kustomize-bad-input.test.ts',
+  'test/integration/process/git-sources.test.ts',
+  'test/integration/promotion/staging-to-prod.test.ts',
+  'test/integration/reconcile/f2-supersede-under-conflicts.test.ts',
+  'test/integration/dashboard/dashboard-promotions.test.ts',
+  'test/integration/reconcile/f2-supersede-more-trials.test.ts',
+  'test/integration/promotion/gates.test.ts',
   'test/integration/reconcile/f2-supersede-argo-group.test.ts',
 ];
 

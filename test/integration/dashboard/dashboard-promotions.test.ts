@@ -51,6 +51,16 @@ describe('dashboard promotions', () => {
     const forge = scene.forge.client();
     const url = (await forge.getPullRequest(pull.number)).url;
     const author = await double.gitIn(REPO, ['log', '-1', '--format=%an <%ae>', good]);
+    // The server reuses one read of the view for 5 s: a read taken between the pull request and the Event
+    // that records its opening (written just after) would be served for 5 s. Read once the Event is there.
+    await eventually('the opening recorded as an Event of staging/web', async () =>
+      (
+        await scene.clients.core.listNamespacedEvent({
+          namespace: 'staging',
+          fieldSelector: 'involvedObject.kind=Rollout',
+        })
+      ).items.some((e) => e.reason === 'PromotionPullRequestOpened'),
+    );
 
     // The API: staging before prod, each with what it runs and the commit (and author) it came from.
     const view = await eventually(

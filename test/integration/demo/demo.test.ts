@@ -1,10 +1,34 @@
 // The demo as a smoke test: the whole story through Redis, the sandbox, real git and Rollgate, with --exit semantics.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { DEMO_IMAGES, runDemo, type DemoResult } from '../../../src/demo/index.ts';
+
+/** The pauses of examples/demo/'s canaries, and the shorter ones the test's copy walks. */
+const PACED = [
+  { file: 'staging/rollout.yaml', from: 'pause: { duration: 3s }', to: 'pause: { duration: 2s }', count: 3 },
+  { file: 'prod/rollout.yaml', from: 'pause: { duration: 2s }', to: 'pause: { duration: 1s }', count: 2 },
+] as const;
+
+/**
+ * examples/demo/ copied into `dir` with each canary pause a second shorter (`seedDir`): the same story to
+ * the same outcomes, ~9 s sooner. Not shorter still: the supersede scenario pushes 1.3.0 once 1.2.0 is at
+ * 50 %, and 1.2.0's remaining pauses are the time that push has to land mid-canary. `rollgate demo`
+ * itself reads examples/demo/ as it is; the copy fails loudly if the pauses it shortens were changed there.
+ */
+function pacedSeed(dir: string): string {
+  const seed = join(dir, 'seed');
+  cpSync(new URL('../../../examples/demo/', import.meta.url), seed, { recursive: true });
+  for (const { file, from, to, count } of PACED) {
+    const text = readFileSync(join(seed, file), 'utf8');
+    if (text.split(from).length - 1 !== count)
+      throw new Error(`examples/demo/${file} no longer has ${count} × "${from}": update PACED`);
+    writeFileSync(join(seed, file), text.replaceAll(from, to));
+  }
+  return seed;
+}
 
 /** The keys any demo run left in the Redis at `url`. */
 async function demoKeysIn(url: string): Promise<string[]> {
@@ -18,6 +42,7 @@ async function demoKeysIn(url: string): Promise<string[]> {
 
 describe('rollgate demo', () => {
   const dir = mkdtempSync(join(tmpdir(), 'rollgate-demo-test-'));
+  const seedDir = pacedSeed(dir);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('plays first sync, canary, supersede, abort, the promotion to prod and the kustomize overlays to their expected outcomes, then cleans up', async () => {
@@ -44,6 +69,7 @@ describe('rollgate demo', () => {
       redisUrl,
       kubeconfigPath: join(dir, 'demo.kubeconfig'),
       logPath: join(dir, 'demo.log'),
+      seedDir,
       keepRunningUntil,
     });
 
@@ -102,7 +128,7 @@ describe('rollgate demo', () => {
     expect(result.durationMs).toBeLessThan(150_000);
 
     // What the user reads: live progress, the summary, and how to continue by hand.
-    expect(printed).toMatch(/step 2\/6 pause: 3s · canary 20% \/ stable 80%/);
+    expect(printed).toMatch(/step 2\/6 pause: 2s · canary 20% \/ stable 80%/);
     expect(printed).toContain('6/6 scenarios reached their expected outcome');
     expect(printed).toContain(
       `pull request #1 "Promote demo to 1.3.0" open: ${result.forgeApiUrl.replace(/\/api\/v1$/, '')}/rollgate/demo/pulls/1`,
@@ -208,6 +234,7 @@ describe('rollgate demo', () => {
       redisUrl,
       kubeconfigPath: join(dir, 'interrupted.kubeconfig'),
       logPath: join(dir, 'interrupted.log'),
+      seedDir,
       signal: interrupt.signal,
       // Never resolves: the demo must not wait for it once interrupted.
       keepRunningUntil: new Promise<void>(() => undefined),

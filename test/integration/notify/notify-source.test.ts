@@ -10,6 +10,11 @@ import { startSystemScene, type SystemScene } from '../../support/system-scene.t
 
 const REPO = 'acme/apps';
 const STATE_NAMESPACE = 'rollgate-system';
+/**
+ * The sources' poll interval. The tests wait for commits polled in and count polls ("many polls find the same
+ * broken commit"); at 1 s those waits took two thirds of the file.
+ */
+const POLL_INTERVAL = '250ms';
 const BROKEN = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: broken\ndata: [unclosed\n';
 
 /** A webhook body that says trigger, source, phase, commit and the first problem, and the URL shown. */
@@ -95,7 +100,7 @@ describe('source notifications and commit statuses', () => {
               url: double!.gitUrl(REPO),
               branch: 'main',
               path: 'apps',
-              interval: '1s',
+              interval: POLL_INTERVAL,
               notifications: SUBSCRIBED,
               commitStatus: {
                 provider: 'github',
@@ -203,7 +208,13 @@ describe('source notifications and commit statuses', () => {
     const config = {
       workers: { lockDurationMs: 30_000 },
       sources: [
-        { name: 'apps', url: outage.repoUrl(), branch: 'main', interval: '1s', notifications: SUBSCRIBED },
+        {
+          name: 'apps',
+          url: outage.repoUrl(),
+          branch: 'main',
+          interval: POLL_INTERVAL,
+          notifications: SUBSCRIBED,
+        },
       ],
     };
     // Two processes on one Redis: whichever polls or syncs, a transition is told once.
@@ -287,7 +298,7 @@ describe('source notifications and commit statuses', () => {
                 url: forgeDouble!.gitUrl(PROMOTION_REPO),
                 branch: 'main',
                 path: 'apps',
-                interval: '1s',
+                interval: POLL_INTERVAL,
                 commitStatus: {
                   provider,
                   apiUrl: mounted!.apiUrl,

@@ -59,6 +59,13 @@ async function countingServer(): Promise<{ url: string; requests: () => number }
 
 let remote: { url: string; requests: () => number } | undefined;
 
+/**
+ * render.kustomize.timeoutSeconds of the pipelines. The ~50 MB case checks the output limit, not the load:
+ * each of its renders is ~7 s of CPU (kubectl kustomize) before any output, and at a load average of 13-17
+ * one ran past the default 30 s and was stopped by the timeout instead.
+ */
+const RENDER_TIMEOUT_SECONDS = 120;
+
 const CASES: BadInput[] = [
   {
     name: 'a missing resource',
@@ -175,7 +182,11 @@ describe('a source of two kustomize apps, one broken by a push', () => {
       p.work.write(webLayout());
       p.work.commit('the web app, base and two overlays');
       await p.work.push(p.repoUrl);
-      const running = await p.start({ sources: [{ name: 'web', path: 'apps/web' }], prune: true });
+      const running = await p.start({
+        sources: [{ name: 'web', path: 'apps/web' }],
+        prune: true,
+        kustomizeTimeoutSeconds: RENDER_TIMEOUT_SECONDS,
+      });
       for (const env of ['staging', 'prod'])
         await eventually(`${env}-web to be Healthy`, async () => {
           return (await p.rollout(`${env}-web`))?.status?.phase === 'Healthy';
