@@ -78,9 +78,16 @@ describe('promotion proposes what Git applied (GitHub, autoMerge)', () => {
     expect(refusal).toContain(`the cluster runs app=${EVIL}, Git has app=registry.example/web:1.0.0`);
     expect(await double.gitIn(REPO, ['show', 'main:envs/prod/web.yaml'])).not.toContain(EVIL);
     expect(await double.gitIn(REPO, ['branch', '--list', 'rollgate/*'])).toBe('');
-    // The Git commit is not reported green for a revision it does not describe.
-    const statuses = double.repository(REPO).statuses.filter((s) => s.sha === gitCommit);
-    expect(statuses.at(-1)).toMatchObject({ context: 'rollgate/staging', state: 'pending' });
+    // The Git commit is not reported green for a revision it does not describe. The refusal's Event and its
+    // commit status are separate writes of one pass: the status can land just after the Event was read.
+    const last = await eventually('the Git commit reported pending again', () => {
+      const status = double
+        .repository(REPO)
+        .statuses.filter((s) => s.sha === gitCommit)
+        .at(-1);
+      return status?.state === 'pending' ? status : undefined;
+    });
+    expect(last).toMatchObject({ context: 'rollgate/staging', state: 'pending' });
 
     // Git moves on: the sync applies its template over the edit, the canary finishes, and that is promoted
     // (and auto-merged: the double reports no checks, which pass).
