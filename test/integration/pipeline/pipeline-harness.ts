@@ -39,8 +39,8 @@ export interface Pipeline {
       poller: PollerOptions;
       /** The sources, all on the served repository (default: one source `apps` on the whole of it). */
       sources: Array<{ name: string; path: string; render?: 'auto' | 'plain' | 'kustomize' }>;
-      /** render.kustomize.timeoutSeconds (default the product's, 30). */
-      kustomizeTimeoutSeconds: number;
+      /** render.kustomize.timeoutSeconds and maxOutputBytes (default the product's, 30 s and 16 MiB). */
+      kustomize: { timeoutSeconds?: number; maxOutputBytes?: number };
     }>,
   ): Promise<RunningProcess>;
   /** The process's own metrics registry. */
@@ -103,9 +103,7 @@ export async function startPipeline(
         config: {
           ...(overrides.redisUrl ? { redis: { url: overrides.redisUrl } } : {}),
           workers: { concurrency: 4, lockDurationMs: overrides.lockDurationMs ?? 30_000 },
-          ...(overrides.kustomizeTimeoutSeconds !== undefined
-            ? { render: { kustomize: { timeoutSeconds: overrides.kustomizeTimeoutSeconds } } }
-            : {}),
+          ...(overrides.kustomize !== undefined ? { render: { kustomize: overrides.kustomize } } : {}),
           sources: (overrides.sources ?? [{ name: 'apps', path: '.' }]).map((source) => ({
             url: repoUrl,
             branch: 'main',
