@@ -185,15 +185,17 @@ export class InMemoryWorld {
 
   observe(): ObservedState {
     this.syncPods();
+    // The pods are built afresh for each observation; what the world keeps is copied, so a pass that edited
+    // what it was handed would not edit the world.
     const pods = [...this.sets.values()].flatMap((set) => set.pods.map((pod) => this.observedPod(pod)));
-    return copyJson({
-      rollout: this.rollout,
-      replicaSets: [...this.sets.values()].map((set) => set.rs),
+    return {
+      rollout: copyJson(this.rollout),
+      replicaSets: [...this.sets.values()].map((set) => copyJson(set.rs)),
       pods,
-      services: [...this.services.entries()].map(([name, s]) => ({ name, ...s })),
-      analysisRuns: [...this.runs.values()].map(({ createdAt: _c, ...run }) => run),
+      services: [...this.services.entries()].map(([name, s]) => ({ name, ...copyJson(s) })),
+      analysisRuns: [...this.runs.values()].map(({ createdAt: _c, ...run }) => copyJson(run)),
       ...(this.trafficError !== undefined ? { traffic: { error: this.trafficError } } : {}),
-    });
+    };
   }
 
   /** The canary weight the router holds (0 before any). */
