@@ -12,19 +12,14 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Cluster, KubeConfig, User } from '@kubernetes/client-node';
 import { describeKubeRequest, type KubeRequestObserver } from './kube-request.ts';
 import type { RequestRateLimiter } from './request-rate-limit.ts';
+import type { SimpleKubeconfig } from './simple-kubeconfig.ts';
 
-/** Where to send and how to authenticate: what client-node would derive from the same cluster and user. */
-export interface PlainKubeTarget {
-  /** The cluster's `server` without a trailing slash: request paths are appended to it. */
-  server: string;
-  ca?: Buffer | undefined;
-  cert?: Buffer | undefined;
-  key?: Buffer | undefined;
-  skipTlsVerify: boolean;
-  tlsServerName?: string | undefined;
-  /** The `Authorization` header value: a secret, never logged nor put in an error. */
-  authorization?: string | undefined;
-}
+/**
+ * Where to send and how to authenticate: what client-node would derive from the same cluster and user; the
+ * CLI's simple kubeconfig without its namespace (its `authorization` is a secret, never logged nor put in an
+ * error).
+ */
+export type PlainKubeTarget = Omit<SimpleKubeconfig, 'namespace'>;
 
 /** How a target's files are read (tests inject their own). */
 export type ReadMaterial = (path: string) => Buffer;
