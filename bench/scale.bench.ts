@@ -21,6 +21,7 @@ import { rollgateCrds } from '../src/manifest/crds.ts';
 import { startSandbox } from '../src/sandbox/index.ts';
 import type { RunningProcess } from '../src/process/start-process.ts';
 import { rolloutYaml } from '../test/integration/pipeline/pipeline-harness.ts';
+import { Redis } from 'ioredis';
 import { parse as parseYaml } from 'yaml';
 import { ROLLGATE_API_GROUP, toRollgateApiVersion } from '../src/manifest/api-version.ts';
 import { startBenchWorld, type BenchRollgateConfig } from './bench-world.ts';
@@ -111,12 +112,28 @@ interface Sample {
   writes: number;
   /** Requests answered 409 during the measure. */
   conflicts: number;
+  /** Redis commands Redis ran during the measure, by command (`evalsha`, `hget`, …), most first. */
+  redisCommands: Array<[string, number]>;
+}
+
+/** Calls per command from Redis's `INFO commandstats` (the INFO itself is counted too: one per read). */
+async function redisCommandCounts(url: string): Promise<Record<string, number>> {
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await client.connect();
+    const info = await client.info('commandstats');
+    const counts: Record<string, number> = {};
+    for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) counts[match[1]!] = Number(match[2]);
+    return counts;
+  } finally {
+    client.disconnect();
+  }
 }
 
 /** Measures `work`: wall time, CPU seconds of each process and requests the sandbox received. */
 async function measure(
   sandbox: SandboxProcess,
-  redisPid: number,
+  redis: { pid: number; url: string },
   work: () => Promise<void>,
   /** Rollgate's process when it runs in a child; the bench's own process otherwise. */
   rollgatePid?: () => number | undefined,
@@ -131,7 +148,8 @@ async function measure(
     sandbox: cpuSecondsOf(sandbox.pid),
     rollgate: rollgateCpu(),
     bench: ownCpuSeconds(),
-    redis: cpuSecondsOf(redisPid),
+    redis: cpuSecondsOf(redis.pid),
+    redisCommands: await redisCommandCounts(redis.url),
     requests: await sandbox.requests(),
     kinds: await sandbox.requestKinds(),
     connections: await sandbox.connections(),
@@ -142,6 +160,7 @@ async function measure(
   await work();
   const wallMs = performance.now() - started;
   const kinds = await sandbox.requestKinds();
+  const redisCommands = await redisCommandCounts(redis.url);
   return {
     wallMs,
     kinds: Object.entries(kinds)
@@ -151,7 +170,11 @@ async function measure(
     sandboxCpu: cpuSecondsOf(sandbox.pid) - before.sandbox,
     rollgateCpu: rollgateCpu() - before.rollgate,
     benchCpu: ownCpuSeconds() - before.bench,
-    redisCpu: cpuSecondsOf(redisPid) - before.redis,
+    redisCpu: cpuSecondsOf(redis.pid) - before.redis,
+    redisCommands: Object.entries(redisCommands)
+      .map(([command, calls]): [string, number] => [command, calls - (before.redisCommands[command] ?? 0)])
+      .filter(([, calls]) => calls > 0)
+      .sort((a, b) => b[1] - a[1]),
     requests: (await sandbox.requests()) - before.requests,
     connections: (await sandbox.connections()) - before.connections,
     writes: (await sandbox.writes()) - before.writes,
@@ -207,6 +230,24 @@ export function afterOwnPause(
     perRollout: count / n,
     kinds: [...kinds].map(([kind, k]) => `${kind} ${(k / n).toFixed(2)}`).join('; ') || 'none',
   };
+}
+
+/**
+ * When, after the push, the sync's applies ran (first and last) and the rollouts reached their pause
+ * (first, median, 90th percentile, last): where a phase's wall time goes beyond its CPU.
+ */
+function timeline(
+  named: ReadonlyArray<[number, string, string]>,
+  pausedAt: ReadonlyMap<string, { at: number }>,
+  since: number,
+): string {
+  const applies = named.filter(([, kind]) => kind.endsWith('(apply)')).map(([at]) => at - since);
+  const pauses = [...pausedAt.values()].map(({ at }) => at - since).sort((a, b) => a - b);
+  const at = (q: number): string =>
+    `${((pauses[Math.min(pauses.length - 1, Math.floor(q * pauses.length))] ?? 0) / 1000).toFixed(1)} s`;
+  const first = applies.length === 0 ? 0 : Math.min(...applies);
+  const last = applies.length === 0 ? 0 : Math.max(...applies);
+  return `applies ${(first / 1000).toFixed(1)}–${(last / 1000).toFixed(1)} s; pauses first ${at(0)}, median ${at(0.5)}, p90 ${at(0.9)}, last ${at(1)}`;
 }
 
 function files(image: string): Record<string, string> {
@@ -449,7 +490,7 @@ async function rolloutsAtScale(): Promise<BenchResult[]> {
     const pidOfRollgate = ROLLGATE_IN === 'in-process' ? undefined : rollgatePid;
     const healthy = await measure(
       sandbox,
-      redis.pid,
+      redis,
       async () => {
         rollgate = await startBenchRollgate(world, config);
         rollouts = await watchRollouts(sandbox);
@@ -471,10 +512,12 @@ async function rolloutsAtScale(): Promise<BenchResult[]> {
     const head = work.commit('new image on all');
     await work.push(repoUrl);
     await sandbox.namedRequests();
+    let pushedAt = 0;
     const paused = await measure(
       sandbox,
-      redis.pid,
+      redis,
       async () => {
+        pushedAt = Date.now();
         await pushWebhook(running, WEBHOOK_SECRET, repoUrl, head);
         await watched.waitFor((states) =>
           [...states].every(
@@ -488,23 +531,29 @@ async function rolloutsAtScale(): Promise<BenchResult[]> {
       pidOfRollgate,
     );
     const rssMiB = running.rssMiB();
-    const trailing = afterOwnPause(await sandbox.namedRequests(), watched.pausedAt, stableHash, N);
+    const named = await sandbox.namedRequests();
+    const trailing = afterOwnPause(named, watched.pausedAt, stableHash, N);
+    console.log(`timeline after the push: ${timeline(named, watched.pausedAt, pushedAt)}`);
     loads.push(loadavg()[0] ?? 0);
     watched.stop();
     await running.stop();
     rollgate = undefined;
 
-    const floor = await measure(sandbox, redis.pid, () => floorWrites(sandbox));
+    const floor = await measure(sandbox, redis, () => floorWrites(sandbox));
     loads.push(loadavg()[0] ?? 0);
 
     // Where the requests go, per rollout: printed for the report (the table has no room for it).
     for (const [phase, sample] of [
       ['to Healthy', healthy],
       ['to first pause', paused],
-    ] as const)
+    ] as const) {
       console.log(
         `requests per rollout, ${phase}: ${sample.kinds.map(([kind, count]) => `${kind} ${(count / N).toFixed(2)}`).join('; ')}`,
       );
+      console.log(
+        `Redis commands per rollout, ${phase}: ${sample.redisCommands.map(([command, calls]) => `${command} ${(calls / N).toFixed(2)}`).join('; ')}`,
+      );
+    }
     const load = `load average ${loads.map((l) => l.toFixed(1)).join(' → ')} on 2 cores`;
     const split = splitRequests(paused.kinds, N);
     const floorPerRollout = floor.requests / N;
@@ -524,6 +573,15 @@ async function rolloutsAtScale(): Promise<BenchResult[]> {
         unit: 'ms',
         goal: N === 1000 ? '≤ 60 s' : N === 10_000 ? '≤ 120 s' : '',
         notes: `${cpu(paused)}; ${(paused.requests / N).toFixed(1)} API requests per rollout; Rollgate RSS ${rssMiB.toFixed(0)} MiB`,
+      },
+      {
+        name: 'Redis commands per rollout to first pause (all processes: Rollgate, its queues)',
+        value: Number((paused.redisCommands.reduce((sum, [, calls]) => sum + calls, 0) / N).toFixed(1)),
+        unit: '',
+        notes: `most: ${paused.redisCommands
+          .slice(0, 6)
+          .map(([command, calls]) => `${command} ${(calls / N).toFixed(2)}`)
+          .join(', ')}; Redis CPU ${paused.redisCpu.toFixed(1)} s`,
       },
       {
         name: `floor: ${N} × (ReplicaSet of 1 created, Rollout status written) → all pods Ready`,
@@ -657,7 +715,7 @@ async function trackedAtScale(): Promise<BenchResult[]> {
     gc();
     const rssBefore = process.memoryUsage().rss / 2 ** 20;
     const rollouts = await watchRollouts(sandbox);
-    const settle = await measure(sandbox, redis.pid, async () => {
+    const settle = await measure(sandbox, redis, async () => {
       rollgate = await world.startRollgate(runtime, 'reconciler');
       await createRollouts(sandbox, TRACKED, 'web:0');
       await rollouts.waitFor(allHealthy(TRACKED));
@@ -672,7 +730,7 @@ async function trackedAtScale(): Promise<BenchResult[]> {
     const rss = process.memoryUsage().rss / 2 ** 20;
     const heap = process.memoryUsage().heapUsed / 2 ** 20;
     const counts = () => reconciler.queue.queue.getJobCounts('waiting', 'active', 'prioritized');
-    const resync = await measure(sandbox, redis.pid, async () => {
+    const resync = await measure(sandbox, redis, async () => {
       await reconciler.enqueueAll();
       const deadline = performance.now() + LIMIT_MS;
       for (;;) {
@@ -964,7 +1022,7 @@ async function workerProcesses(): Promise<BenchResult[]> {
       const before = hashes(rollouts.states);
       const cpuBefore = children.map((c) => cpuSecondsOf(c.pid!));
       await sandbox.namedRequests();
-      const sample = await measure(sandbox, redis.pid, async () => {
+      const sample = await measure(sandbox, redis, async () => {
         await setImages(sandbox, WORKERS_N, `web:${round + 1}`);
         await rollouts.waitFor(allAtFirstPause(before));
       });
