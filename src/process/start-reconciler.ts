@@ -6,6 +6,7 @@ import { kubeCall } from '../kube/errors.ts';
 import { createClusterMetricProviders } from '../reconciler/analysis-run-reconciler.ts';
 import { listRollouts } from '../views/rollout-list.ts';
 import { ReconcileRetryError } from '../reconciler/reconcile-retry-error.ts';
+import { RunningJobs } from '../reconciler/running-jobs.ts';
 import type { ReconcileDeps } from '../reconciler/reconcile-rollout.ts';
 import { reconcileRolloutWithAnalysis } from '../reconciler/reconcile-with-analysis.ts';
 import { coalescedEnqueue } from '../queue/coalesced-enqueue.ts';
@@ -308,6 +309,8 @@ export async function startReconciler(
   const cache = new ClusterCache();
   // A job's writes, for the rollout's next job in any process: its cache may trail them (ReadPolicy).
   const writtenVersions = new RedisWrittenVersions(redis, prefix);
+  // The rollouts whose job runs here: their watch events wait for the job's next read, not a job of their own.
+  const runningJobs = new RunningJobs();
   const share = config.workers.namespaceFairness
     ? new NamespaceShare(config.workers.concurrency, runtime.clock)
     : undefined;
@@ -361,6 +364,8 @@ export async function startReconciler(
   ): Promise<JobOutcome> {
     const started = performance.now();
     const seconds = (): number => (performance.now() - started) / 1000;
+    const key = rolloutKey(payload);
+    const running = runningJobs.start(key);
     let outcome;
     try {
       // AnalysisRuns are measured in the same job, first, so a run's new phase reaches the planner at once.
@@ -374,6 +379,7 @@ export async function startReconciler(
           api,
           cache,
           writtenVersions,
+          onRead: running.reading,
           lease,
           clients: kube.clients,
           clock: runtime.clock,
@@ -386,6 +392,13 @@ export async function startReconciler(
       if (err instanceof ReconcileRetryError && err.stats.conflicts > 0)
         metrics.conflictsRetriedTotal.inc({ kind: 'Rollout' }, err.stats.conflicts);
       throw err;
+    } finally {
+      // Events this job took from the watch after its last read: enqueued now, as the watch would have
+      // (the job is still active, so BullMQ runs one more after it).
+      if (running.finish())
+        void queue
+          .enqueue(key)
+          .catch((e: unknown) => log.warn({ key, err: (e as Error).message }, 'enqueue after a job failed'));
     }
     metrics.reconcileDurationSeconds.observe({ result: outcome.kind }, seconds());
     if (outcome.stats?.conflicts)
@@ -470,7 +483,8 @@ export async function startReconciler(
         // The cache first: the reconcile this event enqueues must read at least this object.
         if (cached !== undefined) cache.apply(cached, type, obj as CachedObject);
         for (const key of keysOf(obj, type)) {
-          if (!key) continue;
+          // A job of this rollout running here reads after this event, or enqueues it when it ends.
+          if (!key || runningJobs.absorb(key)) continue;
           share?.enqueued(key.slice(0, key.indexOf('/')));
           void enqueueFromWatch(key).catch((e: unknown) =>
             log.warn({ key, err: (e as Error).message }, 'enqueue from watch failed'),

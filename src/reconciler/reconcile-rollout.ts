@@ -101,6 +101,11 @@ export interface ReconcileDeps {
    * it may only enqueue (notifications), so it never slows or stops a reconcile.
    */
   onTransition?: (transition: RolloutTransition) => void;
+  /**
+   * Called as each pass starts reading the rollout's state, once the cache holds what it waits for: the
+   * process's RunningJob (running-jobs.ts), so the watch events before it need no job of their own.
+   */
+  onRead?: () => void;
   /** Called after every pass with what was read and done: tests check invariants here. */
   onPass?: (pass: {
     observed: ObservedState;
@@ -208,7 +213,10 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
     let read;
     try {
       // The cache once it holds this job's writes (read-your-writes), else the API: see ReadPolicy.
-      read = await reader.read(key, { reads: await reads.beginPass() });
+      const passReads = await reads.beginPass();
+      // Every event applied from here on may be missing from this read: the job's end enqueues for them.
+      deps.onRead?.();
+      read = await reader.read(key, { reads: passReads });
     } catch (err) {
       held = undefined;
       reads.readApiNext();
