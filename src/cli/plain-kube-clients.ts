@@ -3,7 +3,7 @@
 // start-up; its reads and merge patches need none of it. --cluster and every other kubeconfig (exec
 // plugins, auth providers, merged files, in-cluster) are left to client-node: the caller falls back.
 import { plainBuiltinReads } from '../kube/builtin-object-client.ts';
-import { CustomObjectClient } from '../kube/custom-object-client.ts';
+import { type CustomObjectClient, openCustomObjectClient } from '../kube/custom-object-client.ts';
 import type { ObjectReadClients } from '../kube/object-read-clients.ts';
 import { readSimpleKubeconfig } from '../kube/simple-kubeconfig.ts';
 import type { ClusterFlags } from './cluster-flag.ts';
@@ -17,12 +17,15 @@ export interface PlainKubeClients extends ObjectReadClients {
   close(): void;
 }
 
-/** The plain clients, or undefined when client-node must connect (--cluster, a kubeconfig beyond simple). */
+/**
+ * The plain clients, or undefined when client-node must connect (--cluster, a kubeconfig beyond simple, a
+ * file it names that cannot be read).
+ */
 export function openPlainKubeClients(flags: KubeFlags & ClusterFlags): PlainKubeClients | undefined {
   if (flags.cluster !== undefined) return undefined;
   const simple = readSimpleKubeconfig(flags);
-  if (simple === undefined) return undefined;
-  const custom = new CustomObjectClient(simple);
+  const custom = simple && openCustomObjectClient(simple);
+  if (simple === undefined || custom === undefined) return undefined;
   return {
     custom,
     ...plainBuiltinReads((path) => custom.readPath(path)),

@@ -1,10 +1,10 @@
-// The CLI's plain client for custom objects: get, list and merge-patch over node:http(s), as client-node's
-// CustomObjectsApi sends them, for a simple kubeconfig (simple-kubeconfig.ts). Loading client-node is
-// most of a short command's start-up (its generated models, undici); a rollout verb or `list rollouts`
-// makes two or three requests.
-import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+// The CLI's plain client for custom objects: get, list and merge-patch as client-node's CustomObjectsApi
+// sends them, for a simple kubeconfig (simple-kubeconfig.ts), sent by plain-kube-http.ts as the
+// reconciler's writes are. Loading client-node is most of a short command's start-up (its generated
+// models, undici); a rollout verb or `list rollouts` makes two or three requests.
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { PlainKubeHttp, type PlainKubeRequest } from './plain-kube-http.ts';
 import type { SimpleKubeconfig } from './simple-kubeconfig.ts';
 
 /** Which custom object: the fields of client-node's request objects that name it. */
@@ -30,31 +30,18 @@ export interface CustomObjectPatch extends CustomObjectRef {
   fieldManager?: string;
 }
 
-/**
- * An unsuccessful answer, shaped as client-node's ApiException (code, body, headers), so errors.ts maps
- * it to the same typed error with the same message.
- */
-export class CustomObjectRequestError extends Error {
-  override readonly name = 'CustomObjectRequestError';
-  constructor(
-    readonly code: number,
-    readonly body: string | undefined,
-    readonly headers: Record<string, string>,
-  ) {
-    super(`HTTP-Code: ${code}`);
-  }
-}
-
 /** client-node's own User-Agent, as the typed clients send it (client.ts). */
 const USER_AGENT = `kubernetes-client-javascript/${
   (createRequire(import.meta.url)('@kubernetes/client-node/package.json') as { version: string }).version
 }`;
 
-function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
-  const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers))
-    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
-  return flat;
+/**
+ * The client of `simple`, or undefined when a file it names cannot be read now: client-node's error to
+ * give, so the caller falls back to it.
+ */
+export function openCustomObjectClient(simple: SimpleKubeconfig): CustomObjectClient | undefined {
+  const client = new CustomObjectClient(simple);
+  return client.canSend() ? client : undefined;
 }
 
 /**
@@ -62,20 +49,33 @@ function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
  * argument ignored.
  */
 export class CustomObjectClient {
-  /** One connection for the command's requests (a read, then a patch or two; a list per group). */
-  private readonly agent: HttpAgent;
+  /** One pool for the command's requests (a read, then a patch or two; a list per group; a watch's reads). */
+  private readonly http: PlainKubeHttp;
+  /** Why the files could not be read the last time they were: the error client-node would give. */
+  private readError: unknown;
 
-  constructor(private readonly config: SimpleKubeconfig) {
-    this.agent = config.server.startsWith('https:')
-      ? new HttpsAgent({
-          keepAlive: true,
-          ca: config.ca,
-          cert: config.cert,
-          key: config.key,
-          rejectUnauthorized: !config.skipTlsVerify,
-          servername: config.tlsServerName,
-        })
-      : new HttpAgent({ keepAlive: true });
+  constructor(simple: SimpleKubeconfig) {
+    const { cluster, user } = simple;
+    this.http = new PlainKubeHttp(
+      { getCurrentCluster: () => cluster, getCurrentUser: () => user },
+      { limiter: undefined, observers: new Set() },
+      {
+        userAgent: USER_AGENT,
+        readMaterial: (path) => {
+          try {
+            return readFileSync(path);
+          } catch (err) {
+            this.readError = err;
+            throw err;
+          }
+        },
+      },
+    );
+  }
+
+  /** True when the kubeconfig's files can be read now. */
+  canSend(): boolean {
+    return this.http.route() !== undefined;
   }
 
   getNamespacedCustomObject(ref: CustomObjectRef, _options?: unknown): Promise<unknown> {
@@ -109,7 +109,7 @@ export class CustomObjectClient {
 
   /** Lets the process exit at once instead of when the kept-alive connection times out. */
   close(): void {
-    this.agent.destroy();
+    this.http.close();
   }
 
   private path(ref: CustomObjectRef, subresource = '', fieldManager?: string): string {
@@ -125,52 +125,17 @@ export class CustomObjectClient {
     return `/apis/${part(ref.group)}/${part(ref.version)}${namespace}/${part(ref.plural)}${query}`;
   }
 
-  private send(method: 'GET' | 'PATCH', path: string, body: object | undefined): Promise<unknown> {
-    const url = new URL(this.config.server + path);
-    const headers: Record<string, string> = {
-      Accept: 'application/json, */*;q=0.8',
-      'User-Agent': USER_AGENT,
-    };
-    if (this.config.authorization !== undefined) headers.Authorization = this.config.authorization;
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    if (payload !== undefined) {
-      headers['Content-Type'] = 'application/merge-patch+json';
-      headers['Content-Length'] = String(Buffer.byteLength(payload));
-    }
-    return new Promise((resolve, reject) => {
-      // A failure to connect is told as client-node's fetch tells it, its cause carrying the code.
-      const failed = (err: Error): void => reject(new TypeError('fetch failed', { cause: err }));
-      const request =
-        url.protocol === 'https:'
-          ? httpsRequest(url, { method, headers, agent: this.agent })
-          : httpRequest(url, { method, headers, agent: this.agent });
-      request.on('error', failed);
-      request.on('response', (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('error', failed);
-        response.on('end', () => {
-          const status = response.statusCode ?? 0;
-          const text = Buffer.concat(chunks).toString('utf8');
-          if (status >= 200 && status <= 299) {
-            try {
-              resolve(JSON.parse(text));
-            } catch (err) {
-              reject(err as Error);
-            }
-            return;
-          }
-          // client-node keeps no body with a 401.
-          reject(
-            new CustomObjectRequestError(
-              status,
-              status === 401 ? undefined : text,
-              flatHeaders(response.headers),
-            ),
-          );
-        });
-      });
-      request.end(payload);
-    });
+  private send(method: PlainKubeRequest['method'], path: string, body: object | undefined): Promise<unknown> {
+    // Files are read again from time to time (a rotated certificate during `status --watch`); one that
+    // cannot be read fails the request as client-node's read of it would.
+    const route = this.http.route();
+    if (route === undefined)
+      return Promise.reject(this.readError ?? new Error('the kubeconfig can no longer be read'));
+    return this.http.send(
+      route,
+      body === undefined
+        ? { method, path }
+        : { method, path, body, contentType: 'application/merge-patch+json' },
+    );
   }
 }

@@ -173,8 +173,9 @@ function header(headers: Record<string, string> | undefined, name: string): stri
 }
 
 /**
- * client-node's ApiException, recognised by its shape: the rollout verbs' plain client (custom-object-client.ts)
- * throws the same shape without loading client-node, and neither this module nor the verbs import it.
+ * client-node's ApiException, recognised by its shape: the plain sender (plain-kube-http.ts, which the
+ * CLI's verbs use too) throws the same shape without loading client-node, and neither this module nor the
+ * verbs import it.
  */
 interface ApiExceptionShape extends Error {
   code: number;

@@ -1,6 +1,7 @@
 // Requests to the API server over node:http(s) with a keep-alive pool and JSON.parse of the answer, for a
 // KubeConfig whose current cluster and user are simple: client-node's request objects, ObjectSerializer,
-// undici fetch and web streams cost more CPU than the reconciler's small writes themselves.
+// undici fetch and web streams cost more CPU than the reconciler's small writes themselves, and loading
+// client-node is most of a short CLI command's start-up (custom-object-client.ts sends through this too).
 import {
   Agent as HttpAgent,
   request as httpRequest,
@@ -12,14 +13,26 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Cluster, KubeConfig, User } from '@kubernetes/client-node';
 import { describeKubeRequest, type KubeRequestObserver } from './kube-request.ts';
 import type { RequestRateLimiter } from './request-rate-limit.ts';
-import type { SimpleKubeconfig } from './simple-kubeconfig.ts';
+
+/** Where to send and how to authenticate: what client-node would derive from the same cluster and user. */
+export interface PlainKubeTarget {
+  /** The cluster's `server`, without a trailing slash: request paths are appended to it. */
+  server: string;
+  ca?: Buffer | undefined;
+  cert?: Buffer | undefined;
+  key?: Buffer | undefined;
+  /** `insecure-skip-tls-verify` */
+  skipTlsVerify: boolean;
+  tlsServerName?: string | undefined;
+  /** The `Authorization` header, when the user has a token or a password: a secret, in no log or error. */
+  authorization?: string | undefined;
+}
 
 /**
- * Where to send and how to authenticate: what client-node would derive from the same cluster and user; the
- * CLI's simple kubeconfig without its namespace (its `authorization` is a secret, never logged nor put in an
- * error).
+ * Where the current cluster and user come from: a KubeConfig, or the CLI's simple kubeconfig
+ * (simple-kubeconfig.ts), which must not load client-node.
  */
-export type PlainKubeTarget = Omit<SimpleKubeconfig, 'namespace'>;
+export type CurrentContext = Pick<KubeConfig, 'getCurrentCluster' | 'getCurrentUser'>;
 
 /** How a target's files are read (tests inject their own). */
 export type ReadMaterial = (path: string) => Buffer;
@@ -205,7 +218,7 @@ export class PlainKubeHttp {
   private readonly now: () => number;
 
   constructor(
-    private readonly kubeConfig: KubeConfig,
+    private readonly kubeConfig: CurrentContext,
     private readonly connection: PlainKubeConnection,
     private readonly options: PlainKubeHttpOptions,
   ) {
@@ -287,7 +300,8 @@ export class PlainKubeHttp {
           // A kept-alive connection the server closed while idle (its keep-alive timeout, a load
           // balancer's) fails the request written on it before any answer: sent again on another, as
           // Node's documentation advises. Every write the reconciler sends is conditional (a create, a
-          // resourceVersion) or harmless twice (an Event's count), should the server have seen it.
+          // resourceVersion) or harmless twice (an Event's count), should the server have seen it; the
+          // CLI's verbs send merge patches of absolute values, a step's with its resourceVersion.
           const code = (err as { code?: unknown }).code;
           if (!told && sent.reusedSocket && staleRetries > 0 && (code === 'ECONNRESET' || code === 'EPIPE')) {
             attempt(staleRetries - 1);
@@ -338,6 +352,11 @@ export class PlainKubeHttp {
       };
       attempt(STALE_SOCKET_RETRIES);
     });
+  }
+
+  /** Closes the current pool's connections: a short command then exits at once, not when they time out. */
+  close(): void {
+    this.resolved?.agent.destroy();
   }
 }
 

@@ -4,22 +4,18 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
+import type { Cluster, User } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 
-/** Where to reach the API server and how to authenticate, as client-node would from the same file. */
+/**
+ * The context's cluster and user as client-node loads them (file paths made absolute), and the namespace:
+ * plain-kube-http.ts derives where to send and how to authenticate from them, as for the reconciler.
+ */
 export interface SimpleKubeconfig {
-  /** The cluster's `server`, without a trailing slash: request paths are appended to it. */
-  server: string;
   /** The namespace of `-n`, else the context's, else `default`. */
   namespace: string;
-  ca?: Buffer | undefined;
-  cert?: Buffer | undefined;
-  key?: Buffer | undefined;
-  /** `insecure-skip-tls-verify` */
-  skipTlsVerify: boolean;
-  tlsServerName?: string | undefined;
-  /** The `Authorization` header, when the user has a token or a password. */
-  authorization?: string | undefined;
+  cluster: Cluster;
+  user: User;
 }
 
 /** What picks the kubeconfig: the same inputs as loadKubeConfig and useContext (client.ts). */
@@ -96,22 +92,22 @@ function optionalString(object: Record<string, unknown>, field: string): string 
   return typeof value === 'string' ? value : false;
 }
 
-/** The file (relative to the kubeconfig's folder), else inline base64 data: client-node's order. */
+/**
+ * A file field made absolute (relative to the kubeconfig's folder), and its inline data, as client-node
+ * loads them; false when malformed or when the file is missing (client-node's error to give).
+ */
 function material(
   object: Record<string, unknown>,
   dataField: string,
   fileField: string,
   folder: string,
-): Buffer | undefined | false {
+): { file: string | undefined; data: string | undefined } | false {
   const data = optionalString(object, dataField);
   const file = optionalString(object, fileField);
   if (data === false || file === false) return false;
-  if (file) {
-    const path = isAbsolute(file) ? file : join(folder, file);
-    // A missing file is client-node's error to give.
-    return existsSync(path) ? readFileSync(path) : false;
-  }
-  return data ? Buffer.from(data, 'base64') : undefined;
+  if (!file) return { file: undefined, data };
+  const path = isAbsolute(file) ? file : join(folder, file);
+  return existsSync(path) ? { file: path, data } : false;
 }
 
 /**
@@ -173,18 +169,25 @@ export function readSimpleKubeconfig(lookup: SimpleKubeconfigLookup = {}): Simpl
     password === false
   )
     return undefined;
-  // As client-node: a password first, a token over it.
-  let authorization: string | undefined;
-  if (username) authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
-  if (token) authorization = `Bearer ${token}`;
   return {
-    server: server.replace(/\/$/, ''),
     namespace: lookup.namespace ?? (namespace || 'default'),
-    ca,
-    cert,
-    key,
-    skipTlsVerify,
-    tlsServerName: tlsServerName || undefined,
-    authorization,
+    cluster: {
+      name: String(context.cluster),
+      server,
+      caFile: ca.file,
+      caData: ca.data,
+      skipTLSVerify: skipTlsVerify,
+      tlsServerName,
+    },
+    user: {
+      name: String(context.user),
+      certFile: cert.file,
+      certData: cert.data,
+      keyFile: key.file,
+      keyData: key.data,
+      token,
+      username,
+      password,
+    },
   };
 }

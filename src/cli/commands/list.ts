@@ -145,23 +145,26 @@ export function registerListCommand(program: Command): void {
         const { readSimpleKubeconfig } = await import('../../kube/simple-kubeconfig.ts');
         const simple = readSimpleKubeconfig(flags);
         if (simple !== undefined) {
-          const [{ CustomObjectClient }, run] = await Promise.all([
+          const [{ openCustomObjectClient }, run] = await Promise.all([
             import('../../kube/custom-object-client.ts'),
             kind.plainRunner(),
           ]);
-          const custom = new CustomObjectClient(simple);
-          try {
-            process.exitCode = await run(
-              { custom },
-              simple.namespace,
-              flags.allNamespaces === true,
-              runOptions,
-              terminalOutput(),
-            );
-          } finally {
-            custom.close();
+          // undefined: a file the kubeconfig names cannot be read, client-node's error to give.
+          const custom = openCustomObjectClient(simple);
+          if (custom !== undefined) {
+            try {
+              process.exitCode = await run(
+                { custom },
+                simple.namespace,
+                flags.allNamespaces === true,
+                runOptions,
+                terminalOutput(),
+              );
+            } finally {
+              custom.close();
+            }
+            return;
           }
-          return;
         }
       }
       const [{ connectNamedCluster }, run] = await Promise.all([import('../cluster-flag.ts'), kind.runner()]);

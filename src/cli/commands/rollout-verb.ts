@@ -53,15 +53,18 @@ export function registerRolloutVerb<F extends KubeFlags>(program: Command, verb:
       const { readSimpleKubeconfig } = await import('../../kube/simple-kubeconfig.ts');
       const simple = readSimpleKubeconfig(flags);
       if (simple !== undefined) {
-        const { CustomObjectClient } = await import('../../kube/custom-object-client.ts');
-        const custom = new CustomObjectClient(simple);
-        try {
-          const result = await verb.act({ custom }, { namespace: simple.namespace, name }, flags);
-          process.stdout.write(`${result.summary}\n`);
-        } finally {
-          custom.close();
+        const { openCustomObjectClient } = await import('../../kube/custom-object-client.ts');
+        // undefined: a file the kubeconfig names cannot be read, client-node's error to give.
+        const custom = openCustomObjectClient(simple);
+        if (custom !== undefined) {
+          try {
+            const result = await verb.act({ custom }, { namespace: simple.namespace, name }, flags);
+            process.stdout.write(`${result.summary}\n`);
+          } finally {
+            custom.close();
+          }
+          return;
         }
-        return;
       }
     }
     const { connectNamedCluster } = await import('../cluster-flag.ts');

@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readSimpleKubeconfig } from '../../../src/kube/simple-kubeconfig.ts';
+import { plainKubeTargetOf, type PlainKubeTarget } from '../../../src/kube/plain-kube-http.ts';
+import { readSimpleKubeconfig, type SimpleKubeconfig } from '../../../src/kube/simple-kubeconfig.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'simple-kubeconfig-'));
 
@@ -32,15 +33,21 @@ const CONTEXTS = `contexts:
 current-context: prod
 `;
 
+/** Where the CLI's requests go with `simple`, and how they authenticate (plain-kube-http.ts). */
+function targetOf(simple: SimpleKubeconfig | undefined): PlainKubeTarget | undefined {
+  return simple && plainKubeTargetOf(simple.cluster, simple.user)?.target;
+}
+
 describe('readSimpleKubeconfig', () => {
   it('serves a token user: the server without its trailing slash, the CA, the context namespace', () => {
     const file = kubeconfig(
       'token',
       `${CLUSTERS}users:\n- name: alice\n  user: {token: abc}\n- name: anon\n  user: {}\n${CONTEXTS}`,
     );
-    expect(readSimpleKubeconfig({ kubeconfig: file, env: {} })).toEqual({
+    const prod = readSimpleKubeconfig({ kubeconfig: file, env: {} });
+    expect(prod?.namespace).toBe('shop');
+    expect(targetOf(prod)).toEqual({
       server: 'https://api.example:6443',
-      namespace: 'shop',
       ca: Buffer.from('CA'),
       cert: undefined,
       key: undefined,
@@ -49,11 +56,8 @@ describe('readSimpleKubeconfig', () => {
       authorization: 'Bearer abc',
     });
     const dev = readSimpleKubeconfig({ kubeconfig: file, context: 'dev', namespace: 'web', env: {} });
-    expect(dev).toMatchObject({
-      server: 'http://127.0.0.1:8080',
-      namespace: 'web',
-      authorization: undefined,
-    });
+    expect(dev?.namespace).toBe('web');
+    expect(targetOf(dev)).toMatchObject({ server: 'http://127.0.0.1:8080', authorization: undefined });
   });
 
   it('reads certificate files relative to the kubeconfig, before inline data (client-node’s order)', () => {
@@ -62,7 +66,7 @@ describe('readSimpleKubeconfig', () => {
       'cert',
       `${CLUSTERS}users:\n- name: alice\n  user:\n    client-certificate: client.crt\n    client-certificate-data: ${Buffer.from('INLINE').toString('base64')}\n    client-key-data: ${Buffer.from('KEY').toString('base64')}\n- name: anon\n  user: {}\n${CONTEXTS}`,
     );
-    const config = readSimpleKubeconfig({ env: { KUBECONFIG: file } });
+    const config = targetOf(readSimpleKubeconfig({ env: { KUBECONFIG: file } }));
     expect(config?.cert?.toString()).toBe('CERT FROM FILE');
     expect(config?.key?.toString()).toBe('KEY');
   });
