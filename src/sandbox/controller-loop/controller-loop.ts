@@ -398,7 +398,8 @@ export class ControllerLoop {
       const component = type.kind === 'Job' ? 'job-controller' : 'replicaset-controller';
       const ns = entry.object.metadata.namespace ?? '';
       const uid = entry.object.metadata.uid ?? '';
-      const owner = store.get(type, ns, entry.object.metadata.name ?? '');
+      // Looked at, never changed: the plan builds new pods and a new status (store.update copies it).
+      const owner = store.peek(type, ns, entry.object.metadata.name ?? '');
       if (!owner) continue;
       const owned = store
         .dependentsOf(uid)
@@ -408,7 +409,7 @@ export class ControllerLoop {
         )
         .map(({ object }) => object)
         .sort(storedOrder)
-        .map((pod) => store.get(podType, ns, pod.metadata.name ?? ''))
+        .map((pod) => store.peek(podType, ns, pod.metadata.name ?? ''))
         .filter((pod): pod is StoredObject => pod !== undefined);
       const result = plan(owner as KubeObject, owned as KubeObject[], now, options);
       this.dueOwners.delete(uid);
@@ -530,7 +531,8 @@ export class ControllerLoop {
     const due = this.duePods;
     for (const ref of ControllerLoop.take(this.pending.pods, due, now.getTime()).sort()) {
       const slash = ref.indexOf('/');
-      const pod = store.get(podType, ref.slice(0, slash), ref.slice(slash + 1));
+      // Looked at, never changed: kubeletStatus builds a new status (store.update copies it).
+      const pod = store.peek(podType, ref.slice(0, slash), ref.slice(slash + 1));
       due.delete(ref);
       if (!pod) continue;
       const note = (at: Date | undefined): void => {

@@ -344,6 +344,16 @@ export class ObjectStore {
   }
 
   /**
+   * The object as stored, not copied (its apiVersion the caller's version's): for the controllers'
+   * reads, which only look. Callers must not change it or anything in it; `get` gives a copy to change.
+   * A copy of every ReplicaSet and pod a controller pass looked at was a fifth of the sandbox's CPU.
+   */
+  peek(type: ResourceType, namespace: string, name: string): StoredObject | undefined {
+    const found = this.objects.get(storageKey(type, namespace, name));
+    return found ? { ...found, apiVersion: apiVersionOf(type) } : undefined;
+  }
+
+  /**
    * Objects of a type, in one namespace or all (namespace undefined), sorted by namespace then name.
    * `filter` sees the stored object before it is copied (so a selective list copies only what it returns).
    * `labels` are labels every wanted object carries (a label selector's equalities): only objects indexed
