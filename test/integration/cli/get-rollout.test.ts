@@ -135,36 +135,24 @@ describe('get rollout / list rollouts', () => {
     }
   });
 
-  it('get rollout and status print the same bytes read without client-node as through it', async () => {
-    const key = await harness.createRollout(
-      testRollout({ name: 'alike', replicas: 2, steps: [{ setWeight: 50 }, { pause: {} }] }),
-    );
-    await harness.runUntil(key, isFullyPromoted, { timeoutMs: 30_000 });
-    await harness.patchSpec(key, { template: template('alike', 'app:2.0') });
-    await harness.runUntil(key, (o) => o.rollout.status?.phase === 'Paused', { timeoutMs: 30_000 });
+  /**
+   * Runs each command with the simple kubeconfig and with one only client-node reads, and expects the same
+   * exit code, stdout and stderr; the plain run must have read through the plain client (a found rollout's
+   * ReplicaSets and pods), the client-node run must not have.
+   */
+  async function expectSameBytes(commands: string[][]): Promise<void> {
     const throughClientNode = await clientNodeKubeconfig(kubeconfig);
     // Ages and pause clocks are read from one instant in both runs.
     vi.useFakeTimers({ toFake: ['Date'], now: new Date() });
     const plainReads = vi.spyOn(CustomObjectClient.prototype, 'readPath');
     try {
-      for (const args of [
-        ['get', 'rollout', 'alike'],
-        ['get', 'rollout', 'alike', '-o', 'wide'],
-        ['get', 'rollout', 'alike', '-o', 'view-json'],
-        ['get', 'rollout', 'alike', '-o', 'yaml'],
-        ['get', 'rollout', 'nope'],
-        ['status', 'alike'],
-        ['status', 'alike', '-o', 'json'],
-        ['status', 'nope'],
-      ]) {
+      for (const args of commands) {
         plainReads.mockClear();
         const plain = await run(...args, '--kubeconfig', kubeconfig);
         // The ReplicaSets and pods of a found rollout come through the plain client.
         if (!args.includes('nope') && !args.includes('yaml'))
           expect(plainReads, args.join(' ')).toHaveBeenCalled();
-        expect(plain.stdout + plain.stderr, args.join(' ')).toContain(
-          args.includes('nope') ? 'nope' : 'alike',
-        );
+        expect(plain.stdout + plain.stderr, args.join(' ')).toContain(args[args[0] === 'get' ? 2 : 1]);
         plainReads.mockClear();
         expect(plain, args.join(' ')).toEqual(await run(...args, '--kubeconfig', throughClientNode));
         expect(plainReads, args.join(' ')).not.toHaveBeenCalled();
@@ -173,7 +161,82 @@ describe('get rollout / list rollouts', () => {
       plainReads.mockRestore();
       vi.useRealTimers();
     }
+  }
+
+  it('get rollout and status print the same bytes read without client-node as through it', async () => {
+    const key = await harness.createRollout(
+      testRollout({ name: 'alike', replicas: 2, steps: [{ setWeight: 50 }, { pause: {} }] }),
+    );
+    await harness.runUntil(key, isFullyPromoted, { timeoutMs: 30_000 });
+    await harness.patchSpec(key, { template: template('alike', 'app:2.0') });
+    await harness.runUntil(key, (o) => o.rollout.status?.phase === 'Paused', { timeoutMs: 30_000 });
+    await expectSameBytes([
+      ['get', 'rollout', 'alike'],
+      ['get', 'rollout', 'alike', '-o', 'wide'],
+      ['get', 'rollout', 'alike', '-o', 'view-json'],
+      ['get', 'rollout', 'alike', '-o', 'yaml'],
+      ['get', 'rollout', 'nope'],
+      ['status', 'alike'],
+      ['status', 'alike', '-o', 'json'],
+      ['status', 'nope'],
+    ]);
   }, 90_000);
+
+  it('a blue-green rollout (its Services) and a workloadRef rollout (its Deployment) print the same bytes without client-node', async () => {
+    await harness.createService('bluegreen-active', { app: 'bluegreen' });
+    await harness.createService('bluegreen-preview', { app: 'bluegreen' });
+    const blueGreen = testRollout({ name: 'bluegreen', replicas: 2 });
+    (blueGreen.spec as { strategy: unknown }).strategy = {
+      blueGreen: {
+        activeService: 'bluegreen-active',
+        previewService: 'bluegreen-preview',
+        autoPromotionEnabled: false,
+      },
+    };
+    const blueGreenKey = await harness.createRollout(blueGreen);
+    await harness.runUntil(blueGreenKey, isFullyPromoted, { timeoutMs: 30_000 });
+    await harness.patchSpec(blueGreenKey, { template: template('bluegreen', 'app:2.0') });
+    // Paused before the switch: the preview Service selects the new revision, the active one the old.
+    await harness.runUntil(blueGreenKey, (o) => o.rollout.status?.phase === 'Paused', { timeoutMs: 30_000 });
+
+    await harness.clients.apps.createNamespacedDeployment({
+      namespace: 'default',
+      body: {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'referenced' },
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: { app: 'referenced' } },
+          template: template('referenced', 'app:1.0'),
+        },
+      },
+    });
+    // No selector of its own: its ReplicaSets and pods are listed by the Deployment's, so a Deployment read
+    // that differs from client-node's shows in the tree.
+    const referencing = testRollout({ name: 'referenced', replicas: 2, steps: [{ setWeight: 50 }] });
+    const { template: _template, selector: _selector, ...spec } = referencing.spec as Record<string, unknown>;
+    const referencedKey = await harness.createRollout({
+      ...referencing,
+      spec: { ...spec, workloadRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'referenced' } },
+    });
+    await harness.runUntil(referencedKey, isFullyPromoted, { timeoutMs: 30_000 });
+
+    const status = await run('status', 'bluegreen', '--kubeconfig', kubeconfig);
+    // What the Services are read for: each one's revision, shown by status.
+    expect(status.stdout).toMatch(/bluegreen-active/);
+    expect(status.stdout).toMatch(/bluegreen-preview/);
+    await expectSameBytes([
+      ['get', 'rollout', 'bluegreen'],
+      ['get', 'rollout', 'bluegreen', '-o', 'view-json'],
+      ['status', 'bluegreen'],
+      ['status', 'bluegreen', '-o', 'json'],
+      ['get', 'rollout', 'referenced'],
+      ['get', 'rollout', 'referenced', '-o', 'view-json'],
+      ['status', 'referenced'],
+      ['status', 'referenced', '-o', 'json'],
+    ]);
+  }, 120_000);
 
   it('--watch --until-complete draws each change and exits 0 when the canary completes', async () => {
     const key = await harness.createRollout(
