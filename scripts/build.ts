@@ -110,7 +110,7 @@ export function cliBuildOptions(outdir: string): BuildOptions {
 }
 
 /** What the bundle uses of one precompiled package. */
-interface PackageUse {
+export interface PackageUse {
   /** The names it imports. */
   names: Set<string>;
   /** For a package in {@link NAMESPACE_IMPORTS}: the members it reads of the namespace object. */
@@ -124,7 +124,7 @@ interface PackageUse {
  * (`z.object`) are collected too; one used otherwise (passed on, indexed, spread) is refused, since its
  * trimmed object would lack what that code reads.
  */
-function importedNames(outdir: string): Map<string, PackageUse> {
+export function importedNames(outdir: string): Map<string, PackageUse> {
   const byModule = new Map(PRECOMPILED_PACKAGES.map((pkg) => [precompiledModule(pkg), pkg]));
   const uses = new Map<string, PackageUse>();
   for (const file of readdirSync(outdir).filter((name) => name.endsWith('.js'))) {
@@ -215,7 +215,7 @@ function slimUndici(): Plugin {
  * {@link NAMESPACE_IMPORTS} as an object of only the members read (those the namespace has: a match in
  * a string is no read), so esbuild leaves out what nothing reads.
  */
-async function precompiledEntry(pkg: string, use: PackageUse): Promise<string> {
+export async function precompiledEntry(pkg: string, use: PackageUse): Promise<string> {
   const namespace = NAMESPACE_IMPORTS[pkg];
   const names = [...use.names].sort();
   if (namespace === undefined || !use.names.has(namespace))
