@@ -82,7 +82,8 @@ function precompiledPackages(): Plugin {
 export function cliBuildOptions(outdir: string): BuildOptions {
   return {
     absWorkingDir: root,
-    entryPoints: ['src/cli/main.ts', 'src/cli/load-precompiled.ts'],
+    // The warm-ups are for the build's code caches (writeCodeCaches) only: no verb imports them.
+    entryPoints: ['src/cli/main.ts', 'src/cli/load-precompiled.ts', 'src/cli/code-cache-warm-ups.ts'],
     outdir,
     bundle: true,
     // Each `await import()` of a command becomes its own chunk: `--help` reads only main.js.
@@ -263,12 +264,23 @@ async function buildPrecompiled(pkg: string, use: PackageUse, outdir: string): P
 
 /**
  * The code caches, written by a plain `node` (no tsx, no NODE_OPTIONS): V8 rejects a cache made under
- * other flags, or by another Node (`node`: the binary that will run the bundle).
+ * other flags, or by another Node (`node`: the binary that will run the bundle). Each is written after
+ * its package's warm-up (src/cli/code-cache-warm-ups.ts) ran.
  */
-function writeCodeCaches(outdir: string, target: string, files: string[], node: string): void {
+function writeCodeCaches(
+  outdir: string,
+  target: string,
+  files: Array<{ pkg: string; file: string }>,
+  node: string,
+): void {
   const loader = pathToFileURL(join(outdir, 'load-precompiled.js')).href;
-  const installed = files.map((file) => [file, join(target, basename(file))]);
-  const script = `import { writeCodeCache } from ${JSON.stringify(loader)};\nfor (const [file, installedAs] of ${JSON.stringify(installed)}) writeCodeCache(file, installedAs);`;
+  const warmUps = pathToFileURL(join(outdir, 'code-cache-warm-ups.js')).href;
+  const installed = files.map(({ pkg, file }) => [pkg, file, join(target, basename(file))]);
+  const script = [
+    `import { writeCodeCache } from ${JSON.stringify(loader)};`,
+    `import { CODE_CACHE_WARM_UPS } from ${JSON.stringify(warmUps)};`,
+    `for (const [pkg, file, installedAs] of ${JSON.stringify(installed)}) writeCodeCache(file, installedAs, CODE_CACHE_WARM_UPS[pkg]);`,
+  ].join('\n');
   const { NODE_OPTIONS: _options, ...env } = process.env;
   const result = spawnSync(node, ['--input-type=module', '-e', script], {
     env,
@@ -295,8 +307,9 @@ export async function buildCli(
     // be in the bundle) counts as newer, and one saved before it does not.
     writeFileSync(join(next, BUILD_STAMP), `${new Date().toISOString()}\n`);
     await build(cliBuildOptions(next));
-    const precompiled: string[] = [];
-    for (const [pkg, use] of importedNames(next)) precompiled.push(await buildPrecompiled(pkg, use, next));
+    const precompiled: Array<{ pkg: string; file: string }> = [];
+    for (const [pkg, use] of importedNames(next))
+      precompiled.push({ pkg, file: await buildPrecompiled(pkg, use, next) });
     writeCodeCaches(next, target, precompiled, node);
     // The dashboard's page files travel with the bundle, so an install without src/ still serves /ui/ (its
     // library, Preact and htm, is served from node_modules). Its tsconfig and type shims serve only tsc.
