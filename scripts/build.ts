@@ -34,6 +34,13 @@ export const BUILD_STAMP = 'build-stamp';
 export const PRECOMPILED_PACKAGES = ['@kubernetes/client-node', 'yaml', 'zod'];
 
 /**
+ * Precompiled packages the bundle uses through one namespace object (zod's `z`): the generated module
+ * exports an object of only the members the bundle reads from it (`z.object`, `z.string`, …), so the rest
+ * of the package (its locales, JSON Schema import, codecs, …) is neither read nor compiled at start.
+ */
+export const NAMESPACE_IMPORTS: Readonly<Record<string, string>> = { zod: 'z' };
+
+/**
  * Packages inlined into the bundle itself. Every other dependency stays a package, loaded by the
  * long-running commands only: inlining it would not speed up a verb, and a package may find files or
  * start worker threads relative to its own folder (pino's transports do).
@@ -75,7 +82,8 @@ function precompiledPackages(): Plugin {
 export function cliBuildOptions(outdir: string): BuildOptions {
   return {
     absWorkingDir: root,
-    entryPoints: ['src/cli/main.ts', 'src/cli/load-precompiled.ts'],
+    // The warm-ups are for the build's code caches (writeCodeCaches) only: no verb imports them.
+    entryPoints: ['src/cli/main.ts', 'src/cli/load-precompiled.ts', 'src/cli/code-cache-warm-ups.ts'],
     outdir,
     bundle: true,
     // Each `await import()` of a command becomes its own chunk: `--help` reads only main.js.
@@ -102,25 +110,40 @@ export function cliBuildOptions(outdir: string): BuildOptions {
   };
 }
 
+/** What the bundle uses of one precompiled package. */
+export interface PackageUse {
+  /** The names it imports. */
+  names: Set<string>;
+  /** For a package in {@link NAMESPACE_IMPORTS}: the members it reads of the namespace object. */
+  members: Set<string>;
+}
+
 /**
  * The names the bundle imports from each precompiled package. esbuild writes every such import as
  * `import{a,b as c}from"./vendor-x.js"`; a namespace, default or dynamic import would need every name
- * the package has, and is refused.
+ * the package has, and is refused. Of a namespace object ({@link NAMESPACE_IMPORTS}) the members read
+ * (`z.object`) are collected too; one used otherwise (passed on, indexed, spread) is refused, since its
+ * trimmed object would lack what that code reads.
  */
-function importedNames(outdir: string): Map<string, Set<string>> {
+export function importedNames(outdir: string): Map<string, PackageUse> {
   const byModule = new Map(PRECOMPILED_PACKAGES.map((pkg) => [precompiledModule(pkg), pkg]));
-  const names = new Map<string, Set<string>>();
+  const uses = new Map<string, PackageUse>();
   for (const file of readdirSync(outdir).filter((name) => name.endsWith('.js'))) {
     const text = readFileSync(join(outdir, file), 'utf8');
-    for (const match of text.matchAll(/(?:import|export)\s*\{([^}]*)\}\s*from\s*"(\.\/vendor-[^"]+)"/g)) {
+    const importStatement = /(?:import|export)\s*\{([^}]*)\}\s*from\s*"(\.\/vendor-[^"]+)"/g;
+    for (const match of text.matchAll(importStatement)) {
       const pkg = byModule.get(match[2] ?? '');
       if (pkg === undefined) continue;
-      const set = names.get(pkg) ?? new Set<string>();
+      const use = uses.get(pkg) ?? { names: new Set<string>(), members: new Set<string>() };
       for (const part of (match[1] ?? '').split(',')) {
-        const name = part.trim().split(/\s+as\s+/)[0];
-        if (name) set.add(name);
+        const [name, alias = name] = part.trim().split(/\s+as\s+/);
+        if (!name) continue;
+        use.names.add(name);
+        if (NAMESPACE_IMPORTS[pkg] === name && alias !== undefined)
+          for (const member of namespaceMembers(text.replace(importStatement, ''), alias, file))
+            use.members.add(member);
       }
-      names.set(pkg, set);
+      uses.set(pkg, use);
     }
     const whole = [
       /import\s*\*\s*as\s+\w+\s*from\s*"\.\/vendor-[^"]+"/,
@@ -133,7 +156,25 @@ function importedNames(outdir: string): Map<string, Set<string>> {
     if (whole !== undefined)
       throw new Error(`${file}: import a precompiled package's names, not the whole of it (\`${whole}\`)`);
   }
-  return names;
+  return uses;
+}
+
+/**
+ * The members `alias` is read for in `code` (a chunk without its import statements). esbuild gives an
+ * imported name its own identifier in the chunk, renaming any local that would shadow it, so `alias.x`
+ * is a read of the import. `alias` standing as a value (`f(z)`, `[z]`, `= z;`, `z[k]`) is refused.
+ */
+function namespaceMembers(code: string, alias: string, file: string): Set<string> {
+  const escaped = alias.replace(/\$/g, '\\$');
+  const members = new Set<string>();
+  for (const match of code.matchAll(new RegExp(`(?<![\\w$.])${escaped}\\.([A-Za-z_$][\\w$]*)`, 'g')))
+    members.add(match[1] ?? '');
+  const asValue = new RegExp(`[(,=:[{]\\s*${escaped}\\s*[),;\\]}[]|(?<![\\w$.])${escaped}\\s*\\[`).exec(code);
+  if (asValue !== null)
+    throw new Error(
+      `${file}: \`${asValue[0]}\` uses the namespace ${alias} as a value; read its members (${alias}.name)`,
+    );
+  return members;
 }
 
 /**
@@ -170,13 +211,34 @@ function slimUndici(): Plugin {
   };
 }
 
-/** The package as one CommonJS file exporting `names`, and the ES module the bundle imports it through. */
-async function buildPrecompiled(pkg: string, names: string[], outdir: string): Promise<string> {
+/**
+ * The entry of a precompiled package's CommonJS file: its names the bundle imports, a namespace of
+ * {@link NAMESPACE_IMPORTS} as an object of only the members read (those the namespace has: a match in
+ * a string is no read), so esbuild leaves out what nothing reads.
+ */
+export async function precompiledEntry(pkg: string, use: PackageUse): Promise<string> {
+  const namespace = NAMESPACE_IMPORTS[pkg];
+  const names = [...use.names].sort();
+  if (namespace === undefined || !use.names.has(namespace))
+    return `export { ${names.join(', ')} } from '${pkg}';`;
+  const all = ((await import(pkg)) as Record<string, Record<string, unknown>>)[namespace] ?? {};
+  const members = [...use.members].filter((member) => Object.hasOwn(all, member)).sort();
+  // Imported under other names: a member may be a reserved word (`enum`).
+  return [
+    `import { ${members.map((member) => `${member} as member_${member}`).join(', ')} } from '${pkg}';`,
+    `export const ${namespace} = { ${members.map((member) => `${member}: member_${member}`).join(', ')} };`,
+    ...names.filter((name) => name !== namespace).map((name) => `export { ${name} } from '${pkg}';`),
+  ].join('\n');
+}
+
+/** The package as one CommonJS file exporting what the bundle uses, and the ES module the bundle imports it through. */
+async function buildPrecompiled(pkg: string, use: PackageUse, outdir: string): Promise<string> {
   const module = precompiledModule(pkg);
   const commonJs = module.replace(/\.js$/, '.cjs');
+  const names = [...use.names].sort();
   await build({
     absWorkingDir: root,
-    stdin: { contents: `export { ${names.join(', ')} } from '${pkg}';`, resolveDir: root, loader: 'js' },
+    stdin: { contents: await precompiledEntry(pkg, use), resolveDir: root, loader: 'js' },
     outfile: join(outdir, commonJs),
     bundle: true,
     format: 'cjs',
@@ -202,12 +264,23 @@ async function buildPrecompiled(pkg: string, names: string[], outdir: string): P
 
 /**
  * The code caches, written by a plain `node` (no tsx, no NODE_OPTIONS): V8 rejects a cache made under
- * other flags, or by another Node (`node`: the binary that will run the bundle).
+ * other flags, or by another Node (`node`: the binary that will run the bundle). Each is written after
+ * its package's warm-up (src/cli/code-cache-warm-ups.ts) ran.
  */
-function writeCodeCaches(outdir: string, target: string, files: string[], node: string): void {
+function writeCodeCaches(
+  outdir: string,
+  target: string,
+  files: Array<{ pkg: string; file: string }>,
+  node: string,
+): void {
   const loader = pathToFileURL(join(outdir, 'load-precompiled.js')).href;
-  const installed = files.map((file) => [file, join(target, basename(file))]);
-  const script = `import { writeCodeCache } from ${JSON.stringify(loader)};\nfor (const [file, installedAs] of ${JSON.stringify(installed)}) writeCodeCache(file, installedAs);`;
+  const warmUps = pathToFileURL(join(outdir, 'code-cache-warm-ups.js')).href;
+  const installed = files.map(({ pkg, file }) => [pkg, file, join(target, basename(file))]);
+  const script = [
+    `import { writeCodeCache } from ${JSON.stringify(loader)};`,
+    `import { CODE_CACHE_WARM_UPS } from ${JSON.stringify(warmUps)};`,
+    `for (const [pkg, file, installedAs] of ${JSON.stringify(installed)}) writeCodeCache(file, installedAs, CODE_CACHE_WARM_UPS[pkg]);`,
+  ].join('\n');
   const { NODE_OPTIONS: _options, ...env } = process.env;
   const result = spawnSync(node, ['--input-type=module', '-e', script], {
     env,
@@ -234,9 +307,9 @@ export async function buildCli(
     // be in the bundle) counts as newer, and one saved before it does not.
     writeFileSync(join(next, BUILD_STAMP), `${new Date().toISOString()}\n`);
     await build(cliBuildOptions(next));
-    const precompiled: string[] = [];
-    for (const [pkg, names] of importedNames(next))
-      precompiled.push(await buildPrecompiled(pkg, [...names].sort(), next));
+    const precompiled: Array<{ pkg: string; file: string }> = [];
+    for (const [pkg, use] of importedNames(next))
+      precompiled.push({ pkg, file: await buildPrecompiled(pkg, use, next) });
     writeCodeCaches(next, target, precompiled, node);
     // The dashboard's page files travel with the bundle, so an install without src/ still serves /ui/ (its
     // library, Preact and htm, is served from node_modules). Its tsconfig and type shims serve only tsc.

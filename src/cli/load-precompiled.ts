@@ -71,14 +71,20 @@ export function loadPrecompiled(base: string, relative: string): Record<string, 
 }
 
 /**
- * Runs `file` once, then writes its code cache: what was compiled while it loaded (its top level and the
- * module bodies it ran), so a later load skips parsing them. `installedAs` is where the file will be read
- * from (the build writes into a folder it renames at the end): the compiled functions keep that name for
- * stack traces. scripts/build.ts calls this in a fresh `node`.
+ * Runs `file` once, then `warmUp` with its exports, then writes its code cache: what was compiled by then
+ * (its top level, the module bodies it ran and the functions the warm-up called), so a later load skips
+ * parsing and compiling them. `installedAs` is where the file will be read from (the build writes into a
+ * folder it renames at the end): the compiled functions keep that name for stack traces.
+ * scripts/build.ts calls this in a fresh `node`.
  */
-export function writeCodeCache(file: string, installedAs: string = file): void {
+export function writeCodeCache(
+  file: string,
+  installedAs: string = file,
+  warmUp?: (exports: Record<string, unknown>) => void,
+): void {
   setV8Flags();
   const script = compile(file, installedAs);
-  run(script, installedAs);
+  const exports = run(script, installedAs);
+  warmUp?.(exports);
   writeFileSync(file + CODE_CACHE_SUFFIX, script.createCachedData());
 }

@@ -1,11 +1,7 @@
 // A read-only view of a rollout's AnalysisRuns for `rollgate status`: each run's metrics and their last measurements.
 import { ANALYSIS_TYPE_LABEL, STEP_INDEX_LABEL } from '../rollout/rollout-action.ts';
 import { analysisRunStatusSchema, type Measurement, type MetricResult } from '../manifest/analysis.ts';
-import { ROLLGATE_API, type DrivenApi } from '../manifest/driven-api.ts';
-import type { ObjectReadClients } from '../kube/object-read-clients.ts';
-import { isNotFound, kubeCall } from '../kube/errors.ts';
 import { measuredNumber } from './measured-number.ts';
-import type { RolloutKey } from '../reconciler/observed-state-reader.ts';
 import {
   VIEW_MEASUREMENTS,
   type AnalysisMetricView,
@@ -13,8 +9,9 @@ import {
   type MeasurementView,
 } from './analysis-run-view-text.ts';
 
-// Where their importers have always found them; the CLI's views import the text module alone, and load
-// this one (with zod and the AnalysisRun schema) only to read runs.
+// Where their importers have always found them; the CLI's views import the text module and the listing
+// alone, and the listing loads this one (with zod and the AnalysisRun schema) only for a rollout's runs.
+export { readAnalysisRunViews } from './read-analysis-runs.ts';
 export {
   formatAnalysisRunViews,
   VIEW_MEASUREMENTS,
@@ -97,38 +94,4 @@ export function buildAnalysisRunView(object: unknown, keep = VIEW_MEASUREMENTS):
     ...(Number.isInteger(step) && labels[STEP_INDEX_LABEL] !== undefined && { step }),
     metrics,
   };
-}
-
-/**
- * Reads the AnalysisRuns owned (ownerReference uid) by the rollout and builds their views, oldest
- * first; they live in the Rollout's own group (`api`). No AnalysisRun CRD installed → no runs.
- */
-export async function readAnalysisRunViews(
-  clients: Pick<ObjectReadClients, 'custom'>,
-  key: RolloutKey,
-  rolloutUid: string,
-  keep = VIEW_MEASUREMENTS,
-  api: DrivenApi = ROLLGATE_API,
-): Promise<AnalysisRunView[]> {
-  let items: RunObject[];
-  try {
-    const list = (await kubeCall({ verb: 'list', kind: 'AnalysisRun', namespace: key.namespace }, () =>
-      clients.custom.listNamespacedCustomObject({
-        group: api.group,
-        version: api.version,
-        namespace: key.namespace,
-        plural: api.plurals.analysisRuns,
-      }),
-    )) as { items?: RunObject[] };
-    items = list.items ?? [];
-  } catch (err) {
-    if (isNotFound(err)) return [];
-    throw err;
-  }
-  return items
-    .filter((item) => (item.metadata?.ownerReferences ?? []).some((ref) => ref.uid === rolloutUid))
-    .sort((a, b) =>
-      String(a.metadata?.creationTimestamp ?? '').localeCompare(String(b.metadata?.creationTimestamp ?? '')),
-    )
-    .map((item) => buildAnalysisRunView(item, keep));
 }

@@ -2,6 +2,7 @@
 import { VIEW_MEASUREMENTS } from './analysis-run-view-text.ts';
 import type { ObjectReadClients } from '../kube/object-read-clients.ts';
 import { bothOrFirstFailure } from './both-or-first-failure.ts';
+import { readAnalysisRunViews } from './read-analysis-runs.ts';
 import { formatLabelSelector } from '../kube/label-selector.ts';
 import { ROLLGATE_API, type DrivenApi } from '../manifest/driven-api.ts';
 import { ObservedStateReader, type RolloutKey } from '../reconciler/observed-state-reader.ts';
@@ -30,9 +31,8 @@ export async function readRolloutTreeAndSelector(
   live?: Record<string, unknown>,
 ): Promise<{ tree: RolloutTree; selector: string } | undefined> {
   const reader = new ObservedStateReader(clients, undefined, api);
-  // Its module (zod, the AnalysisRun schema) loads only when runs are read.
-  const runsOf = async (uid: string) =>
-    (await import('./analysis-run-view.ts')).readAnalysisRunViews(clients, key, uid, VIEW_MEASUREMENTS, api);
+  // The AnalysisRun schema (zod) loads only when the rollout has runs.
+  const runsOf = (uid: string) => readAnalysisRunViews(clients, key, uid, VIEW_MEASUREMENTS, api);
   let read: Awaited<ReturnType<ObservedStateReader['read']>>;
   let details: Awaited<ReturnType<typeof runsOf>>;
   if (live === undefined) {

@@ -8,6 +8,7 @@ import { POD_TEMPLATE_HASH_LABEL, SCALE_DOWN_DEADLINE_ANNOTATION } from '../roll
 import { podsToRestart } from '../rollout/plan-restart.ts';
 import type { ObjectReadClients } from '../kube/object-read-clients.ts';
 import { bothOrFirstFailure } from './both-or-first-failure.ts';
+import { readAnalysisRunViews } from './read-analysis-runs.ts';
 import { CANARY_PAUSE_STEP } from '../rollout/plan-steps.ts';
 import { isDuration, parseDuration } from '../manifest/duration.ts';
 import {
@@ -314,10 +315,8 @@ export async function readRolloutView(
   // A failure is the rollout read's first, as when the runs were listed after it.
   const [read, analysisRunDetails] = await bothOrFirstFailure(
     new ObservedStateReader(clients, undefined, api).read(key, { rollout: live }),
-    // Its module (zod, the AnalysisRun schema) loads while the rollout's objects are being read.
-    import('./analysis-run-view.ts').then(({ readAnalysisRunViews }) =>
-      readAnalysisRunViews(clients, key, uidOf(live), VIEW_MEASUREMENTS, api),
-    ),
+    // The AnalysisRun schema (zod) loads only when the rollout has runs.
+    readAnalysisRunViews(clients, key, uidOf(live), VIEW_MEASUREMENTS, api),
   );
   if (read === undefined) return undefined;
   const view = buildRolloutView(read.observed, now);

@@ -1,10 +1,18 @@
 // What each verb loads from the CLI bundle: --help only the command parser, validate no cluster or queue
-// client, the rollout verbs the cluster client and none of the long-running machinery.
+// client, the rollout verbs the cluster client and none of the long-running machinery; and what the
+// precompiled zod holds.
 import { build, type Metafile } from 'esbuild';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cliBuildOptions, PRECOMPILED_PACKAGES, precompiledModule } from '../../../scripts/build.ts';
+import {
+  cliBuildOptions,
+  importedNames,
+  PRECOMPILED_PACKAGES,
+  precompiledEntry,
+  precompiledModule,
+} from '../../../scripts/build.ts';
 
 /** Packages a short-lived verb must not load: each costs from 100 ms to seconds at start. */
 const LONG_RUNNING = ['bullmq', 'ioredis', 'isomorphic-git', 'pino', 'pino-pretty', 'prom-client'];
@@ -30,9 +38,9 @@ function packagesIn(path: string): string[] {
 /**
  * The packages loaded when `entry` is imported: its chunk and every chunk it imports statically (what
  * Node evaluates before the module runs), bundled, precompiled beside the bundle or left external;
- * dynamic imports load later, if ever.
+ * dynamic imports load later, if ever. `modules` receives the source files those chunks hold.
  */
-function packagesLoadedBy(entry: string): Set<string> {
+function packagesLoadedBy(entry: string, modules = new Set<string>()): Set<string> {
   const outputs = Object.entries(metafile.outputs);
   const start = outputs.find(([, output]) => output.entryPoint === entry)?.[0];
   if (start === undefined) throw new Error(`no chunk for ${entry}: not imported by the CLI any more?`);
@@ -43,7 +51,10 @@ function packagesLoadedBy(entry: string): Set<string> {
     seen.add(path);
     const output = metafile.outputs[path];
     if (output === undefined) return;
-    for (const input of Object.keys(output.inputs)) for (const name of packagesIn(input)) packages.add(name);
+    for (const input of Object.keys(output.inputs)) {
+      modules.add(input);
+      for (const name of packagesIn(input)) packages.add(name);
+    }
     for (const imported of output.imports) {
       if (imported.kind !== 'import-statement') continue;
       if (imported.external) {
@@ -55,6 +66,13 @@ function packagesLoadedBy(entry: string): Set<string> {
   };
   visit(start);
   return packages;
+}
+
+/** The source files loaded when `entry` is imported (as {@link packagesLoadedBy} follows the chunks). */
+function modulesLoadedBy(entry: string): Set<string> {
+  const modules = new Set<string>();
+  packagesLoadedBy(entry, modules);
+  return modules;
 }
 
 describe('what the CLI bundle loads', () => {
@@ -128,6 +146,19 @@ describe('what the CLI bundle loads', () => {
     }
   });
 
+  it('status, get rollout of a rollout without AnalysisRuns: the Rollout schema, not the AnalysisRun schemas', () => {
+    // The AnalysisRun schemas (every metric provider's) load only to build the views of runs the rollout has.
+    const ANALYSIS_SCHEMAS = 'src/manifest/analysis.ts';
+    for (const entry of [
+      'src/views/rollout-view.ts',
+      'src/cli/print-rollout.ts',
+      'src/manifest/rollout.ts',
+      'src/reconciler/observed-state-reader.ts',
+    ])
+      expect(modulesLoadedBy(entry), entry).not.toContain(ANALYSIS_SCHEMAS);
+    expect(modulesLoadedBy('src/views/analysis-run-view.ts')).toContain(ANALYSIS_SCHEMAS);
+  });
+
   it('get rollout --watch, get experiment, list experiments: the cluster client, nothing long-running', () => {
     for (const entry of ['src/kube/client.ts', 'src/cli/get-rollout.ts', 'src/cli/get-experiment.ts']) {
       const loaded = packagesLoadedBy(entry);
@@ -135,4 +166,39 @@ describe('what the CLI bundle loads', () => {
       for (const name of LONG_RUNNING) expect(loaded, `${entry} loads ${name}`).not.toContain(name);
     }
   });
+});
+
+describe('the precompiled zod', () => {
+  it('holds the members of z the bundle reads, not the rest of zod (locales, JSON Schema import)', async () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'rollgate-precompiled-zod-'));
+    try {
+      await build({ ...cliBuildOptions(outdir), logLevel: 'silent' });
+      const use = importedNames(outdir).get('zod');
+      if (use === undefined) throw new Error('the bundle imports nothing of zod');
+      expect(use.names).toEqual(new Set(['z']));
+      for (const member of ['object', 'string', 'looseObject', 'prettifyError', 'toJSONSchema'])
+        expect(use.members, member).toContain(member);
+      const result = await build({
+        stdin: { contents: await precompiledEntry('zod', use), resolveDir: process.cwd(), loader: 'js' },
+        outfile: join(outdir, 'zod.cjs'),
+        bundle: true,
+        format: 'cjs',
+        platform: 'node',
+        write: false,
+        metafile: true,
+        logLevel: 'silent',
+      });
+      // What is in the output: the metafile's inputs list every file esbuild read, shaken off or not.
+      const [output] = Object.values(result.metafile.outputs);
+      const inputs = Object.entries(output?.inputs ?? {})
+        .filter(([input, { bytesInOutput }]) => input.includes('node_modules/zod/') && bytesInOutput > 0)
+        .map(([input]) => input);
+      expect(inputs.length).toBeGreaterThan(0);
+      // English is zod's default messages; the other locales and importing JSON Schema are for no verb.
+      expect(inputs.filter((input) => /\/locales\/(?!en\.js$)/.test(input))).toEqual([]);
+      expect(inputs.filter((input) => input.includes('from-json-schema'))).toEqual([]);
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
