@@ -35,12 +35,14 @@ export class WriteAudit {
 
   record(entry: WriteAuditEntry): void {
     this.log.push(entry);
-    if (this.log.length > this.limit) this.log.splice(0, this.log.length - this.limit);
+    // Dropped in one go once twice the limit is held: dropping the oldest on every write moved the
+    // whole log each time, a tenth of the sandbox's CPU at 10,000 rollouts.
+    if (this.log.length >= 2 * this.limit) this.log = this.log.slice(-this.limit);
   }
 
-  /** The entries kept, oldest first (a copy). */
+  /** The entries kept (the last `limit` at most), oldest first (a copy). */
   entries(): WriteAuditEntry[] {
-    return [...this.log];
+    return this.log.length > this.limit ? this.log.slice(-this.limit) : [...this.log];
   }
 
   clear(): void {
