@@ -10,8 +10,8 @@ import {
 } from './analysis-run-view-text.ts';
 
 // Where their importers have always found them; the CLI's views import the text module and the listing
-// alone, and the listing loads this one (with zod and the AnalysisRun schema) only for a rollout's runs.
-export { readAnalysisRunViews } from './read-analysis-runs.ts';
+// (read-analysis-runs.ts) alone, and the listing loads this one (with zod and the AnalysisRun schema)
+// only for a rollout's runs.
 export {
   formatAnalysisRunViews,
   VIEW_MEASUREMENTS,

@@ -1,7 +1,8 @@
 // What the dashboard reads from the cluster: every Rollout with its ReplicaSets' images, and one rollout in full.
 import type { KubeClients } from '../../kube/client.ts';
 import { toPlainObject } from '../../kube/client.ts';
-import { readAnalysisRunViews, type AnalysisRunView } from '../../views/analysis-run-view.ts';
+import type { AnalysisRunView } from '../../views/analysis-run-view.ts';
+import { readAnalysisRunViews } from '../../views/read-analysis-runs.ts';
 import { kubeCall } from '../../kube/errors.ts';
 import { BOTH_APIS, listRolloutsIn } from '../../views/rollout-list.ts';
 import { findRollout } from '../../views/rollout-commands.ts';

@@ -1,6 +1,7 @@
 // Canary analysis end to end: sandbox cluster + a real Prometheus; promoted by good metrics, aborted by bad ones, F4 (in both driven groups), failing job metric.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatAnalysisRunViews, readAnalysisRunViews } from '../../../src/views/analysis-run-view.ts';
+import { formatAnalysisRunViews } from '../../../src/views/analysis-run-view.ts';
+import { readAnalysisRunViews } from '../../../src/views/read-analysis-runs.ts';
 import type { RolloutKey } from '../../../src/reconciler/observed-state-reader.ts';
 import { promoteRollout } from '../../../src/views/rollout-commands.ts';
 import type { ObservedState } from '../../../src/rollout/index.ts';
