@@ -24,8 +24,9 @@ export interface PlainKubeClients extends ObjectReadClients {
 export function openPlainKubeClients(flags: KubeFlags & ClusterFlags): PlainKubeClients | undefined {
   if (flags.cluster !== undefined) return undefined;
   const simple = readSimpleKubeconfig(flags);
-  const custom = simple && openCustomObjectClient(simple);
-  if (simple === undefined || custom === undefined) return undefined;
+  if (simple === undefined) return undefined;
+  const custom = openCustomObjectClient(simple);
+  if (custom === undefined) return undefined;
   return {
     custom,
     ...plainBuiltinReads((path) => custom.readPath(path)),

@@ -403,7 +403,9 @@ export class InMemoryWorld {
 
   /** One reconcile pass at the current time. */
   reconcile(): RolloutPlan {
-    const plan = planRollout(copyJson(this.rollout), this.observe(), new Date(this.now));
+    // The observation holds a copy of the rollout already: the planner gets that one, as in the reconciler.
+    const observed = this.observe();
+    const plan = planRollout(observed.rollout, observed, new Date(this.now));
     this.apply(plan);
     return plan;
   }
@@ -456,7 +458,6 @@ export class InMemoryWorld {
     return { pods, available };
   }
 
-  /** ReplicaSets (by hash) that currently have pods. */
   /** Available pods by pod-template hash, as the next pass will observe them (without copying a whole observation). */
   availableByHash(): Map<string, number> {
     this.syncPods();
@@ -465,6 +466,7 @@ export class InMemoryWorld {
     );
   }
 
+  /** ReplicaSets (by hash) that currently have pods. */
   hashesWithPods(): string[] {
     return [...this.sets.values()].filter((set) => set.pods.length > 0).map((set) => set.rs.podTemplateHash);
   }
