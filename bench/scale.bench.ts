@@ -67,7 +67,7 @@ const OBSERVE_EVERY_MS = 100;
  * the bench's watch cost 30 s of CPU at 10,000 Rollouts, taken from the two cores Rollgate and the
  * sandbox share, and its events reached the bench later than the store made them.
  */
-export async function watchRollouts(sandbox: SandboxProcess): Promise<{
+export async function followRollouts(sandbox: SandboxProcess): Promise<{
   states: Map<string, RolloutState>;
   pausedAt: Map<string, { hash: string | undefined; at: number }>;
   waitFor(done: (states: Map<string, RolloutState>) => boolean): Promise<void>;
@@ -489,7 +489,7 @@ async function rolloutsAtScale(): Promise<BenchResult[]> {
       webhooks: { github: { secret: WEBHOOK_SECRET } },
       ...(CONCURRENCY !== undefined && { workers: { concurrency: CONCURRENCY } }),
     };
-    let rollouts: Awaited<ReturnType<typeof watchRollouts>> | undefined;
+    let rollouts: Awaited<ReturnType<typeof followRollouts>> | undefined;
     const rollgatePid = (): number | undefined => rollgate?.pid;
     const pidOfRollgate = ROLLGATE_IN === 'in-process' ? undefined : rollgatePid;
     const healthy = await measure(
@@ -497,7 +497,7 @@ async function rolloutsAtScale(): Promise<BenchResult[]> {
       redis,
       async () => {
         rollgate = await startBenchRollgate(world, config);
-        rollouts = await watchRollouts(sandbox);
+        rollouts = await followRollouts(sandbox);
         await rollouts.waitFor(
           (states) =>
             states.size === N &&
@@ -720,7 +720,7 @@ async function trackedAtScale(): Promise<BenchResult[]> {
     await emptyExited;
     gc();
     const rssBefore = process.memoryUsage().rss / 2 ** 20;
-    const rollouts = await watchRollouts(sandbox);
+    const rollouts = await followRollouts(sandbox);
     const settle = await measure(sandbox, redis, async () => {
       rollgate = await world.startRollgate(runtime, 'reconciler');
       await createRollouts(sandbox, TRACKED, 'web:0');
@@ -1035,7 +1035,7 @@ async function workerProcesses(): Promise<BenchResult[]> {
       for (let i = 0; i < k; i++) children.push(await startReconcilerProcess(kubeconfig, redis.url));
       // A watch per round, once the processes are up: client-node ends a watch idle for 30 s, which
       // starting them can take on a loaded machine. It starts with an ADDED for every Rollout.
-      const rollouts = await watchRollouts(sandbox);
+      const rollouts = await followRollouts(sandbox);
       if (round === 0) await rollouts.waitFor(allHealthy(WORKERS_N));
       else await rollouts.waitFor((states) => states.size === WORKERS_N);
       const before = hashes(rollouts.states);
