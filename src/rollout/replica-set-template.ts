@@ -121,30 +121,39 @@ function withQuantityValues(resources: unknown): unknown {
 }
 
 /**
- * Drops what a stored object spells as empty where a written one leaves it out (null, '', {}, [] and
- * metadata.creationTimestamp, which a stored template carries as null), and writes resource quantities
- * as numbers.
+ * The canonical JSON (pod-template-hash.ts) of `value` without what a stored object spells as empty where
+ * a written one leaves it out (null, '', {}, [] and metadata.creationTimestamp, which a stored template
+ * carries as null), resource quantities written as numbers; undefined when nothing is left. One walk that
+ * writes the text as it goes: every pass compares its ReplicaSets' templates so, and a pruned copy made
+ * first cost more than the comparison.
  */
-function pruned(value: unknown, key = ''): unknown {
+function prunedCanonicalJson(value: unknown, key = ''): string | undefined {
   if (Array.isArray(value)) {
-    const items = value.map((item) => pruned(item)).filter((item) => item !== undefined);
-    return items.length === 0 ? undefined : items;
+    let out = '';
+    for (const item of value) {
+      const text = prunedCanonicalJson(item);
+      if (text !== undefined) out += (out === '' ? '' : ',') + text;
+    }
+    return out === '' ? undefined : `[${out}]`;
   }
   if (value instanceof Date) return undefined;
   if (isObject(value)) {
     const source = key === 'resources' ? (withQuantityValues(value) as JsonObject) : value;
-    const entries = Object.entries(source)
-      .filter(([member]) => key !== 'metadata' || member !== 'creationTimestamp')
-      .map(([member, item]) => [member, pruned(item, member)] as const)
-      .filter(([, item]) => item !== undefined);
-    return entries.length === 0 ? undefined : Object.fromEntries(entries);
+    let out = '';
+    // The default sort compares UTF-16 code units, as canonicalJson's does.
+    for (const member of Object.keys(source).sort()) {
+      if (key === 'metadata' && member === 'creationTimestamp') continue;
+      const text = prunedCanonicalJson(source[member], member);
+      if (text !== undefined) out += `${out === '' ? '' : ','}${JSON.stringify(member)}:${text}`;
+    }
+    return out === '' ? undefined : `{${out}}`;
   }
-  if (value === null || value === '') return undefined;
-  return value;
+  if (value === null || value === '' || value === undefined) return undefined;
+  return canonicalJson(value);
 }
 
 function comparable(template: object): string {
-  return canonicalJson(pruned(withPodTemplateDefaults(template)) ?? {});
+  return prunedCanonicalJson(withPodTemplateDefaults(template)) ?? '{}';
 }
 
 /**

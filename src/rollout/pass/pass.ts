@@ -107,14 +107,25 @@ export interface PassChange {
   verdict?: Verdict;
 }
 
+/**
+ * `kept` (none when `clear`) followed by `added`; `kept` itself when nothing changes. A pass is amended by
+ * every sub-step and most add no write, so the lists are only copied when they change.
+ */
+function extended<T>(kept: readonly T[], added: readonly T[] | undefined, clear: boolean): readonly T[] {
+  if (clear) return added === undefined ? [] : [...added];
+  if (added === undefined || added.length === 0) return kept;
+  return [...kept, ...added];
+}
+
 /** A new pass with `change` applied. */
 export function amend(pass: Pass, change: PassChange): Pass {
+  const clear = change.clearWrites === true;
   return {
     ...pass,
     state: change.state ? { ...pass.state, ...change.state } : pass.state,
     findings: change.findings ? { ...pass.findings, ...change.findings } : pass.findings,
-    actions: [...(change.clearWrites === true ? [] : pass.actions), ...(change.actions ?? [])],
-    housekeeping: [...(change.clearWrites === true ? [] : pass.housekeeping), ...(change.housekeeping ?? [])],
+    actions: extended(pass.actions, change.actions, clear),
+    housekeeping: extended(pass.housekeeping, change.housekeeping, clear),
     events: change.events ? [...pass.events, ...change.events] : pass.events,
     wakeAtMs: change.wakeAtMs
       ? [...pass.wakeAtMs, ...change.wakeAtMs.filter((at): at is number => at !== undefined)]
