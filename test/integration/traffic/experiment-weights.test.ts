@@ -118,7 +118,7 @@ async function weightedExperimentRuns(
   await setImage(scene, namespace, 'web:2');
   // The Experiment runs (its template's pods available): the route carries the template's Service at 10.
   await expect
-    .poll(async () => Object.keys(await options.read()).length, { timeout: 20_000, interval: 100 })
+    .poll(async () => Object.keys(await options.read()).length, { timeout: 40_000, interval: 100 })
     .toBe(3);
   const route = await options.read();
   const [experiment] = await experimentsIn(namespace);
@@ -155,7 +155,7 @@ beforeAll(async () => {
     'networking.istio.io_virtualservices.yaml',
     'networking.istio.io_destinationrules.yaml',
   ]);
-}, 60_000);
+}, 90_000);
 
 afterAll(async () => {
   await scene?.stop();
@@ -199,7 +199,7 @@ spec:
         return Object.fromEntries(found.spec.http[0]!.route.map((d) => [d.destination.host, d.weight ?? 0]));
       },
     });
-  }, 60_000);
+  }, 90_000);
 
   it('SMI: the TrafficSplit gains a backend for the template, then loses it', async ({ expect }) => {
     const namespace = 'exp-smi';
@@ -218,7 +218,7 @@ spec:
         return Object.fromEntries(found.spec.backends.map((b) => [b.service, b.weight]));
       },
     });
-  }, 60_000);
+  }, 90_000);
 
   it("ALB: the Ingress's forward action gains a target group for the template, then loses it", async ({
     expect,
@@ -264,7 +264,7 @@ spec:
         return Object.fromEntries(parsed.ForwardConfig.TargetGroups.map((g) => [g.ServiceName, g.Weight]));
       },
     });
-  }, 60_000);
+  }, 90_000);
 
   it('SMI, aborted during the experiment step: the template leaves the split with the canary, all to stable', async ({
     expect,
@@ -292,7 +292,7 @@ spec:
     await scene.waitFor('the first revision healthy', namespace, 'web', (s) => s.phase === 'Healthy');
     await setImage(scene, namespace, 'web:2');
     await expect
-      .poll(async () => Object.keys(await read()).length, { timeout: 20_000, interval: 100 })
+      .poll(async () => Object.keys(await read()).length, { timeout: 40_000, interval: 100 })
       .toBe(3);
     await abortRollout(scene.clients, { namespace, name: 'web' });
     await scene.waitFor('the abort carried out', namespace, 'web', (s) => s.phase === 'Degraded');
@@ -301,7 +301,7 @@ spec:
     await expect
       .poll(async () => (await experimentsIn(namespace))[0]?.status?.phase, { timeout: 10_000 })
       .toBeOneOf(['Successful', 'Failed', 'Error', 'Inconclusive']);
-  }, 60_000);
+  }, 90_000);
 
   // Argo's own examples, applied as written (the Rollout as Rollgate's kind, in a namespace of its own). Their
   // experiments have no duration: the step holds the template's share until the rollout is aborted.
@@ -369,7 +369,7 @@ spec:
         '[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"argoproj/rollouts-demo:yellow"}]',
       );
       await expect
-        .poll(async () => Object.keys(await read()).length, { timeout: 20_000, interval: 100 })
+        .poll(async () => Object.keys(await read()).length, { timeout: 40_000, interval: 100 })
         .toBe(3);
       const [experiment] = await experimentsIn(namespace);
       const service = experiment?.status?.templateStatuses?.[0]?.serviceName;
