@@ -4,9 +4,12 @@
 // file under src/ or workers/ changed after the bundle was built: an edit is never answered by stale
 // code, only more slowly until the next `npm run build`. tsx is a devDependency: only a checkout (which
 // has the sources, and the devDependencies from `npm ci`) takes that path; an image has no src/.
-import { readdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+//
+// Node's modules come from process.getBuiltinModule, not `import`: an import makes Node build each one's ES
+// module facade, which reads every export (node:fs's streams and promises among them) at every start.
+const { readdirSync, statSync } = process.getBuiltinModule('node:fs');
+const { dirname, join } = process.getBuiltinModule('node:path');
+const { fileURLToPath, pathToFileURL } = process.getBuiltinModule('node:url');
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bundle = join(root, 'dist', 'cli', 'main.js');

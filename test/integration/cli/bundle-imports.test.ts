@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  BUILTIN_NAMESPACE,
   cliBuildOptions,
   importedNames,
   PRECOMPILED_PACKAGES,
@@ -165,6 +166,42 @@ describe('what the CLI bundle loads', () => {
       expect(loaded).toContain(CLUSTER_CLIENT);
       for (const name of LONG_RUNNING) expect(loaded, `${entry} loads ${name}`).not.toContain(name);
     }
+  });
+});
+
+describe("Node's built-in modules in the bundle", () => {
+  it('are reached through process.getBuiltinModule, never imported (no ES module facade reading every export)', () => {
+    // An import of node:http builds its facade, which on Node 22+ loads Node's own undici (WebSocket).
+    const imported = Object.entries(metafile.outputs).flatMap(([path, output]) =>
+      output.imports
+        .filter((entry) => entry.external && /^node:|^(fs|path|http|https|crypto|os|url)$/.test(entry.path))
+        .map((entry) => `${path}: ${entry.kind} ${entry.path}`),
+    );
+    expect(imported).toEqual([]);
+    const shims = Object.values(metafile.outputs).flatMap((output) =>
+      Object.keys(output.inputs).filter((input) => input.startsWith(`${BUILTIN_NAMESPACE}:`)),
+    );
+    expect(shims).toContain(`${BUILTIN_NAMESPACE}:node:http`);
+    // Commander's, for subcommands run as programs (Rollgate has none): loaded at first use, if ever.
+    expect(shims).toContain(`${BUILTIN_NAMESPACE}:node:child_process?at-first-use`);
+  });
+
+  it('--help loads neither node:crypto nor node:child_process', () => {
+    const entry = Object.entries(metafile.outputs).find(
+      ([, output]) => output.entryPoint === 'src/cli/main.ts',
+    );
+    const loaded = new Set<string>();
+    const visit = (path: string): void => {
+      const output = metafile.outputs[path];
+      if (output === undefined || loaded.has(path)) return;
+      loaded.add(path);
+      for (const input of Object.keys(output.inputs)) loaded.add(input);
+      for (const imported of output.imports) if (imported.kind === 'import-statement') visit(imported.path);
+    };
+    visit(entry?.[0] ?? '');
+    expect(loaded).toContain(`${BUILTIN_NAMESPACE}:node:child_process?at-first-use`);
+    expect(loaded).not.toContain(`${BUILTIN_NAMESPACE}:node:child_process`);
+    expect(loaded).not.toContain(`${BUILTIN_NAMESPACE}:node:crypto`);
   });
 });
 
