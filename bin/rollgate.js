@@ -4,9 +4,12 @@
 // file under src/ or workers/ changed after the bundle was built: an edit is never answered by stale
 // code, only more slowly until the next `npm run build`. tsx is a devDependency: only a checkout (which
 // has the sources, and the devDependencies from `npm ci`) takes that path; an image has no src/.
-import { readdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+//
+// Node's modules come from process.getBuiltinModule, not `import`: an import makes Node build each one's ES
+// module facade, which reads every export (node:fs's streams and promises among them) at every start.
+const { readdirSync, statSync } = process.getBuiltinModule('node:fs');
+const { dirname, join } = process.getBuiltinModule('node:path');
+const { fileURLToPath, pathToFileURL } = process.getBuiltinModule('node:url');
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bundle = join(root, 'dist', 'cli', 'main.js');
@@ -40,7 +43,23 @@ function bundleIsCurrent() {
   return !['src', 'workers'].some((path) => changedSince(join(root, path), builtAt));
 }
 
+/**
+ * Node 22.1+ keeps the code it compiles for the bundle's modules on disk and reads it back at the next
+ * start instead of compiling again (Node 20 has no such cache: its precompiled packages bring their own,
+ * src/cli/load-precompiled.ts). Beside the bundle, so it goes with the build it was made from; where that
+ * folder cannot be written (an image's, owned by another user), Node's default, os.tmpdir()'s
+ * node-compile-cache; where neither can, there is no cache and nothing else changes. NODE_COMPILE_CACHE
+ * and NODE_DISABLE_COMPILE_CACHE keep their meaning.
+ */
+function enableCompileCache() {
+  const { enableCompileCache: enable, constants } = process.getBuiltinModule('node:module');
+  if (enable === undefined) return;
+  const beside = enable(join(root, 'dist', 'cli', 'compile-cache'));
+  if (beside.status === constants.compileCacheStatus.FAILED) enable();
+}
+
 if (bundleIsCurrent()) {
+  enableCompileCache();
   await import(pathToFileURL(bundle).href);
 } else {
   const { register } = await import('tsx/esm/api');

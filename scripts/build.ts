@@ -78,6 +78,115 @@ function precompiledPackages(): Plugin {
   };
 }
 
+/** The namespace of the stand-ins {@link builtinsAtFirstUse} puts in place of Node's built-ins. */
+export const BUILTIN_NAMESPACE = 'rollgate-builtin';
+
+/**
+ * Commander's `require('node:child_process')` (bundled as CommonJS; for subcommands run as programs,
+ * which Rollgate has none of) gets a stand-in that loads the module at its first use: loading it is a few
+ * ms of every verb. Only modules whose functions do not use `this` (commander calls
+ * `childProcess.spawn(…)`): a method called through the stand-in gets the stand-in as `this`.
+ */
+function builtinsAtFirstUse(): Plugin {
+  const loadedAtFirstUse = ['child_process', 'node:child_process'];
+  return {
+    name: 'rollgate-builtins-at-first-use',
+    setup(builder) {
+      builder.onResolve({ filter: /^(node:)?child_process$/ }, ({ path, kind }) =>
+        kind === 'require-call' && loadedAtFirstUse.includes(path)
+          ? { path: `node:${path.replace(/^node:/, '')}?at-first-use`, namespace: BUILTIN_NAMESPACE }
+          : undefined,
+      );
+      builder.onLoad({ filter: /.*/, namespace: BUILTIN_NAMESPACE }, ({ path }) => ({
+        loader: 'js',
+        contents: [
+          'let loaded;',
+          `const target = () => (loaded ??= process.getBuiltinModule(${JSON.stringify(path.replace(/\?.*$/, ''))}));`,
+          'module.exports = new Proxy({}, {',
+          '  get: (_, key) => target()[key],',
+          '  has: (_, key) => key in target(),',
+          '  ownKeys: () => Reflect.ownKeys(target()),',
+          '  getOwnPropertyDescriptor: (_, key) => {',
+          '    const descriptor = Reflect.getOwnPropertyDescriptor(target(), key);',
+          '    return descriptor === undefined ? undefined : { ...descriptor, configurable: true };',
+          '  },',
+          '});',
+        ].join('\n'),
+      }));
+    },
+  };
+}
+
+/**
+ * An import of a built-in as esbuild writes one, at the start of a statement: `import{a,b as c}from"node:x";`,
+ * `import*as d from"node:x";`, `import e from"node:x";`, `import"node:x";`.
+ */
+const BUILTIN_IMPORT =
+  /(?<=^|[;}\n])import\s*(?:([\w$]+)\s*,?\s*)?(?:\*\s*as\s+([\w$]+)|\{([^}]*)\})?\s*(?:from\s*)?"(node:[^"]+)";/g;
+
+/** The declarations that bind what one import statement bound, from `process.getBuiltinModule`. */
+function builtinDeclarations(
+  specifier: string,
+  whole: string | undefined,
+  names: string | undefined,
+): string {
+  const load = `process.getBuiltinModule(${JSON.stringify(specifier)})`;
+  const pairs = (names ?? '')
+    .split(',')
+    .map((name) => name.trim().split(/\s+as\s+/))
+    .filter(([name]) => name !== undefined && name !== '');
+  // The default export of a built-in is the module itself.
+  const wholes = [
+    whole,
+    ...pairs.filter(([name]) => name === 'default').map(([name, alias]) => alias ?? name),
+  ];
+  const declared = wholes.filter((name): name is string => name !== undefined);
+  const named = pairs
+    .filter(([name]) => name !== 'default')
+    .map(([name = '', alias = name]) => (alias === name ? name : `${name}:${alias}`));
+  const [first] = declared;
+  if (first === undefined) return named.length === 0 ? `${load};` : `const{${named.join(',')}}=${load};`;
+  return [
+    `const ${first}=${load};`,
+    ...declared.slice(1).map((name) => `const ${name}=${first};`),
+    ...(named.length > 0 ? [`const{${named.join(',')}}=${first};`] : []),
+  ].join('');
+}
+
+/**
+ * A chunk with its imports of Node's built-ins taken from `process.getBuiltinModule` instead: an `import`
+ * of a built-in makes Node build its ES module facade, which reads every export, getters included, so
+ * `import … from "node:http"` loaded Node's own undici on Node 22+ (`http.WebSocket`), 20-60 ms of a verb
+ * that sends two requests, and node:fs's facade its streams. The module is the object `import` gives as
+ * the default export; the names imported are read from it when the chunk starts, before its body, as
+ * imports are. The declarations go on the banner's line (it maps to no source) and each import statement
+ * becomes as many spaces, so the source map's lines and columns stay right.
+ */
+export function builtinImportsFromGetBuiltinModule(code: string): string {
+  const bannerEnd = code.indexOf('\n');
+  const declarations: string[] = [];
+  const body = code
+    .slice(bannerEnd + 1)
+    .replace(
+      BUILTIN_IMPORT,
+      (statement, whole?: string, namespace?: string, names?: string, specifier = '') => {
+        declarations.push(builtinDeclarations(specifier, whole ?? namespace, names));
+        return ' '.repeat(statement.length);
+      },
+    );
+  const left = /(?:from\s*|import\s*)"node:[^"]+"/.exec(body);
+  if (left !== null) throw new Error(`an import of a built-in in a form not rewritten: ${left[0]}`);
+  return `${code.slice(0, bannerEnd)}${declarations.join('')}\n${body}`;
+}
+
+/** Rewrites every chunk of `outdir` with {@link builtinImportsFromGetBuiltinModule}. */
+function rewriteBuiltinImports(outdir: string): void {
+  for (const file of readdirSync(outdir).filter((name) => name.endsWith('.js'))) {
+    const path = join(outdir, file);
+    writeFileSync(path, builtinImportsFromGetBuiltinModule(readFileSync(path, 'utf8')));
+  }
+}
+
 /** The esbuild options of the CLI bundle (tests build it in memory to inspect what each verb loads). */
 export function cliBuildOptions(outdir: string): BuildOptions {
   return {
@@ -95,7 +204,7 @@ export function cliBuildOptions(outdir: string): BuildOptions {
     // relative to its own file finds them from the bundle too.
     chunkNames: '[name]-[hash]',
     external: externalPackages(),
-    plugins: [precompiledPackages()],
+    plugins: [precompiledPackages(), builtinsAtFirstUse()],
     // Less to parse at every start. Identifiers are not shortened, and keepNames restores the few that
     // bundling renames (two modules' `class Foo`): class names reach logs (pino's err.type) and errors.
     minifyWhitespace: true,
@@ -104,7 +213,7 @@ export function cliBuildOptions(outdir: string): BuildOptions {
     sourcemap: 'linked',
     // Bundled CommonJS (commander) calls require() for Node's built-ins.
     banner: {
-      js: "import { createRequire as __rollgateCreateRequire } from 'node:module'; const require = __rollgateCreateRequire(import.meta.url);",
+      js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);",
     },
     logLevel: 'warning',
   };
@@ -307,6 +416,7 @@ export async function buildCli(
     // be in the bundle) counts as newer, and one saved before it does not.
     writeFileSync(join(next, BUILD_STAMP), `${new Date().toISOString()}\n`);
     await build(cliBuildOptions(next));
+    rewriteBuiltinImports(next);
     const precompiled: Array<{ pkg: string; file: string }> = [];
     for (const [pkg, use] of importedNames(next))
       precompiled.push({ pkg, file: await buildPrecompiled(pkg, use, next) });

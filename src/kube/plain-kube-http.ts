@@ -223,7 +223,9 @@ export class PlainKubeHttp {
     private readonly options: PlainKubeHttpOptions,
   ) {
     this.idleTimeoutMs = options.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
-    this.now = options.now ?? (() => performance.now());
+    // process.hrtime, not performance.now(): on Node 20 the first read of the global `performance` loads
+    // node:perf_hooks, a few ms of a short command's start.
+    this.now = options.now ?? (() => Number(process.hrtime.bigint()) / 1e6);
   }
 
   /** The route of the current context, or undefined when client-node must send (see plainKubeTargetOf). */

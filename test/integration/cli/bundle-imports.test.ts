@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  BUILTIN_NAMESPACE,
+  builtinImportsFromGetBuiltinModule,
   cliBuildOptions,
   importedNames,
   PRECOMPILED_PACKAGES,
@@ -165,6 +167,87 @@ describe('what the CLI bundle loads', () => {
       expect(loaded).toContain(CLUSTER_CLIENT);
       for (const name of LONG_RUNNING) expect(loaded, `${entry} loads ${name}`).not.toContain(name);
     }
+  });
+});
+
+describe("Node's built-in modules in the bundle", () => {
+  /** The outputs `entry`'s chunk imports statically, itself included. */
+  function staticChunksOf(entry: string): string[] {
+    const start = Object.entries(metafile.outputs).find(([, output]) => output.entryPoint === entry)?.[0];
+    const seen = new Set<string>();
+    const visit = (path: string): void => {
+      const output = metafile.outputs[path];
+      if (output === undefined || seen.has(path)) return;
+      seen.add(path);
+      for (const imported of output.imports) if (imported.kind === 'import-statement') visit(imported.path);
+    };
+    visit(start ?? '');
+    return [...seen];
+  }
+
+  it('--help loads neither node:crypto nor node:child_process (commander gets it at first use)', () => {
+    const chunks = staticChunksOf('src/cli/main.ts');
+    const builtins = chunks.flatMap((path) =>
+      (metafile.outputs[path]?.imports ?? [])
+        .filter((entry) => entry.external && entry.kind === 'import-statement')
+        .map((entry) => entry.path),
+    );
+    expect(builtins).not.toContain('node:crypto');
+    expect(builtins).not.toContain('node:child_process');
+    const inputs = chunks.flatMap((path) => Object.keys(metafile.outputs[path]?.inputs ?? {}));
+    expect(inputs).toContain(`${BUILTIN_NAMESPACE}:node:child_process?at-first-use`);
+  });
+
+  it('come from process.getBuiltinModule, not import, in every chunk, the source map still lined up', async () => {
+    const result = await build({
+      ...cliBuildOptions(join(tmpdir(), 'rollgate-bundle-builtins')),
+      write: false,
+      logLevel: 'silent',
+    });
+    let rewritten = 0;
+    for (const file of result.outputFiles.filter((output) => output.path.endsWith('.js'))) {
+      const after = builtinImportsFromGetBuiltinModule(file.text);
+      expect(after).not.toMatch(/(?:from\s*|import\s*)"node:[^"]+"/);
+      // Every line after the banner's keeps its length: the source map's columns still point right.
+      expect(
+        after
+          .split('\n')
+          .slice(1)
+          .map((line) => line.length),
+      ).toEqual(
+        file.text
+          .split('\n')
+          .slice(1)
+          .map((line) => line.length),
+      );
+      if (after !== file.text) rewritten += 1;
+    }
+    expect(rewritten).toBeGreaterThan(10);
+  }, 60_000);
+
+  it('binds what each form of import bound', () => {
+    const banner = 'const require = 1;';
+    const imports = [
+      'import{a,b as c}from"node:fs";',
+      'import*as d from"node:os";',
+      'import e from"node:http";',
+      'import f,{g}from"node:url";',
+      'import"node:net";',
+      'import{default as h}from"node:path";',
+      'import{x}from"./chunk.js";',
+    ].join('');
+    const after = builtinImportsFromGetBuiltinModule(`${banner}\n${imports}run();`);
+    const [declared, body] = after.split('\n');
+    expect(declared).toBe(
+      banner +
+        'const{a,b:c}=process.getBuiltinModule("node:fs");' +
+        'const d=process.getBuiltinModule("node:os");' +
+        'const e=process.getBuiltinModule("node:http");' +
+        'const f=process.getBuiltinModule("node:url");const{g}=f;' +
+        'process.getBuiltinModule("node:net");' +
+        'const h=process.getBuiltinModule("node:path");',
+    );
+    expect(body?.trim()).toBe('import{x}from"./chunk.js";run();');
   });
 });
 
