@@ -177,7 +177,7 @@ describe('CustomObjectClient with files', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"ok":true}');
     });
-    vi.useFakeTimers({ toFake: ['performance'] });
+    vi.useFakeTimers({ toFake: ['hrtime'] });
     const ca = join(dir, 'ca.crt');
     writeFileSync(ca, selfSignedCertificate().cert);
     const watching = openCustomObjectClient(
