@@ -15,6 +15,7 @@ import {
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { HOT_VERBS_SCRIPT, SCRIPT_IMPORT_META_URL } from '../src/cli/load-precompiled.ts';
 import { BUNDLED_ASSETS_FOLDER } from '../src/server/dashboard/dashboard-assets.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -372,6 +373,54 @@ async function buildPrecompiled(pkg: string, use: PackageUse, outdir: string): P
 }
 
 /**
+ * The hot verbs' imports of a precompiled package, as in the ES bundle: its CommonJS file run from its
+ * code cache (the same file, so the same names).
+ */
+function precompiledPackagesInScript(): Plugin {
+  const escaped = PRECOMPILED_PACKAGES.map((name) => name.replace(/[/.]/g, '\\$&'));
+  return {
+    name: 'rollgate-precompiled-packages-in-script',
+    setup(builder) {
+      builder.onResolve({ filter: new RegExp(`^(${escaped.join('|')})$`) }, ({ path }) => ({
+        path,
+        namespace: 'rollgate-precompiled',
+      }));
+      builder.onLoad({ filter: /.*/, namespace: 'rollgate-precompiled' }, ({ path }) => ({
+        loader: 'js',
+        resolveDir: join(root, 'src', 'cli'),
+        contents: [
+          "const { loadPrecompiled } = require('./load-precompiled.ts');",
+          `module.exports = loadPrecompiled(${SCRIPT_IMPORT_META_URL}, ${JSON.stringify(precompiledModule(path).replace(/\.js$/, '.cjs'))});`,
+        ].join('\n'),
+      }));
+    },
+  };
+}
+
+/**
+ * The esbuild options of the hot verbs' script (src/cli/hot-verbs.ts): one CommonJS file that
+ * bin/rollgate.js runs from a V8 code cache for `status`, `get`, `list` and the writing verbs. Node 20
+ * compiles ES modules afresh at every start (no compile cache): the ES chunks a verb loads were 15-40 ms
+ * of it. Each `await import()` of the sources becomes a function that initialises its modules at first
+ * call, so what a verb loads lazily is still loaded lazily; packages left out stay `require`s.
+ */
+export function hotVerbsBuildOptions(outfile: string): BuildOptions {
+  const options = cliBuildOptions(dirname(outfile));
+  const { outdir: _outdir, banner: _banner, ...rest } = options;
+  return {
+    ...rest,
+    entryPoints: ['src/cli/hot-verbs.ts'],
+    outfile,
+    splitting: false,
+    format: 'cjs',
+    // A script has no import.meta: the wrapper of src/cli/load-precompiled.ts passes the file's URL.
+    define: { 'import.meta.url': SCRIPT_IMPORT_META_URL },
+    plugins: [precompiledPackagesInScript(), builtinsAtFirstUse()],
+    sourcemap: false,
+  };
+}
+
+/**
  * The code caches, written by a plain `node` (no tsx, no NODE_OPTIONS): V8 rejects a cache made under
  * other flags, or by another Node (`node`: the binary that will run the bundle). Each is written after
  * its package's warm-up (src/cli/code-cache-warm-ups.ts) ran.
@@ -385,16 +434,21 @@ function writeCodeCaches(
   const loader = pathToFileURL(join(outdir, 'load-precompiled.js')).href;
   const warmUps = pathToFileURL(join(outdir, 'code-cache-warm-ups.js')).href;
   const installed = files.map(({ pkg, file }) => [pkg, file, join(target, basename(file))]);
+  const hotVerbs = join(outdir, HOT_VERBS_SCRIPT);
+  const kubeconfig = join(outdir, 'warm-up-kubeconfig');
   const script = [
-    `import { writeCodeCache } from ${JSON.stringify(loader)};`,
-    `import { CODE_CACHE_WARM_UPS } from ${JSON.stringify(warmUps)};`,
+    `import { writeCodeCache, writeHotVerbsCodeCache } from ${JSON.stringify(loader)};`,
+    `import { CODE_CACHE_WARM_UPS, warmUpHotVerbs } from ${JSON.stringify(warmUps)};`,
     `for (const [pkg, file, installedAs] of ${JSON.stringify(installed)}) writeCodeCache(file, installedAs, CODE_CACHE_WARM_UPS[pkg]);`,
+    // After the packages' caches: the verbs load the packages from theirs.
+    `await writeHotVerbsCodeCache(${JSON.stringify(hotVerbs)}, ${JSON.stringify(join(target, HOT_VERBS_SCRIPT))}, (exports) => warmUpHotVerbs(exports, ${JSON.stringify(kubeconfig)}));`,
   ].join('\n');
   const { NODE_OPTIONS: _options, ...env } = process.env;
   const result = spawnSync(node, ['--input-type=module', '-e', script], {
     env,
     encoding: 'utf8',
   });
+  rmSync(kubeconfig, { force: true });
   if (result.status !== 0) throw new Error(`writing the code caches failed: ${result.stderr}`);
 }
 
@@ -420,6 +474,7 @@ export async function buildCli(
     const precompiled: Array<{ pkg: string; file: string }> = [];
     for (const [pkg, use] of importedNames(next))
       precompiled.push({ pkg, file: await buildPrecompiled(pkg, use, next) });
+    await build(hotVerbsBuildOptions(join(next, HOT_VERBS_SCRIPT)));
     writeCodeCaches(next, target, precompiled, node);
     // The dashboard's page files travel with the bundle, so an install without src/ still serves /ui/ (its
     // library, Preact and htm, is served from node_modules). Its tsconfig and type shims serve only tsc.

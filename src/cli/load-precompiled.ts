@@ -4,9 +4,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath as fileURLToPath, pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
-import { Script } from 'node:vm';
+import { constants as vmConstants, Script } from 'node:vm';
 
 /** Beside `vendor-x.cjs`: `vendor-x.cjs.v8-cache`. */
 export const CODE_CACHE_SUFFIX = '.v8-cache';
@@ -27,27 +27,48 @@ function setV8Flags(): void {
   flagsSet = true;
 }
 
+/**
+ * The name the hot verbs' script (scripts/build.ts) reads its own module URL by, in place of
+ * `import.meta.url`, which a script has not: the wrapper below passes it.
+ */
+export const SCRIPT_IMPORT_META_URL = '__rollgate_import_meta_url';
+
 type CommonJsBody = (
   exports: object,
   require: NodeJS.Require,
   module: { exports: object },
   filename: string,
   dirname: string,
+  importMetaUrl: string,
 ) => void;
 
 /** What Node's CommonJS loader compiles; the writer and the reader must compile the very same text. */
 function compile(file: string, filename: string, cachedData?: Buffer): Script {
   const source = readFileSync(file, 'utf8');
-  return new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
-    filename,
-    ...(cachedData !== undefined ? { cachedData } : {}),
-  });
+  return new Script(
+    `(function (exports, require, module, __filename, __dirname, ${SCRIPT_IMPORT_META_URL}) {${source}\n})`,
+    {
+      filename,
+      ...(cachedData !== undefined ? { cachedData } : {}),
+      // An `import()` left in the script (of a package not bundled) resolves as from the file itself.
+      importModuleDynamically: vmConstants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+    },
+  );
 }
 
+/** Runs the compiled file as `filename`: its require, __filename and URL are that file's. */
 function run(script: Script, filename: string): Record<string, unknown> {
   const module = { exports: {} };
   const body = script.runInThisContext() as CommonJsBody;
-  body.call(module.exports, module.exports, createRequire(filename), module, filename, dirname(filename));
+  body.call(
+    module.exports,
+    module.exports,
+    createRequire(filename),
+    module,
+    filename,
+    dirname(filename),
+    pathToFileURL(filename).href,
+  );
   return module.exports as Record<string, unknown>;
 }
 
@@ -65,9 +86,37 @@ function readCodeCache(file: string): Buffer | undefined {
  * Node binary, say): slower, never wrong.
  */
 export function loadPrecompiled(base: string, relative: string): Record<string, unknown> {
+  return loadPrecompiledScript(base, relative).exports;
+}
+
+/** {@link loadPrecompiled}, and whether V8 refused the code cache (or there was none): then it compiled. */
+export function loadPrecompiledScript(
+  base: string,
+  relative: string,
+): { exports: Record<string, unknown>; compiled: boolean } {
   setV8Flags();
   const file = fileURLToPath(new URL(relative, base));
-  return run(compile(file, file, readCodeCache(file)), file);
+  const cachedData = readCodeCache(file);
+  const script = compile(file, file, cachedData);
+  return {
+    exports: run(script, file),
+    compiled: cachedData === undefined || script.cachedDataRejected === true,
+  };
+}
+
+/** The hot verbs' script beside the bundle (scripts/build.ts), for bin/rollgate.js. */
+export const HOT_VERBS_SCRIPT = 'hot-verbs.cjs';
+
+/**
+ * Runs the command line `argv` with the hot verbs' script (src/cli/hot-verbs.ts bundled as CommonJS), from
+ * its code cache: the exit code. A cache V8 refuses (written by another Node, or under other flags) or
+ * none: it compiles the script instead, slower and the same.
+ */
+export async function runHotVerbs(base: string, argv: string[]): Promise<number> {
+  const { main } = loadPrecompiled(base, `./${HOT_VERBS_SCRIPT}`) as {
+    main: (argv: string[]) => Promise<number>;
+  };
+  return main(argv);
 }
 
 /**
@@ -86,5 +135,21 @@ export function writeCodeCache(
   const script = compile(file, installedAs);
   const exports = run(script, installedAs);
   warmUp?.(exports);
+  writeFileSync(file + CODE_CACHE_SUFFIX, script.createCachedData());
+}
+
+/**
+ * {@link writeCodeCache} for the hot verbs' script, after the warm-up `warmUp` (async: it runs verbs). The
+ * script runs from where it is (its requires and `import.meta.url` find the bundle being built beside it),
+ * compiled under its installed name.
+ */
+export async function writeHotVerbsCodeCache(
+  file: string,
+  installedAs: string,
+  warmUp: (exports: Record<string, unknown>) => Promise<void>,
+): Promise<void> {
+  setV8Flags();
+  const script = compile(file, installedAs);
+  await warmUp(run(script, file));
   writeFileSync(file + CODE_CACHE_SUFFIX, script.createCachedData());
 }

@@ -1,6 +1,5 @@
 // The `rollgate` command line: one subcommand per file under ./commands, registered here.
-import { Command, CommanderError } from 'commander';
-import { createRequire } from 'node:module';
+import type { Command } from 'commander';
 import { registerAbortCommand } from './commands/abort.ts';
 import { registerApproveCommand } from './commands/approve.ts';
 import { registerCompletionCommand } from './commands/completion.ts';
@@ -21,30 +20,10 @@ import { registerStatusCommand } from './commands/status.ts';
 import { registerRunCommands } from './commands/run.ts';
 import { registerSandboxCommand } from './commands/sandbox.ts';
 import { registerValidateCommand } from './commands/validate.ts';
-import { EXIT_USAGE } from './usage-error.ts';
-
-const require = createRequire(import.meta.url);
-// Two folders up both from source (src/cli) and from the bundle (dist/cli, see scripts/build.ts).
-const { version } = require('../../package.json') as { version: string };
-
-/** `kubectl rollgate …` (the kubectl-rollgate plugin) or `rollgate …`: how help and usage name the program. */
-function programName(entry: string | undefined): string {
-  return entry !== undefined && /kubectl[-_](complete-)?rollgate$/.test(entry)
-    ? 'kubectl rollgate'
-    : 'rollgate';
-}
+import { newProgram, runProgram } from './program.ts';
 
 export function buildProgram(entry: string | undefined = process.argv[1]): Command {
-  const program = new Command();
-  program
-    .name(programName(entry))
-    .description('GitOps progressive delivery: canary Rollouts from Git, driven to completion safely')
-    .version(version)
-    .showHelpAfterError()
-    .exitOverride()
-    // A command's options end where its subcommand's name starts (`sandbox --kubeconfig F` writes the
-    // file, `sandbox kubelet --kubeconfig F` reads it); commander needs this on every ancestor.
-    .enablePositionalOptions();
+  const program = newProgram(entry);
   // Command registrations (one line each; keep alphabetical).
   registerAbortCommand(program);
   registerApproveCommand(program);
@@ -70,24 +49,7 @@ export function buildProgram(entry: string | undefined = process.argv[1]): Comma
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram(argv[1]);
-  try {
-    await program.parseAsync(argv);
-    return typeof process.exitCode === 'number' ? process.exitCode : 0;
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      if (
-        err.code === 'commander.helpDisplayed' ||
-        err.code === 'commander.version' ||
-        err.code === 'commander.help'
-      )
-        return 0;
-      // Commander prints its own parse errors, and a command's usageError() has said why.
-      return EXIT_USAGE;
-    }
-    process.stderr.write(`rollgate: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 1;
-  }
+  return runProgram(buildProgram(argv[1]), argv);
 }
 
 const invokedDirectly =
