@@ -113,10 +113,20 @@ describe('two rollgate run processes on one Redis and one cluster', () => {
       const s = await status();
       return s.phase === 'Healthy' ? s : undefined;
     });
+    const { sandbox, redis, processes: instances } = scene;
+    // Its Event too: a job sends its Events after its writes, so a status already Healthy can come before
+    // the RolloutCompleted; had the slowed requests below caught that job and killed it, the Event would
+    // be lost with it (Events are sent once, after the writes they tell of) and Rev2 would not be what
+    // is killed.
+    await eventually('Rev1 RolloutCompleted Event', async () => {
+      const events = await sandbox.kubeConfig
+        .makeApiClient(CoreV1Api)
+        .listNamespacedEvent({ namespace: 'default' });
+      return events.items.some((e) => e.reason === 'RolloutCompleted') || undefined;
+    });
 
     // Rev2, with every API request slowed down so that a reconcile pass is caught running; the process
     // running it is killed on the spot, mid-pass (some of its writes done, others not, its job locked).
-    const { sandbox, redis, processes: instances } = scene;
     sandbox.faults.latencyMs = SLOW_API_MS;
     await setImage('app:2');
     const active = await eventually(
