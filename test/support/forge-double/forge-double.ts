@@ -578,11 +578,14 @@ export class ForgeDouble {
     const headers = { ...req.headers };
     delete headers.authorization;
     delete headers.host;
+    // A push's answer ends only once its ref updates are announced: a pusher that goes on to open a pull
+    // request then finds CI's reaction to the push (a check run a test registers) already there, however
+    // slow the git calls that work out the push event are on a loaded machine.
     await new Promise<void>((resolve) => {
       const upstream = httpRequest(target, { method: req.method, headers }, (answer) => {
         recorded.status = answer.statusCode;
         res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
+        answer.pipe(res, { end: before === undefined });
         answer.on('end', resolve);
         answer.on('error', resolve);
       });
@@ -593,7 +596,12 @@ export class ForgeDouble {
       });
       req.pipe(upstream);
     });
-    if (before) await this.announcePush(repo, before, grant.user);
+    if (before === undefined) return;
+    try {
+      await this.announcePush(repo, before, grant.user);
+    } finally {
+      res.end();
+    }
   }
 
   /** Compares refs before and after a receive-pack and sends one push event per moved branch. */
