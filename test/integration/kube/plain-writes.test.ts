@@ -1,6 +1,8 @@
-// The reconciler's writes over plain HTTP and over client-node, against the sandbox: the same objects
-// written, the same managers, the same typed errors with the same messages, the same requests counted.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The reconciler's writes (and the sync's apply of a Rollout) over plain HTTP and over client-node, against the
+// sandbox: the same objects written, the same managers, the same typed errors with the same messages, the same
+// requests counted.
+import { KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createKubeClients,
   FIELD_MANAGER,
@@ -11,8 +13,10 @@ import {
 import { kubeCall, KubeConflictError, KubeInvalidError } from '../../../src/kube/errors.ts';
 import type { KubeRequestObservation } from '../../../src/kube/kube-request.ts';
 import { installCrds } from '../../../src/kube/install-crds.ts';
+import { PlainKubeHttp } from '../../../src/kube/plain-kube-http.ts';
 import { rollgateCrds } from '../../../src/manifest/crds.ts';
 import { sandboxKubeConfig, startSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { ObjectApplier } from '../../../src/sync/object-applier.ts';
 import { testRollout } from '../reconcile/reconcile-harness.ts';
 
 const TOKEN = 'plain-writes-token';
@@ -214,5 +218,87 @@ describe('plain writes beside client-node, against the sandbox', () => {
     ).catch((e: unknown) => e);
     expect((err as { code?: string }).code).toBe('kube.forbidden');
     expect((err as Error).message).not.toContain('wrong-token');
+  });
+});
+
+describe("the sync's server-side apply", () => {
+  /** A Rollout as the sync prepares one (labels of its source), with `image`. */
+  const preparedRollout = (namespace: string, image: string) => {
+    const rollout = inNamespace(testRollout({ name: 'web' }), namespace);
+    const metadata = rollout.metadata as Record<string, unknown>;
+    const spec = structuredClone(rollout.spec) as {
+      template: { spec: { containers: Array<{ image: string }> } };
+    };
+    spec.template.spec.containers[0]!.image = image;
+    return { ...rollout, metadata: { ...metadata, labels: { 'rollgate.dev/source': 'apps' } }, spec };
+  };
+  const configMap = (namespace: string) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'settings', namespace },
+    data: { a: '1' },
+  });
+
+  it("sends a Rollout's plainly and a built-in kind's through client-node, with client-node's outcome", async () => {
+    const kubeConfig = sandboxKubeConfig(sandbox.url, TOKEN);
+    const clients = createKubeClients(kubeConfig);
+    for (const name of ['sync-plain', 'sync-client-node'])
+      await clients.core.createNamespace({ body: { metadata: { name } } });
+    const sent = vi.spyOn(PlainKubeHttp.prototype, 'send');
+    try {
+      const applier = new ObjectApplier(kubeConfig, { source: 'apps', defaultNamespace: 'sync-plain' });
+      const results = [
+        await applier.applyWithoutRead(preparedRollout('sync-plain', 'app:1.0'), false),
+        await applier.applyWithoutRead(preparedRollout('sync-plain', 'app:2.0'), true),
+        await applier.apply(preparedRollout('sync-plain', 'app:2.0')),
+        await applier.apply(configMap('sync-plain')),
+      ];
+      expect(results).toEqual(['created', 'updated', 'unchanged', 'created']);
+      const applies = sent.mock.calls
+        .map(([, request]) => `${request.method} ${request.path}`)
+        .filter((request) => request.startsWith('PATCH'));
+      expect(applies).toEqual([
+        'PATCH /apis/rollgate.dev/v1alpha1/namespaces/sync-plain/rollouts/web?fieldManager=rollgate&force=true',
+        'PATCH /apis/rollgate.dev/v1alpha1/namespaces/sync-plain/rollouts/web?fieldManager=rollgate&force=true',
+      ]);
+    } finally {
+      sent.mockRestore();
+    }
+
+    // The same two applies through client-node's generic client, as the sync sent them before.
+    const generic = KubernetesObjectApi.makeApiClient(kubeConfig);
+    for (const image of ['app:1.0', 'app:2.0'])
+      await generic.patch(
+        preparedRollout('sync-client-node', image),
+        undefined,
+        undefined,
+        FIELD_MANAGER,
+        true,
+        PatchStrategy.ServerSideApply,
+      );
+    const stored = async (namespace: string) => {
+      const live = (await clients.custom.getNamespacedCustomObject({
+        ...ROLLOUTS,
+        namespace,
+        name: 'web',
+      })) as {
+        metadata: {
+          labels?: unknown;
+          generation?: number;
+          managedFields?: Array<{ manager?: string; operation?: string }>;
+        };
+        spec: unknown;
+      };
+      return {
+        labels: live.metadata.labels,
+        generation: live.metadata.generation,
+        managers: live.metadata.managedFields?.map((m) => `${m.manager}/${m.operation}`),
+        spec: live.spec,
+      };
+    };
+    const viaPlain = await stored('sync-plain');
+    expect(viaPlain).toEqual(await stored('sync-client-node'));
+    expect(viaPlain.managers).toEqual(['rollgate/Apply']);
+    expect(JSON.stringify(viaPlain.spec)).toContain('app:2.0');
   });
 });
