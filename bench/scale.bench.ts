@@ -419,6 +419,12 @@ async function writeCostRows(): Promise<BenchResult[]> {
 const ROLLGATE_IN = process.env.ROLLGATE_BENCH_SCALE_ROLLGATE ?? 'process';
 /** With a folder, the child Rollgate runs under `node --cpu-prof` and writes its profile there when stopped. */
 const ROLLGATE_PROFILE = process.env.ROLLGATE_BENCH_SCALE_ROLLGATE_PROFILE;
+/**
+ * Set: the child Rollgate runs under `node --perf-basic-prof`, so Linux `perf` names its JavaScript frames
+ * (Node's own profile samples the thread while it waits for a core too: on a loaded 2-core machine it
+ * misplaces CPU time; perf counts only time on a core).
+ */
+const ROLLGATE_PERF_MAP = process.env.ROLLGATE_BENCH_SCALE_ROLLGATE_PERF_MAP === '1';
 
 /** Rollgate as the `rollouts` part drives it, in a child or in-process. */
 interface BenchRollgate {
@@ -451,7 +457,10 @@ async function startBenchRollgate(
     ['--config', file],
     {
       command: 'run',
-      nodeArgs: ROLLGATE_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', ROLLGATE_PROFILE] : [],
+      nodeArgs: [
+        ...(ROLLGATE_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', ROLLGATE_PROFILE] : []),
+        ...(ROLLGATE_PERF_MAP ? ['--perf-prof', '--interpreted-frames-native-stack'] : []),
+      ],
     },
   );
   return {
