@@ -420,9 +420,10 @@ const ROLLGATE_IN = process.env.ROLLGATE_BENCH_SCALE_ROLLGATE ?? 'process';
 /** With a folder, the child Rollgate runs under `node --cpu-prof` and writes its profile there when stopped. */
 const ROLLGATE_PROFILE = process.env.ROLLGATE_BENCH_SCALE_ROLLGATE_PROFILE;
 /**
- * Set: the child Rollgate runs under `node --perf-basic-prof`, so Linux `perf` names its JavaScript frames
- * (Node's own profile samples the thread while it waits for a core too: on a loaded 2-core machine it
- * misplaces CPU time; perf counts only time on a core).
+ * Set: the child Rollgate runs under `node --perf-prof --interpreted-frames-native-stack`, writing a jitdump
+ * (jit-<pid>.dump in the working folder) so Linux `perf` names its JavaScript frames: `perf record -k mono -g`
+ * around the bench, then `perf inject --jit`. Node's own profile samples the thread while it waits for a core
+ * too: on a loaded 2-core machine it misplaces CPU time; perf counts only time on a core.
  */
 const ROLLGATE_PERF_MAP = process.env.ROLLGATE_BENCH_SCALE_ROLLGATE_PERF_MAP === '1';
 
