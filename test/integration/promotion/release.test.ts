@@ -9,6 +9,7 @@ import {
 } from '../../support/promotion-scene.ts';
 import { webRollout } from '../../support/web-rollout.ts';
 import { toPlainObject } from '../../../src/kube/client.ts';
+import { promoteRollout } from '../../../src/views/rollout-commands.ts';
 
 /** `web` or `api` (the same Rollout under another name), the second step as given. */
 const service = (name: 'web' | 'api', tag: string, secondStep?: string): string =>
@@ -41,7 +42,7 @@ afterAll(async () => {
 
 interface Live {
   spec: { template: { spec: { containers: Array<{ image: string }> } } };
-  status?: { phase?: string; currentPodHash?: string; stableRS?: string };
+  status?: { phase?: string; currentPodHash?: string; stableRS?: string; pauseConditions?: unknown[] };
 }
 const live = async (namespace: string, name: string): Promise<Live | undefined> =>
   toPlainObject<Live>(
@@ -74,10 +75,11 @@ describe('a release of two Rollouts and a ConfigMap', () => {
     });
     const openPulls = () => [...double.repository(REPO).pulls.values()].filter((p) => p.state === 'open');
 
-    // One staging commit: both images and the ConfigMap; api's canary pauses longer than web's.
+    // One staging commit: both images and the ConfigMap; api's canary waits at a pause until promoted (a timed
+    // pause could end before a loaded machine shows web's status: it did once, at 6 s).
     const commit = await double.commit(REPO, 'main', {
       'envs/staging/web.yaml': service('web', '2.0.0'),
-      'envs/staging/api.yaml': service('api', '2.0.0', 'pause: { duration: 6s }'),
+      'envs/staging/api.yaml': service('api', '2.0.0', 'pause: {}'),
       'envs/staging/config/shop.yaml': configMap('debug'),
     });
     // The promoter looked at web's finished canary (it posts web's status last in the look) while api still
@@ -95,6 +97,13 @@ describe('a release of two Rollouts and a ConfigMap', () => {
     expect(await healthyAt('staging', 'api', '2.0.0')).toBe(false);
     expect(openPulls()).toEqual([]);
 
+    // api's canary promoted once at its pause: when it finishes, the release goes out as one pull request.
+    await eventually(
+      "api's canary at its pause",
+      async () => ((await live('staging', 'api'))?.status?.pauseConditions ?? []).length > 0,
+      { timeoutMs: 30_000 },
+    );
+    await promoteRollout(clients, { namespace: 'staging', name: 'api' });
     const pull = await eventually('the release PR', () => openPulls()[0], { timeoutMs: 40_000 });
     expect(await healthyAt('staging', 'api', '2.0.0')).toBe(true);
     expect(openPulls()).toHaveLength(1);
