@@ -329,22 +329,26 @@ export class ObjectApplier {
    * custom kind has no typed model for client-node to serialize it through); the answer is the API
    * server's JSON, its timestamps strings.
    */
-  private async serverSideApply(prepared: Json, ref: ObjectRef): Promise<KubernetesObject> {
-    const custom = this.customObjects === undefined ? undefined : await this.customResourceOf(ref);
-    return this.call({ verb: 'apply', kind: ref.kind, namespace: ref.namespace, name: ref.name }, () =>
-      custom === undefined || this.customObjects === undefined
-        ? this.api.patch(
-            prepared as KubernetesObject,
-            undefined,
-            undefined,
-            FIELD_MANAGER,
-            true,
-            PatchStrategy.ServerSideApply,
-          )
-        : (this.customObjects.patchNamespacedCustomObject(
-            { ...custom, body: prepared, fieldManager: FIELD_MANAGER, force: true },
-            APPLY_PATCH,
-          ) as Promise<KubernetesObject>),
+  private serverSideApply(prepared: Json, ref: ObjectRef): Promise<KubernetesObject> {
+    return this.call(
+      { verb: 'apply', kind: ref.kind, namespace: ref.namespace, name: ref.name },
+      async () => {
+        // Inside the call: a discovery request it may make fails typed, as client-node's own lookup did.
+        const custom = this.customObjects === undefined ? undefined : await this.customResourceOf(ref);
+        return custom === undefined || this.customObjects === undefined
+          ? this.api.patch(
+              prepared as KubernetesObject,
+              undefined,
+              undefined,
+              FIELD_MANAGER,
+              true,
+              PatchStrategy.ServerSideApply,
+            )
+          : (this.customObjects.patchNamespacedCustomObject(
+              { ...custom, body: prepared, fieldManager: FIELD_MANAGER, force: true },
+              APPLY_PATCH,
+            ) as Promise<KubernetesObject>);
+      },
     );
   }
 
