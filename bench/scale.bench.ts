@@ -425,7 +425,7 @@ const ROLLGATE_PROFILE = process.env.ROLLGATE_BENCH_SCALE_ROLLGATE_PROFILE;
  * around the bench, then `perf inject --jit`. Node's own profile samples the thread while it waits for a core
  * too: on a loaded 2-core machine it misplaces CPU time; perf counts only time on a core.
  */
-const ROLLGATE_PERF_MAP = process.env.ROLLGATE_BENCH_SCALE_ROLLGATE_PERF_MAP === '1';
+const ROLLGATE_PERF = process.env.ROLLGATE_BENCH_SCALE_ROLLGATE_PERF === '1';
 
 /** Rollgate as the `rollouts` part drives it, in a child or in-process. */
 interface BenchRollgate {
@@ -460,7 +460,7 @@ async function startBenchRollgate(
       command: 'run',
       nodeArgs: [
         ...(ROLLGATE_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', ROLLGATE_PROFILE] : []),
-        ...(ROLLGATE_PERF_MAP ? ['--perf-prof', '--interpreted-frames-native-stack'] : []),
+        ...(ROLLGATE_PERF ? ['--perf-prof', '--interpreted-frames-native-stack'] : []),
       ],
     },
   );

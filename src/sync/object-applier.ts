@@ -7,6 +7,7 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { manifestDigest } from '../git/manifest-parser.ts';
+import { groupOf } from '../manifest/object-references.ts';
 import {
   APPLY_PATCH,
   createKubeClients,
@@ -87,10 +88,6 @@ export class UnknownKindError extends Error {
 
 /** client-node's dynamic client with the discovery lookup it keeps protected made public. */
 class DiscoveringObjectApi extends KubernetesObjectApi {
-  async isNamespaced(apiVersion: string, kind: string): Promise<boolean | undefined> {
-    return (await this.resource(apiVersion, kind))?.namespaced;
-  }
-
   /** The kind's plural and scope, from the discovery this client caches. */
   async resourceOf(
     apiVersion: string,
@@ -251,7 +248,10 @@ export class ObjectApplier {
    */
   private async namespacedOf(apiVersion: string, kind: string): Promise<boolean | undefined> {
     try {
-      return await this.call({ verb: 'get', kind }, () => this.api.isNamespaced(apiVersion, kind));
+      return await this.call(
+        { verb: 'get', kind },
+        async () => (await this.api.resourceOf(apiVersion, kind))?.namespaced,
+      );
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
@@ -330,24 +330,25 @@ export class ObjectApplier {
    * server's JSON, its timestamps strings.
    */
   private serverSideApply(prepared: Json, ref: ObjectRef): Promise<KubernetesObject> {
+    const { customObjects } = this;
     return this.call(
       { verb: 'apply', kind: ref.kind, namespace: ref.namespace, name: ref.name },
       async () => {
         // Inside the call: a discovery request it may make fails typed, as client-node's own lookup did.
-        const custom = this.customObjects === undefined ? undefined : await this.customResourceOf(ref);
-        return custom === undefined || this.customObjects === undefined
-          ? this.api.patch(
-              prepared as KubernetesObject,
-              undefined,
-              undefined,
-              FIELD_MANAGER,
-              true,
-              PatchStrategy.ServerSideApply,
-            )
-          : (this.customObjects.patchNamespacedCustomObject(
-              { ...custom, body: prepared, fieldManager: FIELD_MANAGER, force: true },
-              APPLY_PATCH,
-            ) as Promise<KubernetesObject>);
+        const custom = customObjects && (await this.customResourceOf(ref));
+        if (customObjects !== undefined && custom !== undefined)
+          return (await customObjects.patchNamespacedCustomObject(
+            { ...custom, body: prepared, fieldManager: FIELD_MANAGER, force: true },
+            APPLY_PATCH,
+          )) as KubernetesObject;
+        return this.api.patch(
+          prepared as KubernetesObject,
+          undefined,
+          undefined,
+          FIELD_MANAGER,
+          true,
+          PatchStrategy.ServerSideApply,
+        );
       },
     );
   }
@@ -361,15 +362,13 @@ export class ObjectApplier {
   ): Promise<
     { group: string; version: string; namespace: string; plural: string; name: string } | undefined
   > {
-    const slash = ref.apiVersion.indexOf('/');
-    if (ref.namespace === undefined || slash < 0) return undefined;
-    const group = ref.apiVersion.slice(0, slash);
-    if (!group.includes('.') || group.endsWith('.k8s.io')) return undefined;
+    const group = groupOf(ref.apiVersion);
+    if (ref.namespace === undefined || !group.includes('.') || group.endsWith('.k8s.io')) return undefined;
     const resource = await this.api.resourceOf(ref.apiVersion, ref.kind);
     if (resource?.namespaced !== true) return undefined;
     return {
       group,
-      version: ref.apiVersion.slice(slash + 1),
+      version: ref.apiVersion.slice(group.length + 1),
       namespace: ref.namespace,
       plural: resource.name,
       name: ref.name,
