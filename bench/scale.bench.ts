@@ -4,7 +4,7 @@
 // First, what 100 ReplicaSet creates cost the sandbox beside 10,000 pods against an empty sandbox.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createWriteStream, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -426,6 +426,11 @@ const ROLLGATE_PROFILE = process.env.ROLLGATE_BENCH_SCALE_ROLLGATE_PROFILE;
  * too: on a loaded 2-core machine it misplaces CPU time; perf counts only time on a core.
  */
 const ROLLGATE_PERF = process.env.ROLLGATE_BENCH_SCALE_ROLLGATE_PERF === '1';
+/**
+ * A file: the child Rollgate logs at debug level (each reconcile pass's writes and outcomes) and its log is
+ * appended there. Slows it down: read the log, not that run's figures.
+ */
+const ROLLGATE_LOG = process.env.ROLLGATE_BENCH_SCALE_ROLLGATE_LOG;
 
 /** Rollgate as the `rollouts` part drives it, in a child or in-process. */
 interface BenchRollgate {
@@ -527,6 +532,7 @@ async function rolloutsAtScale(): Promise<BenchResult[]> {
     await work.push(repoUrl);
     await sandbox.namedRequests();
     let pushedAt = 0;
+    const workBefore = await reconcileWorkOf(running.http.url);
     const paused = await measure(
       sandbox,
       redis,
@@ -545,6 +551,9 @@ async function rolloutsAtScale(): Promise<BenchResult[]> {
       pidOfRollgate,
     );
     const rssMiB = running.rssMiB();
+    const workAfter = await reconcileWorkOf(running.http.url);
+    const jobs = (workAfter.jobs - workBefore.jobs) / N;
+    const passes = (workAfter.passes - workBefore.passes) / N;
     const named = await sandbox.namedRequests();
     const trailing = afterOwnPause(named, watched.pausedAt, stableHash, N);
     console.log(`timeline after the push: ${timeline(named, watched.pausedAt, pushedAt)}`);
@@ -623,6 +632,12 @@ async function rolloutsAtScale(): Promise<BenchResult[]> {
         unit: 'ms',
         goal: '≤ 5 ms',
         notes: load,
+      },
+      {
+        name: 'reconcile jobs and passes per rollout to first pause',
+        value: Number(passes.toFixed(2)),
+        unit: 'passes',
+        notes: `${jobs.toFixed(2)} jobs per rollout, ${(passes / Math.max(jobs, 0.01)).toFixed(2)} passes per job (rollgate_reconcile_passes_total, rollgate_reconcile_duration_seconds_count)`,
       },
       {
         name: 'first pause: sandbox CPU ÷ floor sandbox CPU',
@@ -969,7 +984,7 @@ export async function startReconcilerProcess(
       '--port',
       '0',
       '--set',
-      'log.level=info',
+      `log.level=${ROLLGATE_LOG === undefined ? 'info' : 'debug'}`,
       '--set',
       `redis.prefix=${prefix}`,
       '--set',
@@ -982,6 +997,8 @@ export async function startReconcilerProcess(
   );
   // Started once its log says so (its watches run and every rollout was enqueued).
   const lines = (await import('node:readline')).createInterface({ input: child.stdout! });
+  const log = ROLLGATE_LOG === undefined ? undefined : createWriteStream(ROLLGATE_LOG, { flags: 'a' });
+  if (log !== undefined) lines.on('line', (line) => log.write(`${line}\n`));
   const url = await new Promise<string>((resolve, reject) => {
     lines.on('line', (line) => {
       if (line.includes('"rollgate started"')) resolve((JSON.parse(line) as { url: string }).url);
@@ -991,6 +1008,20 @@ export async function startReconcilerProcess(
     );
   });
   return Object.assign(child, { url });
+}
+
+/** How many reconcile jobs and passes a Rollgate process has run, from its /metrics (all results summed). */
+async function reconcileWorkOf(url: string): Promise<{ jobs: number; passes: number }> {
+  const text = await (await fetch(new URL('/metrics', url))).text();
+  const sum = (name: string): number =>
+    text
+      .split('\n')
+      .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+      .reduce((total, l) => total + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+  return {
+    jobs: sum('rollgate_reconcile_duration_seconds_count'),
+    passes: sum('rollgate_reconcile_passes_total'),
+  };
 }
 
 /**

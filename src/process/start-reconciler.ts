@@ -389,6 +389,8 @@ export async function startReconciler(
     } catch (err) {
       // Thrown means "retry with the queue's backoff" (startWorker rethrows it to BullMQ).
       metrics.reconcileDurationSeconds.observe({ result: 'error' }, seconds());
+      if (err instanceof ReconcileRetryError)
+        metrics.reconcilePassesTotal.inc({ result: 'error' }, err.stats.passes);
       if (err instanceof ReconcileRetryError && err.stats.conflicts > 0)
         metrics.conflictsRetriedTotal.inc({ kind: 'Rollout' }, err.stats.conflicts);
       throw err;
@@ -401,6 +403,7 @@ export async function startReconciler(
           .catch((e: unknown) => log.warn({ key, err: (e as Error).message }, 'enqueue after a job failed'));
     }
     metrics.reconcileDurationSeconds.observe({ result: outcome.kind }, seconds());
+    if (outcome.stats) metrics.reconcilePassesTotal.inc({ result: outcome.kind }, outcome.stats.passes);
     if (outcome.stats?.conflicts)
       metrics.conflictsRetriedTotal.inc({ kind: 'Rollout' }, outcome.stats.conflicts);
     if (outcome.kind === 'stalled') metrics.reconcileErrorsTotal.inc({ reason: 'stalled' });

@@ -40,8 +40,10 @@ export interface RollgateMetrics {
   readonly jobsTotal: Counter<'queue' | 'outcome'>;
   /** Duration of one job run, per queue and outcome, in seconds. */
   readonly jobDurationSeconds: Histogram<'queue' | 'outcome'>;
-  /** Duration of one reconcile pass of a rollout, in seconds, by result. */
+  /** Duration of one reconcile job of a rollout (its passes together), in seconds, by result. */
   readonly reconcileDurationSeconds: Histogram<'result'>;
+  /** Read-plan-act passes of reconcile jobs, by the job's result. */
+  readonly reconcilePassesTotal: Counter<'result'>;
   /** Reconcile jobs that stopped for a human to act (`reason`: `stalled`); retried errors are in jobsTotal. */
   readonly reconcileErrorsTotal: Counter<'reason'>;
   /** Writes answered 409 (or 404) and re-planned, by the kind of object reconciled (`Rollout`). */
@@ -213,7 +215,7 @@ export function createRollgateMetrics(options: { processMetrics?: boolean } = {}
     jobDurationSeconds,
     reconcileDurationSeconds: new Histogram({
       name: 'rollgate_reconcile_duration_seconds',
-      help: 'Duration of one reconcile pass of a rollout, by result.',
+      help: 'Duration of one reconcile job of a rollout (its passes together), by result.',
       labelNames: ['result'] as const,
       buckets: SECONDS_BUCKETS,
       registers: [registry],
@@ -222,6 +224,14 @@ export function createRollgateMetrics(options: { processMetrics?: boolean } = {}
       name: 'rollgate_reconcile_errors_total',
       help: 'Reconcile jobs that stopped for a human to act, by reason.',
       labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    // Jobs tell how often a rollout is looked at; passes, how much each look costs (each is a read, a plan
+    // and the plan's writes): passes per job is what a change to the job's loop moves.
+    reconcilePassesTotal: new Counter({
+      name: 'rollgate_reconcile_passes_total',
+      help: 'Read-plan-act passes of reconcile jobs, by the job result.',
+      labelNames: ['result'] as const,
       registers: [registry],
     }),
     conflictsRetriedTotal: new Counter({

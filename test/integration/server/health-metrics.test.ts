@@ -20,6 +20,7 @@ const DOCUMENTED_METRICS = [
   'rollgate_jobs_total',
   'rollgate_job_duration_seconds',
   'rollgate_reconcile_duration_seconds',
+  'rollgate_reconcile_passes_total',
   'rollgate_reconcile_errors_total',
   'rollgate_conflicts_retried_total',
   'rollgate_webhook_deliveries_total',
