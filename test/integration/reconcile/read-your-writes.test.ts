@@ -104,6 +104,35 @@ describe('read-your-writes through the informer cache', () => {
     expect(harness.violations).toEqual([]);
   });
 
+  it('a job hands its writes over once, as it ends, however many of its passes wrote (one Redis save a job)', async () => {
+    const key = await harness.createRollout(
+      testRollout({ name: 'once', replicas: 2, steps: [{ setWeight: 50 }, { pause: {} }] }),
+    );
+    await harness.runUntil(key, isFullyPromoted, { timeoutMs: 60_000 });
+    await harness.patchSpec(key, newImage('once'));
+    const redisStore = new RedisWrittenVersions(redis.connection, redis.prefix);
+    const saved: string[] = [];
+    const counting = {
+      load: (k: typeof key) => redisStore.load(k),
+      save: async (k: typeof key, value: string) => {
+        saved.push(value);
+        await redisStore.save(k, value);
+      },
+    };
+    let writingPasses = 0;
+    const outcome = await harness.reconcile(key, {
+      writtenVersions: counting,
+      onPass: ({ report }) => void (writingPasses += report.written.length > 0 ? 1 : 0),
+    });
+    // Several passes wrote (the canary, the revision annotation, the status…); one save carries them all.
+    expect(writingPasses).toBeGreaterThan(1);
+    expect(saved).toHaveLength(1);
+    const canary = canaries(await harness.observe(key))[0]!;
+    expect(saved[0]).toContain(canary.name);
+    expect(await redisStore.load(key)).toBe(saved[0]);
+    expect(outcome.kind).not.toBe('stalled');
+  });
+
   it('a garbled or missing handover is no expectation: a trailing cache still ends right, through a 409 and a re-plan', async () => {
     const key = await harness.createRollout(
       testRollout({ name: 'garbled', replicas: 4, steps: [{ setWeight: 50 }, { pause: {} }] }),
