@@ -30,6 +30,8 @@ import { impersonating, impersonatingIdentity, type ImpersonatedIdentity } from 
 import { describeKubeRequest, type KubeRequestObserver } from './kube-request.ts';
 import { PlainKubeHttp } from './plain-kube-http.ts';
 import { withPlainWrites } from './plain-write-clients.ts';
+import { plainObjectReads } from './plain-object-reads.ts';
+import type { ObjectReadClients } from './object-read-clients.ts';
 import { RequestRateLimiter, type RateLimitSettings } from './request-rate-limit.ts';
 import { shareConnections } from './shared-connections.ts';
 
@@ -201,6 +203,12 @@ export interface KubeClients {
   events: EventsV1Api;
   custom: CustomObjectsApi;
   apiextensions: ApiextensionsV1Api;
+  /**
+   * The reads of a rollout's world sent plainly as its writes are (plain-object-reads.ts), where the
+   * clients send as Rollgate itself over a simple kubeconfig; absent (impersonating clients, `plainWrites`
+   * off, a test's own clients): the typed clients above read.
+   */
+  reads?: ObjectReadClients | undefined;
 }
 
 /** How the typed clients send their requests. */
@@ -384,7 +392,8 @@ export function createKubeClients(kubeConfig: KubeConfig, options: KubeClientOpt
     apiextensions: authenticating.makeApiClient(ApiextensionsV1Api),
   };
   if (options.plainWrites === false) return clients;
-  return withPlainWrites(clients, connection.plain, PATCH_CONTENT_TYPES);
+  const writing = withPlainWrites(clients, connection.plain, PATCH_CONTENT_TYPES);
+  return { ...writing, reads: plainObjectReads(writing, connection.plain) };
 }
 
 /** The namespace of the current context, or `default`: what `-n` falls back to, as with kubectl. */

@@ -162,7 +162,7 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
   const maxPasses = deps.maxPasses ?? DEFAULT_MAX_PASSES;
   const maxConflicts = deps.maxConflicts ?? DEFAULT_MAX_CONFLICTS;
   const planner = deps.planner ?? planRollout;
-  const reader = new ObservedStateReader(deps.clients, deps.cache, deps.api);
+  const reader = new ObservedStateReader(deps.clients.reads ?? deps.clients, deps.cache, deps.api);
   const reads =
     deps.reads ?? (await ReadPolicy.forJob({ key, cache: deps.cache, shared: deps.writtenVersions, logger }));
   const executor = new ActionExecutor({

@@ -279,6 +279,8 @@ describe('ActionExecutor against the sandbox', () => {
     // An API server that says "slow down, come back in 7 s".
     const throttled: KubeClients = {
       ...harness.clients,
+      // The typed clients read (not the plain reads beside them), so the proxy below answers the read.
+      reads: undefined,
       custom: new Proxy(harness.clients.custom, {
         get: (target, property, receiver) =>
           property === 'getNamespacedCustomObject'
