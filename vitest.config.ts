@@ -38,10 +38,13 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // One more fork than cores. Vitest's default (cores - 1) ran the whole suite in one fork on a 2-core
+    // Two more forks than cores. Vitest's default (cores - 1) ran the whole suite in one fork on a 2-core
     // machine, while most integration files spend their time waiting on servers, child processes and
     // timers: test/integration/reconcile took 485 s in one fork and 251 s in three, with the same CPU time.
-    maxWorkers: availableParallelism() + 1,
+    // With three forks the cores still idled a quarter of the time on a faster 2-core machine (vmstat);
+    // four ran the suite in 346-350 s against 398-418 s there, and six in 365 s (busy 95 %, each fork's
+    // imports on top): docs/BENCHMARKS.md.
+    maxWorkers: availableParallelism() + 2,
     // The second prints the wall time and the slowest files at the end (test/support/slowest-files-reporter.ts).
     reporters: ['default', './test/support/slowest-files-reporter.ts'],
     // The longest files first, also when Vitest remembers no earlier run, and each project's files together

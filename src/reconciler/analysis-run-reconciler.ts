@@ -108,9 +108,9 @@ export async function reconcileAnalysisRuns(
   const outcome: AnalysisRunsOutcome = { written: [], conflicts: [] };
   const policy = deps.reads ?? new ReadPolicy({ key, cache: deps.cache, logger });
   const reads = await policy.beginPass();
-  const rollout = (await new ObservedStateReader(clients, deps.cache, api).readRolloutObject(key, {
-    reads,
-  })) as { metadata?: { uid?: string } } | undefined;
+  const reader = new ObservedStateReader(clients.reads ?? clients, deps.cache, api);
+  const rollout = (await reader.readRolloutObject(key, { reads })) as
+    { metadata?: { uid?: string } } | undefined;
   const rolloutUid = rollout?.metadata?.uid;
   if (rolloutUid === undefined) return outcome;
   const cache = reads.from('AnalysisRun');

@@ -256,7 +256,12 @@ export class ReconcileHarness {
   }
 
   async observe(key: RolloutKey): Promise<ObservedState> {
-    const read = await new ObservedStateReader(this.clients, undefined, this.drivenApi).read(key);
+    // The reconciler's own reads (plain where its writes are), as its passes read.
+    const read = await new ObservedStateReader(
+      this.clients.reads ?? this.clients,
+      undefined,
+      this.drivenApi,
+    ).read(key);
     if (read === undefined) throw new Error(`rollout ${key.name} is gone`);
     return read.observed;
   }
