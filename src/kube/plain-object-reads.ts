@@ -3,16 +3,13 @@
 // informer cache yet, or the pass after a 409) otherwise pays client-node's fetch stack and its model
 // classes for each list, then a JSON round trip back to plain objects.
 import type {
-  AppsV1Api,
   AppsV1ApiListNamespacedReplicaSetRequest,
   AppsV1ApiReadNamespacedDeploymentRequest,
   AppsV1ApiReadNamespacedReplicaSetRequest,
   Configuration,
-  CoreV1Api,
   CoreV1ApiListNamespacedPodRequest,
   CoreV1ApiReadNamespacedPodTemplateRequest,
   CoreV1ApiReadNamespacedServiceRequest,
-  CustomObjectsApi,
   CustomObjectsApiGetNamespacedCustomObjectRequest,
   CustomObjectsApiListNamespacedCustomObjectRequest,
 } from '@kubernetes/client-node';
@@ -38,6 +35,16 @@ const LISTED = ['namespace', 'labelSelector'] as const;
 const CUSTOM_NAMED = ['group', 'version', 'namespace', 'plural', 'name'] as const;
 const CUSTOM_LISTED = ['group', 'version', 'namespace', 'plural', 'labelSelector'] as const;
 
+/** The built-in reads on a plain route, and a GET of any path on it (the custom objects'). */
+type PlainReads = ReturnType<typeof plainBuiltinReads> & { get: (path: string) => Promise<unknown> };
+
+interface CustomObjectPathFields {
+  group: string;
+  version: string;
+  namespace: string;
+  plural: string;
+}
+
 /**
  * `clients`' reads of a rollout's world, each sent by `http` whenever the current context is simple and
  * the call names no more than an object (or a namespace and a label selector); otherwise, and for every
@@ -47,79 +54,84 @@ const CUSTOM_LISTED = ['group', 'version', 'namespace', 'plural', 'labelSelector
  */
 export function plainObjectReads(clients: ObjectReadClients, http: PlainKubeHttp): ObjectReadClients {
   /** The plain reads on the current route, or undefined when client-node must send. */
-  const plain = () => {
+  const plain = (): PlainReads | undefined => {
     const route = http.route();
     if (route === undefined) return undefined;
-    return {
-      ...plainBuiltinReads((path) => http.send(route, { method: 'GET', path })),
-      get: (path: string) => http.send(route, { method: 'GET', path }),
-    };
+    const get = (path: string): Promise<unknown> => http.send(route, { method: 'GET', path });
+    return { ...plainBuiltinReads(get), get };
   };
-  const core: ObjectReadClients['core'] = {
-    listNamespacedPod(param: CoreV1ApiListNamespacedPodRequest, options?: Configuration) {
-      const reads = only(param, options, LISTED) ? plain() : undefined;
-      return reads ? reads.core.listNamespacedPod(param) : clients.core.listNamespacedPod(param, options);
-    },
-    readNamespacedService(param: CoreV1ApiReadNamespacedServiceRequest, options?: Configuration) {
-      const reads = only(param, options, NAMED) ? plain() : undefined;
-      return reads
-        ? reads.core.readNamespacedService(param)
-        : clients.core.readNamespacedService(param, options);
-    },
-    readNamespacedPodTemplate(param: CoreV1ApiReadNamespacedPodTemplateRequest, options?: Configuration) {
-      const reads = only(param, options, NAMED) ? plain() : undefined;
-      return reads
-        ? reads.core.readNamespacedPodTemplate(param)
-        : clients.core.readNamespacedPodTemplate(param, options);
-    },
-  } as Pick<CoreV1Api, 'listNamespacedPod' | 'readNamespacedService' | 'readNamespacedPodTemplate'>;
-  const apps: ObjectReadClients['apps'] = {
-    listNamespacedReplicaSet(param: AppsV1ApiListNamespacedReplicaSetRequest, options?: Configuration) {
-      const reads = only(param, options, LISTED) ? plain() : undefined;
-      return reads
-        ? reads.apps.listNamespacedReplicaSet(param)
-        : clients.apps.listNamespacedReplicaSet(param, options);
-    },
-    readNamespacedReplicaSet(param: AppsV1ApiReadNamespacedReplicaSetRequest, options?: Configuration) {
-      const reads = only(param, options, NAMED) ? plain() : undefined;
-      return reads
-        ? reads.apps.readNamespacedReplicaSet(param)
-        : clients.apps.readNamespacedReplicaSet(param, options);
-    },
-    readNamespacedDeployment(param: AppsV1ApiReadNamespacedDeploymentRequest, options?: Configuration) {
-      const reads = only(param, options, NAMED) ? plain() : undefined;
-      return reads
-        ? reads.apps.readNamespacedDeployment(param)
-        : clients.apps.readNamespacedDeployment(param, options);
-    },
-  } as Pick<AppsV1Api, 'listNamespacedReplicaSet' | 'readNamespacedReplicaSet' | 'readNamespacedDeployment'>;
+  /** One read: `viaPlain` when `param` names no more than `fields` and the route is plain, else `viaClient`. */
+  const either =
+    <P extends object, R>(
+      fields: readonly string[],
+      viaPlain: (reads: PlainReads, param: P) => Promise<R>,
+      viaClient: (param: P, options?: Configuration) => Promise<R>,
+    ) =>
+    (param: P, options?: Configuration): Promise<R> => {
+      const reads = only(param, options, fields) ? plain() : undefined;
+      return reads ? viaPlain(reads, param) : viaClient(param, options);
+    };
+  const { core: coreReads, apps: appsReads } = clients;
   // Named apart: these calls forward a caller's own request, whose kind the RBAC check of the install
   // (test/integration/install/api-requests-in-code.ts) reads at the caller's call.
   const customObjects = clients.custom;
-  const custom: ObjectReadClients['custom'] = {
-    getNamespacedCustomObject(
-      param: CustomObjectsApiGetNamespacedCustomObjectRequest,
-      options?: Configuration,
-    ) {
-      const reads = only(param, options, CUSTOM_NAMED) ? plain() : undefined;
-      return reads
-        ? reads.get(
-            `/apis/${part(param.group)}/${part(param.version)}/namespaces/${part(param.namespace)}/${part(param.plural)}/${part(param.name)}`,
-          )
-        : customObjects.getNamespacedCustomObject(param, options);
-    },
-    listNamespacedCustomObject(
-      param: CustomObjectsApiListNamespacedCustomObjectRequest,
-      options?: Configuration,
-    ) {
-      const reads = only(param, options, CUSTOM_LISTED) ? plain() : undefined;
-      const query = param.labelSelector === undefined ? '' : `?labelSelector=${part(param.labelSelector)}`;
-      return reads
-        ? reads.get(
-            `/apis/${part(param.group)}/${part(param.version)}/namespaces/${part(param.namespace)}/${part(param.plural)}${query}`,
-          )
-        : customObjects.listNamespacedCustomObject(param, options);
-    },
-  } as Pick<CustomObjectsApi, 'getNamespacedCustomObject' | 'listNamespacedCustomObject'>;
-  return { core, apps, custom };
+  const customPath = (param: CustomObjectPathFields): string =>
+    `/apis/${part(param.group)}/${part(param.version)}/namespaces/${part(param.namespace)}/${part(param.plural)}`;
+  return {
+    core: {
+      listNamespacedPod: either(
+        LISTED,
+        (reads, param: CoreV1ApiListNamespacedPodRequest) => reads.core.listNamespacedPod(param),
+        (param, options) => coreReads.listNamespacedPod(param, options),
+      ),
+      readNamespacedService: either(
+        NAMED,
+        (reads, param: CoreV1ApiReadNamespacedServiceRequest) => reads.core.readNamespacedService(param),
+        (param, options) => coreReads.readNamespacedService(param, options),
+      ),
+      readNamespacedPodTemplate: either(
+        NAMED,
+        (reads, param: CoreV1ApiReadNamespacedPodTemplateRequest) =>
+          reads.core.readNamespacedPodTemplate(param),
+        (param, options) => coreReads.readNamespacedPodTemplate(param, options),
+      ),
+    } as ObjectReadClients['core'],
+    apps: {
+      listNamespacedReplicaSet: either(
+        LISTED,
+        (reads, param: AppsV1ApiListNamespacedReplicaSetRequest) =>
+          reads.apps.listNamespacedReplicaSet(param),
+        (param, options) => appsReads.listNamespacedReplicaSet(param, options),
+      ),
+      readNamespacedReplicaSet: either(
+        NAMED,
+        (reads, param: AppsV1ApiReadNamespacedReplicaSetRequest) =>
+          reads.apps.readNamespacedReplicaSet(param),
+        (param, options) => appsReads.readNamespacedReplicaSet(param, options),
+      ),
+      readNamespacedDeployment: either(
+        NAMED,
+        (reads, param: AppsV1ApiReadNamespacedDeploymentRequest) =>
+          reads.apps.readNamespacedDeployment(param),
+        (param, options) => appsReads.readNamespacedDeployment(param, options),
+      ),
+    } as ObjectReadClients['apps'],
+    custom: {
+      getNamespacedCustomObject: either(
+        CUSTOM_NAMED,
+        (reads, param: CustomObjectsApiGetNamespacedCustomObjectRequest) =>
+          reads.get(`${customPath(param)}/${part(param.name)}`),
+        (param, options) => customObjects.getNamespacedCustomObject(param, options),
+      ),
+      listNamespacedCustomObject: either(
+        CUSTOM_LISTED,
+        (reads, param: CustomObjectsApiListNamespacedCustomObjectRequest) =>
+          reads.get(
+            customPath(param) +
+              (param.labelSelector === undefined ? '' : `?labelSelector=${part(param.labelSelector)}`),
+          ),
+        (param, options) => customObjects.listNamespacedCustomObject(param, options),
+      ),
+    } as ObjectReadClients['custom'],
+  };
 }
