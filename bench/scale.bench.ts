@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -318,6 +319,175 @@ async function floorWrites(sandbox: SandboxProcess): Promise<void> {
   controller.abort();
 }
 
+/**
+ * The client's floor: what any controller's process must spend to send the requests Rollgate sent per
+ * rollout to its first pause and to hear the watch events they cause, with nothing else (no Git, no queue,
+ * no planning): node:http with a keep-alive pool and JSON bodies, and watches of Rollouts, ReplicaSets and
+ * pods whose lines are split and parsed into a map, as an informer's cache would hold them. Per rollout,
+ * FLOOR_CONCURRENCY in flight: the Rollout applied (server-side) with `image`, a ReplicaSet of 1 created, the
+ * Rollout annotated, its status replaced `statusWrites` times on average, the stable ReplicaSet scaled down,
+ * `events` Events created; then it waits for every new ReplicaSet's pod to be Ready. Run in the bench's own
+ * process with Rollgate stopped: its CPU over the phase is the floor.
+ */
+async function clientFloor(
+  sandbox: SandboxProcess,
+  image: string,
+  counts: { statusWrites: number; events: number },
+): Promise<void> {
+  const server = sandbox.kubeConfig.getCurrentCluster()!.server;
+  const token = sandbox.kubeConfig.getCurrentUser()?.token;
+  const agent = new HttpAgent({ keepAlive: true, maxSockets: FLOOR_CONCURRENCY + 3 });
+  const send = (method: string, path: string, body?: unknown, contentType = 'application/json') =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const request = httpRequest(
+        server + path,
+        {
+          method,
+          agent,
+          headers: {
+            Accept: 'application/json',
+            ...(token !== undefined && { Authorization: `Bearer ${token}` }),
+            ...(payload !== undefined && {
+              'Content-Type': contentType,
+              'Content-Length': Buffer.byteLength(payload),
+            }),
+          },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            if ((response.statusCode ?? 500) >= 300)
+              reject(new Error(`${method} ${path}: ${response.statusCode} ${text.slice(0, 200)}`));
+            else resolve(JSON.parse(text) as Record<string, unknown>);
+          });
+        },
+      );
+      request.on('error', reject);
+      request.end(payload);
+    });
+  const rolloutsPath = `/apis/${ROLLOUTS.group}/${ROLLOUTS.version}/namespaces/default/rollouts`;
+  const replicaSetsPath = '/apis/apps/v1/namespaces/default/replicasets';
+  const cache = new Map<string, unknown>();
+  const ready = new Set<string>();
+  let wake: (() => void) | undefined;
+  const watches = await Promise.all(
+    [rolloutsPath, replicaSetsPath, '/api/v1/namespaces/default/pods'].map(async (path) => {
+      const list = await send('GET', `${path}?limit=1`);
+      const from = (list.metadata as { resourceVersion: string }).resourceVersion;
+      return new Promise<ReturnType<typeof httpRequest>>((resolve, reject) => {
+        const request = httpRequest(
+          `${server}${path}?watch=1&resourceVersion=${from}`,
+          { headers: token === undefined ? {} : { Authorization: `Bearer ${token}` } },
+          (response) => {
+            let rest = '';
+            response.setEncoding('utf8');
+            response.on('data', (chunk: string) => {
+              const lines = (rest + chunk).split('\n');
+              rest = lines.pop() ?? '';
+              for (const line of lines) {
+                if (line === '') continue;
+                const event = JSON.parse(line) as {
+                  type: string;
+                  object: { metadata: { name: string }; status?: { readyReplicas?: number } };
+                };
+                const key = `${path}/${event.object.metadata.name}`;
+                if (event.type === 'DELETED') cache.delete(key);
+                else cache.set(key, event.object);
+                if (path === replicaSetsPath && event.object.status?.readyReplicas === 1) {
+                  ready.add(event.object.metadata.name);
+                  wake?.();
+                }
+              }
+            });
+          },
+        );
+        request.on('error', reject);
+        request.on('response', () => resolve(request));
+        request.end();
+      });
+    }),
+  );
+  const manifests = files(image);
+  let next = 0;
+  const writer = async (): Promise<void> => {
+    for (let i = next++; i < N; i = next++) {
+      const name = `web-${i}`;
+      const manifest = toRollgateApiVersion(parseYaml(manifests[`${name}.yaml`]!) as Record<string, unknown>);
+      let rollout = await send(
+        'PATCH',
+        `${rolloutsPath}/${name}?fieldManager=floor&force=true`,
+        manifest,
+        'application/apply-patch+yaml',
+      );
+      const stableHash = (rollout.status as { stableRS?: string } | undefined)?.stableRS;
+      const canary = `${name}-floor`;
+      await send('POST', replicaSetsPath, {
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        metadata: { name: canary, labels: { app: name, floor: '2' } },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app: name, 'rollouts-pod-template-hash': 'floor' } },
+          template: {
+            metadata: { labels: { app: name, 'rollouts-pod-template-hash': 'floor' } },
+            spec: { containers: [{ name: 'app', image }] },
+          },
+        },
+      });
+      rollout = await send(
+        'PATCH',
+        `${rolloutsPath}/${name}`,
+        { metadata: { annotations: { 'rollout.argoproj.io/revision': 'floor' } } },
+        'application/merge-patch+json',
+      );
+      // Fractional averages: this rollout writes its status ⌊n⌋ times, and once more for a share of them.
+      const writes = Math.floor(counts.statusWrites) + ((i % 100) / 100 < counts.statusWrites % 1 ? 1 : 0);
+      for (let w = 0; w < writes; w++) {
+        const status = { ...(rollout.status as object), message: `floor ${w}` };
+        rollout = await send('PUT', `${rolloutsPath}/${name}/status`, { ...rollout, status });
+      }
+      if (stableHash !== undefined)
+        await send(
+          'PATCH',
+          `${replicaSetsPath}/${name}-${stableHash}`,
+          { spec: { replicas: 0 } },
+          'application/merge-patch+json',
+        );
+      for (let e = 0; e < Math.round(counts.events); e++)
+        await send('POST', '/api/v1/namespaces/default/events', {
+          metadata: { name: `${name}.floor.${e}` },
+          involvedObject: {
+            apiVersion: String(manifest.apiVersion),
+            kind: 'Rollout',
+            name,
+            namespace: 'default',
+          },
+          reason: 'Floor',
+          message: `floor event ${e} of ${name}`,
+          type: 'Normal',
+          source: { component: 'floor' },
+          count: 1,
+          firstTimestamp: new Date().toISOString(),
+          lastTimestamp: new Date().toISOString(),
+        });
+    }
+  };
+  await Promise.all(Array.from({ length: FLOOR_CONCURRENCY }, writer));
+  const deadline = performance.now() + LIMIT_MS;
+  while (ready.size < N) {
+    if (performance.now() > deadline) throw new Error(`client floor not ready within ${LIMIT_MS} ms`);
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+      setTimeout(resolve, 1000);
+    });
+  }
+  for (const watch of watches) watch.destroy();
+  agent.destroy();
+}
+
 /** ReplicaSets (2 pods each) already stored when the write cost is measured: 10,000 pods by default. */
 const WORLD = Number(process.env.ROLLGATE_BENCH_SCALE_WORLD ?? 5000);
 const PROBES = 100;
@@ -564,6 +734,13 @@ async function rolloutsAtScale(): Promise<BenchResult[]> {
 
     const floor = await measure(sandbox, redis, () => floorWrites(sandbox));
     loads.push(loadavg()[0] ?? 0);
+    const perRollout = (kind: string): number => (paused.kinds.find(([k]) => k === kind)?.[1] ?? 0) / N;
+    const clientCounts = {
+      statusWrites: perRollout('PUT rollouts/{name}/status'),
+      events: perRollout('POST events'),
+    };
+    const client = await measure(sandbox, redis, () => clientFloor(sandbox, 'web:2', clientCounts));
+    const clientMs = (client.benchCpu / N) * 1000;
 
     // Where the requests go, per rollout: printed for the report (the table has no room for it).
     for (const [phase, sample] of [
@@ -632,6 +809,12 @@ async function rolloutsAtScale(): Promise<BenchResult[]> {
         unit: 'ms',
         goal: '≤ 5 ms',
         notes: load,
+      },
+      {
+        name: 'client floor: CPU per rollout of its requests and watch events alone (node:http, one process)',
+        value: Number(clientMs.toFixed(1)),
+        unit: 'ms',
+        notes: `Rollgate ÷ floor ${(((paused.rollgateCpu / N) * 1000) / clientMs).toFixed(2)}×; the floor sent ${(client.requests / N).toFixed(1)} requests per rollout (${clientCounts.statusWrites.toFixed(2)} status writes, ${clientCounts.events.toFixed(2)} Events, as Rollgate did) and parsed its watch events; no Git, queue or planning`,
       },
       {
         name: 'reconcile jobs and passes per rollout to first pause',

@@ -112,6 +112,20 @@ describe('/metrics of a running Rollgate', () => {
     expect(text).toContain('rollgate_syncs_total{source="apps",result="synced"} 2');
   });
 
+  it('counts its reconcile jobs and their passes: at least one pass a job, a few for a canary step', async () => {
+    const text = await scrape();
+    const sum = (name: string): number =>
+      [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)$`, 'gm'))].reduce(
+        (total, match) => total + Number(match[1]),
+        0,
+      );
+    const jobs = sum('rollgate_reconcile_duration_seconds_count');
+    const passes = sum('rollgate_reconcile_passes_total');
+    expect(jobs).toBeGreaterThan(0);
+    // Each job reads and plans at least once; the canaries above took several passes to their steps.
+    expect(passes).toBeGreaterThan(jobs);
+  });
+
   it('drops a deleted rollout from the gauges', async () => {
     await scene.clients.custom.deleteNamespacedCustomObject({
       group: 'rollgate.dev',
