@@ -103,8 +103,8 @@ export interface SceneRollgate {
   metrics: RollgateMetrics;
   /** Jobs of `queue` it has finished, of any outcome. */
   jobs(queue: string): Promise<number>;
-  /** Reconcile passes it has run (resyncs included). */
-  reconcilePasses(): Promise<number>;
+  /** Reconcile jobs it has run (resyncs included; rollgate_reconcile_duration_seconds counts one a job). */
+  reconcileJobs(): Promise<number>;
 }
 
 /** The parts of a live Rollout a wait reads. */
@@ -361,7 +361,7 @@ async function compose(
           .filter((v) => v.labels.queue === queue)
           .reduce((sum, v) => sum + v.value, 0);
       },
-      async reconcilePasses() {
+      async reconcileJobs() {
         return (await metrics.reconcileDurationSeconds.get()).values
           .filter((v) => v.metricName === 'rollgate_reconcile_duration_seconds_count')
           .reduce((sum, v) => sum + v.value, 0);

@@ -165,10 +165,10 @@ describe('ALB Ingress action annotation under a whole Rollgate', () => {
   it('deleting a Healthy Rollout leaves the Ingress routing 100 % to the stable Service', async () => {
     const ns = 'aws-gone';
     await deployRoutedRollout(scene, { namespace: ns, trafficRouting: ROUTING, objects: ingressYaml(ns) });
-    const passes = await scene.reconcilePasses();
+    const jobs = await scene.reconcileJobs();
     await scene.kubectl('delete', 'rollouts.rollgate.dev', 'web', '-n', ns);
     // Let Rollgate see the deletion (a pass for the key finds the Rollout gone) before looking.
-    await expect.poll(() => scene.reconcilePasses(), { timeout: 10_000 }).toBeGreaterThan(passes);
+    await expect.poll(() => scene.reconcileJobs(), { timeout: 10_000 }).toBeGreaterThan(jobs);
     const live = await ingress(ns);
     expect(targetWeights(live)).toEqual({ 'web-canary': 0, 'web-stable': 100 });
     expect(live.spec).toEqual((await ingress(NS)).spec);

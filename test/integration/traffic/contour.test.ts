@@ -182,8 +182,8 @@ describe.skipIf(crds.missing)('Contour HTTPProxy (the plugin block) under a whol
     await scene.kubectl('delete', 'rollouts.rollgate.dev', 'web', '-n', ns);
     // Its ReplicaSets go with it (owner references): by then Rollgate has seen the deletion.
     await expect.poll(async () => (await scene.replicaSets(ns)).length, { timeout: 15_000 }).toBe(0);
-    const passes = await scene.reconcilePasses();
-    await expect.poll(() => scene.reconcilePasses(), { timeout: RESYNC_MS + 10_000 }).toBeGreaterThan(passes);
+    const jobs = await scene.reconcileJobs();
+    await expect.poll(() => scene.reconcileJobs(), { timeout: RESYNC_MS + 10_000 }).toBeGreaterThan(jobs);
     expect(await left.read()).toEqual(left.at(0));
   }, 60_000);
 });

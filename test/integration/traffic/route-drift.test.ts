@@ -151,14 +151,14 @@ describe.skipIf(crds.missing)('a route edited by hand while the rollout is pause
     expect((await status()).stdout).not.toContain('(drift:');
     expect((await scene.status(NS, 'web'))?.currentStepIndex).toBe(1);
 
-    // At rest again: resyncs read the route and write nothing (watched over the next two passes).
+    // At rest again: resyncs read the route and write nothing (watched over the next two jobs).
     const { resourceVersion } = await virtualService();
     const changes = await recordChanges(
       scene,
       `/apis/networking.istio.io/v1/namespaces/${NS}/virtualservices`,
     );
-    const passes = await scene.reconcilePasses();
-    await eventually('two more resyncs', async () => (await scene.reconcilePasses()) >= passes + 2, {
+    const jobs = await scene.reconcileJobs();
+    await eventually('two more resyncs', async () => (await scene.reconcileJobs()) >= jobs + 2, {
       timeoutMs: 3 * RESYNC_MS + 10_000,
     });
     changes.stop();

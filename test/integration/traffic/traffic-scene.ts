@@ -37,8 +37,8 @@ export interface TrafficScene {
     test: (status: LiveRolloutStatus) => boolean,
   ): Promise<LiveRolloutStatus>;
   replicaSets(namespace: string): Promise<Array<{ name: string; hash: string; replicas: number }>>;
-  /** Reconcile passes run so far (of any rollout): resyncs included, so a test can wait for some. */
-  reconcilePasses(): Promise<number>;
+  /** Reconcile jobs run so far (of any rollout): resyncs included, so a test can wait for some. */
+  reconcileJobs(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -80,7 +80,7 @@ export async function startTrafficScene(
         )
       ).status!,
     replicaSets: (namespace) => scene.replicaSets(namespace),
-    reconcilePasses: () => scene.rollgate.reconcilePasses(),
+    reconcileJobs: () => scene.rollgate.reconcileJobs(),
     stop: () => scene.stop(),
   };
 }
