@@ -333,6 +333,8 @@ async function clientFloor(
   sandbox: SandboxProcess,
   image: string,
   counts: { statusWrites: number; events: number },
+  /** Filled in: the watch events and bytes the floor received, and the bytes of its requests' answers. */
+  heard: { watchEvents: number; watchBytes: number; answerBytes: number },
 ): Promise<void> {
   const server = sandbox.kubeConfig.getCurrentCluster()!.server;
   const token = sandbox.kubeConfig.getCurrentUser()?.token;
@@ -359,6 +361,7 @@ async function clientFloor(
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
           response.on('end', () => {
             const text = Buffer.concat(chunks).toString('utf8');
+            heard.answerBytes += text.length;
             if ((response.statusCode ?? 500) >= 300)
               reject(new Error(`${method} ${path}: ${response.statusCode} ${text.slice(0, 200)}`));
             else resolve(JSON.parse(text) as Record<string, unknown>);
@@ -385,10 +388,12 @@ async function clientFloor(
             let rest = '';
             response.setEncoding('utf8');
             response.on('data', (chunk: string) => {
+              heard.watchBytes += chunk.length;
               const lines = (rest + chunk).split('\n');
               rest = lines.pop() ?? '';
               for (const line of lines) {
                 if (line === '') continue;
+                heard.watchEvents += 1;
                 const event = JSON.parse(line) as {
                   type: string;
                   object: { metadata: { name: string }; status?: { readyReplicas?: number } };
@@ -739,7 +744,8 @@ async function rolloutsAtScale(): Promise<BenchResult[]> {
       statusWrites: perRollout('PUT rollouts/{name}/status'),
       events: perRollout('POST events'),
     };
-    const client = await measure(sandbox, redis, () => clientFloor(sandbox, 'web:2', clientCounts));
+    const heard = { watchEvents: 0, watchBytes: 0, answerBytes: 0 };
+    const client = await measure(sandbox, redis, () => clientFloor(sandbox, 'web:2', clientCounts, heard));
     const clientMs = (client.benchCpu / N) * 1000;
 
     // Where the requests go, per rollout: printed for the report (the table has no room for it).
@@ -814,7 +820,7 @@ async function rolloutsAtScale(): Promise<BenchResult[]> {
         name: 'client floor: CPU per rollout of its requests and watch events alone (node:http, one process)',
         value: Number(clientMs.toFixed(1)),
         unit: 'ms',
-        notes: `Rollgate ÷ floor ${(((paused.rollgateCpu / N) * 1000) / clientMs).toFixed(2)}×; the floor sent ${(client.requests / N).toFixed(1)} requests per rollout (${clientCounts.statusWrites.toFixed(2)} status writes, ${clientCounts.events.toFixed(2)} Events, as Rollgate did) and parsed its watch events; no Git, queue or planning`,
+        notes: `Rollgate ÷ floor ${(((paused.rollgateCpu / N) * 1000) / clientMs).toFixed(2)}×; the floor sent ${(client.requests / N).toFixed(1)} requests per rollout (${clientCounts.statusWrites.toFixed(2)} status writes, ${clientCounts.events.toFixed(2)} Events, as Rollgate did) and parsed ${(heard.watchEvents / N).toFixed(1)} watch events per rollout (${(heard.watchBytes / N / 1024).toFixed(1)} KiB; answers ${(heard.answerBytes / N / 1024).toFixed(1)} KiB); no Git, queue or planning`,
       },
       {
         name: 'reconcile jobs and passes per rollout to first pause',
