@@ -205,10 +205,12 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
   // The job's writes are handed to the rollout's next job once, as the call ends (whichever way it ends):
   // that job starts only after this one, so a save per pass only cost a Redis round trip each (3 % of the
   // reconciler's CPU at scale). A crash before the save loses the hint, which costs that job API reads.
+  // A run that lost its lease saves nothing: the run that took the job over hands over its own writes.
+  let leaseLost = false;
   try {
     return await runPasses();
   } finally {
-    await reads.publish();
+    if (!leaseLost) await reads.publish();
   }
 
   async function runPasses(): Promise<ReconcileOutcome> {
@@ -272,6 +274,7 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
       }
 
       if (report.stoppedBy instanceof LeaseLostError) {
+        leaseLost = true;
         // Not an error of the rollout: this run is stale, another worker's run of the job is the live one.
         logger.warn(
           { err: report.stoppedBy },

@@ -1,5 +1,6 @@
 // Read-your-writes: a pass after the job's own writes reads the informer cache once it holds them; another process's cache that trails them waits or asks the API instead of planning from it.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { LeaseLostError } from '../../../src/queue/job-lease.ts';
 import { RedisWrittenVersions } from '../../../src/queue/written-versions.ts';
 import type { ObservedState } from '../../../src/rollout/index.ts';
 import { openRedisTestScope, type RedisTestScope } from '../../support/redis-test-prefix.ts';
@@ -131,6 +132,29 @@ describe('read-your-writes through the informer cache', () => {
     expect(saved[0]).toContain(canary.name);
     expect(await redisStore.load(key)).toBe(saved[0]);
     expect(outcome.kind).not.toBe('stalled');
+  });
+
+  it('a run that lost its job’s lock hands nothing over: the run that took the job over hands over its own', async () => {
+    const key = await harness.createRollout(
+      testRollout({ name: 'lost', replicas: 2, steps: [{ setWeight: 50 }, { pause: {} }] }),
+    );
+    await harness.runUntil(key, isFullyPromoted, { timeoutMs: 60_000 });
+    await harness.patchSpec(key, newImage('lost'));
+    const saved: string[] = [];
+    const counting = {
+      load: async () => undefined,
+      save: async (_key: typeof key, value: string) => void saved.push(value),
+    };
+    let wrote = 0;
+    const outcome = await harness.reconcile(key, {
+      writtenVersions: counting,
+      // Another worker took the job over: the lock is lost at the first traffic call, after the canary's create.
+      lease: { confirm: () => Promise.reject(new LeaseLostError('default/lost')) },
+      onPass: ({ report }) => void (wrote += report.written.length),
+    });
+    expect(outcome.kind).toBe('done');
+    expect(wrote).toBeGreaterThan(0);
+    expect(saved).toEqual([]);
   });
 
   it('a garbled or missing handover is no expectation: a trailing cache still ends right, through a 409 and a re-plan', async () => {
