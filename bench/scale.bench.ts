@@ -606,6 +606,10 @@ const ROLLGATE_PERF = process.env.ROLLGATE_BENCH_SCALE_ROLLGATE_PERF === '1';
  * appended there. Slows it down: read the log, not that run's figures.
  */
 const ROLLGATE_LOG = process.env.ROLLGATE_BENCH_SCALE_ROLLGATE_LOG;
+/** More of Node's flags for the child Rollgate, space-separated (`--trace-deopt`: its output goes to that log). */
+const ROLLGATE_NODE_ARGS = (process.env.ROLLGATE_BENCH_SCALE_ROLLGATE_NODE_ARGS ?? '')
+  .split(' ')
+  .filter(Boolean);
 
 /** Rollgate as the `rollouts` part drives it, in a child or in-process. */
 interface BenchRollgate {
@@ -641,6 +645,7 @@ async function startBenchRollgate(
       nodeArgs: [
         ...(ROLLGATE_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', ROLLGATE_PROFILE] : []),
         ...(ROLLGATE_PERF ? ['--perf-prof', '--interpreted-frames-native-stack'] : []),
+        ...ROLLGATE_NODE_ARGS,
       ],
     },
   );
