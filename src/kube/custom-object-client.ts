@@ -6,24 +6,14 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { PlainKubeHttp, type PlainKubeRequest } from './plain-kube-http.ts';
 import type { SimpleKubeconfig } from './simple-kubeconfig.ts';
+import {
+  customObjectListPath,
+  customObjectPath,
+  type CustomObjectListRef,
+  type CustomObjectRef,
+} from './custom-object-paths.ts';
 
-/** Which custom object: the fields of client-node's request objects that name it. */
-export interface CustomObjectRef {
-  group: string;
-  version: string;
-  namespace: string;
-  plural: string;
-  name: string;
-}
-
-/** Which custom objects a list asks for: every namespace when `namespace` is absent. */
-export interface CustomObjectListRef {
-  group: string;
-  version: string;
-  namespace?: string;
-  plural: string;
-  labelSelector?: string;
-}
+export type { CustomObjectListRef, CustomObjectRef } from './custom-object-paths.ts';
 
 export interface CustomObjectPatch extends CustomObjectRef {
   body: object;
@@ -86,11 +76,11 @@ export class CustomObjectClient {
     ref: CustomObjectListRef & { namespace: string },
     _options?: unknown,
   ): Promise<unknown> {
-    return this.send('GET', this.listPath(ref), undefined);
+    return this.send('GET', customObjectListPath(ref), undefined);
   }
 
   listClusterCustomObject(ref: Omit<CustomObjectListRef, 'namespace'>, _options?: unknown): Promise<unknown> {
-    return this.send('GET', this.listPath(ref), undefined);
+    return this.send('GET', customObjectListPath(ref), undefined);
   }
 
   /** Always an RFC 7386 merge patch: the only kind a verb sends. */
@@ -112,17 +102,9 @@ export class CustomObjectClient {
     this.http.close();
   }
 
-  private path(ref: CustomObjectRef, subresource = '', fieldManager?: string): string {
-    const part = (value: string): string => encodeURIComponent(value);
-    const query = fieldManager === undefined ? '' : `?fieldManager=${part(fieldManager)}`;
-    return `/apis/${part(ref.group)}/${part(ref.version)}/namespaces/${part(ref.namespace)}/${part(ref.plural)}/${part(ref.name)}${subresource}${query}`;
-  }
-
-  private listPath(ref: CustomObjectListRef): string {
-    const part = (value: string): string => encodeURIComponent(value);
-    const namespace = ref.namespace === undefined ? '' : `/namespaces/${part(ref.namespace)}`;
-    const query = ref.labelSelector === undefined ? '' : `?labelSelector=${part(ref.labelSelector)}`;
-    return `/apis/${part(ref.group)}/${part(ref.version)}${namespace}/${part(ref.plural)}${query}`;
+  private path(ref: CustomObjectRef, subresource: '' | '/status' = '', fieldManager?: string): string {
+    const query = fieldManager === undefined ? '' : `?fieldManager=${encodeURIComponent(fieldManager)}`;
+    return customObjectPath(ref, subresource) + query;
   }
 
   private send(method: PlainKubeRequest['method'], path: string, body: object | undefined): Promise<unknown> {

@@ -14,10 +14,9 @@ import type {
   CustomObjectsApiListNamespacedCustomObjectRequest,
 } from '@kubernetes/client-node';
 import { plainBuiltinReads } from './builtin-object-client.ts';
+import { customObjectListPath, customObjectPath } from './custom-object-paths.ts';
 import type { ObjectReadClients } from './object-read-clients.ts';
 import type { PlainKubeHttp } from './plain-kube-http.ts';
-
-const part = (value: string): string => encodeURIComponent(value);
 
 /**
  * True when `param` sets no field but `fields` (each a string): any other field (paging, a
@@ -37,13 +36,6 @@ const CUSTOM_LISTED = ['group', 'version', 'namespace', 'plural', 'labelSelector
 
 /** The built-in reads on a plain route, and a GET of any path on it (the custom objects'). */
 type PlainReads = ReturnType<typeof plainBuiltinReads> & { get: (path: string) => Promise<unknown> };
-
-interface CustomObjectPathFields {
-  group: string;
-  version: string;
-  namespace: string;
-  plural: string;
-}
 
 /**
  * `clients`' reads of a rollout's world, each sent by `http` whenever the current context is simple and
@@ -75,8 +67,6 @@ export function plainObjectReads(clients: ObjectReadClients, http: PlainKubeHttp
   // Named apart: these calls forward a caller's own request, whose kind the RBAC check of the install
   // (test/integration/install/api-requests-in-code.ts) reads at the caller's call.
   const customObjects = clients.custom;
-  const customPath = (param: CustomObjectPathFields): string =>
-    `/apis/${part(param.group)}/${part(param.version)}/namespaces/${part(param.namespace)}/${part(param.plural)}`;
   return {
     core: {
       listNamespacedPod: either(
@@ -120,16 +110,13 @@ export function plainObjectReads(clients: ObjectReadClients, http: PlainKubeHttp
       getNamespacedCustomObject: either(
         CUSTOM_NAMED,
         (reads, param: CustomObjectsApiGetNamespacedCustomObjectRequest) =>
-          reads.get(`${customPath(param)}/${part(param.name)}`),
+          reads.get(customObjectPath(param)),
         (param, options) => customObjects.getNamespacedCustomObject(param, options),
       ),
       listNamespacedCustomObject: either(
         CUSTOM_LISTED,
         (reads, param: CustomObjectsApiListNamespacedCustomObjectRequest) =>
-          reads.get(
-            customPath(param) +
-              (param.labelSelector === undefined ? '' : `?labelSelector=${part(param.labelSelector)}`),
-          ),
+          reads.get(customObjectListPath(param)),
         (param, options) => customObjects.listNamespacedCustomObject(param, options),
       ),
     } as ObjectReadClients['custom'],

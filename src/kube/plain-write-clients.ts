@@ -17,6 +17,7 @@ import type {
   CustomObjectsApiReplaceNamespacedCustomObjectStatusRequest,
   V1ReplicaSet,
 } from '@kubernetes/client-node';
+import { customObjectPath } from './custom-object-paths.ts';
 import type { PlainKubeHttp, PlainKubeRequest, PlainKubeRoute } from './plain-kube-http.ts';
 
 /** The clients whose methods this module may send plainly (the rest of KubeClients is left as it is). */
@@ -56,18 +57,6 @@ export function queryOf(fields: QueryFields): string {
   add('fieldValidation', fields.fieldValidation);
   add('force', fields.force);
   return query;
-}
-
-interface CustomObjectName {
-  group: string;
-  version: string;
-  namespace: string;
-  plural: string;
-  name: string;
-}
-
-function customObjectPath(ref: CustomObjectName, subresource: '' | '/status'): string {
-  return `/apis/${part(ref.group)}/${part(ref.version)}/namespaces/${part(ref.namespace)}/${part(ref.plural)}/${part(ref.name)}${subresource}`;
 }
 
 /** True when every named field is set: otherwise client-node must throw its RequiredError. */
