@@ -29,6 +29,16 @@ describe('read-your-writes through the informer cache', () => {
     await redis.cleanup();
   });
 
+  /** A Healthy canary of `replicas` (setWeight 50, then a pause) given a new image: its next job starts one. */
+  async function atNewImage(name: string, replicas: number) {
+    const key = await harness.createRollout(
+      testRollout({ name, replicas, steps: [{ setWeight: 50 }, { pause: {} }] }),
+    );
+    await harness.runUntil(key, isFullyPromoted, { timeoutMs: 60_000 });
+    await harness.patchSpec(key, newImage(name));
+    return key;
+  }
+
   it('the passes after a job’s own writes read ReplicaSets, pods and the Rollout from the cache, not the API', async () => {
     const key = await harness.createRollout(
       testRollout({ name: 'ryw', replicas: 4, steps: [{ setWeight: 50 }, { pause: {} }] }),
@@ -76,11 +86,7 @@ describe('read-your-writes through the informer cache', () => {
   });
 
   it('a process whose cache trails another’s writes reads what the handover names from the API: no 409, one canary', async () => {
-    const key = await harness.createRollout(
-      testRollout({ name: 'handover', replicas: 4, steps: [{ setWeight: 50 }, { pause: {} }] }),
-    );
-    await harness.runUntil(key, isFullyPromoted, { timeoutMs: 60_000 });
-    await harness.patchSpec(key, newImage('handover'));
+    const key = await atNewImage('handover', 4);
     const shared = new RedisWrittenVersions(redis.connection, redis.prefix);
     // Process B's informers saw the new revision, and nothing after it.
     const trailing = await snapshot(harness);
@@ -106,11 +112,7 @@ describe('read-your-writes through the informer cache', () => {
   });
 
   it('a job hands its writes over once, as it ends, however many of its passes wrote (one Redis save a job)', async () => {
-    const key = await harness.createRollout(
-      testRollout({ name: 'once', replicas: 2, steps: [{ setWeight: 50 }, { pause: {} }] }),
-    );
-    await harness.runUntil(key, isFullyPromoted, { timeoutMs: 60_000 });
-    await harness.patchSpec(key, newImage('once'));
+    const key = await atNewImage('once', 2);
     const redisStore = new RedisWrittenVersions(redis.connection, redis.prefix);
     const saved: string[] = [];
     const counting = {
@@ -135,11 +137,7 @@ describe('read-your-writes through the informer cache', () => {
   });
 
   it('a run that lost its job’s lock hands nothing over: the run that took the job over hands over its own', async () => {
-    const key = await harness.createRollout(
-      testRollout({ name: 'lost', replicas: 2, steps: [{ setWeight: 50 }, { pause: {} }] }),
-    );
-    await harness.runUntil(key, isFullyPromoted, { timeoutMs: 60_000 });
-    await harness.patchSpec(key, newImage('lost'));
+    const key = await atNewImage('lost', 2);
     const saved: string[] = [];
     const counting = {
       load: async () => undefined,
@@ -158,11 +156,7 @@ describe('read-your-writes through the informer cache', () => {
   });
 
   it('a garbled or missing handover is no expectation: a trailing cache still ends right, through a 409 and a re-plan', async () => {
-    const key = await harness.createRollout(
-      testRollout({ name: 'garbled', replicas: 4, steps: [{ setWeight: 50 }, { pause: {} }] }),
-    );
-    await harness.runUntil(key, isFullyPromoted, { timeoutMs: 60_000 });
-    await harness.patchSpec(key, newImage('garbled'));
+    const key = await atNewImage('garbled', 4);
     const trailing = await snapshot(harness);
     await harness.reconcile(key);
     const byOther = await harness.observe(key);
