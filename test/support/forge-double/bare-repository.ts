@@ -1,7 +1,6 @@
 // Real Git on the double's bare repositories: refs, commit lookups, and server-side merges without a worktree.
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gitEnv } from '../git-fixtures.ts';
@@ -13,9 +12,30 @@ export function runGit(
   env: NodeJS.ProcessEnv = {},
   input?: string,
 ): Promise<{ stdout: string; code: number; stderr: string }> {
+  return run('git', repoPath, args, env, input);
+}
+
+/** Runs a POSIX shell script (its arguments as $1, $2...) in a bare repository, as runGit runs git. */
+function runShell(
+  repoPath: string,
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  input?: string,
+): Promise<{ stdout: string; code: number; stderr: string }> {
+  return run('sh', repoPath, ['-c', script, 'sh', ...args], env, input);
+}
+
+function run(
+  command: string,
+  repoPath: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  input: string | undefined,
+): Promise<{ stdout: string; code: number; stderr: string }> {
   return new Promise((resolve) => {
     const child = execFile(
-      'git',
+      command,
       args,
       { cwd: repoPath, env: { ...gitEnv, ...env }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
@@ -98,25 +118,45 @@ export async function commitFiles(
   repoPath: string,
   request: { parent?: string; files: Record<string, string | null>; message: string },
 ): Promise<string> {
-  const index = join(tmpdir(), `rollgate-double-index-${randomUUID()}`);
-  const env = { GIT_INDEX_FILE: index };
+  const scratch = mkdtempSync(join(tmpdir(), 'rollgate-double-commit-'));
+  const index = join(scratch, 'index');
   try {
-    if (request.parent) await gitOk(repoPath, ['read-tree', request.parent], env);
-    const lines: string[] = [];
-    for (const [path, content] of Object.entries(request.files)) {
-      if (content === null) {
-        lines.push(`0 ${'0'.repeat(40)}\t${path}`);
-      } else {
-        const blob = await gitOk(repoPath, ['hash-object', '-w', '--stdin'], {}, content);
-        lines.push(`100644 ${blob}\t${path}`);
-      }
-    }
-    await gitOk(repoPath, ['update-index', '--index-info'], env, `${lines.join('\n')}\n`);
-    const tree = await gitOk(repoPath, ['write-tree'], env);
-    const parents = request.parent ? ['-p', request.parent] : [];
-    return await gitOk(repoPath, ['commit-tree', tree, ...parents, '-m', request.message]);
+    // Two spawns from this process whatever the number of files (one hash-object for every blob, one small
+    // shell for the rest), not 4 + one a file: a spawn from a test fork is the costly part (git-fixtures.ts).
+    const written = Object.entries(request.files).filter(
+      (entry): entry is [string, string] => entry[1] !== null,
+    );
+    const blobFiles = written.map(([, content], i) => {
+      const file = join(scratch, `blob-${i}`);
+      writeFileSync(file, content);
+      return file;
+    });
+    const blobs =
+      blobFiles.length === 0
+        ? []
+        : (await gitOk(repoPath, ['hash-object', '-w', '--no-filters', '--', ...blobFiles])).split('\n');
+    const lines = written.map(([path], i) => `100644 ${blobs[i]}\t${path}`);
+    for (const [path, content] of Object.entries(request.files))
+      if (content === null) lines.push(`0 ${'0'.repeat(40)}\t${path}`);
+    const script = [
+      'set -e',
+      'if [ -n "$1" ]; then git read-tree "$1"; fi',
+      'git update-index --index-info',
+      'tree=$(git write-tree)',
+      'if [ -n "$1" ]; then git commit-tree "$tree" -p "$1" -m "$2"; else git commit-tree "$tree" -m "$2"; fi',
+    ].join('\n');
+    const committed = await runShell(
+      repoPath,
+      script,
+      [request.parent ?? '', request.message],
+      { GIT_INDEX_FILE: index },
+      `${lines.join('\n')}\n`,
+    );
+    if (committed.code !== 0)
+      throw new Error(`commit in ${repoPath} failed (${committed.code}): ${committed.stderr}`);
+    return committed.stdout;
   } finally {
-    rmSync(index, { force: true });
+    rmSync(scratch, { recursive: true, force: true });
   }
 }
 
