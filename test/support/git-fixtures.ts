@@ -49,9 +49,9 @@ export function gitAsync(cwd: string, args: string[]): Promise<string> {
 
 /**
  * `git add --all`, `git commit` and `git rev-parse HEAD` in one `sh`: the three gits are forked by the small
- * shell rather than by this test process. A spawn from a test fork (hundreds of MB mapped) cost 5-8 ms of its
- * CPU on a paravirtualized 2-core machine, and Git's spawns were the largest item in the forks' profiles
- * (docs/BENCHMARKS.md). The message and flags reach git as arguments, never through the shell's parser.
+ * shell rather than by this test process. A spawn cost the spawning Node process 4-8 ms of CPU on a
+ * paravirtualized 2-core machine, and spawns (Git's most of all) were the largest item in the test forks'
+ * profiles (docs/BENCHMARKS.md). The message and flags reach git as arguments, never through the shell's parser.
  */
 function stageAndCommit(cwd: string, message: string, flags: readonly string[]): string {
   const script = 'git add --all && git commit --quiet --allow-empty "$@" && git rev-parse HEAD';

@@ -130,7 +130,7 @@ describe.skipIf(argocd.missing)(`Argo CD's Rollout health check and actions over
     });
   }
   // The live object read through the sandbox's own client, not a kubectl per read: `until` polls it every
-  // 200 ms, and a kubectl run costs ~0.15 s of CPU (a third of this file's on a 2-core machine). What Argo CD
+  // 200 ms, and those kubectl runs were three quarters of this file's CPU (docs/BENCHMARKS.md). What Argo CD
   // is shown is the same JSON either way; kubectl still sends every write, as Argo CD's server would.
   const live = async (name: string): Promise<LiveRollout> =>
     (await scene.sandbox.kubeConfig.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
