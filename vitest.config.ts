@@ -35,6 +35,9 @@ export default defineConfig({
   test: {
     alias: CLIENT_NODE_ALIAS,
     globalSetup: ['test/support/global-setup.ts'],
+    // ROLLGATE_FILE_CPU=FILE: each file's CPU (its fork's and its children's) recorded there and summed up at
+    // the end (test/support/file-cpu-recorder.ts); off by default.
+    setupFiles: process.env['ROLLGATE_FILE_CPU'] ? ['test/support/file-cpu-recorder.ts'] : [],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
