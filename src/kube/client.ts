@@ -206,9 +206,14 @@ export interface KubeClients {
   /**
    * The reads of a rollout's world sent plainly as its writes are (plain-object-reads.ts), where the
    * clients send as Rollgate itself over a simple kubeconfig; absent (impersonating clients, `plainWrites`
-   * off, a test's own clients): the typed clients above read.
+   * off, a test's own clients): the typed clients above read. Readers take them through objectReadsOf.
    */
   reads?: ObjectReadClients | undefined;
+}
+
+/** What a rollout's world is read with: the plain reads where the clients have them, else the typed clients. */
+export function objectReadsOf(clients: KubeClients): ObjectReadClients {
+  return clients.reads ?? clients;
 }
 
 /** How the typed clients send their requests. */

@@ -12,7 +12,7 @@ import { ROLLOUT_NAME_LABEL } from '../rollout/rollout-action.ts';
 import { analysisRunSchema, type AnalysisRun } from '../manifest/analysis.ts';
 import { ROLLGATE_API, type DrivenApi } from '../manifest/driven-api.ts';
 import type { KubeClients } from '../kube/client.ts';
-import { FIELD_MANAGER } from '../kube/client.ts';
+import { FIELD_MANAGER, objectReadsOf } from '../kube/client.ts';
 import type { ClusterCache } from '../kube/cluster-cache.ts';
 import { dispositionOf, isNotFound, kubeCall } from '../kube/errors.ts';
 import { ObservedStateReader } from './observed-state-reader.ts';
@@ -108,7 +108,7 @@ export async function reconcileAnalysisRuns(
   const outcome: AnalysisRunsOutcome = { written: [], conflicts: [] };
   const policy = deps.reads ?? new ReadPolicy({ key, cache: deps.cache, logger });
   const reads = await policy.beginPass();
-  const reader = new ObservedStateReader(clients.reads ?? clients, deps.cache, api);
+  const reader = new ObservedStateReader(objectReadsOf(clients), deps.cache, api);
   const rollout = (await reader.readRolloutObject(key, { reads })) as
     { metadata?: { uid?: string } } | undefined;
   const rolloutUid = rollout?.metadata?.uid;

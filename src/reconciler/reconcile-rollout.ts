@@ -9,7 +9,7 @@ import type { DrivenApi } from '../manifest/driven-api.ts';
 import type { Rollout } from '../manifest/rollout.ts';
 import { ActionExecutor, type ExecutionReport, type HeldStatus } from './action-executor.ts';
 import { AnalysisRunBuildError, type AnalysisRunFactory } from './analysis-run-factory.ts';
-import type { KubeClients } from '../kube/client.ts';
+import { objectReadsOf, type KubeClients } from '../kube/client.ts';
 import type { ClusterCache } from '../kube/cluster-cache.ts';
 import { KubeThrottledError, dispositionOf, isNamespaceTerminating } from '../kube/errors.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
@@ -162,7 +162,7 @@ export async function reconcileRollout(key: RolloutKey, deps: ReconcileDeps): Pr
   const maxPasses = deps.maxPasses ?? DEFAULT_MAX_PASSES;
   const maxConflicts = deps.maxConflicts ?? DEFAULT_MAX_CONFLICTS;
   const planner = deps.planner ?? planRollout;
-  const reader = new ObservedStateReader(deps.clients.reads ?? deps.clients, deps.cache, deps.api);
+  const reader = new ObservedStateReader(objectReadsOf(deps.clients), deps.cache, deps.api);
   const reads =
     deps.reads ?? (await ReadPolicy.forJob({ key, cache: deps.cache, shared: deps.writtenVersions, logger }));
   const executor = new ActionExecutor({

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../../../src/clock/clock.ts';
-import { createKubeClients, type KubeClients } from '../../../src/kube/client.ts';
+import { createKubeClients, objectReadsOf, type KubeClients } from '../../../src/kube/client.ts';
 import { installCrds } from '../../../src/kube/install-crds.ts';
 import { ObservedStateReader, type RolloutKey } from '../../../src/reconciler/observed-state-reader.ts';
 import { ReconcileRetryError } from '../../../src/reconciler/reconcile-retry-error.ts';
@@ -257,11 +257,9 @@ export class ReconcileHarness {
 
   async observe(key: RolloutKey): Promise<ObservedState> {
     // The reconciler's own reads (plain where its writes are), as its passes read.
-    const read = await new ObservedStateReader(
-      this.clients.reads ?? this.clients,
-      undefined,
-      this.drivenApi,
-    ).read(key);
+    const read = await new ObservedStateReader(objectReadsOf(this.clients), undefined, this.drivenApi).read(
+      key,
+    );
     if (read === undefined) throw new Error(`rollout ${key.name} is gone`);
     return read.observed;
   }
