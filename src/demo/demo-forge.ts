@@ -4,7 +4,9 @@
 // Not a forge: one repository, one user, one token, merge commits only, no labels, no reviewers, no webhooks
 // (the demo sends the push webhook itself). It exists so `rollgate demo` can play a promotion without a network.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import isomorphicGit from 'isomorphic-git';
 import { DemoForgeError } from './demo-forge-error.ts';
 import { DemoGitError } from './demo-git-error.ts';
 import { git } from './demo-git.ts';
@@ -182,12 +184,17 @@ class DemoForgeApi {
     return git(this.bareDir, ['diff', '--no-color', `${from}...${to}`]);
   }
 
-  /** The commit a branch points at, or undefined when there is no such branch. */
+  /**
+   * The commit a branch points at (git keeps only commits on `refs/heads/`), or undefined when there is no
+   * such branch. Read from the repository's ref files in this process: Rollgate asks for branches at every
+   * look at a pull request, and a `git` process each time cost more than the answer.
+   */
   private async branchSha(branch: string): Promise<string | undefined> {
+    if (!BRANCH_NAME.test(branch)) return undefined;
     try {
-      return await git(this.bareDir, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`]);
+      return await isomorphicGit.resolveRef({ fs, gitdir: this.bareDir, ref: `refs/heads/${branch}` });
     } catch (error) {
-      if (error instanceof DemoGitError) return undefined;
+      if (error instanceof isomorphicGit.Errors.NotFoundError) return undefined;
       throw error;
     }
   }

@@ -1,8 +1,9 @@
 // Real Git on the double's bare repositories: refs, commit lookups, and server-side merges without a worktree.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import fs, { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import git from 'isomorphic-git';
 import { gitEnv } from '../git-fixtures.ts';
 
 /** Runs git in a bare repository without blocking the event loop (the double serves requests meanwhile). */
@@ -61,15 +62,44 @@ async function gitOk(
   return result.stdout;
 }
 
-/** Every ref and the object it points at. */
+/**
+ * Every ref and the object it points at. Refs are read from the repository's files in this process
+ * (isomorphic-git reads loose refs and packed-refs; git writes both by renaming a lock file into place, so
+ * a read sees the old or the new value): the double reads refs at every API call and push, and a spawn
+ * from a test fork costs more than the git it runs (docs/BENCHMARKS.md).
+ */
 export async function listRefs(repoPath: string): Promise<Map<string, string>> {
-  const out = await gitOk(repoPath, ['for-each-ref', '--format=%(objectname) %(refname)']);
+  const names = await git.listRefs({ fs, gitdir: repoPath, filepath: 'refs' });
   const refs = new Map<string, string>();
-  for (const line of out.split('\n')) {
-    const space = line.indexOf(' ');
-    if (space > 0) refs.set(line.slice(space + 1), line.slice(0, space));
+  for (const name of names) {
+    const sha = await refSha(repoPath, `refs/${name}`);
+    if (sha !== undefined) refs.set(`refs/${name}`, sha);
   }
   return refs;
+}
+
+/** What `ref` (a full name) points at, or undefined when there is no such ref (or it is gone meanwhile). */
+async function refSha(repoPath: string, ref: string): Promise<string | undefined> {
+  try {
+    return await git.resolveRef({ fs, gitdir: repoPath, ref });
+  } catch (err) {
+    if (err instanceof git.Errors.NotFoundError) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * A branch name git would accept for a ref (`git check-ref-format`'s rules that matter for reading a file
+ * named by it: no `..`, no empty or dot-led component, no control characters or `~^:?*[\`).
+ */
+function plausibleBranch(branch: string): boolean {
+  return (
+    branch.length > 0 &&
+    !branch.includes('..') &&
+    !branch.endsWith('.lock') &&
+    ![...branch].some((c) => c <= ' ' || c === '\u007f' || '~^:?*[\\'.includes(c)) &&
+    branch.split('/').every((part) => part.length > 0 && !part.startsWith('.'))
+  );
 }
 
 // Commits never change, so a full id once found to name a commit is not asked about again.
@@ -91,20 +121,17 @@ export async function resolveCommit(repoPath: string, revision: string): Promise
   return result.stdout;
 }
 
+/** The commit branch `branch` is at (git keeps only commits on `refs/heads/`), or undefined. */
 export function branchSha(repoPath: string, branch: string): Promise<string | undefined> {
-  return resolveCommit(repoPath, `refs/heads/${branch}`);
+  return plausibleBranch(branch) ? refSha(repoPath, `refs/heads/${branch}`) : Promise.resolve(undefined);
 }
 
-/** Several branches' commits in one git call (absent branches are left out). */
+/** Several branches' commits (absent branches are left out). */
 export async function branchShas(repoPath: string, branches: string[]): Promise<Map<string, string>> {
-  const refs = branches.map((branch) => `refs/heads/${branch}`);
-  const out = await gitOk(repoPath, ['for-each-ref', '--format=%(objectname) %(refname)', '--', ...refs]);
   const shas = new Map<string, string>();
-  for (const line of out.split('\n')) {
-    const space = line.indexOf(' ');
-    // for-each-ref matches prefixes too; only exact names count.
-    const name = line.slice(space + 1);
-    if (space > 0 && refs.includes(name)) shas.set(name.slice('refs/heads/'.length), line.slice(0, space));
+  for (const branch of branches) {
+    const sha = await branchSha(repoPath, branch);
+    if (sha !== undefined) shas.set(branch, sha);
   }
   return shas;
 }
