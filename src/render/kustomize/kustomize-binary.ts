@@ -1,6 +1,6 @@
 // Which kustomize renders: the configured binary, else `kustomize` on PATH, else `kubectl kustomize`; and its version.
 import { execFile } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { basename, delimiter, isAbsolute, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -40,7 +40,34 @@ export function parseKustomizeVersion(output: string): string {
   return /v\d+\.\d+\.\d+[\w.+-]*/.exec(output)?.[0] ?? 'unknown';
 }
 
-async function versionOf(path: string, command: KustomizeBinary['command']): Promise<string> {
+/**
+ * Versions already asked, by program file: one process may open several renderings (a CLI verb after
+ * another, a restart of the run in place, the test suite's scenes), and asking costs a start of the program
+ * (~0.1-0.2 s of CPU for kubectl). Keyed by the file's identity and modification time, so a binary
+ * replaced in place is asked again.
+ */
+const knownVersions = new Map<string, Promise<string>>();
+
+function versionOf(path: string, command: KustomizeBinary['command']): Promise<string> {
+  let identity: string;
+  try {
+    const stat = statSync(path);
+    identity = `${path}\u0000${command}\u0000${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+  } catch {
+    return askVersion(path, command);
+  }
+  const known = knownVersions.get(identity);
+  if (known !== undefined) return known;
+  const asked = askVersion(path, command);
+  knownVersions.set(identity, asked);
+  // An answer that did not come (a timeout on a loaded machine) is asked again next time.
+  void asked.then((version) => {
+    if (version === 'unknown') knownVersions.delete(identity);
+  });
+  return asked;
+}
+
+async function askVersion(path: string, command: KustomizeBinary['command']): Promise<string> {
   const env = { PATH: '', HOME: '/nonexistent' };
   try {
     if (command === 'kubectl') {
