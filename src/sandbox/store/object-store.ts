@@ -373,14 +373,15 @@ export class ObjectStore {
    * `page.limit` of them (0: all), and how many matching objects follow the page. Pages continue from a
    * key, not an offset, so an object created or deleted between two pages shifts nothing: every object
    * that exists throughout is in exactly one page (what etcd's key-ordered continue gives a real server).
-   * Only the page is copied.
+   * Only the page is copied; with `page.copy` false nothing is (as {@link peek}: for an answer serialized at
+   * once, whose caller must not change the objects).
    */
   listPage(
     type: ResourceType,
     namespace?: string,
     filter?: (obj: StoredObject) => boolean,
     labels: Readonly<Record<string, string>> = {},
-    page: { after?: string; limit?: number } = {},
+    page: { after?: string; limit?: number; copy?: boolean } = {},
   ): { items: StoredObject[]; remaining: number; lastKey?: string } {
     const matched: Array<{ key: string; obj: StoredObject }> = [];
     const typeKey = typeKeyOf(type);
@@ -396,7 +397,9 @@ export class ObjectStore {
     const limit = page.limit ?? 0;
     const taken = limit > 0 && matched.length > limit ? matched.slice(0, limit) : matched;
     return {
-      items: taken.map(({ obj }) => this.present(type, obj)),
+      items: taken.map(({ obj }) =>
+        page.copy === false ? { ...obj, apiVersion: apiVersionOf(type) } : this.present(type, obj),
+      ),
       remaining: matched.length - taken.length,
       ...(taken.length > 0 && { lastKey: taken[taken.length - 1]!.key }),
     };
