@@ -110,12 +110,16 @@ describe('the hot verbs', () => {
     const bin = join(root, 'bin', 'rollgate.js');
     const cache = join(cli, `${HOT_VERBS_SCRIPT}.v8-cache`);
     const expected = COMMAND_LINES().map((args) => run(join(cli, 'main.js'), args));
-    const check = (): void => expect(COMMAND_LINES().map((args) => run(bin, args))).toEqual(expected);
-    check();
+    const check = (lines: number[]): void =>
+      expect(lines.map((i) => run(bin, COMMAND_LINES()[i]!))).toEqual(lines.map((i) => expected[i]));
+    check(COMMAND_LINES().map((_, i) => i));
+    // Without a usable cache the script is compiled from source: what it answers cannot depend on the
+    // command line, so a help, a usage error and a failed run are enough (each line is a Node start).
+    const some = [0, 6, 8];
     writeFileSync(cache, 'not a code cache');
-    check();
+    check(some);
     rmSync(cache);
-    check();
+    check(some);
   }, 120_000);
 
   it('are the only command lines bin/rollgate.js sends to the script', () => {
