@@ -1,7 +1,10 @@
-// A whole Rollgate over a sandbox with the upstream route CRDs installed by the real kubectl: the traffic e2e tests' stage.
+// A whole Rollgate over a sandbox with the upstream route CRDs installed: the traffic e2e tests' stage.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { parseAllDocuments } from 'yaml';
 import type { KubeClients } from '../../../src/kube/client.ts';
+import { installCrds } from '../../../src/kube/install-crds.ts';
 import { abortRollout, promoteRollout } from '../../../src/views/rollout-commands.ts';
 import type { RunningProcess } from '../../../src/process/start-process.ts';
 import type { Sandbox } from '../../../src/sandbox/index.ts';
@@ -42,7 +45,12 @@ export interface TrafficScene {
   stop(): Promise<void>;
 }
 
-/** Starts the sandbox, installs `crdFiles` (names under {@link CORPUS_CRDS}) with kubectl, then a whole Rollgate. */
+/**
+ * Starts the sandbox, installs `crdFiles` (names under {@link CORPUS_CRDS}), then a whole Rollgate. The CRDs
+ * go in by server-side apply through the client: that the real kubectl installs them is
+ * test/integration/sandbox/traffic-crds.test.ts's subject, and here a kubectl run costs CPU for nothing these
+ * files test.
+ */
 export async function startTrafficScene(
   redisUrl: string,
   crdFiles: string[],
@@ -52,8 +60,14 @@ export async function startTrafficScene(
     name: 'traffic',
     redisUrl,
     cluster: { sandbox: { readyDelayMs: 50 } },
-    async prepare({ kubectl }) {
-      for (const file of crdFiles) await kubectl(['apply', '-f', join(CORPUS_CRDS, file)]);
+    async prepare({ clients }) {
+      for (const file of crdFiles) {
+        const documents = parseAllDocuments(readFileSync(join(CORPUS_CRDS, file), 'utf8'));
+        await installCrds(
+          clients,
+          documents.map((document) => document.toJSON() as object | null).filter((crd) => crd !== null),
+        );
+      }
     },
     rollgate: {
       processMetrics: false,
