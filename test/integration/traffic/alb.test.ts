@@ -187,7 +187,7 @@ describe('ALB header routes', () => {
         '        - setWeight: 20\n',
         '        - setWeight: 20\n        - setHeaderRoute:\n            name: by-header\n            match:\n              - headerName: X-Canary\n                headerValue: {exact: "yes"}\n',
       );
-    await scene.kubectl('create', 'namespace', ns);
+    await scene.createNamespace(ns);
     await scene.apply(`${ns}-services.yaml`, servicesYaml(ns));
     await scene.apply(`${ns}-ingress.yaml`, ingressYaml(ns));
     await scene.apply(`${ns}-rollout.yaml`, rollout('web:1'));
@@ -257,7 +257,7 @@ spec:
     ];
 
   it('walks 20 → 50 → 100 with the pong Service as the canary, then pong is the stable; the next update walks ping', async () => {
-    await scene.kubectl('create', 'namespace', ns);
+    await scene.createNamespace(ns);
     await scene.apply(`${ns}-services.yaml`, servicesYaml);
     await scene.apply(`${ns}-ingress.yaml`, ingressYaml(ns, 'web-root'));
     await scene.apply(`${ns}-rollout.yaml`, pingPongRollout('web:1'));

@@ -218,7 +218,7 @@ describe.skipIf(crds.missing || examples.missing)("Argo's examples/apisix under 
     s.phase === 'Paused' && s.currentStepIndex === step;
 
   it("runs as written: the header rule once setCanaryScale's pod is up, before the step completes; then 20 %, back to stable on abort", async () => {
-    await scene.kubectl('create', 'namespace', ns);
+    await scene.createNamespace(ns);
     await scene.kubectl('apply', '-n', ns, '-f', file('route.yaml'), '-f', file('services.yaml'));
     // What a sync does with Argo's Rollout: the same spec, applied as Rollgate's own kind. Its first step
     // has setHeaderRoute beside setCanaryScale, as written.

@@ -193,7 +193,7 @@ describe.skipIf(crds.missing)('a Contour header route under a whole Rollgate', (
   const header = [{ prefix: '/' }, { header: { name: 'x-canary', exact: 'yes' } }];
 
   beforeAll(async () => {
-    await scene.kubectl('create', 'namespace', ns);
+    await scene.createNamespace(ns);
     await scene.apply('contour-header-services.yaml', servicesYaml(ns));
     await scene.apply('contour-header-proxy.yaml', httpProxyYaml(ns));
     const rollout = routedRolloutYaml({ namespace: ns, image: 'web:1', trafficRouting: ROUTING })

@@ -39,10 +39,10 @@ describe.skipIf(crds.missing)('examples/traffic applied with kubectl', () => {
       'networking.istio.io_virtualservices.yaml',
       'networking.istio.io_destinationrules.yaml',
     ]);
-    await scene.kubectl('create', 'namespace', 'gateway-example');
-    await scene.kubectl('create', 'namespace', 'smi-example');
-    await scene.kubectl('create', 'namespace', 'istio-example');
-    await scene.kubectl('create', 'namespace', 'nginx-example');
+    await scene.createNamespace('gateway-example');
+    await scene.createNamespace('smi-example');
+    await scene.createNamespace('istio-example');
+    await scene.createNamespace('nginx-example');
   }, 60_000);
   afterAll(async () => {
     await scene?.stop();

@@ -108,7 +108,7 @@ async function weightedExperimentRuns(
     read(): Promise<Record<string, number>>;
   },
 ): Promise<void> {
-  await scene.kubectl('create', 'namespace', namespace);
+  await scene.createNamespace(namespace);
   await scene.apply(`${namespace}-services.yaml`, servicesYaml(namespace));
   if (options.objects !== undefined) await scene.apply(`${namespace}-routes.yaml`, options.objects);
   await scene.apply(`${namespace}-rollout.yaml`, rolloutYaml(namespace, options.routing));
@@ -282,7 +282,7 @@ spec:
       );
       return Object.fromEntries(found.spec.backends.map((b) => [b.service, b.weight]));
     };
-    await scene.kubectl('create', 'namespace', namespace);
+    await scene.createNamespace(namespace);
     await scene.apply(`${namespace}-services.yaml`, servicesYaml(namespace));
     // A long experiment: only the abort ends the step.
     await scene.apply(
@@ -344,7 +344,7 @@ spec:
           found.spec.http![0]!.route.map((d): [string, number] => [d.destination.host, d.weight ?? 0]);
         return Object.fromEntries(pairs);
       };
-      await scene.kubectl('create', 'namespace', namespace);
+      await scene.createNamespace(namespace);
       const text = readFileSync(
         join(examples.folder, 'traffic-routing-experiment-step', example.file),
         'utf8',

@@ -84,7 +84,7 @@ describe.skipIf(crds.missing)('Istio header and mirror routes under a whole Roll
     ).http.map((route) => route.name);
 
   beforeAll(async () => {
-    await scene.kubectl('create', 'namespace', ns);
+    await scene.createNamespace(ns);
     await scene.apply('istio-managed-services.yaml', servicesYaml(ns));
     await scene.apply('istio-managed-vs.yaml', istioServiceRoutesYaml(ns, 'web'));
     await scene.apply(
@@ -154,7 +154,7 @@ describe.skipIf(crds.missing)('Gateway API header route under a whole Rollgate',
     ).rules.map((rule) => rule.name);
 
   beforeAll(async () => {
-    await scene.kubectl('create', 'namespace', ns);
+    await scene.createNamespace(ns);
     await scene.apply('gateway-managed-services.yaml', servicesYaml(ns));
     await scene.apply('gateway-managed-route.yaml', gatewayHttpRouteYaml(ns, 'edge'));
     await scene.apply(
