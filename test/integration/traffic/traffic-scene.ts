@@ -33,8 +33,8 @@ export interface TrafficScene {
   /**
    * Applies the objects of YAML text by server-side apply through the client (manager `kubectl`), as
    * `kubectl apply --server-side --force-conflicts` would. `name` names the text in errors. Setting a
-   * stage is not what these files test, and each kubectl start cost ~0.2 s of CPU: a user's own actions
-   * (a new image, a promote) still go through the real kubectl.
+   * stage is not what these files test, and each kubectl start cost ~0.2 s of CPU: a new image still goes
+   * in by the real `kubectl patch` ({@link setImage}), as a user sends it.
    */
   apply(name: string, yaml: string): Promise<void>;
   /** Creates a namespace through the client. */
