@@ -350,7 +350,7 @@ export class ObjectStore {
    */
   peek(type: ResourceType, namespace: string, name: string): StoredObject | undefined {
     const found = this.objects.get(storageKey(type, namespace, name));
-    return found ? { ...found, apiVersion: apiVersionOf(type) } : undefined;
+    return found ? this.view(type, found) : undefined;
   }
 
   /**
@@ -397,9 +397,7 @@ export class ObjectStore {
     const limit = page.limit ?? 0;
     const taken = limit > 0 && matched.length > limit ? matched.slice(0, limit) : matched;
     return {
-      items: taken.map(({ obj }) =>
-        page.copy === false ? { ...obj, apiVersion: apiVersionOf(type) } : this.present(type, obj),
-      ),
+      items: taken.map(({ obj }) => (page.copy === false ? this.view(type, obj) : this.present(type, obj))),
       remaining: matched.length - taken.length,
       ...(taken.length > 0 && { lastKey: taken[taken.length - 1]!.key }),
     };
@@ -699,6 +697,11 @@ export class ObjectStore {
     }
     for (const listener of this.listeners) listener(event);
     for (const listener of this.listenersOfType.get(event.typeKey) ?? []) listener(event);
+  }
+
+  /** The stored object uncopied but for its apiVersion, the caller's version's: callers must not change it. */
+  private view(type: ResourceType, obj: StoredObject): StoredObject {
+    return { ...obj, apiVersion: apiVersionOf(type) };
   }
 
   /** A copy as the caller's version of the type sees it (apiVersion follows the URL's version). */
