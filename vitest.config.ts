@@ -41,13 +41,15 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Two more forks than cores. Vitest's default (cores - 1) ran the whole suite in one fork on a 2-core
-    // machine, while most integration files spend their time waiting on servers, child processes and
-    // timers: test/integration/reconcile took 485 s in one fork and 251 s in three, with the same CPU time.
-    // With three forks the cores still idled a quarter of the time on a faster 2-core machine (vmstat);
-    // four ran the suite in 346-350 s against 398-418 s there, and six in 365 s (busy 95 %, each fork's
-    // imports on top): docs/BENCHMARKS.md.
-    maxWorkers: availableParallelism() + 2,
+    // Four more forks than cores; ROLLGATE_TEST_FORKS sets another number. Vitest's default (cores - 1) ran
+    // the whole suite in one fork on a 2-core machine, while most integration files spend their time waiting
+    // on servers, child processes and timers: test/integration/reconcile took 485 s in one fork and 251 s in
+    // three, with the same CPU time. Since the integration files share forks (a fork's imports paid once, not
+    // per file), more forks cost little: on a 2-core machine four ran the suite in 346 s with the cores idle a
+    // quarter of the shared files' time, six in 315 s with them idle a tenth (docs/BENCHMARKS.md, 2026-12-06,
+    // "the suite's forks"). On a slower machine, where four already kept the cores busy, six cost nothing
+    // but their imports.
+    maxWorkers: Number(process.env['ROLLGATE_TEST_FORKS'] || availableParallelism() + 4),
     // The second prints the wall time and the slowest files at the end (test/support/slowest-files-reporter.ts).
     reporters: ['default', './test/support/slowest-files-reporter.ts'],
     // The longest files first, also when Vitest remembers no earlier run, and each project's files together

@@ -10,6 +10,10 @@ import { afterAll, expect } from 'vitest';
 /** One test file's line. */
 export interface FileCpu {
   file: string;
+  /** The fork that ran it. */
+  pid: number;
+  /** When this setup file started (ms since the epoch): with wallMs, the run's timeline of files. */
+  startedAt: number;
   /** From this setup file's start (the file's imports included) to its last afterAll. */
   wallMs: number;
   /** This process's CPU (user + system) over the same span. */
@@ -43,6 +47,8 @@ if (out !== undefined && out !== '') {
     const children = childrenCpuMs();
     const line: FileCpu = {
       file: relative(process.cwd(), expect.getState().testPath ?? 'unknown'),
+      pid: process.pid,
+      startedAt,
       wallMs: Date.now() - startedAt,
       cpuMs: Math.round((cpu.user + cpu.system) / 1000),
       childrenCpuMs: children === null || childrenAtStart === null ? null : children - childrenAtStart,

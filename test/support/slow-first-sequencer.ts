@@ -28,8 +28,18 @@ export const KNOWN_SLOW_FILES: readonly string[] = [
 /**
  * The projects in the order their files start (vitest.config.ts): the long whole-system files of their own
  * forks first, then the shared-fork integration files, then the unit files; a project not named here goes last.
+ * The unit files then move forward (below).
  */
 export const PROJECT_ORDER: readonly string[] = ['integration-own-fork', 'integration', 'unit'];
+
+/**
+ * How many forks the unit files take at the start. The longest whole-system files spend most of their minute
+ * waiting on timers, servers and child processes, and the unit files only compute: queued right behind the
+ * first of those files, they run on the remaining forks while those wait, instead of alone at the end of the
+ * run, where they kept both cores busy for 27-31 s after every other file had finished (docs/BENCHMARKS.md,
+ * 2026-12-06, "the suite's forks").
+ */
+export const UNIT_FORKS_AT_START = 2;
 
 export default class SlowFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -49,6 +59,12 @@ export default class SlowFirstSequencer extends BaseSequencer {
       return rank < 0 ? PROJECT_ORDER.length : rank;
     };
     // Array.prototype.sort is stable: within a project, the order above stands.
-    return ordered.sort((a, b) => projectRank(a) - projectRank(b));
+    const byProject = ordered.sort((a, b) => projectRank(a) - projectRank(b));
+    // Vitest starts files in this order on as many forks as it has; the first `leaders` are the longest
+    // files, and the unit files, kept together, follow them.
+    const leaders = Math.max(1, (this.ctx.config.maxWorkers ?? 1) - UNIT_FORKS_AT_START);
+    const unit = byProject.filter((spec) => spec.project.name === 'unit');
+    const others = byProject.filter((spec) => spec.project.name !== 'unit');
+    return [...others.slice(0, leaders), ...unit, ...others.slice(leaders)];
   }
 }

@@ -22,9 +22,9 @@ function recorded(lines: FileCpu[]): string {
 
 it('sums the forks and the children, and lists the files by their CPU in all', () => {
   const file = recorded([
-    { file: 'test/a.test.ts', wallMs: 9_000, cpuMs: 1_500, childrenCpuMs: 500 },
-    { file: 'test/b.test.ts', wallMs: 2_000, cpuMs: 1_000, childrenCpuMs: 4_000 },
-    { file: 'test/c.test.ts', wallMs: 30_000, cpuMs: 2_500, childrenCpuMs: null },
+    { file: 'test/a.test.ts', pid: 1, startedAt: 0, wallMs: 9_000, cpuMs: 1_500, childrenCpuMs: 500 },
+    { file: 'test/b.test.ts', pid: 1, startedAt: 0, wallMs: 2_000, cpuMs: 1_000, childrenCpuMs: 4_000 },
+    { file: 'test/c.test.ts', pid: 1, startedAt: 0, wallMs: 30_000, cpuMs: 2_500, childrenCpuMs: null },
   ]);
   const lines = costliestFiles(file).trimEnd().split('\n');
   expect(lines[0]).toBe(
