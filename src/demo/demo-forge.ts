@@ -7,6 +7,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import isomorphicGit from 'isomorphic-git';
+import { isBranchName } from '../git/branch-name.ts';
 import { DemoForgeError } from './demo-forge-error.ts';
 import { DemoGitError } from './demo-git-error.ts';
 import { git } from './demo-git.ts';
@@ -69,8 +70,6 @@ type StatusState = (typeof STATUS_STATES)[number];
 // Gitea reports a commit's worst latest state.
 const WORST_FIRST: StatusState[] = ['error', 'failure', 'warning', 'pending', 'success'];
 const FULL_SHA = /^[0-9a-f]{40}$/;
-// Branch names the forge accepts: plain, never an option or a range (they reach git's argument list).
-const BRANCH_NAME = /^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]+$/;
 
 interface Status {
   id: number;
@@ -120,7 +119,7 @@ function stringField(body: Record<string, unknown>, key: string, required: boole
 
 function branchField(body: Record<string, unknown>, key: string): string {
   const value = stringField(body, key, true) ?? '';
-  if (!BRANCH_NAME.test(value)) fail('rollgate.demo.forge.invalid_request', `${key}: not a branch name`);
+  if (!isBranchName(value)) fail('rollgate.demo.forge.invalid_request', `${key}: not a branch name`);
   return value;
 }
 
@@ -190,7 +189,7 @@ class DemoForgeApi {
    * look at a pull request, and a `git` process each time cost more than the answer.
    */
   private async branchSha(branch: string): Promise<string | undefined> {
-    if (!BRANCH_NAME.test(branch)) return undefined;
+    if (!isBranchName(branch)) return undefined;
     try {
       return await isomorphicGit.resolveRef({ fs, gitdir: this.bareDir, ref: `refs/heads/${branch}` });
     } catch (error) {
@@ -426,7 +425,7 @@ class DemoForgeApi {
   }
 
   private async combinedStatus(ref: string, request: Request): Promise<Answer> {
-    const sha = FULL_SHA.test(ref) ? ref : BRANCH_NAME.test(ref) ? await this.branchSha(ref) : undefined;
+    const sha = FULL_SHA.test(ref) ? ref : isBranchName(ref) ? await this.branchSha(ref) : undefined;
     if (sha === undefined) fail('rollgate.demo.forge.not_found', `no commit ${ref}`);
     const latest = new Map<string, Status>();
     for (const status of this.statuses) if (status.sha === sha) latest.set(status.context, status);

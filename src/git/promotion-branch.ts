@@ -10,6 +10,7 @@ import { systemClock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 import { gitAuthCallbacks } from './auth-callbacks.ts';
+import { isBranchName } from './branch-name.ts';
 import type { GitErrorContext, GitStep } from './errors/git-error-context.ts';
 import { GitPushRejectedError } from './errors/git-push-rejected.ts';
 import { GitRefNotFoundError } from './errors/git-ref-not-found.ts';
@@ -110,20 +111,8 @@ function pathParts(path: string): string[] {
   return parts;
 }
 
-/** A branch name Git accepts for `refs/heads/<name>` (the subset of git-check-ref-format that matters here). */
 function checkBranchName(name: string): void {
-  const bad =
-    name === '' ||
-    name.startsWith('/') ||
-    name.endsWith('/') ||
-    name.endsWith('.') ||
-    name.startsWith('-') ||
-    name.includes('..') ||
-    name.includes('//') ||
-    name.includes('@{') ||
-    /[\s~^:?*[\\\p{Cc}]/u.test(name) ||
-    name.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock'));
-  if (bad) throw new RangeError(`not a valid branch name: ${JSON.stringify(name)}`);
+  if (!isBranchName(name)) throw new RangeError(`not a valid branch name: ${JSON.stringify(name)}`);
 }
 
 /** One promotion push: its cache, remote and credentials. */

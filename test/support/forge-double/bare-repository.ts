@@ -4,6 +4,7 @@ import fs, { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
+import { isBranchName } from '../../../src/git/branch-name.ts';
 import { gitEnv } from '../git-fixtures.ts';
 
 /** Runs git in a bare repository without blocking the event loop (the double serves requests meanwhile). */
@@ -88,20 +89,6 @@ async function refSha(repoPath: string, ref: string): Promise<string | undefined
   }
 }
 
-/**
- * A branch name git would accept for a ref (`git check-ref-format`'s rules that matter for reading a file
- * named by it: no `..`, no empty or dot-led component, no control characters or `~^:?*[\`).
- */
-function plausibleBranch(branch: string): boolean {
-  return (
-    branch.length > 0 &&
-    !branch.includes('..') &&
-    !branch.endsWith('.lock') &&
-    ![...branch].some((c) => c <= ' ' || c === '\u007f' || '~^:?*[\\'.includes(c)) &&
-    branch.split('/').every((part) => part.length > 0 && !part.startsWith('.'))
-  );
-}
-
 // Commits never change, so a full id once found to name a commit is not asked about again.
 const knownCommits = new Set<string>();
 
@@ -123,7 +110,7 @@ export async function resolveCommit(repoPath: string, revision: string): Promise
 
 /** The commit branch `branch` is at (git keeps only commits on `refs/heads/`), or undefined. */
 export function branchSha(repoPath: string, branch: string): Promise<string | undefined> {
-  return plausibleBranch(branch) ? refSha(repoPath, `refs/heads/${branch}`) : Promise.resolve(undefined);
+  return isBranchName(branch) ? refSha(repoPath, `refs/heads/${branch}`) : Promise.resolve(undefined);
 }
 
 /** Several branches' commits (absent branches are left out). */
