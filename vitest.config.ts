@@ -6,6 +6,18 @@ import { clientNodeBundle } from './test/support/client-node-bundle.ts';
 import SlowFirstSequencer from './test/support/slow-first-sequencer.ts';
 import { OWN_FORK_FILES } from './test/support/own-fork-files.ts';
 
+/** ROLLGATE_TEST_FORKS as a number of forks, or `otherwise` when unset; anything else stops the run at once. */
+function forkCount(value: string | undefined, otherwise: number): number {
+  if (value === undefined || value === '') return otherwise;
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 1) {
+    throw new Error(
+      `ROLLGATE_TEST_FORKS=${JSON.stringify(value)}: expected a whole number of forks, 1 or more`,
+    );
+  }
+  return count;
+}
+
 const SHARED_EXCLUDE = ['test/slow/**', 'test/real-apiserver/**', 'node_modules/**'];
 
 /**
@@ -47,9 +59,10 @@ export default defineConfig({
     // three, with the same CPU time. Since the integration files share forks (a fork's imports paid once, not
     // per file), more forks cost little: on a 2-core machine four ran the suite in 346 s with the cores idle a
     // quarter of the shared files' time, six in 315 s with them idle a tenth (docs/BENCHMARKS.md, 2026-12-06,
-    // "the suite's forks"). On a slower machine, where four already kept the cores busy, six cost nothing
-    // but their imports.
-    maxWorkers: Number(process.env['ROLLGATE_TEST_FORKS'] || availableParallelism() + 4),
+    // "the suite's forks"; beside two busy loops, one a core, six still passed every file). On a slower
+    // machine, where four already kept the cores busy, two more forks add their imports (~3.5 s of CPU; not
+    // measured there).
+    maxWorkers: forkCount(process.env['ROLLGATE_TEST_FORKS'], availableParallelism() + 4),
     // The second prints the wall time and the slowest files at the end (test/support/slowest-files-reporter.ts).
     reporters: ['default', './test/support/slowest-files-reporter.ts'],
     // The longest files first, also when Vitest remembers no earlier run, and each project's files together
