@@ -4,10 +4,9 @@
 // Not a forge: one repository, one user, one token, merge commits only, no labels, no reviewers, no webhooks
 // (the demo sends the push webhook itself). It exists so `rollgate demo` can play a promotion without a network.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import fs from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import isomorphicGit from 'isomorphic-git';
 import { isBranchName } from '../git/branch-name.ts';
+import { localBranchSha } from '../git/local-ref.ts';
 import { DemoForgeError } from './demo-forge-error.ts';
 import { DemoGitError } from './demo-git-error.ts';
 import { git } from './demo-git.ts';
@@ -183,19 +182,9 @@ class DemoForgeApi {
     return git(this.bareDir, ['diff', '--no-color', `${from}...${to}`]);
   }
 
-  /**
-   * The commit a branch points at (git keeps only commits on `refs/heads/`), or undefined when there is no
-   * such branch. Read from the repository's ref files in this process: Rollgate asks for branches at every
-   * look at a pull request, and a `git` process each time cost more than the answer.
-   */
-  private async branchSha(branch: string): Promise<string | undefined> {
-    if (!isBranchName(branch)) return undefined;
-    try {
-      return await isomorphicGit.resolveRef({ fs, gitdir: this.bareDir, ref: `refs/heads/${branch}` });
-    } catch (error) {
-      if (error instanceof isomorphicGit.Errors.NotFoundError) return undefined;
-      throw error;
-    }
+  /** The commit a branch points at, or undefined when there is no such branch (read in this process). */
+  private branchSha(branch: string): Promise<string | undefined> {
+    return localBranchSha(this.bareDir, branch);
   }
 
   private pull(number: number): DemoForgePull {
@@ -425,7 +414,7 @@ class DemoForgeApi {
   }
 
   private async combinedStatus(ref: string, request: Request): Promise<Answer> {
-    const sha = FULL_SHA.test(ref) ? ref : isBranchName(ref) ? await this.branchSha(ref) : undefined;
+    const sha = FULL_SHA.test(ref) ? ref : await this.branchSha(ref);
     if (sha === undefined) fail('rollgate.demo.forge.not_found', `no commit ${ref}`);
     const latest = new Map<string, Status>();
     for (const status of this.statuses) if (status.sha === sha) latest.set(status.context, status);

@@ -191,9 +191,8 @@ export async function startClustersScene(options: ClustersSceneOptions): Promise
         names.push(cluster.name);
       } else await startCluster(cluster.name, cluster.sandbox);
     }
-    // Through the client, not kubectl: a kubectl start (and its discovery) costs ~0.2 s of CPU, and
-    // nothing here is about kubectl.
-    await scene.clients.core.createNamespace({ body: { metadata: { name: STATE_NAMESPACE } } });
+    // Through the client, not kubectl: a kubectl start costs ~0.2 s of CPU, and nothing here is about kubectl.
+    await scene.createNamespace(STATE_NAMESPACE);
     if (bySecret)
       for (const name of names.slice(1)) await register(name, kubeConfigs.get(name) as KubeConfig);
   } catch (err) {

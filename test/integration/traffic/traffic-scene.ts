@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
 import type { KubeClients } from '../../../src/kube/client.ts';
 import { installCrds } from '../../../src/kube/install-crds.ts';
 import { abortRollout, promoteRollout } from '../../../src/views/rollout-commands.ts';
@@ -82,7 +81,6 @@ export async function startTrafficScene(
       ...(options.workers !== undefined ? { config: { workers: options.workers } } : {}),
     },
   });
-  const objects = KubernetesObjectApi.makeApiClient(scene.kubeConfig);
   const status = async (namespace: string, name: string): Promise<LiveRolloutStatus | undefined> =>
     (await scene.rollout<{ status?: LiveRolloutStatus }>(name, namespace))?.status;
   return {
@@ -91,17 +89,8 @@ export async function startTrafficScene(
     process: scene.rollgate.running,
     tmp: scene.tmp,
     kubectl: (...args) => scene.kubectl(args),
-    async apply(name, yaml) {
-      for (const document of parseAllDocuments(yaml)) {
-        if (document.errors.length > 0) throw new Error(`${name}: ${document.errors[0]!.message}`);
-        const object = document.toJSON() as KubernetesObject | null;
-        if (object === null) continue;
-        await objects.patch(object, undefined, undefined, 'kubectl', true, PatchStrategy.ServerSideApply);
-      }
-    },
-    async createNamespace(name) {
-      await scene.clients.core.createNamespace({ body: { metadata: { name } } });
-    },
+    apply: (name, yaml) => scene.applyThroughClient(name, yaml),
+    createNamespace: (name) => scene.createNamespace(name),
     status,
     waitFor: async (what, namespace, name, test) =>
       (

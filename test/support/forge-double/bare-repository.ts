@@ -4,7 +4,7 @@ import fs, { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
-import { isBranchName } from '../../../src/git/branch-name.ts';
+import { localBranchSha, localRefSha } from '../../../src/git/local-ref.ts';
 import { gitEnv } from '../git-fixtures.ts';
 
 /** Runs git in a bare repository without blocking the event loop (the double serves requests meanwhile). */
@@ -64,29 +64,18 @@ async function gitOk(
 }
 
 /**
- * Every ref and the object it points at. Refs are read from the repository's files in this process
- * (isomorphic-git reads loose refs and packed-refs; git writes both by renaming a lock file into place, so
- * a read sees the old or the new value): the double reads refs at every API call and push, and a spawn
- * from a test fork costs more than the git it runs (docs/BENCHMARKS.md).
+ * Every ref and the object it points at, read from the repository's files in this process
+ * (src/git/local-ref.ts): the double reads refs at every API call and push, and a spawn from a test fork
+ * costs more than the git it runs (docs/BENCHMARKS.md).
  */
 export async function listRefs(repoPath: string): Promise<Map<string, string>> {
   const names = await git.listRefs({ fs, gitdir: repoPath, filepath: 'refs' });
   const refs = new Map<string, string>();
   for (const name of names) {
-    const sha = await refSha(repoPath, `refs/${name}`);
+    const sha = await localRefSha(repoPath, `refs/${name}`);
     if (sha !== undefined) refs.set(`refs/${name}`, sha);
   }
   return refs;
-}
-
-/** What `ref` (a full name) points at, or undefined when there is no such ref (or it is gone meanwhile). */
-async function refSha(repoPath: string, ref: string): Promise<string | undefined> {
-  try {
-    return await git.resolveRef({ fs, gitdir: repoPath, ref });
-  } catch (err) {
-    if (err instanceof git.Errors.NotFoundError) return undefined;
-    throw err;
-  }
 }
 
 // Commits never change, so a full id once found to name a commit is not asked about again.
@@ -108,9 +97,9 @@ export async function resolveCommit(repoPath: string, revision: string): Promise
   return result.stdout;
 }
 
-/** The commit branch `branch` is at (git keeps only commits on `refs/heads/`), or undefined. */
+/** The commit branch `branch` is at, or undefined. */
 export function branchSha(repoPath: string, branch: string): Promise<string | undefined> {
-  return isBranchName(branch) ? refSha(repoPath, `refs/heads/${branch}`) : Promise.resolve(undefined);
+  return localBranchSha(repoPath, branch);
 }
 
 /** Several branches' commits (absent branches are left out). */
