@@ -1,9 +1,14 @@
 // The branch-name rule (src/git/branch-name.ts) against Git's own: every name it accepts, `git check-ref-format
 // --branch` accepts too, so a name that passes never fails later inside git; and the names that would escape
-// refs/heads/ or reach git as an option are refused.
+// refs/heads/ or reach git as an option are refused; localBranchSha (src/git/local-ref.ts) reads no ref for them.
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isBranchName } from '../../../src/git/branch-name.ts';
+import { localBranchSha, localRefSha } from '../../../src/git/local-ref.ts';
+import { gitEnv } from '../../support/git-fixtures.ts';
 
 function gitAccepts(name: string): boolean {
   try {
@@ -61,5 +66,26 @@ describe('isBranchName', () => {
       expect(isBranchName(name), name).toBe(true);
     for (const name of ['', '-rf', '--upload-pack=x', '../escape', 'a/../b', '.hidden', 'x.lock', 'a@{1}'])
       expect(isBranchName(name), name).toBe(false);
+  });
+});
+
+describe('localBranchSha', () => {
+  it("answers a branch's commit, and nothing for a name that would read a file outside refs/heads/", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rollgate-local-ref-'));
+    try {
+      const git = (...args: string[]): string =>
+        execFileSync('git', args, { cwd: dir, env: gitEnv, encoding: 'utf8' }).trim();
+      git('init', '-q', '-b', 'main');
+      git('commit', '-q', '--allow-empty', '-m', 'first');
+      const gitdir = join(dir, '.git');
+      const head = git('rev-parse', 'HEAD');
+      expect(await localBranchSha(gitdir, 'main')).toBe(head);
+      expect(await localBranchSha(gitdir, 'absent')).toBeUndefined();
+      // refs/heads/../../HEAD is the repository's HEAD file: read as a ref it names the same commit.
+      expect(await localRefSha(gitdir, 'refs/heads/../../HEAD')).toBe(head);
+      expect(await localBranchSha(gitdir, '../../HEAD')).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
