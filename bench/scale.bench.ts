@@ -4,9 +4,9 @@
 // First, what 100 ReplicaSet creates cost the sandbox beside 10,000 pods against an empty sandbox.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { loadavg } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   AppsV1Api,
@@ -596,9 +596,11 @@ const ROLLGATE_IN = process.env.ROLLGATE_BENCH_SCALE_ROLLGATE ?? 'process';
 const ROLLGATE_PROFILE = process.env.ROLLGATE_BENCH_SCALE_ROLLGATE_PROFILE;
 /**
  * Set: the child Rollgate runs under `node --perf-prof --interpreted-frames-native-stack`, writing a jitdump
- * (jit-<pid>.dump in the working folder) so Linux `perf` names its JavaScript frames: `perf record -k mono -g`
- * around the bench, then `perf inject --jit`. Node's own profile samples the thread while it waits for a core
- * too: on a loaded 2-core machine it misplaces CPU time; perf counts only time on a core.
+ * so Linux `perf` names its JavaScript frames: `perf record -k mono -g` around the bench, then `perf inject
+ * --jit`. Node's own profile samples the thread while it waits for a core too: on a loaded 2-core machine it
+ * misplaces CPU time; perf counts only time on a core. The child runs in a fresh folder under the system's
+ * temporary one (printed), where Node writes jit-<pid>.dump and `perf inject` then writes a jitted-*.so per
+ * compiled function: tens of thousands of files, which in the checkout slowed every test that lists its top.
  */
 const ROLLGATE_PERF = process.env.ROLLGATE_BENCH_SCALE_ROLLGATE_PERF === '1';
 /**
@@ -610,6 +612,13 @@ const ROLLGATE_LOG = process.env.ROLLGATE_BENCH_SCALE_ROLLGATE_LOG;
 const ROLLGATE_NODE_ARGS = (process.env.ROLLGATE_BENCH_SCALE_ROLLGATE_NODE_ARGS ?? '')
   .split(' ')
   .filter(Boolean);
+
+/** A fresh folder for the perf child's jitdump (see ROLLGATE_PERF), named on stderr. */
+function perfFolder(): string {
+  const folder = mkdtempSync(join(tmpdir(), 'rollgate-perf-'));
+  process.stderr.write(`[scale] the child Rollgate's jitdump goes to ${folder}\n`);
+  return folder;
+}
 
 /** Rollgate as the `rollouts` part drives it, in a child or in-process. */
 interface BenchRollgate {
@@ -642,6 +651,7 @@ async function startBenchRollgate(
     ['--config', file],
     {
       command: 'run',
+      ...(ROLLGATE_PERF && { cwd: perfFolder() }),
       nodeArgs: [
         ...(ROLLGATE_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', ROLLGATE_PROFILE] : []),
         ...(ROLLGATE_PERF ? ['--perf-prof', '--interpreted-frames-native-stack'] : []),
@@ -1162,7 +1172,12 @@ export async function startReconcilerProcess(
   /** More flags (`--config FILE`, …). */
   extraArgs: readonly string[] = [],
   /** `reconciler` (the default), `poller` or `run` (poller, webhook server and workers), and Node's own flags. */
-  options: { command?: 'reconciler' | 'run' | 'poller'; nodeArgs?: readonly string[] } = {},
+  options: {
+    command?: 'reconciler' | 'run' | 'poller';
+    nodeArgs?: readonly string[];
+    /** Its working folder (default: the bench's); every path it is given is absolute. */
+    cwd?: string;
+  } = {},
 ): Promise<ChildProcess & { url: string }> {
   const bin = join(import.meta.dirname, '..', 'bin', 'rollgate.js');
   const child = spawn(
@@ -1187,7 +1202,11 @@ export async function startReconcilerProcess(
     ],
     // The shipped bundle, as users run it (bin/rollgate.js falls back to tsx only when src/ is newer
     // than the build: run `npm run build` first); tsx's transpiler alone adds ~130 MiB of RSS.
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ROLLGATE_DEV: '0' } },
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, ROLLGATE_DEV: '0' },
+      ...(options.cwd !== undefined && { cwd: options.cwd }),
+    },
   );
   // Started once its log says so (its watches run and every rollout was enqueued).
   const lines = (await import('node:readline')).createInterface({ input: child.stdout! });
