@@ -60,8 +60,9 @@ export default defineConfig({
     // per file), more forks cost little: on a 2-core machine four ran the suite in 346 s with the cores idle a
     // quarter of the shared files' time, six in 315 s with them idle a tenth (docs/BENCHMARKS.md, 2026-12-06,
     // "the suite's forks"; beside two busy loops, one a core, six still passed every file). On a slower
-    // machine, where four already kept the cores busy, two more forks add their imports (~3.5 s of CPU; not
-    // measured there).
+    // (paravirtualized) machine, where four already kept the cores busy, two more forks only add their
+    // imports (~3.5 s of CPU): six ran the suite there in 614-758 s, four in 683-832 s in earlier sessions
+    // (other trees), so the time there is its CPU (docs/BENCHMARKS.md, "2026-12-06, later").
     maxWorkers: forkCount(process.env['ROLLGATE_TEST_FORKS'], availableParallelism() + 4),
     // The second prints the wall time and the slowest files at the end (test/support/slowest-files-reporter.ts).
     reporters: ['default', './test/support/slowest-files-reporter.ts'],
