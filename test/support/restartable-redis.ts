@@ -14,6 +14,10 @@ export interface RestartableRedis {
   flush(): Promise<void>;
   /** SIGKILL, then a fresh redis-server on the same port (no persistence: it comes back empty). */
   restart(options?: { downMs?: number }): Promise<void>;
+  /** SIGKILL, and nothing started until `start` (the port stays closed meanwhile). */
+  kill(): Promise<void>;
+  /** A fresh redis-server on the same port, after `kill`. */
+  start(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -52,6 +56,8 @@ export async function startRestartableRedis(): Promise<RestartableRedis> {
       if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
       await start();
     },
+    kill: () => kill('SIGKILL'),
+    start,
     async stop() {
       await kill('SIGTERM');
       rmSync(dir, { recursive: true, force: true });

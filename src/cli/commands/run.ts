@@ -63,41 +63,28 @@ async function runUntilSignal(command: string, role: ProcessRole, flags: Process
     import('../../queue/redis-availability.ts'),
   ]);
   const runtime = await openRuntimeWithClusters(config);
-  let running: RunningProcess;
-  try {
-    running = await startProcess(runtime, { role });
-  } catch (err) {
-    // The open Redis connection would keep the process alive after main() has reported the error.
-    await runtime.close();
-    throw err;
-  }
-  const code = await new Promise<number>((resolve) => {
-    const { logger, redis } = runtime;
-    const address = redisAddress(redis);
-    const redisReachable = (): boolean => redis.status === 'ready';
-    let stopping = false;
-    const stop = (signal: NodeJS.Signals): void => {
-      if (stopping) {
-        const abandoned = abandonedWork({
-          unfinished: running.unfinishedJobs(),
-          redisReachable: redisReachable(),
-          redisAddress: address,
-        });
-        logger.error({ signal, abandoned }, `second ${signal}: exiting now${abandonedText(abandoned)}`);
-        process.exit(1);
-      }
-      stopping = true;
-      const graceMs = DEFAULT_SHUTDOWN_GRACE_MS;
-      logger.info(
-        { signal, graceMs },
-        'stopping: finishing current jobs (send the signal again to exit at once)',
-      );
-      void stopWithinGrace(running, { graceMs, redisReachable, redisAddress: address }).then((report) => {
+  const { logger, redis } = runtime;
+  const address = redisAddress(redis);
+  const redisReachable = (): boolean => redis.status === 'ready';
+  const graceMs = DEFAULT_SHUTDOWN_GRACE_MS;
+  // The signals are taken before the start begins, not once it ends: a SIGTERM that came between the
+  // "rollgate started" line and the handlers (a loaded machine ran the sender first) killed the process
+  // by Node's default, with no stop at all. One that comes while starting is kept: the stop follows the
+  // start, and both fit in the grace period, or the process exits 1 saying the start did not finish.
+  let running: RunningProcess | undefined;
+  let stopRequestedAt: number | undefined;
+  let startDeadline: NodeJS.Timeout | undefined;
+  let finish: (code: number) => void = () => undefined;
+  const finished = new Promise<number>((resolve) => (finish = resolve));
+
+  const stopRunning = (started: RunningProcess, graceLeftMs: number): void => {
+    void stopWithinGrace(started, { graceMs: graceLeftMs, redisReachable, redisAddress: address }).then(
+      (report) => {
         if (report.clean) {
           logger.info({ elapsedMs: report.elapsedMs }, 'stopped');
           // A clean stop leaves nothing holding the event loop; should something still, it exits anyway.
           setTimeout(() => process.exit(0), STRAGGLER_EXIT_MS).unref();
-          return resolve(0);
+          return finish(0);
         }
         logger.error(
           { elapsedMs: report.elapsedMs, cutShort: report.cutShort, abandoned: report.abandoned },
@@ -105,11 +92,59 @@ async function runUntilSignal(command: string, role: ProcessRole, flags: Process
         );
         // Whatever is left (a Redis reconnect timer, a handler waiting on the API server) must not keep it running.
         process.exit(1);
+      },
+    );
+  };
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopRequestedAt !== undefined) {
+      if (running === undefined) {
+        logger.error({ signal }, `second ${signal}: exiting now, before the start finished`);
+        process.exit(1);
+      }
+      const abandoned = abandonedWork({
+        unfinished: running.unfinishedJobs(),
+        redisReachable: redisReachable(),
+        redisAddress: address,
       });
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+      logger.error({ signal, abandoned }, `second ${signal}: exiting now${abandonedText(abandoned)}`);
+      process.exit(1);
+    }
+    stopRequestedAt = performance.now();
+    if (running === undefined) {
+      logger.info(
+        { signal, graceMs },
+        'stopping: the start finishes first, then current jobs (send the signal again to exit at once)',
+      );
+      startDeadline = setTimeout(() => {
+        logger.error({ signal, graceMs }, `stopped: the start did not finish within ${graceMs} ms`);
+        process.exit(1);
+      }, graceMs);
+      return;
+    }
+    logger.info(
+      { signal, graceMs },
+      'stopping: finishing current jobs (send the signal again to exit at once)',
+    );
+    stopRunning(running, graceMs);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+
+  try {
+    running = await startProcess(runtime, { role });
+  } catch (err) {
+    clearTimeout(startDeadline);
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    // The open Redis connection would keep the process alive after main() has reported the error.
+    await runtime.close();
+    throw err;
+  }
+  if (stopRequestedAt !== undefined) {
+    clearTimeout(startDeadline);
+    stopRunning(running, Math.max(0, graceMs - (performance.now() - stopRequestedAt)));
+  }
+  const code = await finished;
   process.exitCode = code;
 }
 

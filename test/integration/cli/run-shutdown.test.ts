@@ -84,13 +84,22 @@ describe('rollgate run stopping', () => {
   async function start(): Promise<{ rollgate: RunningRollgate; redis: RestartableRedis; prefix: string }> {
     redis = await startRestartableRedis();
     const prefix = `shutdown-${randomUUID().slice(0, 8)}`;
+    const started = startRollgateOn(redis, prefix);
+    await eventually('rollgate to start', () => started.stdout().includes('"msg":"rollgate started"'), {
+      timeoutMs: 30_000,
+    });
+    return { rollgate: started, redis, prefix };
+  }
+
+  /** `rollgate run` on `own`, under `prefix`, as this file's tests run it; returns at once. */
+  function startRollgateOn(own: RestartableRedis, prefix: string): RunningRollgate {
     rollgate = startRollgate([
       '--kubeconfig',
       kubeconfig,
       '--port',
       '0',
       '--redis',
-      redis.url,
+      own.url,
       '--set',
       `redis.prefix=${prefix}`,
       '--set',
@@ -98,11 +107,20 @@ describe('rollgate run stopping', () => {
       '--set',
       'log.format=json',
     ]);
-    const started = rollgate;
-    await eventually('rollgate to start', () => started.stdout().includes('"msg":"rollgate started"'), {
-      timeoutMs: 30_000,
-    });
-    return { rollgate: started, redis, prefix };
+    return rollgate;
+  }
+
+  /** `rollgate run` waiting at its start for a Redis that is not there: it has retried once. */
+  async function startWithRedisDown(): Promise<{ rollgate: RunningRollgate; redis: RestartableRedis }> {
+    redis = await startRestartableRedis();
+    await redis.kill();
+    const run = startRollgateOn(redis, `shutdown-${randomUUID().slice(0, 8)}`);
+    await eventually(
+      'the start to wait for Redis',
+      () => run.stdout().includes('"msg":"start: redis not ready'),
+      { timeoutMs: 30_000 },
+    );
+    return { rollgate: run, redis };
   }
 
   /**
@@ -143,6 +161,36 @@ describe('rollgate run stopping', () => {
     expect(code).toBe(0);
     expect(at - sent).toBeLessThan(3_000);
     expect(run.lines().map((l) => l.msg)).toContain('stopped');
+    expectOnlyLoggerOutput(run);
+  }, 60_000);
+
+  it('a SIGTERM while starting is kept: the start finishes, then the stop, and it exits 0', async () => {
+    const { rollgate: run, redis: ownRedis } = await startWithRedisDown();
+    const sent = performance.now();
+    run.child.kill('SIGTERM');
+    await eventually('the signal to be taken', () =>
+      run.stdout().includes('"msg":"stopping: the start finishes first'),
+    );
+    await ownRedis.start();
+    const { code, signal, at } = await run.exited;
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(at - sent).toBeLessThan(10_000);
+    const messages = run.lines().map((l) => l.msg);
+    expect(messages.indexOf('rollgate started')).toBeGreaterThan(-1);
+    expect(messages.at(-1)).toBe('stopped');
+    expectOnlyLoggerOutput(run);
+  }, 60_000);
+
+  it('a SIGTERM while a start cannot finish: exits 1 within 10 s saying so', async () => {
+    const { rollgate: run } = await startWithRedisDown();
+    const sent = performance.now();
+    run.child.kill('SIGTERM');
+    const { code, signal, at } = await run.exited;
+    expect({ code, signal }).toEqual({ code: 1, signal: null });
+    expect(at - sent).toBeLessThan(10_000);
+    const messages = run.lines().map((l) => l.msg);
+    expect(messages).not.toContain('rollgate started');
+    expect(messages.at(-1)).toBe('stopped: the start did not finish within 8000 ms');
     expectOnlyLoggerOutput(run);
   }, 60_000);
 
