@@ -20,6 +20,8 @@ export class CacheSiblings {
   private readonly groups = new Map<string, Set<CacheDonor>>();
   /** First fetches from the remote running now, by key and commit: a sibling waits for one, then copies. */
   private readonly fetching = new Map<string, Promise<unknown>>();
+  /** Ref checks by key: the one running, and the one that starts once it ends (see {@link refCheck}). */
+  private readonly refChecks = new Map<string, { running: Promise<unknown>; next?: Promise<unknown> }>();
 
   /** The key of a source's remote branch and credentials. */
   static keyOf(url: string, branch: string, auth: object | undefined): string {
@@ -66,5 +68,34 @@ export class CacheSiblings {
     } finally {
       this.fetching.delete(id);
     }
+  }
+
+  /**
+   * Runs `check` (a request for the branch's head) for a source under `key`, or joins one of a sibling's:
+   * never one already running, which may have been answered before a push the caller is asking about (a
+   * webhook's poll), but the next one, started once the running one ends, for every caller that came
+   * meanwhile. 100 sources of one repository polled together made 100 ref requests; now a couple. Only
+   * the request is shared: each caller judges the answer and words a failure as its own.
+   */
+  refCheck<T>(key: string, check: () => Promise<T>): Promise<T> {
+    const entry = this.refChecks.get(key);
+    if (entry === undefined) return this.startRefCheck(key, check);
+    const settled = entry.running.then(
+      () => undefined,
+      () => undefined,
+    );
+    entry.next ??= settled.then(() => this.startRefCheck(key, check));
+    return entry.next as Promise<T>;
+  }
+
+  private startRefCheck<T>(key: string, check: () => Promise<T>): Promise<T> {
+    const entry: { running: Promise<unknown>; next?: Promise<unknown> } = { running: check() };
+    this.refChecks.set(key, entry);
+    // A check with callers waiting for the next one stays until that one replaces it.
+    const done = (): void => {
+      if (this.refChecks.get(key) === entry && entry.next === undefined) this.refChecks.delete(key);
+    };
+    entry.running.then(done, done);
+    return entry.running as Promise<T>;
   }
 }

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import git from 'isomorphic-git';
-import type { FsClient, HttpClient } from 'isomorphic-git';
+import type { FsClient, HttpClient, ServerRef } from 'isomorphic-git';
 import type { Clock } from '../clock/clock.ts';
 import { systemClock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
@@ -281,14 +281,17 @@ export class GitSource {
    */
   async remoteHead(): Promise<string | undefined> {
     const ref = `refs/heads/${this.branch}`;
-    try {
-      const refs = await git.listServerRefs({
+    const list = async (): Promise<ServerRef[]> =>
+      git.listServerRefs({
         http: this.transport,
         url: await this.remoteUrl(),
         prefix: ref,
         protocolVersion: 2,
         ...gitAuthCallbacks(this.auth),
       });
+    try {
+      // Siblings (same URL, branch and credentials) asking at once share one request.
+      const refs = await (this.siblings ? this.siblings.group.refCheck(this.siblings.key, list) : list());
       const head = refs.find((r) => r.ref === ref)?.oid;
       this.logger.debug({ head }, 'remote head checked');
       return head;

@@ -230,6 +230,23 @@ describe('GitSource first fetch from a sibling cache', () => {
       ]);
   });
 
+  it('checks the branch once for siblings that ask together, and once more for those that asked meanwhile', async () => {
+    const f = await fixture();
+    const head = await publish(f, '1', f.bare);
+    const siblings = new CacheSiblings();
+    const together = ['a', 'b', 'c', 'd'].map((name) => f.source({ name }, { siblings }));
+    const alone = f.source({ name: 'alone' });
+    f.server.resetRequestCount();
+    expect(await alone.remoteHead()).toBe(head);
+    const oneCheck = f.server.requestCount();
+    expect(oneCheck).toBeGreaterThan(0);
+
+    f.server.resetRequestCount();
+    expect(await Promise.all(together.map((s) => s.remoteHead()))).toEqual([head, head, head, head]);
+    // The first one's, and one for the three that came while it ran (not four).
+    expect(f.server.requestCount()).toBe(2 * oneCheck);
+  });
+
   it('never copies the cache of a source with other credentials, nor one on another branch', async () => {
     const f = await fixture();
     const first = await publish(f, '1', f.bare);
