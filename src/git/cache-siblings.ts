@@ -1,6 +1,7 @@
 // The GitSources of one process that follow the same remote branch with the same credentials: a new one's
 // first fetch copies a sibling's cache instead of downloading the same snapshot again.
 import { createHash } from 'node:crypto';
+import type { GitHttpTransport } from './http-transport.ts';
 
 /** What a cache can give a sibling: its objects at a commit (see GitSource.copyCacheTo). */
 export interface CacheDonor {
@@ -22,6 +23,8 @@ export class CacheSiblings {
   private readonly fetching = new Map<string, Promise<unknown>>();
   /** Ref checks by key: the one running, and the one that starts once it ends (see {@link refCheck}). */
   private readonly refChecks = new Map<string, { running: Promise<unknown>; next?: Promise<unknown> }>();
+  /** One HTTP transport by key while the group has members (see {@link transportOf}). */
+  private readonly transports = new Map<string, GitHttpTransport>();
 
   /** The key of a source's remote branch and credentials. */
   static keyOf(url: string, branch: string, auth: object | undefined): string {
@@ -38,7 +41,10 @@ export class CacheSiblings {
     group.add(donor);
     return () => {
       group.delete(donor);
-      if (group.size === 0 && this.groups.get(key) === group) this.groups.delete(key);
+      if (group.size === 0 && this.groups.get(key) === group) {
+        this.groups.delete(key);
+        this.transports.delete(key);
+      }
     };
   }
 
@@ -68,6 +74,18 @@ export class CacheSiblings {
     } finally {
       this.fetching.delete(id);
     }
+  }
+
+  /**
+   * The transport of the sources under `key`, made by `make` for the first: what it remembers (the
+   * capability advertisement, for ten minutes) then serves them all, so a source's first ref check is
+   * one request, not two. Its memory is keyed by repository and credentials, as the group is; its limits
+   * (timeout, largest pack) are the process's (`git.*`), the same for every source it makes.
+   */
+  transportOf(key: string, make: () => GitHttpTransport): GitHttpTransport {
+    let transport = this.transports.get(key);
+    if (transport === undefined) this.transports.set(key, (transport = make()));
+    return transport;
   }
 
   /**

@@ -206,12 +206,13 @@ export class GitSource {
     this.auth = auth.username || auth.password || auth.token ? auth : undefined;
     this.logger = (options.logger ?? silentLogger).child({ source: source.name, url });
     this.objectLimits = { ...DEFAULT_OBJECT_SIZE_LIMITS, ...(options.objectLimits ?? {}) };
-    this.transport = new GitHttpTransport(
-      options.clock ?? systemClock,
-      undefined,
-      options.idleTimeoutMs,
-      this.objectLimits.maxPackBytes,
-    );
+    const makeTransport = (): GitHttpTransport =>
+      new GitHttpTransport(
+        options.clock ?? systemClock,
+        undefined,
+        options.idleTimeoutMs,
+        this.objectLimits.maxPackBytes,
+      );
     this.fetchDepth = options.fetchDepth ?? DEFAULT_FETCH_DEPTH;
     this.maxPacks = options.maxPacks ?? DEFAULT_MAX_PACKS;
     this.rendering = options.rendering;
@@ -219,6 +220,9 @@ export class GitSource {
     if (options.siblings !== undefined) {
       const key = CacheSiblings.keyOf(this.localPath ?? this.url, this.branch, this.auth);
       this.siblings = { group: options.siblings, key, leave: options.siblings.join(key, this) };
+      this.transport = options.siblings.transportOf(key, makeTransport);
+    } else {
+      this.transport = makeTransport();
     }
   }
 
@@ -270,7 +274,7 @@ export class GitSource {
     return `${(await this.localServer).url}/${encodeURIComponent(basename(this.localPath))}`;
   }
 
-  /** HTTP requests this source's transport sent over the network (for metrics and tests). */
+  /** HTTP requests this source's transport (shared with its siblings) sent over the network. */
   get requestCount(): number {
     return this.transport.requestCount;
   }

@@ -204,8 +204,8 @@ describe('GitSource first fetch from a sibling cache', () => {
     expect(await dev.remoteHead()).toBe(second);
     f.server.resetRequestCount();
     expect(await dev.fetch({ knownHead: second })).toBe(second);
-    // The pack and the advertisement (this source's transport never fetched, so has none in memory).
-    expect(f.server.requestCount()).toBe(2);
+    // The pack alone: the transport it shares with prod remembers the capabilities of prod's fetch.
+    expect(f.server.requestCount()).toBe(1);
     expect(summary(await dev.diff(first, second))).toEqual(['changed ConfigMap//dev-app envs/dev/app.yaml']);
     expect(prod.knownTip).toBe(first);
   });
@@ -238,13 +238,20 @@ describe('GitSource first fetch from a sibling cache', () => {
     const alone = f.source({ name: 'alone' });
     f.server.resetRequestCount();
     expect(await alone.remoteHead()).toBe(head);
-    const oneCheck = f.server.requestCount();
-    expect(oneCheck).toBeGreaterThan(0);
+    // The capability advertisement, then ls-refs.
+    expect(f.server.requestCount()).toBe(2);
 
     f.server.resetRequestCount();
     expect(await Promise.all(together.map((s) => s.remoteHead()))).toEqual([head, head, head, head]);
-    // The first one's, and one for the three that came while it ran (not four).
-    expect(f.server.requestCount()).toBe(2 * oneCheck);
+    // The first one's two, and one ls-refs for the three that came while it ran (not four checks): the
+    // advertisement is remembered by the transport the siblings share.
+    expect(f.server.requestCount()).toBe(3);
+
+    // A sibling added later asks for itself, with the advertisement already known.
+    const later = f.source({ name: 'later' }, { siblings });
+    f.server.resetRequestCount();
+    expect(await later.remoteHead()).toBe(head);
+    expect(f.server.requestCount()).toBe(1);
   });
 
   it('never copies the cache of a source with other credentials, nor one on another branch', async () => {
