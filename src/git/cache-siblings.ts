@@ -92,17 +92,14 @@ export class CacheSiblings {
    * Runs `check` (a request for the branch's head) for a source under `key`, or joins one of a sibling's:
    * never one already running, which may have been answered before a push the caller is asking about (a
    * webhook's poll), but the next one, started once the running one ends, for every caller that came
-   * meanwhile. 100 sources of one repository polled together made 100 ref requests; now a couple. Only
+   * meanwhile: sources polled at the same moment (100 created in one apply) no longer ask one each. Only
    * the request is shared: each caller judges the answer and words a failure as its own.
    */
   refCheck<T>(key: string, check: () => Promise<T>): Promise<T> {
     const entry = this.refChecks.get(key);
     if (entry === undefined) return this.startRefCheck(key, check);
-    const settled = entry.running.then(
-      () => undefined,
-      () => undefined,
-    );
-    entry.next ??= settled.then(() => this.startRefCheck(key, check));
+    const ignore = (): void => undefined;
+    entry.next ??= entry.running.then(ignore, ignore).then(() => this.startRefCheck(key, check));
     return entry.next as Promise<T>;
   }
 
