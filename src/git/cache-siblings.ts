@@ -1,6 +1,8 @@
 // The GitSources of one process that follow the same remote branch with the same credentials: a new one's
 // first fetch copies a sibling's cache instead of downloading the same snapshot again.
 import { createHash } from 'node:crypto';
+import type { ServerRef } from 'isomorphic-git';
+import { followOnCalls } from '../concurrency/follow-on-calls.ts';
 import type { GitHttpTransport } from './http-transport.ts';
 
 /** What a cache can give a sibling: its objects at a commit (see GitSource.copyCacheTo). */
@@ -22,7 +24,7 @@ export class CacheSiblings {
   /** First fetches from the remote running now, by key and commit: a sibling waits for one, then copies. */
   private readonly fetching = new Map<string, Promise<unknown>>();
   /** Ref checks by key: the one running, and the one that starts once it ends (see {@link refCheck}). */
-  private readonly refChecks = new Map<string, { running: Promise<unknown>; next?: Promise<unknown> }>();
+  private readonly refChecks = followOnCalls<ServerRef[]>();
   /** One HTTP transport by key while the group has members (see {@link transportOf}). */
   private readonly transports = new Map<string, GitHttpTransport>();
 
@@ -89,28 +91,13 @@ export class CacheSiblings {
   }
 
   /**
-   * Runs `check` (a request for the branch's head) for a source under `key`, or joins one of a sibling's:
-   * never one already running, which may have been answered before a push the caller is asking about (a
+   * Runs `check` (a request for the branch's head) for a source under `key`, or joins a sibling's: never
+   * one already running, which may have been answered before a push the caller is asking about (a
    * webhook's poll), but the next one, started once the running one ends, for every caller that came
-   * meanwhile: sources polled at the same moment (100 created in one apply) no longer ask one each. Only
-   * the request is shared: each caller judges the answer and words a failure as its own.
+   * meanwhile (followOnCalls): sources polled at the same moment (100 created in one apply) no longer ask
+   * one each. Only the request is shared: each caller judges the answer and words a failure as its own.
    */
-  refCheck<T>(key: string, check: () => Promise<T>): Promise<T> {
-    const entry = this.refChecks.get(key);
-    if (entry === undefined) return this.startRefCheck(key, check);
-    const ignore = (): void => undefined;
-    entry.next ??= entry.running.then(ignore, ignore).then(() => this.startRefCheck(key, check));
-    return entry.next as Promise<T>;
-  }
-
-  private startRefCheck<T>(key: string, check: () => Promise<T>): Promise<T> {
-    const entry: { running: Promise<unknown>; next?: Promise<unknown> } = { running: check() };
-    this.refChecks.set(key, entry);
-    // A check with callers waiting for the next one stays until that one replaces it.
-    const done = (): void => {
-      if (this.refChecks.get(key) === entry && entry.next === undefined) this.refChecks.delete(key);
-    };
-    entry.running.then(done, done);
-    return entry.running as Promise<T>;
+  refCheck(key: string, check: () => Promise<ServerRef[]>): Promise<ServerRef[]> {
+    return this.refChecks(key, check);
   }
 }

@@ -97,16 +97,15 @@ async function runUntilSignal(command: string, role: ProcessRole, flags: Process
   };
   const stop = (signal: NodeJS.Signals): void => {
     if (stopRequestedAt !== undefined) {
-      if (running === undefined) {
-        logger.error({ signal }, `second ${signal}: exiting now, before the start finished`);
-        process.exit(1);
-      }
-      const abandoned = abandonedWork({
-        unfinished: running.unfinishedJobs(),
-        redisReachable: redisReachable(),
-        redisAddress: address,
-      });
-      logger.error({ signal, abandoned }, `second ${signal}: exiting now${abandonedText(abandoned)}`);
+      const abandoned = running
+        ? abandonedWork({
+            unfinished: running.unfinishedJobs(),
+            redisReachable: redisReachable(),
+            redisAddress: address,
+          })
+        : [];
+      const what = running ? abandonedText(abandoned) : ', before the start finished';
+      logger.error({ signal, abandoned }, `second ${signal}: exiting now${what}`);
       process.exit(1);
     }
     stopRequestedAt = performance.now();

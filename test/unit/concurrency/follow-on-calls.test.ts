@@ -1,7 +1,7 @@
-// Sibling sources' ref checks (src/git/cache-siblings.ts): callers that come while one runs share the next
-// one, never the running one, so no caller gets an answer the remote gave before it asked.
+// followOnCalls (the sibling sources' ref checks, the watch's enqueues): callers that come while a call runs
+// share the next one, never the running one, so no caller gets an answer given before it asked.
 import { describe, expect, it } from 'vitest';
-import { CacheSiblings } from '../../../src/git/cache-siblings.ts';
+import { followOnCalls } from '../../../src/concurrency/follow-on-calls.ts';
 
 /** A ref check the test answers by hand, counting the requests made. */
 function remote(): {
@@ -27,14 +27,14 @@ function remote(): {
 /** Lets every settled promise's handlers run. */
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-const KEY = CacheSiblings.keyOf('https://git.example/apps.git', 'main', undefined);
+const KEY = 'apps main';
 
-describe('CacheSiblings.refCheck', () => {
+describe('followOnCalls', () => {
   it('serves everyone who asked while a check ran with one check started after it', async () => {
-    const siblings = new CacheSiblings();
+    const refCheck = followOnCalls<string>();
     const r = remote();
-    const first = siblings.refCheck(KEY, r.check);
-    const waiting = [1, 2, 3].map(() => siblings.refCheck(KEY, r.check));
+    const first = refCheck(KEY, r.check);
+    const waiting = [1, 2, 3].map(() => refCheck(KEY, r.check));
     await settle();
     expect(r.started()).toBe(1);
 
@@ -48,20 +48,17 @@ describe('CacheSiblings.refCheck', () => {
   });
 
   it('starts afresh once nothing runs, and keeps keys apart', async () => {
-    const siblings = new CacheSiblings();
+    const refCheck = followOnCalls<string>();
     const r = remote();
-    const a = siblings.refCheck(KEY, r.check);
-    const other = siblings.refCheck(
-      CacheSiblings.keyOf('https://git.example/apps.git', 'release', undefined),
-      r.check,
-    );
+    const a = refCheck(KEY, r.check);
+    const other = refCheck('apps release', r.check);
     await settle();
     expect(r.started()).toBe(2);
     r.answer('a1');
     r.answer('r1');
     expect([await a, await other]).toEqual(['a1', 'r1']);
 
-    const again = siblings.refCheck(KEY, r.check);
+    const again = refCheck(KEY, r.check);
     await settle();
     expect(r.started()).toBe(3);
     r.answer('a2');
@@ -69,17 +66,17 @@ describe('CacheSiblings.refCheck', () => {
   });
 
   it('a failed check fails only its own callers; those waiting for the next one get its answer', async () => {
-    const siblings = new CacheSiblings();
+    const refCheck = followOnCalls<string>();
     const r = remote();
-    const first = siblings.refCheck(KEY, r.check);
-    const next = siblings.refCheck(KEY, r.check);
+    const first = refCheck(KEY, r.check);
+    const next = refCheck(KEY, r.check);
     await settle();
     r.fail(new Error('connection reset'));
     await expect(first).rejects.toThrow('connection reset');
     await settle();
     expect(r.started()).toBe(2);
     // A caller that comes while the next one runs waits for a third.
-    const third = siblings.refCheck(KEY, r.check);
+    const third = refCheck(KEY, r.check);
     r.answer('head');
     expect(await next).toBe('head');
     await settle();
